@@ -1,0 +1,23 @@
+# Turns every file under cl/ into one generated C++ source: a table of
+# {relative path, bytes, FNV-1a hash}. Run as a script: cmake -DSRC_DIR=.. -DOUT=.. -P embed_kernels.cmake
+file(GLOB_RECURSE files RELATIVE "${SRC_DIR}" "${SRC_DIR}/*.cl" "${SRC_DIR}/*.json")
+list(SORT files)
+set(body "// Generated from cl/ by cmake/embed_kernels.cmake. Do not edit.\n#include \"runtime/embedded.hpp\"\nnamespace clforge::detail {\nnamespace {\n")
+set(table "")
+set(i 0)
+foreach(f IN LISTS files)
+  file(READ "${SRC_DIR}/${f}" hex HEX)
+  string(LENGTH "${hex}" hexlen)
+  math(EXPR nbytes "${hexlen} / 2")
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," arr "${hex}")
+  # wrap lines every 32 bytes to keep the generated file readable by compilers and people
+  string(REGEX REPLACE "((0x[0-9a-f][0-9a-f],){32})" "\\1\n" arr "${arr}")
+  string(APPEND body "const unsigned char k_file_${i}[] = {\n${arr}0x00};\n")
+  string(APPEND table "  {\"${f}\", reinterpret_cast<const char*>(k_file_${i}), ${nbytes}},\n")
+  math(EXPR i "${i} + 1")
+endforeach()
+string(APPEND body "const EmbeddedFile k_files[] = {\n${table}};\n}  // namespace\n")
+string(APPEND body "const EmbeddedFile* embedded_files(std::size_t* count) {\n  *count = sizeof(k_files) / sizeof(k_files[0]);\n  return k_files;\n}\n}  // namespace clforge::detail\n")
+file(WRITE "${OUT}.tmp" "${body}")
+file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)
+file(REMOVE "${OUT}.tmp")

@@ -1,0 +1,9 @@
+// Umbrella header: everything a clforge user needs.
+#pragma once
+#include "clforge/common.hpp"
+#include "clforge/device.hpp"
+#include "clforge/errors.hpp"
+#include "clforge/runtime.hpp"
+#include "clforge/transpose.hpp"
+#include "clforge/tuning.hpp"
+#include "clforge/version.hpp"

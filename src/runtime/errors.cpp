@@ -1,0 +1,99 @@
+// OpenCL status names, the exception constructors and the argument checks every routine uses.
+#include "runtime/errors.hpp"
+
+#include <string>
+
+namespace clforge {
+
+std::string cl_error_name(int code) {
+  switch (code) {
+#define CLF_CASE(x) \
+  case x:           \
+    return #x;
+    CLF_CASE(CL_SUCCESS) CLF_CASE(CL_DEVICE_NOT_FOUND) CLF_CASE(CL_DEVICE_NOT_AVAILABLE)
+    CLF_CASE(CL_COMPILER_NOT_AVAILABLE) CLF_CASE(CL_MEM_OBJECT_ALLOCATION_FAILURE) CLF_CASE(CL_OUT_OF_RESOURCES)
+    CLF_CASE(CL_OUT_OF_HOST_MEMORY) CLF_CASE(CL_PROFILING_INFO_NOT_AVAILABLE) CLF_CASE(CL_MEM_COPY_OVERLAP)
+    CLF_CASE(CL_IMAGE_FORMAT_MISMATCH) CLF_CASE(CL_IMAGE_FORMAT_NOT_SUPPORTED) CLF_CASE(CL_BUILD_PROGRAM_FAILURE)
+    CLF_CASE(CL_MAP_FAILURE) CLF_CASE(CL_MISALIGNED_SUB_BUFFER_OFFSET)
+    CLF_CASE(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) CLF_CASE(CL_COMPILE_PROGRAM_FAILURE)
+    CLF_CASE(CL_LINKER_NOT_AVAILABLE) CLF_CASE(CL_LINK_PROGRAM_FAILURE) CLF_CASE(CL_DEVICE_PARTITION_FAILED)
+    CLF_CASE(CL_KERNEL_ARG_INFO_NOT_AVAILABLE) CLF_CASE(CL_INVALID_VALUE) CLF_CASE(CL_INVALID_DEVICE_TYPE)
+    CLF_CASE(CL_INVALID_PLATFORM) CLF_CASE(CL_INVALID_DEVICE) CLF_CASE(CL_INVALID_CONTEXT)
+    CLF_CASE(CL_INVALID_QUEUE_PROPERTIES) CLF_CASE(CL_INVALID_COMMAND_QUEUE) CLF_CASE(CL_INVALID_HOST_PTR)
+    CLF_CASE(CL_INVALID_MEM_OBJECT) CLF_CASE(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR) CLF_CASE(CL_INVALID_IMAGE_SIZE)
+    CLF_CASE(CL_INVALID_SAMPLER) CLF_CASE(CL_INVALID_BINARY) CLF_CASE(CL_INVALID_BUILD_OPTIONS)
+    CLF_CASE(CL_INVALID_PROGRAM) CLF_CASE(CL_INVALID_PROGRAM_EXECUTABLE) CLF_CASE(CL_INVALID_KERNEL_NAME)
+    CLF_CASE(CL_INVALID_KERNEL_DEFINITION) CLF_CASE(CL_INVALID_KERNEL) CLF_CASE(CL_INVALID_ARG_INDEX)
+    CLF_CASE(CL_INVALID_ARG_VALUE) CLF_CASE(CL_INVALID_ARG_SIZE) CLF_CASE(CL_INVALID_KERNEL_ARGS)
+    CLF_CASE(CL_INVALID_WORK_DIMENSION) CLF_CASE(CL_INVALID_WORK_GROUP_SIZE) CLF_CASE(CL_INVALID_WORK_ITEM_SIZE)
+    CLF_CASE(CL_INVALID_GLOBAL_OFFSET) CLF_CASE(CL_INVALID_EVENT_WAIT_LIST) CLF_CASE(CL_INVALID_EVENT)
+    CLF_CASE(CL_INVALID_OPERATION) CLF_CASE(CL_INVALID_GL_OBJECT) CLF_CASE(CL_INVALID_BUFFER_SIZE)
+    CLF_CASE(CL_INVALID_MIP_LEVEL) CLF_CASE(CL_INVALID_GLOBAL_WORK_SIZE) CLF_CASE(CL_INVALID_PROPERTY)
+    CLF_CASE(CL_INVALID_IMAGE_DESCRIPTOR) CLF_CASE(CL_INVALID_COMPILER_OPTIONS) CLF_CASE(CL_INVALID_LINKER_OPTIONS)
+    CLF_CASE(CL_INVALID_DEVICE_PARTITION_COUNT)
+#undef CLF_CASE
+    default:
+      return "CL_UNKNOWN_ERROR";
+  }
+}
+
+OpenCLError::OpenCLError(int code, std::string call, const std::string& context)
+    : Error(call + ": " + cl_error_name(code) + " (" + std::to_string(code) + ")" +
+            (context.empty() ? std::string() : " " + context)),
+      code_(code),
+      call_(std::move(call)) {}
+
+std::string OpenCLError::code_name() const { return cl_error_name(code_); }
+
+namespace detail {
+
+std::size_t buffer_bytes(const cl::Buffer& b) {
+  if (b() == nullptr) return 0;
+  std::size_t size = 0;
+  check(clGetMemObjectInfo(b(), CL_MEM_SIZE, sizeof size, &size, nullptr), "clGetMemObjectInfo");
+  return size;
+}
+
+void require_matrix(const char* routine, const char* name, const MatrixRef& m, std::size_t extent_elems,
+                    std::size_t elem_size) {
+  require(m.buffer() != nullptr, routine, std::string(name) + " is a null buffer");
+  const std::size_t have = buffer_bytes(m.buffer);
+  const std::size_t need = (m.offset + extent_elems) * elem_size;
+  require(have >= need, routine,
+          std::string(name) + " buffer too small: holds " + std::to_string(have) + " bytes, the described matrix needs " +
+              std::to_string(need) + " (offset " + std::to_string(m.offset) + " + " + std::to_string(extent_elems) +
+              " elements of " + std::to_string(elem_size) + " bytes)");
+}
+
+cl::Context queue_context(const cl::CommandQueue& q) {
+  cl_context ctx = nullptr;
+  check(clGetCommandQueueInfo(q(), CL_QUEUE_CONTEXT, sizeof ctx, &ctx, nullptr), "clGetCommandQueueInfo");
+  return cl::Context(ctx, true);
+}
+
+cl::Device queue_device(const cl::CommandQueue& q) {
+  cl_device_id dev = nullptr;
+  check(clGetCommandQueueInfo(q(), CL_QUEUE_DEVICE, sizeof dev, &dev, nullptr), "clGetCommandQueueInfo");
+  return cl::Device(dev, true);
+}
+
+void launch(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global, const cl::NDRange& local,
+            const EventList* wait_list, cl::Event* event) {
+  std::vector<cl_event> waits;
+  if (wait_list != nullptr)
+    for (const auto& e : *wait_list) waits.push_back(e());
+  cl_event ev = nullptr;
+  const cl_int st = clEnqueueNDRangeKernel(queue(), kernel(), static_cast<cl_uint>(global.dimensions()), nullptr,
+                                           global, local.dimensions() ? static_cast<const size_t*>(local) : nullptr,
+                                           static_cast<cl_uint>(waits.size()), waits.empty() ? nullptr : waits.data(),
+                                           event != nullptr ? &ev : nullptr);
+  if (st != CL_SUCCESS) {
+    std::string name;
+    kernel.getInfo(CL_KERNEL_FUNCTION_NAME, &name);
+    throw OpenCLError(st, "clEnqueueNDRangeKernel", "launching " + name);
+  }
+  if (event != nullptr) *event = cl::Event(ev, false);
+}
+
+}  // namespace detail
+}  // namespace clforge

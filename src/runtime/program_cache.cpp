@@ -1,0 +1,257 @@
+// The compile cache. Memory: (context, device, source hash, options) -> cl::Program, one
+// build per key even under concurrent callers. Disk: the program binary, named by a hash of
+// (platform version, device name, driver version, clforge version, source hash, options);
+// each file stores the full key and a checksum, is written to a temp file and renamed, and
+// is deleted and rebuilt when it fails to load or build.
+#include "runtime/program_cache.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <unordered_map>
+
+#include "clforge/errors.hpp"
+#include "clforge/runtime.hpp"
+#include "clforge/version.hpp"
+#include "runtime/errors.hpp"
+#include "runtime/log.hpp"
+#include "runtime/util.hpp"
+
+namespace clforge {
+namespace detail {
+namespace {
+
+std::mutex g_stats_mutex;
+CacheStats g_stats;
+
+struct ProgramEntry {
+  std::mutex m;
+  bool ready = false;
+  cl::Program program;
+};
+std::mutex g_map_mutex;
+std::map<std::string, std::shared_ptr<ProgramEntry>> g_programs;
+
+std::mutex g_info_mutex;
+std::map<cl_device_id, std::unique_ptr<DeviceInfo>> g_infos;
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string program_build_log(cl_program p, cl_device_id d) {
+  std::size_t n = 0;
+  if (clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
+  std::string log(n, '\0');
+  clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+  log.resize(std::strlen(log.c_str()));
+  return log;
+}
+
+const char kMagic[8] = {'C', 'L', 'F', 'B', 'I', 'N', '0', '1'};
+
+void put_u64(std::string& s, std::uint64_t v) { s.append(reinterpret_cast<const char*>(&v), sizeof v); }
+bool get_u64(const std::string& s, std::size_t& pos, std::uint64_t& v) {
+  if (pos + sizeof v > s.size()) return false;
+  std::memcpy(&v, s.data() + pos, sizeof v);
+  pos += sizeof v;
+  return true;
+}
+
+// Returns the binary stored under key, or nullopt (missing, stale or corrupt: deleted).
+std::optional<std::string> disk_load(const std::string& path, const std::string& key) {
+  auto bytes = read_file(path);
+  if (!bytes) return std::nullopt;
+  std::size_t pos = sizeof kMagic;
+  std::uint64_t klen = 0, blen = 0, sum = 0;
+  const bool ok = bytes->size() >= sizeof kMagic && std::memcmp(bytes->data(), kMagic, sizeof kMagic) == 0 &&
+                  get_u64(*bytes, pos, klen) && pos + klen <= bytes->size() &&
+                  bytes->compare(pos, klen, key) == 0 && klen == key.size() && (pos += klen, true) &&
+                  get_u64(*bytes, pos, blen) && get_u64(*bytes, pos, sum) && pos + blen == bytes->size() &&
+                  fnv1a(bytes->data() + pos, blen) == sum && blen > 0;
+  if (!ok) {
+    std::remove(path.c_str());
+    std::lock_guard<std::mutex> lock(g_stats_mutex);
+    ++g_stats.disk_rejected;
+    log(LogLevel::Warning, "compile cache: discarded unreadable or stale entry " + path);
+    return std::nullopt;
+  }
+  return bytes->substr(pos, blen);
+}
+
+void disk_store(const std::string& path, const std::string& key, cl_program prog) {
+  std::size_t size = 0;
+  if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) != CL_SUCCESS || size == 0) return;
+  std::string bin(size, '\0');
+  unsigned char* ptr = reinterpret_cast<unsigned char*>(bin.data());
+  if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr) != CL_SUCCESS) return;
+  std::string file(kMagic, sizeof kMagic);
+  put_u64(file, key.size());
+  file += key;
+  put_u64(file, bin.size());
+  put_u64(file, fnv1a(bin.data(), bin.size()));
+  file += bin;
+  try {
+    write_file_atomic(path, file);
+  } catch (const std::exception& e) {
+    log(LogLevel::Warning, std::string("compile cache: cannot store entry: ") + e.what());
+  }
+}
+
+cl_program build_from_binary(const QueueContext& qc, const std::string& bin, const std::string& options) {
+  cl_device_id d = qc.device();
+  const unsigned char* ptr = reinterpret_cast<const unsigned char*>(bin.data());
+  const std::size_t size = bin.size();
+  cl_int bin_status = CL_SUCCESS, st = CL_SUCCESS;
+  cl_program p = clCreateProgramWithBinary(qc.context(), 1, &d, &size, &ptr, &bin_status, &st);
+  if (st != CL_SUCCESS || bin_status != CL_SUCCESS || p == nullptr) {
+    if (p) clReleaseProgram(p);
+    return nullptr;
+  }
+  if (clBuildProgram(p, 1, &d, options.c_str(), nullptr, nullptr) != CL_SUCCESS) {
+    clReleaseProgram(p);
+    return nullptr;
+  }
+  return p;
+}
+
+}  // namespace
+
+const DeviceInfo& device_info(const cl::Device& device) {
+  std::lock_guard<std::mutex> lock(g_info_mutex);
+  auto& slot = g_infos[device()];
+  if (!slot) slot = std::make_unique<DeviceInfo>(describe(device));
+  return *slot;
+}
+
+QueueContext queue_context_of(const cl::CommandQueue& queue) {
+  require(queue() != nullptr, "clforge", "null command queue");
+  QueueContext qc{queue_context(queue), queue_device(queue), nullptr};
+  qc.info = &device_info(qc.device);
+  return qc;
+}
+
+std::string build_options(const Configuration& cfg, const std::string& extra) {
+  std::string o = "-cl-std=CL1.2";
+  for (const auto& [name, value] : cfg.values) o += " -D" + name + "=" + std::to_string(value);  // std::map: sorted
+  if (!extra.empty()) o += " " + extra;
+  return o;
+}
+
+cl::Program get_program(const QueueContext& qc, const KernelSpec& spec, const Configuration& cfg,
+                        const std::string& extra_options) {
+  // Sources: cl/common/*.cl helpers (in name order), then the family's files.
+  std::string text, origins;
+  std::vector<std::string> files;
+  for (const auto& f : source_dirs().embedded)
+    if (f.rfind("common/", 0) == 0 && f.size() > 3 && f.compare(f.size() - 3, 3, ".cl") == 0) files.push_back(f);
+  for (const auto& f : spec.files) files.push_back(f);
+  for (const auto& f : files) {
+    const KernelSource src = load_kernel_source(f);
+    text += "#line 1 \"" + f + "\"\n" + src.text + "\n";
+    if (f.rfind("common/", 0) != 0) origins += (origins.empty() ? "" : ", ") + f + " from " + src.origin;
+  }
+  const std::uint64_t source_hash = fnv1a(text);
+  const std::string options = build_options(cfg, extra_options);
+  const DeviceInfo& dev = *qc.info;
+
+  std::ostringstream key_ss;
+  key_ss << reinterpret_cast<std::uintptr_t>(qc.context()) << "|" << reinterpret_cast<std::uintptr_t>(qc.device())
+         << "|" << hex64(source_hash) << "|" << options;
+  std::shared_ptr<ProgramEntry> entry;
+  {
+    std::lock_guard<std::mutex> lock(g_map_mutex);
+    auto& slot = g_programs[key_ss.str()];
+    if (!slot) slot = std::make_shared<ProgramEntry>();
+    entry = slot;
+  }
+  std::lock_guard<std::mutex> build_lock(entry->m);
+  if (entry->ready) {
+    std::lock_guard<std::mutex> lock(g_stats_mutex);
+    ++g_stats.memory_hits;
+    return entry->program;
+  }
+
+  const std::string disk_key = "clforge-program-cache v1\nplatform=" + dev.platform_version + "\ndevice=" + dev.name +
+                               "\ndriver=" + dev.driver_version + "\nclforge=" + version_string +
+                               "\nsource=" + hex64(source_hash) + "\noptions=" + options + "\n";
+  const std::string dir = cache_dir();
+  const std::string path = dir.empty() ? std::string() : dir + "/" + hex64(fnv1a(disk_key)) + ".bin";
+
+  cl_program prog = nullptr;
+  if (!path.empty()) {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (auto bin = disk_load(path, disk_key)) {
+      prog = build_from_binary(qc, *bin, options);
+      std::lock_guard<std::mutex> lock(g_stats_mutex);
+      if (prog) {
+        ++g_stats.disk_hits;
+        g_stats.disk_load_ms += ms_since(t0);
+      } else {
+        ++g_stats.disk_rejected;
+        std::remove(path.c_str());
+        log(LogLevel::Warning, "compile cache: entry " + path + " did not load; rebuilding from source");
+      }
+    }
+  }
+  if (prog == nullptr) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const char* src = text.c_str();
+    const std::size_t len = text.size();
+    cl_int st = CL_SUCCESS;
+    prog = clCreateProgramWithSource(qc.context(), 1, &src, &len, &st);
+    check(st, "clCreateProgramWithSource", "for " + spec.name);
+    cl_device_id d = qc.device();
+    st = clBuildProgram(prog, 1, &d, options.c_str(), nullptr, nullptr);
+    if (st != CL_SUCCESS) {
+      std::string blog = program_build_log(prog, d);
+      clReleaseProgram(prog);
+      if (blog.empty()) blog = "(the compiler gave no log)";
+      throw BuildError("clBuildProgram: " + cl_error_name(st) + " (" + std::to_string(st) + ") building " + spec.name +
+                           " for \"" + dev.name + "\" with " + options + " from " + origins + "\n" + blog,
+                       blog, options, spec.name, origins, dev.name);
+    }
+    {
+      std::lock_guard<std::mutex> lock(g_stats_mutex);
+      ++g_stats.compiles;
+      g_stats.compile_ms += ms_since(t0);
+    }
+    log(LogLevel::Debug, "compiled " + spec.name + " with " + options + " (" + origins + ")");
+    if (!path.empty()) disk_store(path, disk_key, prog);
+  }
+  entry->program = cl::Program(prog, false);
+  entry->ready = true;
+  return entry->program;
+}
+
+cl::Kernel get_kernel(const cl::Program& program, const char* name) {
+  thread_local std::unordered_map<std::string, cl::Kernel> kernels;
+  const std::string key = std::to_string(reinterpret_cast<std::uintptr_t>(program())) + "/" + name;
+  auto it = kernels.find(key);
+  if (it != kernels.end()) return it->second;
+  cl_int st = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(program(), name, &st);
+  check(st, "clCreateKernel", std::string("for ") + name);
+  cl::Kernel kernel(k, false);
+  if (kernels.size() > 256) kernels.clear();
+  kernels.emplace(key, kernel);
+  return kernel;
+}
+
+}  // namespace detail
+
+CacheStats cache_stats() {
+  std::lock_guard<std::mutex> lock(detail::g_stats_mutex);
+  return detail::g_stats;
+}
+
+void clear_memory_cache() {
+  std::lock_guard<std::mutex> lock(detail::g_map_mutex);
+  detail::g_programs.clear();
+}
+
+}  // namespace clforge

@@ -1,0 +1,125 @@
+// Kernel source resolution: CLFORGE_KERNEL_DIR -> installed share dir (version-stamped,
+// found next to the library binary) -> embedded copy. Files are read anew each time, so an
+// edit in the override folder reaches the next build (the compile cache keys on content).
+#include <dlfcn.h>
+
+#include <cstring>
+#include <string>
+
+#include "clforge/errors.hpp"
+#include "clforge/runtime.hpp"
+#include "clforge/version.hpp"
+#include "runtime/embedded.hpp"
+#include "runtime/util.hpp"
+
+#ifndef CLFORGE_SHARE_SUBDIR
+#define CLFORGE_SHARE_SUBDIR "share/clforge"
+#endif
+
+namespace clforge {
+namespace {
+
+std::string library_dir() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&library_dir), &info) == 0 || info.dli_fname == nullptr) return {};
+  std::string p = info.dli_fname;
+  const auto slash = p.rfind('/');
+  return slash == std::string::npos ? std::string(".") : p.substr(0, slash);
+}
+
+struct ShareDir {
+  std::string dir;
+  std::string status;
+};
+
+// <prefix>/lib[/<multiarch>]/libclforge.so -> <prefix>/share/clforge, accepted only when its
+// VERSION file matches this library, so an old install never feeds a new library.
+ShareDir find_share_dir() {
+  const std::string lib = library_dir();
+  if (lib.empty()) return {"", "library location unknown"};
+  std::string status = "no installed share dir next to " + lib;
+  for (const char* up : {"/..", "/../..", "/../../.."}) {
+    const std::string cand = lib + up + "/" CLFORGE_SHARE_SUBDIR;
+    const auto stamp = detail::read_file(cand + "/VERSION");
+    if (!stamp) continue;
+    if (detail::trim(*stamp) != version_string) {
+      status = cand + " has version " + detail::trim(*stamp) + ", library is " + version_string + ": ignored";
+      continue;
+    }
+    return {cand, "version " + std::string(version_string) + " matches"};
+  }
+  return {"", status};
+}
+
+const ShareDir& share_dir() {
+  static const ShareDir d = find_share_dir();
+  return d;
+}
+
+}  // namespace
+
+KernelSource load_kernel_source(const std::string& path) {
+  KernelSource src;
+  src.path = path;
+  if (const auto dir = detail::env("CLFORGE_KERNEL_DIR")) {
+    if (auto text = detail::read_file(*dir + "/" + path)) {
+      src.text = std::move(*text);
+      src.origin = "override:" + *dir;
+    }
+  }
+  if (src.origin.empty() && !share_dir().dir.empty()) {
+    if (auto text = detail::read_file(share_dir().dir + "/" + path)) {
+      src.text = std::move(*text);
+      src.origin = "share:" + share_dir().dir;
+    }
+  }
+  if (src.origin.empty()) {
+    std::size_t n = 0;
+    const auto* files = detail::embedded_files(&n);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (path == files[i].path) {
+        src.text.assign(files[i].data, files[i].size);
+        src.origin = "embedded";
+        break;
+      }
+    }
+  }
+  if (src.origin.empty())
+    throw Error("kernel file '" + path + "' not found (looked in CLFORGE_KERNEL_DIR, the share dir and the embedded copy)");
+  src.hash = detail::fnv1a(src.text);
+  return src;
+}
+
+SourceDirs source_dirs() {
+  SourceDirs d;
+  d.override_dir = detail::env("CLFORGE_KERNEL_DIR").value_or("");
+  d.share_dir = share_dir().dir;
+  d.share_status = share_dir().status;
+  std::size_t n = 0;
+  const auto* files = detail::embedded_files(&n);
+  for (std::size_t i = 0; i < n; ++i) d.embedded.emplace_back(files[i].path);
+  return d;
+}
+
+namespace {
+std::string home_sub(const char* xdg, const char* fallback, const char* leaf) {
+  if (const auto x = detail::env(xdg)) return *x + "/" + leaf;
+  if (const auto h = detail::env("HOME")) return *h + "/" + fallback + "/" + leaf;
+  return std::string("/tmp/") + leaf;
+}
+}  // namespace
+
+std::string cache_dir() {
+  if (const auto c = detail::env("CLFORGE_CACHE_DIR")) {
+    if (detail::to_lower(*c) == "off") return {};
+    return *c;
+  }
+  return home_sub("XDG_CACHE_HOME", ".cache", "clforge");
+}
+
+std::string user_tuning_dir() {
+  if (const auto c = detail::env("CLFORGE_USER_TUNING_DIR")) return *c;
+  return home_sub("XDG_DATA_HOME", ".local/share", "clforge/tuning");
+}
+
+}  // namespace clforge

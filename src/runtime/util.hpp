@@ -1,0 +1,32 @@
+// Small helpers of the runtime: hashing, environment, files written atomically.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace clforge::detail {
+
+/// FNV-1a 64-bit hash: content hashes of kernel sources and cache keys (the full key is
+/// also stored in each cache file, so a collision is detected, not trusted).
+std::uint64_t fnv1a(const void* data, std::size_t size, std::uint64_t seed = 1469598103934665603ull);
+inline std::uint64_t fnv1a(const std::string& s, std::uint64_t seed = 1469598103934665603ull) {
+  return fnv1a(s.data(), s.size(), seed);
+}
+std::string hex64(std::uint64_t v);
+
+/// Environment variable, or nullopt when unset or empty.
+std::optional<std::string> env(const char* name);
+
+/// Reads a whole file; nullopt if it cannot be opened.
+std::optional<std::string> read_file(const std::string& path);
+/// Writes a file through a temp file in the same folder and rename(); creates the folder.
+/// Throws Error naming the path on failure. Never leaves a partial file at path.
+void write_file_atomic(const std::string& path, const std::string& bytes);
+/// mkdir -p; returns false on failure.
+bool make_dirs(const std::string& dir);
+bool file_exists(const std::string& path);
+
+std::string to_lower(std::string s);
+std::string trim(const std::string& s);
+
+}  // namespace clforge::detail

@@ -1,0 +1,109 @@
+// Transpose launcher: argument checks, tuning space, and the host-vector convenience.
+#include "clforge/transpose.hpp"
+
+#include <climits>
+
+#include "runtime/errors.hpp"
+#include "runtime/program_cache.hpp"
+#include "tuning/spec.hpp"
+
+namespace clforge {
+namespace detail {
+
+KernelSpec transpose_spec() {
+  KernelSpec s;
+  s.name = "transpose";
+  s.files = {"transpose/transpose.cl"};
+  s.database = "db/transpose.json";
+  s.variants = {"4", "8", "16"};
+  s.params = {
+      {"TRA_TILE", 16, {4, 8, 16, 32, 64}, "tile edge in elements"},
+      {"TRA_WPT", 1, {1, 2, 4, 8}, "tile rows moved by each work-item"},
+      {"TRA_VW", 1, {1, 2, 4}, "consecutive columns moved by each work-item"},
+      {"TRA_PAD", 1, {0, 1}, "local-memory padding column against bank conflicts"},
+      {"TRA_DIAG", 0, {0, 1}, "diagonal work-group mapping"},
+  };
+  s.check = [](const ParamMap& p, const std::string&) -> std::string {
+    if (p.at("TRA_WPT") > p.at("TRA_TILE")) return "TRA_WPT must not exceed TRA_TILE";
+    if (p.at("TRA_VW") > p.at("TRA_TILE")) return "TRA_VW must not exceed TRA_TILE";
+    return {};
+  };
+  s.resources = [](const ParamMap& p, const std::string& variant) {
+    Resources r;
+    const int t = p.at("TRA_TILE");
+    r.local = {static_cast<std::size_t>(t / p.at("TRA_VW")), static_cast<std::size_t>(t / p.at("TRA_WPT")), 1};
+    const std::size_t elem = variant == "*" ? 16 : std::stoul(variant);
+    r.local_mem_bytes = static_cast<std::uint64_t>(t) * (t + p.at("TRA_PAD")) * elem;
+    return r;
+  };
+  // Halve the tile (the local memory falls by 4, the work-group by up to 4).
+  s.shrink = [](const ParamMap& p, const std::string&) -> std::optional<ParamMap> {
+    ParamMap q = p;
+    if (q["TRA_TILE"] <= 4) return std::nullopt;
+    q["TRA_TILE"] /= 2;
+    q["TRA_WPT"] = std::min(q["TRA_WPT"], q["TRA_TILE"]);
+    q["TRA_VW"] = std::min(q["TRA_VW"], q["TRA_TILE"]);
+    return q;
+  };
+  return s;
+}
+
+void transpose_host(cl::CommandQueue& queue, std::size_t rows, std::size_t cols, std::size_t elem_size, const void* in,
+                    void* out, const Tuning& tuning) {
+  const std::size_t bytes = rows * cols * elem_size;
+  if (bytes == 0) {
+    require(false, "transpose", "rows and cols must be at least 1 (got " + std::to_string(rows) + " x " +
+                                    std::to_string(cols) + ")");
+  }
+  const cl::Context ctx = queue_context(queue);
+  cl_int st = CL_SUCCESS;
+  cl::Buffer bin(ctx, CL_MEM_READ_ONLY, bytes, nullptr, &st);
+  check(st, "clCreateBuffer", "transpose input");
+  cl::Buffer bout(ctx, CL_MEM_WRITE_ONLY, bytes, nullptr, &st);
+  check(st, "clCreateBuffer", "transpose output");
+  check(queue.enqueueWriteBuffer(bin, CL_FALSE, 0, bytes, in), "clEnqueueWriteBuffer");
+  transpose(queue, rows, cols, elem_size, MatrixRef{bin, 0, cols}, MatrixRef{bout, 0, rows}, {}, nullptr, tuning);
+  check(queue.enqueueReadBuffer(bout, CL_TRUE, 0, bytes, out), "clEnqueueReadBuffer");
+}
+
+}  // namespace detail
+
+void transpose(cl::CommandQueue& queue, std::size_t rows, std::size_t cols, std::size_t elem_size, const MatrixRef& in,
+               const MatrixRef& out, const EventList& wait_list, cl::Event* event, const Tuning& tuning) {
+  using namespace detail;
+  const char* R = "transpose";
+  require(rows >= 1 && cols >= 1, R, "rows and cols must be at least 1 (got " + std::to_string(rows) + " x " +
+                                         std::to_string(cols) + ")");
+  require(rows <= INT_MAX && cols <= INT_MAX, R, "rows and cols must be below 2^31");
+  require(elem_size == 4 || elem_size == 8 || elem_size == 16, R,
+          "elem_size must be 4, 8 or 16 bytes (got " + std::to_string(elem_size) + ")");
+  require(in.ld >= cols, R, "in.ld (" + std::to_string(in.ld) + ") is smaller than cols (" + std::to_string(cols) + ")");
+  require(out.ld >= rows, R, "out.ld (" + std::to_string(out.ld) + ") is smaller than rows (" + std::to_string(rows) + ")");
+  const std::size_t in_span = span_elems(rows, cols, in.ld), out_span = span_elems(cols, rows, out.ld);
+  require_matrix(R, "in", in, in_span, elem_size);
+  require_matrix(R, "out", out, out_span, elem_size);
+  require(in.buffer() != out.buffer(), R, "in and out must be different buffers (the transpose is out-of-place)");
+
+  const QueueContext qc = queue_context_of(queue);
+  const std::string variant = std::to_string(elem_size);
+  const Configuration cfg = resolve_configuration("transpose", variant, *qc.info, tuning);
+  const bool long_index = in.offset + in_span > INT_MAX || out.offset + out_span > INT_MAX;
+  const std::string extra = "-DTRA_ELEM_SIZE=" + variant + (long_index ? " -DCLF_LONG_INDEX=1" : "");
+  cl::Program program = get_program(qc, kernel_spec("transpose"), cfg, extra);
+  cl::Kernel k = get_kernel(program, "transpose_tiled");
+
+  const int tile = cfg.at("TRA_TILE");
+  const std::size_t lx = tile / cfg.at("TRA_VW"), ly = tile / cfg.at("TRA_WPT");
+  const std::size_t gx = ceil_div(cols, tile), gy = ceil_div(rows, tile);
+  const int r = static_cast<int>(rows), c = static_cast<int>(cols);
+  if (long_index) {
+    set_args(k, r, c, in.buffer, static_cast<cl_long>(in.offset), static_cast<cl_long>(in.ld), out.buffer,
+             static_cast<cl_long>(out.offset), static_cast<cl_long>(out.ld));
+  } else {
+    set_args(k, r, c, in.buffer, static_cast<cl_int>(in.offset), static_cast<cl_int>(in.ld), out.buffer,
+             static_cast<cl_int>(out.offset), static_cast<cl_int>(out.ld));
+  }
+  launch(queue, k, cl::NDRange(gx * lx, gy * ly), cl::NDRange(lx, ly), &wait_list, event);
+}
+
+}  // namespace clforge

@@ -1,0 +1,416 @@
+// Tuning database: loads shipped, user and CLFORGE_TUNING_FILE JSON files, validates every
+// entry against the kernel's declared space, overlays them per parameter in lookup order,
+// and shrinks configurations that do not fit the device.
+//
+// File format (all three kinds):
+//   { "kernel": "transpose",                      // default kernel for entries (optional)
+//     "entries": [ { "kernel": "...", "variant": "*",
+//                    "device": "...", "architecture": "sm_90", "vendor": "NVIDIA",  // match keys
+//                    "params": { "TRA_TILE": 32, ... } } ] }
+// An entry without match keys is the "default" row. Match specificity: device > architecture
+// > vendor > default.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <ctime>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "clforge/errors.hpp"
+#include "clforge/runtime.hpp"
+#include "clforge/tuning.hpp"
+#include "runtime/log.hpp"
+#include "runtime/util.hpp"
+#include "tuning/spec.hpp"
+
+namespace clforge {
+namespace detail {
+
+const ParamInfo* KernelSpec::find(const std::string& param) const {
+  for (const auto& p : params)
+    if (p.name == param) return &p;
+  return nullptr;
+}
+
+const KernelSpec& kernel_spec(const std::string& name) {
+  for (const auto& s : all_kernel_specs())
+    if (s.name == name) return s;
+  std::string known;
+  for (const auto& s : all_kernel_specs()) known += (known.empty() ? "" : ", ") + s.name;
+  throw InvalidArgument("unknown kernel '" + name + "' (known: " + known + ")");
+}
+
+std::string describe_params(const ParamMap& p) {
+  std::string s;
+  for (const auto& [k, v] : p) s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);
+  return s;
+}
+
+std::string fit_problem(const KernelSpec& spec, const ParamMap& p, const std::string& variant, const DeviceInfo& dev) {
+  if (!spec.resources) return {};
+  const Resources r = spec.resources(p, variant);
+  std::ostringstream why;
+  if (dev.max_work_group_size != 0 && r.work_group() > dev.max_work_group_size)
+    why << "work-group of " << r.work_group() << " work-items exceeds the device maximum " << dev.max_work_group_size;
+  for (std::size_t d = 0; d < 3 && d < dev.max_work_item_sizes.size(); ++d)
+    if (r.local[d] > dev.max_work_item_sizes[d] && why.tellp() == 0)
+      why << "work-group dimension " << d << " of " << r.local[d] << " exceeds the device maximum "
+          << dev.max_work_item_sizes[d];
+  if (dev.local_mem_size != 0 && r.local_mem_bytes > dev.local_mem_size) {
+    if (why.tellp() != 0) why << "; ";
+    why << "needs " << r.local_mem_bytes << " bytes of local memory, the device has " << dev.local_mem_size;
+  }
+  return why.str();
+}
+
+namespace {
+
+enum class Level { Default = 0, Vendor = 1, Architecture = 2, Device = 3 };
+
+struct Entry {
+  std::string kernel, variant = "*";
+  std::string device, architecture, vendor;
+  ParamMap params;
+  std::string file;
+  Level level() const {
+    return !device.empty() ? Level::Device : !architecture.empty() ? Level::Architecture
+           : !vendor.empty() ? Level::Vendor : Level::Default;
+  }
+  bool matches(const DeviceInfo& d) const {
+    if (!device.empty() && device != d.name) return false;
+    if (!architecture.empty() && architecture != d.architecture) return false;
+    if (!vendor.empty() && to_lower(vendor) != to_lower(d.vendor_key())) return false;
+    return true;
+  }
+  std::string label() const {
+    std::string l = level() == Level::Device ? "device \"" + device + "\""
+                    : level() == Level::Architecture ? "architecture " + architecture
+                    : level() == Level::Vendor ? "vendor " + vendor : "default";
+    if (variant != "*") l += ", variant " + variant;
+    return l;
+  }
+};
+
+using Entries = std::vector<Entry>;
+
+// Parses and validates one database file. Every problem names the file and the key.
+Entries parse_database(const std::string& text, const std::string& file, const std::string& default_kernel) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const std::exception& e) {
+    throw TuningError("tuning file " + file + ": not valid JSON: " + e.what());
+  }
+  if (!j.is_object() || !j.contains("entries") || !j["entries"].is_array())
+    throw TuningError("tuning file " + file + ": expected an object with an \"entries\" array");
+  std::string file_kernel = default_kernel;
+  if (j.contains("kernel")) {
+    if (!j["kernel"].is_string()) throw TuningError("tuning file " + file + ": \"kernel\" must be a string");
+    file_kernel = j["kernel"].get<std::string>();
+  }
+  Entries out;
+  std::size_t idx = 0;
+  for (const auto& je : j["entries"]) {
+    const std::string where = "tuning file " + file + ": entries[" + std::to_string(idx++) + "]";
+    if (!je.is_object()) throw TuningError(where + ": not an object");
+    Entry e;
+    e.file = file;
+    e.kernel = file_kernel;
+    for (auto it = je.begin(); it != je.end(); ++it) {
+      const std::string& key = it.key();
+      if (key == "params") continue;
+      if (key == "note" || key == "date" || key == "time_ms" || key == "comment" || key == "driver" ||
+          key == "platform")
+        continue;  // informational
+      if (!it->is_string()) throw TuningError(where + ": \"" + key + "\" must be a string");
+      const std::string v = it->get<std::string>();
+      if (key == "kernel") e.kernel = v;
+      else if (key == "variant") e.variant = v;
+      else if (key == "device") e.device = v;
+      else if (key == "architecture") e.architecture = v;
+      else if (key == "vendor") e.vendor = (to_lower(v) == "default") ? std::string() : v;
+      else throw TuningError(where + ": unknown key \"" + key + "\"");
+    }
+    if (e.kernel.empty()) throw TuningError(where + ": no \"kernel\"");
+    const KernelSpec* spec = nullptr;
+    for (const auto& s : all_kernel_specs())
+      if (s.name == e.kernel) spec = &s;
+    if (spec == nullptr) throw TuningError(where + ": unknown kernel \"" + e.kernel + "\"");
+    if (e.variant != "*" && !spec->variants.empty() &&
+        std::find(spec->variants.begin(), spec->variants.end(), e.variant) == spec->variants.end())
+      throw TuningError(where + ": unknown variant \"" + e.variant + "\" of kernel " + e.kernel);
+    if (!je.contains("params") || !je["params"].is_object())
+      throw TuningError(where + ": no \"params\" object");
+    for (auto it = je["params"].begin(); it != je["params"].end(); ++it) {
+      const ParamInfo* p = spec->find(it.key());
+      if (p == nullptr) throw TuningError(where + ": unknown parameter \"" + it.key() + "\" for kernel " + e.kernel);
+      if (!it->is_number_integer())
+        throw TuningError(where + ": parameter \"" + it.key() + "\" must be an integer");
+      const int v = it->get<int>();
+      if (std::find(p->legal.begin(), p->legal.end(), v) == p->legal.end())
+        throw TuningError(where + ": parameter \"" + it.key() + "\" = " + std::to_string(v) + " is not a legal value");
+      e.params[it.key()] = v;
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+struct FileStamp {
+  std::string path;
+  long long mtime = 0, size = -1;
+  bool operator==(const FileStamp& o) const { return path == o.path && mtime == o.mtime && size == o.size; }
+};
+FileStamp stamp_of(const std::string& path) {
+  FileStamp s{path};
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) {
+    s.mtime = static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
+    s.size = st.st_size;
+  }
+  return s;
+}
+
+// Parsed files kept while their stamp (or, for shipped files, content hash) is unchanged.
+std::mutex g_db_mutex;
+std::map<std::string, std::pair<std::uint64_t, Entries>> g_parsed;
+
+Entries load_cached(const std::string& key, std::uint64_t version, const std::function<Entries()>& load) {
+  {
+    std::lock_guard<std::mutex> lock(g_db_mutex);
+    auto it = g_parsed.find(key);
+    if (it != g_parsed.end() && it->second.first == version) return it->second.second;
+  }
+  Entries e = load();
+  std::lock_guard<std::mutex> lock(g_db_mutex);
+  g_parsed[key] = {version, e};
+  return e;
+}
+
+Entries load_file_entries(const std::string& path, const std::string& default_kernel, bool must_exist) {
+  const FileStamp st = stamp_of(path);
+  if (st.size < 0) {
+    if (must_exist) throw TuningError("tuning file " + path + " cannot be read");
+    return {};
+  }
+  const std::uint64_t version = fnv1a(std::to_string(st.mtime) + ":" + std::to_string(st.size));
+  return load_cached("file:" + path, version, [&] {
+    const auto text = read_file(path);
+    if (!text) throw TuningError("tuning file " + path + " cannot be read");
+    return parse_database(*text, path, default_kernel);
+  });
+}
+
+Entries load_shipped(const KernelSpec& spec) {
+  if (spec.database.empty()) return {};
+  const KernelSource src = load_kernel_source(spec.database);
+  const std::string label = src.origin == "embedded" ? "embedded:" + spec.database
+                                                      : src.origin.substr(src.origin.find(':') + 1) + "/" + spec.database;
+  return load_cached("shipped:" + spec.database + "@" + src.origin, src.hash,
+                     [&] { return parse_database(src.text, label, spec.name); });
+}
+
+std::string sanitize(const std::string& s) {
+  std::string o;
+  for (char c : s) o += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.') ? c : '_';
+  return o;
+}
+
+bool user_db_enabled(const Tuning& t) {
+  if (!t.user_database) return false;
+  const auto v = env("CLFORGE_TUNING");
+  return !(v && to_lower(*v) == "off");
+}
+
+}  // namespace
+}  // namespace detail
+
+int Configuration::at(const std::string& name) const {
+  auto it = values.find(name);
+  if (it == values.end()) throw Error("configuration of " + kernel + " has no parameter " + name);
+  return it->second;
+}
+
+std::vector<std::string> tunable_kernels() {
+  std::vector<std::string> v;
+  for (const auto& s : detail::all_kernel_specs()) v.push_back(s.name);
+  return v;
+}
+
+std::vector<ParamInfo> kernel_parameters(const std::string& kernel) { return detail::kernel_spec(kernel).params; }
+
+void parse_param_assignment(const std::string& text, ParamMap& into) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw InvalidArgument("parameter '" + text + "' is not NAME=VALUE");
+  const std::string name = detail::trim(text.substr(0, eq));
+  const std::string value = detail::trim(text.substr(eq + 1));
+  std::size_t used = 0;
+  int v = 0;
+  try {
+    v = std::stoi(value, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (used != value.size() || value.empty())
+    throw InvalidArgument("parameter " + name + ": value '" + value + "' is not an integer");
+  into[name] = v;
+}
+
+std::string user_database_path(const DeviceInfo& d) {
+  const std::string id = d.name + "|" + d.platform_name + "|" + d.driver_version;
+  return user_tuning_dir() + "/" + detail::sanitize(d.name) + "-" + detail::hex64(detail::fnv1a(id)).substr(0, 8) + ".json";
+}
+
+Configuration resolve_configuration(const std::string& kernel, const std::string& variant, const DeviceInfo& device,
+                                    const Tuning& tuning) {
+  using namespace detail;
+  const KernelSpec& spec = kernel_spec(kernel);
+  Configuration cfg;
+  cfg.kernel = kernel;
+  cfg.variant = variant;
+
+  for (const auto& [name, value] : tuning.overrides) {
+    const ParamInfo* p = spec.find(name);
+    if (p == nullptr) {
+      std::string known;
+      for (const auto& q : spec.params) known += (known.empty() ? "" : ", ") + q.name;
+      throw InvalidArgument("unknown parameter '" + name + "' for kernel " + kernel + " (known: " + known + ")");
+    }
+    if (std::find(p->legal.begin(), p->legal.end(), value) == p->legal.end()) {
+      std::string legal;
+      for (int l : p->legal) legal += (legal.empty() ? "" : ", ") + std::to_string(l);
+      throw InvalidArgument("parameter " + name + "=" + std::to_string(value) + " is not legal for kernel " + kernel +
+                            " (legal: " + legal + ")");
+    }
+    cfg.values[name] = value;
+    cfg.sources[name] = "override";
+  }
+
+  // Candidate entries in lookup order: tuning file, user database, shipped (by specificity).
+  std::vector<std::pair<const Entry*, std::string>> order;
+  Entries tuning_file, user, shipped;
+  if (const auto tf = env("CLFORGE_TUNING_FILE")) tuning_file = load_file_entries(*tf, {}, true);
+  if (user_db_enabled(tuning)) user = load_file_entries(user_database_path(device), {}, false);
+  shipped = load_shipped(spec);
+  auto add_level = [&](const Entries& es, const std::string& what, bool by_specificity) {
+    std::vector<const Entry*> m;
+    for (const auto& e : es)
+      if (e.kernel == kernel && e.matches(device) && (e.variant == "*" || e.variant == variant)) m.push_back(&e);
+    std::stable_sort(m.begin(), m.end(), [&](const Entry* a, const Entry* b) {
+      if (by_specificity && a->level() != b->level()) return a->level() > b->level();
+      return (a->variant != "*") > (b->variant != "*");
+    });
+    for (const Entry* e : m) order.emplace_back(e, what + " " + e->file + " [" + e->label() + "]");
+  };
+  add_level(tuning_file, "tuning-file", true);
+  add_level(user, "user", true);
+  add_level(shipped, "shipped", true);
+
+  for (const auto& p : spec.params) {
+    if (cfg.values.count(p.name)) continue;
+    bool found = false;
+    for (const auto& [e, label] : order) {
+      auto it = e->params.find(p.name);
+      if (it == e->params.end()) continue;
+      cfg.values[p.name] = it->second;
+      cfg.sources[p.name] = label;
+      found = true;
+      break;
+    }
+    if (!found) {
+      cfg.values[p.name] = p.default_value;
+      cfg.sources[p.name] = "built-in default";
+    }
+  }
+
+  if (spec.check) {
+    const std::string bad = spec.check(cfg.values, variant);
+    if (!bad.empty()) {
+      std::string where;
+      for (const auto& [n, s] : cfg.sources) where += "\n  " + n + "=" + std::to_string(cfg.values[n]) + " from " + s;
+      if (!tuning.overrides.empty())
+        throw InvalidArgument("illegal parameters for kernel " + kernel + ": " + bad + where);
+      throw TuningError("illegal parameters for kernel " + kernel + ": " + bad + where);
+    }
+  }
+
+  std::string problem = fit_problem(spec, cfg.values, variant, device);
+  if (!problem.empty() && !tuning.overrides.empty()) {
+    throw InvalidArgument("parameters " + describe_params(tuning.overrides) + " for kernel " + kernel +
+                          " do not fit device \"" + device.name + "\": " + problem);
+  }
+  int guard = 0;
+  while (!problem.empty()) {
+    std::optional<ParamMap> smaller = spec.shrink ? spec.shrink(cfg.values, variant) : std::nullopt;
+    if (!smaller || ++guard > 32)
+      throw UnsupportedDevice("kernel " + kernel + ": no configuration fits device \"" + device.name + "\": " + problem);
+    const std::string note = "fallback: " + describe_params(cfg.values) + " " + problem + "; using " +
+                             describe_params(*smaller);
+    for (const auto& [n, v] : *smaller)
+      if (cfg.values[n] != v) cfg.sources[n] = "fallback (" + cfg.sources[n] + ")";
+    cfg.values = *smaller;
+    cfg.notes.push_back(note);
+    log(LogLevel::Info, kernel + ": " + note);
+    problem = fit_problem(spec, cfg.values, variant, device);
+  }
+  return cfg;
+}
+
+void store_user_entry(const DeviceInfo& device, const std::string& kernel, const std::string& variant,
+                      const ParamMap& values, const std::string& note) {
+  using namespace detail;
+  const KernelSpec& spec = kernel_spec(kernel);
+  for (const auto& [n, v] : values) {
+    const ParamInfo* p = spec.find(n);
+    if (p == nullptr) throw InvalidArgument("unknown parameter '" + n + "' for kernel " + kernel);
+    if (std::find(p->legal.begin(), p->legal.end(), v) == p->legal.end())
+      throw InvalidArgument("parameter " + n + "=" + std::to_string(v) + " is not legal for kernel " + kernel);
+  }
+  const std::string path = user_database_path(device);
+  static std::mutex write_mutex;
+  std::lock_guard<std::mutex> lock(write_mutex);
+  nlohmann::json j;
+  if (const auto text = read_file(path)) {
+    try {
+      j = nlohmann::json::parse(*text);
+      parse_database(*text, path, {});  // validates; an invalid file is never overwritten
+    } catch (const TuningError&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw TuningError("user tuning database " + path + " cannot be parsed (" + e.what() +
+                        "); not overwritten: fix or remove it");
+    }
+  } else {
+    j = nlohmann::json::object();
+    j["entries"] = nlohmann::json::array();
+  }
+  j["device"] = device.name;
+  j["platform"] = device.platform_name;
+  j["driver"] = device.driver_version;
+  auto& entries = j["entries"];
+  nlohmann::json fresh = nlohmann::json::object();
+  fresh["kernel"] = kernel;
+  fresh["variant"] = variant.empty() ? "*" : variant;
+  fresh["device"] = device.name;
+  fresh["params"] = nlohmann::json::object();
+  for (const auto& [n, v] : values) fresh["params"][n] = v;
+  if (!note.empty()) fresh["note"] = note;
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  fresh["date"] = date;
+  bool replaced = false;
+  for (auto& e : entries) {
+    if (e.value("kernel", "") == kernel && e.value("variant", "*") == fresh["variant"] &&
+        e.value("device", "") == device.name) {
+      e = fresh;
+      replaced = true;
+    }
+  }
+  if (!replaced) entries.push_back(fresh);
+  write_file_atomic(path, j.dump(2) + "\n");
+}
+
+}  // namespace clforge

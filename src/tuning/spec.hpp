@@ -1,0 +1,54 @@
+// A kernel family's tuning space declared once as data: parameters and their legal values,
+// constraints, the resources a configuration needs, and how to shrink one that does not fit.
+// The launcher, the database validation, `clforge params` and the tuner all read this.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "clforge/device.hpp"
+#include "clforge/tuning.hpp"
+
+namespace clforge::detail {
+
+/// What one configuration asks of the device.
+struct Resources {
+  std::array<std::size_t, 3> local{1, 1, 1};  ///< work-group shape
+  std::uint64_t local_mem_bytes = 0;          ///< __local memory per work-group
+  std::size_t work_group() const { return local[0] * local[1] * local[2]; }
+};
+
+struct KernelSpec {
+  std::string name;                 ///< database key and `clforge params` name
+  std::vector<std::string> files;   ///< cl/ files compiled after cl/common/*.cl, in order
+  std::string database;             ///< shipped database, e.g. "db/transpose.json"
+  std::vector<ParamInfo> params;
+  /// "" when the combination is legal, else a message naming the parameters at fault.
+  std::function<std::string(const ParamMap&, const std::string& variant)> check;
+  std::function<Resources(const ParamMap&, const std::string& variant)> resources;
+  /// A configuration one step smaller (local-memory halving, smaller tile or work-group),
+  /// or nullopt when there is none. Used when a database value does not fit the device.
+  std::function<std::optional<ParamMap>(const ParamMap&, const std::string& variant)> shrink;
+  /// Variants a database may name besides "*" (e.g. element sizes); empty: any string.
+  std::vector<std::string> variants;
+
+  const ParamInfo* find(const std::string& param) const;
+};
+
+/// The registered spec of a kernel family; throws InvalidArgument for an unknown name.
+const KernelSpec& kernel_spec(const std::string& name);
+const std::vector<KernelSpec>& all_kernel_specs();
+
+/// Why a configuration does not fit a device ("" if it fits).
+std::string fit_problem(const KernelSpec& spec, const ParamMap& p, const std::string& variant, const DeviceInfo& dev);
+
+/// "NAME=VALUE NAME=VALUE" for messages.
+std::string describe_params(const ParamMap& p);
+
+// Specs of each routine family, defined beside their launchers.
+KernelSpec transpose_spec();
+
+}  // namespace clforge::detail

@@ -1,0 +1,20 @@
+// Shared test helpers (see support.hpp).
+#include "tests/support.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+
+namespace clforge::test {
+
+std::string temp_dir(const std::string& tag) {
+  static std::atomic<int> counter{0};
+  const char* base = std::getenv("TMPDIR");
+  std::string dir = std::string(base ? base : "/tmp") + "/clforge-test-" + std::to_string(::getpid()) + "-" + tag +
+                    "-" + std::to_string(counter++);
+  std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str());
+  return dir;
+}
+
+}  // namespace clforge::test

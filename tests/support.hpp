@@ -1,0 +1,51 @@
+// Shared pieces of the test suite: the device session, the seed, and scoped environment.
+#pragma once
+#include <cstdint>
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+#include "clforge/clforge.hpp"
+#include "host/data.hpp"
+
+namespace clforge::test {
+
+/// The session every test uses (device from CLFORGE_TEST_DEVICE, else the default choice).
+inline Session& session() {
+  static Session s([] {
+    const char* d = std::getenv("CLFORGE_TEST_DEVICE");
+    return std::string(d ? d : "");
+  }());
+  return s;
+}
+
+/// Base seed of this run (printed by main; CLFORGE_TEST_SEED overrides).
+inline std::uint64_t seed() {
+  static const std::uint64_t s = host::default_seed();
+  return s;
+}
+
+/// Sets an environment variable for a scope and restores the old value.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::optional<std::string>& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value) setenv(name, value->c_str(), 1);
+    else unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (old_) setenv(name_.c_str(), old_->c_str(), 1);
+    else unsetenv(name_.c_str());
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
+
+/// A fresh empty temp folder under the build tree's test area.
+std::string temp_dir(const std::string& tag);
+
+}  // namespace clforge::test
