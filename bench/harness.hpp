@@ -1,0 +1,84 @@
+// Benchmark harness shared by every `clforge bench` command and the tuner: event timing
+// (single kernel, or a region between two marker kernels so multi-kernel peers are timed
+// whole), statistics, and the result report (JSON, CSV, table) with device identity.
+#pragma once
+#include <CL/opencl.hpp>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "clforge/device.hpp"
+
+namespace clforge::bench {
+
+/// Statistics of repeated timings, in milliseconds.
+struct Timing {
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+  int reps = 0;
+  /// (max - min) / median: the run-to-run spread.
+  double spread() const { return median_ms > 0 ? (max_ms - min_ms) / median_ms : 0; }
+};
+Timing summarize(std::vector<double> samples_ms);
+
+/// Timing settings: warm-up runs, then repetitions until both min_reps and min_time_ms are
+/// reached (at most max_reps).
+struct TimingPlan {
+  int warmup = 2;
+  int min_reps = 5;
+  int max_reps = 100;
+  double min_time_ms = 50;
+};
+
+/// Times `enqueue`, which enqueues one run on `queue` and returns its (single) event.
+Timing time_event(cl::CommandQueue& queue, const std::function<cl::Event()>& enqueue, const TimingPlan& plan = {});
+
+/// Times everything `enqueue` puts on the in-order queue between two tiny marker kernels
+/// (START of the first to END of the second), for libraries that enqueue several kernels
+/// but return one event.
+Timing time_region(cl::CommandQueue& queue, const std::function<void()>& enqueue, const TimingPlan& plan = {});
+
+/// One measurement row of a report.
+struct Record {
+  std::string routine;   ///< "transpose", "sgemm", "peak", ...
+  std::string library;   ///< "clforge", "CLBlast", "clFFT", "VkFFT", "cuBLAS", ...
+  std::string shape;     ///< "8192x8192", "n=1024 batch=8192", ...
+  std::string status = "ok";  ///< "ok", "refused: ...", "failed: ..."
+  Timing timing;
+  double bytes = 0;      ///< bytes moved (read + written) by one run, for GB/s
+  double flops = 0;      ///< flops of one run, for GFLOP/s
+  double error = -1;     ///< relative error against the host reference (-1: not checked)
+  nlohmann::json params = nlohmann::json::object();  ///< parameters and their sources
+  double gbps() const { return timing.median_ms > 0 ? bytes / timing.median_ms / 1e6 : 0; }
+  double gflops() const { return timing.median_ms > 0 ? flops / timing.median_ms / 1e6 : 0; }
+};
+
+/// Results of one bench command on one device.
+class Report {
+ public:
+  explicit Report(const DeviceInfo& device);
+  void add(Record r);
+  const std::vector<Record>& records() const { return records_; }
+  nlohmann::json to_json() const;
+  std::string to_csv() const;
+  /// Fixed-width table: shape, library, median ms, GB/s, GFLOP/s, error, ratio to clforge.
+  std::string to_table() const;
+  /// Writes <path>.json / .csv when path ends in neither, else the named format.
+  void write(const std::string& path) const;
+  const DeviceInfo& device() const { return device_; }
+
+ private:
+  DeviceInfo device_;
+  std::vector<Record> records_;
+};
+
+/// Identity of a device as JSON (used in reports and tuning notes).
+nlohmann::json device_json(const DeviceInfo& d);
+
+/// A buffer filled with random floats in [-1, 1) (never zeros), written blocking.
+cl::Buffer random_buffer(const cl::Context& ctx, cl::CommandQueue& queue, std::size_t floats, std::uint64_t seed);
+
+/// Prints progress lines to stderr ("[3/12] transpose 8192x8192 clforge ... 0.21 ms").
+void progress(const std::string& line);
+
+}  // namespace clforge::bench

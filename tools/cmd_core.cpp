@@ -1,0 +1,181 @@
+// Core commands: devices, info, params, peak, and `run/bench transpose`.
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "bench/peak.hpp"
+#include <cstring>
+
+#include "host/data.hpp"
+#include "host/reference.hpp"
+#include "runtime/program_cache.hpp"
+#include "tools/cli.hpp"
+#include "tuning/spec.hpp"
+
+namespace clforge::cli {
+namespace {
+
+void cmd_devices() {
+  const auto all = list_devices();
+  if (all.empty()) {
+    std::cout << "no OpenCL device found\n";
+    return;
+  }
+  std::printf("%-5s %-7s %-5s %-22s %-40s %5s %6s %9s %9s  %s\n", "index", "vendor", "type", "architecture", "name",
+              "CUs", "MHz", "local KiB", "mem MiB", "platform / driver");
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const auto& d = all[i].info;
+    std::printf("%-5s %-7s %-5s %-22s %-40s %5u %6u %9llu %9llu  %s / %s\n", d.index_string().c_str(),
+                d.vendor_key().c_str(), d.type.c_str(), d.architecture.empty() ? "-" : d.architecture.c_str(),
+                d.name.substr(0, 40).c_str(), d.compute_units, d.max_clock_mhz,
+                static_cast<unsigned long long>(d.local_mem_size / 1024),
+                static_cast<unsigned long long>(d.global_mem_size >> 20), d.platform_name.c_str(),
+                d.driver_version.c_str());
+    std::printf("      max work-group %zu, max alloc %llu MiB, local memory %s\n", d.max_work_group_size,
+                static_cast<unsigned long long>(d.max_alloc_size >> 20), d.local_mem_dedicated ? "dedicated" : "global");
+  }
+}
+
+void cmd_info(Globals& g, bool timings) {
+  std::cout << "clforge " << version_string << "\n";
+  const SourceDirs dirs = source_dirs();
+  std::cout << "kernel sources, in lookup order:\n"
+            << "  CLFORGE_KERNEL_DIR: " << (dirs.override_dir.empty() ? "(unset)" : dirs.override_dir) << "\n"
+            << "  share dir:          " << (dirs.share_dir.empty() ? "(none)" : dirs.share_dir) << " [" << dirs.share_status
+            << "]\n"
+            << "  embedded:           " << dirs.embedded.size() << " files\n";
+  for (const auto& spec : detail::all_kernel_specs()) {
+    for (const auto& f : spec.files) std::cout << "    " << f << " <- " << load_kernel_source(f).origin << "\n";
+    std::cout << "    " << spec.database << " <- " << load_kernel_source(spec.database).origin << "\n";
+  }
+  const std::string cd = cache_dir();
+  std::cout << "compile cache: " << (cd.empty() ? "off (CLFORGE_CACHE_DIR=off)" : cd) << "\n";
+  std::cout << "user tuning database dir: " << user_tuning_dir() << "\n";
+  if (const char* tf = std::getenv("CLFORGE_TUNING_FILE")) std::cout << "CLFORGE_TUNING_FILE: " << tf << "\n";
+  auto devs = list_devices();
+  for (const auto& d : devs) {
+    const std::string p = user_database_path(d.info);
+    std::FILE* f = std::fopen(p.c_str(), "r");
+    if (f) {
+      std::fclose(f);
+      std::cout << "  user database for \"" << d.info.name << "\": " << p << "\n";
+    }
+  }
+  if (!timings) return;
+  // Build every kernel family with its resolved defaults and say where each program came from.
+  Session& s = g.session();
+  std::cout << "program builds on \"" << s.entry.info.name << "\":\n";
+  const detail::QueueContext qc = detail::queue_context_of(s.queue);
+  for (const auto& spec : detail::all_kernel_specs()) {
+    for (const std::string& variant : spec.variants.empty() ? std::vector<std::string>{"*"} : spec.variants) {
+      const Configuration cfg = resolve_configuration(spec.name, variant, s.entry.info, g.tuning());
+      const CacheStats before = cache_stats();
+      const auto t0 = std::chrono::steady_clock::now();
+      std::string extra;
+      if (spec.name == "transpose") extra = "-DTRA_ELEM_SIZE=" + variant;
+      detail::get_program(qc, spec, cfg, extra);
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      const CacheStats after = cache_stats();
+      const char* how = after.compiles > before.compiles ? "compiled" : after.disk_hits > before.disk_hits ? "disk cache"
+                                                                                                             : "memory";
+      std::printf("  %-12s variant %-4s %-10s %8.1f ms\n", spec.name.c_str(), variant.c_str(), how, ms);
+    }
+  }
+  const CacheStats st = cache_stats();
+  std::printf("  total: %llu compiled (%.1f ms), %llu from disk cache (%.1f ms), %llu rejected cache entries\n",
+              static_cast<unsigned long long>(st.compiles), st.compile_ms, static_cast<unsigned long long>(st.disk_hits),
+              st.disk_load_ms, static_cast<unsigned long long>(st.disk_rejected));
+}
+
+void cmd_params(Globals& g, const std::string& routine, const std::string& variant) {
+  Session& s = g.session();
+  const auto& spec = detail::kernel_spec(routine);
+  std::string v = variant;
+  if (v.empty()) v = spec.variants.empty() ? "*" : spec.variants.front();
+  const Configuration cfg = resolve_configuration(routine, v, s.entry.info, g.tuning());
+  std::cout << routine << " (variant " << v << ") on \"" << s.entry.info.name << "\" [" << s.entry.info.vendor_key()
+            << ", " << (s.entry.info.architecture.empty() ? "-" : s.entry.info.architecture) << "]\n";
+  for (const auto& p : spec.params)
+    std::printf("  %-10s = %-5d  %s\n", p.name.c_str(), cfg.values.at(p.name), cfg.sources.at(p.name).c_str());
+  for (const auto& n : cfg.notes) std::cout << "  note: " << n << "\n";
+  std::cout << "  build options: " << detail::build_options(cfg, {}) << "\n";
+}
+
+void cmd_peak(Globals& g) {
+  Session& s = g.session();
+  bench::Report report(s.entry.info);
+  const std::size_t bytes = g.quick ? (16u << 20) : (256u << 20);
+  const bench::Peaks p = bench::measure_peaks(s, report, std::min<std::size_t>(bytes, s.entry.info.max_alloc_size / 2));
+  finish_report(report, g, "peak");
+  std::printf("copy bandwidth %.1f GB/s, FMA throughput %.1f GFLOP/s\n", p.copy_gbps, p.fma_gflops);
+}
+
+void cmd_bench_transpose(Globals& g) {
+  Session& s = g.session();
+  bench::Report report(s.entry.info);
+  const std::size_t bytes = g.quick ? (16u << 20) : (256u << 20);
+  const bench::Peaks p = bench::measure_peaks(s, report, std::min<std::size_t>(bytes, s.entry.info.max_alloc_size / 2), false);
+  bench::bench_transpose(s, report, g.bench_options(), p);
+  finish_report(report, g, "transpose");
+}
+
+void cmd_run_transpose(Globals& g, std::size_t rows, std::size_t cols, std::size_t elem) {
+  Session& s = g.session();
+  const std::size_t n = rows * cols * elem / 4;
+  cl::Buffer in = bench::random_buffer(s.context, s.queue, n, host::default_seed());
+  cl::Buffer out(s.context, CL_MEM_READ_WRITE, n * 4);
+  std::vector<float> poison = host::poisoned(n), got(n), src(n), ref(n);
+  s.queue.enqueueWriteBuffer(out, CL_TRUE, 0, n * 4, poison.data());
+  s.queue.enqueueReadBuffer(in, CL_TRUE, 0, n * 4, src.data());
+  const Tuning t = g.tuning();
+  cl::Event ev;
+  transpose(s.queue, rows, cols, elem, {in, 0, cols}, {out, 0, rows}, {}, &ev, t);
+  ev.wait();
+  s.queue.enqueueReadBuffer(out, CL_TRUE, 0, n * 4, got.data());
+  host::transpose(rows, cols, elem, src.data(), cols, ref.data(), rows);
+  const bool exact = std::memcmp(got.data(), ref.data(), n * 4) == 0;
+  const auto timing = bench::time_event(s.queue, [&] {
+    cl::Event e;
+    transpose(s.queue, rows, cols, elem, {in, 0, cols}, {out, 0, rows}, {}, &e, t);
+    return e;
+  });
+  std::printf("transpose %zux%zu, %zu-byte elements on \"%s\": %.4f ms median, %.1f GB/s, result %s\n", rows, cols, elem,
+              s.entry.info.name.c_str(), timing.median_ms, 2.0 * n * 4 / timing.median_ms / 1e6,
+              exact ? "exact" : "WRONG");
+  if (!exact) throw Error("transpose result differs from the host reference");
+}
+
+void register_core(Apps& apps, Globals& g) {
+  apps.root->add_subcommand("devices", "list OpenCL devices with their identity")->callback([] { cmd_devices(); });
+
+  auto* info = apps.root->add_subcommand("info", "version, kernel source origins, cache and tuning files");
+  static bool timings = false;
+  info->add_flag("--timings", timings, "build every kernel with its defaults and show compile vs cache times");
+  info->callback([&g] { cmd_info(g, timings); });
+
+  auto* params = apps.root->add_subcommand("params", "effective parameters of a kernel and where each came from");
+  static std::string routine, variant;
+  params->add_option("routine", routine, "kernel family (transpose, ...)")->required();
+  params->add_option("--variant", variant, "variant (e.g. element size 4/8/16 for transpose)");
+  params->callback([&g] { cmd_params(g, routine, variant); });
+
+  auto* peak = apps.root->add_subcommand("peak", "measure copy bandwidth and FMA throughput");
+  add_bench_options(peak, g);
+  peak->callback([&g] { cmd_peak(g); });
+
+  auto* bt = apps.bench->add_subcommand("transpose", "clforge transpose vs CLBlast Omatcopy and copy bandwidth");
+  add_bench_options(bt, g);
+  bt->callback([&g] { cmd_bench_transpose(g); });
+
+  auto* rt = apps.run->add_subcommand("transpose", "one transpose on random data, checked and timed");
+  static std::size_t rows = 4096, cols = 4096, elem = 4;
+  rt->add_option("--rows", rows, "rows")->capture_default_str();
+  rt->add_option("--cols", cols, "columns")->capture_default_str();
+  rt->add_option("--elem", elem, "element size in bytes (4, 8, 16)")->capture_default_str();
+  rt->callback([&g] { cmd_run_transpose(g, rows, cols, elem); });
+}
+
+CLFORGE_CLI_COMMANDS(register_core);
+
+}  // namespace
+}  // namespace clforge::cli
