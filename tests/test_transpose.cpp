@@ -96,6 +96,9 @@ TEST_SUITE("transpose") {
         {{"TRA_TILE", 64}, {"TRA_WPT", 8}, {"TRA_VW", 2}, {"TRA_PAD", 1}, {"TRA_DIAG", 1}},
         {{"TRA_TILE", 16}, {"TRA_WPT", 2}, {"TRA_VW", 4}, {"TRA_PAD", 0}, {"TRA_DIAG", 0}},
         {{"TRA_TILE", 32}, {"TRA_WPT", 1}, {"TRA_VW", 2}, {"TRA_PAD", 1}, {"TRA_DIAG", 1}},
+        {{"TRA_TILE", 16}, {"TRA_WPT", 16}, {"TRA_VW", 4}, {"TRA_LOCAL", 0}, {"TRA_DIAG", 1}},
+        {{"TRA_TILE", 64}, {"TRA_WPT", 16}, {"TRA_VW", 8}, {"TRA_LOCAL", 0}},
+        {{"TRA_TILE", 8}, {"TRA_WPT", 2}, {"TRA_VW", 8}, {"TRA_LOCAL", 0}},
     };
     for (const auto& p : sets)
       for (std::size_t n : {16, 256, 512}) check_transpose(n, n, 4, 0, 0, 0, 0, Tuning{p, false}, seed++);

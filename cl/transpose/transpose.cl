@@ -21,16 +21,20 @@
 #define TRA_TILE 16  // tile edge in elements (4, 8, 16, 32, 64)
 #endif
 #ifndef TRA_WPT
-#define TRA_WPT 1    // rows of the tile each work-item moves (1, 2, 4, 8)
+#define TRA_WPT 1    // rows of the tile each work-item moves (1, 2, 4, 8, 16)
 #endif
 #ifndef TRA_VW
-#define TRA_VW 1     // consecutive columns each work-item moves (1, 2, 4)
+#define TRA_VW 1     // consecutive columns each work-item moves (1, 2, 4, 8)
 #endif
 #ifndef TRA_PAD
 #define TRA_PAD 1    // extra local-memory column per tile row against bank conflicts (0, 1)
 #endif
 #ifndef TRA_DIAG
 #define TRA_DIAG 0   // diagonal (skewed) work-group mapping against partition camping (0, 1)
+#endif
+#ifndef TRA_LOCAL
+#define TRA_LOCAL 1  // 1: exchange through a local-memory tile; 0: each work-item transposes a
+                     // TRA_WPT x TRA_VW block in registers (no barrier; suits CPUs)
 #endif
 
 // ---- routine constants ----
@@ -60,7 +64,11 @@ __kernel __attribute__((reqd_work_group_size(TRA_LX, TRA_LY, 1)))
 void transpose_tiled(const int rows, const int cols,
                      const __global tra_t* restrict in, const clf_index in_off, const clf_index in_ld,
                      __global tra_t* restrict out, const clf_index out_off, const clf_index out_ld) {
+#if TRA_LOCAL
   __local tra_t tile[TRA_TILE * TRA_ROW];
+#else
+  const int tile = 0;
+#endif
 
   const int gx = get_num_groups(0);  // tiles along input columns
   const int gy = get_num_groups(1);  // tiles along input rows
@@ -83,6 +91,30 @@ void transpose_tiled(const int rows, const int cols,
   in += in_off;
   out += out_off;
 
+#if TRA_LOCAL == 0
+  // Register blocks: work-item (lx, ly) owns input rows row0 + ly * TRA_WPT + k and columns
+  // col0 + lx * TRA_VW + v; it reads TRA_WPT row segments and writes TRA_VW row segments.
+  tra_t blk[TRA_WPT][TRA_VW];
+  const int r0 = row0 + ly * TRA_WPT, c0 = col0 + lx * TRA_VW;
+  if (full) {
+#pragma unroll
+    for (int k = 0; k < TRA_WPT; ++k)
+#pragma unroll
+      for (int v = 0; v < TRA_VW; ++v) blk[k][v] = in[(clf_index)(r0 + k) * in_ld + c0 + v];
+#pragma unroll
+    for (int v = 0; v < TRA_VW; ++v)
+#pragma unroll
+      for (int k = 0; k < TRA_WPT; ++k) out[(clf_index)(c0 + v) * out_ld + r0 + k] = blk[k][v];
+  } else {
+    for (int k = 0; k < TRA_WPT; ++k)
+      for (int v = 0; v < TRA_VW; ++v)
+        if (r0 + k < rows && c0 + v < cols) blk[k][v] = in[(clf_index)(r0 + k) * in_ld + c0 + v];
+    for (int v = 0; v < TRA_VW; ++v)
+      for (int k = 0; k < TRA_WPT; ++k)
+        if (r0 + k < rows && c0 + v < cols) out[(clf_index)(c0 + v) * out_ld + r0 + k] = blk[k][v];
+  }
+  (void)tile;
+#else
   // Load: tile[r][c] = in[row0 + r][col0 + c]
   if (full) {
 #pragma unroll
@@ -121,4 +153,5 @@ void transpose_tiled(const int rows, const int cols,
       }
     }
   }
+#endif
 }

@@ -2,6 +2,8 @@
 // found next to the library binary) -> embedded copy. Files are read anew each time, so an
 // edit in the override folder reaches the next build (the compile cache keys on content).
 #include <dlfcn.h>
+#include <limits.h>
+#include <stdlib.h>
 
 #include <cstring>
 #include <string>
@@ -46,7 +48,9 @@ ShareDir find_share_dir() {
       status = cand + " has version " + detail::trim(*stamp) + ", library is " + version_string + ": ignored";
       continue;
     }
-    return {cand, "version " + std::string(version_string) + " matches"};
+    char resolved[PATH_MAX];
+    const std::string dir = ::realpath(cand.c_str(), resolved) != nullptr ? std::string(resolved) : cand;
+    return {dir, "version " + std::string(version_string) + " matches"};
   }
   return {"", status};
 }

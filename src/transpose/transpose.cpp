@@ -18,10 +18,11 @@ KernelSpec transpose_spec() {
   s.variants = {"4", "8", "16"};
   s.params = {
       {"TRA_TILE", 16, {4, 8, 16, 32, 64}, "tile edge in elements"},
-      {"TRA_WPT", 1, {1, 2, 4, 8}, "tile rows moved by each work-item"},
-      {"TRA_VW", 1, {1, 2, 4}, "consecutive columns moved by each work-item"},
+      {"TRA_WPT", 1, {1, 2, 4, 8, 16}, "tile rows moved by each work-item"},
+      {"TRA_VW", 1, {1, 2, 4, 8}, "consecutive columns moved by each work-item"},
       {"TRA_PAD", 1, {0, 1}, "local-memory padding column against bank conflicts"},
       {"TRA_DIAG", 0, {0, 1}, "diagonal work-group mapping"},
+      {"TRA_LOCAL", 1, {0, 1}, "1: local-memory tile; 0: register blocks of TRA_WPT x TRA_VW"},
   };
   s.check = [](const ParamMap& p, const std::string&) -> std::string {
     if (p.at("TRA_WPT") > p.at("TRA_TILE")) return "TRA_WPT must not exceed TRA_TILE";
@@ -33,7 +34,7 @@ KernelSpec transpose_spec() {
     const int t = p.at("TRA_TILE");
     r.local = {static_cast<std::size_t>(t / p.at("TRA_VW")), static_cast<std::size_t>(t / p.at("TRA_WPT")), 1};
     const std::size_t elem = variant == "*" ? 16 : std::stoul(variant);
-    r.local_mem_bytes = static_cast<std::uint64_t>(t) * (t + p.at("TRA_PAD")) * elem;
+    r.local_mem_bytes = p.at("TRA_LOCAL") ? static_cast<std::uint64_t>(t) * (t + p.at("TRA_PAD")) * elem : 0;
     return r;
   };
   // Halve the tile (the local memory falls by 4, the work-group by up to 4).

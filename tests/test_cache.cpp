@@ -1,0 +1,109 @@
+// Compile cache: a second build of the same program comes from disk, a corrupt or stale
+// entry is discarded and rebuilt (never trusted), and CLFORGE_CACHE_DIR=off disables it.
+#include <doctest/doctest.h>
+
+#include <dirent.h>
+
+#include <fstream>
+
+#include "runtime/util.hpp"
+#include "tests/support.hpp"
+
+using namespace clforge;
+
+namespace {
+std::vector<std::string> files_in(const std::string& dir) {
+  std::vector<std::string> out;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d))
+      if (e->d_name[0] != '.') out.push_back(dir + "/" + e->d_name);
+    closedir(d);
+  }
+  return out;
+}
+
+void run_once(const Tuning& t) {
+  auto& s = test::session();
+  std::vector<float> in = host::random_floats(7 * 5, test::seed() + 7);
+  std::vector<float> out = transpose(s.queue, 7, 5, in, t);
+  for (std::size_t r = 0; r < 7; ++r)
+    for (std::size_t c = 0; c < 5; ++c) REQUIRE(out[c * 7 + r] == in[r * 5 + c]);
+}
+}  // namespace
+
+TEST_SUITE("cache") {
+  TEST_CASE("second build hits the disk cache; a corrupt entry is rebuilt") {
+    const std::string dir = test::temp_dir("cache");
+    test::ScopedEnv env("CLFORGE_CACHE_DIR", dir);
+    CHECK(cache_dir() == dir);
+    const Tuning t{{{"TRA_TILE", 8}, {"TRA_WPT", 4}, {"TRA_VW", 2}, {"TRA_PAD", 0}, {"TRA_DIAG", 1}}, false};
+
+    clear_memory_cache();
+    CacheStats a = cache_stats();
+    run_once(t);
+    CacheStats b = cache_stats();
+    CHECK(b.compiles == a.compiles + 1);
+    const auto files = files_in(dir);
+    REQUIRE(files.size() == 1);
+
+    // Same process, program still in memory: no compile, no disk.
+    run_once(t);
+    CacheStats c = cache_stats();
+    CHECK(c.compiles == b.compiles);
+    CHECK(c.memory_hits > b.memory_hits);
+
+    // "Next run": memory dropped, the binary comes from disk.
+    clear_memory_cache();
+    run_once(t);
+    CacheStats d = cache_stats();
+    CHECK(d.compiles == c.compiles);
+    CHECK(d.disk_hits == c.disk_hits + 1);
+
+    // Corrupt the binary (flip bytes in the payload): checksum fails, entry discarded, rebuilt.
+    {
+      std::string bytes = *detail::read_file(files[0]);
+      REQUIRE(bytes.size() > 64);
+      for (std::size_t i = bytes.size() - 16; i < bytes.size(); ++i) bytes[i] = static_cast<char>(bytes[i] ^ 0x5a);
+      std::ofstream(files[0], std::ios::binary) << bytes;
+    }
+    clear_memory_cache();
+    run_once(t);
+    CacheStats e = cache_stats();
+    CHECK(e.disk_rejected == d.disk_rejected + 1);
+    CHECK(e.compiles == d.compiles + 1);
+    // The rebuilt entry was stored again and loads next time.
+    clear_memory_cache();
+    run_once(t);
+    CHECK(cache_stats().disk_hits == e.disk_hits + 1);
+
+    // Truncated file and a file holding another key: both discarded, never trusted.
+    std::ofstream(files[0], std::ios::binary) << "CLFBIN01";
+    clear_memory_cache();
+    run_once(t);
+    CacheStats f = cache_stats();
+    CHECK(f.disk_rejected == e.disk_rejected + 1);
+    CHECK(f.compiles == e.compiles + 1);
+  }
+
+  TEST_CASE("the cache key covers the options: another parameter set is another entry") {
+    const std::string dir = test::temp_dir("cache2");
+    test::ScopedEnv env("CLFORGE_CACHE_DIR", dir);
+    clear_memory_cache();
+    run_once(Tuning{{{"TRA_TILE", 8}, {"TRA_WPT", 1}}, false});
+    run_once(Tuning{{{"TRA_TILE", 8}, {"TRA_WPT", 2}}, false});
+    CHECK(files_in(dir).size() == 2);
+  }
+
+  TEST_CASE("CLFORGE_CACHE_DIR=off writes nothing") {
+    test::ScopedEnv env("CLFORGE_CACHE_DIR", "off");
+    CHECK(cache_dir().empty());
+    clear_memory_cache();
+    const CacheStats a = cache_stats();
+    run_once(Tuning{{{"TRA_TILE", 16}, {"TRA_WPT", 8}}, false});
+    clear_memory_cache();
+    run_once(Tuning{{{"TRA_TILE", 16}, {"TRA_WPT", 8}}, false});
+    const CacheStats b = cache_stats();
+    CHECK(b.compiles == a.compiles + 2);
+    CHECK(b.disk_hits == a.disk_hits);
+  }
+}

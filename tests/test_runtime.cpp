@@ -1,0 +1,200 @@
+// Runtime: device identity and selection, kernel source resolution order, build errors,
+// concurrent calls from several threads.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <thread>
+
+#include "host/reference.hpp"
+#include "runtime/util.hpp"
+#include "tests/support.hpp"
+
+using namespace clforge;
+
+namespace {
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream f(path);
+  f << text;
+}
+std::string source_dir() { return CLFORGE_SOURCE_DIR; }
+}  // namespace
+
+TEST_SUITE("runtime") {
+  TEST_CASE("device identity is filled in for every device") {
+    const auto all = list_devices();
+    REQUIRE(!all.empty());
+    for (const auto& e : all) {
+      const DeviceInfo& d = e.info;
+      INFO(d.name);
+      CHECK(!d.name.empty());
+      CHECK(!d.platform_name.empty());
+      CHECK(!d.driver_version.empty());
+      CHECK(d.compute_units > 0);
+      CHECK(d.max_work_group_size > 0);
+      CHECK(d.local_mem_size > 0);
+      CHECK(d.global_mem_size > 0);
+      CHECK(d.max_alloc_size > 0);
+      CHECK(d.max_work_item_sizes.size() >= 3);
+      if (d.type == "CPU") CHECK(d.vendor_class == VendorClass::CPU);
+      if (d.platform_name.find("Portable Computing Language") != std::string::npos) {
+        CHECK(d.type == "CPU");
+        CHECK(!d.architecture.empty());  // PoCL's host triple and CPU model
+      }
+      if (d.vendor_class == VendorClass::NVIDIA) CHECK(d.architecture.rfind("sm_", 0) == 0);
+    }
+  }
+
+  TEST_CASE("device selection by index, platform:device, type, vendor, name and environment") {
+    const auto all = list_devices();
+    const DeviceInfo& first = all.front().info;
+    CHECK(select_device("0").info.name == first.name);
+    CHECK(select_device(first.index_string()).info.name == first.name);
+    // A name substring, in another case.
+    std::string part = detail::to_lower(first.name.substr(0, std::min<std::size_t>(first.name.size(), 6)));
+    CHECK(select_device(part).info.name == first.name);
+    CHECK(select_device(first.type == "CPU" ? "cpu" : "gpu").info.type == first.type);
+    CHECK(select_device(detail::to_lower(first.vendor_key())).info.vendor_class == first.vendor_class);
+    CHECK_THROWS_AS(select_device("no-such-device-xyz"), UnsupportedDevice);
+    CHECK_THROWS_AS(select_device("99"), UnsupportedDevice);
+    CHECK_THROWS_AS(select_device("7:7"), UnsupportedDevice);
+    try {
+      select_device("no-such-device-xyz");
+    } catch (const UnsupportedDevice& e) {
+      CHECK(std::string(e.what()).find("no-such-device-xyz") != std::string::npos);
+    }
+    {
+      test::ScopedEnv env("CLFORGE_DEVICE", first.index_string());
+      CHECK(select_device().info.name == first.name);
+    }
+    {
+      test::ScopedEnv env("CLFORGE_DEVICE", "no-such-device-xyz");
+      CHECK_THROWS_AS(select_device(), UnsupportedDevice);
+    }
+  }
+
+  TEST_CASE("kernel sources: CLFORGE_KERNEL_DIR beats the embedded copy, file by file") {
+    const std::string dir = test::temp_dir("kdir");
+    {
+      test::ScopedEnv env("CLFORGE_KERNEL_DIR", std::nullopt);
+      const KernelSource s = load_kernel_source("transpose/transpose.cl");
+      // In the build tree there is no installed share dir: the embedded copy answers, and it
+      // is the file from the source tree.
+      CHECK(s.origin == "embedded");
+      CHECK(s.text == *detail::read_file(source_dir() + "/cl/transpose/transpose.cl"));
+    }
+    detail::make_dirs(dir + "/transpose");
+    write_text(dir + "/transpose/transpose.cl", "// edited copy\n");
+    test::ScopedEnv env("CLFORGE_KERNEL_DIR", dir);
+    const KernelSource s = load_kernel_source("transpose/transpose.cl");
+    CHECK(s.origin == "override:" + dir);
+    CHECK(s.text == "// edited copy\n");
+    // A file missing from the override folder still comes from the embedded copy.
+    CHECK(load_kernel_source("db/transpose.json").origin == "embedded");
+    CHECK_THROWS_AS(load_kernel_source("no/such/file.cl"), Error);
+    CHECK(source_dirs().override_dir == dir);
+  }
+
+  TEST_CASE("editing a kernel under CLFORGE_KERNEL_DIR changes the next run; a broken one gives BuildError with its log") {
+    auto& s = test::session();
+    const std::string dir = test::temp_dir("kedit");
+    detail::make_dirs(dir + "/transpose");
+    const std::string original = *detail::read_file(source_dir() + "/cl/transpose/transpose.cl");
+    test::ScopedEnv cache("CLFORGE_CACHE_DIR", "off");
+    test::ScopedEnv env("CLFORGE_KERNEL_DIR", dir);
+    const std::size_t rows = 5, cols = 3;
+    std::vector<float> in = host::random_floats(rows * cols, test::seed() + 50);
+
+    // 1. An edited kernel that negates every element: the next call uses it, no rebuild of clforge.
+    std::string negated = original;
+    const std::string store = "dst[v] = tile[(lx * TRA_VW + v) * TRA_ROW + r];";
+    const std::string edge = "= tile[c * TRA_ROW + r];";
+    REQUIRE(negated.find(store) != std::string::npos);
+    REQUIRE(negated.find(edge) != std::string::npos);
+    negated.replace(negated.find(store), store.size(), "dst[v] = -tile[(lx * TRA_VW + v) * TRA_ROW + r];");
+    negated.replace(negated.find(edge), edge.size(), "= -tile[c * TRA_ROW + r];");
+    write_text(dir + "/transpose/transpose.cl", negated);
+    const Tuning local_tile{{{"TRA_LOCAL", 1}, {"TRA_TILE", 16}, {"TRA_WPT", 4}}, false};  // the edited path
+    std::vector<float> out = transpose(s.queue, rows, cols, in, local_tile);
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t c = 0; c < cols; ++c) REQUIRE(out[c * rows + r] == -in[r * cols + c]);
+
+    // 2. A broken kernel: BuildError with the compiler's log, options, origin and device.
+    write_text(dir + "/transpose/transpose.cl", original + "\nthis is not OpenCL C;\n");
+    try {
+      transpose(s.queue, rows, cols, in, local_tile);
+      FAIL("a broken kernel built");
+    } catch (const BuildError& e) {
+      CHECK(!e.build_log().empty());
+      CHECK(e.options().find("-DTRA_TILE=") != std::string::npos);
+      CHECK(e.origin().find("override:" + dir) != std::string::npos);
+      CHECK(e.device() == s.entry.info.name);
+      CHECK(e.kernel() == "transpose");
+      CHECK(std::string(e.what()).find("clBuildProgram") == 0);
+    }
+
+    // 3. Restored: right answer again.
+    write_text(dir + "/transpose/transpose.cl", original);
+    out = transpose(s.queue, rows, cols, in, local_tile);
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t c = 0; c < cols; ++c) REQUIRE(out[c * rows + r] == in[r * cols + c]);
+  }
+
+  TEST_CASE("concurrent calls from 8 threads on one context give correct results") {
+    auto& s = test::session();
+    clear_memory_cache();  // the threads also race to build the same programs
+    constexpr int kThreads = 8;
+    std::vector<std::thread> threads;
+    std::vector<int> failures(kThreads, 0), done(kThreads, 0);
+    std::vector<std::string> errors(kThreads);
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        try {
+          cl::CommandQueue q(s.context, s.entry.device);
+          for (int it = 0; it < 6; ++it) {
+            const std::size_t rows = 17 + 13 * t + it, cols = 9 + 7 * it + t;
+            const std::size_t elem = (t + it) % 3 == 0 ? 4 : (t + it) % 3 == 1 ? 8 : 16;
+            const std::size_t fpe = elem / 4;
+            std::vector<float> in = host::random_floats(rows * cols * fpe, test::seed() + 100 * t + it);
+            std::vector<float> ref(in.size());
+            host::transpose(rows, cols, elem, in.data(), cols, ref.data(), rows);
+            cl::Buffer bi(s.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in.size() * 4, in.data());
+            std::vector<float> out = host::poisoned(in.size());
+            cl::Buffer bo(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, out.size() * 4, out.data());
+            Tuning tuning;
+            if (it % 2) tuning.overrides = {{"TRA_TILE", 8}, {"TRA_WPT", 2}};
+            transpose(q, rows, cols, elem, {bi, 0, cols}, {bo, 0, rows}, {}, nullptr, tuning);
+            q.enqueueReadBuffer(bo, CL_TRUE, 0, out.size() * 4, out.data());
+            if (std::memcmp(out.data(), ref.data(), out.size() * 4) != 0) ++failures[t];
+            ++done[t];
+          }
+        } catch (const std::exception& e) {
+          errors[t] = e.what();
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+    for (int t = 0; t < kThreads; ++t) {
+      INFO("thread " << t << ": " << errors[t]);
+      CHECK(errors[t].empty());
+      CHECK(done[t] == 6);
+      CHECK(failures[t] == 0);
+    }
+  }
+
+  TEST_CASE("the log hook receives messages and the library prints nothing itself") {
+    std::vector<std::string> got;
+    set_log_callback([&](LogLevel, const std::string& m) { got.push_back(m); });
+    const LogLevel old = log_level();
+    set_log_level(LogLevel::Debug);
+    clear_memory_cache();
+    test::ScopedEnv cache("CLFORGE_CACHE_DIR", "off");
+    auto& s = test::session();
+    std::vector<float> in = host::random_floats(12, 1);
+    transpose(s.queue, 3, 4, in, Tuning{{{"TRA_TILE", 8}, {"TRA_WPT", 2}}, true});
+    set_log_level(old);
+    set_log_callback(nullptr);
+    bool compiled = false;
+    for (const auto& m : got) compiled |= m.find("compiled transpose") != std::string::npos;
+    CHECK(compiled);
+  }
+}

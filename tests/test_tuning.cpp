@@ -1,0 +1,235 @@
+// Tuning database: lookup order (override > CLFORGE_TUNING_FILE > user > shipped device >
+// architecture > vendor > default; exact variant before "*"), validation errors naming the
+// file and key, fallback when a configuration exceeds the device, shipped rows for every
+// vendor class of every kernel.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "runtime/program_cache.hpp"
+#include "runtime/util.hpp"
+#include "tests/support.hpp"
+#include "tuning/spec.hpp"
+
+using namespace clforge;
+
+namespace {
+std::string write_json(const std::string& dir, const std::string& name, const std::string& text) {
+  const std::string p = dir + "/" + name;
+  std::ofstream(p) << text;
+  return p;
+}
+
+DeviceInfo fake_device(VendorClass v, const std::string& name, const std::string& arch) {
+  DeviceInfo d = test::session().entry.info;
+  d.vendor_class = v;
+  d.name = name;
+  d.architecture = arch;
+  d.type = v == VendorClass::CPU ? "CPU" : "GPU";
+  return d;
+}
+
+void expect_tuning_error(const std::string& text, const std::string& needle) {
+  const std::string dir = test::temp_dir("bad");
+  const std::string file = write_json(dir, "bad.json", text);
+  test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
+  try {
+    resolve_configuration("transpose", "4", test::session().entry.info);
+    FAIL("no TuningError for " << text);
+  } catch (const TuningError& e) {
+    const std::string what = e.what();
+    INFO(what);
+    CHECK(what.find(file) != std::string::npos);
+    CHECK(what.find(needle) != std::string::npos);
+  }
+}
+}  // namespace
+
+TEST_SUITE("tuning") {
+  TEST_CASE("shipped lookup: device > architecture > vendor > default, exact variant before *") {
+    const std::string dir = test::temp_dir("lookup");
+    const std::string file = write_json(dir, "t.json", R"({"kernel": "transpose", "entries": [
+      {"params": {"TRA_TILE": 8, "TRA_WPT": 1, "TRA_VW": 1, "TRA_PAD": 0, "TRA_DIAG": 0}},
+      {"vendor": "AMD", "params": {"TRA_TILE": 16, "TRA_WPT": 2}},
+      {"vendor": "AMD", "architecture": "gfx90a", "params": {"TRA_TILE": 32}},
+      {"device": "Exact Board", "params": {"TRA_TILE": 64}},
+      {"vendor": "AMD", "variant": "8", "params": {"TRA_WPT": 4}}
+    ]})");
+    test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
+    const Tuning no_user{{}, false};
+    auto cfg = resolve_configuration("transpose", "4", fake_device(VendorClass::AMD, "Some AMD", "gfx1100"), no_user);
+    CHECK(cfg.at("TRA_TILE") == 16);
+    CHECK(cfg.at("TRA_WPT") == 2);
+    CHECK(cfg.at("TRA_PAD") == 0);
+    CHECK(cfg.sources.at("TRA_TILE").find("[vendor AMD]") != std::string::npos);
+    CHECK(cfg.sources.at("TRA_PAD").find("[default]") != std::string::npos);
+
+    cfg = resolve_configuration("transpose", "4", fake_device(VendorClass::AMD, "Some AMD", "gfx90a"), no_user);
+    CHECK(cfg.at("TRA_TILE") == 32);
+    CHECK(cfg.at("TRA_WPT") == 2);  // not in the architecture row: falls through to the vendor row
+    CHECK(cfg.sources.at("TRA_TILE").find("[architecture gfx90a]") != std::string::npos);
+
+    cfg = resolve_configuration("transpose", "4", fake_device(VendorClass::AMD, "Exact Board", "gfx90a"), no_user);
+    CHECK(cfg.at("TRA_TILE") == 64);
+
+    cfg = resolve_configuration("transpose", "8", fake_device(VendorClass::AMD, "Some AMD", "gfx1100"), no_user);
+    CHECK(cfg.at("TRA_WPT") == 4);  // the exact variant wins within the same level
+    CHECK(cfg.at("TRA_TILE") == 16);
+
+    cfg = resolve_configuration("transpose", "4", fake_device(VendorClass::Intel, "Arc", ""), no_user);
+    CHECK(cfg.at("TRA_TILE") == 8);  // the file's default row beats the shipped Intel row
+  }
+
+  TEST_CASE("override > tuning file > user database > shipped; user database can be switched off") {
+    const std::string dir = test::temp_dir("order");
+    test::ScopedEnv user_dir("CLFORGE_USER_TUNING_DIR", dir + "/user");
+    const DeviceInfo& dev = test::session().entry.info;
+    store_user_entry(dev, "transpose", "4", {{"TRA_TILE", 16}, {"TRA_WPT", 2}, {"TRA_DIAG", 1}});
+    CHECK(detail::file_exists(user_database_path(dev)));
+    const std::string file = write_json(dir, "t.json", R"({"entries": [{"kernel": "transpose", "params": {"TRA_TILE": 32}}]})");
+    test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
+
+    auto cfg = resolve_configuration("transpose", "4", dev, Tuning{{{"TRA_DIAG", 0}}, true});
+    CHECK(cfg.at("TRA_TILE") == 32);
+    CHECK(cfg.sources.at("TRA_TILE").find("tuning-file") == 0);
+    CHECK(cfg.at("TRA_WPT") == 2);
+    CHECK(cfg.sources.at("TRA_WPT").find("user") == 0);
+    CHECK(cfg.at("TRA_DIAG") == 0);
+    CHECK(cfg.sources.at("TRA_DIAG") == "override");
+    CHECK(cfg.sources.at("TRA_PAD").find("shipped") == 0);
+    // The options passed to the compiler are the resolved values, sorted by name.
+    CHECK(detail::build_options(cfg, {}).find("-DTRA_TILE=32 -DTRA_VW=") != std::string::npos);
+
+    cfg = resolve_configuration("transpose", "4", dev, Tuning{{}, false});
+    CHECK(cfg.sources.at("TRA_WPT").find("shipped") == 0);
+    {
+      test::ScopedEnv off("CLFORGE_TUNING", "off");
+      cfg = resolve_configuration("transpose", "4", dev, Tuning{});
+      CHECK(cfg.sources.at("TRA_WPT").find("shipped") == 0);
+    }
+    // The user entry for another variant does not apply to this one.
+    cfg = resolve_configuration("transpose", "16", dev, Tuning{});
+    CHECK(cfg.sources.at("TRA_WPT").find("shipped") == 0);
+
+    // Storing again replaces the entry; the file stays valid JSON.
+    store_user_entry(dev, "transpose", "4", {{"TRA_WPT", 8}});
+    cfg = resolve_configuration("transpose", "4", dev, Tuning{});
+    CHECK(cfg.at("TRA_WPT") == 8);
+    const auto j = nlohmann::json::parse(*detail::read_file(user_database_path(dev)));
+    CHECK(j["entries"].size() == 1);
+  }
+
+  TEST_CASE("each validation error names the file and the key") {
+    expect_tuning_error("{not json", "not valid JSON");
+    expect_tuning_error(R"({"entries": 3})", "entries");
+    expect_tuning_error(R"({"entries": [{"kernel": "transpose", "params": {"TRA_NOPE": 1}}]})", "TRA_NOPE");
+    expect_tuning_error(R"({"entries": [{"kernel": "transpose", "params": {"TRA_TILE": 12}}]})", "TRA_TILE");
+    expect_tuning_error(R"({"entries": [{"kernel": "transpose", "params": {"TRA_TILE": "big"}}]})", "TRA_TILE");
+    expect_tuning_error(R"({"entries": [{"kernel": "nokernel", "params": {}}]})", "nokernel");
+    expect_tuning_error(R"({"entries": [{"kernel": "transpose", "colour": "red", "params": {}}]})", "colour");
+    expect_tuning_error(R"({"entries": [{"kernel": "transpose", "variant": "3", "params": {}}]})", "variant");
+    expect_tuning_error(R"({"entries": [{"kernel": "transpose"}]})", "params");
+    // An illegal combination from a file: TuningError naming the parameters and their sources.
+    expect_tuning_error(R"({"entries": [{"kernel": "transpose", "params": {"TRA_TILE": 4, "TRA_WPT": 8}}]})",
+                        "TRA_WPT must not exceed TRA_TILE");
+    // A missing CLFORGE_TUNING_FILE is an error too (the user asked for it).
+    test::ScopedEnv env("CLFORGE_TUNING_FILE", "/nonexistent/clforge.json");
+    CHECK_THROWS_AS(resolve_configuration("transpose", "4", test::session().entry.info), TuningError);
+  }
+
+  TEST_CASE("overrides: unknown names and illegal values throw InvalidArgument; NAME=VALUE parsing") {
+    const DeviceInfo& dev = test::session().entry.info;
+    CHECK_THROWS_AS(resolve_configuration("transpose", "4", dev, Tuning{{{"MWG", 64}}, true}), InvalidArgument);
+    CHECK_THROWS_AS(resolve_configuration("transpose", "4", dev, Tuning{{{"TRA_VW", 3}}, true}), InvalidArgument);
+    CHECK_THROWS_AS(resolve_configuration("nokernel", "4", dev), InvalidArgument);
+    ParamMap m;
+    parse_param_assignment("TRA_TILE=32", m);
+    parse_param_assignment(" TRA_WPT = 4 ", m);
+    CHECK(m["TRA_TILE"] == 32);
+    CHECK(m["TRA_WPT"] == 4);
+    CHECK_THROWS_AS(parse_param_assignment("TRA_TILE", m), InvalidArgument);
+    CHECK_THROWS_AS(parse_param_assignment("TRA_TILE=x", m), InvalidArgument);
+    CHECK_THROWS_AS(parse_param_assignment("=4", m), InvalidArgument);
+    CHECK_THROWS_AS(parse_param_assignment("TRA_TILE=4.5", m), InvalidArgument);
+  }
+
+  TEST_CASE("a configuration over the device's local memory or work-group limit falls back and says so") {
+    DeviceInfo small = test::session().entry.info;
+    small.local_mem_size = 16 * 1024;
+    small.max_work_group_size = 256;
+    const std::string dir = test::temp_dir("fit");
+    const std::string file = write_json(dir, "big.json", R"({"entries": [{"kernel": "transpose",
+        "params": {"TRA_TILE": 64, "TRA_WPT": 1, "TRA_VW": 1, "TRA_PAD": 1, "TRA_LOCAL": 1}}]})");
+    test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
+    // 64 x 65 x 16 bytes = 66560 bytes of local memory and 4096 work-items: does not fit.
+    CHECK(!detail::fit_problem(detail::kernel_spec("transpose"), {{"TRA_TILE", 64}, {"TRA_WPT", 1}, {"TRA_VW", 1},
+                                                                   {"TRA_PAD", 1}, {"TRA_DIAG", 0}, {"TRA_LOCAL", 1}}, "16", small).empty());
+    const Configuration cfg = resolve_configuration("transpose", "16", small, Tuning{{}, false});
+    REQUIRE(!cfg.notes.empty());
+    CHECK(cfg.notes.front().find("fallback") == 0);
+    CHECK(cfg.at("TRA_TILE") < 64);
+    CHECK(cfg.sources.at("TRA_TILE").find("fallback") == 0);
+    CHECK(detail::fit_problem(detail::kernel_spec("transpose"), cfg.values, "16", small).empty());
+    // The same values given explicitly are an error naming them.
+    try {
+      resolve_configuration("transpose", "16", small, Tuning{{{"TRA_TILE", 64}, {"TRA_WPT", 4}, {"TRA_VW", 1}, {"TRA_LOCAL", 1}}, false});
+      FAIL("override that does not fit was accepted");
+    } catch (const InvalidArgument& e) {
+      CHECK(std::string(e.what()).find("TRA_TILE=64") != std::string::npos);
+      INFO(e.what());
+      CHECK(std::string(e.what()).find("local memory") != std::string::npos);
+    }
+    // And the fallback configuration really runs and is right on this device.
+    auto& s = test::session();
+    std::vector<float> in = host::random_floats(4 * 33 * 29, test::seed() + 9);
+    struct F4 {
+      float v[4];
+    };
+    std::vector<F4> in4(33 * 29);
+    std::memcpy(in4.data(), in.data(), in.size() * 4);
+    auto out4 = transpose(s.queue, 33, 29, in4, Tuning{cfg.values, false});
+    for (std::size_t r = 0; r < 33; ++r)
+      for (std::size_t c = 0; c < 29; ++c) REQUIRE(std::memcmp(&out4[c * 33 + r], &in4[r * 29 + c], 16) == 0);
+  }
+
+  TEST_CASE("every kernel family ships rows for default, NVIDIA, AMD, Intel and CPU") {
+    for (const auto& name : tunable_kernels()) {
+      const auto& spec = detail::kernel_spec(name);
+      const auto j = nlohmann::json::parse(load_kernel_source(spec.database).text);
+      for (const char* vendor : {"default", "NVIDIA", "AMD", "Intel", "CPU"}) {
+        bool found = false;
+        for (const auto& e : j["entries"])
+          if (e.value("vendor", "") == vendor && !e.contains("architecture") && !e.contains("device")) found = true;
+        INFO(name << " has no row for " << vendor);
+        CHECK(found);
+      }
+      // Each vendor row resolves to a complete, legal configuration on a matching fake device.
+      for (VendorClass v : {VendorClass::NVIDIA, VendorClass::AMD, VendorClass::Intel, VendorClass::CPU}) {
+        const std::string variant = spec.variants.empty() ? "*" : spec.variants.front();
+        const Configuration cfg = resolve_configuration(name, variant, fake_device(v, "x", ""), Tuning{{}, false});
+        for (const auto& p : spec.params) {
+          INFO(name << " " << to_string(v) << " " << p.name);
+          CHECK(cfg.sources.at(p.name).find("shipped") == 0);
+        }
+      }
+    }
+  }
+
+  TEST_CASE("a corrupt user database is reported with its path and not overwritten") {
+    const std::string dir = test::temp_dir("corrupt");
+    test::ScopedEnv user_dir("CLFORGE_USER_TUNING_DIR", dir);
+    const DeviceInfo& dev = test::session().entry.info;
+    const std::string path = user_database_path(dev);
+    detail::make_dirs(dir);
+    std::ofstream(path) << "{ truncated";
+    try {
+      resolve_configuration("transpose", "4", dev);
+      FAIL("corrupt user database accepted");
+    } catch (const TuningError& e) {
+      CHECK(std::string(e.what()).find(path) != std::string::npos);
+    }
+    CHECK_THROWS_AS(store_user_entry(dev, "transpose", "4", {{"TRA_TILE", 8}}), TuningError);
+    CHECK(*detail::read_file(path) == "{ truncated");
+  }
+}

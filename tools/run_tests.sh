@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The test command: installs missing Debian dependencies, builds (Release) into build/ and runs
+# every test with CTest on the available OpenCL devices (PoCL's CPU device on a machine without GPU).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/tools/bootstrap.sh"
+cd "$root/build"
+ctest --output-on-failure -j "$(nproc)" "$@"
