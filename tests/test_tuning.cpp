@@ -53,7 +53,7 @@ TEST_SUITE("tuning") {
       {"params": {"TRA_TILE": 8, "TRA_WPT": 1, "TRA_VW": 1, "TRA_PAD": 0, "TRA_DIAG": 0}},
       {"vendor": "AMD", "params": {"TRA_TILE": 16, "TRA_WPT": 2}},
       {"vendor": "AMD", "architecture": "gfx90a", "params": {"TRA_TILE": 32}},
-      {"device": "Exact Board", "params": {"TRA_TILE": 64}},
+      {"device": "Exact Board", "params": {"TRA_TILE": 64, "TRA_WPT": 16}},
       {"vendor": "AMD", "variant": "8", "params": {"TRA_WPT": 4}}
     ]})");
     test::ScopedEnv env("CLFORGE_TUNING_FILE", file);

@@ -1,11 +1,12 @@
 // Out-of-place transpose of a rows x cols row-major matrix:  out[c * out_ld + r] = in[r * in_ld + c].
 //
-// One work-group moves one TRA_TILE x TRA_TILE tile through local memory so that both the
-// global reads (along input rows) and the global writes (along output rows) are coalesced.
+// TRA_LOCAL = 1: one work-group moves one TRA_TILE x TRA_TILE tile through local memory so that
+// both the global reads (along input rows) and the global writes (along output rows) are
+// coalesced.
 //
 //   work-group: (TRA_TILE / TRA_VW) x (TRA_TILE / TRA_WPT) work-items
 //   work-item (lx, ly) reads input rows  ly + k * (TRA_TILE / TRA_WPT), k < TRA_WPT,
-//                       columns lx * TRA_VW .. + TRA_VW - 1
+//                       columns lx * TRA_VW .. + TRA_VW - 1 (one vector when aligned)
 //   and writes output rows (input columns) in the same pattern from the transposed tile.
 //
 //        input tile (by, bx)                   output tile (bx, by)
@@ -14,7 +15,13 @@
 //        |               |  ----------------->  | |   columns   |
 //        +---------------+                      +---------------+
 //
-// Element type from the routine constant TRA_ELEM_SIZE (4: float, 8: float2, 16: float4).
+// TRA_LOCAL = 0: no local memory and no barrier; each work-item transposes a TRA_WPT x TRA_VW
+// block in registers: TRA_WPT vector loads along input rows, TRA_VW vector stores of TRA_WPT
+// elements along output rows (suits CPUs, where a work-group is a loop over work-items).
+//
+// Routine constants: TRA_ELEM_SIZE (4: float, 8: float2, 16: float4); TRA_ALIGN_IN and
+// TRA_ALIGN_OUT (float elements only): the launcher checked that leading dimensions and offsets
+// are multiples of the vector widths, so whole vectors are loaded/stored through vector pointers.
 
 // ---- tuning parameters ----
 #ifndef TRA_TILE
@@ -33,13 +40,18 @@
 #define TRA_DIAG 0   // diagonal (skewed) work-group mapping against partition camping (0, 1)
 #endif
 #ifndef TRA_LOCAL
-#define TRA_LOCAL 1  // 1: exchange through a local-memory tile; 0: each work-item transposes a
-                     // TRA_WPT x TRA_VW block in registers (no barrier; suits CPUs)
+#define TRA_LOCAL 1  // 1: exchange through a local-memory tile; 0: register blocks (no barrier)
 #endif
 
 // ---- routine constants ----
 #ifndef TRA_ELEM_SIZE
 #define TRA_ELEM_SIZE 4
+#endif
+#ifndef TRA_ALIGN_IN
+#define TRA_ALIGN_IN 0
+#endif
+#ifndef TRA_ALIGN_OUT
+#define TRA_ALIGN_OUT 0
 #endif
 
 #if TRA_ELEM_SIZE == 4
@@ -59,17 +71,34 @@ typedef float4 tra_t;
 #if TRA_WPT > TRA_TILE || TRA_VW > TRA_TILE
 #error "TRA_WPT and TRA_VW must not exceed TRA_TILE"
 #endif
+#define TRA_CAT2(a, b) a##b
+#define TRA_CAT(a, b) TRA_CAT2(a, b)
+// Vector of n floats (n = 1 is a plain float).
+#define TRA_VEC_1 float
+#define TRA_VEC_2 float2
+#define TRA_VEC_4 float4
+#define TRA_VEC_8 float8
+#define TRA_VEC_16 float16
+#define TRA_VEC(n) TRA_CAT(TRA_VEC_, n)
+
+// Copies n consecutive floats between a global vector and a private array.
+#define TRA_GET(n, dst, src) TRA_CAT(TRA_GET_, n)(dst, src)
+#define TRA_GET_1(dst, src) (dst)[0] = *(src)
+#define TRA_GET_2(dst, src) vstore2(*(const __global float2*)(src), 0, dst)
+#define TRA_GET_4(dst, src) vstore4(*(const __global float4*)(src), 0, dst)
+#define TRA_GET_8(dst, src) vstore8(*(const __global float8*)(src), 0, dst)
+#define TRA_GET_16(dst, src) vstore16(*(const __global float16*)(src), 0, dst)
+#define TRA_PUT(n, dst, src) TRA_CAT(TRA_PUT_, n)(dst, src)
+#define TRA_PUT_1(dst, src) *(dst) = (src)[0]
+#define TRA_PUT_2(dst, src) *(__global float2*)(dst) = vload2(0, src)
+#define TRA_PUT_4(dst, src) *(__global float4*)(dst) = vload4(0, src)
+#define TRA_PUT_8(dst, src) *(__global float8*)(dst) = vload8(0, src)
+#define TRA_PUT_16(dst, src) *(__global float16*)(dst) = vload16(0, src)
 
 __kernel __attribute__((reqd_work_group_size(TRA_LX, TRA_LY, 1)))
 void transpose_tiled(const int rows, const int cols,
                      const __global tra_t* restrict in, const clf_index in_off, const clf_index in_ld,
                      __global tra_t* restrict out, const clf_index out_off, const clf_index out_ld) {
-#if TRA_LOCAL
-  __local tra_t tile[TRA_TILE * TRA_ROW];
-#else
-  const int tile = 0;
-#endif
-
   const int gx = get_num_groups(0);  // tiles along input columns
   const int gy = get_num_groups(1);  // tiles along input rows
 #if TRA_DIAG
@@ -80,6 +109,8 @@ void transpose_tiled(const int rows, const int cols,
 #else
   const int bx = get_group_id(0);
   const int by = get_group_id(1);
+  (void)gx;
+  (void)gy;
 #endif
   const int lx = get_local_id(0);
   const int ly = get_local_id(1);
@@ -92,19 +123,33 @@ void transpose_tiled(const int rows, const int cols,
   out += out_off;
 
 #if TRA_LOCAL == 0
-  // Register blocks: work-item (lx, ly) owns input rows row0 + ly * TRA_WPT + k and columns
-  // col0 + lx * TRA_VW + v; it reads TRA_WPT row segments and writes TRA_VW row segments.
+  // Register blocks: work-item (lx, ly) owns input rows r0 + k and columns c0 + v.
   tra_t blk[TRA_WPT][TRA_VW];
   const int r0 = row0 + ly * TRA_WPT, c0 = col0 + lx * TRA_VW;
   if (full) {
+#if TRA_ALIGN_IN
+#pragma unroll
+    for (int k = 0; k < TRA_WPT; ++k) TRA_GET(TRA_VW, blk[k], in + (clf_index)(r0 + k) * in_ld + c0);
+#else
 #pragma unroll
     for (int k = 0; k < TRA_WPT; ++k)
 #pragma unroll
       for (int v = 0; v < TRA_VW; ++v) blk[k][v] = in[(clf_index)(r0 + k) * in_ld + c0 + v];
+#endif
+#if TRA_ALIGN_OUT
+#pragma unroll
+    for (int v = 0; v < TRA_VW; ++v) {
+      tra_t col[TRA_WPT];
+#pragma unroll
+      for (int k = 0; k < TRA_WPT; ++k) col[k] = blk[k][v];
+      TRA_PUT(TRA_WPT, out + (clf_index)(c0 + v) * out_ld + r0, col);
+    }
+#else
 #pragma unroll
     for (int v = 0; v < TRA_VW; ++v)
 #pragma unroll
       for (int k = 0; k < TRA_WPT; ++k) out[(clf_index)(c0 + v) * out_ld + r0 + k] = blk[k][v];
+#endif
   } else {
     for (int k = 0; k < TRA_WPT; ++k)
       for (int v = 0; v < TRA_VW; ++v)
@@ -113,16 +158,23 @@ void transpose_tiled(const int rows, const int cols,
       for (int k = 0; k < TRA_WPT; ++k)
         if (r0 + k < rows && c0 + v < cols) out[(clf_index)(c0 + v) * out_ld + r0 + k] = blk[k][v];
   }
-  (void)tile;
 #else
+  __local tra_t tile[TRA_TILE * TRA_ROW];
   // Load: tile[r][c] = in[row0 + r][col0 + c]
   if (full) {
 #pragma unroll
     for (int k = 0; k < TRA_WPT; ++k) {
       const int r = ly + k * TRA_LY;
       const __global tra_t* src = in + (clf_index)(row0 + r) * in_ld + col0 + lx * TRA_VW;
+#if TRA_ALIGN_IN
+      tra_t v4[TRA_VW];
+      TRA_GET(TRA_VW, v4, src);
+#pragma unroll
+      for (int v = 0; v < TRA_VW; ++v) tile[r * TRA_ROW + lx * TRA_VW + v] = v4[v];
+#else
 #pragma unroll
       for (int v = 0; v < TRA_VW; ++v) tile[r * TRA_ROW + lx * TRA_VW + v] = src[v];
+#endif
     }
   } else {
     for (int k = 0; k < TRA_WPT; ++k) {
@@ -141,8 +193,15 @@ void transpose_tiled(const int rows, const int cols,
     for (int k = 0; k < TRA_WPT; ++k) {
       const int r = ly + k * TRA_LY;
       __global tra_t* dst = out + (clf_index)(col0 + r) * out_ld + row0 + lx * TRA_VW;
+#if TRA_ALIGN_OUT
+      tra_t v4[TRA_VW];
+#pragma unroll
+      for (int v = 0; v < TRA_VW; ++v) v4[v] = tile[(lx * TRA_VW + v) * TRA_ROW + r];
+      TRA_PUT(TRA_VW, dst, v4);
+#else
 #pragma unroll
       for (int v = 0; v < TRA_VW; ++v) dst[v] = tile[(lx * TRA_VW + v) * TRA_ROW + r];
+#endif
     }
   } else {
     for (int k = 0; k < TRA_WPT; ++k) {

@@ -228,18 +228,36 @@ cl::Program get_program(const QueueContext& qc, const KernelSpec& spec, const Co
   return entry->program;
 }
 
+namespace {
+// Kernel objects are created and released under one lock: PoCL 5 aborts in
+// pocl_release_dlhandle_cache when threads create and release kernels of one program at
+// once (seen with 8 threads on its CPU device). Creation is rare (kernels are cached per
+// thread), so the lock costs nothing measurable.
+std::mutex g_kernel_mutex;
+
+struct ThreadKernels {
+  std::unordered_map<std::string, cl_kernel> map;
+  void clear() {
+    std::lock_guard<std::mutex> lock(g_kernel_mutex);
+    for (auto& [key, k] : map) clReleaseKernel(k);
+    map.clear();
+  }
+  ~ThreadKernels() { clear(); }
+};
+}  // namespace
+
 cl::Kernel get_kernel(const cl::Program& program, const char* name) {
-  thread_local std::unordered_map<std::string, cl::Kernel> kernels;
+  thread_local ThreadKernels kernels;
   const std::string key = std::to_string(reinterpret_cast<std::uintptr_t>(program())) + "/" + name;
-  auto it = kernels.find(key);
-  if (it != kernels.end()) return it->second;
+  auto it = kernels.map.find(key);
+  if (it != kernels.map.end()) return cl::Kernel(it->second, true);
+  if (kernels.map.size() > 256) kernels.clear();
+  std::lock_guard<std::mutex> lock(g_kernel_mutex);
   cl_int st = CL_SUCCESS;
   cl_kernel k = clCreateKernel(program(), name, &st);
   check(st, "clCreateKernel", std::string("for ") + name);
-  cl::Kernel kernel(k, false);
-  if (kernels.size() > 256) kernels.clear();
-  kernels.emplace(key, kernel);
-  return kernel;
+  kernels.map.emplace(key, k);
+  return cl::Kernel(k, true);
 }
 
 }  // namespace detail

@@ -89,7 +89,15 @@ void transpose(cl::CommandQueue& queue, std::size_t rows, std::size_t cols, std:
   const std::string variant = std::to_string(elem_size);
   const Configuration cfg = resolve_configuration("transpose", variant, *qc.info, tuning);
   const bool long_index = in.offset + in_span > INT_MAX || out.offset + out_span > INT_MAX;
-  const std::string extra = "-DTRA_ELEM_SIZE=" + variant + (long_index ? " -DCLF_LONG_INDEX=1" : "");
+  // Whole-vector global access for float elements when leading dimensions and offsets are
+  // multiples of the vector widths (buffers themselves are aligned to CL_DEVICE_MEM_BASE_ADDR_ALIGN).
+  const std::size_t vw = cfg.at("TRA_VW");
+  const std::size_t out_vw = cfg.at("TRA_LOCAL") ? vw : static_cast<std::size_t>(cfg.at("TRA_WPT"));
+  const bool align_in = elem_size == 4 && vw > 1 && in.ld % vw == 0 && in.offset % vw == 0;
+  const bool align_out = elem_size == 4 && out_vw > 1 && out.ld % out_vw == 0 && out.offset % out_vw == 0;
+  std::string extra = "-DTRA_ELEM_SIZE=" + variant + (long_index ? " -DCLF_LONG_INDEX=1" : "");
+  if (align_in) extra += " -DTRA_ALIGN_IN=1";
+  if (align_out) extra += " -DTRA_ALIGN_OUT=1";
   cl::Program program = get_program(qc, kernel_spec("transpose"), cfg, extra);
   cl::Kernel k = get_kernel(program, "transpose_tiled");
 
