@@ -1,6 +1,7 @@
-// Benchmark harness shared by every `clforge bench` command and the tuner: event timing
-// (single kernel, or a region between two marker kernels so multi-kernel peers are timed
-// whole), statistics, and the result report (JSON, CSV, table) with device identity.
+// Benchmark harness shared by every `clforge bench` command: event timing (single kernel, or
+// a region between two marker kernels so multi-kernel peers are timed whole; the library's
+// src/runtime/timing.hpp, which the tuner uses too), statistics, and the result report
+// (JSON, CSV, table) with device identity.
 #pragma once
 #include <CL/opencl.hpp>
 #include <functional>
@@ -9,34 +10,17 @@
 #include <vector>
 
 #include "clforge/device.hpp"
+#include "runtime/timing.hpp"
 
 namespace clforge::bench {
 
-/// Statistics of repeated timings, in milliseconds.
-struct Timing {
-  double median_ms = 0, min_ms = 0, max_ms = 0;
-  int reps = 0;
-  /// (max - min) / median: the run-to-run spread.
-  double spread() const { return median_ms > 0 ? (max_ms - min_ms) / median_ms : 0; }
-};
-Timing summarize(std::vector<double> samples_ms);
-
-/// Timing settings: warm-up runs, then repetitions until both min_reps and min_time_ms are
-/// reached (at most max_reps).
-struct TimingPlan {
-  int warmup = 2;
-  int min_reps = 5;
-  int max_reps = 100;
-  double min_time_ms = 50;
-};
-
-/// Times `enqueue`, which enqueues one run on `queue` and returns its (single) event.
-Timing time_event(cl::CommandQueue& queue, const std::function<cl::Event()>& enqueue, const TimingPlan& plan = {});
-
-/// Times everything `enqueue` puts on the in-order queue between two tiny marker kernels
-/// (START of the first to END of the second), for libraries that enqueue several kernels
-/// but return one event.
-Timing time_region(cl::CommandQueue& queue, const std::function<void()>& enqueue, const TimingPlan& plan = {});
+// Timing lives in the library (src/runtime/timing.hpp, also used by the tuner); the
+// benchmarks use the same code under their own names.
+using Timing = detail::Timing;
+using TimingPlan = detail::TimingPlan;
+using detail::summarize;
+using detail::time_event;
+using detail::time_region;
 
 /// One measurement row of a report.
 struct Record {

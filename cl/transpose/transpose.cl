@@ -81,19 +81,36 @@ typedef float4 tra_t;
 #define TRA_VEC_16 float16
 #define TRA_VEC(n) TRA_CAT(TRA_VEC_, n)
 
-// Copies n consecutive floats between a global vector and a private array.
+// Copies n consecutive floats between a global vector and a private array, component by
+// component (vloadn/vstoren on private arrays were miscompiled by PoCL 3.1 for some
+// work-group shapes; explicit components are safe everywhere).
 #define TRA_GET(n, dst, src) TRA_CAT(TRA_GET_, n)(dst, src)
-#define TRA_GET_1(dst, src) (dst)[0] = *(src)
-#define TRA_GET_2(dst, src) vstore2(*(const __global float2*)(src), 0, dst)
-#define TRA_GET_4(dst, src) vstore4(*(const __global float4*)(src), 0, dst)
-#define TRA_GET_8(dst, src) vstore8(*(const __global float8*)(src), 0, dst)
-#define TRA_GET_16(dst, src) vstore16(*(const __global float16*)(src), 0, dst)
+#define TRA_GET_1(d, src) (d)[0] = *(src)
+#define TRA_GET_2(d, src)                                \
+  do {                                                   \
+    const float2 t_ = *(const __global float2*)(src);    \
+    (d)[0] = t_.s0; (d)[1] = t_.s1;                      \
+  } while (0)
+#define TRA_GET_4(d, src)                                \
+  do {                                                   \
+    const float4 t_ = *(const __global float4*)(src);    \
+    (d)[0] = t_.s0; (d)[1] = t_.s1; (d)[2] = t_.s2; (d)[3] = t_.s3; \
+  } while (0)
+#define TRA_GET_8(d, src)                                \
+  do {                                                   \
+    const float8 t_ = *(const __global float8*)(src);    \
+    (d)[0] = t_.s0; (d)[1] = t_.s1; (d)[2] = t_.s2; (d)[3] = t_.s3; \
+    (d)[4] = t_.s4; (d)[5] = t_.s5; (d)[6] = t_.s6; (d)[7] = t_.s7; \
+  } while (0)
 #define TRA_PUT(n, dst, src) TRA_CAT(TRA_PUT_, n)(dst, src)
-#define TRA_PUT_1(dst, src) *(dst) = (src)[0]
-#define TRA_PUT_2(dst, src) *(__global float2*)(dst) = vload2(0, src)
-#define TRA_PUT_4(dst, src) *(__global float4*)(dst) = vload4(0, src)
-#define TRA_PUT_8(dst, src) *(__global float8*)(dst) = vload8(0, src)
-#define TRA_PUT_16(dst, src) *(__global float16*)(dst) = vload16(0, src)
+#define TRA_PUT_1(dst, x) *(dst) = (x)[0]
+#define TRA_PUT_2(dst, x) *(__global float2*)(dst) = (float2)((x)[0], (x)[1])
+#define TRA_PUT_4(dst, x) *(__global float4*)(dst) = (float4)((x)[0], (x)[1], (x)[2], (x)[3])
+#define TRA_PUT_8(dst, x) \
+  *(__global float8*)(dst) = (float8)((x)[0], (x)[1], (x)[2], (x)[3], (x)[4], (x)[5], (x)[6], (x)[7])
+#define TRA_PUT_16(dst, x)                                                                              \
+  *(__global float16*)(dst) = (float16)((x)[0], (x)[1], (x)[2], (x)[3], (x)[4], (x)[5], (x)[6], (x)[7],  \
+                                        (x)[8], (x)[9], (x)[10], (x)[11], (x)[12], (x)[13], (x)[14], (x)[15])
 
 __kernel __attribute__((reqd_work_group_size(TRA_LX, TRA_LY, 1)))
 void transpose_tiled(const int rows, const int cols,

@@ -10,6 +10,9 @@
 // Each level is searched for the exact variant (e.g. element size, FFT length) first,
 // then for the kernel's generic "*" variant.
 #pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -66,5 +69,169 @@ std::string user_database_path(const DeviceInfo& device);
 /// TuningError names it.
 void store_user_entry(const DeviceInfo& device, const std::string& kernel, const std::string& variant,
                       const ParamMap& values, const std::string& note = {});
+
+// ====================================================================================
+// The tuner: search, verify, time and store parameters from a program (`clforge tune` is
+// a thin front end over tune()). docs/tuning.md describes the whole procedure.
+//
+// For each size class of the routine (the database variant the routine's launcher looks
+// up, e.g. the element size "4" for transpose), the tuner
+//   1. builds the search space: the kernel's declared legal values (or the subset given in
+//      TuneOptions::param_values), minus combinations the kernel's check rejects, minus those
+//      that do not fit the device (work-group size, local memory);
+//   2. measures the reference first: the configuration the library uses without the user
+//      database (shipped database, CLFORGE_TUNING_FILE if set), called "default";
+//   3. takes candidates in strategy order, compiles a batch of them concurrently (a build
+//      failure is counted and skipped; its log goes to the log hook at Debug level), then
+//      for each: runs it on random data with NaN-poisoned outputs, verifies the result
+//      against the host reference (a wrong result is counted as rejected, never kept), and
+//      times it with profiling events (median of repetitions);
+//   4. stores the fastest verified configuration in the user database of this device
+//      under (kernel, variant), atomically, also when stopped early.
+// The lookup order above applies to later calls unchanged: the stored user entry comes
+// after overrides and CLFORGE_TUNING_FILE and before the shipped database, and is ignored
+// with Tuning::user_database = false or CLFORGE_TUNING=off. The variant stored is exactly the
+// one the routine's launcher resolves (exact variant first, then "*").
+// ====================================================================================
+
+/// Search order over the candidate space.
+enum class TuneStrategy {
+  Auto,        ///< Random when a budget or time limit is given, else Exhaustive
+  Exhaustive,  ///< every candidate in declaration order (values in the order declared)
+  Random,      ///< the space shuffled with TuneOptions::seed
+  Anneal       ///< simulated annealing: neighbours differ in one parameter by one step
+};
+/// "auto", "exhaustive", "random", "anneal".
+const char* to_string(TuneStrategy s);
+/// Parses the names above; throws InvalidArgument otherwise.
+TuneStrategy parse_tune_strategy(const std::string& name);
+
+/// Fault injected into one candidate by a test (TuneOptions::fault).
+struct TuneFault {
+  bool corrupt_output = false;  ///< change one output value after the run, before verification
+  double time_scale = 1.0;      ///< multiply the measured times (< 1 makes the candidate look faster)
+};
+
+/// What happened to one evaluated candidate.
+enum class CandidateStatus {
+  Ok,           ///< verified and timed
+  Rejected,     ///< wrong result against the host reference (or outputs left unwritten)
+  BuildFailed,  ///< the OpenCL compiler refused it
+  RunFailed     ///< an OpenCL error while running it (e.g. CL_OUT_OF_RESOURCES)
+};
+/// "ok", "rejected", "build failed", "run failed".
+const char* to_string(CandidateStatus s);
+
+/// Progress report after each evaluated candidate.
+struct TuneProgress {
+  std::string routine;
+  std::string variant;        ///< size class being tuned
+  std::size_t done = 0;       ///< candidates evaluated in this size class, default included
+  std::size_t total = 0;      ///< planned for this size class (space or budget, whichever is smaller)
+  std::size_t class_index = 0, class_count = 1;
+  double elapsed_s = 0;       ///< since tune() started
+  double eta_s = -1;          ///< estimate of the time left for this size class; -1: unknown
+  ParamMap current;           ///< the candidate just evaluated
+  CandidateStatus status = CandidateStatus::Ok;
+  double current_ms = 0;      ///< its time (Ok only)
+  double best_ms = 0;         ///< fastest verified so far in this size class (0: none yet)
+  double default_ms = 0;      ///< the reference (0: not measured)
+  ParamMap best;
+};
+
+/// Settings of one tune() call. Every field has a usable default.
+struct TuneOptions {
+  /// Problem sizes in the routine's syntax (tune_routines() lists it); empty: the routine's
+  /// default sizes. Sizes of the same size class are tuned together (score: geometric mean
+  /// of their median times); each size class gets its own search and its own stored entry.
+  std::vector<std::string> sizes;
+  TuneStrategy strategy = TuneStrategy::Auto;
+  /// At most this many candidates evaluated per size class, the default included (0: no limit).
+  std::size_t budget = 0;
+  /// Wall-clock limit in seconds for the whole call, split evenly over the size classes left
+  /// (0: none). Checked between candidates; the default is always measured.
+  double time_limit_s = 0;
+  /// Values to search per parameter (each must be legal); parameters not named take all
+  /// their legal values.
+  std::map<std::string, std::vector<int>> param_values;
+  /// Only build the space and report its counts: nothing compiled, run or stored.
+  bool dry_run = false;
+  /// Write the best configuration to the user database (checked for readability first).
+  bool store = true;
+  /// Seed of the random data, the random order and annealing (0: CLFORGE_TEST_SEED or clock).
+  std::uint64_t seed = 0;
+  /// Threads compiling candidates concurrently (0: min(4, hardware threads)); 1: no threads.
+  unsigned compile_threads = 0;
+  /// Timing of each candidate: warm-up runs, then repetitions until both counts are met.
+  int warmup = 1, min_reps = 5, max_reps = 50;
+  double min_time_ms = 20;
+  /// Called after every evaluated candidate, from the calling thread.
+  std::function<void(const TuneProgress&)> progress;
+  /// Set (e.g. from a signal handler or the progress callback) to stop after the current
+  /// candidate; the best configuration so far is still stored.
+  const std::atomic<bool>* stop = nullptr;
+  /// Test hook: called for each candidate before it runs; the returned fault is applied.
+  std::function<TuneFault(const ParamMap&)> fault;
+};
+
+/// One evaluated candidate.
+struct TuneRow {
+  ParamMap params;
+  CandidateStatus status = CandidateStatus::Ok;
+  double ms = 0;            ///< geometric mean over the class's sizes of the median time (Ok only)
+  double error = 0;         ///< largest relative error found by verification
+  std::string message;      ///< why it was rejected or failed
+  bool is_default = false;  ///< the reference configuration
+};
+
+/// The outcome for one size class (one stored database entry).
+struct TuneClassResult {
+  std::string variant;                 ///< database variant the entry is stored under
+  std::vector<std::string> sizes;      ///< sizes timed for it
+  std::size_t space = 0;               ///< product of the value lists
+  std::size_t illegal = 0;             ///< pruned by the kernel's constraints
+  std::size_t unfit = 0;               ///< pruned by the device's limits
+  std::size_t candidates = 0;          ///< left to search (space - illegal - unfit)
+  std::size_t tried = 0;               ///< evaluated, default included
+  std::size_t rejected = 0, build_failed = 0, run_failed = 0;
+  ParamMap default_params;
+  double default_ms = 0;               ///< 0 when the default did not verify or run
+  bool has_best = false;
+  ParamMap best;
+  double best_ms = 0;
+  double speedup = 0;                  ///< default_ms / best_ms (0 when either is missing)
+  std::vector<TuneRow> rows;           ///< every evaluated candidate in evaluation order
+  bool stored = false;                 ///< written to the user database
+  std::string store_error;             ///< why it was not written, when store was asked for
+};
+
+/// The outcome of one tune() call.
+struct TuneResult {
+  std::string routine, kernel, device;
+  std::string database_path;           ///< the user database of the device
+  TuneStrategy strategy = TuneStrategy::Exhaustive;  ///< the strategy used (Auto resolved)
+  std::vector<TuneClassResult> classes;
+  bool interrupted = false;            ///< stopped through TuneOptions::stop
+  bool dry_run = false;
+  double elapsed_s = 0;
+  std::size_t tried() const;
+  std::size_t rejected() const;
+  std::size_t build_failed() const;
+};
+
+/// A routine the tuner knows.
+struct TuneRoutineInfo {
+  std::string name;                    ///< "transpose"
+  std::string kernel;                  ///< the kernel whose parameters it tunes
+  std::string size_syntax;             ///< help text for TuneOptions::sizes
+  std::vector<std::string> default_sizes;
+};
+std::vector<TuneRoutineInfo> tune_routines();
+
+/// Tunes `routine` for the device of `queue` (which needs CL_QUEUE_PROFILING_ENABLE).
+/// Throws InvalidArgument for an unknown routine, size, parameter or value; TuningError when
+/// the user database exists but cannot be parsed (its path in the message; the file is left
+/// as it is). Candidate failures are counted in the result, not thrown.
+TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneOptions& options = {});
 
 }  // namespace clforge

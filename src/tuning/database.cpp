@@ -358,6 +358,19 @@ Configuration resolve_configuration(const std::string& kernel, const std::string
   return cfg;
 }
 
+namespace detail {
+void check_user_database(const DeviceInfo& device) {
+  const std::string path = user_database_path(device);
+  const auto text = read_file(path);
+  if (!text) return;
+  try {
+    parse_database(*text, path, {});
+  } catch (const TuningError& e) {
+    throw TuningError(std::string(e.what()) + "; the user tuning database is not overwritten: fix or remove it");
+  }
+}
+}  // namespace detail
+
 void store_user_entry(const DeviceInfo& device, const std::string& kernel, const std::string& variant,
                       const ParamMap& values, const std::string& note) {
   using namespace detail;

@@ -7,6 +7,12 @@ namespace clforge::detail {
 const std::vector<KernelSpec>& all_kernel_specs() {
   static const std::vector<KernelSpec> specs = {
       transpose_spec(),
+      fft_spec(),
+      sgemm_xgemm_spec(),
+      sgemm_stream_spec(),
+      sgemm_direct_spec(),
+      sgemm_pack_spec(),
+      sgemm_route_spec(),
   };
   return specs;
 }

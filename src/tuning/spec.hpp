@@ -50,5 +50,11 @@ std::string describe_params(const ParamMap& p);
 
 // Specs of each routine family, defined beside their launchers.
 KernelSpec transpose_spec();
+KernelSpec fft_spec();
+KernelSpec sgemm_xgemm_spec();
+KernelSpec sgemm_stream_spec();
+KernelSpec sgemm_direct_spec();
+KernelSpec sgemm_pack_spec();
+KernelSpec sgemm_route_spec();
 
 }  // namespace clforge::detail

@@ -1,0 +1,380 @@
+// clforge's batched FFT against clFFT and VkFFT (OpenCL backend) on the same device in the same
+// run: out-of-place forward transforms of contiguous batches of random data, all timed alike
+// between marker kernels (clFFT and VkFFT may enqueue several kernels), with effective bandwidth
+// 2 * bytes / time and 5 n log2 n flops per transform. clforge's and the peers' errors are
+// checked against FFTW (double) on a sample of transforms.
+//
+// VkFFT runs in a child process (this executable, `bench fft-vkfft-child`): a crash inside VkFFT
+// (seen on PoCL at n = 131072) becomes a "failed" row instead of ending the benchmark.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+
+#include "bench/fft_child.hpp"
+#include "bench/routines.hpp"
+#include "clforge/fft.hpp"
+#include "host/data.hpp"
+#include "host/fftw_reference.hpp"
+#include "runtime/errors.hpp"
+
+#if CLFORGE_HAVE_CLFFT
+#include <clFFT.h>
+#endif
+#if CLFORGE_HAVE_VKFFT
+#define VKFFT_BACKEND 3
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wall"
+#pragma GCC diagnostic ignored "-Wextra"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wunused-variable"
+#pragma GCC diagnostic ignored "-Wunused-but-set-variable"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#pragma GCC diagnostic ignored "-Wformat-overflow"
+#pragma GCC diagnostic ignored "-Wrestrict"
+#include <vkFFT.h>
+#pragma GCC diagnostic pop
+#endif
+
+namespace clforge::bench {
+
+namespace {
+
+struct FftCase {
+  std::size_t n = 0, batch = 0;
+  std::string label() const { return "n=" + std::to_string(n) + " batch=" + std::to_string(batch); }
+};
+
+// Transforms whose error is checked: first, last and a few in between.
+std::vector<std::size_t> sample_of(std::size_t batch) {
+  std::vector<std::size_t> s{0};
+  for (std::size_t k = 1; k <= 6; ++k) s.push_back(batch * k / 7);
+  s.push_back(batch - 1);
+  std::sort(s.begin(), s.end());
+  s.erase(std::unique(s.begin(), s.end()), s.end());
+  return s;
+}
+
+// Largest relative L2 error over the sampled transforms of out (contiguous) against FFTW.
+double sampled_error(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out, const FftCase& c) {
+  double worst = 0;
+  std::vector<float> x(2 * c.n), y(2 * c.n);
+  for (std::size_t b : sample_of(c.batch)) {
+    detail::check(q.enqueueReadBuffer(in, CL_TRUE, b * c.n * 8, c.n * 8, x.data()), "clEnqueueReadBuffer");
+    detail::check(q.enqueueReadBuffer(out, CL_TRUE, b * c.n * 8, c.n * 8, y.data()), "clEnqueueReadBuffer");
+    const auto ref = host::fftw_batch(x.data(), c.n, 1, 1, c.n, 0, false);
+    const host::FftError e = host::fft_compare(y.data(), c.n, 1, 1, c.n, 0, ref);
+    if (e.nonfinite) return std::nan("");
+    worst = std::max(worst, e.max_rel_l2);
+  }
+  return worst;
+}
+
+void poison_buffer(cl::CommandQueue& q, const cl::Buffer& b, std::size_t bytes) {
+  const float nan = std::nanf("");
+  detail::check(q.enqueueFillBuffer(b, nan, 0, bytes), "clEnqueueFillBuffer");
+  detail::check(q.finish(), "clFinish");
+}
+
+Record make_record(const std::string& library, const FftCase& c) {
+  Record r;
+  r.routine = "fft";
+  r.library = library;
+  r.shape = c.label();
+  r.bytes = 2.0 * 8.0 * static_cast<double>(c.n) * static_cast<double>(c.batch);
+  r.flops = c.n > 1 ? 5.0 * c.n * std::log2(static_cast<double>(c.n)) * c.batch : 0.0;
+  return r;
+}
+
+void report_line(const Record& r) {
+  char line[320];
+  if (r.status == "ok")
+    std::snprintf(line, sizeof line, "fft %s %s: %.4f ms, %.1f GB/s, %.1f GFLOP/s, error %.2e", r.shape.c_str(),
+                  r.library.c_str(), r.timing.median_ms, r.gbps(), r.gflops(), r.error);
+  else
+    std::snprintf(line, sizeof line, "fft %s %s: %s", r.shape.c_str(), r.library.c_str(), r.status.c_str());
+  progress(line);
+}
+
+std::vector<FftCase> cases_of(const BenchOptions& opt, const DeviceInfo& dev) {
+  std::vector<std::size_t> lengths;
+  std::vector<std::size_t> totals;  // bytes per batch
+  std::vector<FftCase> out;
+  auto add = [&](std::size_t n, std::size_t bytes) {
+    const std::size_t limit = dev.max_alloc_size != 0 ? dev.max_alloc_size : bytes;
+    bytes = std::min(bytes, limit);
+    out.push_back({n, std::max<std::size_t>(1, bytes / (8 * n))});
+  };
+  if (!opt.sizes.empty()) {
+    for (const auto& s : opt.sizes) {
+      // "N" (64 MiB batch), "NxB" (explicit batch) or "N@MIB" (batch of MIB mebibytes)
+      const auto x = s.find('x'), at = s.find('@');
+      try {
+        if (x != std::string::npos) out.push_back({std::stoul(s.substr(0, x)), std::stoul(s.substr(x + 1))});
+        else if (at != std::string::npos) add(std::stoul(s.substr(0, at)), std::stoul(s.substr(at + 1)) << 20);
+        else add(std::stoul(s), std::size_t{64} << 20);
+      } catch (const std::exception&) {
+        throw InvalidArgument("fft size '" + s + "': expected N, NxBATCH or N@MIB");
+      }
+      if (out.back().n == 0 || out.back().batch == 0) throw InvalidArgument("fft size '" + s + "': zero length or batch");
+    }
+    return out;
+  }
+  if (opt.quick) {
+    for (std::size_t n : {16, 256, 1024, 4096, 1000, 1009, 65536}) add(n, std::size_t{16} << 20);
+    return out;
+  }
+  for (std::size_t k = 3; k <= 20; ++k) lengths.push_back(std::size_t{1} << k);
+  for (std::size_t n : {1000, 3000, 4095, 1009, 65537}) lengths.push_back(n);
+  for (std::size_t bytes : {std::size_t{64} << 20, std::size_t{512} << 20})
+    for (std::size_t n : lengths) add(n, bytes);
+  return out;
+}
+
+#if CLFORGE_HAVE_CLFFT
+const char* clfft_status_name(clfftStatus s) {
+  switch (s) {
+    case CLFFT_SUCCESS: return "ok";
+    case CLFFT_NOTIMPLEMENTED: return "CLFFT_NOTIMPLEMENTED";
+    case CLFFT_INVALID_PLAN: return "CLFFT_INVALID_PLAN";
+    case CLFFT_TRANSPOSED_NOTIMPLEMENTED: return "CLFFT_TRANSPOSED_NOTIMPLEMENTED";
+    default: return "clFFT error";
+  }
+}
+
+Record run_clfft(Session& s, const cl::Buffer& in, const cl::Buffer& out, const FftCase& c, const TimingPlan& plan) {
+  Record r = make_record("clFFT", c);
+  clfftPlanHandle h = 0;
+  std::size_t len[1] = {c.n};
+  auto fail = [&](const char* what, clfftStatus st) {
+    r.status = std::string("refused: ") + what + " returned " + clfft_status_name(st) + " (" + std::to_string(st) + ")";
+  };
+  clfftStatus st = clfftCreateDefaultPlan(&h, s.context(), CLFFT_1D, len);
+  if (st != CLFFT_SUCCESS) {
+    fail("clfftCreateDefaultPlan", st);
+    return r;
+  }
+  std::size_t dist = c.n;
+  clfftSetPlanPrecision(h, CLFFT_SINGLE);
+  clfftSetLayout(h, CLFFT_COMPLEX_INTERLEAVED, CLFFT_COMPLEX_INTERLEAVED);
+  clfftSetResultLocation(h, CLFFT_OUTOFPLACE);
+  clfftSetPlanBatchSize(h, c.batch);
+  clfftSetPlanDistance(h, dist, dist);
+  cl_command_queue q = s.queue();
+  st = clfftBakePlan(h, 1, &q, nullptr, nullptr);
+  if (st != CLFFT_SUCCESS) {
+    fail("clfftBakePlan", st);
+    clfftDestroyPlan(&h);
+    return r;
+  }
+  std::size_t tmp_bytes = 0;
+  clfftGetTmpBufSize(h, &tmp_bytes);
+  cl::Buffer tmp;
+  if (tmp_bytes > 0) tmp = cl::Buffer(s.context, CL_MEM_READ_WRITE, tmp_bytes);
+  cl_mem bin = in(), bout = out();
+  auto enqueue = [&] {
+    const clfftStatus e = clfftEnqueueTransform(h, CLFFT_FORWARD, 1, &q, 0, nullptr, nullptr, &bin, &bout,
+                                                tmp_bytes ? tmp() : nullptr);
+    if (e != CLFFT_SUCCESS) throw Error(std::string("clfftEnqueueTransform: ") + clfft_status_name(e));
+  };
+  try {
+    poison_buffer(s.queue, out, c.n * c.batch * 8);
+    enqueue();
+    detail::check(s.queue.finish(), "clFinish");
+    r.error = sampled_error(s.queue, in, out, c);
+    r.timing = time_region(s.queue, enqueue, plan);
+  } catch (const std::exception& e) {
+    r.status = std::string("failed: ") + e.what();
+  }
+  clfftDestroyPlan(&h);
+  return r;
+}
+#endif
+
+std::string self_exe() {
+  char buf[4096];
+  const ssize_t len = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (len <= 0) return {};
+  buf[len] = '\0';
+  return buf;
+}
+
+// Runs VkFFT for one case in a child process and turns its one-line answer into a Record.
+Record run_vkfft_child(Session& s, const FftCase& c, const BenchOptions& opt) {
+  Record r = make_record("VkFFT", c);
+  const std::string exe = self_exe();
+  if (exe.empty()) {
+    r.status = "failed: cannot find this executable to run VkFFT in a child process";
+    return r;
+  }
+  std::ostringstream cmd;
+  cmd << "'" << exe << "' --device " << s.entry.info.index_string() << " bench fft-vkfft-child --n " << c.n
+      << " --batch " << c.batch << " --reps " << opt.plan.min_reps << " --min-ms " << opt.plan.min_time_ms
+      << " --warmup " << opt.plan.warmup << " 2>/dev/null";
+  std::FILE* p = ::popen(cmd.str().c_str(), "r");
+  if (p == nullptr) {
+    r.status = "failed: popen";
+    return r;
+  }
+  std::string text;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, p) != nullptr) text += buf;
+  const int st = ::pclose(p);
+  const auto pos = text.find("VKFFT ");
+  if (pos == std::string::npos) {
+    if (st != -1 && WIFSIGNALED(st))
+      r.status = "failed: VkFFT child crashed (signal " + std::to_string(WTERMSIG(st)) + ")";
+    else
+      r.status = "failed: VkFFT child exited with status " + std::to_string(st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : st);
+    return r;
+  }
+  std::istringstream in(text.substr(pos + 6));
+  std::string status;
+  in >> status;
+  if (status == "ok") {
+    in >> r.timing.median_ms >> r.timing.min_ms >> r.timing.max_ms >> r.timing.reps >> r.error;
+  } else {
+    std::string rest;
+    std::getline(in, rest);
+    r.status = status + rest;
+  }
+  return r;
+}
+
+}  // namespace
+
+int fft_vkfft_child(Session& s, std::size_t n, std::size_t batch, const TimingPlan& plan) {
+#if CLFORGE_HAVE_VKFFT
+  const FftCase c{n, batch};
+  const std::size_t bytes = n * batch * 8;
+  cl::Buffer in = random_buffer(s.context, s.queue, 2 * n * batch, 1234 + n);
+  cl::Buffer out(s.context, CL_MEM_READ_WRITE, bytes);
+  cl_device_id dev = s.entry.device();
+  cl_context ctx = s.context();
+  cl_platform_id plat = s.entry.platform();
+  cl_command_queue q = s.queue();
+  cl_mem bin = in(), bout = out();
+  VkFFTConfiguration cfg = {};
+  VkFFTApplication app = {};
+  cfg.FFTdim = 1;
+  cfg.size[0] = n;
+  cfg.numberBatches = batch;
+  cfg.device = &dev;
+  cfg.context = &ctx;
+  cfg.platform = &plat;
+  std::uint64_t buffer_size = bytes;
+  cfg.bufferSize = &buffer_size;
+  cfg.inputBufferSize = &buffer_size;
+  cfg.isInputFormatted = 1;  // out of place: read inputBuffer, write buffer
+  cfg.inputBuffer = &bin;
+  cfg.buffer = &bout;
+  cfg.makeForwardPlanOnly = 1;
+  const VkFFTResult init = initializeVkFFT(&app, cfg);
+  if (init != VKFFT_SUCCESS) {
+    std::printf("VKFFT refused: initializeVkFFT returned %d\n", static_cast<int>(init));
+    return 0;
+  }
+  VkFFTLaunchParams lp = {};
+  lp.commandQueue = &q;
+  lp.inputBuffer = &bin;
+  lp.buffer = &bout;
+  auto enqueue = [&] {
+    const VkFFTResult e = VkFFTAppend(&app, -1, &lp);
+    if (e != VKFFT_SUCCESS) throw Error("VkFFTAppend returned " + std::to_string(static_cast<int>(e)));
+  };
+  try {
+    poison_buffer(s.queue, out, bytes);
+    enqueue();
+    detail::check(s.queue.finish(), "clFinish");
+    const double err = sampled_error(s.queue, in, out, c);
+    const Timing t = time_region(s.queue, enqueue, plan);
+    std::printf("VKFFT ok %.6f %.6f %.6f %d %.6e\n", t.median_ms, t.min_ms, t.max_ms, t.reps, err);
+  } catch (const std::exception& e) {
+    std::printf("VKFFT failed: %s\n", e.what());
+  }
+  deleteVkFFT(&app);
+#else
+  (void)s, (void)n, (void)batch, (void)plan;
+  std::printf("VKFFT refused: built without VkFFT\n");
+#endif
+  std::fflush(stdout);
+  return 0;
+}
+
+void bench_fft(Session& s, Report& report, const BenchOptions& opt, const Peaks& peaks) {
+  const std::vector<FftCase> cases = cases_of(opt, s.entry.info);
+#if CLFORGE_HAVE_CLFFT
+  clfftSetupData setup;
+  clfftInitSetupData(&setup);
+  const bool clfft_ok = clfftSetup(&setup) == CLFFT_SUCCESS;
+#endif
+  for (const FftCase& c : cases) {
+    const std::size_t bytes = c.n * c.batch * 8;
+    cl::Buffer in = random_buffer(s.context, s.queue, 2 * c.n * c.batch, 1234 + c.n);
+    cl_int st = CL_SUCCESS;
+    cl::Buffer out(s.context, CL_MEM_READ_WRITE, bytes, nullptr, &st);
+    detail::check(st, "clCreateBuffer", "fft benchmark output");
+
+    Record r = make_record("clforge", c);
+    try {
+      FftDesc d;
+      d.n = c.n;
+      d.batch = c.batch;
+      const FftPlan plan(s.queue, d, opt.tuning);
+      poison_buffer(s.queue, out, bytes);
+      plan.forward(in, out);
+      detail::check(s.queue.finish(), "clFinish");
+      r.error = sampled_error(s.queue, in, out, c);
+      if (!(r.error <= host::fft_tolerance(c.n)))
+        r.status = "failed: error " + std::to_string(r.error) + " above the tolerance " +
+                   std::to_string(host::fft_tolerance(c.n));
+      r.params["plan"] = plan.describe();
+      nlohmann::json cfgs = nlohmann::json::array();
+      for (const auto& cfg : plan.configurations()) {
+        nlohmann::json j = nlohmann::json::object();
+        j["variant"] = cfg.variant;
+        for (const auto& [k, v] : cfg.values) j[k] = {{"value", v}, {"source", cfg.sources.at(k)}};
+        cfgs.push_back(j);
+      }
+      r.params["kernels"] = cfgs;
+      r.timing = time_region(s.queue, [&] { plan.forward(in, out); }, opt.plan);
+    } catch (const std::exception& e) {
+      r.status = std::string("failed: ") + e.what();
+    }
+    report_line(r);
+    if (peaks.copy_gbps > 0 && r.status == "ok") {
+      char line[160];
+      std::snprintf(line, sizeof line, "    %.0f%% of the copy bandwidth %.1f GB/s", 100 * r.gbps() / peaks.copy_gbps,
+                    peaks.copy_gbps);
+      progress(line);
+    }
+    report.add(r);
+
+#if CLFORGE_HAVE_CLFFT
+    if (clfft_ok) {
+      Record cr = run_clfft(s, in, out, c, opt.plan);
+      report_line(cr);
+      report.add(cr);
+    }
+#endif
+#if CLFORGE_HAVE_VKFFT
+    in = cl::Buffer();
+    out = cl::Buffer();
+    Record vr = run_vkfft_child(s, c, opt);
+    report_line(vr);
+    report.add(vr);
+#endif
+  }
+#if CLFORGE_HAVE_CLFFT
+  if (clfft_ok) clfftTeardown();
+#endif
+}
+
+}  // namespace clforge::bench

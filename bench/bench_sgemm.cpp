@@ -1,0 +1,376 @@
+// clforge sgemm against CLBlast's Gemm on the same device in the same run, OpenBLAS
+// cblas_sgemm on CPU devices (host wall clock), and the device's measured FMA peak.
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+#include "bench/routines.hpp"
+#include "clforge/sgemm.hpp"
+#include "host/data.hpp"
+#include "host/gemm.hpp"
+#include "runtime/errors.hpp"
+#include "sgemm/sgemm_internal.hpp"
+
+#if CLFORGE_HAVE_CLBLAST
+#include <clblast.h>
+#endif
+
+namespace clforge::bench {
+
+namespace {
+
+struct GemmCase {
+  std::size_t m, n, k;
+  bool ta = false, tb = false;
+  std::string label() const {
+    std::string s = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+    if (ta || tb) s += std::string(" ") + (ta ? "T" : "N") + (tb ? "T" : "N");
+    return s;
+  }
+};
+
+GemmCase parse_case(const std::string& text) {
+  const detail::SgemmSize z = detail::parse_sgemm_size(text);
+  return GemmCase{z.m, z.n, z.k, z.ta, z.tb};
+}
+
+std::vector<std::string> default_sizes(bool quick, bool cpu) {
+  if (quick) return {"256", "1000", "129x257x65"};
+  if (cpu)  // the CPU list stops where CLBlast needs minutes per call
+    return {"256", "512", "1000", "1024", "1935", "2048", "512x8192x512", "1024:NT", "1024:TN", "1024:TT"};
+  return {"256",       "512",       "1000",      "1024",        "2048",        "4096",      "8192",
+          "16384",     "903",       "1935",      "3999",        "8127",        "4097",      "8192x512x8192",
+          "512x8192x512", "4096:NT", "4096:TN",  "4096:TT"};
+}
+
+nlohmann::json params_json(const Configuration& cfg) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [k, v] : cfg.values) j[k] = {{"value", v}, {"source", cfg.sources.at(k)}};
+  return j;
+}
+
+// OpenBLAS found at run time (no link dependency: the binary also runs where it is absent).
+using CblasSgemm = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*,
+                            int);
+CblasSgemm openblas_sgemm(std::string& from) {
+  for (const char* lib : {"libopenblas.so.0", "libopenblas.so"}) {
+    if (void* h = dlopen(lib, RTLD_NOW | RTLD_LOCAL)) {
+      if (void* f = dlsym(h, "cblas_sgemm")) {
+        from = lib;
+        return reinterpret_cast<CblasSgemm>(f);
+      }
+    }
+  }
+  return nullptr;
+}
+
+// Errors of C (column-major, ldc = m) against the double reference: every element when
+// m*n*k <= 2048^3, else 1024 random entries. Returns the relative error ||C - ref|| / ||ref||,
+// the scaled error ||C - ref|| / || |A||B| || that host::gemm_tolerance(k) bounds, and what was checked.
+struct Check {
+  double rel = 0, scaled = 0;
+  std::string what;
+};
+Check check_result(const GemmCase& gc, const std::vector<float>& a, const std::vector<float>& b,
+                   const std::vector<float>& c, float alpha) {
+  host::GemmShape s;
+  s.trans_a = gc.ta;
+  s.trans_b = gc.tb;
+  s.m = gc.m, s.n = gc.n, s.k = gc.k;
+  s.lda = gc.ta ? gc.k : gc.m;
+  s.ldb = gc.tb ? gc.n : gc.k;
+  s.ldc = gc.m;
+  const double work = static_cast<double>(gc.m) * gc.n * gc.k;
+  if (work <= 2048.0 * 2048.0 * 2048.0) {
+    std::vector<double> ref(gc.m * gc.n), mag(gc.m * gc.n);
+    host::gemm(s, alpha, a.data(), b.data(), 0.0, nullptr, ref.data(), 0, mag.data());
+    return {host::compare(c.data(), ref.data(), ref.size()).rel_error,
+            host::gemm_scaled_error(c.data(), ref.data(), mag.data(), ref.size()), "all entries"};
+  }
+  const std::size_t samples = 1024;
+  std::mt19937_64 rng(gc.m * 31 + gc.n * 17 + gc.k);
+  std::vector<std::pair<std::size_t, std::size_t>> ij(samples);
+  for (auto& e : ij) e = {rng() % gc.m, rng() % gc.n};
+  std::vector<double> ref, mag;
+  host::gemm_entries(s, alpha, a.data(), b.data(), 0.0, nullptr, ij, ref, &mag);
+  std::vector<float> got(samples);
+  for (std::size_t e = 0; e < samples; ++e) got[e] = c[host::gemm_c_index(s, ij[e].first, ij[e].second)];
+  return {host::compare(got.data(), ref.data(), samples).rel_error,
+          host::gemm_scaled_error(got.data(), ref.data(), mag.data(), samples),
+          std::to_string(samples) + " sampled entries"};
+}
+
+Record make_record(const char* library, const std::string& shape) {
+  Record r;
+  r.routine = "sgemm";
+  r.library = library;
+  r.shape = shape;
+  return r;
+}
+
+#if CLFORGE_BENCH_CUBLAS
+// cuBLAS through libcudart and libcublas loaded at run time (the C ABI of these calls is the
+// same from CUDA 11 to 13), so a binary built with CLFORGE_WITH_CUDA also runs without CUDA.
+struct Cublas {
+  int (*malloc_)(void**, std::size_t) = nullptr;
+  int (*free_)(void*) = nullptr;
+  int (*memcpy_)(void*, const void*, std::size_t, int) = nullptr;
+  int (*event_create)(void**) = nullptr;
+  int (*event_record)(void*, void*) = nullptr;
+  int (*event_sync)(void*) = nullptr;
+  int (*event_elapsed)(float*, void*, void*) = nullptr;
+  int (*event_destroy)(void*) = nullptr;
+  int (*create)(void**) = nullptr;
+  int (*destroy)(void*) = nullptr;
+  int (*set_math_mode)(void*, int) = nullptr;
+  int (*sgemm)(void*, int, int, int, int, int, const float*, const float*, int, const float*, int, const float*, float*,
+               int) = nullptr;
+  void* handle = nullptr;
+  std::string from, problem;
+};
+
+Cublas& cublas() {
+  static Cublas* c = [] {
+    auto* c = new Cublas;
+    void* rt = nullptr;
+    void* bl = nullptr;
+    for (const char* v : {"13", "12", "11"}) {
+      rt = dlopen((std::string("libcudart.so.") + v).c_str(), RTLD_NOW | RTLD_LOCAL);
+      bl = dlopen((std::string("libcublas.so.") + v).c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (rt && bl) {
+        c->from = std::string("CUDA ") + v + " libcublas/libcudart";
+        break;
+      }
+    }
+    if (!rt || !bl) {
+      c->problem = "libcudart.so / libcublas.so (CUDA 11-13) not found";
+      return c;
+    }
+    auto sym = [&](void* lib, const char* name) {
+      void* f = dlsym(lib, name);
+      if (f == nullptr && c->problem.empty()) c->problem = std::string("missing symbol ") + name;
+      return f;
+    };
+    c->malloc_ = reinterpret_cast<decltype(c->malloc_)>(sym(rt, "cudaMalloc"));
+    c->free_ = reinterpret_cast<decltype(c->free_)>(sym(rt, "cudaFree"));
+    c->memcpy_ = reinterpret_cast<decltype(c->memcpy_)>(sym(rt, "cudaMemcpy"));
+    c->event_create = reinterpret_cast<decltype(c->event_create)>(sym(rt, "cudaEventCreate"));
+    c->event_record = reinterpret_cast<decltype(c->event_record)>(sym(rt, "cudaEventRecord"));
+    c->event_sync = reinterpret_cast<decltype(c->event_sync)>(sym(rt, "cudaEventSynchronize"));
+    c->event_elapsed = reinterpret_cast<decltype(c->event_elapsed)>(sym(rt, "cudaEventElapsedTime"));
+    c->event_destroy = reinterpret_cast<decltype(c->event_destroy)>(sym(rt, "cudaEventDestroy"));
+    c->create = reinterpret_cast<decltype(c->create)>(sym(bl, "cublasCreate_v2"));
+    c->destroy = reinterpret_cast<decltype(c->destroy)>(sym(bl, "cublasDestroy_v2"));
+    c->set_math_mode = reinterpret_cast<decltype(c->set_math_mode)>(sym(bl, "cublasSetMathMode"));
+    c->sgemm = reinterpret_cast<decltype(c->sgemm)>(sym(bl, "cublasSgemm_v2"));
+    if (!c->problem.empty()) return c;
+    if (c->create(&c->handle) != 0) {
+      c->problem = "cublasCreate failed";
+      return c;
+    }
+    // CUBLAS_DEFAULT_MATH (0): FP32 arithmetic, TF32 tensor cores off.
+    if (c->set_math_mode(c->handle, 0) != 0) c->problem = "cublasSetMathMode failed";
+    return c;
+  }();
+  return *c;
+}
+#endif
+
+std::string percent(double gflops, const Peaks& peaks) {
+  if (peaks.fma_gflops <= 0) return "-";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.0f%% of FMA peak", 100 * gflops / peaks.fma_gflops);
+  return b;
+}
+
+}  // namespace
+
+void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peaks& peaks) {
+  const bool cpu = s.entry.info.type == "CPU";
+  std::vector<std::string> sizes = opt.sizes.empty() ? default_sizes(opt.quick, cpu) : opt.sizes;
+  std::string openblas_from;
+  const CblasSgemm cblas = cpu ? openblas_sgemm(openblas_from) : nullptr;
+  const float alpha = 1.0f, beta = 0.0f;
+
+  for (const auto& text : sizes) {
+    const GemmCase gc = parse_case(text);
+    const std::string shape = gc.label();
+    const std::size_t lda = gc.ta ? gc.k : gc.m, ldb = gc.tb ? gc.n : gc.k, ldc = gc.m;
+    const std::size_t na = gc.m * gc.k, nb = gc.k * gc.n, nc = gc.m * gc.n;
+    const Transpose ta = gc.ta ? Transpose::Yes : Transpose::No, tb = gc.tb ? Transpose::Yes : Transpose::No;
+    const double flops = 2.0 * gc.m * gc.n * gc.k;
+
+    std::vector<float> ha = host::random_floats(na, 11 + na), hb = host::random_floats(nb, 13 + nb);
+    std::vector<float> hc = host::poisoned(nc);
+    cl_int st = CL_SUCCESS;
+    cl::Buffer a(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, na * 4, ha.data(), &st);
+    detail::check(st, "clCreateBuffer", "sgemm benchmark A");
+    cl::Buffer b(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, nb * 4, hb.data(), &st);
+    detail::check(st, "clCreateBuffer", "sgemm benchmark B");
+    cl::Buffer c(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, nc * 4, hc.data(), &st);
+    detail::check(st, "clCreateBuffer", "sgemm benchmark C");
+
+    // clforge: correctness first (C poisoned with NaN, beta = 0), then timing.
+    Record r = make_record("clforge", shape);
+    r.flops = flops;
+    r.bytes = 4.0 * (na + nb + nc);
+    const detail::SgemmPath path = detail::sgemm_path(s.entry.info, gc.m, gc.n, gc.k, alpha, beta, opt.tuning);
+    const char* fam = path == detail::SgemmPath::Direct ? "sgemm_direct"
+                      : path == detail::SgemmPath::Stream ? "sgemm_stream" : "sgemm_xgemm";
+    const std::string variant = path == detail::SgemmPath::Direct ? "*" : detail::sgemm_size_class(gc.m, gc.n, gc.k);
+    r.params = params_json(resolve_configuration(fam, variant, s.entry.info, detail::sgemm_tuning_for(opt.tuning, fam)));
+    r.params["path"] = detail::to_string(path);
+    const auto run_clforge = [&] {
+      sgemm(s.queue, Layout::ColMajor, ta, tb, gc.m, gc.n, gc.k, alpha, {a, 0, lda}, {b, 0, ldb}, beta, {c, 0, ldc}, {},
+            nullptr, opt.tuning);
+    };
+    run_clforge();
+    detail::check(s.queue.enqueueReadBuffer(c, CL_TRUE, 0, nc * 4, hc.data()), "clEnqueueReadBuffer");
+    const Check chk = check_result(gc, ha, hb, hc, alpha);
+    const double err = chk.rel;
+    const std::string& what = chk.what;
+    r.error = err;
+    const double tol = host::gemm_tolerance(gc.k);
+    r.params["error_checked_on"] = what;
+    r.params["scaled_error"] = chk.scaled;
+    r.params["tolerance"] = tol;
+    if (!(chk.scaled <= tol)) r.status = "failed: scaled error " + std::to_string(chk.scaled) + " above " + std::to_string(tol);
+    r.timing = time_region(s.queue, run_clforge, opt.plan);
+    r.params["percent_of_fma_peak"] = peaks.fma_gflops > 0 ? 100 * r.gflops() / peaks.fma_gflops : 0.0;
+    char line[320];
+    std::snprintf(line, sizeof line, "sgemm %s clforge (%s): %.3f ms, %.1f GFLOP/s, %s, rel err %.2e (%s)",
+                  shape.c_str(), detail::to_string(path), r.timing.median_ms, r.gflops(),
+                  percent(r.gflops(), peaks).c_str(), err, what.c_str());
+    progress(line);
+    const double clforge_gflops = r.gflops();
+    report.add(r);
+
+#if CLFORGE_HAVE_CLBLAST
+    {
+      Record cb = make_record("CLBlast", shape);
+      cb.flops = flops;
+      cb.bytes = r.bytes;
+      cl_command_queue q = s.queue();
+      const auto cta = gc.ta ? clblast::Transpose::kYes : clblast::Transpose::kNo;
+      const auto ctb = gc.tb ? clblast::Transpose::kYes : clblast::Transpose::kNo;
+      const auto call = [&] {
+        return clblast::Gemm<float>(clblast::Layout::kColMajor, cta, ctb, gc.m, gc.n, gc.k, alpha, a(), 0, lda, b(), 0,
+                                    ldb, beta, c(), 0, ldc, &q, nullptr);
+      };
+      const auto status = call();
+      if (status != clblast::StatusCode::kSuccess) {
+        cb.status = "refused: CLBlast status " + std::to_string(static_cast<int>(status));
+      } else {
+        std::vector<float> got(nc);
+        detail::check(s.queue.enqueueReadBuffer(c, CL_TRUE, 0, nc * 4, got.data()), "clEnqueueReadBuffer");
+        cb.error = check_result(gc, ha, hb, got, alpha).rel;
+        cb.timing = time_region(s.queue, [&] { call(); }, opt.plan);
+        cb.params["percent_of_fma_peak"] = peaks.fma_gflops > 0 ? 100 * cb.gflops() / peaks.fma_gflops : 0.0;
+      }
+      std::snprintf(line, sizeof line, "sgemm %s CLBlast: %.3f ms, %.1f GFLOP/s, %s; clforge / CLBlast = %.2f",
+                    shape.c_str(), cb.timing.median_ms, cb.gflops(), percent(cb.gflops(), peaks).c_str(),
+                    cb.gflops() > 0 ? clforge_gflops / cb.gflops() : 0.0);
+      progress(line);
+      report.add(cb);
+    }
+#endif
+
+#if CLFORGE_BENCH_CUBLAS
+    if (s.entry.info.vendor_class == VendorClass::NVIDIA) {
+      Record cu = make_record("cuBLAS", shape);
+      cu.flops = flops;
+      cu.bytes = r.bytes;
+      Cublas& cb = cublas();
+      void *da = nullptr, *db = nullptr, *dc = nullptr;
+      if (cb.problem.empty() && (cb.malloc_(&da, na * 4) != 0 || cb.malloc_(&db, nb * 4) != 0 ||
+                                 cb.malloc_(&dc, nc * 4) != 0))
+        cu.status = "refused: cudaMalloc failed";
+      if (!cb.problem.empty()) cu.status = "refused: " + cb.problem;
+      if (cu.status == "ok") {
+        cb.memcpy_(da, ha.data(), na * 4, 1);
+        cb.memcpy_(db, hb.data(), nb * 4, 1);
+        const auto call = [&] {
+          return cb.sgemm(cb.handle, gc.ta ? 1 : 0, gc.tb ? 1 : 0, static_cast<int>(gc.m), static_cast<int>(gc.n),
+                          static_cast<int>(gc.k), &alpha, static_cast<const float*>(da), static_cast<int>(lda),
+                          static_cast<const float*>(db), static_cast<int>(ldb), &beta, static_cast<float*>(dc),
+                          static_cast<int>(ldc));
+        };
+        if (call() != 0) {
+          cu.status = "refused: cublasSgemm failed";
+        } else {
+          std::vector<float> got(nc);
+          cb.memcpy_(got.data(), dc, nc * 4, 2);
+          cu.error = check_result(gc, ha, hb, got, alpha).rel;
+          void *e0 = nullptr, *e1 = nullptr;
+          cb.event_create(&e0);
+          cb.event_create(&e1);
+          const auto once = [&] {
+            cb.event_record(e0, nullptr);
+            call();
+            cb.event_record(e1, nullptr);
+            cb.event_sync(e1);
+            float ms = 0;
+            cb.event_elapsed(&ms, e0, e1);
+            return static_cast<double>(ms);
+          };
+          for (int i = 0; i < opt.plan.warmup; ++i) once();
+          std::vector<double> samples;
+          double total = 0;
+          while (static_cast<int>(samples.size()) < opt.plan.max_reps &&
+                 (static_cast<int>(samples.size()) < opt.plan.min_reps || total < opt.plan.min_time_ms)) {
+            samples.push_back(once());
+            total += samples.back();
+          }
+          cu.timing = summarize(samples);
+          cu.status = "ok (cudaEvent timing, TF32 off, " + cb.from + ")";
+          cb.event_destroy(e0);
+          cb.event_destroy(e1);
+        }
+      }
+      for (void* p : {da, db, dc})
+        if (p != nullptr) cb.free_(p);
+      std::snprintf(line, sizeof line, "sgemm %s cuBLAS: %.3f ms, %.1f GFLOP/s; clforge / cuBLAS = %.2f (%s)",
+                    shape.c_str(), cu.timing.median_ms, cu.gflops(), cu.gflops() > 0 ? clforge_gflops / cu.gflops() : 0.0,
+                    cu.status.c_str());
+      progress(line);
+      report.add(cu);
+    }
+#endif
+
+    if (cblas != nullptr) {
+      // Host wall clock over the same plan: the host library has no device events.
+      Record ob = make_record("OpenBLAS", shape);
+      ob.flops = flops;
+      ob.bytes = r.bytes;
+      ob.status = "ok (host wall clock, " + openblas_from + ")";
+      std::vector<float> oc(nc);
+      const auto once = [&] {
+        const auto t0 = std::chrono::steady_clock::now();
+        cblas(102 /* CblasColMajor */, gc.ta ? 112 : 111, gc.tb ? 112 : 111, static_cast<int>(gc.m),
+              static_cast<int>(gc.n), static_cast<int>(gc.k), alpha, ha.data(), static_cast<int>(lda), hb.data(),
+              static_cast<int>(ldb), beta, oc.data(), static_cast<int>(ldc));
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      };
+      for (int i = 0; i < opt.plan.warmup; ++i) once();
+      std::vector<double> samples;
+      double total = 0;
+      while (static_cast<int>(samples.size()) < opt.plan.max_reps &&
+             (static_cast<int>(samples.size()) < opt.plan.min_reps || total < opt.plan.min_time_ms)) {
+        samples.push_back(once());
+        total += samples.back();
+      }
+      ob.timing = summarize(samples);
+      ob.error = check_result(gc, ha, hb, oc, alpha).rel;
+      std::snprintf(line, sizeof line, "sgemm %s OpenBLAS (host): %.3f ms, %.1f GFLOP/s", shape.c_str(),
+                    ob.timing.median_ms, ob.gflops());
+      progress(line);
+      report.add(ob);
+    }
+  }
+}
+
+}  // namespace clforge::bench

@@ -1,0 +1,731 @@
+// Batched 1-D complex FFT of length FFT_N, one work-group per FFT_B transforms (single precision,
+// interleaved float2). Every kernel of an FFT plan is this one entry point, fft_local, compiled with
+// different routine constants: the whole transform of an n <= FFT_LOCAL_MAX plan, one pass of a
+// multi-pass plan (n = R_1 * R_2 * ..., each pass a batch of R-point FFTs with a twiddle on load),
+// or a whole Bluestein convolution (FFT_BLUESTEIN).
+//
+// Algorithm: mixed-radix Stockham autosort, radices FFT_R0 .. FFT_R<NPASS-1> from {2,3,4,5,7,8,11,
+// 13,16}. Pass p has radix R, NS = R_0 * ... * R_(p-1) and M = FFT_N / R butterflies; butterfly j
+//   reads   x[j + r*M]                                      r < R
+//   applies W_(NS*R)^(r * (j mod NS))                       (from the length-FFT_N table, or computed)
+//   writes  y[(j / NS) * NS * R + (j mod NS) + k * NS]      k < R
+// so the last pass leaves natural order. FFT_T work-items share a transform; work-item `tid` owns
+// butterflies j = tid + i*FFT_T. Between passes its outputs go to local memory and the next pass's
+// inputs come back (one barrier each way). With FFT_T == 1 a work-item holds a whole transform
+// and the exchanges stay in private memory (registers).
+//
+//   work-group: FFT_B transforms x FFT_T work-items,   lid = tb * FFT_T + tid
+//   local:      FFT_B rows of FFT_LSTRIDE slots, row tb holds transform tb (padded, see FFT_LOC)
+//
+// Global memory. Transform t of the launch (t < total) splits into hi = t / L, lo = t % L
+// (FFT_SPLIT; else hi = t, lo = 0). Element e of it is read from / written to
+//   in : in_off  + hi * in_dh  + in_S  * (lo * in_dl + e * in_s)
+//   out: out_off + hi * out_dh + out_S * ((lo / out_split) * out_dsplit + (lo % out_split) * out_dl + e * out_s)
+// (the bracket is the element's "position"). Loads and stores are either direct (a work-item
+// touches the elements of its own butterflies: coalesced when elements are contiguous) or staged
+// through local memory so that consecutive work-items touch consecutive addresses:
+// FFT_IN_MODE / FFT_OUT_MODE 1 walks the group's elements transform by transform, 2 walks them
+// element by element across the group's transforms (for batches whose transforms are adjacent).
+//
+// Direction: the butterflies are forward (exp(-2 pi i nk/N)); the inverse transform is
+// conj(F(conj(x))), done by cj_in / cj_out = -1 on load and store. Scaling is applied on store.
+//
+// Local-memory halving (FFT_HALVE = 1): every exchange moves the real parts through a float buffer,
+// then the imaginary parts, so a work-group needs half the local memory (twice as many groups fit
+// on a compute unit, or twice the length fits at all) for two extra barriers per exchange.
+
+// ---- tuning parameters ----
+#ifndef FFT_RADIX
+#define FFT_RADIX 8          // largest power-of-two radix of a pass (2, 4, 8, 16); read by the launcher
+#endif
+#ifndef FFT_WG
+#define FFT_WG 256           // work-items per work-group the launcher aims for (16 ... 1024)
+#endif
+#ifndef FFT_REG
+#define FFT_REG 16           // lengths up to this run one transform per work-item in registers (1 ... 64)
+#endif
+#ifndef FFT_LOCAL_MAX
+#define FFT_LOCAL_MAX 4096   // longest length done in one kernel (256 ... 32768); launcher only
+#endif
+#ifndef FFT_HALVE
+#define FFT_HALVE 0          // 1: exchanges move real, then imaginary parts through half the local memory
+#endif
+#ifndef FFT_TWIDDLE
+#define FFT_TWIDDLE 0        // 0: twiddles from a table computed in double on the host; 1: sinpi/cospi
+#endif
+#ifndef FFT_PAD
+#define FFT_PAD 1            // 1: pad local rows against bank conflicts
+#endif
+#ifndef FFT_VEC
+#define FFT_VEC 1            // 1: global loads and stores as float2 (one 8-byte access); 0: as two floats
+#endif
+#ifndef FFT_STAGE
+#define FFT_STAGE 0          // 0: stage global accesses through local memory where that coalesces them,
+                             // 1: always, 2: never; read by the launcher
+#endif
+
+// ---- routine constants (set together by the launcher; these defaults make a 64-point kernel) ----
+#ifndef FFT_N
+#define FFT_N 64             // transform length of this kernel
+#define FFT_NPASS 2          // number of radix passes
+#define FFT_R0 8             // radix of pass 0, 1, ...
+#define FFT_R1 8
+#define FFT_T 8              // work-items per transform
+#define FFT_B 4              // transforms per work-group
+#endif
+#ifndef FFT_IN_MODE
+#define FFT_IN_MODE 0        // 0: direct, 1: staged transform by transform, 2: staged across transforms
+#endif
+#ifndef FFT_OUT_MODE
+#define FFT_OUT_MODE 0
+#endif
+#ifndef FFT_PRE
+#define FFT_PRE 0            // on load: 0 none, 1 pass twiddle from the two-level table, 2 times aux_in[pos]
+#endif
+#ifndef FFT_POST
+#define FFT_POST 0           // on store: 0 none, 1 times aux_out[pos]
+#endif
+#ifndef FFT_IN_CHECK
+#define FFT_IN_CHECK 0       // 1: positions >= in_len load as zero (zero padding)
+#endif
+#ifndef FFT_OUT_CHECK
+#define FFT_OUT_CHECK 0      // 1: positions >= out_len are not stored
+#endif
+#ifndef FFT_SPLIT
+#define FFT_SPLIT 0          // 1: transform index splits into (hi, lo) with L
+#endif
+#ifndef FFT_BLUESTEIN
+#define FFT_BLUESTEIN 0      // 1: after the passes multiply by bq[pos], conjugate, and run the passes again
+#endif
+#ifndef FFT_INPLACE
+#define FFT_INPLACE 0        // 1: in and out may be the same buffer (no restrict)
+#endif
+
+// ---- derived ----
+#if FFT_NPASS == 0
+#undef FFT_R0
+#define FFT_R0 1
+#endif
+#define FFT_WGS (FFT_B * FFT_T)
+#define FFT_CE (FFT_N / FFT_T)  // elements per work-item in a staged load or store
+#define FFT_MAX2(a, b) ((a) > (b) ? (a) : (b))
+#define FFT_PRIV (FFT_T == 1)   // exchanges between passes in private memory
+#if FFT_HALVE
+typedef float fft_ltype;  // one component per slot
+#define FFT_PAD_SHIFT 5
+#elif FFT_VEC
+typedef fft_c fft_ltype;  // a complex value per slot
+#define FFT_PAD_SHIFT 4
+#else
+typedef float fft_ltype;  // a complex value in two floats per slot
+#define FFT_PAD_SHIFT 4
+#endif
+// One padding slot every 16 (float2) or 32 (float) slots breaks the stride-R conflicts of the
+// first pass; an odd row stride keeps rows of consecutive transforms on different banks.
+#if FFT_PAD
+#define FFT_LPAD(i) ((i) + ((i) >> FFT_PAD_SHIFT))
+#define FFT_LSTRIDE (FFT_LPAD(FFT_N) + 1)
+#else
+#define FFT_LPAD(i) (i)
+#define FFT_LSTRIDE FFT_N
+#endif
+#define FFT_LOC(b, pos) ((b) * FFT_LSTRIDE + FFT_LPAD(pos))
+#define FFT_USES_LOCAL (!FFT_PRIV || FFT_IN_MODE != 0 || FFT_OUT_MODE != 0)
+#if FFT_USES_LOCAL && !FFT_HALVE && !FFT_VEC
+#define FFT_LSIZE (2 * FFT_B * FFT_LSTRIDE)
+#elif FFT_USES_LOCAL
+#define FFT_LSIZE (FFT_B * FFT_LSTRIDE)
+#else
+#define FFT_LSIZE 1
+#endif
+#if FFT_INPLACE
+#define FFT_RESTRICT
+#else
+#define FFT_RESTRICT restrict
+#endif
+
+// Per pass: radix, NS (product of the earlier radices), butterflies M, iterations per work-item.
+#define FFT_ITER(R) (((FFT_N / (R)) + FFT_T - 1) / FFT_T)
+#define FFT_NS0 1
+#if FFT_NPASS > 1
+#define FFT_NS1 (FFT_NS0 * FFT_R0)
+#endif
+#if FFT_NPASS > 2
+#define FFT_NS2 (FFT_NS1 * FFT_R1)
+#endif
+#if FFT_NPASS > 3
+#define FFT_NS3 (FFT_NS2 * FFT_R2)
+#endif
+#if FFT_NPASS > 4
+#define FFT_NS4 (FFT_NS3 * FFT_R3)
+#endif
+#if FFT_NPASS > 5
+#define FFT_NS5 (FFT_NS4 * FFT_R4)
+#endif
+#if FFT_NPASS > 6
+#define FFT_NS6 (FFT_NS5 * FFT_R5)
+#endif
+#if FFT_NPASS > 7
+#define FFT_NS7 (FFT_NS6 * FFT_R6)
+#endif
+#if FFT_NPASS > 8
+#define FFT_NS8 (FFT_NS7 * FFT_R7)
+#endif
+#if FFT_NPASS > 9
+#define FFT_NS9 (FFT_NS8 * FFT_R8)
+#endif
+#if FFT_NPASS > 10
+#define FFT_NS10 (FFT_NS9 * FFT_R9)
+#endif
+#if FFT_NPASS > 11
+#define FFT_NS11 (FFT_NS10 * FFT_R10)
+#endif
+#if FFT_NPASS > 12
+#error "at most 12 radix passes in one kernel"
+#endif
+
+// The last pass (natural-order output) and the register count: the largest of FFT_CE and
+// iterations x radix over the passes.
+#if FFT_NPASS <= 1
+#define FFT_RL FFT_R0
+#define FFT_NSL FFT_NS0
+#elif FFT_NPASS == 2
+#define FFT_RL FFT_R1
+#define FFT_NSL FFT_NS1
+#elif FFT_NPASS == 3
+#define FFT_RL FFT_R2
+#define FFT_NSL FFT_NS2
+#elif FFT_NPASS == 4
+#define FFT_RL FFT_R3
+#define FFT_NSL FFT_NS3
+#elif FFT_NPASS == 5
+#define FFT_RL FFT_R4
+#define FFT_NSL FFT_NS4
+#elif FFT_NPASS == 6
+#define FFT_RL FFT_R5
+#define FFT_NSL FFT_NS5
+#elif FFT_NPASS == 7
+#define FFT_RL FFT_R6
+#define FFT_NSL FFT_NS6
+#elif FFT_NPASS == 8
+#define FFT_RL FFT_R7
+#define FFT_NSL FFT_NS7
+#elif FFT_NPASS == 9
+#define FFT_RL FFT_R8
+#define FFT_NSL FFT_NS8
+#elif FFT_NPASS == 10
+#define FFT_RL FFT_R9
+#define FFT_NSL FFT_NS9
+#elif FFT_NPASS == 11
+#define FFT_RL FFT_R10
+#define FFT_NSL FFT_NS10
+#else
+#define FFT_RL FFT_R11
+#define FFT_NSL FFT_NS11
+#endif
+
+#define FFT_REGS_OF(R) (FFT_ITER(R) * (R))
+#define FFT_E0 FFT_MAX2(FFT_CE, FFT_REGS_OF(FFT_R0))
+#if FFT_NPASS > 1
+#define FFT_E1 FFT_MAX2(FFT_E0, FFT_REGS_OF(FFT_R1))
+#else
+#define FFT_E1 FFT_E0
+#endif
+#if FFT_NPASS > 2
+#define FFT_E2 FFT_MAX2(FFT_E1, FFT_REGS_OF(FFT_R2))
+#else
+#define FFT_E2 FFT_E1
+#endif
+#if FFT_NPASS > 3
+#define FFT_E3 FFT_MAX2(FFT_E2, FFT_REGS_OF(FFT_R3))
+#else
+#define FFT_E3 FFT_E2
+#endif
+#if FFT_NPASS > 4
+#define FFT_E4 FFT_MAX2(FFT_E3, FFT_REGS_OF(FFT_R4))
+#else
+#define FFT_E4 FFT_E3
+#endif
+#if FFT_NPASS > 5
+#define FFT_E5 FFT_MAX2(FFT_E4, FFT_REGS_OF(FFT_R5))
+#else
+#define FFT_E5 FFT_E4
+#endif
+#if FFT_NPASS > 6
+#define FFT_E6 FFT_MAX2(FFT_E5, FFT_REGS_OF(FFT_R6))
+#else
+#define FFT_E6 FFT_E5
+#endif
+#if FFT_NPASS > 7
+#define FFT_E7 FFT_MAX2(FFT_E6, FFT_REGS_OF(FFT_R7))
+#else
+#define FFT_E7 FFT_E6
+#endif
+#if FFT_NPASS > 8
+#define FFT_E8 FFT_MAX2(FFT_E7, FFT_REGS_OF(FFT_R8))
+#else
+#define FFT_E8 FFT_E7
+#endif
+#if FFT_NPASS > 9
+#define FFT_E9 FFT_MAX2(FFT_E8, FFT_REGS_OF(FFT_R9))
+#else
+#define FFT_E9 FFT_E8
+#endif
+#if FFT_NPASS > 10
+#define FFT_E10 FFT_MAX2(FFT_E9, FFT_REGS_OF(FFT_R10))
+#else
+#define FFT_E10 FFT_E9
+#endif
+#if FFT_NPASS > 11
+#define FFT_E FFT_MAX2(FFT_E10, FFT_REGS_OF(FFT_R11))
+#else
+#define FFT_E FFT_E10
+#endif
+
+#if FFT_N % FFT_T != 0
+#error "FFT_T must divide FFT_N"
+#endif
+#if FFT_PRIV && FFT_N > 64
+#error "one work-item per transform holds at most 64 points"
+#endif
+
+// Small helpers are functions (no loops inside). Everything that loops over registers is a macro
+// expanded in the kernel body with literal bounds, so that every compiler unrolls it fully and the
+// private arrays stay in registers (a loop bound that is a function parameter is only a constant
+// after inlining, and some compilers unroll before they inline).
+#define FFT_INLINE static inline __attribute__((always_inline))
+#define FFT_UNROLL _Pragma("unroll")
+
+// ---- complex helpers ----
+FFT_INLINE fft_c fft_make(const float r, const float i) {
+  fft_c c;
+  c.r = r;
+  c.i = i;
+  return c;
+}
+
+// A complex value read from a global table or buffer: one 8-byte access, or two floats (CPU
+// compilers vectorise across work-items only over scalar types).
+#if FFT_VEC
+#define FFT_CLOAD(p, a) ((p)[a])
+#else
+#define FFT_CLOAD(p, a) fft_make(((__global const float*)(p))[2 * (a)], ((__global const float*)(p))[2 * (a) + 1])
+#endif
+
+FFT_INLINE fft_c fft_mul(const fft_c a, const fft_c b) {
+  return fft_make(a.r * b.r - a.i * b.i, a.r * b.i + a.i * b.r);
+}
+
+// W_N^k = exp(-2 pi i k / FFT_N), 0 <= k < FFT_N.
+FFT_INLINE fft_c fft_twiddle(__global const fft_c* restrict twl, const int k) {
+#if FFT_TWIDDLE == 0
+  return FFT_CLOAD(twl, k);
+#else
+  // sinpi/cospi of 2k/N after folding k into [0, N/4] (or [0, N/2]), so the argument stays small
+  // and its rounding costs little: exact integer symmetries, no 2*pi rounding.
+  int kk = k;
+  float sy = -1.0f;  // W = (cos, -sin)
+  if (2 * kk > FFT_N) {
+    kk = FFT_N - kk;
+    sy = 1.0f;
+  }
+  float cs = 1.0f;
+#if FFT_N % 4 == 0
+  if (4 * kk > FFT_N) {
+    kk = FFT_N / 2 - kk;
+    cs = -1.0f;
+  }
+#endif
+  const float a = (float)(2 * kk) / (float)FFT_N;
+  return fft_make(cs * cospi(a), sy * sinpi(a));
+#endif
+}
+
+// v[r] *= W_N^(r * base), 1 <= r < R (straight-line; R is a constant at every call).
+FFT_INLINE void fft_twiddles(const int R, fft_c* v, __global const fft_c* restrict twl, const int base) {
+  if (R > 1) v[1] = fft_mul(v[1], fft_twiddle(twl, base));
+  if (R > 2) v[2] = fft_mul(v[2], fft_twiddle(twl, 2 * base));
+  if (R > 3) v[3] = fft_mul(v[3], fft_twiddle(twl, 3 * base));
+  if (R > 4) v[4] = fft_mul(v[4], fft_twiddle(twl, 4 * base));
+  if (R > 5) v[5] = fft_mul(v[5], fft_twiddle(twl, 5 * base));
+  if (R > 6) v[6] = fft_mul(v[6], fft_twiddle(twl, 6 * base));
+  if (R > 7) v[7] = fft_mul(v[7], fft_twiddle(twl, 7 * base));
+  if (R > 8) v[8] = fft_mul(v[8], fft_twiddle(twl, 8 * base));
+  if (R > 9) v[9] = fft_mul(v[9], fft_twiddle(twl, 9 * base));
+  if (R > 10) v[10] = fft_mul(v[10], fft_twiddle(twl, 10 * base));
+  if (R > 11) v[11] = fft_mul(v[11], fft_twiddle(twl, 11 * base));
+  if (R > 12) v[12] = fft_mul(v[12], fft_twiddle(twl, 12 * base));
+  if (R > 13) v[13] = fft_mul(v[13], fft_twiddle(twl, 13 * base));
+  if (R > 14) v[14] = fft_mul(v[14], fft_twiddle(twl, 14 * base));
+  if (R > 15) v[15] = fft_mul(v[15], fft_twiddle(twl, 15 * base));
+}
+
+FFT_INLINE void fft_butterfly(const int r, fft_c* v) {
+  switch (r) {
+    case 2: fft_bf2(v); break;
+    case 3: fft_bf3(v); break;
+    case 4: fft_bf4(v); break;
+    case 5: fft_bf5(v); break;
+    case 7: fft_bf7(v); break;
+    case 8: fft_bf8(v); break;
+    case 11: fft_bf11(v); break;
+    case 13: fft_bf13(v); break;
+    case 16: fft_bf16(v); break;
+    default: break;
+  }
+}
+
+// Butterfly i of this work-item in a pass of radix R: j = tid + i * FFT_T; the last iteration is
+// partial when FFT_T does not divide the FFT_N / R butterflies.
+#define FFT_HAS_J(R, j) ((FFT_N / (R)) % FFT_T == 0 || (j) < FFT_N / (R))
+
+// One radix-R pass on the work-item's butterflies: twiddle, then butterfly, in registers.
+#define FFT_PASS(R, NS)                                                                       \
+  do {                                                                                        \
+    FFT_UNROLL for (int i_ = 0; i_ < FFT_ITER(R); ++i_) {                                     \
+      const int j_ = tid + i_ * FFT_T;                                                        \
+      if (FFT_HAS_J(R, j_)) {                                                                 \
+        if ((NS) > 1) fft_twiddles(R, x + i_ * (R), twl, (j_ % (NS)) * (FFT_N / ((NS) * (R)))); \
+        fft_butterfly(R, x + i_ * (R));                                                       \
+      }                                                                                       \
+    }                                                                                         \
+  } while (0)
+
+// ---- exchanges through local memory (h: 0 real parts, 1 imaginary parts when halving) ----
+#if FFT_HALVE
+#define FFT_LPUT(buf, idx, val, h) ((buf)[idx] = (h) ? (val).i : (val).r)
+#define FFT_LGET(buf, idx, dst, h) \
+  do {                             \
+    if (h) (dst).i = (buf)[idx];   \
+    else (dst).r = (buf)[idx];     \
+  } while (0)
+#elif FFT_VEC
+#define FFT_LPUT(buf, idx, val, h) ((buf)[idx] = (val))
+#define FFT_LGET(buf, idx, dst, h) ((dst) = (buf)[idx])
+#else
+#define FFT_LPUT(buf, idx, val, h) ((buf)[2 * (idx)] = (val).r, (buf)[2 * (idx) + 1] = (val).i)
+#define FFT_LGET(buf, idx, dst, h) ((dst).r = (buf)[2 * (idx)], (dst).i = (buf)[2 * (idx) + 1])
+#endif
+
+// Outputs of a pass with radix R and NS into their Stockham positions.
+#define FFT_PUT_OUT(R, NS, h)                                                          \
+  do {                                                                                 \
+    FFT_UNROLL for (int i_ = 0; i_ < FFT_ITER(R); ++i_) {                              \
+      const int j_ = tid + i_ * FFT_T;                                                 \
+      if (FFT_HAS_J(R, j_)) {                                                          \
+        const int base_ = (j_ / (NS)) * (NS) * (R) + (j_ % (NS));                      \
+        FFT_UNROLL for (int k_ = 0; k_ < (R); ++k_)                                    \
+          FFT_LPUT(buf, FFT_LOC(tb, base_ + k_ * (NS)), x[i_ * (R) + k_], h);          \
+      }                                                                                \
+    }                                                                                  \
+  } while (0)
+
+// Inputs of a pass with radix R from positions j + r * (FFT_N / R).
+#define FFT_GET_IN(R, h)                                                               \
+  do {                                                                                 \
+    FFT_UNROLL for (int i_ = 0; i_ < FFT_ITER(R); ++i_) {                              \
+      const int j_ = tid + i_ * FFT_T;                                                 \
+      if (FFT_HAS_J(R, j_)) {                                                          \
+        FFT_UNROLL for (int r_ = 0; r_ < (R); ++r_)                                    \
+          FFT_LGET(buf, FFT_LOC(tb, j_ + r_ * (FFT_N / (R))), x[i_ * (R) + r_], h);    \
+      }                                                                                \
+    }                                                                                  \
+  } while (0)
+
+// The same exchange inside one work-item (FFT_T == 1): a private array with indices known at
+// compile time, so it is register renaming.
+#define FFT_PRIV_EXCHANGE(RA, NSA, RB)                                                   \
+  do {                                                                                   \
+    fft_c ex_[FFT_N];                                                                    \
+    FFT_UNROLL for (int j_ = 0; j_ < FFT_N / (RA); ++j_) {                               \
+      FFT_UNROLL for (int k_ = 0; k_ < (RA); ++k_)                                       \
+        ex_[(j_ / (NSA)) * (NSA) * (RA) + (j_ % (NSA)) + k_ * (NSA)] = x[j_ * (RA) + k_]; \
+    }                                                                                    \
+    FFT_UNROLL for (int j_ = 0; j_ < FFT_N / (RB); ++j_) {                               \
+      FFT_UNROLL for (int r_ = 0; r_ < (RB); ++r_)                                       \
+        x[j_ * (RB) + r_] = ex_[j_ + r_ * (FFT_N / (RB))];                               \
+    }                                                                                    \
+  } while (0)
+
+// Staged element c of this work-item: transform b of the group and element e.
+#define FFT_COOP_B(mode, lid, c) ((mode) == 1 ? ((lid) + (c) * FFT_WGS) / FFT_N : (lid) % FFT_B)
+#define FFT_COOP_E(mode, lid, c) ((mode) == 1 ? ((lid) + (c) * FFT_WGS) % FFT_N : (lid) / FFT_B + (c) * FFT_T)
+
+#define FFT_PUT_COOP(mode, h)                                                                      \
+  do {                                                                                             \
+    FFT_UNROLL for (int c_ = 0; c_ < FFT_CE; ++c_)                                                 \
+      FFT_LPUT(buf, FFT_LOC(FFT_COOP_B(mode, lid, c_), FFT_COOP_E(mode, lid, c_)), x[c_], h);      \
+  } while (0)
+
+#define FFT_GET_COOP(mode, h)                                                                      \
+  do {                                                                                             \
+    FFT_UNROLL for (int c_ = 0; c_ < FFT_CE; ++c_)                                                 \
+      FFT_LGET(buf, FFT_LOC(FFT_COOP_B(mode, lid, c_), FFT_COOP_E(mode, lid, c_)), x[c_], h);      \
+  } while (0)
+
+// ---- exchange sequences ----
+// FFT_XCHG_N: write, barrier, read (twice, real then imaginary parts, when halving).
+// FFT_XCHG_Y: the same after a barrier, because reads of an earlier exchange may be pending.
+#if FFT_HALVE
+#define FFT_XCHG_N(PUT0, GET0, PUT1, GET1) \
+  do {                                     \
+    PUT0;                                  \
+    barrier(CLK_LOCAL_MEM_FENCE);          \
+    GET0;                                  \
+    barrier(CLK_LOCAL_MEM_FENCE);          \
+    PUT1;                                  \
+    barrier(CLK_LOCAL_MEM_FENCE);          \
+    GET1;                                  \
+  } while (0)
+#else
+#define FFT_XCHG_N(PUT0, GET0, PUT1, GET1) \
+  do {                                     \
+    PUT0;                                  \
+    barrier(CLK_LOCAL_MEM_FENCE);          \
+    GET0;                                  \
+  } while (0)
+#endif
+#define FFT_XCHG_Y(PUT0, GET0, PUT1, GET1)     \
+  do {                                         \
+    barrier(CLK_LOCAL_MEM_FENCE);              \
+    FFT_XCHG_N(PUT0, GET0, PUT1, GET1);        \
+  } while (0)
+
+// From the outputs of a pass (radix RA, NSA) to the inputs of the next (radix RB).
+#if FFT_PRIV
+#define FFT_XP(LEAD, RA, NSA, RB) FFT_PRIV_EXCHANGE(RA, NSA, RB)
+#else
+#define FFT_XP(LEAD, RA, NSA, RB)                                                                 \
+  FFT_XCHG_##LEAD(FFT_PUT_OUT(RA, NSA, 0), FFT_GET_IN(RB, 0), FFT_PUT_OUT(RA, NSA, 1), FFT_GET_IN(RB, 1))
+#endif
+
+#if FFT_NPASS > 1
+#define FFT_STEP1(LEAD) FFT_XP(LEAD, FFT_R0, FFT_NS0, FFT_R1); FFT_PASS(FFT_R1, FFT_NS1);
+#else
+#define FFT_STEP1(LEAD)
+#endif
+#if FFT_NPASS > 2
+#define FFT_STEP2 FFT_XP(Y, FFT_R1, FFT_NS1, FFT_R2); FFT_PASS(FFT_R2, FFT_NS2);
+#else
+#define FFT_STEP2
+#endif
+#if FFT_NPASS > 3
+#define FFT_STEP3 FFT_XP(Y, FFT_R2, FFT_NS2, FFT_R3); FFT_PASS(FFT_R3, FFT_NS3);
+#else
+#define FFT_STEP3
+#endif
+#if FFT_NPASS > 4
+#define FFT_STEP4 FFT_XP(Y, FFT_R3, FFT_NS3, FFT_R4); FFT_PASS(FFT_R4, FFT_NS4);
+#else
+#define FFT_STEP4
+#endif
+#if FFT_NPASS > 5
+#define FFT_STEP5 FFT_XP(Y, FFT_R4, FFT_NS4, FFT_R5); FFT_PASS(FFT_R5, FFT_NS5);
+#else
+#define FFT_STEP5
+#endif
+#if FFT_NPASS > 6
+#define FFT_STEP6 FFT_XP(Y, FFT_R5, FFT_NS5, FFT_R6); FFT_PASS(FFT_R6, FFT_NS6);
+#else
+#define FFT_STEP6
+#endif
+#if FFT_NPASS > 7
+#define FFT_STEP7 FFT_XP(Y, FFT_R6, FFT_NS6, FFT_R7); FFT_PASS(FFT_R7, FFT_NS7);
+#else
+#define FFT_STEP7
+#endif
+#if FFT_NPASS > 8
+#define FFT_STEP8 FFT_XP(Y, FFT_R7, FFT_NS7, FFT_R8); FFT_PASS(FFT_R8, FFT_NS8);
+#else
+#define FFT_STEP8
+#endif
+#if FFT_NPASS > 9
+#define FFT_STEP9 FFT_XP(Y, FFT_R8, FFT_NS8, FFT_R9); FFT_PASS(FFT_R9, FFT_NS9);
+#else
+#define FFT_STEP9
+#endif
+#if FFT_NPASS > 10
+#define FFT_STEP10 FFT_XP(Y, FFT_R9, FFT_NS9, FFT_R10); FFT_PASS(FFT_R10, FFT_NS10);
+#else
+#define FFT_STEP10
+#endif
+#if FFT_NPASS > 11
+#define FFT_STEP11 FFT_XP(Y, FFT_R10, FFT_NS10, FFT_R11); FFT_PASS(FFT_R11, FFT_NS11);
+#else
+#define FFT_STEP11
+#endif
+#if FFT_NPASS > 0
+#define FFT_RUN_PASSES(LEAD)                      \
+  FFT_PASS(FFT_R0, FFT_NS0);         \
+  FFT_STEP1(LEAD) FFT_STEP2 FFT_STEP3 FFT_STEP4 FFT_STEP5 FFT_STEP6 FFT_STEP7 FFT_STEP8 FFT_STEP9 \
+  FFT_STEP10 FFT_STEP11
+#else
+#define FFT_RUN_PASSES(LEAD)
+#endif
+#if FFT_IN_MODE != 0
+#define FFT_FIRST_LEAD Y
+#else
+#define FFT_FIRST_LEAD N
+#endif
+
+// ---- global memory ----
+#if FFT_VEC
+#define FFT_GLOAD(p, a) fft_from2(((__global const float2*)(p))[a])
+#define FFT_GSTORE(p, a, v) (((__global float2*)(p))[a] = fft_to2(v))
+FFT_INLINE fft_c fft_from2(const float2 v) { return fft_make(v.x, v.y); }
+FFT_INLINE float2 fft_to2(const fft_c v) { return (float2)(v.r, v.i); }
+#else
+#define FFT_GLOAD(p, a) FFT_CLOAD(p, a)
+#define FFT_GSTORE(p, a, v)                                   \
+  do {                                                        \
+    const fft_c s_ = (v);                                     \
+    ((__global float*)(p))[2 * (a)] = s_.r;                   \
+    ((__global float*)(p))[2 * (a) + 1] = s_.i;               \
+  } while (0)
+#endif
+
+#if FFT_SPLIT
+#define FFT_HI(t) ((t) / L)
+#define FFT_LO(t) ((t) % L)
+#else
+#define FFT_HI(t) (t)
+#define FFT_LO(t) 0
+#endif
+
+#if FFT_PRE == 1
+// Pass twiddle W_Ntot^(e * (lo mod tw_ns) * tw_mult) = hi[m >> shift] * lo[m & mask].
+#define FFT_PRE_OP(v, lo, e, pos)                                               \
+  do {                                                                          \
+    const int m_ = (e) * ((lo) % tw_ns) * tw_mult;                              \
+    v = fft_mul(v, fft_mul(FFT_CLOAD(tw_hi, m_ >> tw_shift), FFT_CLOAD(tw_lo, m_ & ((1 << tw_shift) - 1)))); \
+  } while (0)
+#elif FFT_PRE == 2
+#define FFT_PRE_OP(v, lo, e, pos) v = fft_mul(v, FFT_CLOAD(aux_in, pos))
+#else
+#define FFT_PRE_OP(v, lo, e, pos)
+#endif
+
+// dst = element e of transform t, conjugated by cj_in, pre-operation applied; zero outside.
+#define FFT_LOAD(dst, t, e)                                                              \
+  do {                                                                                   \
+    const int t_ = (t), e_ = (e);                                                        \
+    const int lo_ = FFT_LO(t_);                                                          \
+    const int pos_ = lo_ * in_dl + e_ * in_s;                                            \
+    fft_c v_ = fft_make(0.0f, 0.0f);                                                     \
+    if (t_ < total && (!FFT_IN_CHECK || pos_ < in_len)) {                                \
+      v_ = FFT_GLOAD(in, in_off + (clf_index)FFT_HI(t_) * in_dh + (clf_index)pos_ * in_S); \
+      v_.i *= cj_in;                                                                     \
+      FFT_PRE_OP(v_, lo_, e_, pos_);                                                     \
+    }                                                                                    \
+    (dst) = v_;                                                                          \
+  } while (0)
+
+#if FFT_POST == 1
+#define FFT_POST_OP(v, pos) v = fft_mul(v, FFT_CLOAD(aux_out, pos))
+#else
+#define FFT_POST_OP(v, pos)
+#endif
+
+// Element e of transform t = val, post-operation, conjugated by cj_out and scaled.
+#define FFT_STORE(val, t, e)                                                                    \
+  do {                                                                                          \
+    const int t_ = (t), e_ = (e);                                                               \
+    const int lo_ = FFT_LO(t_);                                                                 \
+    const int pos_ = (lo_ / out_split) * out_dsplit + (lo_ % out_split) * out_dl + e_ * out_s;  \
+    if (t_ < total && (!FFT_OUT_CHECK || pos_ < out_len)) {                                     \
+      fft_c v_ = (val);                                                                         \
+      FFT_POST_OP(v_, pos_);                                                                    \
+      FFT_GSTORE(out, out_off + (clf_index)FFT_HI(t_) * out_dh + (clf_index)pos_ * out_S,       \
+                 fft_make(v_.r * scale, v_.i * cj_out * scale));                                \
+    }                                                                                           \
+  } while (0)
+
+__kernel __attribute__((reqd_work_group_size(FFT_WGS, 1, 1)))
+void fft_local(const int total, const int L,
+               __global const fft_c* FFT_RESTRICT in, const clf_index in_off, const clf_index in_dh,
+               const clf_index in_S, const int in_dl, const int in_s, const int in_len,
+               __global fft_c* FFT_RESTRICT out, const clf_index out_off, const clf_index out_dh,
+               const clf_index out_S, const int out_dl, const int out_s, const int out_split,
+               const int out_dsplit, const int out_len,
+               const float cj_in, const float cj_out, const float scale,
+               __global const fft_c* restrict twl,
+               __global const fft_c* restrict tw_hi, __global const fft_c* restrict tw_lo,
+               const int tw_shift, const int tw_ns, const int tw_mult,
+               __global const fft_c* restrict aux_in, __global const fft_c* restrict aux_out,
+               __global const fft_c* restrict bq) {
+#if FFT_USES_LOCAL
+  __local fft_ltype buf[FFT_LSIZE];
+#endif
+  const int lid = get_local_id(0);
+  const int tb = lid / FFT_T;   // transform within the group
+  const int tid = lid % FFT_T;  // work-item within the transform
+  const int g0 = get_group_id(0) * FFT_B;
+  fft_c x[FFT_E];
+
+  // ---- load ----
+#if FFT_IN_MODE == 0
+  {
+    const int M0 = FFT_N / FFT_R0;
+#pragma unroll
+    for (int i = 0; i < FFT_ITER(FFT_R0); ++i) {
+      const int j = tid + i * FFT_T;
+      if (M0 % FFT_T != 0 && j >= M0) break;
+#pragma unroll
+      for (int r = 0; r < FFT_R0; ++r) FFT_LOAD(x[i * FFT_R0 + r], g0 + tb, j + r * M0);
+    }
+  }
+#else
+#pragma unroll
+  for (int c = 0; c < FFT_CE; ++c)
+    FFT_LOAD(x[c], g0 + FFT_COOP_B(FFT_IN_MODE, lid, c), FFT_COOP_E(FFT_IN_MODE, lid, c));
+  FFT_XCHG_N(FFT_PUT_COOP(FFT_IN_MODE, 0), FFT_GET_IN(FFT_R0, 0), FFT_PUT_COOP(FFT_IN_MODE, 1), FFT_GET_IN(FFT_R0, 1));
+#endif
+
+  // ---- the transform ----
+  FFT_RUN_PASSES(FFT_FIRST_LEAD)
+
+#if FFT_BLUESTEIN
+  // Convolution by multiplication with the kernel's spectrum (bq, already divided by FFT_N), then
+  // the inverse transform as conj(F(conj(.))).
+  {
+    const int ML = FFT_N / FFT_RL;
+#pragma unroll
+    for (int i = 0; i < FFT_ITER(FFT_RL); ++i) {
+      const int j = tid + i * FFT_T;
+      if (ML % FFT_T != 0 && j >= ML) break;
+#pragma unroll
+      for (int k = 0; k < FFT_RL; ++k) {
+        const fft_c p = fft_mul(x[i * FFT_RL + k], FFT_CLOAD(bq, j + k * FFT_NSL));
+        x[i * FFT_RL + k] = fft_make(p.r, -p.i);
+      }
+    }
+  }
+#if FFT_NPASS > 0
+  FFT_XP(Y, FFT_RL, FFT_NSL, FFT_R0);
+#endif
+  FFT_RUN_PASSES(Y)
+#endif
+
+  // ---- store ----
+#if FFT_OUT_MODE == 0
+  {
+    const int ML = FFT_N / FFT_RL;
+#pragma unroll
+    for (int i = 0; i < FFT_ITER(FFT_RL); ++i) {
+      const int j = tid + i * FFT_T;
+      if (ML % FFT_T != 0 && j >= ML) break;
+#pragma unroll
+      for (int k = 0; k < FFT_RL; ++k) FFT_STORE(x[i * FFT_RL + k], g0 + tb, j + k * FFT_NSL);
+    }
+  }
+#else
+#if FFT_PRIV && !FFT_USES_LOCAL
+#error "staged store needs local memory"
+#endif
+  FFT_XCHG_Y(FFT_PUT_OUT(FFT_RL, FFT_NSL, 0), FFT_GET_COOP(FFT_OUT_MODE, 0), FFT_PUT_OUT(FFT_RL, FFT_NSL, 1),
+             FFT_GET_COOP(FFT_OUT_MODE, 1));
+#pragma unroll
+  for (int c = 0; c < FFT_CE; ++c)
+    FFT_STORE(x[c], g0 + FFT_COOP_B(FFT_OUT_MODE, lid, c), FFT_COOP_E(FFT_OUT_MODE, lid, c));
+#endif
+}

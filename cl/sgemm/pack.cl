@@ -1,0 +1,92 @@
+// SGEMM helpers (family "sgemm_pack"): packing an operand into the k-major, zero-padded form
+// the tiled kernels read, and scaling C by beta when there is nothing to multiply.
+//
+// Packed operand P (Kp rows of Xp floats, row pitch d_ld, Kp >= K, Xp >= X):
+//   P[d_off + p * d_ld + x] = op(p, x) for p < K and x < X, 0 elsewhere (the padding),
+// where the source element op(p, x) of the user's (internal column-major) matrix is
+//   sgemm_pack_copy:  src[s_off + p * s_ld + x]   (x contiguous: A not transposed, B transposed)
+//   sgemm_pack_trans: src[s_off + x * s_ld + p]   (p contiguous: A transposed, B not transposed)
+// Zero padding makes the tiled kernels' edge tiles contribute nothing, so their inner loops
+// need no guards.
+//
+// A work-group of PACK_TILE x (PACK_TILE / PACK_WPT) work-items moves one PACK_TILE x
+// PACK_TILE tile; each work-item moves PACK_WPT rows of it. sgemm_pack_trans goes through a
+// local tile (one padding column against bank conflicts) so that both the reads (along p)
+// and the writes (along x) are coalesced.
+
+// ---- tuning parameters ----
+#ifndef PACK_TILE
+#define PACK_TILE 16  // tile edge in elements (8, 16, 32, 64)
+#endif
+#ifndef PACK_WPT
+#define PACK_WPT 4  // tile rows moved by each work-item (1, 2, 4, 8, 16)
+#endif
+
+// ---- derived ----
+#define PACK_LY (PACK_TILE / PACK_WPT)  // work-group height
+#if PACK_WPT > PACK_TILE
+#error "PACK_WPT must not exceed PACK_TILE"
+#endif
+
+__kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1)))
+void sgemm_pack_copy(const int K, const int X, const int Kp, const int Xp, const __global float* restrict src,
+                     const clf_index s_off, const clf_index s_ld, __global float* restrict dst, const clf_index d_off,
+                     const clf_index d_ld) {
+  const int x = get_group_id(0) * PACK_TILE + get_local_id(0);
+  const int p0 = get_group_id(1) * PACK_TILE + get_local_id(1);
+  if (x >= Xp) return;
+  src += s_off;
+  dst += d_off;
+#pragma unroll
+  for (int w = 0; w < PACK_WPT; ++w) {
+    const int p = p0 + w * PACK_LY;
+    if (p < Kp) dst[(clf_index)p * d_ld + x] = (p < K && x < X) ? src[(clf_index)p * s_ld + x] : 0.0f;
+  }
+}
+
+__kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1)))
+void sgemm_pack_trans(const int K, const int X, const int Kp, const int Xp, const __global float* restrict src,
+                      const clf_index s_off, const clf_index s_ld, __global float* restrict dst, const clf_index d_off,
+                     const clf_index d_ld) {
+  __local float tile[PACK_TILE * (PACK_TILE + 1)];
+  const int lx = get_local_id(0), ly = get_local_id(1);
+  const int x0 = get_group_id(0) * PACK_TILE;  // tile origin in x
+  const int p0 = get_group_id(1) * PACK_TILE;  // tile origin in p
+  src += s_off;
+  dst += d_off;
+  // Read: work-item lx walks along p (contiguous in the source), rows are x.
+#pragma unroll
+  for (int w = 0; w < PACK_WPT; ++w) {
+    const int xr = ly + w * PACK_LY;
+    const int x = x0 + xr, p = p0 + lx;
+    tile[xr * (PACK_TILE + 1) + lx] = (x < X && p < K) ? src[(clf_index)x * s_ld + p] : 0.0f;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // Write: work-item lx walks along x (contiguous in the packed operand), rows are p.
+  const int x = x0 + lx;
+#pragma unroll
+  for (int w = 0; w < PACK_WPT; ++w) {
+    const int pr = ly + w * PACK_LY;
+    const int p = p0 + pr;
+    if (x < Xp && p < Kp) dst[(clf_index)p * d_ld + x] = tile[lx * (PACK_TILE + 1) + pr];
+  }
+}
+
+// C[m + n * c_ld] = beta * C (beta == 0: 0 without reading C) for m < M, n < N: the whole
+// routine when k == 0 or alpha == 0.
+__kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1)))
+void sgemm_scale(const int M, const int N, const float beta, __global float* c, const clf_index c_off,
+                 const clf_index c_ld) {
+  const int m = get_group_id(0) * PACK_TILE + get_local_id(0);
+  const int n0 = get_group_id(1) * PACK_TILE + get_local_id(1);
+  if (m >= M) return;
+  c += c_off;
+#pragma unroll
+  for (int w = 0; w < PACK_WPT; ++w) {
+    const int n = n0 + w * PACK_LY;
+    if (n < N) {
+      __global float* p = c + (clf_index)n * c_ld + m;
+      *p = beta == 0.0f ? 0.0f : beta * *p;
+    }
+  }
+}

@@ -1,0 +1,344 @@
+// SGEMM, general tiled kernel (family "sgemm_xgemm"), on packed operands. Parameter names
+// follow CLBlast's Xgemm (MWG NWG KWG MDIMC NDIMC MDIMA NDIMB KWI VWM VWN STRM STRN SA SB),
+// plus DBUF (double-buffered local memory).
+//
+// In clforge's internal column-major view (a row-major call is the column-major product
+// C^T = B^T A^T, see src/sgemm/sgemm.cpp) this computes, for m < M and n < N,
+//   C[m + n * c_ld] = alpha * sum_k A[k][m] * B[k][n] + beta * C[m + n * c_ld]
+// where the operands are "k-major": row k of A holds op(A)(m, k) for every m contiguously,
+// row k of B holds op(B)(k, n) for every n contiguously:
+//   A[k][m] = ag[a_off + k * a_ld + m / VWM] (vectors of VWM), rows padded with zeros to
+//             Mp = multiple of MWG columns and Kp = multiple of KWG rows,
+//   B[k][n] = bg[b_off + k * b_ld + n / VWN] likewise (Np = multiple of NWG).
+// The launcher packs (copies, transposes, zero-pads) the user's matrices into this form with
+// cl/sgemm/pack.cl, or passes a user matrix straight through when it already has it. With
+// both operands k-major, each k step is an outer product of a column segment of A with a row
+// segment of B: the tiles are copied into local memory row by row as they come (no transpose,
+// so local stores never conflict and need no padding), and the work-items read them back as
+// whole vectors. C is read and written in the user's buffer with bounds guards at the edge
+// tiles; beta == 0 never reads C (NaN already in C does not leak into the result).
+//
+// Work-group (gm, gn) computes the MWG x NWG tile of C at rows gm*MWG, columns gn*NWG with
+// MDIMC x NDIMC work-items. Work-item (i, j) holds an MWI x NWI register block
+// (MWI = MWG/MDIMC, NWI = NWG/NDIMC) as NWI x (MWI/VWM) vectors:
+//
+//        <------------- MWG (m) ------------>          STRM = 0: work-item i owns the MWI
+//     k  | v0 v1 v2 ... (vectors of VWM)    |          consecutive rows i*MWI ..
+//     |  |                                  |          STRM = 1: vectors i, i + MDIMC,
+//     v  | A tile: KWG x MWG, local alm     |          i + 2*MDIMC, ... (a warp reads one
+//                                                      contiguous row segment: no bank conflict)
+// Loading a tile: the MDIMC*NDIMC work-items are re-shaped as MDIMA x (WGS/MDIMA) for A (and
+// NDIMB x (WGS/NDIMB) for B); consecutive work-items read consecutive VWM-vectors of a row,
+// so every global load is coalesced, whatever STRM says.
+//
+// SA = 0 / SB = 0 read that operand straight from global memory in the inner loop (CPUs:
+// local memory is ordinary memory there and barriers cost; caches do the staging). DBUF = 1
+// keeps two local tiles: the next tile is fetched into registers while the current one is
+// used, then stored into the other buffer, one barrier per tile (GPUs: hides global latency).
+
+// ---- tuning parameters ----
+#ifndef MWG
+#define MWG 64  // C tile rows (m) per work-group (8 .. 256)
+#endif
+#ifndef NWG
+#define NWG 64  // C tile columns (n) per work-group (8 .. 256)
+#endif
+#ifndef KWG
+#define KWG 16  // depth of a k tile (4 .. 64)
+#endif
+#ifndef MDIMC
+#define MDIMC 8  // work-items along m (work-group dimension 0)
+#endif
+#ifndef NDIMC
+#define NDIMC 8  // work-items along n (work-group dimension 1)
+#endif
+#ifndef MDIMA
+#define MDIMA 8  // work-items along m when loading the A tile (in VWM vectors)
+#endif
+#ifndef NDIMB
+#define NDIMB 8  // work-items along n when loading the B tile (in VWN vectors)
+#endif
+#ifndef KWI
+#define KWI 2  // unroll factor of the loop over a k tile (divides KWG)
+#endif
+#ifndef VWM
+#define VWM 1  // vector width along m: A loads, C accumulators and stores (1, 2, 4, 8, 16)
+#endif
+#ifndef VWN
+#define VWN 1  // vector width along n: B loads (1, 2, 4, 8, 16)
+#endif
+#ifndef STRM
+#define STRM 0  // 0: a work-item's m vectors are contiguous; 1: strided by MDIMC vectors
+#endif
+#ifndef STRN
+#define STRN 0  // 0: a work-item's n vectors are contiguous; 1: strided by NDIMC vectors
+#endif
+#ifndef SA
+#define SA 1  // stage the A tile in local memory (0: read A from global in the inner loop)
+#endif
+#ifndef SB
+#define SB 1  // stage the B tile in local memory
+#endif
+#ifndef DBUF
+#define DBUF 0  // double-buffered local tiles with register prefetch (needs SA or SB)
+#endif
+#ifndef NVRREG
+#define NVRREG 0  // not used in the source: on NVIDIA's OpenCL the launcher passes it as
+                  // -cl-nv-maxrregcount (0: the compiler's choice), to trade registers for occupancy
+#endif
+
+// ---- derived ----
+#define WGS (MDIMC * NDIMC)     // work-items per work-group
+#define MWI (MWG / MDIMC)       // C rows per work-item
+#define NWI (NWG / NDIMC)       // C columns per work-item
+#define MVI (MWI / VWM)         // A / C vectors per work-item along m
+#define NVI (NWI / VWN)         // B vectors per work-item along n
+#define MVG (MWG / VWM)         // vectors in a row of the A tile
+#define NVG (NWG / VWN)         // vectors in a row of the B tile
+#define KDIMA (WGS / MDIMA)     // loader rows for A
+#define KDIMB (WGS / NDIMB)     // loader rows for B
+#define MVA (MVG / MDIMA)       // A vectors per loader work-item along m
+#define NVB (NVG / NDIMB)       // B vectors per loader work-item along n
+#define KWA (KWG / KDIMA)       // A rows per loader work-item
+#define KWB (KWG / KDIMB)       // B rows per loader work-item
+#define NBUF (DBUF + 1)
+
+#if MWG % (MDIMC * VWM) != 0 || NWG % (NDIMC * VWN) != 0
+#error "MWG must be a multiple of MDIMC*VWM and NWG of NDIMC*VWN"
+#endif
+#if KWG % KWI != 0
+#error "KWI must divide KWG"
+#endif
+#if SA && (WGS % MDIMA != 0 || MVG % MDIMA != 0 || KWG % KDIMA != 0)
+#error "MDIMA must divide MDIMC*NDIMC and MWG/VWM, and KWG must be a multiple of MDIMC*NDIMC/MDIMA"
+#endif
+#if SB && (WGS % NDIMB != 0 || NVG % NDIMB != 0 || KWG % KDIMB != 0)
+#error "NDIMB must divide MDIMC*NDIMC and NWG/VWN, and KWG must be a multiple of MDIMC*NDIMC/NDIMB"
+#endif
+#if DBUF && !SA && !SB
+#error "DBUF needs SA or SB"
+#endif
+
+#define XG_CAT2(a, b) a##b
+#define XG_CAT(a, b) XG_CAT2(a, b)
+#if VWM == 1
+typedef float realM;
+#define XG_STOREM(v, p) (*(p) = (v))
+#define XG_LOADM(p) (*(p))
+#else
+typedef XG_CAT(float, VWM) realM;
+#define XG_STOREM(v, p) XG_CAT(vstore, VWM)(v, 0, p)
+#define XG_LOADM(p) XG_CAT(vload, VWM)(0, p)
+#endif
+#if VWN == 1
+typedef float realN;
+#else
+typedef XG_CAT(float, VWN) realN;
+#endif
+
+// Copies the VWN components of v into the floats dst[o], dst[o+1], ...
+#if VWN == 1
+#define XG_UNPACKN(v, dst, o) dst[o] = (v);
+#elif VWN == 2
+#define XG_UNPACKN(v, dst, o) dst[o] = (v).s0; dst[(o) + 1] = (v).s1;
+#elif VWN == 4
+#define XG_UNPACKN(v, dst, o) dst[o] = (v).s0; dst[(o) + 1] = (v).s1; dst[(o) + 2] = (v).s2; dst[(o) + 3] = (v).s3;
+#elif VWN == 8
+#define XG_UNPACKN(v, dst, o)                                                                    \
+  dst[o] = (v).s0; dst[(o) + 1] = (v).s1; dst[(o) + 2] = (v).s2; dst[(o) + 3] = (v).s3;          \
+  dst[(o) + 4] = (v).s4; dst[(o) + 5] = (v).s5; dst[(o) + 6] = (v).s6; dst[(o) + 7] = (v).s7;
+#elif VWN == 16
+#define XG_UNPACKN(v, dst, o)                                                                    \
+  dst[o] = (v).s0; dst[(o) + 1] = (v).s1; dst[(o) + 2] = (v).s2; dst[(o) + 3] = (v).s3;          \
+  dst[(o) + 4] = (v).s4; dst[(o) + 5] = (v).s5; dst[(o) + 6] = (v).s6; dst[(o) + 7] = (v).s7;    \
+  dst[(o) + 8] = (v).s8; dst[(o) + 9] = (v).s9; dst[(o) + 10] = (v).sa; dst[(o) + 11] = (v).sb;  \
+  dst[(o) + 12] = (v).sc; dst[(o) + 13] = (v).sd; dst[(o) + 14] = (v).se; dst[(o) + 15] = (v).sf;
+#else
+#error "VWN must be 1, 2, 4, 8 or 16"
+#endif
+
+// Vector index (within a tile row) of a work-item's mi-th A vector and ni-th B vector.
+#if STRM == 0
+#define XG_MV(lid0, mi) ((lid0) * MVI + (mi))
+#else
+#define XG_MV(lid0, mi) ((lid0) + (mi) * MDIMC)
+#endif
+#if STRN == 0
+#define XG_NV(lid1, ni) ((lid1) * NVI + (ni))
+#else
+#define XG_NV(lid1, ni) ((lid1) + (ni) * NDIMC)
+#endif
+
+__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
+void sgemm_xgemm(const int M, const int N, const int Kp, const float alpha, const float beta,
+                 const __global realM* restrict ag, const clf_index a_off, const clf_index a_ld,
+                 const __global realN* restrict bg, const clf_index b_off, const clf_index b_ld,
+                 __global float* cg, const clf_index c_off, const clf_index c_ld, const int c_vec) {
+  const int lid0 = get_local_id(0);
+  const int lid1 = get_local_id(1);
+  const int gm = get_group_id(0);
+  const int gn = get_group_id(1);
+#if SA || SB
+  const int tid = lid1 * MDIMC + lid0;
+#endif
+
+#if SA
+  __local realM alm[NBUF * KWG * MVG];
+  const int la0 = tid % MDIMA, la1 = tid / MDIMA;
+  // This work-item's first A element to load: row la1, vector la0 of the tile.
+  const __global realM* agl = ag + a_off + (clf_index)la1 * a_ld + gm * MVG + la0;
+  realM ar[KWA][MVA];
+#else
+  const __global realM* agc = ag + a_off + gm * MVG;  // row 0 of the A tile
+#endif
+#if SB
+  __local realN blm[NBUF * KWG * NVG];
+  const int lb0 = tid % NDIMB, lb1 = tid / NDIMB;
+  const __global realN* bgl = bg + b_off + (clf_index)lb1 * b_ld + gn * NVG + lb0;
+  realN br[KWB][NVB];
+#else
+  const __global realN* bgc = bg + b_off + gn * NVG;
+#endif
+
+  realM cpm[NWI][MVI];
+#pragma unroll
+  for (int ni = 0; ni < NWI; ++ni)
+#pragma unroll
+    for (int mi = 0; mi < MVI; ++mi) cpm[ni][mi] = (realM)(0.0f);
+
+  const int ktiles = Kp / KWG;
+
+  // One iteration per k tile. With DBUF the loop starts one tile early: iteration kt fetches
+  // tile kt + 1 into registers, computes on the local buffer kt & 1, then stores the fetched
+  // tile into the other buffer (one barrier per tile). Without DBUF: fetch, store, barrier,
+  // compute, barrier.
+  for (int kt = -DBUF; kt < ktiles; ++kt) {
+    const int kf = kt + DBUF;  // tile fetched in this iteration
+#if SA || SB
+    if (kf < ktiles) {
+#if SA
+#pragma unroll
+      for (int ka = 0; ka < KWA; ++ka)
+#pragma unroll
+        for (int ma = 0; ma < MVA; ++ma) ar[ka][ma] = agl[(clf_index)(kf * KWG + ka * KDIMA) * a_ld + ma * MDIMA];
+#endif
+#if SB
+#pragma unroll
+      for (int kb = 0; kb < KWB; ++kb)
+#pragma unroll
+        for (int nb = 0; nb < NVB; ++nb) br[kb][nb] = bgl[(clf_index)(kf * KWG + kb * KDIMB) * b_ld + nb * NDIMB];
+#endif
+    }
+#endif
+#if (SA || SB) && !DBUF
+    {
+#if SA
+#pragma unroll
+      for (int ka = 0; ka < KWA; ++ka)
+#pragma unroll
+        for (int ma = 0; ma < MVA; ++ma) alm[(la1 + ka * KDIMA) * MVG + la0 + ma * MDIMA] = ar[ka][ma];
+#endif
+#if SB
+#pragma unroll
+      for (int kb = 0; kb < KWB; ++kb)
+#pragma unroll
+        for (int nb = 0; nb < NVB; ++nb) blm[(lb1 + kb * KDIMB) * NVG + lb0 + nb * NDIMB] = br[kb][nb];
+#endif
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+#endif
+
+    if (kt >= 0) {
+      const int k0 = kt * KWG;
+#if DBUF
+      const int cur = kt & 1;
+#else
+      const int cur = 0;
+#endif
+      for (int kk = 0; kk < KWG; kk += KWI) {
+#pragma unroll
+        for (int ki = 0; ki < KWI; ++ki) {
+          const int k = kk + ki;
+          realM apm[MVI];
+#pragma unroll
+          for (int mi = 0; mi < MVI; ++mi) {
+#if SA
+            apm[mi] = alm[(cur * KWG + k) * MVG + XG_MV(lid0, mi)];
+#else
+            apm[mi] = agc[(clf_index)(k0 + k) * a_ld + XG_MV(lid0, mi)];
+#endif
+          }
+          float bpm[NWI];
+#pragma unroll
+          for (int ni = 0; ni < NVI; ++ni) {
+#if SB
+            const realN v = blm[(cur * KWG + k) * NVG + XG_NV(lid1, ni)];
+#else
+            const realN v = bgc[(clf_index)(k0 + k) * b_ld + XG_NV(lid1, ni)];
+#endif
+            XG_UNPACKN(v, bpm, ni * VWN)
+          }
+#pragma unroll
+          for (int ni = 0; ni < NWI; ++ni)
+#pragma unroll
+            for (int mi = 0; mi < MVI; ++mi) cpm[ni][mi] = mad(apm[mi], (realM)(bpm[ni]), cpm[ni][mi]);
+        }
+      }
+      (void)k0;
+      (void)cur;
+    }
+
+#if (SA || SB) && DBUF
+    if (kf < ktiles) {
+      const int nxt = kf & 1;
+#if SA
+#pragma unroll
+      for (int ka = 0; ka < KWA; ++ka)
+#pragma unroll
+        for (int ma = 0; ma < MVA; ++ma) alm[(nxt * KWG + la1 + ka * KDIMA) * MVG + la0 + ma * MDIMA] = ar[ka][ma];
+#endif
+#if SB
+#pragma unroll
+      for (int kb = 0; kb < KWB; ++kb)
+#pragma unroll
+        for (int nb = 0; nb < NVB; ++nb) blm[(nxt * KWG + lb1 + kb * KDIMB) * NVG + lb0 + nb * NDIMB] = br[kb][nb];
+#endif
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#elif SA || SB
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+  }
+
+  // C = alpha * AB + beta * C in the user's buffer. Interior tiles of an aligned C store
+  // whole vectors; edge tiles check every element.
+  const int m0 = gm * MWG, n0 = gn * NWG;
+  __global float* cgo = cg + c_off;
+  if (c_vec && m0 + MWG <= M && n0 + NWG <= N) {
+#pragma unroll
+    for (int ni = 0; ni < NWI; ++ni) {
+      const int n = n0 + XG_NV(lid1, ni / VWN) * VWN + ni % VWN;
+#pragma unroll
+      for (int mi = 0; mi < MVI; ++mi) {
+        const int m = m0 + XG_MV(lid0, mi) * VWM;
+        __global realM* cp = (__global realM*)(cgo + (clf_index)n * c_ld + m);
+        if (beta == 0.0f) *cp = alpha * cpm[ni][mi];
+        else *cp = mad((realM)(alpha), cpm[ni][mi], beta * *cp);
+      }
+    }
+  } else {
+    for (int ni = 0; ni < NWI; ++ni) {
+      const int n = n0 + XG_NV(lid1, ni / VWN) * VWN + ni % VWN;
+      if (n >= N) continue;
+      for (int mi = 0; mi < MVI; ++mi) {
+        const int m = m0 + XG_MV(lid0, mi) * VWM;
+        float r[VWM];
+        XG_STOREM(alpha * cpm[ni][mi], r);
+        __global float* cp = cgo + (clf_index)n * c_ld + m;
+        for (int v = 0; v < VWM; ++v) {
+          if (m + v < M) cp[v] = beta == 0.0f ? r[v] : mad(beta, cp[v], r[v]);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,102 @@
+// Batched 1-D complex FFT (single precision, interleaved complex): a plan describes the length,
+// the batch and the layout of input and output (the cufftPlanMany / clFFT model); it compiles its
+// kernels once and then runs forward or inverse transforms any number of times.
+#pragma once
+#include <complex>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "clforge/common.hpp"
+#include "clforge/tuning.hpp"
+
+namespace clforge {
+
+/// Where the transforms of a batch lie in a buffer, counted in complex elements (8 bytes):
+/// element k of transform b is at offset + b * distance + k * stride.
+struct FftLayout {
+  std::size_t stride = 1;    ///< between consecutive elements of one transform (>= 1)
+  std::size_t distance = 0;  ///< between the first elements of consecutive transforms; 0: n * stride
+  std::size_t offset = 0;    ///< of the first element of the first transform
+};
+
+/// Scaling applied to a transform's result.
+enum class FftScaling {
+  None,       ///< unnormalised: y_k = sum_j x_j exp(-+2 pi i jk/n)
+  OverN,      ///< times 1/n
+  OverSqrtN,  ///< times 1/sqrt(n)
+};
+
+/// What an FftPlan computes.
+struct FftDesc {
+  std::size_t n = 0;       ///< transform length (>= 1, any value: radix 2-16 passes, Bluestein otherwise)
+  std::size_t batch = 1;   ///< number of transforms (>= 1)
+  bool in_place = false;   ///< true: the result replaces the input (output layout = input layout)
+  FftLayout in;            ///< input layout
+  FftLayout out;           ///< output layout (ignored when in_place)
+  FftScaling forward_scaling = FftScaling::None;  ///< applied by FftPlan::forward
+  FftScaling inverse_scaling = FftScaling::None;  ///< applied by FftPlan::inverse (OverN: a true inverse)
+};
+
+/// A compiled batched FFT for one queue. Forward: y_k = sum_j x_j exp(-2 pi i jk/n);
+/// inverse: the same with +2 pi i. Kernels are built at construction through the compile
+/// cache (memory, then disk: a new process creating the same plan loads them from disk);
+/// scratch buffers and twiddle tables are owned by the plan.
+///
+/// Lengths with prime factors 2, 3, 5, 7, 11, 13 run as radix passes in one kernel up to
+/// FFT_LOCAL_MAX points (4096 by default), longer ones in several passes through global
+/// memory; any other length uses Bluestein's algorithm on a power-of-two FFT.
+///
+/// Executions are enqueued on the plan's queue in order; a plan must not run on two host
+/// threads at once (its scratch buffers are shared). Different plans are independent.
+class FftPlan {
+ public:
+  /// Throws InvalidArgument for n or batch 0, stride 0, a distance that makes transforms of the
+  /// output (or an in-place input) overlap, sizes beyond 2^31 elements per transform, or an
+  /// unknown/illegal tuning override; UnsupportedDevice when no configuration fits the device;
+  /// BuildError when a kernel fails to compile.
+  FftPlan(cl::CommandQueue& queue, const FftDesc& desc, const Tuning& tuning = {});
+  ~FftPlan();
+  FftPlan(FftPlan&&) noexcept;
+  FftPlan& operator=(FftPlan&&) noexcept;
+  FftPlan(const FftPlan&) = delete;
+  FftPlan& operator=(const FftPlan&) = delete;
+
+  /// Out-of-place forward transform: reads `in` (never written), writes `out`. For an in-place
+  /// plan `in` and `out` must be the same buffer. Throws InvalidArgument, before anything is
+  /// enqueued, for null buffers, buffers too small for the described layout, or input and output
+  /// ranges that overlap in an out-of-place plan. Waits for wait_list; *event (if given) completes
+  /// when the whole transform is done.
+  void forward(const cl::Buffer& in, const cl::Buffer& out, const EventList& wait_list = {},
+               cl::Event* event = nullptr) const;
+  /// Inverse transform, as forward().
+  void inverse(const cl::Buffer& in, const cl::Buffer& out, const EventList& wait_list = {},
+               cl::Event* event = nullptr) const;
+  /// In-place forms (the plan must be in-place).
+  void forward(const cl::Buffer& data, const EventList& wait_list = {}, cl::Event* event = nullptr) const;
+  void inverse(const cl::Buffer& data, const EventList& wait_list = {}, cl::Event* event = nullptr) const;
+
+  const FftDesc& desc() const;
+  /// How the plan computes, e.g. "n=1024 batch=64: 1 kernel, radix 16*8*8, 64 work-items x 4 transforms".
+  std::string describe() const;
+  /// Kernel launches per execution.
+  std::size_t launches() const;
+  /// Bytes of device scratch memory the plan owns (0 for single-kernel plans).
+  std::size_t scratch_bytes() const;
+  /// Resolved tuning parameters of each kernel of the plan, with where each value came from.
+  std::vector<Configuration> configurations() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Host-vector convenience: a forward (or inverse) transform of `x.size() / n` contiguous
+/// transforms of length n, copied in and out, blocking. Throws InvalidArgument when n is 0 or
+/// does not divide x.size().
+std::vector<std::complex<float>> fft(cl::CommandQueue& queue, const std::vector<std::complex<float>>& x,
+                                     std::size_t n, bool inverse = false, const Tuning& tuning = {});
+
+}  // namespace clforge

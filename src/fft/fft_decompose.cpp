@@ -1,0 +1,168 @@
+// FFT decomposition: prime factors, radix passes inside one kernel, global passes for long
+// transforms, and the kernel shape (work-items per transform, transforms per work-group,
+// local memory) derived from the length and the tuning parameters.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <sstream>
+
+#include "clforge/errors.hpp"
+#include "fft/fft_internal.hpp"
+
+namespace clforge::detail {
+
+std::vector<std::size_t> fft_prime_factors(std::size_t n) {
+  std::vector<std::size_t> f;
+  for (std::size_t p = 2; p * p <= n; ++p)
+    while (n % p == 0) {
+      f.push_back(p);
+      n /= p;
+    }
+  if (n > 1) f.push_back(n);
+  return f;
+}
+
+bool fft_smooth(std::size_t n) {
+  if (n == 0) return false;
+  for (std::size_t p : {2, 3, 5, 7, 11, 13})
+    while (n % p == 0) n /= p;
+  return n == 1;
+}
+
+std::size_t fft_pow2_at_least(std::size_t x) {
+  std::size_t p = 1;
+  while (p < x) p <<= 1;
+  return p;
+}
+
+std::size_t fft_bluestein_length(std::size_t n) { return fft_pow2_at_least(2 * n - 1); }
+
+std::vector<int> fft_radices(std::size_t n, int max_radix) {
+  std::vector<int> odd;
+  int twos = 0;
+  while (n % 2 == 0) {
+    n /= 2;
+    ++twos;
+  }
+  for (int p : {3, 5, 7, 11, 13})
+    while (n % p == 0) {
+      odd.push_back(p);
+      n /= p;
+    }
+  if (n != 1) throw Error("fft_radices: length has a prime factor above 13");
+  int bits = 0;
+  while ((1 << (bits + 1)) <= max_radix) ++bits;
+  bits = std::max(bits, 1);
+  std::vector<int> r;
+  if (twos > 0) {
+    const int passes = (twos + bits - 1) / bits;
+    for (int i = 0; i < passes; ++i) r.push_back(1 << (twos / passes + (i < twos % passes ? 1 : 0)));
+  }
+  std::sort(odd.rbegin(), odd.rend());
+  r.insert(r.end(), odd.begin(), odd.end());
+  return r;
+}
+
+std::vector<std::size_t> fft_global_factors(std::size_t n, std::size_t local_max) {
+  std::vector<std::size_t> primes = fft_prime_factors(n);
+  std::sort(primes.rbegin(), primes.rend());
+  if (primes.empty() || primes.front() > local_max) return {};
+  for (std::size_t passes = 2; passes <= 64; ++passes) {
+    // Largest-first assignment to the group with the smallest product keeps groups balanced.
+    std::vector<std::size_t> g(passes, 1);
+    for (std::size_t p : primes) *std::min_element(g.begin(), g.end()) *= p;
+    if (*std::max_element(g.begin(), g.end()) <= local_max) {
+      g.erase(std::remove(g.begin(), g.end(), std::size_t{1}), g.end());
+      std::sort(g.rbegin(), g.rend());
+      return g;
+    }
+  }
+  return {};
+}
+
+std::size_t FftShape::local_bytes() const {
+  if (!uses_local()) return 0;
+  const std::size_t shift = halve ? 5 : 4;
+  const std::size_t lstride = pad ? n + (static_cast<std::size_t>(n) >> shift) + 1 : n;
+  return static_cast<std::size_t>(b) * lstride * (halve ? 4 : 8);
+}
+
+std::string FftShape::options() const {
+  std::ostringstream o;
+  o << "-DFFT_N=" << n << " -DFFT_NPASS=" << radices.size();
+  for (std::size_t i = 0; i < radices.size(); ++i) o << " -DFFT_R" << i << "=" << radices[i];
+  o << " -DFFT_T=" << t << " -DFFT_B=" << b << " -DFFT_IN_MODE=" << in_mode << " -DFFT_OUT_MODE=" << out_mode
+    << " -DFFT_PRE=" << pre << " -DFFT_POST=" << post << " -DFFT_IN_CHECK=" << in_check
+    << " -DFFT_OUT_CHECK=" << out_check << " -DFFT_SPLIT=" << split << " -DFFT_BLUESTEIN=" << bluestein
+    << " -DFFT_INPLACE=" << inplace;
+  if (long_index) o << " -DCLF_LONG_INDEX=1";
+  return o.str();
+}
+
+std::string FftShape::summary() const {
+  std::ostringstream o;
+  o << "radix ";
+  if (radices.empty()) o << "-";
+  for (std::size_t i = 0; i < radices.size(); ++i) o << (i ? "*" : "") << radices[i];
+  o << ", " << t << " work-item" << (t == 1 ? "" : "s") << " x " << b << " transform" << (b == 1 ? "" : "s");
+  static const char* modes[] = {"direct", "staged", "staged-across"};
+  o << ", load " << modes[in_mode] << ", store " << modes[out_mode];
+  if (halve) o << ", halved local memory";
+  return o.str();
+}
+
+FftShape fft_base_shape(std::size_t n, const ParamMap& p, std::size_t max_wg) {
+  FftShape s;
+  s.n = static_cast<int>(n);
+  s.halve = p.at("FFT_HALVE");
+  s.pad = p.at("FFT_PAD");
+  const std::size_t wg = std::min<std::size_t>(p.at("FFT_WG"), max_wg == 0 ? 1024 : max_wg);
+  if (max_wg == 0) max_wg = 1024;
+  if (n <= static_cast<std::size_t>(p.at("FFT_REG")) && n <= 64) {
+    s.radices = fft_radices(n, p.at("FFT_RADIX"));
+    s.t = 1;
+    s.b = static_cast<int>(std::max<std::size_t>(1, wg));
+    return s;
+  }
+  int radix = p.at("FFT_RADIX");
+  for (;;) {
+    s.radices = fft_radices(n, radix);
+    const int rmax = s.radices.empty() ? 1 : *std::max_element(s.radices.begin(), s.radices.end());
+    s.t = static_cast<int>(n / rmax);
+    if (static_cast<std::size_t>(s.t) <= max_wg || radix >= 16) break;
+    radix *= 2;  // fewer, larger passes need fewer work-items
+  }
+  if (static_cast<std::size_t>(s.t) > max_wg) {
+    // More butterflies per work-item: the largest divisor of n that fits one work-group.
+    std::size_t t = max_wg;
+    while (t > 1 && n % t != 0) --t;
+    s.t = static_cast<int>(t);
+    if (n / t > 256)
+      throw UnsupportedDevice("fft: length " + std::to_string(n) + " needs more than " + std::to_string(max_wg) +
+                              " work-items per work-group");
+  }
+  s.b = static_cast<int>(std::max<std::size_t>(1, wg / s.t));
+  return s;
+}
+
+bool fft_fits(const FftShape& s, const DeviceInfo& dev) {
+  if (dev.max_work_group_size != 0 && s.work_group() > dev.max_work_group_size) return false;
+  if (dev.local_mem_size != 0 && s.local_bytes() > dev.local_mem_size) return false;
+  return true;
+}
+
+std::size_t fft_local_limit(const ParamMap& p, const DeviceInfo& dev) {
+  std::size_t lm = static_cast<std::size_t>(p.at("FFT_LOCAL_MAX"));
+  for (; lm > 64; lm /= 2) {
+    try {
+      FftShape s = fft_base_shape(lm, p, dev.max_work_group_size);
+      s.b = 1;
+      s.in_mode = 1;  // a staged load: the local memory the kernel may need
+      if (fft_fits(s, dev)) return lm;
+    } catch (const UnsupportedDevice&) {
+    }
+  }
+  return lm;
+}
+
+}  // namespace clforge::detail

@@ -1,0 +1,69 @@
+// FFT internals shared by the plan, the tuning spec and the tests: factorisation, radix and
+// pass decomposition, and the shape of one fft_local kernel (the routine constants of
+// cl/fft/fft.cl, derived from the length and the tuning parameters).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "clforge/device.hpp"
+#include "clforge/tuning.hpp"
+
+namespace clforge::detail {
+
+/// Radices the kernels have butterflies for.
+inline bool fft_is_radix(int r) {
+  return r == 2 || r == 3 || r == 4 || r == 5 || r == 7 || r == 8 || r == 11 || r == 13 || r == 16;
+}
+/// Prime factors of n in ascending order.
+std::vector<std::size_t> fft_prime_factors(std::size_t n);
+/// True when every prime factor of n is 2, 3, 5, 7, 11 or 13 (n = 1 included).
+bool fft_smooth(std::size_t n);
+/// Smallest power of two >= x.
+std::size_t fft_pow2_at_least(std::size_t x);
+/// Bluestein length for n: the smallest power of two >= 2n - 1.
+std::size_t fft_bluestein_length(std::size_t n);
+
+/// Radix passes of a smooth in-kernel length: powers of two split as evenly as possible into
+/// radices <= max_radix (larger first), then the odd primes. Empty for n = 1.
+std::vector<int> fft_radices(std::size_t n, int max_radix);
+
+/// Factors of a smooth length too long for one kernel into global passes, each <= local_max,
+/// as few and as balanced as possible. Empty when impossible (a prime factor > local_max).
+std::vector<std::size_t> fft_global_factors(std::size_t n, std::size_t local_max);
+
+/// Routine constants of one fft_local kernel.
+struct FftShape {
+  int n = 1;                  ///< kernel length
+  std::vector<int> radices;   ///< passes
+  int t = 1;                  ///< work-items per transform
+  int b = 1;                  ///< transforms per work-group
+  int in_mode = 0, out_mode = 0;  ///< 0 direct, 1 staged by transform, 2 staged across transforms
+  int pre = 0, post = 0;      ///< load / store operations (see fft.cl)
+  bool in_check = false, out_check = false, split = false, bluestein = false, inplace = false;
+  bool long_index = false;
+  int halve = 0, pad = 1;     ///< copies of the tuning values (local-memory size depends on them)
+
+  bool priv() const { return t == 1; }
+  bool uses_local() const { return !priv() || in_mode != 0 || out_mode != 0; }
+  std::size_t work_group() const { return static_cast<std::size_t>(b) * t; }
+  std::size_t local_bytes() const;
+  /// "-DFFT_N=... -DFFT_NPASS=... ..." (the tuning parameters come from the configuration).
+  std::string options() const;
+  /// "radix 16*8*8, 64 work-items x 4 transforms".
+  std::string summary() const;
+};
+
+/// The in-kernel shape for length n under params, before the layout decides the modes:
+/// radices, work-items per transform (at most max_wg), transforms per group. Throws
+/// UnsupportedDevice when n cannot run in one work-group of max_wg.
+FftShape fft_base_shape(std::size_t n, const ParamMap& params, std::size_t max_wg);
+
+/// Largest length the tuning parameters and the device allow in one kernel.
+std::size_t fft_local_limit(const ParamMap& params, const DeviceInfo& dev);
+
+/// Does one kernel of `shape` fit the device (work-group and local memory)?
+bool fft_fits(const FftShape& shape, const DeviceInfo& dev);
+
+}  // namespace clforge::detail

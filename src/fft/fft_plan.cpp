@@ -1,0 +1,550 @@
+// FFT plan: argument checks, the decomposition of a plan into fft_local launches (one kernel,
+// several passes through global memory, or Bluestein), twiddle and chirp tables, scratch
+// buffers, and execution.
+//
+// Kernel kinds of a plan (each a "stage", all the same entry point with different constants):
+//   single      n <= local limit, smooth: the whole batch in one launch
+//   passes      smooth n = R_1 * ... * R_P: pass p is a batch of R_p-point FFTs over the
+//               Stockham positions (input stride n / R_p, twiddle on load, output split by NS)
+//   bluestein   otherwise, M = 2^k >= 2n - 1: one kernel (chirp, FFT, spectrum, FFT, chirp) when
+//               M fits, else the passes of two M-point FFTs with the chirps fused into the first
+//               load and the last store and the spectrum into the store between them.
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <cmath>
+#include <sstream>
+
+#include "clforge/fft.hpp"
+#include "fft/fft_internal.hpp"
+#include "host/fft.hpp"
+#include "runtime/errors.hpp"
+#include "runtime/program_cache.hpp"
+#include "tuning/spec.hpp"
+
+namespace clforge {
+
+namespace {
+
+using detail::FftShape;
+constexpr const char* kRoutine = "fft";
+constexpr std::size_t kScratchCap = std::size_t{256} << 20;  // bytes per scratch buffer
+
+enum class Buf { User, A, B };
+// Sign rules for the imaginary part on load / store: +1, the direction, -1, minus the direction.
+enum class Sign { Plus, Dir, Minus, MinusDir };
+
+float sign_value(Sign s, int dir) {
+  switch (s) {
+    case Sign::Plus: return 1.0f;
+    case Sign::Dir: return static_cast<float>(dir);
+    case Sign::Minus: return -1.0f;
+    case Sign::MinusDir: return static_cast<float>(-dir);
+  }
+  return 1.0f;
+}
+
+struct Stage {
+  FftShape shape;
+  Configuration cfg;
+  cl::Program program;
+  Buf in_buf = Buf::User, out_buf = Buf::User;
+  // Per-chunk layout (user-side offsets are shifted by the chunk's first transform).
+  long long in_off = 0, in_dh = 0, in_S = 1;
+  int in_dl = 0, in_s = 1, in_len = INT_MAX;
+  long long out_off = 0, out_dh = 0, out_S = 1;
+  int out_dl = 0, out_s = 1, out_split = 1, out_dsplit = 0, out_len = INT_MAX;
+  int L = 1;  // kernel transforms per user transform
+  Sign cj_in = Sign::Dir, cj_out = Sign::Dir;
+  bool scaled = false;  // the last stage applies the plan's scaling
+  cl::Buffer twl, tw_hi, tw_lo, aux_in, aux_out, bq;
+  int tw_shift = 0, tw_ns = 1, tw_mult = 0;
+  std::string role;
+};
+
+std::vector<cl_float2> to_float2(const std::vector<host::cdouble>& v) {
+  std::vector<cl_float2> f(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    f[i].s[0] = static_cast<float>(v[i].real());
+    f[i].s[1] = static_cast<float>(v[i].imag());
+  }
+  return f;
+}
+
+// exp(-2 pi i k / n) in double, folded to a small argument.
+host::cdouble root(std::size_t k, std::size_t n) {
+  const double pi = 3.14159265358979323846264338327950288;
+  k %= n;
+  bool flip = false;
+  if (2 * k > n) {
+    k = n - k;
+    flip = true;
+  }
+  const double a = 2.0 * pi * static_cast<double>(k) / static_cast<double>(n);
+  return {std::cos(a), (flip ? 1.0 : -1.0) * std::sin(a)};
+}
+
+std::size_t span_of(const FftLayout& l, std::size_t n, std::size_t batch) {
+  return l.offset + (batch - 1) * l.distance + (n - 1) * l.stride + 1;
+}
+
+bool transforms_disjoint(const FftLayout& l, std::size_t n, std::size_t batch) {
+  if (batch == 1 || n == 1) return batch == 1 || l.distance >= 1;
+  return l.distance >= (n - 1) * l.stride + 1 || l.stride >= (batch - 1) * l.distance + 1;
+}
+
+int choose_mode(int stage_param, std::size_t elem_stride, std::size_t adjacency, const FftShape& s) {
+  if (stage_param == 2) return 0;
+  if (stage_param == 1) return elem_stride == 1 ? 1 : 2;
+  if (elem_stride == 1) return (s.t >= 8 || s.b == 1) ? 0 : 1;
+  if (adjacency == 1 && s.b > 1) return 2;
+  return 0;
+}
+
+}  // namespace
+
+struct FftPlan::Impl {
+  cl::CommandQueue queue;
+  detail::QueueContext qc;
+  FftDesc desc;
+  bool in_order = true;
+  std::vector<Stage> stages;
+  std::size_t chunk = 1;
+  cl::Buffer scratch[2];
+  std::size_t scratch_bytes = 0;
+  cl::Buffer dummy;
+  std::string how;
+  float scale_fwd = 1.0f, scale_inv = 1.0f;
+
+  cl::Buffer table(const std::vector<cl_float2>& data) {
+    cl_int st = CL_SUCCESS;
+    cl::Buffer b(qc.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, data.size() * sizeof(cl_float2),
+                 const_cast<cl_float2*>(data.data()), &st);
+    detail::check(st, "clCreateBuffer", "fft twiddle table");
+    return b;
+  }
+
+  cl::Buffer twiddles(std::size_t n) {
+    std::vector<host::cdouble> w(n);
+    for (std::size_t k = 0; k < n; ++k) w[k] = root(k, n);
+    return table(to_float2(w));
+  }
+
+  // The kernel of one stage: shape from the length and the configuration, modes from the
+  // layout (element stride and the distance between the group's transforms, in memory units).
+  Stage make_stage(std::size_t len, const Configuration& cfg, std::size_t in_es, std::size_t in_adj,
+                   std::size_t out_es, std::size_t out_adj) {
+    const DeviceInfo& dev = *qc.info;
+    Stage s;
+    s.cfg = cfg;
+    s.shape = detail::fft_base_shape(len, cfg.values, dev.max_work_group_size);
+    const int stage_param = cfg.at("FFT_STAGE");
+    for (;;) {
+      s.shape.in_mode = choose_mode(stage_param, in_es, in_adj, s.shape);
+      s.shape.out_mode = choose_mode(stage_param, out_es, out_adj, s.shape);
+      if (detail::fft_fits(s.shape, dev)) break;
+      if (s.shape.b > 1) {
+        s.shape.b /= 2;
+      } else if (!s.shape.halve) {
+        s.shape.halve = 1;
+        s.cfg.values["FFT_HALVE"] = 1;
+        s.cfg.notes.push_back("FFT_HALVE=1 so that length " + std::to_string(len) + " fits local memory");
+      } else {
+        throw UnsupportedDevice("fft: length " + std::to_string(len) + " does not fit device \"" + dev.name +
+                                "\" (" + std::to_string(s.shape.local_bytes()) + " bytes of local memory, " +
+                                std::to_string(s.shape.work_group()) + " work-items)");
+      }
+    }
+    if (cfg.at("FFT_TWIDDLE") == 0 && len > 1) s.twl = twiddles(len);
+    return s;
+  }
+
+  void build(const Tuning& tuning);
+  void compile();
+  void run(int dir, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait, cl::Event* event) const;
+};
+
+void FftPlan::Impl::build(const Tuning& tuning) {
+  const DeviceInfo& dev = *qc.info;
+  const std::size_t n = desc.n, batch = desc.batch;
+  const FftLayout& li = desc.in;
+  const FftLayout& lo = desc.out;
+  const Configuration top = resolve_configuration(kRoutine, std::to_string(n), dev, tuning);
+  std::ostringstream how_s;
+  how_s << "n=" << n << " batch=" << batch << ": ";
+
+  // Single kernel when the length fits (smooth) -------------------------------------------
+  auto single_ok = [&](std::size_t len, const Configuration& cfg) {
+    if (len > detail::fft_local_limit(cfg.values, dev)) return false;
+    try {
+      FftShape sh = detail::fft_base_shape(len, cfg.values, dev.max_work_group_size);
+      sh.b = 1;
+      sh.in_mode = sh.t == 1 ? 0 : sh.in_mode;
+      return detail::fft_fits(sh, dev);
+    } catch (const UnsupportedDevice&) {
+      return false;
+    }
+  };
+
+  const bool smooth = detail::fft_smooth(n);
+  std::size_t ntot = n;  // length of the FFTs the passes compute (M for Bluestein)
+  if (smooth && single_ok(n, top)) {
+    Stage s = make_stage(n, top, li.stride, li.distance, lo.stride, lo.distance);
+    s.in_off = static_cast<long long>(li.offset);
+    s.in_dh = static_cast<long long>(li.distance);
+    s.in_S = static_cast<long long>(li.stride);
+    s.out_off = static_cast<long long>(lo.offset);
+    s.out_dh = static_cast<long long>(lo.distance);
+    s.out_S = static_cast<long long>(lo.stride);
+    s.scaled = true;
+    s.shape.inplace = desc.in_place;
+    s.role = "single kernel";
+    stages.push_back(std::move(s));
+    how_s << "one kernel";
+  } else if (!smooth && [&] {
+               ntot = detail::fft_bluestein_length(n);
+               return single_ok(ntot, resolve_configuration(kRoutine, std::to_string(ntot), dev, tuning));
+             }()) {
+    const Configuration cm = resolve_configuration(kRoutine, std::to_string(ntot), dev, tuning);
+    Stage s = make_stage(ntot, cm, li.stride, li.distance, lo.stride, lo.distance);
+    s.in_off = static_cast<long long>(li.offset);
+    s.in_dh = static_cast<long long>(li.distance);
+    s.in_S = static_cast<long long>(li.stride);
+    s.out_off = static_cast<long long>(lo.offset);
+    s.out_dh = static_cast<long long>(lo.distance);
+    s.out_S = static_cast<long long>(lo.stride);
+    s.in_len = static_cast<int>(n);
+    s.out_len = static_cast<int>(n);
+    s.shape.in_check = s.shape.out_check = true;
+    s.shape.bluestein = true;
+    s.shape.pre = 2;
+    s.shape.post = 1;
+    s.cj_in = Sign::Dir;
+    s.cj_out = Sign::MinusDir;
+    s.scaled = true;
+    s.shape.inplace = desc.in_place;
+    s.role = "Bluestein in one kernel, M=" + std::to_string(ntot);
+    stages.push_back(std::move(s));
+    how_s << "Bluestein, one kernel of " << ntot << " points";
+  } else {
+    // Passes through global memory ---------------------------------------------------------
+    if (!smooth) ntot = detail::fft_bluestein_length(n);
+    const Configuration cfg_t = smooth ? top : resolve_configuration(kRoutine, std::to_string(ntot), dev, tuning);
+    const std::vector<std::size_t> factors = detail::fft_global_factors(ntot, detail::fft_local_limit(cfg_t.values, dev));
+    if (factors.size() < 2)
+      throw UnsupportedDevice("fft: no decomposition of length " + std::to_string(ntot) + " fits device \"" +
+                              dev.name + "\"");
+    const int phases = smooth ? 1 : 2;
+    const std::size_t P = factors.size();
+    std::size_t shift = 0;
+    while ((std::size_t{1} << (2 * shift)) < ntot) ++shift;  // lo table 2^shift >= sqrt(ntot)
+    std::vector<host::cdouble> hi_t((ntot + (std::size_t{1} << shift) - 1) >> shift), lo_t(std::size_t{1} << shift);
+    for (std::size_t q = 0; q < hi_t.size(); ++q) hi_t[q] = root(q << shift, ntot);
+    for (std::size_t r = 0; r < lo_t.size(); ++r) lo_t[r] = root(r, ntot);
+    const cl::Buffer tw_hi = table(to_float2(hi_t)), tw_lo = table(to_float2(lo_t));
+    how_s << (smooth ? "" : "Bluestein M=" + std::to_string(ntot) + ", 2 x ") << P << " passes of ";
+    for (std::size_t i = 0; i < P; ++i) how_s << (i ? "*" : "") << factors[i];
+    std::map<std::size_t, Configuration> cfgs;
+    int stage_index = 0;
+    const int n_stages = static_cast<int>(phases * P);
+    for (int ph = 0; ph < phases; ++ph) {
+      std::size_t ns = 1;
+      for (std::size_t p = 0; p < P; ++p, ++stage_index) {
+        const std::size_t r = factors[p];
+        if (!cfgs.count(r)) cfgs.emplace(r, resolve_configuration(kRoutine, std::to_string(r), dev, tuning));
+        const bool first = stage_index == 0, last = stage_index == n_stages - 1;
+        const std::size_t in_mem_s = first ? li.stride : 1, out_mem_s = last ? lo.stride : 1;
+        Stage s = make_stage(r, cfgs.at(r), (ntot / r) * in_mem_s, in_mem_s, ns * out_mem_s, out_mem_s);
+        s.L = static_cast<int>(ntot / r);
+        s.shape.split = true;
+        s.in_buf = first ? Buf::User : (stage_index - 1) % 2 == 0 ? Buf::A : Buf::B;
+        s.out_buf = last ? Buf::User : stage_index % 2 == 0 ? Buf::A : Buf::B;
+        if (first) {
+          s.in_off = static_cast<long long>(li.offset);
+          s.in_dh = static_cast<long long>(li.distance);
+          s.in_S = static_cast<long long>(li.stride);
+        } else {
+          s.in_dh = static_cast<long long>(ntot);
+        }
+        s.in_dl = 1;
+        s.in_s = static_cast<int>(ntot / r);
+        if (last) {
+          s.out_off = static_cast<long long>(lo.offset);
+          s.out_dh = static_cast<long long>(lo.distance);
+          s.out_S = static_cast<long long>(lo.stride);
+        } else {
+          s.out_dh = static_cast<long long>(ntot);
+        }
+        s.out_dl = 1;
+        s.out_s = static_cast<int>(ns);
+        s.out_split = static_cast<int>(ns);
+        s.out_dsplit = static_cast<int>(ns * r);
+        if (p > 0) {
+          s.shape.pre = 1;
+          s.tw_hi = tw_hi;
+          s.tw_lo = tw_lo;
+          s.tw_shift = static_cast<int>(shift);
+          s.tw_ns = static_cast<int>(ns);
+          s.tw_mult = static_cast<int>(ntot / (ns * r));
+        }
+        s.cj_in = p == 0 && ph == 0 ? Sign::Dir : Sign::Plus;
+        s.cj_out = Sign::Plus;
+        if (smooth) {
+          if (p == P - 1) s.cj_out = Sign::Dir;
+        } else {
+          if (ph == 0 && p == 0) {  // chirp and zero padding on the user's input
+            s.shape.pre = 2;
+            s.shape.in_check = true;
+            s.in_len = static_cast<int>(n);
+          }
+          if (ph == 0 && p == P - 1) {  // spectrum of the chirp kernel, then conjugate
+            s.shape.post = 1;
+            s.cj_out = Sign::Minus;
+          }
+          if (ph == 1 && p == P - 1) {  // conjugate chirp, result conjugated back, length n
+            s.shape.post = 1;
+            s.shape.out_check = true;
+            s.out_len = static_cast<int>(n);
+            s.cj_out = Sign::MinusDir;
+          }
+        }
+        s.scaled = last;
+        s.role = std::string(phases == 2 ? (ph == 0 ? "Bluestein forward " : "Bluestein inverse ") : "") + "pass " +
+                 std::to_string(p + 1) + "/" + std::to_string(P) + " (" + std::to_string(r) + " points)";
+        stages.push_back(std::move(s));
+        ns *= r;
+      }
+    }
+    // Scratch: the batch runs in chunks of at most kScratchCap bytes per buffer.
+    const std::size_t per = ntot * sizeof(cl_float2);
+    std::size_t cap = kScratchCap;
+    if (dev.max_alloc_size != 0) cap = std::min<std::size_t>(cap, dev.max_alloc_size);
+    chunk = std::max<std::size_t>(1, std::min<std::size_t>(batch, cap / per));
+    while (chunk > 1 && chunk * ntot > static_cast<std::size_t>(INT_MAX)) chunk /= 2;
+    const int buffers = n_stages > 2 ? 2 : 1;
+    for (int i = 0; i < buffers; ++i) {
+      cl_int st = CL_SUCCESS;
+      scratch[i] = cl::Buffer(qc.context, CL_MEM_READ_WRITE, chunk * per, nullptr, &st);
+      detail::check(st, "clCreateBuffer", "fft scratch of " + std::to_string(chunk * per) + " bytes");
+    }
+    scratch_bytes = buffers * chunk * per;
+  }
+
+  // Bluestein tables: chirp w_k = exp(-pi i k^2 / n), its conjugate, and the kernel spectrum.
+  if (!smooth) {
+    std::vector<host::cdouble> w(n), wc(n), b(ntot);
+    for (std::size_t k = 0; k < n; ++k) {
+      const unsigned long long q = (static_cast<unsigned long long>(k) * k) % (2ull * n);
+      w[k] = root(static_cast<std::size_t>(q), 2 * n);
+      wc[k] = std::conj(w[k]);
+    }
+    b[0] = wc[0];
+    for (std::size_t k = 1; k < n; ++k) b[k] = b[ntot - k] = wc[k];
+    std::vector<host::cdouble> bq = host::fft(b, -1);
+    for (auto& v : bq) v /= static_cast<double>(ntot);
+    const cl::Buffer bw = table(to_float2(w)), bwc = table(to_float2(wc)), bbq = table(to_float2(bq));
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+      Stage& s = stages[i];
+      s.aux_in = bw;
+      s.bq = bbq;
+      s.aux_out = (stages.size() == 1 || i == stages.size() - 1) ? bwc : bbq;
+    }
+  }
+
+  if (stages.size() == 1) chunk = std::min<std::size_t>(batch, std::size_t{1} << 30);
+  // 64-bit indices when a user-side address can pass 2^31 - 1.
+  const bool long_index = span_of(li, n, batch) > static_cast<std::size_t>(INT_MAX) ||
+                          span_of(lo, n, batch) > static_cast<std::size_t>(INT_MAX);
+  for (auto& s : stages) s.shape.long_index = long_index;
+  for (std::size_t i = 0; i < stages.size(); ++i) how_s << "\n  " << stages[i].role << ": " << stages[i].shape.summary();
+  how = how_s.str();
+}
+
+void FftPlan::Impl::compile() {
+  const detail::KernelSpec& spec = detail::kernel_spec(kRoutine);
+  for (auto& s : stages) s.program = detail::get_program(qc, spec, s.cfg, s.shape.options());
+}
+
+void FftPlan::Impl::run(int dir, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait,
+                        cl::Event* event) const {
+  using detail::require;
+  const char* R = kRoutine;
+  const std::size_t n = desc.n, batch = desc.batch;
+  require(in() != nullptr, R, "in is a null buffer");
+  require(out() != nullptr, R, "out is a null buffer");
+  const std::size_t in_span = span_of(desc.in, n, batch), out_span = span_of(desc.out, n, batch);
+  const std::size_t in_have = detail::buffer_bytes(in), out_have = detail::buffer_bytes(out);
+  require(in_have >= in_span * 8, R,
+          "in buffer too small: holds " + std::to_string(in_have) + " bytes, the input layout needs " +
+              std::to_string(in_span * 8) + " (" + std::to_string(in_span) + " complex elements)");
+  require(out_have >= out_span * 8, R,
+          "out buffer too small: holds " + std::to_string(out_have) + " bytes, the output layout needs " +
+              std::to_string(out_span * 8) + " (" + std::to_string(out_span) + " complex elements)");
+  if (desc.in_place) {
+    require(in() == out(), R, "in-place plan: in and out must be the same buffer");
+  } else if (in() == out()) {
+    const std::size_t a0 = desc.in.offset, a1 = in_span, b0 = desc.out.offset, b1 = out_span;
+    require(a1 <= b0 || b1 <= a0, R,
+            "out-of-place plan: in and out are the same buffer and their ranges overlap (use an in-place plan)");
+  }
+
+  const float scale = dir > 0 ? scale_fwd : scale_inv;
+  std::vector<cl::Event> deps = wait;
+  const std::size_t chunks = (batch + chunk - 1) / chunk;
+  const std::size_t launches = chunks * stages.size();
+  std::size_t index = 0;
+  for (std::size_t c0 = 0; c0 < batch; c0 += chunk) {
+    const std::size_t cnt = std::min(chunk, batch - c0);
+    for (const Stage& s : stages) {
+      cl::Kernel k = detail::get_kernel(s.program, "fft_local");
+      const cl::Buffer& bin = s.in_buf == Buf::User ? in : scratch[s.in_buf == Buf::A ? 0 : 1];
+      const cl::Buffer& bout = s.out_buf == Buf::User ? out : scratch[s.out_buf == Buf::A ? 0 : 1];
+      const long long in_off = s.in_off + (s.in_buf == Buf::User ? static_cast<long long>(c0 * desc.in.distance) : 0);
+      const long long out_off =
+          s.out_off + (s.out_buf == Buf::User ? static_cast<long long>(c0 * desc.out.distance) : 0);
+      const cl_int total = static_cast<cl_int>(cnt * s.L);
+      auto idx = [&](cl_uint i, long long v) {
+        const cl_int st = s.shape.long_index ? k.setArg(i, static_cast<cl_long>(v)) : k.setArg(i, static_cast<cl_int>(v));
+        if (st != CL_SUCCESS) throw OpenCLError(st, "clSetKernelArg", "fft argument " + std::to_string(i));
+      };
+      detail::set_args(k, total, static_cast<cl_int>(s.L), bin);
+      idx(3, in_off);
+      idx(4, s.in_dh);
+      idx(5, s.in_S);
+      detail::set_args_from(k, 6, static_cast<cl_int>(s.in_dl), static_cast<cl_int>(s.in_s),
+                            static_cast<cl_int>(s.in_len), bout);
+      idx(10, out_off);
+      idx(11, s.out_dh);
+      idx(12, s.out_S);
+      detail::set_args_from(k, 13, static_cast<cl_int>(s.out_dl), static_cast<cl_int>(s.out_s),
+                            static_cast<cl_int>(s.out_split), static_cast<cl_int>(s.out_dsplit),
+                            static_cast<cl_int>(s.out_len), sign_value(s.cj_in, dir), sign_value(s.cj_out, dir),
+                            s.scaled ? scale : 1.0f, s.twl() ? s.twl : dummy, s.tw_hi() ? s.tw_hi : dummy,
+                            s.tw_lo() ? s.tw_lo : dummy, static_cast<cl_int>(s.tw_shift),
+                            static_cast<cl_int>(s.tw_ns), static_cast<cl_int>(s.tw_mult),
+                            s.aux_in() ? s.aux_in : dummy, s.aux_out() ? s.aux_out : dummy, s.bq() ? s.bq : dummy);
+      const std::size_t wg = s.shape.work_group();
+      const std::size_t groups = (static_cast<std::size_t>(total) + s.shape.b - 1) / s.shape.b;
+      const bool last = ++index == launches;
+      cl::Event e;
+      const bool want = !in_order || (last && event != nullptr);
+      detail::launch(const_cast<cl::CommandQueue&>(queue), k, cl::NDRange(groups * wg), cl::NDRange(wg),
+                     deps.empty() ? nullptr : &deps, want ? &e : nullptr);
+      deps.clear();
+      if (!in_order) deps.push_back(e);
+      if (last && event != nullptr) *event = e;
+    }
+  }
+}
+
+FftPlan::FftPlan(cl::CommandQueue& queue, const FftDesc& d, const Tuning& tuning) : impl_(std::make_unique<Impl>()) {
+  using detail::require;
+  const char* R = kRoutine;
+  require(d.n >= 1, R, "n must be at least 1 (got 0)");
+  require(d.batch >= 1, R, "batch must be at least 1 (got 0)");
+  require(d.n <= (std::size_t{1} << 27), R, "n must be at most 2^27 (got " + std::to_string(d.n) + ")");
+  require(d.batch <= static_cast<std::size_t>(INT_MAX), R, "batch must be below 2^31");
+  require(d.in.stride >= 1, R, "in.stride must be at least 1 (got 0)");
+  FftDesc desc = d;
+  if (desc.in.distance == 0) desc.in.distance = desc.n * desc.in.stride;
+  if (desc.in_place) {
+    const FftLayout& o = d.out;
+    const bool untouched = o.stride == 1 && o.distance == 0 && o.offset == 0;
+    const bool same = o.stride == d.in.stride && (o.distance == d.in.distance || o.distance == desc.in.distance) &&
+                      o.offset == d.in.offset;
+    require(untouched || same, R, "in-place plan: the output layout must equal the input layout (or be left default)");
+    desc.out = desc.in;
+  } else {
+    require(desc.out.stride >= 1, R, "out.stride must be at least 1 (got 0)");
+    if (desc.out.distance == 0) desc.out.distance = desc.n * desc.out.stride;
+  }
+  require(transforms_disjoint(desc.out, desc.n, desc.batch), R,
+          std::string(desc.in_place ? "in-place layout" : "output layout") + " makes transforms overlap (stride " +
+              std::to_string(desc.out.stride) + ", distance " + std::to_string(desc.out.distance) + ", n " +
+              std::to_string(desc.n) + ", batch " + std::to_string(desc.batch) +
+              "): need distance >= (n-1)*stride+1 or stride >= (batch-1)*distance+1");
+  const std::size_t big = std::size_t{1} << 40;
+  require(span_of(desc.in, desc.n, desc.batch) < big && span_of(desc.out, desc.n, desc.batch) < big, R,
+          "layout spans more than 2^40 elements");
+
+  Impl& im = *impl_;
+  im.queue = queue;
+  im.qc = detail::queue_context_of(queue);
+  im.desc = desc;
+  cl_command_queue_properties props = 0;
+  detail::check(queue.getInfo(CL_QUEUE_PROPERTIES, &props), "clGetCommandQueueInfo");
+  im.in_order = (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) == 0;
+  auto factor = [&](FftScaling s) {
+    switch (s) {
+      case FftScaling::None: return 1.0;
+      case FftScaling::OverN: return 1.0 / static_cast<double>(desc.n);
+      case FftScaling::OverSqrtN: return 1.0 / std::sqrt(static_cast<double>(desc.n));
+    }
+    return 1.0;
+  };
+  im.scale_fwd = static_cast<float>(factor(desc.forward_scaling));
+  im.scale_inv = static_cast<float>(factor(desc.inverse_scaling));
+  cl_int st = CL_SUCCESS;
+  im.dummy = cl::Buffer(im.qc.context, CL_MEM_READ_WRITE, 16, nullptr, &st);
+  detail::check(st, "clCreateBuffer", "fft placeholder");
+  im.build(tuning);
+  im.compile();
+}
+
+FftPlan::~FftPlan() = default;
+FftPlan::FftPlan(FftPlan&&) noexcept = default;
+FftPlan& FftPlan::operator=(FftPlan&&) noexcept = default;
+
+void FftPlan::forward(const cl::Buffer& in, const cl::Buffer& out, const EventList& wait_list, cl::Event* event) const {
+  impl_->run(+1, in, out, wait_list, event);
+}
+void FftPlan::inverse(const cl::Buffer& in, const cl::Buffer& out, const EventList& wait_list, cl::Event* event) const {
+  impl_->run(-1, in, out, wait_list, event);
+}
+void FftPlan::forward(const cl::Buffer& data, const EventList& wait_list, cl::Event* event) const {
+  detail::require(impl_->desc.in_place, kRoutine, "the one-buffer form needs an in-place plan");
+  impl_->run(+1, data, data, wait_list, event);
+}
+void FftPlan::inverse(const cl::Buffer& data, const EventList& wait_list, cl::Event* event) const {
+  detail::require(impl_->desc.in_place, kRoutine, "the one-buffer form needs an in-place plan");
+  impl_->run(-1, data, data, wait_list, event);
+}
+
+const FftDesc& FftPlan::desc() const { return impl_->desc; }
+std::string FftPlan::describe() const { return impl_->how; }
+std::size_t FftPlan::launches() const {
+  return ((impl_->desc.batch + impl_->chunk - 1) / impl_->chunk) * impl_->stages.size();
+}
+std::size_t FftPlan::scratch_bytes() const { return impl_->scratch_bytes; }
+std::vector<Configuration> FftPlan::configurations() const {
+  std::vector<Configuration> v;
+  for (const auto& s : impl_->stages) v.push_back(s.cfg);
+  return v;
+}
+
+std::vector<std::complex<float>> fft(cl::CommandQueue& queue, const std::vector<std::complex<float>>& x, std::size_t n,
+                                     bool inverse, const Tuning& tuning) {
+  detail::require(n >= 1, kRoutine, "n must be at least 1 (got 0)");
+  detail::require(!x.empty() && x.size() % n == 0, kRoutine,
+                  "host vector holds " + std::to_string(x.size()) + " elements, not a positive multiple of n = " +
+                      std::to_string(n));
+  FftDesc d;
+  d.n = n;
+  d.batch = x.size() / n;
+  FftPlan plan(queue, d, tuning);
+  const cl::Context ctx = detail::queue_context(queue);
+  const std::size_t bytes = x.size() * sizeof(std::complex<float>);
+  cl_int st = CL_SUCCESS;
+  cl::Buffer bin(ctx, CL_MEM_READ_ONLY, bytes, nullptr, &st);
+  detail::check(st, "clCreateBuffer", "fft input");
+  cl::Buffer bout(ctx, CL_MEM_READ_WRITE, bytes, nullptr, &st);
+  detail::check(st, "clCreateBuffer", "fft output");
+  detail::check(queue.enqueueWriteBuffer(bin, CL_FALSE, 0, bytes, x.data()), "clEnqueueWriteBuffer");
+  if (inverse) plan.inverse(bin, bout);
+  else plan.forward(bin, bout);
+  std::vector<std::complex<float>> y(x.size());
+  detail::check(queue.enqueueReadBuffer(bout, CL_TRUE, 0, bytes, y.data()), "clEnqueueReadBuffer");
+  return y;
+}
+
+}  // namespace clforge

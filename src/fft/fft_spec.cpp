@@ -1,0 +1,87 @@
+// Tuning space of the FFT kernels (cl/fft/fft.cl). The database variant is the transform length
+// ("1024"; "*" for every length); multi-pass plans resolve each pass with its own length.
+#include <algorithm>
+
+#include "fft/fft_internal.hpp"
+#include "tuning/spec.hpp"
+
+namespace clforge::detail {
+
+namespace {
+// The length a configuration's largest kernel has for a variant ("*": the local limit).
+std::size_t kernel_length(const ParamMap& p, const std::string& variant) {
+  const std::size_t lm = static_cast<std::size_t>(p.at("FFT_LOCAL_MAX"));
+  std::size_t n = lm;
+  if (variant != "*" && !variant.empty()) {
+    try {
+      n = std::stoull(variant);
+    } catch (...) {
+      n = lm;
+    }
+  }
+  if (n == 0) n = 1;
+  if (!fft_smooth(n)) n = fft_bluestein_length(n);
+  if (n > lm) n = lm;  // passes of a multi-pass plan are at most the local limit
+  return n;
+}
+}  // namespace
+
+KernelSpec fft_spec() {
+  KernelSpec s;
+  s.name = "fft";
+  s.files = {"fft/fft_butterflies.cl", "fft/fft.cl"};
+  s.database = "db/fft.json";
+  s.params = {
+      {"FFT_RADIX", 8, {2, 4, 8, 16}, "largest power-of-two radix of a pass"},
+      {"FFT_WG", 256, {16, 32, 64, 128, 256, 512, 1024}, "work-items per work-group the launcher aims for"},
+      {"FFT_REG", 16, {1, 2, 4, 8, 16, 32, 64}, "lengths up to this: one transform per work-item, in registers"},
+      {"FFT_LOCAL_MAX", 4096, {256, 512, 1024, 2048, 4096, 8192, 16384, 32768},
+       "longest length done in one kernel; longer ones take passes through global memory"},
+      {"FFT_HALVE", 0, {0, 1}, "local-memory halving: exchange real, then imaginary parts through half the buffer"},
+      {"FFT_TWIDDLE", 0, {0, 1}, "0: twiddle table computed in double on the host; 1: sinpi/cospi in the kernel"},
+      {"FFT_PAD", 1, {0, 1}, "pad local-memory rows against bank conflicts"},
+      {"FFT_VEC", 1, {0, 1}, "global loads and stores as float2 (one 8-byte access) or as two floats"},
+      {"FFT_STAGE", 0, {0, 1, 2}, "global accesses through local memory: 0 where it coalesces, 1 always, 2 never"},
+  };
+  s.check = [](const ParamMap&, const std::string&) -> std::string { return {}; };
+  s.resources = [](const ParamMap& p, const std::string& variant) {
+    Resources r;
+    const std::size_t n = kernel_length(p, variant);
+    FftShape sh;
+    try {
+      sh = fft_base_shape(n, p, 1024);
+    } catch (const std::exception&) {
+      sh.t = 1 << 20;  // cannot run: report an impossible work-group
+    }
+    if (sh.t > 1) sh.in_mode = 0;
+    else sh.in_mode = 1;  // one transform per work-item stages its loads through local memory
+    r.local = {sh.work_group(), 1, 1};
+    r.local_mem_bytes = sh.local_bytes();
+    return r;
+  };
+  // Halve the local memory first, then fewer work-items per transform (larger radix), a smaller
+  // work-group, and last a smaller single-kernel limit.
+  s.shrink = [](const ParamMap& p, const std::string&) -> std::optional<ParamMap> {
+    ParamMap q = p;
+    if (q["FFT_HALVE"] == 0) {
+      q["FFT_HALVE"] = 1;
+      return q;
+    }
+    if (q["FFT_RADIX"] < 16) {
+      q["FFT_RADIX"] *= 2;
+      return q;
+    }
+    if (q["FFT_WG"] > 16) {
+      q["FFT_WG"] /= 2;
+      return q;
+    }
+    if (q["FFT_LOCAL_MAX"] > 256) {
+      q["FFT_LOCAL_MAX"] /= 2;
+      return q;
+    }
+    return std::nullopt;
+  };
+  return s;
+}
+
+}  // namespace clforge::detail

@@ -1,0 +1,92 @@
+// Event timing (see timing.hpp). Used by the tuner (library) and by bench/harness.
+#include "runtime/timing.hpp"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+#include "runtime/errors.hpp"
+
+namespace clforge::detail {
+
+Timing summarize(std::vector<double> s) {
+  Timing t;
+  if (s.empty()) return t;
+  std::sort(s.begin(), s.end());
+  t.reps = static_cast<int>(s.size());
+  t.min_ms = s.front();
+  t.max_ms = s.back();
+  t.median_ms = s.size() % 2 ? s[s.size() / 2] : 0.5 * (s[s.size() / 2 - 1] + s[s.size() / 2]);
+  return t;
+}
+
+double event_ms(const cl::Event& start, const cl::Event& end) {
+  cl_ulong a = 0, b = 0;
+  check(start.getProfilingInfo(CL_PROFILING_COMMAND_START, &a), "clGetEventProfilingInfo");
+  check(end.getProfilingInfo(CL_PROFILING_COMMAND_END, &b), "clGetEventProfilingInfo");
+  return static_cast<double>(b - a) * 1e-6;
+}
+
+namespace {
+
+template <typename RunOnce>
+Timing repeat(cl::CommandQueue& queue, const TimingPlan& plan, RunOnce run_once) {
+  for (int i = 0; i < plan.warmup; ++i) run_once();
+  check(queue.finish(), "clFinish");
+  std::vector<double> samples;
+  double total = 0;
+  while (static_cast<int>(samples.size()) < plan.max_reps &&
+         (static_cast<int>(samples.size()) < plan.min_reps || total < plan.min_time_ms)) {
+    const double ms = run_once();
+    samples.push_back(ms);
+    total += ms;
+  }
+  return summarize(samples);
+}
+
+// A marker kernel per context: one work-item writing one int.
+struct Marker {
+  cl::Kernel kernel;
+  cl::Buffer buffer;
+};
+Marker& marker_for(cl::CommandQueue& queue) {
+  static std::mutex m;
+  static std::map<cl_context, Marker> markers;
+  std::lock_guard<std::mutex> lock(m);
+  const cl::Context ctx = queue_context(queue);
+  auto it = markers.find(ctx());
+  if (it != markers.end()) return it->second;
+  const char* src = "__kernel void clf_marker(__global int* p) { p[0] = 1; }";
+  cl::Program prog(ctx, src, false);
+  const cl::Device dev = queue_device(queue);
+  check(prog.build(std::vector<cl::Device>{dev}), "clBuildProgram", "marker kernel");
+  Marker mk{cl::Kernel(prog, "clf_marker"), cl::Buffer(ctx, CL_MEM_READ_WRITE, 64)};
+  mk.kernel.setArg(0, mk.buffer);
+  return markers.emplace(ctx(), mk).first->second;
+}
+
+}  // namespace
+
+Timing time_event(cl::CommandQueue& queue, const std::function<cl::Event()>& enqueue, const TimingPlan& plan) {
+  return repeat(queue, plan, [&] {
+    cl::Event e = enqueue();
+    check(e.wait(), "clWaitForEvents");
+    return event_ms(e, e);
+  });
+}
+
+Timing time_region(cl::CommandQueue& queue, const std::function<void()>& enqueue, const TimingPlan& plan) {
+  Marker& mk = marker_for(queue);
+  return repeat(queue, plan, [&] {
+    cl::Event a, b;
+    check(queue.enqueueNDRangeKernel(mk.kernel, cl::NullRange, cl::NDRange(1), cl::NDRange(1), nullptr, &a),
+          "clEnqueueNDRangeKernel", "marker");
+    enqueue();
+    check(queue.enqueueNDRangeKernel(mk.kernel, cl::NullRange, cl::NDRange(1), cl::NDRange(1), nullptr, &b),
+          "clEnqueueNDRangeKernel", "marker");
+    check(b.wait(), "clWaitForEvents");
+    return event_ms(a, b);
+  });
+}
+
+}  // namespace clforge::detail

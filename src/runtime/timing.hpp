@@ -1,0 +1,39 @@
+// Event timing shared by the tuner and the benchmarks: warm-up runs, then repetitions until
+// a minimum count and a minimum total time are reached; the median is what gets compared.
+// Either one kernel's event (START to END) or everything enqueued between two marker kernels.
+#pragma once
+#include <CL/opencl.hpp>
+#include <functional>
+#include <vector>
+
+namespace clforge::detail {
+
+/// Statistics of repeated timings, in milliseconds.
+struct Timing {
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+  int reps = 0;
+  /// (max - min) / median: the run-to-run spread.
+  double spread() const { return median_ms > 0 ? (max_ms - min_ms) / median_ms : 0; }
+};
+Timing summarize(std::vector<double> samples_ms);
+
+/// Timing settings: warm-up runs, then repetitions until both min_reps and min_time_ms are
+/// reached (at most max_reps).
+struct TimingPlan {
+  int warmup = 2;
+  int min_reps = 5;
+  int max_reps = 100;
+  double min_time_ms = 50;
+};
+
+/// Milliseconds from the START of `start` to the END of `end` (profiling queue required).
+double event_ms(const cl::Event& start, const cl::Event& end);
+
+/// Times `enqueue`, which enqueues one run on `queue` and returns its (single) event.
+Timing time_event(cl::CommandQueue& queue, const std::function<cl::Event()>& enqueue, const TimingPlan& plan = {});
+
+/// Times everything `enqueue` puts on the in-order queue between two tiny marker kernels
+/// (START of the first to END of the second), for work of several kernels.
+Timing time_region(cl::CommandQueue& queue, const std::function<void()>& enqueue, const TimingPlan& plan = {});
+
+}  // namespace clforge::detail

@@ -1,0 +1,442 @@
+// sgemm launcher: argument checks, the mapping of every call onto one internal layout, the
+// choice between the direct and the tiled kernels, operand packing and the launches.
+//
+// Internal layout: column-major. A row-major call C = op(A) op(B) is the column-major call
+// C^T = op(B)^T op(A)^T on the same buffers, so it swaps m <-> n, A <-> B and trans_a <->
+// trans_b; C's buffer and leading dimension stay as they are.
+//
+// Paths (src/sgemm/sgemm_internal.hpp):
+//   m or n == 0                    nothing (a marker carries the event)
+//   k == 0 or alpha == 0           C = beta * C (sgemm_scale), A and B are not read
+//   m*n*k <= SGEMM_DIRECT_MAX^3    sgemm_direct_{nn,nt,tn,tt} on the user's buffers
+//   otherwise                      pack A and B into k-major zero-padded form (sgemm_pack_*,
+//                                  skipped for an operand that already has it), then
+//                                  sgemm_xgemm (SGEMM_TILED=0) or sgemm_stream (1); both
+//                                  write C in place with edge guards (no C copies).
+#include "clforge/sgemm.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <memory>
+#include <mutex>
+
+#include "runtime/errors.hpp"
+#include "runtime/program_cache.hpp"
+#include "sgemm/sgemm_internal.hpp"
+#include "tuning/spec.hpp"
+
+namespace clforge {
+namespace detail {
+
+const char* to_string(SgemmPath p) {
+  switch (p) {
+    case SgemmPath::Nothing: return "nothing";
+    case SgemmPath::Scale: return "scale";
+    case SgemmPath::Direct: return "direct";
+    case SgemmPath::Xgemm: return "xgemm";
+    case SgemmPath::Stream: return "stream";
+  }
+  return "?";
+}
+
+std::string sgemm_size_class(std::size_t m, std::size_t n, std::size_t k) {
+  const double w = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  if (w < 1536.0 * 1536.0 * 1536.0) return "small";
+  if (w < 3072.0 * 3072.0 * 3072.0) return "medium";
+  return "large";
+}
+
+std::string sgemm_extra_options(const DeviceInfo& device, const std::string& family, const Configuration& cfg,
+                                bool long_index) {
+  std::string extra = long_index ? "-DCLF_LONG_INDEX=1" : "";
+  // NVIDIA's compiler takes a register cap; other platforms would reject the option.
+  if (family == "sgemm_xgemm" && cfg.at("NVRREG") > 0 && device.platform_name.find("NVIDIA CUDA") != std::string::npos)
+    extra += (extra.empty() ? "" : " ") + std::string("-cl-nv-maxrregcount=") + std::to_string(cfg.at("NVRREG"));
+  return extra;
+}
+
+Tuning sgemm_tuning_for(const Tuning& tuning, const std::string& spec_name) {
+  const KernelSpec& spec = kernel_spec(spec_name);
+  Tuning t;
+  t.user_database = tuning.user_database;
+  for (const auto& [name, value] : tuning.overrides)
+    if (spec.find(name) != nullptr) t.overrides[name] = value;
+  return t;
+}
+
+namespace {
+
+// Every override must belong to one of the sgemm kernels; each family's overrides are
+// validated (legal values, combinations, fit) even if that family is not used by this call.
+void validate_overrides(const Tuning& tuning, const DeviceInfo& dev) {
+  if (tuning.overrides.empty()) return;
+  for (const auto& [name, value] : tuning.overrides) {
+    bool known = false;
+    for (const char* s : kSgemmSpecs) known = known || kernel_spec(s).find(name) != nullptr;
+    if (!known) {
+      std::string all;
+      for (const char* s : kSgemmSpecs)
+        for (const auto& p : kernel_spec(s).params) all += (all.empty() ? "" : ", ") + p.name;
+      throw InvalidArgument("sgemm: unknown parameter '" + name + "' (known: " + all + ")");
+    }
+  }
+  for (const char* s : kSgemmSpecs) {
+    const Tuning t = sgemm_tuning_for(tuning, s);
+    if (!t.overrides.empty()) resolve_configuration(s, "*", dev, t);
+  }
+}
+
+bool use_direct(const Configuration& route, std::size_t m, std::size_t n, std::size_t k) {
+  const double d = route.at("SGEMM_DIRECT_MAX");
+  return static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) <= d * d * d;
+}
+
+// ---- packing workspace, shared by the calls on one context ----
+// A call takes a free buffer (or allocates one), enqueues its work with the buffer's last
+// use as a dependency, and gives it back with the event of its own last kernel. Buffers of
+// more than kMaxCachedBytes are not kept; at most kMaxIdlePerContext idle buffers per context.
+constexpr std::size_t kMaxCachedBytes = std::size_t(512) << 20;
+constexpr std::size_t kMaxIdlePerContext = 2;
+
+struct Workspace {
+  cl_context context = nullptr;
+  cl::Buffer buffer;
+  std::size_t bytes = 0;
+  cl::Event last_use;  // null: never used
+};
+
+class WorkspacePool {
+ public:
+  Workspace acquire(const cl::Context& ctx, std::size_t bytes) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto best = idle_.end();
+      for (auto it = idle_.begin(); it != idle_.end(); ++it)
+        if (it->context == ctx() && it->bytes >= bytes && (best == idle_.end() || it->bytes < best->bytes)) best = it;
+      if (best != idle_.end()) {
+        Workspace w = std::move(*best);
+        idle_.erase(best);
+        return w;
+      }
+    }
+    Workspace w;
+    w.context = ctx();
+    w.bytes = bytes;
+    cl_int st = CL_SUCCESS;
+    w.buffer = cl::Buffer(ctx, CL_MEM_READ_WRITE, bytes, nullptr, &st);
+    check(st, "clCreateBuffer", "sgemm packing workspace of " + std::to_string(bytes) + " bytes");
+    return w;
+  }
+  void release(Workspace w) {
+    if (w.bytes > kMaxCachedBytes) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::size_t same = 0;
+    for (const auto& x : idle_) same += x.context == w.context;
+    if (same >= kMaxIdlePerContext) {
+      // Drop the smallest idle buffer of this context if the new one is larger.
+      auto smallest = idle_.end();
+      for (auto it = idle_.begin(); it != idle_.end(); ++it)
+        if (it->context == w.context && (smallest == idle_.end() || it->bytes < smallest->bytes)) smallest = it;
+      if (smallest == idle_.end() || smallest->bytes >= w.bytes) return;
+      idle_.erase(smallest);
+    }
+    idle_.push_back(std::move(w));
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<Workspace> idle_;
+};
+
+// Never destroyed: releasing OpenCL objects during static destruction can outlive the driver.
+WorkspacePool& workspace_pool() {
+  static WorkspacePool* pool = new WorkspacePool;
+  return *pool;
+}
+
+// Gives the workspace back with the event of the last command that used it, also when a
+// later launch throws.
+class WorkspaceLease {
+ public:
+  explicit WorkspaceLease(Workspace w) : w_(std::move(w)) {}
+  ~WorkspaceLease() { workspace_pool().release(std::move(w_)); }
+  WorkspaceLease(const WorkspaceLease&) = delete;
+  WorkspaceLease& operator=(const WorkspaceLease&) = delete;
+  const cl::Buffer& buffer() const { return w_.buffer; }
+  const cl::Event& last_use() const { return w_.last_use; }
+  void used_until(const cl::Event& e) { w_.last_use = e; }
+
+ private:
+  Workspace w_;
+};
+
+// The internal (column-major) problem.
+struct Problem {
+  std::size_t m, n, k;
+  bool ta, tb;
+  float alpha, beta;
+  MatrixRef a, b, c;
+};
+
+std::size_t col_span(std::size_t rows, std::size_t cols, std::size_t ld) {
+  return rows == 0 || cols == 0 ? 0 : (cols - 1) * ld + rows;
+}
+
+// Sets kernel arguments with element indices as cl_int or cl_long (CLF_LONG_INDEX).
+struct IndexArg {
+  bool long_index;
+  std::size_t value;
+};
+
+void set_one(cl::Kernel& k, cl_uint i, const IndexArg& v) {
+  const cl_int st = v.long_index ? k.setArg(i, static_cast<cl_long>(v.value)) : k.setArg(i, static_cast<cl_int>(v.value));
+  if (st != CL_SUCCESS) throw OpenCLError(st, "clSetKernelArg", "argument " + std::to_string(i));
+}
+template <typename T>
+void set_one(cl::Kernel& k, cl_uint i, const T& v) {
+  const cl_int st = k.setArg(i, v);
+  if (st != CL_SUCCESS) throw OpenCLError(st, "clSetKernelArg", "argument " + std::to_string(i));
+}
+inline void set_all(cl::Kernel&, cl_uint) {}
+template <typename T, typename... Rest>
+void set_all(cl::Kernel& k, cl_uint i, const T& v, const Rest&... rest) {
+  set_one(k, i, v);
+  set_all(k, i + 1, rest...);
+}
+
+EventList with(const EventList& base, const cl::Event& extra) {
+  EventList l = base;
+  if (extra() != nullptr) l.push_back(extra);
+  return l;
+}
+
+// Enqueues C = beta * C for an m x n column-major C.
+void launch_scale(cl::CommandQueue& queue, const QueueContext& qc, const Problem& p, const Tuning& tuning,
+                  const EventList& wait, cl::Event* event) {
+  const Configuration cfg = resolve_configuration("sgemm_pack", "*", *qc.info, sgemm_tuning_for(tuning, "sgemm_pack"));
+  const bool li = p.c.offset + col_span(p.m, p.n, p.c.ld) > INT_MAX;
+  cl::Program prog = get_program(qc, kernel_spec("sgemm_pack"), cfg, li ? "-DCLF_LONG_INDEX=1" : "");
+  cl::Kernel k = get_kernel(prog, "sgemm_scale");
+  const std::size_t t = cfg.at("PACK_TILE"), ly = t / cfg.at("PACK_WPT");
+  set_all(k, 0, static_cast<cl_int>(p.m), static_cast<cl_int>(p.n), p.beta, p.c.buffer, IndexArg{li, p.c.offset},
+          IndexArg{li, p.c.ld});
+  launch(queue, k, cl::NDRange(round_up(p.m, t), ceil_div(p.n, t) * ly), cl::NDRange(t, ly), &wait, event);
+}
+
+void launch_direct(cl::CommandQueue& queue, const QueueContext& qc, const Problem& p, const Tuning& tuning,
+                   const EventList& wait, cl::Event* event) {
+  const Configuration cfg =
+      resolve_configuration("sgemm_direct", "*", *qc.info, sgemm_tuning_for(tuning, "sgemm_direct"));
+  const std::size_t a_span = p.ta ? col_span(p.k, p.m, p.a.ld) : col_span(p.m, p.k, p.a.ld);
+  const std::size_t b_span = p.tb ? col_span(p.n, p.k, p.b.ld) : col_span(p.k, p.n, p.b.ld);
+  const bool li = p.a.offset + a_span > INT_MAX || p.b.offset + b_span > INT_MAX ||
+                  p.c.offset + col_span(p.m, p.n, p.c.ld) > INT_MAX;
+  cl::Program prog = get_program(qc, kernel_spec("sgemm_direct"), cfg, li ? "-DCLF_LONG_INDEX=1" : "");
+  const char* names[2][2] = {{"sgemm_direct_nn", "sgemm_direct_nt"}, {"sgemm_direct_tn", "sgemm_direct_tt"}};
+  cl::Kernel k = get_kernel(prog, names[p.ta][p.tb]);
+  const std::size_t wgd = cfg.at("WGD"), lx = cfg.at("MDIMCD"), ly = cfg.at("NDIMCD");
+  set_all(k, 0, static_cast<cl_int>(p.m), static_cast<cl_int>(p.n), static_cast<cl_int>(p.k), p.alpha, p.beta,
+          p.a.buffer, IndexArg{li, p.a.offset}, IndexArg{li, p.a.ld}, p.b.buffer, IndexArg{li, p.b.offset},
+          IndexArg{li, p.b.ld}, p.c.buffer, IndexArg{li, p.c.offset}, IndexArg{li, p.c.ld});
+  launch(queue, k, cl::NDRange(ceil_div(p.m, wgd) * lx, ceil_div(p.n, wgd) * ly), cl::NDRange(lx, ly), &wait, event);
+}
+
+// Tile geometry of the chosen tiled kernel.
+struct TiledShape {
+  std::size_t mt, nt, kt;  // C tile rows, columns, k-tile depth: packing multiples
+  std::size_t va, vb;      // vector widths of the A and B reads (alignment of the packed rows)
+};
+
+void launch_tiled(cl::CommandQueue& queue, const QueueContext& qc, const Problem& p, bool stream, const Tuning& tuning,
+                  const EventList& wait, cl::Event* event) {
+  const char* fam = stream ? "sgemm_stream" : "sgemm_xgemm";
+  const Configuration cfg =
+      resolve_configuration(fam, sgemm_size_class(p.m, p.n, p.k), *qc.info, sgemm_tuning_for(tuning, fam));
+  TiledShape ts;
+  if (stream) {
+    ts = {static_cast<std::size_t>(cfg.at("SGS_WG") * cfg.at("SGS_MWI")), static_cast<std::size_t>(cfg.at("SGS_N")),
+          static_cast<std::size_t>(cfg.at("SGS_K")), static_cast<std::size_t>(cfg.at("SGS_MWI")), 1};
+  } else {
+    ts = {static_cast<std::size_t>(cfg.at("MWG")), static_cast<std::size_t>(cfg.at("NWG")),
+          static_cast<std::size_t>(cfg.at("KWG")), static_cast<std::size_t>(cfg.at("VWM")),
+          static_cast<std::size_t>(cfg.at("VWN"))};
+  }
+  const std::size_t mp = round_up(p.m, ts.mt), np = round_up(p.n, ts.nt), kp = round_up(p.k, ts.kt);
+  require(mp <= INT_MAX && np <= INT_MAX && kp <= INT_MAX, "sgemm", "padded sizes must be below 2^31");
+
+  // An operand already in k-major form with tile-multiple sizes and aligned rows is read in
+  // place; the others are packed into the workspace.
+  const bool a_in_place = !p.ta && p.m == mp && p.k == kp && p.a.ld % ts.va == 0 && p.a.offset % ts.va == 0;
+  const bool b_in_place = p.tb && p.n == np && p.k == kp && p.b.ld % ts.vb == 0 && p.b.offset % ts.vb == 0;
+  const std::size_t a_elems = a_in_place ? 0 : round_up(kp * mp, 64);
+  const std::size_t b_elems = b_in_place ? 0 : kp * np;
+
+  const std::size_t a_span = p.ta ? col_span(p.k, p.m, p.a.ld) : col_span(p.m, p.k, p.a.ld);
+  const std::size_t b_span = p.tb ? col_span(p.n, p.k, p.b.ld) : col_span(p.k, p.n, p.b.ld);
+  const bool li = p.a.offset + a_span > INT_MAX || p.b.offset + b_span > INT_MAX ||
+                  p.c.offset + col_span(p.m, p.n, p.c.ld) > INT_MAX || a_elems + b_elems > INT_MAX;
+  const std::string extra = li ? "-DCLF_LONG_INDEX=1" : "";
+  cl::Program prog = get_program(qc, kernel_spec(fam), cfg, sgemm_extra_options(*qc.info, fam, cfg, li));
+  cl::Kernel k = get_kernel(prog, stream ? "sgemm_stream" : "sgemm_xgemm");
+
+  std::unique_ptr<WorkspaceLease> ws;
+  EventList gemm_wait = wait;
+  MatrixRef pa = p.a, pb = p.b;  // what the kernel reads: offset and ld in floats
+  if (a_elems + b_elems > 0) {
+    ws = std::make_unique<WorkspaceLease>(workspace_pool().acquire(qc.context, (a_elems + b_elems) * sizeof(float)));
+    const EventList pack_wait = with(wait, ws->last_use());
+    const Configuration pcfg =
+        resolve_configuration("sgemm_pack", "*", *qc.info, sgemm_tuning_for(tuning, "sgemm_pack"));
+    cl::Program pprog = get_program(qc, kernel_spec("sgemm_pack"), pcfg, extra);
+    const std::size_t t = pcfg.at("PACK_TILE"), ly = t / pcfg.at("PACK_WPT");
+    gemm_wait.clear();
+    // Packs one operand: rows p < kp of xp floats at `dst_off` of the workspace.
+    auto pack = [&](const MatrixRef& src, bool trans, std::size_t x, std::size_t xp, std::size_t dst_off) {
+      cl::Kernel pk = get_kernel(pprog, trans ? "sgemm_pack_trans" : "sgemm_pack_copy");
+      cl::Buffer dst = ws->buffer();
+      set_all(pk, 0, static_cast<cl_int>(p.k), static_cast<cl_int>(x), static_cast<cl_int>(kp),
+              static_cast<cl_int>(xp), src.buffer, IndexArg{li, src.offset}, IndexArg{li, src.ld}, dst,
+              IndexArg{li, dst_off}, IndexArg{li, xp});
+      cl::Event e;
+      launch(queue, pk, cl::NDRange(round_up(xp, t), ceil_div(kp, t) * ly), cl::NDRange(t, ly), &pack_wait, &e);
+      gemm_wait.push_back(e);
+    };
+    if (!a_in_place) {
+      pack(p.a, p.ta, p.m, mp, 0);
+      pa = MatrixRef{ws->buffer(), 0, mp};
+    }
+    if (!b_in_place) {
+      pack(p.b, !p.tb, p.n, np, a_elems);
+      pb = MatrixRef{ws->buffer(), a_elems, np};
+    }
+    if (a_in_place || b_in_place) gemm_wait.insert(gemm_wait.end(), wait.begin(), wait.end());
+  }
+
+  const cl_int c_vec = (p.c.offset % ts.va == 0 && p.c.ld % ts.va == 0) ? 1 : 0;
+  set_all(k, 0, static_cast<cl_int>(p.m), static_cast<cl_int>(p.n), static_cast<cl_int>(kp), p.alpha, p.beta,
+          pa.buffer, IndexArg{li, pa.offset / ts.va}, IndexArg{li, pa.ld / ts.va}, pb.buffer,
+          IndexArg{li, pb.offset / ts.vb}, IndexArg{li, pb.ld / ts.vb}, p.c.buffer, IndexArg{li, p.c.offset},
+          IndexArg{li, p.c.ld}, c_vec);
+  cl::NDRange global, local;
+  if (stream) {
+    global = cl::NDRange(mp / ts.mt * cfg.at("SGS_WG"), np / ts.nt);
+    local = cl::NDRange(cfg.at("SGS_WG"), 1);
+  } else {
+    global = cl::NDRange(mp / ts.mt * cfg.at("MDIMC"), np / ts.nt * cfg.at("NDIMC"));
+    local = cl::NDRange(cfg.at("MDIMC"), cfg.at("NDIMC"));
+  }
+  cl::Event done;
+  launch(queue, k, global, local, &gemm_wait, &done);
+  if (ws) ws->used_until(done);
+  if (event != nullptr) *event = done;
+}
+
+void marker(cl::CommandQueue& queue, const EventList& wait, cl::Event* event) {
+  if (event == nullptr) return;
+  check(queue.enqueueMarkerWithWaitList(&wait, event), "clEnqueueMarkerWithWaitList");
+}
+
+}  // namespace
+
+SgemmPath sgemm_path(const DeviceInfo& device, std::size_t m, std::size_t n, std::size_t k, float alpha, float beta,
+                     const Tuning& tuning) {
+  if (m == 0 || n == 0) return SgemmPath::Nothing;
+  if (k == 0 || alpha == 0.0f) return beta == 1.0f ? SgemmPath::Nothing : SgemmPath::Scale;
+  const Configuration route = resolve_configuration("sgemm_route", "*", device, sgemm_tuning_for(tuning, "sgemm_route"));
+  if (use_direct(route, m, n, k)) return SgemmPath::Direct;
+  return route.at("SGEMM_TILED") ? SgemmPath::Stream : SgemmPath::Xgemm;
+}
+
+}  // namespace detail
+
+void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m, std::size_t n,
+           std::size_t k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta, const MatrixRef& c,
+           const EventList& wait_list, cl::Event* event, const Tuning& tuning) {
+  using namespace detail;
+  const char* R = "sgemm";
+  require(m <= INT_MAX, R, "m (" + std::to_string(m) + ") must be below 2^31");
+  require(n <= INT_MAX, R, "n (" + std::to_string(n) + ") must be below 2^31");
+  require(k <= INT_MAX, R, "k (" + std::to_string(k) + ") must be below 2^31");
+  const bool row = layout == Layout::RowMajor, ta = trans_a == Transpose::Yes, tb = trans_b == Transpose::Yes;
+  // Stored shape of each operand (rows x cols) and its contiguous extent.
+  struct Stored {
+    const char* name;
+    const MatrixRef* ref;
+    std::size_t rows, cols;
+  };
+  const Stored ops[3] = {{"a", &a, ta ? k : m, ta ? m : k}, {"b", &b, tb ? n : k, tb ? k : n}, {"c", &c, m, n}};
+  std::size_t span[3];
+  for (int i = 0; i < 3; ++i) {
+    const Stored& s = ops[i];
+    const std::size_t inner = row ? s.cols : s.rows, outer = row ? s.rows : s.cols;
+    const std::size_t need = std::max<std::size_t>(1, inner);
+    require(s.ref->ld >= need, R,
+            std::string(s.name) + ".ld (" + std::to_string(s.ref->ld) + ") is smaller than " +
+                (row ? "the columns" : "the rows") + " of " + s.name + " (" + std::to_string(need) + ", " +
+                (row ? "row" : "column") + "-major " + std::to_string(s.rows) + " x " + std::to_string(s.cols) + ")");
+    span[i] = inner == 0 || outer == 0 ? 0 : (outer - 1) * s.ref->ld + inner;
+    if (span[i] > 0) require_matrix(R, s.name, *s.ref, span[i], sizeof(float));
+  }
+  for (int i = 0; i < 2; ++i) {
+    if (span[i] == 0 || span[2] == 0 || ops[i].ref->buffer() != c.buffer()) continue;
+    const std::size_t lo = ops[i].ref->offset, hi = lo + span[i];
+    require(hi <= c.offset || c.offset + span[2] <= lo, R,
+            std::string("c overlaps ") + ops[i].name + " in the same buffer (C must not alias an input)");
+  }
+  const QueueContext qc = queue_context_of(queue);
+  validate_overrides(tuning, *qc.info);
+
+  // Internal column-major problem.
+  Problem p{m, n, k, ta, tb, alpha, beta, a, b, c};
+  if (row) {
+    std::swap(p.m, p.n);
+    std::swap(p.ta, p.tb);
+    std::swap(p.a, p.b);
+  }
+  const SgemmPath path = sgemm_path(*qc.info, p.m, p.n, p.k, alpha, beta, tuning);
+  switch (path) {
+    case SgemmPath::Nothing: marker(queue, wait_list, event); return;
+    case SgemmPath::Scale: launch_scale(queue, qc, p, tuning, wait_list, event); return;
+    case SgemmPath::Direct: launch_direct(queue, qc, p, tuning, wait_list, event); return;
+    case SgemmPath::Xgemm: launch_tiled(queue, qc, p, false, tuning, wait_list, event); return;
+    case SgemmPath::Stream: launch_tiled(queue, qc, p, true, tuning, wait_list, event); return;
+  }
+}
+
+void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m, std::size_t n,
+           std::size_t k, float alpha, const std::vector<float>& a, std::size_t lda, const std::vector<float>& b,
+           std::size_t ldb, float beta, std::vector<float>& c, std::size_t ldc, const Tuning& tuning) {
+  using namespace detail;
+  const char* R = "sgemm";
+  const bool row = layout == Layout::RowMajor, ta = trans_a == Transpose::Yes, tb = trans_b == Transpose::Yes;
+  auto need = [&](std::size_t rows, std::size_t cols, std::size_t ld) {
+    const std::size_t inner = row ? cols : rows, outer = row ? rows : cols;
+    return inner == 0 || outer == 0 ? std::size_t(0) : (outer - 1) * ld + inner;
+  };
+  // ld checks first so that the span below is meaningful; the device overload repeats them.
+  const std::size_t na = need(ta ? k : m, ta ? m : k, lda), nb = need(tb ? n : k, tb ? k : n, ldb),
+                    nc = need(m, n, ldc);
+  const cl::Context ctx = queue_context(queue);
+  auto upload = [&](const std::vector<float>& v, std::size_t n_need, const char* name, bool writable) {
+    require(v.size() >= n_need, R,
+            std::string("host vector ") + name + " holds " + std::to_string(v.size()) +
+                " elements, the described matrix needs " + std::to_string(n_need));
+    if (v.empty()) return cl::Buffer();
+    cl_int st = CL_SUCCESS;
+    cl::Buffer buf(ctx, (writable ? CL_MEM_READ_WRITE : CL_MEM_READ_ONLY) | CL_MEM_COPY_HOST_PTR,
+                   v.size() * sizeof(float), const_cast<float*>(v.data()), &st);
+    check(st, "clCreateBuffer", std::string("sgemm host vector ") + name);
+    return buf;
+  };
+  const cl::Buffer ba = upload(a, na, "a", false), bb = upload(b, nb, "b", false), bc = upload(c, nc, "c", true);
+  cl::Event done;
+  sgemm(queue, layout, trans_a, trans_b, m, n, k, alpha, MatrixRef{ba, 0, lda}, MatrixRef{bb, 0, ldb}, beta,
+        MatrixRef{bc, 0, ldc}, {}, &done, tuning);
+  if (!c.empty() && m > 0 && n > 0) {
+    const std::vector<cl::Event> deps{done};
+    check(queue.enqueueReadBuffer(bc, CL_TRUE, 0, c.size() * sizeof(float), c.data(), &deps), "clEnqueueReadBuffer");
+  }
+}
+
+}  // namespace clforge

@@ -1,0 +1,201 @@
+// Tuning targets of the sgemm kernels, one per kernel family (docs/tuning.md): `clforge tune
+// sgemm` searches sgemm_xgemm, `sgemm_stream` and `sgemm_direct` the other two; each run
+// forces its path through the routing parameters. Sizes "N", "MxNxK", optionally ":NT" etc.
+// (op of A, op of B; column-major, tight leading dimensions). Candidates are checked against
+// the double-precision host reference (every entry up to 2048^3 multiply-adds, else 16384
+// random entries) with the bound of host::gemm_tolerance, and C's guard tail must stay NaN.
+#include <climits>
+#include <cmath>
+#include <random>
+
+#include "clforge/sgemm.hpp"
+#include "host/data.hpp"
+#include "host/gemm.hpp"
+#include "runtime/errors.hpp"
+#include "sgemm/sgemm_internal.hpp"
+#include "tuning/tuner.hpp"
+
+namespace clforge::detail {
+
+SgemmSize parse_sgemm_size(const std::string& text) {
+  auto bad = [&](const std::string& why) {
+    return InvalidArgument("sgemm size '" + text + "': " + why +
+                           " (sizes are N, MxNxK, optionally followed by :NN, :NT, :TN or :TT)");
+  };
+  SgemmSize s;
+  std::string dims = text;
+  if (const auto colon = text.find(':'); colon != std::string::npos) {
+    dims = text.substr(0, colon);
+    const std::string ops = text.substr(colon + 1);
+    if (ops.size() != 2 || (ops[0] != 'N' && ops[0] != 'T') || (ops[1] != 'N' && ops[1] != 'T'))
+      throw bad("'" + ops + "' is not NN, NT, TN or TT");
+    s.ta = ops[0] == 'T';
+    s.tb = ops[1] == 'T';
+  }
+  std::vector<std::size_t> v;
+  std::size_t pos = 0;
+  for (;;) {
+    const auto x = dims.find('x', pos);
+    const std::string part = dims.substr(pos, x == std::string::npos ? std::string::npos : x - pos);
+    std::size_t used = 0;
+    unsigned long long value = 0;
+    try {
+      value = std::stoull(part, &used);
+    } catch (...) {
+      used = 0;
+    }
+    if (part.empty() || used != part.size() || part[0] == '-' || value == 0 || value > INT_MAX)
+      throw bad("'" + part + "' is not a count from 1 to 2^31-1");
+    v.push_back(static_cast<std::size_t>(value));
+    if (x == std::string::npos) break;
+    pos = x + 1;
+  }
+  if (v.size() == 1) s.m = s.n = s.k = v[0];
+  else if (v.size() == 3) s.m = v[0], s.n = v[1], s.k = v[2];
+  else throw bad("expected one or three dimensions");
+  return s;
+}
+
+namespace {
+
+constexpr std::size_t kGuard = 127;
+
+class SgemmInstance : public TuneInstance {
+ public:
+  SgemmInstance(cl::CommandQueue& queue, const SgemmSize& z, const std::string& kernel, std::uint64_t seed)
+      : z_(z), kernel_(kernel) {
+    sh_.trans_a = z.ta;
+    sh_.trans_b = z.tb;
+    sh_.m = z.m, sh_.n = z.n, sh_.k = z.k;
+    sh_.lda = z.ta ? z.k : z.m;
+    sh_.ldb = z.tb ? z.n : z.k;
+    sh_.ldc = z.m;
+    const std::vector<float> a = host::random_floats(z.m * z.k, seed), b = host::random_floats(z.k * z.n, seed + 1);
+    const std::size_t nc = z.m * z.n;
+    if (static_cast<double>(z.m) * z.n * z.k <= 2048.0 * 2048.0 * 2048.0) {
+      std::vector<double> ref(nc), mag(nc);
+      host::gemm(sh_, 1.0, a.data(), b.data(), 0.0, nullptr, ref.data(), 0, mag.data());
+      for (std::size_t i = 0; i < nc; ++i) index_.push_back(i);
+      ref_ = std::move(ref);
+      mag_ = std::move(mag);
+    } else {
+      std::mt19937_64 rng(seed + 2);
+      std::vector<std::pair<std::size_t, std::size_t>> ij(16384);
+      for (auto& e : ij) e = {rng() % z.m, rng() % z.n};
+      host::gemm_entries(sh_, 1.0, a.data(), b.data(), 0.0, nullptr, ij, ref_, &mag_);
+      for (const auto& [i, j] : ij) index_.push_back(host::gemm_c_index(sh_, i, j));
+    }
+    const cl::Context ctx = queue_context(queue);
+    cl_int st = CL_SUCCESS;
+    a_ = cl::Buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a.size() * 4, const_cast<float*>(a.data()), &st);
+    detail::check(st, "clCreateBuffer", "tuner sgemm A");
+    b_ = cl::Buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b.size() * 4, const_cast<float*>(b.data()), &st);
+    detail::check(st, "clCreateBuffer", "tuner sgemm B");
+    c_ = cl::Buffer(ctx, CL_MEM_READ_WRITE, (nc + kGuard) * 4, nullptr, &st);
+    detail::check(st, "clCreateBuffer", "tuner sgemm C");
+  }
+
+  std::string label() const override {
+    return std::to_string(z_.m) + "x" + std::to_string(z_.n) + "x" + std::to_string(z_.k) + " " + (z_.ta ? "T" : "N") +
+           (z_.tb ? "T" : "N");
+  }
+
+  void build(const QueueContext& qc, const Configuration& cfg) const override {
+    get_program(qc, kernel_spec(kernel_), cfg, sgemm_extra_options(*qc.info, kernel_, cfg, false));
+  }
+
+  void poison(cl::CommandQueue& queue) override {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    detail::check(queue.enqueueFillBuffer(c_, nan, 0, (z_.m * z_.n + kGuard) * 4), "clEnqueueFillBuffer");
+    detail::check(queue.finish(), "clFinish");
+  }
+
+  cl::Event run(cl::CommandQueue& queue, const ParamMap& params) override {
+    ParamMap p = params;
+    if (kernel_ == "sgemm_direct") {
+      p["SGEMM_DIRECT_MAX"] = 16384;
+    } else {
+      p["SGEMM_DIRECT_MAX"] = 0;
+      p["SGEMM_TILED"] = kernel_ == "sgemm_stream" ? 1 : 0;
+    }
+    sgemm(queue, Layout::ColMajor, z_.ta ? Transpose::Yes : Transpose::No, z_.tb ? Transpose::Yes : Transpose::No, z_.m,
+          z_.n, z_.k, 1.0f, {a_, 0, sh_.lda}, {b_, 0, sh_.ldb}, 0.0f, {c_, 0, sh_.ldc}, {}, nullptr, Tuning{p, false});
+    return cl::Event();  // packing and multiply: timed between markers
+  }
+
+  std::vector<float> read_output(cl::CommandQueue& queue) override {
+    std::vector<float> out(z_.m * z_.n + kGuard);
+    detail::check(queue.enqueueReadBuffer(c_, CL_TRUE, 0, out.size() * 4, out.data()), "clEnqueueReadBuffer");
+    return out;
+  }
+
+  Verdict check(const std::vector<float>& out) const override {
+    Verdict v;
+    const std::size_t nc = z_.m * z_.n;
+    if (out.size() != nc + kGuard) {
+      v.error = 1;
+      v.message = "output has " + std::to_string(out.size()) + " values, expected " + std::to_string(nc + kGuard);
+      return v;
+    }
+    std::vector<float> y(index_.size());
+    for (std::size_t e = 0; e < index_.size(); ++e) y[e] = out[index_[e]];
+    const double err = host::gemm_scaled_error(y.data(), ref_.data(), mag_.data(), y.size());
+    const double tol = host::gemm_tolerance(z_.k);
+    std::size_t guard_hits = 0;
+    for (std::size_t i = nc; i < nc + kGuard; ++i) guard_hits += !std::isnan(out[i]);
+    v.error = std::isfinite(err) ? err : 1.0;
+    v.ok = err <= tol && guard_hits == 0;
+    if (!(err <= tol))
+      v.message = label() + ": " + host::compare(y.data(), ref_.data(), y.size()).summary() + ", scaled error " +
+                  std::to_string(err) + " above " + std::to_string(tol);
+    if (guard_hits > 0)
+      v.message += std::string(v.message.empty() ? "" : "; ") + std::to_string(guard_hits) +
+                   " guard values after C were overwritten";
+    return v;
+  }
+
+ private:
+  SgemmSize z_;
+  std::string kernel_;
+  host::GemmShape sh_;
+  std::vector<std::size_t> index_;  // checked elements of C
+  std::vector<double> ref_, mag_;   // reference and magnitude at those elements
+  cl::Buffer a_, b_, c_;
+};
+
+TuneTarget make_target(const std::string& routine, const std::string& kernel) {
+  TuneTarget t;
+  t.routine = routine;
+  t.kernel = kernel;
+  t.size_syntax = "N (square) or MxNxK, optionally :NN, :NT, :TN or :TT (op of A, op of B); column-major";
+  t.default_sizes = {kernel == "sgemm_direct" ? "256" : "1024"};
+  if (kernel == "sgemm_direct") {
+    t.variant_of = [](const std::string& size) {
+      parse_sgemm_size(size);
+      return std::string("*");
+    };
+  } else {
+    // Exactly what the launcher resolves for the size.
+    t.variant_of = [](const std::string& size) {
+      const SgemmSize z = parse_sgemm_size(size);
+      return sgemm_size_class(z.m, z.n, z.k);
+    };
+  }
+  // Partial tiles in every direction for tiles up to 256, every transpose pair.
+  t.check_sizes = [](const std::string&) {
+    return std::vector<std::string>{"67x131x45:NN", "257x129x33:TN", "130x67x259:NT", "33x260x70:TT"};
+  };
+  t.make = [kernel](cl::CommandQueue& queue, const std::string& size,
+                    std::uint64_t seed) -> std::unique_ptr<TuneInstance> {
+    return std::make_unique<SgemmInstance>(queue, parse_sgemm_size(size), kernel, seed);
+  };
+  return t;
+}
+
+}  // namespace
+
+TuneTarget sgemm_tune_target() { return make_target("sgemm", "sgemm_xgemm"); }
+TuneTarget sgemm_stream_tune_target() { return make_target("sgemm_stream", "sgemm_stream"); }
+TuneTarget sgemm_direct_tune_target() { return make_target("sgemm_direct", "sgemm_direct"); }
+
+}  // namespace clforge::detail

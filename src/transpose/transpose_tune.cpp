@@ -1,0 +1,173 @@
+// Tuning target of the transpose family: sizes "N", "RxC" or "RxC:E" (E = element size in
+// bytes, 4 by default), stored under the variant the launcher looks up (the element size),
+// verified bit for bit against host::transpose with NaN-poisoned outputs and a guard tail.
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "clforge/transpose.hpp"
+#include "host/data.hpp"
+#include "host/reference.hpp"
+#include "runtime/errors.hpp"
+#include "tuning/tuner.hpp"
+
+namespace clforge::detail {
+namespace {
+
+constexpr std::size_t kGuard = 127;  // floats after the output that must stay NaN
+
+struct Shape {
+  std::size_t rows = 0, cols = 0, elem = 4;
+};
+
+std::size_t parse_count(const std::string& text, const std::string& whole) {
+  std::size_t used = 0;
+  unsigned long long v = 0;
+  try {
+    v = std::stoull(text, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (text.empty() || used != text.size() || text[0] == '-' || v == 0 || v > INT_MAX)
+    throw InvalidArgument("transpose size '" + whole + "': '" + text +
+                          "' is not a count from 1 to 2^31-1 (sizes are N, RxC or RxC:E with E = 4, 8 or 16)");
+  return static_cast<std::size_t>(v);
+}
+
+Shape parse_shape(const std::string& size) {
+  Shape s;
+  std::string dims = size;
+  if (const auto colon = size.find(':'); colon != std::string::npos) {
+    dims = size.substr(0, colon);
+    s.elem = parse_count(size.substr(colon + 1), size);
+    if (s.elem != 4 && s.elem != 8 && s.elem != 16)
+      throw InvalidArgument("transpose size '" + size + "': element size must be 4, 8 or 16 bytes");
+  }
+  const auto x = dims.find('x');
+  if (x == std::string::npos) {
+    s.rows = s.cols = parse_count(dims, size);
+  } else {
+    s.rows = parse_count(dims.substr(0, x), size);
+    s.cols = parse_count(dims.substr(x + 1), size);
+  }
+  return s;
+}
+
+class TransposeInstance : public TuneInstance {
+ public:
+  TransposeInstance(cl::CommandQueue& queue, const Shape& s, std::uint64_t seed) : s_(s) {
+    const std::size_t n = s.rows * s.cols * (s.elem / 4);
+    const cl::Context ctx = queue_context(queue);
+    const std::vector<float> in = host::random_floats(n, seed);
+    ref_.resize(n);
+    host::transpose(s.rows, s.cols, s.elem, in.data(), s.cols, ref_.data(), s.rows);
+    cl_int st = CL_SUCCESS;
+    in_ = cl::Buffer(ctx, CL_MEM_READ_ONLY, n * 4, nullptr, &st);
+    detail::check(st, "clCreateBuffer", "tuner transpose input");
+    out_ = cl::Buffer(ctx, CL_MEM_READ_WRITE, (n + kGuard) * 4, nullptr, &st);
+    detail::check(st, "clCreateBuffer", "tuner transpose output");
+    detail::check(queue.enqueueWriteBuffer(in_, CL_TRUE, 0, n * 4, in.data()), "clEnqueueWriteBuffer");
+  }
+
+  std::string label() const override {
+    return std::to_string(s_.rows) + "x" + std::to_string(s_.cols) + ", " + std::to_string(s_.elem) +
+           "-byte elements";
+  }
+
+  void build(const QueueContext& qc, const Configuration& cfg) const override {
+    // The routine constants transpose() in transpose.cpp adds for this shape (in.ld = cols,
+    // out.ld = rows, no offsets). Should they ever differ, run() compiles again: slower, not wrong.
+    const bool long_index = s_.rows * s_.cols > static_cast<std::size_t>(INT_MAX);
+    const std::size_t vw = cfg.at("TRA_VW");
+    const std::size_t out_vw = cfg.at("TRA_LOCAL") ? vw : static_cast<std::size_t>(cfg.at("TRA_WPT"));
+    std::string extra = "-DTRA_ELEM_SIZE=" + std::to_string(s_.elem) + (long_index ? " -DCLF_LONG_INDEX=1" : "");
+    if (s_.elem == 4 && vw > 1 && s_.cols % vw == 0) extra += " -DTRA_ALIGN_IN=1";
+    if (s_.elem == 4 && out_vw > 1 && s_.rows % out_vw == 0) extra += " -DTRA_ALIGN_OUT=1";
+    get_program(qc, kernel_spec("transpose"), cfg, extra);
+  }
+
+  void poison(cl::CommandQueue& queue) override {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    detail::check(queue.enqueueFillBuffer(out_, nan, 0, (ref_.size() + kGuard) * 4), "clEnqueueFillBuffer");
+    detail::check(queue.finish(), "clFinish");
+  }
+
+  cl::Event run(cl::CommandQueue& queue, const ParamMap& params) override {
+    cl::Event ev;
+    transpose(queue, s_.rows, s_.cols, s_.elem, MatrixRef{in_, 0, s_.cols}, MatrixRef{out_, 0, s_.rows}, {}, &ev,
+              Tuning{params, false});
+    return ev;
+  }
+
+  std::vector<float> read_output(cl::CommandQueue& queue) override {
+    std::vector<float> out(ref_.size() + kGuard);
+    detail::check(queue.enqueueReadBuffer(out_, CL_TRUE, 0, out.size() * 4, out.data()), "clEnqueueReadBuffer");
+    return out;
+  }
+
+  Verdict check(const std::vector<float>& out) const override {
+    Verdict v;
+    const std::size_t n = ref_.size();
+    if (out.size() != n + kGuard) {
+      v.message = "output has " + std::to_string(out.size()) + " values, expected " + std::to_string(n + kGuard);
+      v.error = 1;
+      return v;
+    }
+    // A transpose moves bits: the result must equal the reference exactly.
+    std::size_t wrong = 0, first = n;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (std::memcmp(&out[i], &ref_[i], 4) != 0) {
+        ++wrong;
+        if (first == n) first = i;
+      }
+    }
+    std::size_t guard_hits = 0;
+    for (std::size_t i = n; i < n + kGuard; ++i) guard_hits += !std::isnan(out[i]);
+    if (wrong == 0 && guard_hits == 0) {
+      v.ok = true;
+      return v;
+    }
+    std::vector<double> ref(ref_.begin(), ref_.end());
+    const host::Comparison c = host::compare(out.data(), ref.data(), n);
+    v.error = c.nonfinite > 0 ? 1.0 : c.rel_error;
+    if (wrong > 0) {
+      const std::size_t e = first / (s_.elem / 4);
+      v.message = std::to_string(wrong) + " of " + std::to_string(n) +
+                  " floats differ from the host transpose (first at out[" + std::to_string(e / s_.rows) + "][" +
+                  std::to_string(e % s_.rows) + "]: " + std::to_string(out[first]) + " instead of " +
+                  std::to_string(ref_[first]) + "); " + c.summary();
+    }
+    if (guard_hits > 0)
+      v.message += std::string(v.message.empty() ? "" : "; ") + std::to_string(guard_hits) +
+                   " guard values after the output were overwritten";
+    return v;
+  }
+
+ private:
+  Shape s_;
+  std::vector<float> ref_;
+  cl::Buffer in_, out_;
+};
+
+}  // namespace
+
+TuneTarget transpose_tune_target() {
+  TuneTarget t;
+  t.routine = "transpose";
+  t.kernel = "transpose";
+  t.size_syntax = "N (square), RxC, or RxC:E with E the element size in bytes (4, 8, 16; default 4)";
+  t.default_sizes = {"4096"};
+  // The launcher resolves variant = element size; every matrix shape of one element size
+  // shares that entry (the size class of a transpose is its element size).
+  t.variant_of = [](const std::string& size) { return std::to_string(parse_shape(size).elem); };
+  // Partial tiles in both directions for every tile edge (4 ... 64).
+  t.check_sizes = [](const std::string& variant) { return std::vector<std::string>{"67x131:" + variant}; };
+  t.make = [](cl::CommandQueue& queue, const std::string& size,
+              std::uint64_t seed) -> std::unique_ptr<TuneInstance> {
+    return std::make_unique<TransposeInstance>(queue, parse_shape(size), seed);
+  };
+  return t;
+}
+
+}  // namespace clforge::detail

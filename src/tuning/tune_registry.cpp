@@ -1,0 +1,17 @@
+// The routines `clforge tune` and clforge::tune() know. A new family adds its target here
+// (and its declaration in tuning/tuner.hpp); the CLI gets `clforge tune <routine>` from this list.
+#include "tuning/tuner.hpp"
+
+namespace clforge::detail {
+
+const std::vector<TuneTarget>& all_tune_targets() {
+  static const std::vector<TuneTarget> targets = {
+      transpose_tune_target(),
+      sgemm_tune_target(),
+      sgemm_stream_tune_target(),
+      sgemm_direct_tune_target(),
+  };
+  return targets;
+}
+
+}  // namespace clforge::detail

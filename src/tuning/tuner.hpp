@@ -1,0 +1,80 @@
+// The tuner's view of a routine family: a tuning target says how to make inputs for a problem
+// size, run the routine with explicit parameters, and verify the output against the host
+// reference, and which database variant (size class) a size belongs to. tuner.cpp does the
+// rest (space, pruning, compiling, timing, storing). docs/tuning.md shows how to add one.
+#pragma once
+#include <CL/opencl.hpp>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "clforge/tuning.hpp"
+#include "runtime/program_cache.hpp"
+
+namespace clforge::detail {
+
+/// Result of checking one output against the host reference.
+struct Verdict {
+  bool ok = false;
+  double error = 0;      ///< relative error (or 1 for a mismatch of an exact routine)
+  std::string message;   ///< what is wrong ("" when ok)
+};
+
+/// One problem size on the device: inputs filled with random data, outputs allocated with a
+/// guard tail, and the host reference computed once.
+class TuneInstance {
+ public:
+  virtual ~TuneInstance() = default;
+  /// "64x64, 4-byte elements".
+  virtual std::string label() const = 0;
+  /// Compiles every program a run with cfg needs (through get_program, same options as the
+  /// launcher). Called from worker threads, concurrently for different configurations.
+  virtual void build(const QueueContext& qc, const Configuration& cfg) const = 0;
+  /// Fills the outputs (and guard tails) with NaN.
+  virtual void poison(cl::CommandQueue& queue) = 0;
+  /// Enqueues one run of the routine with exactly these parameters (Tuning{params, false})
+  /// and returns the event to time: a single kernel's event, or, for routines that enqueue
+  /// several kernels, an empty cl::Event (the tuner then times between two marker kernels).
+  virtual cl::Event run(cl::CommandQueue& queue, const ParamMap& params) = 0;
+  /// Reads the whole output back (guard tails included) as floats.
+  virtual std::vector<float> read_output(cl::CommandQueue& queue) = 0;
+  /// Compares an output read by read_output with the host reference; guard tails must still
+  /// hold NaN.
+  virtual Verdict check(const std::vector<float>& output) const = 0;
+};
+
+/// How the tuner drives one routine family.
+struct TuneTarget {
+  std::string routine;                      ///< CLI name: `clforge tune <routine>`
+  std::string kernel;                       ///< KernelSpec name whose parameters are tuned
+  std::string size_syntax;                  ///< help text
+  std::vector<std::string> default_sizes;
+  /// The database variant (size class) a size is stored under: exactly what the launcher
+  /// passes to resolve_configuration for that size. Throws InvalidArgument on bad syntax.
+  std::function<std::string(const std::string& size)> variant_of;
+  /// Extra sizes verified (not timed) for every candidate of a variant: odd shapes that
+  /// exercise partial tiles, so a candidate correct only on round sizes is rejected.
+  std::function<std::vector<std::string>(const std::string& variant)> check_sizes;
+  /// Allocates and fills one size on the queue's context.
+  std::function<std::unique_ptr<TuneInstance>(cl::CommandQueue& queue, const std::string& size, std::uint64_t seed)>
+      make;
+};
+
+/// Every routine the tuner knows (tune_registry.cpp) and lookup by name (InvalidArgument
+/// naming the known ones).
+const std::vector<TuneTarget>& all_tune_targets();
+const TuneTarget& tune_target(const std::string& routine);
+
+/// Throws TuningError naming the user database of the device when it exists but does not
+/// parse or validate (defined in database.cpp; run before tuning so no work is lost).
+void check_user_database(const DeviceInfo& device);
+
+// Targets of each routine family, defined in src/<family>/<family>_tune.cpp.
+TuneTarget transpose_tune_target();
+TuneTarget sgemm_tune_target();
+TuneTarget sgemm_stream_tune_target();
+TuneTarget sgemm_direct_tune_target();
+
+}  // namespace clforge::detail

@@ -1,0 +1,429 @@
+// Batched 1-D complex FFT against FFTW in double precision: powers of two 2^0 .. 2^20, mixed
+// radices, primes (Bluestein), forward, inverse and round trips, strides, padded distances and
+// offsets, in-place and out-of-place, scaling, every shipped vendor-class parameter set with
+// local-memory halving on and off, and invalid arguments.
+//
+// Error metric: relative L2 error per transform, ||y_b - ref_b|| / ||ref_b||, must stay below
+// host::fft_tolerance(n) = c * (2e-7 + 6e-8 * log2 n) with c = 1 for lengths with prime factors
+// <= 13 and c = 3 for Bluestein lengths. Outputs are poisoned with NaN first; elements outside
+// the output layout (gaps and a guard tail) must keep their poison (or, in place, their input).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "clforge/fft.hpp"
+#include "fft/fft_internal.hpp"
+#include "host/fft.hpp"
+#include "host/fftw_reference.hpp"
+#include "tests/support.hpp"
+
+using namespace clforge;
+
+namespace {
+
+struct Case {
+  std::size_t n = 1, batch = 1;
+  FftLayout in{}, out{};
+  bool in_place = false;
+  bool inverse = false;
+  FftScaling scaling = FftScaling::None;
+  Tuning tuning{{}, false};
+};
+
+std::size_t span(const FftLayout& l, std::size_t n, std::size_t batch) {
+  return l.offset + (batch - 1) * l.distance + (n - 1) * l.stride + 1;
+}
+
+std::string params_of(const Tuning& t) {
+  std::string p;
+  for (const auto& [k, v] : t.overrides) p += k + "=" + std::to_string(v) + " ";
+  return p.empty() ? "(device defaults)" : p;
+}
+
+double scale_of(FftScaling s, std::size_t n) {
+  return s == FftScaling::OverN ? 1.0 / n : s == FftScaling::OverSqrtN ? 1.0 / std::sqrt(double(n)) : 1.0;
+}
+
+// Runs one plan on fresh random data and checks it; returns the largest relative error.
+double check_fft(Case c, std::uint64_t seed) {
+  auto& s = test::session();
+  if (c.in.distance == 0) c.in.distance = c.n * c.in.stride;
+  if (c.in_place) c.out = c.in;
+  if (c.out.distance == 0) c.out.distance = c.n * c.out.stride;
+  const std::size_t guard = 127;
+  const std::size_t in_elems = span(c.in, c.n, c.batch) + guard;
+  const std::size_t out_elems = c.in_place ? in_elems : span(c.out, c.n, c.batch) + guard;
+
+  std::vector<float> in = host::random_floats(2 * in_elems, seed);
+  std::vector<float> out = c.in_place ? in : host::poisoned(2 * out_elems);
+  const std::vector<double> dummy;
+  const double scale = scale_of(c.scaling, c.n);
+  const std::vector<host::cdouble> ref =
+      host::fftw_batch(in.data(), c.n, c.batch, c.in.stride, c.in.distance, c.in.offset, c.inverse, scale);
+
+  FftDesc d;
+  d.n = c.n;
+  d.batch = c.batch;
+  d.in = c.in;
+  d.out = c.out;
+  d.in_place = c.in_place;
+  (c.inverse ? d.inverse_scaling : d.forward_scaling) = c.scaling;
+  INFO("n " << c.n << " batch " << c.batch << (c.inverse ? " inverse" : " forward") << (c.in_place ? " in-place" : "")
+            << " in (stride " << c.in.stride << ", distance " << c.in.distance << ", offset " << c.in.offset
+            << ") out (stride " << c.out.stride << ", distance " << c.out.distance << ", offset " << c.out.offset
+            << ") seed " << seed << " params " << params_of(c.tuning));
+  FftPlan plan(s.queue, d, c.tuning);
+  INFO("plan: " << plan.describe());
+
+  cl::Buffer bin(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, in.size() * 4, in.data());
+  cl::Buffer bout = c.in_place ? bin : cl::Buffer(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, out.size() * 4, out.data());
+  cl::Event ev;
+  if (c.inverse) plan.inverse(bin, bout, {}, &ev);
+  else plan.forward(bin, bout, {}, &ev);
+  std::vector<cl::Event> deps{ev};
+  std::vector<float> got(out.size());
+  s.queue.enqueueReadBuffer(bout, CL_TRUE, 0, got.size() * 4, got.data(), &deps);
+
+  const host::FftError e = host::fft_compare(got.data(), c.n, c.batch, c.out.stride, c.out.distance, c.out.offset, ref);
+  const double tol = host::fft_tolerance(c.n);
+  INFO("max relative L2 error " << e.max_rel_l2 << " (transform " << e.worst << "), max abs " << e.max_abs
+                                << ", tolerance " << tol);
+  CHECK(e.nonfinite == 0);
+  CHECK(e.max_rel_l2 <= tol);
+  if (std::getenv("FFT_DEBUG"))
+    std::printf("n %zu batch %zu err %.3e tol %.3e | %s\n", c.n, c.batch, e.max_rel_l2, tol, plan.describe().c_str());
+
+  // Nothing outside the output layout changes: poison (out of place) or the input (in place).
+  std::vector<char> mask(got.size() / 2, 0);
+  for (std::size_t b = 0; b < c.batch; ++b)
+    for (std::size_t k = 0; k < c.n; ++k) mask[c.out.offset + b * c.out.distance + k * c.out.stride] = 1;
+  std::size_t touched = 0, first = 0;
+  for (std::size_t i = 0; i < mask.size(); ++i)
+    if (!mask[i] && std::memcmp(&got[2 * i], &out[2 * i], 8) != 0 && touched++ == 0) first = i;
+  INFO("first changed element outside the layout: " << first);
+  CHECK(touched == 0);
+  if (!c.in_place) {  // the input is never written
+    std::vector<float> after(in.size());
+    s.queue.enqueueReadBuffer(bin, CL_TRUE, 0, after.size() * 4, after.data());
+    CHECK(std::memcmp(after.data(), in.data(), in.size() * 4) == 0);
+  }
+  return e.max_rel_l2;
+}
+
+Case contiguous(std::size_t n, std::size_t batch, bool inverse = false) {
+  Case c;
+  c.n = n;
+  c.batch = batch;
+  c.inverse = inverse;
+  return c;
+}
+
+bool long_tests() {
+  const char* v = std::getenv("CLFORGE_LONG_TESTS");
+  return v != nullptr && std::string(v) == "1";
+}
+
+// A vendor class's shipped parameters for length n (resolved for a made-up device of that class).
+ParamMap vendor_row(VendorClass v, std::size_t n) {
+  DeviceInfo fake = test::session().entry.info;
+  fake.vendor_class = v;
+  fake.name = "no such device";
+  fake.architecture = "";
+  fake.type = v == VendorClass::CPU ? "CPU" : "GPU";
+  return resolve_configuration("fft", std::to_string(n), fake, Tuning{{}, false}).values;
+}
+
+Case with(Case c, const ParamMap& p) {
+  c.tuning = Tuning{p, false};
+  return c;
+}
+
+}  // namespace
+
+TEST_SUITE("fft") {
+  TEST_CASE("powers of two 2^0 .. 2^20, forward and inverse") {
+    std::uint64_t seed = test::seed();
+    for (int k = 0; k <= 20; ++k) {
+      const std::size_t n = std::size_t{1} << k;
+      const std::size_t batch = long_tests() ? std::max<std::size_t>(3, (std::size_t{1} << 22) / n)
+                                             : std::max<std::size_t>(1, std::min<std::size_t>(37, (std::size_t{1} << 16) / n));
+      CAPTURE(n);
+      check_fft(contiguous(n, batch), seed++);
+      check_fft(contiguous(n, k >= 16 ? 1 : 3, true), seed++);
+    }
+  }
+
+  TEST_CASE("mixed radices 3, 5, 7, 11, 13 and primes through Bluestein") {
+    std::uint64_t seed = test::seed() + 100;
+    const std::size_t lengths[] = {3, 5, 7, 11, 13, 12, 15, 49, 60, 121, 169, 1000, 3000, 4095, 6561, 17, 97, 1009, 4099};
+    for (std::size_t n : lengths) {
+      CAPTURE(n);
+      check_fft(contiguous(n, n < 100 ? 21 : 5), seed++);
+      check_fft(contiguous(n, 2, true), seed++);
+    }
+  }
+
+  TEST_CASE("long lengths: several passes, and Bluestein in several passes") {
+    std::uint64_t seed = test::seed() + 200;
+    const std::size_t lengths[] = {3 * 4096, 5 * 5 * 5 * 64, 7 * 11 * 13 * 16, 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3, 65537, 10007};
+    for (std::size_t n : lengths) {
+      CAPTURE(n);
+      check_fft(contiguous(n, 2), seed++);
+      check_fft(contiguous(n, 1, true), seed++);
+    }
+    if (long_tests()) {
+      for (std::size_t n : {std::size_t{1} << 21, std::size_t{1} << 22, std::size_t{3} << 20, std::size_t{1000003}})
+        check_fft(contiguous(n, 1), seed++);
+    }
+  }
+
+  TEST_CASE("round trip: inverse(forward(x)) / n == x") {
+    auto& s = test::session();
+    std::uint64_t seed = test::seed() + 300;
+    for (std::size_t n : {1, 8, 60, 256, 1009, 4096, 8192, 65537}) {
+      const std::size_t batch = 3;
+      CAPTURE(n);
+      std::vector<float> x = host::random_floats(2 * n * batch, seed++);
+      FftDesc d;
+      d.n = n;
+      d.batch = batch;
+      d.inverse_scaling = FftScaling::OverN;
+      FftPlan plan(s.queue, d, Tuning{{}, false});
+      cl::Buffer a(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, x.size() * 4, x.data());
+      cl::Buffer b(s.context, CL_MEM_READ_WRITE, x.size() * 4), c(s.context, CL_MEM_READ_WRITE, x.size() * 4);
+      plan.forward(a, b);
+      plan.inverse(b, c);
+      std::vector<float> y(x.size());
+      s.queue.enqueueReadBuffer(c, CL_TRUE, 0, y.size() * 4, y.data());
+      std::vector<double> ref(x.begin(), x.end());
+      const host::Comparison cmp = host::compare(y, ref);
+      INFO(cmp.summary() << ", tolerance " << 2 * host::fft_tolerance(n));
+      CHECK(cmp.nonfinite == 0);
+      CHECK(cmp.rel_error <= 2 * host::fft_tolerance(n));
+    }
+  }
+
+  TEST_CASE("strides, padded distances, offsets, interleaved batches") {
+    std::uint64_t seed = test::seed() + 400;
+    for (std::size_t n : {1, 2, 16, 60, 64, 97, 1024, 1000, 8192, 1009}) {
+      CAPTURE(n);
+      Case c = contiguous(n, 5);
+      c.in = {1, n + 3, 7};     // padded rows and an offset
+      c.out = {1, n + 17, 2};
+      check_fft(c, seed++);
+      c.in = {3, 3 * n + 1, 0};  // element stride
+      c.out = {2, 2 * n, 5};
+      check_fft(c, seed++);
+      c.in = {5, 1, 1};          // interleaved: element stride >= batch, distance 1
+      c.out = {6, 1, 0};
+      c.inverse = true;
+      check_fft(c, seed++);
+      c.in = {1, n, 0};          // contiguous in, interleaved out
+      c.out = {5, 1, 3};
+      check_fft(c, seed++);
+    }
+  }
+
+  TEST_CASE("in place") {
+    std::uint64_t seed = test::seed() + 500;
+    for (std::size_t n : {1, 16, 128, 1000, 4096, 8192, 1009, 65537}) {
+      CAPTURE(n);
+      Case c = contiguous(n, 3);
+      c.in_place = true;
+      check_fft(c, seed++);
+      c.in = {1, n + 5, 3};
+      c.inverse = true;
+      check_fft(c, seed++);
+      c.in = {4, 1, 0};
+      check_fft(c, seed++);
+    }
+  }
+
+  TEST_CASE("scaling: 1/n and 1/sqrt(n) on either direction") {
+    std::uint64_t seed = test::seed() + 600;
+    for (std::size_t n : {16, 1000, 1009, 16384}) {
+      for (FftScaling sc : {FftScaling::OverN, FftScaling::OverSqrtN}) {
+        Case c = contiguous(n, 2);
+        c.scaling = sc;
+        check_fft(c, seed++);
+        c.inverse = true;
+        check_fft(c, seed++);
+      }
+    }
+  }
+
+  TEST_CASE("every shipped vendor-class parameter set, with local-memory halving off and on") {
+    std::uint64_t seed = test::seed() + 700;
+    const std::size_t lengths[] = {8, 16, 32, 64, 256, 1024, 4096, 60, 1000, 17, 1009, 16384};
+    for (VendorClass v : {VendorClass::NVIDIA, VendorClass::AMD, VendorClass::Intel, VendorClass::CPU, VendorClass::Other}) {
+      for (int halve : {0, 1}) {
+        for (std::size_t n : lengths) {
+          ParamMap p = vendor_row(v, n);
+          p["FFT_HALVE"] = halve;
+          CAPTURE(to_string(v));
+          CAPTURE(halve);
+          Case c = contiguous(n, n <= 64 ? 70 : 3, n % 2 == 1);
+          check_fft(with(c, p), seed++);
+        }
+        // interleaved batches take the staged path
+        ParamMap p = vendor_row(v, 256);
+        p["FFT_HALVE"] = halve;
+        Case c = contiguous(256, 12);
+        c.in = {12, 1, 0};
+        c.out = {12, 1, 0};
+        check_fft(with(c, p), seed++);
+      }
+    }
+  }
+
+  TEST_CASE("other parameter sets: radices, registers, staging, twiddles, padding, float2 access") {
+    std::uint64_t seed = test::seed() + 800;
+    const ParamMap sets[] = {
+        {{"FFT_RADIX", 2}, {"FFT_WG", 64}, {"FFT_REG", 1}},
+        {{"FFT_RADIX", 4}, {"FFT_WG", 128}, {"FFT_REG", 4}, {"FFT_STAGE", 1}, {"FFT_PAD", 0}},
+        {{"FFT_RADIX", 16}, {"FFT_WG", 1024}, {"FFT_REG", 64}, {"FFT_TWIDDLE", 1}, {"FFT_VEC", 0}},
+        {{"FFT_RADIX", 8}, {"FFT_WG", 32}, {"FFT_REG", 32}, {"FFT_STAGE", 2}, {"FFT_HALVE", 1}, {"FFT_VEC", 1}},
+        {{"FFT_RADIX", 16}, {"FFT_WG", 256}, {"FFT_STAGE", 1}, {"FFT_HALVE", 1}, {"FFT_TWIDDLE", 1}},
+        {{"FFT_LOCAL_MAX", 256}, {"FFT_WG", 64}},
+        {{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 16}, {"FFT_HALVE", 1}},
+    };
+    for (const auto& p : sets) {
+      CAPTURE(params_of(Tuning{p, false}));
+      for (std::size_t n : {2, 8, 32, 64, 128, 1024, 4096, 12, 1000, 17, 8192, 1009})
+        check_fft(with(contiguous(n, n <= 64 ? 67 : 3, n % 3 == 0), p), seed++);
+      Case c = contiguous(128, 9);
+      c.in = {9, 1, 0};
+      c.out = {1, 130, 0};
+      check_fft(with(c, p), seed++);
+    }
+  }
+
+  TEST_CASE("the host reference without FFTW agrees with FFTW and with a direct DFT") {
+    std::uint64_t seed = test::seed() + 900;
+    for (std::size_t n : {1, 2, 3, 12, 17, 64, 97, 210, 1009}) {
+      CAPTURE(n);
+      std::vector<float> x = host::random_floats(2 * n, seed++);
+      const auto a = host::fft_batch(x.data(), n, 1, 1, n, 0, false);
+      const auto b = host::fftw_batch(x.data(), n, 1, 1, n, 0, false);
+      std::vector<host::cdouble> xc(n);
+      for (std::size_t k = 0; k < n; ++k) xc[k] = {x[2 * k], x[2 * k + 1]};
+      const auto c = host::dft(xc, -1);
+      double eab = 0, eac = 0, nb = 0;
+      for (std::size_t k = 0; k < n; ++k) {
+        eab += std::norm(a[k] - b[k]);
+        eac += std::norm(a[k] - c[k]);
+        nb += std::norm(b[k]);
+      }
+      CHECK(std::sqrt(eab / nb) < 1e-13);
+      CHECK(std::sqrt(eac / nb) < 1e-12);
+    }
+  }
+
+  TEST_CASE("decomposition") {
+    using namespace clforge::detail;
+    CHECK(fft_smooth(1));
+    CHECK(fft_smooth(2 * 3 * 5 * 7 * 11 * 13));
+    CHECK_FALSE(fft_smooth(17));
+    CHECK(fft_bluestein_length(1009) == 2048);
+    CHECK(fft_radices(4096, 16) == std::vector<int>{16, 16, 16});
+    CHECK(fft_radices(1024, 16) == std::vector<int>{16, 8, 8});
+    CHECK(fft_radices(1000, 8) == std::vector<int>{8, 5, 5, 5});
+    CHECK(fft_global_factors(std::size_t{1} << 20, 4096) == std::vector<std::size_t>{1024, 1024});
+    CHECK(fft_global_factors(3 * 4096, 4096) == std::vector<std::size_t>{128, 96});
+    CHECK(fft_global_factors(8192, 4096) == std::vector<std::size_t>{128, 64});
+  }
+
+  TEST_CASE("host-vector convenience overload") {
+    auto& s = test::session();
+    const std::size_t n = 40, batch = 3;
+    std::vector<float> x = host::random_floats(2 * n * batch, test::seed() + 1000);
+    std::vector<std::complex<float>> xc(n * batch);
+    std::memcpy(xc.data(), x.data(), x.size() * 4);
+    const auto y = fft(s.queue, xc, n);
+    const auto ref = host::fftw_batch(x.data(), n, batch, 1, n, 0, false);
+    const host::FftError e = host::fft_compare(reinterpret_cast<const float*>(y.data()), n, batch, 1, n, 0, ref);
+    CHECK(e.max_rel_l2 <= host::fft_tolerance(n));
+    CHECK_THROWS_AS(fft(s.queue, xc, 7), InvalidArgument);
+  }
+
+  TEST_CASE("bad arguments throw InvalidArgument naming the problem, before anything is enqueued") {
+    auto& s = test::session();
+    cl::Buffer a(s.context, CL_MEM_READ_WRITE, 1024 * 8), b(s.context, CL_MEM_READ_WRITE, 1024 * 8);
+    auto expect = [&](auto&& fn, const char* needle) {
+      try {
+        fn();
+        FAIL("no exception, expected one mentioning " << std::string(needle));
+      } catch (const InvalidArgument& e) {
+        INFO(e.what());
+        CHECK(std::string(e.what()).find(needle) != std::string::npos);
+      }
+    };
+    auto desc = [](std::size_t n, std::size_t batch) {
+      FftDesc d;
+      d.n = n;
+      d.batch = batch;
+      return d;
+    };
+    expect([&] { FftPlan(s.queue, desc(0, 1)); }, "n must be at least 1");
+    expect([&] { FftPlan(s.queue, desc(8, 0)); }, "batch must be at least 1");
+    expect([&] {
+      FftDesc d = desc(8, 4);
+      d.in.stride = 0;
+      FftPlan(s.queue, d);
+    }, "in.stride");
+    expect([&] {
+      FftDesc d = desc(8, 4);
+      d.out.distance = 4;  // transforms of the output overlap
+      FftPlan(s.queue, d);
+    }, "overlap");
+    expect([&] {
+      FftDesc d = desc(8, 4);
+      d.in_place = true;
+      d.out.stride = 2;
+      FftPlan(s.queue, d);
+    }, "in-place plan");
+    expect([&] { FftPlan(s.queue, desc(std::size_t{1} << 28, 1)); }, "at most 2^27");
+    expect([&] { FftPlan(s.queue, desc(8, 4), Tuning{{{"FFT_NOPE", 1}}, true}); }, "unknown parameter");
+    expect([&] { FftPlan(s.queue, desc(8, 4), Tuning{{{"FFT_RADIX", 32}}, true}); }, "not legal");
+
+    FftPlan p(s.queue, desc(256, 4));
+    expect([&] { p.forward(a, cl::Buffer()); }, "out is a null buffer");
+    expect([&] { p.forward(cl::Buffer(), b); }, "in is a null buffer");
+    expect([&] { p.forward(a, cl::Buffer(s.context, CL_MEM_READ_WRITE, 256 * 4 * 8 - 8)); }, "out buffer too small");
+    expect([&] { p.inverse(cl::Buffer(s.context, CL_MEM_READ_WRITE, 100), b); }, "in buffer too small");
+    expect([&] { p.forward(a, a); }, "overlap");
+    expect([&] { p.forward(a); }, "needs an in-place plan");
+    FftDesc ip = desc(256, 2);
+    ip.in_place = true;
+    FftPlan q(s.queue, ip);
+    expect([&] { q.forward(a, b); }, "same buffer");
+    // Offsets that keep the ranges apart make one buffer legal for an out-of-place plan.
+    FftDesc split = desc(64, 2);
+    split.out.offset = 128;
+    FftPlan r(s.queue, split);
+    CHECK_NOTHROW(r.forward(a, a));
+    s.queue.finish();
+  }
+
+  TEST_CASE("a new plan with the same description hits the compile cache") {
+    auto& s = test::session();
+    FftDesc d;
+    d.n = 2048;
+    d.batch = 7;
+    FftPlan first(s.queue, d, Tuning{{}, false});
+    const CacheStats before = cache_stats();
+    FftPlan second(s.queue, d, Tuning{{}, false});
+    const CacheStats after = cache_stats();
+    CHECK(after.compiles == before.compiles);
+    CHECK(after.memory_hits + after.disk_hits > before.memory_hits + before.disk_hits);
+    CHECK(first.launches() == 1);
+    CHECK(first.scratch_bytes() == 0);
+    d.n = 1 << 16;
+    FftPlan big(s.queue, d, Tuning{{}, false});
+    CHECK(big.launches() >= 2);
+    CHECK(big.scratch_bytes() >= (std::size_t{1} << 16) * 8);
+  }
+}

@@ -1,0 +1,560 @@
+// The tuner on tiny spaces (64x64 transposes, 2 to 5 candidates): results persisted in the
+// user database and picked up by later calls (sources and build options), wrong candidates
+// rejected even when made to look fastest, build failures counted, an interrupted tune leaving
+// a valid database, a corrupt database reported with its path and left alone, and the CLI
+// (`clforge tune`, then `clforge params`). No assertion depends on measured times: where a
+// winner matters, the fault hook decides it.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sys/wait.h>
+
+#include "host/reference.hpp"
+#include "runtime/program_cache.hpp"
+#include "runtime/util.hpp"
+#include "tests/support.hpp"
+
+using namespace clforge;
+
+namespace {
+
+// 2 x 2 candidates: TRA_TILE 8/16, TRA_WPT 1/2, all other parameters fixed.
+TuneOptions small_options() {
+  TuneOptions o;
+  o.sizes = {"64"};
+  o.param_values = {{"TRA_TILE", {8, 16}}, {"TRA_WPT", {1, 2}}, {"TRA_VW", {1}},
+                    {"TRA_PAD", {1}},      {"TRA_DIAG", {0}},    {"TRA_LOCAL", {1}}};
+  o.seed = test::seed();
+  o.warmup = 1;
+  o.min_reps = 3;
+  o.max_reps = 5;
+  o.min_time_ms = 0.2;
+  return o;
+}
+
+ParamMap small_candidate(int tile, int wpt) {
+  return {{"TRA_TILE", tile}, {"TRA_WPT", wpt}, {"TRA_VW", 1}, {"TRA_PAD", 1}, {"TRA_DIAG", 0}, {"TRA_LOCAL", 1}};
+}
+
+ParamMap shipped(const std::string& variant) {
+  return resolve_configuration("transpose", variant, test::session().entry.info, Tuning{{}, false}).values;
+}
+
+// Environment of a tuning test: its own user database folder, no tuning file, tuning on.
+struct TuneEnv {
+  std::string dir;
+  test::ScopedEnv user, file, off;
+  explicit TuneEnv(const std::string& tag)
+      : dir(test::temp_dir(tag)),
+        user("CLFORGE_USER_TUNING_DIR", dir),
+        file("CLFORGE_TUNING_FILE", std::nullopt),
+        off("CLFORGE_TUNING", std::nullopt) {}
+};
+
+const TuneRow* fastest_ok(const TuneClassResult& c) {
+  const TuneRow* best = nullptr;
+  for (const auto& row : c.rows)
+    if (row.status == CandidateStatus::Ok && (best == nullptr || row.ms < best->ms)) best = &row;
+  return best;
+}
+
+std::string params_text(const ParamMap& p) {
+  std::string s;
+  for (const auto& [k, v] : p) s += k + "=" + std::to_string(v) + " ";
+  return s;
+}
+
+// Captures log messages at Debug level for a scope.
+class LogCapture {
+ public:
+  LogCapture() : level_(log_level()) {
+    set_log_level(LogLevel::Debug);
+    set_log_callback([this](LogLevel, const std::string& m) {
+      std::lock_guard<std::mutex> lock(m_);
+      lines_.push_back(m);
+    });
+  }
+  ~LogCapture() {
+    set_log_callback(nullptr);
+    set_log_level(level_);
+  }
+  bool contains(const std::string& needle) {
+    std::lock_guard<std::mutex> lock(m_);
+    for (const auto& l : lines_)
+      if (l.find(needle) != std::string::npos) return true;
+    return false;
+  }
+
+ private:
+  LogLevel level_;
+  std::mutex m_;
+  std::vector<std::string> lines_;
+};
+
+// Runs a shell command, returns its exit status and combined output.
+int run_command(const std::string& cmd, std::string& output) {
+  output.clear();
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  std::size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) output.append(buf, n);
+  const int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+}  // namespace
+
+TEST_SUITE("tune") {
+  TEST_CASE("tuned parameters are stored for the device and picked up by later calls") {
+    TuneEnv env("persist");
+    auto& s = test::session();
+    const DeviceInfo& dev = s.entry.info;
+    // Make a non-default candidate win, whatever this device measures.
+    const ParamMap winner = small_candidate(8, 2);
+    REQUIRE(winner != shipped("4"));
+    TuneOptions o = small_options();
+    o.fault = [&](const ParamMap& p) {
+      TuneFault f;
+      if (p == winner) f.time_scale = 1e-4;
+      return f;
+    };
+    std::vector<TuneProgress> progress;
+    o.progress = [&](const TuneProgress& p) { progress.push_back(p); };
+
+    const TuneResult r = tune(s.queue, "transpose", o);
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult& c = r.classes[0];
+    CHECK(r.routine == "transpose");
+    CHECK(!r.interrupted);
+    CHECK(c.variant == "4");  // what the transpose launcher looks up for 4-byte elements
+    CHECK(c.space == 4);
+    CHECK(c.illegal == 0);
+    CHECK(c.candidates + c.unfit == 4);
+    CHECK(c.rejected == 0);
+    CHECK(c.build_failed == 0);
+    CHECK(c.run_failed == 0);
+    // The default first, then each candidate once.
+    REQUIRE(!c.rows.empty());
+    CHECK(c.rows.front().is_default);
+    CHECK(c.rows.front().params == shipped("4"));
+    CHECK(c.default_params == shipped("4"));
+    std::set<ParamMap> seen;
+    for (const auto& row : c.rows) {
+      INFO(params_text(row.params) << to_string(row.status) << " " << row.message);
+      CHECK(row.status == CandidateStatus::Ok);
+      CHECK(row.error == 0.0);
+      CHECK(row.ms > 0);
+      seen.insert(row.params);
+    }
+    CHECK(seen.size() == c.rows.size());
+    CHECK(c.tried == c.rows.size());
+    bool default_in_space = false;
+    for (int t : {8, 16})
+      for (int w : {1, 2}) default_in_space |= small_candidate(t, w) == shipped("4");
+    CHECK(c.tried == c.candidates + (default_in_space ? 0 : 1));
+    REQUIRE(c.has_best);
+    CHECK(c.best == winner);
+    CHECK(c.best == fastest_ok(c)->params);
+    CHECK(c.best_ms == doctest::Approx(fastest_ok(c)->ms));
+    CHECK(c.speedup == doctest::Approx(c.default_ms / c.best_ms));
+    CHECK(c.stored);
+    CHECK(c.store_error.empty());
+    // One progress report per candidate, counting up to the planned total.
+    REQUIRE(progress.size() == c.tried);
+    for (std::size_t i = 0; i < progress.size(); ++i) {
+      CHECK(progress[i].done == i + 1);
+      CHECK(progress[i].total == c.tried);
+      CHECK(progress[i].variant == "4");
+    }
+    CHECK(progress.back().best == winner);
+
+    // Persisted in this device's user database ...
+    CHECK(r.database_path == user_database_path(dev));
+    CHECK(r.database_path.rfind(env.dir, 0) == 0);
+    const auto j = nlohmann::json::parse(*detail::read_file(r.database_path));
+    REQUIRE(j["entries"].size() == 1);
+    CHECK(j["entries"][0]["variant"] == "4");
+    CHECK(j["entries"][0]["kernel"] == "transpose");
+
+    // ... and picked up by later lookups: values, sources and compiler options.
+    const Configuration cfg = resolve_configuration("transpose", "4", dev);
+    for (const auto& [name, value] : winner) {
+      INFO(name);
+      CHECK(cfg.at(name) == value);
+      CHECK(cfg.sources.at(name).rfind("user " + r.database_path, 0) == 0);
+    }
+    const std::string options = detail::build_options(cfg, {});
+    CHECK(options.find("-DTRA_TILE=8 -DTRA_VW=1 -DTRA_WPT=2") != std::string::npos);
+
+    // A later transpose compiles exactly those options and is right (odd shape, partial tiles).
+    {
+      LogCapture logs;
+      test::ScopedEnv no_disk("CLFORGE_CACHE_DIR", "off");
+      clear_memory_cache();
+      const std::size_t rows = 37, cols = 45;
+      const std::vector<float> in = host::random_floats(rows * cols, test::seed() + 11);
+      const std::vector<float> out = transpose(s.queue, rows, cols, in);
+      std::vector<float> ref(rows * cols);
+      host::transpose(rows, cols, 4, in.data(), cols, ref.data(), rows);
+      CHECK(std::memcmp(out.data(), ref.data(), ref.size() * 4) == 0);
+      CHECK(logs.contains("compiled transpose with -cl-std=CL1.2 -DTRA_DIAG=0 -DTRA_LOCAL=1 -DTRA_PAD=1 -DTRA_TILE=8 "
+                          "-DTRA_VW=1 -DTRA_WPT=2"));
+    }
+
+    // Switched off per call and through the environment: the shipped values come back.
+    Configuration off = resolve_configuration("transpose", "4", dev, Tuning{{}, false});
+    CHECK(off.values == shipped("4"));
+    CHECK(off.sources.at("TRA_TILE").rfind("shipped", 0) == 0);
+    {
+      test::ScopedEnv tuning_off("CLFORGE_TUNING", "off");
+      off = resolve_configuration("transpose", "4", dev);
+      CHECK(off.sources.at("TRA_TILE").rfind("shipped", 0) == 0);
+    }
+    // Other element sizes are other variants: untouched.
+    CHECK(resolve_configuration("transpose", "8", dev).sources.at("TRA_TILE").rfind("shipped", 0) == 0);
+  }
+
+  TEST_CASE("the tuner's builds are the launcher's builds (no second compile when the routine runs)") {
+    TuneEnv env("prebuild");
+    auto& s = test::session();
+    TuneOptions o = small_options();
+    o.store = false;
+    o.sizes = {"64", "48x40"};
+    o.param_values["TRA_VW"] = {4};  // vector paths: routine constants depend on the shape
+    o.param_values["TRA_TILE"] = {16};
+    o.param_values["TRA_WPT"] = {2};
+    const TuneResult r = tune(s.queue, "transpose", o);
+    REQUIRE(r.classes.size() == 1);
+    CHECK(r.classes[0].sizes.size() == 2);
+    CHECK(!r.classes[0].stored);
+    CHECK(!detail::file_exists(r.database_path));
+    for (const auto& row : r.classes[0].rows) {
+      INFO(params_text(row.params) << row.message);
+      CHECK(row.status == CandidateStatus::Ok);
+    }
+    ParamMap q = small_candidate(16, 2);
+    q["TRA_VW"] = 4;
+    const CacheStats before = cache_stats();
+    cl::Buffer in(s.context, CL_MEM_READ_WRITE, 64 * 64 * 4), out(s.context, CL_MEM_READ_WRITE, 64 * 64 * 4);
+    transpose(s.queue, 64, 64, 4, {in, 0, 64}, {out, 0, 64}, {}, nullptr, Tuning{q, false});
+    transpose(s.queue, 48, 40, 4, {in, 0, 40}, {out, 0, 48}, {}, nullptr, Tuning{q, false});
+    s.queue.finish();
+    const CacheStats after = cache_stats();
+    CHECK(after.compiles == before.compiles);
+    CHECK(after.disk_hits == before.disk_hits);
+    CHECK(after.memory_hits == before.memory_hits + 2);
+  }
+
+  TEST_CASE("a wrong candidate is rejected and never wins, even when it looks fastest") {
+    TuneEnv env("reject");
+    auto& s = test::session();
+    const ParamMap wrong = small_candidate(16, 2), fast = small_candidate(8, 1);
+    TuneOptions o = small_options();
+    o.fault = [&](const ParamMap& p) {
+      TuneFault f;
+      if (p == wrong) {
+        f.corrupt_output = true;
+        f.time_scale = 1e-6;
+      }
+      if (p == fast) f.time_scale = 1e-3;  // a correct candidate made fast: it must win instead
+      return f;
+    };
+    const TuneResult r = tune(s.queue, "transpose", o);
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult& c = r.classes[0];
+    CHECK(c.rejected == 1);
+    CHECK(r.rejected() == 1);
+    bool found = false;
+    for (const auto& row : c.rows) {
+      if (row.params != wrong) continue;
+      found = true;
+      CHECK(row.status == CandidateStatus::Rejected);
+      CHECK(row.error > 0);
+      INFO(row.message);
+      CHECK(row.message.find("differ from the host transpose") != std::string::npos);
+    }
+    CHECK(found);
+    REQUIRE(c.has_best);
+    CHECK(c.best != wrong);
+    CHECK(c.best == fast);
+    CHECK(resolve_configuration("transpose", "4", s.entry.info).values == fast);
+  }
+
+  TEST_CASE("candidates that fail to build are counted, skipped, and their log goes to the log hook") {
+    TuneEnv env("buildfail");
+    auto& s = test::session();
+    // A kernel folder whose transpose does not compile with TRA_TILE = 8.
+    const std::string kdir = test::temp_dir("kernels");
+    REQUIRE(std::system(("cp -r '" + std::string(CLFORGE_SOURCE_DIR) + "/cl/.' '" + kdir + "/'").c_str()) == 0);
+    const std::string kfile = kdir + "/transpose/transpose.cl";
+    const auto text = detail::read_file(kfile);
+    REQUIRE(text.has_value());
+    std::ofstream(kfile) << "#if TRA_TILE == 8\n#error \"tile 8 broken for the tuner test\"\n#endif\n" << *text;
+    test::ScopedEnv kernels("CLFORGE_KERNEL_DIR", kdir);
+    LogCapture logs;
+    TuneOptions o = small_options();
+    o.compile_threads = 2;
+    const TuneResult r = tune(s.queue, "transpose", o);
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult& c = r.classes[0];
+    CHECK(c.build_failed == 2);
+    CHECK(r.build_failed() == 2);
+    CHECK(c.rejected == 0);
+    for (const auto& row : c.rows) {
+      INFO(params_text(row.params) << row.message);
+      if (row.params.at("TRA_TILE") == 8) {
+        CHECK(row.status == CandidateStatus::BuildFailed);
+        CHECK(row.message.find("clBuildProgram") != std::string::npos);
+      } else {
+        CHECK(row.status == CandidateStatus::Ok);
+      }
+    }
+    REQUIRE(c.has_best);
+    CHECK(c.best.at("TRA_TILE") != 8);
+    CHECK(logs.contains("tile 8 broken for the tuner test"));
+  }
+
+  TEST_CASE("an interrupted tune stores the best so far in a valid database") {
+    TuneEnv env("interrupt");
+    auto& s = test::session();
+    std::atomic<bool> stop{false};
+    TuneOptions o = small_options();
+    o.stop = &stop;
+    o.progress = [&](const TuneProgress& p) {
+      if (p.done == 2) stop = true;
+    };
+    const TuneResult r = tune(s.queue, "transpose", o);
+    CHECK(r.interrupted);
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult& c = r.classes[0];
+    CHECK(c.tried == 2);
+    CHECK(c.rows.size() == 2);
+    REQUIRE(c.has_best);
+    REQUIRE(fastest_ok(c) != nullptr);
+    CHECK(c.best == fastest_ok(c)->params);
+    CHECK(c.stored);
+    const auto j = nlohmann::json::parse(*detail::read_file(r.database_path));
+    CHECK(j["entries"].size() == 1);
+    const Configuration cfg = resolve_configuration("transpose", "4", s.entry.info);
+    CHECK(cfg.values == c.best);
+    CHECK(cfg.sources.at("TRA_WPT").rfind("user ", 0) == 0);
+  }
+
+  TEST_CASE("a corrupt user database is reported with its path before any work and left unchanged") {
+    TuneEnv env("corrupt");
+    auto& s = test::session();
+    const std::string path = user_database_path(s.entry.info);
+    REQUIRE(detail::make_dirs(env.dir));
+    for (const std::string& bad : {std::string("{ truncated"),
+                                  std::string(R"({"entries": [{"kernel": "transpose", "params": {"NOPE": 1}}]})")}) {
+      std::ofstream(path) << bad;
+      const CacheStats before = cache_stats();
+      try {
+        tune(s.queue, "transpose", small_options());
+        FAIL("a corrupt user database was accepted");
+      } catch (const TuningError& e) {
+        INFO(e.what());
+        CHECK(std::string(e.what()).find(path) != std::string::npos);
+      }
+      CHECK(cache_stats().compiles == before.compiles);
+      CHECK(*detail::read_file(path) == bad);
+      // Even with the user database switched off for lookups, it is not overwritten.
+      test::ScopedEnv off("CLFORGE_TUNING", "off");
+      CHECK_THROWS_AS(tune(s.queue, "transpose", small_options()), TuningError);
+      CHECK(*detail::read_file(path) == bad);
+    }
+  }
+
+  TEST_CASE("dry run: the space pruned by constraints, nothing compiled, run or stored") {
+    TuneEnv env("dry");
+    auto& s = test::session();
+    TuneOptions o = small_options();
+    o.dry_run = true;
+    o.param_values["TRA_TILE"] = {4, 8};
+    o.param_values["TRA_WPT"] = {1, 8};  // TRA_WPT=8 with TRA_TILE=4 is illegal
+    const CacheStats before = cache_stats();
+    const TuneResult r = tune(s.queue, "transpose", o);
+    CHECK(r.dry_run);
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult& c = r.classes[0];
+    CHECK(c.space == 4);
+    CHECK(c.illegal == 1);
+    CHECK(c.illegal + c.unfit + c.candidates == c.space);
+    // Device limits: the same count as fit_problem gives for the three legal ones.
+    std::size_t unfit = 0;
+    for (auto [t, w] : {std::pair{4, 1}, {8, 1}, {8, 8}}) {
+      ParamMap p = small_candidate(t, w);
+      unfit += !detail::fit_problem(detail::kernel_spec("transpose"), p, "4", s.entry.info).empty();
+    }
+    CHECK(c.unfit == unfit);
+    CHECK(c.tried == 0);
+    CHECK(c.rows.empty());
+    CHECK(!c.stored);
+    CHECK(c.default_params == shipped("4"));
+    CHECK(cache_stats().compiles == before.compiles);
+    CHECK(!detail::file_exists(r.database_path));
+  }
+
+  TEST_CASE("random and anneal strategies respect the budget and try each candidate once") {
+    TuneEnv env("strategies");
+    auto& s = test::session();
+    for (TuneStrategy st : {TuneStrategy::Random, TuneStrategy::Anneal}) {
+      INFO(to_string(st));
+      TuneOptions o = small_options();
+      o.strategy = st;
+      o.budget = 3;
+      o.store = false;
+      const TuneResult r = tune(s.queue, "transpose", o);
+      REQUIRE(r.classes.size() == 1);
+      const TuneClassResult& c = r.classes[0];
+      CHECK(c.tried == 3);
+      std::set<ParamMap> seen;
+      for (const auto& row : c.rows) seen.insert(row.params);
+      CHECK(seen.size() == 3);
+      CHECK(c.rows.front().is_default);
+      REQUIRE(c.has_best);
+      CHECK(c.best == fastest_ok(c)->params);
+    }
+    // Auto: random under a budget or time limit, exhaustive otherwise.
+    TuneOptions o = small_options();
+    o.budget = 2;
+    o.store = false;
+    CHECK(tune(s.queue, "transpose", o).strategy == TuneStrategy::Random);
+    o.budget = 0;
+    o.dry_run = true;
+    CHECK(tune(s.queue, "transpose", o).strategy == TuneStrategy::Exhaustive);
+    // Strategy names as the CLI spells them.
+    CHECK(parse_tune_strategy("anneal") == TuneStrategy::Anneal);
+    CHECK_THROWS_AS(parse_tune_strategy("genetic"), InvalidArgument);
+  }
+
+  TEST_CASE("a time limit stops after the reference; sizes of two element sizes are two size classes") {
+    TuneEnv env("classes");
+    auto& s = test::session();
+    TuneOptions o = small_options();
+    o.time_limit_s = 1e-6;
+    TuneResult r = tune(s.queue, "transpose", o);
+    REQUIRE(r.classes.size() == 1);
+    CHECK(r.classes[0].tried == 1);  // the default is always measured
+    CHECK(r.classes[0].rows.front().is_default);
+    CHECK(r.classes[0].stored);
+
+    o = small_options();
+    o.budget = 2;
+    o.sizes = {"33x65", "64:8", "31:8"};
+    r = tune(s.queue, "transpose", o);
+    REQUIRE(r.classes.size() == 2);
+    CHECK(r.classes[0].variant == "4");
+    CHECK(r.classes[1].variant == "8");
+    CHECK(r.classes[1].sizes == std::vector<std::string>{"64:8", "31:8"});
+    for (const auto& c : r.classes) {
+      INFO(c.variant);
+      CHECK(c.tried == 2);
+      CHECK(c.rejected == 0);
+      CHECK(c.stored);
+      const Configuration cfg = resolve_configuration("transpose", c.variant, s.entry.info);
+      CHECK(cfg.values == c.best);
+      CHECK(cfg.sources.at("TRA_TILE").find("variant " + c.variant + "]") != std::string::npos);
+    }
+    CHECK(resolve_configuration("transpose", "16", s.entry.info).sources.at("TRA_TILE").rfind("shipped", 0) == 0);
+  }
+
+  TEST_CASE("bad arguments throw InvalidArgument naming them") {
+    TuneEnv env("args");
+    auto& s = test::session();
+    auto expect = [&](const std::string& routine, const TuneOptions& o, const std::string& needle) {
+      try {
+        tune(s.queue, routine, o);
+        FAIL("accepted: " << needle);
+      } catch (const InvalidArgument& e) {
+        INFO(e.what());
+        CHECK(std::string(e.what()).find(needle) != std::string::npos);
+      }
+    };
+    TuneOptions o = small_options();
+    o.dry_run = true;
+    expect("nosuch", o, "nosuch");
+    for (const char* bad : {"64x", "0", "64:3", "x64", "-5", "64y64"}) {
+      TuneOptions b = o;
+      b.sizes = {bad};
+      expect("transpose", b, "'" + std::string(bad) + "'");
+    }
+    TuneOptions b = o;
+    b.param_values["TRA_NOPE"] = {1};
+    expect("transpose", b, "TRA_NOPE");
+    b = o;
+    b.param_values["TRA_TILE"] = {12};
+    expect("transpose", b, "TRA_TILE=12");
+    // Timing needs a profiling queue.
+    cl::CommandQueue plain(s.context, s.entry.device, 0);
+    try {
+      tune(plain, "transpose", small_options());
+      FAIL("a queue without profiling was accepted");
+    } catch (const InvalidArgument& e) {
+      CHECK(std::string(e.what()).find("CL_QUEUE_PROFILING_ENABLE") != std::string::npos);
+    }
+    CHECK(!detail::file_exists(user_database_path(s.entry.info)));
+  }
+
+#ifdef CLFORGE_CLI
+  TEST_CASE("clforge tune, then clforge params shows the user source") {
+    TuneEnv env("cli");
+    auto& s = test::session();
+    const std::string cli = std::string("CLFORGE_USER_TUNING_DIR='") + env.dir + "' " + CLFORGE_CLI + " --device " +
+                            s.entry.info.index_string() + " ";
+    const std::string path = user_database_path(s.entry.info);
+    std::string out;
+    int rc = run_command(cli + "tune transpose --size 64 --param TRA_TILE=8,16 --param TRA_LOCAL=1 --dry-run", out);
+    INFO(out);
+    CHECK(rc == 0);
+    CHECK(out.find("space 160") != std::string::npos);  // TILE 2 x WPT 5 x VW 4 x PAD 2 x DIAG 2 x LOCAL 1
+    CHECK(!detail::file_exists(path));
+
+    const std::string results = env.dir + "/results.json";
+    rc = run_command(cli + "tune transpose --size 64 --budget 3 --out " + results + " --seed " +
+                         std::to_string(test::seed()), out);
+    INFO(out);
+    REQUIRE(rc == 0);
+    CHECK(out.find("tried 3") != std::string::npos);
+    CHECK(out.find("speed-up over the shipped default") != std::string::npos);
+    CHECK(out.find("stored in " + path) != std::string::npos);
+    CHECK(out.find("transpose/4 [") != std::string::npos);  // the progress bar (stderr)
+    REQUIRE(detail::file_exists(path));
+
+    rc = run_command(cli + "params transpose", out);
+    CHECK(rc == 0);
+    CHECK(out.find("TRA_TILE   = ") != std::string::npos);
+    CHECK(out.find("user " + path) != std::string::npos);
+    rc = run_command(cli + "--no-user-tuning params transpose", out);
+    CHECK(rc == 0);
+    CHECK(out.find("user ") == std::string::npos);
+    CHECK(out.find("shipped") != std::string::npos);
+    rc = run_command("CLFORGE_TUNING=off " + cli + "params transpose", out);
+    CHECK(rc == 0);
+    CHECK(out.find("user ") == std::string::npos);
+    // --out wrote a tuning file this device matches: usable as CLFORGE_TUNING_FILE.
+    const auto j = nlohmann::json::parse(*detail::read_file(results));
+    CHECK(j["results"][0]["tried"] == 3);
+    CHECK(j["results"][0]["rows"].size() == 3);
+    rc = run_command("CLFORGE_TUNING_FILE=" + results + " " + cli + "--no-user-tuning params transpose", out);
+    CHECK(rc == 0);
+    CHECK(out.find("tuning-file " + results) != std::string::npos);
+
+    // A corrupt database: non-zero exit, the path in the message, the file untouched.
+    std::ofstream(path) << "[oops";
+    rc = run_command(cli + "tune transpose --size 64 --budget 2", out);
+    CHECK(rc != 0);
+    CHECK(out.find(path) != std::string::npos);
+    CHECK(*detail::read_file(path) == "[oops");
+    // Bad option values are refused by the parser.
+    CHECK(run_command(cli + "tune transpose --size 64 --strategy genetic", out) != 0);
+    CHECK(run_command(cli + "tune transpose --size 64 --budget 2 --time 5", out) != 0);
+  }
+#endif
+}

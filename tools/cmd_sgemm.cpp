@@ -1,0 +1,151 @@
+// `clforge run sgemm` (one multiply on random data, checked against the double-precision
+// host reference, timed) and `clforge bench sgemm` (against CLBlast, OpenBLAS and the peak).
+#include <cstdio>
+#include <iostream>
+#include <random>
+
+#include "bench/peak.hpp"
+#include "host/data.hpp"
+#include "host/gemm.hpp"
+#include "runtime/errors.hpp"
+#include "sgemm/sgemm_internal.hpp"
+#include "tools/cli.hpp"
+#include "tuning/spec.hpp"
+
+namespace clforge::cli {
+namespace {
+
+struct RunOptions {
+  std::size_t m = 1024, n = 1024, k = 1024;
+  bool trans_a = false, trans_b = false, row_major = false;
+  float alpha = 1.0f, beta = 0.0f;
+};
+
+void cmd_run_sgemm(Globals& g, const RunOptions& o) {
+  Session& s = g.session();
+  const Tuning t = g.tuning();
+  host::GemmShape sh;
+  sh.row_major = o.row_major;
+  sh.trans_a = o.trans_a;
+  sh.trans_b = o.trans_b;
+  sh.m = o.m, sh.n = o.n, sh.k = o.k;
+  // Tight leading dimensions (at least 1).
+  auto ld = [&](std::size_t rows, std::size_t cols) { return std::max<std::size_t>(1, o.row_major ? cols : rows); };
+  sh.lda = o.trans_a ? ld(o.k, o.m) : ld(o.m, o.k);
+  sh.ldb = o.trans_b ? ld(o.n, o.k) : ld(o.k, o.n);
+  sh.ldc = ld(o.m, o.n);
+  const std::size_t na = std::max<std::size_t>(1, host::gemm_span(sh, 'a')),
+                    nb = std::max<std::size_t>(1, host::gemm_span(sh, 'b')),
+                    nc = std::max<std::size_t>(1, host::gemm_span(sh, 'c'));
+  const std::uint64_t seed = host::default_seed();
+  std::vector<float> a = host::random_floats(na, seed), b = host::random_floats(nb, seed + 1);
+  std::vector<float> c0 = o.beta == 0.0f ? host::poisoned(nc) : host::random_floats(nc, seed + 2);
+  cl::Buffer ba(s.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, na * 4, a.data());
+  cl::Buffer bb(s.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nb * 4, b.data());
+  cl::Buffer bc(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, nc * 4, c0.data());
+  const Layout layout = o.row_major ? Layout::RowMajor : Layout::ColMajor;
+  const Transpose ta = o.trans_a ? Transpose::Yes : Transpose::No, tb = o.trans_b ? Transpose::Yes : Transpose::No;
+  auto call = [&] {
+    sgemm(s.queue, layout, ta, tb, o.m, o.n, o.k, o.alpha, {ba, 0, sh.lda}, {bb, 0, sh.ldb}, o.beta, {bc, 0, sh.ldc},
+          {}, nullptr, t);
+  };
+  call();
+  std::vector<float> got(nc);
+  detail::check(s.queue.enqueueReadBuffer(bc, CL_TRUE, 0, nc * 4, got.data()), "clEnqueueReadBuffer");
+
+  // Reference: every element up to 2048^3 multiply-adds, else 1024 sampled entries.
+  const bool full = static_cast<double>(o.m) * o.n * o.k <= 2048.0 * 2048.0 * 2048.0;
+  std::vector<float> y;
+  std::vector<double> r, mag;
+  if (full) {
+    std::vector<double> ref(nc, 0.0), mg(nc, 0.0);
+    host::gemm(sh, o.alpha, a.data(), b.data(), o.beta, c0.data(), ref.data(), 0, mg.data());
+    for (std::size_t j = 0; j < o.n; ++j)
+      for (std::size_t i = 0; i < o.m; ++i) {
+        const std::size_t idx = host::gemm_c_index(sh, i, j);
+        y.push_back(got[idx]);
+        r.push_back(ref[idx]);
+        mag.push_back(mg[idx]);
+      }
+  } else {
+    std::mt19937_64 rng(seed);
+    std::vector<std::pair<std::size_t, std::size_t>> ij(1024);
+    for (auto& e : ij) e = {rng() % o.m, rng() % o.n};
+    host::gemm_entries(sh, o.alpha, a.data(), b.data(), o.beta, c0.data(), ij, r, &mag);
+    for (const auto& [i, j] : ij) y.push_back(got[host::gemm_c_index(sh, i, j)]);
+  }
+  const host::Comparison cmp = host::compare(y, r);
+  const double err = host::gemm_scaled_error(y.data(), r.data(), mag.data(), y.size());
+  const double tol = host::gemm_tolerance(o.k);
+  const bool ok = err <= tol;
+
+  const auto path = detail::sgemm_path(s.entry.info, o.row_major ? o.n : o.m, o.row_major ? o.m : o.n, o.k, o.alpha,
+                                       o.beta, t);
+  const auto timing = bench::time_region(s.queue, call);
+  const double gflops = 2.0 * o.m * o.n * o.k / timing.median_ms / 1e6;
+  std::printf("sgemm %s %c%c m=%zu n=%zu k=%zu alpha=%g beta=%g on \"%s\" (path %s): %.4f ms median, %.1f GFLOP/s\n",
+              o.row_major ? "row-major" : "column-major", o.trans_a ? 'T' : 'N', o.trans_b ? 'T' : 'N', o.m, o.n, o.k,
+              o.alpha, o.beta, s.entry.info.name.c_str(), detail::to_string(path), timing.median_ms, gflops);
+  std::printf("  %s (%s); ||C - ref|| / || |alpha||A||B| + |beta||C| || = %.2e, tolerance %.2e: %s\n",
+              cmp.summary().c_str(), full ? "all entries" : "1024 sampled entries", err, tol, ok ? "ok" : "WRONG");
+  if (path == detail::SgemmPath::Direct || path == detail::SgemmPath::Xgemm || path == detail::SgemmPath::Stream) {
+    const char* fam = path == detail::SgemmPath::Direct ? "sgemm_direct"
+                      : path == detail::SgemmPath::Stream ? "sgemm_stream" : "sgemm_xgemm";
+    const std::string variant = path == detail::SgemmPath::Direct ? "*" : detail::sgemm_size_class(o.m, o.n, o.k);
+    const Configuration cfg = resolve_configuration(fam, variant, s.entry.info, detail::sgemm_tuning_for(t, fam));
+    std::printf("  %s (variant %s): %s\n", fam, variant.c_str(), detail::describe_params(cfg.values).c_str());
+  }
+  if (!ok) throw Error("sgemm result differs from the host reference");
+}
+
+void cmd_bench_sgemm(Globals& g) {
+  Session& s = g.session();
+  bench::Report report(s.entry.info);
+  const std::size_t bytes = g.quick ? (16u << 20) : (256u << 20);
+  const bench::Peaks p =
+      bench::measure_peaks(s, report, std::min<std::size_t>(bytes, s.entry.info.max_alloc_size / 2), false);
+  bench::bench_sgemm(s, report, g.bench_options(), p);
+  finish_report(report, g, "sgemm");
+  // Summary: clforge against each peer, per shape.
+  std::printf("\nsgemm summary (FMA peak %.0f GFLOP/s)\n%-22s %12s %8s %12s %12s %9s\n", p.fma_gflops, "shape",
+              "clforge GF/s", "% peak", "CLBlast GF/s", "OpenBLAS GF/s", "vs CLBlast");
+  const auto& recs = report.records();
+  for (std::size_t i = 0; i < recs.size(); ++i) {
+    if (recs[i].routine != "sgemm" || recs[i].library != "clforge") continue;
+    double clb = 0, ob = 0;
+    for (std::size_t j = i + 1; j < recs.size() && recs[j].library != "clforge"; ++j) {
+      if (recs[j].shape != recs[i].shape) continue;
+      if (recs[j].library == "CLBlast") clb = recs[j].gflops();
+      if (recs[j].library == "OpenBLAS") ob = recs[j].gflops();
+    }
+    const double cf = recs[i].gflops();
+    std::printf("%-22s %12.1f %7.0f%% %12.1f %12.1f %8.2fx\n", recs[i].shape.c_str(), cf,
+                p.fma_gflops > 0 ? 100 * cf / p.fma_gflops : 0.0, clb, ob, clb > 0 ? cf / clb : 0.0);
+  }
+}
+
+void register_sgemm(Apps& apps, Globals& g) {
+  static RunOptions o;
+  auto* run = apps.run->add_subcommand("sgemm", "one sgemm on random data, checked against the host reference and timed");
+  run->add_option("--m", o.m, "rows of C")->capture_default_str();
+  run->add_option("--n", o.n, "columns of C")->capture_default_str();
+  run->add_option("--k", o.k, "inner dimension")->capture_default_str();
+  run->add_flag("--trans-a", o.trans_a, "use A transposed");
+  run->add_flag("--trans-b", o.trans_b, "use B transposed");
+  run->add_flag("--row-major", o.row_major, "row-major storage (default column-major)");
+  run->add_option("--alpha", o.alpha, "alpha")->capture_default_str();
+  run->add_option("--beta", o.beta, "beta (0: C is poisoned with NaN first)")->capture_default_str();
+  run->fallthrough();  // --param and the other global options may follow `run sgemm`
+  run->callback([&g] { cmd_run_sgemm(g, o); });
+
+  auto* bench = apps.bench->add_subcommand(
+      "sgemm", "clforge sgemm vs CLBlast Gemm (and OpenBLAS on CPU devices); --size N | MxNxK[:NT]");
+  add_bench_options(bench, g);
+  bench->fallthrough();
+  bench->callback([&g] { cmd_bench_sgemm(g); });
+}
+
+CLFORGE_CLI_COMMANDS(register_sgemm);
+
+}  // namespace
+}  // namespace clforge::cli

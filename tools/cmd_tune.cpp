@@ -1,0 +1,294 @@
+// `clforge tune ROUTINE`: one subcommand per routine the tuner knows (tune_routines()), a
+// progress bar on stderr, a summary table on stdout, Ctrl-C stopping early (the best so far
+// is still stored), and --out writing the results as a tuning file. The work is clforge::tune().
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <deque>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "runtime/util.hpp"
+#include "tools/cli.hpp"
+
+namespace clforge::cli {
+namespace {
+
+std::atomic<bool> g_stop{false};
+extern "C" void on_sigint(int) { g_stop.store(true); }
+
+struct TuneArgs {
+  std::string routine;
+  std::vector<std::string> sizes;
+  std::string strategy = "auto";
+  std::size_t budget = 0;
+  double time_s = 0;
+  bool dry_run = false;
+  bool no_store = false;
+  std::string out;
+  std::uint64_t seed = 0;
+  unsigned threads = 0;
+};
+
+// --param NAME=v1,v2,... (the global option; for `tune` each gives the values to search).
+std::map<std::string, std::vector<int>> parse_value_lists(const std::vector<std::string>& params) {
+  std::map<std::string, std::vector<int>> lists;
+  for (const auto& text : params) {
+    const auto eq = text.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+      throw InvalidArgument("--param '" + text + "' is not NAME=VALUE[,VALUE...]");
+    const std::string name = detail::trim(text.substr(0, eq));
+    std::stringstream rest(text.substr(eq + 1));
+    std::string item;
+    while (std::getline(rest, item, ',')) {
+      ParamMap one;
+      parse_param_assignment(name + "=" + item, one);
+      auto& v = lists[name];
+      if (std::find(v.begin(), v.end(), one[name]) == v.end()) v.push_back(one[name]);
+    }
+  }
+  return lists;
+}
+
+std::string clock_text(double s) {
+  if (s < 0) return "--:--";
+  const long t = static_cast<long>(s + 0.5);
+  char b[32];
+  if (t >= 3600) std::snprintf(b, sizeof b, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+  else std::snprintf(b, sizeof b, "%ld:%02ld", t / 60, t % 60);
+  return b;
+}
+
+std::string params_text(const ParamMap& p) {
+  std::string s;
+  for (const auto& [k, v] : p) s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);
+  return s;
+}
+
+class ProgressBar {
+ public:
+  ProgressBar() : tty_(::isatty(2) != 0) {}
+  void update(const TuneProgress& p) {
+    const int width = 24;
+    const int fill = p.total > 0 ? static_cast<int>(width * p.done / p.total) : 0;
+    char best[64] = "best -";
+    if (p.best_ms > 0) {
+      if (p.default_ms > 0)
+        std::snprintf(best, sizeof best, "best %.4g ms (%.2fx)", p.best_ms, p.default_ms / p.best_ms);
+      else
+        std::snprintf(best, sizeof best, "best %.4g ms", p.best_ms);
+    }
+    char line[512];
+    std::snprintf(line, sizeof line, "%s/%s [%s%s] %zu/%zu  %s  ETA %s  %s", p.routine.c_str(), p.variant.c_str(),
+                  std::string(fill, '#').c_str(), std::string(width - fill, '.').c_str(), p.done, p.total,
+                  clock_text(p.elapsed_s).c_str(), clock_text(p.eta_s).c_str(), best);
+    if (tty_) {
+      std::fprintf(stderr, "\r%-110s", line);
+      if (p.done == p.total) std::fprintf(stderr, "\n");
+    } else {
+      char last[64];
+      if (p.status == CandidateStatus::Ok) std::snprintf(last, sizeof last, "%.4g ms", p.current_ms);
+      else std::snprintf(last, sizeof last, "%s", to_string(p.status));
+      std::fprintf(stderr, "%s | %s: %s\n", line, params_text(p.current).c_str(), last);
+    }
+    std::fflush(stderr);
+    open_ = tty_ && p.done != p.total;
+  }
+  void finish() {
+    if (open_) std::fprintf(stderr, "\n");
+    open_ = false;
+  }
+
+ private:
+  bool tty_;
+  bool open_ = false;
+};
+
+void print_summary(const TuneResult& r, const TuneArgs& a) {
+  for (const auto& c : r.classes) {
+    std::string sizes;
+    for (const auto& s : c.sizes) sizes += (sizes.empty() ? "" : ", ") + s;
+    std::printf("%s variant %s on \"%s\", sizes %s\n", r.routine.c_str(), c.variant.c_str(), r.device.c_str(),
+                sizes.c_str());
+    std::printf("  space %zu: %zu illegal, %zu do not fit the device, %zu candidates\n", c.space, c.illegal, c.unfit,
+                c.candidates);
+    if (r.dry_run) {
+      std::printf("  default: %s\n", params_text(c.default_params).c_str());
+      std::size_t planned = c.candidates + 1;
+      if (a.budget != 0) planned = std::min(planned, a.budget);
+      std::printf("  dry run: would evaluate up to %zu (%s%s), store under variant %s in %s\n", planned,
+                  to_string(r.strategy), a.time_s > 0 ? (", " + clock_text(a.time_s) + " limit").c_str() : "",
+                  c.variant.c_str(), r.database_path.c_str());
+      continue;
+    }
+    std::printf("  tried %zu: %zu ok, %zu rejected (wrong result), %zu failed to build, %zu failed to run\n", c.tried,
+                c.tried - c.rejected - c.build_failed - c.run_failed, c.rejected, c.build_failed, c.run_failed);
+    std::vector<const TuneRow*> ok;
+    for (const auto& row : c.rows)
+      if (row.status == CandidateStatus::Ok) ok.push_back(&row);
+    std::sort(ok.begin(), ok.end(), [](const TuneRow* x, const TuneRow* y) { return x->ms < y->ms; });
+    std::printf("  %-8s %12s %10s  %s\n", "", "median ms", "speed-up", "parameters");
+    const TuneRow* def = nullptr;
+    for (const auto& row : c.rows)
+      if (row.is_default) def = &row;
+    auto line = [&](const char* tag, const TuneRow& row) {
+      char speed[32] = "-";
+      if (c.default_ms > 0 && row.status == CandidateStatus::Ok)
+        std::snprintf(speed, sizeof speed, "%.2fx", c.default_ms / row.ms);
+      if (row.status == CandidateStatus::Ok)
+        std::printf("  %-8s %12.4f %10s  %s\n", tag, row.ms, speed, params_text(row.params).c_str());
+      else
+        std::printf("  %-8s %12s %10s  %s (%s: %s)\n", tag, "-", "-", params_text(row.params).c_str(),
+                    to_string(row.status), row.message.c_str());
+    };
+    if (c.has_best) {
+      for (const auto* row : ok)
+        if (row->params == c.best) {
+          line("best", *row);
+          break;
+        }
+    }
+    if (def != nullptr) line("default", *def);
+    const std::size_t show = std::min<std::size_t>(ok.size(), 10);
+    if (show > 1) {
+      std::printf("  fastest %zu:\n", show);
+      for (std::size_t i = 0; i < show; ++i) line(("#" + std::to_string(i + 1)).c_str(), *ok[i]);
+    }
+    std::size_t shown_fail = 0;
+    for (const auto& row : c.rows)
+      if (row.status != CandidateStatus::Ok && !row.is_default && shown_fail++ < 5) line("failed", row);
+    if (c.has_best && c.speedup > 0)
+      std::printf("  speed-up over the shipped default: %.3fx\n", c.speedup);
+    else if (c.has_best)
+      std::printf("  speed-up over the shipped default: - (the default did not verify or run)\n");
+    if (r.strategy == TuneStrategy::Exhaustive && c.tried < c.candidates && !r.interrupted)
+      std::printf("  note: the budget covered %zu of %zu candidates in declaration order; --strategy random or "
+                  "anneal spreads a budget over the whole space\n", c.tried, c.candidates);
+    if (c.stored) std::printf("  stored in %s (kernel %s, variant %s)\n", r.database_path.c_str(), r.kernel.c_str(),
+                              c.variant.c_str());
+    else if (!a.no_store) std::printf("  NOT stored: %s\n", c.store_error.c_str());
+  }
+  if (r.interrupted) std::printf("interrupted: the best configuration so far was kept\n");
+  std::printf("%zu candidates in %s\n", r.tried(), clock_text(r.elapsed_s).c_str());
+}
+
+// The results as a tuning file: usable as CLFORGE_TUNING_FILE, or as rows for cl/db/<kernel>.json.
+void write_results(const TuneResult& r, const DeviceInfo& dev, const TuneArgs& a) {
+  nlohmann::json j;
+  j["kernel"] = r.kernel;
+  j["comment"] = "clforge tune " + r.routine + " on \"" + dev.name + "\" (" + dev.platform_name + ", driver " +
+                 dev.driver_version + ")";
+  j["entries"] = nlohmann::json::array();
+  j["results"] = nlohmann::json::array();
+  for (const auto& c : r.classes) {
+    nlohmann::json res = {{"variant", c.variant}, {"sizes", c.sizes}, {"space", c.space}, {"illegal", c.illegal},
+                          {"unfit", c.unfit}, {"candidates", c.candidates}, {"tried", c.tried},
+                          {"rejected", c.rejected}, {"build_failed", c.build_failed}, {"run_failed", c.run_failed},
+                          {"default", c.default_params}, {"default_ms", c.default_ms},
+                          {"strategy", to_string(r.strategy)}};
+    if (c.has_best) {
+      res["best"] = c.best;
+      res["best_ms"] = c.best_ms;
+      res["speedup"] = c.speedup;
+      nlohmann::json e = {{"kernel", r.kernel}, {"variant", c.variant}, {"params", c.best}, {"time_ms", c.best_ms}};
+      if (!dev.architecture.empty()) {
+        e["vendor"] = dev.vendor_key();
+        e["architecture"] = dev.architecture;
+      } else {
+        e["device"] = dev.name;
+      }
+      e["note"] = "default " + std::to_string(c.default_ms) + " ms, tuned " + std::to_string(c.best_ms) + " ms";
+      j["entries"].push_back(e);
+    }
+    res["rows"] = nlohmann::json::array();
+    for (const auto& row : c.rows)
+      res["rows"].push_back({{"params", row.params}, {"status", to_string(row.status)}, {"ms", row.ms},
+                             {"error", row.error}, {"message", row.message}, {"default", row.is_default}});
+    j["results"].push_back(res);
+  }
+  detail::write_file_atomic(a.out, j.dump(2) + "\n");
+  std::printf("results written to %s\n", a.out.c_str());
+}
+
+void cmd_tune(Globals& g, const TuneArgs& a) {
+  TuneOptions o;
+  o.sizes = a.sizes;
+  o.strategy = parse_tune_strategy(a.strategy);
+  o.budget = a.budget;
+  o.time_limit_s = a.time_s;
+  o.param_values = parse_value_lists(g.params);
+  o.dry_run = a.dry_run;
+  o.store = !a.no_store;
+  o.seed = a.seed;
+  o.compile_threads = a.threads;
+  ProgressBar bar;
+  o.progress = [&bar](const TuneProgress& p) { bar.update(p); };
+  g_stop.store(false);
+  o.stop = &g_stop;
+
+  Session& s = g.session();
+  // Ctrl-C: stop after the current candidate and store the best so far; a second one kills.
+  struct sigaction sa {}, old {};
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND | SA_RESTART;
+  sigaction(SIGINT, &sa, &old);
+  TuneResult r;
+  try {
+    r = tune(s.queue, a.routine, o);
+  } catch (...) {
+    sigaction(SIGINT, &old, nullptr);
+    bar.finish();
+    throw;
+  }
+  sigaction(SIGINT, &old, nullptr);
+  bar.finish();
+  print_summary(r, a);
+  if (!a.out.empty() && !a.dry_run) write_results(r, s.entry.info, a);
+  std::fflush(stdout);
+  if (!a.dry_run && !a.no_store)
+    for (const auto& c : r.classes)
+      if (!c.stored && !(r.interrupted && c.tried == 0))
+        throw Error("tuning results of " + r.kernel + " variant " + c.variant + " were not stored: " + c.store_error);
+  if (r.interrupted) std::exit(130);
+}
+
+void register_tune(Apps& apps, Globals& g) {
+  static std::deque<TuneArgs> args;
+  for (const auto& info : tune_routines()) {
+    args.emplace_back();
+    TuneArgs& a = args.back();
+    a.routine = info.name;
+    std::string defaults;
+    for (const auto& d : info.default_sizes) defaults += (defaults.empty() ? "" : ", ") + d;
+    auto* cmd = apps.tune->add_subcommand(
+        info.name, "search the parameters of " + info.kernel +
+                       " on this device, verify each candidate, store the fastest in the user tuning database "
+                       "(--param NAME=v1,v2,... restricts the values searched)");
+    cmd->add_option("--size", a.sizes, "problem size, repeatable: " + info.size_syntax + " (default " + defaults + ")");
+    cmd->add_option("--strategy", a.strategy, "search order; auto: random with --budget or --time, else exhaustive")
+        ->check(CLI::IsMember({"auto", "exhaustive", "random", "anneal"}))
+        ->capture_default_str();
+    auto* budget = cmd->add_option("--budget", a.budget, "at most N candidates per size class, default included");
+    auto* time = cmd->add_option("--time", a.time_s, "stop after SECONDS of wall-clock time (all size classes)");
+    budget->excludes(time);
+    cmd->add_flag("--dry-run", a.dry_run, "show the search space and the plan; compile, run and store nothing");
+    cmd->add_flag("--no-store", a.no_store, "do not write the user tuning database");
+    cmd->add_option("--out", a.out, "also write the results as a JSON tuning file (usable as CLFORGE_TUNING_FILE)");
+    cmd->add_option("--seed", a.seed, "seed of the random data and of the random and anneal strategies");
+    cmd->add_option("--threads", a.threads, "threads compiling candidates concurrently (default: up to 4)");
+    cmd->fallthrough();  // --param and the other global options may follow the routine name
+    cmd->callback([&g, &a] { cmd_tune(g, a); });
+  }
+}
+
+CLFORGE_CLI_COMMANDS(register_tune);
+
+}  // namespace
+}  // namespace clforge::cli
