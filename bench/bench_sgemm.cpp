@@ -42,9 +42,8 @@ std::vector<std::string> default_sizes(bool quick, bool cpu) {
   if (quick) return {"256", "1000", "129x257x65"};
   if (cpu)  // the CPU list stops where CLBlast needs minutes per call
     return {"256", "512", "1000", "1024", "1935", "2048", "512x8192x512", "1024:NT", "1024:TN", "1024:TT"};
-  return {"256",       "512",       "1000",      "1024",        "2048",        "4096",      "8192",
-          "16384",     "903",       "1935",      "3999",        "8127",        "4097",      "8192x512x8192",
-          "512x8192x512", "4096:NT", "4096:TN",  "4096:TT"};
+  return {"256",  "512",  "1000", "1024", "2048",          "4096",         "8192",    "16384",   "903",
+          "1935", "3999", "8127", "4097", "8192x512x8192", "512x8192x512", "4096:NT", "4096:TN", "4096:TT"};
 }
 
 nlohmann::json params_json(const Configuration& cfg) {
@@ -219,10 +218,12 @@ void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peak
     r.flops = flops;
     r.bytes = 4.0 * (na + nb + nc);
     const detail::SgemmPath path = detail::sgemm_path(s.entry.info, gc.m, gc.n, gc.k, alpha, beta, opt.tuning);
-    const char* fam = path == detail::SgemmPath::Direct ? "sgemm_direct"
-                      : path == detail::SgemmPath::Stream ? "sgemm_stream" : "sgemm_xgemm";
+    const char* fam = path == detail::SgemmPath::Direct   ? "sgemm_direct"
+                      : path == detail::SgemmPath::Stream ? "sgemm_stream"
+                                                          : "sgemm_xgemm";
     const std::string variant = path == detail::SgemmPath::Direct ? "*" : detail::sgemm_size_class(gc.m, gc.n, gc.k);
-    r.params = params_json(resolve_configuration(fam, variant, s.entry.info, detail::sgemm_tuning_for(opt.tuning, fam)));
+    r.params =
+        params_json(resolve_configuration(fam, variant, s.entry.info, detail::sgemm_tuning_for(opt.tuning, fam)));
     r.params["path"] = detail::to_string(path);
     const auto run_clforge = [&] {
       sgemm(s.queue, Layout::ColMajor, ta, tb, gc.m, gc.n, gc.k, alpha, {a, 0, lda}, {b, 0, ldb}, beta, {c, 0, ldc}, {},
@@ -238,7 +239,8 @@ void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peak
     r.params["error_checked_on"] = what;
     r.params["scaled_error"] = chk.scaled;
     r.params["tolerance"] = tol;
-    if (!(chk.scaled <= tol)) r.status = "failed: scaled error " + std::to_string(chk.scaled) + " above " + std::to_string(tol);
+    if (!(chk.scaled <= tol))
+      r.status = "failed: scaled error " + std::to_string(chk.scaled) + " above " + std::to_string(tol);
     r.timing = time_region(s.queue, run_clforge, opt.plan);
     r.params["percent_of_fma_peak"] = peaks.fma_gflops > 0 ? 100 * r.gflops() / peaks.fma_gflops : 0.0;
     char line[320];
@@ -268,7 +270,8 @@ void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peak
         std::vector<float> got(nc);
         detail::check(s.queue.enqueueReadBuffer(c, CL_TRUE, 0, nc * 4, got.data()), "clEnqueueReadBuffer");
         cb.error = check_result(gc, ha, hb, got, alpha).rel;
-        cb.timing = time_region(s.queue, [&] { call(); }, opt.plan);
+        cb.timing = time_region(
+            s.queue, [&] { call(); }, opt.plan);
         cb.params["percent_of_fma_peak"] = peaks.fma_gflops > 0 ? 100 * cb.gflops() / peaks.fma_gflops : 0.0;
       }
       std::snprintf(line, sizeof line, "sgemm %s CLBlast: %.3f ms, %.1f GFLOP/s, %s; clforge / CLBlast = %.2f",
@@ -286,8 +289,8 @@ void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peak
       cu.bytes = r.bytes;
       Cublas& cb = cublas();
       void *da = nullptr, *db = nullptr, *dc = nullptr;
-      if (cb.problem.empty() && (cb.malloc_(&da, na * 4) != 0 || cb.malloc_(&db, nb * 4) != 0 ||
-                                 cb.malloc_(&dc, nc * 4) != 0))
+      if (cb.problem.empty() &&
+          (cb.malloc_(&da, na * 4) != 0 || cb.malloc_(&db, nb * 4) != 0 || cb.malloc_(&dc, nc * 4) != 0))
         cu.status = "refused: cudaMalloc failed";
       if (!cb.problem.empty()) cu.status = "refused: " + cb.problem;
       if (cu.status == "ok") {
@@ -334,8 +337,8 @@ void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peak
       for (void* p : {da, db, dc})
         if (p != nullptr) cb.free_(p);
       std::snprintf(line, sizeof line, "sgemm %s cuBLAS: %.3f ms, %.1f GFLOP/s; clforge / cuBLAS = %.2f (%s)",
-                    shape.c_str(), cu.timing.median_ms, cu.gflops(), cu.gflops() > 0 ? clforge_gflops / cu.gflops() : 0.0,
-                    cu.status.c_str());
+                    shape.c_str(), cu.timing.median_ms, cu.gflops(),
+                    cu.gflops() > 0 ? clforge_gflops / cu.gflops() : 0.0, cu.status.c_str());
       progress(line);
       report.add(cu);
     }

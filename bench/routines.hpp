@@ -30,4 +30,17 @@ void bench_fft(Session& s, Report& report, const BenchOptions& opt, const Peaks&
 /// (host wall clock) and the FMA peak. sizes: "N" (square) or "MxNxK", optionally ":NT" etc.
 void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peaks& peaks);
 
+/// Options of the blur benchmark beyond BenchOptions (empty lists: the defaults).
+struct BlurBenchOptions {
+  std::vector<double> sigmas;        ///< default 0.8, 2, 5, 10, 20
+  std::vector<std::string> methods;  ///< direct, separable, recursive, recursive-whole/-blocked/-fused
+  int channels = 1;                  ///< 1: R32F, 4: RGBA32F
+  int verify_pixels = 2000;          ///< output pixels checked against the host (0: none)
+};
+/// clforge Gaussian blur: MP/s per method and sigma beside each method's bandwidth bound
+/// (bytes read + written per pixel / copy bandwidth measured in the same run).
+/// sizes: "WxH" or "N" (square); default 4096x4096 (16 MP) and 8192x8192 (64 MP).
+void bench_blur(Session& s, Report& report, const BenchOptions& opt, const Peaks& peaks,
+                const BlurBenchOptions& blur = {});
+
 }  // namespace clforge::bench

@@ -120,8 +120,7 @@ void gemm_entries(const GemmShape& s, double alpha, const float* a, const float*
     }
     const std::size_t idx = gemm_c_index(s, i, j);
     out[e] = beta == 0.0 ? alpha * ab : alpha * ab + beta * static_cast<double>(c[idx]);
-    if (magnitude != nullptr)
-      (*magnitude)[e] = std::fabs(alpha) * mab + (beta == 0.0 ? 0.0 : std::fabs(beta * c[idx]));
+    if (magnitude != nullptr) (*magnitude)[e] = std::fabs(alpha) * mab + (beta == 0.0 ? 0.0 : std::fabs(beta * c[idx]));
   }
 }
 

@@ -30,8 +30,8 @@ std::size_t gemm_span(const GemmShape& s, char which);  // which: 'a', 'b' or 'c
 /// (0: all hardware threads). If `magnitude` is not null it receives, at the same indices,
 /// |alpha| * sum_p |op(A)(i, p) op(B)(p, j)| + |beta * c|: the size the rounding error of the
 /// element scales with (the usual normalisation of GEMM error bounds, immune to cancellation).
-void gemm(const GemmShape& s, double alpha, const float* a, const float* b, double beta, const float* c,
-          double* out, unsigned threads = 0, double* magnitude = nullptr);
+void gemm(const GemmShape& s, double alpha, const float* a, const float* b, double beta, const float* c, double* out,
+          unsigned threads = 0, double* magnitude = nullptr);
 
 /// The same for a few (i, j) entries of C only: out[e] (and magnitude[e]) for ij[e] (for
 /// checking large products).

@@ -18,9 +18,11 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "host/gemm.hpp"
+#include "runtime/program_cache.hpp"
 #include "sgemm/sgemm_internal.hpp"
 #include "tests/support.hpp"
 #include "tuning/spec.hpp"
@@ -136,21 +138,31 @@ void check_sgemm(const Case& c, const Tuning& tuning, std::uint64_t seed, cl::Co
 }
 
 // The shipped row of a vendor class, resolved on a fake device of that class.
-ParamMap vendor_row(VendorClass v, const std::string& kernel) {
+ParamMap vendor_row(VendorClass v, const std::string& kernel, const std::string& variant = "*") {
   DeviceInfo fake = test::session().entry.info;
   fake.vendor_class = v;
   fake.name = "no such device";
   fake.architecture = "";
   fake.type = v == VendorClass::CPU ? "CPU" : "GPU";
-  return resolve_configuration(kernel, "*", fake, Tuning{{}, false}).values;
+  return resolve_configuration(kernel, variant, fake, Tuning{{}, false}).values;
+}
+
+// Every distinct shipped configuration of a vendor class over the kernel's variants.
+std::set<ParamMap> vendor_rows(VendorClass v, const std::string& kernel) {
+  std::set<ParamMap> rows{vendor_row(v, kernel)};
+  for (const auto& variant : detail::kernel_spec(kernel).variants) rows.insert(vendor_row(v, kernel, variant));
+  return rows;
 }
 
 // Overrides that force a path regardless of size.
 ParamMap force(detail::SgemmPath p) {
   switch (p) {
-    case detail::SgemmPath::Direct: return {{"SGEMM_DIRECT_MAX", 16384}};
-    case detail::SgemmPath::Stream: return {{"SGEMM_DIRECT_MAX", 0}, {"SGEMM_TILED", 1}};
-    default: return {{"SGEMM_DIRECT_MAX", 0}, {"SGEMM_TILED", 0}};
+    case detail::SgemmPath::Direct:
+      return {{"SGEMM_DIRECT_MAX", 16384}};
+    case detail::SgemmPath::Stream:
+      return {{"SGEMM_DIRECT_MAX", 0}, {"SGEMM_TILED", 1}};
+    default:
+      return {{"SGEMM_DIRECT_MAX", 0}, {"SGEMM_TILED", 0}};
   }
 }
 Tuning forced(detail::SgemmPath p, ParamMap extra = {}) {
@@ -321,8 +333,8 @@ TEST_SUITE("sgemm") {
     std::uint64_t seed = test::seed() + 50000;
     Case c;
     c.m = 97, c.n = 45, c.k = 71, c.alpha = -0.5f, c.beta = 1.0f, c.tb = Transpose::Yes;
-    check_sgemm(c, Tuning{{{"SGEMM_DIRECT_MAX", 96}}, false}, seed++);   // 97*45*71 <= 96^3: direct
-    check_sgemm(c, Tuning{{{"SGEMM_DIRECT_MAX", 64}}, false}, seed++);   // above 64^3: tiled
+    check_sgemm(c, Tuning{{{"SGEMM_DIRECT_MAX", 96}}, false}, seed++);  // 97*45*71 <= 96^3: direct
+    check_sgemm(c, Tuning{{{"SGEMM_DIRECT_MAX", 64}}, false}, seed++);  // above 64^3: tiled
     CHECK(detail::sgemm_path(dev, c.m, c.n, c.k, 1, 0, Tuning{{{"SGEMM_DIRECT_MAX", 96}}, false}) == SgemmPath::Direct);
     CHECK(detail::sgemm_path(dev, c.m, c.n, c.k, 1, 0, Tuning{{{"SGEMM_DIRECT_MAX", 64}}, false}) == SgemmPath::Xgemm);
   }
@@ -337,24 +349,25 @@ TEST_SUITE("sgemm") {
         const char* kernel;
         detail::SgemmPath path;
       };
-      for (const Family f : {Family{"sgemm_xgemm", detail::SgemmPath::Xgemm},
-                             Family{"sgemm_stream", detail::SgemmPath::Stream},
-                             Family{"sgemm_direct", detail::SgemmPath::Direct},
-                             Family{"sgemm_pack", detail::SgemmPath::Xgemm}}) {
-        const Tuning t = forced(f.path, vendor_row(v, f.kernel));
-        // NN on one shape and TT (row-major) on the other: both operand mappings of the
-        // direct kernel and both packing kernels, with few programs to compile.
-        for (int i = 0; i < 2; ++i) {
+      for (const Family f :
+           {Family{"sgemm_xgemm", detail::SgemmPath::Xgemm}, Family{"sgemm_stream", detail::SgemmPath::Stream},
+            Family{"sgemm_direct", detail::SgemmPath::Direct}, Family{"sgemm_pack", detail::SgemmPath::Xgemm}}) {
+        for (const ParamMap& row : vendor_rows(v, f.kernel)) {  // every size class's row
+          const Tuning t = forced(f.path, row);
+          // NN on one shape and TT (row-major) on the other: both operand mappings of the
+          // direct kernel and both packing kernels, with few programs to compile.
+          for (int i = 0; i < 2; ++i) {
+            Case c;
+            c.m = dims[i].m, c.n = dims[i].n, c.k = dims[i].k, c.alpha = -0.5f, c.beta = 2.5f;
+            c.ta = c.tb = i ? Transpose::Yes : Transpose::No;
+            c.layout = i ? Layout::RowMajor : Layout::ColMajor;
+            check_sgemm(c, t, seed++);
+          }
+          // Tile-multiple sizes with k-major operands: the tiled kernels read them in place.
           Case c;
-          c.m = dims[i].m, c.n = dims[i].n, c.k = dims[i].k, c.alpha = -0.5f, c.beta = 2.5f;
-          c.ta = c.tb = i ? Transpose::Yes : Transpose::No;
-          c.layout = i ? Layout::RowMajor : Layout::ColMajor;
+          c.m = 256, c.n = 128, c.k = 64, c.tb = Transpose::Yes, c.beta = 0.0f;
           check_sgemm(c, t, seed++);
         }
-        // Tile-multiple sizes with k-major operands: the tiled kernels read them in place.
-        Case c;
-        c.m = 256, c.n = 128, c.k = 64, c.tb = Transpose::Yes, c.beta = 0.0f;
-        check_sgemm(c, t, seed++);
       }
       // The shipped route row: a 40^3 and a 200^3 product (small and larger than every threshold).
       for (std::size_t n : {40, 200}) {
@@ -372,10 +385,9 @@ TEST_SUITE("sgemm") {
       const char* kernel;
       detail::SgemmPath path;
     };
-    for (const Family f : {Family{"sgemm_xgemm", detail::SgemmPath::Xgemm},
-                           Family{"sgemm_stream", detail::SgemmPath::Stream},
-                           Family{"sgemm_direct", detail::SgemmPath::Direct},
-                           Family{"sgemm_pack", detail::SgemmPath::Xgemm}}) {
+    for (const Family f :
+         {Family{"sgemm_xgemm", detail::SgemmPath::Xgemm}, Family{"sgemm_stream", detail::SgemmPath::Stream},
+          Family{"sgemm_direct", detail::SgemmPath::Direct}, Family{"sgemm_pack", detail::SgemmPath::Xgemm}}) {
       for (int i = 0; i < 2; ++i) {
         const Tuning t = forced(f.path, random_legal(f.kernel, rng));
         Case c;
@@ -393,7 +405,8 @@ TEST_SUITE("sgemm") {
   TEST_CASE("wait lists are honoured and the output event covers all of the work, on every path") {
     auto& s = test::session();
     const std::size_t m = 70, n = 50, k = 40;
-    std::vector<float> a = host::random_floats(m * k, test::seed() + 80000), b = host::random_floats(k * n, test::seed() + 80001);
+    std::vector<float> a = host::random_floats(m * k, test::seed() + 80000),
+                       b = host::random_floats(k * n, test::seed() + 80001);
     cl::Buffer ba(s.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a.size() * 4, a.data());
     cl::Buffer bb(s.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b.size() * 4, b.data());
     host::GemmShape sh;
@@ -461,9 +474,9 @@ TEST_SUITE("sgemm") {
     host::gemm(sh, 2.0, a.data(), b.data(), -1.0, c_in.data(), ref.data(), 0, mag.data());
     CHECK(scaled_error(c, ref, mag) <= tolerance(k));
     std::vector<float> small(5);
-    CHECK_THROWS_AS(sgemm(s.queue, Layout::RowMajor, Transpose::Yes, Transpose::No, m, n, k, 1.0f, small, m, b, n,
-                          0.0f, c, n),
-                    InvalidArgument);
+    CHECK_THROWS_AS(
+        sgemm(s.queue, Layout::RowMajor, Transpose::Yes, Transpose::No, m, n, k, 1.0f, small, m, b, n, 0.0f, c, n),
+        InvalidArgument);
   }
 
   TEST_CASE("bad arguments throw InvalidArgument naming the problem, before anything is enqueued") {
@@ -494,29 +507,57 @@ TEST_SUITE("sgemm") {
     expect([&] { sgemm(s.queue, col, N, N, 8, 4, 5, 1, {a, 0, 8}, {b, 0, 5}, 0, {c, 0, 7}); }, "c.ld (7)");
     expect([&] { sgemm(s.queue, row, N, N, 8, 4, 5, 1, {a, 0, 5}, {b, 0, 4}, 0, {c, 0, 3}); }, "c.ld (3)");
     expect([&] { sgemm(s.queue, col, N, N, 8, 4, 0, 1, {a, 0, 0}, {b, 0, 1}, 0, {c, 0, 8}); }, "a.ld (0)");
-    expect([&] { sgemm(s.queue, col, N, N, 64, 64, 65, 1, {a, 0, 64}, {b, 0, 65}, 0, {c, 0, 64}); }, "a buffer too small");
-    expect([&] { sgemm(s.queue, col, N, N, 64, 64, 64, 1, {a, 0, 64}, {b, 1, 64}, 0, {c, 0, 64}); }, "b buffer too small");
-    expect([&] { sgemm(s.queue, col, N, N, 64, 64, 64, 1, {a, 0, 64}, {b, 0, 64}, 0, {c, 0, 65}); }, "c buffer too small");
-    expect([&] { sgemm(s.queue, col, N, N, 4, 4, 4, 1, {cl::Buffer(), 0, 4}, {b, 0, 4}, 0, {c, 0, 4}); },
-           "a is a null buffer");
-    expect([&] { sgemm(s.queue, col, N, N, 4, 4, 4, 1, {a, 0, 4}, {b, 0, 4}, 0, {cl::Buffer(), 0, 4}); },
-           "c is a null buffer");
+    expect(
+        [&] {
+          sgemm(s.queue, col, N, N, 64, 64, 65, 1, {a, 0, 64}, {b, 0, 65}, 0, {c, 0, 64});
+        },
+        "a buffer too small");
+    expect(
+        [&] {
+          sgemm(s.queue, col, N, N, 64, 64, 64, 1, {a, 0, 64}, {b, 1, 64}, 0, {c, 0, 64});
+        },
+        "b buffer too small");
+    expect(
+        [&] {
+          sgemm(s.queue, col, N, N, 64, 64, 64, 1, {a, 0, 64}, {b, 0, 64}, 0, {c, 0, 65});
+        },
+        "c buffer too small");
+    expect(
+        [&] {
+          sgemm(s.queue, col, N, N, 4, 4, 4, 1, {cl::Buffer(), 0, 4}, {b, 0, 4}, 0, {c, 0, 4});
+        },
+        "a is a null buffer");
+    expect(
+        [&] {
+          sgemm(s.queue, col, N, N, 4, 4, 4, 1, {a, 0, 4}, {b, 0, 4}, 0, {cl::Buffer(), 0, 4});
+        },
+        "c is a null buffer");
     expect([&] { sgemm(s.queue, col, N, N, 4, 4, 4, 1, {c, 10, 4}, {b, 0, 4}, 0, {c, 20, 4}); }, "c overlaps a");
     expect([&] { sgemm(s.queue, col, N, N, 4, 4, 4, 1, {a, 0, 4}, {c, 0, 4}, 0, {c, 8, 4}); }, "c overlaps b");
-    expect([&] {
-      sgemm(s.queue, col, N, N, 4, 4, 4, 1, {a, 0, 4}, {b, 0, 4}, 0, {c, 0, 4}, {}, nullptr, Tuning{{{"NOPE", 1}}, true});
-    }, "unknown parameter 'NOPE'");
-    expect([&] {
-      sgemm(s.queue, col, N, N, 4, 4, 4, 1, {a, 0, 4}, {b, 0, 4}, 0, {c, 0, 4}, {}, nullptr, Tuning{{{"MWG", 12}}, true});
-    }, "not legal");
-    expect([&] {
-      sgemm(s.queue, col, N, N, 4, 4, 4, 1, {a, 0, 4}, {b, 0, 4}, 0, {c, 0, 4}, {}, nullptr,
-            Tuning{{{"MWG", 8}, {"MDIMC", 16}}, true});
-    }, "MWG must be a multiple of MDIMC*VWM");
-    expect([&] {
-      sgemm(s.queue, col, N, N, 4, 4, 4, 1, {a, 0, 4}, {b, 0, 4}, 0, {c, 0, 4}, {}, nullptr,
-            Tuning{{{"PACK_TILE", 8}, {"PACK_WPT", 16}}, true});
-    }, "PACK_WPT must not exceed PACK_TILE");
+    expect(
+        [&] {
+          sgemm(s.queue, col, N, N, 4, 4, 4, 1, {a, 0, 4}, {b, 0, 4}, 0, {c, 0, 4}, {}, nullptr,
+                Tuning{{{"NOPE", 1}}, true});
+        },
+        "unknown parameter 'NOPE'");
+    expect(
+        [&] {
+          sgemm(s.queue, col, N, N, 4, 4, 4, 1, {a, 0, 4}, {b, 0, 4}, 0, {c, 0, 4}, {}, nullptr,
+                Tuning{{{"MWG", 12}}, true});
+        },
+        "not legal");
+    expect(
+        [&] {
+          sgemm(s.queue, col, N, N, 4, 4, 4, 1, {a, 0, 4}, {b, 0, 4}, 0, {c, 0, 4}, {}, nullptr,
+                Tuning{{{"MWG", 8}, {"MDIMC", 16}}, true});
+        },
+        "MWG must be a multiple of MDIMC*VWM");
+    expect(
+        [&] {
+          sgemm(s.queue, col, N, N, 4, 4, 4, 1, {a, 0, 4}, {b, 0, 4}, 0, {c, 0, 4}, {}, nullptr,
+                Tuning{{{"PACK_TILE", 8}, {"PACK_WPT", 16}}, true});
+        },
+        "PACK_WPT must not exceed PACK_TILE");
     // Disjoint ranges of one buffer are fine.
     CHECK_NOTHROW(sgemm(s.queue, col, N, N, 4, 4, 4, 1, {c, 0, 4}, {c, 16, 4}, 0, {c, 32, 4}));
     s.queue.finish();
@@ -534,14 +575,14 @@ TEST_SUITE("sgemm") {
     o.sizes = {"96x80x64:NT"};
     o.compile_threads = 1;
     o.min_reps = 2, o.max_reps = 3, o.min_time_ms = 0;
-    // A two-candidate space around the shipped CPU row; the MWG=16 candidate is made to look
-    // fastest, the other one is corrupted and must be rejected.
+    // A two-candidate space around the shipped CPU row (KWI = 2 or 4, the row has 4): the
+    // KWI=2 candidate is made to look fastest, the other one is corrupted and must be rejected.
     for (const auto& [name, value] : vendor_row(VendorClass::CPU, "sgemm_xgemm")) o.param_values[name] = {value};
-    o.param_values["MWG"] = {16, 32};
+    o.param_values["KWI"] = {2, 4};
     o.fault = [](const ParamMap& p) {
       TuneFault f;
-      if (p.at("MWG") == 16) f.time_scale = 1e-3;
-      if (p.at("MWG") == 32 && p.at("KWG") == 16 && p.at("VWN") == 8) f.corrupt_output = true;
+      if (p.at("KWI") == 2) f.time_scale = 1e-3;
+      else f.corrupt_output = true;
       return f;
     };
     const TuneResult r = tune(s.queue, "sgemm", o);
@@ -551,15 +592,28 @@ TEST_SUITE("sgemm") {
     CHECK(c.variant == detail::sgemm_size_class(96, 80, 64));
     CHECK(c.rejected >= 1);
     REQUIRE(c.has_best);
-    CHECK(c.best.at("MWG") == 16);
+    CHECK(c.best.at("KWI") == 2);
     CHECK(c.stored);
     const Configuration cfg = resolve_configuration("sgemm_xgemm", c.variant, dev);
     CHECK(cfg.values == c.best);
-    CHECK(cfg.sources.at("MWG").find("user") == 0);
+    CHECK(cfg.sources.at("KWI").find("user") == 0);
     // The stored entry is what the next call uses, and it computes the right answer.
     Case k;
     k.m = 96, k.n = 80, k.k = 64, k.tb = Transpose::Yes, k.alpha = -0.5f, k.beta = 2.5f;
     check_sgemm(k, Tuning{force(detail::SgemmPath::Xgemm), true}, test::seed() + 110000);
+  }
+
+  TEST_CASE("every sgemm program also builds with 64-bit indexing (-DCLF_LONG_INDEX=1)") {
+    // Buffers of more than 2^31 elements cannot be allocated here; the launcher switches to
+    // 64-bit indices for them, so at least the programs of those calls must build.
+    auto& s = test::session();
+    const detail::QueueContext qc = detail::queue_context_of(s.queue);
+    for (const char* kernel : {"sgemm_xgemm", "sgemm_stream", "sgemm_direct", "sgemm_pack"})
+      for (VendorClass v : {VendorClass::NVIDIA, VendorClass::CPU}) {
+        Configuration cfg = resolve_configuration(kernel, "*", s.entry.info, Tuning{vendor_row(v, kernel), false});
+        CAPTURE(kernel);
+        CHECK_NOTHROW(detail::get_program(qc, detail::kernel_spec(kernel), cfg, "-DCLF_LONG_INDEX=1"));
+      }
   }
 
   TEST_CASE("larger shapes (CLFORGE_LONG_TESTS=1)") {

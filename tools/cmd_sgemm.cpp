@@ -79,8 +79,8 @@ void cmd_run_sgemm(Globals& g, const RunOptions& o) {
   const double tol = host::gemm_tolerance(o.k);
   const bool ok = err <= tol;
 
-  const auto path = detail::sgemm_path(s.entry.info, o.row_major ? o.n : o.m, o.row_major ? o.m : o.n, o.k, o.alpha,
-                                       o.beta, t);
+  const auto path =
+      detail::sgemm_path(s.entry.info, o.row_major ? o.n : o.m, o.row_major ? o.m : o.n, o.k, o.alpha, o.beta, t);
   const auto timing = bench::time_region(s.queue, call);
   const double gflops = 2.0 * o.m * o.n * o.k / timing.median_ms / 1e6;
   std::printf("sgemm %s %c%c m=%zu n=%zu k=%zu alpha=%g beta=%g on \"%s\" (path %s): %.4f ms median, %.1f GFLOP/s\n",
@@ -89,8 +89,9 @@ void cmd_run_sgemm(Globals& g, const RunOptions& o) {
   std::printf("  %s (%s); ||C - ref|| / || |alpha||A||B| + |beta||C| || = %.2e, tolerance %.2e: %s\n",
               cmp.summary().c_str(), full ? "all entries" : "1024 sampled entries", err, tol, ok ? "ok" : "WRONG");
   if (path == detail::SgemmPath::Direct || path == detail::SgemmPath::Xgemm || path == detail::SgemmPath::Stream) {
-    const char* fam = path == detail::SgemmPath::Direct ? "sgemm_direct"
-                      : path == detail::SgemmPath::Stream ? "sgemm_stream" : "sgemm_xgemm";
+    const char* fam = path == detail::SgemmPath::Direct   ? "sgemm_direct"
+                      : path == detail::SgemmPath::Stream ? "sgemm_stream"
+                                                          : "sgemm_xgemm";
     const std::string variant = path == detail::SgemmPath::Direct ? "*" : detail::sgemm_size_class(o.m, o.n, o.k);
     const Configuration cfg = resolve_configuration(fam, variant, s.entry.info, detail::sgemm_tuning_for(t, fam));
     std::printf("  %s (variant %s): %s\n", fam, variant.c_str(), detail::describe_params(cfg.values).c_str());
@@ -126,7 +127,8 @@ void cmd_bench_sgemm(Globals& g) {
 
 void register_sgemm(Apps& apps, Globals& g) {
   static RunOptions o;
-  auto* run = apps.run->add_subcommand("sgemm", "one sgemm on random data, checked against the host reference and timed");
+  auto* run =
+      apps.run->add_subcommand("sgemm", "one sgemm on random data, checked against the host reference and timed");
   run->add_option("--m", o.m, "rows of C")->capture_default_str();
   run->add_option("--n", o.n, "columns of C")->capture_default_str();
   run->add_option("--k", o.k, "inner dimension")->capture_default_str();

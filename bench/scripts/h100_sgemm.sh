@@ -13,8 +13,10 @@ export CLFORGE_CACHE_DIR=/tmp/clforge-cache
 run() { echo "+ $*"; "$@"; echo "(exit $?)"; }
 # The NVIDIA row of cl/db/sgemm_xgemm.json, as -p options, plus changes.
 NV="MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=16 MDIMA=32 NDIMB=32 KWI=16 VWM=4 VWN=4 STRM=1 STRN=1 SA=1 SB=1 DBUF=1 NVRREG=0"
-with() {  # with "CHANGES": the NVIDIA row with CHANGES applied, as -p arguments
-  local cfg="$NV $1" args=() p
+# The NVIDIA row for the size class "small" (m*n*k < 1536^3, e.g. 1000^3).
+NVS="MWG=64 NWG=64 KWG=16 MDIMC=16 NDIMC=16 MDIMA=16 NDIMB=16 KWI=16 VWM=4 VWN=4 STRM=1 STRN=1 SA=1 SB=1 DBUF=1 NVRREG=0"
+with() {  # with "BASE" "CHANGES": BASE with CHANGES applied, as -p arguments
+  local cfg="$1 $2" args=() p
   for p in $cfg; do args+=(-p "$p"); done
   echo "${args[@]}"
 }
@@ -32,7 +34,12 @@ with() {  # with "CHANGES": the NVIDIA row with CHANGES applied, as -p arguments
   for change in "" "NVRREG=128" "KWG=8 KWI=8" "DBUF=0" "NWG=64 NDIMB=16" "MWG=64 NWG=64 MDIMC=8 NDIMC=8 MDIMA=16 NDIMB=16"; do
     i=$((i + 1))
     # shellcheck disable=SC2046
-    run "$B/clforge" -d nvidia $(with "$change") bench sgemm --quick --size 4096 --size 8192 --out "$O/json/sweep_$i.json"
+    run "$B/clforge" -d nvidia $(with "$NV" "$change") bench sgemm --quick --size 4096 --size 8192 --out "$O/json/sweep_$i.json"
+  done
+  for change in "" "MDIMC=8 NDIMC=8" "NWG=128 NDIMB=32" "KWG=32" "$NV"; do
+    i=$((i + 1))
+    # shellcheck disable=SC2046
+    run "$B/clforge" -d nvidia $(with "$NVS" "$change") bench sgemm --quick --size 1000 --size 512x8192x512 --out "$O/json/sweep_$i.json"
   done
   if [ "$MODE" = full ]; then
     run "$B/clforge" -d nvidia bench sgemm --out "$O/json/sgemm_nvidia_all.json"

@@ -87,6 +87,12 @@ typedef XD_CAT(float, VWMD) realMD;
 #define XD_LOADM(p) XD_CAT(vload, VWMD)(0, p)
 #define XD_STOREM(v, p) XD_CAT(vstore, VWMD)(v, 0, p)
 #endif
+// Components of v into the floats dst[0 ..]: component-wise on purpose (vstoren into private
+// arrays is miscompiled by some PoCL versions; XD_STOREM is used on global memory only).
+#define XD_UNPACK1(v, dst, o) dst[o] = (v);
+#define XD_UNPACK2(v, dst, o) dst[o] = (v).s0; dst[(o) + 1] = (v).s1;
+#define XD_UNPACK4(v, dst, o) XD_UNPACK2((v).lo, dst, o) XD_UNPACK2((v).hi, dst, (o) + 2)
+#define XD_UNPACK8(v, dst, o) XD_UNPACK4((v).lo, dst, o) XD_UNPACK4((v).hi, dst, (o) + 4)
 
 // Local row index of a work-item's mi-th row vector (times VWMD) and ni-th column group.
 #define XD_M(lid0, mi) (((lid0) + (mi) * MDIMCD) * VWMD)
@@ -167,7 +173,7 @@ void sgemm_direct_body(const int M, const int N, const int K, const float alpha,
         else XD_STOREM(mad((realMD)(beta), XD_LOADM(cp), r), cp);
       } else if (n < N) {
         float rs[VWMD];
-        XD_STOREM(r, rs);
+        XD_CAT(XD_UNPACK, VWMD)(r, rs, 0)
         for (int v = 0; v < VWMD; ++v)
           if (m + v < M) cp[v] = beta == 0.0f ? rs[v] : mad(beta, cp[v], rs[v]);
       }

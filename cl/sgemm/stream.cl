@@ -49,11 +49,15 @@
 #define SGS_CAT(a, b) SGS_CAT2(a, b)
 #if SGS_MWI == 1
 typedef float realS;
-#define SGS_STORE(v, p) (*(p) = (v))
 #else
 typedef SGS_CAT(float, SGS_MWI) realS;
-#define SGS_STORE(v, p) SGS_CAT(vstore, SGS_MWI)(v, 0, p)
 #endif
+// Components of v into the floats dst[0 ..]: component-wise on purpose (vstoren into private
+// arrays is miscompiled by some PoCL versions).
+#define SGS_UNPACK1(v, dst, o) dst[o] = (v);
+#define SGS_UNPACK2(v, dst, o) dst[o] = (v).s0; dst[(o) + 1] = (v).s1;
+#define SGS_UNPACK4(v, dst, o) SGS_UNPACK2((v).lo, dst, o) SGS_UNPACK2((v).hi, dst, (o) + 2)
+#define SGS_UNPACK8(v, dst, o) SGS_UNPACK4((v).lo, dst, o) SGS_UNPACK4((v).hi, dst, (o) + 4)
 
 __kernel __attribute__((reqd_work_group_size(SGS_WG, 1, 1)))
 void sgemm_stream(const int M, const int N, const int Kp, const float alpha, const float beta,
@@ -104,8 +108,9 @@ void sgemm_stream(const int M, const int N, const int Kp, const float alpha, con
     for (int j = 0; j < SGS_N; ++j) {
       const int n = n0 + j;
       if (n >= N) break;
+      const realS rv = alpha * acc[j];
       float r[SGS_MWI];
-      SGS_STORE(alpha * acc[j], r);
+      SGS_CAT(SGS_UNPACK, SGS_MWI)(rv, r, 0)
       __global float* cp = cgo + (clf_index)n * c_ld + m;
       for (int v = 0; v < SGS_MWI; ++v)
         if (m + v < M) cp[v] = beta == 0.0f ? r[v] : mad(beta, cp[v], r[v]);

@@ -123,39 +123,28 @@
 #define XG_CAT(a, b) XG_CAT2(a, b)
 #if VWM == 1
 typedef float realM;
-#define XG_STOREM(v, p) (*(p) = (v))
-#define XG_LOADM(p) (*(p))
 #else
 typedef XG_CAT(float, VWM) realM;
-#define XG_STOREM(v, p) XG_CAT(vstore, VWM)(v, 0, p)
-#define XG_LOADM(p) XG_CAT(vload, VWM)(0, p)
 #endif
 #if VWN == 1
 typedef float realN;
 #else
 typedef XG_CAT(float, VWN) realN;
 #endif
-
-// Copies the VWN components of v into the floats dst[o], dst[o+1], ...
-#if VWN == 1
-#define XG_UNPACKN(v, dst, o) dst[o] = (v);
-#elif VWN == 2
-#define XG_UNPACKN(v, dst, o) dst[o] = (v).s0; dst[(o) + 1] = (v).s1;
-#elif VWN == 4
-#define XG_UNPACKN(v, dst, o) dst[o] = (v).s0; dst[(o) + 1] = (v).s1; dst[(o) + 2] = (v).s2; dst[(o) + 3] = (v).s3;
-#elif VWN == 8
-#define XG_UNPACKN(v, dst, o)                                                                    \
-  dst[o] = (v).s0; dst[(o) + 1] = (v).s1; dst[(o) + 2] = (v).s2; dst[(o) + 3] = (v).s3;          \
-  dst[(o) + 4] = (v).s4; dst[(o) + 5] = (v).s5; dst[(o) + 6] = (v).s6; dst[(o) + 7] = (v).s7;
-#elif VWN == 16
-#define XG_UNPACKN(v, dst, o)                                                                    \
-  dst[o] = (v).s0; dst[(o) + 1] = (v).s1; dst[(o) + 2] = (v).s2; dst[(o) + 3] = (v).s3;          \
-  dst[(o) + 4] = (v).s4; dst[(o) + 5] = (v).s5; dst[(o) + 6] = (v).s6; dst[(o) + 7] = (v).s7;    \
-  dst[(o) + 8] = (v).s8; dst[(o) + 9] = (v).s9; dst[(o) + 10] = (v).sa; dst[(o) + 11] = (v).sb;  \
-  dst[(o) + 12] = (v).sc; dst[(o) + 13] = (v).sd; dst[(o) + 14] = (v).se; dst[(o) + 15] = (v).sf;
-#else
-#error "VWN must be 1, 2, 4, 8 or 16"
+#if (VWM != 1 && VWM != 2 && VWM != 4 && VWM != 8 && VWM != 16) || \
+    (VWN != 1 && VWN != 2 && VWN != 4 && VWN != 8 && VWN != 16)
+#error "VWM and VWN must be 1, 2, 4, 8 or 16"
 #endif
+
+// Copies the components of vector v (width 1 .. 16) into the floats dst[o], dst[o+1], ...
+// Component-wise on purpose: vstoren into private arrays is miscompiled by some PoCL versions.
+#define XG_UNPACK1(v, dst, o) dst[o] = (v);
+#define XG_UNPACK2(v, dst, o) dst[o] = (v).s0; dst[(o) + 1] = (v).s1;
+#define XG_UNPACK4(v, dst, o) XG_UNPACK2((v).lo, dst, o) XG_UNPACK2((v).hi, dst, (o) + 2)
+#define XG_UNPACK8(v, dst, o) XG_UNPACK4((v).lo, dst, o) XG_UNPACK4((v).hi, dst, (o) + 4)
+#define XG_UNPACK16(v, dst, o) XG_UNPACK8((v).lo, dst, o) XG_UNPACK8((v).hi, dst, (o) + 8)
+#define XG_UNPACKM(v, dst, o) XG_CAT(XG_UNPACK, VWM)(v, dst, o)
+#define XG_UNPACKN(v, dst, o) XG_CAT(XG_UNPACK, VWN)(v, dst, o)
 
 // Vector index (within a tile row) of a work-item's mi-th A vector and ni-th B vector.
 #if STRM == 0
@@ -332,8 +321,9 @@ void sgemm_xgemm(const int M, const int N, const int Kp, const float alpha, cons
       if (n >= N) continue;
       for (int mi = 0; mi < MVI; ++mi) {
         const int m = m0 + XG_MV(lid0, mi) * VWM;
+        const realM rv = alpha * cpm[ni][mi];
         float r[VWM];
-        XG_STOREM(alpha * cpm[ni][mi], r);
+        XG_UNPACKM(rv, r, 0)
         __global float* cp = cgo + (clf_index)n * c_ld + m;
         for (int v = 0; v < VWM; ++v) {
           if (m + v < M) cp[v] = beta == 0.0f ? r[v] : mad(beta, cp[v], r[v]);

@@ -1,5 +1,6 @@
 // Umbrella header: everything a clforge user needs.
 #pragma once
+#include "clforge/blur.hpp"
 #include "clforge/common.hpp"
 #include "clforge/device.hpp"
 #include "clforge/errors.hpp"

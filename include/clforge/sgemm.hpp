@@ -37,16 +37,14 @@ enum class Transpose { No, Yes };
 /// 512 MiB are kept per context and reused (later calls wait for the earlier ones through
 /// events, so any queue of the context may be used concurrently); larger ones are allocated
 /// per call. `event` (if not null) completes when all of the call's work is done.
-void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m,
-           std::size_t n, std::size_t k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta,
-           const MatrixRef& c, const EventList& wait_list = {}, cl::Event* event = nullptr,
-           const Tuning& tuning = {});
+void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m, std::size_t n,
+           std::size_t k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta, const MatrixRef& c,
+           const EventList& wait_list = {}, cl::Event* event = nullptr, const Tuning& tuning = {});
 
 /// Host-vector convenience: copies A, B and C to the device, multiplies, copies C back
 /// (blocking). Leading dimensions as above; the vectors must hold the described matrices.
-void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m,
-           std::size_t n, std::size_t k, float alpha, const std::vector<float>& a, std::size_t lda,
-           const std::vector<float>& b, std::size_t ldb, float beta, std::vector<float>& c, std::size_t ldc,
-           const Tuning& tuning = {});
+void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m, std::size_t n,
+           std::size_t k, float alpha, const std::vector<float>& a, std::size_t lda, const std::vector<float>& b,
+           std::size_t ldb, float beta, std::vector<float>& c, std::size_t ldc, const Tuning& tuning = {});
 
 }  // namespace clforge

@@ -31,11 +31,16 @@ namespace detail {
 
 const char* to_string(SgemmPath p) {
   switch (p) {
-    case SgemmPath::Nothing: return "nothing";
-    case SgemmPath::Scale: return "scale";
-    case SgemmPath::Direct: return "direct";
-    case SgemmPath::Xgemm: return "xgemm";
-    case SgemmPath::Stream: return "stream";
+    case SgemmPath::Nothing:
+      return "nothing";
+    case SgemmPath::Scale:
+      return "scale";
+    case SgemmPath::Direct:
+      return "direct";
+    case SgemmPath::Xgemm:
+      return "xgemm";
+    case SgemmPath::Stream:
+      return "stream";
   }
   return "?";
 }
@@ -103,7 +108,7 @@ struct Workspace {
   cl_context context = nullptr;
   cl::Buffer buffer;
   std::size_t bytes = 0;
-  cl::Event last_use;  // null: never used
+  EventList last_use;  // commands that use the buffer and may still run
 };
 
 class WorkspacePool {
@@ -164,8 +169,8 @@ class WorkspaceLease {
   WorkspaceLease(const WorkspaceLease&) = delete;
   WorkspaceLease& operator=(const WorkspaceLease&) = delete;
   const cl::Buffer& buffer() const { return w_.buffer; }
-  const cl::Event& last_use() const { return w_.last_use; }
-  void used_until(const cl::Event& e) { w_.last_use = e; }
+  const EventList& last_use() const { return w_.last_use; }
+  void used_until(EventList events) { w_.last_use = std::move(events); }
 
  private:
   Workspace w_;
@@ -190,7 +195,8 @@ struct IndexArg {
 };
 
 void set_one(cl::Kernel& k, cl_uint i, const IndexArg& v) {
-  const cl_int st = v.long_index ? k.setArg(i, static_cast<cl_long>(v.value)) : k.setArg(i, static_cast<cl_int>(v.value));
+  const cl_int st =
+      v.long_index ? k.setArg(i, static_cast<cl_long>(v.value)) : k.setArg(i, static_cast<cl_int>(v.value));
   if (st != CL_SUCCESS) throw OpenCLError(st, "clSetKernelArg", "argument " + std::to_string(i));
 }
 template <typename T>
@@ -205,9 +211,9 @@ void set_all(cl::Kernel& k, cl_uint i, const T& v, const Rest&... rest) {
   set_all(k, i + 1, rest...);
 }
 
-EventList with(const EventList& base, const cl::Event& extra) {
-  EventList l = base;
-  if (extra() != nullptr) l.push_back(extra);
+EventList joined(const EventList& a, const EventList& b) {
+  EventList l = a;
+  l.insert(l.end(), b.begin(), b.end());
   return l;
 }
 
@@ -285,7 +291,8 @@ void launch_tiled(cl::CommandQueue& queue, const QueueContext& qc, const Problem
   MatrixRef pa = p.a, pb = p.b;  // what the kernel reads: offset and ld in floats
   if (a_elems + b_elems > 0) {
     ws = std::make_unique<WorkspaceLease>(workspace_pool().acquire(qc.context, (a_elems + b_elems) * sizeof(float)));
-    const EventList pack_wait = with(wait, ws->last_use());
+    // The packs wait for the previous user of the workspace; from then on they are its users.
+    const EventList pack_wait = joined(wait, ws->last_use());
     const Configuration pcfg =
         resolve_configuration("sgemm_pack", "*", *qc.info, sgemm_tuning_for(tuning, "sgemm_pack"));
     cl::Program pprog = get_program(qc, kernel_spec("sgemm_pack"), pcfg, extra);
@@ -295,12 +302,12 @@ void launch_tiled(cl::CommandQueue& queue, const QueueContext& qc, const Problem
     auto pack = [&](const MatrixRef& src, bool trans, std::size_t x, std::size_t xp, std::size_t dst_off) {
       cl::Kernel pk = get_kernel(pprog, trans ? "sgemm_pack_trans" : "sgemm_pack_copy");
       cl::Buffer dst = ws->buffer();
-      set_all(pk, 0, static_cast<cl_int>(p.k), static_cast<cl_int>(x), static_cast<cl_int>(kp),
-              static_cast<cl_int>(xp), src.buffer, IndexArg{li, src.offset}, IndexArg{li, src.ld}, dst,
-              IndexArg{li, dst_off}, IndexArg{li, xp});
+      set_all(pk, 0, static_cast<cl_int>(p.k), static_cast<cl_int>(x), static_cast<cl_int>(kp), static_cast<cl_int>(xp),
+              src.buffer, IndexArg{li, src.offset}, IndexArg{li, src.ld}, dst, IndexArg{li, dst_off}, IndexArg{li, xp});
       cl::Event e;
       launch(queue, pk, cl::NDRange(round_up(xp, t), ceil_div(kp, t) * ly), cl::NDRange(t, ly), &pack_wait, &e);
       gemm_wait.push_back(e);
+      ws->used_until(gemm_wait);
     };
     if (!a_in_place) {
       pack(p.a, p.ta, p.m, mp, 0);
@@ -314,10 +321,9 @@ void launch_tiled(cl::CommandQueue& queue, const QueueContext& qc, const Problem
   }
 
   const cl_int c_vec = (p.c.offset % ts.va == 0 && p.c.ld % ts.va == 0) ? 1 : 0;
-  set_all(k, 0, static_cast<cl_int>(p.m), static_cast<cl_int>(p.n), static_cast<cl_int>(kp), p.alpha, p.beta,
-          pa.buffer, IndexArg{li, pa.offset / ts.va}, IndexArg{li, pa.ld / ts.va}, pb.buffer,
-          IndexArg{li, pb.offset / ts.vb}, IndexArg{li, pb.ld / ts.vb}, p.c.buffer, IndexArg{li, p.c.offset},
-          IndexArg{li, p.c.ld}, c_vec);
+  set_all(k, 0, static_cast<cl_int>(p.m), static_cast<cl_int>(p.n), static_cast<cl_int>(kp), p.alpha, p.beta, pa.buffer,
+          IndexArg{li, pa.offset / ts.va}, IndexArg{li, pa.ld / ts.va}, pb.buffer, IndexArg{li, pb.offset / ts.vb},
+          IndexArg{li, pb.ld / ts.vb}, p.c.buffer, IndexArg{li, p.c.offset}, IndexArg{li, p.c.ld}, c_vec);
   cl::NDRange global, local;
   if (stream) {
     global = cl::NDRange(mp / ts.mt * cfg.at("SGS_WG"), np / ts.nt);
@@ -328,7 +334,7 @@ void launch_tiled(cl::CommandQueue& queue, const QueueContext& qc, const Problem
   }
   cl::Event done;
   launch(queue, k, global, local, &gemm_wait, &done);
-  if (ws) ws->used_until(done);
+  if (ws) ws->used_until({done});
   if (event != nullptr) *event = done;
 }
 
@@ -343,7 +349,8 @@ SgemmPath sgemm_path(const DeviceInfo& device, std::size_t m, std::size_t n, std
                      const Tuning& tuning) {
   if (m == 0 || n == 0) return SgemmPath::Nothing;
   if (k == 0 || alpha == 0.0f) return beta == 1.0f ? SgemmPath::Nothing : SgemmPath::Scale;
-  const Configuration route = resolve_configuration("sgemm_route", "*", device, sgemm_tuning_for(tuning, "sgemm_route"));
+  const Configuration route =
+      resolve_configuration("sgemm_route", "*", device, sgemm_tuning_for(tuning, "sgemm_route"));
   if (use_direct(route, m, n, k)) return SgemmPath::Direct;
   return route.at("SGEMM_TILED") ? SgemmPath::Stream : SgemmPath::Xgemm;
 }
@@ -396,11 +403,21 @@ void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose 
   }
   const SgemmPath path = sgemm_path(*qc.info, p.m, p.n, p.k, alpha, beta, tuning);
   switch (path) {
-    case SgemmPath::Nothing: marker(queue, wait_list, event); return;
-    case SgemmPath::Scale: launch_scale(queue, qc, p, tuning, wait_list, event); return;
-    case SgemmPath::Direct: launch_direct(queue, qc, p, tuning, wait_list, event); return;
-    case SgemmPath::Xgemm: launch_tiled(queue, qc, p, false, tuning, wait_list, event); return;
-    case SgemmPath::Stream: launch_tiled(queue, qc, p, true, tuning, wait_list, event); return;
+    case SgemmPath::Nothing:
+      marker(queue, wait_list, event);
+      return;
+    case SgemmPath::Scale:
+      launch_scale(queue, qc, p, tuning, wait_list, event);
+      return;
+    case SgemmPath::Direct:
+      launch_direct(queue, qc, p, tuning, wait_list, event);
+      return;
+    case SgemmPath::Xgemm:
+      launch_tiled(queue, qc, p, false, tuning, wait_list, event);
+      return;
+    case SgemmPath::Stream:
+      launch_tiled(queue, qc, p, true, tuning, wait_list, event);
+      return;
   }
 }
 

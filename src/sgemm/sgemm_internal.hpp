@@ -48,7 +48,6 @@ struct SgemmSize {
 SgemmSize parse_sgemm_size(const std::string& text);
 
 /// The sgemm kernel families, in the order they are listed in the registry.
-inline const char* const kSgemmSpecs[] = {"sgemm_xgemm", "sgemm_stream", "sgemm_direct", "sgemm_pack",
-                                          "sgemm_route"};
+inline const char* const kSgemmSpecs[] = {"sgemm_xgemm", "sgemm_stream", "sgemm_direct", "sgemm_pack", "sgemm_route"};
 
 }  // namespace clforge::detail

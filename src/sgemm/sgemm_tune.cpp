@@ -50,9 +50,12 @@ SgemmSize parse_sgemm_size(const std::string& text) {
     if (x == std::string::npos) break;
     pos = x + 1;
   }
-  if (v.size() == 1) s.m = s.n = s.k = v[0];
-  else if (v.size() == 3) s.m = v[0], s.n = v[1], s.k = v[2];
-  else throw bad("expected one or three dimensions");
+  if (v.size() == 1)
+    s.m = s.n = s.k = v[0];
+  else if (v.size() == 3)
+    s.m = v[0], s.n = v[1], s.k = v[2];
+  else
+    throw bad("expected one or three dimensions");
   return s;
 }
 

@@ -40,7 +40,9 @@ KernelSpec sgemm_xgemm_spec() {
       {"SA", 1, kBool, "stage the A tile in local memory"},
       {"SB", 1, kBool, "stage the B tile in local memory"},
       {"DBUF", 0, kBool, "double-buffered local tiles with register prefetch (needs SA or SB)"},
-      {"NVRREG", 0, {0, 64, 96, 128, 168, 255},
+      {"NVRREG",
+       0,
+       {0, 64, 96, 128, 168, 255},
        "register cap per work-item for NVIDIA's compiler (-cl-nv-maxrregcount; 0: its choice; no effect elsewhere)"},
   };
   s.check = [](const ParamMap& p, const std::string&) -> std::string {
@@ -63,8 +65,10 @@ KernelSpec sgemm_xgemm_spec() {
         return "with SB=1, NDIMB must divide MDIMC*NDIMC and NWG/VWN, and KWG must be a multiple of "
                "MDIMC*NDIMC/NDIMB";
     }
-    if (p.at("SA") && kwg * (mwg / vwm) / wgs > 64) return "KWG*MWG/VWM/(MDIMC*NDIMC) (A vectors each work-item loads) exceeds 64";
-    if (p.at("SB") && kwg * (nwg / vwn) / wgs > 64) return "KWG*NWG/VWN/(MDIMC*NDIMC) (B vectors each work-item loads) exceeds 64";
+    if (p.at("SA") && kwg * (mwg / vwm) / wgs > 64)
+      return "KWG*MWG/VWM/(MDIMC*NDIMC) (A vectors each work-item loads) exceeds 64";
+    if (p.at("SB") && kwg * (nwg / vwn) / wgs > 64)
+      return "KWG*NWG/VWN/(MDIMC*NDIMC) (B vectors each work-item loads) exceeds 64";
     if (p.at("DBUF") && !p.at("SA") && !p.at("SB")) return "DBUF=1 needs SA=1 or SB=1";
     return {};
   };
@@ -82,10 +86,9 @@ KernelSpec sgemm_xgemm_spec() {
       q["DBUF"] = 0;
       return q;
     }
-    const ParamMap small = {{"MWG", 32}, {"NWG", 32}, {"KWG", 16}, {"MDIMC", 8}, {"NDIMC", 8},
-                            {"MDIMA", 8}, {"NDIMB", 8}, {"KWI", 2},  {"VWM", 1},   {"VWN", 1},
-                            {"STRM", 0},  {"STRN", 0},  {"SA", 1},   {"SB", 1},    {"DBUF", 0},
-                            {"NVRREG", 0}};
+    const ParamMap small = {{"MWG", 32},  {"NWG", 32}, {"KWG", 16}, {"MDIMC", 8}, {"NDIMC", 8}, {"MDIMA", 8},
+                            {"NDIMB", 8}, {"KWI", 2},  {"VWM", 1},  {"VWN", 1},   {"STRM", 0},  {"STRN", 0},
+                            {"SA", 1},    {"SB", 1},   {"DBUF", 0}, {"NVRREG", 0}};
     ParamMap tiny = small;
     tiny["MWG"] = tiny["NWG"] = 8;
     tiny["MDIMC"] = tiny["NDIMC"] = tiny["MDIMA"] = tiny["NDIMB"] = 2;

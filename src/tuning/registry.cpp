@@ -13,6 +13,10 @@ const std::vector<KernelSpec>& all_kernel_specs() {
       sgemm_direct_spec(),
       sgemm_pack_spec(),
       sgemm_route_spec(),
+      blur_spec(),
+      blur_direct_spec(),
+      blur_separable_spec(),
+      blur_recursive_spec(),
   };
   return specs;
 }

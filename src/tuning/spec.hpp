@@ -50,6 +50,10 @@ std::string describe_params(const ParamMap& p);
 
 // Specs of each routine family, defined beside their launchers.
 KernelSpec transpose_spec();
+KernelSpec blur_spec();
+KernelSpec blur_direct_spec();
+KernelSpec blur_separable_spec();
+KernelSpec blur_recursive_spec();
 KernelSpec fft_spec();
 KernelSpec sgemm_xgemm_spec();
 KernelSpec sgemm_stream_spec();

@@ -1,0 +1,336 @@
+// Recursive Gaussian along image columns (after blur_common.cl): Young-van Vliet (1995),
+// third order, as a cascade of a first- and a second-order section in increment form
+// (host/blur.hpp has the design and the double reference). One step, causal (forwards over x)
+// or anti-causal (backwards over the causal output), on the state (s0, s1, s2):
+//
+//   s0' = s0 + k1 (x - s0);   s1' = s1 + g2 (s0' - s1) + c2 (s2 - s1);   s2' = s1
+//
+// The output is the anti-causal s1. A horizontal pass is a vertical pass of the transposed
+// image: the launcher runs  vertical pass, transpose, vertical pass, transpose  (the transposes
+// are clforge::transpose, or fused into blur_rec_apply's store with BLUR_R_FUSE_T).
+//
+// Borders (Triggs & Sdika 2006): the input beyond the last sample is the constant x+ (clamp:
+// the last sample, zero: 0); the anti-causal state after it is x+ + M (P - x+), P the causal
+// state after the last sample, M from the host. Mirror extends each end by K mirrored samples
+// first (the right margin enters through the impulse table g: sum_m g[m] w[n + m], plus
+// A^K applied to the boundary state), then constants.
+//
+// Two schemes:
+//  * blur_rec_cols (BLUR_R_BLOCK = 0, or a wide image): one work-item per column runs the whole
+//    column forwards, storing the causal output in `out`, then backwards. Coalesced: work-items
+//    of a group read neighbouring columns of one row. Parallelism = number of columns.
+//  * blocks of L = BLUR_R_BLOCK rows (narrow images): parallelism = columns x blocks.
+//      blur_rec_carry: per block, causal and anti-causal zero-state results: the causal state
+//                      at its end (p) and sum_m g[m] w[m] (e)          -> carry buffer
+//      blur_rec_link:  per column, sequential over blocks: the true causal state entering each
+//                      block and the true anti-causal state leaving it (3x3 maps from the host)
+//      blur_rec_apply: per block, the filter from those states; the causal output is staged in
+//                      a local tile L x (LX + 1), whose anti-causal result is written either in
+//                      place (coalesced rows) or transposed (BLUR_R_FUSE_T, coalesced L-runs).
+//    Carry buffer: 6 pixels per (block, column): [(b * 6 + k) * cols + x], k = p0 p1 p2 e0 e1 e2;
+//    blur_rec_link overwrites p with the entering state and e with the leaving state.
+//
+// Parameter buffer prm (floats, from the host, per pass):
+//   [0] k1 [1] g2 [2] c2 [4..12] M [13..21] A^K [22..30] A^L [31..39] A^Llast
+//   [40..48] C(L) [49..57] C(Llast)  [58 + 3m + j] g[m], m < max(L, K)
+// A^n: the state after n zero-input steps; C(n): anti-causal state at a block start due to the
+// causal state entering it; Llast = length of the last block (1..L).
+
+// ---- tuning parameters ----
+#ifndef BLUR_R_LX
+#define BLUR_R_LX 32  // columns per work-group, all recursive kernels (16, 32, 64, 128, 256)
+#endif
+#ifndef BLUR_R_BLOCK
+#define BLUR_R_BLOCK 64  // rows per block; 0: whole columns only (0, 16, 32, 64, 128, 256)
+#endif
+#ifndef BLUR_R_FUSE_T
+#define BLUR_R_FUSE_T 0  // 1: blur_rec_apply writes its block transposed (0, 1)
+#endif
+#ifndef BLUR_R_BATCH
+#define BLUR_R_BATCH 8  // global loads issued together before the recursion consumes them
+                        // (latency hiding with few work-items per compute unit) (1, 2, 4, 8, 16)
+#endif
+
+// ---- layout of prm ----
+#define RP_K1 0
+#define RP_G2 1
+#define RP_C2 2
+#define RP_M 4
+#define RP_AK 13
+#define RP_AL 22
+#define RP_ALAST 31
+#define RP_CL 40
+#define RP_CLAST 49
+#define RP_G 58
+
+#define REC_STEP(s0, s1, s2, x)                                   \
+  do {                                                            \
+    s0 = mad(k1, (x) - s0, s0);                                   \
+    const blur_t rec_w_ = mad(g2, s0 - s1, mad(c2, s2 - s1, s1)); \
+    s2 = s1;                                                      \
+    s1 = rec_w_;                                                  \
+  } while (0)
+
+// (o0, o1, o2) = m (v0, v1, v2), m row-major 3 x 3.
+#define REC_MAT(m, v0, v1, v2, o0, o1, o2)                 \
+  do {                                                     \
+    const blur_t t0_ = v0, t1_ = v1, t2_ = v2;             \
+    o0 = (m)[0] * t0_ + (m)[1] * t1_ + (m)[2] * t2_;       \
+    o1 = (m)[3] * t0_ + (m)[4] * t1_ + (m)[5] * t2_;       \
+    o2 = (m)[6] * t0_ + (m)[7] * t1_ + (m)[8] * t2_;       \
+  } while (0)
+
+// Sample i (any integer) of a column with n samples; 0 outside under the zero border.
+inline blur_t rec_sample(const __global blur_t* col, const clf_index pitch, const int i, const int n,
+                         const int border) {
+  const int j = blur_index(i, n, border);
+  return j < 0 ? BLUR_ZERO : col[(clf_index)j * pitch];
+}
+
+// Anti-causal state entering the column from below: consume the K-sample right margin
+// (mirror) and the constant tail. (s0, s1, s2): causal state after the last sample.
+inline void rec_right_boundary(const __global float* prm, const __global blur_t* col, const clf_index pitch,
+                               const int n, const int border, const int K, blur_t s0, blur_t s1, blur_t s2,
+                               blur_t* a0, blur_t* a1, blur_t* a2) {
+  const blur_t k1 = (blur_t)prm[RP_K1], g2 = (blur_t)prm[RP_G2], c2 = (blur_t)prm[RP_C2];
+  blur_t e0 = BLUR_ZERO, e1 = BLUR_ZERO, e2 = BLUR_ZERO;
+  for (int m = 0; m < K; ++m) {
+    REC_STEP(s0, s1, s2, rec_sample(col, pitch, n + m, n, border));
+    e0 = mad((blur_t)prm[RP_G + 3 * m], s1, e0);
+    e1 = mad((blur_t)prm[RP_G + 3 * m + 1], s1, e1);
+    e2 = mad((blur_t)prm[RP_G + 3 * m + 2], s1, e2);
+  }
+  const blur_t last = border == BLUR_ZEROS ? BLUR_ZERO : rec_sample(col, pitch, n + K - 1, n, border);
+  blur_t b0, b1, b2;
+  REC_MAT(prm + RP_M, s0 - last, s1 - last, s2 - last, b0, b1, b2);
+  b0 += last;
+  b1 += last;
+  b2 += last;
+  if (K > 0) {
+    REC_MAT(prm + RP_AK, b0, b1, b2, b0, b1, b2);
+    b0 += e0;
+    b1 += e1;
+    b2 += e2;
+  }
+  *a0 = b0;
+  *a1 = b1;
+  *a2 = b2;
+}
+
+// Causal state entering the column from above: steady state of the first extended sample,
+// then the K-sample left margin (mirror).
+inline void rec_left_boundary(const __global float* prm, const __global blur_t* col, const clf_index pitch,
+                              const int n, const int border, const int K, blur_t* s0, blur_t* s1, blur_t* s2) {
+  const blur_t k1 = (blur_t)prm[RP_K1], g2 = (blur_t)prm[RP_G2], c2 = (blur_t)prm[RP_C2];
+  const blur_t first = border == BLUR_ZEROS ? BLUR_ZERO : rec_sample(col, pitch, -K, n, border);
+  blur_t u = first, w = first, v = first;
+  for (int i = -K; i < 0; ++i) REC_STEP(u, w, v, rec_sample(col, pitch, i, n, border));
+  *s0 = u;
+  *s1 = w;
+  *s2 = v;
+}
+
+// Whole columns: n rows, `cols` columns, one work-item per column. `out` holds the causal
+// output between the two sweeps, so in and out must not overlap.
+__kernel __attribute__((reqd_work_group_size(BLUR_R_LX, 1, 1)))
+void blur_rec_cols(const int n, const int cols, const int border, const int K, const __global float* restrict prm,
+                   const __global blur_t* restrict in, const clf_index in_off, const clf_index in_pitch,
+                   __global blur_t* restrict out, const clf_index out_off, const clf_index out_pitch) {
+  const int x = get_global_id(0);
+  if (x >= cols) return;
+  const blur_t k1 = (blur_t)prm[RP_K1], g2 = (blur_t)prm[RP_G2], c2 = (blur_t)prm[RP_C2];
+  const __global blur_t* col = in + in_off + x;
+  __global blur_t* dst = out + out_off + x;
+  blur_t s0, s1, s2;
+  rec_left_boundary(prm, col, in_pitch, n, border, K, &s0, &s1, &s2);
+  for (int i0 = 0; i0 < n; i0 += BLUR_R_BATCH) {
+    blur_t v[BLUR_R_BATCH];
+#pragma unroll
+    for (int j = 0; j < BLUR_R_BATCH; ++j) v[j] = i0 + j < n ? col[(clf_index)(i0 + j) * in_pitch] : BLUR_ZERO;
+#pragma unroll
+    for (int j = 0; j < BLUR_R_BATCH; ++j)
+      if (i0 + j < n) {
+        REC_STEP(s0, s1, s2, v[j]);
+        dst[(clf_index)(i0 + j) * out_pitch] = s1;
+      }
+  }
+  blur_t a0, a1, a2;
+  rec_right_boundary(prm, col, in_pitch, n, border, K, s0, s1, s2, &a0, &a1, &a2);
+  for (int i0 = n - 1; i0 >= 0; i0 -= BLUR_R_BATCH) {
+    blur_t v[BLUR_R_BATCH];
+#pragma unroll
+    for (int j = 0; j < BLUR_R_BATCH; ++j) v[j] = i0 - j >= 0 ? dst[(clf_index)(i0 - j) * out_pitch] : BLUR_ZERO;
+#pragma unroll
+    for (int j = 0; j < BLUR_R_BATCH; ++j)
+      if (i0 - j >= 0) {
+        REC_STEP(a0, a1, a2, v[j]);
+        dst[(clf_index)(i0 - j) * out_pitch] = a1;
+      }
+  }
+}
+
+#if BLUR_R_BLOCK > 0
+
+// Stage 1, per (column, block): zero-state causal pass; p = its end state, e = sum g[m] w[m].
+__kernel __attribute__((reqd_work_group_size(BLUR_R_LX, 1, 1)))
+void blur_rec_carry(const int n, const int cols, const __global float* restrict prm,
+                    const __global blur_t* restrict in, const clf_index in_off, const clf_index in_pitch,
+                    __global blur_t* restrict carry) {
+  const int x = get_global_id(0), b = get_global_id(1);
+  if (x >= cols) return;
+  const blur_t k1 = (blur_t)prm[RP_K1], g2 = (blur_t)prm[RP_G2], c2 = (blur_t)prm[RP_C2];
+  const int s = b * BLUR_R_BLOCK, len = min(BLUR_R_BLOCK, n - s);
+  const __global blur_t* col = in + in_off + x + (clf_index)s * in_pitch;
+  blur_t s0 = BLUR_ZERO, s1 = BLUR_ZERO, s2 = BLUR_ZERO, e0 = BLUR_ZERO, e1 = BLUR_ZERO, e2 = BLUR_ZERO;
+  for (int m0 = 0; m0 < len; m0 += BLUR_R_BATCH) {
+    blur_t v[BLUR_R_BATCH];
+#pragma unroll
+    for (int j = 0; j < BLUR_R_BATCH; ++j) v[j] = m0 + j < len ? col[(clf_index)(m0 + j) * in_pitch] : BLUR_ZERO;
+#pragma unroll
+    for (int j = 0; j < BLUR_R_BATCH; ++j)
+      if (m0 + j < len) {
+        const int m = m0 + j;
+        REC_STEP(s0, s1, s2, v[j]);
+        e0 = mad((blur_t)prm[RP_G + 3 * m], s1, e0);
+        e1 = mad((blur_t)prm[RP_G + 3 * m + 1], s1, e1);
+        e2 = mad((blur_t)prm[RP_G + 3 * m + 2], s1, e2);
+      }
+  }
+  __global blur_t* c = carry + (clf_index)b * 6 * cols + x;
+  c[0] = s0;
+  c[cols] = s1;
+  c[2 * cols] = s2;
+  c[3 * cols] = e0;
+  c[4 * cols] = e1;
+  c[5 * cols] = e2;
+}
+
+// Stage 2, per column, sequential over its nb blocks.
+__kernel __attribute__((reqd_work_group_size(BLUR_R_LX, 1, 1)))
+void blur_rec_link(const int n, const int cols, const int nb, const int border, const int K,
+                   const __global float* restrict prm, const __global blur_t* restrict in, const clf_index in_off,
+                   const clf_index in_pitch, __global blur_t* restrict carry) {
+  const int x = get_global_id(0);
+  if (x >= cols) return;
+  const __global blur_t* col = in + in_off + x;
+  __global blur_t* c = carry + x;
+  const clf_index stride = (clf_index)6 * cols;  // between blocks
+  blur_t s0, s1, s2;
+  rec_left_boundary(prm, col, in_pitch, n, border, K, &s0, &s1, &s2);
+  // Forwards: entering state of block b, then its leaving state A^len * entering + p_b. The
+  // carries of BLUR_R_BATCH blocks are loaded together (they do not depend on the chain).
+  for (int b0 = 0; b0 < nb; b0 += BLUR_R_BATCH) {
+    blur_t p[3 * BLUR_R_BATCH];
+#pragma unroll
+    for (int j = 0; j < BLUR_R_BATCH; ++j)
+      if (b0 + j < nb) {
+        const __global blur_t* cb = c + (b0 + j) * stride;
+        p[3 * j] = cb[0];
+        p[3 * j + 1] = cb[cols];
+        p[3 * j + 2] = cb[2 * cols];
+      }
+#pragma unroll
+    for (int j = 0; j < BLUR_R_BATCH; ++j)
+      if (b0 + j < nb) {
+        const int b = b0 + j;
+        __global blur_t* cb = c + b * stride;
+        cb[0] = s0;
+        cb[cols] = s1;
+        cb[2 * cols] = s2;
+        REC_MAT(prm + (b + 1 < nb ? RP_AL : RP_ALAST), s0, s1, s2, s0, s1, s2);
+        s0 += p[3 * j];
+        s1 += p[3 * j + 1];
+        s2 += p[3 * j + 2];
+      }
+  }
+  blur_t a0, a1, a2;
+  rec_right_boundary(prm, col, in_pitch, n, border, K, s0, s1, s2, &a0, &a1, &a2);
+  // Backwards: leaving state of block b; the state leaving block b - 1 is
+  // A^len * (leaving b) + C(len) * (causal state entering b) + e_b.
+  for (int b0 = nb - 1; b0 >= 0; b0 -= BLUR_R_BATCH) {
+    blur_t e[3 * BLUR_R_BATCH], p[3 * BLUR_R_BATCH];
+#pragma unroll
+    for (int j = 0; j < BLUR_R_BATCH; ++j)
+      if (b0 - j >= 0) {
+        const __global blur_t* cb = c + (b0 - j) * stride;
+        p[3 * j] = cb[0];
+        p[3 * j + 1] = cb[cols];
+        p[3 * j + 2] = cb[2 * cols];
+        e[3 * j] = cb[3 * cols];
+        e[3 * j + 1] = cb[4 * cols];
+        e[3 * j + 2] = cb[5 * cols];
+      }
+#pragma unroll
+    for (int j = 0; j < BLUR_R_BATCH; ++j)
+      if (b0 - j >= 0) {
+        const int b = b0 - j;
+        __global blur_t* cb = c + b * stride;
+        cb[3 * cols] = a0;
+        cb[4 * cols] = a1;
+        cb[5 * cols] = a2;
+        const int last = b == nb - 1;
+        blur_t t0, t1, t2;
+        REC_MAT(prm + (last ? RP_ALAST : RP_AL), a0, a1, a2, a0, a1, a2);
+        REC_MAT(prm + (last ? RP_CLAST : RP_CL), p[3 * j], p[3 * j + 1], p[3 * j + 2], t0, t1, t2);
+        a0 += t0 + e[3 * j];
+        a1 += t1 + e[3 * j + 1];
+        a2 += t2 + e[3 * j + 2];
+      }
+  }
+}
+
+// Stage 3, per (column, block): the filter from the linked states.
+//   BLUR_R_FUSE_T = 0: out(row s + m, column x)      (same layout as in)
+//   BLUR_R_FUSE_T = 1: out(row x, column s + m)      (transposed)
+// in and out may be one buffer only when BLUR_R_FUSE_T = 0 and they describe the same image.
+__kernel __attribute__((reqd_work_group_size(BLUR_R_LX, 1, 1)))
+void blur_rec_apply(const int n, const int cols, const __global float* restrict prm,
+                    const __global blur_t* in, const clf_index in_off, const clf_index in_pitch,
+                    const __global blur_t* restrict carry,
+                    __global blur_t* out, const clf_index out_off, const clf_index out_pitch) {
+  __local blur_t tile[BLUR_R_BLOCK * (BLUR_R_LX + 1)];
+  const int lx = get_local_id(0), x0 = get_group_id(0) * BLUR_R_LX, x = x0 + lx, b = get_global_id(1);
+  const blur_t k1 = (blur_t)prm[RP_K1], g2 = (blur_t)prm[RP_G2], c2 = (blur_t)prm[RP_C2];
+  const int s = b * BLUR_R_BLOCK, len = min(BLUR_R_BLOCK, n - s);
+  if (x < cols) {
+    const __global blur_t* col = in + in_off + x + (clf_index)s * in_pitch;
+    const __global blur_t* cb = carry + (clf_index)b * 6 * cols + x;
+    blur_t s0 = cb[0], s1 = cb[cols], s2 = cb[2 * cols];
+    for (int m0 = 0; m0 < len; m0 += BLUR_R_BATCH) {
+      blur_t v[BLUR_R_BATCH];
+#pragma unroll
+      for (int j = 0; j < BLUR_R_BATCH; ++j) v[j] = m0 + j < len ? col[(clf_index)(m0 + j) * in_pitch] : BLUR_ZERO;
+#pragma unroll
+      for (int j = 0; j < BLUR_R_BATCH; ++j)
+        if (m0 + j < len) {
+          REC_STEP(s0, s1, s2, v[j]);
+          tile[(m0 + j) * (BLUR_R_LX + 1) + lx] = s1;
+        }
+    }
+    s0 = cb[3 * cols];
+    s1 = cb[4 * cols];
+    s2 = cb[5 * cols];
+#if BLUR_R_FUSE_T
+    for (int m = len - 1; m >= 0; --m) {
+      REC_STEP(s0, s1, s2, tile[m * (BLUR_R_LX + 1) + lx]);
+      tile[m * (BLUR_R_LX + 1) + lx] = s1;
+    }
+#else
+    __global blur_t* dst = out + out_off + x + (clf_index)s * out_pitch;
+    for (int m = len - 1; m >= 0; --m) {
+      REC_STEP(s0, s1, s2, tile[m * (BLUR_R_LX + 1) + lx]);
+      dst[(clf_index)m * out_pitch] = s1;
+    }
+#endif
+  }
+#if BLUR_R_FUSE_T
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // Output rows x0 .. x0 + LX - 1, each a run of len pixels starting at column s.
+  for (int idx = lx; idx < BLUR_R_LX * BLUR_R_BLOCK; idx += BLUR_R_LX) {
+    const int c = idx / BLUR_R_BLOCK, m = idx % BLUR_R_BLOCK;
+    if (x0 + c < cols && m < len) out[out_off + (clf_index)(x0 + c) * out_pitch + s + m] = tile[m * (BLUR_R_LX + 1) + c];
+  }
+#endif
+}
+
+#endif  // BLUR_R_BLOCK > 0

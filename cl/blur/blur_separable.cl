@@ -1,0 +1,211 @@
+// Separable Gaussian blur (after blur_common.cl): a row pass then a column pass,
+//
+//   tmp(x, y) = sum_{k=-r..r} w[k + r] * in(x + k, y)      (blur_rows, r = rx)
+//   out(x, y) = sum_{k=-r..r} w[k + r] * tmp(x, y + k)     (blur_cols, r = ry)
+//
+// with w the normalised truncated Gaussian (r = ceil(3 sigma)) in a __constant buffer, so a new
+// sigma never recompiles. Each pass reads its input once from global memory into a local tile
+// with a halo of r pixels each side (loads are border-mapped there, nowhere else) and writes
+// its output once.
+//
+// blur_rows: work-group BLUR_S_ROW_LX x BLUR_S_ROW_LY; one image row per ly. With one channel and
+//   BLUR_S_ROW_VW = 4 each work-item computes 4 consecutive outputs from float4 local reads:
+//   the weights are zero-padded to wp[0 .. 2R+3], R = r rounded up to a multiple of 4, and
+//     out[x0 + 4 lx + j] = sum_m sum_s wp[4m + s] * tile[4 lx + j + 4m + s]
+//   which is 16 FMAs per float4 read of local memory. The launcher passes wp for that case.
+//   Tile row (pixels): [x0 - R, x0 + TX + R + 4), TX = LX * VW.
+//
+// blur_cols: work-group BLUR_S_COL_LX x BLUR_S_COL_LY; work-item (lx, ly) computes column x0 + lx,
+//   rows y0 + ly * WPT + k (k < BLUR_S_COL_WPT) with a sliding window in registers (each local
+//   read feeds WPT FMAs). Tile: (TY + 2r) rows x LX columns, TY = LY * WPT.
+//
+//   rows:   tile ly: |halo R|  x0 .. x0+TX  |halo R+4|      cols:  rows y0-r .. y0+TY+r
+//                                                                   x0 .. x0+LX (coalesced)
+// Local tiles are dynamic (kernel argument), sized by the launcher from r.
+// BLUR_S_LOCAL = 0: no tiles, every tap reads global memory (suits CPUs; the launcher also
+// takes it when a tile does not fit the device's local memory). VW is then 1.
+
+// ---- tuning parameters ----
+#ifndef BLUR_S_ROW_LX
+#define BLUR_S_ROW_LX 64  // row pass work-group width (16, 32, 64, 128, 256)
+#endif
+#ifndef BLUR_S_ROW_LY
+#define BLUR_S_ROW_LY 1  // row pass work-group height = image rows per work-group (1, 2, 4, 8)
+#endif
+#ifndef BLUR_S_ROW_VW
+#define BLUR_S_ROW_VW 1  // consecutive row outputs per work-item, one channel only (1, 4)
+#endif
+#ifndef BLUR_S_COL_LX
+#define BLUR_S_COL_LX 32  // column pass work-group width (16, 32, 64, 128)
+#endif
+#ifndef BLUR_S_COL_LY
+#define BLUR_S_COL_LY 8  // column pass work-group height (1, 2, 4, 8, 16)
+#endif
+#ifndef BLUR_S_COL_WPT
+#define BLUR_S_COL_WPT 4  // consecutive column outputs per work-item (1, 2, 4, 8, 16)
+#endif
+#ifndef BLUR_S_LOCAL
+#define BLUR_S_LOCAL 1  // 1: local tiles with halo; 0: taps read from global memory (0, 1)
+#endif
+
+// ---- derived ----
+#if BLUR_S_LOCAL && BLUR_C == 1 && BLUR_S_ROW_VW == 4
+#define BLUR_S_VEC 1  // float4 sliding row window
+#define BLUR_S_TX (BLUR_S_ROW_LX * 4)
+#else
+#define BLUR_S_VEC 0
+#define BLUR_S_TX BLUR_S_ROW_LX
+#endif
+#define BLUR_S_TY (BLUR_S_COL_LY * BLUR_S_COL_WPT)
+#if BLUR_S_ROW_VW != 1 && BLUR_S_ROW_VW != 4
+#error "BLUR_S_ROW_VW must be 1 or 4"
+#endif
+
+// Row `row` (border-mapped) of column x, for the variant without local memory.
+inline blur_t blur_col_at(const __global blur_t* in, const clf_index pitch, const int x, const int row,
+                          const int height, const int border) {
+  const int sy = blur_index(row, height, border);
+  return sy < 0 ? BLUR_ZERO : in[(clf_index)sy * pitch + x];
+}
+
+__kernel __attribute__((reqd_work_group_size(BLUR_S_ROW_LX, BLUR_S_ROW_LY, 1)))
+void blur_rows(const int width, const int height, const int border, const int r, BLUR_WSPACE float* restrict wts,
+               const __global blur_t* restrict in, const clf_index in_off, const clf_index in_pitch,
+               __global blur_t* restrict out, const clf_index out_off, const clf_index out_pitch,
+               __local float4* restrict tile4) {
+  const int lx = get_local_id(0), ly = get_local_id(1);
+  const int x0 = get_group_id(0) * BLUR_S_TX;
+  const int y = get_group_id(1) * BLUR_S_ROW_LY + ly;
+  in += in_off;
+  out += out_off;
+#if BLUR_S_LOCAL
+#if BLUR_S_VEC
+  const int R = (r + 3) & ~3;
+  const int tw = BLUR_S_TX + 2 * R + 4;  // floats per tile row, a multiple of 4
+#else
+  const int R = r;
+  const int tw = BLUR_S_TX + 2 * R;
+#endif
+  __local blur_t* trow = (__local blur_t*)tile4 + ly * tw;
+  if (y < height) {
+    const __global blur_t* src = in + (clf_index)y * in_pitch;
+    if (x0 - R >= 0 && x0 - R + tw <= width) {
+      for (int c = lx; c < tw; c += BLUR_S_ROW_LX) trow[c] = src[x0 - R + c];
+    } else {
+      for (int c = lx; c < tw; c += BLUR_S_ROW_LX) {
+        const int sx = blur_index(x0 - R + c, width, border);
+        trow[c] = sx < 0 ? BLUR_ZERO : src[sx];
+      }
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (y >= height) return;
+  __global blur_t* dst = out + (clf_index)y * out_pitch;
+#if BLUR_S_VEC
+  const __local float4* t4 = (const __local float4*)trow + lx;
+  BLUR_WSPACE float4* w4 = (BLUR_WSPACE float4*)wts;
+  const int groups = R / 2 + 1;  // weight float4s: wp has 2R + 4 entries
+  // Taps 4m .. 4m+3 of outputs 4lx+j read floats 4(lx+m)+j .. +3 of the pair (a, b) = (t4[m],
+  // t4[m+1]); two steps per iteration let a and b swap roles without moves.
+  float4 a = t4[0], acc = (float4)(0.0f);
+#define BLUR_S_ROW_STEP(A, B, W)                                                    \
+  acc.x = mad(W.x, A.x, mad(W.y, A.y, mad(W.z, A.z, mad(W.w, A.w, acc.x))));        \
+  acc.y = mad(W.x, A.y, mad(W.y, A.z, mad(W.z, A.w, mad(W.w, B.x, acc.y))));        \
+  acc.z = mad(W.x, A.z, mad(W.y, A.w, mad(W.z, B.x, mad(W.w, B.y, acc.z))));        \
+  acc.w = mad(W.x, A.w, mad(W.y, B.x, mad(W.z, B.y, mad(W.w, B.z, acc.w))))
+  int m = 0;
+  for (; m + 1 < groups; m += 2) {
+    const float4 b = t4[m + 1], c = t4[m + 2];
+    const float4 w0 = w4[m], w1 = w4[m + 1];
+    BLUR_S_ROW_STEP(a, b, w0);
+    BLUR_S_ROW_STEP(b, c, w1);
+    a = c;
+  }
+  if (m < groups) {
+    const float4 b = t4[m + 1];
+    const float4 w0 = w4[m];
+    BLUR_S_ROW_STEP(a, b, w0);
+  }
+#undef BLUR_S_ROW_STEP
+  const int xo = x0 + 4 * lx;
+  if (xo + 3 < width) {
+    vstore4(acc, 0, dst + xo);
+  } else {
+    if (xo < width) dst[xo] = acc.x;
+    if (xo + 1 < width) dst[xo + 1] = acc.y;
+    if (xo + 2 < width) dst[xo + 2] = acc.z;
+  }
+#else
+  const int x = x0 + lx;
+  if (x >= width) return;
+  const __local blur_t* t = trow + lx;
+  blur_t acc = BLUR_ZERO;
+  for (int k = 0; k <= 2 * r; ++k) acc = mad((blur_t)wts[k], t[k], acc);
+  dst[x] = acc;
+#endif
+#else  // no local memory
+  (void)tile4;
+  const int x = x0 + lx;
+  if (x >= width || y >= height) return;
+  const __global blur_t* src = in + (clf_index)y * in_pitch;
+  blur_t acc = BLUR_ZERO;
+  if (x - r >= 0 && x + r < width) {
+    for (int k = 0; k <= 2 * r; ++k) acc = mad((blur_t)wts[k], src[x - r + k], acc);
+  } else {
+    for (int k = 0; k <= 2 * r; ++k) {
+      const int sx = blur_index(x - r + k, width, border);
+      if (sx >= 0) acc = mad((blur_t)wts[k], src[sx], acc);
+    }
+  }
+  out[(clf_index)y * out_pitch + x] = acc;
+#endif
+}
+
+__kernel __attribute__((reqd_work_group_size(BLUR_S_COL_LX, BLUR_S_COL_LY, 1)))
+void blur_cols(const int width, const int height, const int border, const int r, BLUR_WSPACE float* restrict wts,
+               const __global blur_t* restrict in, const clf_index in_off, const clf_index in_pitch,
+               __global blur_t* restrict out, const clf_index out_off, const clf_index out_pitch,
+               __local blur_t* restrict tile) {
+  const int lx = get_local_id(0), ly = get_local_id(1);
+  const int x = get_group_id(0) * BLUR_S_COL_LX + lx;
+  const int y0 = get_group_id(1) * BLUR_S_TY;
+  const int base = ly * BLUR_S_COL_WPT;  // first output row of this work-item, relative to y0
+  in += in_off;
+  out += out_off;
+#if BLUR_S_LOCAL
+  const int th = BLUR_S_TY + 2 * r;
+  for (int i = ly; i < th; i += BLUR_S_COL_LY) {
+    const int sy = blur_index(y0 - r + i, height, border);
+    tile[i * BLUR_S_COL_LX + lx] = (x < width && sy >= 0) ? in[(clf_index)sy * in_pitch + x] : BLUR_ZERO;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+#define BLUR_S_COL_AT(i) tile[(i) * BLUR_S_COL_LX + lx]
+#else
+  (void)tile;
+#define BLUR_S_COL_AT(i) blur_col_at(in, in_pitch, x, y0 - r + (i), height, border)
+#endif
+  if (x >= width || y0 + base >= height) return;
+  // Rotating register window: during tap t, win[(t + k) % WPT] holds tile row base + t + k, so
+  // output k adds w[t] * win[(t + k) % WPT]. Taps go in chunks of WPT (t0 a multiple of WPT),
+  // which makes every index a compile-time constant: no register moves, no local arrays.
+  blur_t acc[BLUR_S_COL_WPT], win[BLUR_S_COL_WPT];
+#pragma unroll
+  for (int k = 0; k < BLUR_S_COL_WPT; ++k) acc[k] = BLUR_ZERO;
+#pragma unroll
+  for (int k = 0; k + 1 < BLUR_S_COL_WPT; ++k) win[k] = BLUR_S_COL_AT(base + k);
+  for (int t0 = 0; t0 <= 2 * r; t0 += BLUR_S_COL_WPT) {
+#pragma unroll
+    for (int j = 0; j < BLUR_S_COL_WPT; ++j) {
+      if (t0 + j <= 2 * r) {
+        win[(j + BLUR_S_COL_WPT - 1) % BLUR_S_COL_WPT] = BLUR_S_COL_AT(base + t0 + j + BLUR_S_COL_WPT - 1);
+        const blur_t wt = (blur_t)wts[t0 + j];
+#pragma unroll
+        for (int k = 0; k < BLUR_S_COL_WPT; ++k) acc[k] = mad(wt, win[(j + k) % BLUR_S_COL_WPT], acc[k]);
+      }
+    }
+  }
+#undef BLUR_S_COL_AT
+#pragma unroll
+  for (int k = 0; k < BLUR_S_COL_WPT; ++k)
+    if (y0 + base + k < height) out[(clf_index)(y0 + base + k) * out_pitch + x] = acc[k];
+}

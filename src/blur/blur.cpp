@@ -1,0 +1,739 @@
+// Gaussian blur launcher: argument checks, the tuning spaces of the blur kernels, the choice of
+// method, and the kernel sequence of each method (docs/blur.md has the design).
+#include "clforge/blur.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+#include "blur/blur_plan.hpp"
+#include "clforge/transpose.hpp"
+#include "host/blur.hpp"
+#include "runtime/errors.hpp"
+#include "runtime/program_cache.hpp"
+#include "runtime/util.hpp"
+#include "tuning/spec.hpp"
+
+namespace clforge {
+
+// ---------------------------------------------------------------- names
+
+const char* to_string(BlurBorder b) {
+  switch (b) {
+    case BlurBorder::Clamp: return "clamp";
+    case BlurBorder::Mirror: return "mirror";
+    case BlurBorder::Zero: return "zero";
+  }
+  return "?";
+}
+
+const char* to_string(BlurMethod m) {
+  switch (m) {
+    case BlurMethod::Auto: return "auto";
+    case BlurMethod::Direct: return "direct";
+    case BlurMethod::Separable: return "separable";
+    case BlurMethod::Recursive: return "recursive";
+  }
+  return "?";
+}
+
+const char* to_string(PixelFormat f) {
+  switch (f) {
+    case PixelFormat::R32F: return "R32F";
+    case PixelFormat::RGBA32F: return "RGBA32F";
+    case PixelFormat::RGBA8: return "RGBA8";
+  }
+  return "?";
+}
+
+BlurBorder parse_blur_border(const std::string& text) {
+  const std::string t = detail::to_lower(detail::trim(text));
+  for (BlurBorder b : {BlurBorder::Clamp, BlurBorder::Mirror, BlurBorder::Zero})
+    if (t == to_string(b)) return b;
+  throw InvalidArgument("unknown blur border '" + text + "' (known: clamp, mirror, zero)");
+}
+
+BlurMethod parse_blur_method(const std::string& text) {
+  const std::string t = detail::to_lower(detail::trim(text));
+  for (BlurMethod m : {BlurMethod::Auto, BlurMethod::Direct, BlurMethod::Separable, BlurMethod::Recursive})
+    if (t == to_string(m)) return m;
+  throw InvalidArgument("unknown blur method '" + text + "' (known: auto, direct, separable, recursive)");
+}
+
+std::size_t pixel_bytes(PixelFormat f) { return f == PixelFormat::RGBA32F ? 16 : 4; }
+
+cl::Buffer BlurWorkspace::get(const cl::Context& context, int slot, std::size_t bytes) {
+  if (slot < 0 || slot >= 4) throw InvalidArgument("BlurWorkspace: slot " + std::to_string(slot) + " is not 0..3");
+  if (context() != context_) {
+    for (int i = 0; i < 4; ++i) {
+      buffers_[i] = cl::Buffer();
+      sizes_[i] = 0;
+    }
+    context_ = context();
+  }
+  bytes = std::max<std::size_t>(bytes, 16);
+  if (sizes_[slot] < bytes) {
+    buffers_[slot] = cl::Buffer();  // release first: the old and new buffer need not coexist
+    cl_int st = CL_SUCCESS;
+    buffers_[slot] = cl::Buffer(context, CL_MEM_READ_WRITE, bytes, nullptr, &st);
+    detail::check(st, "clCreateBuffer", "blur workspace of " + std::to_string(bytes) + " bytes");
+    sizes_[slot] = bytes;
+  }
+  return buffers_[slot];
+}
+
+namespace detail {
+namespace {
+
+// Scratch slots: intermediate images, the carry buffer, RGBA8 conversions (float4 copies).
+enum Slot { kTmp = 0, kTmp2 = 1, kCarry = 2, kConv = 3 };
+
+std::vector<int> int_range(int lo, int hi) {
+  std::vector<int> v;
+  for (int i = lo; i <= hi; ++i) v.push_back(i);
+  return v;
+}
+
+std::size_t variant_pixel(const std::string& variant) { return variant == "1" ? 4 : 16; }
+
+}  // namespace
+
+// ---------------------------------------------------------------- tuning spaces
+
+KernelSpec blur_spec() {
+  KernelSpec s;
+  s.name = "blur";
+  s.files = {"blur/blur_convert.cl"};
+  s.database = "db/blur.json";
+  std::vector<int> recursive_sigma = int_range(5, 2000);
+  recursive_sigma.insert(recursive_sigma.begin(), 0);
+  std::vector<int> kpix = {0};
+  for (int v = 1; v <= 65536; v *= 2) kpix.push_back(v);
+  s.params = {
+      {"BLUR_CV_WG", 64, {32, 64, 128, 256}, "RGBA8 conversion kernels: work-group width"},
+      {"BLUR_AUTO_SIGMA_DIRECT", 10, int_range(0, 100),
+       "auto: direct when the larger sigma is at most value/10 (0: never)"},
+      {"BLUR_AUTO_SIGMA_RECURSIVE", 100, recursive_sigma,
+       "auto: recursive when the larger sigma is at least value/10 (0: never)"},
+      {"BLUR_AUTO_RECURSIVE_MIN_KPIX", 256, kpix, "auto: recursive only for images of at least this many Ki pixels"},
+  };
+  s.resources = [](const ParamMap& p, const std::string&) {
+    Resources r;
+    r.local = {static_cast<std::size_t>(p.at("BLUR_CV_WG")), 1, 1};
+    return r;
+  };
+  s.shrink = [](const ParamMap& p, const std::string&) -> std::optional<ParamMap> {
+    ParamMap q = p;
+    if (q["BLUR_CV_WG"] <= 32) return std::nullopt;
+    q["BLUR_CV_WG"] /= 2;
+    return q;
+  };
+  return s;
+}
+
+KernelSpec blur_direct_spec() {
+  KernelSpec s;
+  s.name = "blur_direct";
+  s.files = {"blur/blur_common.cl", "blur/blur_direct.cl"};
+  s.database = "db/blur_direct.json";
+  s.variants = {"1", "4"};
+  s.params = {
+      {"BLUR_D_LX", 16, {8, 16, 32, 64}, "work-group width = output tile width"},
+      {"BLUR_D_LY", 8, {1, 2, 4, 8, 16, 32}, "work-group height"},
+      {"BLUR_D_WPT", 1, {1, 2, 4, 8}, "output rows per work-item"},
+      {"BLUR_D_LOCAL", 1, {0, 1}, "1: halo tile in local memory; 0: taps from global memory"},
+  };
+  s.resources = [](const ParamMap& p, const std::string& variant) {
+    Resources r;
+    r.local = {static_cast<std::size_t>(p.at("BLUR_D_LX")), static_cast<std::size_t>(p.at("BLUR_D_LY")), 1};
+    // The halo adds 2r rows and columns at run time; the launcher checks that part per call.
+    r.local_mem_bytes = p.at("BLUR_D_LOCAL") ? static_cast<std::uint64_t>(p.at("BLUR_D_LX")) * p.at("BLUR_D_LY") *
+                                                   p.at("BLUR_D_WPT") * variant_pixel(variant)
+                                             : 0;
+    return r;
+  };
+  s.shrink = [](const ParamMap& p, const std::string&) -> std::optional<ParamMap> {
+    ParamMap q = p;
+    if (q["BLUR_D_LY"] > 1) q["BLUR_D_LY"] /= 2;
+    else if (q["BLUR_D_LX"] > 8) q["BLUR_D_LX"] /= 2;
+    else return std::nullopt;
+    return q;
+  };
+  return s;
+}
+
+KernelSpec blur_separable_spec() {
+  KernelSpec s;
+  s.name = "blur_separable";
+  s.files = {"blur/blur_common.cl", "blur/blur_separable.cl"};
+  s.database = "db/blur_separable.json";
+  s.variants = {"1", "4"};
+  s.params = {
+      {"BLUR_S_ROW_LX", 64, {16, 32, 64, 128, 256}, "row pass: work-group width"},
+      {"BLUR_S_ROW_LY", 1, {1, 2, 4, 8}, "row pass: image rows per work-group"},
+      {"BLUR_S_ROW_VW", 1, {1, 4}, "row pass: consecutive outputs per work-item (one channel, local tiles)"},
+      {"BLUR_S_COL_LX", 32, {16, 32, 64, 128}, "column pass: work-group width"},
+      {"BLUR_S_COL_LY", 8, {1, 2, 4, 8, 16}, "column pass: work-group height"},
+      {"BLUR_S_COL_WPT", 4, {1, 2, 4, 8, 16}, "column pass: consecutive outputs per work-item"},
+      {"BLUR_S_LOCAL", 1, {0, 1}, "1: halo tiles in local memory; 0: taps from global memory"},
+  };
+  // The larger of the two work-groups, and the tiles without their sigma-dependent halo.
+  s.resources = [](const ParamMap& p, const std::string& variant) {
+    Resources r;
+    const std::size_t rl = p.at("BLUR_S_ROW_LX") * p.at("BLUR_S_ROW_LY"),
+                      cl = p.at("BLUR_S_COL_LX") * p.at("BLUR_S_COL_LY");
+    if (rl >= cl) r.local = {static_cast<std::size_t>(p.at("BLUR_S_ROW_LX")), static_cast<std::size_t>(p.at("BLUR_S_ROW_LY")), 1};
+    else r.local = {static_cast<std::size_t>(p.at("BLUR_S_COL_LX")), static_cast<std::size_t>(p.at("BLUR_S_COL_LY")), 1};
+    const std::uint64_t row = static_cast<std::uint64_t>(rl) * p.at("BLUR_S_ROW_VW"),
+                        col = static_cast<std::uint64_t>(cl) * p.at("BLUR_S_COL_WPT");
+    r.local_mem_bytes = p.at("BLUR_S_LOCAL") ? std::max(row, col) * variant_pixel(variant) : 0;
+    return r;
+  };
+  s.shrink = [](const ParamMap& p, const std::string&) -> std::optional<ParamMap> {
+    ParamMap q = p;
+    const int rl = q["BLUR_S_ROW_LX"] * q["BLUR_S_ROW_LY"], cl = q["BLUR_S_COL_LX"] * q["BLUR_S_COL_LY"];
+    if (rl >= cl) {
+      if (q["BLUR_S_ROW_LY"] > 1) q["BLUR_S_ROW_LY"] /= 2;
+      else if (q["BLUR_S_ROW_LX"] > 16) q["BLUR_S_ROW_LX"] /= 2;
+      else return std::nullopt;
+    } else {
+      if (q["BLUR_S_COL_LY"] > 1) q["BLUR_S_COL_LY"] /= 2;
+      else if (q["BLUR_S_COL_LX"] > 16) q["BLUR_S_COL_LX"] /= 2;
+      else return std::nullopt;
+    }
+    return q;
+  };
+  return s;
+}
+
+KernelSpec blur_recursive_spec() {
+  KernelSpec s;
+  s.name = "blur_recursive";
+  s.files = {"blur/blur_common.cl", "blur/blur_recursive.cl"};
+  s.database = "db/blur_recursive.json";
+  s.variants = {"1", "4"};
+  std::vector<int> narrow = {0};
+  for (int v = 64; v <= (1 << 20); v *= 2) narrow.push_back(v);
+  narrow.push_back(1 << 30);
+  s.params = {
+      {"BLUR_R_LX", 32, {16, 32, 64, 128, 256}, "columns per work-group"},
+      {"BLUR_R_BLOCK", 64, {0, 16, 32, 64, 128, 256}, "rows per block when columns are split; 0: never split"},
+      {"BLUR_R_NARROW", 1 << 30, narrow,
+       "split columns into blocks when the pass has fewer columns than this (0: never, 2^30: always)"},
+      {"BLUR_R_FUSE_T", 0, {0, 1}, "1: blocked passes write their output transposed (no separate transpose)"},
+      {"BLUR_R_BATCH", 8, {1, 2, 4, 8, 16}, "global loads issued together ahead of the recursion"},
+  };
+  s.check = [](const ParamMap& p, const std::string&) -> std::string {
+    if (p.at("BLUR_R_FUSE_T") && p.at("BLUR_R_BLOCK") == 0) return "BLUR_R_FUSE_T=1 needs BLUR_R_BLOCK > 0";
+    return {};
+  };
+  s.resources = [](const ParamMap& p, const std::string& variant) {
+    Resources r;
+    r.local = {static_cast<std::size_t>(p.at("BLUR_R_LX")), 1, 1};
+    r.local_mem_bytes = static_cast<std::uint64_t>(p.at("BLUR_R_BLOCK")) * (p.at("BLUR_R_LX") + 1) * variant_pixel(variant);
+    return r;
+  };
+  s.shrink = [](const ParamMap& p, const std::string&) -> std::optional<ParamMap> {
+    ParamMap q = p;
+    if (q["BLUR_R_BLOCK"] > 16) q["BLUR_R_BLOCK"] /= 2;
+    else if (q["BLUR_R_LX"] > 16) q["BLUR_R_LX"] /= 2;
+    else return std::nullopt;
+    return q;
+  };
+  return s;
+}
+
+// ---------------------------------------------------------------- planning
+
+namespace {
+
+const char* const kBlurKernels[] = {"blur", "blur_direct", "blur_separable", "blur_recursive"};
+
+// The overrides that belong to one blur kernel; names known to none of them are errors.
+Tuning sub_tuning(const Tuning& t, const char* kernel) {
+  Tuning s;
+  s.user_database = t.user_database;
+  const KernelSpec& spec = kernel_spec(kernel);
+  for (const auto& [name, value] : t.overrides)
+    if (spec.find(name) != nullptr) s.overrides[name] = value;
+  return s;
+}
+
+// Every override must belong to one of the blur kernels and be legal there, whichever
+// kernels this call ends up using.
+void check_overrides(const Tuning& t) {
+  for (const auto& [name, value] : t.overrides) {
+    const ParamInfo* p = nullptr;
+    const char* owner = nullptr;
+    for (const char* k : kBlurKernels)
+      if (p == nullptr && (p = kernel_spec(k).find(name)) != nullptr) owner = k;
+    if (p == nullptr)
+      throw InvalidArgument("gaussian_blur: unknown parameter '" + name +
+                            "' (blur parameters start with BLUR_; see `clforge params blur_separable` etc.)");
+    if (std::find(p->legal.begin(), p->legal.end(), value) == p->legal.end())
+      throw InvalidArgument("gaussian_blur: parameter " + name + "=" + std::to_string(value) +
+                            " is not legal for kernel " + owner);
+  }
+}
+
+// Everything one call needs, resolved once.
+struct Resolved {
+  BlurPlan plan;
+  std::size_t channels = 1;  // of the float kernels (4 for RGBA8)
+  Configuration blur, direct, separable, recursive;
+  int rx = 0, ry = 0;
+  bool row_local = true, col_local = true;
+};
+
+std::uint64_t direct_tile_bytes(const Configuration& c, int rx, int ry, std::size_t px) {
+  return static_cast<std::uint64_t>(c.at("BLUR_D_LX") + 2 * rx) *
+         (static_cast<std::uint64_t>(c.at("BLUR_D_LY")) * c.at("BLUR_D_WPT") + 2 * ry) * px;
+}
+
+bool separable_row_vec(const Configuration& c, std::size_t channels, bool local) {
+  return local && channels == 1 && c.at("BLUR_S_ROW_VW") == 4;
+}
+
+std::uint64_t row_tile_bytes(const Configuration& c, int r, std::size_t channels, bool vec) {
+  const std::uint64_t lx = c.at("BLUR_S_ROW_LX"), ly = c.at("BLUR_S_ROW_LY");
+  const std::uint64_t R = vec ? (r + 3) / 4 * 4 : r;
+  const std::uint64_t tw = vec ? lx * 4 + 2 * R + 4 : lx + 2 * R;
+  return tw * ly * channels * 4;
+}
+
+std::uint64_t col_tile_bytes(const Configuration& c, int r, std::size_t channels) {
+  return (static_cast<std::uint64_t>(c.at("BLUR_S_COL_LY")) * c.at("BLUR_S_COL_WPT") + 2 * r) * c.at("BLUR_S_COL_LX") *
+         channels * 4;
+}
+
+BlurMethod auto_method(const Configuration& blur, std::size_t width, std::size_t height, double sx, double sy) {
+  const double smax = std::max(sx, sy), smin = std::min(sx, sy);
+  const int rec = blur.at("BLUR_AUTO_SIGMA_RECURSIVE"), dir = blur.at("BLUR_AUTO_SIGMA_DIRECT");
+  const double pixels = static_cast<double>(width) * height;
+  if (rec > 0 && smax * 10 >= rec - 1e-9 && smin >= 0.5 && pixels >= 1024.0 * blur.at("BLUR_AUTO_RECURSIVE_MIN_KPIX"))
+    return BlurMethod::Recursive;
+  if (dir > 0 && smax * 10 <= dir + 1e-9) return BlurMethod::Direct;
+  return BlurMethod::Separable;
+}
+
+Resolved resolve(const DeviceInfo& dev, std::size_t width, std::size_t height, PixelFormat format,
+                 const BlurOptions& o, const Tuning& tuning) {
+  check_overrides(tuning);
+  Resolved r;
+  r.channels = format == PixelFormat::R32F ? 1 : 4;
+  const std::string variant = std::to_string(r.channels);
+  const std::size_t px = r.channels * 4;  // bytes per float pixel
+  r.blur = resolve_configuration("blur", "*", dev, sub_tuning(tuning, "blur"));
+  BlurMethod m = o.method;
+  if (m == BlurMethod::Auto) m = auto_method(r.blur, width, height, o.sigma_x, o.sigma_y);
+  r.plan.method = m;
+  double bytes = 0;
+  if (m == BlurMethod::Direct) {
+    r.direct = resolve_configuration("blur_direct", variant, dev, sub_tuning(tuning, "blur_direct"));
+    r.rx = host::gaussian_radius(o.sigma_x);
+    r.ry = host::gaussian_radius(o.sigma_y);
+    r.row_local = r.col_local =
+        r.direct.at("BLUR_D_LOCAL") && direct_tile_bytes(r.direct, r.rx, r.ry, px) <= dev.local_mem_size;
+    r.plan.local_tiles = r.row_local;
+    bytes = 2.0 * px;
+  } else if (m == BlurMethod::Separable) {
+    r.separable = resolve_configuration("blur_separable", variant, dev, sub_tuning(tuning, "blur_separable"));
+    r.rx = host::gaussian_radius(o.sigma_x);
+    r.ry = host::gaussian_radius(o.sigma_y);
+    const bool local = r.separable.at("BLUR_S_LOCAL") != 0;
+    r.row_local = local && row_tile_bytes(r.separable, r.rx, r.channels, separable_row_vec(r.separable, r.channels, true)) <=
+                               dev.local_mem_size;
+    r.col_local = local && col_tile_bytes(r.separable, r.ry, r.channels) <= dev.local_mem_size;
+    r.plan.local_tiles = r.row_local && r.col_local;
+    bytes = 4.0 * px;
+  } else {
+    r.recursive = resolve_configuration("blur_recursive", variant, dev, sub_tuning(tuning, "blur_recursive"));
+    const int block = r.recursive.at("BLUR_R_BLOCK"), narrow = r.recursive.at("BLUR_R_NARROW");
+    const bool fuse = r.recursive.at("BLUR_R_FUSE_T") != 0;
+    r.plan.blocked_y = block > 0 && width < static_cast<std::size_t>(narrow);
+    r.plan.blocked_x = block > 0 && height < static_cast<std::size_t>(narrow);
+    r.plan.fused_y = r.plan.blocked_y && fuse;
+    r.plan.fused_x = r.plan.blocked_x && fuse;
+    for (bool blocked : {r.plan.blocked_y, r.plan.blocked_x}) bytes += (blocked ? 3.0 : 4.0) * px;
+    for (bool fused : {r.plan.fused_y, r.plan.fused_x}) bytes += fused ? 0.0 : 2.0 * px;
+  }
+  if (format == PixelFormat::RGBA8) bytes += 2.0 * (4 + 16);  // u8 -> f32 and back
+  r.plan.bytes_per_pixel = bytes;
+  return r;
+}
+
+// ---------------------------------------------------------------- launching
+
+// Kernel arguments in order, with element indices as int or long to match CLF_LONG_INDEX.
+class Args {
+ public:
+  Args(cl::Kernel& k, bool long_index) : k_(k), long_(long_index) {}
+  Args& buf(const cl::Buffer& b) { return set(b); }
+  Args& i32(long v) { return set(static_cast<cl_int>(v)); }
+  Args& idx(std::size_t v) { return long_ ? set(static_cast<cl_long>(v)) : set(static_cast<cl_int>(v)); }
+  Args& local(std::size_t bytes) { return set(cl::Local(std::max<std::size_t>(bytes, 16))); }
+
+ private:
+  template <typename T>
+  Args& set(const T& v) {
+    const cl_int st = k_.setArg(i_, v);
+    if (st != CL_SUCCESS) throw OpenCLError(st, "clSetKernelArg", "argument " + std::to_string(i_));
+    ++i_;
+    return *this;
+  }
+  cl::Kernel& k_;
+  bool long_;
+  cl_uint i_ = 0;
+};
+
+// Enqueues in order, each command waiting for the previous one (correct on out-of-order queues).
+class Chain {
+ public:
+  Chain(cl::CommandQueue& q, const EventList& waits) : q_(q), waits_(waits) {}
+  void kernel(const cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local) {
+    cl::Event e;
+    launch(q_, k, global, local, &waits_, &e);
+    waits_.assign(1, e);
+  }
+  void transpose(std::size_t rows, std::size_t cols, std::size_t elem, const MatrixRef& in, const MatrixRef& out,
+                 bool user_database) {
+    cl::Event e;
+    clforge::transpose(q_, rows, cols, elem, in, out, waits_, &e, Tuning{{}, user_database});
+    waits_.assign(1, e);
+  }
+  cl::Event last() const { return waits_.empty() ? cl::Event() : waits_.front(); }
+
+ private:
+  cl::CommandQueue& q_;
+  EventList waits_;
+};
+
+struct Img {
+  cl::Buffer buffer;
+  std::size_t offset, pitch;
+};
+
+// One call in flight.
+struct Call {
+  cl::CommandQueue& queue;
+  QueueContext qc;
+  std::size_t width, height;
+  const BlurOptions& opt;
+  const Tuning& tuning;
+  const Resolved& res;
+  Chain chain;
+  bool long_index;
+  int border;
+  // Weights beyond the 64 KiB of __constant memory every device guarantees go to __global.
+  std::string defines(std::size_t weight_floats = 0) const {
+    return "-DBLUR_C=" + std::to_string(res.channels) + (long_index ? " -DCLF_LONG_INDEX=1" : "") +
+           (weight_floats * sizeof(float) > 65536 ? " -DBLUR_WEIGHTS_GLOBAL=1" : "");
+  }
+  std::size_t px() const { return res.channels * 4; }
+  cl::Buffer scratch(int slot, std::size_t bytes, const char* what) const {
+    if (opt.workspace != nullptr) return opt.workspace->get(qc.context, slot, bytes);
+    cl_int st = CL_SUCCESS;
+    cl::Buffer b(qc.context, CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 16), nullptr, &st);
+    check(st, "clCreateBuffer", std::string("blur ") + what + " of " + std::to_string(bytes) + " bytes");
+    return b;
+  }
+  cl::Buffer constants(const std::vector<float>& v, const char* what) const {
+    cl_int st = CL_SUCCESS;
+    std::vector<float> data = v;
+    if (data.empty()) data.push_back(0.0f);
+    cl::Buffer b(qc.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, data.size() * sizeof(float), data.data(), &st);
+    check(st, "clCreateBuffer", std::string("blur ") + what);
+    return b;
+  }
+};
+
+// A configuration without the values that only the host reads (they must not split the cache).
+Configuration program_config(const Configuration& cfg, std::initializer_list<const char*> drop) {
+  Configuration c = cfg;
+  for (const char* d : drop) c.values.erase(d);
+  return c;
+}
+
+std::vector<float> to_float(const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); }
+
+void run_direct(Call& c, const Img& in, const Img& out) {
+  const Resolved& r = c.res;
+  Configuration cfg = r.direct;
+  cfg.values["BLUR_D_LOCAL"] = r.row_local ? 1 : 0;
+  std::vector<float> w = to_float(host::gaussian_weights(c.opt.sigma_x));
+  const std::vector<float> gy = to_float(host::gaussian_weights(c.opt.sigma_y));
+  w.insert(w.end(), gy.begin(), gy.end());
+  const cl::Buffer wbuf = c.constants(w, "direct weights");
+  const cl::Program prog = get_program(c.qc, kernel_spec("blur_direct"), cfg, c.defines(w.size()));
+  cl::Kernel k = get_kernel(prog, "blur_direct");
+  const std::size_t lx = cfg.at("BLUR_D_LX"), ly = cfg.at("BLUR_D_LY"), ty = ly * cfg.at("BLUR_D_WPT");
+  Args(k, c.long_index)
+      .i32(c.width).i32(c.height).i32(c.border).i32(r.rx).i32(r.ry).buf(wbuf)
+      .buf(in.buffer).idx(in.offset).idx(in.pitch).buf(out.buffer).idx(out.offset).idx(out.pitch)
+      .local(r.row_local ? direct_tile_bytes(cfg, r.rx, r.ry, c.px()) : 16);
+  c.chain.kernel(k, cl::NDRange(round_up(c.width, lx), ceil_div(c.height, ty) * ly), cl::NDRange(lx, ly));
+}
+
+void run_separable(Call& c, const Img& in, const Img& out) {
+  const Resolved& r = c.res;
+  const cl::Buffer tmp = c.scratch(kTmp, c.width * c.height * c.px(), "intermediate image");
+  // Row pass.
+  {
+    Configuration cfg = r.separable;
+    cfg.values["BLUR_S_LOCAL"] = r.row_local ? 1 : 0;
+    const bool vec = separable_row_vec(cfg, r.channels, r.row_local);
+    const std::vector<double> g = host::gaussian_weights(c.opt.sigma_x);
+    std::vector<float> w;
+    if (vec) {  // zero-padded to 2R + 4 taps, R = rx rounded up to a multiple of 4
+      const int R = (r.rx + 3) / 4 * 4;
+      w.assign(2 * R + 4, 0.0f);
+      for (int k = 0; k <= 2 * r.rx; ++k) w[R - r.rx + k] = static_cast<float>(g[k]);
+    } else {
+      w = to_float(g);
+    }
+    const cl::Buffer wbuf = c.constants(w, "row weights");
+    const cl::Program prog = get_program(c.qc, kernel_spec("blur_separable"), cfg, c.defines(w.size()));
+    cl::Kernel k = get_kernel(prog, "blur_rows");
+    const std::size_t lx = cfg.at("BLUR_S_ROW_LX"), ly = cfg.at("BLUR_S_ROW_LY"), tx = lx * (vec ? 4 : 1);
+    Args(k, c.long_index)
+        .i32(c.width).i32(c.height).i32(c.border).i32(r.rx).buf(wbuf)
+        .buf(in.buffer).idx(in.offset).idx(in.pitch).buf(tmp).idx(0).idx(c.width)
+        .local(r.row_local ? row_tile_bytes(cfg, r.rx, r.channels, vec) : 16);
+    c.chain.kernel(k, cl::NDRange(ceil_div(c.width, tx) * lx, round_up(c.height, ly)), cl::NDRange(lx, ly));
+  }
+  // Column pass.
+  {
+    Configuration cfg = r.separable;
+    cfg.values["BLUR_S_LOCAL"] = r.col_local ? 1 : 0;
+    const std::vector<float> w = to_float(host::gaussian_weights(c.opt.sigma_y));
+    const cl::Buffer wbuf = c.constants(w, "column weights");
+    const cl::Program prog = get_program(c.qc, kernel_spec("blur_separable"), cfg, c.defines(w.size()));
+    cl::Kernel k = get_kernel(prog, "blur_cols");
+    const std::size_t lx = cfg.at("BLUR_S_COL_LX"), ly = cfg.at("BLUR_S_COL_LY"), ty = ly * cfg.at("BLUR_S_COL_WPT");
+    Args(k, c.long_index)
+        .i32(c.width).i32(c.height).i32(c.border).i32(r.ry).buf(wbuf)
+        .buf(tmp).idx(0).idx(c.width).buf(out.buffer).idx(out.offset).idx(out.pitch)
+        .local(r.col_local ? col_tile_bytes(cfg, r.ry, r.channels) : 16);
+    c.chain.kernel(k, cl::NDRange(round_up(c.width, lx), ceil_div(c.height, ty) * ly), cl::NDRange(lx, ly));
+  }
+}
+
+// The parameter buffer of one recursive pass (layout in cl/blur/blur_recursive.cl).
+std::vector<float> recursive_parameters(const host::RecursiveGaussian& g, int K, int L, int last) {
+  const int G = std::max(L, K);
+  std::vector<float> p(58 + 3 * static_cast<std::size_t>(G), 0.0f);
+  p[0] = static_cast<float>(g.k1);
+  p[1] = static_cast<float>(g.g2);
+  p[2] = static_cast<float>(g.c2);
+  auto put = [&](std::size_t at, const host::Mat3& m) {
+    for (int i = 0; i < 9; ++i) p[at + i] = static_cast<float>(m[i]);
+  };
+  put(4, host::recursive_boundary(g));
+  put(13, host::recursive_transition(g, K));
+  if (L > 0) {
+    put(22, host::recursive_transition(g, L));
+    put(31, host::recursive_transition(g, last));
+    put(40, host::recursive_cross(g, L));
+    put(49, host::recursive_cross(g, last));
+  }
+  const std::vector<double> t = host::recursive_impulse_table(g, G);
+  for (std::size_t i = 0; i < t.size(); ++i) p[58 + i] = static_cast<float>(t[i]);
+  return p;
+}
+
+// One vertical recursive pass over n rows x cols columns of `in`; writes `out` in the same
+// layout, or transposed when `fused` (a blocked pass only).
+void recursive_pass(Call& c, const cl::Program& prog, std::size_t n, std::size_t cols, double sigma, const Img& in,
+                    const Img& out, bool blocked, bool fused, const cl::Buffer& carry) {
+  const host::RecursiveGaussian g = host::recursive_gaussian(sigma);
+  const int K = host::recursive_margin(sigma, c.opt.border);
+  const std::size_t lx = c.res.recursive.at("BLUR_R_LX");
+  if (!blocked) {
+    const cl::Buffer prm = c.constants(recursive_parameters(g, K, 0, 0), "recursive parameters");
+    cl::Kernel k = get_kernel(prog, "blur_rec_cols");
+    Args(k, c.long_index)
+        .i32(n).i32(cols).i32(c.border).i32(K).buf(prm)
+        .buf(in.buffer).idx(in.offset).idx(in.pitch).buf(out.buffer).idx(out.offset).idx(out.pitch);
+    c.chain.kernel(k, cl::NDRange(round_up(cols, lx)), cl::NDRange(lx));
+    return;
+  }
+  (void)fused;  // the program was built with BLUR_R_FUSE_T matching `fused`
+  const int L = c.res.recursive.at("BLUR_R_BLOCK");
+  const std::size_t nb = ceil_div(n, L);
+  const int last = static_cast<int>(n - (nb - 1) * L);
+  const cl::Buffer prm = c.constants(recursive_parameters(g, K, L, last), "recursive parameters");
+  cl::Kernel carry_k = get_kernel(prog, "blur_rec_carry");
+  Args(carry_k, c.long_index).i32(n).i32(cols).buf(prm).buf(in.buffer).idx(in.offset).idx(in.pitch).buf(carry);
+  c.chain.kernel(carry_k, cl::NDRange(round_up(cols, lx), nb), cl::NDRange(lx, 1));
+  cl::Kernel link = get_kernel(prog, "blur_rec_link");
+  Args(link, c.long_index)
+      .i32(n).i32(cols).i32(nb).i32(c.border).i32(K).buf(prm).buf(in.buffer).idx(in.offset).idx(in.pitch).buf(carry);
+  c.chain.kernel(link, cl::NDRange(round_up(cols, lx)), cl::NDRange(lx));
+  cl::Kernel apply = get_kernel(prog, "blur_rec_apply");
+  Args(apply, c.long_index)
+      .i32(n).i32(cols).buf(prm).buf(in.buffer).idx(in.offset).idx(in.pitch).buf(carry)
+      .buf(out.buffer).idx(out.offset).idx(out.pitch);
+  c.chain.kernel(apply, cl::NDRange(round_up(cols, lx), nb), cl::NDRange(lx, 1));
+}
+
+void run_recursive(Call& c, const Img& in, const Img& out) {
+  const Resolved& r = c.res;
+  const BlurPlan& p = r.plan;
+  const std::size_t W = c.width, H = c.height, px = c.px();
+  const int L = r.recursive.at("BLUR_R_BLOCK");
+  auto program = [&](bool fused) {
+    Configuration cfg = program_config(r.recursive, {"BLUR_R_NARROW"});
+    cfg.values["BLUR_R_FUSE_T"] = fused ? 1 : 0;
+    return get_program(c.qc, kernel_spec("blur_recursive"), cfg, c.defines());
+  };
+  std::size_t carry_pixels = 1;
+  if (p.blocked_y) carry_pixels = std::max(carry_pixels, ceil_div(H, L) * 6 * W);
+  if (p.blocked_x) carry_pixels = std::max(carry_pixels, ceil_div(W, L) * 6 * H);
+  const cl::Buffer carry = (p.blocked_y || p.blocked_x) ? c.scratch(kCarry, carry_pixels * px, "carry buffer") : c.scratch(kCarry, 16, "carry buffer");
+  const cl::Buffer tmp = c.scratch(kTmp, W * H * px, "intermediate image");  // W x H (transposed)
+  const Img t{tmp, 0, H};
+  // Vertical pass (sigma_y), ending transposed in tmp.
+  if (p.fused_y) {
+    recursive_pass(c, program(true), H, W, c.opt.sigma_y, in, t, true, true, carry);
+  } else {
+    recursive_pass(c, program(false), H, W, c.opt.sigma_y, in, out, p.blocked_y, false, carry);
+    c.chain.transpose(H, W, px, {out.buffer, out.offset, out.pitch}, {tmp, 0, H}, c.tuning.user_database);
+  }
+  // Horizontal pass (sigma_x) as a vertical pass of the transposed image, transposed back.
+  if (p.fused_x) {
+    recursive_pass(c, program(true), W, H, c.opt.sigma_x, t, out, true, true, carry);
+  } else {
+    const cl::Buffer tmp2 = c.scratch(kTmp2, W * H * px, "second intermediate image");
+    recursive_pass(c, program(false), W, H, c.opt.sigma_x, t, Img{tmp2, 0, H}, p.blocked_x, false, carry);
+    c.chain.transpose(W, H, px, {tmp2, 0, H}, {out.buffer, out.offset, out.pitch}, c.tuning.user_database);
+  }
+}
+
+void run_method(Call& c, const Img& in, const Img& out) {
+  switch (c.res.plan.method) {
+    case BlurMethod::Direct: run_direct(c, in, out); break;
+    case BlurMethod::Separable: run_separable(c, in, out); break;
+    default: run_recursive(c, in, out); break;
+  }
+}
+
+void check_sigma(const char* R, const char* name, double s, BlurMethod m) {
+  require(std::isfinite(s) && s > 0 && s <= 4096, R,
+          std::string(name) + " must be in (0, 4096] (got " + std::to_string(s) + ")");
+  require(m != BlurMethod::Recursive || s >= 0.5, R,
+          std::string(name) + " = " + std::to_string(s) + " is below 0.5, the smallest sigma of the recursive method");
+}
+
+}  // namespace
+
+BlurPlan plan_blur(const DeviceInfo& device, std::size_t width, std::size_t height, PixelFormat format,
+                   const BlurOptions& options, const Tuning& tuning) {
+  return resolve(device, width, height, format, options, tuning).plan;
+}
+
+std::string BlurPlan::describe() const {
+  std::string s = to_string(method);
+  if (method == BlurMethod::Recursive) {
+    auto pass = [](bool blocked, bool fused) {
+      return std::string(blocked ? "blocked" : "whole columns") + (fused ? "+fused transpose" : "+transpose");
+    };
+    s += " (vertical: " + pass(blocked_y, fused_y) + ", horizontal: " + pass(blocked_x, fused_x) + ")";
+  } else if (!local_tiles) {
+    s += " (global-memory taps)";
+  }
+  return s;
+}
+
+}  // namespace detail
+
+BlurMethod gaussian_blur(cl::CommandQueue& queue, std::size_t width, std::size_t height, PixelFormat format,
+                         const ImageRef& in, const ImageRef& out, const BlurOptions& options,
+                         const EventList& wait_list, cl::Event* event, const Tuning& tuning) {
+  using namespace detail;
+  const char* R = "gaussian_blur";
+  require(width >= 1 && height >= 1, R,
+          "width and height must be at least 1 (got " + std::to_string(width) + " x " + std::to_string(height) + ")");
+  require(width <= (1u << 30) && height <= (1u << 30), R, "width and height must be at most 2^30");
+  require(format == PixelFormat::R32F || format == PixelFormat::RGBA32F || format == PixelFormat::RGBA8, R,
+          "unknown pixel format");
+  check_sigma(R, "sigma_x", options.sigma_x, options.method);
+  check_sigma(R, "sigma_y", options.sigma_y, options.method);
+  require(options.border == BlurBorder::Clamp || options.border == BlurBorder::Mirror ||
+              options.border == BlurBorder::Zero, R, "unknown border mode");
+  require(in.pitch >= width, R,
+          "in.pitch (" + std::to_string(in.pitch) + ") is smaller than the width (" + std::to_string(width) + ")");
+  require(out.pitch >= width, R,
+          "out.pitch (" + std::to_string(out.pitch) + ") is smaller than the width (" + std::to_string(width) + ")");
+  const std::size_t pb = pixel_bytes(format);
+  const std::size_t in_span = span_elems(height, width, in.pitch), out_span = span_elems(height, width, out.pitch);
+  require_matrix(R, "in", MatrixRef{in.buffer, in.offset, in.pitch}, in_span, pb);
+  require_matrix(R, "out", MatrixRef{out.buffer, out.offset, out.pitch}, out_span, pb);
+  require(in.buffer() != out.buffer(), R, "in and out must be different buffers (the blur is out-of-place)");
+
+  const QueueContext qc = queue_context_of(queue);
+  const Resolved res = resolve(*qc.info, width, height, format, options, tuning);
+  check_sigma(R, "sigma_x", options.sigma_x, res.plan.method);
+  check_sigma(R, "sigma_y", options.sigma_y, res.plan.method);
+  const std::size_t pixels = width * height;
+  const std::size_t biggest = std::max({in.offset + in_span, out.offset + out_span, 6 * pixels + 6 * (width + height)});
+  const bool long_index = biggest > static_cast<std::size_t>(INT_MAX);
+  const int border = options.border == BlurBorder::Clamp ? 0 : options.border == BlurBorder::Mirror ? 1 : 2;
+  Call c{queue, qc, width, height, options, tuning, res, Chain(queue, wait_list), long_index, border};
+
+  if (format == PixelFormat::RGBA8) {
+    const cl::Buffer conv = c.scratch(kConv, 2 * pixels * 16, "float4 copies of the RGBA8 image");
+    const Img a{conv, 0, width}, b{conv, pixels, width};
+    const Configuration cv = program_config(res.blur, {"BLUR_AUTO_SIGMA_DIRECT", "BLUR_AUTO_SIGMA_RECURSIVE",
+                                                       "BLUR_AUTO_RECURSIVE_MIN_KPIX"});
+    const cl::Program prog = get_program(qc, kernel_spec("blur"), cv, long_index ? "-DCLF_LONG_INDEX=1" : "");
+    const std::size_t wg = cv.at("BLUR_CV_WG");
+    const cl::NDRange global(round_up(width, wg), height), local(wg, 1);
+    cl::Kernel to_f = get_kernel(prog, "blur_u8_to_f32");
+    Args(to_f, long_index).i32(width).i32(height).buf(in.buffer).idx(in.offset).idx(in.pitch)
+        .buf(a.buffer).idx(a.offset).idx(a.pitch);
+    c.chain.kernel(to_f, global, local);
+    run_method(c, a, b);
+    cl::Kernel to_u = get_kernel(prog, "blur_f32_to_u8");
+    Args(to_u, long_index).i32(width).i32(height).buf(b.buffer).idx(b.offset).idx(b.pitch)
+        .buf(out.buffer).idx(out.offset).idx(out.pitch);
+    c.chain.kernel(to_u, global, local);
+  } else {
+    run_method(c, Img{in.buffer, in.offset, in.pitch}, Img{out.buffer, out.offset, out.pitch});
+  }
+  if (event != nullptr) *event = c.chain.last();
+  return res.plan.method;
+}
+
+BlurMethod resolve_blur_method(const cl::CommandQueue& queue, std::size_t width, std::size_t height,
+                               PixelFormat format, double sigma_x, double sigma_y, const Tuning& tuning) {
+  BlurOptions o;
+  o.sigma_x = sigma_x;
+  o.sigma_y = sigma_y;
+  return detail::plan_blur(*detail::queue_context_of(queue).info, width, height, format, o, tuning).method;
+}
+
+std::vector<float> gaussian_blur(cl::CommandQueue& queue, std::size_t width, std::size_t height, std::size_t channels,
+                                 const std::vector<float>& in, const BlurOptions& options, const Tuning& tuning) {
+  using namespace detail;
+  require(channels == 1 || channels == 4, "gaussian_blur", "channels must be 1 or 4 (got " + std::to_string(channels) + ")");
+  require(in.size() == width * height * channels, "gaussian_blur",
+          "host vector holds " + std::to_string(in.size()) + " floats, width*height*channels is " +
+              std::to_string(width * height * channels));
+  require(width >= 1 && height >= 1, "gaussian_blur", "width and height must be at least 1");
+  const cl::Context ctx = queue_context(queue);
+  const std::size_t bytes = in.size() * sizeof(float);
+  cl_int st = CL_SUCCESS;
+  cl::Buffer bin(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, const_cast<float*>(in.data()), &st);
+  check(st, "clCreateBuffer", "blur input");
+  cl::Buffer bout(ctx, CL_MEM_READ_WRITE, bytes, nullptr, &st);
+  check(st, "clCreateBuffer", "blur output");
+  const PixelFormat f = channels == 1 ? PixelFormat::R32F : PixelFormat::RGBA32F;
+  cl::Event done;
+  gaussian_blur(queue, width, height, f, {bin, 0, width}, {bout, 0, width}, options, {}, &done, tuning);
+  std::vector<float> out(in.size());
+  const std::vector<cl::Event> deps{done};
+  check(queue.enqueueReadBuffer(bout, CL_TRUE, 0, bytes, out.data(), &deps), "clEnqueueReadBuffer", "blur output");
+  return out;
+}
+
+}  // namespace clforge

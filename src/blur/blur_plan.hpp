@@ -1,0 +1,27 @@
+// What one gaussian_blur call will launch, for benchmarks and the CLI: the method, whether each
+// recursive pass is split into blocks and fuses its transpose, and the bytes its kernels read
+// and write per pixel (the bandwidth bound's numerator).
+#pragma once
+#include <string>
+
+#include "clforge/blur.hpp"
+#include "clforge/device.hpp"
+
+namespace clforge::detail {
+
+struct BlurPlan {
+  BlurMethod method = BlurMethod::Separable;
+  bool blocked_y = false, blocked_x = false;  ///< recursive: vertical / horizontal pass split into blocks
+  bool fused_y = false, fused_x = false;      ///< recursive: pass writes transposed (no separate transpose)
+  bool local_tiles = true;                    ///< direct/separable: halo tiles in local memory (both passes)
+  /// Bytes read + written per pixel by the kernels (halo re-reads and carries not counted):
+  /// direct 2P, separable 4P, recursive per pass 4P whole-column / 3P blocked, plus 2P per
+  /// separate transpose; P = bytes per float pixel (4 or 16); RGBA8 adds its conversions.
+  double bytes_per_pixel = 0;
+  std::string describe() const;  ///< e.g. "recursive (blocked+fused / blocked+fused)"
+};
+
+BlurPlan plan_blur(const DeviceInfo& device, std::size_t width, std::size_t height, PixelFormat format,
+                   const BlurOptions& options, const Tuning& tuning);
+
+}  // namespace clforge::detail

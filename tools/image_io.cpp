@@ -1,0 +1,240 @@
+// PNG and raw float files for the command line (see image_io.hpp). libpng reports errors by
+// longjmp: every setjmp sits in a small function that holds no C++ objects, so no destructor
+// is ever skipped; buffers are allocated outside those functions.
+#include "tools/image_io.hpp"
+
+#include <png.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <csetjmp>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+
+#include "clforge/errors.hpp"
+
+namespace clforge::cli {
+
+namespace {
+
+void on_png_error(png_structp png, png_const_charp msg) {
+  if (auto* text = static_cast<std::string*>(png_get_error_ptr(png))) *text = msg != nullptr ? msg : "libpng error";
+  png_longjmp(png, 1);
+}
+void on_png_warning(png_structp, png_const_charp) {}
+
+bool png_read_header(png_structp png, png_infop info, std::FILE* f, png_uint_32* w, png_uint_32* h, int* depth,
+                     int* color) {
+  if (setjmp(png_jmpbuf(png))) return false;
+  png_init_io(png, f);
+  png_set_sig_bytes(png, 8);
+  png_read_info(png, info);
+  png_get_IHDR(png, info, w, h, depth, color, nullptr, nullptr, nullptr);
+  return true;
+}
+
+bool png_read_rows(png_structp png, png_infop info, png_bytepp rows) {
+  if (setjmp(png_jmpbuf(png))) return false;
+  png_set_interlace_handling(png);
+  png_read_update_info(png, info);
+  png_read_image(png, rows);
+  png_read_end(png, nullptr);
+  return true;
+}
+
+bool png_write_rows(png_structp png, png_infop info, std::FILE* f, png_uint_32 w, png_uint_32 h, int depth, int color,
+                    png_bytepp rows) {
+  if (setjmp(png_jmpbuf(png))) return false;
+  png_init_io(png, f);
+  png_set_IHDR(png, info, w, h, depth, color, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_write_info(png, info);
+  png_write_image(png, rows);
+  png_write_end(png, nullptr);
+  return true;
+}
+
+// Owns a libpng read or write struct pair.
+struct PngRead {
+  png_structp png = nullptr;
+  png_infop info = nullptr;
+  ~PngRead() { png_destroy_read_struct(&png, info != nullptr ? &info : nullptr, nullptr); }
+};
+struct PngWrite {
+  png_structp png = nullptr;
+  png_infop info = nullptr;
+  ~PngWrite() { png_destroy_write_struct(&png, info != nullptr ? &info : nullptr); }
+};
+
+struct File {
+  std::FILE* f = nullptr;
+  ~File() {
+    if (f != nullptr) std::fclose(f);
+  }
+};
+
+// Writes through a temp file next to `path`, then renames it over `path`. `body` writes the
+// content and returns "" or a message; on any failure the temp file is removed.
+void write_atomic(const std::string& path, const std::function<std::string(std::FILE*)>& body) {
+  std::string tmpl = path + ".tmp-XXXXXX";
+  const int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) throw Error("cannot write " + path + ": cannot create a temp file there: " + std::strerror(errno));
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd, 0666 & ~mask);
+  std::FILE* f = ::fdopen(fd, "wb");
+  if (f == nullptr) {
+    const int e = errno;
+    ::close(fd);
+    std::remove(tmpl.c_str());
+    throw Error("cannot write " + path + ": " + std::strerror(e));
+  }
+  std::string problem;
+  try {
+    problem = body(f);
+  } catch (const std::exception& e) {
+    problem = e.what();
+  }
+  if (problem.empty() && (std::fflush(f) != 0 || ::fsync(::fileno(f)) != 0)) problem = std::strerror(errno);
+  if (std::fclose(f) != 0 && problem.empty()) problem = std::strerror(errno);
+  if (problem.empty() && std::rename(tmpl.c_str(), path.c_str()) != 0) problem = std::strerror(errno);
+  if (!problem.empty()) {
+    std::remove(tmpl.c_str());
+    throw Error("cannot write " + path + ": " + problem);
+  }
+}
+
+unsigned quantize(float v, unsigned maxv) {
+  if (!(v > 0)) return 0;  // also NaN
+  if (v >= 1) return maxv;
+  return static_cast<unsigned>(std::lround(static_cast<double>(v) * maxv));
+}
+
+}  // namespace
+
+bool is_png_path(const std::string& path) {
+  if (path.size() < 4) return false;
+  std::string ext = path.substr(path.size() - 4);
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext == ".png";
+}
+
+Image read_png(const std::string& path) {
+  File file;
+  file.f = std::fopen(path.c_str(), "rb");
+  if (file.f == nullptr) throw Error(path + ": cannot open: " + std::strerror(errno));
+  unsigned char sig[8];
+  if (std::fread(sig, 1, 8, file.f) != 8 || png_sig_cmp(sig, 0, 8) != 0)
+    throw Error(path + ": not a PNG file (no PNG signature)");
+  std::string message;
+  PngRead r;
+  r.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &message, on_png_error, on_png_warning);
+  if (r.png == nullptr) throw Error(path + ": libpng could not start");
+  r.info = png_create_info_struct(r.png);
+  if (r.info == nullptr) throw Error(path + ": libpng could not start");
+  png_uint_32 w = 0, h = 0;
+  int depth = 0, color = 0;
+  if (!png_read_header(r.png, r.info, file.f, &w, &h, &depth, &color))
+    throw Error(path + ": corrupt or truncated PNG: " + message);
+  int channels = 0;
+  if (color == PNG_COLOR_TYPE_GRAY) channels = 1;
+  else if (color == PNG_COLOR_TYPE_RGB) channels = 3;
+  else if (color == PNG_COLOR_TYPE_RGB_ALPHA) channels = 4;
+  const char* kind = color == PNG_COLOR_TYPE_PALETTE ? "palette colours"
+                     : color == PNG_COLOR_TYPE_GRAY_ALPHA ? "gray with alpha" : nullptr;
+  if (channels == 0 || (depth != 8 && depth != 16)) {
+    const std::string what = kind != nullptr ? kind : std::to_string(depth) + "-bit samples";
+    throw Error(path + ": unsupported PNG (" + what + "); supported: 8- or 16-bit gray, RGB or RGBA");
+  }
+  Image img;
+  img.width = w;
+  img.height = h;
+  img.channels = channels;
+  img.bit_depth = depth;
+  const std::size_t row_bytes = static_cast<std::size_t>(w) * channels * (depth / 8);
+  std::vector<unsigned char> raw(row_bytes * h);
+  std::vector<png_bytep> rows(h);
+  for (png_uint_32 y = 0; y < h; ++y) rows[y] = raw.data() + y * row_bytes;
+  if (!png_read_rows(r.png, r.info, rows.data())) throw Error(path + ": corrupt or truncated PNG: " + message);
+  const std::size_t n = static_cast<std::size_t>(w) * h * channels;
+  img.data.resize(n);
+  if (depth == 8) {
+    for (std::size_t i = 0; i < n; ++i) img.data[i] = raw[i] / 255.0f;
+    img.bytes = std::move(raw);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) img.data[i] = ((raw[2 * i] << 8) | raw[2 * i + 1]) / 65535.0f;
+  }
+  return img;
+}
+
+Image read_raw(const std::string& path, std::size_t width, std::size_t height, int channels) {
+  File file;
+  file.f = std::fopen(path.c_str(), "rb");
+  if (file.f == nullptr) throw Error(path + ": cannot open: " + std::strerror(errno));
+  Image img;
+  img.width = width;
+  img.height = height;
+  img.channels = channels;
+  const std::size_t n = width * height * channels;
+  img.data.resize(n);
+  const std::size_t got = std::fread(img.data.data(), sizeof(float), n, file.f);
+  const bool more = std::fgetc(file.f) != EOF;
+  if (got != n || more) {
+    struct stat st {};
+    const long long size = ::stat(path.c_str(), &st) == 0 ? static_cast<long long>(st.st_size) : -1;
+    throw Error(path + ": holds " + std::to_string(size) + " bytes, but --size " + std::to_string(width) + "x" +
+                std::to_string(height) + " with " + std::to_string(channels) + " channel(s) of float needs " +
+                std::to_string(n * sizeof(float)));
+  }
+  return img;
+}
+
+void write_png(const std::string& path, const Image& img, int bit_depth) {
+  if (bit_depth != 8 && bit_depth != 16) throw Error("PNG bit depth must be 8 or 16 (got " + std::to_string(bit_depth) + ")");
+  const int c = img.channels;
+  const int color = c == 1 ? PNG_COLOR_TYPE_GRAY : c == 3 ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_RGB_ALPHA;
+  if (c != 1 && c != 3 && c != 4) throw Error("cannot write " + path + ": PNG needs 1, 3 or 4 channels");
+  const std::size_t n = img.width * img.height * c;
+  const std::size_t row_bytes = img.width * c * (bit_depth / 8);
+  std::vector<unsigned char> raw(row_bytes * img.height);
+  if (bit_depth == 8 && img.bytes.size() == n) {
+    raw = img.bytes;
+  } else {
+    const unsigned maxv = bit_depth == 8 ? 255 : 65535;
+    for (std::size_t i = 0; i < n; ++i) {
+      const unsigned v = quantize(img.data[i], maxv);
+      if (bit_depth == 8) {
+        raw[i] = static_cast<unsigned char>(v);
+      } else {
+        raw[2 * i] = static_cast<unsigned char>(v >> 8);
+        raw[2 * i + 1] = static_cast<unsigned char>(v & 0xff);
+      }
+    }
+  }
+  std::vector<png_bytep> rows(img.height);
+  for (std::size_t y = 0; y < img.height; ++y) rows[y] = raw.data() + y * row_bytes;
+  write_atomic(path, [&](std::FILE* f) -> std::string {
+    std::string message;
+    PngWrite wr;
+    wr.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &message, on_png_error, on_png_warning);
+    if (wr.png == nullptr) return "libpng could not start";
+    wr.info = png_create_info_struct(wr.png);
+    if (wr.info == nullptr) return "libpng could not start";
+    if (!png_write_rows(wr.png, wr.info, f, static_cast<png_uint_32>(img.width), static_cast<png_uint_32>(img.height),
+                        bit_depth, color, rows.data()))
+      return "libpng: " + message;
+    return {};
+  });
+}
+
+void write_raw(const std::string& path, const Image& img) {
+  write_atomic(path, [&](std::FILE* f) -> std::string {
+    if (std::fwrite(img.data.data(), sizeof(float), img.data.size(), f) != img.data.size()) return std::strerror(errno);
+    return {};
+  });
+}
+
+}  // namespace clforge::cli
