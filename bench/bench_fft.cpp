@@ -217,7 +217,7 @@ Record run_vkfft_child(Session& s, const FftCase& c, const BenchOptions& opt) {
   std::ostringstream cmd;
   cmd << "'" << exe << "' --device " << s.entry.info.index_string() << " bench fft-vkfft-child --n " << c.n
       << " --batch " << c.batch << " --reps " << opt.plan.min_reps << " --min-ms " << opt.plan.min_time_ms
-      << " --warmup " << opt.plan.warmup << " 2>/dev/null";
+      << " --warmup " << opt.plan.warmup << " 2>&1";
   std::FILE* p = ::popen(cmd.str().c_str(), "r");
   if (p == nullptr) {
     r.status = "failed: popen";
@@ -229,10 +229,19 @@ Record run_vkfft_child(Session& s, const FftCase& c, const BenchOptions& opt) {
   const int st = ::pclose(p);
   const auto pos = text.find("VKFFT ");
   if (pos == std::string::npos) {
+    // The child's last output line says why (its stderr is merged into the pipe).
+    std::string last;
+    std::istringstream lines(text);
+    for (std::string l; std::getline(lines, l);)
+      if (!l.empty() && l.find("warning") == std::string::npos) last = l;
+    const int code = st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
     if (st != -1 && WIFSIGNALED(st))
       r.status = "failed: VkFFT child crashed (signal " + std::to_string(WTERMSIG(st)) + ")";
+    else if (code > 128)  // the shell between us reports the child's signal as 128 + signal
+      r.status = "failed: VkFFT child crashed (signal " + std::to_string(code - 128) + ")";
     else
       r.status = "failed: VkFFT child exited with status " + std::to_string(st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : st);
+    if (!last.empty()) r.status += ": " + last.substr(0, 300);
     return r;
   }
   std::istringstream in(text.substr(pos + 6));

@@ -100,7 +100,10 @@ std::vector<cdouble> dft(const std::vector<cdouble>& x, int sign) {
   std::vector<cdouble> y(n);
   for (std::size_t k = 0; k < n; ++k) {
     cdouble s = 0;
-    for (std::size_t j = 0; j < n; ++j) s += x[j] * root(static_cast<std::size_t>((static_cast<unsigned long long>(j) * k) % n), n, sign);
+    for (std::size_t j = 0; j < n; ++j) {
+      const auto jk = static_cast<std::size_t>((static_cast<unsigned long long>(j) * k) % n);
+      s += x[j] * root(jk, n, sign);
+    }
     y[k] = s;
   }
   return y;

@@ -79,7 +79,8 @@ double check_fft(Case c, std::uint64_t seed) {
   INFO("plan: " << plan.describe());
 
   cl::Buffer bin(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, in.size() * 4, in.data());
-  cl::Buffer bout = c.in_place ? bin : cl::Buffer(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, out.size() * 4, out.data());
+  cl::Buffer bout =
+      c.in_place ? bin : cl::Buffer(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, out.size() * 4, out.data());
   cl::Event ev;
   if (c.inverse) plan.inverse(bin, bout, {}, &ev);
   else plan.forward(bin, bout, {}, &ev);
@@ -93,8 +94,6 @@ double check_fft(Case c, std::uint64_t seed) {
                                 << ", tolerance " << tol);
   CHECK(e.nonfinite == 0);
   CHECK(e.max_rel_l2 <= tol);
-  if (std::getenv("FFT_DEBUG"))
-    std::printf("n %zu batch %zu err %.3e tol %.3e | %s\n", c.n, c.batch, e.max_rel_l2, tol, plan.describe().c_str());
 
   // Nothing outside the output layout changes: poison (out of place) or the input (in place).
   std::vector<char> mask(got.size() / 2, 0);
@@ -158,7 +157,7 @@ TEST_SUITE("fft") {
 
   TEST_CASE("mixed radices 3, 5, 7, 11, 13 and primes through Bluestein") {
     std::uint64_t seed = test::seed() + 100;
-    const std::size_t lengths[] = {3, 5, 7, 11, 13, 12, 15, 49, 60, 121, 169, 1000, 3000, 4095, 6561, 17, 97, 1009, 4099};
+    const std::size_t lengths[] = {3, 5, 7, 11, 13, 12, 15, 49, 60, 1000, 4095, 17, 97, 1009};
     for (std::size_t n : lengths) {
       CAPTURE(n);
       check_fft(contiguous(n, n < 100 ? 21 : 5), seed++);
@@ -168,14 +167,15 @@ TEST_SUITE("fft") {
 
   TEST_CASE("long lengths: several passes, and Bluestein in several passes") {
     std::uint64_t seed = test::seed() + 200;
-    const std::size_t lengths[] = {3 * 4096, 5 * 5 * 5 * 64, 7 * 11 * 13 * 16, 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3, 65537, 10007};
+    const std::size_t lengths[] = {3 * 4096, 7 * 11 * 13 * 16, 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3, 65537};
     for (std::size_t n : lengths) {
       CAPTURE(n);
       check_fft(contiguous(n, 2), seed++);
       check_fft(contiguous(n, 1, true), seed++);
     }
     if (long_tests()) {
-      for (std::size_t n : {std::size_t{1} << 21, std::size_t{1} << 22, std::size_t{3} << 20, std::size_t{1000003}})
+      for (std::size_t n : {std::size_t{1} << 21, std::size_t{1} << 22, std::size_t{3} << 20, std::size_t{10007},
+                            std::size_t{1000003}})
         check_fft(contiguous(n, 1), seed++);
     }
   }
@@ -183,7 +183,7 @@ TEST_SUITE("fft") {
   TEST_CASE("round trip: inverse(forward(x)) / n == x") {
     auto& s = test::session();
     std::uint64_t seed = test::seed() + 300;
-    for (std::size_t n : {1, 8, 60, 256, 1009, 4096, 8192, 65537}) {
+    for (std::size_t n : {1, 60, 256, 1009, 4096, 8192, 65537}) {
       const std::size_t batch = 3;
       CAPTURE(n);
       std::vector<float> x = host::random_floats(2 * n * batch, seed++);
@@ -208,7 +208,7 @@ TEST_SUITE("fft") {
 
   TEST_CASE("strides, padded distances, offsets, interleaved batches") {
     std::uint64_t seed = test::seed() + 400;
-    for (std::size_t n : {1, 2, 16, 60, 64, 97, 1024, 1000, 8192, 1009}) {
+    for (std::size_t n : {1, 16, 60, 1024, 97, 8192, 1009}) {
       CAPTURE(n);
       Case c = contiguous(n, 5);
       c.in = {1, n + 3, 7};     // padded rows and an offset
@@ -229,7 +229,7 @@ TEST_SUITE("fft") {
 
   TEST_CASE("in place") {
     std::uint64_t seed = test::seed() + 500;
-    for (std::size_t n : {1, 16, 128, 1000, 4096, 8192, 1009, 65537}) {
+    for (std::size_t n : {16, 1000, 4096, 8192, 1009, 65537}) {
       CAPTURE(n);
       Case c = contiguous(n, 3);
       c.in_place = true;
@@ -244,7 +244,7 @@ TEST_SUITE("fft") {
 
   TEST_CASE("scaling: 1/n and 1/sqrt(n) on either direction") {
     std::uint64_t seed = test::seed() + 600;
-    for (std::size_t n : {16, 1000, 1009, 16384}) {
+    for (std::size_t n : {16, 1000, 1009, 8192}) {
       for (FftScaling sc : {FftScaling::OverN, FftScaling::OverSqrtN}) {
         Case c = contiguous(n, 2);
         c.scaling = sc;
@@ -256,22 +256,29 @@ TEST_SUITE("fft") {
   }
 
   TEST_CASE("every shipped vendor-class parameter set, with local-memory halving off and on") {
+    // Each row as shipped on the lengths that take the different kernel kinds (registers, one
+    // work-group per transform, mixed radix, Bluestein), then with halving flipped on the kernels
+    // that exchange through local memory (including the staged load/store of interleaved batches).
     std::uint64_t seed = test::seed() + 700;
-    const std::size_t lengths[] = {8, 16, 32, 64, 256, 1024, 4096, 60, 1000, 17, 1009, 16384};
     for (VendorClass v : {VendorClass::NVIDIA, VendorClass::AMD, VendorClass::Intel, VendorClass::CPU, VendorClass::Other}) {
+      CAPTURE(to_string(v));
+      for (std::size_t n : {16, 256, 4096, 1000, 1009})
+        check_fft(with(contiguous(n, n <= 64 ? 70 : 3, n % 2 == 1), vendor_row(v, n)), seed++);
+      if (v == VendorClass::NVIDIA) {  // passes through global memory with the H100 row (staged, halved)
+        check_fft(with(contiguous(std::size_t{1} << 20, 1), vendor_row(v, 1024)), seed++);
+        check_fft(with(contiguous(65537, 1, true), vendor_row(v, 65537)), seed++);
+        check_fft(with(contiguous(8192, 2), vendor_row(v, 8192)), seed++);
+      }
       for (int halve : {0, 1}) {
-        for (std::size_t n : lengths) {
+        CAPTURE(halve);
+        for (std::size_t n : {4096, 1000}) {
           ParamMap p = vendor_row(v, n);
           p["FFT_HALVE"] = halve;
-          CAPTURE(to_string(v));
-          CAPTURE(halve);
-          Case c = contiguous(n, n <= 64 ? 70 : 3, n % 2 == 1);
-          check_fft(with(c, p), seed++);
+          check_fft(with(contiguous(n, 3, n == 1000), p), seed++);
         }
-        // interleaved batches take the staged path
         ParamMap p = vendor_row(v, 256);
         p["FFT_HALVE"] = halve;
-        Case c = contiguous(256, 12);
+        Case c = contiguous(256, 12);  // interleaved batches take the staged path
         c.in = {12, 1, 0};
         c.out = {12, 1, 0};
         check_fft(with(c, p), seed++);
@@ -286,19 +293,21 @@ TEST_SUITE("fft") {
         {{"FFT_RADIX", 4}, {"FFT_WG", 128}, {"FFT_REG", 4}, {"FFT_STAGE", 1}, {"FFT_PAD", 0}},
         {{"FFT_RADIX", 16}, {"FFT_WG", 1024}, {"FFT_REG", 64}, {"FFT_TWIDDLE", 1}, {"FFT_VEC", 0}},
         {{"FFT_RADIX", 8}, {"FFT_WG", 32}, {"FFT_REG", 32}, {"FFT_STAGE", 2}, {"FFT_HALVE", 1}, {"FFT_VEC", 1}},
-        {{"FFT_RADIX", 16}, {"FFT_WG", 256}, {"FFT_STAGE", 1}, {"FFT_HALVE", 1}, {"FFT_TWIDDLE", 1}},
-        {{"FFT_LOCAL_MAX", 256}, {"FFT_WG", 64}},
+        {{"FFT_LOCAL_MAX", 256}, {"FFT_WG", 64}, {"FFT_STAGE", 1}, {"FFT_HALVE", 1}, {"FFT_TWIDDLE", 1}},
         {{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 16}, {"FFT_HALVE", 1}},
     };
     for (const auto& p : sets) {
       CAPTURE(params_of(Tuning{p, false}));
-      for (std::size_t n : {2, 8, 32, 64, 128, 1024, 4096, 12, 1000, 17, 8192, 1009})
-        check_fft(with(contiguous(n, n <= 64 ? 67 : 3, n % 3 == 0), p), seed++);
+      for (std::size_t n : {8, 64, 1024, 1000, 17})
+        check_fft(with(contiguous(n, n <= 64 ? 67 : 3, n % 2 == 1), p), seed++);
       Case c = contiguous(128, 9);
       c.in = {9, 1, 0};
       c.out = {1, 130, 0};
       check_fft(with(c, p), seed++);
     }
+    // Multi-pass plans under a small single-kernel limit, and one long kernel.
+    check_fft(with(contiguous(8192, 2, true), sets[4]), seed++);
+    check_fft(with(contiguous(16384, 2), sets[5]), seed++);
   }
 
   TEST_CASE("the host reference without FFTW agrees with FFTW and with a direct DFT") {
@@ -328,12 +337,43 @@ TEST_SUITE("fft") {
     CHECK(fft_smooth(2 * 3 * 5 * 7 * 11 * 13));
     CHECK_FALSE(fft_smooth(17));
     CHECK(fft_bluestein_length(1009) == 2048);
+    CHECK(fft_bluestein_length_smooth(65537) == 131220);
     CHECK(fft_radices(4096, 16) == std::vector<int>{16, 16, 16});
     CHECK(fft_radices(1024, 16) == std::vector<int>{16, 8, 8});
     CHECK(fft_radices(1000, 8) == std::vector<int>{8, 5, 5, 5});
     CHECK(fft_global_factors(std::size_t{1} << 20, 4096) == std::vector<std::size_t>{1024, 1024});
     CHECK(fft_global_factors(3 * 4096, 4096) == std::vector<std::size_t>{128, 96});
     CHECK(fft_global_factors(8192, 4096) == std::vector<std::size_t>{128, 64});
+  }
+
+  TEST_CASE("shipped GPU rows fit their vendor's limits as they are (no fallback)") {
+    using namespace clforge::detail;
+    struct Limits {
+      VendorClass v;
+      std::size_t wg, local;
+    };
+    for (const Limits& l : {Limits{VendorClass::NVIDIA, 1024, 48 * 1024}, Limits{VendorClass::AMD, 256, 64 * 1024},
+                            Limits{VendorClass::Intel, 256, 64 * 1024}}) {
+      DeviceInfo dev = test::session().entry.info;
+      dev.vendor_class = l.v;
+      dev.name = "no such device";
+      dev.architecture = "";
+      dev.type = "GPU";
+      dev.max_work_group_size = l.wg;
+      dev.max_work_item_sizes = {l.wg, l.wg, 64};
+      dev.local_mem_size = l.local;
+      for (std::size_t n : {8, 16, 64, 256, 1024, 2048, 3000, 4095, 4096, 8192, 1009, 65536}) {
+        CAPTURE(to_string(l.v));
+        CAPTURE(n);
+        const Configuration cfg = resolve_configuration("fft", std::to_string(n), dev, Tuning{{}, false});
+        CHECK(cfg.notes.empty());
+        const std::size_t len = fft_smooth(n) ? std::min<std::size_t>(n, fft_local_limit(cfg.values, dev)) : 2048;
+        FftShape sh = fft_base_shape(len, cfg.values, dev.max_work_group_size);
+        sh.in_mode = sh.t == 1 ? 1 : 0;
+        CHECK(sh.work_group() <= l.wg);
+        CHECK(sh.local_bytes() <= l.local);
+      }
+    }
   }
 
   TEST_CASE("host-vector convenience overload") {
@@ -386,6 +426,7 @@ TEST_SUITE("fft") {
       FftPlan(s.queue, d);
     }, "in-place plan");
     expect([&] { FftPlan(s.queue, desc(std::size_t{1} << 28, 1)); }, "at most 2^27");
+    expect([&] { FftPlan(s.queue, desc((std::size_t{1} << 23) + 9, 1)); }, "at most 2^23");
     expect([&] { FftPlan(s.queue, desc(8, 4), Tuning{{{"FFT_NOPE", 1}}, true}); }, "unknown parameter");
     expect([&] { FftPlan(s.queue, desc(8, 4), Tuning{{{"FFT_RADIX", 32}}, true}); }, "not legal");
 

@@ -32,7 +32,23 @@
 //
 // Local-memory halving (FFT_HALVE = 1): every exchange moves the real parts through a float buffer,
 // then the imaginary parts, so a work-group needs half the local memory (twice as many groups fit
-// on a compute unit, or twice the length fits at all) for two extra barriers per exchange.
+// on a compute unit, or twice the length fits at all) for two extra barriers per exchange. This is
+// the split of the classic batched-FFT design: instead of half of the work-items writing while the
+// other half waits, every work-item writes half of each value, which works for every radix and
+// every pass (odd radices included) and keeps all work-items busy.
+//
+// Pass P-1 -> P exchange (one work-group, FFT_B = 2 transforms of FFT_N = 16, FFT_T = 4):
+//
+//   registers x[]        local row tb                   registers x[]
+//   tid0: butterflies -> [0 1 2 ... 15 | pad] ----+---> tid0: inputs of its next butterflies
+//   tid1:        ...  ->   Stockham positions     |     tid1:   ...  (positions j + r * N/R)
+//                         barrier ----------------+
+//
+// Complex values are fft_c {r, i} (scalar fields), so that compilers which vectorise across
+// work-items (PoCL) see scalar code; FFT_VEC selects one 8-byte float2 access per value in global
+// memory (GPUs) or two 4-byte accesses (CPUs). FFT_TWIDDLE 0 reads twiddles from tables computed
+// in double precision on the host (rounded once: the error matches clFFT's), 1 computes them with
+// sinpi/cospi after exact integer folding.
 
 // ---- tuning parameters ----
 #ifndef FFT_RADIX

@@ -30,7 +30,7 @@ enum class FftScaling {
 
 /// What an FftPlan computes.
 struct FftDesc {
-  std::size_t n = 0;       ///< transform length (>= 1, any value: radix 2-16 passes, Bluestein otherwise)
+  std::size_t n = 0;       ///< transform length: 1 .. 2^27 (radix passes), any other up to 2^23 (Bluestein)
   std::size_t batch = 1;   ///< number of transforms (>= 1)
   bool in_place = false;   ///< true: the result replaces the input (output layout = input layout)
   FftLayout in;            ///< input layout
@@ -53,8 +53,9 @@ struct FftDesc {
 class FftPlan {
  public:
   /// Throws InvalidArgument for n or batch 0, stride 0, a distance that makes transforms of the
-  /// output (or an in-place input) overlap, sizes beyond 2^31 elements per transform, or an
-  /// unknown/illegal tuning override; UnsupportedDevice when no configuration fits the device;
+  /// output (or an in-place input) overlap, n above 2^27 (2^23 for lengths with a prime factor
+  /// above 13), batch of 2^31 or more, or an unknown/illegal tuning override; UnsupportedDevice
+  /// when no configuration fits the device;
   /// BuildError when a kernel fails to compile.
   FftPlan(cl::CommandQueue& queue, const FftDesc& desc, const Tuning& tuning = {});
   ~FftPlan();

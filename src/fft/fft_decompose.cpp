@@ -37,6 +37,15 @@ std::size_t fft_pow2_at_least(std::size_t x) {
 
 std::size_t fft_bluestein_length(std::size_t n) { return fft_pow2_at_least(2 * n - 1); }
 
+std::size_t fft_bluestein_length_smooth(std::size_t n) {
+  for (std::size_t m = 2 * n - 1;; ++m) {
+    std::size_t r = m;
+    for (std::size_t p : {2, 3, 5, 7})
+      while (r % p == 0) r /= p;
+    if (r == 1) return m;
+  }
+}
+
 std::vector<int> fft_radices(std::size_t n, int max_radix) {
   std::vector<int> odd;
   int twos = 0;

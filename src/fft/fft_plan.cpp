@@ -6,9 +6,10 @@
 //   single      n <= local limit, smooth: the whole batch in one launch
 //   passes      smooth n = R_1 * ... * R_P: pass p is a batch of R_p-point FFTs over the
 //               Stockham positions (input stride n / R_p, twiddle on load, output split by NS)
-//   bluestein   otherwise, M = 2^k >= 2n - 1: one kernel (chirp, FFT, spectrum, FFT, chirp) when
-//               M fits, else the passes of two M-point FFTs with the chirps fused into the first
-//               load and the last store and the spectrum into the store between them.
+//   bluestein   otherwise: one kernel (chirp, FFT, spectrum, FFT, chirp) when M = 2^k >= 2n - 1
+//               fits, else the passes of two M-point FFTs, M the smallest 7-smooth length
+//               >= 2n - 1, with the chirps fused into the first load and the last store and the
+//               spectrum into the store between them.
 #include <algorithm>
 #include <climits>
 #include <map>
@@ -139,11 +140,32 @@ struct FftPlan::Impl {
     s.cfg = cfg;
     s.shape = detail::fft_base_shape(len, cfg.values, dev.max_work_group_size);
     const int stage_param = cfg.at("FFT_STAGE");
-    for (;;) {
+    auto modes = [&] {
       s.shape.in_mode = choose_mode(stage_param, in_es, in_adj, s.shape);
       s.shape.out_mode = choose_mode(stage_param, out_es, out_adj, s.shape);
+    };
+    modes();
+    // Staging across transforms coalesces B transforms' elements: aim for B >= 8 (64-byte runs)
+    // by giving each work-item more butterflies (up to 32 points) when a transform needs many.
+    const bool across = stage_param != 2 && ((in_es != 1 && in_adj == 1) || (out_es != 1 && out_adj == 1));
+    if (across && s.shape.b < 8 && !s.shape.priv()) {
+      const std::size_t wg = std::min<std::size_t>(static_cast<std::size_t>(cfg.at("FFT_WG")),
+                                                   dev.max_work_group_size != 0 ? dev.max_work_group_size : 1024);
+      std::size_t t = std::max<std::size_t>(1, wg / 8);
+      while (t > 1 && (len % t != 0 || len / t > 32)) --t;
+      if (t > 1 && t < static_cast<std::size_t>(s.shape.t)) {
+        s.shape.t = static_cast<int>(t);
+        s.shape.b = static_cast<int>(std::max<std::size_t>(1, wg / t));
+      }
+    }
+    for (;;) {
+      modes();
       if (detail::fft_fits(s.shape, dev)) break;
-      if (s.shape.b > 1) {
+      if ((s.shape.in_mode == 2 || s.shape.out_mode == 2) && s.shape.b <= 8 && !s.shape.halve) {
+        s.shape.halve = 1;  // keep 8 transforms for coalescing, halve the local memory instead
+        s.cfg.values["FFT_HALVE"] = 1;
+        s.cfg.notes.push_back("FFT_HALVE=1 to keep 8 transforms per work-group for length " + std::to_string(len));
+      } else if (s.shape.b > 1) {
         s.shape.b /= 2;
       } else if (!s.shape.halve) {
         s.shape.halve = 1;
@@ -179,7 +201,7 @@ void FftPlan::Impl::build(const Tuning& tuning) {
     try {
       FftShape sh = detail::fft_base_shape(len, cfg.values, dev.max_work_group_size);
       sh.b = 1;
-      sh.in_mode = sh.t == 1 ? 0 : sh.in_mode;
+      sh.in_mode = sh.t == 1 ? 1 : 0;  // one transform per work-item may stage through local memory
       return detail::fft_fits(sh, dev);
     } catch (const UnsupportedDevice&) {
       return false;
@@ -228,7 +250,7 @@ void FftPlan::Impl::build(const Tuning& tuning) {
     how_s << "Bluestein, one kernel of " << ntot << " points";
   } else {
     // Passes through global memory ---------------------------------------------------------
-    if (!smooth) ntot = detail::fft_bluestein_length(n);
+    if (!smooth) ntot = detail::fft_bluestein_length_smooth(n);
     const Configuration cfg_t = smooth ? top : resolve_configuration(kRoutine, std::to_string(ntot), dev, tuning);
     const std::vector<std::size_t> factors = detail::fft_global_factors(ntot, detail::fft_local_limit(cfg_t.values, dev));
     if (factors.size() < 2)
@@ -362,7 +384,20 @@ void FftPlan::Impl::build(const Tuning& tuning) {
 
 void FftPlan::Impl::compile() {
   const detail::KernelSpec& spec = detail::kernel_spec(kRoutine);
-  for (auto& s : stages) s.program = detail::get_program(qc, spec, s.cfg, s.shape.options());
+  for (auto& s : stages) {
+    // The program depends on the routine constants (which already encode the radices, the
+    // work-group and the modes) and on the parameters the kernel reads; parameters only the
+    // launcher reads, and local-memory ones of a kernel without local memory, take their
+    // declared defaults in the build options so that equal kernels share one program.
+    Configuration key = s.cfg;
+    for (const auto& p : spec.params) {
+      const bool launcher_only = p.name == "FFT_RADIX" || p.name == "FFT_WG" || p.name == "FFT_REG" ||
+                                 p.name == "FFT_LOCAL_MAX" || p.name == "FFT_STAGE";
+      const bool local_only = (p.name == "FFT_HALVE" || p.name == "FFT_PAD") && !s.shape.uses_local();
+      if (launcher_only || local_only) key.values[p.name] = p.default_value;
+    }
+    s.program = detail::get_program(qc, spec, key, s.shape.options());
+  }
 }
 
 void FftPlan::Impl::run(int dir, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait,
@@ -444,6 +479,8 @@ FftPlan::FftPlan(cl::CommandQueue& queue, const FftDesc& d, const Tuning& tuning
   require(d.batch >= 1, R, "batch must be at least 1 (got 0)");
   require(d.n <= (std::size_t{1} << 27), R, "n must be at most 2^27 (got " + std::to_string(d.n) + ")");
   require(d.batch <= static_cast<std::size_t>(INT_MAX), R, "batch must be below 2^31");
+  require(d.n <= (std::size_t{1} << 23) || detail::fft_smooth(d.n), R,
+          "lengths with a prime factor above 13 (Bluestein) must be at most 2^23 (got " + std::to_string(d.n) + ")");
   require(d.in.stride >= 1, R, "in.stride must be at least 1 (got 0)");
   FftDesc desc = d;
   if (desc.in.distance == 0) desc.in.distance = desc.n * desc.in.stride;

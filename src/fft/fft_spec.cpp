@@ -51,11 +51,15 @@ KernelSpec fft_spec() {
     try {
       sh = fft_base_shape(n, p, 1024);
     } catch (const std::exception&) {
-      sh.t = 1 << 20;  // cannot run: report an impossible work-group
+      r.local = {std::size_t{1} << 20, 1, 1};  // cannot run: an impossible work-group
+      return r;
     }
     if (sh.t > 1) sh.in_mode = 0;
     else sh.in_mode = 1;  // one transform per work-item stages its loads through local memory
-    r.local = {sh.work_group(), 1, 1};
+    // The launcher caps the work-group at the device maximum (fewer transforms per group, or more
+    // butterflies per work-item), so only local memory can really fail to fit; 256 work-items
+    // fit every OpenCL GPU.
+    r.local = {std::min<std::size_t>(sh.work_group(), 256), 1, 1};
     r.local_mem_bytes = sh.local_bytes();
     return r;
   };
