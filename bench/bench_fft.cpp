@@ -1,7 +1,8 @@
 // clforge's batched FFT against clFFT and VkFFT (OpenCL backend) on the same device in the same
 // run: out-of-place forward transforms of contiguous batches of random data, all timed alike
 // between marker kernels (clFFT and VkFFT may enqueue several kernels), with effective bandwidth
-// 2 * bytes / time and 5 n log2 n flops per transform. clforge's and the peers' errors are
+// 2 * bytes / time and 5 n log2 n flops per transform. On NVIDIA devices cuFFT runs on the same
+// data (built with CLFORGE_WITH_CUDA; cudaEvent timing). clforge's and the peers' errors are
 // checked against FFTW (double) on a sample of transforms.
 //
 // VkFFT runs in a child process (this executable, `bench fft-vkfft-child`): a crash inside VkFFT
@@ -13,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <sstream>
 
 #include "bench/fft_child.hpp"
@@ -24,6 +26,9 @@
 
 #if CLFORGE_HAVE_CLFFT
 #include <clFFT.h>
+#endif
+#if CLFORGE_BENCH_CUDA
+#include "bench/cuda_runtime.hpp"
 #endif
 #if CLFORGE_HAVE_VKFFT
 #define VKFFT_BACKEND 3
@@ -62,19 +67,27 @@ std::vector<std::size_t> sample_of(std::size_t batch) {
   return s;
 }
 
-// Largest relative L2 error over the sampled transforms of out (contiguous) against FFTW.
-double sampled_error(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out, const FftCase& c) {
+// Largest relative L2 error over the sampled transforms against FFTW (NaN when an output is
+// not finite); read(b, x, y) fills the input x and output y of transform b (n complex each).
+double sampled_error(const FftCase& c, const std::function<void(std::size_t, float*, float*)>& read) {
   double worst = 0;
   std::vector<float> x(2 * c.n), y(2 * c.n);
   for (std::size_t b : sample_of(c.batch)) {
-    detail::check(q.enqueueReadBuffer(in, CL_TRUE, b * c.n * 8, c.n * 8, x.data()), "clEnqueueReadBuffer");
-    detail::check(q.enqueueReadBuffer(out, CL_TRUE, b * c.n * 8, c.n * 8, y.data()), "clEnqueueReadBuffer");
+    read(b, x.data(), y.data());
     const auto ref = host::fftw_batch(x.data(), c.n, 1, 1, c.n, 0, false);
     const host::FftError e = host::fft_compare(y.data(), c.n, 1, 1, c.n, 0, ref);
     if (e.nonfinite) return std::nan("");
     worst = std::max(worst, e.max_rel_l2);
   }
   return worst;
+}
+
+// The same for contiguous transforms in OpenCL buffers.
+double sampled_error(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out, const FftCase& c) {
+  return sampled_error(c, [&](std::size_t b, float* x, float* y) {
+    detail::check(q.enqueueReadBuffer(in, CL_TRUE, b * c.n * 8, c.n * 8, x), "clEnqueueReadBuffer");
+    detail::check(q.enqueueReadBuffer(out, CL_TRUE, b * c.n * 8, c.n * 8, y), "clEnqueueReadBuffer");
+  });
 }
 
 void poison_buffer(cl::CommandQueue& q, const cl::Buffer& b, std::size_t bytes) {
@@ -95,9 +108,9 @@ Record make_record(const std::string& library, const FftCase& c) {
 
 void report_line(const Record& r) {
   char line[320];
-  if (r.status == "ok")
-    std::snprintf(line, sizeof line, "fft %s %s: %.4f ms, %.1f GB/s, %.1f GFLOP/s, error %.2e", r.shape.c_str(),
-                  r.library.c_str(), r.timing.median_ms, r.gbps(), r.gflops(), r.error);
+  if (r.status.rfind("ok", 0) == 0)
+    std::snprintf(line, sizeof line, "fft %s %s: %.4f ms, %.1f GB/s, %.1f GFLOP/s, error %.2e%s", r.shape.c_str(),
+                  r.library.c_str(), r.timing.median_ms, r.gbps(), r.gflops(), r.error, r.status.c_str() + 2);
   else
     std::snprintf(line, sizeof line, "fft %s %s: %s", r.shape.c_str(), r.library.c_str(), r.status.c_str());
   progress(line);
@@ -194,6 +207,81 @@ Record run_clfft(Session& s, const cl::Buffer& in, const cl::Buffer& out, const 
     r.status = std::string("failed: ") + e.what();
   }
   clfftDestroyPlan(&h);
+  return r;
+}
+#endif
+
+#if CLFORGE_BENCH_CUDA
+// cuFFT of CUDA 11-13 (libcufft.so.10-12) with its libcudart, loaded at run time.
+struct Cufft : cuda::Library {
+  int (*plan_many)(int*, int, int*, int*, int, int, int*, int, int, int, int) = nullptr;
+  int (*exec_c2c)(int, void*, void*, int) = nullptr;
+  int (*destroy)(int) = nullptr;
+  Cufft()
+      : cuda::Library(
+            cuda::open_library({{"13", "libcufft.so.12"}, {"12", "libcufft.so.11"}, {"11", "libcufft.so.10"}})) {
+    if (!problem.empty()) return;
+    bind(plan_many, "cufftPlanMany");
+    bind(exec_c2c, "cufftExecC2C");
+    bind(destroy, "cufftDestroy");
+  }
+};
+const Cufft& cufft() {
+  static const Cufft* c = new Cufft;
+  return *c;
+}
+
+std::string cufft_result(int r) {
+  static const char* const names[] = {"CUFFT_SUCCESS",      "CUFFT_INVALID_PLAN",  "CUFFT_ALLOC_FAILED",
+                                      "CUFFT_INVALID_TYPE", "CUFFT_INVALID_VALUE", "CUFFT_INTERNAL_ERROR",
+                                      "CUFFT_EXEC_FAILED",  "CUFFT_SETUP_FAILED",  "CUFFT_INVALID_SIZE"};
+  return (r >= 0 && r < 9 ? std::string(names[r]) + " " : std::string()) + "(" + std::to_string(r) + ")";
+}
+
+// cuFFT on the same input as clforge (read back from `in`): out-of-place forward C2C of the
+// contiguous batch on the default stream, checked on sampled transforms, timed with cudaEvents.
+Record run_cufft(Session& s, const cl::Buffer& in, const FftCase& c, const TimingPlan& plan) {
+  Record r = make_record("cuFFT", c);
+  r.status = cuda::refusal(s.entry.info, cufft);
+  if (!r.status.empty()) return r;
+  const Cufft& cf = cufft();
+  if (c.n > 0x7fffffff || c.batch > 0x7fffffff) {
+    r.status = "refused: n or batch does not fit cufftPlanMany's int";
+    return r;
+  }
+  const std::size_t bytes = c.n * c.batch * 8;
+  std::vector<float> x(2 * c.n * c.batch);
+  detail::check(s.queue.enqueueReadBuffer(in, CL_TRUE, 0, bytes, x.data()), "clEnqueueReadBuffer");
+  const cuda::Runtime& rt = *cf.runtime;
+  cuda::DeviceBuffer din(rt, bytes), dout(rt, bytes);
+  if (!din.upload(x.data(), bytes) || !dout.poison(bytes)) {
+    r.status = "refused: cudaMalloc/cudaMemcpy of " + std::to_string(bytes) + " bytes failed";
+    return r;
+  }
+  int handle = 0, n = static_cast<int>(c.n);
+  const int planned = cf.plan_many(&handle, 1, &n, nullptr, 1, n, nullptr, 1, n, 0x29 /* CUFFT_C2C */,
+                                   static_cast<int>(c.batch));
+  if (planned != 0) {
+    r.status = "refused: cufftPlanMany returned " + cufft_result(planned);
+    return r;
+  }
+  const auto exec = [&] {
+    const int e = cf.exec_c2c(handle, din.get(), dout.get(), -1 /* CUFFT_FORWARD */);
+    if (e != 0) throw Error("cufftExecC2C returned " + cufft_result(e));
+  };
+  try {
+    exec();
+    if (rt.device_synchronize() != 0) throw Error("cudaDeviceSynchronize failed");
+    r.error = sampled_error(c, [&](std::size_t b, float* xb, float* yb) {
+      std::memcpy(xb, x.data() + 2 * b * c.n, c.n * 8);
+      if (!dout.download(yb, c.n * 8, b * c.n * 8)) throw Error("cudaMemcpy failed");
+    });
+    r.timing = cuda::time_events(rt, exec, plan);
+    r.status = "ok (cudaEvent timing, " + cf.from + ")";
+  } catch (const Error& e) {
+    r.status = std::string("failed: ") + e.what();
+  }
+  cf.destroy(handle);
   return r;
 }
 #endif
@@ -371,6 +459,13 @@ void bench_fft(Session& s, Report& report, const BenchOptions& opt, const Peaks&
       Record cr = run_clfft(s, in, out, c, opt.plan);
       report_line(cr);
       report.add(cr);
+    }
+#endif
+#if CLFORGE_BENCH_CUDA
+    {
+      Record ur = run_cufft(s, in, c, opt.plan);
+      report_line(ur);
+      report.add(ur);
     }
 #endif
 #if CLFORGE_HAVE_VKFFT

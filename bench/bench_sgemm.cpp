@@ -1,5 +1,6 @@
 // clforge sgemm against CLBlast's Gemm on the same device in the same run, OpenBLAS
-// cblas_sgemm on CPU devices (host wall clock), and the device's measured FMA peak.
+// cblas_sgemm on CPU devices (host wall clock), cuBLAS on NVIDIA devices (built with
+// CLFORGE_WITH_CUDA; cudaEvent timing), and the device's measured FMA peak.
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -17,6 +18,9 @@
 
 #if CLFORGE_HAVE_CLBLAST
 #include <clblast.h>
+#endif
+#if CLFORGE_BENCH_CUDA
+#include "bench/cuda_runtime.hpp"
 #endif
 
 namespace clforge::bench {
@@ -111,70 +115,31 @@ Record make_record(const char* library, const std::string& shape) {
   return r;
 }
 
-#if CLFORGE_BENCH_CUBLAS
-// cuBLAS through libcudart and libcublas loaded at run time (the C ABI of these calls is the
-// same from CUDA 11 to 13), so a binary built with CLFORGE_WITH_CUDA also runs without CUDA.
-struct Cublas {
-  int (*malloc_)(void**, std::size_t) = nullptr;
-  int (*free_)(void*) = nullptr;
-  int (*memcpy_)(void*, const void*, std::size_t, int) = nullptr;
-  int (*event_create)(void**) = nullptr;
-  int (*event_record)(void*, void*) = nullptr;
-  int (*event_sync)(void*) = nullptr;
-  int (*event_elapsed)(float*, void*, void*) = nullptr;
-  int (*event_destroy)(void*) = nullptr;
+#if CLFORGE_BENCH_CUDA
+// cuBLAS of CUDA 11-13 loaded at run time with its libcudart (bench/cuda_runtime.hpp).
+struct Cublas : cuda::Library {
   int (*create)(void**) = nullptr;
-  int (*destroy)(void*) = nullptr;
   int (*set_math_mode)(void*, int) = nullptr;
   int (*sgemm)(void*, int, int, int, int, int, const float*, const float*, int, const float*, int, const float*, float*,
                int) = nullptr;
   void* handle = nullptr;
-  std::string from, problem;
+  Cublas()
+      : cuda::Library(
+            cuda::open_library({{"13", "libcublas.so.13"}, {"12", "libcublas.so.12"}, {"11", "libcublas.so.11"}})) {
+    if (!problem.empty()) return;
+    bind(create, "cublasCreate_v2");
+    bind(set_math_mode, "cublasSetMathMode");
+    bind(sgemm, "cublasSgemm_v2");
+    if (!problem.empty()) return;
+    if (create(&handle) != 0) problem = "cublasCreate failed";
+    // CUBLAS_DEFAULT_MATH (0): FP32 arithmetic, TF32 tensor cores off.
+    else if (set_math_mode(handle, 0) != 0) problem = "cublasSetMathMode failed";
+  }
 };
 
-Cublas& cublas() {
-  static Cublas* c = [] {
-    auto* c = new Cublas;
-    void* rt = nullptr;
-    void* bl = nullptr;
-    for (const char* v : {"13", "12", "11"}) {
-      rt = dlopen((std::string("libcudart.so.") + v).c_str(), RTLD_NOW | RTLD_LOCAL);
-      bl = dlopen((std::string("libcublas.so.") + v).c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (rt && bl) {
-        c->from = std::string("CUDA ") + v + " libcublas/libcudart";
-        break;
-      }
-    }
-    if (!rt || !bl) {
-      c->problem = "libcudart.so / libcublas.so (CUDA 11-13) not found";
-      return c;
-    }
-    auto sym = [&](void* lib, const char* name) {
-      void* f = dlsym(lib, name);
-      if (f == nullptr && c->problem.empty()) c->problem = std::string("missing symbol ") + name;
-      return f;
-    };
-    c->malloc_ = reinterpret_cast<decltype(c->malloc_)>(sym(rt, "cudaMalloc"));
-    c->free_ = reinterpret_cast<decltype(c->free_)>(sym(rt, "cudaFree"));
-    c->memcpy_ = reinterpret_cast<decltype(c->memcpy_)>(sym(rt, "cudaMemcpy"));
-    c->event_create = reinterpret_cast<decltype(c->event_create)>(sym(rt, "cudaEventCreate"));
-    c->event_record = reinterpret_cast<decltype(c->event_record)>(sym(rt, "cudaEventRecord"));
-    c->event_sync = reinterpret_cast<decltype(c->event_sync)>(sym(rt, "cudaEventSynchronize"));
-    c->event_elapsed = reinterpret_cast<decltype(c->event_elapsed)>(sym(rt, "cudaEventElapsedTime"));
-    c->event_destroy = reinterpret_cast<decltype(c->event_destroy)>(sym(rt, "cudaEventDestroy"));
-    c->create = reinterpret_cast<decltype(c->create)>(sym(bl, "cublasCreate_v2"));
-    c->destroy = reinterpret_cast<decltype(c->destroy)>(sym(bl, "cublasDestroy_v2"));
-    c->set_math_mode = reinterpret_cast<decltype(c->set_math_mode)>(sym(bl, "cublasSetMathMode"));
-    c->sgemm = reinterpret_cast<decltype(c->sgemm)>(sym(bl, "cublasSgemm_v2"));
-    if (!c->problem.empty()) return c;
-    if (c->create(&c->handle) != 0) {
-      c->problem = "cublasCreate failed";
-      return c;
-    }
-    // CUBLAS_DEFAULT_MATH (0): FP32 arithmetic, TF32 tensor cores off.
-    if (c->set_math_mode(c->handle, 0) != 0) c->problem = "cublasSetMathMode failed";
-    return c;
-  }();
+// Loaded on first use and kept (with its handle) for the life of the process.
+const Cublas& cublas() {
+  static const Cublas* c = new Cublas;
   return *c;
 }
 #endif
@@ -282,60 +247,37 @@ void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peak
     }
 #endif
 
-#if CLFORGE_BENCH_CUBLAS
-    if (s.entry.info.vendor_class == VendorClass::NVIDIA) {
+#if CLFORGE_BENCH_CUDA
+    {
       Record cu = make_record("cuBLAS", shape);
       cu.flops = flops;
       cu.bytes = r.bytes;
-      Cublas& cb = cublas();
-      void *da = nullptr, *db = nullptr, *dc = nullptr;
-      if (cb.problem.empty() &&
-          (cb.malloc_(&da, na * 4) != 0 || cb.malloc_(&db, nb * 4) != 0 || cb.malloc_(&dc, nc * 4) != 0))
-        cu.status = "refused: cudaMalloc failed";
-      if (!cb.problem.empty()) cu.status = "refused: " + cb.problem;
-      if (cu.status == "ok") {
-        cb.memcpy_(da, ha.data(), na * 4, 1);
-        cb.memcpy_(db, hb.data(), nb * 4, 1);
+      cu.status = cuda::refusal(s.entry.info, cublas);
+      if (cu.status.empty()) {
+        const Cublas& cb = cublas();
+        const cuda::Runtime& rt = *cb.runtime;
+        cuda::DeviceBuffer da(rt, na * 4), db(rt, nb * 4), dc(rt, nc * 4);
         const auto call = [&] {
           return cb.sgemm(cb.handle, gc.ta ? 1 : 0, gc.tb ? 1 : 0, static_cast<int>(gc.m), static_cast<int>(gc.n),
-                          static_cast<int>(gc.k), &alpha, static_cast<const float*>(da), static_cast<int>(lda),
-                          static_cast<const float*>(db), static_cast<int>(ldb), &beta, static_cast<float*>(dc),
-                          static_cast<int>(ldc));
+                          static_cast<int>(gc.k), &alpha, static_cast<const float*>(da.get()), static_cast<int>(lda),
+                          static_cast<const float*>(db.get()), static_cast<int>(ldb), &beta,
+                          static_cast<float*>(dc.get()), static_cast<int>(ldc));
         };
-        if (call() != 0) {
+        std::vector<float> got(nc);
+        if (!da.upload(ha.data(), na * 4) || !db.upload(hb.data(), nb * 4) || dc.get() == nullptr) {
+          cu.status = "refused: cudaMalloc/cudaMemcpy failed";
+        } else if (call() != 0 || !dc.download(got.data(), nc * 4)) {
           cu.status = "refused: cublasSgemm failed";
         } else {
-          std::vector<float> got(nc);
-          cb.memcpy_(got.data(), dc, nc * 4, 2);
-          cu.error = check_result(gc, ha, hb, got, alpha).rel;
-          void *e0 = nullptr, *e1 = nullptr;
-          cb.event_create(&e0);
-          cb.event_create(&e1);
-          const auto once = [&] {
-            cb.event_record(e0, nullptr);
-            call();
-            cb.event_record(e1, nullptr);
-            cb.event_sync(e1);
-            float ms = 0;
-            cb.event_elapsed(&ms, e0, e1);
-            return static_cast<double>(ms);
-          };
-          for (int i = 0; i < opt.plan.warmup; ++i) once();
-          std::vector<double> samples;
-          double total = 0;
-          while (static_cast<int>(samples.size()) < opt.plan.max_reps &&
-                 (static_cast<int>(samples.size()) < opt.plan.min_reps || total < opt.plan.min_time_ms)) {
-            samples.push_back(once());
-            total += samples.back();
+          try {
+            cu.error = check_result(gc, ha, hb, got, alpha).rel;
+            cu.timing = cuda::time_events(rt, [&] { call(); }, opt.plan);
+            cu.status = "ok (cudaEvent timing, TF32 off, " + cb.from + ")";
+          } catch (const Error& e) {
+            cu.status = std::string("failed: ") + e.what();
           }
-          cu.timing = summarize(samples);
-          cu.status = "ok (cudaEvent timing, TF32 off, " + cb.from + ")";
-          cb.event_destroy(e0);
-          cb.event_destroy(e1);
         }
       }
-      for (void* p : {da, db, dc})
-        if (p != nullptr) cb.free_(p);
       std::snprintf(line, sizeof line, "sgemm %s cuBLAS: %.3f ms, %.1f GFLOP/s; clforge / cuBLAS = %.2f (%s)",
                     shape.c_str(), cu.timing.median_ms, cu.gflops(),
                     cu.gflops() > 0 ? clforge_gflops / cu.gflops() : 0.0, cu.status.c_str());

@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cctype>
+#include <cmath>
+#include <ctime>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -33,23 +36,57 @@ nlohmann::json device_json(const DeviceInfo& d) {
           {"max_work_group_size", d.max_work_group_size}};
 }
 
+double size_key(const Record& r) {
+  // Leading unsigned numbers separated by 'x': "8192x512x8192 NT" -> {8192, 512, 8192}.
+  auto dims = [](const std::string& text, std::size_t pos) {
+    std::vector<double> v;
+    while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) {
+      std::size_t end = pos;
+      while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+      v.push_back(std::stod(text.substr(pos, end - pos)));
+      if (end >= text.size() || text[end] != 'x') break;
+      pos = end + 1;
+    }
+    return v;
+  };
+  const std::string& s = r.shape;
+  if (r.routine == "fft") {
+    const auto n = s.find("n=");
+    const auto v = n == std::string::npos ? std::vector<double>{} : dims(s, n + 2);
+    return v.empty() ? 0 : v[0];
+  }
+  const std::vector<double> v = dims(s, 0);
+  if (v.empty()) return 0;
+  if (r.routine == "sgemm" && v.size() == 3) return std::round(std::cbrt(v[0] * v[1] * v[2]) * 1000) / 1000;
+  if ((r.routine == "transpose" || r.routine == "blur") && v.size() == 2) return v[0] * v[1];
+  if ((r.routine == "transpose" || r.routine == "blur") && v.size() == 1) return v[0] * v[0];
+  return v[0];
+}
+
+std::string utc_now_iso() {
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return date;
+}
+
 Report::Report(const DeviceInfo& device) : device_(device) {}
 
 void Report::add(Record r) { records_.push_back(std::move(r)); }
 
 nlohmann::json Report::to_json() const {
   nlohmann::json j;
-  char date[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   j["clforge_version"] = version_string;
-  j["date"] = date;
+  j["date"] = utc_now_iso();
   j["device"] = device_json(device_);
   j["measurements"] = nlohmann::json::array();
   for (const auto& r : records_) {
     j["measurements"].push_back({{"routine", r.routine},
                                  {"library", r.library},
                                  {"shape", r.shape},
+                                 {"size", size_key(r)},
                                  {"status", r.status},
                                  {"median_ms", r.timing.median_ms},
                                  {"min_ms", r.timing.min_ms},
@@ -66,13 +103,29 @@ nlohmann::json Report::to_json() const {
   return j;
 }
 
-std::string Report::to_csv() const {
+namespace {
+// A quoted CSV field: inner quotes doubled, line breaks flattened so each record stays one row.
+std::string csv_text(const std::string& s) {
+  std::string o = "\"";
+  for (char ch : s) {
+    if (ch == '"') o += "\"\"";
+    else if (ch == '\n' || ch == '\r') o += ' ';
+    else o += ch;
+  }
+  return o + '"';
+}
+}  // namespace
+
+std::string Report::to_csv(bool header) const {
   std::ostringstream o;
-  o << "device,routine,library,shape,status,median_ms,min_ms,max_ms,reps,gbps,gflops,error\n";
+  o.precision(10);
+  if (header)
+    o << "device,routine,library,shape,status,median_ms,min_ms,max_ms,reps,gbps,gflops,error,spread,bytes,flops,size\n";
   for (const auto& r : records_) {
-    o << '"' << device_.name << "\"," << r.routine << ',' << r.library << ",\"" << r.shape << "\",\"" << r.status
-      << "\"," << r.timing.median_ms << ',' << r.timing.min_ms << ',' << r.timing.max_ms << ',' << r.timing.reps << ','
-      << r.gbps() << ',' << r.gflops() << ',' << r.error << '\n';
+    o << csv_text(device_.name) << ',' << csv_text(r.routine) << ',' << csv_text(r.library) << ',' << csv_text(r.shape)
+      << ',' << csv_text(r.status) << ',' << r.timing.median_ms << ',' << r.timing.min_ms << ',' << r.timing.max_ms
+      << ',' << r.timing.reps << ',' << r.gbps() << ',' << r.gflops() << ',' << r.error << ',' << r.timing.spread()
+      << ',' << r.bytes << ',' << r.flops << ',' << size_key(r) << '\n';
   }
   return o.str();
 }
@@ -119,8 +172,17 @@ cl::Buffer random_buffer(const cl::Context& ctx, cl::CommandQueue& queue, std::s
   return b;
 }
 
-void progress(const std::string& line) {
-  std::cerr << line << std::endl;
+namespace {
+std::string& progress_prefix() {
+  static std::string p;
+  return p;
 }
+}  // namespace
+
+void progress(const std::string& line) {
+  std::cerr << progress_prefix() << line << std::endl;
+}
+
+void set_progress_prefix(const std::string& prefix) { progress_prefix() = prefix; }
 
 }  // namespace clforge::bench

@@ -44,7 +44,8 @@ class Report {
   void add(Record r);
   const std::vector<Record>& records() const { return records_; }
   nlohmann::json to_json() const;
-  std::string to_csv() const;
+  /// One row per record (the device column first); header: with the column names line.
+  std::string to_csv(bool header = true) const;
   /// Fixed-width table: shape, library, median ms, GB/s, GFLOP/s, error, ratio to clforge.
   std::string to_table() const;
   /// Writes <path>.json / .csv when path ends in neither, else the named format.
@@ -56,6 +57,14 @@ class Report {
   std::vector<Record> records_;
 };
 
+/// Numeric size key of a record, derived from its shape string, for ordering and plotting:
+/// transpose "RxC" -> R*C elements, sgemm "MxNxK[ XX]" -> (M*N*K)^(1/3), fft "n=N batch=B" -> N,
+/// blur "WxH s=S" -> W*H pixels, anything else -> the number the shape starts with (0: none).
+double size_key(const Record& r);
+
+/// The current time as UTC ISO 8601 ("2026-11-22T10:04:05Z").
+std::string utc_now_iso();
+
 /// Identity of a device as JSON (used in reports and tuning notes).
 nlohmann::json device_json(const DeviceInfo& d);
 
@@ -64,5 +73,7 @@ cl::Buffer random_buffer(const cl::Context& ctx, cl::CommandQueue& queue, std::s
 
 /// Prints progress lines to stderr ("[3/12] transpose 8192x8192 clforge ... 0.21 ms").
 void progress(const std::string& line);
+/// Text put before every progress line from now on ("[device 1/2] "; empty: none).
+void set_progress_prefix(const std::string& prefix);
 
 }  // namespace clforge::bench

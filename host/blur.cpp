@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "clforge/errors.hpp"
@@ -25,6 +26,12 @@ long blur_border_index(long i, long n, BlurBorder border) {
   }
   return -1;
 }
+
+double truncated_blur_tolerance(double sigma_x, double sigma_y) {
+  return 16 * std::numeric_limits<float>::epsilon() * (gaussian_radius(sigma_x) + gaussian_radius(sigma_y) + 2);
+}
+
+double recursive_blur_tolerance(double sigma_x, double sigma_y) { return 2e-6 * (1 + std::max(sigma_x, sigma_y)); }
 
 int gaussian_radius(double sigma, double truncate) {
   return std::max(1, static_cast<int>(std::ceil(truncate * sigma)));

@@ -30,6 +30,13 @@ std::vector<double> gaussian_blur(const float* in, std::size_t w, std::size_t h,
 std::vector<double> gaussian_blur_direct(const float* in, std::size_t w, std::size_t h, std::size_t c,
                                          std::size_t pitch, double sigma_x, double sigma_y, BlurBorder border);
 
+/// Bound on the relative L2 error of a single-precision direct or separable blur against
+/// gaussian_blur() (same truncation): each output sums 2r+1 products per axis in float.
+double truncated_blur_tolerance(double sigma_x, double sigma_y);
+/// Bound on the relative L2 error of the single-precision recursive filter against
+/// recursive_blur(): rounding in the recursions grows about linearly with sigma (cascade form).
+double recursive_blur_tolerance(double sigma_x, double sigma_y);
+
 // ---------------------------------------------------------------- recursive Gaussian
 /// Young & van Vliet (1995) third-order recursive Gaussian, factored into a real pole p1 and a
 /// complex pair (c1 = 2 Re p, c2 = -|p|^2) so that it runs as a cascade of a first- and a

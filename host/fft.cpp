@@ -164,4 +164,6 @@ double fft_tolerance(std::size_t n) {
   return (bluestein ? 3.0 : 1.0) * (2.0e-7 + 6.0e-8 * lg);
 }
 
+double fft_round_trip_tolerance(std::size_t n) { return 2 * fft_tolerance(n); }
+
 }  // namespace clforge::host

@@ -38,5 +38,8 @@ FftError fft_compare(const float* out, std::size_t n, std::size_t batch, std::si
 /// log2(n) (rounding adds up over the passes), with a larger constant for Bluestein lengths
 /// (three transforms and two chirp multiplications in a row).
 double fft_tolerance(std::size_t n);
+/// Tolerance on the relative L2 error of a forward then inverse (1/n) round trip against the
+/// input: two transforms, twice fft_tolerance(n).
+double fft_round_trip_tolerance(std::size_t n);
 
 }  // namespace clforge::host

@@ -1,6 +1,7 @@
 // Shared test helpers (see support.hpp).
 #include "tests/support.hpp"
 
+#include <doctest/doctest.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -15,6 +16,16 @@ std::string temp_dir(const std::string& tag) {
                     "-" + std::to_string(counter++);
   std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str());
   return dir;
+}
+
+void expect_invalid_argument(const std::function<void()>& fn, const std::string& needle) {
+  try {
+    fn();
+    FAIL("no exception, expected one mentioning " << needle);
+  } catch (const InvalidArgument& e) {
+    INFO(e.what());
+    CHECK(std::string(e.what()).find(needle) != std::string::npos);
+  }
 }
 
 }  // namespace clforge::test

@@ -1,7 +1,9 @@
-// Shared pieces of the test suite: the device session, the seed, and scoped environment.
+// Shared pieces of the test suite: the device session, the seed, scoped environment, and the
+// check of the bad-argument tests.
 #pragma once
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -47,5 +49,9 @@ class ScopedEnv {
 
 /// A fresh empty temp folder under the build tree's test area.
 std::string temp_dir(const std::string& tag);
+
+/// Checks that fn throws InvalidArgument whose what() contains `needle`; no exception fails the
+/// test case, another exception type propagates (and fails it too).
+void expect_invalid_argument(const std::function<void()>& fn, const std::string& needle);
 
 }  // namespace clforge::test

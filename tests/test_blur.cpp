@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <limits>
 #include <random>
 #include <vector>
 
@@ -24,20 +23,14 @@ using namespace clforge;
 
 namespace {
 
-constexpr double kEps = std::numeric_limits<float>::epsilon();
-
 bool long_tests() {
   const char* v = std::getenv("CLFORGE_LONG_TESTS");
   return v != nullptr && std::string(v) == "1";
 }
 
-// Tolerances (relative L2 error against the double reference of the same filter).
-// Truncated Gaussian: each output sums (2r+1) products per axis in float.
-double truncated_tolerance(double sx, double sy) {
-  return 16 * kEps * (host::gaussian_radius(sx) + host::gaussian_radius(sy) + 2);
-}
-// Recursive filter: rounding in the recursions grows about linearly with sigma (cascade form).
-double recursive_tolerance(double sx, double sy) { return 2e-6 * (1 + std::max(sx, sy)); }
+// Tolerances against the double reference of the same filter: host::truncated_blur_tolerance
+// (direct, separable) and host::recursive_blur_tolerance (host/blur.hpp, shared with clforge demo).
+
 // Recursive filter against the exact Gaussian on random data: the approximation error of the
 // Young-van Vliet design (measured 2-D: 0.15-0.17 at sigma 0.5-1, 0.09 at 2, 0.06 at 5, 0.04 at
 // 10), largest at small sigma where high frequencies dominate.
@@ -125,7 +118,7 @@ Outcome run_float(const Case& k, std::uint64_t seed, bool with_exact = false) {
 void check_float(const Case& k, std::uint64_t seed) {
   const bool rec = k.method == BlurMethod::Recursive;
   const Outcome r = run_float(k, seed, rec);
-  const double tol = rec ? recursive_tolerance(k.sx, k.sy) : truncated_tolerance(k.sx, k.sy);
+  const double tol = rec ? host::recursive_blur_tolerance(k.sx, k.sy) : host::truncated_blur_tolerance(k.sx, k.sy);
   INFO(describe(k, seed));
   INFO("against the same filter: " << r.cmp.summary() << " (tolerance " << tol << ")");
   CHECK(r.outside_touched == 0);
@@ -583,7 +576,7 @@ TEST_SUITE("blur") {
     k.method = BlurMethod::Auto;
     const Outcome r = run_float(k, test::seed() + 800);
     CHECK(r.used == BlurMethod::Recursive);
-    CHECK(r.cmp.ok(recursive_tolerance(2.5, 2.5)));
+    CHECK(r.cmp.ok(host::recursive_blur_tolerance(2.5, 2.5)));
   }
 
   TEST_CASE("wait list, output event and an out-of-order queue") {
@@ -612,7 +605,8 @@ TEST_SUITE("blur") {
                                                   : host::gaussian_blur(in.data(), W, H, 1, W, 3, 2, BlurBorder::Clamp);
       const auto cmp = host::compare(got, ref);
       INFO(to_string(m) << ": " << cmp.summary());
-      CHECK(cmp.ok(m == BlurMethod::Recursive ? recursive_tolerance(3, 2) : truncated_tolerance(3, 2)));
+      CHECK(cmp.ok(m == BlurMethod::Recursive ? host::recursive_blur_tolerance(3, 2)
+                                              : host::truncated_blur_tolerance(3, 2)));
     }
   }
 
@@ -628,11 +622,11 @@ TEST_SUITE("blur") {
     for (int rep = 0; rep < 2; ++rep) {
       const std::vector<float> out = gaussian_blur(s.queue, 19, 23, 4, in, o);
       const auto cmp = host::compare(out, host::gaussian_blur(in.data(), 19, 23, 4, 19, 1.5, 2.5, BlurBorder::Clamp));
-      CHECK(cmp.ok(truncated_tolerance(1.5, 2.5)));
+      CHECK(cmp.ok(host::truncated_blur_tolerance(1.5, 2.5)));
       o.method = BlurMethod::Recursive;
       const std::vector<float> r = gaussian_blur(s.queue, 19, 23, 4, in, o);
       CHECK(host::compare(r, host::recursive_blur(in.data(), 19, 23, 4, 19, 1.5, 2.5, BlurBorder::Clamp))
-                .ok(recursive_tolerance(1.5, 2.5)));
+                .ok(host::recursive_blur_tolerance(1.5, 2.5)));
       o.method = BlurMethod::Separable;
     }
     CHECK_THROWS_AS(gaussian_blur(s.queue, 19, 23, 3, in, o), InvalidArgument);
@@ -642,15 +636,7 @@ TEST_SUITE("blur") {
   TEST_CASE("bad arguments throw InvalidArgument naming the problem, before anything is enqueued") {
     auto& s = test::session();
     cl::Buffer a(s.context, CL_MEM_READ_WRITE, 64 * 64 * 4), b(s.context, CL_MEM_READ_WRITE, 64 * 64 * 4);
-    auto expect = [&](auto&& fn, const char* needle) {
-      try {
-        fn();
-        FAIL("no exception, expected one mentioning " << std::string(needle));
-      } catch (const InvalidArgument& e) {
-        INFO(e.what());
-        CHECK(std::string(e.what()).find(needle) != std::string::npos);
-      }
-    };
+    const auto expect = test::expect_invalid_argument;
     BlurOptions o;
     auto with = [&](double sx, double sy, BlurMethod m) {
       BlurOptions p = o;
@@ -727,7 +713,7 @@ TEST_SUITE("blur") {
           for (std::size_t i = 0; i < ref.size(); ++i) worst = std::max(worst, std::fabs(got[i] - ref[i]) * 255);
           CHECK(worst <= 0.5 + 1e-3);
         } else {
-          CHECK(host::compare(got, ref).ok(truncated_tolerance(1.5, 2)));
+          CHECK(host::compare(got, ref).ok(host::truncated_blur_tolerance(1.5, 2)));
         }
         // PNG -> PNG, then decoded again by the command with an identity blur (sigma 0.01 has
         // weights exactly 0, 1, 0): the written PNG holds the rounded blur.
@@ -752,7 +738,7 @@ TEST_SUITE("blur") {
       REQUIRE(rc == 0);
       CHECK(out.find("recursive") != std::string::npos);
       const auto ref = host::recursive_blur(img.data(), W, H, 4, W, 3, 3, BlurBorder::Zero);
-      CHECK(host::compare(read_floats(dir + "/o.f32"), ref).ok(recursive_tolerance(3, 3)));
+      CHECK(host::compare(read_floats(dir + "/o.f32"), ref).ok(host::recursive_blur_tolerance(3, 3)));
     }
     // Failures: non-zero exit, a message naming the problem, no output file, no temp file.
     const std::string good = make_png(W, H, 3, 8, std::vector<unsigned>(W * H * 3, 77));

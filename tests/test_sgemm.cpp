@@ -486,15 +486,7 @@ TEST_SUITE("sgemm") {
     cl::Buffer c(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 64 * 64 * 4, const_cast<float*>(poison.data()));
     const auto N = Transpose::No, T = Transpose::Yes;
     const auto col = Layout::ColMajor, row = Layout::RowMajor;
-    auto expect = [&](auto&& fn, const char* needle) {
-      try {
-        fn();
-        FAIL("no exception, expected one mentioning " << std::string(needle));
-      } catch (const InvalidArgument& e) {
-        INFO(e.what());
-        CHECK(std::string(e.what()).find(needle) != std::string::npos);
-      }
-    };
+    const auto expect = test::expect_invalid_argument;
     const std::size_t big = std::size_t(1) << 31;
     expect([&] { sgemm(s.queue, col, N, N, big, 4, 4, 1, {a, 0, big}, {b, 0, 4}, 0, {c, 0, big}); }, "m (");
     expect([&] { sgemm(s.queue, col, N, N, 4, big, 4, 1, {a, 0, 4}, {b, 0, 4}, 0, {c, 0, 4}); }, "n (");

@@ -14,6 +14,8 @@
 #include <set>
 #include <sys/wait.h>
 
+#include "host/blur.hpp"
+#include "host/fft.hpp"
 #include "host/reference.hpp"
 #include "runtime/program_cache.hpp"
 #include "runtime/util.hpp"
@@ -28,7 +30,7 @@ TuneOptions small_options() {
   TuneOptions o;
   o.sizes = {"64"};
   o.param_values = {{"TRA_TILE", {8, 16}}, {"TRA_WPT", {1, 2}}, {"TRA_VW", {1}},
-                    {"TRA_PAD", {1}},      {"TRA_DIAG", {0}},    {"TRA_LOCAL", {1}}};
+                    {"TRA_PAD", {1}},      {"TRA_DIAG", {0}},    {"TRA_SWZ", {0}}, {"TRA_LOCAL", {1}}};
   o.seed = test::seed();
   o.warmup = 1;
   o.min_reps = 3;
@@ -38,7 +40,7 @@ TuneOptions small_options() {
 }
 
 ParamMap small_candidate(int tile, int wpt) {
-  return {{"TRA_TILE", tile}, {"TRA_WPT", wpt}, {"TRA_VW", 1}, {"TRA_PAD", 1}, {"TRA_DIAG", 0}, {"TRA_LOCAL", 1}};
+  return {{"TRA_TILE", tile}, {"TRA_WPT", wpt}, {"TRA_VW", 1}, {"TRA_PAD", 1}, {"TRA_DIAG", 0}, {"TRA_SWZ", 0}, {"TRA_LOCAL", 1}};
 }
 
 ParamMap shipped(const std::string& variant) {
@@ -95,6 +97,46 @@ class LogCapture {
   std::mutex m_;
   std::vector<std::string> lines_;
 };
+
+// FFT of length 64: 2 candidates (FFT_WG 64 or 256), every other parameter fixed.
+TuneOptions fft_options(int wg_a = 64, int wg_b = 256) {
+  TuneOptions o;
+  o.sizes = {"64"};
+  o.param_values = {{"FFT_WG", {wg_a, wg_b}}, {"FFT_RADIX", {16}}, {"FFT_REG", {32}},  {"FFT_LOCAL_MAX", {4096}},
+                    {"FFT_HALVE", {0}},        {"FFT_TWIDDLE", {0}}, {"FFT_PAD", {1}}, {"FFT_VEC", {1}},
+                    {"FFT_STAGE", {0}}};
+  o.seed = test::seed();
+  o.warmup = 1;
+  o.min_reps = 3;
+  o.max_reps = 5;
+  o.min_time_ms = 0.2;
+  return o;
+}
+
+ParamMap fft_candidate(int wg) {
+  return {{"FFT_WG", wg},          {"FFT_RADIX", 16}, {"FFT_REG", 32}, {"FFT_LOCAL_MAX", 4096}, {"FFT_HALVE", 0},
+          {"FFT_TWIDDLE", 0},      {"FFT_PAD", 1},    {"FFT_VEC", 1},  {"FFT_STAGE", 0}};
+}
+
+// Separable blur of 64x48 pixels, one channel: 2 candidates (row work-group width 32 or 64).
+TuneOptions blur_options() {
+  TuneOptions o;
+  o.sizes = {"64x48"};
+  o.param_values = {{"BLUR_S_ROW_LX", {32, 64}}, {"BLUR_S_ROW_LY", {1}}, {"BLUR_S_ROW_VW", {1}},
+                    {"BLUR_S_COL_LX", {32}},     {"BLUR_S_COL_LY", {4}}, {"BLUR_S_COL_WPT", {4}},
+                    {"BLUR_S_LOCAL", {1}}};
+  o.seed = test::seed();
+  o.warmup = 1;
+  o.min_reps = 3;
+  o.max_reps = 5;
+  o.min_time_ms = 0.2;
+  return o;
+}
+
+ParamMap blur_candidate(int row_lx) {
+  return {{"BLUR_S_ROW_LX", row_lx}, {"BLUR_S_ROW_LY", 1}, {"BLUR_S_ROW_VW", 1}, {"BLUR_S_COL_LX", 32},
+          {"BLUR_S_COL_LY", 4},      {"BLUR_S_COL_WPT", 4}, {"BLUR_S_LOCAL", 1}};
+}
 
 // Runs a shell command, returns its exit status and combined output.
 int run_command(const std::string& cmd, std::string& output) {
@@ -203,7 +245,7 @@ TEST_SUITE("tune") {
       std::vector<float> ref(rows * cols);
       host::transpose(rows, cols, 4, in.data(), cols, ref.data(), rows);
       CHECK(std::memcmp(out.data(), ref.data(), ref.size() * 4) == 0);
-      CHECK(logs.contains("compiled transpose with -cl-std=CL1.2 -DTRA_DIAG=0 -DTRA_LOCAL=1 -DTRA_PAD=1 -DTRA_TILE=8 "
+      CHECK(logs.contains("compiled transpose with -cl-std=CL1.2 -DTRA_DIAG=0 -DTRA_LOCAL=1 -DTRA_PAD=1 -DTRA_SWZ=0 -DTRA_TILE=8 "
                           "-DTRA_VW=1 -DTRA_WPT=2"));
     }
 
@@ -469,13 +511,7 @@ TEST_SUITE("tune") {
     TuneEnv env("args");
     auto& s = test::session();
     auto expect = [&](const std::string& routine, const TuneOptions& o, const std::string& needle) {
-      try {
-        tune(s.queue, routine, o);
-        FAIL("accepted: " << needle);
-      } catch (const InvalidArgument& e) {
-        INFO(e.what());
-        CHECK(std::string(e.what()).find(needle) != std::string::npos);
-      }
+      test::expect_invalid_argument([&] { tune(s.queue, routine, o); }, needle);
     };
     TuneOptions o = small_options();
     o.dry_run = true;
@@ -493,16 +529,290 @@ TEST_SUITE("tune") {
     expect("transpose", b, "TRA_TILE=12");
     // Timing needs a profiling queue.
     cl::CommandQueue plain(s.context, s.entry.device, 0);
-    try {
-      tune(plain, "transpose", small_options());
-      FAIL("a queue without profiling was accepted");
-    } catch (const InvalidArgument& e) {
-      CHECK(std::string(e.what()).find("CL_QUEUE_PROFILING_ENABLE") != std::string::npos);
+    test::expect_invalid_argument([&] { tune(plain, "transpose", small_options()); }, "CL_QUEUE_PROFILING_ENABLE");
+    CHECK(!detail::file_exists(user_database_path(s.entry.info)));
+  }
+
+  TEST_CASE("tune fft: the best of a tiny space is stored under the length and used by later plans") {
+    TuneEnv env("fft");
+    auto& s = test::session();
+    const DeviceInfo& dev = s.entry.info;
+    const ParamMap winner = fft_candidate(64);
+    REQUIRE(winner != resolve_configuration("fft", "64", dev, Tuning{{}, false}).values);
+    TuneOptions o = fft_options();
+    o.fault = [&](const ParamMap& p) {
+      TuneFault f;
+      if (p == winner) f.time_scale = 1e-4;  // whatever this device measures
+      return f;
+    };
+    const TuneResult r = tune(s.queue, "fft", o);
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult& c = r.classes[0];
+    CHECK(r.kernel == "fft");
+    CHECK(c.variant == "64");  // what an FftPlan of length 64 resolves
+    CHECK(c.space == 2);
+    CHECK(c.candidates + c.unfit == 2);
+    REQUIRE(!c.rows.empty());
+    CHECK(c.rows.front().is_default);
+    for (const auto& row : c.rows) {
+      INFO(params_text(row.params) << to_string(row.status) << " " << row.message);
+      CHECK(row.status == CandidateStatus::Ok);
+      CHECK(row.error <= host::fft_tolerance(64));
     }
+    REQUIRE(c.has_best);
+    CHECK(c.best == winner);
+    CHECK(c.stored);
+
+    // A later plan of length 64 resolves the stored entry (values, sources) and compiles its shape:
+    // 8 work-items per transform (radix 8*8), 64 / 8 = 8 transforms per work-group.
+    LogCapture logs;
+    test::ScopedEnv no_disk("CLFORGE_CACHE_DIR", "off");
+    clear_memory_cache();
+    FftDesc d;
+    d.n = 64;
+    d.batch = 5;
+    const FftPlan plan(s.queue, d);
+    const std::vector<Configuration> cfgs = plan.configurations();
+    REQUIRE(cfgs.size() == 1);
+    CHECK(cfgs[0].variant == "64");
+    for (const auto& [name, value] : winner) {
+      INFO(name);
+      CHECK(cfgs[0].at(name) == value);
+      CHECK(cfgs[0].sources.at(name).rfind("user " + r.database_path, 0) == 0);
+    }
+    CHECK(logs.contains("-DFFT_T=8 -DFFT_B=8 "));
+    // ... and computes the right transform.
+    const std::vector<float> x = host::random_floats(2 * 64 * 5, test::seed() + 3);
+    std::vector<std::complex<float>> xc(64 * 5);
+    for (std::size_t i = 0; i < xc.size(); ++i) xc[i] = {x[2 * i], x[2 * i + 1]};
+    const std::vector<std::complex<float>> y = fft(s.queue, xc, 64);
+    const std::vector<host::cdouble> ref = host::fft_batch(x.data(), 64, 5, 1, 64, 0, false);
+    const host::FftError e = host::fft_compare(reinterpret_cast<const float*>(y.data()), 64, 5, 1, 64, 0, ref);
+    CHECK(e.nonfinite == 0);
+    CHECK(e.max_rel_l2 <= host::fft_tolerance(64));
+    // Other lengths keep their shipped entries.
+    CHECK(resolve_configuration("fft", "128", dev).sources.at("FFT_WG").rfind("shipped", 0) == 0);
+  }
+
+  TEST_CASE("tune blur: the method's kernel is tuned per channel count and used by later blurs") {
+    TuneEnv env("blur");
+    auto& s = test::session();
+    const DeviceInfo& dev = s.entry.info;
+    const ParamMap winner = blur_candidate(32);
+    REQUIRE(winner != resolve_configuration("blur_separable", "1", dev, Tuning{{}, false}).values);
+    TuneOptions o = blur_options();
+    o.fault = [&](const ParamMap& p) {
+      TuneFault f;
+      if (p == winner) f.time_scale = 1e-4;
+      return f;
+    };
+    const TuneResult r = tune(s.queue, "blur", o);
+    CHECK(r.kernel == "blur_separable");  // the default method
+    CHECK(r.routine_options.at("method") == "separable");
+    CHECK(r.routine_options.at("sigma") == "3");
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult& c = r.classes[0];
+    CHECK(c.variant == "1");  // one float channel
+    CHECK(c.space == 2);
+    for (const auto& row : c.rows) {
+      INFO(params_text(row.params) << to_string(row.status) << " " << row.message);
+      CHECK(row.status == CandidateStatus::Ok);
+    }
+    REQUIRE(c.has_best);
+    CHECK(c.best == winner);
+    CHECK(c.stored);
+    const Configuration cfg = resolve_configuration("blur_separable", "1", dev);
+    CHECK(cfg.values == winner);
+    CHECK(cfg.sources.at("BLUR_S_ROW_LX").rfind("user " + r.database_path, 0) == 0);
+    CHECK(resolve_configuration("blur_separable", "4", dev).sources.at("BLUR_S_ROW_LX").rfind("shipped", 0) == 0);
+
+    // A later separable blur compiles the stored parameters and is right (another size and sigma).
+    LogCapture logs;
+    test::ScopedEnv no_disk("CLFORGE_CACHE_DIR", "off");
+    clear_memory_cache();
+    const std::size_t w = 37, h = 29;
+    const std::vector<float> in = host::random_floats(w * h, test::seed() + 5);
+    BlurOptions bo;
+    bo.sigma_x = 1.5;
+    bo.sigma_y = 2;
+    bo.method = BlurMethod::Separable;
+    const std::vector<float> got = gaussian_blur(s.queue, w, h, 1, in, bo);
+    const std::vector<double> ref = host::gaussian_blur(in.data(), w, h, 1, w, 1.5, 2, BlurBorder::Clamp);
+    CHECK(host::compare(got, ref).ok(host::truncated_blur_tolerance(1.5, 2)));
+    CHECK(logs.contains("compiled blur_separable with -cl-std=CL1.2 -DBLUR_S_COL_LX=32 -DBLUR_S_COL_LY=4 "
+                        "-DBLUR_S_COL_WPT=4 -DBLUR_S_LOCAL=1 -DBLUR_S_ROW_LX=32 -DBLUR_S_ROW_LY=1 -DBLUR_S_ROW_VW=1"));
+  }
+
+  TEST_CASE("tune fft: a wrong candidate is rejected and never stored, even when it looks fastest") {
+    TuneEnv env("reject-fft");
+    auto& s = test::session();
+    {
+      const ParamMap wrong = fft_candidate(256), fast = fft_candidate(64);
+      TuneOptions o = fft_options();
+      o.fault = [&](const ParamMap& p) {
+        TuneFault f;
+        if (p == wrong) {
+          f.corrupt_output = true;
+          f.time_scale = 1e-6;
+        }
+        if (p == fast) f.time_scale = 1e-3;
+        return f;
+      };
+      const TuneResult r = tune(s.queue, "fft", o);
+      REQUIRE(r.classes.size() == 1);
+      const TuneClassResult& c = r.classes[0];
+      CHECK(c.rejected == 1);
+      for (const auto& row : c.rows) {
+        if (row.params != wrong) continue;
+        INFO(row.message);
+        CHECK(row.status == CandidateStatus::Rejected);
+        CHECK(row.message.find("NaN or infinite") != std::string::npos);
+      }
+      REQUIRE(c.has_best);
+      CHECK(c.best == fast);
+      CHECK(resolve_configuration("fft", "64", s.entry.info).values == fast);
+    }
+  }
+
+  TEST_CASE("tune blur: a wrong candidate is rejected and never stored, even when it looks fastest") {
+    TuneEnv env("reject-blur");
+    auto& s = test::session();
+    {
+      // Recursive method, sigma 2: the blur_recursive kernel.
+      const ParamMap base = {
+          {"BLUR_R_BLOCK", 16}, {"BLUR_R_NARROW", 1 << 30}, {"BLUR_R_FUSE_T", 1}, {"BLUR_R_BATCH", 2}};
+      ParamMap wrong = base, fast = base;
+      wrong["BLUR_R_LX"] = 32;
+      fast["BLUR_R_LX"] = 16;
+      TuneOptions o = blur_options();
+      o.routine_options = {{"method", "recursive"}, {"sigma", "2"}};
+      o.param_values = {{"BLUR_R_LX", {16, 32}}, {"BLUR_R_BLOCK", {16}}, {"BLUR_R_NARROW", {1 << 30}},
+                        {"BLUR_R_FUSE_T", {1}},   {"BLUR_R_BATCH", {2}}};
+      o.fault = [&](const ParamMap& p) {
+        TuneFault f;
+        if (p == wrong) {
+          f.corrupt_output = true;
+          f.time_scale = 1e-6;
+        }
+        if (p == fast) f.time_scale = 1e-3;
+        return f;
+      };
+      const TuneResult r = tune(s.queue, "blur", o);
+      CHECK(r.kernel == "blur_recursive");
+      REQUIRE(r.classes.size() == 1);
+      const TuneClassResult& c = r.classes[0];
+      CHECK(c.rejected == 1);
+      for (const auto& row : c.rows) {
+        INFO(params_text(row.params) << row.message);
+        if (row.params == wrong) {
+          CHECK(row.status == CandidateStatus::Rejected);
+          CHECK(row.message.find("differs from the host recursive blur") != std::string::npos);
+        } else {
+          CHECK(row.status == CandidateStatus::Ok);
+        }
+      }
+      REQUIRE(c.has_best);
+      CHECK(c.best == fast);
+      CHECK(resolve_configuration("blur_recursive", "1", s.entry.info).values == fast);
+    }
+  }
+
+  TEST_CASE("tune fft and blur: size classes, narrowed spaces and bad options (dry runs)") {
+    TuneEnv env("fft-blur-args");
+    auto& s = test::session();
+    TuneOptions o;
+    o.dry_run = true;
+    // Lengths with a prime factor above 13 are stored under their Bluestein kernel length;
+    // the interleaved layout and the batch do not change the class.
+    o.sizes = {"64", "1009", "64@3:t", "2048@2"};
+    TuneResult r = tune(s.queue, "fft", o);
+    REQUIRE(r.classes.size() == 2);
+    CHECK(r.classes[0].variant == "64");
+    CHECK(r.classes[0].sizes == std::vector<std::string>{"64", "64@3:t"});
+    CHECK(r.classes[1].variant == "2048");
+    CHECK(r.classes[1].sizes == std::vector<std::string>{"1009", "2048@2"});
+    // Length 64: FFT_LOCAL_MAX has one value, FFT_REG two (registers or not), FFT_RADIX three
+    // (radix 8 and 16 both split 64 into 8*8).
+    const std::size_t full = 7 * 2 * 2 * 2 * 2 * 3;  // FFT_WG, HALVE, TWIDDLE, PAD, VEC, STAGE
+    CHECK(r.classes[0].space == full * 2 * 3);
+    CHECK(r.classes[0].illegal + r.classes[0].unfit + r.classes[0].candidates == r.classes[0].space);
+    // Blur: channels are the class; the recursive split threshold collapses to one value per
+    // way of splitting the class's images: never, only the shorter side's passes (e.g. 256 for
+    // 300x200, 64 for 64x48), both.
+    o.sizes = {"300x200", "64x48:4"};
+    o.routine_options = {{"method", "recursive"}};
+    r = tune(s.queue, "blur", o);
+    CHECK(r.kernel == "blur_recursive");
+    CHECK(r.routine_options.at("sigma") == "10");
+    REQUIRE(r.classes.size() == 2);
+    CHECK(r.classes[0].variant == "1");
+    CHECK(r.classes[1].variant == "4");
+    CHECK(r.classes[0].space == 5 * 6 * 3 * 2 * 5);  // LX, BLOCK, NARROW (3), FUSE_T, BATCH
+    CHECK(r.classes[1].space == 5 * 6 * 3 * 2 * 5);
+
+    auto expect = [&](const std::string& routine, const TuneOptions& opt, const std::string& needle) {
+      test::expect_invalid_argument([&] { tune(s.queue, routine, opt); }, needle);
+    };
+    TuneOptions b = o;
+    b.routine_options = {{"sigma", "x"}};
+    expect("blur", b, "'x'");
+    b.routine_options = {{"method", "recursive"}, {"sigma", "0.25"}};
+    expect("blur", b, "0.25");
+    b.routine_options = {{"method", "auto"}};
+    expect("blur", b, "'auto' is not one of separable, direct, recursive");
+    b.routine_options = {{"border", "zero"}};
+    expect("blur", b, "no tuning option 'border'");
+    expect("transpose", b, "(it has none)");
+    b = o;
+    b.routine_options.clear();
+    for (const char* bad : {"64x", "0x5", "64x48:3", "64x48:2"}) {
+      b.sizes = {bad};
+      expect("blur", b, "'" + std::string(bad) + "'");
+    }
+    for (const char* bad : {"0", "64@", "64@0", "64:x", "x"}) {
+      b.sizes = {bad};
+      expect("fft", b, "'" + std::string(bad) + "'");
+    }
+    b.sizes = {"65536"};
+    expect("fft", b, "runs as passes");
     CHECK(!detail::file_exists(user_database_path(s.entry.info)));
   }
 
 #ifdef CLFORGE_CLI
+  TEST_CASE("clforge tune fft and tune blur, then clforge params shows the user source") {
+    TuneEnv env("cli-fft-blur");
+    auto& s = test::session();
+    const std::string cli = std::string("CLFORGE_USER_TUNING_DIR='") + env.dir + "' " + CLFORGE_CLI + " --device " +
+                            s.entry.info.index_string() + " ";
+    const std::string path = user_database_path(s.entry.info);
+    std::string out;
+    int rc = run_command(cli + "tune fft --size 64@16 --param FFT_WG=64,256 --param FFT_RADIX=16 --param FFT_REG=32 "
+                               "--param FFT_HALVE=0 --param FFT_TWIDDLE=0 --param FFT_PAD=1 --param FFT_VEC=1 "
+                               "--param FFT_STAGE=0 --seed " + std::to_string(test::seed()), out);
+    INFO(out);
+    REQUIRE(rc == 0);
+    CHECK(out.find("fft variant 64 on") != std::string::npos);
+    CHECK(out.find("space 2:") != std::string::npos);
+    CHECK(out.find("stored in " + path + " (kernel fft, variant 64)") != std::string::npos);
+    rc = run_command(cli + "params fft --variant 64", out);
+    CHECK(rc == 0);
+    CHECK(out.find("FFT_WG") != std::string::npos);
+    CHECK(out.find("user " + path) != std::string::npos);
+
+    rc = run_command(cli + "tune blur --size 64x48 --method direct --sigma 1.5 --param BLUR_D_LX=16,32 "
+                               "--param BLUR_D_LY=4 --param BLUR_D_WPT=2 --param BLUR_D_LOCAL=1", out);
+    INFO(out);
+    REQUIRE(rc == 0);
+    CHECK(out.find("blur variant 1 on") != std::string::npos);
+    CHECK(out.find("method direct, sigma 1.5") != std::string::npos);
+    CHECK(out.find("stored in " + path + " (kernel blur_direct, variant 1)") != std::string::npos);
+    rc = run_command(cli + "params blur_direct --variant 1", out);
+    CHECK(rc == 0);
+    CHECK(out.find("user " + path) != std::string::npos);
+    // The option values are checked by the parser.
+    CHECK(run_command(cli + "tune blur --size 64 --method auto --dry-run", out) != 0);
+  }
+
   TEST_CASE("clforge tune, then clforge params shows the user source") {
     TuneEnv env("cli");
     auto& s = test::session();
@@ -513,7 +823,7 @@ TEST_SUITE("tune") {
     int rc = run_command(cli + "tune transpose --size 64 --param TRA_TILE=8,16 --param TRA_LOCAL=1 --dry-run", out);
     INFO(out);
     CHECK(rc == 0);
-    CHECK(out.find("space 160") != std::string::npos);  // TILE 2 x WPT 5 x VW 4 x PAD 2 x DIAG 2 x LOCAL 1
+    CHECK(out.find("space 800") != std::string::npos);  // TILE 2 x WPT 5 x VW 4 x PAD 2 x DIAG 2 x SWZ 5 x LOCAL 1
     CHECK(!detail::file_exists(path));
 
     const std::string results = env.dir + "/results.json";

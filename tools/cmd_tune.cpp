@@ -1,6 +1,7 @@
-// `clforge tune ROUTINE`: one subcommand per routine the tuner knows (tune_routines()), a
-// progress bar on stderr, a summary table on stdout, Ctrl-C stopping early (the best so far
-// is still stored), and --out writing the results as a tuning file. The work is clforge::tune().
+// `clforge tune ROUTINE`: one subcommand per routine the tuner knows (tune_routines()) with the
+// routine's own options (e.g. blur's --method and --sigma), a progress bar on stderr, a summary
+// table on stdout, Ctrl-C stopping early (the best so far is still stored), and --out writing the
+// results as a tuning file. The work is clforge::tune().
 #include <unistd.h>
 
 #include <algorithm>
@@ -34,6 +35,7 @@ struct TuneArgs {
   std::string out;
   std::uint64_t seed = 0;
   unsigned threads = 0;
+  std::map<std::string, std::string> routine_options;  // --NAME VALUE of the routine ("" : not given)
 };
 
 // --param NAME=v1,v2,... (the global option; for `tune` each gives the values to search).
@@ -114,6 +116,7 @@ void print_summary(const TuneResult& r, const TuneArgs& a) {
   for (const auto& c : r.classes) {
     std::string sizes;
     for (const auto& s : c.sizes) sizes += (sizes.empty() ? "" : ", ") + s;
+    for (const auto& [name, value] : r.routine_options) sizes += ", " + name + " " + value;
     std::printf("%s variant %s on \"%s\", sizes %s\n", r.routine.c_str(), c.variant.c_str(), r.device.c_str(),
                 sizes.c_str());
     std::printf("  space %zu: %zu illegal, %zu do not fit the device, %zu candidates\n", c.space, c.illegal, c.unfit,
@@ -182,6 +185,7 @@ void print_summary(const TuneResult& r, const TuneArgs& a) {
 void write_results(const TuneResult& r, const DeviceInfo& dev, const TuneArgs& a) {
   nlohmann::json j;
   j["kernel"] = r.kernel;
+  if (!r.routine_options.empty()) j["routine_options"] = r.routine_options;
   j["comment"] = "clforge tune " + r.routine + " on \"" + dev.name + "\" (" + dev.platform_name + ", driver " +
                  dev.driver_version + ")";
   j["entries"] = nlohmann::json::array();
@@ -227,6 +231,8 @@ void cmd_tune(Globals& g, const TuneArgs& a) {
   o.store = !a.no_store;
   o.seed = a.seed;
   o.compile_threads = a.threads;
+  for (const auto& [name, value] : a.routine_options)
+    if (!value.empty()) o.routine_options[name] = value;
   ProgressBar bar;
   o.progress = [&bar](const TuneProgress& p) { bar.update(p); };
   g_stop.store(false);
@@ -267,8 +273,9 @@ void register_tune(Apps& apps, Globals& g) {
     a.routine = info.name;
     std::string defaults;
     for (const auto& d : info.default_sizes) defaults += (defaults.empty() ? "" : ", ") + d;
+    const std::string kernel = info.kernel + (info.options.empty() ? "" : " (with the default options)");
     auto* cmd = apps.tune->add_subcommand(
-        info.name, "search the parameters of " + info.kernel +
+        info.name, "search the parameters of " + kernel +
                        " on this device, verify each candidate, store the fastest in the user tuning database "
                        "(--param NAME=v1,v2,... restricts the values searched)");
     cmd->add_option("--size", a.sizes, "problem size, repeatable: " + info.size_syntax + " (default " + defaults + ")");
@@ -283,6 +290,11 @@ void register_tune(Apps& apps, Globals& g) {
     cmd->add_option("--out", a.out, "also write the results as a JSON tuning file (usable as CLFORGE_TUNING_FILE)");
     cmd->add_option("--seed", a.seed, "seed of the random data and of the random and anneal strategies");
     cmd->add_option("--threads", a.threads, "threads compiling candidates concurrently (default: up to 4)");
+    for (const auto& opt : info.options) {
+      auto* o = cmd->add_option("--" + opt.name, a.routine_options[opt.name],
+                                opt.help + (opt.default_value.empty() ? "" : " (default " + opt.default_value + ")"));
+      if (!opt.choices.empty()) o->check(CLI::IsMember(opt.choices));
+    }
     cmd->fallthrough();  // --param and the other global options may follow the routine name
     cmd->callback([&g, &a] { cmd_tune(g, a); });
   }

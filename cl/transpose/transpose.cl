@@ -39,6 +39,9 @@
 #ifndef TRA_DIAG
 #define TRA_DIAG 0   // diagonal (skewed) work-group mapping against partition camping (0, 1)
 #endif
+#ifndef TRA_SWZ
+#define TRA_SWZ 0    // band swizzle: consecutive work-groups walk down bands TRA_SWZ tiles wide (0: off)
+#endif
 #ifndef TRA_LOCAL
 #define TRA_LOCAL 1  // 1: exchange through a local-memory tile; 0: register blocks (no barrier)
 #endif
@@ -123,6 +126,16 @@ void transpose_tiled(const int rows, const int cols,
   const int bid = get_group_id(0) + gx * get_group_id(1);
   const int by = bid % gy;
   const int bx = (bid / gy + by) % gx;
+#elif TRA_SWZ
+  // Band swizzle: the groups of one wave cover a compact block of tiles (TRA_SWZ tiles wide,
+  // many tall), so both the rows they read and the rows they write stay within few DRAM pages
+  // instead of one 128-byte piece of every output row (power-of-two strides hit few channels).
+  const int bid = get_group_id(0) + gx * get_group_id(1);
+  const int band = bid / (TRA_SWZ * gy);
+  const int rem = bid - band * (TRA_SWZ * gy);
+  const int width = min(TRA_SWZ, gx - band * TRA_SWZ);
+  const int bx = band * TRA_SWZ + rem % width;
+  const int by = rem / width;
 #else
   const int bx = get_group_id(0);
   const int by = get_group_id(1);

@@ -152,8 +152,12 @@ struct TuneOptions {
   /// (0: none). Checked between candidates; the default is always measured.
   double time_limit_s = 0;
   /// Values to search per parameter (each must be legal); parameters not named take all
-  /// their legal values.
+  /// their legal values (or the subset the routine's target narrows them to for a size class).
   std::map<std::string, std::vector<int>> param_values;
+  /// Settings of the routine beyond its sizes, by name, e.g. {"method", "recursive"} and
+  /// {"sigma", "10"} for blur (tune_routines() lists each routine's options); options not
+  /// named take their defaults. An unknown name or value throws InvalidArgument.
+  std::map<std::string, std::string> routine_options;
   /// Only build the space and report its counts: nothing compiled, run or stored.
   bool dry_run = false;
   /// Write the best configuration to the user database (checked for readability first).
@@ -208,6 +212,7 @@ struct TuneClassResult {
 /// The outcome of one tune() call.
 struct TuneResult {
   std::string routine, kernel, device;
+  std::map<std::string, std::string> routine_options;  ///< every option of the routine with the value used
   std::string database_path;           ///< the user database of the device
   TuneStrategy strategy = TuneStrategy::Exhaustive;  ///< the strategy used (Auto resolved)
   std::vector<TuneClassResult> classes;
@@ -219,12 +224,22 @@ struct TuneResult {
   std::size_t build_failed() const;
 };
 
+/// A setting of a routine's tuning beyond its sizes (TuneOptions::routine_options; the CLI
+/// option --NAME).
+struct TuneRoutineOption {
+  std::string name;                    ///< "method"
+  std::string help;
+  std::string default_value;           ///< the value used when the option is not given ("" : see help)
+  std::vector<std::string> choices;    ///< the legal values; empty: any value the routine parses
+};
+
 /// A routine the tuner knows.
 struct TuneRoutineInfo {
   std::string name;                    ///< "transpose"
-  std::string kernel;                  ///< the kernel whose parameters it tunes
+  std::string kernel;                  ///< the kernel whose parameters it tunes (with default options)
   std::string size_syntax;             ///< help text for TuneOptions::sizes
   std::vector<std::string> default_sizes;
+  std::vector<TuneRoutineOption> options;
 };
 std::vector<TuneRoutineInfo> tune_routines();
 

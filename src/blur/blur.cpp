@@ -424,11 +424,6 @@ struct Call {
   Chain chain;
   bool long_index;
   int border;
-  // Weights beyond the 64 KiB of __constant memory every device guarantees go to __global.
-  std::string defines(std::size_t weight_floats = 0) const {
-    return "-DBLUR_C=" + std::to_string(res.channels) + (long_index ? " -DCLF_LONG_INDEX=1" : "") +
-           (weight_floats * sizeof(float) > 65536 ? " -DBLUR_WEIGHTS_GLOBAL=1" : "");
-  }
   std::size_t px() const { return res.channels * 4; }
   cl::Buffer scratch(int slot, std::size_t bytes, const char* what) const {
     if (opt.workspace != nullptr) return opt.workspace->get(qc.context, slot, bytes);
@@ -454,17 +449,89 @@ Configuration program_config(const Configuration& cfg, std::initializer_list<con
   return c;
 }
 
+// ---------------------------------------------------------------- programs
+// The program of each kernel of a call, from the resolved parameters alone: the launcher and
+// blur_build_programs (the tuner's prebuild) compile through these, so both use one set of
+// options.
+
+// 64-bit indices when an address of the images or of the scratch (carries: 6 per pixel) can
+// pass 2^31 - 1.
+bool blur_long_index(std::size_t width, std::size_t height, const ImageRef& in, const ImageRef& out) {
+  const std::size_t pixels = width * height;
+  const std::size_t biggest = std::max({in.offset + span_elems(height, width, in.pitch),
+                                        out.offset + span_elems(height, width, out.pitch),
+                                        6 * pixels + 6 * (width + height)});
+  return biggest > static_cast<std::size_t>(INT_MAX);
+}
+
+// Routine constants. Weights beyond the 64 KiB of __constant memory every device guarantees go
+// to __global.
+std::string blur_defines(const Resolved& r, bool long_index, std::size_t weight_floats = 0) {
+  return "-DBLUR_C=" + std::to_string(r.channels) + (long_index ? " -DCLF_LONG_INDEX=1" : "") +
+         (weight_floats * sizeof(float) > 65536 ? " -DBLUR_WEIGHTS_GLOBAL=1" : "");
+}
+
+// Taps of a truncated Gaussian of radius r (host::gaussian_weights).
+std::size_t taps(int r) { return 2 * static_cast<std::size_t>(r) + 1; }
+
+Configuration direct_config(const Resolved& r) {
+  Configuration cfg = r.direct;
+  cfg.values["BLUR_D_LOCAL"] = r.row_local ? 1 : 0;
+  return cfg;
+}
+
+cl::Program direct_program(const QueueContext& qc, const Resolved& r, bool long_index) {
+  return get_program(qc, kernel_spec("blur_direct"), direct_config(r),
+                     blur_defines(r, long_index, taps(r.rx) + taps(r.ry)));
+}
+
+// Separable passes: `row` selects the row pass (else the column pass).
+Configuration separable_config(const Resolved& r, bool row) {
+  Configuration cfg = r.separable;
+  cfg.values["BLUR_S_LOCAL"] = (row ? r.row_local : r.col_local) ? 1 : 0;
+  return cfg;
+}
+
+// Row weights of the float4 path: zero-padded to 2R + 4 taps, R = rx rounded up to a multiple of 4.
+int row_vec_radius(int rx) { return (rx + 3) / 4 * 4; }
+
+cl::Program separable_program(const QueueContext& qc, const Resolved& r, bool long_index, bool row) {
+  const Configuration cfg = separable_config(r, row);
+  std::size_t weights = taps(row ? r.rx : r.ry);
+  if (row && separable_row_vec(cfg, r.channels, r.row_local))
+    weights = 2 * static_cast<std::size_t>(row_vec_radius(r.rx)) + 4;
+  return get_program(qc, kernel_spec("blur_separable"), cfg, blur_defines(r, long_index, weights));
+}
+
+// Recursive passes, with or without the transposed (fused) block store.
+cl::Program recursive_program(const QueueContext& qc, const Resolved& r, bool long_index, bool fused) {
+  Configuration cfg = program_config(r.recursive, {"BLUR_R_NARROW"});
+  cfg.values["BLUR_R_FUSE_T"] = fused ? 1 : 0;
+  return get_program(qc, kernel_spec("blur_recursive"), cfg, blur_defines(r, long_index));
+}
+
+// The RGBA8 conversion kernels.
+Configuration conversion_config(const Resolved& r) {
+  return program_config(r.blur,
+                        {"BLUR_AUTO_SIGMA_DIRECT", "BLUR_AUTO_SIGMA_RECURSIVE", "BLUR_AUTO_RECURSIVE_MIN_KPIX"});
+}
+
+cl::Program conversion_program(const QueueContext& qc, const Resolved& r, bool long_index) {
+  return get_program(qc, kernel_spec("blur"), conversion_config(r), long_index ? "-DCLF_LONG_INDEX=1" : "");
+}
+
+// ---------------------------------------------------------------- launching the methods
+
 std::vector<float> to_float(const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); }
 
 void run_direct(Call& c, const Img& in, const Img& out) {
   const Resolved& r = c.res;
-  Configuration cfg = r.direct;
-  cfg.values["BLUR_D_LOCAL"] = r.row_local ? 1 : 0;
+  const Configuration cfg = direct_config(r);
   std::vector<float> w = to_float(host::gaussian_weights(c.opt.sigma_x));
   const std::vector<float> gy = to_float(host::gaussian_weights(c.opt.sigma_y));
   w.insert(w.end(), gy.begin(), gy.end());
   const cl::Buffer wbuf = c.constants(w, "direct weights");
-  const cl::Program prog = get_program(c.qc, kernel_spec("blur_direct"), cfg, c.defines(w.size()));
+  const cl::Program prog = direct_program(c.qc, r, c.long_index);
   cl::Kernel k = get_kernel(prog, "blur_direct");
   const std::size_t lx = cfg.at("BLUR_D_LX"), ly = cfg.at("BLUR_D_LY"), ty = ly * cfg.at("BLUR_D_WPT");
   Args(k, c.long_index)
@@ -479,20 +546,19 @@ void run_separable(Call& c, const Img& in, const Img& out) {
   const cl::Buffer tmp = c.scratch(kTmp, c.width * c.height * c.px(), "intermediate image");
   // Row pass.
   {
-    Configuration cfg = r.separable;
-    cfg.values["BLUR_S_LOCAL"] = r.row_local ? 1 : 0;
+    const Configuration cfg = separable_config(r, true);
     const bool vec = separable_row_vec(cfg, r.channels, r.row_local);
     const std::vector<double> g = host::gaussian_weights(c.opt.sigma_x);
     std::vector<float> w;
-    if (vec) {  // zero-padded to 2R + 4 taps, R = rx rounded up to a multiple of 4
-      const int R = (r.rx + 3) / 4 * 4;
+    if (vec) {
+      const int R = row_vec_radius(r.rx);
       w.assign(2 * R + 4, 0.0f);
       for (int k = 0; k <= 2 * r.rx; ++k) w[R - r.rx + k] = static_cast<float>(g[k]);
     } else {
       w = to_float(g);
     }
     const cl::Buffer wbuf = c.constants(w, "row weights");
-    const cl::Program prog = get_program(c.qc, kernel_spec("blur_separable"), cfg, c.defines(w.size()));
+    const cl::Program prog = separable_program(c.qc, r, c.long_index, true);
     cl::Kernel k = get_kernel(prog, "blur_rows");
     const std::size_t lx = cfg.at("BLUR_S_ROW_LX"), ly = cfg.at("BLUR_S_ROW_LY"), tx = lx * (vec ? 4 : 1);
     Args(k, c.long_index)
@@ -503,11 +569,10 @@ void run_separable(Call& c, const Img& in, const Img& out) {
   }
   // Column pass.
   {
-    Configuration cfg = r.separable;
-    cfg.values["BLUR_S_LOCAL"] = r.col_local ? 1 : 0;
+    const Configuration cfg = separable_config(r, false);
     const std::vector<float> w = to_float(host::gaussian_weights(c.opt.sigma_y));
     const cl::Buffer wbuf = c.constants(w, "column weights");
-    const cl::Program prog = get_program(c.qc, kernel_spec("blur_separable"), cfg, c.defines(w.size()));
+    const cl::Program prog = separable_program(c.qc, r, c.long_index, false);
     cl::Kernel k = get_kernel(prog, "blur_cols");
     const std::size_t lx = cfg.at("BLUR_S_COL_LX"), ly = cfg.at("BLUR_S_COL_LY"), ty = ly * cfg.at("BLUR_S_COL_WPT");
     Args(k, c.long_index)
@@ -581,11 +646,7 @@ void run_recursive(Call& c, const Img& in, const Img& out) {
   const BlurPlan& p = r.plan;
   const std::size_t W = c.width, H = c.height, px = c.px();
   const int L = r.recursive.at("BLUR_R_BLOCK");
-  auto program = [&](bool fused) {
-    Configuration cfg = program_config(r.recursive, {"BLUR_R_NARROW"});
-    cfg.values["BLUR_R_FUSE_T"] = fused ? 1 : 0;
-    return get_program(c.qc, kernel_spec("blur_recursive"), cfg, c.defines());
-  };
+  auto program = [&](bool fused) { return recursive_program(c.qc, r, c.long_index, fused); };
   std::size_t carry_pixels = 1;
   if (p.blocked_y) carry_pixels = std::max(carry_pixels, ceil_div(H, L) * 6 * W);
   if (p.blocked_x) carry_pixels = std::max(carry_pixels, ceil_div(W, L) * 6 * H);
@@ -629,6 +690,24 @@ void check_sigma(const char* R, const char* name, double s, BlurMethod m) {
 BlurPlan plan_blur(const DeviceInfo& device, std::size_t width, std::size_t height, PixelFormat format,
                    const BlurOptions& options, const Tuning& tuning) {
   return resolve(device, width, height, format, options, tuning).plan;
+}
+
+void blur_build_programs(const QueueContext& qc, std::size_t width, std::size_t height, PixelFormat format,
+                         const ImageRef& in, const ImageRef& out, const BlurOptions& options, const Tuning& tuning) {
+  const Resolved r = resolve(*qc.info, width, height, format, options, tuning);
+  const bool long_index = blur_long_index(width, height, in, out);
+  switch (r.plan.method) {
+    case BlurMethod::Direct: direct_program(qc, r, long_index); break;
+    case BlurMethod::Separable:
+      separable_program(qc, r, long_index, true);
+      separable_program(qc, r, long_index, false);
+      break;
+    default:
+      if (r.plan.fused_y || r.plan.fused_x) recursive_program(qc, r, long_index, true);
+      if (!r.plan.fused_y || !r.plan.fused_x) recursive_program(qc, r, long_index, false);
+      break;
+  }
+  if (format == PixelFormat::RGBA8) conversion_program(qc, r, long_index);
 }
 
 std::string BlurPlan::describe() const {
@@ -675,18 +754,15 @@ BlurMethod gaussian_blur(cl::CommandQueue& queue, std::size_t width, std::size_t
   check_sigma(R, "sigma_x", options.sigma_x, res.plan.method);
   check_sigma(R, "sigma_y", options.sigma_y, res.plan.method);
   const std::size_t pixels = width * height;
-  const std::size_t biggest = std::max({in.offset + in_span, out.offset + out_span, 6 * pixels + 6 * (width + height)});
-  const bool long_index = biggest > static_cast<std::size_t>(INT_MAX);
+  const bool long_index = blur_long_index(width, height, in, out);
   const int border = options.border == BlurBorder::Clamp ? 0 : options.border == BlurBorder::Mirror ? 1 : 2;
   Call c{queue, qc, width, height, options, tuning, res, Chain(queue, wait_list), long_index, border};
 
   if (format == PixelFormat::RGBA8) {
     const cl::Buffer conv = c.scratch(kConv, 2 * pixels * 16, "float4 copies of the RGBA8 image");
     const Img a{conv, 0, width}, b{conv, pixels, width};
-    const Configuration cv = program_config(res.blur, {"BLUR_AUTO_SIGMA_DIRECT", "BLUR_AUTO_SIGMA_RECURSIVE",
-                                                       "BLUR_AUTO_RECURSIVE_MIN_KPIX"});
-    const cl::Program prog = get_program(qc, kernel_spec("blur"), cv, long_index ? "-DCLF_LONG_INDEX=1" : "");
-    const std::size_t wg = cv.at("BLUR_CV_WG");
+    const cl::Program prog = conversion_program(qc, res, long_index);
+    const std::size_t wg = conversion_config(res).at("BLUR_CV_WG");
     const cl::NDRange global(round_up(width, wg), height), local(wg, 1);
     cl::Kernel to_f = get_kernel(prog, "blur_u8_to_f32");
     Args(to_f, long_index).i32(width).i32(height).buf(in.buffer).idx(in.offset).idx(in.pitch)

@@ -1,11 +1,13 @@
 // What one gaussian_blur call will launch, for benchmarks and the CLI: the method, whether each
 // recursive pass is split into blocks and fuses its transpose, and the bytes its kernels read
-// and write per pixel (the bandwidth bound's numerator).
+// and write per pixel (the bandwidth bound's numerator); and the programs it compiles, for the
+// tuner.
 #pragma once
 #include <string>
 
 #include "clforge/blur.hpp"
 #include "clforge/device.hpp"
+#include "runtime/program_cache.hpp"
 
 namespace clforge::detail {
 
@@ -23,5 +25,11 @@ struct BlurPlan {
 
 BlurPlan plan_blur(const DeviceInfo& device, std::size_t width, std::size_t height, PixelFormat format,
                    const BlurOptions& options, const Tuning& tuning);
+
+/// Compiles (through the compile cache) every blur program a gaussian_blur call with these
+/// arguments uses, with the launcher's own options, and launches nothing; the buffers of in and
+/// out are not used. The transposes of a recursive call are compiled by their first run.
+void blur_build_programs(const QueueContext& qc, std::size_t width, std::size_t height, PixelFormat format,
+                         const ImageRef& in, const ImageRef& out, const BlurOptions& options, const Tuning& tuning);
 
 }  // namespace clforge::detail

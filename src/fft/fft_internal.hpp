@@ -1,6 +1,6 @@
-// FFT internals shared by the plan, the tuning spec and the tests: factorisation, radix and
-// pass decomposition, and the shape of one fft_local kernel (the routine constants of
-// cl/fft/fft.cl, derived from the length and the tuning parameters).
+// FFT internals shared by the plan, the tuning spec, the tuner and the tests: factorisation,
+// radix and pass decomposition, the shape of one fft_local kernel (the routine constants of
+// cl/fft/fft.cl, derived from the length and the tuning parameters), and the programs of a plan.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "clforge/device.hpp"
+#include "clforge/fft.hpp"
 #include "clforge/tuning.hpp"
+#include "runtime/program_cache.hpp"
 
 namespace clforge::detail {
 
@@ -69,5 +71,10 @@ std::size_t fft_local_limit(const ParamMap& params, const DeviceInfo& dev);
 
 /// Does one kernel of `shape` fit the device (work-group and local memory)?
 bool fft_fits(const FftShape& shape, const DeviceInfo& dev);
+
+/// Compiles (through the compile cache) every program an FftPlan of desc with these tuning
+/// options uses, with the plan's own options, and runs nothing: the tuner's prebuild. Throws
+/// as the FftPlan constructor does.
+void fft_build_programs(const QueueContext& qc, const FftDesc& desc, const Tuning& tuning);
 
 }  // namespace clforge::detail

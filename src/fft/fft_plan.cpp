@@ -472,7 +472,10 @@ void FftPlan::Impl::run(int dir, const cl::Buffer& in, const cl::Buffer& out, co
   }
 }
 
-FftPlan::FftPlan(cl::CommandQueue& queue, const FftDesc& d, const Tuning& tuning) : impl_(std::make_unique<Impl>()) {
+namespace {
+
+// The description with its arguments checked and the default distances filled in.
+FftDesc checked_desc(const FftDesc& d) {
   using detail::require;
   const char* R = kRoutine;
   require(d.n >= 1, R, "n must be at least 1 (got 0)");
@@ -503,7 +506,13 @@ FftPlan::FftPlan(cl::CommandQueue& queue, const FftDesc& d, const Tuning& tuning
   const std::size_t big = std::size_t{1} << 40;
   require(span_of(desc.in, desc.n, desc.batch) < big && span_of(desc.out, desc.n, desc.batch) < big, R,
           "layout spans more than 2^40 elements");
+  return desc;
+}
 
+}  // namespace
+
+FftPlan::FftPlan(cl::CommandQueue& queue, const FftDesc& d, const Tuning& tuning) : impl_(std::make_unique<Impl>()) {
+  const FftDesc desc = checked_desc(d);
   Impl& im = *impl_;
   im.queue = queue;
   im.qc = detail::queue_context_of(queue);
@@ -524,6 +533,14 @@ FftPlan::FftPlan(cl::CommandQueue& queue, const FftDesc& d, const Tuning& tuning
   cl_int st = CL_SUCCESS;
   im.dummy = cl::Buffer(im.qc.context, CL_MEM_READ_WRITE, 16, nullptr, &st);
   detail::check(st, "clCreateBuffer", "fft placeholder");
+  im.build(tuning);
+  im.compile();
+}
+
+void detail::fft_build_programs(const QueueContext& qc, const FftDesc& desc, const Tuning& tuning) {
+  FftPlan::Impl im;
+  im.qc = qc;
+  im.desc = checked_desc(desc);
   im.build(tuning);
   im.compile();
 }

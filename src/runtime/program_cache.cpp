@@ -144,18 +144,25 @@ std::string build_options(const Configuration& cfg, const std::string& extra) {
 
 cl::Program get_program(const QueueContext& qc, const KernelSpec& spec, const Configuration& cfg,
                         const std::string& extra_options) {
-  // Sources: cl/common/*.cl helpers (in name order), then the family's files.
-  std::string text, origins;
-  std::vector<std::string> files;
-  for (const auto& f : source_dirs().embedded)
-    if (f.rfind("common/", 0) == 0 && f.size() > 3 && f.compare(f.size() - 3, 3, ".cl") == 0) files.push_back(f);
+  // Sources: cl/common/*.cl helpers (in name order), then the family's files. The key hashes
+  // each file's name and hash (remembered by load_kernel_source); the text is put together
+  // only when a build is needed, so a cached call does not touch it.
+  static const std::vector<std::string> common = [] {
+    std::vector<std::string> c;
+    for (const auto& f : source_dirs().embedded)
+      if (f.rfind("common/", 0) == 0 && f.size() > 3 && f.compare(f.size() - 3, 3, ".cl") == 0) c.push_back(f);
+    return c;
+  }();
+  std::vector<std::string> files = common;
   for (const auto& f : spec.files) files.push_back(f);
+  std::vector<KernelSource> sources;
+  std::string origins;
+  std::uint64_t source_hash = fnv1a("clforge sources");
   for (const auto& f : files) {
-    const KernelSource src = load_kernel_source(f);
-    text += "#line 1 \"" + f + "\"\n" + src.text + "\n";
-    if (f.rfind("common/", 0) != 0) origins += (origins.empty() ? "" : ", ") + f + " from " + src.origin;
+    sources.push_back(load_kernel_source(f));
+    source_hash = fnv1a(f + ":" + hex64(sources.back().hash) + ";", source_hash);
+    if (f.rfind("common/", 0) != 0) origins += (origins.empty() ? "" : ", ") + f + " from " + sources.back().origin;
   }
-  const std::uint64_t source_hash = fnv1a(text);
   const std::string options = build_options(cfg, extra_options);
   const DeviceInfo& dev = *qc.info;
 
@@ -200,6 +207,8 @@ cl::Program get_program(const QueueContext& qc, const KernelSpec& spec, const Co
   }
   if (prog == nullptr) {
     const auto t0 = std::chrono::steady_clock::now();
+    std::string text;
+    for (const auto& src : sources) text += "#line 1 \"" + src.path + "\"\n" + src.text + "\n";
     const char* src = text.c_str();
     const std::size_t len = text.size();
     cl_int st = CL_SUCCESS;

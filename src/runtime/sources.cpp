@@ -6,7 +6,9 @@
 #include <stdlib.h>
 
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "clforge/errors.hpp"
 #include "clforge/runtime.hpp"
@@ -60,6 +62,23 @@ const ShareDir& share_dir() {
   return d;
 }
 
+// Hash of a loaded text, remembered per origin and path: a routine call reads its files again
+// (so edits under CLFORGE_KERNEL_DIR take effect) but only text that differs from the last one
+// seen under the same name is hashed again; unchanged text costs one comparison.
+std::uint64_t remembered_hash(const std::string& key, const std::string& text) {
+  static std::mutex mutex;
+  static std::unordered_map<std::string, std::pair<std::string, std::uint64_t>> seen;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    const auto it = seen.find(key);
+    if (it != seen.end() && it->second.first == text) return it->second.second;
+  }
+  const std::uint64_t h = detail::fnv1a(text);
+  std::lock_guard<std::mutex> lock(mutex);
+  seen[key] = {text, h};
+  return h;
+}
+
 }  // namespace
 
 KernelSource load_kernel_source(const std::string& path) {
@@ -90,7 +109,7 @@ KernelSource load_kernel_source(const std::string& path) {
   }
   if (src.origin.empty())
     throw Error("kernel file '" + path + "' not found (looked in CLFORGE_KERNEL_DIR, the share dir and the embedded copy)");
-  src.hash = detail::fnv1a(src.text);
+  src.hash = remembered_hash(src.origin + "|" + path, src.text);
   return src;
 }
 

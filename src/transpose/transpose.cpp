@@ -22,11 +22,13 @@ KernelSpec transpose_spec() {
       {"TRA_VW", 1, {1, 2, 4, 8}, "consecutive columns moved by each work-item"},
       {"TRA_PAD", 1, {0, 1}, "local-memory padding column against bank conflicts"},
       {"TRA_DIAG", 0, {0, 1}, "diagonal work-group mapping"},
+      {"TRA_SWZ", 0, {0, 4, 8, 16, 32}, "band swizzle of the work-group order: band width in tiles (0: off)"},
       {"TRA_LOCAL", 1, {0, 1}, "1: local-memory tile; 0: register blocks of TRA_WPT x TRA_VW"},
   };
   s.check = [](const ParamMap& p, const std::string&) -> std::string {
     if (p.at("TRA_WPT") > p.at("TRA_TILE")) return "TRA_WPT must not exceed TRA_TILE";
     if (p.at("TRA_VW") > p.at("TRA_TILE")) return "TRA_VW must not exceed TRA_TILE";
+    if (p.at("TRA_DIAG") && p.at("TRA_SWZ")) return "TRA_DIAG and TRA_SWZ are two work-group orders: set one";
     return {};
   };
   s.resources = [](const ParamMap& p, const std::string& variant) {
@@ -47,6 +49,18 @@ KernelSpec transpose_spec() {
     return q;
   };
   return s;
+}
+
+std::string transpose_build_options(const Configuration& cfg, std::size_t elem_size, bool long_index,
+                                    std::size_t in_ld, std::size_t in_off, std::size_t out_ld, std::size_t out_off) {
+  // Whole-vector global access for float elements (buffers themselves are aligned to
+  // CL_DEVICE_MEM_BASE_ADDR_ALIGN). The register-block path stores TRA_WPT elements per vector.
+  const std::size_t vw = cfg.at("TRA_VW");
+  const std::size_t out_vw = cfg.at("TRA_LOCAL") ? vw : static_cast<std::size_t>(cfg.at("TRA_WPT"));
+  std::string extra = "-DTRA_ELEM_SIZE=" + std::to_string(elem_size) + (long_index ? " -DCLF_LONG_INDEX=1" : "");
+  if (elem_size == 4 && vw > 1 && in_ld % vw == 0 && in_off % vw == 0) extra += " -DTRA_ALIGN_IN=1";
+  if (elem_size == 4 && out_vw > 1 && out_ld % out_vw == 0 && out_off % out_vw == 0) extra += " -DTRA_ALIGN_OUT=1";
+  return extra;
 }
 
 void transpose_host(cl::CommandQueue& queue, std::size_t rows, std::size_t cols, std::size_t elem_size, const void* in,
@@ -89,15 +103,7 @@ void transpose(cl::CommandQueue& queue, std::size_t rows, std::size_t cols, std:
   const std::string variant = std::to_string(elem_size);
   const Configuration cfg = resolve_configuration("transpose", variant, *qc.info, tuning);
   const bool long_index = in.offset + in_span > INT_MAX || out.offset + out_span > INT_MAX;
-  // Whole-vector global access for float elements when leading dimensions and offsets are
-  // multiples of the vector widths (buffers themselves are aligned to CL_DEVICE_MEM_BASE_ADDR_ALIGN).
-  const std::size_t vw = cfg.at("TRA_VW");
-  const std::size_t out_vw = cfg.at("TRA_LOCAL") ? vw : static_cast<std::size_t>(cfg.at("TRA_WPT"));
-  const bool align_in = elem_size == 4 && vw > 1 && in.ld % vw == 0 && in.offset % vw == 0;
-  const bool align_out = elem_size == 4 && out_vw > 1 && out.ld % out_vw == 0 && out.offset % out_vw == 0;
-  std::string extra = "-DTRA_ELEM_SIZE=" + variant + (long_index ? " -DCLF_LONG_INDEX=1" : "");
-  if (align_in) extra += " -DTRA_ALIGN_IN=1";
-  if (align_out) extra += " -DTRA_ALIGN_OUT=1";
+  const std::string extra = transpose_build_options(cfg, elem_size, long_index, in.ld, in.offset, out.ld, out.offset);
   cl::Program program = get_program(qc, kernel_spec("transpose"), cfg, extra);
   cl::Kernel k = get_kernel(program, "transpose_tiled");
 

@@ -10,6 +10,7 @@
 #include "host/data.hpp"
 #include "host/reference.hpp"
 #include "runtime/errors.hpp"
+#include "tuning/spec.hpp"
 #include "tuning/tuner.hpp"
 
 namespace clforge::detail {
@@ -76,14 +77,9 @@ class TransposeInstance : public TuneInstance {
   }
 
   void build(const QueueContext& qc, const Configuration& cfg) const override {
-    // The routine constants transpose() in transpose.cpp adds for this shape (in.ld = cols,
-    // out.ld = rows, no offsets). Should they ever differ, run() compiles again: slower, not wrong.
+    // The same routine constants transpose() adds for this shape (in.ld = cols, out.ld = rows).
     const bool long_index = s_.rows * s_.cols > static_cast<std::size_t>(INT_MAX);
-    const std::size_t vw = cfg.at("TRA_VW");
-    const std::size_t out_vw = cfg.at("TRA_LOCAL") ? vw : static_cast<std::size_t>(cfg.at("TRA_WPT"));
-    std::string extra = "-DTRA_ELEM_SIZE=" + std::to_string(s_.elem) + (long_index ? " -DCLF_LONG_INDEX=1" : "");
-    if (s_.elem == 4 && vw > 1 && s_.cols % vw == 0) extra += " -DTRA_ALIGN_IN=1";
-    if (s_.elem == 4 && out_vw > 1 && s_.rows % out_vw == 0) extra += " -DTRA_ALIGN_OUT=1";
+    const std::string extra = transpose_build_options(cfg, s_.elem, long_index, s_.cols, 0, s_.rows, 0);
     get_program(qc, kernel_spec("transpose"), cfg, extra);
   }
 

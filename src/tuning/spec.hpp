@@ -50,6 +50,11 @@ std::string describe_params(const ParamMap& p);
 
 // Specs of each routine family, defined beside their launchers.
 KernelSpec transpose_spec();
+/// Routine constants of a transpose build (element size, 64-bit indexing, whole-vector access
+/// when leading dimensions and offsets are multiples of the vector widths): one place for the
+/// launcher and the tuner so both compile the same program.
+std::string transpose_build_options(const Configuration& cfg, std::size_t elem_size, bool long_index,
+                                    std::size_t in_ld, std::size_t in_off, std::size_t out_ld, std::size_t out_off);
 KernelSpec blur_spec();
 KernelSpec blur_direct_spec();
 KernelSpec blur_separable_spec();

@@ -10,6 +10,8 @@ const std::vector<TuneTarget>& all_tune_targets() {
       sgemm_tune_target(),
       sgemm_stream_tune_target(),
       sgemm_direct_tune_target(),
+      fft_tune_target(),
+      blur_tune_target(),
   };
   return targets;
 }

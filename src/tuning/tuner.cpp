@@ -76,6 +76,21 @@ const TuneTarget& tune_target(const std::string& routine) {
   throw InvalidArgument("no tuner for routine '" + routine + "' (known: " + known + ")");
 }
 
+std::size_t parse_size_count(const std::string& text, const std::string& routine, const std::string& size,
+                             const std::string& syntax, std::size_t max) {
+  std::size_t used = 0;
+  unsigned long long v = 0;
+  try {
+    v = std::stoull(text, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (text.empty() || used != text.size() || text[0] < '0' || text[0] > '9' || v == 0 || v > max)
+    throw InvalidArgument(routine + " size '" + size + "': '" + text + "' is not a count from 1 to " +
+                          std::to_string(max) + " (sizes are " + syntax + ")");
+  return static_cast<std::size_t>(v);
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -227,9 +242,15 @@ class ClassTuner {
       cfg.variant = r_.variant;
       cfg.values = batch[i];
       for (const auto& kv : batch[i]) cfg.sources[kv.first] = "tuner";
+      // Past the time limit nothing new is compiled (the evaluation below stops too); a build
+      // already running is not interrupted.
+      auto late = [&] { return !is_default && Clock::now() >= deadline_; };
       try {
-        for (const auto& inst : timed_) inst->build(qc_, cfg);
-        for (const auto& inst : checked_) inst->build(qc_, cfg);
+        for (auto* group : {&timed_, &checked_})
+          for (const auto& inst : *group) {
+            if (late()) return;
+            inst->build(qc_, cfg);
+          }
       } catch (...) {
         errors[i] = std::current_exception();
       }
@@ -439,14 +460,41 @@ class ClassTuner {
   std::set<ParamMap> valid_, visited_;
 };
 
-std::string store_note(const TuneClassResult& c, TuneStrategy strategy) {
+std::string store_note(const TuneClassResult& c, TuneStrategy strategy,
+                       const std::map<std::string, std::string>& routine_options) {
   std::ostringstream o;
   o.precision(4);
   o << "clforge tune, sizes";
   for (const auto& s : c.sizes) o << " " << s;
+  for (const auto& [name, value] : routine_options) o << ", " << name << " " << value;
   o << ", " << to_string(strategy) << ", " << c.tried << " tried: " << c.best_ms << " ms";
   if (c.default_ms > 0) o << " vs default " << c.default_ms << " ms (" << c.speedup << "x)";
   return o.str();
+}
+
+// Every option of the target with its value: the caller's (checked) or the default.
+std::map<std::string, std::string> option_values(const TuneTarget& t, const std::map<std::string, std::string>& given) {
+  for (const auto& [name, value] : given) {
+    const auto it = std::find_if(t.options.begin(), t.options.end(),
+                                 [&](const TuneRoutineOption& o) { return o.name == name; });
+    if (it == t.options.end()) {
+      std::string known;
+      for (const auto& o : t.options) known += (known.empty() ? "" : ", ") + o.name;
+      throw InvalidArgument("routine " + t.routine + " has no tuning option '" + name + "'" +
+                            (known.empty() ? std::string(" (it has none)") : " (options: " + known + ")"));
+    }
+    if (!it->choices.empty() && std::find(it->choices.begin(), it->choices.end(), value) == it->choices.end()) {
+      std::string legal;
+      for (const auto& c : it->choices) legal += (legal.empty() ? "" : ", ") + c;
+      throw InvalidArgument("tuning option " + name + " of " + t.routine + ": '" + value + "' is not one of " + legal);
+    }
+  }
+  std::map<std::string, std::string> values;
+  for (const auto& o : t.options) {
+    const auto it = given.find(o.name);
+    values[o.name] = it != given.end() ? it->second : o.default_value;
+  }
+  return values;
 }
 
 }  // namespace
@@ -454,14 +502,17 @@ std::string store_note(const TuneClassResult& c, TuneStrategy strategy) {
 
 std::vector<TuneRoutineInfo> tune_routines() {
   std::vector<TuneRoutineInfo> v;
-  for (const auto& t : detail::all_tune_targets()) v.push_back({t.routine, t.kernel, t.size_syntax, t.default_sizes});
+  for (const auto& t : detail::all_tune_targets())
+    v.push_back({t.routine, t.kernel, t.size_syntax, t.default_sizes, t.options});
   return v;
 }
 
 TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneOptions& options) {
   using namespace detail;
   const auto start = Clock::now();
-  const TuneTarget& target = tune_target(routine);
+  const TuneTarget& base = tune_target(routine);
+  std::map<std::string, std::string> routine_options = option_values(base, options.routine_options);
+  const TuneTarget target = base.configure ? base.configure(routine_options) : base;
   const KernelSpec& spec = kernel_spec(target.kernel);
   const QueueContext qc = queue_context_of(queue);
   const DeviceInfo& dev = *qc.info;
@@ -475,6 +526,7 @@ TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneO
   TuneResult result;
   result.routine = routine;
   result.kernel = spec.name;
+  result.routine_options = routine_options;
   result.device = dev.name;
   result.database_path = user_database_path(dev);
   result.dry_run = options.dry_run;
@@ -501,16 +553,20 @@ TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneO
   if (options.store) check_user_database(dev);
   std::vector<Space> spaces;
   for (auto& c : result.classes) {
-    spaces.push_back(build_space(spec, options.param_values, c.variant, dev));
+    // The reference: what the library uses without the user database. Resolving it with the
+    // user database too reports an unreadable user database (with its path) before any work.
+    c.default_params = resolve_configuration(spec.name, c.variant, dev, Tuning{{}, false}).values;
+    if (options.store) resolve_configuration(spec.name, c.variant, dev, Tuning{});
+    // The caller's value lists, then the target's narrowing of the parameters left open.
+    std::map<std::string, std::vector<int>> values = options.param_values;
+    if (target.narrow)
+      for (auto& [name, vals] : target.narrow(c.variant, c.sizes, c.default_params)) values.emplace(name, vals);
+    spaces.push_back(build_space(spec, values, c.variant, dev));
     const Space& s = spaces.back();
     c.space = s.total;
     c.illegal = s.illegal;
     c.unfit = s.unfit;
     c.candidates = s.candidates.size();
-    // The reference: what the library uses without the user database. Resolving it with the
-    // user database too reports an unreadable user database (with its path) before any work.
-    c.default_params = resolve_configuration(spec.name, c.variant, dev, Tuning{{}, false}).values;
-    if (options.store) resolve_configuration(spec.name, c.variant, dev, Tuning{});
   }
   if (options.dry_run) {
     result.elapsed_s = seconds_since(start);
@@ -533,7 +589,7 @@ TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneO
     }
     if (options.store && c.has_best) {
       try {
-        store_user_entry(dev, spec.name, c.variant, c.best, store_note(c, result.strategy));
+        store_user_entry(dev, spec.name, c.variant, c.best, store_note(c, result.strategy, routine_options));
         c.stored = true;
         log(LogLevel::Info, "tune: stored " + spec.name + " variant " + c.variant + " " + describe_params(c.best) +
                                 " in " + result.database_path);

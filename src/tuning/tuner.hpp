@@ -6,6 +6,7 @@
 #include <CL/opencl.hpp>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -60,12 +61,34 @@ struct TuneTarget {
   /// Allocates and fills one size on the queue's context.
   std::function<std::unique_ptr<TuneInstance>(cl::CommandQueue& queue, const std::string& size, std::uint64_t seed)>
       make;
+
+  // Optional parts.
+  /// The values searched for a size class when the caller does not restrict a parameter
+  /// (default: every legal value): values that cannot change the work of the class's sizes
+  /// are collapsed to one (the reference's where it is among them), and values that would make
+  /// the routine use other database entries than the class's are left out. `reference` is the
+  /// configuration measured first.
+  std::function<std::map<std::string, std::vector<int>>(
+      const std::string& variant, const std::vector<std::string>& sizes, const ParamMap& reference)>
+      narrow;
+  /// Settings beyond the sizes (TuneOptions::routine_options, CLI --NAME).
+  std::vector<TuneRoutineOption> options;
+  /// The target for the given option values (every declared option present; "" where the
+  /// caller gave none and the option has no default, which configure replaces with the value
+  /// it derives): e.g. the kernel of a method and the parameters of its instances. Throws
+  /// InvalidArgument naming a bad value.
+  std::function<TuneTarget(std::map<std::string, std::string>& values)> configure;
 };
 
 /// Every routine the tuner knows (tune_registry.cpp) and lookup by name (InvalidArgument
 /// naming the known ones).
 const std::vector<TuneTarget>& all_tune_targets();
 const TuneTarget& tune_target(const std::string& routine);
+
+/// A count from 1 to max inside a size string (e.g. "256" of "256@64"); InvalidArgument naming
+/// the routine, the whole size and the size syntax otherwise.
+std::size_t parse_size_count(const std::string& text, const std::string& routine, const std::string& size,
+                             const std::string& syntax, std::size_t max);
 
 /// Throws TuningError naming the user database of the device when it exists but does not
 /// parse or validate (defined in database.cpp; run before tuning so no work is lost).
@@ -76,5 +99,7 @@ TuneTarget transpose_tune_target();
 TuneTarget sgemm_tune_target();
 TuneTarget sgemm_stream_tune_target();
 TuneTarget sgemm_direct_tune_target();
+TuneTarget fft_tune_target();
+TuneTarget blur_tune_target();
 
 }  // namespace clforge::detail

@@ -1,0 +1,165 @@
+// `clforge bench all` (see bench_all.hpp): the run over devices and routines, results.json,
+// results.csv and the output folder. report.md is written by report_markdown.cpp, the charts
+// by report_charts.cpp (through svg_plot.cpp), compare lives in compare.cpp.
+#include "bench/bench_all.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include "clforge/errors.hpp"
+#include "clforge/version.hpp"
+#include "runtime/util.hpp"
+
+namespace clforge::bench {
+
+const std::vector<std::string>& all_routines() {
+  static const std::vector<std::string> r{"transpose", "sgemm", "fft", "blur"};
+  return r;
+}
+
+void add_routine_size(std::map<std::string, std::vector<std::string>>& sizes, const std::string& text) {
+  const auto colon = text.find(':');
+  const std::string routine = colon == std::string::npos ? "" : text.substr(0, colon);
+  const auto& all = all_routines();
+  if (std::find(all.begin(), all.end(), routine) == all.end() || colon + 1 >= text.size())
+    throw InvalidArgument("bench all --size '" + text +
+                          "': expected ROUTINE:SIZE with ROUTINE one of transpose, sgemm, fft, blur "
+                          "(e.g. transpose:4096, sgemm:1024:NT, fft:1024x64, blur:1024x768)");
+  sizes[routine].push_back(text.substr(colon + 1));
+}
+
+namespace {
+
+std::vector<DeviceEntry> selected_devices(const AllOptions& opt) {
+  std::vector<DeviceEntry> out;
+  if (opt.devices.size() == 1 && detail::to_lower(opt.devices[0]) == "all") {
+    out = list_devices();
+    if (out.empty()) throw UnsupportedDevice("bench all --devices all: no OpenCL device found");
+    return out;
+  }
+  if (opt.devices.empty()) return {select_device(opt.default_device)};
+  std::set<std::string> seen;
+  for (const auto& spec : opt.devices) {
+    if (detail::to_lower(spec) == "all") throw InvalidArgument("bench all --devices: 'all' cannot be combined with a list");
+    DeviceEntry e = select_device(spec);
+    if (seen.insert(e.info.index_string()).second) out.push_back(std::move(e));
+  }
+  return out;
+}
+
+Record failed_record(const std::string& routine, const std::string& what) {
+  Record r;
+  r.routine = routine;
+  r.library = "clforge";
+  r.shape = "-";
+  r.status = "failed: " + what;
+  return r;
+}
+
+}  // namespace
+
+AllResults run_all(const AllOptions& opt) {
+  const std::vector<DeviceEntry> entries = selected_devices(opt);
+  AllResults res;
+  res.clforge_version = version_string;
+  res.date = utc_now_iso();
+  res.command_line = opt.command_line;
+  res.quick = opt.base.quick;
+  const std::size_t count = entries.size();
+  for (std::size_t k = 0; k < count; ++k) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::string tag = "[device " + std::to_string(k + 1) + "/" + std::to_string(count) + "]";
+    DeviceRun run(entries[k].info);
+    set_progress_prefix("");
+    progress(tag + " " + entries[k].info.name + " (" + entries[k].info.index_string() + ", " +
+             entries[k].info.platform_name + ", driver " + entries[k].info.driver_version + ")");
+    try {
+      Session s(entries[k]);
+      const auto header = [&](const std::string& routine) {
+        set_progress_prefix("");
+        progress(tag + " " + routine);
+        set_progress_prefix(tag + " ");
+      };
+      header("peak");
+      try {
+        const std::size_t bytes = opt.base.quick ? (std::size_t{16} << 20) : (std::size_t{256} << 20);
+        run.peaks = measure_peaks(s, run.report, std::min<std::size_t>(bytes, s.entry.info.max_alloc_size / 2),
+                                  !opt.base.quick);
+      } catch (const std::exception& e) {
+        run.report.add(failed_record("peak", e.what()));
+        progress("peak probes failed: " + std::string(e.what()));
+      }
+      for (const std::string& routine : all_routines()) {
+        header(routine);
+        BenchOptions o = opt.base;
+        const auto it = opt.sizes.find(routine);
+        o.sizes = it != opt.sizes.end() ? it->second : std::vector<std::string>{};
+        try {
+          if (routine == "transpose") bench_transpose(s, run.report, o, run.peaks);
+          else if (routine == "sgemm") bench_sgemm(s, run.report, o, run.peaks);
+          else if (routine == "fft") bench_fft(s, run.report, o, run.peaks);
+          else if (routine == "blur") bench_blur(s, run.report, o, run.peaks, opt.blur);
+        } catch (const std::exception& e) {
+          run.report.add(failed_record(routine, e.what()));
+          progress(routine + " failed: " + std::string(e.what()));
+        }
+      }
+    } catch (const std::exception& e) {  // the context or queue could not be made
+      run.report.add(failed_record("session", e.what()));
+      progress("cannot open the device: " + std::string(e.what()));
+    }
+    set_progress_prefix("");
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    res.devices.push_back(std::move(run));
+  }
+  return res;
+}
+
+nlohmann::json results_json(const AllResults& r) {
+  nlohmann::json j;
+  j["format"] = "clforge bench all 1";
+  j["clforge_version"] = r.clforge_version;
+  j["date"] = r.date;
+  j["command"] = r.command_line;
+  j["quick"] = r.quick;
+  j["devices"] = nlohmann::json::array();
+  const nlohmann::json peers = peer_versions();
+  for (const DeviceRun& d : r.devices) {
+    const DeviceInfo& info = d.report.device();
+    nlohmann::json one;
+    one["index"] = info.index_string();
+    one["device"] = device_json(info);
+    one["driver"] = info.driver_version;
+    one["peers"] = peers;
+    one["peaks"] = {{"copy_gbps", d.peaks.copy_gbps}, {"fma_gflops", d.peaks.fma_gflops}};
+    one["seconds"] = d.seconds;
+    one["measurements"] = d.report.to_json()["measurements"];
+    j["devices"].push_back(std::move(one));
+  }
+  return j;
+}
+
+std::string results_csv(const AllResults& r) {
+  std::string out;
+  for (std::size_t i = 0; i < r.devices.size(); ++i) out += r.devices[i].report.to_csv(i == 0);
+  if (r.devices.empty()) out = Report(DeviceInfo{}).to_csv(true);
+  return out;
+}
+
+std::vector<std::string> write_results(const AllResults& r, const std::string& dir) {
+  if (!detail::make_dirs(dir)) throw Error("bench all: cannot create the output folder " + dir);
+  std::vector<std::pair<std::string, std::string>> files{{"results.json", results_json(r).dump(2) + "\n"},
+                                                         {"results.csv", results_csv(r)},
+                                                         {"report.md", report_markdown(r)}};
+  for (auto& chart : report_charts(r)) files.push_back(std::move(chart));
+  std::vector<std::string> written;
+  for (const auto& [name, text] : files) {
+    const std::string path = dir + (dir.empty() || dir.back() == '/' ? "" : "/") + name;
+    detail::write_file_atomic(path, text);
+    written.push_back(path);
+  }
+  return written;
+}
+
+}  // namespace clforge::bench

@@ -1,0 +1,88 @@
+// The CUDA side of the benchmarks' NVIDIA rows (cuBLAS in `bench sgemm`, cuFFT in `bench fft`):
+// libcudart and the peer library of one CUDA major version (11 to 13) loaded at run time, so a
+// binary built with CLFORGE_WITH_CUDA needs no CUDA to link or run; device buffers; cudaEvent
+// timing with the same warm-up and repetition rules as the OpenCL rows. Only the C calls whose
+// ABI is the same from CUDA 11 to 13 are used. Compiled when CLFORGE_BENCH_CUDA is set.
+#pragma once
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bench/harness.hpp"
+#include "clforge/device.hpp"
+
+namespace clforge::bench::cuda {
+
+/// The libcudart calls the benchmarks use (return value: cudaError_t, 0 is success).
+struct Runtime {
+  int (*malloc_)(void**, std::size_t) = nullptr;
+  int (*free_)(void*) = nullptr;
+  int (*memcpy_)(void*, const void*, std::size_t, int) = nullptr;  ///< kind 1: host to device, 2: device to host
+  int (*memset_)(void*, int, std::size_t) = nullptr;
+  int (*event_create)(void**) = nullptr;
+  int (*event_record)(void*, void*) = nullptr;
+  int (*event_sync)(void*) = nullptr;
+  int (*event_elapsed)(float*, void*, void*) = nullptr;
+  int (*event_destroy)(void*) = nullptr;
+  int (*device_synchronize)() = nullptr;
+};
+
+/// A peer library (libcublas, libcufft, ...) and the libcudart of the same CUDA version.
+struct Library {
+  const Runtime* runtime = nullptr;
+  void* handle = nullptr;  ///< dlopen handle of the peer library
+  std::string from;        ///< e.g. "CUDA 12: libcufft.so.11, libcudart.so.12"
+  std::string problem;     ///< why the library cannot be used; empty when it can
+
+  /// Looks `name` up in the peer library; a missing symbol sets problem.
+  template <typename F>
+  void bind(F& fn, const char* name) {
+    fn = reinterpret_cast<F>(symbol(name));
+  }
+
+ private:
+  void* symbol(const char* name);
+};
+
+/// The first CUDA version, newest first, for which both libcudart.so.<version> and the peer's
+/// soname load. sonames: {CUDA major version, soname of the peer library of that version}.
+/// Never throws: problem says what was missing.
+Library open_library(const std::vector<std::pair<std::string, std::string>>& sonames);
+
+/// "refused: ..." when a CUDA row cannot run for this OpenCL device, "" when it can: the device is
+/// not an NVIDIA GPU (the row would time another device; load is then not called, so no CUDA
+/// library is loaded), or the Library (or type derived from it) that load() returns cannot be used.
+template <typename Load>
+std::string refusal(const DeviceInfo& device, Load load) {
+  if (device.vendor_class != VendorClass::NVIDIA) return "refused: the OpenCL device is not an NVIDIA GPU";
+  const Library& lib = load();
+  return lib.problem.empty() ? std::string() : "refused: " + lib.problem;
+}
+
+/// Device memory of one runtime, freed on destruction; get() is null when cudaMalloc failed.
+class DeviceBuffer {
+ public:
+  DeviceBuffer(const Runtime& rt, std::size_t bytes);
+  ~DeviceBuffer();
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void* get() const { return ptr_; }
+  /// Blocking copies (cudaMemcpy); false on failure.
+  bool upload(const void* src, std::size_t bytes, std::size_t offset = 0);
+  bool download(void* dst, std::size_t bytes, std::size_t offset = 0) const;
+  /// Fills with 0xFF bytes (NaN as float), so unwritten outputs are caught; false on failure.
+  bool poison(std::size_t bytes);
+
+ private:
+  const Runtime& rt_;
+  void* ptr_ = nullptr;
+};
+
+/// Times `launch` (work enqueued on the default stream) between two cudaEvents per run:
+/// plan.warmup runs, then repetitions until plan.min_reps and plan.min_time_ms are reached (at
+/// most plan.max_reps), as the OpenCL timing does. Throws Error when an event call fails.
+Timing time_events(const Runtime& rt, const std::function<void()>& launch, const TimingPlan& plan);
+
+}  // namespace clforge::bench::cuda

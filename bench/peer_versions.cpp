@@ -1,0 +1,83 @@
+// Versions of the peer libraries the benchmarks compare against, for results.json and
+// report.md: the headers' versions for the linked ones (CLBlast, clFFT) and VkFFT (header
+// only), OpenBLAS's own config string for the one loaded at run time. Kept in its own file so
+// that only this one includes the large vkFFT.h beside bench_fft.cpp.
+#include <dlfcn.h>
+
+#include <string>
+
+#include "bench/bench_all.hpp"
+
+#if CLFORGE_HAVE_CLBLAST
+#include <clblast.h>
+#endif
+#if CLFORGE_HAVE_CLFFT
+#include <clFFT.h>
+#endif
+#if CLFORGE_HAVE_VKFFT
+#define VKFFT_BACKEND 3
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wall"
+#pragma GCC diagnostic ignored "-Wextra"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wunused-variable"
+#pragma GCC diagnostic ignored "-Wunused-but-set-variable"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#pragma GCC diagnostic ignored "-Wformat-overflow"
+#pragma GCC diagnostic ignored "-Wrestrict"
+#include <vkFFT.h>
+#pragma GCC diagnostic pop
+#endif
+
+namespace clforge::bench {
+
+namespace {
+std::string dotted(long major, long minor, long patch) {
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
+std::string openblas_version() {
+  for (const char* lib : {"libopenblas.so.0", "libopenblas.so"}) {
+    if (void* h = dlopen(lib, RTLD_NOW | RTLD_LOCAL)) {
+      using Config = const char* (*)();
+      if (auto f = reinterpret_cast<Config>(dlsym(h, "openblas_get_config"))) return f();
+      return "unknown (" + std::string(lib) + ")";
+    }
+  }
+  return "not found";
+}
+}  // namespace
+
+nlohmann::json peer_versions() {
+  nlohmann::json j = nlohmann::json::object();
+#if CLFORGE_HAVE_CLBLAST
+  j["CLBlast"] = dotted(CLBLAST_VERSION_MAJOR, CLBLAST_VERSION_MINOR, CLBLAST_VERSION_PATCH);
+#else
+  j["CLBlast"] = "not built";
+#endif
+#if CLFORGE_HAVE_CLFFT && defined(clfftVersionMajor)
+  j["clFFT"] = dotted(clfftVersionMajor, clfftVersionMinor, clfftVersionPatch);
+#elif CLFORGE_HAVE_CLFFT
+  j["clFFT"] = "unknown";
+#else
+  j["clFFT"] = "not built";
+#endif
+#if CLFORGE_HAVE_VKFFT
+  const long v = VkFFTGetVersion();  // X.XX.XX as one number: 10226 is 1.2.26
+  j["VkFFT"] = dotted(v / 10000, v / 100 % 100, v % 100);
+#else
+  j["VkFFT"] = "not built";
+#endif
+  j["OpenBLAS"] = openblas_version();
+#if CLFORGE_BENCH_CUDA || CLFORGE_BENCH_CUBLAS
+  j["CUDA libraries"] = "loaded at run time: the CUDA version is in each cuBLAS / cuFFT record's status";
+#else
+  j["CUDA libraries"] = "not built";
+#endif
+  return j;
+}
+
+}  // namespace clforge::bench

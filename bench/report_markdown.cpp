@@ -1,0 +1,336 @@
+// report.md of `clforge bench all` and the helpers it shares with the charts (report.hpp).
+// Per device: identity, peer versions, the peaks, then per routine a table of throughput by
+// size with one column per library, clforge / best peer and % of the measured peak; blur as
+// method x sigma tables per image. Numbers are formatted with 3 significant digits, so the
+// same results always give the same text.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "bench/report.hpp"
+
+namespace clforge::bench::report {
+
+bool timed(const Record& r) { return r.status.rfind("ok", 0) == 0 && r.timing.median_ms > 0; }
+
+namespace {
+double gbps(const Record& r) { return r.gbps(); }
+double gflops(const Record& r) { return r.gflops(); }
+double copy_peak(const Peaks& p) { return p.copy_gbps; }
+double fma_peak(const Peaks& p) { return p.fma_gflops; }
+double mps(const Record& r) { return blur_mps(r); }
+}  // namespace
+
+Metric primary_metric(const std::string& routine, const std::vector<const Record*>& records) {
+  if (routine == "transpose" || routine == "fft") return {"GB/s", gbps, copy_peak, "copy bandwidth"};
+  if (routine == "sgemm") return {"GFLOP/s", gflops, fma_peak, "FMA peak"};
+  if (routine == "blur") return {"MP/s", mps, nullptr, ""};
+  if (!records.empty() && records.front()->bytes <= 0 && records.front()->flops > 0)
+    return {"GFLOP/s", gflops, fma_peak, "FMA peak"};
+  return {"GB/s", gbps, copy_peak, "copy bandwidth"};
+}
+
+Metric flop_metric() { return {"GFLOP/s", gflops, fma_peak, "FMA peak"}; }
+
+std::vector<std::string> routines_of(const Report& report) {
+  std::vector<std::string> out;
+  for (const auto& r : report.records())
+    if (r.routine != "peak" && r.routine != "session" && std::find(out.begin(), out.end(), r.routine) == out.end())
+      out.push_back(r.routine);
+  return out;
+}
+
+std::vector<const Record*> records_of(const Report& report, const std::string& routine) {
+  std::vector<const Record*> out;
+  for (const auto& r : report.records())
+    if (r.routine == routine) out.push_back(&r);
+  return out;
+}
+
+std::vector<std::string> libraries_of(const std::vector<const Record*>& records) {
+  std::vector<std::string> out;
+  for (const Record* r : records)
+    if (std::find(out.begin(), out.end(), r->library) == out.end()) out.push_back(r->library);
+  const auto it = std::find(out.begin(), out.end(), "clforge");
+  if (it != out.end()) std::rotate(out.begin(), it, it + 1);
+  return out;
+}
+
+std::vector<std::string> shapes_of(const std::vector<const Record*>& records) {
+  std::vector<std::pair<double, std::string>> keyed;
+  for (const Record* r : records) {
+    if (r->shape == "-") continue;
+    const bool seen = std::any_of(keyed.begin(), keyed.end(), [&](const auto& k) { return k.second == r->shape; });
+    if (!seen) keyed.emplace_back(size_key(*r), r->shape);
+  }
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  for (auto& k : keyed) out.push_back(std::move(k.second));
+  return out;
+}
+
+namespace {
+std::string data_size(const Record& r) {
+  const double data = r.bytes / 2;  // read once, written once
+  char b[32];
+  if (data >= 1 << 20) std::snprintf(b, sizeof b, "%.0f MiB", std::round(data / (1 << 20)));
+  else std::snprintf(b, sizeof b, "%.0f KiB", std::round(data / 1024));
+  return b;
+}
+}  // namespace
+
+std::string series_group(const Record& r, const std::vector<const Record*>& all) {
+  // Only where one library has several records of one length (the default list's 64 MiB and
+  // 512 MiB batches): then each data size is a line of its own.
+  if (r.routine != "fft") return "";
+  std::set<std::pair<std::string, double>> seen;
+  bool repeated = false;
+  for (const Record* o : all)
+    if (o->shape != "-" && !seen.insert({o->library, size_key(*o)}).second) repeated = true;
+  return repeated ? data_size(r) : "";
+}
+
+std::string blur_image(const Record& r) {
+  const auto sp = r.shape.find(' ');
+  return sp == std::string::npos ? r.shape : r.shape.substr(0, sp);
+}
+
+double blur_sigma(const Record& r) {
+  if (r.params.contains("sigma") && r.params["sigma"].is_number()) return r.params["sigma"].get<double>();
+  const auto s = r.shape.find("s=");
+  return s == std::string::npos ? 0 : std::atof(r.shape.c_str() + s + 2);
+}
+
+double blur_mps(const Record& r) { return r.timing.median_ms > 0 ? size_key(r) / r.timing.median_ms / 1e3 : 0; }
+
+double blur_bound_mps(const Record& r) {
+  if (!r.params.contains("bound_ms") || !r.params["bound_ms"].is_number()) return 0;
+  const double ms = r.params["bound_ms"].get<double>();
+  return ms > 0 ? size_key(r) / ms / 1e3 : 0;
+}
+
+std::vector<std::string> blur_images(const std::vector<const Record*>& records) {
+  std::vector<std::pair<double, std::string>> keyed;
+  for (const Record* r : records) {
+    if (r->shape == "-") continue;
+    const std::string im = blur_image(*r);
+    if (std::none_of(keyed.begin(), keyed.end(), [&](const auto& k) { return k.second == im; }))
+      keyed.emplace_back(size_key(*r), im);
+  }
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  for (auto& k : keyed) out.push_back(std::move(k.second));
+  return out;
+}
+
+std::vector<double> blur_sigmas(const std::vector<const Record*>& records) {
+  std::set<double> s;
+  for (const Record* r : records)
+    if (r->shape != "-") s.insert(blur_sigma(*r));
+  return {s.begin(), s.end()};
+}
+
+std::string size_axis(const std::string& routine) {
+  if (routine == "transpose") return "matrix elements (rows x columns)";
+  if (routine == "sgemm") return "size (M x N x K)^(1/3)";
+  if (routine == "fft") return "transform length n";
+  if (routine == "blur") return "sigma (pixels)";
+  return "size";
+}
+
+std::string chart_file(const std::string& routine, std::size_t device) {
+  return routine + "_device" + std::to_string(device) + ".svg";
+}
+std::string blur_chart_file(std::size_t device, const std::string& image) {
+  return "blur_device" + std::to_string(device) + "_" + image + ".svg";
+}
+std::string devices_chart_file(const std::string& routine) { return routine + "_devices.svg"; }
+
+std::string num(double v) {
+  char b[64];
+  if (v == 0) return "0";
+  if (std::fabs(v) >= 100) std::snprintf(b, sizeof b, "%.0f", v);
+  else std::snprintf(b, sizeof b, "%.3g", v);
+  return b;
+}
+
+namespace {
+
+std::string pct(double part, double whole) {
+  if (!(whole > 0) || !(part > 0)) return "-";
+  const double p = 100 * part / whole;
+  char b[32];
+  std::snprintf(b, sizeof b, p >= 10 ? "%.0f %%" : "%.2g %%", p);
+  return b;
+}
+
+// Text fit for a table cell: no '|' or line breaks, at most `limit` characters.
+std::string cell(const std::string& s, std::size_t limit = 120) {
+  std::string o;
+  for (char c : s) {
+    if (c == '|') o += "\\|";
+    else if (c == '\n' || c == '\r') o += ' ';
+    else o += c;
+  }
+  return o.size() > limit ? o.substr(0, limit - 3) + "..." : o;
+}
+
+const Record* find(const std::vector<const Record*>& rs, const std::string& shape, const std::string& library) {
+  for (const Record* r : rs)
+    if (r->shape == shape && r->library == library) return r;
+  return nullptr;
+}
+
+std::string value_cell(const Record* r, const Metric& m) {
+  if (r == nullptr) return "";
+  if (!timed(*r)) return cell(r->status);
+  return num(m.value(*r));
+}
+
+// Notes under a table: routine-level failures and the distinct "ok (...)" remarks of peers.
+void notes(std::ostringstream& o, const std::vector<const Record*>& rs) {
+  std::vector<std::string> lines;
+  for (const Record* r : rs) {
+    std::string line;
+    if (r->shape == "-") line = "- the routine stopped: " + cell(r->status);
+    else if (r->status.rfind("ok ", 0) == 0) line = "- " + r->library + ": " + cell(r->status);
+    if (!line.empty() && std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+  }
+  if (lines.empty()) return;
+  o << "\n";
+  for (const auto& l : lines) o << l << "\n";
+}
+
+void routine_table(std::ostringstream& o, const std::string& routine, const std::vector<const Record*>& rs,
+                   const Peaks& peaks) {
+  const Metric m = primary_metric(routine, rs);
+  const bool flops_too = routine == "fft";
+  const Metric f = flop_metric();
+  const std::vector<std::string> libs = libraries_of(rs);
+  o << "| size |";
+  for (const auto& l : libs) o << ' ' << l << " " << m.unit << " |";
+  o << " clforge / best peer |";
+  if (flops_too) o << " clforge " << f.unit << " |";
+  if (m.peak) o << " % of " << m.peak_name << " (" << num(m.peak(peaks)) << " " << m.unit << ") |";
+  if (flops_too) o << " % of " << f.peak_name << " (" << num(f.peak(peaks)) << " " << f.unit << ") |";
+  o << "\n|---|";
+  for (std::size_t i = 0; i < libs.size(); ++i) o << "---:|";
+  o << "---:|" << (flops_too ? "---:|" : "") << (m.peak ? "---:|" : "") << (flops_too ? "---:|" : "") << "\n";
+  for (const std::string& shape : shapes_of(rs)) {
+    o << "| " << shape << " |";
+    double best_peer = 0;
+    for (const auto& l : libs) {
+      const Record* r = find(rs, shape, l);
+      o << ' ' << value_cell(r, m) << " |";
+      if (r && l != "clforge" && timed(*r)) best_peer = std::max(best_peer, m.value(*r));
+    }
+    const Record* c = find(rs, shape, "clforge");
+    const bool ok = c && timed(*c);
+    o << ' ' << (ok && best_peer > 0 ? num(m.value(*c) / best_peer) : "-") << " |";
+    if (flops_too) o << ' ' << (ok ? num(f.value(*c)) : "-") << " |";
+    if (m.peak) o << ' ' << (ok ? pct(m.value(*c), m.peak(peaks)) : "-") << " |";
+    if (flops_too) o << ' ' << (ok ? pct(f.value(*c), f.peak(peaks)) : "-") << " |";
+    o << "\n";
+  }
+  notes(o, rs);
+}
+
+void blur_tables(std::ostringstream& o, std::size_t device, const std::vector<const Record*>& rs) {
+  o << "MP/s (megapixels per second) of each method; in brackets the share of the method's bandwidth "
+       "bound (its bytes read + written per pixel at the copy bandwidth of this run).\n";
+  const std::vector<std::string> methods = libraries_of(rs);
+  const std::vector<double> sigmas = blur_sigmas(rs);
+  for (const std::string& image : blur_images(rs)) {
+    o << "\n#### " << image << "\n\n![blur " << image << " on device " << device << "]("
+      << blur_chart_file(device, image) << ")\n\n| method |";
+    for (double s : sigmas) o << " sigma " << num(s) << " |";
+    o << "\n|---|";
+    for (std::size_t i = 0; i < sigmas.size(); ++i) o << "---:|";
+    o << "\n";
+    for (const std::string& method : methods) {
+      o << "| " << method << " |";
+      for (double s : sigmas) {
+        const Record* hit = nullptr;
+        for (const Record* r : rs)
+          if (r->library == method && blur_image(*r) == image && blur_sigma(*r) == s) hit = r;
+        if (hit == nullptr) o << " |";
+        else if (!timed(*hit)) o << ' ' << cell(hit->status) << " |";
+        else o << ' ' << num(blur_mps(*hit)) << " (" << pct(blur_mps(*hit), blur_bound_mps(*hit)) << ") |";
+      }
+      o << "\n";
+    }
+  }
+  notes(o, rs);
+}
+
+}  // namespace
+}  // namespace clforge::bench::report
+
+namespace clforge::bench {
+
+std::string report_markdown(const AllResults& res) {
+  using namespace report;
+  std::ostringstream o;
+  o << "# clforge benchmark report\n\n"
+    << "- clforge " << res.clforge_version << ", " << res.date << " (UTC)\n"
+    << "- command: `" << res.command_line << "`\n"
+    << "- " << res.devices.size() << " device" << (res.devices.size() == 1 ? "" : "s")
+    << (res.quick ? ", quick size lists" : "") << "\n\n"
+    << "Throughput from the median device time: GB/s = bytes read + written per run, GFLOP/s = flops per run "
+       "(5 n log2 n per FFT), MP/s = megapixels per second. \"clforge / best peer\" divides clforge's throughput "
+       "by the fastest peer that ran; \"% of\" compares clforge with the copy bandwidth and FMA throughput "
+       "measured in the same run on the same device. Cells of peers that did not run hold their status.\n";
+  const nlohmann::json peers = peer_versions();
+  for (std::size_t k = 0; k < res.devices.size(); ++k) {
+    const DeviceRun& run = res.devices[k];
+    const DeviceInfo& d = run.report.device();
+    const std::size_t dev = k + 1;
+    o << "\n## Device " << dev << ": " << d.name << "\n\n"
+      << "| | |\n|---|---|\n"
+      << "| index | " << d.index_string() << " |\n"
+      << "| platform | " << cell(d.platform_name + " (" + d.platform_version + ")", 400) << " |\n"
+      << "| driver | " << cell(d.driver_version) << " |\n"
+      << "| type, vendor class, architecture | " << d.type << ", " << d.vendor_key() << ", "
+      << (d.architecture.empty() ? "-" : d.architecture) << " |\n"
+      << "| compute units, clock | " << d.compute_units << ", " << d.max_clock_mhz << " MHz |\n"
+      << "| memory | " << (d.global_mem_size >> 20) << " MiB global, " << (d.local_mem_size >> 10)
+      << " KiB local |\n"
+      << "| run time | " << num(run.seconds) << " s |\n";
+    for (const auto& [peer, version] : peers.items())
+      o << "| peer " << peer << " | " << cell(version.get<std::string>(), 400) << " |\n";
+
+    o << "\n### Peaks\n\n| probe | shape | median ms | GB/s | GFLOP/s | status |\n|---|---|---:|---:|---:|---|\n";
+    for (const Record* r : records_of(run.report, "peak"))
+      o << "| " << r->library << " | " << r->shape << " | " << num(r->timing.median_ms) << " | " << num(r->gbps())
+        << " | " << num(r->gflops()) << " | " << cell(r->status) << " |\n";
+    o << "\nCopy bandwidth (best of clEnqueueCopyBuffer and the copy kernel): **" << num(run.peaks.copy_gbps)
+      << " GB/s**; FMA throughput: **" << num(run.peaks.fma_gflops) << " GFLOP/s**.\n";
+    for (const Record* r : records_of(run.report, "session")) o << "\nThe device could not be used: " << cell(r->status) << "\n";
+
+    for (const std::string& routine : routines_of(run.report)) {
+      const std::vector<const Record*> rs = records_of(run.report, routine);
+      const Metric m = primary_metric(routine, rs);
+      o << "\n### " << routine << " (" << m.unit << ")\n\n";
+      if (routine == "blur") {
+        blur_tables(o, dev, rs);
+        continue;
+      }
+      o << "![" << routine << " on device " << dev << "](" << chart_file(routine, dev) << ")\n\n";
+      routine_table(o, routine, rs, run.peaks);
+    }
+  }
+  if (!res.devices.empty()) {
+    o << "\n## clforge on each device\n\n";
+    std::vector<std::string> routines;
+    for (const DeviceRun& run : res.devices)
+      for (const auto& r : routines_of(run.report))
+        if (std::find(routines.begin(), routines.end(), r) == routines.end()) routines.push_back(r);
+    for (const auto& r : routines) o << "![" << r << " on each device](" << devices_chart_file(r) << ")\n\n";
+  }
+  return o.str();
+}
+
+}  // namespace clforge::bench

@@ -1,0 +1,242 @@
+// Tuning target of the Gaussian blur (`clforge tune blur`): options --method (separable, direct
+// or recursive: the kernel family searched) and --sigma; sizes "N", "WxH" or "WxH:C" (C = 1 or 4
+// float channels), stored under the variant the launcher resolves (the channel count). Each
+// candidate blurs random data (clamp border) into a NaN-poisoned output with a guard tail and is
+// checked against the double-precision host filter of the same method (host/blur.hpp).
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <memory>
+
+#include "blur/blur_plan.hpp"
+#include "clforge/blur.hpp"
+#include "host/blur.hpp"
+#include "host/data.hpp"
+#include "runtime/errors.hpp"
+#include "tuning/spec.hpp"
+#include "tuning/tuner.hpp"
+
+namespace clforge::detail {
+namespace {
+
+constexpr std::size_t kGuard = 127;  // floats after the output that must stay NaN
+constexpr const char* kSyntax = "N (square), WxH, or WxH:C with C the float channels per pixel (1 or 4; default 1)";
+
+struct BlurSize {
+  std::size_t w = 0, h = 0, c = 1;
+};
+
+BlurSize parse_blur_size(const std::string& size) {
+  BlurSize s;
+  std::string dims = size;
+  if (const auto colon = size.find(':'); colon != std::string::npos) {
+    dims = size.substr(0, colon);
+    s.c = parse_size_count(size.substr(colon + 1), "blur", size, kSyntax, 4);
+    if (s.c != 1 && s.c != 4) throw InvalidArgument("blur size '" + size + "': channels must be 1 or 4");
+  }
+  const auto x = dims.find('x');
+  const std::size_t most = std::size_t{1} << 30;
+  s.w = parse_size_count(dims.substr(0, x), "blur", size, kSyntax, most);
+  s.h = x == std::string::npos ? s.w : parse_size_count(dims.substr(x + 1), "blur", size, kSyntax, most);
+  return s;
+}
+
+// The sigma tuned when none is given: where method auto typically picks the method.
+double default_sigma(BlurMethod m) { return m == BlurMethod::Direct ? 1.0 : m == BlurMethod::Recursive ? 10.0 : 3.0; }
+
+const char* kernel_of(BlurMethod m) {
+  return m == BlurMethod::Direct ? "blur_direct" : m == BlurMethod::Recursive ? "blur_recursive" : "blur_separable";
+}
+
+class BlurInstance : public TuneInstance {
+ public:
+  BlurInstance(cl::CommandQueue& queue, const BlurSize& z, BlurMethod method, double sigma, std::uint64_t seed)
+      : z_(z) {
+    opt_.sigma_x = opt_.sigma_y = sigma;
+    opt_.method = method;
+    opt_.border = BlurBorder::Clamp;
+    opt_.workspace = &workspace_;  // scratch images allocated once, not in every timed run
+    const std::size_t n = values();
+    const std::vector<float> in = host::random_floats(n, seed);
+    ref_ = method == BlurMethod::Recursive
+               ? host::recursive_blur(in.data(), z.w, z.h, z.c, z.w, sigma, sigma, opt_.border)
+               : host::gaussian_blur(in.data(), z.w, z.h, z.c, z.w, sigma, sigma, opt_.border);
+    const cl::Context ctx = queue_context(queue);
+    cl_int st = CL_SUCCESS;
+    in_ = cl::Buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, const_cast<float*>(in.data()), &st);
+    detail::check(st, "clCreateBuffer", "tuner blur input");
+    out_ = cl::Buffer(ctx, CL_MEM_READ_WRITE, (n + kGuard) * 4, nullptr, &st);
+    detail::check(st, "clCreateBuffer", "tuner blur output");
+  }
+
+  std::string label() const override {
+    char text[128];
+    std::snprintf(text, sizeof text, "%zux%zu, %zu channel%s, %s, sigma %g", z_.w, z_.h, z_.c, z_.c == 1 ? "" : "s",
+                  to_string(opt_.method), opt_.sigma_x);
+    return text;
+  }
+
+  void build(const QueueContext& qc, const Configuration& cfg) const override {
+    blur_build_programs(qc, z_.w, z_.h, format(), image(in_), image(out_), opt_, Tuning{cfg.values, false});
+  }
+
+  void poison(cl::CommandQueue& queue) override {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    detail::check(queue.enqueueFillBuffer(out_, nan, 0, (values() + kGuard) * 4), "clEnqueueFillBuffer");
+    detail::check(queue.finish(), "clFinish");
+  }
+
+  cl::Event run(cl::CommandQueue& queue, const ParamMap& params) override {
+    cl::Event ev;
+    gaussian_blur(queue, z_.w, z_.h, format(), image(in_), image(out_), opt_, {}, &ev, Tuning{params, false});
+    // Direct is one kernel; the other methods are timed between markers.
+    return opt_.method == BlurMethod::Direct ? ev : cl::Event();
+  }
+
+  std::vector<float> read_output(cl::CommandQueue& queue) override {
+    std::vector<float> out(values() + kGuard);
+    detail::check(queue.enqueueReadBuffer(out_, CL_TRUE, 0, out.size() * 4, out.data()), "clEnqueueReadBuffer");
+    return out;
+  }
+
+  Verdict check(const std::vector<float>& out) const override {
+    Verdict v;
+    const std::size_t n = values();
+    if (out.size() != n + kGuard) {
+      v.error = 1;
+      v.message = "output has " + std::to_string(out.size()) + " values, expected " + std::to_string(n + kGuard);
+      return v;
+    }
+    const host::Comparison c = host::compare(out.data(), ref_.data(), n);
+    const double s = opt_.sigma_x;
+    const double tol = opt_.method == BlurMethod::Recursive ? host::recursive_blur_tolerance(s, s)
+                                                            : host::truncated_blur_tolerance(s, s);
+    // An image shorter than 4 sigma on both sides blurs to nearly its mean, which may be near
+    // zero: its error is measured against the input scale 1 instead of the output's norm.
+    auto flat = [&](std::size_t len) { return len == 1 || static_cast<double>(len) < 4 * s; };
+    const bool nearly_constant = flat(z_.w) && flat(z_.h);
+    std::size_t guard_hits = 0;
+    for (std::size_t i = n; i < n + kGuard; ++i) guard_hits += !std::isnan(out[i]);
+    const double err = nearly_constant ? c.max_abs_error : c.rel_error;
+    v.error = c.nonfinite > 0 ? 1.0 : err;
+    v.ok = c.nonfinite == 0 && err <= tol && guard_hits == 0;
+    if (c.nonfinite > 0 || err > tol) {
+      char text[96];
+      std::snprintf(text, sizeof text, " (tolerance %.3g%s)", tol, nearly_constant ? " on the max abs error" : "");
+      v.message = "differs from the host " + std::string(to_string(opt_.method)) + " blur: " + c.summary() + text;
+    }
+    if (guard_hits > 0)
+      v.message += std::string(v.message.empty() ? "" : "; ") + std::to_string(guard_hits) +
+                   " guard values after the output were overwritten";
+    return v;
+  }
+
+ private:
+  std::size_t values() const { return z_.w * z_.h * z_.c; }
+  PixelFormat format() const { return z_.c == 1 ? PixelFormat::R32F : PixelFormat::RGBA32F; }
+  ImageRef image(const cl::Buffer& b) const { return ImageRef{b, 0, z_.w}; }
+
+  BlurSize z_;
+  BlurOptions opt_;
+  BlurWorkspace workspace_;
+  std::vector<double> ref_;
+  cl::Buffer in_, out_;
+};
+
+// Values that give the same work at every size of the class collapse to one: the float4 row
+// path exists for one channel only, and the recursive split threshold matters only through
+// which of the class's images it splits. The reference's value represents its group.
+std::map<std::string, std::vector<int>> blur_narrow(BlurMethod method, const std::string& variant,
+                                                    const std::vector<std::string>& sizes, const ParamMap& reference) {
+  std::map<std::string, std::vector<int>> v;
+  if (method == BlurMethod::Separable && variant != "1") v["BLUR_S_ROW_VW"] = {reference.at("BLUR_S_ROW_VW")};
+  if (method == BlurMethod::Recursive) {
+    std::vector<BlurSize> shapes;
+    for (const auto& s : sizes) shapes.push_back(parse_blur_size(s));
+    // Which passes are split into blocks at each size (blur.cpp: width or height below the threshold).
+    auto split = [&](int narrow) {
+      std::vector<bool> k;
+      for (const auto& z : shapes) {
+        k.push_back(z.w < static_cast<std::size_t>(narrow));
+        k.push_back(z.h < static_cast<std::size_t>(narrow));
+      }
+      return k;
+    };
+    std::vector<int> kept{reference.at("BLUR_R_NARROW")};
+    std::vector<std::vector<bool>> seen{split(kept[0])};
+    for (int narrow : kernel_spec("blur_recursive").find("BLUR_R_NARROW")->legal) {
+      const auto k = split(narrow);
+      if (std::find(seen.begin(), seen.end(), k) != seen.end()) continue;
+      seen.push_back(k);
+      kept.push_back(narrow);
+    }
+    v["BLUR_R_NARROW"] = kept;
+  }
+  return v;
+}
+
+TuneTarget make_target(BlurMethod method, double sigma) {
+  TuneTarget t;
+  t.routine = "blur";
+  t.kernel = kernel_of(method);
+  t.size_syntax = kSyntax;
+  t.default_sizes = {"2048x2048"};
+  // The launcher resolves each blur kernel with variant = channels of the float kernels.
+  t.variant_of = [](const std::string& size) { return std::to_string(parse_blur_size(size).c); };
+  // Partial tiles and blocks in both directions (odd sides), each side above 4 sigma.
+  t.check_sizes = [sigma](const std::string& variant) {
+    const std::size_t margin = 2 * static_cast<std::size_t>(std::ceil(4 * sigma));
+    return std::vector<std::string>{std::to_string(67 + margin) + "x" + std::to_string(45 + margin) + ":" + variant};
+  };
+  t.make = [method, sigma](cl::CommandQueue& queue, const std::string& size,
+                           std::uint64_t seed) -> std::unique_ptr<TuneInstance> {
+    return std::make_unique<BlurInstance>(queue, parse_blur_size(size), method, sigma, seed);
+  };
+  t.narrow = [method](const std::string& variant, const std::vector<std::string>& sizes, const ParamMap& reference) {
+    return blur_narrow(method, variant, sizes, reference);
+  };
+  return t;
+}
+
+}  // namespace
+
+TuneTarget blur_tune_target() {
+  TuneTarget t = make_target(BlurMethod::Separable, default_sigma(BlurMethod::Separable));
+  t.options = {
+      {"method", "blur method whose kernel is tuned: separable (blur_separable), direct (blur_direct) or recursive "
+                 "(blur_recursive)",
+       "separable", {"separable", "direct", "recursive"}},
+      {"sigma", "Gaussian sigma of the tuning runs, in pixels, both axes (default: 1 for direct, 3 for separable, "
+                "10 for recursive)",
+       "", {}},
+  };
+  t.configure = [options = t.options](std::map<std::string, std::string>& values) {
+    const BlurMethod method = parse_blur_method(values.at("method"));
+    double sigma = default_sigma(method);
+    if (const std::string& text = values.at("sigma"); !text.empty()) {
+      std::size_t used = 0;
+      try {
+        sigma = std::stod(text, &used);
+      } catch (...) {
+        used = 0;
+      }
+      if (used == 0 || used != text.size() || !std::isfinite(sigma) || sigma <= 0 || sigma > 4096 ||
+          (method == BlurMethod::Recursive && sigma < 0.5))
+        throw InvalidArgument("blur tuning option sigma: '" + text + "' is not a sigma in " +
+                              (method == BlurMethod::Recursive ? "[0.5, 4096]" : "(0, 4096]") + " for method " +
+                              to_string(method));
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", sigma);
+    values["sigma"] = text;
+    TuneTarget c = make_target(method, sigma);
+    c.options = options;
+    return c;
+  };
+  return t;
+}
+
+}  // namespace clforge::detail

@@ -1,0 +1,225 @@
+// Tuning target of the FFT (`clforge tune fft`): sizes "N", "N@BATCH" or "N@BATCH:t" (batched
+// forward transforms, contiguous or interleaved), stored under the variant the plan resolves for
+// its kernel: the length N, or for a length with a prime factor above 13 the power-of-two
+// Bluestein length. Candidates run as FftPlans with explicit parameters and are checked per
+// transform against the double-precision host FFT (host/fft.hpp) with NaN-poisoned outputs.
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <memory>
+
+#include "clforge/fft.hpp"
+#include "fft/fft_internal.hpp"
+#include "host/data.hpp"
+#include "host/fft.hpp"
+#include "runtime/errors.hpp"
+#include "tuning/spec.hpp"
+#include "tuning/tuner.hpp"
+
+namespace clforge::detail {
+namespace {
+
+constexpr std::size_t kGuard = 127;            // floats after the output that must stay NaN
+constexpr std::size_t kDefaultPoints = 1 << 18;  // default batch: this many points in all
+constexpr const char* kSyntax =
+    "N, N@BATCH, or N@BATCH:t with t for interleaved transforms (stride BATCH, distance 1); "
+    "default BATCH 2^18/N";
+
+struct FftSize {
+  std::size_t n = 0, batch = 0;
+  bool interleaved = false;
+};
+
+FftSize parse_fft_size(const std::string& size) {
+  FftSize s;
+  std::string rest = size;
+  if (const auto colon = rest.find(':'); colon != std::string::npos) {
+    if (rest.substr(colon + 1) != "t")
+      throw InvalidArgument("fft size '" + size + "': the layout after ':' must be t (sizes are " + kSyntax + ")");
+    s.interleaved = true;
+    rest = rest.substr(0, colon);
+  }
+  const auto at = rest.find('@');
+  s.n = parse_size_count(rest.substr(0, at), "fft", size, kSyntax, std::size_t{1} << 27);
+  s.batch = at == std::string::npos ? std::max<std::size_t>(1, kDefaultPoints / s.n)
+                                    : parse_size_count(rest.substr(at + 1), "fft", size, kSyntax, INT_MAX);
+  return s;
+}
+
+// The largest FFT_LOCAL_MAX: the longest kernel a tuned entry can describe.
+std::size_t max_kernel_length() {
+  const auto& legal = kernel_spec("fft").find("FFT_LOCAL_MAX")->legal;
+  return static_cast<std::size_t>(*std::max_element(legal.begin(), legal.end()));
+}
+
+// The length of the one kernel a plan of length n runs, which is also the variant it resolves:
+// n itself, or the power-of-two Bluestein length. Longer lengths run as passes through global
+// memory, each pass resolving the entry of its own length.
+std::string fft_variant(const std::string& size) {
+  const std::size_t n = parse_fft_size(size).n;
+  const std::size_t len = fft_smooth(n) ? n : fft_bluestein_length(n);
+  if (len > max_kernel_length())
+    throw InvalidArgument("fft size '" + size + "': length " + std::to_string(n) +
+                          (len == n ? "" : " (Bluestein length " + std::to_string(len) + ")") +
+                          " is longer than one kernel (" + std::to_string(max_kernel_length()) +
+                          ") and runs as passes, each using the entry of its own length: tune those lengths "
+                          "(`clforge run fft --n " + std::to_string(n) + "` lists the passes)");
+  return std::to_string(len);
+}
+
+// One representative per group of values with the same key: the reference's value for its
+// group, the first legal value for the others.
+template <typename Key>
+std::vector<int> collapse(const std::vector<int>& legal, int reference, Key key) {
+  std::vector<int> out{reference};
+  std::vector<decltype(key(reference))> seen{key(reference)};
+  for (int v : legal) {
+    const auto k = key(v);
+    if (std::find(seen.begin(), seen.end(), k) != seen.end()) continue;
+    seen.push_back(k);
+    out.push_back(v);
+  }
+  return out;
+}
+
+// Values that cannot change the kernel of length n collapse to one; FFT_LOCAL_MAX stays at or
+// above n (a smaller limit would split the length into passes using other lengths' entries).
+std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, const std::vector<std::string>&,
+                                                   const ParamMap& reference) {
+  const KernelSpec& spec = kernel_spec("fft");
+  const std::size_t n = std::stoull(variant);
+  std::map<std::string, std::vector<int>> v;
+  int limit = reference.at("FFT_LOCAL_MAX");
+  if (static_cast<std::size_t>(limit) < n) {
+    const auto& legal = spec.find("FFT_LOCAL_MAX")->legal;  // ascending; fft_variant keeps n within it
+    limit = *std::find_if(legal.begin(), legal.end(), [&](int lm) { return static_cast<std::size_t>(lm) >= n; });
+  }
+  v["FFT_LOCAL_MAX"] = {limit};
+  // One transform per work-item in registers when n <= FFT_REG and n <= 64 (fft_base_shape).
+  v["FFT_REG"] = collapse(spec.find("FFT_REG")->legal, reference.at("FFT_REG"),
+                          [&](int reg) { return n <= static_cast<std::size_t>(reg) && n <= 64; });
+  // Radices that split n into the same passes.
+  v["FFT_RADIX"] = collapse(spec.find("FFT_RADIX")->legal, reference.at("FFT_RADIX"),
+                            [&](int radix) { return fft_radices(n, radix); });
+  return v;
+}
+
+class FftInstance : public TuneInstance {
+ public:
+  FftInstance(cl::CommandQueue& queue, const FftSize& z, std::uint64_t seed) : z_(z) {
+    desc_.n = z.n;
+    desc_.batch = z.batch;
+    if (z.interleaved) desc_.in = desc_.out = FftLayout{z.batch, 1, 0};
+    const std::size_t floats = 2 * z.n * z.batch;
+    const std::vector<float> in = host::random_floats(floats, seed);
+    ref_ = host::fft_batch(in.data(), z.n, z.batch, stride(), distance(), 0, false);
+    const cl::Context ctx = queue_context(queue);
+    cl_int st = CL_SUCCESS;
+    in_ = cl::Buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, floats * 4, const_cast<float*>(in.data()), &st);
+    detail::check(st, "clCreateBuffer", "tuner fft input");
+    out_ = cl::Buffer(ctx, CL_MEM_READ_WRITE, (floats + kGuard) * 4, nullptr, &st);
+    detail::check(st, "clCreateBuffer", "tuner fft output");
+  }
+
+  std::string label() const override {
+    return "n " + std::to_string(z_.n) + ", batch " + std::to_string(z_.batch) +
+           (z_.interleaved ? ", interleaved" : "");
+  }
+
+  void build(const QueueContext& qc, const Configuration& cfg) const override {
+    fft_build_programs(qc, desc_, Tuning{cfg.values, false});
+  }
+
+  void poison(cl::CommandQueue& queue) override {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    detail::check(queue.enqueueFillBuffer(out_, nan, 0, (floats() + kGuard) * 4), "clEnqueueFillBuffer");
+    detail::check(queue.finish(), "clFinish");
+  }
+
+  cl::Event run(cl::CommandQueue& queue, const ParamMap& params) override {
+    if (!plan_ || plan_params_ != params) {  // one plan per candidate, made at its first run
+      plan_.reset();
+      plan_ = std::make_unique<FftPlan>(queue, desc_, Tuning{params, false});
+      plan_params_ = params;
+    }
+    cl::Event ev;
+    plan_->forward(in_, out_, {}, &ev);
+    return plan_->launches() == 1 ? ev : cl::Event();  // passes: timed between markers
+  }
+
+  std::vector<float> read_output(cl::CommandQueue& queue) override {
+    std::vector<float> out(floats() + kGuard);
+    detail::check(queue.enqueueReadBuffer(out_, CL_TRUE, 0, out.size() * 4, out.data()), "clEnqueueReadBuffer");
+    return out;
+  }
+
+  Verdict check(const std::vector<float>& out) const override {
+    Verdict v;
+    const std::size_t m = floats();
+    if (out.size() != m + kGuard) {
+      v.error = 1;
+      v.message = "output has " + std::to_string(out.size()) + " values, expected " + std::to_string(m + kGuard);
+      return v;
+    }
+    const host::FftError e = host::fft_compare(out.data(), z_.n, z_.batch, stride(), distance(), 0, ref_);
+    const double tol = host::fft_tolerance(z_.n);
+    std::size_t guard_hits = 0;
+    for (std::size_t i = m; i < m + kGuard; ++i) guard_hits += !std::isnan(out[i]);
+    v.error = e.nonfinite > 0 ? 1.0 : e.max_rel_l2;
+    v.ok = e.nonfinite == 0 && e.max_rel_l2 <= tol && guard_hits == 0;
+    char text[256];
+    if (e.nonfinite > 0) {
+      std::snprintf(text, sizeof text, "%zu of %zu complex outputs are NaN or infinite (unwritten or overflowed)",
+                    e.nonfinite, m / 2);
+      v.message = text;
+    } else if (e.max_rel_l2 > tol) {
+      std::snprintf(text, sizeof text,
+                    "transform %zu differs from the host FFT: relative error %.3g above the tolerance %.3g "
+                    "(max abs error %.3g)",
+                    e.worst, e.max_rel_l2, tol, e.max_abs);
+      v.message = text;
+    }
+    if (guard_hits > 0)
+      v.message += std::string(v.message.empty() ? "" : "; ") + std::to_string(guard_hits) +
+                   " guard values after the output were overwritten";
+    return v;
+  }
+
+ private:
+  std::size_t floats() const { return 2 * z_.n * z_.batch; }
+  std::size_t stride() const { return z_.interleaved ? z_.batch : 1; }
+  std::size_t distance() const { return z_.interleaved ? 1 : z_.n; }
+
+  FftSize z_;
+  FftDesc desc_;
+  std::vector<host::cdouble> ref_;
+  cl::Buffer in_, out_;
+  std::unique_ptr<FftPlan> plan_;
+  ParamMap plan_params_;
+};
+
+}  // namespace
+
+TuneTarget fft_tune_target() {
+  TuneTarget t;
+  t.routine = "fft";
+  t.kernel = "fft";
+  t.size_syntax = kSyntax;
+  t.default_sizes = {"1024"};
+  t.variant_of = fft_variant;
+  // A partial last work-group of transforms, contiguous and interleaved (the staged-across
+  // load and store modes), on the class's kernel length.
+  t.check_sizes = [](const std::string& variant) {
+    return std::vector<std::string>{variant + "@37", variant + "@37:t"};
+  };
+  t.make = [](cl::CommandQueue& queue, const std::string& size, std::uint64_t seed) -> std::unique_ptr<TuneInstance> {
+    return std::make_unique<FftInstance>(queue, parse_fft_size(size), seed);
+  };
+  t.narrow = fft_narrow;
+  return t;
+}
+
+}  // namespace clforge::detail

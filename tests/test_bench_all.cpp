@@ -1,0 +1,257 @@
+// `clforge bench all` and `clforge bench compare`, through the command line (bench all runs
+// VkFFT in a child process of its own executable, so it is driven as the clforge binary): a
+// quick run with tiny sizes for every routine and the files it writes, then compare on
+// synthetic results (a 2x slowdown, identical files, a slowdown within the spread, bad files).
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "clforge/version.hpp"
+#include "runtime/util.hpp"
+#include "tests/support.hpp"
+
+using namespace clforge;
+
+namespace {
+
+int run_command(const std::string& cmd, std::string& output) {
+  output.clear();
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  std::size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) output.append(buf, n);
+  const int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+std::string read_text(const std::string& path) {
+  const auto t = detail::read_file(path);
+  REQUIRE_MESSAGE(t.has_value(), "cannot read " << path);
+  return *t;
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto p = text.find(what); p != std::string::npos; p = text.find(what, p + what.size())) ++n;
+  return n;
+}
+
+std::string trim_end(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+nlohmann::json measurement(const std::string& routine, const std::string& library, const std::string& shape,
+                           double median, double spread) {
+  return {{"routine", routine},
+          {"library", library},
+          {"shape", shape},
+          {"status", "ok"},
+          {"median_ms", median},
+          {"min_ms", median * (1 - spread / 2)},
+          {"max_ms", median * (1 + spread / 2)},
+          {"spread", spread}};
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  f << text;
+  REQUIRE(f.good());
+}
+
+}  // namespace
+
+TEST_SUITE("bench_all") {
+#ifdef CLFORGE_CLI
+  TEST_CASE("bench all --quick with tiny sizes: results.json, results.csv, report.md and SVG charts") {
+    auto& s = test::session();
+    const std::string dir = test::temp_dir("bench-all") + "/results";
+    // sgemm gets a bad size after a good one: the routine stops with a failed record and the
+    // run goes on with fft and blur.
+    const std::string cmd = std::string(CLFORGE_CLI) + " bench all --quick --devices " +
+                            s.entry.info.index_string() + " --out '" + dir +
+                            "' --size transpose:64 --size transpose:100x37 --size sgemm:64 --size sgemm:not-a-size"
+                            " --size fft:64x16 --size fft:256x8 --size blur:64x48 --sigmas 1,3"
+                            " --methods direct,separable,recursive";
+    std::string log;
+    const int rc = run_command(cmd, log);
+    INFO(log);
+    REQUIRE(rc == 0);
+
+    // results.json: header, device, peaks, every routine, sizes and parameter sources.
+    const nlohmann::json j = nlohmann::json::parse(read_text(dir + "/results.json"));
+    CHECK(j.at("clforge_version") == version_string);
+    const std::string date = j.at("date");
+    CHECK(date.size() == 20);
+    CHECK(date.back() == 'Z');
+    CHECK(j.at("command").get<std::string>().find("bench all") != std::string::npos);
+    REQUIRE(j.at("devices").size() == 1);
+    const nlohmann::json& d = j["devices"][0];
+    CHECK(d.at("device").at("name") == s.entry.info.name);
+    CHECK(d.at("driver") == s.entry.info.driver_version);
+    CHECK(d.at("peaks").at("copy_gbps").get<double>() > 0);
+    CHECK(d.at("peaks").at("fma_gflops").get<double>() > 0);
+    for (const char* peer : {"CLBlast", "clFFT", "VkFFT"}) CHECK(d.at("peers").contains(peer));
+    const nlohmann::json& ms = d.at("measurements");
+    std::set<std::string> routines_ok, libraries;
+    bool sgemm_failed = false, transpose_sources = false;
+    for (const auto& m : ms) {
+      const std::string routine = m.at("routine"), library = m.at("library"), shape = m.at("shape"),
+                        status = m.at("status");
+      CAPTURE(routine);
+      CAPTURE(library);
+      CAPTURE(shape);
+      CHECK(m.contains("median_ms"));
+      CHECK(m.contains("min_ms"));
+      CHECK(m.contains("spread"));
+      if (routine == "sgemm" && shape == "-" && status.rfind("failed: ", 0) == 0) sgemm_failed = true;
+      if (routine == "peak" || shape == "-") continue;
+      CHECK(m.at("size").get<double>() > 0);
+      if (status == "ok") routines_ok.insert(routine);
+      if (routine == "transpose" && library == "clforge")
+        transpose_sources = m.at("params").at("TRA_TILE").contains("source");
+      // One progress line per measurement: "<routine> <shape> <library>...".
+      CHECK_MESSAGE(log.find(routine + " " + shape + " " + library) != std::string::npos, "no progress line");
+      libraries.insert(routine + "/" + library);
+    }
+    CHECK(routines_ok == std::set<std::string>{"transpose", "sgemm", "fft", "blur"});
+    CHECK(sgemm_failed);
+    CHECK(transpose_sources);
+    for (const char* h : {"[device 1/1] peak", "[device 1/1] transpose", "[device 1/1] sgemm", "[device 1/1] fft",
+                          "[device 1/1] blur"})
+      CHECK_MESSAGE(log.find(h) != std::string::npos, h);
+
+    // results.csv: a header and one row per record, the device first.
+    std::istringstream csv(read_text(dir + "/results.csv"));
+    std::string line;
+    REQUIRE(std::getline(csv, line));
+    CHECK(line.rfind("device,routine,library,shape,status,median_ms,min_ms", 0) == 0);
+    std::size_t rows = 0;
+    while (std::getline(csv, line)) {
+      CHECK(line.rfind("\"" + s.entry.info.name + "\",", 0) == 0);
+      ++rows;
+    }
+    CHECK(rows == ms.size());
+
+    // report.md: a table per routine; every linked chart exists.
+    const std::string md = read_text(dir + "/report.md");
+    CHECK(md.find("## Device 1: " + s.entry.info.name) != std::string::npos);
+    CHECK(md.find("### Peaks") != std::string::npos);
+    for (const char* r : {"transpose (GB/s)", "sgemm (GFLOP/s)", "fft (GB/s)"}) {
+      const auto at = md.find(std::string("### ") + r);
+      CHECK_MESSAGE(at != std::string::npos, r);
+      if (at != std::string::npos) CHECK(md.find("\n| size |", at) != std::string::npos);
+    }
+    CHECK(md.find("% of copy bandwidth") != std::string::npos);
+    CHECK(md.find("% of FMA peak") != std::string::npos);
+    CHECK(md.find("clforge / best peer") != std::string::npos);
+    const auto blur_at = md.find("### blur (MP/s)");
+    REQUIRE(blur_at != std::string::npos);
+    CHECK(md.find("| method | sigma 1 | sigma 3 |", blur_at) != std::string::npos);
+    CHECK(md.find("the routine stopped: failed: sgemm size") != std::string::npos);
+
+    std::set<std::string> linked;
+    for (auto p = md.find("]("); p != std::string::npos; p = md.find("](", p + 2))
+      linked.insert(md.substr(p + 2, md.find(')', p) - p - 2));
+    for (const char* f : {"transpose_device1.svg", "sgemm_device1.svg", "fft_device1.svg", "blur_device1_64x48.svg",
+                          "transpose_devices.svg", "sgemm_devices.svg", "fft_devices.svg", "blur_devices.svg"})
+      CHECK_MESSAGE(linked.count(f) == 1, f);
+
+    // Charts: whole SVG documents with a line per library (blur: per method) and a legend.
+    for (const std::string& f : linked) {
+      CAPTURE(f);
+      const std::string svg = read_text(dir + "/" + f);
+      CHECK(svg.rfind("<svg", 0) == 0);
+      CHECK(trim_end(svg).size() >= 6);
+      CHECK(trim_end(svg).substr(trim_end(svg).size() - 6) == "</svg>");
+      CHECK(count_of(svg, "<polyline") >= 1);
+      const std::string routine = f.substr(0, f.find('_'));
+      if (f.find("_devices") != std::string::npos) {
+        CHECK(svg.find("data-label=\"1: " + s.entry.info.name) != std::string::npos);
+        CHECK(count_of(svg, "<polyline") >= 1);
+        continue;
+      }
+      for (const std::string& rl : libraries) {
+        if (rl.rfind(routine + "/", 0) != 0) continue;
+        const std::string lib = rl.substr(routine.size() + 1);
+        CHECK_MESSAGE(svg.find("data-label=\"" + lib + "\">\n<polyline ") != std::string::npos, lib);
+      }
+    }
+  }
+
+  TEST_CASE("bench compare: a 2x slowdown is a regression, identical results are not, bad files exit 2") {
+    const std::string dir = test::temp_dir("bench-compare");
+    const std::string cli = std::string(CLFORGE_CLI) + " bench compare ";
+    nlohmann::json old_m = nlohmann::json::array(), new_m = nlohmann::json::array();
+    old_m.push_back(measurement("transpose", "clforge", "64x64", 1.0, 0.02));
+    new_m.push_back(measurement("transpose", "clforge", "64x64", 2.0, 0.02));   // 2x slower
+    old_m.push_back(measurement("sgemm", "clforge", "64x64x64", 1.0, 0.01));
+    new_m.push_back(measurement("sgemm", "clforge", "64x64x64", 1.015, 0.01));  // within the 2% floor
+    old_m.push_back(measurement("fft", "clforge", "n=64 batch=16", 1.0, 0.5));
+    new_m.push_back(measurement("fft", "clforge", "n=64 batch=16", 1.3, 0.1));  // within the old run's spread
+    old_m.push_back(measurement("fft", "clFFT", "n=64 batch=16", 1.0, 0.01));   // only in the old file
+    new_m.push_back(measurement("blur", "separable", "64x48 s=1", 1.0, 0.01));  // only in the new file
+    const auto doc = [](const nlohmann::json& m) {
+      return nlohmann::json{{"clforge_version", version_string},
+                            {"devices", {{{"device", {{"name", "Device A"}}}, {"measurements", m}}}}};
+    };
+    const std::string a = dir + "/old.json", b = dir + "/new.json";
+    write_text(a, doc(old_m).dump(2));
+    write_text(b, doc(new_m).dump(2));
+    std::string out;
+
+    int rc = run_command(cli + "'" + a + "' '" + b + "'", out);
+    INFO(out);
+    CHECK(rc == 1);
+    std::istringstream lines(out);
+    std::string transpose_line, sgemm_line, fft_line;
+    for (std::string l; std::getline(lines, l);) {
+      if (l.rfind("transpose ", 0) == 0) transpose_line = l;
+      if (l.rfind("sgemm ", 0) == 0) sgemm_line = l;
+      if (l.rfind("fft ", 0) == 0 && l.find(" clforge ") != std::string::npos) fft_line = l;
+    }
+    CHECK(transpose_line.find("REGRESSION") != std::string::npos);
+    CHECK(transpose_line.find("2.000") != std::string::npos);  // new/old time
+    CHECK(transpose_line.find("0.500") != std::string::npos);  // new/old throughput
+    CHECK(sgemm_line.find("within spread") != std::string::npos);
+    CHECK(fft_line.find("within spread") != std::string::npos);
+    CHECK(out.find("only in " + a) != std::string::npos);
+    CHECK(out.find("Device A / fft / clFFT / n=64 batch=16") != std::string::npos);
+    CHECK(out.find("only in " + b) != std::string::npos);
+    CHECK(out.find("Device A / blur / separable / 64x48 s=1") != std::string::npos);
+    CHECK(out.find("1 regression,") != std::string::npos);
+
+    // Identical files: nothing flagged.
+    rc = run_command(cli + "'" + a + "' '" + a + "'", out);
+    CHECK(rc == 0);
+    CHECK(out.find("REGRESSION") == std::string::npos);
+
+    // The single-device JSON of `bench ROUTINE --out X.json` compares too.
+    const std::string single = dir + "/single.json";
+    write_text(single, nlohmann::json{{"device", {{"name", "Device A"}}}, {"measurements", old_m}}.dump());
+    rc = run_command(cli + "'" + single + "' '" + a + "'", out);
+    CHECK(rc == 0);
+    CHECK(out.find("4 matched") != std::string::npos);
+
+    // Bad input: exit status 2 and a message naming the file.
+    const std::string corrupt = dir + "/corrupt.json", missing = dir + "/missing.json", other = dir + "/other.json";
+    write_text(corrupt, "{\"devices\": [ not json");
+    write_text(other, "[1, 2, 3]");
+    for (const std::string& bad : {corrupt, missing, other}) {
+      CAPTURE(bad);
+      rc = run_command(cli + "'" + a + "' '" + bad + "'", out);
+      CHECK(rc == 2);
+      CHECK(out.find(bad) != std::string::npos);
+    }
+    rc = run_command(cli + "'" + corrupt + "' '" + a + "'", out);
+    CHECK(rc == 2);
+    CHECK(out.find(corrupt) != std::string::npos);
+  }
+#endif
+}

@@ -1,0 +1,120 @@
+// `clforge bench all` (every routine against its peers on one or more devices, written to a
+// results folder with report.md and SVG charts) and `clforge bench compare OLD.json NEW.json`
+// (regressions between two results). The work is in bench/bench_all.cpp and bench/compare.cpp.
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include "bench/bench_all.hpp"
+#include "runtime/util.hpp"
+#include "tools/cli.hpp"
+
+namespace clforge::cli {
+namespace {
+
+struct AllArgs {
+  std::string devices;
+  std::vector<std::string> sizes;
+  std::string out = "bench-results";
+  bench::BlurBenchOptions blur;
+};
+
+// The command line as typed (arguments with spaces or quotes quoted), for results.json.
+std::string command_line() {
+  const std::optional<std::string> raw = detail::read_file("/proc/self/cmdline");
+  if (!raw || raw->empty()) return "clforge bench all";
+  std::string out, arg;
+  const auto flush = [&] {
+    if (arg.find_first_of(" \t\"'") != std::string::npos) {
+      std::string q = "'";
+      for (char c : arg) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      arg = q + "'";
+    }
+    out += (out.empty() ? "" : " ") + arg;
+    arg.clear();
+  };
+  for (char c : *raw) {
+    if (c == '\0') flush();
+    else arg += c;
+  }
+  if (!arg.empty()) flush();
+  return out;
+}
+
+void cmd_bench_all(Globals& g, const AllArgs& a) {
+  bench::AllOptions o;
+  std::string spec;
+  for (char c : a.devices + ",") {
+    if (c != ',') {
+      spec += c;
+      continue;
+    }
+    spec = detail::trim(spec);
+    if (!spec.empty()) o.devices.push_back(spec);
+    spec.clear();
+  }
+  o.default_device = g.device;
+  for (const auto& s : a.sizes) bench::add_routine_size(o.sizes, s);
+  o.base = g.bench_options();
+  o.base.sizes.clear();
+  o.blur = a.blur;
+  o.command_line = command_line();
+
+  const bench::AllResults res = bench::run_all(o);
+  const std::vector<std::string> files = bench::write_results(res, a.out);
+  for (std::size_t k = 0; k < res.devices.size(); ++k) {
+    const auto& run = res.devices[k];
+    int timed = 0, other = 0;
+    for (const auto& r : run.report.records()) (r.status.rfind("ok", 0) == 0 ? timed : other)++;
+    std::printf("device %zu/%zu \"%s\": %d measurements, %d not timed (refused, skipped or failed), %.1f s\n", k + 1,
+                res.devices.size(), run.report.device().name.c_str(), timed, other, run.seconds);
+  }
+  std::printf("%zu files written to %s: results.json, results.csv, report.md and %zu SVG charts\n", files.size(),
+              a.out.c_str(), files.size() - 3);
+}
+
+void register_bench_all(Apps& apps, Globals& g) {
+  static AllArgs a;
+  auto* all = apps.bench->add_subcommand(
+      "all",
+      "peaks and every routine (transpose, sgemm, fft, blur) against its peers on one or more devices; writes "
+      "results.json, results.csv, report.md and SVG charts into --out");
+  all->add_option("--devices", a.devices,
+                  "'all', or a comma-separated list of device selectors (index, P:D, gpu, cpu, vendor or name "
+                  "substring), e.g. nvidia,cpu or 0:0,1:0; default: --device, else the first GPU");
+  all->add_flag("--quick", g.quick, "each routine's short size list and few repetitions (under 2 minutes on a GPU)");
+  all->add_option("--size", a.sizes,
+                  "ROUTINE:SIZE, repeatable; replaces that routine's size list, in its own syntax: transpose:RxC|N, "
+                  "sgemm:N|MxNxK[:NT], fft:N|NxBATCH|N@MIB, blur:WxH|N (e.g. --size transpose:64 --size fft:64x16)");
+  all->add_option("--out", a.out, "output folder (created when missing)")->capture_default_str();
+  all->add_option("--sigmas", a.blur.sigmas, "blur: sigmas (default 0.8,2,5,10,20; --quick 2,10)")->delimiter(',');
+  all->add_option("--methods", a.blur.methods,
+                  "blur: methods (default: direct, separable, recursive and the three recursive schemes)")
+      ->delimiter(',');
+  all->callback([&g] { cmd_bench_all(g, a); });
+
+  static std::string old_path, new_path;
+  static double floor_percent = 2;
+  auto* cmp = apps.bench->add_subcommand(
+      "compare",
+      "compare two results (results.json of bench all, or bench ROUTINE --out X.json): records matched by device "
+      "name, routine, library and shape; a regression is a new median slower than the old by more than "
+      "max(--floor, spread of the old run, spread of the new run), spread = (max - min) / median, or a record "
+      "timed before and failed or refused now. Exit status 1 when a regression is flagged, 2 when a file cannot "
+      "be read");
+  cmp->add_option("old", old_path, "the earlier results (JSON)")->required();
+  cmp->add_option("new", new_path, "the later results (JSON)")->required();
+  cmp->add_option("--floor", floor_percent, "smallest tolerated slowdown in percent")->capture_default_str();
+  cmp->callback([] {
+    bench::CompareOptions o;
+    o.floor = floor_percent / 100;
+    const int rc = bench::compare_results(old_path, new_path, std::cout, o);
+    std::cout.flush();
+    if (rc != 0) std::exit(rc);  // regressions: exit status 1, after the full listing
+  });
+}
+
+CLFORGE_CLI_COMMANDS(register_bench_all);
+
+}  // namespace
+}  // namespace clforge::cli
