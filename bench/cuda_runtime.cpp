@@ -95,12 +95,15 @@ Timing time_events(const Runtime& rt, const std::function<void()>& launch, const
     if (e0 != nullptr) rt.event_destroy(e0);
     throw Error("cudaEventCreate failed");
   }
+  int calls = 1;  // back-to-back calls per event pair, as time_region does (TimingPlan::region_ms)
   const auto once = [&] {
     float ms = 0;
     if (rt.event_record(e0, nullptr) != 0) return -1.0;
-    launch();
+    for (int i = 0; i < calls; ++i) launch();
     if (rt.event_record(e1, nullptr) != 0 || rt.event_sync(e1) != 0 || rt.event_elapsed(&ms, e0, e1) != 0) return -1.0;
-    return static_cast<double>(ms);
+    const double per_call = static_cast<double>(ms) / calls;
+    if (calls == 1) calls = detail::region_calls(plan, per_call);
+    return per_call;
   };
   std::vector<double> samples;
   bool failed = false;

@@ -1,15 +1,19 @@
-// The VkFFT side of `clforge bench fft`, run in a child process (`clforge bench fft-vkfft-child`)
-// so that a crash inside VkFFT cannot end the benchmark.
+// The VkFFT side of `clforge bench fft`: on CPU devices run in a child process (`clforge bench
+// fft-vkfft-child`) so that a crash inside VkFFT cannot end the benchmark; on GPUs in-process.
 #pragma once
 #include <cstddef>
+#include <string>
 
 #include "bench/harness.hpp"
 
 namespace clforge::bench {
 
 /// Plans, checks (FFTW, sampled transforms) and times one VkFFT forward transform of `batch`
-/// contiguous transforms of length n on the session's device; prints one line
+/// contiguous transforms of length n on the session's device; returns one line
 /// "VKFFT ok <median ms> <min ms> <max ms> <reps> <error>" or "VKFFT <refused|failed>: why".
+std::string vkfft_answer(Session& s, std::size_t n, std::size_t batch, const TimingPlan& plan);
+
+/// The child process's side: prints vkfft_answer's line.
 int fft_vkfft_child(Session& s, std::size_t n, std::size_t batch, const TimingPlan& plan);
 
 }  // namespace clforge::bench

@@ -15,16 +15,18 @@ struct BenchOptions {
   bool quick = false;               ///< small size list (tests, --quick)
   std::vector<std::string> sizes;   ///< explicit sizes (routine-specific syntax); empty: the default list
   Tuning tuning;                    ///< overrides for clforge's parameters
-  TimingPlan plan;
+  /// Every library alike: back-to-back calls between the markers (or CUDA events) of a
+  /// repetition, so that a region lasts about 2 ms (TimingPlan::region_ms).
+  TimingPlan plan{2, 5, 100, 50, 2.0};
 };
 
 /// clforge transpose vs CLBlast Omatcopy and the copy bandwidth. sizes: "RxC" or "N" (square).
 void bench_transpose(Session& s, Report& report, const BenchOptions& opt, const Peaks& peaks);
 
-/// clforge FFT vs clFFT, VkFFT (child process) and, on NVIDIA devices when built with
-/// CLFORGE_WITH_CUDA, cuFFT: out-of-place forward, contiguous batches.
+/// clforge FFT vs clFFT, VkFFT (a child process on CPU devices) and, on NVIDIA devices when
+/// built with CLFORGE_WITH_CUDA, cuFFT: out-of-place forward, contiguous batches.
 /// sizes: "N" (64 MiB batch), "NxBATCH" or "N@MIB"; default n = 8 ... 2^20, 1000, 3000, 4095,
-/// 1009, 65537 at 64 MiB and 512 MiB.
+/// 1009, 65537 at 64 MiB and 512 MiB (64 MiB only on CPU devices).
 void bench_fft(Session& s, Report& report, const BenchOptions& opt, const Peaks& peaks);
 
 /// clforge sgemm vs CLBlast Gemm (same device, same run), OpenBLAS cblas_sgemm on CPU devices
@@ -41,7 +43,7 @@ struct BlurBenchOptions {
 };
 /// clforge Gaussian blur: MP/s per method and sigma beside each method's bandwidth bound
 /// (bytes read + written per pixel / copy bandwidth measured in the same run).
-/// sizes: "WxH" or "N" (square); default 4096x4096 (16 MP) and 8192x8192 (64 MP).
+/// sizes: "WxH" or "N" (square); default 4096x4096 (16 MP) and 8192x8192 (64 MP); 16 MP only on CPU devices.
 void bench_blur(Session& s, Report& report, const BenchOptions& opt, const Peaks& peaks,
                 const BlurBenchOptions& blur = {});
 

@@ -476,6 +476,45 @@ TEST_SUITE("tune") {
     CHECK_THROWS_AS(parse_tune_strategy("genetic"), InvalidArgument);
   }
 
+
+  TEST_CASE("a space too large to enumerate is sampled; auto anneals it, exhaustive refuses it") {
+    TuneEnv env("sampled");
+    auto& s = test::session();
+    TuneOptions o;
+    o.sizes = {"64"};
+    o.dry_run = true;
+    o.seed = test::seed();
+    // sgemm_xgemm with every legal value: billions of combinations.
+    const TuneResult r = tune(s.queue, "sgemm", o);
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult& c = r.classes[0];
+    CHECK(c.sampled);
+    CHECK(c.space > 4000000);
+    CHECK(c.draws <= 400000);
+    CHECK(c.candidates > 0);
+    CHECK(c.candidates <= 20000);
+    CHECK(c.illegal + c.unfit + c.candidates <= c.draws);  // repeated draws are not counted twice
+    CHECK(r.strategy == TuneStrategy::Anneal);
+    // A short real run: every evaluated candidate is legal, verified, and the default comes first.
+    o.dry_run = false;
+    o.budget = 3;
+    o.store = false;
+    o.warmup = 0;
+    o.min_reps = 1;
+    o.max_reps = 2;
+    const TuneResult run = tune(s.queue, "sgemm", o);
+    REQUIRE(run.classes.size() == 1);
+    CHECK(run.classes[0].tried == 3);
+    CHECK(run.classes[0].rows.front().is_default);
+    for (const auto& row : run.classes[0].rows) {
+      INFO(detail::describe_params(row.params));
+      CHECK(detail::kernel_spec("sgemm_xgemm").check(row.params, run.classes[0].variant).empty());
+      CHECK(row.status == CandidateStatus::Ok);
+    }
+    o.strategy = TuneStrategy::Exhaustive;
+    o.dry_run = true;
+    test::expect_invalid_argument([&] { tune(s.queue, "sgemm", o); }, "too many to enumerate");
+  }
   TEST_CASE("a time limit stops after the reference; sizes of two element sizes are two size classes") {
     TuneEnv env("classes");
     auto& s = test::session();

@@ -99,7 +99,7 @@ void cmd_blur(Globals& g, const BlurArgs& a) {
   bench::Timing timing;
   if (a.reps > 0) {
     timing = bench::time_region(s.queue, [&] { gaussian_blur(s.queue, W, H, format, {bin, 0, W}, {bout, 0, W}, o, {}, nullptr, t); },
-                                bench::TimingPlan{0, a.reps, a.reps, 0});
+                                bench::TimingPlan{0, a.reps, a.reps, 0, 0});
   }
 
   // Back to the file's layout: RGB drops the alpha channel again unless the output is raw.

@@ -51,7 +51,7 @@ struct Demo {
   // Times what `enqueue` puts on the queue (median of 5 runs after a warm-up) and prints the
   // line of one checked result; bytes or flops 0: not shown.
   void row(const std::string& what, double bytes, double flops, const Check& c, const std::function<void()>& enqueue) {
-    const bench::Timing t = bench::time_region(s.queue, enqueue, bench::TimingPlan{1, 5, 5, 0});
+    const bench::Timing t = bench::time_region(s.queue, enqueue, bench::TimingPlan{1, 5, 5, 0, 0});
     const bool ok = c.error <= c.tolerance;  // false for NaN
     char gbps[32] = "", gflops[32] = "", err[64];
     if (bytes > 0) std::snprintf(gbps, sizeof gbps, "%.1f GB/s", bytes / t.median_ms / 1e6);

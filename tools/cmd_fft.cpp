@@ -123,6 +123,7 @@ void register_fft(Apps& apps, Globals& g) {
   child->add_option("--reps", cp.min_reps);
   child->add_option("--min-ms", cp.min_time_ms);
   child->add_option("--warmup", cp.warmup);
+  child->add_option("--region-ms", cp.region_ms);
   child->callback([&g] { bench::fft_vkfft_child(g.session(), cn, cb, cp); });
 }
 

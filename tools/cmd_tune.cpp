@@ -119,8 +119,12 @@ void print_summary(const TuneResult& r, const TuneArgs& a) {
     for (const auto& [name, value] : r.routine_options) sizes += ", " + name + " " + value;
     std::printf("%s variant %s on \"%s\", sizes %s\n", r.routine.c_str(), c.variant.c_str(), r.device.c_str(),
                 sizes.c_str());
-    std::printf("  space %zu: %zu illegal, %zu do not fit the device, %zu candidates\n", c.space, c.illegal, c.unfit,
-                c.candidates);
+    if (c.sampled)
+      std::printf("  space %zu, too large to enumerate: of %zu random draws %zu illegal, %zu do not fit the device, "
+                  "%zu candidates\n", c.space, c.draws, c.illegal, c.unfit, c.candidates);
+    else
+      std::printf("  space %zu: %zu illegal, %zu do not fit the device, %zu candidates\n", c.space, c.illegal,
+                  c.unfit, c.candidates);
     if (r.dry_run) {
       std::printf("  default: %s\n", params_text(c.default_params).c_str());
       std::size_t planned = c.candidates + 1;
@@ -192,7 +196,8 @@ void write_results(const TuneResult& r, const DeviceInfo& dev, const TuneArgs& a
   j["results"] = nlohmann::json::array();
   for (const auto& c : r.classes) {
     nlohmann::json res = {{"variant", c.variant}, {"sizes", c.sizes}, {"space", c.space}, {"illegal", c.illegal},
-                          {"unfit", c.unfit}, {"candidates", c.candidates}, {"tried", c.tried},
+                          {"unfit", c.unfit}, {"candidates", c.candidates}, {"sampled", c.sampled},
+                          {"draws", c.draws}, {"tried", c.tried},
                           {"rejected", c.rejected}, {"build_failed", c.build_failed}, {"run_failed", c.run_failed},
                           {"default", c.default_params}, {"default_ms", c.default_ms},
                           {"strategy", to_string(r.strategy)}};
@@ -279,7 +284,7 @@ void register_tune(Apps& apps, Globals& g) {
                        " on this device, verify each candidate, store the fastest in the user tuning database "
                        "(--param NAME=v1,v2,... restricts the values searched)");
     cmd->add_option("--size", a.sizes, "problem size, repeatable: " + info.size_syntax + " (default " + defaults + ")");
-    cmd->add_option("--strategy", a.strategy, "search order; auto: random with --budget or --time, else exhaustive")
+    cmd->add_option("--strategy", a.strategy, "search order; auto: anneal when the space is too large to enumerate, else random with --budget or --time, else exhaustive")
         ->check(CLI::IsMember({"auto", "exhaustive", "random", "anneal"}))
         ->capture_default_str();
     auto* budget = cmd->add_option("--budget", a.budget, "at most N candidates per size class, default included");

@@ -96,7 +96,8 @@ void store_user_entry(const DeviceInfo& device, const std::string& kernel, const
 
 /// Search order over the candidate space.
 enum class TuneStrategy {
-  Auto,        ///< Random when a budget or time limit is given, else Exhaustive
+  Auto,        ///< Anneal when the space is too large to enumerate (sampled), else Random when a
+               ///< budget or time limit is given, else Exhaustive
   Exhaustive,  ///< every candidate in declaration order (values in the order declared)
   Random,      ///< the space shuffled with TuneOptions::seed
   Anneal       ///< simulated annealing: neighbours differ in one parameter by one step
@@ -193,9 +194,14 @@ struct TuneClassResult {
   std::string variant;                 ///< database variant the entry is stored under
   std::vector<std::string> sizes;      ///< sizes timed for it
   std::size_t space = 0;               ///< product of the value lists
-  std::size_t illegal = 0;             ///< pruned by the kernel's constraints
-  std::size_t unfit = 0;               ///< pruned by the device's limits
-  std::size_t candidates = 0;          ///< left to search (space - illegal - unfit)
+  std::size_t illegal = 0;             ///< pruned by the kernel's constraints (of the draws, if sampled)
+  std::size_t unfit = 0;               ///< pruned by the device's limits (of the draws, if sampled)
+  std::size_t candidates = 0;          ///< left to search (space - illegal - unfit; of the draws, if sampled)
+  /// The space had more than 4 million combinations: it was not enumerated but sampled (up to
+  /// 400000 random draws, 20000 admissible candidates kept); annealing still steps to any
+  /// admissible neighbour, sampled or not.
+  bool sampled = false;
+  std::size_t draws = 0;               ///< combinations drawn (sampled) or enumerated
   std::size_t tried = 0;               ///< evaluated, default included
   std::size_t rejected = 0, build_failed = 0, run_failed = 0;
   ParamMap default_params;

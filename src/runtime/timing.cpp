@@ -2,6 +2,7 @@
 #include "runtime/timing.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <mutex>
 
@@ -25,6 +26,11 @@ double event_ms(const cl::Event& start, const cl::Event& end) {
   check(start.getProfilingInfo(CL_PROFILING_COMMAND_START, &a), "clGetEventProfilingInfo");
   check(end.getProfilingInfo(CL_PROFILING_COMMAND_END, &b), "clGetEventProfilingInfo");
   return static_cast<double>(b - a) * 1e-6;
+}
+
+int region_calls(const TimingPlan& plan, double single_ms) {
+  if (plan.region_ms <= 0 || !(single_ms > 0)) return 1;
+  return static_cast<int>(std::clamp(std::ceil(plan.region_ms / single_ms), 1.0, 32.0));
 }
 
 namespace {
@@ -77,15 +83,18 @@ Timing time_event(cl::CommandQueue& queue, const std::function<cl::Event()>& enq
 
 Timing time_region(cl::CommandQueue& queue, const std::function<void()>& enqueue, const TimingPlan& plan) {
   Marker& mk = marker_for(queue);
+  int calls = 1;  // grows after the first (warm-up) region when plan.region_ms asks for it
   return repeat(queue, plan, [&] {
     cl::Event a, b;
     check(queue.enqueueNDRangeKernel(mk.kernel, cl::NullRange, cl::NDRange(1), cl::NDRange(1), nullptr, &a),
           "clEnqueueNDRangeKernel", "marker");
-    enqueue();
+    for (int i = 0; i < calls; ++i) enqueue();
     check(queue.enqueueNDRangeKernel(mk.kernel, cl::NullRange, cl::NDRange(1), cl::NDRange(1), nullptr, &b),
           "clEnqueueNDRangeKernel", "marker");
     check(b.wait(), "clWaitForEvents");
-    return event_ms(a, b);
+    const double ms = event_ms(a, b) / calls;
+    if (calls == 1) calls = region_calls(plan, ms);
+    return ms;
   });
 }
 

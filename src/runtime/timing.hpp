@@ -24,7 +24,16 @@ struct TimingPlan {
   int min_reps = 5;
   int max_reps = 100;
   double min_time_ms = 50;
+  /// time_region (and the benchmarks' CUDA event timing): when > 0, one repetition enqueues
+  /// the work back to back N times between its two markers and counts the region / N, with N
+  /// (1 to 32) chosen from the last warm-up so that a region lasts about this many
+  /// milliseconds. The host's enqueue cost then overlaps the device's work instead of leaving
+  /// the device idle inside the region (it does once per region, not once per call).
+  double region_ms = 0;
 };
+
+/// Calls per region for a run that took `single_ms` alone (see TimingPlan::region_ms).
+int region_calls(const TimingPlan& plan, double single_ms);
 
 /// Milliseconds from the START of `start` to the END of `end` (profiling queue required).
 double event_ms(const cl::Event& start, const cl::Event& end);

@@ -96,8 +96,11 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-// Combinations enumerated before giving up; a larger space needs --param restrictions.
+// Spaces up to this many combinations are enumerated; a larger one is sampled: random draws,
+// each parameter's value uniform in its list, keep the legal and fitting ones.
 constexpr std::size_t kMaxSpace = 4000000;
+constexpr std::size_t kMaxDraws = 400000;       // draws of a sampled space
+constexpr std::size_t kSampledCandidates = 20000;  // candidates kept from a sampled space
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
@@ -106,12 +109,15 @@ std::string first_line(const std::string& s) { return s.substr(0, s.find('\n'));
 struct Space {
   std::vector<std::string> names;           // spec parameter order
   std::vector<std::vector<int>> values;     // values searched per parameter
-  std::vector<ParamMap> candidates;         // legal and fitting, enumeration order
+  std::vector<ParamMap> candidates;         // legal and fitting: all (enumeration order) or a sample
   std::size_t total = 0, illegal = 0, unfit = 0;
+  bool sampled = false;                     // candidates are a random sample; illegal/unfit count draws
+  std::size_t draws = 0;                    // combinations drawn (sampled) or enumerated
+  std::function<bool(const ParamMap&)> admissible;  // legal and fitting (any point of the space)
 };
 
 Space build_space(const KernelSpec& spec, const std::map<std::string, std::vector<int>>& restrict_to,
-                  const std::string& variant, const DeviceInfo& dev) {
+                  const std::string& variant, const DeviceInfo& dev, std::uint64_t seed) {
   Space s;
   for (const auto& [name, vals] : restrict_to) {
     const ParamInfo* p = spec.find(name);
@@ -141,24 +147,44 @@ Space build_space(const KernelSpec& spec, const std::map<std::string, std::vecto
     product *= static_cast<double>(unique.size());
     s.values.push_back(std::move(unique));
   }
-  if (product > static_cast<double>(kMaxSpace))
-    throw InvalidArgument("the search space of " + spec.name + " has " +
-                          std::to_string(static_cast<long long>(product)) +
-                          " combinations (at most " + std::to_string(kMaxSpace) +
-                          " are enumerated): restrict some parameters to fewer values");
-  s.total = static_cast<std::size_t>(product);
+  // 0: admissible; 1: illegal combination; 2: does not fit the device.
+  auto classify = [&spec, variant, &dev](const ParamMap& p) {
+    if (spec.check && !spec.check(p, variant).empty()) return 1;
+    if (!fit_problem(spec, p, variant, dev).empty()) return 2;
+    return 0;
+  };
+  s.admissible = [classify](const ParamMap& p) { return classify(p) == 0; };
+  auto count = [&](ParamMap p) {
+    const int k = classify(p);
+    if (k == 1) ++s.illegal;
+    else if (k == 2) ++s.unfit;
+    else s.candidates.push_back(std::move(p));
+  };
+  s.total = product > 1e18 ? static_cast<std::size_t>(1e18) : static_cast<std::size_t>(product);
+  if (product > static_cast<double>(kMaxSpace)) {
+    s.sampled = true;
+    std::mt19937_64 rng(seed);
+    std::set<ParamMap> seen;
+    while (s.draws < kMaxDraws && s.candidates.size() < kSampledCandidates) {
+      ++s.draws;
+      ParamMap p;
+      for (std::size_t i = 0; i < s.names.size(); ++i)
+        p[s.names[i]] = s.values[i][std::uniform_int_distribution<std::size_t>(0, s.values[i].size() - 1)(rng)];
+      if (seen.insert(p).second) count(std::move(p));
+    }
+    return s;
+  }
   std::vector<std::size_t> idx(s.names.size(), 0);
   for (std::size_t n = 0; n < s.total; ++n) {
     ParamMap p;
     for (std::size_t i = 0; i < idx.size(); ++i) p[s.names[i]] = s.values[i][idx[i]];
-    if (spec.check && !spec.check(p, variant).empty()) ++s.illegal;
-    else if (!fit_problem(spec, p, variant, dev).empty()) ++s.unfit;
-    else s.candidates.push_back(std::move(p));
+    count(std::move(p));
     for (std::size_t i = idx.size(); i-- > 0;) {  // odometer, last parameter fastest
       if (++idx[i] < s.values[i].size()) break;
       idx[i] = 0;
     }
   }
+  s.draws = s.total;
   return s;
 }
 
@@ -408,7 +434,7 @@ class ClassTuner {
         for (int v : next) {
           ParamMap q = current;
           q[space.names[i]] = v;
-          if (valid_.count(q) && !visited_.count(q)) neighbours.push_back(q);
+          if (!visited_.count(q) && (valid_.count(q) || (space.sampled && space.admissible(q)))) neighbours.push_back(q);
         }
       }
       if (neighbours.empty()) {  // a local dead end: restart from an unvisited candidate
@@ -531,8 +557,7 @@ TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneO
   result.database_path = user_database_path(dev);
   result.dry_run = options.dry_run;
   result.strategy = options.strategy;
-  if (result.strategy == TuneStrategy::Auto)
-    result.strategy = options.budget != 0 || options.time_limit_s > 0 ? TuneStrategy::Random : TuneStrategy::Exhaustive;
+  const std::uint64_t seed = options.seed != 0 ? options.seed : host::default_seed();
 
   // Size classes in order of first appearance.
   const std::vector<std::string> sizes = options.sizes.empty() ? target.default_sizes : options.sizes;
@@ -561,19 +586,29 @@ TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneO
     std::map<std::string, std::vector<int>> values = options.param_values;
     if (target.narrow)
       for (auto& [name, vals] : target.narrow(c.variant, c.sizes, c.default_params)) values.emplace(name, vals);
-    spaces.push_back(build_space(spec, values, c.variant, dev));
+    spaces.push_back(build_space(spec, values, c.variant, dev, seed + 7 + 1000 * spaces.size()));
     const Space& s = spaces.back();
     c.space = s.total;
     c.illegal = s.illegal;
     c.unfit = s.unfit;
     c.candidates = s.candidates.size();
+    c.sampled = s.sampled;
+    c.draws = s.draws;
   }
+  const bool any_sampled = std::any_of(spaces.begin(), spaces.end(), [](const Space& s) { return s.sampled; });
+  if (result.strategy == TuneStrategy::Auto)
+    result.strategy = any_sampled ? TuneStrategy::Anneal
+                      : options.budget != 0 || options.time_limit_s > 0 ? TuneStrategy::Random
+                                                                         : TuneStrategy::Exhaustive;
+  if (any_sampled && result.strategy == TuneStrategy::Exhaustive)
+    throw InvalidArgument("the search space of " + spec.name + " has " + std::to_string(spaces.front().total) +
+                          " combinations, too many to enumerate (at most " + std::to_string(kMaxSpace) +
+                          "): use --strategy random or anneal, or restrict some parameters with --param");
   if (options.dry_run) {
     result.elapsed_s = seconds_since(start);
     return result;
   }
 
-  const std::uint64_t seed = options.seed != 0 ? options.seed : host::default_seed();
   for (std::size_t i = 0; i < result.classes.size(); ++i) {
     TuneClassResult& c = result.classes[i];
     auto deadline = Clock::time_point::max();
