@@ -316,9 +316,15 @@ TEST_SUITE("fft") {
       c.out = {1, 130, 0};
       check_fft(with(c, p), seed++);
     }
-    // Multi-pass plans under a small single-kernel limit, and one long kernel.
+    // Multi-pass plans under a small single-kernel limit, and one long kernel where the device's
+    // local memory holds it (PoCL; a 48 KiB GPU refuses it by name).
     check_fft(with(contiguous(8192, 2, true), sets[4]), seed++);
-    check_fft(with(contiguous(16384, 2), sets[5]), seed++);
+    try {
+      check_fft(with(contiguous(16384, 2), sets[5]), seed++);
+    } catch (const InvalidArgument& e) {
+      CHECK(std::string(e.what()).find("do not fit device") != std::string::npos);
+      CHECK(test::session().entry.info.local_mem_size < 16384 * 8);
+    }
   }
 
   TEST_CASE("the host reference without FFTW agrees with FFTW and with a direct DFT") {

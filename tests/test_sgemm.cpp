@@ -339,6 +339,48 @@ TEST_SUITE("sgemm") {
     CHECK(detail::sgemm_path(dev, c.m, c.n, c.k, 1, 0, Tuning{{{"SGEMM_DIRECT_MAX", 64}}, false}) == SgemmPath::Xgemm);
   }
 
+  TEST_CASE("split k: partial products summed into C, every transpose pair, beta with NaN in C, offsets") {
+    const DeviceInfo& dev = test::session().entry.info;
+    std::uint64_t seed = test::seed() + 55000;
+    // Waves x compute units far above the tile count forces a split on any device; 32 x 32
+    // tiles of a GPU-like shape (local tiles, double buffering) and the CPU row's register blocks.
+    const ParamMap gpu_like = {{"MWG", 32}, {"NWG", 32}, {"KWG", 16}, {"MDIMC", 8}, {"NDIMC", 8}, {"MDIMA", 8},
+                               {"NDIMB", 8}, {"KWI", 2}, {"VWM", 2}, {"VWN", 2}, {"STRM", 1}, {"STRN", 1},
+                               {"SA", 1}, {"SB", 1}, {"DBUF", 1}, {"NVRREG", 0}};
+    for (int splitk : {2, 8}) {
+      ParamMap p = splitk == 2 ? ParamMap{} : gpu_like;
+      p["SGEMM_SPLITK"] = splitk;
+      p["SGEMM_SPLIT_WAVES"] = 64;
+      const Tuning t = forced(detail::SgemmPath::Xgemm, p);
+      CAPTURE(splitk);
+      int i = 0;
+      for (Transpose ta : {Transpose::No, Transpose::Yes})
+        for (Transpose tb : {Transpose::No, Transpose::Yes}) {
+          Case c;
+          c.m = 65 + 7 * i, c.n = 47 + 3 * i, c.k = 333 - 40 * i;
+          c.ta = ta, c.tb = tb;
+          c.alpha = i % 2 ? -0.5f : 1.0f;
+          c.beta = i == 0 ? 0.0f : i == 1 ? 1.0f : 2.5f;  // beta 0: C holds NaN and must not be read
+          c.layout = i == 3 ? Layout::RowMajor : Layout::ColMajor;
+          c.off_c = i, c.pad_c = 3 * i, c.off_a = i % 2;
+          const std::size_t slices = detail::sgemm_k_slices(dev, c.m, c.n, c.k, t);
+          CHECK(slices >= 2);
+          CHECK(slices <= static_cast<std::size_t>(splitk));
+          check_sgemm(c, t, seed++);
+          ++i;
+        }
+    }
+    // Never more slices than k tiles, never a split when off or with enough tiles.
+    ParamMap one = gpu_like;
+    one["SGEMM_SPLITK"] = 16;
+    one["SGEMM_SPLIT_WAVES"] = 64;
+    const Tuning one_tile = forced(detail::SgemmPath::Xgemm, one);
+    CHECK(detail::sgemm_k_slices(dev, 20, 20, 40, one_tile) == 3);  // 3 k tiles of 16
+    CHECK(detail::sgemm_k_slices(dev, 20, 20, 16, one_tile) == 1);  // a single k tile
+    CHECK(detail::sgemm_k_slices(dev, 20, 20, 400, forced(detail::SgemmPath::Xgemm, {{"SGEMM_SPLITK", 0}})) == 1);
+    CHECK(detail::sgemm_k_slices(dev, 20, 20, 400, forced(detail::SgemmPath::Stream, {{"SGEMM_SPLITK", 8}})) == 1);
+  }
+
   TEST_CASE("every shipped vendor-class parameter set of each kernel family computes the right answer here") {
     std::uint64_t seed = test::seed() + 60000;
     const Dims dims[] = {{65, 127, 33}, {300, 200, 100}};

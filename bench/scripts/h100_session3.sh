@@ -10,6 +10,10 @@
 #   part 3: the issue's `tune sgemm --size 4096 --time 120` (sampled space, annealing), the small
 #           SGEMM class, blur separable and recursive tuning on 64 MP, and the benchmarks that
 #           check them (back-to-back calls per timed region).
+#   part 4: split-k SGEMM (small class tuning, with and without the split), FFT tuning of the
+#           register and local-memory kernels at 64 MiB, the blur crossover, the test suite on
+#           the NVIDIA device.
+#   part 5: `clforge bench all --devices nvidia,cpu` (issue 7's full run), returned in OUT/json5.tgz.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session3.sh BUILD_DIR OUT_DIR PART
 set -u
@@ -65,6 +69,22 @@ if [ -n "$src" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s 
       --out "$O/json/sgemm_nvidia.json"
     lim 50 "$B/clforge" -d nvidia bench blur --size 8192x8192 --sigmas 2,5,10,20 --methods separable,recursive \
       --out "$O/json/blur_nvidia.json"
+    ;;
+  4)
+    lim 80 "$B/clforge" -d nvidia tune sgemm --size 1000 --time 60 --out "$O/json/tune_sgemm1000_nvidia.json"
+    lim 40 "$B/clforge" -d nvidia bench sgemm --quick --size 1000 --size 1024 --size 2048 --out "$O/json/sgemm_nvidia.json"
+    lim 30 "$B/clforge" -d nvidia -p SGEMM_SPLITK=0 bench sgemm --quick --size 1000 --size 2048 \
+      --out "$O/json/sgemm_nosplit_nvidia.json"
+    lim 60 "$B/clforge" -d nvidia tune fft --size 8@1048576 --size 16@524288 --size 64@131072 --size 4096@2048 \
+      --time 50 --out "$O/json/tune_fft_nvidia.json"
+    lim 40 "$B/clforge" -d nvidia tune blur-crossover --size 8192x8192
+    export CLFORGE_TEST_DEVICE=nvidia
+    lim 150 "$B/tests/clforge_tests" --test-suite=transpose,sgemm,fft,blur,tuning,runtime,cache
+    unset CLFORGE_TEST_DEVICE
+    cat "$XDG_DATA_HOME"/clforge/tuning/*.json
+    ;;
+  5)
+    lim 580 "$B/clforge" bench all --devices nvidia,cpu --out "$O/json/all"
     ;;
   esac
   find "$XDG_DATA_HOME" -type f

@@ -90,3 +90,27 @@ void sgemm_scale(const int M, const int N, const float beta, __global float* c, 
     }
   }
 }
+
+// Split k (see cl/sgemm/xgemm.cl): C[m + n * c_ld] = sum over s < S of W[w_off + s * w_split +
+// m + n * w_ld] + beta * C (beta == 0: C is not read), for m < M, n < N. The slices already hold
+// alpha times their partial products.
+__kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1)))
+void sgemm_splitk_sum(const int M, const int N, const int S, const __global float* restrict w, const clf_index w_off,
+                      const clf_index w_ld, const clf_index w_split, const float beta, __global float* c,
+                      const clf_index c_off, const clf_index c_ld) {
+  const int m = get_group_id(0) * PACK_TILE + get_local_id(0);
+  const int n0 = get_group_id(1) * PACK_TILE + get_local_id(1);
+  if (m >= M) return;
+  c += c_off;
+#pragma unroll
+  for (int wi = 0; wi < PACK_WPT; ++wi) {
+    const int n = n0 + wi * PACK_LY;
+    if (n < N) {
+      const __global float* x = w + w_off + (clf_index)n * w_ld + m;
+      float sum = 0.0f;
+      for (int sl = 0; sl < S; ++sl) sum += x[(clf_index)sl * w_split];
+      __global float* p = c + (clf_index)n * c_ld + m;
+      *p = beta == 0.0f ? sum : mad(beta, *p, sum);
+    }
+  }
+}

@@ -31,6 +31,12 @@
 // NDIMB x (WGS/NDIMB) for B); consecutive work-items read consecutive VWM-vectors of a row,
 // so every global load is coalesced, whatever STRM says.
 //
+// Split k (launcher's choice, sgemm_route SGEMM_SPLITK): work-group (gm, gn, gz) covers the k
+// tiles gz * kt_split .. + kt_split - 1 only and writes alpha times its partial product to
+// slice gz of a workspace (c_split = the slice stride, beta = 0); sgemm_splitk_sum in
+// cl/sgemm/pack.cl then adds the slices into C. Without a split: kt_split = Kp / KWG, one
+// slice, c_split = 0, C directly.
+//
 // SA = 0 / SB = 0 read that operand straight from global memory in the inner loop (CPUs:
 // local memory is ordinary memory there and barriers cost; caches do the staging). DBUF = 1
 // keeps two local tiles: the next tile is fetched into registers while the current one is
@@ -160,13 +166,20 @@ typedef XG_CAT(float, VWN) realN;
 
 __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
 void sgemm_xgemm(const int M, const int N, const int Kp, const float alpha, const float beta,
-                 const __global realM* restrict ag, const clf_index a_off, const clf_index a_ld,
-                 const __global realN* restrict bg, const clf_index b_off, const clf_index b_ld,
-                 __global float* cg, const clf_index c_off, const clf_index c_ld, const int c_vec) {
+                 const __global realM* restrict ag, clf_index a_off, const clf_index a_ld,
+                 const __global realN* restrict bg, clf_index b_off, const clf_index b_ld,
+                 __global float* cg, clf_index c_off, const clf_index c_ld, const int c_vec,
+                 const int kt_split, const clf_index c_split) {
   const int lid0 = get_local_id(0);
   const int lid1 = get_local_id(1);
   const int gm = get_group_id(0);
   const int gn = get_group_id(1);
+  // This group's k tiles (all of them without a split) and its slice of the output.
+  const int gz = get_group_id(2);
+  const int kt0 = gz * kt_split;
+  a_off += (clf_index)kt0 * KWG * a_ld;
+  b_off += (clf_index)kt0 * KWG * b_ld;
+  c_off += (clf_index)gz * c_split;
 #if SA || SB
   const int tid = lid1 * MDIMC + lid0;
 #endif
@@ -195,7 +208,7 @@ void sgemm_xgemm(const int M, const int N, const int Kp, const float alpha, cons
 #pragma unroll
     for (int mi = 0; mi < MVI; ++mi) cpm[ni][mi] = (realM)(0.0f);
 
-  const int ktiles = Kp / KWG;
+  const int ktiles = min(Kp / KWG - kt0, kt_split);
 
   // One iteration per k tile. With DBUF the loop starts one tile early: iteration kt fetches
   // tile kt + 1 into registers, computes on the local buffer kt & 1, then stores the fetched

@@ -276,12 +276,17 @@ void launch_tiled(cl::CommandQueue& queue, const QueueContext& qc, const Problem
   const bool a_in_place = !p.ta && p.m == mp && p.k == kp && p.a.ld % ts.va == 0 && p.a.offset % ts.va == 0;
   const bool b_in_place = p.tb && p.n == np && p.k == kp && p.b.ld % ts.vb == 0 && p.b.offset % ts.vb == 0;
   const std::size_t a_elems = a_in_place ? 0 : round_up(kp * mp, 64);
-  const std::size_t b_elems = b_in_place ? 0 : kp * np;
+  const std::size_t b_elems = b_in_place ? 0 : round_up(kp * np, 64);
+  // Split k: `slices` partial products of mp x np floats each, after the packed operands.
+  const std::size_t ktiles = kp / ts.kt;
+  const std::size_t slices = stream ? 1 : sgemm_k_slices(*qc.info, p.m, p.n, p.k, tuning);
+  const std::size_t kt_split = ceil_div(ktiles, slices);
+  const std::size_t w_elems = slices > 1 ? slices * mp * np : 0;
 
   const std::size_t a_span = p.ta ? col_span(p.k, p.m, p.a.ld) : col_span(p.m, p.k, p.a.ld);
   const std::size_t b_span = p.tb ? col_span(p.n, p.k, p.b.ld) : col_span(p.k, p.n, p.b.ld);
   const bool li = p.a.offset + a_span > INT_MAX || p.b.offset + b_span > INT_MAX ||
-                  p.c.offset + col_span(p.m, p.n, p.c.ld) > INT_MAX || a_elems + b_elems > INT_MAX;
+                  p.c.offset + col_span(p.m, p.n, p.c.ld) > INT_MAX || a_elems + b_elems + w_elems > INT_MAX;
   const std::string extra = li ? "-DCLF_LONG_INDEX=1" : "";
   cl::Program prog = get_program(qc, kernel_spec(fam), cfg, sgemm_extra_options(*qc.info, fam, cfg, li));
   cl::Kernel k = get_kernel(prog, stream ? "sgemm_stream" : "sgemm_xgemm");
@@ -289,10 +294,15 @@ void launch_tiled(cl::CommandQueue& queue, const QueueContext& qc, const Problem
   std::unique_ptr<WorkspaceLease> ws;
   EventList gemm_wait = wait;
   MatrixRef pa = p.a, pb = p.b;  // what the kernel reads: offset and ld in floats
+  EventList pack_wait = wait;
+  if (a_elems + b_elems + w_elems > 0) {
+    ws = std::make_unique<WorkspaceLease>(
+        workspace_pool().acquire(qc.context, (a_elems + b_elems + w_elems) * sizeof(float)));
+    // The packs (or the multiply) wait for the previous user of the workspace.
+    pack_wait = joined(wait, ws->last_use());
+    gemm_wait = pack_wait;
+  }
   if (a_elems + b_elems > 0) {
-    ws = std::make_unique<WorkspaceLease>(workspace_pool().acquire(qc.context, (a_elems + b_elems) * sizeof(float)));
-    // The packs wait for the previous user of the workspace; from then on they are its users.
-    const EventList pack_wait = joined(wait, ws->last_use());
     const Configuration pcfg =
         resolve_configuration("sgemm_pack", "*", *qc.info, sgemm_tuning_for(tuning, "sgemm_pack"));
     cl::Program pprog = get_program(qc, kernel_spec("sgemm_pack"), pcfg, extra);
@@ -317,23 +327,47 @@ void launch_tiled(cl::CommandQueue& queue, const QueueContext& qc, const Problem
       pack(p.b, !p.tb, p.n, np, a_elems);
       pb = MatrixRef{ws->buffer(), a_elems, np};
     }
-    if (a_in_place || b_in_place) gemm_wait.insert(gemm_wait.end(), wait.begin(), wait.end());
+    if (a_in_place || b_in_place) gemm_wait.insert(gemm_wait.end(), pack_wait.begin(), pack_wait.end());
   }
 
-  const cl_int c_vec = (p.c.offset % ts.va == 0 && p.c.ld % ts.va == 0) ? 1 : 0;
-  set_all(k, 0, static_cast<cl_int>(p.m), static_cast<cl_int>(p.n), static_cast<cl_int>(kp), p.alpha, p.beta, pa.buffer,
-          IndexArg{li, pa.offset / ts.va}, IndexArg{li, pa.ld / ts.va}, pb.buffer, IndexArg{li, pb.offset / ts.vb},
-          IndexArg{li, pb.ld / ts.vb}, p.c.buffer, IndexArg{li, p.c.offset}, IndexArg{li, p.c.ld}, c_vec);
+  // Without a split the kernel writes C; with one, alpha times each partial product goes to
+  // its slice of the workspace (beta 0, whole vectors: mp is a multiple of the tile).
+  const std::size_t w_off = a_elems + b_elems;
+  const MatrixRef out = slices > 1 ? MatrixRef{ws->buffer(), w_off, mp} : p.c;
+  const cl_int c_vec = (out.offset % ts.va == 0 && out.ld % ts.va == 0) ? 1 : 0;
   cl::NDRange global, local;
   if (stream) {
+    set_all(k, 0, static_cast<cl_int>(p.m), static_cast<cl_int>(p.n), static_cast<cl_int>(kp), p.alpha, p.beta,
+            pa.buffer, IndexArg{li, pa.offset / ts.va}, IndexArg{li, pa.ld / ts.va}, pb.buffer,
+            IndexArg{li, pb.offset / ts.vb}, IndexArg{li, pb.ld / ts.vb}, p.c.buffer, IndexArg{li, p.c.offset},
+            IndexArg{li, p.c.ld}, c_vec);
     global = cl::NDRange(mp / ts.mt * cfg.at("SGS_WG"), np / ts.nt);
     local = cl::NDRange(cfg.at("SGS_WG"), 1);
   } else {
-    global = cl::NDRange(mp / ts.mt * cfg.at("MDIMC"), np / ts.nt * cfg.at("NDIMC"));
-    local = cl::NDRange(cfg.at("MDIMC"), cfg.at("NDIMC"));
+    set_all(k, 0, static_cast<cl_int>(p.m), static_cast<cl_int>(p.n), static_cast<cl_int>(kp), p.alpha,
+            slices > 1 ? 0.0f : p.beta, pa.buffer, IndexArg{li, pa.offset / ts.va}, IndexArg{li, pa.ld / ts.va},
+            pb.buffer, IndexArg{li, pb.offset / ts.vb}, IndexArg{li, pb.ld / ts.vb}, out.buffer,
+            IndexArg{li, out.offset}, IndexArg{li, out.ld}, c_vec, static_cast<cl_int>(kt_split),
+            IndexArg{li, slices > 1 ? mp * np : 0});
+    global = cl::NDRange(mp / ts.mt * cfg.at("MDIMC"), np / ts.nt * cfg.at("NDIMC"), slices);
+    local = cl::NDRange(cfg.at("MDIMC"), cfg.at("NDIMC"), 1);
   }
   cl::Event done;
   launch(queue, k, global, local, &gemm_wait, &done);
+  if (slices > 1) {
+    const Configuration pcfg =
+        resolve_configuration("sgemm_pack", "*", *qc.info, sgemm_tuning_for(tuning, "sgemm_pack"));
+    cl::Program pprog = get_program(qc, kernel_spec("sgemm_pack"), pcfg, extra);
+    cl::Kernel sk = get_kernel(pprog, "sgemm_splitk_sum");
+    const std::size_t t = pcfg.at("PACK_TILE"), ly = t / pcfg.at("PACK_WPT");
+    set_all(sk, 0, static_cast<cl_int>(p.m), static_cast<cl_int>(p.n), static_cast<cl_int>(slices), ws->buffer(),
+            IndexArg{li, w_off}, IndexArg{li, mp}, IndexArg{li, mp * np}, p.beta, p.c.buffer,
+            IndexArg{li, p.c.offset}, IndexArg{li, p.c.ld});
+    const EventList sum_wait{done};
+    cl::Event summed;
+    launch(queue, sk, cl::NDRange(round_up(p.m, t), ceil_div(p.n, t) * ly), cl::NDRange(t, ly), &sum_wait, &summed);
+    done = summed;
+  }
   if (ws) ws->used_until({done});
   if (event != nullptr) *event = done;
 }
@@ -353,6 +387,23 @@ SgemmPath sgemm_path(const DeviceInfo& device, std::size_t m, std::size_t n, std
       resolve_configuration("sgemm_route", "*", device, sgemm_tuning_for(tuning, "sgemm_route"));
   if (use_direct(route, m, n, k)) return SgemmPath::Direct;
   return route.at("SGEMM_TILED") ? SgemmPath::Stream : SgemmPath::Xgemm;
+}
+
+std::size_t sgemm_k_slices(const DeviceInfo& device, std::size_t m, std::size_t n, std::size_t k,
+                           const Tuning& tuning) {
+  const Configuration route =
+      resolve_configuration("sgemm_route", "*", device, sgemm_tuning_for(tuning, "sgemm_route"));
+  const std::size_t max_split = route.at("SGEMM_SPLITK");
+  if (max_split < 2 || route.at("SGEMM_TILED")) return 1;
+  const Configuration cfg =
+      resolve_configuration("sgemm_xgemm", sgemm_size_class(m, n, k), device, sgemm_tuning_for(tuning, "sgemm_xgemm"));
+  const std::size_t tiles = ceil_div(m, cfg.at("MWG")) * ceil_div(n, cfg.at("NWG"));
+  const std::size_t ktiles = ceil_div(k, cfg.at("KWG"));
+  const std::size_t target = std::max<std::size_t>(1, device.compute_units) * route.at("SGEMM_SPLIT_WAVES");
+  if (tiles >= target || ktiles < 2) return 1;
+  const std::size_t want = std::min({max_split, ceil_div(target, tiles), ktiles});
+  const std::size_t per = ceil_div(ktiles, want);
+  return ceil_div(ktiles, per);  // no empty slice
 }
 
 }  // namespace detail

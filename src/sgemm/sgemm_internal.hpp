@@ -30,6 +30,12 @@ SgemmPath sgemm_path(const DeviceInfo& device, std::size_t m, std::size_t n, std
 /// Shipped rows use "*" (every class).
 std::string sgemm_size_class(std::size_t m, std::size_t n, std::size_t k);
 
+/// Number of k slices sgemm_xgemm runs for an m x n x k product in the internal layout (1: no
+/// split): with SGEMM_SPLITK >= 2, enough slices for tiles x slices to reach compute units x
+/// SGEMM_SPLIT_WAVES work-groups, at most SGEMM_SPLITK, at least one k tile each.
+std::size_t sgemm_k_slices(const DeviceInfo& device, std::size_t m, std::size_t n, std::size_t k,
+                           const Tuning& tuning);
+
 /// Compiler options the launcher adds to a family's program besides the parameters: 64-bit
 /// indexing when needed and, for sgemm_xgemm on NVIDIA's OpenCL, the register cap NVRREG.
 std::string sgemm_extra_options(const DeviceInfo& device, const std::string& family, const Configuration& cfg,

@@ -22,14 +22,21 @@ KernelSpec transpose_spec() {
       {"TRA_VW", 1, {1, 2, 4, 8}, "consecutive columns moved by each work-item"},
       {"TRA_PAD", 1, {0, 1}, "local-memory padding column against bank conflicts"},
       {"TRA_DIAG", 0, {0, 1}, "diagonal work-group mapping"},
-      {"TRA_SWZ", 0, {0, 4, 8, 16, 32}, "band swizzle of the work-group order: band width in tiles (0: off)"},
+      {"TRA_SWZ", 0, {0, 4, 8, 16, 32},
+       "band swizzle of the work-group order: band width in tiles (0: off; ignored when TRA_DIAG = 1)"},
       {"TRA_LOCAL", 1, {0, 1}, "1: local-memory tile; 0: register blocks of TRA_WPT x TRA_VW"},
   };
   s.check = [](const ParamMap& p, const std::string&) -> std::string {
     if (p.at("TRA_WPT") > p.at("TRA_TILE")) return "TRA_WPT must not exceed TRA_TILE";
     if (p.at("TRA_VW") > p.at("TRA_TILE")) return "TRA_VW must not exceed TRA_TILE";
-    if (p.at("TRA_DIAG") && p.at("TRA_SWZ")) return "TRA_DIAG and TRA_SWZ are two work-group orders: set one";
     return {};
+  };
+  // Two work-group orders: the diagonal mapping, when on, takes precedence over the band
+  // swizzle (a user who turns TRA_DIAG on over a database row with a swizzle gets the diagonal).
+  s.canonical = [](const ParamMap& p) {
+    ParamMap q = p;
+    if (q.at("TRA_DIAG")) q["TRA_SWZ"] = 0;
+    return q;
   };
   s.resources = [](const ParamMap& p, const std::string& variant) {
     Resources r;

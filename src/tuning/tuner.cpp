@@ -154,10 +154,14 @@ Space build_space(const KernelSpec& spec, const std::map<std::string, std::vecto
     return 0;
   };
   s.admissible = [classify](const ParamMap& p) { return classify(p) == 0; };
+  // Configurations that build the same kernel as an earlier one (KernelSpec::canonical) are
+  // counted as illegal: searching them again would only repeat a measurement.
+  std::set<ParamMap> representatives;
   auto count = [&](ParamMap p) {
     const int k = classify(p);
     if (k == 1) ++s.illegal;
     else if (k == 2) ++s.unfit;
+    else if (spec.canonical && !representatives.insert(spec.canonical(p)).second) ++s.illegal;
     else s.candidates.push_back(std::move(p));
   };
   s.total = product > 1e18 ? static_cast<std::size_t>(1e18) : static_cast<std::size_t>(product);
