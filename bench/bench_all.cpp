@@ -112,6 +112,7 @@ AllResults run_all(const AllOptions& opt) {
     set_progress_prefix("");
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     res.devices.push_back(std::move(run));
+    if (opt.after_device) opt.after_device(res);
   }
   return res;
 }

@@ -3,6 +3,7 @@
 // becomes a "failed: ..." record; the results go to one folder as results.json, results.csv,
 // report.md and SVG charts. `clforge bench compare` reads two such results and flags regressions.
 #pragma once
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <string>
@@ -16,6 +17,8 @@ namespace clforge::bench {
 const std::vector<std::string>& all_routines();
 
 /// Options of bench all.
+struct AllResults;
+
 struct AllOptions {
   std::vector<std::string> devices;  ///< {"all"}, or selectors as Session accepts them; empty: default_device
   std::string default_device;        ///< the global --device (empty: CLFORGE_DEVICE, else the first GPU)
@@ -23,6 +26,9 @@ struct AllOptions {
   BenchOptions base;                 ///< quick, tuning and timing plan shared by every routine
   BlurBenchOptions blur;
   std::string command_line;          ///< recorded in results.json and report.md
+  /// Called with the results so far after each device (the CLI writes its files there, so
+  /// a run stopped on a later device keeps complete results of the earlier ones).
+  std::function<void(const AllResults&)> after_device;
 };
 
 /// Adds "ROUTINE:SIZE" (e.g. "sgemm:1024:NT", "fft:1024x64") to sizes; throws InvalidArgument

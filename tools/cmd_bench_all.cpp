@@ -60,6 +60,7 @@ void cmd_bench_all(Globals& g, const AllArgs& a) {
   o.blur = a.blur;
   o.command_line = command_line();
 
+  o.after_device = [&a](const bench::AllResults& partial) { bench::write_results(partial, a.out); };
   const bench::AllResults res = bench::run_all(o);
   const std::vector<std::string> files = bench::write_results(res, a.out);
   for (std::size_t k = 0; k < res.devices.size(); ++k) {
