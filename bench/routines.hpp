@@ -26,7 +26,7 @@ void bench_transpose(Session& s, Report& report, const BenchOptions& opt, const 
 /// clforge FFT vs clFFT, VkFFT (a child process on CPU devices) and, on NVIDIA devices when
 /// built with CLFORGE_WITH_CUDA, cuFFT: out-of-place forward, contiguous batches.
 /// sizes: "N" (64 MiB batch), "NxBATCH" or "N@MIB"; default n = 8 ... 2^20, 1000, 3000, 4095,
-/// 1009, 65537 at 64 MiB and 512 MiB (64 MiB only on CPU devices).
+/// 1009, 65537 at 64 MiB and 512 MiB (CPU devices: n up to 2^16 and the others, 64 MiB only).
 void bench_fft(Session& s, Report& report, const BenchOptions& opt, const Peaks& peaks);
 
 /// clforge sgemm vs CLBlast Gemm (same device, same run), OpenBLAS cblas_sgemm on CPU devices

@@ -1,9 +1,12 @@
 // Seeded fills, poison and norm comparison (see data.hpp).
 #include "host/data.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
+#include <vector>
 
 namespace clforge::host {
 
@@ -12,13 +15,45 @@ std::uint64_t default_seed() {
   return static_cast<std::uint64_t>(std::chrono::high_resolution_clock::now().time_since_epoch().count());
 }
 
-void fill_random(float* data, std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (std::size_t i = 0; i < n; ++i) {
-    float v = dist(rng);
+namespace {
+
+std::uint64_t mix64(std::uint64_t x) {  // the SplitMix64 finaliser
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+// Values 2j and 2j+1 of the stream come from one 64-bit word of SplitMix64's sequence at
+// position j (counter-based: any range can be filled on its own, so threads share the work
+// and the result does not depend on how many there are).
+void fill_range(float* data, std::size_t begin, std::size_t end, std::uint64_t key) {
+  constexpr float scale = 1.0f / 16777216.0f;  // 2^-24
+  for (std::size_t i = begin; i < end; ++i) {
+    const std::uint64_t w = mix64(key + (i / 2 + 1) * 0x9E3779B97F4A7C15ULL);
+    const std::uint32_t bits = static_cast<std::uint32_t>(i % 2 ? w >> 40 : (w >> 8) & 0xFFFFFF);
+    const float v = static_cast<float>(bits) * (2.0f * scale) - 1.0f;  // [-1, 1), steps of 2^-23
     data[i] = v == 0.0f ? 0.5f : v;  // never exact zeros
   }
+}
+
+}  // namespace
+
+void fill_random(float* data, std::size_t n, std::uint64_t seed) {
+  const std::uint64_t key = mix64(seed + 0x2545F4914F6CDD1DULL);
+  constexpr std::size_t kPerThread = std::size_t{1} << 22;
+  const std::size_t threads =
+      std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), (n + kPerThread - 1) / kPerThread);
+  if (threads <= 1) {
+    fill_range(data, 0, n, key);
+    return;
+  }
+  std::vector<std::thread> pool;
+  const std::size_t chunk = (n + threads - 1) / threads;
+  for (std::size_t t = 0; t < threads; ++t) {
+    const std::size_t b = std::min(n, t * chunk), e = std::min(n, b + chunk);
+    pool.emplace_back(fill_range, data, b, e, key);
+  }
+  for (auto& th : pool) th.join();
 }
 
 std::vector<float> random_floats(std::size_t n, std::uint64_t seed) {

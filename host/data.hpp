@@ -14,7 +14,8 @@ namespace clforge::host {
 /// Seed for a run: CLFORGE_TEST_SEED if set, else a fresh one from the clock.
 std::uint64_t default_seed();
 
-/// n uniform values in [-1, 1) from mt19937_64(seed).
+/// n uniform values in [-1, 1) (multiples of 2^-23, never 0) from a counter-based SplitMix64
+/// stream keyed by seed; large fills use every hardware thread, with the same result.
 std::vector<float> random_floats(std::size_t n, std::uint64_t seed);
 void fill_random(float* data, std::size_t n, std::uint64_t seed);
 

@@ -13,7 +13,8 @@
 #   part 4: split-k SGEMM (small class tuning, with and without the split), FFT tuning of the
 #           register and local-memory kernels at 64 MiB, the blur crossover, the test suite on
 #           the NVIDIA device.
-#   part 5: `clforge bench all --devices nvidia,cpu` (issue 7's full run), returned in OUT/json5.tgz.
+#   part 5: small SGEMM through the direct kernel, then `clforge bench all --devices nvidia,cpu`
+#           (issue 7's full run), returned in OUT/json5.tgz.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session3.sh BUILD_DIR OUT_DIR PART
 set -u
@@ -84,7 +85,9 @@ if [ -n "$src" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s 
     cat "$XDG_DATA_HOME"/clforge/tuning/*.json
     ;;
   5)
-    lim 580 "$B/clforge" bench all --devices nvidia,cpu --out "$O/json/all"
+    lim 30 "$B/clforge" -d nvidia -p SGEMM_DIRECT_MAX=1024 bench sgemm --quick --size 256 --size 512 --size 903 \
+      --out "$O/json/sgemm_direct_nvidia.json"
+    lim 545 "$B/clforge" bench all --devices nvidia,cpu --out "$O/json/all"
     ;;
   esac
   find "$XDG_DATA_HOME" -type f
