@@ -15,6 +15,9 @@
 #           the NVIDIA device.
 #   part 5: small SGEMM through the direct kernel, then `clforge bench all --devices nvidia,cpu`
 #           (issue 7's full run), returned in OUT/json5.tgz.
+#   part 6: the timed `bench all --quick` on the GPU and the test suite on the NVIDIA device
+#           (the CLI test case is left out there: a child process does not see the NVIDIA
+#           platform while the test process holds its context).
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session3.sh BUILD_DIR OUT_DIR PART
 set -u
@@ -88,6 +91,13 @@ if [ -n "$src" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s 
     lim 30 "$B/clforge" -d nvidia -p SGEMM_DIRECT_MAX=1024 bench sgemm --quick --size 256 --size 512 --size 903 \
       --out "$O/json/sgemm_direct_nvidia.json"
     lim 545 "$B/clforge" bench all --devices nvidia,cpu --out "$O/json/all"
+    ;;
+  6)
+    /usr/bin/time -f "bench all --quick: %e s" "$B/clforge" bench all --quick --devices nvidia --out "$O/json/quick"
+    export CLFORGE_TEST_DEVICE=nvidia
+    lim 200 "$B/tests/clforge_tests" --test-suite=transpose,sgemm,fft,blur,tuning,runtime,cache \
+      --test-case-exclude="clforge blur: PNG*"
+    unset CLFORGE_TEST_DEVICE
     ;;
   esac
   find "$XDG_DATA_HOME" -type f
