@@ -50,6 +50,10 @@ class ScopedEnv {
 /// A fresh empty temp folder under the build tree's test area.
 std::string temp_dir(const std::string& tag);
 
+/// Runs a shell command; returns its exit status (-1 when it did not exit normally) and its
+/// stdout and stderr together in output.
+int run_command(const std::string& cmd, std::string& output);
+
 /// Checks that fn throws InvalidArgument whose what() contains `needle`; no exception fails the
 /// test case, another exception type propagates (and fails it too).
 void expect_invalid_argument(const std::function<void()>& fn, const std::string& needle);

@@ -19,16 +19,6 @@ using namespace clforge;
 
 namespace {
 
-int run_command(const std::string& cmd, std::string& output) {
-  output.clear();
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  REQUIRE(p != nullptr);
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) output.append(buf, n);
-  const int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 std::string read_text(const std::string& path) {
   const auto t = detail::read_file(path);
@@ -80,7 +70,7 @@ TEST_SUITE("bench_all") {
                             " --size fft:64x16 --size fft:256x8 --size blur:64x48 --sigmas 1,3"
                             " --methods direct,separable,recursive";
     std::string log;
-    const int rc = run_command(cmd, log);
+    const int rc = test::run_command(cmd, log);
     INFO(log);
     REQUIRE(rc == 0);
 
@@ -206,7 +196,7 @@ TEST_SUITE("bench_all") {
     write_text(b, doc(new_m).dump(2));
     std::string out;
 
-    int rc = run_command(cli + "'" + a + "' '" + b + "'", out);
+    int rc = test::run_command(cli + "'" + a + "' '" + b + "'", out);
     INFO(out);
     CHECK(rc == 1);
     std::istringstream lines(out);
@@ -228,14 +218,14 @@ TEST_SUITE("bench_all") {
     CHECK(out.find("1 regression,") != std::string::npos);
 
     // Identical files: nothing flagged.
-    rc = run_command(cli + "'" + a + "' '" + a + "'", out);
+    rc = test::run_command(cli + "'" + a + "' '" + a + "'", out);
     CHECK(rc == 0);
     CHECK(out.find("REGRESSION") == std::string::npos);
 
     // The single-device JSON of `bench ROUTINE --out X.json` compares too.
     const std::string single = dir + "/single.json";
     write_text(single, nlohmann::json{{"device", {{"name", "Device A"}}}, {"measurements", old_m}}.dump());
-    rc = run_command(cli + "'" + single + "' '" + a + "'", out);
+    rc = test::run_command(cli + "'" + single + "' '" + a + "'", out);
     CHECK(rc == 0);
     CHECK(out.find("4 matched") != std::string::npos);
 
@@ -245,11 +235,11 @@ TEST_SUITE("bench_all") {
     write_text(other, "[1, 2, 3]");
     for (const std::string& bad : {corrupt, missing, other}) {
       CAPTURE(bad);
-      rc = run_command(cli + "'" + a + "' '" + bad + "'", out);
+      rc = test::run_command(cli + "'" + a + "' '" + bad + "'", out);
       CHECK(rc == 2);
       CHECK(out.find(bad) != std::string::npos);
     }
-    rc = run_command(cli + "'" + corrupt + "' '" + a + "'", out);
+    rc = test::run_command(cli + "'" + corrupt + "' '" + a + "'", out);
     CHECK(rc == 2);
     CHECK(out.find(corrupt) != std::string::npos);
   }

@@ -228,21 +228,11 @@ std::vector<float> read_floats(const std::string& path) {
   return v;
 }
 
-int run_command(const std::string& cmd, std::string& output) {
-  output.clear();
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  REQUIRE(p != nullptr);
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) output.append(buf, n);
-  const int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 // Files in a folder (to prove that no temp file was left behind).
 std::size_t count_files(const std::string& dir) {
   std::string out;
-  run_command("ls -A '" + dir + "' | wc -l", out);
+  test::run_command("ls -A '" + dir + "' | wc -l", out);
   return static_cast<std::size_t>(std::atol(out.c_str()));
 }
 
@@ -695,7 +685,7 @@ TEST_SUITE("blur") {
                           back = dir + "/back.f32";
         write_bytes(in_png, make_png(W, H, ch, depth, px));
         // PNG -> raw floats: checks the reading and the blur (values scaled to 0..1).
-        int rc = run_command(cli + "'" + in_png + "' '" + raw + "' --sigma 1.5 --sigma-y 2 --method separable --border mirror", out);
+        int rc = test::run_command(cli + "'" + in_png + "' '" + raw + "' --sigma 1.5 --sigma-y 2 --method separable --border mirror", out);
         INFO(out);
         REQUIRE(rc == 0);
         CHECK(out.find("separable") != std::string::npos);
@@ -717,9 +707,9 @@ TEST_SUITE("blur") {
         }
         // PNG -> PNG, then decoded again by the command with an identity blur (sigma 0.01 has
         // weights exactly 0, 1, 0): the written PNG holds the rounded blur.
-        rc = run_command(cli + "'" + in_png + "' '" + out_png + "' --sigma 1.5 --sigma-y 2 --method separable --border mirror", out);
+        rc = test::run_command(cli + "'" + in_png + "' '" + out_png + "' --sigma 1.5 --sigma-y 2 --method separable --border mirror", out);
         REQUIRE(rc == 0);
-        rc = run_command(cli + "'" + out_png + "' '" + back + "' --sigma 0.01", out);
+        rc = test::run_command(cli + "'" + out_png + "' '" + back + "' --sigma 0.01", out);
         REQUIRE(rc == 0);
         const std::vector<float> dec = read_floats(back);
         REQUIRE(dec.size() == ref.size());
@@ -731,7 +721,7 @@ TEST_SUITE("blur") {
     {
       const std::vector<float> img = host::random_floats(W * H * 4, test::seed() + 1001);
       write_bytes(dir + "/in.f32", std::string(reinterpret_cast<const char*>(img.data()), img.size() * 4));
-      const int rc = run_command(cli + "'" + dir + "/in.f32' '" + dir + "/o.f32' --size " + std::to_string(W) + "x" +
+      const int rc = test::run_command(cli + "'" + dir + "/in.f32' '" + dir + "/o.f32' --size " + std::to_string(W) + "x" +
                                      std::to_string(H) + " --channels 4 --sigma 3 --method recursive --border zero",
                                  out);
       INFO(out);
@@ -756,31 +746,31 @@ TEST_SUITE("blur") {
     for (const auto& b : bad) {
       const std::string fail_dir = test::temp_dir("blur-cli-fail");
       write_bytes(fail_dir + "/" + b.name, b.bytes);
-      const int rc = run_command(cli + "'" + fail_dir + "/" + b.name + "' '" + fail_dir + "/out.png' --sigma 2", out);
+      const int rc = test::run_command(cli + "'" + fail_dir + "/" + b.name + "' '" + fail_dir + "/out.png' --sigma 2", out);
       INFO(b.name << ": " << out);
       CHECK(rc != 0);
       CHECK(out.find(b.needle) != std::string::npos);
       CHECK(!detail::file_exists(fail_dir + "/out.png"));
       CHECK(count_files(fail_dir) == 1);
     }
-    int rc = run_command(cli + "'" + dir + "/missing.png' '" + dir + "/x.png' --sigma 2", out);
+    int rc = test::run_command(cli + "'" + dir + "/missing.png' '" + dir + "/x.png' --sigma 2", out);
     CHECK(rc != 0);
     CHECK(out.find("missing.png") != std::string::npos);
     write_bytes(dir + "/ok.png", good);
-    rc = run_command(cli + "'" + dir + "/ok.png' '" + dir + "/no/such/dir/x.png' --sigma 2", out);
+    rc = test::run_command(cli + "'" + dir + "/ok.png' '" + dir + "/no/such/dir/x.png' --sigma 2", out);
     CHECK(rc != 0);
     CHECK(out.find("no/such/dir") != std::string::npos);
-    rc = run_command(cli + "'" + dir + "/ok.png' '" + dir + "/x.png' --sigma 0", out);
+    rc = test::run_command(cli + "'" + dir + "/ok.png' '" + dir + "/x.png' --sigma 0", out);
     CHECK(rc != 0);
     CHECK(!detail::file_exists(dir + "/x.png"));
-    rc = run_command(cli + "'" + dir + "/in.f32' '" + dir + "/x.png' --sigma 1", out);  // raw without --size
+    rc = test::run_command(cli + "'" + dir + "/in.f32' '" + dir + "/x.png' --sigma 1", out);  // raw without --size
     CHECK(rc != 0);
     CHECK(out.find("--size") != std::string::npos);
     CHECK(!detail::file_exists(dir + "/x.png"));
 
     // The measured crossovers land in the user database, where method auto finds them.
     const std::string tdir = dir + "/crossover";
-    rc = run_command("CLFORGE_USER_TUNING_DIR='" + tdir + "' " + CLFORGE_CLI + " --device " +
+    rc = test::run_command("CLFORGE_USER_TUNING_DIR='" + tdir + "' " + CLFORGE_CLI + " --device " +
                          s.entry.info.index_string() + " tune blur-crossover --size 48x40",
                      out);
     INFO(out);

@@ -138,17 +138,6 @@ ParamMap blur_candidate(int row_lx) {
           {"BLUR_S_COL_LY", 4},      {"BLUR_S_COL_WPT", 4}, {"BLUR_S_LOCAL", 1}};
 }
 
-// Runs a shell command, returns its exit status and combined output.
-int run_command(const std::string& cmd, std::string& output) {
-  output.clear();
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  REQUIRE(p != nullptr);
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) output.append(buf, n);
-  const int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 }  // namespace
 
@@ -825,7 +814,7 @@ TEST_SUITE("tune") {
                             s.entry.info.index_string() + " ";
     const std::string path = user_database_path(s.entry.info);
     std::string out;
-    int rc = run_command(cli + "tune fft --size 64@16 --param FFT_WG=64,256 --param FFT_RADIX=16 --param FFT_REG=32 "
+    int rc = test::run_command(cli + "tune fft --size 64@16 --param FFT_WG=64,256 --param FFT_RADIX=16 --param FFT_REG=32 "
                                "--param FFT_HALVE=0 --param FFT_TWIDDLE=0 --param FFT_PAD=1 --param FFT_VEC=1 "
                                "--param FFT_STAGE=0 --seed " + std::to_string(test::seed()), out);
     INFO(out);
@@ -833,23 +822,23 @@ TEST_SUITE("tune") {
     CHECK(out.find("fft variant 64 on") != std::string::npos);
     CHECK(out.find("space 2:") != std::string::npos);
     CHECK(out.find("stored in " + path + " (kernel fft, variant 64)") != std::string::npos);
-    rc = run_command(cli + "params fft --variant 64", out);
+    rc = test::run_command(cli + "params fft --variant 64", out);
     CHECK(rc == 0);
     CHECK(out.find("FFT_WG") != std::string::npos);
     CHECK(out.find("user " + path) != std::string::npos);
 
-    rc = run_command(cli + "tune blur --size 64x48 --method direct --sigma 1.5 --param BLUR_D_LX=16,32 "
+    rc = test::run_command(cli + "tune blur --size 64x48 --method direct --sigma 1.5 --param BLUR_D_LX=16,32 "
                                "--param BLUR_D_LY=4 --param BLUR_D_WPT=2 --param BLUR_D_LOCAL=1", out);
     INFO(out);
     REQUIRE(rc == 0);
     CHECK(out.find("blur variant 1 on") != std::string::npos);
     CHECK(out.find("method direct, sigma 1.5") != std::string::npos);
     CHECK(out.find("stored in " + path + " (kernel blur_direct, variant 1)") != std::string::npos);
-    rc = run_command(cli + "params blur_direct --variant 1", out);
+    rc = test::run_command(cli + "params blur_direct --variant 1", out);
     CHECK(rc == 0);
     CHECK(out.find("user " + path) != std::string::npos);
     // The option values are checked by the parser.
-    CHECK(run_command(cli + "tune blur --size 64 --method auto --dry-run", out) != 0);
+    CHECK(test::run_command(cli + "tune blur --size 64 --method auto --dry-run", out) != 0);
   }
 
   TEST_CASE("clforge tune, then clforge params shows the user source") {
@@ -859,14 +848,14 @@ TEST_SUITE("tune") {
                             s.entry.info.index_string() + " ";
     const std::string path = user_database_path(s.entry.info);
     std::string out;
-    int rc = run_command(cli + "tune transpose --size 64 --param TRA_TILE=8,16 --param TRA_LOCAL=1 --dry-run", out);
+    int rc = test::run_command(cli + "tune transpose --size 64 --param TRA_TILE=8,16 --param TRA_LOCAL=1 --dry-run", out);
     INFO(out);
     CHECK(rc == 0);
     CHECK(out.find("space 800") != std::string::npos);  // TILE 2 x WPT 5 x VW 4 x PAD 2 x DIAG 2 x SWZ 5 x LOCAL 1
     CHECK(!detail::file_exists(path));
 
     const std::string results = env.dir + "/results.json";
-    rc = run_command(cli + "tune transpose --size 64 --budget 3 --out " + results + " --seed " +
+    rc = test::run_command(cli + "tune transpose --size 64 --budget 3 --out " + results + " --seed " +
                          std::to_string(test::seed()), out);
     INFO(out);
     REQUIRE(rc == 0);
@@ -876,34 +865,34 @@ TEST_SUITE("tune") {
     CHECK(out.find("transpose/4 [") != std::string::npos);  // the progress bar (stderr)
     REQUIRE(detail::file_exists(path));
 
-    rc = run_command(cli + "params transpose", out);
+    rc = test::run_command(cli + "params transpose", out);
     CHECK(rc == 0);
     CHECK(out.find("TRA_TILE   = ") != std::string::npos);
     CHECK(out.find("user " + path) != std::string::npos);
-    rc = run_command(cli + "--no-user-tuning params transpose", out);
+    rc = test::run_command(cli + "--no-user-tuning params transpose", out);
     CHECK(rc == 0);
     CHECK(out.find("user ") == std::string::npos);
     CHECK(out.find("shipped") != std::string::npos);
-    rc = run_command("CLFORGE_TUNING=off " + cli + "params transpose", out);
+    rc = test::run_command("CLFORGE_TUNING=off " + cli + "params transpose", out);
     CHECK(rc == 0);
     CHECK(out.find("user ") == std::string::npos);
     // --out wrote a tuning file this device matches: usable as CLFORGE_TUNING_FILE.
     const auto j = nlohmann::json::parse(*detail::read_file(results));
     CHECK(j["results"][0]["tried"] == 3);
     CHECK(j["results"][0]["rows"].size() == 3);
-    rc = run_command("CLFORGE_TUNING_FILE=" + results + " " + cli + "--no-user-tuning params transpose", out);
+    rc = test::run_command("CLFORGE_TUNING_FILE=" + results + " " + cli + "--no-user-tuning params transpose", out);
     CHECK(rc == 0);
     CHECK(out.find("tuning-file " + results) != std::string::npos);
 
     // A corrupt database: non-zero exit, the path in the message, the file untouched.
     std::ofstream(path) << "[oops";
-    rc = run_command(cli + "tune transpose --size 64 --budget 2", out);
+    rc = test::run_command(cli + "tune transpose --size 64 --budget 2", out);
     CHECK(rc != 0);
     CHECK(out.find(path) != std::string::npos);
     CHECK(*detail::read_file(path) == "[oops");
     // Bad option values are refused by the parser.
-    CHECK(run_command(cli + "tune transpose --size 64 --strategy genetic", out) != 0);
-    CHECK(run_command(cli + "tune transpose --size 64 --budget 2 --time 5", out) != 0);
+    CHECK(test::run_command(cli + "tune transpose --size 64 --strategy genetic", out) != 0);
+    CHECK(test::run_command(cli + "tune transpose --size 64 --budget 2 --time 5", out) != 0);
   }
 #endif
 }

@@ -247,7 +247,7 @@ class ClassTuner {
         if (c != r_.default_params) order.push_back(c);
       if (strategy_ == TuneStrategy::Random) std::shuffle(order.begin(), order.end(), rng_);
       std::size_t next = 0;
-      while (next < order.size() && may_continue()) {
+      while (next < order.size() && may_start_batch()) {
         const std::size_t n = std::min<std::size_t>({threads_, order.size() - next, left()});
         std::vector<ParamMap> batch(order.begin() + next, order.begin() + next + n);
         next += n;
@@ -261,9 +261,20 @@ class ClassTuner {
   bool stopped() const { return opt_.stop != nullptr && opt_.stop->load(); }
   std::size_t left() const { return r_.tried >= total_ ? 0 : total_ - r_.tried; }
   bool may_continue() const { return !stopped() && left() > 0 && Clock::now() < deadline_; }
+  // Another batch is started only if the last one (compiles and evaluations) would still end
+  // before the time limit, so that a --time run ends within its budget rather than after it.
+  bool may_start_batch() const {
+    return may_continue() && (deadline_ == Clock::time_point::max() || Clock::now() + last_batch_ <= deadline_);
+  }
 
   // Compiles the batch concurrently, then evaluates its members in order on this thread.
   void evaluate_batch(const std::vector<ParamMap>& batch, bool is_default) {
+    const auto batch_start = Clock::now();
+    struct Lap {  // records the batch's duration however it ends
+      Clock::duration& out;
+      Clock::time_point t0;
+      ~Lap() { out = Clock::now() - t0; }
+    } lap{last_batch_, batch_start};
     std::vector<std::exception_ptr> errors(batch.size());
     auto build_one = [&](std::size_t i) {
       if (stopped()) return;
@@ -421,7 +432,7 @@ class ClassTuner {
     }
     const double t0 = 0.05;
     std::uniform_real_distribution<double> uniform(0.0, 1.0);
-    while (may_continue()) {
+    while (may_start_batch()) {
       std::vector<ParamMap> neighbours;
       for (std::size_t i = 0; i < space.names.size(); ++i) {
         const auto& vals = space.values[i];
@@ -485,6 +496,7 @@ class ClassTuner {
   TimingPlan plan_;
   unsigned threads_ = 1;
   std::size_t total_ = 0;
+  Clock::duration last_batch_{0};  // duration of the last evaluate_batch
   std::vector<std::unique_ptr<TuneInstance>> timed_, checked_;
   std::vector<ParamMap> candidates_;
   std::set<ParamMap> valid_, visited_;
