@@ -15,6 +15,9 @@
 #           the NVIDIA device.
 #   part 5: small SGEMM through the direct kernel, then `clforge bench all --devices nvidia,cpu`
 #           (issue 7's full run), returned in OUT/json5.tgz.
+#   part 7: the issue's `tune sgemm --size 4096 --time 120` again (a batch now starts only if it
+#           would end in the budget), small SGEMM with the sm_90 route row, transpose tuning and
+#           benchmark on the PoCL CPU device.
 #   part 6: the timed `bench all --quick` on the GPU and the test suite on the NVIDIA device
 #           (the CLI test case is left out there: a child process does not see the NVIDIA
 #           platform while the test process holds its context).
@@ -100,6 +103,12 @@ if [ -n "$src" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s 
     lim 200 "$B/tests/clforge_tests" --test-suite=transpose,sgemm,fft,blur,tuning,runtime,cache \
       --test-case-exclude="clforge blur: PNG*"
     unset CLFORGE_TEST_DEVICE
+    ;;
+  7)
+    lim 160 "$B/clforge" -d nvidia tune sgemm --size 4096 --time 120
+    lim 30 "$B/clforge" -d nvidia bench sgemm --quick --size 256 --size 512 --size 1000 --out "$O/json/sgemm_small_nvidia.json"
+    lim 100 "$B/clforge" -d cpu tune transpose --size 4096 --strategy anneal --time 80 --out "$O/json/tune_transpose_cpu.json"
+    lim 60 "$B/clforge" -d cpu bench transpose --size 4096 --size 8192 --out "$O/json/transpose_cpu.json"
     ;;
   esac
   find "$XDG_DATA_HOME" -type f
