@@ -1,11 +1,11 @@
 // Core commands: devices, info, params, peak, and `run/bench transpose`.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "bench/peak.hpp"
-#include <cstring>
-
 #include "host/data.hpp"
 #include "host/reference.hpp"
 #include "runtime/program_cache.hpp"
@@ -44,9 +44,16 @@ void cmd_info(Globals& g, bool timings) {
             << "  share dir:          " << (dirs.share_dir.empty() ? "(none)" : dirs.share_dir) << " [" << dirs.share_status
             << "]\n"
             << "  embedded:           " << dirs.embedded.size() << " files\n";
+  // Each file once (families share files such as blur/blur_common.cl), in first-use order.
+  std::vector<std::string> shown;
+  auto show = [&](const std::string& f) {
+    if (f.empty() || std::find(shown.begin(), shown.end(), f) != shown.end()) return;
+    shown.push_back(f);
+    std::cout << "    " << f << " <- " << load_kernel_source(f).origin << "\n";
+  };
   for (const auto& spec : detail::all_kernel_specs()) {
-    for (const auto& f : spec.files) std::cout << "    " << f << " <- " << load_kernel_source(f).origin << "\n";
-    std::cout << "    " << spec.database << " <- " << load_kernel_source(spec.database).origin << "\n";
+    for (const auto& f : spec.files) show(f);
+    show(spec.database);
   }
   const std::string cd = cache_dir();
   std::cout << "compile cache: " << (cd.empty() ? "off (CLFORGE_CACHE_DIR=off)" : cd) << "\n";
