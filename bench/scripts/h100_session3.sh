@@ -18,6 +18,7 @@
 #   part 7: the issue's `tune sgemm --size 4096 --time 120` again (a batch now starts only if it
 #           would end in the budget), small SGEMM with the sm_90 route row, transpose tuning and
 #           benchmark on the PoCL CPU device.
+#   part 8: the direct SGEMM kernel tuned where the sm_90 route now uses it (256^3, 512^3).
 #   part 6: the timed `bench all --quick` on the GPU and the test suite on the NVIDIA device
 #           (the CLI test case is left out there: a child process does not see the NVIDIA
 #           platform while the test process holds its context).
@@ -109,6 +110,11 @@ if [ -n "$src" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s 
     lim 30 "$B/clforge" -d nvidia bench sgemm --quick --size 256 --size 512 --size 1000 --out "$O/json/sgemm_small_nvidia.json"
     lim 100 "$B/clforge" -d cpu tune transpose --size 4096 --strategy anneal --time 80 --out "$O/json/tune_transpose_cpu.json"
     lim 60 "$B/clforge" -d cpu bench transpose --size 4096 --size 8192 --out "$O/json/transpose_cpu.json"
+    ;;
+  8)
+    lim 110 "$B/clforge" -d nvidia tune sgemm_direct --size 256 --size 512 --strategy anneal --time 90 \
+      --out "$O/json/tune_direct_nvidia.json"
+    lim 30 "$B/clforge" -d nvidia bench sgemm --size 256 --size 512 --size 903 --out "$O/json/sgemm_small_nvidia.json"
     ;;
   esac
   find "$XDG_DATA_HOME" -type f
