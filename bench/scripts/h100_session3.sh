@@ -19,6 +19,7 @@
 #           would end in the budget), small SGEMM with the sm_90 route row, transpose tuning and
 #           benchmark on the PoCL CPU device.
 #   part 8: the direct SGEMM kernel tuned where the sm_90 route now uses it (256^3, 512^3).
+#   part 9: FFT tuning at n = 32 and 1024 (64 MiB batches), then their benchmark.
 #   part 6: the timed `bench all --quick` on the GPU and the test suite on the NVIDIA device
 #           (the CLI test case is left out there: a child process does not see the NVIDIA
 #           platform while the test process holds its context).
@@ -115,6 +116,10 @@ if [ -n "$src" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s 
     lim 110 "$B/clforge" -d nvidia tune sgemm_direct --size 256 --size 512 --strategy anneal --time 90 \
       --out "$O/json/tune_direct_nvidia.json"
     lim 30 "$B/clforge" -d nvidia bench sgemm --size 256 --size 512 --size 903 --out "$O/json/sgemm_small_nvidia.json"
+    ;;
+  9)
+    lim 80 "$B/clforge" -d nvidia tune fft --size 32@262144 --size 1024@8192 --time 70 --out "$O/json/tune_fft_nvidia.json"
+    lim 40 "$B/clforge" -d nvidia bench fft --size 32 --size 1024 --size 2048 --out "$O/json/fft_nvidia.json"
     ;;
   esac
   find "$XDG_DATA_HOME" -type f
