@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -25,12 +26,11 @@ using namespace clforge;
 
 namespace {
 
-// 2 x 2 candidates: TRA_TILE 8/16, TRA_WPT 1/2, all other parameters fixed.
-TuneOptions small_options() {
+// A small space: `values` lists the searched values of every parameter; short timing.
+TuneOptions tiny_space(const std::string& size, const std::map<std::string, std::vector<int>>& values) {
   TuneOptions o;
-  o.sizes = {"64"};
-  o.param_values = {{"TRA_TILE", {8, 16}}, {"TRA_WPT", {1, 2}}, {"TRA_VW", {1}},
-                    {"TRA_PAD", {1}},      {"TRA_DIAG", {0}},    {"TRA_SWZ", {0}}, {"TRA_LOCAL", {1}}};
+  o.sizes = {size};
+  o.param_values = values;
   o.seed = test::seed();
   o.warmup = 1;
   o.min_reps = 3;
@@ -39,8 +39,23 @@ TuneOptions small_options() {
   return o;
 }
 
+// The candidate of a tiny space whose open parameters take the values in `choice` (every
+// other parameter has a single value there).
+ParamMap candidate_of(const TuneOptions& o, const ParamMap& choice) {
+  ParamMap p;
+  for (const auto& [name, vals] : o.param_values) p[name] = vals.front();
+  for (const auto& [name, v] : choice) p[name] = v;
+  return p;
+}
+
+// 2 x 2 candidates: TRA_TILE 8/16, TRA_WPT 1/2, all other parameters fixed.
+TuneOptions small_options() {
+  return tiny_space("64", {{"TRA_TILE", {8, 16}}, {"TRA_WPT", {1, 2}}, {"TRA_VW", {1}}, {"TRA_PAD", {1}},
+                           {"TRA_DIAG", {0}}, {"TRA_SWZ", {0}}, {"TRA_LOCAL", {1}}});
+}
+
 ParamMap small_candidate(int tile, int wpt) {
-  return {{"TRA_TILE", tile}, {"TRA_WPT", wpt}, {"TRA_VW", 1}, {"TRA_PAD", 1}, {"TRA_DIAG", 0}, {"TRA_SWZ", 0}, {"TRA_LOCAL", 1}};
+  return candidate_of(small_options(), {{"TRA_TILE", tile}, {"TRA_WPT", wpt}});
 }
 
 ParamMap shipped(const std::string& variant) {
@@ -100,43 +115,21 @@ class LogCapture {
 
 // FFT of length 64: 2 candidates (FFT_WG 64 or 256), every other parameter fixed.
 TuneOptions fft_options(int wg_a = 64, int wg_b = 256) {
-  TuneOptions o;
-  o.sizes = {"64"};
-  o.param_values = {{"FFT_WG", {wg_a, wg_b}}, {"FFT_RADIX", {16}}, {"FFT_REG", {32}},  {"FFT_LOCAL_MAX", {4096}},
-                    {"FFT_HALVE", {0}},        {"FFT_TWIDDLE", {0}}, {"FFT_PAD", {1}}, {"FFT_VEC", {1}},
-                    {"FFT_STAGE", {0}}};
-  o.seed = test::seed();
-  o.warmup = 1;
-  o.min_reps = 3;
-  o.max_reps = 5;
-  o.min_time_ms = 0.2;
-  return o;
+  return tiny_space("64", {{"FFT_WG", {wg_a, wg_b}}, {"FFT_RADIX", {16}}, {"FFT_REG", {32}}, {"FFT_LOCAL_MAX", {4096}},
+                           {"FFT_HALVE", {0}}, {"FFT_TWIDDLE", {0}}, {"FFT_PAD", {1}}, {"FFT_VEC", {1}},
+                           {"FFT_STAGE", {0}}});
 }
 
-ParamMap fft_candidate(int wg) {
-  return {{"FFT_WG", wg},          {"FFT_RADIX", 16}, {"FFT_REG", 32}, {"FFT_LOCAL_MAX", 4096}, {"FFT_HALVE", 0},
-          {"FFT_TWIDDLE", 0},      {"FFT_PAD", 1},    {"FFT_VEC", 1},  {"FFT_STAGE", 0}};
-}
+ParamMap fft_candidate(int wg) { return candidate_of(fft_options(), {{"FFT_WG", wg}}); }
 
 // Separable blur of 64x48 pixels, one channel: 2 candidates (row work-group width 32 or 64).
 TuneOptions blur_options() {
-  TuneOptions o;
-  o.sizes = {"64x48"};
-  o.param_values = {{"BLUR_S_ROW_LX", {32, 64}}, {"BLUR_S_ROW_LY", {1}}, {"BLUR_S_ROW_VW", {1}},
-                    {"BLUR_S_COL_LX", {32}},     {"BLUR_S_COL_LY", {4}}, {"BLUR_S_COL_WPT", {4}},
-                    {"BLUR_S_LOCAL", {1}}};
-  o.seed = test::seed();
-  o.warmup = 1;
-  o.min_reps = 3;
-  o.max_reps = 5;
-  o.min_time_ms = 0.2;
-  return o;
+  return tiny_space("64x48", {{"BLUR_S_ROW_LX", {32, 64}}, {"BLUR_S_ROW_LY", {1}}, {"BLUR_S_ROW_VW", {1}},
+                              {"BLUR_S_COL_LX", {32}}, {"BLUR_S_COL_LY", {4}}, {"BLUR_S_COL_WPT", {4}},
+                              {"BLUR_S_LOCAL", {1}}});
 }
 
-ParamMap blur_candidate(int row_lx) {
-  return {{"BLUR_S_ROW_LX", row_lx}, {"BLUR_S_ROW_LY", 1}, {"BLUR_S_ROW_VW", 1}, {"BLUR_S_COL_LX", 32},
-          {"BLUR_S_COL_LY", 4},      {"BLUR_S_COL_WPT", 4}, {"BLUR_S_LOCAL", 1}};
-}
+ParamMap blur_candidate(int row_lx) { return candidate_of(blur_options(), {{"BLUR_S_ROW_LX", row_lx}}); }
 
 
 }  // namespace

@@ -22,7 +22,6 @@
 namespace clforge::detail {
 namespace {
 
-constexpr std::size_t kGuard = 127;  // floats after the output that must stay NaN
 constexpr const char* kSyntax = "N (square), WxH, or WxH:C with C the float channels per pixel (1 or 4; default 1)";
 
 struct BlurSize {
@@ -68,8 +67,7 @@ class BlurInstance : public TuneInstance {
     cl_int st = CL_SUCCESS;
     in_ = cl::Buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, const_cast<float*>(in.data()), &st);
     detail::check(st, "clCreateBuffer", "tuner blur input");
-    out_ = cl::Buffer(ctx, CL_MEM_READ_WRITE, (n + kGuard) * 4, nullptr, &st);
-    detail::check(st, "clCreateBuffer", "tuner blur output");
+    out_ = GuardedOutput(ctx, n, "tuner blur output");
   }
 
   std::string label() const override {
@@ -80,34 +78,26 @@ class BlurInstance : public TuneInstance {
   }
 
   void build(const QueueContext& qc, const Configuration& cfg) const override {
-    blur_build_programs(qc, z_.w, z_.h, format(), image(in_), image(out_), opt_, Tuning{cfg.values, false});
+    blur_build_programs(qc, z_.w, z_.h, format(), image(in_), image(out_.buffer()), opt_, Tuning{cfg.values, false});
   }
 
-  void poison(cl::CommandQueue& queue) override {
-    const float nan = std::numeric_limits<float>::quiet_NaN();
-    detail::check(queue.enqueueFillBuffer(out_, nan, 0, (values() + kGuard) * 4), "clEnqueueFillBuffer");
-    detail::check(queue.finish(), "clFinish");
-  }
+  void poison(cl::CommandQueue& queue) override { out_.poison(queue); }
 
   cl::Event run(cl::CommandQueue& queue, const ParamMap& params) override {
     cl::Event ev;
-    gaussian_blur(queue, z_.w, z_.h, format(), image(in_), image(out_), opt_, {}, &ev, Tuning{params, false});
+    gaussian_blur(queue, z_.w, z_.h, format(), image(in_), image(out_.buffer()), opt_, {}, &ev, Tuning{params, false});
     // Direct is one kernel; the other methods are timed between markers.
     return opt_.method == BlurMethod::Direct ? ev : cl::Event();
   }
 
-  std::vector<float> read_output(cl::CommandQueue& queue) override {
-    std::vector<float> out(values() + kGuard);
-    detail::check(queue.enqueueReadBuffer(out_, CL_TRUE, 0, out.size() * 4, out.data()), "clEnqueueReadBuffer");
-    return out;
-  }
+  std::vector<float> read_output(cl::CommandQueue& queue) override { return out_.read(queue); }
 
   Verdict check(const std::vector<float>& out) const override {
     Verdict v;
     const std::size_t n = values();
-    if (out.size() != n + kGuard) {
+    v.message = out_.size_problem(out);
+    if (!v.message.empty()) {
       v.error = 1;
-      v.message = "output has " + std::to_string(out.size()) + " values, expected " + std::to_string(n + kGuard);
       return v;
     }
     const host::Comparison c = host::compare(out.data(), ref_.data(), n);
@@ -118,19 +108,15 @@ class BlurInstance : public TuneInstance {
     // zero: its error is measured against the input scale 1 instead of the output's norm.
     auto flat = [&](std::size_t len) { return len == 1 || static_cast<double>(len) < 4 * s; };
     const bool nearly_constant = flat(z_.w) && flat(z_.h);
-    std::size_t guard_hits = 0;
-    for (std::size_t i = n; i < n + kGuard; ++i) guard_hits += !std::isnan(out[i]);
     const double err = nearly_constant ? c.max_abs_error : c.rel_error;
     v.error = c.nonfinite > 0 ? 1.0 : err;
-    v.ok = c.nonfinite == 0 && err <= tol && guard_hits == 0;
+    v.ok = c.nonfinite == 0 && err <= tol;
     if (c.nonfinite > 0 || err > tol) {
       char text[96];
       std::snprintf(text, sizeof text, " (tolerance %.3g%s)", tol, nearly_constant ? " on the max abs error" : "");
       v.message = "differs from the host " + std::string(to_string(opt_.method)) + " blur: " + c.summary() + text;
     }
-    if (guard_hits > 0)
-      v.message += std::string(v.message.empty() ? "" : "; ") + std::to_string(guard_hits) +
-                   " guard values after the output were overwritten";
+    if (!out_.note_guard(out, "the output", v.message)) v.ok = false;
     return v;
   }
 
@@ -143,7 +129,8 @@ class BlurInstance : public TuneInstance {
   BlurOptions opt_;
   BlurWorkspace workspace_;
   std::vector<double> ref_;
-  cl::Buffer in_, out_;
+  cl::Buffer in_;
+  GuardedOutput out_;
 };
 
 // Values that give the same work at every size of the class collapse to one: the float4 row

@@ -22,7 +22,6 @@
 namespace clforge::detail {
 namespace {
 
-constexpr std::size_t kGuard = 127;            // floats after the output that must stay NaN
 constexpr std::size_t kDefaultPoints = 1 << 18;  // default batch: this many points in all
 constexpr const char* kSyntax =
     "N, N@BATCH, or N@BATCH:t with t for interleaved transforms (stride BATCH, distance 1); "
@@ -120,8 +119,7 @@ class FftInstance : public TuneInstance {
     cl_int st = CL_SUCCESS;
     in_ = cl::Buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, floats * 4, const_cast<float*>(in.data()), &st);
     detail::check(st, "clCreateBuffer", "tuner fft input");
-    out_ = cl::Buffer(ctx, CL_MEM_READ_WRITE, (floats + kGuard) * 4, nullptr, &st);
-    detail::check(st, "clCreateBuffer", "tuner fft output");
+    out_ = GuardedOutput(ctx, floats, "tuner fft output");
   }
 
   std::string label() const override {
@@ -133,11 +131,7 @@ class FftInstance : public TuneInstance {
     fft_build_programs(qc, desc_, Tuning{cfg.values, false});
   }
 
-  void poison(cl::CommandQueue& queue) override {
-    const float nan = std::numeric_limits<float>::quiet_NaN();
-    detail::check(queue.enqueueFillBuffer(out_, nan, 0, (floats() + kGuard) * 4), "clEnqueueFillBuffer");
-    detail::check(queue.finish(), "clFinish");
-  }
+  void poison(cl::CommandQueue& queue) override { out_.poison(queue); }
 
   cl::Event run(cl::CommandQueue& queue, const ParamMap& params) override {
     if (!plan_ || plan_params_ != params) {  // one plan per candidate, made at its first run
@@ -146,30 +140,24 @@ class FftInstance : public TuneInstance {
       plan_params_ = params;
     }
     cl::Event ev;
-    plan_->forward(in_, out_, {}, &ev);
+    plan_->forward(in_, out_.buffer(), {}, &ev);
     return plan_->launches() == 1 ? ev : cl::Event();  // passes: timed between markers
   }
 
-  std::vector<float> read_output(cl::CommandQueue& queue) override {
-    std::vector<float> out(floats() + kGuard);
-    detail::check(queue.enqueueReadBuffer(out_, CL_TRUE, 0, out.size() * 4, out.data()), "clEnqueueReadBuffer");
-    return out;
-  }
+  std::vector<float> read_output(cl::CommandQueue& queue) override { return out_.read(queue); }
 
   Verdict check(const std::vector<float>& out) const override {
     Verdict v;
     const std::size_t m = floats();
-    if (out.size() != m + kGuard) {
+    v.message = out_.size_problem(out);
+    if (!v.message.empty()) {
       v.error = 1;
-      v.message = "output has " + std::to_string(out.size()) + " values, expected " + std::to_string(m + kGuard);
       return v;
     }
     const host::FftError e = host::fft_compare(out.data(), z_.n, z_.batch, stride(), distance(), 0, ref_);
     const double tol = host::fft_tolerance(z_.n);
-    std::size_t guard_hits = 0;
-    for (std::size_t i = m; i < m + kGuard; ++i) guard_hits += !std::isnan(out[i]);
     v.error = e.nonfinite > 0 ? 1.0 : e.max_rel_l2;
-    v.ok = e.nonfinite == 0 && e.max_rel_l2 <= tol && guard_hits == 0;
+    v.ok = e.nonfinite == 0 && e.max_rel_l2 <= tol;
     char text[256];
     if (e.nonfinite > 0) {
       std::snprintf(text, sizeof text, "%zu of %zu complex outputs are NaN or infinite (unwritten or overflowed)",
@@ -182,9 +170,7 @@ class FftInstance : public TuneInstance {
                     e.worst, e.max_rel_l2, tol, e.max_abs);
       v.message = text;
     }
-    if (guard_hits > 0)
-      v.message += std::string(v.message.empty() ? "" : "; ") + std::to_string(guard_hits) +
-                   " guard values after the output were overwritten";
+    if (!out_.note_guard(out, "the output", v.message)) v.ok = false;
     return v;
   }
 
@@ -196,7 +182,8 @@ class FftInstance : public TuneInstance {
   FftSize z_;
   FftDesc desc_;
   std::vector<host::cdouble> ref_;
-  cl::Buffer in_, out_;
+  cl::Buffer in_;
+  GuardedOutput out_;
   std::unique_ptr<FftPlan> plan_;
   ParamMap plan_params_;
 };

@@ -18,9 +18,9 @@
 namespace clforge::detail {
 
 SgemmSize parse_sgemm_size(const std::string& text) {
+  static const std::string kSyntax = "N, MxNxK, optionally followed by :NN, :NT, :TN or :TT";
   auto bad = [&](const std::string& why) {
-    return InvalidArgument("sgemm size '" + text + "': " + why +
-                           " (sizes are N, MxNxK, optionally followed by :NN, :NT, :TN or :TT)");
+    return InvalidArgument("sgemm size '" + text + "': " + why + " (sizes are " + kSyntax + ")");
   };
   SgemmSize s;
   std::string dims = text;
@@ -37,16 +37,7 @@ SgemmSize parse_sgemm_size(const std::string& text) {
   for (;;) {
     const auto x = dims.find('x', pos);
     const std::string part = dims.substr(pos, x == std::string::npos ? std::string::npos : x - pos);
-    std::size_t used = 0;
-    unsigned long long value = 0;
-    try {
-      value = std::stoull(part, &used);
-    } catch (...) {
-      used = 0;
-    }
-    if (part.empty() || used != part.size() || part[0] == '-' || value == 0 || value > INT_MAX)
-      throw bad("'" + part + "' is not a count from 1 to 2^31-1");
-    v.push_back(static_cast<std::size_t>(value));
+    v.push_back(parse_size_count(part, "sgemm", text, kSyntax, INT_MAX));
     if (x == std::string::npos) break;
     pos = x + 1;
   }
@@ -60,8 +51,6 @@ SgemmSize parse_sgemm_size(const std::string& text) {
 }
 
 namespace {
-
-constexpr std::size_t kGuard = 127;
 
 class SgemmInstance : public TuneInstance {
  public:
@@ -94,8 +83,7 @@ class SgemmInstance : public TuneInstance {
     detail::check(st, "clCreateBuffer", "tuner sgemm A");
     b_ = cl::Buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b.size() * 4, const_cast<float*>(b.data()), &st);
     detail::check(st, "clCreateBuffer", "tuner sgemm B");
-    c_ = cl::Buffer(ctx, CL_MEM_READ_WRITE, (nc + kGuard) * 4, nullptr, &st);
-    detail::check(st, "clCreateBuffer", "tuner sgemm C");
+    c_ = GuardedOutput(ctx, nc, "tuner sgemm C");
   }
 
   std::string label() const override {
@@ -107,11 +95,7 @@ class SgemmInstance : public TuneInstance {
     get_program(qc, kernel_spec(kernel_), cfg, sgemm_extra_options(*qc.info, kernel_, cfg, false));
   }
 
-  void poison(cl::CommandQueue& queue) override {
-    const float nan = std::numeric_limits<float>::quiet_NaN();
-    detail::check(queue.enqueueFillBuffer(c_, nan, 0, (z_.m * z_.n + kGuard) * 4), "clEnqueueFillBuffer");
-    detail::check(queue.finish(), "clFinish");
-  }
+  void poison(cl::CommandQueue& queue) override { c_.poison(queue); }
 
   cl::Event run(cl::CommandQueue& queue, const ParamMap& params) override {
     ParamMap p = params;
@@ -122,38 +106,29 @@ class SgemmInstance : public TuneInstance {
       p["SGEMM_TILED"] = kernel_ == "sgemm_stream" ? 1 : 0;
     }
     sgemm(queue, Layout::ColMajor, z_.ta ? Transpose::Yes : Transpose::No, z_.tb ? Transpose::Yes : Transpose::No, z_.m,
-          z_.n, z_.k, 1.0f, {a_, 0, sh_.lda}, {b_, 0, sh_.ldb}, 0.0f, {c_, 0, sh_.ldc}, {}, nullptr, Tuning{p, false});
+          z_.n, z_.k, 1.0f, {a_, 0, sh_.lda}, {b_, 0, sh_.ldb}, 0.0f, {c_.buffer(), 0, sh_.ldc}, {}, nullptr, Tuning{p, false});
     return cl::Event();  // packing and multiply: timed between markers
   }
 
-  std::vector<float> read_output(cl::CommandQueue& queue) override {
-    std::vector<float> out(z_.m * z_.n + kGuard);
-    detail::check(queue.enqueueReadBuffer(c_, CL_TRUE, 0, out.size() * 4, out.data()), "clEnqueueReadBuffer");
-    return out;
-  }
+  std::vector<float> read_output(cl::CommandQueue& queue) override { return c_.read(queue); }
 
   Verdict check(const std::vector<float>& out) const override {
     Verdict v;
-    const std::size_t nc = z_.m * z_.n;
-    if (out.size() != nc + kGuard) {
+    v.message = c_.size_problem(out);
+    if (!v.message.empty()) {
       v.error = 1;
-      v.message = "output has " + std::to_string(out.size()) + " values, expected " + std::to_string(nc + kGuard);
       return v;
     }
     std::vector<float> y(index_.size());
     for (std::size_t e = 0; e < index_.size(); ++e) y[e] = out[index_[e]];
     const double err = host::gemm_scaled_error(y.data(), ref_.data(), mag_.data(), y.size());
     const double tol = host::gemm_tolerance(z_.k);
-    std::size_t guard_hits = 0;
-    for (std::size_t i = nc; i < nc + kGuard; ++i) guard_hits += !std::isnan(out[i]);
     v.error = std::isfinite(err) ? err : 1.0;
-    v.ok = err <= tol && guard_hits == 0;
     if (!(err <= tol))
       v.message = label() + ": " + host::compare(y.data(), ref_.data(), y.size()).summary() + ", scaled error " +
                   std::to_string(err) + " above " + std::to_string(tol);
-    if (guard_hits > 0)
-      v.message += std::string(v.message.empty() ? "" : "; ") + std::to_string(guard_hits) +
-                   " guard values after C were overwritten";
+    const bool guard_intact = c_.note_guard(out, "C", v.message);
+    v.ok = err <= tol && guard_intact;
     return v;
   }
 
@@ -163,7 +138,8 @@ class SgemmInstance : public TuneInstance {
   host::GemmShape sh_;
   std::vector<std::size_t> index_;  // checked elements of C
   std::vector<double> ref_, mag_;   // reference and magnitude at those elements
-  cl::Buffer a_, b_, c_;
+  cl::Buffer a_, b_;
+  GuardedOutput c_;
 };
 
 TuneTarget make_target(const std::string& routine, const std::string& kernel) {

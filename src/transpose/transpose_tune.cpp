@@ -16,24 +16,12 @@
 namespace clforge::detail {
 namespace {
 
-constexpr std::size_t kGuard = 127;  // floats after the output that must stay NaN
-
 struct Shape {
   std::size_t rows = 0, cols = 0, elem = 4;
 };
 
 std::size_t parse_count(const std::string& text, const std::string& whole) {
-  std::size_t used = 0;
-  unsigned long long v = 0;
-  try {
-    v = std::stoull(text, &used);
-  } catch (...) {
-    used = 0;
-  }
-  if (text.empty() || used != text.size() || text[0] == '-' || v == 0 || v > INT_MAX)
-    throw InvalidArgument("transpose size '" + whole + "': '" + text +
-                          "' is not a count from 1 to 2^31-1 (sizes are N, RxC or RxC:E with E = 4, 8 or 16)");
-  return static_cast<std::size_t>(v);
+  return parse_size_count(text, "transpose", whole, "N, RxC or RxC:E with E = 4, 8 or 16", INT_MAX);
 }
 
 Shape parse_shape(const std::string& size) {
@@ -66,8 +54,7 @@ class TransposeInstance : public TuneInstance {
     cl_int st = CL_SUCCESS;
     in_ = cl::Buffer(ctx, CL_MEM_READ_ONLY, n * 4, nullptr, &st);
     detail::check(st, "clCreateBuffer", "tuner transpose input");
-    out_ = cl::Buffer(ctx, CL_MEM_READ_WRITE, (n + kGuard) * 4, nullptr, &st);
-    detail::check(st, "clCreateBuffer", "tuner transpose output");
+    out_ = GuardedOutput(ctx, n, "tuner transpose output");
     detail::check(queue.enqueueWriteBuffer(in_, CL_TRUE, 0, n * 4, in.data()), "clEnqueueWriteBuffer");
   }
 
@@ -83,30 +70,22 @@ class TransposeInstance : public TuneInstance {
     get_program(qc, kernel_spec("transpose"), cfg, extra);
   }
 
-  void poison(cl::CommandQueue& queue) override {
-    const float nan = std::numeric_limits<float>::quiet_NaN();
-    detail::check(queue.enqueueFillBuffer(out_, nan, 0, (ref_.size() + kGuard) * 4), "clEnqueueFillBuffer");
-    detail::check(queue.finish(), "clFinish");
-  }
+  void poison(cl::CommandQueue& queue) override { out_.poison(queue); }
 
   cl::Event run(cl::CommandQueue& queue, const ParamMap& params) override {
     cl::Event ev;
-    transpose(queue, s_.rows, s_.cols, s_.elem, MatrixRef{in_, 0, s_.cols}, MatrixRef{out_, 0, s_.rows}, {}, &ev,
+    transpose(queue, s_.rows, s_.cols, s_.elem, MatrixRef{in_, 0, s_.cols}, MatrixRef{out_.buffer(), 0, s_.rows}, {}, &ev,
               Tuning{params, false});
     return ev;
   }
 
-  std::vector<float> read_output(cl::CommandQueue& queue) override {
-    std::vector<float> out(ref_.size() + kGuard);
-    detail::check(queue.enqueueReadBuffer(out_, CL_TRUE, 0, out.size() * 4, out.data()), "clEnqueueReadBuffer");
-    return out;
-  }
+  std::vector<float> read_output(cl::CommandQueue& queue) override { return out_.read(queue); }
 
   Verdict check(const std::vector<float>& out) const override {
     Verdict v;
     const std::size_t n = ref_.size();
-    if (out.size() != n + kGuard) {
-      v.message = "output has " + std::to_string(out.size()) + " values, expected " + std::to_string(n + kGuard);
+    v.message = out_.size_problem(out);
+    if (!v.message.empty()) {
       v.error = 1;
       return v;
     }
@@ -118,9 +97,7 @@ class TransposeInstance : public TuneInstance {
         if (first == n) first = i;
       }
     }
-    std::size_t guard_hits = 0;
-    for (std::size_t i = n; i < n + kGuard; ++i) guard_hits += !std::isnan(out[i]);
-    if (wrong == 0 && guard_hits == 0) {
+    if (wrong == 0 && out_.guard_hits(out) == 0) {
       v.ok = true;
       return v;
     }
@@ -134,16 +111,15 @@ class TransposeInstance : public TuneInstance {
                   std::to_string(e % s_.rows) + "]: " + std::to_string(out[first]) + " instead of " +
                   std::to_string(ref_[first]) + "); " + c.summary();
     }
-    if (guard_hits > 0)
-      v.message += std::string(v.message.empty() ? "" : "; ") + std::to_string(guard_hits) +
-                   " guard values after the output were overwritten";
+    out_.note_guard(out, "the output", v.message);
     return v;
   }
 
  private:
   Shape s_;
   std::vector<float> ref_;
-  cl::Buffer in_, out_;
+  cl::Buffer in_;
+  GuardedOutput out_;
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <exception>
 #include <limits>
@@ -76,6 +77,43 @@ const TuneTarget& tune_target(const std::string& routine) {
   throw InvalidArgument("no tuner for routine '" + routine + "' (known: " + known + ")");
 }
 
+GuardedOutput::GuardedOutput(const cl::Context& context, std::size_t n, const std::string& what) : n_(n) {
+  cl_int st = CL_SUCCESS;
+  buffer_ = cl::Buffer(context, CL_MEM_READ_WRITE, (n + kGuard) * sizeof(float), nullptr, &st);
+  check(st, "clCreateBuffer", what);
+}
+
+void GuardedOutput::poison(cl::CommandQueue& queue) const {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  check(queue.enqueueFillBuffer(buffer_, nan, 0, (n_ + kGuard) * sizeof(float)), "clEnqueueFillBuffer");
+  check(queue.finish(), "clFinish");
+}
+
+std::vector<float> GuardedOutput::read(cl::CommandQueue& queue) const {
+  std::vector<float> out(n_ + kGuard);
+  check(queue.enqueueReadBuffer(buffer_, CL_TRUE, 0, out.size() * sizeof(float), out.data()), "clEnqueueReadBuffer");
+  return out;
+}
+
+std::string GuardedOutput::size_problem(const std::vector<float>& out) const {
+  if (out.size() == n_ + kGuard) return {};
+  return "output has " + std::to_string(out.size()) + " values, expected " + std::to_string(n_ + kGuard);
+}
+
+std::size_t GuardedOutput::guard_hits(const std::vector<float>& out) const {
+  std::size_t hits = 0;
+  for (std::size_t i = n_; i < n_ + kGuard && i < out.size(); ++i) hits += !std::isnan(out[i]);
+  return hits;
+}
+
+bool GuardedOutput::note_guard(const std::vector<float>& out, const std::string& what, std::string& message) const {
+  const std::size_t hits = guard_hits(out);
+  if (hits == 0) return true;
+  message += std::string(message.empty() ? "" : "; ") + std::to_string(hits) + " guard values after " + what +
+             " were overwritten";
+  return false;
+}
+
 std::size_t parse_size_count(const std::string& text, const std::string& routine, const std::string& size,
                              const std::string& syntax, std::size_t max) {
   std::size_t used = 0;
@@ -87,7 +125,8 @@ std::size_t parse_size_count(const std::string& text, const std::string& routine
   }
   if (text.empty() || used != text.size() || text[0] < '0' || text[0] > '9' || v == 0 || v > max)
     throw InvalidArgument(routine + " size '" + size + "': '" + text + "' is not a count from 1 to " +
-                          std::to_string(max) + " (sizes are " + syntax + ")");
+                          (max == INT_MAX ? std::string("2^31-1") : std::to_string(max)) + " (sizes are " + syntax +
+                          ")");
   return static_cast<std::size_t>(v);
 }
 

@@ -46,6 +46,34 @@ class TuneInstance {
   virtual Verdict check(const std::vector<float>& output) const = 0;
 };
 
+/// The output of a tuning instance: n floats followed by a guard tail of kGuard floats that
+/// must still hold NaN after a run (an out-of-bounds write shows there). One piece for every
+/// routine's TuneInstance: allocation, poisoning, reading back and the size and guard checks.
+class GuardedOutput {
+ public:
+  static constexpr std::size_t kGuard = 127;
+  GuardedOutput() = default;
+  /// A buffer of n + kGuard floats; `what` names it in an allocation error.
+  GuardedOutput(const cl::Context& context, std::size_t n, const std::string& what);
+  const cl::Buffer& buffer() const { return buffer_; }
+  std::size_t size() const { return n_; }
+  /// Fills output and guard with NaN and waits.
+  void poison(cl::CommandQueue& queue) const;
+  /// Output and guard, as TuneInstance::read_output returns them.
+  std::vector<float> read(cl::CommandQueue& queue) const;
+  /// "" when `out` has the n + kGuard values read() returns, else the message of the mismatch.
+  std::string size_problem(const std::vector<float>& out) const;
+  /// Guard values of `out` that are no longer NaN.
+  std::size_t guard_hits(const std::vector<float>& out) const;
+  /// Appends "N guard values after <what> were overwritten" to message (after "; " when it is
+  /// not empty) when the guard was touched; returns whether it was intact.
+  bool note_guard(const std::vector<float>& out, const std::string& what, std::string& message) const;
+
+ private:
+  cl::Buffer buffer_;
+  std::size_t n_ = 0;
+};
+
 /// How the tuner drives one routine family.
 struct TuneTarget {
   std::string routine;                      ///< CLI name: `clforge tune <routine>`
