@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -56,6 +57,20 @@ TuneOptions small_options() {
 
 ParamMap small_candidate(int tile, int wpt) {
   return candidate_of(small_options(), {{"TRA_TILE", tile}, {"TRA_WPT", wpt}});
+}
+
+// Fault injection of the rejection tests: `wrong` returns a corrupted output and times as the
+// fastest by far; `fast` is correct and made fast, so it must win instead.
+std::function<TuneFault(const ParamMap&)> wrong_looks_fastest(const ParamMap& wrong, const ParamMap& fast) {
+  return [wrong, fast](const ParamMap& p) {
+    TuneFault f;
+    if (p == wrong) {
+      f.corrupt_output = true;
+      f.time_scale = 1e-6;
+    }
+    if (p == fast) f.time_scale = 1e-3;
+    return f;
+  };
 }
 
 ParamMap shipped(const std::string& variant) {
@@ -280,15 +295,7 @@ TEST_SUITE("tune") {
     auto& s = test::session();
     const ParamMap wrong = small_candidate(16, 2), fast = small_candidate(8, 1);
     TuneOptions o = small_options();
-    o.fault = [&](const ParamMap& p) {
-      TuneFault f;
-      if (p == wrong) {
-        f.corrupt_output = true;
-        f.time_scale = 1e-6;
-      }
-      if (p == fast) f.time_scale = 1e-3;  // a correct candidate made fast: it must win instead
-      return f;
-    };
+    o.fault = wrong_looks_fastest(wrong, fast);  // a correct candidate made fast must win instead
     const TuneResult r = tune(s.queue, "transpose", o);
     REQUIRE(r.classes.size() == 1);
     const TuneClassResult& c = r.classes[0];
@@ -670,15 +677,7 @@ TEST_SUITE("tune") {
     {
       const ParamMap wrong = fft_candidate(256), fast = fft_candidate(64);
       TuneOptions o = fft_options();
-      o.fault = [&](const ParamMap& p) {
-        TuneFault f;
-        if (p == wrong) {
-          f.corrupt_output = true;
-          f.time_scale = 1e-6;
-        }
-        if (p == fast) f.time_scale = 1e-3;
-        return f;
-      };
+      o.fault = wrong_looks_fastest(wrong, fast);
       const TuneResult r = tune(s.queue, "fft", o);
       REQUIRE(r.classes.size() == 1);
       const TuneClassResult& c = r.classes[0];
@@ -709,15 +708,7 @@ TEST_SUITE("tune") {
       o.routine_options = {{"method", "recursive"}, {"sigma", "2"}};
       o.param_values = {{"BLUR_R_LX", {16, 32}}, {"BLUR_R_BLOCK", {16}}, {"BLUR_R_NARROW", {1 << 30}},
                         {"BLUR_R_FUSE_T", {1}},   {"BLUR_R_BATCH", {2}}};
-      o.fault = [&](const ParamMap& p) {
-        TuneFault f;
-        if (p == wrong) {
-          f.corrupt_output = true;
-          f.time_scale = 1e-6;
-        }
-        if (p == fast) f.time_scale = 1e-3;
-        return f;
-      };
+      o.fault = wrong_looks_fastest(wrong, fast);
       const TuneResult r = tune(s.queue, "blur", o);
       CHECK(r.kernel == "blur_recursive");
       REQUIRE(r.classes.size() == 1);

@@ -92,6 +92,17 @@ void validate_overrides(const Tuning& tuning, const DeviceInfo& dev) {
   }
 }
 
+// k slices of sgemm_xgemm for `tiles` C tiles and `ktiles` k tiles under the route row (1: no
+// split); see sgemm_k_slices.
+std::size_t k_slices_for(const Configuration& route, const DeviceInfo& dev, std::size_t tiles, std::size_t ktiles) {
+  const std::size_t max_split = route.at("SGEMM_SPLITK");
+  const std::size_t target = std::max<std::size_t>(1, dev.compute_units) * route.at("SGEMM_SPLIT_WAVES");
+  if (max_split < 2 || route.at("SGEMM_TILED") || tiles >= target || ktiles < 2) return 1;
+  const std::size_t want = std::min({max_split, ceil_div(target, tiles), ktiles});
+  const std::size_t per = ceil_div(ktiles, want);
+  return ceil_div(ktiles, per);  // no empty slice
+}
+
 bool use_direct(const Configuration& route, std::size_t m, std::size_t n, std::size_t k) {
   const double d = route.at("SGEMM_DIRECT_MAX");
   return static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) <= d * d * d;
@@ -217,17 +228,34 @@ EventList joined(const EventList& a, const EventList& b) {
   return l;
 }
 
+// The sgemm_pack program (packing, sgemm_scale, sgemm_splitk_sum) and its work-group shape:
+// PACK_TILE x (PACK_TILE / PACK_WPT) work-items per PACK_TILE x PACK_TILE tile.
+struct PackProgram {
+  cl::Program program;
+  std::size_t t = 0, ly = 0;
+  // Global range covering an x-by-y tile grid (x along the work-group's first dimension).
+  cl::NDRange global(std::size_t x, std::size_t y) const { return cl::NDRange(round_up(x, t), ceil_div(y, t) * ly); }
+  cl::NDRange local() const { return cl::NDRange(t, ly); }
+};
+
+PackProgram pack_program(const QueueContext& qc, const Tuning& tuning, bool long_index) {
+  const Configuration cfg = resolve_configuration("sgemm_pack", "*", *qc.info, sgemm_tuning_for(tuning, "sgemm_pack"));
+  PackProgram pp;
+  pp.program = get_program(qc, kernel_spec("sgemm_pack"), cfg, long_index ? "-DCLF_LONG_INDEX=1" : "");
+  pp.t = cfg.at("PACK_TILE");
+  pp.ly = pp.t / cfg.at("PACK_WPT");
+  return pp;
+}
+
 // Enqueues C = beta * C for an m x n column-major C.
 void launch_scale(cl::CommandQueue& queue, const QueueContext& qc, const Problem& p, const Tuning& tuning,
                   const EventList& wait, cl::Event* event) {
-  const Configuration cfg = resolve_configuration("sgemm_pack", "*", *qc.info, sgemm_tuning_for(tuning, "sgemm_pack"));
   const bool li = p.c.offset + col_span(p.m, p.n, p.c.ld) > INT_MAX;
-  cl::Program prog = get_program(qc, kernel_spec("sgemm_pack"), cfg, li ? "-DCLF_LONG_INDEX=1" : "");
-  cl::Kernel k = get_kernel(prog, "sgemm_scale");
-  const std::size_t t = cfg.at("PACK_TILE"), ly = t / cfg.at("PACK_WPT");
+  const PackProgram pp = pack_program(qc, tuning, li);
+  cl::Kernel k = get_kernel(pp.program, "sgemm_scale");
   set_all(k, 0, static_cast<cl_int>(p.m), static_cast<cl_int>(p.n), p.beta, p.c.buffer, IndexArg{li, p.c.offset},
           IndexArg{li, p.c.ld});
-  launch(queue, k, cl::NDRange(round_up(p.m, t), ceil_div(p.n, t) * ly), cl::NDRange(t, ly), &wait, event);
+  launch(queue, k, pp.global(p.m, p.n), pp.local(), &wait, event);
 }
 
 void launch_direct(cl::CommandQueue& queue, const QueueContext& qc, const Problem& p, const Tuning& tuning,
@@ -254,8 +282,8 @@ struct TiledShape {
   std::size_t va, vb;      // vector widths of the A and B reads (alignment of the packed rows)
 };
 
-void launch_tiled(cl::CommandQueue& queue, const QueueContext& qc, const Problem& p, bool stream, const Tuning& tuning,
-                  const EventList& wait, cl::Event* event) {
+void launch_tiled(cl::CommandQueue& queue, const QueueContext& qc, const Problem& p, const Configuration& route,
+                  bool stream, const Tuning& tuning, const EventList& wait, cl::Event* event) {
   const char* fam = stream ? "sgemm_stream" : "sgemm_xgemm";
   const Configuration cfg =
       resolve_configuration(fam, sgemm_size_class(p.m, p.n, p.k), *qc.info, sgemm_tuning_for(tuning, fam));
@@ -279,7 +307,7 @@ void launch_tiled(cl::CommandQueue& queue, const QueueContext& qc, const Problem
   const std::size_t b_elems = b_in_place ? 0 : round_up(kp * np, 64);
   // Split k: `slices` partial products of mp x np floats each, after the packed operands.
   const std::size_t ktiles = kp / ts.kt;
-  const std::size_t slices = stream ? 1 : sgemm_k_slices(*qc.info, p.m, p.n, p.k, tuning);
+  const std::size_t slices = stream ? 1 : k_slices_for(route, *qc.info, (mp / ts.mt) * (np / ts.nt), ktiles);
   const std::size_t kt_split = ceil_div(ktiles, slices);
   const std::size_t w_elems = slices > 1 ? slices * mp * np : 0;
 
@@ -287,7 +315,6 @@ void launch_tiled(cl::CommandQueue& queue, const QueueContext& qc, const Problem
   const std::size_t b_span = p.tb ? col_span(p.n, p.k, p.b.ld) : col_span(p.k, p.n, p.b.ld);
   const bool li = p.a.offset + a_span > INT_MAX || p.b.offset + b_span > INT_MAX ||
                   p.c.offset + col_span(p.m, p.n, p.c.ld) > INT_MAX || a_elems + b_elems + w_elems > INT_MAX;
-  const std::string extra = li ? "-DCLF_LONG_INDEX=1" : "";
   cl::Program prog = get_program(qc, kernel_spec(fam), cfg, sgemm_extra_options(*qc.info, fam, cfg, li));
   cl::Kernel k = get_kernel(prog, stream ? "sgemm_stream" : "sgemm_xgemm");
 
@@ -302,20 +329,19 @@ void launch_tiled(cl::CommandQueue& queue, const QueueContext& qc, const Problem
     pack_wait = joined(wait, ws->last_use());
     gemm_wait = pack_wait;
   }
+  // Packing and the split-k sum share the sgemm_pack program.
+  PackProgram pp;
+  if (a_elems + b_elems > 0 || slices > 1) pp = pack_program(qc, tuning, li);
   if (a_elems + b_elems > 0) {
-    const Configuration pcfg =
-        resolve_configuration("sgemm_pack", "*", *qc.info, sgemm_tuning_for(tuning, "sgemm_pack"));
-    cl::Program pprog = get_program(qc, kernel_spec("sgemm_pack"), pcfg, extra);
-    const std::size_t t = pcfg.at("PACK_TILE"), ly = t / pcfg.at("PACK_WPT");
     gemm_wait.clear();
     // Packs one operand: rows p < kp of xp floats at `dst_off` of the workspace.
     auto pack = [&](const MatrixRef& src, bool trans, std::size_t x, std::size_t xp, std::size_t dst_off) {
-      cl::Kernel pk = get_kernel(pprog, trans ? "sgemm_pack_trans" : "sgemm_pack_copy");
+      cl::Kernel pk = get_kernel(pp.program, trans ? "sgemm_pack_trans" : "sgemm_pack_copy");
       cl::Buffer dst = ws->buffer();
       set_all(pk, 0, static_cast<cl_int>(p.k), static_cast<cl_int>(x), static_cast<cl_int>(kp), static_cast<cl_int>(xp),
               src.buffer, IndexArg{li, src.offset}, IndexArg{li, src.ld}, dst, IndexArg{li, dst_off}, IndexArg{li, xp});
       cl::Event e;
-      launch(queue, pk, cl::NDRange(round_up(xp, t), ceil_div(kp, t) * ly), cl::NDRange(t, ly), &pack_wait, &e);
+      launch(queue, pk, pp.global(xp, kp), pp.local(), &pack_wait, &e);
       gemm_wait.push_back(e);
       ws->used_until(gemm_wait);
     };
@@ -355,17 +381,13 @@ void launch_tiled(cl::CommandQueue& queue, const QueueContext& qc, const Problem
   cl::Event done;
   launch(queue, k, global, local, &gemm_wait, &done);
   if (slices > 1) {
-    const Configuration pcfg =
-        resolve_configuration("sgemm_pack", "*", *qc.info, sgemm_tuning_for(tuning, "sgemm_pack"));
-    cl::Program pprog = get_program(qc, kernel_spec("sgemm_pack"), pcfg, extra);
-    cl::Kernel sk = get_kernel(pprog, "sgemm_splitk_sum");
-    const std::size_t t = pcfg.at("PACK_TILE"), ly = t / pcfg.at("PACK_WPT");
+    cl::Kernel sk = get_kernel(pp.program, "sgemm_splitk_sum");
     set_all(sk, 0, static_cast<cl_int>(p.m), static_cast<cl_int>(p.n), static_cast<cl_int>(slices), ws->buffer(),
             IndexArg{li, w_off}, IndexArg{li, mp}, IndexArg{li, mp * np}, p.beta, p.c.buffer,
             IndexArg{li, p.c.offset}, IndexArg{li, p.c.ld});
     const EventList sum_wait{done};
     cl::Event summed;
-    launch(queue, sk, cl::NDRange(round_up(p.m, t), ceil_div(p.n, t) * ly), cl::NDRange(t, ly), &sum_wait, &summed);
+    launch(queue, sk, pp.global(p.m, p.n), pp.local(), &sum_wait, &summed);
     done = summed;
   }
   if (ws) ws->used_until({done});
@@ -379,31 +401,31 @@ void marker(cl::CommandQueue& queue, const EventList& wait, cl::Event* event) {
 
 }  // namespace
 
-SgemmPath sgemm_path(const DeviceInfo& device, std::size_t m, std::size_t n, std::size_t k, float alpha, float beta,
-                     const Tuning& tuning) {
+namespace {
+// The path of a product under the route row (sgemm_path without the lookup).
+SgemmPath path_for(const Configuration& route, std::size_t m, std::size_t n, std::size_t k, float alpha, float beta) {
   if (m == 0 || n == 0) return SgemmPath::Nothing;
   if (k == 0 || alpha == 0.0f) return beta == 1.0f ? SgemmPath::Nothing : SgemmPath::Scale;
-  const Configuration route =
-      resolve_configuration("sgemm_route", "*", device, sgemm_tuning_for(tuning, "sgemm_route"));
   if (use_direct(route, m, n, k)) return SgemmPath::Direct;
   return route.at("SGEMM_TILED") ? SgemmPath::Stream : SgemmPath::Xgemm;
 }
 
+Configuration route_of(const DeviceInfo& device, const Tuning& tuning) {
+  return resolve_configuration("sgemm_route", "*", device, sgemm_tuning_for(tuning, "sgemm_route"));
+}
+}  // namespace
+
+SgemmPath sgemm_path(const DeviceInfo& device, std::size_t m, std::size_t n, std::size_t k, float alpha, float beta,
+                     const Tuning& tuning) {
+  return path_for(route_of(device, tuning), m, n, k, alpha, beta);
+}
+
 std::size_t sgemm_k_slices(const DeviceInfo& device, std::size_t m, std::size_t n, std::size_t k,
                            const Tuning& tuning) {
-  const Configuration route =
-      resolve_configuration("sgemm_route", "*", device, sgemm_tuning_for(tuning, "sgemm_route"));
-  const std::size_t max_split = route.at("SGEMM_SPLITK");
-  if (max_split < 2 || route.at("SGEMM_TILED")) return 1;
   const Configuration cfg =
       resolve_configuration("sgemm_xgemm", sgemm_size_class(m, n, k), device, sgemm_tuning_for(tuning, "sgemm_xgemm"));
-  const std::size_t tiles = ceil_div(m, cfg.at("MWG")) * ceil_div(n, cfg.at("NWG"));
-  const std::size_t ktiles = ceil_div(k, cfg.at("KWG"));
-  const std::size_t target = std::max<std::size_t>(1, device.compute_units) * route.at("SGEMM_SPLIT_WAVES");
-  if (tiles >= target || ktiles < 2) return 1;
-  const std::size_t want = std::min({max_split, ceil_div(target, tiles), ktiles});
-  const std::size_t per = ceil_div(ktiles, want);
-  return ceil_div(ktiles, per);  // no empty slice
+  return k_slices_for(route_of(device, tuning), device, ceil_div(m, cfg.at("MWG")) * ceil_div(n, cfg.at("NWG")),
+                      ceil_div(k, cfg.at("KWG")));
 }
 
 }  // namespace detail
@@ -452,7 +474,8 @@ void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose 
     std::swap(p.ta, p.tb);
     std::swap(p.a, p.b);
   }
-  const SgemmPath path = sgemm_path(*qc.info, p.m, p.n, p.k, alpha, beta, tuning);
+  const Configuration route = route_of(*qc.info, tuning);  // resolved once per call
+  const SgemmPath path = path_for(route, p.m, p.n, p.k, alpha, beta);
   switch (path) {
     case SgemmPath::Nothing:
       marker(queue, wait_list, event);
@@ -464,10 +487,10 @@ void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose 
       launch_direct(queue, qc, p, tuning, wait_list, event);
       return;
     case SgemmPath::Xgemm:
-      launch_tiled(queue, qc, p, false, tuning, wait_list, event);
+      launch_tiled(queue, qc, p, route, false, tuning, wait_list, event);
       return;
     case SgemmPath::Stream:
-      launch_tiled(queue, qc, p, true, tuning, wait_list, event);
+      launch_tiled(queue, qc, p, route, true, tuning, wait_list, event);
       return;
   }
 }
