@@ -30,7 +30,8 @@ struct KernelSource {
 
 /// Resolves a file under cl/: CLFORGE_KERNEL_DIR, then the installed share dir (accepted
 /// only if its VERSION matches this library), then the copy embedded at build time.
-/// Read anew on every call (an edit under CLFORGE_KERNEL_DIR applies to the next build).
+/// Reads the file now (routines themselves only stat files on disk per call and read them
+/// when they changed: an edit under CLFORGE_KERNEL_DIR applies to the next build).
 /// Throws Error if no origin has the file.
 KernelSource load_kernel_source(const std::string& path);
 

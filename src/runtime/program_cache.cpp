@@ -19,6 +19,7 @@
 #include "clforge/version.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/log.hpp"
+#include "runtime/sources.hpp"
 #include "runtime/util.hpp"
 
 namespace clforge {
@@ -145,8 +146,8 @@ std::string build_options(const Configuration& cfg, const std::string& extra) {
 cl::Program get_program(const QueueContext& qc, const KernelSpec& spec, const Configuration& cfg,
                         const std::string& extra_options) {
   // Sources: cl/common/*.cl helpers (in name order), then the family's files. The key hashes
-  // each file's name and hash (remembered by load_kernel_source); the text is put together
-  // only when a build is needed, so a cached call does not touch it.
+  // each file's name and content hash (kernel_source_stamp: a stat per file on disk); the
+  // texts are read only when a build is needed, so a cached call does not touch them.
   static const std::vector<std::string> common = [] {
     std::vector<std::string> c;
     for (const auto& f : source_dirs().embedded)
@@ -155,13 +156,13 @@ cl::Program get_program(const QueueContext& qc, const KernelSpec& spec, const Co
   }();
   std::vector<std::string> files = common;
   for (const auto& f : spec.files) files.push_back(f);
-  std::vector<KernelSource> sources;
+  std::vector<SourceStamp> stamps;
   std::string origins;
   std::uint64_t source_hash = fnv1a("clforge sources");
   for (const auto& f : files) {
-    sources.push_back(load_kernel_source(f));
-    source_hash = fnv1a(f + ":" + hex64(sources.back().hash) + ";", source_hash);
-    if (f.rfind("common/", 0) != 0) origins += (origins.empty() ? "" : ", ") + f + " from " + sources.back().origin;
+    stamps.push_back(kernel_source_stamp(f));
+    source_hash = fnv1a(f + ":" + hex64(stamps.back().hash) + ";", source_hash);
+    if (f.rfind("common/", 0) != 0) origins += (origins.empty() ? "" : ", ") + f + " from " + stamps.back().origin;
   }
   const std::string options = build_options(cfg, extra_options);
   const DeviceInfo& dev = *qc.info;
@@ -207,8 +208,15 @@ cl::Program get_program(const QueueContext& qc, const KernelSpec& spec, const Co
   }
   if (prog == nullptr) {
     const auto t0 = std::chrono::steady_clock::now();
+    // A file edited between its stamp and this read builds the newer text: such a program is
+    // not stored on disk under the older key (the next call's stamp differs and rebuilds).
     std::string text;
-    for (const auto& src : sources) text += "#line 1 \"" + src.path + "\"\n" + src.text + "\n";
+    bool as_stamped = true;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      const KernelSource src = load_kernel_source(files[i]);
+      as_stamped = as_stamped && src.hash == stamps[i].hash;
+      text += "#line 1 \"" + src.path + "\"\n" + src.text + "\n";
+    }
     const char* src = text.c_str();
     const std::size_t len = text.size();
     cl_int st = CL_SUCCESS;
@@ -230,7 +238,7 @@ cl::Program get_program(const QueueContext& qc, const KernelSpec& spec, const Co
       g_stats.compile_ms += ms_since(t0);
     }
     log(LogLevel::Debug, "compiled " + spec.name + " with " + options + " (" + origins + ")");
-    if (!path.empty()) disk_store(path, disk_key, prog);
+    if (!path.empty() && as_stamped) disk_store(path, disk_key, prog);
   }
   entry->program = cl::Program(prog, false);
   entry->ready = true;

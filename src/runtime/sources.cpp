@@ -1,12 +1,14 @@
 // Kernel source resolution: CLFORGE_KERNEL_DIR -> installed share dir (version-stamped,
-// found next to the library binary) -> embedded copy. Files are read anew each time, so an
-// edit in the override folder reaches the next build (the compile cache keys on content).
+// found next to the library binary) -> embedded copy. A file on disk is checked on every use
+// (stat) and read again when it changed, so an edit in the override folder reaches the next
+// build (the compile cache keys on content).
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdlib.h>
 
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -14,6 +16,7 @@
 #include "clforge/runtime.hpp"
 #include "clforge/version.hpp"
 #include "runtime/embedded.hpp"
+#include "runtime/sources.hpp"
 #include "runtime/util.hpp"
 
 #ifndef CLFORGE_SHARE_SUBDIR
@@ -62,21 +65,37 @@ const ShareDir& share_dir() {
   return d;
 }
 
-// Hash of a loaded text, remembered per origin and path: a routine call reads its files again
-// (so edits under CLFORGE_KERNEL_DIR take effect) but only text that differs from the last one
-// seen under the same name is hashed again; unchanged text costs one comparison.
-std::uint64_t remembered_hash(const std::string& key, const std::string& text) {
+// Content hash of a file on disk, kept with the file's stamp: read again only when the stamp
+// changed or is too fresh to trust (FileStamp::recent). nullopt when the file is missing or
+// unreadable.
+std::optional<std::uint64_t> disk_hash(const std::string& file) {
   static std::mutex mutex;
-  static std::unordered_map<std::string, std::pair<std::string, std::uint64_t>> seen;
-  {
+  static std::unordered_map<std::string, std::pair<detail::FileStamp, std::uint64_t>> seen;
+  const detail::FileStamp stamp = detail::stamp_of(file);
+  if (stamp.size < 0) return std::nullopt;
+  if (!stamp.recent()) {
     std::lock_guard<std::mutex> lock(mutex);
-    const auto it = seen.find(key);
-    if (it != seen.end() && it->second.first == text) return it->second.second;
+    const auto it = seen.find(file);
+    if (it != seen.end() && it->second.first == stamp) return it->second.second;
   }
-  const std::uint64_t h = detail::fnv1a(text);
+  const auto text = detail::read_file(file);
+  if (!text) return std::nullopt;
+  const std::uint64_t h = detail::fnv1a(*text);
   std::lock_guard<std::mutex> lock(mutex);
-  seen[key] = {text, h};
+  seen[file] = {stamp, h};  // the stamp taken before reading: a later edit changes it again
   return h;
+}
+
+const detail::EmbeddedFile* embedded_file(const std::string& path) {
+  std::size_t n = 0;
+  const auto* files = detail::embedded_files(&n);
+  for (std::size_t i = 0; i < n; ++i)
+    if (path == files[i].path) return &files[i];
+  return nullptr;
+}
+
+Error not_found(const std::string& path) {
+  return Error("kernel file '" + path + "' not found (looked in CLFORGE_KERNEL_DIR, the share dir and the embedded copy)");
 }
 
 }  // namespace
@@ -97,21 +116,36 @@ KernelSource load_kernel_source(const std::string& path) {
     }
   }
   if (src.origin.empty()) {
-    std::size_t n = 0;
-    const auto* files = detail::embedded_files(&n);
-    for (std::size_t i = 0; i < n; ++i) {
-      if (path == files[i].path) {
-        src.text.assign(files[i].data, files[i].size);
-        src.origin = "embedded";
-        break;
-      }
+    if (const auto* f = embedded_file(path)) {
+      src.text.assign(f->data, f->size);
+      src.origin = "embedded";
     }
   }
-  if (src.origin.empty())
-    throw Error("kernel file '" + path + "' not found (looked in CLFORGE_KERNEL_DIR, the share dir and the embedded copy)");
-  src.hash = remembered_hash(src.origin + "|" + path, src.text);
+  if (src.origin.empty()) throw not_found(path);
+  src.hash = detail::fnv1a(src.text);
   return src;
 }
+
+namespace detail {
+
+SourceStamp kernel_source_stamp(const std::string& path) {
+  if (const auto dir = env("CLFORGE_KERNEL_DIR"))
+    if (const auto h = disk_hash(*dir + "/" + path)) return {"override:" + *dir, *h};
+  if (!share_dir().dir.empty())
+    if (const auto h = disk_hash(share_dir().dir + "/" + path)) return {"share:" + share_dir().dir, *h};
+  static std::mutex mutex;
+  static std::unordered_map<std::string, std::uint64_t> embedded_hashes;
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto it = embedded_hashes.find(path);
+  if (it != embedded_hashes.end()) return {"embedded", it->second};
+  const auto* f = embedded_file(path);
+  if (f == nullptr) throw not_found(path);
+  const std::uint64_t h = fnv1a(std::string(f->data, f->size));
+  embedded_hashes.emplace(path, h);
+  return {"embedded", h};
+}
+
+}  // namespace detail
 
 SourceDirs source_dirs() {
   SourceDirs d;

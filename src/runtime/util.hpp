@@ -26,6 +26,19 @@ void write_file_atomic(const std::string& path, const std::string& bytes);
 bool make_dirs(const std::string& dir);
 bool file_exists(const std::string& path);
 
+/// What identifies a file's version without reading it: modification time (ns), size and
+/// inode; size -1 when the path is no readable regular file.
+struct FileStamp {
+  long long mtime = 0, size = -1;
+  unsigned long long inode = 0;
+  bool operator==(const FileStamp& o) const { return mtime == o.mtime && size == o.size && inode == o.inode; }
+  bool operator!=(const FileStamp& o) const { return !(*this == o); }
+  /// Modified less than two seconds ago: file times come from a coarse clock, so two same-size
+  /// writes within one tick keep the stamp; a cache must not trust the stamp of a fresh file.
+  bool recent() const;
+};
+FileStamp stamp_of(const std::string& path);
+
 std::string to_lower(std::string s);
 std::string trim(const std::string& s);
 

@@ -21,6 +21,7 @@
 #include "clforge/runtime.hpp"
 #include "clforge/tuning.hpp"
 #include "runtime/log.hpp"
+#include "runtime/sources.hpp"
 #include "runtime/util.hpp"
 #include "tuning/spec.hpp"
 
@@ -157,21 +158,6 @@ Entries parse_database(const std::string& text, const std::string& file, const s
   return out;
 }
 
-struct FileStamp {
-  std::string path;
-  long long mtime = 0, size = -1;
-  bool operator==(const FileStamp& o) const { return path == o.path && mtime == o.mtime && size == o.size; }
-};
-FileStamp stamp_of(const std::string& path) {
-  FileStamp s{path};
-  struct stat st;
-  if (::stat(path.c_str(), &st) == 0) {
-    s.mtime = static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
-    s.size = st.st_size;
-  }
-  return s;
-}
-
 // Parsed files kept while their stamp (or, for shipped files, content hash) is unchanged.
 std::mutex g_db_mutex;
 std::map<std::string, std::pair<std::uint64_t, Entries>> g_parsed;
@@ -194,21 +180,27 @@ Entries load_file_entries(const std::string& path, const std::string& default_ke
     if (must_exist) throw TuningError("tuning file " + path + " cannot be read");
     return {};
   }
-  const std::uint64_t version = fnv1a(std::to_string(st.mtime) + ":" + std::to_string(st.size));
-  return load_cached("file:" + path, version, [&] {
+  auto load = [&] {
     const auto text = read_file(path);
     if (!text) throw TuningError("tuning file " + path + " cannot be read");
     return parse_database(*text, path, default_kernel);
-  });
+  };
+  if (st.recent()) return load();  // a fresh file's stamp may not show its latest write
+  const std::uint64_t version =
+      fnv1a(std::to_string(st.mtime) + ":" + std::to_string(st.size) + ":" + std::to_string(st.inode));
+  return load_cached("file:" + path, version, load);
 }
 
 Entries load_shipped(const KernelSpec& spec) {
   if (spec.database.empty()) return {};
-  const KernelSource src = load_kernel_source(spec.database);
-  const std::string label = src.origin == "embedded" ? "embedded:" + spec.database
-                                                      : src.origin.substr(src.origin.find(':') + 1) + "/" + spec.database;
-  return load_cached("shipped:" + spec.database + "@" + src.origin, src.hash,
-                     [&] { return parse_database(src.text, label, spec.name); });
+  // The stamp names the file's origin and content without reading an unchanged file; the
+  // text is read only to parse a new version.
+  const SourceStamp stamp = kernel_source_stamp(spec.database);
+  const std::string label = stamp.origin == "embedded"
+                                ? "embedded:" + spec.database
+                                : stamp.origin.substr(stamp.origin.find(':') + 1) + "/" + spec.database;
+  return load_cached("shipped:" + spec.database + "@" + stamp.origin, stamp.hash,
+                     [&] { return parse_database(load_kernel_source(spec.database).text, label, spec.name); });
 }
 
 std::string sanitize(const std::string& s) {
