@@ -72,32 +72,14 @@ void sgemm_pack_trans(const int K, const int X, const int Kp, const int Xp, cons
   }
 }
 
-// C[m + n * c_ld] = beta * C (beta == 0: 0 without reading C) for m < M, n < N: the whole
-// routine when k == 0 or alpha == 0.
+// C[m + n * c_ld] = sum over s < S of W[w_off + s * w_split + m + n * w_ld] + beta * C
+// (beta == 0: C is not read), for m < M, n < N. Two uses: S = 0 is the whole routine when
+// k == 0 or alpha == 0 (C = beta * C, W not read); S >= 2 adds split-k slices (see
+// cl/sgemm/xgemm.cl), which already hold alpha times their partial products.
 __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1)))
-void sgemm_scale(const int M, const int N, const float beta, __global float* c, const clf_index c_off,
-                 const clf_index c_ld) {
-  const int m = get_group_id(0) * PACK_TILE + get_local_id(0);
-  const int n0 = get_group_id(1) * PACK_TILE + get_local_id(1);
-  if (m >= M) return;
-  c += c_off;
-#pragma unroll
-  for (int w = 0; w < PACK_WPT; ++w) {
-    const int n = n0 + w * PACK_LY;
-    if (n < N) {
-      __global float* p = c + (clf_index)n * c_ld + m;
-      *p = beta == 0.0f ? 0.0f : beta * *p;
-    }
-  }
-}
-
-// Split k (see cl/sgemm/xgemm.cl): C[m + n * c_ld] = sum over s < S of W[w_off + s * w_split +
-// m + n * w_ld] + beta * C (beta == 0: C is not read), for m < M, n < N. The slices already hold
-// alpha times their partial products.
-__kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1)))
-void sgemm_splitk_sum(const int M, const int N, const int S, const __global float* restrict w, const clf_index w_off,
-                      const clf_index w_ld, const clf_index w_split, const float beta, __global float* c,
-                      const clf_index c_off, const clf_index c_ld) {
+void sgemm_sum_scale(const int M, const int N, const int S, const __global float* w, const clf_index w_off,
+                     const clf_index w_ld, const clf_index w_split, const float beta, __global float* c,
+                     const clf_index c_off, const clf_index c_ld) {
   const int m = get_group_id(0) * PACK_TILE + get_local_id(0);
   const int n0 = get_group_id(1) * PACK_TILE + get_local_id(1);
   if (m >= M) return;

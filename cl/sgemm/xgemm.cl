@@ -33,7 +33,7 @@
 //
 // Split k (launcher's choice, sgemm_route SGEMM_SPLITK): work-group (gm, gn, gz) covers the k
 // tiles gz * kt_split .. + kt_split - 1 only and writes alpha times its partial product to
-// slice gz of a workspace (c_split = the slice stride, beta = 0); sgemm_splitk_sum in
+// slice gz of a workspace (c_split = the slice stride, beta = 0); sgemm_sum_scale in
 // cl/sgemm/pack.cl then adds the slices into C. Without a split: kt_split = Kp / KWG, one
 // slice, c_split = 0, C directly.
 //

@@ -7,7 +7,7 @@
 //
 // Paths (src/sgemm/sgemm_internal.hpp):
 //   m or n == 0                    nothing (a marker carries the event)
-//   k == 0 or alpha == 0           C = beta * C (sgemm_scale), A and B are not read
+//   k == 0 or alpha == 0           C = beta * C (sgemm_sum_scale with no slices), A and B are not read
 //   m*n*k <= SGEMM_DIRECT_MAX^3    sgemm_direct_{nn,nt,tn,tt} on the user's buffers
 //   otherwise                      pack A and B into k-major zero-padded form (sgemm_pack_*,
 //                                  skipped for an operand that already has it), then
@@ -228,7 +228,7 @@ EventList joined(const EventList& a, const EventList& b) {
   return l;
 }
 
-// The sgemm_pack program (packing, sgemm_scale, sgemm_splitk_sum) and its work-group shape:
+// The sgemm_pack program (packing and sgemm_sum_scale) and its work-group shape:
 // PACK_TILE x (PACK_TILE / PACK_WPT) work-items per PACK_TILE x PACK_TILE tile.
 struct PackProgram {
   cl::Program program;
@@ -252,9 +252,10 @@ void launch_scale(cl::CommandQueue& queue, const QueueContext& qc, const Problem
                   const EventList& wait, cl::Event* event) {
   const bool li = p.c.offset + col_span(p.m, p.n, p.c.ld) > INT_MAX;
   const PackProgram pp = pack_program(qc, tuning, li);
-  cl::Kernel k = get_kernel(pp.program, "sgemm_scale");
-  set_all(k, 0, static_cast<cl_int>(p.m), static_cast<cl_int>(p.n), p.beta, p.c.buffer, IndexArg{li, p.c.offset},
-          IndexArg{li, p.c.ld});
+  cl::Kernel k = get_kernel(pp.program, "sgemm_sum_scale");
+  // No slices to add: C = beta * C (the slice arguments are not read).
+  set_all(k, 0, static_cast<cl_int>(p.m), static_cast<cl_int>(p.n), cl_int{0}, p.c.buffer, IndexArg{li, 0},
+          IndexArg{li, 1}, IndexArg{li, 0}, p.beta, p.c.buffer, IndexArg{li, p.c.offset}, IndexArg{li, p.c.ld});
   launch(queue, k, pp.global(p.m, p.n), pp.local(), &wait, event);
 }
 
@@ -381,7 +382,7 @@ void launch_tiled(cl::CommandQueue& queue, const QueueContext& qc, const Problem
   cl::Event done;
   launch(queue, k, global, local, &gemm_wait, &done);
   if (slices > 1) {
-    cl::Kernel sk = get_kernel(pp.program, "sgemm_splitk_sum");
+    cl::Kernel sk = get_kernel(pp.program, "sgemm_sum_scale");
     set_all(sk, 0, static_cast<cl_int>(p.m), static_cast<cl_int>(p.n), static_cast<cl_int>(slices), ws->buffer(),
             IndexArg{li, w_off}, IndexArg{li, mp}, IndexArg{li, mp * np}, p.beta, p.c.buffer,
             IndexArg{li, p.c.offset}, IndexArg{li, p.c.ld});
