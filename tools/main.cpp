@@ -75,9 +75,10 @@ int main(int argc, char** argv) {
   for (auto r : cli::registrars()) r(apps, g);
   for (CLI::App* parent : {apps.run, apps.bench, apps.tune})
     if (parent->get_subcommands({}).empty()) app.remove_subcommand(parent);
-  if (g.verbosity > 0) {
-    set_log_level(g.verbosity > 1 ? LogLevel::Debug : LogLevel::Info);
-  }
+  // The level is known only once the flags are parsed, before any subcommand runs.
+  app.parse_complete_callback([&g] {
+    if (g.verbosity > 0) set_log_level(g.verbosity > 1 ? LogLevel::Debug : LogLevel::Info);
+  });
   set_log_callback([](LogLevel, const std::string& m) { std::cerr << "clforge: " << m << "\n"; });
   app.fallthrough();
   for (auto* sub : app.get_subcommands({})) sub->fallthrough();

@@ -41,6 +41,9 @@ cl::Device queue_device(const cl::CommandQueue& q);
 /// and optional output event; converts errors into OpenCLError naming the kernel.
 void launch(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,
             const cl::NDRange& local, const EventList* wait_list, cl::Event* event);
+// launch without the optional kernel profile (CLFORGE_PROFILE_KERNELS).
+void launch_plain(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,
+                  const cl::NDRange& local, const EventList* wait_list, cl::Event* event);
 
 inline std::size_t round_up(std::size_t x, std::size_t m) { return (x + m - 1) / m * m; }
 inline std::size_t ceil_div(std::size_t x, std::size_t m) { return (x + m - 1) / m; }

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Device sittings of session 4 on the lent H100 machine, one part per call (each under the
+# device tool's 10-minute limit). Per-kernel device times come from CLFORGE_PROFILE_KERNELS=1
+# (logged at level info, `clforge -v`) and are summarised per kernel by `prof` below.
+#   part 1: per-kernel profiles of small SGEMM (1000^3: route rows, tile shapes, split k) beside
+#           CLBlast and cuBLAS, and of the blur methods at sigma 10 on 64 MP.
+# usage (from the repository root, after `source .device/env.sh`):
+#   bench/scripts/h100_session4.sh BUILD_DIR OUT_DIR PART
+set -u
+B=$1
+O=$2
+PART=$3
+mkdir -p "$O/json"
+export CLFORGE_CACHE_DIR=/tmp/clforge-cache
+export XDG_DATA_HOME=/tmp/clforge-userdata
+run() { echo "+ $*"; "$@"; echo "(exit $?)"; }
+lim() { local s=$1; shift; echo "+ [limit ${s}s] $*"; timeout -s INT -k 10 "$s" "$@"; echo "(exit $?)"; }
+# prof LIMIT CMD...: runs a clforge command with the kernel profile on; prints the command's own
+# output and, per kernel (name and sizes), the count, median and total of its device times.
+prof() {
+  local s=$1; shift
+  echo "+ [profile, limit ${s}s] $*"
+  CLFORGE_PROFILE_KERNELS=1 timeout -s INT -k 10 "$s" "$@" 2>"$O/prof.txt"
+  echo "(exit $?)"
+  grep -v '^clforge: profile: ' "$O/prof.txt"
+  grep '^clforge: profile: ' "$O/prof.txt" | sed 's/^clforge: profile: //; s/ ms$//; s/ \([0-9.]*\)$/\t\1/' |
+    sort -t"$(printf '\t')" -k1,1 -k2,2g |
+    awk -F'\t' 'function out() {if (n) printf "  %-70s n=%4d median %.4f ms total %.3f ms\n", k, n, v[int((n+1)/2)], s}
+                 $1 != k {out(); k=$1; n=0; s=0} {v[++n]=$2; s+=$2} END {out()}' 
+}
+src=$(grep -o 'CMAKE_HOME_DIRECTORY:INTERNAL=.*' "$B/CMakeCache.txt" | cut -d= -f2)
+if [ -n "$src" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$PWD" "$src"; fi
+C="$B/clforge"
+{
+  date -u
+  case $PART in
+  1)
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw --format=csv
+    lim 60 "$C" -d nvidia bench sgemm --size 1000 --size 512 --size 2048 --out "$O/json/sgemm_small.json"
+    prof 30 "$C" -v -d nvidia run sgemm --m 1000 --n 1000 --k 1000
+    prof 30 "$C" -v -d nvidia -p SGEMM_SPLITK=2 run sgemm --m 1000 --n 1000 --k 1000
+    prof 30 "$C" -v -d nvidia -p SGEMM_SPLITK=4 -p SGEMM_SPLIT_WAVES=2 run sgemm --m 1000 --n 1000 --k 1000
+    prof 30 "$C" -v -d nvidia -p MWG=64 -p NWG=64 -p MDIMC=16 -p NDIMC=16 -p MDIMA=16 -p NDIMB=16 -p VWM=4 -p VWN=4 \
+      run sgemm --m 1000 --n 1000 --k 1000
+    prof 30 "$C" -v -d nvidia -p SGEMM_DIRECT_MAX=1024 run sgemm --m 1000 --n 1000 --k 1000
+    prof 30 "$C" -v -d nvidia run sgemm --m 1024 --n 1024 --k 1024
+    prof 30 "$C" -v -d nvidia run sgemm --m 512 --n 512 --k 512
+    prof 90 "$C" -v -d nvidia bench blur --size 8192x8192 --sigmas 10 --methods separable,recursive-fused
+    ;;
+  esac
+  date -u
+} 2>&1 | tee "$O/log$PART.txt"
