@@ -350,12 +350,26 @@ TEST_SUITE("blur") {
       std::size_t w, h;
     };
     const Shape shapes[] = {{1, 1}, {1, 17}, {17, 1}, {33, 65}, {130, 70}};
-    // Whole columns, blocks with a separate transpose, blocks with the fused transpose.
+    // Whole columns, blocks with a separate transpose, blocks with the fused transpose, and
+    // blocks as wide as a work-group, whose vertical pass writes the horizontal carries.
     const ParamMap schemes[] = {
         {{"BLUR_R_BLOCK", 0}, {"BLUR_R_FUSE_T", 0}, {"BLUR_R_BATCH", 16}},
         {{"BLUR_R_BLOCK", 16}, {"BLUR_R_NARROW", 1 << 30}, {"BLUR_R_FUSE_T", 0}, {"BLUR_R_BATCH", 2}},
         {{"BLUR_R_BLOCK", 32}, {"BLUR_R_NARROW", 1 << 30}, {"BLUR_R_FUSE_T", 1}, {"BLUR_R_LX", 16}, {"BLUR_R_BATCH", 8}},
+        {{"BLUR_R_BLOCK", 16}, {"BLUR_R_NARROW", 1 << 30}, {"BLUR_R_FUSE_T", 1}, {"BLUR_R_LX", 16}, {"BLUR_R_BATCH", 4}},
     };
+    const auto& dev = test::session().entry.info;
+    for (int i = 0; i < 4; ++i) {
+      BlurOptions o;
+      o.method = BlurMethod::Recursive;
+      const bool fused_carries = i == 3;
+      CHECK(detail::plan_blur(dev, 130, 70, PixelFormat::R32F, o, Tuning{schemes[i], false}).carry_fused == fused_carries);
+      if (fused_carries) {  // and not when switched off
+        ParamMap off = schemes[i];
+        off["BLUR_R_NEXT_CARRY"] = 0;
+        CHECK_FALSE(detail::plan_blur(dev, 130, 70, PixelFormat::R32F, o, Tuning{off, false}).carry_fused);
+      }
+    }
     for (const auto& scheme : schemes)
       for (BlurBorder b : {BlurBorder::Clamp, BlurBorder::Mirror, BlurBorder::Zero})
         for (const auto& sh : shapes)

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "host/reference.hpp"
+#include "runtime/program_cache.hpp"
 #include "runtime/util.hpp"
 #include "tests/support.hpp"
 
@@ -199,5 +200,29 @@ TEST_SUITE("runtime") {
     bool compiled = false;
     for (const auto& m : got) compiled |= m.find("compiled transpose") != std::string::npos;
     CHECK(compiled);
+  }
+
+  TEST_CASE("constant tables are shared by contents within a context and read back intact") {
+    auto& s = test::session();
+    const std::vector<float> a = host::random_floats(100, 7);
+    std::vector<float> b = a;
+    b[99] += 1.0f;  // differs in the last value only
+    const cl::Buffer ba = detail::constant_buffer(s.context, a.data(), a.size() * 4, "test a");
+    const cl::Buffer ba2 = detail::constant_buffer(s.context, a.data(), a.size() * 4, "test a again");
+    const cl::Buffer bb = detail::constant_buffer(s.context, b.data(), b.size() * 4, "test b");
+    const cl::Buffer bshort = detail::constant_buffer(s.context, a.data(), 99 * 4, "test a, shorter");
+    CHECK(ba() == ba2());
+    CHECK(ba() != bb());
+    CHECK(ba() != bshort());
+    for (const auto& [buf, want] : {std::pair{ba, a}, std::pair{bb, b}}) {
+      std::vector<float> got(want.size(), std::nanf(""));
+      REQUIRE(s.queue.enqueueReadBuffer(buf, CL_TRUE, 0, got.size() * 4, got.data()) == CL_SUCCESS);
+      CHECK(got == want);
+    }
+    cl::Context other(s.entry.device);  // another context never gets this one's buffer
+    const cl::Buffer bo = detail::constant_buffer(other, a.data(), a.size() * 4, "test a elsewhere");
+    CHECK(bo() != ba());
+    clear_memory_cache();
+    CHECK(detail::constant_buffer(s.context, a.data(), a.size() * 4, "test a after clearing")() != ba());
   }
 }

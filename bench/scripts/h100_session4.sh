@@ -4,6 +4,9 @@
 # (logged at level info, `clforge -v`) and are summarised per kernel by `prof` below.
 #   part 1: per-kernel profiles of small SGEMM (1000^3: route rows, tile shapes, split k) beside
 #           CLBlast and cuBLAS, and of the blur methods at sigma 10 on 64 MP.
+#   part 2: after the constant-table cache (no device sync per blur call) and the horizontal
+#           carries from the vertical pass: recursive blur schemes at sigma 10 (profiles), blur
+#           sigma 2/10/20 against separable; SGEMM 1000^3 with split k (bench, back to back).
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session4.sh BUILD_DIR OUT_DIR PART
 set -u
@@ -46,6 +49,19 @@ C="$B/clforge"
     prof 30 "$C" -v -d nvidia run sgemm --m 1024 --n 1024 --k 1024
     prof 30 "$C" -v -d nvidia run sgemm --m 512 --n 512 --k 512
     prof 90 "$C" -v -d nvidia bench blur --size 8192x8192 --sigmas 10 --methods separable,recursive-fused
+    ;;
+  2)
+    R="$C -v -d nvidia"
+    prof 60 $R bench blur --size 8192x8192 --sigmas 10 --methods separable,recursive-fused
+    for v in "-p BLUR_R_LX=64" "-p BLUR_R_LX=64 -p BLUR_R_NEXT_CARRY=0" "-p BLUR_R_LX=64 -p BLUR_R_BATCH=16" \
+             "-p BLUR_R_LX=32 -p BLUR_R_BLOCK=32" "-p BLUR_R_LX=128 -p BLUR_R_BLOCK=128" "-p BLUR_R_LX=64 -p BLUR_R_BATCH=4"; do
+      prof 60 $R $v bench blur --size 8192x8192 --sigmas 10 --methods recursive-fused --verify-pixels 500
+    done
+    lim 90 "$C" -d nvidia -p BLUR_R_LX=64 bench blur --size 8192x8192 --sigmas 2,5,10,20 --methods separable,recursive \
+      --out "$O/json/blur_lx64.json"
+    for v in "" "-p SGEMM_SPLITK=2" "-p SGEMM_SPLITK=4" "-p SGEMM_SPLITK=4 -p SGEMM_SPLIT_WAVES=2"; do
+      lim 60 "$C" -d nvidia $v bench sgemm --size 1000 --size 2048 --size 1024x1000x1000
+    done
     ;;
   esac
   date -u

@@ -27,6 +27,11 @@
 //      blur_rec_apply: per block, the filter from those states; the causal output is staged in
 //                      a local tile L x (LX + 1), whose anti-causal result is written either in
 //                      place (coalesced rows) or transposed (BLUR_R_FUSE_T, coalesced L-runs).
+//                      With BLUR_R_FUSE_T and LX = L the tile is also one whole block of the
+//                      next (transposed) pass for L of its columns: with next_carry set, the
+//                      kernel also writes that pass's blur_rec_carry results from the tile
+//                      (carry_next, parameters prm_next), so the next pass skips its carry
+//                      kernel and reads its input once less.
 //    Carry buffer: 6 pixels per (block, column): [(b * 6 + k) * cols + x], k = p0 p1 p2 e0 e1 e2;
 //    blur_rec_link overwrites p with the entering state and e with the leaving state.
 //
@@ -287,7 +292,9 @@ __kernel __attribute__((reqd_work_group_size(BLUR_R_LX, 1, 1)))
 void blur_rec_apply(const int n, const int cols, const __global float* restrict prm,
                     const __global blur_t* in, const clf_index in_off, const clf_index in_pitch,
                     const __global blur_t* restrict carry,
-                    __global blur_t* out, const clf_index out_off, const clf_index out_pitch) {
+                    __global blur_t* out, const clf_index out_off, const clf_index out_pitch,
+                    const int next_carry, const __global float* restrict prm_next,
+                    __global blur_t* restrict carry_next) {
   __local blur_t tile[BLUR_R_BLOCK * (BLUR_R_LX + 1)];
   const int lx = get_local_id(0), x0 = get_group_id(0) * BLUR_R_LX, x = x0 + lx, b = get_global_id(1);
   const blur_t k1 = (blur_t)prm[RP_K1], g2 = (blur_t)prm[RP_G2], c2 = (blur_t)prm[RP_C2];
@@ -330,6 +337,29 @@ void blur_rec_apply(const int n, const int cols, const __global float* restrict 
     const int c = idx / BLUR_R_BLOCK, m = idx % BLUR_R_BLOCK;
     if (x0 + c < cols && m < len) out[out_off + (clf_index)(x0 + c) * out_pitch + s + m] = tile[m * (BLUR_R_LX + 1) + c];
   }
+#if BLUR_R_LX == BLUR_R_BLOCK
+  // The next pass's carry of its block x0 / L for its columns s .. s + len - 1 (this pass's
+  // rows): tile row m is that pass's column s + m over its rows x0 .. x0 + len_next - 1
+  // (exactly what blur_rec_carry would compute from `out`).
+  if (next_carry && lx < len) {
+    const blur_t k1 = (blur_t)prm_next[RP_K1], g2 = (blur_t)prm_next[RP_G2], c2 = (blur_t)prm_next[RP_C2];
+    const int len_next = min(BLUR_R_BLOCK, cols - x0);
+    blur_t s0 = BLUR_ZERO, s1 = BLUR_ZERO, s2 = BLUR_ZERO, e0 = BLUR_ZERO, e1 = BLUR_ZERO, e2 = BLUR_ZERO;
+    for (int m = 0; m < len_next; ++m) {
+      REC_STEP(s0, s1, s2, tile[lx * (BLUR_R_LX + 1) + m]);
+      e0 = mad((blur_t)prm_next[RP_G + 3 * m], s1, e0);
+      e1 = mad((blur_t)prm_next[RP_G + 3 * m + 1], s1, e1);
+      e2 = mad((blur_t)prm_next[RP_G + 3 * m + 2], s1, e2);
+    }
+    __global blur_t* c = carry_next + (clf_index)(x0 / BLUR_R_BLOCK) * 6 * n + s + lx;
+    c[0] = s0;
+    c[n] = s1;
+    c[2 * n] = s2;
+    c[3 * n] = e0;
+    c[4 * n] = e1;
+    c[5 * n] = e2;
+  }
+#endif
 #endif
 }
 

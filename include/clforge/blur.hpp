@@ -57,12 +57,13 @@ struct ImageRef {
 /// work can overlap on the device (two queues, or two threads enqueueing to one queue).
 class BlurWorkspace {
  public:
-  /// A buffer of at least `bytes` in slot `slot` (0..3), reallocated when too small.
+  static constexpr int kSlots = 5;
+  /// A buffer of at least `bytes` in slot `slot` (0 .. kSlots - 1), reallocated when too small.
   cl::Buffer get(const cl::Context& context, int slot, std::size_t bytes);
 
  private:
-  cl::Buffer buffers_[4];
-  std::size_t sizes_[4] = {0, 0, 0, 0};
+  cl::Buffer buffers_[kSlots];
+  std::size_t sizes_[kSlots] = {};
   cl_context context_ = nullptr;
 };
 

@@ -55,7 +55,7 @@ struct CacheStats {
   double disk_load_ms = 0;
 };
 CacheStats cache_stats();
-/// Drops every program held in memory (the disk cache stays).
+/// Drops every program and constant table held in memory (the disk cache stays).
 void clear_memory_cache();
 /// The disk cache folder: CLFORGE_CACHE_DIR, else $XDG_CACHE_HOME/clforge, else
 /// ~/.cache/clforge. Empty when CLFORGE_CACHE_DIR=off.

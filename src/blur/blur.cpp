@@ -63,9 +63,10 @@ BlurMethod parse_blur_method(const std::string& text) {
 std::size_t pixel_bytes(PixelFormat f) { return f == PixelFormat::RGBA32F ? 16 : 4; }
 
 cl::Buffer BlurWorkspace::get(const cl::Context& context, int slot, std::size_t bytes) {
-  if (slot < 0 || slot >= 4) throw InvalidArgument("BlurWorkspace: slot " + std::to_string(slot) + " is not 0..3");
+  if (slot < 0 || slot >= kSlots)
+    throw InvalidArgument("BlurWorkspace: slot " + std::to_string(slot) + " is not 0.." + std::to_string(kSlots - 1));
   if (context() != context_) {
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < kSlots; ++i) {
       buffers_[i] = cl::Buffer();
       sizes_[i] = 0;
     }
@@ -85,8 +86,9 @@ cl::Buffer BlurWorkspace::get(const cl::Context& context, int slot, std::size_t 
 namespace detail {
 namespace {
 
-// Scratch slots: intermediate images, the carry buffer, RGBA8 conversions (float4 copies).
-enum Slot { kTmp = 0, kTmp2 = 1, kCarry = 2, kConv = 3 };
+// Scratch slots: intermediate images, the carry buffers (the horizontal pass's own when the
+// vertical pass writes it), RGBA8 conversions (float4 copies).
+enum Slot { kTmp = 0, kTmp2 = 1, kCarry = 2, kConv = 3, kCarryNext = 4 };
 
 std::vector<int> int_range(int lo, int hi) {
   std::vector<int> v;
@@ -222,6 +224,8 @@ KernelSpec blur_recursive_spec() {
        "split columns into blocks when the pass has fewer columns than this (0: never, 2^30: always)"},
       {"BLUR_R_FUSE_T", 0, {0, 1}, "1: blocked passes write their output transposed (no separate transpose)"},
       {"BLUR_R_BATCH", 8, {1, 2, 4, 8, 16}, "global loads issued together ahead of the recursion"},
+      {"BLUR_R_NEXT_CARRY", 1, {0, 1},
+       "1: with BLUR_R_FUSE_T and LX = BLOCK, the vertical pass also computes the horizontal pass's carries"},
   };
   s.check = [](const ParamMap& p, const std::string&) -> std::string {
     if (p.at("BLUR_R_FUSE_T") && p.at("BLUR_R_BLOCK") == 0) return "BLUR_R_FUSE_T=1 needs BLUR_R_BLOCK > 0";
@@ -354,7 +358,10 @@ Resolved resolve(const DeviceInfo& dev, std::size_t width, std::size_t height, P
     r.plan.blocked_x = block > 0 && height < static_cast<std::size_t>(narrow);
     r.plan.fused_y = r.plan.blocked_y && fuse;
     r.plan.fused_x = r.plan.blocked_x && fuse;
+    r.plan.carry_fused = r.plan.fused_y && r.plan.blocked_x && r.recursive.at("BLUR_R_NEXT_CARRY") != 0 &&
+                         r.recursive.at("BLUR_R_LX") == block;
     for (bool blocked : {r.plan.blocked_y, r.plan.blocked_x}) bytes += (blocked ? 3.0 : 4.0) * px;
+    if (r.plan.carry_fused) bytes -= 1.0 * px;
     for (bool fused : {r.plan.fused_y, r.plan.fused_x}) bytes += fused ? 0.0 : 2.0 * px;
   }
   if (format == PixelFormat::RGBA8) bytes += 2.0 * (4 + 16);  // u8 -> f32 and back
@@ -433,12 +440,9 @@ struct Call {
     return b;
   }
   cl::Buffer constants(const std::vector<float>& v, const char* what) const {
-    cl_int st = CL_SUCCESS;
-    std::vector<float> data = v;
-    if (data.empty()) data.push_back(0.0f);
-    cl::Buffer b(qc.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, data.size() * sizeof(float), data.data(), &st);
-    check(st, "clCreateBuffer", std::string("blur ") + what);
-    return b;
+    const float none = 0.0f;  // an empty table still needs a valid buffer argument
+    return v.empty() ? constant_buffer(qc.context, &none, sizeof none, std::string("blur ") + what)
+                     : constant_buffer(qc.context, v.data(), v.size() * sizeof(float), std::string("blur ") + what);
   }
 };
 
@@ -505,7 +509,7 @@ cl::Program separable_program(const QueueContext& qc, const Resolved& r, bool lo
 
 // Recursive passes, with or without the transposed (fused) block store.
 cl::Program recursive_program(const QueueContext& qc, const Resolved& r, bool long_index, bool fused) {
-  Configuration cfg = program_config(r.recursive, {"BLUR_R_NARROW"});
+  Configuration cfg = program_config(r.recursive, {"BLUR_R_NARROW", "BLUR_R_NEXT_CARRY"});
   cfg.values["BLUR_R_FUSE_T"] = fused ? 1 : 0;
   return get_program(qc, kernel_spec("blur_recursive"), cfg, blur_defines(r, long_index));
 }
@@ -584,7 +588,7 @@ void run_separable(Call& c, const Img& in, const Img& out) {
 }
 
 // The parameter buffer of one recursive pass (layout in cl/blur/blur_recursive.cl).
-std::vector<float> recursive_parameters(const host::RecursiveGaussian& g, int K, int L, int last) {
+std::vector<float> compute_recursive_parameters(const host::RecursiveGaussian& g, int K, int L, int last) {
   const int G = std::max(L, K);
   std::vector<float> p(58 + 3 * static_cast<std::size_t>(G), 0.0f);
   p[0] = static_cast<float>(g.k1);
@@ -606,66 +610,111 @@ std::vector<float> recursive_parameters(const host::RecursiveGaussian& g, int K,
   return p;
 }
 
+// The same, remembered per (sigma, K, L, last): the tables cost more host time than a call's
+// launches (about 0.1 ms), and calls usually repeat their sigmas.
+std::vector<float> recursive_parameters(double sigma, int K, int L, int last) {
+  using Key = std::tuple<double, int, int, int>;
+  static std::mutex mutex;
+  static std::map<Key, std::vector<float>> memo;
+  const Key key{sigma, K, L, last};
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = memo.find(key);
+    if (it != memo.end()) return it->second;
+  }
+  std::vector<float> p = compute_recursive_parameters(host::recursive_gaussian(sigma), K, L, last);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (memo.size() >= 256) memo.clear();
+  memo.emplace(key, p);
+  return p;
+}
+
+// The constants of one recursive pass over n rows: margin K, block length L (0: whole
+// columns), blocks and the length of the last, the parameter buffer.
+struct RecPass {
+  int K = 0, L = 0, last = 0;
+  std::size_t nb = 1;
+  cl::Buffer prm;
+};
+
+RecPass rec_pass(Call& c, std::size_t n, double sigma, bool blocked) {
+  RecPass p;
+  p.K = host::recursive_margin(sigma, c.opt.border);
+  if (blocked) {
+    p.L = c.res.recursive.at("BLUR_R_BLOCK");
+    p.nb = ceil_div(n, p.L);
+    p.last = static_cast<int>(n - (p.nb - 1) * p.L);
+  }
+  p.prm = c.constants(recursive_parameters(sigma, p.K, p.L, p.last), "recursive parameters");
+  return p;
+}
+
+// Carries of pass `rp` (n rows, `cols` columns) in `carry`. With `next` the apply kernel also
+// fills `next_carry` for the following pass (plan.carry_fused); with `have_carries` this
+// pass's own were filled that way by the previous one and its carry kernel is skipped.
+struct NextPass {
+  const RecPass* rp = nullptr;
+  cl::Buffer carry;
+};
+
 // One vertical recursive pass over n rows x cols columns of `in`; writes `out` in the same
-// layout, or transposed when `fused` (a blocked pass only).
-void recursive_pass(Call& c, const cl::Program& prog, std::size_t n, std::size_t cols, double sigma, const Img& in,
-                    const Img& out, bool blocked, bool fused, const cl::Buffer& carry) {
-  const host::RecursiveGaussian g = host::recursive_gaussian(sigma);
-  const int K = host::recursive_margin(sigma, c.opt.border);
+// layout, or transposed when the program has BLUR_R_FUSE_T (a blocked pass only).
+void recursive_pass(Call& c, const cl::Program& prog, std::size_t n, std::size_t cols, const RecPass& rp, const Img& in,
+                    const Img& out, const cl::Buffer& carry, bool have_carries, const NextPass& next) {
   const std::size_t lx = c.res.recursive.at("BLUR_R_LX");
-  if (!blocked) {
-    const cl::Buffer prm = c.constants(recursive_parameters(g, K, 0, 0), "recursive parameters");
+  if (rp.L == 0) {
     cl::Kernel k = get_kernel(prog, "blur_rec_cols");
     Args(k, c.long_index)
-        .i32(n).i32(cols).i32(c.border).i32(K).buf(prm)
+        .i32(n).i32(cols).i32(c.border).i32(rp.K).buf(rp.prm)
         .buf(in.buffer).idx(in.offset).idx(in.pitch).buf(out.buffer).idx(out.offset).idx(out.pitch);
     c.chain.kernel(k, cl::NDRange(round_up(cols, lx)), cl::NDRange(lx));
     return;
   }
-  (void)fused;  // the program was built with BLUR_R_FUSE_T matching `fused`
-  const int L = c.res.recursive.at("BLUR_R_BLOCK");
-  const std::size_t nb = ceil_div(n, L);
-  const int last = static_cast<int>(n - (nb - 1) * L);
-  const cl::Buffer prm = c.constants(recursive_parameters(g, K, L, last), "recursive parameters");
-  cl::Kernel carry_k = get_kernel(prog, "blur_rec_carry");
-  Args(carry_k, c.long_index).i32(n).i32(cols).buf(prm).buf(in.buffer).idx(in.offset).idx(in.pitch).buf(carry);
-  c.chain.kernel(carry_k, cl::NDRange(round_up(cols, lx), nb), cl::NDRange(lx, 1));
+  if (!have_carries) {
+    cl::Kernel carry_k = get_kernel(prog, "blur_rec_carry");
+    Args(carry_k, c.long_index).i32(n).i32(cols).buf(rp.prm).buf(in.buffer).idx(in.offset).idx(in.pitch).buf(carry);
+    c.chain.kernel(carry_k, cl::NDRange(round_up(cols, lx), rp.nb), cl::NDRange(lx, 1));
+  }
   cl::Kernel link = get_kernel(prog, "blur_rec_link");
   Args(link, c.long_index)
-      .i32(n).i32(cols).i32(nb).i32(c.border).i32(K).buf(prm).buf(in.buffer).idx(in.offset).idx(in.pitch).buf(carry);
+      .i32(n).i32(cols).i32(rp.nb).i32(c.border).i32(rp.K).buf(rp.prm)
+      .buf(in.buffer).idx(in.offset).idx(in.pitch).buf(carry);
   c.chain.kernel(link, cl::NDRange(round_up(cols, lx)), cl::NDRange(lx));
   cl::Kernel apply = get_kernel(prog, "blur_rec_apply");
   Args(apply, c.long_index)
-      .i32(n).i32(cols).buf(prm).buf(in.buffer).idx(in.offset).idx(in.pitch).buf(carry)
-      .buf(out.buffer).idx(out.offset).idx(out.pitch);
-  c.chain.kernel(apply, cl::NDRange(round_up(cols, lx), nb), cl::NDRange(lx, 1));
+      .i32(n).i32(cols).buf(rp.prm).buf(in.buffer).idx(in.offset).idx(in.pitch).buf(carry)
+      .buf(out.buffer).idx(out.offset).idx(out.pitch)
+      .i32(next.rp != nullptr).buf(next.rp != nullptr ? next.rp->prm : rp.prm).buf(next.rp != nullptr ? next.carry : carry);
+  c.chain.kernel(apply, cl::NDRange(round_up(cols, lx), rp.nb), cl::NDRange(lx, 1));
 }
 
 void run_recursive(Call& c, const Img& in, const Img& out) {
   const Resolved& r = c.res;
   const BlurPlan& p = r.plan;
   const std::size_t W = c.width, H = c.height, px = c.px();
-  const int L = r.recursive.at("BLUR_R_BLOCK");
   auto program = [&](bool fused) { return recursive_program(c.qc, r, c.long_index, fused); };
-  std::size_t carry_pixels = 1;
-  if (p.blocked_y) carry_pixels = std::max(carry_pixels, ceil_div(H, L) * 6 * W);
-  if (p.blocked_x) carry_pixels = std::max(carry_pixels, ceil_div(W, L) * 6 * H);
-  const cl::Buffer carry = (p.blocked_y || p.blocked_x) ? c.scratch(kCarry, carry_pixels * px, "carry buffer") : c.scratch(kCarry, 16, "carry buffer");
+  const RecPass ry = rec_pass(c, H, c.opt.sigma_y, p.blocked_y), rx = rec_pass(c, W, c.opt.sigma_x, p.blocked_x);
+  auto carry_buffer = [&](int slot, const RecPass& rp, std::size_t cols) {
+    return c.scratch(slot, (rp.L > 0 ? rp.nb * 6 * cols : 4) * px, "carry buffer");
+  };
+  const cl::Buffer carry_y = carry_buffer(kCarry, ry, W);
+  const cl::Buffer carry_x = p.carry_fused ? carry_buffer(kCarryNext, rx, H) : carry_buffer(kCarry, rx, H);
   const cl::Buffer tmp = c.scratch(kTmp, W * H * px, "intermediate image");  // W x H (transposed)
   const Img t{tmp, 0, H};
   // Vertical pass (sigma_y), ending transposed in tmp.
   if (p.fused_y) {
-    recursive_pass(c, program(true), H, W, c.opt.sigma_y, in, t, true, true, carry);
+    recursive_pass(c, program(true), H, W, ry, in, t, carry_y, false,
+                   p.carry_fused ? NextPass{&rx, carry_x} : NextPass{});
   } else {
-    recursive_pass(c, program(false), H, W, c.opt.sigma_y, in, out, p.blocked_y, false, carry);
+    recursive_pass(c, program(false), H, W, ry, in, out, carry_y, false, {});
     c.chain.transpose(H, W, px, {out.buffer, out.offset, out.pitch}, {tmp, 0, H}, c.tuning.user_database);
   }
   // Horizontal pass (sigma_x) as a vertical pass of the transposed image, transposed back.
   if (p.fused_x) {
-    recursive_pass(c, program(true), W, H, c.opt.sigma_x, t, out, true, true, carry);
+    recursive_pass(c, program(true), W, H, rx, t, out, carry_x, p.carry_fused, {});
   } else {
     const cl::Buffer tmp2 = c.scratch(kTmp2, W * H * px, "second intermediate image");
-    recursive_pass(c, program(false), W, H, c.opt.sigma_x, t, Img{tmp2, 0, H}, p.blocked_x, false, carry);
+    recursive_pass(c, program(false), W, H, rx, t, Img{tmp2, 0, H}, carry_x, p.carry_fused, {});
     c.chain.transpose(W, H, px, {tmp2, 0, H}, {out.buffer, out.offset, out.pitch}, c.tuning.user_database);
   }
 }
@@ -716,7 +765,8 @@ std::string BlurPlan::describe() const {
     auto pass = [](bool blocked, bool fused) {
       return std::string(blocked ? "blocked" : "whole columns") + (fused ? "+fused transpose" : "+transpose");
     };
-    s += " (vertical: " + pass(blocked_y, fused_y) + ", horizontal: " + pass(blocked_x, fused_x) + ")";
+    s += " (vertical: " + pass(blocked_y, fused_y) + ", horizontal: " + pass(blocked_x, fused_x) +
+         (carry_fused ? ", its carries from the vertical pass)" : ")");
   } else if (!local_tiles) {
     s += " (global-memory taps)";
   }

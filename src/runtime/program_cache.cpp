@@ -5,6 +5,7 @@
 // is deleted and rebuilt when it fails to load or build.
 #include "runtime/program_cache.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include <mutex>
 #include <sstream>
 #include <unordered_map>
+#include <vector>
 
 #include "clforge/errors.hpp"
 #include "clforge/runtime.hpp"
@@ -277,6 +279,39 @@ cl::Kernel get_kernel(const cl::Program& program, const char* name) {
   return cl::Kernel(k, true);
 }
 
+namespace {
+// Read-only constant buffers by (context, contents), most recently used last. A hit costs a
+// compare; a miss creates the buffer, which on some drivers (NVIDIA) synchronises the device
+// with the host, so routines with per-call constant tables must come here instead.
+struct ConstantEntry {
+  cl_context context;
+  std::vector<unsigned char> bytes;
+  cl::Buffer buffer;
+};
+std::mutex g_constant_mutex;
+std::vector<ConstantEntry> g_constants;
+constexpr std::size_t kConstantEntries = 64;
+}  // namespace
+
+cl::Buffer constant_buffer(const cl::Context& context, const void* data, std::size_t bytes, const std::string& what) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  std::lock_guard<std::mutex> lock(g_constant_mutex);
+  for (auto it = g_constants.begin(); it != g_constants.end(); ++it)
+    if (it->context == context() && it->bytes.size() == bytes && std::memcmp(it->bytes.data(), p, bytes) == 0) {
+      ConstantEntry e = std::move(*it);
+      g_constants.erase(it);
+      g_constants.push_back(std::move(e));
+      return g_constants.back().buffer;
+    }
+  cl_int st = CL_SUCCESS;
+  std::vector<unsigned char> copy(p, p + bytes);
+  cl::Buffer b(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, std::max<std::size_t>(bytes, 1), copy.data(), &st);
+  check(st, "clCreateBuffer", what + " (" + std::to_string(bytes) + " bytes of constants)");
+  if (g_constants.size() >= kConstantEntries) g_constants.erase(g_constants.begin());
+  g_constants.push_back({context(), std::move(copy), b});
+  return b;
+}
+
 }  // namespace detail
 
 CacheStats cache_stats() {
@@ -285,8 +320,12 @@ CacheStats cache_stats() {
 }
 
 void clear_memory_cache() {
-  std::lock_guard<std::mutex> lock(detail::g_map_mutex);
-  detail::g_programs.clear();
+  {
+    std::lock_guard<std::mutex> lock(detail::g_map_mutex);
+    detail::g_programs.clear();
+  }
+  std::lock_guard<std::mutex> lock(detail::g_constant_mutex);
+  detail::g_constants.clear();
 }
 
 }  // namespace clforge
