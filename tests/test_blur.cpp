@@ -351,12 +351,15 @@ TEST_SUITE("blur") {
     };
     const Shape shapes[] = {{1, 1}, {1, 17}, {17, 1}, {33, 65}, {130, 70}};
     // Whole columns, blocks with a separate transpose, blocks with the fused transpose, and
-    // blocks as wide as a work-group, whose vertical pass writes the horizontal carries.
+    // blocks as wide as a work-group, whose vertical pass writes the horizontal carries; the
+    // link kernel with one work-item per column and with runs of blocks per work-item.
     const ParamMap schemes[] = {
         {{"BLUR_R_BLOCK", 0}, {"BLUR_R_FUSE_T", 0}, {"BLUR_R_BATCH", 16}},
-        {{"BLUR_R_BLOCK", 16}, {"BLUR_R_NARROW", 1 << 30}, {"BLUR_R_FUSE_T", 0}, {"BLUR_R_BATCH", 2}},
+        {{"BLUR_R_BLOCK", 16}, {"BLUR_R_NARROW", 1 << 30}, {"BLUR_R_FUSE_T", 0}, {"BLUR_R_BATCH", 2},
+         {"BLUR_R_LINK_SPLIT", 4}},
         {{"BLUR_R_BLOCK", 32}, {"BLUR_R_NARROW", 1 << 30}, {"BLUR_R_FUSE_T", 1}, {"BLUR_R_LX", 16}, {"BLUR_R_BATCH", 8}},
-        {{"BLUR_R_BLOCK", 16}, {"BLUR_R_NARROW", 1 << 30}, {"BLUR_R_FUSE_T", 1}, {"BLUR_R_LX", 16}, {"BLUR_R_BATCH", 4}},
+        {{"BLUR_R_BLOCK", 16}, {"BLUR_R_NARROW", 1 << 30}, {"BLUR_R_FUSE_T", 1}, {"BLUR_R_LX", 16}, {"BLUR_R_BATCH", 4},
+         {"BLUR_R_LINK_SPLIT", 2}},
     };
     const auto& dev = test::session().entry.info;
     for (int i = 0; i < 4; ++i) {

@@ -7,6 +7,11 @@
 #   part 2: after the constant-table cache (no device sync per blur call) and the horizontal
 #           carries from the vertical pass: recursive blur schemes at sigma 10 (profiles), blur
 #           sigma 2/10/20 against separable; SGEMM 1000^3 with split k (bench, back to back).
+#   part 3: the link kernel split into runs of blocks (BLUR_R_LINK_SPLIT): profiles at sigma 10,
+#           then the sigma list against separable with the best.
+#   part 4: the new shipped NVIDIA recursive row and its neighbours (link batch, split), the
+#           sigma list against separable (1 and 4 channels); SGEMM 1000^3 kernel profiles with
+#           and without split k in the benchmark's back-to-back setting.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session4.sh BUILD_DIR OUT_DIR PART
 set -u
@@ -61,6 +66,32 @@ C="$B/clforge"
       --out "$O/json/blur_lx64.json"
     for v in "" "-p SGEMM_SPLITK=2" "-p SGEMM_SPLITK=4" "-p SGEMM_SPLITK=4 -p SGEMM_SPLIT_WAVES=2"; do
       lim 60 "$C" -d nvidia $v bench sgemm --size 1000 --size 2048 --size 1024x1000x1000
+    done
+    ;;
+  3)
+    R="$C -v -d nvidia"
+    for v in "-p BLUR_R_LX=64 -p BLUR_R_BATCH=16" "-p BLUR_R_LX=64 -p BLUR_R_BATCH=16 -p BLUR_R_LINK_SPLIT=4" \
+             "-p BLUR_R_LX=64 -p BLUR_R_BATCH=16 -p BLUR_R_LINK_SPLIT=8" "-p BLUR_R_LX=64 -p BLUR_R_BATCH=8 -p BLUR_R_LINK_SPLIT=16" \
+             "-p BLUR_R_LX=64 -p BLUR_R_BATCH=4 -p BLUR_R_LINK_SPLIT=8" "-p BLUR_R_LX=32 -p BLUR_R_BLOCK=32 -p BLUR_R_LINK_SPLIT=16" \
+             "-p BLUR_R_LX=64 -p BLUR_R_BLOCK=64 -p BLUR_R_BATCH=16 -p BLUR_R_LINK_SPLIT=8 -p BLUR_R_NEXT_CARRY=0"; do
+      prof 60 $R $v bench blur --size 8192x8192 --sigmas 10 --methods recursive-fused --verify-pixels 500
+    done
+    lim 60 "$C" -d nvidia -p BLUR_R_LX=64 -p BLUR_R_BATCH=16 -p BLUR_R_LINK_SPLIT=8 bench blur --size 8192x8192 \
+      --sigmas 2,5,10,20 --methods separable,recursive --out "$O/json/blur_split.json"
+    lim 60 "$C" -d nvidia -p BLUR_R_LX=64 -p BLUR_R_BATCH=16 -p BLUR_R_LINK_SPLIT=8 bench blur --size 8192x8192 \
+      --sigmas 10 --channels 4 --methods separable,recursive
+    ;;
+  4)
+    R="$C -v -d nvidia"
+    for v in "" "-p BLUR_R_LINK_BATCH=2" "-p BLUR_R_LINK_BATCH=8" "-p BLUR_R_LINK_SPLIT=16 -p BLUR_R_LINK_BATCH=2" \
+             "-p BLUR_R_BATCH=8"; do
+      prof 60 $R $v bench blur --size 8192x8192 --sigmas 10 --methods recursive-fused --verify-pixels 500
+    done
+    lim 60 "$C" -d nvidia bench blur --size 8192x8192 --sigmas 0.8,2,5,10,20 --methods separable,recursive \
+      --out "$O/json/blur_row.json"
+    lim 60 "$C" -d nvidia bench blur --size 8192x8192 --sigmas 10,20 --channels 4 --methods separable,recursive
+    for v in "" "-p SGEMM_SPLITK=2" "-p SGEMM_SPLITK=4"; do
+      prof 60 $R $v bench sgemm --size 1000 --size 1024x1000x1000 --size 2048
     done
     ;;
   esac

@@ -22,8 +22,11 @@
 //  * blocks of L = BLUR_R_BLOCK rows (narrow images): parallelism = columns x blocks.
 //      blur_rec_carry: per block, causal and anti-causal zero-state results: the causal state
 //                      at its end (p) and sum_m g[m] w[m] (e)          -> carry buffer
-//      blur_rec_link:  per column, sequential over blocks: the true causal state entering each
-//                      block and the true anti-causal state leaving it (3x3 maps from the host)
+//      blur_rec_link:  per column: the true causal state entering each block and the true
+//                      anti-causal state leaving it (3x3 maps from the host). The column's nb
+//                      blocks are split into runs of q blocks, one work-item each
+//                      (BLUR_R_LINK_SPLIT per column): each run's zero-state result, the runs
+//                      chained through local memory, then each run replayed from its true state.
 //      blur_rec_apply: per block, the filter from those states; the causal output is staged in
 //                      a local tile L x (LX + 1), whose anti-causal result is written either in
 //                      place (coalesced rows) or transposed (BLUR_R_FUSE_T, coalesced L-runs).
@@ -37,9 +40,11 @@
 //
 // Parameter buffer prm (floats, from the host, per pass):
 //   [0] k1 [1] g2 [2] c2 [4..12] M [13..21] A^K [22..30] A^L [31..39] A^Llast
-//   [40..48] C(L) [49..57] C(Llast)  [58 + 3m + j] g[m], m < max(L, K)
+//   [40..48] C(L) [49..57] C(Llast) [58..66] A^(L q) [67..75] A^(L (qlast - 1) + Llast)
+//   [76 + 3m + j] g[m], m < max(L, K)
 // A^n: the state after n zero-input steps; C(n): anti-causal state at a block start due to the
-// causal state entering it; Llast = length of the last block (1..L).
+// causal state entering it; Llast = length of the last block (1..L); q = blocks per run of
+// blur_rec_link, qlast = blocks of its last run.
 
 // ---- tuning parameters ----
 #ifndef BLUR_R_LX
@@ -50,6 +55,13 @@
 #endif
 #ifndef BLUR_R_FUSE_T
 #define BLUR_R_FUSE_T 0  // 1: blur_rec_apply writes its block transposed (0, 1)
+#endif
+#ifndef BLUR_R_LINK_SPLIT
+#define BLUR_R_LINK_SPLIT 1  // work-items per column in blur_rec_link, each linking one run of
+                             // blocks (1, 2, 4, 8, 16)
+#endif
+#ifndef BLUR_R_LINK_BATCH
+#define BLUR_R_LINK_BATCH 4  // blocks whose carries blur_rec_link loads together (1, 2, 4, 8, 16)
 #endif
 #ifndef BLUR_R_BATCH
 #define BLUR_R_BATCH 8  // global loads issued together before the recursion consumes them
@@ -66,7 +78,9 @@
 #define RP_ALAST 31
 #define RP_CL 40
 #define RP_CLAST 49
-#define RP_G 58
+#define RP_AQ 58
+#define RP_AQLAST 67
+#define RP_G 76
 
 #define REC_STEP(s0, s1, s2, x)                                   \
   do {                                                            \
@@ -210,53 +224,53 @@ void blur_rec_carry(const int n, const int cols, const __global float* restrict 
   c[5 * cols] = e2;
 }
 
-// Stage 2, per column, sequential over its nb blocks.
-__kernel __attribute__((reqd_work_group_size(BLUR_R_LX, 1, 1)))
-void blur_rec_link(const int n, const int cols, const int nb, const int border, const int K,
-                   const __global float* restrict prm, const __global blur_t* restrict in, const clf_index in_off,
-                   const clf_index in_pitch, __global blur_t* restrict carry) {
-  const int x = get_global_id(0);
-  if (x >= cols) return;
-  const __global blur_t* col = in + in_off + x;
-  __global blur_t* c = carry + x;
-  const clf_index stride = (clf_index)6 * cols;  // between blocks
-  blur_t s0, s1, s2;
-  rec_left_boundary(prm, col, in_pitch, n, border, K, &s0, &s1, &s2);
-  // Forwards: entering state of block b, then its leaving state A^len * entering + p_b. The
-  // carries of BLUR_R_BATCH blocks are loaded together (they do not depend on the chain).
-  for (int b0 = 0; b0 < nb; b0 += BLUR_R_BATCH) {
-    blur_t p[3 * BLUR_R_BATCH];
+// Stage 2. The causal recursion over blocks is s' = A^len s + p_b, the anti-causal one
+// a' = A^len a + C(len) s_b + e_b (s_b: causal state entering block b): both affine with powers
+// of one matrix, so a run of blocks composes into (A^(sum of lengths), zero-state result).
+// Forward chain over blocks [lo, hi) of one column from state s; with `store`, each block's
+// entering state goes to the carry (over its p, which was read first).
+inline void link_forward(const __global float* prm, __global blur_t* c, const clf_index stride, const int cols,
+                         const int lo, const int hi, const int nb, const int store, blur_t* s0, blur_t* s1,
+                         blur_t* s2) {
+  for (int b0 = lo; b0 < hi; b0 += BLUR_R_LINK_BATCH) {
+    blur_t p[3 * BLUR_R_LINK_BATCH];
 #pragma unroll
-    for (int j = 0; j < BLUR_R_BATCH; ++j)
-      if (b0 + j < nb) {
+    for (int j = 0; j < BLUR_R_LINK_BATCH; ++j)
+      if (b0 + j < hi) {
         const __global blur_t* cb = c + (b0 + j) * stride;
         p[3 * j] = cb[0];
         p[3 * j + 1] = cb[cols];
         p[3 * j + 2] = cb[2 * cols];
       }
 #pragma unroll
-    for (int j = 0; j < BLUR_R_BATCH; ++j)
-      if (b0 + j < nb) {
+    for (int j = 0; j < BLUR_R_LINK_BATCH; ++j)
+      if (b0 + j < hi) {
         const int b = b0 + j;
-        __global blur_t* cb = c + b * stride;
-        cb[0] = s0;
-        cb[cols] = s1;
-        cb[2 * cols] = s2;
-        REC_MAT(prm + (b + 1 < nb ? RP_AL : RP_ALAST), s0, s1, s2, s0, s1, s2);
-        s0 += p[3 * j];
-        s1 += p[3 * j + 1];
-        s2 += p[3 * j + 2];
+        if (store) {
+          __global blur_t* cb = c + b * stride;
+          cb[0] = *s0;
+          cb[cols] = *s1;
+          cb[2 * cols] = *s2;
+        }
+        REC_MAT(prm + (b + 1 < nb ? RP_AL : RP_ALAST), *s0, *s1, *s2, *s0, *s1, *s2);
+        *s0 += p[3 * j];
+        *s1 += p[3 * j + 1];
+        *s2 += p[3 * j + 2];
       }
   }
-  blur_t a0, a1, a2;
-  rec_right_boundary(prm, col, in_pitch, n, border, K, s0, s1, s2, &a0, &a1, &a2);
-  // Backwards: leaving state of block b; the state leaving block b - 1 is
-  // A^len * (leaving b) + C(len) * (causal state entering b) + e_b.
-  for (int b0 = nb - 1; b0 >= 0; b0 -= BLUR_R_BATCH) {
-    blur_t e[3 * BLUR_R_BATCH], p[3 * BLUR_R_BATCH];
+}
+
+// Backward chain over blocks hi - 1 down to lo from state a (entering block hi - 1 from below);
+// with `store`, the state entering each block from below goes to the carry (over its e, which
+// was read first).
+inline void link_backward(const __global float* prm, __global blur_t* c, const clf_index stride, const int cols,
+                          const int lo, const int hi, const int nb, const int store, blur_t* a0, blur_t* a1,
+                          blur_t* a2) {
+  for (int b0 = hi - 1; b0 >= lo; b0 -= BLUR_R_LINK_BATCH) {
+    blur_t e[3 * BLUR_R_LINK_BATCH], p[3 * BLUR_R_LINK_BATCH];
 #pragma unroll
-    for (int j = 0; j < BLUR_R_BATCH; ++j)
-      if (b0 - j >= 0) {
+    for (int j = 0; j < BLUR_R_LINK_BATCH; ++j)
+      if (b0 - j >= lo) {
         const __global blur_t* cb = c + (b0 - j) * stride;
         p[3 * j] = cb[0];
         p[3 * j + 1] = cb[cols];
@@ -266,22 +280,104 @@ void blur_rec_link(const int n, const int cols, const int nb, const int border, 
         e[3 * j + 2] = cb[5 * cols];
       }
 #pragma unroll
-    for (int j = 0; j < BLUR_R_BATCH; ++j)
-      if (b0 - j >= 0) {
+    for (int j = 0; j < BLUR_R_LINK_BATCH; ++j)
+      if (b0 - j >= lo) {
         const int b = b0 - j;
-        __global blur_t* cb = c + b * stride;
-        cb[3 * cols] = a0;
-        cb[4 * cols] = a1;
-        cb[5 * cols] = a2;
+        if (store) {
+          __global blur_t* cb = c + b * stride;
+          cb[3 * cols] = *a0;
+          cb[4 * cols] = *a1;
+          cb[5 * cols] = *a2;
+        }
         const int last = b == nb - 1;
         blur_t t0, t1, t2;
-        REC_MAT(prm + (last ? RP_ALAST : RP_AL), a0, a1, a2, a0, a1, a2);
+        REC_MAT(prm + (last ? RP_ALAST : RP_AL), *a0, *a1, *a2, *a0, *a1, *a2);
         REC_MAT(prm + (last ? RP_CLAST : RP_CL), p[3 * j], p[3 * j + 1], p[3 * j + 2], t0, t1, t2);
-        a0 += t0 + e[3 * j];
-        a1 += t1 + e[3 * j + 1];
-        a2 += t2 + e[3 * j + 2];
+        *a0 += t0 + e[3 * j];
+        *a1 += t1 + e[3 * j + 1];
+        *a2 += t2 + e[3 * j + 2];
       }
   }
+}
+
+// Per column (local x) and run (local y): blocks [g q, min(nb, (g + 1) q)).
+__kernel __attribute__((reqd_work_group_size(BLUR_R_LX, BLUR_R_LINK_SPLIT, 1)))
+void blur_rec_link(const int n, const int cols, const int nb, const int q, const int border, const int K,
+                   const __global float* restrict prm, const __global blur_t* restrict in, const clf_index in_off,
+                   const clf_index in_pitch, __global blur_t* restrict carry) {
+  __local blur_t run_state[3 * BLUR_R_LINK_SPLIT * BLUR_R_LX];  // per run: zero-state result, then true state
+  __local blur_t bottom[3 * BLUR_R_LX];                         // anti-causal state entering from below
+  const int lx = get_local_id(0), g = get_local_id(1), x = get_group_id(0) * BLUR_R_LX + lx;
+  const int live = x < cols, runs = (nb + q - 1) / q, lo = g * q, hi = min(nb, lo + q);
+  const __global blur_t* col = in + in_off + x;
+  __global blur_t* c = carry + x;
+  const clf_index stride = (clf_index)6 * cols;  // between blocks
+  __local blur_t* rs = run_state + 3 * (g * BLUR_R_LX + lx);
+  const int rstep = 3 * BLUR_R_LX;  // between the runs of one column
+  blur_t s0 = BLUR_ZERO, s1 = BLUR_ZERO, s2 = BLUR_ZERO;
+  // Forwards: zero-state result of each run; the runs chained in order; each run replayed.
+  if (live) link_forward(prm, c, stride, cols, lo, hi, nb, 0, &s0, &s1, &s2);
+  rs[0] = s0;
+  rs[1] = s1;
+  rs[2] = s2;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (live && g == 0) {
+    rec_left_boundary(prm, col, in_pitch, n, border, K, &s0, &s1, &s2);
+    for (int r = 0; r < runs; ++r) {
+      __local blur_t* t = rs + r * rstep;
+      const blur_t z0 = t[0], z1 = t[1], z2 = t[2];
+      t[0] = s0;
+      t[1] = s1;
+      t[2] = s2;
+      REC_MAT(prm + RP_AQ, s0, s1, s2, s0, s1, s2);  // the last run's end state is not used
+      s0 += z0;
+      s1 += z1;
+      s2 += z2;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  s0 = rs[0];
+  s1 = rs[1];
+  s2 = rs[2];
+  if (live && lo < hi) {
+    link_forward(prm, c, stride, cols, lo, hi, nb, 1, &s0, &s1, &s2);
+    if (hi == nb) {
+      blur_t a0, a1, a2;
+      rec_right_boundary(prm, col, in_pitch, n, border, K, s0, s1, s2, &a0, &a1, &a2);
+      bottom[3 * lx] = a0;
+      bottom[3 * lx + 1] = a1;
+      bottom[3 * lx + 2] = a2;
+    }
+  }
+  // Backwards, the same three steps from the bottom run up.
+  blur_t a0 = BLUR_ZERO, a1 = BLUR_ZERO, a2 = BLUR_ZERO;
+  if (live) link_backward(prm, c, stride, cols, lo, hi, nb, 0, &a0, &a1, &a2);
+  barrier(CLK_LOCAL_MEM_FENCE);  // the forward replay's reads of rs are done; bottom is written
+  rs[0] = a0;
+  rs[1] = a1;
+  rs[2] = a2;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (live && g == 0) {
+    a0 = bottom[3 * lx];
+    a1 = bottom[3 * lx + 1];
+    a2 = bottom[3 * lx + 2];
+    for (int r = runs - 1; r >= 0; --r) {
+      __local blur_t* t = rs + r * rstep;
+      const blur_t y0 = t[0], y1 = t[1], y2 = t[2];
+      t[0] = a0;
+      t[1] = a1;
+      t[2] = a2;
+      REC_MAT(prm + (r == runs - 1 ? RP_AQLAST : RP_AQ), a0, a1, a2, a0, a1, a2);
+      a0 += y0;
+      a1 += y1;
+      a2 += y2;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  a0 = rs[0];
+  a1 = rs[1];
+  a2 = rs[2];
+  if (live && lo < hi) link_backward(prm, c, stride, cols, lo, hi, nb, 1, &a0, &a1, &a2);
 }
 
 // Stage 3, per (column, block): the filter from the linked states.

@@ -224,6 +224,9 @@ KernelSpec blur_recursive_spec() {
        "split columns into blocks when the pass has fewer columns than this (0: never, 2^30: always)"},
       {"BLUR_R_FUSE_T", 0, {0, 1}, "1: blocked passes write their output transposed (no separate transpose)"},
       {"BLUR_R_BATCH", 8, {1, 2, 4, 8, 16}, "global loads issued together ahead of the recursion"},
+      {"BLUR_R_LINK_SPLIT", 1, {1, 2, 4, 8, 16},
+       "blur_rec_link: work-items per column, each linking one run of blocks (chained in local memory)"},
+      {"BLUR_R_LINK_BATCH", 4, {1, 2, 4, 8, 16}, "blur_rec_link: blocks whose carries are loaded together"},
       {"BLUR_R_NEXT_CARRY", 1, {0, 1},
        "1: with BLUR_R_FUSE_T and LX = BLOCK, the vertical pass also computes the horizontal pass's carries"},
   };
@@ -231,16 +234,22 @@ KernelSpec blur_recursive_spec() {
     if (p.at("BLUR_R_FUSE_T") && p.at("BLUR_R_BLOCK") == 0) return "BLUR_R_FUSE_T=1 needs BLUR_R_BLOCK > 0";
     return {};
   };
+  // The largest work-group and local memory of the family: blur_rec_apply's tile, or
+  // blur_rec_link's run states (LX x LINK_SPLIT work-items).
   s.resources = [](const ParamMap& p, const std::string& variant) {
     Resources r;
-    r.local = {static_cast<std::size_t>(p.at("BLUR_R_LX")), 1, 1};
-    r.local_mem_bytes = static_cast<std::uint64_t>(p.at("BLUR_R_BLOCK")) * (p.at("BLUR_R_LX") + 1) * variant_pixel(variant);
+    const std::uint64_t lx = p.at("BLUR_R_LX"), split = p.at("BLUR_R_LINK_SPLIT");
+    r.local = {static_cast<std::size_t>(lx), static_cast<std::size_t>(split), 1};
+    r.local_mem_bytes = std::max<std::uint64_t>(p.at("BLUR_R_BLOCK") * (lx + 1), 3 * (split + 1) * lx) *
+                        variant_pixel(variant);
     return r;
   };
   s.shrink = [](const ParamMap& p, const std::string&) -> std::optional<ParamMap> {
     ParamMap q = p;
-    if (q["BLUR_R_BLOCK"] > 16) q["BLUR_R_BLOCK"] /= 2;
+    if (q["BLUR_R_LINK_SPLIT"] > 1 && 3 * (q["BLUR_R_LINK_SPLIT"] + 1) >= q["BLUR_R_BLOCK"]) q["BLUR_R_LINK_SPLIT"] /= 2;
+    else if (q["BLUR_R_BLOCK"] > 16) q["BLUR_R_BLOCK"] /= 2;
     else if (q["BLUR_R_LX"] > 16) q["BLUR_R_LX"] /= 2;
+    else if (q["BLUR_R_LINK_SPLIT"] > 1) q["BLUR_R_LINK_SPLIT"] /= 2;
     else return std::nullopt;
     return q;
   };
@@ -588,9 +597,10 @@ void run_separable(Call& c, const Img& in, const Img& out) {
 }
 
 // The parameter buffer of one recursive pass (layout in cl/blur/blur_recursive.cl).
-std::vector<float> compute_recursive_parameters(const host::RecursiveGaussian& g, int K, int L, int last) {
+std::vector<float> compute_recursive_parameters(const host::RecursiveGaussian& g, int K, int L, int last, int q,
+                                                int qlast) {
   const int G = std::max(L, K);
-  std::vector<float> p(58 + 3 * static_cast<std::size_t>(G), 0.0f);
+  std::vector<float> p(76 + 3 * static_cast<std::size_t>(G), 0.0f);
   p[0] = static_cast<float>(g.k1);
   p[1] = static_cast<float>(g.g2);
   p[2] = static_cast<float>(g.c2);
@@ -604,25 +614,27 @@ std::vector<float> compute_recursive_parameters(const host::RecursiveGaussian& g
     put(31, host::recursive_transition(g, last));
     put(40, host::recursive_cross(g, L));
     put(49, host::recursive_cross(g, last));
+    put(58, host::recursive_transition(g, L * q));
+    put(67, host::recursive_transition(g, L * (qlast - 1) + last));
   }
   const std::vector<double> t = host::recursive_impulse_table(g, G);
-  for (std::size_t i = 0; i < t.size(); ++i) p[58 + i] = static_cast<float>(t[i]);
+  for (std::size_t i = 0; i < t.size(); ++i) p[76 + i] = static_cast<float>(t[i]);
   return p;
 }
 
 // The same, remembered per (sigma, K, L, last): the tables cost more host time than a call's
 // launches (about 0.1 ms), and calls usually repeat their sigmas.
-std::vector<float> recursive_parameters(double sigma, int K, int L, int last) {
-  using Key = std::tuple<double, int, int, int>;
+std::vector<float> recursive_parameters(double sigma, int K, int L, int last, int q, int qlast) {
+  using Key = std::tuple<double, int, int, int, int, int>;
   static std::mutex mutex;
   static std::map<Key, std::vector<float>> memo;
-  const Key key{sigma, K, L, last};
+  const Key key{sigma, K, L, last, q, qlast};
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = memo.find(key);
     if (it != memo.end()) return it->second;
   }
-  std::vector<float> p = compute_recursive_parameters(host::recursive_gaussian(sigma), K, L, last);
+  std::vector<float> p = compute_recursive_parameters(host::recursive_gaussian(sigma), K, L, last, q, qlast);
   std::lock_guard<std::mutex> lock(mutex);
   if (memo.size() >= 256) memo.clear();
   memo.emplace(key, p);
@@ -630,9 +642,10 @@ std::vector<float> recursive_parameters(double sigma, int K, int L, int last) {
 }
 
 // The constants of one recursive pass over n rows: margin K, block length L (0: whole
-// columns), blocks and the length of the last, the parameter buffer.
+// columns), blocks and the length of the last, blocks per run of the link kernel and of its
+// last run, the parameter buffer.
 struct RecPass {
-  int K = 0, L = 0, last = 0;
+  int K = 0, L = 0, last = 0, q = 0, qlast = 0;
   std::size_t nb = 1;
   cl::Buffer prm;
 };
@@ -644,8 +657,10 @@ RecPass rec_pass(Call& c, std::size_t n, double sigma, bool blocked) {
     p.L = c.res.recursive.at("BLUR_R_BLOCK");
     p.nb = ceil_div(n, p.L);
     p.last = static_cast<int>(n - (p.nb - 1) * p.L);
+    p.q = static_cast<int>(ceil_div(p.nb, c.res.recursive.at("BLUR_R_LINK_SPLIT")));
+    p.qlast = static_cast<int>(p.nb - (ceil_div(p.nb, p.q) - 1) * p.q);
   }
-  p.prm = c.constants(recursive_parameters(sigma, p.K, p.L, p.last), "recursive parameters");
+  p.prm = c.constants(recursive_parameters(sigma, p.K, p.L, p.last, p.q, p.qlast), "recursive parameters");
   return p;
 }
 
@@ -677,9 +692,10 @@ void recursive_pass(Call& c, const cl::Program& prog, std::size_t n, std::size_t
   }
   cl::Kernel link = get_kernel(prog, "blur_rec_link");
   Args(link, c.long_index)
-      .i32(n).i32(cols).i32(rp.nb).i32(c.border).i32(rp.K).buf(rp.prm)
+      .i32(n).i32(cols).i32(rp.nb).i32(rp.q).i32(c.border).i32(rp.K).buf(rp.prm)
       .buf(in.buffer).idx(in.offset).idx(in.pitch).buf(carry);
-  c.chain.kernel(link, cl::NDRange(round_up(cols, lx)), cl::NDRange(lx));
+  const std::size_t split = c.res.recursive.at("BLUR_R_LINK_SPLIT");
+  c.chain.kernel(link, cl::NDRange(round_up(cols, lx), split), cl::NDRange(lx, split));
   cl::Kernel apply = get_kernel(prog, "blur_rec_apply");
   Args(apply, c.long_index)
       .i32(n).i32(cols).buf(rp.prm).buf(in.buffer).idx(in.offset).idx(in.pitch).buf(carry)
