@@ -699,15 +699,17 @@ TEST_SUITE("tune") {
     auto& s = test::session();
     {
       // Recursive method, sigma 2: the blur_recursive kernel.
-      const ParamMap base = {
-          {"BLUR_R_BLOCK", 16}, {"BLUR_R_NARROW", 1 << 30}, {"BLUR_R_FUSE_T", 1}, {"BLUR_R_BATCH", 2}};
+      const ParamMap base = {{"BLUR_R_BLOCK", 16},     {"BLUR_R_NARROW", 1 << 30},   {"BLUR_R_FUSE_T", 1},
+                             {"BLUR_R_BATCH", 2},      {"BLUR_R_NEXT_CARRY", 1},      {"BLUR_R_LINK_SPLIT", 2},
+                             {"BLUR_R_LINK_BATCH", 2}};
       ParamMap wrong = base, fast = base;
       wrong["BLUR_R_LX"] = 32;
       fast["BLUR_R_LX"] = 16;
       TuneOptions o = blur_options();
       o.routine_options = {{"method", "recursive"}, {"sigma", "2"}};
-      o.param_values = {{"BLUR_R_LX", {16, 32}}, {"BLUR_R_BLOCK", {16}}, {"BLUR_R_NARROW", {1 << 30}},
-                        {"BLUR_R_FUSE_T", {1}},   {"BLUR_R_BATCH", {2}}};
+      o.param_values = {{"BLUR_R_LX", {16, 32}},   {"BLUR_R_BLOCK", {16}},    {"BLUR_R_NARROW", {1 << 30}},
+                        {"BLUR_R_FUSE_T", {1}},     {"BLUR_R_BATCH", {2}},     {"BLUR_R_NEXT_CARRY", {1}},
+                        {"BLUR_R_LINK_SPLIT", {2}}, {"BLUR_R_LINK_BATCH", {2}}};
       o.fault = wrong_looks_fastest(wrong, fast);
       const TuneResult r = tune(s.queue, "blur", o);
       CHECK(r.kernel == "blur_recursive");
@@ -759,8 +761,9 @@ TEST_SUITE("tune") {
     REQUIRE(r.classes.size() == 2);
     CHECK(r.classes[0].variant == "1");
     CHECK(r.classes[1].variant == "4");
-    CHECK(r.classes[0].space == 5 * 6 * 3 * 2 * 5);  // LX, BLOCK, NARROW (3), FUSE_T, BATCH
-    CHECK(r.classes[1].space == 5 * 6 * 3 * 2 * 5);
+    // LX, BLOCK, NARROW (3), FUSE_T, BATCH, NEXT_CARRY, LINK_SPLIT, LINK_BATCH
+    CHECK(r.classes[0].space == 5 * 6 * 3 * 2 * 5 * 2 * 5 * 5);
+    CHECK(r.classes[1].space == 5 * 6 * 3 * 2 * 5 * 2 * 5 * 5);
 
     auto expect = [&](const std::string& routine, const TuneOptions& opt, const std::string& needle) {
       test::expect_invalid_argument([&] { tune(s.queue, routine, opt); }, needle);

@@ -193,6 +193,20 @@ TEST_SUITE("tuning") {
       for (std::size_t c = 0; c < 29; ++c) REQUIRE(std::memcmp(&out4[c * 33 + r], &in4[r * 29 + c], 16) == 0);
   }
 
+  TEST_CASE("resolved configurations are remembered per device identity, limits included") {
+    const DeviceInfo& dev = test::session().entry.info;
+    DeviceInfo small = dev;  // a copy with less local memory than the shipped row's tile needs
+    const Tuning shipped_only{{}, false};
+    const Configuration before = resolve_configuration("blur_recursive", "1", dev, shipped_only);
+    small.local_mem_size = before.at("BLUR_R_BLOCK") * (before.at("BLUR_R_LX") + 1) * 4 - 4;
+    const Configuration fitted = resolve_configuration("blur_recursive", "1", small, shipped_only);
+    CHECK(fitted.at("BLUR_R_BLOCK") * (fitted.at("BLUR_R_LX") + 1) * 4 <= static_cast<int>(small.local_mem_size));
+    CHECK_FALSE(fitted.notes.empty());
+    const Configuration after = resolve_configuration("blur_recursive", "1", dev, shipped_only);
+    CHECK(after.values == before.values);
+    CHECK(after.notes == before.notes);
+  }
+
   TEST_CASE("every kernel family ships rows for default, NVIDIA, AMD, Intel and CPU") {
     for (const auto& name : tunable_kernels()) {
       const auto& spec = detail::kernel_spec(name);

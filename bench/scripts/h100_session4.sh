@@ -12,6 +12,9 @@
 #   part 4: the new shipped NVIDIA recursive row and its neighbours (link batch, split), the
 #           sigma list against separable (1 and 4 channels); SGEMM 1000^3 kernel profiles with
 #           and without split k in the benchmark's back-to-back setting.
+#   part 5: the blur crossover with the new recursive row, the PoCL blur figures; SGEMM 900..1100
+#           through the direct kernel (SGEMM_DIRECT_MAX) against the tiled path, and the
+#           direct kernel tuned at 1000^3.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session4.sh BUILD_DIR OUT_DIR PART
 set -u
@@ -93,6 +96,17 @@ C="$B/clforge"
     for v in "" "-p SGEMM_SPLITK=2" "-p SGEMM_SPLITK=4"; do
       prof 60 $R $v bench sgemm --size 1000 --size 1024x1000x1000 --size 2048
     done
+    ;;
+  5)
+    lim 60 "$C" -d nvidia tune blur-crossover --size 8192x8192
+    lim 150 "$C" -d cpu bench blur --size 4096x4096 --sigmas 2,5,10,20 --methods separable,recursive \
+      --out "$O/json/blur_cpu.json"
+    for v in "" "-p SGEMM_DIRECT_MAX=1024" "" "-p SGEMM_DIRECT_MAX=1024"; do
+      lim 60 "$C" -d nvidia $v bench sgemm --size 1000 --size 1024 --size 903 --size 1100
+    done
+    lim 80 "$C" -d nvidia tune sgemm_direct --size 1000 --time 60
+    lim 60 "$C" -d nvidia -p SGEMM_DIRECT_MAX=1024 bench sgemm --size 1000 --size 1024 --size 903 --size 512 --size 256
+    (cd /tmp/clforge-userdata && tar czf "$O/json5.tgz" .)
     ;;
   esac
   date -u

@@ -158,50 +158,73 @@ Entries parse_database(const std::string& text, const std::string& file, const s
   return out;
 }
 
-// Parsed files kept while their stamp (or, for shipped files, content hash) is unchanged.
+// Parsed files kept while their stamp (or, for shipped files, content hash) is unchanged,
+// shared (never copied) by the calls that read them.
+using EntriesPtr = std::shared_ptr<const Entries>;
 std::mutex g_db_mutex;
-std::map<std::string, std::pair<std::uint64_t, Entries>> g_parsed;
+std::map<std::string, std::pair<std::uint64_t, EntriesPtr>> g_parsed;
 
-Entries load_cached(const std::string& key, std::uint64_t version, const std::function<Entries()>& load) {
+// One database as a lookup saw it: its entries, and a version that changes with its contents
+// (`stable` false when the version cannot be trusted: a file written a moment ago).
+struct Loaded {
+  EntriesPtr entries = std::make_shared<const Entries>();
+  std::uint64_t version = 0;
+  bool stable = true;
+};
+
+EntriesPtr load_cached(const std::string& key, std::uint64_t version, const std::function<Entries()>& load) {
   {
     std::lock_guard<std::mutex> lock(g_db_mutex);
     auto it = g_parsed.find(key);
     if (it != g_parsed.end() && it->second.first == version) return it->second.second;
   }
-  Entries e = load();
+  auto e = std::make_shared<const Entries>(load());
   std::lock_guard<std::mutex> lock(g_db_mutex);
   g_parsed[key] = {version, e};
   return e;
 }
 
-Entries load_file_entries(const std::string& path, const std::string& default_kernel, bool must_exist) {
+Loaded load_file_entries(const std::string& path, const std::string& default_kernel, bool must_exist) {
   const FileStamp st = stamp_of(path);
+  Loaded out;
   if (st.size < 0) {
     if (must_exist) throw TuningError("tuning file " + path + " cannot be read");
-    return {};
+    return out;
   }
   auto load = [&] {
     const auto text = read_file(path);
     if (!text) throw TuningError("tuning file " + path + " cannot be read");
     return parse_database(*text, path, default_kernel);
   };
-  if (st.recent()) return load();  // a fresh file's stamp may not show its latest write
-  const std::uint64_t version =
-      fnv1a(std::to_string(st.mtime) + ":" + std::to_string(st.size) + ":" + std::to_string(st.inode));
-  return load_cached("file:" + path, version, load);
+  if (st.recent()) {  // a fresh file's stamp may not show its latest write
+    out.entries = std::make_shared<const Entries>(load());
+    out.stable = false;
+    return out;
+  }
+  out.version = fnv1a(std::to_string(st.mtime) + ":" + std::to_string(st.size) + ":" + std::to_string(st.inode));
+  out.entries = load_cached("file:" + path, out.version, load);
+  return out;
 }
 
-Entries load_shipped(const KernelSpec& spec) {
-  if (spec.database.empty()) return {};
+Loaded load_shipped(const KernelSpec& spec) {
+  Loaded out;
+  if (spec.database.empty()) return out;
   // The stamp names the file's origin and content without reading an unchanged file; the
   // text is read only to parse a new version.
   const SourceStamp stamp = kernel_source_stamp(spec.database);
   const std::string label = stamp.origin == "embedded"
                                 ? "embedded:" + spec.database
                                 : stamp.origin.substr(stamp.origin.find(':') + 1) + "/" + spec.database;
-  return load_cached("shipped:" + spec.database + "@" + stamp.origin, stamp.hash,
-                     [&] { return parse_database(load_kernel_source(spec.database).text, label, spec.name); });
+  out.version = fnv1a(stamp.origin + ":" + std::to_string(stamp.hash));
+  out.entries = load_cached("shipped:" + spec.database + "@" + stamp.origin, stamp.hash,
+                            [&] { return parse_database(load_kernel_source(spec.database).text, label, spec.name); });
+  return out;
 }
+
+// Resolved configurations by (kernel, variant, device, overrides, database versions): a
+// routine call resolves several, and the lookup below costs more than the call's launches.
+std::mutex g_resolved_mutex;
+std::map<std::string, Configuration> g_resolved;
 
 std::string sanitize(const std::string& s) {
   std::string o;
@@ -282,10 +305,26 @@ Configuration resolve_configuration(const std::string& kernel, const std::string
 
   // Candidate entries in lookup order: tuning file, user database, shipped (by specificity).
   std::vector<std::pair<const Entry*, std::string>> order;
-  Entries tuning_file, user, shipped;
+  Loaded tuning_file, user;
   if (const auto tf = env("CLFORGE_TUNING_FILE")) tuning_file = load_file_entries(*tf, {}, true);
   if (user_db_enabled(tuning)) user = load_file_entries(user_database_path(device), {}, false);
-  shipped = load_shipped(spec);
+  const Loaded shipped = load_shipped(spec);
+  std::string key;
+  if (tuning_file.stable && user.stable) {
+    // Everything of the device that entry matching and the fit check read (a caller may pass a
+    // modified copy of a device's identity).
+    std::string dev = device.platform_name + '\n' + device.name + '\n' + device.vendor + '\n' + device.vendor_key() +
+                      '\n' + device.type + '\n' + device.architecture + '\n' + device.driver_version + '\n' +
+                      std::to_string(device.max_work_group_size) + ':' + std::to_string(device.local_mem_size) + ':' +
+                      std::to_string(device.max_alloc_size) + ':' + std::to_string(device.compute_units);
+    for (std::size_t v : device.max_work_item_sizes) dev += ',' + std::to_string(v);
+    key = kernel + '\n' + variant + '\n' + dev + '\n' + std::to_string(tuning_file.version) + ':' +
+          std::to_string(user.version) + ':' + std::to_string(shipped.version);
+    for (const auto& [name, value] : tuning.overrides) key += '\n' + name + '=' + std::to_string(value);
+    std::lock_guard<std::mutex> lock(g_resolved_mutex);
+    auto it = g_resolved.find(key);
+    if (it != g_resolved.end()) return it->second;
+  }
   auto add_level = [&](const Entries& es, const std::string& what, bool by_specificity) {
     std::vector<const Entry*> m;
     for (const auto& e : es)
@@ -296,9 +335,9 @@ Configuration resolve_configuration(const std::string& kernel, const std::string
     });
     for (const Entry* e : m) order.emplace_back(e, what + " " + e->file + " [" + e->label() + "]");
   };
-  add_level(tuning_file, "tuning-file", true);
-  add_level(user, "user", true);
-  add_level(shipped, "shipped", true);
+  add_level(*tuning_file.entries, "tuning-file", true);
+  add_level(*user.entries, "user", true);
+  add_level(*shipped.entries, "shipped", true);
 
   for (const auto& p : spec.params) {
     if (cfg.values.count(p.name)) continue;
@@ -346,6 +385,11 @@ Configuration resolve_configuration(const std::string& kernel, const std::string
     cfg.notes.push_back(note);
     log(LogLevel::Info, kernel + ": " + note);
     problem = fit_problem(spec, cfg.values, variant, device);
+  }
+  if (!key.empty()) {
+    std::lock_guard<std::mutex> lock(g_resolved_mutex);
+    if (g_resolved.size() >= 4096) g_resolved.clear();
+    g_resolved.emplace(key, cfg);
   }
   return cfg;
 }
