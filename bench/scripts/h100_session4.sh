@@ -15,6 +15,9 @@
 #   part 5: the blur crossover with the new recursive row, the PoCL blur figures; SGEMM 900..1100
 #           through the direct kernel (SGEMM_DIRECT_MAX) against the tiled path, and the
 #           direct kernel tuned at 1000^3.
+#   part 6: the closing sitting of the build with the shipped rows: the test suite on the NVIDIA
+#           device, the SGEMM floor sizes (with cuBLAS), blur at 64 MP (sigma 2..50), the
+#           SGEMM 1024^3 floor on the PoCL CPU device, transpose twice.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session4.sh BUILD_DIR OUT_DIR PART
 set -u
@@ -107,6 +110,18 @@ C="$B/clforge"
     lim 80 "$C" -d nvidia tune sgemm_direct --size 1000 --time 60
     lim 60 "$C" -d nvidia -p SGEMM_DIRECT_MAX=1024 bench sgemm --size 1000 --size 1024 --size 903 --size 512 --size 256
     (cd /tmp/clforge-userdata && tar czf "$O/json5.tgz" .)
+    ;;
+  6)
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw --format=csv
+    lim 200 "$B/tests/clforge_tests" --test-suite=transpose,sgemm,fft,blur,tuning,runtime,cache \
+      --test-case-exclude="clforge blur: PNG*"
+    lim 120 "$C" -d nvidia bench sgemm --size 1000 --size 903 --size 4096 --size 8192 --size 4097 \
+      --out "$O/json/sgemm_floor.json"
+    lim 90 "$C" -d nvidia bench blur --size 8192x8192 --sigmas 2,5,10,20,50 --methods separable,recursive \
+      --out "$O/json/blur_h100.json"
+    lim 150 "$C" -d cpu bench sgemm --size 1024 --out "$O/json/sgemm_cpu.json"
+    lim 60 "$C" -d nvidia bench transpose --size 8192 --size 16384 --out "$O/json/transpose_a.json"
+    lim 60 "$C" -d nvidia bench transpose --size 8192 --size 16384 --out "$O/json/transpose_b.json"
     ;;
   esac
   date -u
