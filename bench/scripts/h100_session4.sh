@@ -18,6 +18,8 @@
 #   part 6: the closing sitting of the build with the shipped rows: the test suite on the NVIDIA
 #           device, the SGEMM floor sizes (with cuBLAS), blur at 64 MP (sigma 2..50), the
 #           SGEMM 1024^3 floor on the PoCL CPU device, transpose twice.
+#   part 7: transpose on the PoCL CPU device: shipped row, an exhaustive sweep of register blocks
+#           and local tiles (work-group sizes 1..256) at 4096^2, the benchmark with the winner.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session4.sh BUILD_DIR OUT_DIR PART
 set -u
@@ -122,6 +124,13 @@ C="$B/clforge"
     lim 150 "$C" -d cpu bench sgemm --size 1024 --out "$O/json/sgemm_cpu.json"
     lim 60 "$C" -d nvidia bench transpose --size 8192 --size 16384 --out "$O/json/transpose_a.json"
     lim 60 "$C" -d nvidia bench transpose --size 8192 --size 16384 --out "$O/json/transpose_b.json"
+    ;;
+  7)
+    lim 120 "$C" -d cpu bench transpose --size 4096 --size 8192 --out "$O/json/transpose_cpu_before.json"
+    lim 330 "$C" -d cpu tune transpose --size 4096 --strategy exhaustive --param TRA_LOCAL=0,1 \
+      --param TRA_TILE=16,32,64 --param TRA_WPT=1,4,16 --param TRA_VW=1,4,8 --param TRA_PAD=0 --param TRA_DIAG=0 \
+      --param TRA_SWZ=0 --out "$O/json/tune_transpose_cpu.json"
+    lim 120 "$C" -d cpu bench transpose --size 4096 --size 8192 --out "$O/json/transpose_cpu_after.json"
     ;;
   esac
   date -u
