@@ -20,6 +20,8 @@
 #           SGEMM 1024^3 floor on the PoCL CPU device, transpose twice.
 #   part 7: transpose on the PoCL CPU device: shipped row, an exhaustive sweep of register blocks
 #           and local tiles (work-group sizes 1..256) at 4096^2, the benchmark with the winner.
+#   part 8: FFT n = 1024, 4096, 8192 (64 MiB): kernel profiles of the shipped rows and of
+#           single-kernel 8192 (local-memory halving, 512 work-items), 4096 variants.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session4.sh BUILD_DIR OUT_DIR PART
 set -u
@@ -131,6 +133,16 @@ C="$B/clforge"
       --param TRA_TILE=16,32,64 --param TRA_WPT=1,4,16 --param TRA_VW=1,4,8 --param TRA_PAD=0 --param TRA_DIAG=0 \
       --param TRA_SWZ=0 --out "$O/json/tune_transpose_cpu.json"
     lim 120 "$C" -d cpu bench transpose --size 4096 --size 8192 --out "$O/json/transpose_cpu_after.json"
+    ;;
+  8)
+    R="$C -v -d nvidia"
+    prof 90 $R bench fft --size 1024 --size 4096 --size 8192 --size 16384
+    prof 60 $R -p FFT_LOCAL_MAX=8192 -p FFT_HALVE=1 -p FFT_WG=512 bench fft --size 8192
+    prof 60 $R -p FFT_LOCAL_MAX=8192 -p FFT_HALVE=1 -p FFT_WG=1024 bench fft --size 8192
+    prof 60 $R -p FFT_LOCAL_MAX=8192 -p FFT_HALVE=1 -p FFT_WG=512 -p FFT_RADIX=8 bench fft --size 8192
+    for v in "-p FFT_HALVE=1" "-p FFT_WG=512" "-p FFT_HALVE=1 -p FFT_WG=1024" "-p FFT_TWIDDLE=1" "-p FFT_RADIX=8"; do
+      prof 60 $R $v bench fft --size 4096
+    done
     ;;
   esac
   date -u
