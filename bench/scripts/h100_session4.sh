@@ -22,6 +22,8 @@
 #           and local tiles (work-group sizes 1..256) at 4096^2, the benchmark with the winner.
 #   part 8: FFT n = 1024, 4096, 8192 (64 MiB): kernel profiles of the shipped rows and of
 #           single-kernel 8192 (local-memory halving, 512 work-items), 4096 variants.
+#   part 9: FFT twiddles computed in the kernel (FFT_TWIDDLE=1) against the table across lengths,
+#           single-kernel 8192 with it.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session4.sh BUILD_DIR OUT_DIR PART
 set -u
@@ -143,6 +145,15 @@ C="$B/clforge"
     for v in "-p FFT_HALVE=1" "-p FFT_WG=512" "-p FFT_HALVE=1 -p FFT_WG=1024" "-p FFT_TWIDDLE=1" "-p FFT_RADIX=8"; do
       prof 60 $R $v bench fft --size 4096
     done
+    ;;
+  9)
+    S="--size 64 --size 256 --size 1024 --size 2048 --size 4096 --size 16384 --size 65536 --size 1048576"
+    lim 120 "$C" -d nvidia bench fft $S --out "$O/json/fft_table.json"
+    lim 120 "$C" -d nvidia -p FFT_TWIDDLE=1 bench fft $S --out "$O/json/fft_sincos.json"
+    R="$C -v -d nvidia"
+    prof 60 $R -p FFT_LOCAL_MAX=8192 -p FFT_HALVE=1 -p FFT_WG=512 -p FFT_TWIDDLE=1 bench fft --size 8192 --size 8192@512
+    prof 60 $R -p FFT_LOCAL_MAX=8192 -p FFT_HALVE=1 -p FFT_WG=256 -p FFT_TWIDDLE=1 bench fft --size 8192
+    prof 60 $R -p FFT_LOCAL_MAX=8192 -p FFT_HALVE=1 -p FFT_WG=512 -p FFT_TWIDDLE=1 -p FFT_PAD=0 bench fft --size 8192
     ;;
   esac
   date -u
