@@ -24,6 +24,8 @@
 #           single-kernel 8192 (local-memory halving, 512 work-items), 4096 variants.
 #   part 9: FFT twiddles computed in the kernel (FFT_TWIDDLE=1) against the table across lengths,
 #           single-kernel 8192 with it.
+#   part 10: the sm_90 FFT rows for 4096 and 8192 as shipped (64 and 512 MiB), 8192 with the
+#           twiddle table, the FFT tests on the NVIDIA device.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session4.sh BUILD_DIR OUT_DIR PART
 set -u
@@ -154,6 +156,13 @@ C="$B/clforge"
     prof 60 $R -p FFT_LOCAL_MAX=8192 -p FFT_HALVE=1 -p FFT_WG=512 -p FFT_TWIDDLE=1 bench fft --size 8192 --size 8192@512
     prof 60 $R -p FFT_LOCAL_MAX=8192 -p FFT_HALVE=1 -p FFT_WG=256 -p FFT_TWIDDLE=1 bench fft --size 8192
     prof 60 $R -p FFT_LOCAL_MAX=8192 -p FFT_HALVE=1 -p FFT_WG=512 -p FFT_TWIDDLE=1 -p FFT_PAD=0 bench fft --size 8192
+    ;;
+  10)
+    lim 120 "$C" -d nvidia bench fft --size 2048 --size 4096 --size 8192 --size 4096@512 --size 8192@512 \
+      --out "$O/json/fft_rows.json"
+    prof 60 "$C" -v -d nvidia -p FFT_TWIDDLE=0 bench fft --size 8192
+    prof 60 "$C" -v -d nvidia -p FFT_TWIDDLE=1 bench fft --size 8192
+    CLFORGE_TEST_DEVICE=nvidia lim 200 "$B/tests/clforge_tests" --test-suite=fft
     ;;
   esac
   date -u
