@@ -26,6 +26,8 @@
 #           single-kernel 8192 with it.
 #   part 10: the sm_90 FFT rows for 4096 and 8192 as shipped (64 and 512 MiB), 8192 with the
 #           twiddle table, the FFT tests on the NVIDIA device.
+#   part 11: PoCL transpose with 8 rows per work-item (the sweep of part 7 had 1, 4, 16): tiles
+#           32/64, vectors 4/8, local tile or registers, padding; the benchmark twice.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session4.sh BUILD_DIR OUT_DIR PART
 set -u
@@ -163,6 +165,13 @@ C="$B/clforge"
     prof 60 "$C" -v -d nvidia -p FFT_TWIDDLE=0 bench fft --size 8192
     prof 60 "$C" -v -d nvidia -p FFT_TWIDDLE=1 bench fft --size 8192
     CLFORGE_TEST_DEVICE=nvidia lim 200 "$B/tests/clforge_tests" --test-suite=fft
+    ;;
+  11)
+    lim 240 "$C" -d cpu tune transpose --size 4096 --strategy exhaustive --param TRA_LOCAL=0,1 \
+      --param TRA_TILE=32,64 --param TRA_WPT=8 --param TRA_VW=4,8 --param TRA_PAD=0,1 --param TRA_DIAG=0 \
+      --param TRA_SWZ=0 --out "$O/json/tune_transpose_cpu8.json"
+    lim 120 "$C" -d cpu bench transpose --size 4096 --size 8192 --out "$O/json/transpose_cpu_a.json"
+    lim 120 "$C" -d cpu bench transpose --size 4096 --size 8192 --out "$O/json/transpose_cpu_b.json"
     ;;
   esac
   date -u
