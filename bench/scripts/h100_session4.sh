@@ -28,6 +28,8 @@
 #           twiddle table, the FFT tests on the NVIDIA device.
 #   part 11: PoCL transpose with 8 rows per work-item (the sweep of part 7 had 1, 4, 16): tiles
 #           32/64, vectors 4/8, local tile or registers, padding; the benchmark twice.
+#   part 12: PoCL transpose with tiny work-groups (one to four work-items of 8x8 or 4x8 register
+#           blocks), then the benchmark twice.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session4.sh BUILD_DIR OUT_DIR PART
 set -u
@@ -172,6 +174,13 @@ C="$B/clforge"
       --param TRA_SWZ=0 --out "$O/json/tune_transpose_cpu8.json"
     lim 120 "$C" -d cpu bench transpose --size 4096 --size 8192 --out "$O/json/transpose_cpu_a.json"
     lim 120 "$C" -d cpu bench transpose --size 4096 --size 8192 --out "$O/json/transpose_cpu_b.json"
+    ;;
+  12)
+    lim 240 "$C" -d cpu tune transpose --size 4096 --strategy exhaustive --param TRA_LOCAL=0 \
+      --param TRA_TILE=8,16 --param TRA_WPT=4,8 --param TRA_VW=4,8 --param TRA_PAD=0 --param TRA_DIAG=0 \
+      --param TRA_SWZ=0 --out "$O/json/tune_transpose_cpu_small.json"
+    lim 120 "$C" -d cpu bench transpose --size 4096 --size 8192 --out "$O/json/transpose_cpu_c.json"
+    lim 120 "$C" -d cpu bench transpose --size 4096 --size 8192 --out "$O/json/transpose_cpu_d.json"
     ;;
   esac
   date -u
