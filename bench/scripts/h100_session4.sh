@@ -30,6 +30,8 @@
 #           32/64, vectors 4/8, local tile or registers, padding; the benchmark twice.
 #   part 12: PoCL transpose with tiny work-groups (one to four work-items of 8x8 or 4x8 register
 #           blocks), then the benchmark twice.
+#   part 13: PoCL transpose work-group orders (band swizzle 1 = down the input's columns, so that
+#           a thread's consecutive groups write along output rows), then the benchmark twice.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session4.sh BUILD_DIR OUT_DIR PART
 set -u
@@ -181,6 +183,13 @@ C="$B/clforge"
       --param TRA_SWZ=0 --out "$O/json/tune_transpose_cpu_small.json"
     lim 120 "$C" -d cpu bench transpose --size 4096 --size 8192 --out "$O/json/transpose_cpu_c.json"
     lim 120 "$C" -d cpu bench transpose --size 4096 --size 8192 --out "$O/json/transpose_cpu_d.json"
+    ;;
+  13)
+    lim 240 "$C" -d cpu tune transpose --size 4096 --strategy exhaustive --param TRA_LOCAL=0,1 \
+      --param TRA_TILE=16,32,64 --param TRA_WPT=8 --param TRA_VW=8 --param TRA_PAD=1 --param TRA_DIAG=0 \
+      --param TRA_SWZ=0,1,4,16 --out "$O/json/tune_transpose_cpu_swz.json"
+    lim 120 "$C" -d cpu bench transpose --size 4096 --size 8192 --out "$O/json/transpose_cpu_e.json"
+    lim 120 "$C" -d cpu bench transpose --size 4096 --size 8192 --out "$O/json/transpose_cpu_f.json"
     ;;
   esac
   date -u

@@ -22,7 +22,7 @@ KernelSpec transpose_spec() {
       {"TRA_VW", 1, {1, 2, 4, 8}, "consecutive columns moved by each work-item"},
       {"TRA_PAD", 1, {0, 1}, "local-memory padding column against bank conflicts"},
       {"TRA_DIAG", 0, {0, 1}, "diagonal work-group mapping"},
-      {"TRA_SWZ", 0, {0, 4, 8, 16, 32},
+      {"TRA_SWZ", 0, {0, 1, 2, 4, 8, 16, 32},
        "band swizzle of the work-group order: band width in tiles (0: off; ignored when TRA_DIAG = 1)"},
       {"TRA_LOCAL", 1, {0, 1}, "1: local-memory tile; 0: register blocks of TRA_WPT x TRA_VW"},
   };
