@@ -32,6 +32,7 @@
 #           blocks), then the benchmark twice.
 #   part 13: PoCL transpose work-group orders (band swizzle 1 = down the input's columns, so that
 #           a thread's consecutive groups write along output rows), then the benchmark twice.
+#   part 14: FFT multi-pass plans (16384, 65536, 2^20 at 64 MiB): kernel profiles, plan text.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session4.sh BUILD_DIR OUT_DIR PART
 set -u
@@ -190,6 +191,12 @@ C="$B/clforge"
       --param TRA_SWZ=0,1,4,16 --out "$O/json/tune_transpose_cpu_swz.json"
     lim 120 "$C" -d cpu bench transpose --size 4096 --size 8192 --out "$O/json/transpose_cpu_e.json"
     lim 120 "$C" -d cpu bench transpose --size 4096 --size 8192 --out "$O/json/transpose_cpu_f.json"
+    ;;
+  14)
+    for n in 16384 65536 1048576; do
+      prof 60 "$C" -v -d nvidia bench fft --size $n
+      lim 30 "$C" -d nvidia run fft --n $n
+    done
     ;;
   esac
   date -u
