@@ -33,6 +33,7 @@
 #   part 13: PoCL transpose work-group orders (band swizzle 1 = down the input's columns, so that
 #           a thread's consecutive groups write along output rows), then the benchmark twice.
 #   part 14: FFT multi-pass plans (16384, 65536, 2^20 at 64 MiB): kernel profiles, plan text.
+#   part 15: the multi-pass plans with other work-group sizes, points per work-item and twiddles.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session4.sh BUILD_DIR OUT_DIR PART
 set -u
@@ -196,6 +197,12 @@ C="$B/clforge"
     for n in 16384 65536 1048576; do
       prof 60 "$C" -v -d nvidia bench fft --size $n
       lim 30 "$C" -d nvidia run fft --n $n
+    done
+    ;;
+  15)
+    for v in "-p FFT_WG=256" "-p FFT_WG=512" "-p FFT_WG=512 -p FFT_REG=32" "-p FFT_WG=1024 -p FFT_HALVE=1" \
+             "-p FFT_TWIDDLE=1" "-p FFT_PAD=0" "-p FFT_STAGE=2" "-p FFT_WG=512 -p FFT_STAGE=2"; do
+      lim 60 "$C" -d nvidia $v bench fft --size 16384 --size 65536 --size 1048576 2>&1 | grep "clforge:"
     done
     ;;
   esac
