@@ -200,8 +200,8 @@ C="$B/clforge"
     done
     ;;
   15)
-    for v in "-p FFT_WG=256" "-p FFT_WG=512" "-p FFT_WG=512 -p FFT_REG=32" "-p FFT_WG=1024 -p FFT_HALVE=1" \
-             "-p FFT_TWIDDLE=1" "-p FFT_PAD=0" "-p FFT_STAGE=2" "-p FFT_WG=512 -p FFT_STAGE=2"; do
+    for v in "-p FFT_WG=256" "-p FFT_WG=512" "-p FFT_WG=1024 -p FFT_HALVE=1" \
+             "-p FFT_TWIDDLE=1" "-p FFT_PAD=0" "-p FFT_STAGE=1" "-p FFT_WG=512 -p FFT_STAGE=1"; do
       lim 60 "$C" -d nvidia $v bench fft --size 16384 --size 65536 --size 1048576 2>&1 | grep "clforge:"
     done
     ;;
