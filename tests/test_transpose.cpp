@@ -103,6 +103,8 @@ TEST_SUITE("transpose") {
         {{"TRA_TILE", 16}, {"TRA_WPT", 4}, {"TRA_VW", 4}, {"TRA_SWZ", 8}},
         {{"TRA_TILE", 32}, {"TRA_WPT", 8}, {"TRA_VW", 1}, {"TRA_SWZ", 32}},
         {{"TRA_TILE", 8}, {"TRA_WPT", 4}, {"TRA_VW", 2}, {"TRA_SWZ", 4}, {"TRA_LOCAL", 0}},
+        {{"TRA_TILE", 16}, {"TRA_WPT", 8}, {"TRA_VW", 8}, {"TRA_SWZ", 1}, {"TRA_LOCAL", 0}},  // down the columns
+        {{"TRA_TILE", 8}, {"TRA_WPT", 2}, {"TRA_VW", 4}, {"TRA_SWZ", 2}},
     };
     for (const auto& p : sets)
       for (std::size_t n : {16, 256, 512}) check_transpose(n, n, 4, 0, 0, 0, 0, Tuning{p, false}, seed++);

@@ -838,7 +838,7 @@ TEST_SUITE("tune") {
     int rc = test::run_command(cli + "tune transpose --size 64 --param TRA_TILE=8,16 --param TRA_LOCAL=1 --dry-run", out);
     INFO(out);
     CHECK(rc == 0);
-    CHECK(out.find("space 800") != std::string::npos);  // TILE 2 x WPT 5 x VW 4 x PAD 2 x DIAG 2 x SWZ 5 x LOCAL 1
+    CHECK(out.find("space 1120") != std::string::npos);  // TILE 2 x WPT 5 x VW 4 x PAD 2 x DIAG 2 x SWZ 7 x LOCAL 1
     CHECK(!detail::file_exists(path));
 
     const std::string results = env.dir + "/results.json";
