@@ -34,6 +34,8 @@
 #           a thread's consecutive groups write along output rows), then the benchmark twice.
 #   part 14: FFT multi-pass plans (16384, 65536, 2^20 at 64 MiB): kernel profiles, plan text.
 #   part 15: the multi-pass plans with other work-group sizes, points per work-item and twiddles.
+#   part 16: the tuner's timing with back-to-back calls per region: tune sgemm_direct at 1000^3
+#           (its default against the benchmark's figure), then the benchmark.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session4.sh BUILD_DIR OUT_DIR PART
 set -u
@@ -204,6 +206,10 @@ C="$B/clforge"
              "-p FFT_TWIDDLE=1" "-p FFT_PAD=0" "-p FFT_STAGE=1" "-p FFT_WG=512 -p FFT_STAGE=1"; do
       lim 60 "$C" -d nvidia $v bench fft --size 16384 --size 65536 --size 1048576 2>&1 | grep "clforge:"
     done
+    ;;
+  16)
+    lim 80 "$C" -d nvidia tune sgemm_direct --size 1000 --time 50 --no-store
+    lim 60 "$C" -d nvidia bench sgemm --size 1000 --size 1024
     ;;
   esac
   date -u
