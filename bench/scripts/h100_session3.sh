@@ -25,18 +25,8 @@
 #           platform while the test process holds its context).
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session3.sh BUILD_DIR OUT_DIR PART
-set -u
-B=$1
-O=$2
+source "$(dirname "$0")/device_common.sh" "$@"
 PART=$3
-mkdir -p "$O/json"
-export CLFORGE_CACHE_DIR=/tmp/clforge-cache
-export XDG_DATA_HOME=/tmp/clforge-userdata
-run() { echo "+ $*"; "$@"; echo "(exit $?)"; }
-lim() { local s=$1; shift; echo "+ [limit ${s}s] $*"; timeout -s INT -k 10 "$s" "$@"; echo "(exit $?)"; }
-# The test binary and the CLI carry the checkout path they were built in: give it to them here.
-src=$(grep -o 'CMAKE_HOME_DIRECTORY:INTERNAL=.*' "$B/CMakeCache.txt" | cut -d= -f2)
-if [ -n "$src" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$PWD" "$src"; fi
 {
   date -u
   case $PART in

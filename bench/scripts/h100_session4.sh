@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Device sittings of session 4 on the lent H100 machine, one part per call (each under the
 # device tool's 10-minute limit). Per-kernel device times come from CLFORGE_PROFILE_KERNELS=1
-# (logged at level info, `clforge -v`) and are summarised per kernel by `prof` below.
+# (logged at level info, `clforge -v`) and are summarised per kernel by `prof` (device_common.sh).
 #   part 1: per-kernel profiles of small SGEMM (1000^3: route rows, tile shapes, split k) beside
 #           CLBlast and cuBLAS, and of the blur methods at sigma 10 on 64 MP.
 #   part 2: after the constant-table cache (no device sync per blur call) and the horizontal
@@ -36,32 +36,12 @@
 #   part 15: the multi-pass plans with other work-group sizes, points per work-item and twiddles.
 #   part 16: the tuner's timing with back-to-back calls per region: tune sgemm_direct at 1000^3
 #           (its default against the benchmark's figure), then the benchmark.
+#   part 17: after the recursive kernels' clean-up: the blur tests on the NVIDIA device, blur at
+#           64 MP sigma 2/10/20 (1 and 4 channels).
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session4.sh BUILD_DIR OUT_DIR PART
-set -u
-B=$1
-O=$2
+source "$(dirname "$0")/device_common.sh" "$@"
 PART=$3
-mkdir -p "$O/json"
-export CLFORGE_CACHE_DIR=/tmp/clforge-cache
-export XDG_DATA_HOME=/tmp/clforge-userdata
-run() { echo "+ $*"; "$@"; echo "(exit $?)"; }
-lim() { local s=$1; shift; echo "+ [limit ${s}s] $*"; timeout -s INT -k 10 "$s" "$@"; echo "(exit $?)"; }
-# prof LIMIT CMD...: runs a clforge command with the kernel profile on; prints the command's own
-# output and, per kernel (name and sizes), the count, median and total of its device times.
-prof() {
-  local s=$1; shift
-  echo "+ [profile, limit ${s}s] $*"
-  CLFORGE_PROFILE_KERNELS=1 timeout -s INT -k 10 "$s" "$@" 2>"$O/prof.txt"
-  echo "(exit $?)"
-  grep -v '^clforge: profile: ' "$O/prof.txt"
-  grep '^clforge: profile: ' "$O/prof.txt" | sed 's/^clforge: profile: //; s/ ms$//; s/ \([0-9.]*\)$/\t\1/' |
-    sort -t"$(printf '\t')" -k1,1 -k2,2g |
-    awk -F'\t' 'function out() {if (n) printf "  %-70s n=%4d median %.4f ms total %.3f ms\n", k, n, v[int((n+1)/2)], s}
-                 $1 != k {out(); k=$1; n=0; s=0} {v[++n]=$2; s+=$2} END {out()}' 
-}
-src=$(grep -o 'CMAKE_HOME_DIRECTORY:INTERNAL=.*' "$B/CMakeCache.txt" | cut -d= -f2)
-if [ -n "$src" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$PWD" "$src"; fi
 C="$B/clforge"
 {
   date -u
@@ -210,6 +190,11 @@ C="$B/clforge"
   16)
     lim 80 "$C" -d nvidia tune sgemm_direct --size 1000 --time 50 --no-store
     lim 60 "$C" -d nvidia bench sgemm --size 1000 --size 1024
+    ;;
+  17)
+    CLFORGE_TEST_DEVICE=nvidia lim 200 "$B/tests/clforge_tests" --test-suite=blur --test-case-exclude="clforge blur: PNG*"
+    lim 60 "$C" -d nvidia bench blur --size 8192x8192 --sigmas 2,10,20 --methods separable,recursive
+    lim 60 "$C" -d nvidia bench blur --size 8192x8192 --sigmas 10 --channels 4 --methods separable,recursive
     ;;
   esac
   date -u

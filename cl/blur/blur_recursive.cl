@@ -90,6 +90,16 @@
     s1 = rec_w_;                                                  \
   } while (0)
 
+// Step m of a block's zero-state carry: the causal step on x, then the anti-causal zero-state
+// sum (e0, e1, e2) += g[m] * s1 with the impulse table of prm (blur_rec_carry's results).
+#define CARRY_STEP(prm, m, s0, s1, s2, e0, e1, e2, x)      \
+  do {                                                     \
+    REC_STEP(s0, s1, s2, x);                               \
+    e0 = mad((blur_t)((prm)[RP_G + 3 * (m)]), s1, e0);     \
+    e1 = mad((blur_t)((prm)[RP_G + 3 * (m) + 1]), s1, e1); \
+    e2 = mad((blur_t)((prm)[RP_G + 3 * (m) + 2]), s1, e2); \
+  } while (0)
+
 // (o0, o1, o2) = m (v0, v1, v2), m row-major 3 x 3.
 #define REC_MAT(m, v0, v1, v2, o0, o1, o2)                 \
   do {                                                     \
@@ -98,6 +108,17 @@
     o1 = (m)[3] * t0_ + (m)[4] * t1_ + (m)[5] * t2_;       \
     o2 = (m)[6] * t0_ + (m)[7] * t1_ + (m)[8] * t2_;       \
   } while (0)
+
+// The six carry values of one (block, column): c[k * cols], k = p0 p1 p2 e0 e1 e2.
+inline void store_carry(__global blur_t* c, const int cols, const blur_t s0, const blur_t s1, const blur_t s2,
+                        const blur_t e0, const blur_t e1, const blur_t e2) {
+  c[0] = s0;
+  c[cols] = s1;
+  c[2 * cols] = s2;
+  c[3 * cols] = e0;
+  c[4 * cols] = e1;
+  c[5 * cols] = e2;
+}
 
 // Sample i (any integer) of a column with n samples; 0 outside under the zero border.
 inline blur_t rec_sample(const __global blur_t* col, const clf_index pitch, const int i, const int n,
@@ -113,12 +134,7 @@ inline void rec_right_boundary(const __global float* prm, const __global blur_t*
                                blur_t* a0, blur_t* a1, blur_t* a2) {
   const blur_t k1 = (blur_t)prm[RP_K1], g2 = (blur_t)prm[RP_G2], c2 = (blur_t)prm[RP_C2];
   blur_t e0 = BLUR_ZERO, e1 = BLUR_ZERO, e2 = BLUR_ZERO;
-  for (int m = 0; m < K; ++m) {
-    REC_STEP(s0, s1, s2, rec_sample(col, pitch, n + m, n, border));
-    e0 = mad((blur_t)prm[RP_G + 3 * m], s1, e0);
-    e1 = mad((blur_t)prm[RP_G + 3 * m + 1], s1, e1);
-    e2 = mad((blur_t)prm[RP_G + 3 * m + 2], s1, e2);
-  }
+  for (int m = 0; m < K; ++m) CARRY_STEP(prm, m, s0, s1, s2, e0, e1, e2, rec_sample(col, pitch, n + m, n, border));
   const blur_t last = border == BLUR_ZEROS ? BLUR_ZERO : rec_sample(col, pitch, n + K - 1, n, border);
   blur_t b0, b1, b2;
   REC_MAT(prm + RP_M, s0 - last, s1 - last, s2 - last, b0, b1, b2);
@@ -209,19 +225,10 @@ void blur_rec_carry(const int n, const int cols, const __global float* restrict 
     for (int j = 0; j < BLUR_R_BATCH; ++j)
       if (m0 + j < len) {
         const int m = m0 + j;
-        REC_STEP(s0, s1, s2, v[j]);
-        e0 = mad((blur_t)prm[RP_G + 3 * m], s1, e0);
-        e1 = mad((blur_t)prm[RP_G + 3 * m + 1], s1, e1);
-        e2 = mad((blur_t)prm[RP_G + 3 * m + 2], s1, e2);
+        CARRY_STEP(prm, m, s0, s1, s2, e0, e1, e2, v[j]);
       }
   }
-  __global blur_t* c = carry + (clf_index)b * 6 * cols + x;
-  c[0] = s0;
-  c[cols] = s1;
-  c[2 * cols] = s2;
-  c[3 * cols] = e0;
-  c[4 * cols] = e1;
-  c[5 * cols] = e2;
+  store_carry(carry + (clf_index)b * 6 * cols + x, cols, s0, s1, s2, e0, e1, e2);
 }
 
 // Stage 2. The causal recursion over blocks is s' = A^len s + p_b, the anti-causal one
@@ -300,6 +307,25 @@ inline void link_backward(const __global float* prm, __global blur_t* c, const c
   }
 }
 
+// The runs of one column in order (backwards: from the last run up): each run's zero-state
+// result in local memory (`rstep` apart) is replaced by the true state entering it, starting
+// from (v0, v1, v2); a run maps its entering state v to A^(its length) v + its result.
+inline void link_runs(const __global float* prm, __local blur_t* rs, const int rstep, const int runs,
+                      const int backwards, blur_t v0, blur_t v1, blur_t v2) {
+  for (int i = 0; i < runs; ++i) {
+    const int r = backwards ? runs - 1 - i : i;
+    __local blur_t* t = rs + r * rstep;
+    const blur_t z0 = t[0], z1 = t[1], z2 = t[2];
+    t[0] = v0;
+    t[1] = v1;
+    t[2] = v2;
+    REC_MAT(prm + (r == runs - 1 ? RP_AQLAST : RP_AQ), v0, v1, v2, v0, v1, v2);
+    v0 += z0;
+    v1 += z1;
+    v2 += z2;
+  }
+}
+
 // Per column (local x) and run (local y): blocks [g q, min(nb, (g + 1) q)).
 __kernel __attribute__((reqd_work_group_size(BLUR_R_LX, BLUR_R_LINK_SPLIT, 1)))
 void blur_rec_link(const int n, const int cols, const int nb, const int q, const int border, const int K,
@@ -323,17 +349,7 @@ void blur_rec_link(const int n, const int cols, const int nb, const int q, const
   barrier(CLK_LOCAL_MEM_FENCE);
   if (live && g == 0) {
     rec_left_boundary(prm, col, in_pitch, n, border, K, &s0, &s1, &s2);
-    for (int r = 0; r < runs; ++r) {
-      __local blur_t* t = rs + r * rstep;
-      const blur_t z0 = t[0], z1 = t[1], z2 = t[2];
-      t[0] = s0;
-      t[1] = s1;
-      t[2] = s2;
-      REC_MAT(prm + RP_AQ, s0, s1, s2, s0, s1, s2);  // the last run's end state is not used
-      s0 += z0;
-      s1 += z1;
-      s2 += z2;
-    }
+    link_runs(prm, rs, rstep, runs, 0, s0, s1, s2);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   s0 = rs[0];
@@ -358,20 +374,7 @@ void blur_rec_link(const int n, const int cols, const int nb, const int q, const
   rs[2] = a2;
   barrier(CLK_LOCAL_MEM_FENCE);
   if (live && g == 0) {
-    a0 = bottom[3 * lx];
-    a1 = bottom[3 * lx + 1];
-    a2 = bottom[3 * lx + 2];
-    for (int r = runs - 1; r >= 0; --r) {
-      __local blur_t* t = rs + r * rstep;
-      const blur_t y0 = t[0], y1 = t[1], y2 = t[2];
-      t[0] = a0;
-      t[1] = a1;
-      t[2] = a2;
-      REC_MAT(prm + (r == runs - 1 ? RP_AQLAST : RP_AQ), a0, a1, a2, a0, a1, a2);
-      a0 += y0;
-      a1 += y1;
-      a2 += y2;
-    }
+    link_runs(prm, rs, rstep, runs, 1, bottom[3 * lx], bottom[3 * lx + 1], bottom[3 * lx + 2]);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   a0 = rs[0];
@@ -441,19 +444,8 @@ void blur_rec_apply(const int n, const int cols, const __global float* restrict 
     const blur_t k1 = (blur_t)prm_next[RP_K1], g2 = (blur_t)prm_next[RP_G2], c2 = (blur_t)prm_next[RP_C2];
     const int len_next = min(BLUR_R_BLOCK, cols - x0);
     blur_t s0 = BLUR_ZERO, s1 = BLUR_ZERO, s2 = BLUR_ZERO, e0 = BLUR_ZERO, e1 = BLUR_ZERO, e2 = BLUR_ZERO;
-    for (int m = 0; m < len_next; ++m) {
-      REC_STEP(s0, s1, s2, tile[lx * (BLUR_R_LX + 1) + m]);
-      e0 = mad((blur_t)prm_next[RP_G + 3 * m], s1, e0);
-      e1 = mad((blur_t)prm_next[RP_G + 3 * m + 1], s1, e1);
-      e2 = mad((blur_t)prm_next[RP_G + 3 * m + 2], s1, e2);
-    }
-    __global blur_t* c = carry_next + (clf_index)(x0 / BLUR_R_BLOCK) * 6 * n + s + lx;
-    c[0] = s0;
-    c[n] = s1;
-    c[2 * n] = s2;
-    c[3 * n] = e0;
-    c[4 * n] = e1;
-    c[5 * n] = e2;
+    for (int m = 0; m < len_next; ++m) CARRY_STEP(prm_next, m, s0, s1, s2, e0, e1, e2, tile[lx * (BLUR_R_LX + 1) + m]);
+    store_carry(carry_next + (clf_index)(x0 / BLUR_R_BLOCK) * 6 * n + s + lx, n, s0, s1, s2, e0, e1, e2);
   }
 #endif
 #endif

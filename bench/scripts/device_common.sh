@@ -1,0 +1,30 @@
+# Shared prelude of the device sitting scripts (sourced, not run): BUILD_DIR and OUT_DIR from
+# the arguments, caches and the user tuning database under /tmp, and the helpers
+#   run CMD...          echo the command, run it, echo its exit status
+#   lim SECONDS CMD...  the same under `timeout -s INT` (a tune stopped this way keeps its best)
+#   prof SECONDS CMD... a clforge command with CLFORGE_PROFILE_KERNELS=1 (give it -v): its own
+#                       output, then per kernel (name and ranges) the count, median and total
+#                       of the device times it logged
+# usage, at the top of a script: source "$(dirname "$0")/device_common.sh" "$@"
+set -u
+B=$1
+O=$2
+mkdir -p "$O/json"
+export CLFORGE_CACHE_DIR=/tmp/clforge-cache
+export XDG_DATA_HOME=/tmp/clforge-userdata
+run() { echo "+ $*"; "$@"; echo "(exit $?)"; }
+lim() { local s=$1; shift; echo "+ [limit ${s}s] $*"; timeout -s INT -k 10 "$s" "$@"; echo "(exit $?)"; }
+prof() {
+  local s=$1; shift
+  echo "+ [profile, limit ${s}s] $*"
+  CLFORGE_PROFILE_KERNELS=1 timeout -s INT -k 10 "$s" "$@" 2>"$O/prof.txt"
+  echo "(exit $?)"
+  grep -v '^clforge: profile: ' "$O/prof.txt"
+  grep '^clforge: profile: ' "$O/prof.txt" | sed 's/^clforge: profile: //; s/ ms$//; s/ \([0-9.]*\)$/\t\1/' |
+    sort -t"$(printf '\t')" -k1,1 -k2,2g |
+    awk -F'\t' 'function out() {if (n) printf "  %-70s n=%4d median %.4f ms total %.3f ms\n", k, n, v[int((n+1)/2)], s}
+                 $1 != k {out(); k=$1; n=0; s=0} {v[++n]=$2; s+=$2} END {out()}'
+}
+# The test binary and the CLI carry the checkout path they were built in: give it to them here.
+src=$(grep -o 'CMAKE_HOME_DIRECTORY:INTERNAL=.*' "$B/CMakeCache.txt" | cut -d= -f2)
+if [ -n "$src" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$PWD" "$src"; fi
