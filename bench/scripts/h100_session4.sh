@@ -38,6 +38,8 @@
 #           (its default against the benchmark's figure), then the benchmark.
 #   part 17: after the recursive kernels' clean-up: the blur tests on the NVIDIA device, blur at
 #           64 MP sigma 2/10/20 (1 and 4 channels).
+#   part 18: FFT 2^20 and 65536 (two passes of 1024 / 256 points) with larger work-groups, so
+#           that more transforms share a group on the strided pass.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session4.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -195,6 +197,14 @@ C="$B/clforge"
     CLFORGE_TEST_DEVICE=nvidia lim 200 "$B/tests/clforge_tests" --test-suite=blur --test-case-exclude="clforge blur: PNG*"
     lim 60 "$C" -d nvidia bench blur --size 8192x8192 --sigmas 2,10,20 --methods separable,recursive
     lim 60 "$C" -d nvidia bench blur --size 8192x8192 --sigmas 10 --channels 4 --methods separable,recursive
+    ;;
+  18)
+    for v in "" "-p FFT_WG=256" "-p FFT_WG=512" "-p FFT_WG=1024"; do
+      lim 60 "$C" -d nvidia $v bench fft --size 1048576 --size 1048576@512 2>&1 | grep "clforge:"
+    done
+    for v in "" "-p FFT_WG=512" "-p FFT_WG=512 -p FFT_HALVE=1" "-p FFT_WG=1024 -p FFT_HALVE=1"; do
+      lim 60 "$C" -d nvidia $v bench fft --size 65536 2>&1 | grep "clforge:"
+    done
     ;;
   esac
   date -u
