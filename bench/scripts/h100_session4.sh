@@ -40,6 +40,7 @@
 #           64 MP sigma 2/10/20 (1 and 4 channels).
 #   part 18: FFT 2^20 and 65536 (two passes of 1024 / 256 points) with larger work-groups, so
 #           that more transforms share a group on the strided pass.
+#   part 19: the same with FFT_LOCAL_MAX=1024 (the fit check sizes a group for FFT_LOCAL_MAX).
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session4.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -204,6 +205,12 @@ C="$B/clforge"
     done
     for v in "" "-p FFT_WG=512" "-p FFT_WG=512 -p FFT_HALVE=1" "-p FFT_WG=1024 -p FFT_HALVE=1"; do
       lim 60 "$C" -d nvidia $v bench fft --size 65536 2>&1 | grep "clforge:"
+    done
+    ;;
+  19)
+    for v in "-p FFT_LOCAL_MAX=1024" "-p FFT_LOCAL_MAX=1024 -p FFT_WG=256" "-p FFT_LOCAL_MAX=1024 -p FFT_WG=512" \
+             "-p FFT_LOCAL_MAX=1024 -p FFT_WG=1024"; do
+      prof 60 "$C" -v -d nvidia $v bench fft --size 1048576 --size 1048576@512
     done
     ;;
   esac
