@@ -42,7 +42,7 @@ void bench_transpose(Session& s, Report& report, const BenchOptions& opt, const 
     const double bytes = 2.0 * n * 4;
 
     // Correctness first: poisoned output, exact match with the host transpose.
-    Record r{"transpose", "clforge", shape};
+    Record r = Record::of("transpose", "clforge", shape);
     r.bytes = bytes;
     {
       std::vector<float> host_in(n), dev_out(n, std::nanf("")), ref(n);
@@ -67,7 +67,7 @@ void bench_transpose(Session& s, Report& report, const BenchOptions& opt, const 
     report.add(r);
 
 #if CLFORGE_HAVE_CLBLAST
-    Record c{"transpose", "CLBlast", shape};
+    Record c = Record::of("transpose", "CLBlast", shape);
     c.bytes = bytes;
     cl_command_queue q = s.queue();
     const auto status = clblast::Omatcopy<float>(clblast::Layout::kRowMajor, clblast::Transpose::kYes, rows, cols, 1.0f,

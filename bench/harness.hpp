@@ -33,6 +33,14 @@ struct Record {
   double flops = 0;      ///< flops of one run, for GFLOP/s
   double error = -1;     ///< relative error against the host reference (-1: not checked)
   nlohmann::json params = nlohmann::json::object();  ///< parameters and their sources
+  /// A record of `routine` by `library` on `shape`, nothing measured yet.
+  static Record of(std::string routine, std::string library, std::string shape) {
+    Record r;
+    r.routine = std::move(routine);
+    r.library = std::move(library);
+    r.shape = std::move(shape);
+    return r;
+  }
   double gbps() const { return timing.median_ms > 0 ? bytes / timing.median_ms / 1e6 : 0; }
   double gflops() const { return timing.median_ms > 0 ? flops / timing.median_ms / 1e6 : 0; }
 };

@@ -29,7 +29,7 @@ Peaks measure_peaks(Session& s, Report& report, std::size_t bytes, bool with_flo
   const std::string shape = std::to_string(floats * 4 >> 20) + " MiB";
 
   {
-    Record r{"peak", "clEnqueueCopyBuffer", shape};
+    Record r = Record::of("peak", "clEnqueueCopyBuffer", shape);
     r.bytes = 2.0 * floats * 4;
     r.timing = time_event(s.queue, [&] {
       cl::Event e;
@@ -48,7 +48,7 @@ Peaks measure_peaks(Session& s, Report& report, std::size_t bytes, bool with_flo
     const cl::Program prog = detail::get_program(qc, peak_spec(), cfg, "-DPEAK_EXTRA_FLOPS=" + std::to_string(extra));
     cl::Kernel k = detail::get_kernel(prog, "peak_copy");
     detail::set_args(k, in, out, 1.0001f, 0.5f);
-    Record r{"peak", extra == 0 ? "copy kernel" : "copy+" + std::to_string(extra) + " flop", shape};
+    Record r = Record::of("peak", extra == 0 ? "copy kernel" : "copy+" + std::to_string(extra) + " flop", shape);
     r.bytes = 2.0 * floats * 4;
     r.flops = static_cast<double>(extra) * floats;
     r.timing = time_event(s.queue, [&] {
@@ -70,7 +70,7 @@ Peaks measure_peaks(Session& s, Report& report, std::size_t bytes, bool with_flo
     cl::Buffer sink(s.context, CL_MEM_WRITE_ONLY, items * 4, nullptr, &st);
     detail::check(st, "clCreateBuffer", "fma sink");
     detail::set_args(k, sink, 0.9999f, 0.0001f);
-    Record r{"peak", "fma", std::to_string(items) + " work-items"};
+    Record r = Record::of("peak", "fma", std::to_string(items) + " work-items");
     r.flops = 2.0 * 16 * iters * items;
     r.timing = time_event(s.queue, [&] {
       cl::Event e;

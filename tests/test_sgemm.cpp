@@ -305,8 +305,9 @@ TEST_SUITE("sgemm") {
     // describes no element (A when m = 0, B when n = 0) may be a null buffer.
     auto& s = test::session();
     std::vector<float> poison = host::poisoned(64);
-    cl::Buffer bc(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 64 * 4, poison.data());
-    cl::Buffer bin(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 64 * 4, poison.data());
+    const cl_mem_flags copy = CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR;
+    cl::Buffer bc(s.context, copy, poison.size() * 4, poison.data());
+    cl::Buffer bin(s.context, copy, poison.size() * 4, poison.data());
     for (auto [m, n] : {std::pair<std::size_t, std::size_t>{0, 5}, {5, 0}, {0, 0}}) {
       cl::Event ev;
       sgemm(s.queue, Layout::ColMajor, Transpose::No, Transpose::No, m, n, 3, 1.0f, {m ? bin : cl::Buffer(), 0, 8},
@@ -525,7 +526,8 @@ TEST_SUITE("sgemm") {
     auto& s = test::session();
     const std::vector<float> poison = host::poisoned(64 * 64);
     cl::Buffer a(s.context, CL_MEM_READ_WRITE, 64 * 64 * 4), b(s.context, CL_MEM_READ_WRITE, 64 * 64 * 4);
-    cl::Buffer c(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 64 * 64 * 4, const_cast<float*>(poison.data()));
+    const cl_mem_flags copy = CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR;
+    cl::Buffer c(s.context, copy, poison.size() * 4, const_cast<float*>(poison.data()));
     const auto N = Transpose::No, T = Transpose::Yes;
     const auto col = Layout::ColMajor, row = Layout::RowMajor;
     const auto expect = test::expect_invalid_argument;
