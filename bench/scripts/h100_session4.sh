@@ -41,6 +41,8 @@
 #   part 18: FFT 2^20 and 65536 (two passes of 1024 / 256 points) with larger work-groups, so
 #           that more transforms share a group on the strided pass.
 #   part 19: the same with FFT_LOCAL_MAX=1024 (the fit check sizes a group for FFT_LOCAL_MAX).
+#   part 20: strided passes with a work-group grown for 8 transforms: 2^20 with the 1024 row's
+#           FFT_STAGE=2 (never stage) and with FFT_STAGE=0 (stage where it coalesces).
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session4.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -211,6 +213,12 @@ C="$B/clforge"
     for v in "-p FFT_LOCAL_MAX=1024" "-p FFT_LOCAL_MAX=1024 -p FFT_WG=256" "-p FFT_LOCAL_MAX=1024 -p FFT_WG=512" \
              "-p FFT_LOCAL_MAX=1024 -p FFT_WG=1024"; do
       prof 60 "$C" -v -d nvidia $v bench fft --size 1048576 --size 1048576@512
+    done
+    ;;
+  20)
+    for v in "" "-p FFT_STAGE=0"; do
+      prof 60 "$C" -v -d nvidia $v bench fft --size 1048576 --size 1048576@512 --size 2097152
+      lim 30 "$C" -d nvidia $v run fft --n 1048576 | head -6
     done
     ;;
   esac
