@@ -146,14 +146,11 @@ struct FftPlan::Impl {
     };
     modes();
     // Staging across transforms coalesces B transforms' elements: aim for B >= 8 (64-byte runs)
-    // by giving each work-item more butterflies (up to 32 points) when a transform needs many,
-    // and, where FFT_WG is too small for 8 transforms at 32 points per work-item (a 1024-point
-    // pass in 128 work-items), with a larger work-group for this stage.
+    // by giving each work-item more butterflies (up to 32 points) when a transform needs many.
     const bool across = stage_param != 2 && ((in_es != 1 && in_adj == 1) || (out_es != 1 && out_adj == 1));
     if (across && s.shape.b < 8 && !s.shape.priv()) {
-      const std::size_t max_wg = dev.max_work_group_size != 0 ? dev.max_work_group_size : 1024;
-      const std::size_t wg = std::min(std::max<std::size_t>(static_cast<std::size_t>(cfg.at("FFT_WG")), 8 * ((len + 31) / 32)),
-                                      max_wg);
+      const std::size_t wg = std::min<std::size_t>(static_cast<std::size_t>(cfg.at("FFT_WG")),
+                                                   dev.max_work_group_size != 0 ? dev.max_work_group_size : 1024);
       std::size_t t = std::max<std::size_t>(1, wg / 8);
       while (t > 1 && (len % t != 0 || len / t > 32)) --t;
       if (t > 1 && t < static_cast<std::size_t>(s.shape.t)) {
