@@ -43,6 +43,7 @@
 #   part 19: the same with FFT_LOCAL_MAX=1024 (the fit check sizes a group for FFT_LOCAL_MAX).
 #   part 20: strided passes with a work-group grown for 8 transforms: 2^20 with the 1024 row's
 #           FFT_STAGE=2 (never stage) and with FFT_STAGE=0 (stage where it coalesces).
+#   part 21: long transforms in more, shorter passes (FFT_LOCAL_MAX caps the pass length too).
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session4.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -219,6 +220,12 @@ C="$B/clforge"
     for v in "" "-p FFT_STAGE=0"; do
       prof 60 "$C" -v -d nvidia $v bench fft --size 1048576 --size 1048576@512 --size 2097152
       lim 30 "$C" -d nvidia $v run fft --n 1048576 | head -6
+    done
+    ;;
+  21)
+    for v in "" "-p FFT_LOCAL_MAX=512" "-p FFT_LOCAL_MAX=256" "-p FFT_LOCAL_MAX=128"; do
+      lim 60 "$C" -d nvidia $v bench fft --size 1048576 --size 2097152 --size 65536 --size 16384 2>&1 | grep "clforge:"
+      lim 30 "$C" -d nvidia $v run fft --n 1048576 | grep "passes"
     done
     ;;
   esac
