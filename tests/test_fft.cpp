@@ -319,6 +319,12 @@ TEST_SUITE("fft") {
     // Multi-pass plans under a small single-kernel limit, and one long kernel where the device's
     // local memory holds it (PoCL; a 48 KiB GPU refuses it by name).
     check_fft(with(contiguous(8192, 2, true), sets[4]), seed++);
+    // Passes capped below the single-kernel limit: 65536 = 64*64*16, 2^20 in passes of at most
+    // 128, and a Bluestein length whose M-point FFTs take passes of at most 64.
+    const ParamMap short_passes = {{"FFT_PASS_MAX", 64}};
+    check_fft(with(contiguous(65536, 2, true), short_passes), seed++);
+    check_fft(with(contiguous(1 << 20, 1), ParamMap{{"FFT_PASS_MAX", 128}}), seed++);
+    check_fft(with(contiguous(4099, 3), short_passes), seed++);
     try {
       check_fft(with(contiguous(16384, 2), sets[5]), seed++);
     } catch (const InvalidArgument& e) {

@@ -131,7 +131,7 @@ class LogCapture {
 // FFT of length 64: 2 candidates (FFT_WG 64 or 256), every other parameter fixed.
 TuneOptions fft_options(int wg_a = 64, int wg_b = 256) {
   return tiny_space("64", {{"FFT_WG", {wg_a, wg_b}}, {"FFT_RADIX", {16}}, {"FFT_REG", {32}}, {"FFT_LOCAL_MAX", {4096}},
-                           {"FFT_HALVE", {0}}, {"FFT_TWIDDLE", {0}}, {"FFT_PAD", {1}}, {"FFT_VEC", {1}},
+                           {"FFT_PASS_MAX", {32768}}, {"FFT_HALVE", {0}}, {"FFT_TWIDDLE", {0}}, {"FFT_PAD", {1}}, {"FFT_VEC", {1}},
                            {"FFT_STAGE", {0}}});
 }
 

@@ -252,7 +252,12 @@ void FftPlan::Impl::build(const Tuning& tuning) {
     // Passes through global memory ---------------------------------------------------------
     if (!smooth) ntot = detail::fft_bluestein_length_smooth(n);
     const Configuration cfg_t = smooth ? top : resolve_configuration(kRoutine, std::to_string(ntot), dev, tuning);
-    const std::vector<std::size_t> factors = detail::fft_global_factors(ntot, detail::fft_local_limit(cfg_t.values, dev));
+    // Passes of at most FFT_PASS_MAX points: a long pass has few transforms per work-group on
+    // its strided side (16-byte runs for 1024 points in 128 work-items on the H100), so three
+    // passes of 128 can beat two of 1024.
+    const std::size_t pass_max = std::min(detail::fft_local_limit(cfg_t.values, dev),
+                                          static_cast<std::size_t>(cfg_t.at("FFT_PASS_MAX")));
+    const std::vector<std::size_t> factors = detail::fft_global_factors(ntot, pass_max);
     if (factors.size() < 2)
       throw UnsupportedDevice("fft: no decomposition of length " + std::to_string(ntot) + " fits device \"" +
                               dev.name + "\"");
@@ -392,7 +397,7 @@ void FftPlan::Impl::compile() {
     Configuration key = s.cfg;
     for (const auto& p : spec.params) {
       const bool launcher_only = p.name == "FFT_RADIX" || p.name == "FFT_WG" || p.name == "FFT_REG" ||
-                                 p.name == "FFT_LOCAL_MAX" || p.name == "FFT_STAGE";
+                                 p.name == "FFT_LOCAL_MAX" || p.name == "FFT_PASS_MAX" || p.name == "FFT_STAGE";
       const bool local_only = (p.name == "FFT_HALVE" || p.name == "FFT_PAD") && !s.shape.uses_local();
       if (launcher_only || local_only) key.values[p.name] = p.default_value;
     }

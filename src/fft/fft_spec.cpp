@@ -37,6 +37,8 @@ KernelSpec fft_spec() {
       {"FFT_REG", 16, {1, 2, 4, 8, 16, 32, 64}, "lengths up to this: one transform per work-item, in registers"},
       {"FFT_LOCAL_MAX", 4096, {256, 512, 1024, 2048, 4096, 8192, 16384, 32768},
        "longest length done in one kernel; longer ones take passes through global memory"},
+      {"FFT_PASS_MAX", 32768, {64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768},
+       "longest pass of a multi-pass plan (also capped by FFT_LOCAL_MAX): more, shorter passes"},
       {"FFT_HALVE", 0, {0, 1}, "local-memory halving: exchange real, then imaginary parts through half the buffer"},
       {"FFT_TWIDDLE", 0, {0, 1}, "0: twiddle table computed in double on the host; 1: sinpi/cospi in the kernel"},
       {"FFT_PAD", 1, {0, 1}, "pad local-memory rows against bank conflicts"},
