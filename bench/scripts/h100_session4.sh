@@ -44,6 +44,8 @@
 #   part 20: strided passes with a work-group grown for 8 transforms: 2^20 with the 1024 row's
 #           FFT_STAGE=2 (never stage) and with FFT_STAGE=0 (stage where it coalesces).
 #   part 21: long transforms in more, shorter passes (FFT_LOCAL_MAX caps the pass length too).
+#   part 22: FFT_PASS_MAX shipped (512 on GPUs): long lengths at 64 and 512 MiB, FFT tests on the
+#           NVIDIA device.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session4.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -227,6 +229,11 @@ C="$B/clforge"
       lim 60 "$C" -d nvidia $v bench fft --size 1048576 --size 2097152 --size 65536 --size 16384 2>&1 | grep "clforge:"
       lim 30 "$C" -d nvidia $v run fft --n 1048576 | grep "passes"
     done
+    ;;
+  22)
+    lim 150 "$C" -d nvidia bench fft --size 16384 --size 65536 --size 131072 --size 262144 --size 1048576 \
+      --size 2097152 --size 1048576@512 --size 262144@512 --out "$O/json/fft_long.json"
+    CLFORGE_TEST_DEVICE=nvidia lim 200 "$B/tests/clforge_tests" --test-suite=fft
     ;;
   esac
   date -u
