@@ -46,6 +46,7 @@
 #   part 21: long transforms in more, shorter passes (FFT_LOCAL_MAX caps the pass length too).
 #   part 22: FFT_PASS_MAX shipped (512 on GPUs): long lengths at 64 and 512 MiB, FFT tests on the
 #           NVIDIA device.
+#   part 23: FFT_PASS_MAX 128 / 256 / 512 / 1024 on the long lengths.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session4.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -234,6 +235,12 @@ C="$B/clforge"
     lim 150 "$C" -d nvidia bench fft --size 16384 --size 65536 --size 131072 --size 262144 --size 1048576 \
       --size 2097152 --size 1048576@512 --size 262144@512 --out "$O/json/fft_long.json"
     CLFORGE_TEST_DEVICE=nvidia lim 200 "$B/tests/clforge_tests" --test-suite=fft
+    ;;
+  23)
+    for v in 1024 512 256 128; do
+      lim 60 "$C" -d nvidia -p FFT_PASS_MAX=$v bench fft --size 32768 --size 131072 --size 262144 --size 1048576 \
+        --size 4194304 2>&1 | grep "clforge:"
+    done
     ;;
   esac
   date -u
