@@ -289,7 +289,8 @@ struct ConstantEntry {
   cl::Buffer buffer;
 };
 std::mutex g_constant_mutex;
-std::vector<ConstantEntry> g_constants;
+// Never destroyed: releasing OpenCL objects during static destruction can outlive the driver.
+std::vector<ConstantEntry>& g_constants = *new std::vector<ConstantEntry>;
 constexpr std::size_t kConstantEntries = 64;
 }  // namespace
 
