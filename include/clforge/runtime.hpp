@@ -11,7 +11,9 @@ namespace clforge {
 // ---------------------------------------------------------------- logging
 enum class LogLevel { Debug = 0, Info = 1, Warning = 2, Error = 3, Off = 4 };
 
-/// Receives every log message at or above the current level. Default: none (silent).
+/// Receives every log message at or above the current level. Default: none (silent). Calls are
+/// serialised; with CLFORGE_PROFILE_KERNELS=1 (each launch's device time, level Info) they can
+/// come from the OpenCL driver's event-callback thread, so the callback must not enqueue work.
 using LogCallback = std::function<void(LogLevel, const std::string&)>;
 void set_log_callback(LogCallback cb);
 /// Level threshold; the initial value comes from CLFORGE_LOG (debug, info, warning, error,
