@@ -225,4 +225,30 @@ TEST_SUITE("runtime") {
     clear_memory_cache();
     CHECK(detail::constant_buffer(s.context, a.data(), a.size() * 4, "test a after clearing")() != ba());
   }
+
+#ifdef CLFORGE_CLI
+  TEST_CASE("clforge -v with CLFORGE_PROFILE_KERNELS=1 logs each launch's kernel, ranges and device time") {
+    const std::string cli = std::string(CLFORGE_CLI) + " --device " + test::session().entry.info.index_string() + " ";
+    std::string out;
+    // run sgemm: one warm-up and repetitions of a direct-kernel product; transpose-free.
+    int rc = test::run_command("CLFORGE_PROFILE_KERNELS=1 " + cli + "-v run sgemm --m 20 --n 30 --k 10", out);
+    INFO(out);
+    CHECK(rc == 0);
+    std::size_t lines = 0, pos = 0;
+    while ((pos = out.find("clforge: profile: sgemm_direct_nn global ", pos)) != std::string::npos) {
+      const std::size_t end = out.find('\n', pos);
+      const std::string line = out.substr(pos, end - pos);
+      CHECK(line.find(" local ") != std::string::npos);
+      CHECK(line.size() > 3);
+      CHECK(line.compare(line.size() - 3, 3, " ms") == 0);
+      ++lines;
+      pos = end;
+    }
+    CHECK(lines >= 2);
+    // Without the variable (or without -v) nothing of the kind is printed.
+    rc = test::run_command(cli + "-v run sgemm --m 20 --n 30 --k 10", out);
+    CHECK(rc == 0);
+    CHECK(out.find("profile:") == std::string::npos);
+  }
+#endif
 }
