@@ -95,11 +95,7 @@ class BlurInstance : public TuneInstance {
   Verdict check(const std::vector<float>& out) const override {
     Verdict v;
     const std::size_t n = values();
-    v.message = out_.size_problem(out);
-    if (!v.message.empty()) {
-      v.error = 1;
-      return v;
-    }
+    if (out_.wrong_size(out, v)) return v;
     const host::Comparison c = host::compare(out.data(), ref_.data(), n);
     const double s = opt_.sigma_x;
     const double tol = opt_.method == BlurMethod::Recursive ? host::recursive_blur_tolerance(s, s)

@@ -152,11 +152,7 @@ class FftInstance : public TuneInstance {
   Verdict check(const std::vector<float>& out) const override {
     Verdict v;
     const std::size_t m = floats();
-    v.message = out_.size_problem(out);
-    if (!v.message.empty()) {
-      v.error = 1;
-      return v;
-    }
+    if (out_.wrong_size(out, v)) return v;
     const host::FftError e = host::fft_compare(out.data(), z_.n, z_.batch, stride(), distance(), 0, ref_);
     const double tol = host::fft_tolerance(z_.n);
     v.error = e.nonfinite > 0 ? 1.0 : e.max_rel_l2;

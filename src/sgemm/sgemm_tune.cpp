@@ -114,11 +114,7 @@ class SgemmInstance : public TuneInstance {
 
   Verdict check(const std::vector<float>& out) const override {
     Verdict v;
-    v.message = c_.size_problem(out);
-    if (!v.message.empty()) {
-      v.error = 1;
-      return v;
-    }
+    if (c_.wrong_size(out, v)) return v;
     std::vector<float> y(index_.size());
     for (std::size_t e = 0; e < index_.size(); ++e) y[e] = out[index_[e]];
     const double err = host::gemm_scaled_error(y.data(), ref_.data(), mag_.data(), y.size());

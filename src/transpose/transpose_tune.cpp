@@ -84,11 +84,7 @@ class TransposeInstance : public TuneInstance {
   Verdict check(const std::vector<float>& out) const override {
     Verdict v;
     const std::size_t n = ref_.size();
-    v.message = out_.size_problem(out);
-    if (!v.message.empty()) {
-      v.error = 1;
-      return v;
-    }
+    if (out_.wrong_size(out, v)) return v;
     // A transpose moves bits: the result must equal the reference exactly.
     std::size_t wrong = 0, first = n;
     for (std::size_t i = 0; i < n; ++i) {

@@ -95,9 +95,11 @@ std::vector<float> GuardedOutput::read(cl::CommandQueue& queue) const {
   return out;
 }
 
-std::string GuardedOutput::size_problem(const std::vector<float>& out) const {
-  if (out.size() == n_ + kGuard) return {};
-  return "output has " + std::to_string(out.size()) + " values, expected " + std::to_string(n_ + kGuard);
+bool GuardedOutput::wrong_size(const std::vector<float>& out, Verdict& v) const {
+  if (out.size() == n_ + kGuard) return false;
+  v.message = "output has " + std::to_string(out.size()) + " values, expected " + std::to_string(n_ + kGuard);
+  v.error = 1;
+  return true;
 }
 
 std::size_t GuardedOutput::guard_hits(const std::vector<float>& out) const {

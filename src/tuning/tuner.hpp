@@ -61,8 +61,9 @@ class GuardedOutput {
   void poison(cl::CommandQueue& queue) const;
   /// Output and guard, as TuneInstance::read_output returns them.
   std::vector<float> read(cl::CommandQueue& queue) const;
-  /// "" when `out` has the n + kGuard values read() returns, else the message of the mismatch.
-  std::string size_problem(const std::vector<float>& out) const;
+  /// False when `out` has the n + kGuard values read() returns; else true, with `v` set to the
+  /// rejection (its message names the mismatch).
+  bool wrong_size(const std::vector<float>& out, Verdict& v) const;
   /// Guard values of `out` that are no longer NaN.
   std::size_t guard_hits(const std::vector<float>& out) const;
   /// Appends "N guard values after <what> were overwritten" to message (after "; " when it is
