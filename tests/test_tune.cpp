@@ -61,6 +61,15 @@ ParamMap small_candidate(int tile, int wpt) {
 
 // Fault injection of the rejection tests: `wrong` returns a corrupted output and times as the
 // fastest by far; `fast` is correct and made fast, so it must win instead.
+// The fault that makes `winner` look fastest whatever this device measures.
+std::function<TuneFault(const ParamMap&)> looks_fastest(const ParamMap& winner) {
+  return [winner](const ParamMap& p) {
+    TuneFault f;
+    if (p == winner) f.time_scale = 1e-4;
+    return f;
+  };
+}
+
 std::function<TuneFault(const ParamMap&)> wrong_looks_fastest(const ParamMap& wrong, const ParamMap& fast) {
   return [wrong, fast](const ParamMap& p) {
     TuneFault f;
@@ -158,11 +167,7 @@ TEST_SUITE("tune") {
     const ParamMap winner = small_candidate(8, 2);
     REQUIRE(winner != shipped("4"));
     TuneOptions o = small_options();
-    o.fault = [&](const ParamMap& p) {
-      TuneFault f;
-      if (p == winner) f.time_scale = 1e-4;
-      return f;
-    };
+    o.fault = looks_fastest(winner);
     std::vector<TuneProgress> progress;
     o.progress = [&](const TuneProgress& p) { progress.push_back(p); };
 
@@ -568,11 +573,7 @@ TEST_SUITE("tune") {
     const ParamMap winner = fft_candidate(64);
     REQUIRE(winner != resolve_configuration("fft", "64", dev, Tuning{{}, false}).values);
     TuneOptions o = fft_options();
-    o.fault = [&](const ParamMap& p) {
-      TuneFault f;
-      if (p == winner) f.time_scale = 1e-4;  // whatever this device measures
-      return f;
-    };
+    o.fault = looks_fastest(winner);
     const TuneResult r = tune(s.queue, "fft", o);
     REQUIRE(r.classes.size() == 1);
     const TuneClassResult& c = r.classes[0];
@@ -629,11 +630,7 @@ TEST_SUITE("tune") {
     const ParamMap winner = blur_candidate(32);
     REQUIRE(winner != resolve_configuration("blur_separable", "1", dev, Tuning{{}, false}).values);
     TuneOptions o = blur_options();
-    o.fault = [&](const ParamMap& p) {
-      TuneFault f;
-      if (p == winner) f.time_scale = 1e-4;
-      return f;
-    };
+    o.fault = looks_fastest(winner);
     const TuneResult r = tune(s.queue, "blur", o);
     CHECK(r.kernel == "blur_separable");  // the default method
     CHECK(r.routine_options.at("method") == "separable");
