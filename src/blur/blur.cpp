@@ -449,9 +449,7 @@ struct Call {
     return b;
   }
   cl::Buffer constants(const std::vector<float>& v, const char* what) const {
-    const float none = 0.0f;  // an empty table still needs a valid buffer argument
-    return v.empty() ? constant_buffer(qc.context, &none, sizeof none, std::string("blur ") + what)
-                     : constant_buffer(qc.context, v.data(), v.size() * sizeof(float), std::string("blur ") + what);
+    return constant_buffer(qc.context, v.data(), v.size() * sizeof(float), std::string("blur ") + what);
   }
 };
 
@@ -708,7 +706,13 @@ void run_recursive(Call& c, const Img& in, const Img& out) {
   const Resolved& r = c.res;
   const BlurPlan& p = r.plan;
   const std::size_t W = c.width, H = c.height, px = c.px();
-  auto program = [&](bool fused) { return recursive_program(c.qc, r, c.long_index, fused); };
+  // The program of each store kind, looked up once per call (both passes usually share one).
+  cl::Program programs[2];
+  auto program = [&](bool fused) -> const cl::Program& {
+    cl::Program& p = programs[fused ? 1 : 0];
+    if (p() == nullptr) p = recursive_program(c.qc, r, c.long_index, fused);
+    return p;
+  };
   const RecPass ry = rec_pass(c, H, c.opt.sigma_y, p.blocked_y), rx = rec_pass(c, W, c.opt.sigma_x, p.blocked_x);
   auto carry_buffer = [&](int slot, const RecPass& rp, std::size_t cols) {
     return c.scratch(slot, (rp.L > 0 ? rp.nb * 6 * cols : 4) * px, "carry buffer");

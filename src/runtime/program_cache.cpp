@@ -298,7 +298,8 @@ cl::Buffer constant_buffer(const cl::Context& context, const void* data, std::si
   const auto* p = static_cast<const unsigned char*>(data);
   std::lock_guard<std::mutex> lock(g_constant_mutex);
   for (auto it = g_constants.begin(); it != g_constants.end(); ++it)
-    if (it->context == context() && it->bytes.size() == bytes && std::memcmp(it->bytes.data(), p, bytes) == 0) {
+    if (it->context == context() && it->bytes.size() == bytes &&
+        (bytes == 0 || std::memcmp(it->bytes.data(), p, bytes) == 0)) {
       ConstantEntry e = std::move(*it);
       g_constants.erase(it);
       g_constants.push_back(std::move(e));
@@ -306,7 +307,10 @@ cl::Buffer constant_buffer(const cl::Context& context, const void* data, std::si
     }
   cl_int st = CL_SUCCESS;
   std::vector<unsigned char> copy(p, p + bytes);
-  cl::Buffer b(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, std::max<std::size_t>(bytes, 1), copy.data(), &st);
+  // An empty table still needs a valid buffer argument: 4 zero bytes.
+  std::vector<unsigned char> init = copy;
+  init.resize(std::max<std::size_t>(bytes, 4), 0);
+  cl::Buffer b(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, init.size(), init.data(), &st);
   check(st, "clCreateBuffer", what + " (" + std::to_string(bytes) + " bytes of constants)");
   if (g_constants.size() >= kConstantEntries) g_constants.erase(g_constants.begin());
   g_constants.push_back({context(), std::move(copy), b});

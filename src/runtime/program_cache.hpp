@@ -31,8 +31,8 @@ cl::Program get_program(const QueueContext& qc, const KernelSpec& spec, const Co
                         const std::string& extra_options = {});
 
 /// A read-only buffer holding `bytes` of `data`, shared by every call in `context` that asks for
-/// the same contents (bounded, most recently used kept). Kernels only read it. `what` names it
-/// in errors.
+/// the same contents (bounded, most recently used kept; an empty table gets 4 zero bytes).
+/// Kernels only read it. `what` names it in errors.
 cl::Buffer constant_buffer(const cl::Context& context, const void* data, std::size_t bytes, const std::string& what);
 
 /// A kernel object of a program for the calling thread (never shared between threads).
