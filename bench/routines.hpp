@@ -17,7 +17,7 @@ struct BenchOptions {
   Tuning tuning;                    ///< overrides for clforge's parameters
   /// Every library alike: back-to-back calls between the markers (or CUDA events) of a
   /// repetition, so that a region lasts about 2 ms (TimingPlan::region_ms).
-  TimingPlan plan{2, 5, 100, 50, 2.0};
+  TimingPlan plan{2, 5, 100, 50, detail::kRegionMs};
 };
 
 /// clforge transpose vs CLBlast Omatcopy and the copy bandwidth. sizes: "RxC" or "N" (square).

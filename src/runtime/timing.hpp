@@ -32,6 +32,10 @@ struct TimingPlan {
   double region_ms = 0;
 };
 
+/// The region length of the benchmarks and the tuner (TimingPlan::region_ms): one value so that
+/// both time a routine the same way.
+inline constexpr double kRegionMs = 2.0;
+
 /// Calls per region for a run that took `single_ms` alone (see TimingPlan::region_ms).
 int region_calls(const TimingPlan& plan, double single_ms);
 

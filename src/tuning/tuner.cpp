@@ -261,7 +261,7 @@ class ClassTuner {
     // Routines of several kernels are timed between markers: back-to-back calls per region, as
     // in the benchmarks, so that a call's host cost (about 80 us for a tiled sgemm on the H100's
     // host) overlaps the device instead of being counted as device time.
-    plan_.region_ms = 2.0;
+    plan_.region_ms = kRegionMs;
     threads_ = opt.compile_threads != 0 ? opt.compile_threads
                                         : std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
   }
