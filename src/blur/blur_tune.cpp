@@ -64,9 +64,7 @@ class BlurInstance : public TuneInstance {
                ? host::recursive_blur(in.data(), z.w, z.h, z.c, z.w, sigma, sigma, opt_.border)
                : host::gaussian_blur(in.data(), z.w, z.h, z.c, z.w, sigma, sigma, opt_.border);
     const cl::Context ctx = queue_context(queue);
-    cl_int st = CL_SUCCESS;
-    in_ = cl::Buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, const_cast<float*>(in.data()), &st);
-    detail::check(st, "clCreateBuffer", "tuner blur input");
+    in_ = input_buffer(ctx, in, "tuner blur input");
     out_ = GuardedOutput(ctx, n, "tuner blur output");
   }
 

@@ -119,9 +119,7 @@ class FftInstance : public TuneInstance {
     const std::vector<float> in = host::random_floats(floats, seed);
     ref_ = host::fft_batch(in.data(), z.n, z.batch, stride(), distance(), 0, false);
     const cl::Context ctx = queue_context(queue);
-    cl_int st = CL_SUCCESS;
-    in_ = cl::Buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, floats * 4, const_cast<float*>(in.data()), &st);
-    detail::check(st, "clCreateBuffer", "tuner fft input");
+    in_ = input_buffer(ctx, in, "tuner fft input");
     out_ = GuardedOutput(ctx, floats, "tuner fft output");
   }
 

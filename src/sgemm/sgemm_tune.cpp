@@ -78,11 +78,8 @@ class SgemmInstance : public TuneInstance {
       for (const auto& [i, j] : ij) index_.push_back(host::gemm_c_index(sh_, i, j));
     }
     const cl::Context ctx = queue_context(queue);
-    cl_int st = CL_SUCCESS;
-    a_ = cl::Buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a.size() * 4, const_cast<float*>(a.data()), &st);
-    detail::check(st, "clCreateBuffer", "tuner sgemm A");
-    b_ = cl::Buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b.size() * 4, const_cast<float*>(b.data()), &st);
-    detail::check(st, "clCreateBuffer", "tuner sgemm B");
+    a_ = input_buffer(ctx, a, "tuner sgemm A");
+    b_ = input_buffer(ctx, b, "tuner sgemm B");
     c_ = GuardedOutput(ctx, nc, "tuner sgemm C");
   }
 

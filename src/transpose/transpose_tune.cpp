@@ -51,11 +51,8 @@ class TransposeInstance : public TuneInstance {
     const std::vector<float> in = host::random_floats(n, seed);
     ref_.resize(n);
     host::transpose(s.rows, s.cols, s.elem, in.data(), s.cols, ref_.data(), s.rows);
-    cl_int st = CL_SUCCESS;
-    in_ = cl::Buffer(ctx, CL_MEM_READ_ONLY, n * 4, nullptr, &st);
-    detail::check(st, "clCreateBuffer", "tuner transpose input");
+    in_ = input_buffer(ctx, in, "tuner transpose input");
     out_ = GuardedOutput(ctx, n, "tuner transpose output");
-    detail::check(queue.enqueueWriteBuffer(in_, CL_TRUE, 0, n * 4, in.data()), "clEnqueueWriteBuffer");
   }
 
   std::string label() const override {

@@ -95,6 +95,14 @@ std::vector<float> GuardedOutput::read(cl::CommandQueue& queue) const {
   return out;
 }
 
+cl::Buffer input_buffer(const cl::Context& context, const std::vector<float>& data, const std::string& what) {
+  cl_int st = CL_SUCCESS;
+  cl::Buffer b(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, std::max<std::size_t>(data.size(), 1) * 4,
+               const_cast<float*>(data.data()), &st);
+  check(st, "clCreateBuffer", what);
+  return b;
+}
+
 bool GuardedOutput::wrong_size(const std::vector<float>& out, Verdict& v) const {
   if (out.size() == n_ + kGuard) return false;
   v.message = "output has " + std::to_string(out.size()) + " values, expected " + std::to_string(n_ + kGuard);

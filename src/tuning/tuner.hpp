@@ -46,6 +46,9 @@ class TuneInstance {
   virtual Verdict check(const std::vector<float>& output) const = 0;
 };
 
+/// The read-only input of a tuning instance holding `data` (`what` names it in errors).
+cl::Buffer input_buffer(const cl::Context& context, const std::vector<float>& data, const std::string& what);
+
 /// The output of a tuning instance: n floats followed by a guard tail of kGuard floats that
 /// must still hold NaN after a run (an out-of-bounds write shows there). One piece for every
 /// routine's TuneInstance: allocation, poisoning, reading back and the size and guard checks.
