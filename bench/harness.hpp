@@ -22,6 +22,7 @@ using TimingPlan = detail::TimingPlan;
 using detail::summarize;
 using detail::time_event;
 using detail::time_region;
+using detail::time_regions;
 
 /// One measurement row of a report.
 struct Record {

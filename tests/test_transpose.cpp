@@ -113,7 +113,9 @@ TEST_SUITE("transpose") {
 
   TEST_CASE("every tile / rows-per-item / vector-width combination, aligned (vector) and unaligned paths") {
     // Shapes whose leading dimensions are multiples of 8 take the whole-vector paths
-    // (TRA_ALIGN_IN/OUT); the odd one takes the scalar paths. Partial tiles in both.
+    // (TRA_ALIGN_IN/OUT; with TRA_LOCAL = 0 and TRA_WPT a multiple of TRA_VW = 4 or 8 the square
+    // blocks turned by shuffles, with and without non-temporal stores); the odd one takes the
+    // scalar paths. Partial tiles in both.
     std::uint64_t seed = test::seed() + 5000;
     for (int local : {0, 1})
       for (int tile : {8, 16, 32})
@@ -121,7 +123,8 @@ TEST_SUITE("transpose") {
           for (int vw : {1, 2, 4, 8}) {
             if (wpt > tile || vw > tile) continue;
             const Tuning t{{{"TRA_TILE", tile}, {"TRA_WPT", wpt}, {"TRA_VW", vw}, {"TRA_LOCAL", local}, {"TRA_PAD", 1},
-                            {"TRA_DIAG", (tile + wpt) % 2}, {"TRA_SWZ", (tile + wpt) % 2 ? 0 : 4}}, false};
+                            {"TRA_DIAG", (tile + wpt) % 2}, {"TRA_SWZ", (tile + wpt) % 2 ? 0 : 4},
+                            {"TRA_NT", (tile / 8 + wpt) % 2}}, false};
             check_transpose(64, 64, 4, 0, 0, 0, 0, t, seed++);
             check_transpose(40, 72, 4, 8, 0, 16, 0, t, seed++);
             if (vw == 2) check_transpose(33, 70, 4, 0, 0, 0, 0, t, seed++);

@@ -45,6 +45,9 @@
 #ifndef TRA_LOCAL
 #define TRA_LOCAL 1  // 1: exchange through a local-memory tile; 0: register blocks (no barrier)
 #endif
+#ifndef TRA_NT
+#define TRA_NT 0     // square register blocks: non-temporal (streaming) stores where the compiler has them
+#endif
 
 // ---- routine constants ----
 #ifndef TRA_ELEM_SIZE
@@ -115,6 +118,54 @@ typedef float4 tra_t;
   *(__global float16*)(dst) = (float16)((x)[0], (x)[1], (x)[2], (x)[3], (x)[4], (x)[5], (x)[6], (x)[7],  \
                                         (x)[8], (x)[9], (x)[10], (x)[11], (x)[12], (x)[13], (x)[14], (x)[15])
 
+// Square register blocks of floats turned by shuffles (TRA_LOCAL = 0, floats, both sides aligned,
+// TRA_VW = 4 or 8 and TRA_WPT a multiple of it): a work-item moves TRA_WPT / TRA_VW square blocks
+// down its column strip. TRA_SQUARE_BLOCK(r) loads rows r + k (k < TRA_VW) as vectors a0, a1, ...
+// and stores output row c0 + v from r on as (a0.sv, a1.sv, ...); with TRA_WPT = 16 each output
+// row gets a whole 64-byte line from one work-item.
+#if TRA_LOCAL == 0 && TRA_ELEM_SIZE == 4 && TRA_ALIGN_IN && TRA_ALIGN_OUT && (TRA_VW == 4 || TRA_VW == 8) && \
+    TRA_WPT % TRA_VW == 0
+#define TRA_SQUARE_VEC 1
+#else
+#define TRA_SQUARE_VEC 0
+#endif
+#define TRA_ROW_AT(r, k) (*(const __global TRA_VEC(TRA_VW)*)(in + (clf_index)((r) + (k)) * in_ld + c0))
+// TRA_NT = 1: output vectors go around the caches (a CPU then neither reads the output lines
+// before writing them nor evicts the input for them); plain stores where the compiler has no
+// non-temporal store.
+#if TRA_NT && defined(__has_builtin)
+#if __has_builtin(__builtin_nontemporal_store)
+#define TRA_STORE(dst, x) __builtin_nontemporal_store((x), (dst))
+#endif
+#endif
+#ifndef TRA_STORE
+#define TRA_STORE(dst, x) (*(dst) = (x))
+#endif
+#define TRA_COL_PTR(r, v) ((__global TRA_VEC(TRA_VW)*)(out + (clf_index)(c0 + (v)) * out_ld + (r)))
+#define TRA_PUT_COL(r, v, x) TRA_STORE(TRA_COL_PTR(r, v), x)
+#if TRA_SQUARE_VEC && TRA_VW == 4
+#define TRA_C4(c) (float4)(a0.c, a1.c, a2.c, a3.c)
+#define TRA_SQUARE_BLOCK(r)                                                                      \
+  do {                                                                                           \
+    const float4 a0 = TRA_ROW_AT(r, 0), a1 = TRA_ROW_AT(r, 1), a2 = TRA_ROW_AT(r, 2),            \
+                 a3 = TRA_ROW_AT(r, 3);                                                          \
+    TRA_PUT_COL(r, 0, TRA_C4(s0)); TRA_PUT_COL(r, 1, TRA_C4(s1));                                \
+    TRA_PUT_COL(r, 2, TRA_C4(s2)); TRA_PUT_COL(r, 3, TRA_C4(s3));                                \
+  } while (0)
+#elif TRA_SQUARE_VEC && TRA_VW == 8
+#define TRA_C8(c) (float8)(a0.c, a1.c, a2.c, a3.c, a4.c, a5.c, a6.c, a7.c)
+#define TRA_SQUARE_BLOCK(r)                                                                      \
+  do {                                                                                           \
+    const float8 a0 = TRA_ROW_AT(r, 0), a1 = TRA_ROW_AT(r, 1), a2 = TRA_ROW_AT(r, 2),            \
+                 a3 = TRA_ROW_AT(r, 3), a4 = TRA_ROW_AT(r, 4), a5 = TRA_ROW_AT(r, 5),            \
+                 a6 = TRA_ROW_AT(r, 6), a7 = TRA_ROW_AT(r, 7);                                   \
+    TRA_PUT_COL(r, 0, TRA_C8(s0)); TRA_PUT_COL(r, 1, TRA_C8(s1));                                \
+    TRA_PUT_COL(r, 2, TRA_C8(s2)); TRA_PUT_COL(r, 3, TRA_C8(s3));                                \
+    TRA_PUT_COL(r, 4, TRA_C8(s4)); TRA_PUT_COL(r, 5, TRA_C8(s5));                                \
+    TRA_PUT_COL(r, 6, TRA_C8(s6)); TRA_PUT_COL(r, 7, TRA_C8(s7));                                \
+  } while (0)
+#endif
+
 __kernel __attribute__((reqd_work_group_size(TRA_LX, TRA_LY, 1)))
 void transpose_tiled(const int rows, const int cols,
                      const __global tra_t* restrict in, const clf_index in_off, const clf_index in_ld,
@@ -157,6 +208,13 @@ void transpose_tiled(const int rows, const int cols,
   tra_t blk[TRA_WPT][TRA_VW];
   const int r0 = row0 + ly * TRA_WPT, c0 = col0 + lx * TRA_VW;
   if (full) {
+#if TRA_SQUARE_VEC
+    // Square float blocks, aligned both ways: TRA_VW row vectors in, TRA_VW column vectors out,
+    // each block turned by vector shuffles (no scalar array for a compiler that vectorises
+    // across work-items, as PoCL does, to turn into gathers and scatters).
+#pragma unroll
+    for (int b = 0; b < TRA_WPT; b += TRA_VW) TRA_SQUARE_BLOCK(r0 + b);
+#else
 #if TRA_ALIGN_IN
 #pragma unroll
     for (int k = 0; k < TRA_WPT; ++k) TRA_GET(TRA_VW, blk[k], in + (clf_index)(r0 + k) * in_ld + c0);
@@ -180,6 +238,7 @@ void transpose_tiled(const int rows, const int cols,
 #pragma unroll
       for (int k = 0; k < TRA_WPT; ++k) out[(clf_index)(c0 + v) * out_ld + r0 + k] = blk[k][v];
 #endif
+#endif  // TRA_SQUARE_VEC
   } else {
     for (int k = 0; k < TRA_WPT; ++k)
       for (int v = 0; v < TRA_VW; ++v)

@@ -81,21 +81,51 @@ Timing time_event(cl::CommandQueue& queue, const std::function<cl::Event()>& enq
   });
 }
 
-Timing time_region(cl::CommandQueue& queue, const std::function<void()>& enqueue, const TimingPlan& plan) {
+std::vector<Timing> time_regions(cl::CommandQueue& queue, const std::vector<std::function<void()>>& enqueues,
+                                 const TimingPlan& plan) {
   Marker& mk = marker_for(queue);
-  int calls = 1;  // grows after the first (warm-up) region when plan.region_ms asks for it
-  return repeat(queue, plan, [&] {
+  const std::size_t n = enqueues.size();
+  std::vector<int> calls(n, 1);  // each grows after its first (warm-up) region when plan.region_ms asks
+  const auto region = [&](std::size_t i) {
     cl::Event a, b;
     check(queue.enqueueNDRangeKernel(mk.kernel, cl::NullRange, cl::NDRange(1), cl::NDRange(1), nullptr, &a),
           "clEnqueueNDRangeKernel", "marker");
-    for (int i = 0; i < calls; ++i) enqueue();
+    for (int c = 0; c < calls[i]; ++c) enqueues[i]();
     check(queue.enqueueNDRangeKernel(mk.kernel, cl::NullRange, cl::NDRange(1), cl::NDRange(1), nullptr, &b),
           "clEnqueueNDRangeKernel", "marker");
     check(b.wait(), "clWaitForEvents");
-    const double ms = event_ms(a, b) / calls;
-    if (calls == 1) calls = region_calls(plan, ms);
+    const double ms = event_ms(a, b) / calls[i];
+    if (calls[i] == 1) calls[i] = region_calls(plan, ms);
     return ms;
-  });
+  };
+  for (int w = 0; w < plan.warmup; ++w)
+    for (std::size_t i = 0; i < n; ++i) region(i);
+  check(queue.finish(), "clFinish");
+  std::vector<std::vector<double>> samples(n);
+  std::vector<double> total(n, 0);
+  const auto wants_more = [&](std::size_t i) {
+    const int k = static_cast<int>(samples[i].size());
+    return k < plan.max_reps && (k < plan.min_reps || total[i] < plan.min_time_ms);
+  };
+  for (int round = 0;; ++round) {
+    bool any = false;
+    for (std::size_t j = 0; j < n; ++j) {
+      const std::size_t i = round % 2 ? n - 1 - j : j;  // A B, B A, ...: no one always goes first
+      if (!wants_more(i)) continue;
+      const double ms = region(i);
+      samples[i].push_back(ms);
+      total[i] += ms;
+      any = true;
+    }
+    if (!any) break;
+  }
+  std::vector<Timing> out;
+  for (auto& s : samples) out.push_back(summarize(std::move(s)));
+  return out;
+}
+
+Timing time_region(cl::CommandQueue& queue, const std::function<void()>& enqueue, const TimingPlan& plan) {
+  return time_regions(queue, {enqueue}, plan).front();
 }
 
 }  // namespace clforge::detail

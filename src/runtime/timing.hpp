@@ -49,4 +49,10 @@ Timing time_event(cl::CommandQueue& queue, const std::function<cl::Event()>& enq
 /// (START of the first to END of the second), for work of several kernels.
 Timing time_region(cl::CommandQueue& queue, const std::function<void()>& enqueue, const TimingPlan& plan = {});
 
+/// time_region for several candidates at once, their regions interleaved (A B, B A, A B, ...)
+/// until each has its repetitions: on a device whose speed drifts (a shared CPU), every
+/// candidate sees the same conditions. One Timing per candidate, in order.
+std::vector<Timing> time_regions(cl::CommandQueue& queue, const std::vector<std::function<void()>>& enqueues,
+                                 const TimingPlan& plan = {});
+
 }  // namespace clforge::detail

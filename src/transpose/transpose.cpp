@@ -25,6 +25,8 @@ KernelSpec transpose_spec() {
       {"TRA_SWZ", 0, {0, 1, 2, 4, 8, 16, 32},
        "band swizzle of the work-group order: band width in tiles (0: off; ignored when TRA_DIAG = 1)"},
       {"TRA_LOCAL", 1, {0, 1}, "1: local-memory tile; 0: register blocks of TRA_WPT x TRA_VW"},
+      {"TRA_NT", 0, {0, 1},
+       "non-temporal stores of the square register blocks (TRA_LOCAL = 0, TRA_WPT a multiple of TRA_VW = 4 or 8)"},
   };
   s.check = [](const ParamMap& p, const std::string&) -> std::string {
     if (p.at("TRA_WPT") > p.at("TRA_TILE")) return "TRA_WPT must not exceed TRA_TILE";
@@ -33,9 +35,11 @@ KernelSpec transpose_spec() {
   };
   // Two work-group orders: the diagonal mapping, when on, takes precedence over the band
   // swizzle (a user who turns TRA_DIAG on over a database row with a swizzle gets the diagonal).
+  // Non-temporal stores exist only in the register-block path.
   s.canonical = [](const ParamMap& p) {
     ParamMap q = p;
     if (q.at("TRA_DIAG")) q["TRA_SWZ"] = 0;
+    if (q.at("TRA_LOCAL")) q["TRA_NT"] = 0;  // the local-tile path has plain stores
     return q;
   };
   s.resources = [](const ParamMap& p, const std::string& variant) {
