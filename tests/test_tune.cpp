@@ -52,7 +52,7 @@ ParamMap candidate_of(const TuneOptions& o, const ParamMap& choice) {
 // 2 x 2 candidates: TRA_TILE 8/16, TRA_WPT 1/2, all other parameters fixed.
 TuneOptions small_options() {
   return tiny_space("64", {{"TRA_TILE", {8, 16}}, {"TRA_WPT", {1, 2}}, {"TRA_VW", {1}}, {"TRA_PAD", {1}},
-                           {"TRA_DIAG", {0}}, {"TRA_SWZ", {0}}, {"TRA_LOCAL", {1}}});
+                           {"TRA_DIAG", {0}}, {"TRA_SWZ", {0}}, {"TRA_LOCAL", {1}}, {"TRA_NT", {0}}});
 }
 
 ParamMap small_candidate(int tile, int wpt) {
@@ -247,7 +247,8 @@ TEST_SUITE("tune") {
       std::vector<float> ref(rows * cols);
       host::transpose(rows, cols, 4, in.data(), cols, ref.data(), rows);
       CHECK(std::memcmp(out.data(), ref.data(), ref.size() * 4) == 0);
-      CHECK(logs.contains("compiled transpose with -cl-std=CL1.2 -DTRA_DIAG=0 -DTRA_LOCAL=1 -DTRA_PAD=1 -DTRA_SWZ=0 -DTRA_TILE=8 "
+      CHECK(logs.contains("compiled transpose with -cl-std=CL1.2 -DTRA_DIAG=0 -DTRA_LOCAL=1 -DTRA_NT=0 -DTRA_PAD=1 -DTRA_SWZ=0 "
+                          "-DTRA_TILE=8 "
                           "-DTRA_VW=1 -DTRA_WPT=2"));
     }
 
@@ -835,7 +836,7 @@ TEST_SUITE("tune") {
     int rc = test::run_command(cli + "tune transpose --size 64 --param TRA_TILE=8,16 --param TRA_LOCAL=1 --dry-run", out);
     INFO(out);
     CHECK(rc == 0);
-    CHECK(out.find("space 1120") != std::string::npos);  // TILE 2 x WPT 5 x VW 4 x PAD 2 x DIAG 2 x SWZ 7 x LOCAL 1
+    CHECK(out.find("space 2240") != std::string::npos);  // TILE 2 x WPT 5 x VW 4 x PAD 2 x DIAG 2 x SWZ 7 x LOCAL 1 x NT 2
     CHECK(!detail::file_exists(path));
 
     const std::string results = env.dir + "/results.json";

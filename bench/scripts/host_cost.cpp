@@ -1,5 +1,6 @@
-// Host cost of routine calls: for sgemm 1000^3, transpose 1000^2 and the separable and
-// recursive blur of an N x N image (sigma 10), 20 calls back to back, three times each; prints
+// Host cost of routine calls: for sgemm 1000^3, transpose 1000^2, the separable and
+// recursive blur of an N x N image (sigma 10) and out-of-place FFT plans of 64 MiB (n = 1024,
+// 4096, 16384), 20 calls back to back, three times each; prints
 // the host's time per enqueue (and the slowest one), the wall time per call and the device span
 // per call (END of the first call's last command to END of the last's, over 19 calls). When the
 // host time per call reaches the device span, the host is the limit.
@@ -74,6 +75,16 @@ int main(int argc, char** argv) {
       measure(q, label.c_str(), [&](cl::Event* ev) {
         gaussian_blur(q, N, N, PixelFormat::R32F, {in, 0, N}, {out, 0, N}, o, {}, ev);
       });
+    }
+    for (std::size_t fn : {1024, 4096, 16384}) {
+      FftDesc d;
+      d.n = fn;
+      d.batch = (std::size_t{64} << 20) / (8 * fn);
+      cl::Buffer fi(s.context, CL_MEM_READ_WRITE, 8 * fn * d.batch), fo(s.context, CL_MEM_READ_WRITE, 8 * fn * d.batch);
+      q.enqueueFillBuffer(fi, 0.25f, 0, 8 * fn * d.batch);
+      const FftPlan plan(q, d);
+      const std::string label = "fft " + std::to_string(fn) + " x " + std::to_string(d.batch);
+      measure(q, label.c_str(), [&](cl::Event* ev) { plan.forward(fi, fo, {}, ev); });
     }
   } catch (const Error& e) {
     std::fprintf(stderr, "clforge_host_cost: %s\n", e.what());
