@@ -94,6 +94,32 @@ TEST_SUITE("cache") {
     CHECK(files_in(dir).size() == 2);
   }
 
+  TEST_CASE("CLFORGE_BUILD_OPTIONS joins every build's options and the cache key") {
+    const std::string dir = test::temp_dir("cache3");
+    test::ScopedEnv env("CLFORGE_CACHE_DIR", dir);
+    clear_memory_cache();
+    const Tuning t{{{"TRA_TILE", 8}, {"TRA_WPT", 4}}, false};
+    run_once(t);
+    {
+      // A define no kernel reads: the same results, another program (memory and disk).
+      test::ScopedEnv extra("CLFORGE_BUILD_OPTIONS", "-DCLF_EXTRA_OPTION_TEST=1");
+      const CacheStats a = cache_stats();
+      run_once(t);
+      CHECK(cache_stats().compiles == a.compiles + 1);
+      CHECK(files_in(dir).size() == 2);
+      bool seen = false;
+      for (const auto& f : files_in(dir)) {
+        std::ifstream in(f, std::ios::binary);
+        const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        seen |= bytes.find("-DCLF_EXTRA_OPTION_TEST=1") != std::string::npos;
+      }
+      CHECK(seen);  // the entry's stored key names the option
+    }
+    const CacheStats b = cache_stats();
+    run_once(t);  // unset again: the first program, from memory
+    CHECK(cache_stats().compiles == b.compiles);
+  }
+
   TEST_CASE("CLFORGE_CACHE_DIR=off writes nothing") {
     test::ScopedEnv env("CLFORGE_CACHE_DIR", "off");
     CHECK(cache_dir().empty());

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 #include <vector>
@@ -166,7 +167,11 @@ cl::Program get_program(const QueueContext& qc, const KernelSpec& spec, const Co
     source_hash = fnv1a(f + ":" + hex64(stamps.back().hash) + ";", source_hash);
     if (f.rfind("common/", 0) != 0) origins += (origins.empty() ? "" : ", ") + f + " from " + stamps.back().origin;
   }
-  const std::string options = build_options(cfg, extra_options);
+  // CLFORGE_BUILD_OPTIONS: compiler options added to every build (diagnostics such as
+  // -cl-nv-verbose); part of the keys, and the compiler's log goes to the log hook (info).
+  const std::optional<std::string> env_options = env("CLFORGE_BUILD_OPTIONS");
+  std::string options = build_options(cfg, extra_options);
+  if (env_options && !env_options->empty()) options += " " + *env_options;
   const DeviceInfo& dev = *qc.info;
 
   std::ostringstream key_ss;
@@ -240,6 +245,10 @@ cl::Program get_program(const QueueContext& qc, const KernelSpec& spec, const Co
       g_stats.compile_ms += ms_since(t0);
     }
     log(LogLevel::Debug, "compiled " + spec.name + " with " + options + " (" + origins + ")");
+    if (env_options && !env_options->empty() && log_enabled(LogLevel::Info)) {
+      const std::string blog = program_build_log(prog, d);
+      if (!blog.empty()) log(LogLevel::Info, "build log of " + spec.name + " with " + options + ":\n" + blog);
+    }
     if (!path.empty() && as_stamped) disk_store(path, disk_key, prog);
   }
   entry->program = cl::Program(prog, false);
