@@ -286,7 +286,7 @@ TEST_SUITE("fft") {
     }
   }
 
-  TEST_CASE("other parameter sets: radices, registers, staging, twiddles, padding, float2 access") {
+  TEST_CASE("other parameter sets: radices, registers, values per work-item, staging, twiddles, padding, float2 access") {
     std::uint64_t seed = test::seed() + 800;
     const ParamMap sets[] = {
         {{"FFT_RADIX", 2}, {"FFT_WG", 64}, {"FFT_REG", 1}},
@@ -295,6 +295,9 @@ TEST_SUITE("fft") {
         {{"FFT_RADIX", 8}, {"FFT_WG", 32}, {"FFT_REG", 32}, {"FFT_STAGE", 2}, {"FFT_HALVE", 1}, {"FFT_VEC", 1}},
         {{"FFT_LOCAL_MAX", 256}, {"FFT_WG", 64}, {"FFT_STAGE", 1}, {"FFT_HALVE", 1}, {"FFT_TWIDDLE", 1}},
         {{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 16}, {"FFT_HALVE", 1}},
+        // Several butterflies per work-item and pass (fewer work-items per transform).
+        {{"FFT_RADIX", 16}, {"FFT_VPT", 32}, {"FFT_WG", 128}, {"FFT_HALVE", 1}},
+        {{"FFT_RADIX", 8}, {"FFT_VPT", 64}, {"FFT_WG", 64}, {"FFT_TWIDDLE", 1}, {"FFT_STAGE", 1}},
     };
     for (const auto& p : sets) {
       CAPTURE(params_of(Tuning{p, false}));

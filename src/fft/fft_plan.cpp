@@ -397,7 +397,8 @@ void FftPlan::Impl::compile() {
     Configuration key = s.cfg;
     for (const auto& p : spec.params) {
       const bool launcher_only = p.name == "FFT_RADIX" || p.name == "FFT_WG" || p.name == "FFT_REG" ||
-                                 p.name == "FFT_LOCAL_MAX" || p.name == "FFT_PASS_MAX" || p.name == "FFT_STAGE";
+                                 p.name == "FFT_VPT" || p.name == "FFT_LOCAL_MAX" || p.name == "FFT_PASS_MAX" ||
+                                 p.name == "FFT_STAGE";
       const bool local_only = (p.name == "FFT_HALVE" || p.name == "FFT_PAD") && !s.shape.uses_local();
       if (launcher_only || local_only) key.values[p.name] = p.default_value;
     }

@@ -35,6 +35,9 @@ KernelSpec fft_spec() {
       {"FFT_RADIX", 8, {2, 4, 8, 16}, "largest power-of-two radix of a pass"},
       {"FFT_WG", 256, {16, 32, 64, 128, 256, 512, 1024}, "work-items per work-group the launcher aims for"},
       {"FFT_REG", 16, {1, 2, 4, 8, 16, 32, 64}, "lengths up to this: one transform per work-item, in registers"},
+      {"FFT_VPT", 0, {0, 16, 32, 64},
+       "values per work-item of the local-memory kernels (0: the largest radix, one butterfly per pass); more: "
+       "fewer work-items and registers per transform, so that more transforms fit a compute unit"},
       {"FFT_LOCAL_MAX", 4096, {256, 512, 1024, 2048, 4096, 8192, 16384, 32768},
        "longest length done in one kernel; longer ones take passes through global memory"},
       {"FFT_PASS_MAX", 32768, {64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768},

@@ -103,6 +103,21 @@ std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, c
   // One transform per work-item in registers when n <= FFT_REG and n <= 64 (fft_base_shape).
   v["FFT_REG"] = collapse(spec.find("FFT_REG")->legal, reference.at("FFT_REG"),
                           [&](int reg) { return n <= static_cast<std::size_t>(reg) && n <= 64; });
+  // Values per work-item: the same work-items per transform, under every radix, give the same kernels.
+  v["FFT_VPT"] = collapse(spec.find("FFT_VPT")->legal, reference.at("FFT_VPT"), [&](int vpt) {
+    std::vector<int> t;
+    for (int radix : spec.find("FFT_RADIX")->legal) {
+      ParamMap q = reference;
+      q["FFT_VPT"] = vpt;
+      q["FFT_RADIX"] = radix;
+      try {
+        t.push_back(fft_base_shape(n, q, 1024).t);
+      } catch (const std::exception&) {
+        t.push_back(-1);
+      }
+    }
+    return t;
+  });
   // Radices that split n into the same passes.
   v["FFT_RADIX"] = collapse(spec.find("FFT_RADIX")->legal, reference.at("FFT_RADIX"),
                             [&](int radix) { return fft_radices(n, radix); });
