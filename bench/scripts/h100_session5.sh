@@ -28,6 +28,9 @@
 #           at one-wave and 64 MiB batches over FFT_VPT, halving, work-group size and twiddles.
 #   part 13: the part-12 winners for 1024 and 2048 in the benchmark (16, 64, 512 MiB), beside the
 #           shipped rows and the peers.
+#   part 14: radix 8 with several butterflies per work-item (smaller butterflies, fewer registers?)
+#           for 1024 and 2048: exhaustive tunes over radix, FFT_VPT, work-group size and halving,
+#           every other parameter pinned; the register report of two of them.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session5.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -184,6 +187,18 @@ PY
     lim 100 "$C" -d nvidia $A bench fft --size 1024@16 --size 1024@64 --size 1024@512 2>&1 | grep -E "^fft n"
     lim 100 "$C" -d nvidia $B bench fft --size 2048@16 --size 2048@64 --size 2048@512 2>&1 | grep -E "^fft n"
     lim 100 "$C" -d nvidia bench fft --size 1024@512 --size 2048@16 --size 2048@512 2>&1 | grep -E "^fft n.*clforge"
+    ;;
+  14)
+    P="--param FFT_RADIX=8,16 --param FFT_VPT=0,16,32 --param FFT_HALVE=0,1 --param FFT_WG=64,128,256
+       --param FFT_TWIDDLE=0 --param FFT_PAD=1 --param FFT_VEC=1 --param FFT_STAGE=2 --param FFT_REG=16
+       --param FFT_LOCAL_MAX=4096 --param FFT_PASS_MAX=512 --strategy exhaustive --no-store"
+    for sz in 1024@2048 1024@8192 2048@4096; do
+      lim 100 "$C" -d nvidia tune fft --size $sz $P 2>&1 | grep -v "^fft/" | grep -E "variant|tried|best|default|#[1-6] "
+    done
+    for v in "-p FFT_RADIX=8 -p FFT_VPT=16" "-p FFT_RADIX=8 -p FFT_VPT=32" "-p FFT_RADIX=16 -p FFT_VPT=32"; do
+      CLFORGE_CACHE_DIR=off CLFORGE_BUILD_OPTIONS=-cl-nv-verbose lim 60 "$C" -v -d nvidia $v run fft --n 1024 --batch 2048 2>&1 |
+        grep -E "Used|-DFFT_T=" | sed 's/.*\(-DFFT_N=[^:]*\).*/\1/' | cut -c1-160
+    done
     ;;
   esac
   date -u
