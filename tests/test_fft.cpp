@@ -297,7 +297,7 @@ TEST_SUITE("fft") {
         {{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 16}, {"FFT_HALVE", 1}},
         // Several butterflies per work-item and pass (fewer work-items per transform).
         {{"FFT_RADIX", 16}, {"FFT_VPT", 32}, {"FFT_WG", 128}, {"FFT_HALVE", 1}},
-        {{"FFT_RADIX", 8}, {"FFT_VPT", 64}, {"FFT_WG", 64}, {"FFT_TWIDDLE", 1}, {"FFT_STAGE", 1}},
+        {{"FFT_RADIX", 8}, {"FFT_VPT", 64}, {"FFT_WG", 64}, {"FFT_TWIDDLE", 1}},
     };
     for (const auto& p : sets) {
       CAPTURE(params_of(Tuning{p, false}));

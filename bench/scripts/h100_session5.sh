@@ -31,6 +31,10 @@
 #   part 14: radix 8 with several butterflies per work-item (smaller butterflies, fewer registers?)
 #           for 1024 and 2048: exhaustive tunes over radix, FFT_VPT, work-group size and halving,
 #           every other parameter pinned; the register report of two of them.
+#   part 15: the PoCL FFT floor's lengths (16 ... 4096, 64 MiB batches) against clFFT and VkFFT on
+#           the 16-core PoCL device, twice (its speed drifts); the FFT tests on the NVIDIA device.
+#   part 16: the FFT tests on the NVIDIA device again (a test set of part 15 needed more local
+#           memory than 48 KiB at one length).
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session5.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -199,6 +203,17 @@ PY
       CLFORGE_CACHE_DIR=off CLFORGE_BUILD_OPTIONS=-cl-nv-verbose lim 60 "$C" -v -d nvidia $v run fft --n 1024 --batch 2048 2>&1 |
         grep -E "Used|-DFFT_T=" | sed 's/.*\(-DFFT_N=[^:]*\).*/\1/' | cut -c1-160
     done
+    ;;
+  15)
+    export POCL_CACHE_DIR=/tmp/pocl-cache
+    for rep in a b; do
+      lim 200 "$C" -d cpu bench fft --size 16 --size 32 --size 64 --size 128 --size 256 --size 512 --size 1024 \
+        --size 2048 --size 4096 --out "$O/json/fft_cpu_$rep.json" 2>&1 | grep -E "^fft n"
+    done
+    lim 150 "$B/tests/clforge_tests" --test-suite=fft --test-case-exclude="clforge *"
+    ;;
+  16)
+    lim 200 "$B/tests/clforge_tests" --test-suite=fft --test-case-exclude="clforge *"
     ;;
   esac
   date -u

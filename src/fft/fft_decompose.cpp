@@ -141,15 +141,6 @@ FftShape fft_base_shape(std::size_t n, const ParamMap& p, std::size_t max_wg) {
     if (static_cast<std::size_t>(s.t) <= max_wg || radix >= 16) break;
     radix *= 2;  // fewer, larger passes need fewer work-items
   }
-  // FFT_VPT values per work-item: several butterflies of a pass each, on the largest divisor of
-  // n that leaves at least that many values (a transform then holds fewer registers in all:
-  // the values themselves plus one butterfly's temporaries per work-item).
-  const std::size_t vpt = static_cast<std::size_t>(p.at("FFT_VPT"));
-  if (vpt > n / static_cast<std::size_t>(s.t)) {
-    std::size_t t = std::max<std::size_t>(1, n / vpt);
-    while (t > 1 && n % t != 0) --t;
-    s.t = static_cast<int>(t);
-  }
   if (static_cast<std::size_t>(s.t) > max_wg) {
     // More butterflies per work-item: the largest divisor of n that fits one work-group.
     std::size_t t = max_wg;
@@ -160,6 +151,15 @@ FftShape fft_base_shape(std::size_t n, const ParamMap& p, std::size_t max_wg) {
                               " work-items per work-group");
   }
   s.b = static_cast<int>(std::max<std::size_t>(1, wg / s.t));
+  // FFT_VPT values per work-item: several butterflies of a pass each, on the largest divisor of
+  // n that leaves at least that many values. The transforms per group stay as they were (and
+  // with them the local memory); the group gets smaller.
+  const std::size_t vpt = static_cast<std::size_t>(p.at("FFT_VPT"));
+  if (vpt > n / static_cast<std::size_t>(s.t)) {
+    std::size_t t = std::max<std::size_t>(1, n / vpt);
+    while (t > 1 && n % t != 0) --t;
+    s.t = static_cast<int>(t);
+  }
   return s;
 }
 

@@ -37,7 +37,7 @@ KernelSpec fft_spec() {
       {"FFT_REG", 16, {1, 2, 4, 8, 16, 32, 64}, "lengths up to this: one transform per work-item, in registers"},
       {"FFT_VPT", 0, {0, 16, 32, 64},
        "values per work-item of the local-memory kernels (0: the largest radix, one butterfly per pass); more: "
-       "fewer work-items and registers per transform, so that more transforms fit a compute unit"},
+       "several butterflies per pass, fewer work-items per transform (the same transforms per group)"},
       {"FFT_LOCAL_MAX", 4096, {256, 512, 1024, 2048, 4096, 8192, 16384, 32768},
        "longest length done in one kernel; longer ones take passes through global memory"},
       {"FFT_PASS_MAX", 32768, {64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768},
