@@ -35,6 +35,8 @@
 #           the 16-core PoCL device, twice (its speed drifts); the FFT tests on the NVIDIA device.
 #   part 16: the FFT tests on the NVIDIA device again (a test set of part 15 needed more local
 #           memory than 48 KiB at one length).
+#   part 17: PoCL FFT at 256 and 512 with other CPU parameters (radix, values per work-item,
+#           work-group size, float2 access), each twice beside the peers.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session5.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -214,6 +216,15 @@ PY
     ;;
   16)
     lim 200 "$B/tests/clforge_tests" --test-suite=fft --test-case-exclude="clforge *"
+    ;;
+  17)
+    export POCL_CACHE_DIR=/tmp/pocl-cache
+    for v in "" "-p FFT_RADIX=8" "-p FFT_RADIX=16" "-p FFT_RADIX=8 -p FFT_VPT=64" "-p FFT_WG=64" "-p FFT_VEC=0"; do
+      for rep in a b; do
+        echo "== [$v] $rep"
+        lim 60 "$C" -d cpu $v bench fft --size 256 --size 512 2>&1 | grep -E "^fft n" | grep -v cuFFT
+      done
+    done
     ;;
   esac
   date -u
