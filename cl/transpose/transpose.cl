@@ -17,7 +17,9 @@
 //
 // TRA_LOCAL = 0: no local memory and no barrier; each work-item transposes a TRA_WPT x TRA_VW
 // block in registers: TRA_WPT vector loads along input rows, TRA_VW vector stores of TRA_WPT
-// elements along output rows (suits CPUs, where a work-group is a loop over work-items).
+// elements along output rows (suits CPUs, where a work-group is a loop over work-items). Floats
+// aligned both ways with TRA_WPT a multiple of TRA_VW = 4 or 8 go as square blocks turned by
+// vector shuffles, optionally stored around the caches (TRA_NT; see TRA_SQUARE_BLOCK below).
 //
 // Routine constants: TRA_ELEM_SIZE (4: float, 8: float2, 16: float4); TRA_ALIGN_IN and
 // TRA_ALIGN_OUT (float elements only): the launcher checked that leading dimensions and offsets
