@@ -35,19 +35,36 @@ int region_calls(const TimingPlan& plan, double single_ms) {
 
 namespace {
 
-template <typename RunOnce>
-Timing repeat(cl::CommandQueue& queue, const TimingPlan& plan, RunOnce run_once) {
-  for (int i = 0; i < plan.warmup; ++i) run_once();
+// Warm-up runs of every candidate, then rounds in which each candidate that still wants
+// repetitions runs once (A B, B A, ...: no one always goes first), until each has min_reps and
+// min_time_ms of samples (at most max_reps). One run returns its milliseconds.
+std::vector<Timing> sample(cl::CommandQueue& queue, const TimingPlan& plan,
+                           const std::vector<std::function<double()>>& runs) {
+  const std::size_t n = runs.size();
+  for (int w = 0; w < plan.warmup; ++w)
+    for (const auto& run : runs) run();
   check(queue.finish(), "clFinish");
-  std::vector<double> samples;
-  double total = 0;
-  while (static_cast<int>(samples.size()) < plan.max_reps &&
-         (static_cast<int>(samples.size()) < plan.min_reps || total < plan.min_time_ms)) {
-    const double ms = run_once();
-    samples.push_back(ms);
-    total += ms;
+  std::vector<std::vector<double>> samples(n);
+  std::vector<double> total(n, 0);
+  const auto wants_more = [&](std::size_t i) {
+    const int k = static_cast<int>(samples[i].size());
+    return k < plan.max_reps && (k < plan.min_reps || total[i] < plan.min_time_ms);
+  };
+  for (int round = 0;; ++round) {
+    bool any = false;
+    for (std::size_t j = 0; j < n; ++j) {
+      const std::size_t i = round % 2 ? n - 1 - j : j;
+      if (!wants_more(i)) continue;
+      const double ms = runs[i]();
+      samples[i].push_back(ms);
+      total[i] += ms;
+      any = true;
+    }
+    if (!any) break;
   }
-  return summarize(samples);
+  std::vector<Timing> out;
+  for (auto& v : samples) out.push_back(summarize(std::move(v)));
+  return out;
 }
 
 // A marker kernel per context: one work-item writing one int.
@@ -74,54 +91,34 @@ Marker& marker_for(cl::CommandQueue& queue) {
 }  // namespace
 
 Timing time_event(cl::CommandQueue& queue, const std::function<cl::Event()>& enqueue, const TimingPlan& plan) {
-  return repeat(queue, plan, [&] {
-    cl::Event e = enqueue();
-    check(e.wait(), "clWaitForEvents");
-    return event_ms(e, e);
-  });
+  return sample(queue, plan, {[&] {
+                  cl::Event e = enqueue();
+                  check(e.wait(), "clWaitForEvents");
+                  return event_ms(e, e);
+                }})
+      .front();
 }
 
 std::vector<Timing> time_regions(cl::CommandQueue& queue, const std::vector<std::function<void()>>& enqueues,
                                  const TimingPlan& plan) {
   Marker& mk = marker_for(queue);
-  const std::size_t n = enqueues.size();
-  std::vector<int> calls(n, 1);  // each grows after its first (warm-up) region when plan.region_ms asks
-  const auto region = [&](std::size_t i) {
-    cl::Event a, b;
-    check(queue.enqueueNDRangeKernel(mk.kernel, cl::NullRange, cl::NDRange(1), cl::NDRange(1), nullptr, &a),
-          "clEnqueueNDRangeKernel", "marker");
-    for (int c = 0; c < calls[i]; ++c) enqueues[i]();
-    check(queue.enqueueNDRangeKernel(mk.kernel, cl::NullRange, cl::NDRange(1), cl::NDRange(1), nullptr, &b),
-          "clEnqueueNDRangeKernel", "marker");
-    check(b.wait(), "clWaitForEvents");
-    const double ms = event_ms(a, b) / calls[i];
-    if (calls[i] == 1) calls[i] = region_calls(plan, ms);
-    return ms;
-  };
-  for (int w = 0; w < plan.warmup; ++w)
-    for (std::size_t i = 0; i < n; ++i) region(i);
-  check(queue.finish(), "clFinish");
-  std::vector<std::vector<double>> samples(n);
-  std::vector<double> total(n, 0);
-  const auto wants_more = [&](std::size_t i) {
-    const int k = static_cast<int>(samples[i].size());
-    return k < plan.max_reps && (k < plan.min_reps || total[i] < plan.min_time_ms);
-  };
-  for (int round = 0;; ++round) {
-    bool any = false;
-    for (std::size_t j = 0; j < n; ++j) {
-      const std::size_t i = round % 2 ? n - 1 - j : j;  // A B, B A, ...: no one always goes first
-      if (!wants_more(i)) continue;
-      const double ms = region(i);
-      samples[i].push_back(ms);
-      total[i] += ms;
-      any = true;
-    }
-    if (!any) break;
+  std::vector<std::function<double()>> runs;
+  for (const auto& enqueue : enqueues) {
+    // Calls per region: grows after the first (warm-up) region when plan.region_ms asks for it.
+    runs.push_back([&mk, &queue, &plan, &enqueue, calls = 1]() mutable {
+      cl::Event a, b;
+      check(queue.enqueueNDRangeKernel(mk.kernel, cl::NullRange, cl::NDRange(1), cl::NDRange(1), nullptr, &a),
+            "clEnqueueNDRangeKernel", "marker");
+      for (int c = 0; c < calls; ++c) enqueue();
+      check(queue.enqueueNDRangeKernel(mk.kernel, cl::NullRange, cl::NDRange(1), cl::NDRange(1), nullptr, &b),
+            "clEnqueueNDRangeKernel", "marker");
+      check(b.wait(), "clWaitForEvents");
+      const double ms = event_ms(a, b) / calls;
+      if (calls == 1) calls = region_calls(plan, ms);
+      return ms;
+    });
   }
-  std::vector<Timing> out;
-  for (auto& s : samples) out.push_back(summarize(std::move(s)));
-  return out;
+  return sample(queue, plan, runs);
 }
 
 Timing time_region(cl::CommandQueue& queue, const std::function<void()>& enqueue, const TimingPlan& plan) {
