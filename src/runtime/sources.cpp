@@ -11,6 +11,8 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "clforge/errors.hpp"
 #include "clforge/runtime.hpp"
@@ -98,21 +100,26 @@ Error not_found(const std::string& path) {
   return Error("kernel file '" + path + "' not found (looked in CLFORGE_KERNEL_DIR, the share dir and the embedded copy)");
 }
 
+
+// The places on disk of a file under cl/, in lookup order: CLFORGE_KERNEL_DIR, then the share
+// dir; as (origin, full path). The embedded copy comes after them.
+std::vector<std::pair<std::string, std::string>> disk_places(const std::string& path) {
+  std::vector<std::pair<std::string, std::string>> v;
+  if (const auto dir = detail::env("CLFORGE_KERNEL_DIR")) v.emplace_back("override:" + *dir, *dir + "/" + path);
+  if (!share_dir().dir.empty()) v.emplace_back("share:" + share_dir().dir, share_dir().dir + "/" + path);
+  return v;
+}
+
 }  // namespace
 
 KernelSource load_kernel_source(const std::string& path) {
   KernelSource src;
   src.path = path;
-  if (const auto dir = detail::env("CLFORGE_KERNEL_DIR")) {
-    if (auto text = detail::read_file(*dir + "/" + path)) {
+  for (const auto& [origin, file] : disk_places(path)) {
+    if (auto text = detail::read_file(file)) {
       src.text = std::move(*text);
-      src.origin = "override:" + *dir;
-    }
-  }
-  if (src.origin.empty() && !share_dir().dir.empty()) {
-    if (auto text = detail::read_file(share_dir().dir + "/" + path)) {
-      src.text = std::move(*text);
-      src.origin = "share:" + share_dir().dir;
+      src.origin = origin;
+      break;
     }
   }
   if (src.origin.empty()) {
@@ -129,10 +136,8 @@ KernelSource load_kernel_source(const std::string& path) {
 namespace detail {
 
 SourceStamp kernel_source_stamp(const std::string& path) {
-  if (const auto dir = env("CLFORGE_KERNEL_DIR"))
-    if (const auto h = disk_hash(*dir + "/" + path)) return {"override:" + *dir, *h};
-  if (!share_dir().dir.empty())
-    if (const auto h = disk_hash(share_dir().dir + "/" + path)) return {"share:" + share_dir().dir, *h};
+  for (const auto& [origin, file] : disk_places(path))
+    if (const auto h = disk_hash(file)) return {origin, *h};
   static std::mutex mutex;
   static std::unordered_map<std::string, std::uint64_t> embedded_hashes;
   std::lock_guard<std::mutex> lock(mutex);
