@@ -35,6 +35,7 @@ struct ParamInfo {
   int default_value = 0;
   std::vector<int> legal;      ///< the values a database or override may use
   std::string help;
+  bool launcher_only = false;  ///< read by the host alone: left out of the kernel's build options
 };
 
 /// The resolved parameter set for (kernel, variant, device), with where each value came from.

@@ -114,10 +114,11 @@ KernelSpec blur_spec() {
   s.params = {
       {"BLUR_CV_WG", 64, {32, 64, 128, 256}, "RGBA8 conversion kernels: work-group width"},
       {"BLUR_AUTO_SIGMA_DIRECT", 10, int_range(0, 100),
-       "auto: direct when the larger sigma is at most value/10 (0: never)"},
+       "auto: direct when the larger sigma is at most value/10 (0: never)", true},
       {"BLUR_AUTO_SIGMA_RECURSIVE", 100, recursive_sigma,
-       "auto: recursive when the larger sigma is at least value/10 (0: never)"},
-      {"BLUR_AUTO_RECURSIVE_MIN_KPIX", 256, kpix, "auto: recursive only for images of at least this many Ki pixels"},
+       "auto: recursive when the larger sigma is at least value/10 (0: never)", true},
+      {"BLUR_AUTO_RECURSIVE_MIN_KPIX", 256, kpix, "auto: recursive only for images of at least this many Ki pixels",
+       true},
   };
   s.resources = [](const ParamMap& p, const std::string&) {
     Resources r;
@@ -221,14 +222,14 @@ KernelSpec blur_recursive_spec() {
       {"BLUR_R_LX", 32, {16, 32, 64, 128, 256}, "columns per work-group"},
       {"BLUR_R_BLOCK", 64, {0, 16, 32, 64, 128, 256}, "rows per block when columns are split; 0: never split"},
       {"BLUR_R_NARROW", 1 << 30, narrow,
-       "split columns into blocks when the pass has fewer columns than this (0: never, 2^30: always)"},
+       "split columns into blocks when the pass has fewer columns than this (0: never, 2^30: always)", true},
       {"BLUR_R_FUSE_T", 0, {0, 1}, "1: blocked passes write their output transposed (no separate transpose)"},
       {"BLUR_R_BATCH", 8, {1, 2, 4, 8, 16}, "global loads issued together ahead of the recursion"},
       {"BLUR_R_LINK_SPLIT", 1, {1, 2, 4, 8, 16},
        "blur_rec_link: work-items per column, each linking one run of blocks (chained in local memory)"},
       {"BLUR_R_LINK_BATCH", 4, {1, 2, 4, 8, 16}, "blur_rec_link: blocks whose carries are loaded together"},
       {"BLUR_R_NEXT_CARRY", 1, {0, 1},
-       "1: with BLUR_R_FUSE_T and LX = BLOCK, the vertical pass also computes the horizontal pass's carries"},
+       "1: with BLUR_R_FUSE_T and LX = BLOCK, the vertical pass also computes the horizontal pass's carries", true},
   };
   s.check = [](const ParamMap& p, const std::string&) -> std::string {
     if (p.at("BLUR_R_FUSE_T") && p.at("BLUR_R_BLOCK") == 0) return "BLUR_R_FUSE_T=1 needs BLUR_R_BLOCK > 0";
@@ -453,13 +454,6 @@ struct Call {
   }
 };
 
-// A configuration without the values that only the host reads (they must not split the cache).
-Configuration program_config(const Configuration& cfg, std::initializer_list<const char*> drop) {
-  Configuration c = cfg;
-  for (const char* d : drop) c.values.erase(d);
-  return c;
-}
-
 // ---------------------------------------------------------------- programs
 // The program of each kernel of a call, from the resolved parameters alone: the launcher and
 // blur_build_programs (the tuner's prebuild) compile through these, so both use one set of
@@ -516,19 +510,14 @@ cl::Program separable_program(const QueueContext& qc, const Resolved& r, bool lo
 
 // Recursive passes, with or without the transposed (fused) block store.
 cl::Program recursive_program(const QueueContext& qc, const Resolved& r, bool long_index, bool fused) {
-  Configuration cfg = program_config(r.recursive, {"BLUR_R_NARROW", "BLUR_R_NEXT_CARRY"});
+  Configuration cfg = r.recursive;
   cfg.values["BLUR_R_FUSE_T"] = fused ? 1 : 0;
   return get_program(qc, kernel_spec("blur_recursive"), cfg, blur_defines(r, long_index));
 }
 
 // The RGBA8 conversion kernels.
-Configuration conversion_config(const Resolved& r) {
-  return program_config(r.blur,
-                        {"BLUR_AUTO_SIGMA_DIRECT", "BLUR_AUTO_SIGMA_RECURSIVE", "BLUR_AUTO_RECURSIVE_MIN_KPIX"});
-}
-
 cl::Program conversion_program(const QueueContext& qc, const Resolved& r, bool long_index) {
-  return get_program(qc, kernel_spec("blur"), conversion_config(r), long_index ? "-DCLF_LONG_INDEX=1" : "");
+  return get_program(qc, kernel_spec("blur"), r.blur, long_index ? "-DCLF_LONG_INDEX=1" : "");
 }
 
 // ---------------------------------------------------------------- launching the methods
@@ -832,7 +821,7 @@ BlurMethod gaussian_blur(cl::CommandQueue& queue, std::size_t width, std::size_t
     const cl::Buffer conv = c.scratch(kConv, 2 * pixels * 16, "float4 copies of the RGBA8 image");
     const Img a{conv, 0, width}, b{conv, pixels, width};
     const cl::Program prog = conversion_program(qc, res, long_index);
-    const std::size_t wg = conversion_config(res).at("BLUR_CV_WG");
+    const std::size_t wg = res.blur.at("BLUR_CV_WG");
     const cl::NDRange global(round_up(width, wg), height), local(wg, 1);
     cl::Kernel to_f = get_kernel(prog, "blur_u8_to_f32");
     Args(to_f, long_index).i32(width).i32(height).buf(in.buffer).idx(in.offset).idx(in.pitch)

@@ -391,17 +391,12 @@ void FftPlan::Impl::compile() {
   const detail::KernelSpec& spec = detail::kernel_spec(kRoutine);
   for (auto& s : stages) {
     // The program depends on the routine constants (which already encode the radices, the
-    // work-group and the modes) and on the parameters the kernel reads; parameters only the
-    // launcher reads, and local-memory ones of a kernel without local memory, take their
-    // declared defaults in the build options so that equal kernels share one program.
+    // work-group and the modes) and on the parameters the kernel reads: the launcher-only ones
+    // stay out of the build options (ParamInfo::launcher_only), and the local-memory ones of a
+    // kernel without local memory take their declared defaults, so equal kernels share one program.
     Configuration key = s.cfg;
-    for (const auto& p : spec.params) {
-      const bool launcher_only = p.name == "FFT_RADIX" || p.name == "FFT_WG" || p.name == "FFT_REG" ||
-                                 p.name == "FFT_VPT" || p.name == "FFT_LOCAL_MAX" || p.name == "FFT_PASS_MAX" ||
-                                 p.name == "FFT_STAGE";
-      const bool local_only = (p.name == "FFT_HALVE" || p.name == "FFT_PAD") && !s.shape.uses_local();
-      if (launcher_only || local_only) key.values[p.name] = p.default_value;
-    }
+    for (const char* name : {"FFT_HALVE", "FFT_PAD"})
+      if (!s.shape.uses_local()) key.values[name] = spec.find(name)->default_value;
     s.program = detail::get_program(qc, spec, key, s.shape.options());
   }
 }

@@ -32,21 +32,21 @@ KernelSpec fft_spec() {
   s.files = {"fft/fft_butterflies.cl", "fft/fft.cl"};
   s.database = "db/fft.json";
   s.params = {
-      {"FFT_RADIX", 8, {2, 4, 8, 16}, "largest power-of-two radix of a pass"},
-      {"FFT_WG", 256, {16, 32, 64, 128, 256, 512, 1024}, "work-items per work-group the launcher aims for"},
-      {"FFT_REG", 16, {1, 2, 4, 8, 16, 32, 64}, "lengths up to this: one transform per work-item, in registers"},
+      {"FFT_RADIX", 8, {2, 4, 8, 16}, "largest power-of-two radix of a pass", true},
+      {"FFT_WG", 256, {16, 32, 64, 128, 256, 512, 1024}, "work-items per work-group the launcher aims for", true},
+      {"FFT_REG", 16, {1, 2, 4, 8, 16, 32, 64}, "lengths up to this: one transform per work-item, in registers", true},
       {"FFT_VPT", 0, {0, 16, 32, 64},
        "values per work-item of the local-memory kernels (0: the largest radix, one butterfly per pass); more: "
-       "several butterflies per pass, fewer work-items per transform (the same transforms per group)"},
+       "several butterflies per pass, fewer work-items per transform (the same transforms per group)", true},
       {"FFT_LOCAL_MAX", 4096, {256, 512, 1024, 2048, 4096, 8192, 16384, 32768},
-       "longest length done in one kernel; longer ones take passes through global memory"},
+       "longest length done in one kernel; longer ones take passes through global memory", true},
       {"FFT_PASS_MAX", 32768, {64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768},
-       "longest pass of a multi-pass plan (also capped by FFT_LOCAL_MAX): more, shorter passes"},
+       "longest pass of a multi-pass plan (also capped by FFT_LOCAL_MAX): more, shorter passes", true},
       {"FFT_HALVE", 0, {0, 1}, "local-memory halving: exchange real, then imaginary parts through half the buffer"},
       {"FFT_TWIDDLE", 0, {0, 1}, "0: twiddle table computed in double on the host; 1: sinpi/cospi in the kernel"},
       {"FFT_PAD", 1, {0, 1}, "pad local-memory rows against bank conflicts"},
       {"FFT_VEC", 1, {0, 1}, "global loads and stores as float2 (one 8-byte access) or as two floats"},
-      {"FFT_STAGE", 0, {0, 1, 2}, "global accesses through local memory: 0 where it coalesces, 1 always, 2 never"},
+      {"FFT_STAGE", 0, {0, 1, 2}, "global accesses through local memory: 0 where it coalesces, 1 always, 2 never", true},
   };
   s.check = [](const ParamMap&, const std::string&) -> std::string { return {}; };
   s.resources = [](const ParamMap& p, const std::string& variant) {

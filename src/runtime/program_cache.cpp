@@ -139,11 +139,20 @@ QueueContext queue_context_of(const cl::CommandQueue& queue) {
   return qc;
 }
 
-std::string build_options(const Configuration& cfg, const std::string& extra) {
+std::string build_options(const KernelSpec& spec, const Configuration& cfg, const std::string& extra) {
   std::string o = "-cl-std=CL1.2";
-  for (const auto& [name, value] : cfg.values) o += " -D" + name + "=" + std::to_string(value);  // std::map: sorted
+  for (const auto& [name, value] : cfg.values) {  // std::map: sorted
+    const ParamInfo* p = spec.find(name);
+    if (p == nullptr || !p->launcher_only) o += " -D" + name + "=" + std::to_string(value);
+  }
   if (!extra.empty()) o += " " + extra;
   return o;
+}
+
+std::string build_options(const Configuration& cfg, const std::string& extra) {
+  for (const auto& spec : all_kernel_specs())
+    if (spec.name == cfg.kernel) return build_options(spec, cfg, extra);
+  return build_options(KernelSpec{}, cfg, extra);
 }
 
 cl::Program get_program(const QueueContext& qc, const KernelSpec& spec, const Configuration& cfg,
@@ -170,7 +179,7 @@ cl::Program get_program(const QueueContext& qc, const KernelSpec& spec, const Co
   // CLFORGE_BUILD_OPTIONS: compiler options added to every build (diagnostics such as
   // -cl-nv-verbose); part of the keys, and the compiler's log goes to the log hook (info).
   const std::optional<std::string> env_options = env("CLFORGE_BUILD_OPTIONS");
-  std::string options = build_options(cfg, extra_options);
+  std::string options = build_options(spec, cfg, extra_options);
   if (env_options && !env_options->empty()) options += " " + *env_options;
   const DeviceInfo& dev = *qc.info;
 

@@ -21,8 +21,11 @@ QueueContext queue_context_of(const cl::CommandQueue& queue);
 /// Cached identity of a device.
 const DeviceInfo& device_info(const cl::Device& device);
 
-/// Build options: -cl-std=CL1.2, then -D NAME=VALUE for every parameter sorted by name,
-/// then `extra` (routine constants such as -DTRA_ELEM=4).
+/// Build options: -cl-std=CL1.2, then -D NAME=VALUE for every parameter sorted by name except
+/// those `spec` marks launcher_only (so that they do not split the caches), then `extra`
+/// (routine constants such as -DTRA_ELEM=4).
+std::string build_options(const KernelSpec& spec, const Configuration& cfg, const std::string& extra);
+/// The same for the registered kernel cfg.kernel (every parameter when none is registered).
 std::string build_options(const Configuration& cfg, const std::string& extra);
 
 /// The compiled program of spec's files (cl/common/*.cl prepended) with cfg's parameters.
