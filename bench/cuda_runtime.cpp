@@ -98,29 +98,27 @@ Timing time_events(const Runtime& rt, const std::function<void()>& launch, const
   int calls = 1;  // back-to-back calls per event pair, as time_region does (TimingPlan::region_ms)
   const auto once = [&] {
     float ms = 0;
-    if (rt.event_record(e0, nullptr) != 0) return -1.0;
+    if (rt.event_record(e0, nullptr) != 0) throw Error("cudaEvent timing failed");
     for (int i = 0; i < calls; ++i) launch();
-    if (rt.event_record(e1, nullptr) != 0 || rt.event_sync(e1) != 0 || rt.event_elapsed(&ms, e0, e1) != 0) return -1.0;
+    if (rt.event_record(e1, nullptr) != 0 || rt.event_sync(e1) != 0 || rt.event_elapsed(&ms, e0, e1) != 0)
+      throw Error("cudaEvent timing failed");
     const double per_call = static_cast<double>(ms) / calls;
     if (calls == 1) calls = detail::region_calls(plan, per_call);
     return per_call;
   };
-  std::vector<double> samples;
-  bool failed = false;
-  for (int i = 0; i < plan.warmup; ++i) failed = failed || once() < 0;
-  failed = failed || rt.device_synchronize() != 0;
-  double total = 0;
-  while (!failed && static_cast<int>(samples.size()) < plan.max_reps &&
-         (static_cast<int>(samples.size()) < plan.min_reps || total < plan.min_time_ms)) {
-    const double ms = once();
-    failed = ms < 0;
-    samples.push_back(ms);
-    total += ms;
+  const auto settle = [&] {
+    if (rt.device_synchronize() != 0) throw Error("cudaEvent timing failed");
+  };
+  try {
+    const Timing t = detail::sample_runs(plan, {once}, settle).front();
+    rt.event_destroy(e0);
+    rt.event_destroy(e1);
+    return t;
+  } catch (...) {
+    rt.event_destroy(e0);
+    rt.event_destroy(e1);
+    throw;
   }
-  rt.event_destroy(e0);
-  rt.event_destroy(e1);
-  if (failed) throw Error("cudaEvent timing failed");
-  return summarize(samples);
 }
 
 }  // namespace clforge::bench::cuda

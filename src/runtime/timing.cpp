@@ -33,17 +33,12 @@ int region_calls(const TimingPlan& plan, double single_ms) {
   return static_cast<int>(std::clamp(std::ceil(plan.region_ms / single_ms), 1.0, 32.0));
 }
 
-namespace {
-
-// Warm-up runs of every candidate, then rounds in which each candidate that still wants
-// repetitions runs once (A B, B A, ...: no one always goes first), until each has min_reps and
-// min_time_ms of samples (at most max_reps). One run returns its milliseconds.
-std::vector<Timing> sample(cl::CommandQueue& queue, const TimingPlan& plan,
-                           const std::vector<std::function<double()>>& runs) {
+std::vector<Timing> sample_runs(const TimingPlan& plan, const std::vector<std::function<double()>>& runs,
+                                const std::function<void()>& settle) {
   const std::size_t n = runs.size();
   for (int w = 0; w < plan.warmup; ++w)
     for (const auto& run : runs) run();
-  check(queue.finish(), "clFinish");
+  if (settle) settle();
   std::vector<std::vector<double>> samples(n);
   std::vector<double> total(n, 0);
   const auto wants_more = [&](std::size_t i) {
@@ -66,6 +61,8 @@ std::vector<Timing> sample(cl::CommandQueue& queue, const TimingPlan& plan,
   for (auto& v : samples) out.push_back(summarize(std::move(v)));
   return out;
 }
+
+namespace {
 
 // A marker kernel per context: one work-item writing one int.
 struct Marker {
@@ -91,11 +88,12 @@ Marker& marker_for(cl::CommandQueue& queue) {
 }  // namespace
 
 Timing time_event(cl::CommandQueue& queue, const std::function<cl::Event()>& enqueue, const TimingPlan& plan) {
-  return sample(queue, plan, {[&] {
-                  cl::Event e = enqueue();
-                  check(e.wait(), "clWaitForEvents");
-                  return event_ms(e, e);
-                }})
+  return sample_runs(plan, {[&] {
+                       cl::Event e = enqueue();
+                       check(e.wait(), "clWaitForEvents");
+                       return event_ms(e, e);
+                     }},
+                     [&] { check(queue.finish(), "clFinish"); })
       .front();
 }
 
@@ -118,7 +116,7 @@ std::vector<Timing> time_regions(cl::CommandQueue& queue, const std::vector<std:
       return ms;
     });
   }
-  return sample(queue, plan, runs);
+  return sample_runs(plan, runs, [&] { check(queue.finish(), "clFinish"); });
 }
 
 Timing time_region(cl::CommandQueue& queue, const std::function<void()>& enqueue, const TimingPlan& plan) {

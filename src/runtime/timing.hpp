@@ -36,6 +36,13 @@ struct TimingPlan {
 /// both time a routine the same way.
 inline constexpr double kRegionMs = 2.0;
 
+/// The sampling every timer here uses: `plan.warmup` runs of each candidate, `settle` (if any),
+/// then rounds in which each candidate that still wants repetitions runs once (A B, B A, ...:
+/// no one always goes first), until each has min_reps and min_time_ms of samples (at most
+/// max_reps). A run returns its milliseconds (or throws). One Timing per run, in order.
+std::vector<Timing> sample_runs(const TimingPlan& plan, const std::vector<std::function<double()>>& runs,
+                                const std::function<void()>& settle = {});
+
 /// Calls per region for a run that took `single_ms` alone (see TimingPlan::region_ms).
 int region_calls(const TimingPlan& plan, double single_ms);
 
