@@ -49,10 +49,7 @@ std::vector<DeviceEntry> selected_devices(const AllOptions& opt) {
 }
 
 Record failed_record(const std::string& routine, const std::string& what) {
-  Record r;
-  r.routine = routine;
-  r.library = "clforge";
-  r.shape = "-";
+  Record r = Record::of(routine, "clforge", "-");
   r.status = "failed: " + what;
   return r;
 }

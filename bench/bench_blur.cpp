@@ -135,10 +135,7 @@ void bench_blur(Session& s, Report& report, const BenchOptions& opt, const Peaks
         o.workspace = &ws;
         char label[64];
         std::snprintf(label, sizeof label, "%s s=%g", shape.c_str(), sigma);
-        Record r;
-        r.routine = "blur";
-        r.library = m.label;
-        r.shape = label;
+        Record r = Record::of("blur", m.label, label);
         const detail::BlurPlan plan = detail::plan_blur(dev, W, H, format, o, t);
         r.bytes = plan.bytes_per_pixel * n;
         const double bound_ms = peaks.copy_gbps > 0 ? r.bytes / peaks.copy_gbps / 1e6 : 0;

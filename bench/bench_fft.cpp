@@ -82,10 +82,7 @@ void poison_buffer(cl::CommandQueue& q, const cl::Buffer& b, std::size_t bytes) 
 }
 
 Record make_record(const std::string& library, const FftCase& c) {
-  Record r;
-  r.routine = "fft";
-  r.library = library;
-  r.shape = c.label();
+  Record r = Record::of("fft", library, c.label());
   r.bytes = 2.0 * 8.0 * static_cast<double>(c.n) * static_cast<double>(c.batch);
   r.flops = c.n > 1 ? 5.0 * c.n * std::log2(static_cast<double>(c.n)) * c.batch : 0.0;
   return r;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <random>
 
 #include "bench/routines.hpp"
@@ -107,13 +108,7 @@ Check check_result(const GemmCase& gc, const std::vector<float>& a, const std::v
           std::to_string(samples) + " sampled entries"};
 }
 
-Record make_record(const char* library, const std::string& shape) {
-  Record r;
-  r.routine = "sgemm";
-  r.library = library;
-  r.shape = shape;
-  return r;
-}
+Record make_record(const char* library, const std::string& shape) { return Record::of("sgemm", library, shape); }
 
 #if CLFORGE_BENCH_CUDA
 // cuBLAS of CUDA 11-13 loaded at run time with its libcudart (bench/cuda_runtime.hpp).
@@ -178,7 +173,7 @@ void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peak
     cl::Buffer c(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, nc * 4, hc.data(), &st);
     detail::check(st, "clCreateBuffer", "sgemm benchmark C");
 
-    // clforge: correctness first (C poisoned with NaN, beta = 0), then timing.
+    // clforge: correctness first (C poisoned with NaN, beta = 0), then timing (below, with CLBlast).
     Record r = make_record("clforge", shape);
     r.flops = flops;
     r.bytes = 4.0 * (na + nb + nc);
@@ -206,7 +201,32 @@ void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peak
     r.params["tolerance"] = tol;
     if (!(chk.scaled <= tol))
       r.status = "failed: scaled error " + std::to_string(chk.scaled) + " above " + std::to_string(tol);
-    r.timing = time_region(s.queue, run_clforge, opt.plan);
+    // clforge and CLBlast (the same queue) are timed in interleaved regions, as in bench
+    // transpose: a device whose speed drifts treats them alike.
+    std::vector<std::function<void()>> calls{run_clforge};
+#if CLFORGE_HAVE_CLBLAST
+    Record cb = make_record("CLBlast", shape);
+    cb.flops = flops;
+    cb.bytes = r.bytes;
+    cl_command_queue q = s.queue();
+    const auto cta = gc.ta ? clblast::Transpose::kYes : clblast::Transpose::kNo;
+    const auto ctb = gc.tb ? clblast::Transpose::kYes : clblast::Transpose::kNo;
+    const auto call_clblast = [&] {
+      return clblast::Gemm<float>(clblast::Layout::kColMajor, cta, ctb, gc.m, gc.n, gc.k, alpha, a(), 0, lda, b(), 0,
+                                  ldb, beta, c(), 0, ldc, &q, nullptr);
+    };
+    const auto status = call_clblast();
+    if (status != clblast::StatusCode::kSuccess) {
+      cb.status = "refused: CLBlast status " + std::to_string(static_cast<int>(status));
+    } else {
+      std::vector<float> got(nc);
+      detail::check(s.queue.enqueueReadBuffer(c, CL_TRUE, 0, nc * 4, got.data()), "clEnqueueReadBuffer");
+      cb.error = check_result(gc, ha, hb, got, alpha).rel;
+      calls.push_back([&] { call_clblast(); });
+    }
+#endif
+    const std::vector<Timing> timings = time_regions(s.queue, calls, opt.plan);
+    r.timing = timings[0];
     r.params["percent_of_fma_peak"] = peaks.fma_gflops > 0 ? 100 * r.gflops() / peaks.fma_gflops : 0.0;
     char line[320];
     std::snprintf(line, sizeof line, "sgemm %s clforge (%s): %.3f ms, %.1f GFLOP/s, %s, rel err %.2e (%s)",
@@ -215,36 +235,16 @@ void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peak
     progress(line);
     const double clforge_gflops = r.gflops();
     report.add(r);
-
 #if CLFORGE_HAVE_CLBLAST
-    {
-      Record cb = make_record("CLBlast", shape);
-      cb.flops = flops;
-      cb.bytes = r.bytes;
-      cl_command_queue q = s.queue();
-      const auto cta = gc.ta ? clblast::Transpose::kYes : clblast::Transpose::kNo;
-      const auto ctb = gc.tb ? clblast::Transpose::kYes : clblast::Transpose::kNo;
-      const auto call = [&] {
-        return clblast::Gemm<float>(clblast::Layout::kColMajor, cta, ctb, gc.m, gc.n, gc.k, alpha, a(), 0, lda, b(), 0,
-                                    ldb, beta, c(), 0, ldc, &q, nullptr);
-      };
-      const auto status = call();
-      if (status != clblast::StatusCode::kSuccess) {
-        cb.status = "refused: CLBlast status " + std::to_string(static_cast<int>(status));
-      } else {
-        std::vector<float> got(nc);
-        detail::check(s.queue.enqueueReadBuffer(c, CL_TRUE, 0, nc * 4, got.data()), "clEnqueueReadBuffer");
-        cb.error = check_result(gc, ha, hb, got, alpha).rel;
-        cb.timing = time_region(
-            s.queue, [&] { call(); }, opt.plan);
-        cb.params["percent_of_fma_peak"] = peaks.fma_gflops > 0 ? 100 * cb.gflops() / peaks.fma_gflops : 0.0;
-      }
-      std::snprintf(line, sizeof line, "sgemm %s CLBlast: %.3f ms, %.1f GFLOP/s, %s; clforge / CLBlast = %.2f",
-                    shape.c_str(), cb.timing.median_ms, cb.gflops(), percent(cb.gflops(), peaks).c_str(),
-                    cb.gflops() > 0 ? clforge_gflops / cb.gflops() : 0.0);
-      progress(line);
-      report.add(cb);
+    if (timings.size() > 1) {
+      cb.timing = timings[1];
+      cb.params["percent_of_fma_peak"] = peaks.fma_gflops > 0 ? 100 * cb.gflops() / peaks.fma_gflops : 0.0;
     }
+    std::snprintf(line, sizeof line, "sgemm %s CLBlast: %.3f ms, %.1f GFLOP/s, %s; clforge / CLBlast = %.2f",
+                  shape.c_str(), cb.timing.median_ms, cb.gflops(), percent(cb.gflops(), peaks).c_str(),
+                  cb.gflops() > 0 ? clforge_gflops / cb.gflops() : 0.0);
+    progress(line);
+    report.add(cb);
 #endif
 
 #if CLFORGE_BENCH_CUDA
@@ -300,15 +300,7 @@ void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peak
               static_cast<int>(ldb), beta, oc.data(), static_cast<int>(ldc));
         return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       };
-      for (int i = 0; i < opt.plan.warmup; ++i) once();
-      std::vector<double> samples;
-      double total = 0;
-      while (static_cast<int>(samples.size()) < opt.plan.max_reps &&
-             (static_cast<int>(samples.size()) < opt.plan.min_reps || total < opt.plan.min_time_ms)) {
-        samples.push_back(once());
-        total += samples.back();
-      }
-      ob.timing = summarize(samples);
+      ob.timing = detail::sample_runs(opt.plan, {once}).front();
       ob.error = check_result(gc, ha, hb, oc, alpha).rel;
       std::snprintf(line, sizeof line, "sgemm %s OpenBLAS (host): %.3f ms, %.1f GFLOP/s", shape.c_str(),
                     ob.timing.median_ms, ob.gflops());

@@ -59,9 +59,15 @@ void bench_transpose(Session& s, Report& report, const BenchOptions& opt, const 
     // treats them alike.
     std::vector<Record> records;
     std::vector<std::function<void()>> calls;
-    const auto enter = [&](Record rec, const std::function<void()>& call) {
+    // `refused` (optional) names a library's refusal of the call ("" when it accepted).
+    const auto enter = [&](Record rec, const std::function<void()>& call,
+                           const std::function<std::string()>& refused = {}) {
       rec.bytes = bytes;
       exact(rec, call);
+      if (const std::string why = refused ? refused() : ""; !why.empty()) {
+        rec.status = why;
+        rec.error = -1;
+      }
       if (rec.status == "ok") calls.push_back(call);
       records.push_back(std::move(rec));
     };
@@ -80,11 +86,10 @@ void bench_transpose(Session& s, Report& report, const BenchOptions& opt, const 
       status = clblast::Omatcopy<float>(clblast::Layout::kRowMajor, clblast::Transpose::kYes, rows, cols, 1.0f, in(), 0,
                                         cols, out(), 0, rows, &q, nullptr);
     };
-    enter(Record::of("transpose", "CLBlast", shape), call_clblast);
-    if (status != clblast::StatusCode::kSuccess) {
-      records.back().status = "refused: CLBlast status " + std::to_string(static_cast<int>(status));
-      if (records.back().error == 0) calls.pop_back();
-    }
+    enter(Record::of("transpose", "CLBlast", shape), call_clblast, [&] {
+      return status == clblast::StatusCode::kSuccess ? std::string()
+                                                      : "refused: CLBlast status " + std::to_string(static_cast<int>(status));
+    });
 #endif
     const std::vector<Timing> timings = time_regions(s.queue, calls, opt.plan);
     std::size_t next = 0;
