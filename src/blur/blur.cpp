@@ -651,16 +651,17 @@ RecPass rec_pass(Call& c, std::size_t n, double sigma, bool blocked) {
   return p;
 }
 
-// Carries of pass `rp` (n rows, `cols` columns) in `carry`. With `next` the apply kernel also
-// fills `next_carry` for the following pass (plan.carry_fused); with `have_carries` this
-// pass's own were filled that way by the previous one and its carry kernel is skipped.
+// The following pass whose carries a pass's apply kernel also fills (plan.carry_fused): its
+// constants and its carry buffer. Empty (rp null): the apply kernel writes no carries.
 struct NextPass {
   const RecPass* rp = nullptr;
   cl::Buffer carry;
 };
 
 // One vertical recursive pass over n rows x cols columns of `in`; writes `out` in the same
-// layout, or transposed when the program has BLUR_R_FUSE_T (a blocked pass only).
+// layout, or transposed when the program has BLUR_R_FUSE_T (a blocked pass only). The block
+// carries go to `carry`; with `have_carries` the previous pass already filled them there and
+// this pass's carry kernel is skipped; with `next` its apply kernel fills the next pass's.
 void recursive_pass(Call& c, const cl::Program& prog, std::size_t n, std::size_t cols, const RecPass& rp, const Img& in,
                     const Img& out, const cl::Buffer& carry, bool have_carries, const NextPass& next) {
   const std::size_t lx = c.res.recursive.at("BLUR_R_LX");

@@ -19,7 +19,8 @@ struct BlurPlan {
   bool local_tiles = true;                    ///< direct/separable: halo tiles in local memory (both passes)
   /// Bytes read + written per pixel by the kernels (halo re-reads and carries not counted):
   /// direct 2P, separable 4P, recursive per pass 4P whole-column / 3P blocked (2P for the
-  /// horizontal pass when its carries come from the vertical one), plus 2P per separate transpose; P = bytes per float pixel (4 or 16); RGBA8 adds its conversions.
+  /// horizontal pass when its carries come from the vertical one), plus 2P per separate
+  /// transpose; P = bytes per float pixel (4 or 16); RGBA8 adds its conversions.
   double bytes_per_pixel = 0;
   std::string describe() const;  ///< e.g. "recursive (blocked+fused / blocked+fused)"
 };
