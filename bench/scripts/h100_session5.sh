@@ -37,6 +37,9 @@
 #           memory than 48 KiB at one length).
 #   part 17: PoCL FFT at 256 and 512 with other CPU parameters (radix, values per work-item,
 #           work-group size, float2 access), each twice beside the peers.
+#   part 18: after the review's mends (one sampling loop for OpenCL, host and cudaEvent timing;
+#           sgemm's clforge and CLBlast interleaved; launcher-only parameters out of the build
+#           options): sgemm with cuBLAS, FFT with cuFFT and VkFFT, the FFT tests on NVIDIA.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session5.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -225,6 +228,11 @@ PY
         lim 60 "$C" -d cpu $v bench fft --size 256 --size 512 2>&1 | grep -E "^fft n" | grep -v cuFFT
       done
     done
+    ;;
+  18)
+    lim 90 "$C" -d nvidia bench sgemm --size 1000 --size 4096 2>&1 | grep -E "^sgemm [0-9]"
+    lim 90 "$C" -d nvidia bench fft --size 1024 --size 4096 --size 65536 2>&1 | grep -E "^fft n"
+    lim 200 "$B/tests/clforge_tests" --test-suite=fft,blur --test-case-exclude="clforge *"
     ;;
   esac
   date -u
