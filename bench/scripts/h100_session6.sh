@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Device sittings of session 6 on the lent H100 machine, one part per call.
+#   part 1: the multi-pass FFT plans at 64 MiB: each plan's passes and their kernel device times
+#           (profile) beside VkFFT and cuFFT, then `run fft` with other pass lengths, work-group
+#           sizes, halving and staging.
+# usage (from the repository root, after `source .device/env.sh`):
+#   bench/scripts/h100_session6.sh BUILD_DIR OUT_DIR PART
+source "$(dirname "$0")/device_common.sh" "$@"
+PART=$3
+C="$B/clforge"
+# n@batch pairs of 64 MiB batches
+big64() { for n in "$@"; do echo "$n@$((8388608 / n))"; done; }
+{
+  date -u
+  case $PART in
+  1)
+    for nb in $(big64 8192 16384 65536 262144 1048576); do
+      lim 60 "$C" -v -d nvidia run fft --n ${nb%@*} --batch ${nb#*@} 2>&1 | grep -v "^clforge: profile"
+    done
+    prof 200 "$C" -v -d nvidia bench fft --size 16384@64 --size 65536@64 --size 262144@64 --size 1048576@64
+    for v in "-p FFT_PASS_MAX=256" "-p FFT_PASS_MAX=128" "-p FFT_PASS_MAX=1024" "-p FFT_WG=128" "-p FFT_WG=512" \
+             "-p FFT_HALVE=1" "-p FFT_STAGE=2" "-p FFT_STAGE=1" "-p FFT_PAD=0"; do
+      for nb in $(big64 16384 65536 262144 1048576); do
+        echo "== [$v] $nb"
+        lim 30 "$C" -d nvidia $v run fft --n ${nb%@*} --batch ${nb#*@} 2>&1 | grep -E "median|passes|rror"
+      done
+    done
+    ;;
+  esac
+  date -u
+} 2>&1 | tee "$O/log_part$PART.txt"
