@@ -3,6 +3,10 @@
 #   part 1: the multi-pass FFT plans at 64 MiB: each plan's passes and their kernel device times
 #           (profile) beside VkFFT and cuFFT, then `run fft` with other pass lengths, work-group
 #           sizes, halving and staging.
+#   part 2: work-items numbered transform-fastest on the column side of the passes (direct
+#           coalesced loads and stores instead of staging): the multi-pass lengths at 64 and 512 MiB
+#           with the peers, pass lengths and work-group sizes, staging always (the old route's
+#           exchanges), then the FFT tests on the NVIDIA device.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session6.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -25,6 +29,19 @@ big64() { for n in "$@"; do echo "$n@$((8388608 / n))"; done; }
         lim 30 "$C" -d nvidia $v run fft --n ${nb%@*} --batch ${nb#*@} 2>&1 | grep -E "median|passes|rror"
       done
     done
+    ;;
+  2)
+    lim 200 "$C" -d nvidia bench fft --size 16384@64 --size 32768@64 --size 65536@64 --size 131072@64 \
+      --size 262144@64 --size 524288@64 --size 1048576@64 --size 65536@512 --size 1048576@512 \
+      --out "$O/json/fft_multipass.json" 2>&1 | grep -E "^fft n"
+    for v in "-p FFT_PASS_MAX=256" "-p FFT_PASS_MAX=1024" "-p FFT_WG=128" "-p FFT_WG=512" "-p FFT_HALVE=1" \
+             "-p FFT_STAGE=1" "-p FFT_WG=512 -p FFT_PASS_MAX=1024" "-p FFT_WG=512 -p FFT_PASS_MAX=1024 -p FFT_HALVE=1"; do
+      for nb in $(big64 16384 65536 262144 1048576); do
+        echo "== [$v] $nb"
+        lim 30 "$C" -v -d nvidia $v run fft --n ${nb%@*} --batch ${nb#*@} 2>&1 | grep -E "median|passes|rror|pass 1"
+      done
+    done
+    lim 250 "$B/tests/clforge_tests" --test-suite=fft --test-case-exclude="clforge *"
     ;;
   esac
   date -u

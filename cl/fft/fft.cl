@@ -15,6 +15,8 @@
 // and the exchanges stay in private memory (registers).
 //
 //   work-group: FFT_B transforms x FFT_T work-items,   lid = tb * FFT_T + tid
+//               (FFT_TFAST: lid = tid * FFT_B + tb, so that direct accesses of adjacent
+//               transforms' elements coalesce: the column side of multi-pass plans)
 //   local:      FFT_B rows of FFT_LSTRIDE slots, row tb holds transform tb (padded, see FFT_LOC)
 //
 // Global memory. Transform t of the launch (t < total) splits into hi = t / L, lo = t % L
@@ -112,6 +114,9 @@
 #endif
 #ifndef FFT_BLUESTEIN
 #define FFT_BLUESTEIN 0      // 1: after the passes multiply by bq[pos], conjugate, and run the passes again
+#endif
+#ifndef FFT_TFAST
+#define FFT_TFAST 0          // 1: work-items numbered transform-fastest (lid = tid * FFT_B + tb)
 #endif
 #ifndef FFT_INPLACE
 #define FFT_INPLACE 0        // 1: in and out may be the same buffer (no restrict)
@@ -673,8 +678,13 @@ void fft_local(const int total, const int L,
   __local fft_ltype buf[FFT_LSIZE];
 #endif
   const int lid = get_local_id(0);
+#if FFT_TFAST
+  const int tb = lid % FFT_B;   // transform within the group (consecutive work-items: consecutive transforms)
+  const int tid = lid / FFT_B;  // work-item within the transform
+#else
   const int tb = lid / FFT_T;   // transform within the group
   const int tid = lid % FFT_T;  // work-item within the transform
+#endif
   const int g0 = get_group_id(0) * FFT_B;
   fft_c x[FFT_E];
 

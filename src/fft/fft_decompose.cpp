@@ -104,6 +104,7 @@ std::string FftShape::options() const {
     << " -DFFT_PRE=" << pre << " -DFFT_POST=" << post << " -DFFT_IN_CHECK=" << in_check
     << " -DFFT_OUT_CHECK=" << out_check << " -DFFT_SPLIT=" << split << " -DFFT_BLUESTEIN=" << bluestein
     << " -DFFT_INPLACE=" << inplace;
+  if (tfast) o << " -DFFT_TFAST=1";
   if (long_index) o << " -DCLF_LONG_INDEX=1";
   return o.str();
 }
@@ -116,6 +117,7 @@ std::string FftShape::summary() const {
   o << ", " << t << " work-item" << (t == 1 ? "" : "s") << " x " << b << " transform" << (b == 1 ? "" : "s");
   static const char* modes[] = {"direct", "staged", "staged-across"};
   o << ", load " << modes[in_mode] << ", store " << modes[out_mode];
+  if (tfast) o << ", transform-fastest";
   if (halve) o << ", halved local memory";
   return o.str();
 }

@@ -49,6 +49,10 @@ struct FftShape {
   int pre = 0, post = 0;      ///< load / store operations (see fft.cl)
   bool in_check = false, out_check = false, split = false, bluestein = false, inplace = false;
   bool long_index = false;
+  /// Work-items of a group numbered transform-fastest (lid = tid * b + tb) instead of
+  /// element-fastest: direct accesses of a batch whose transforms are adjacent in memory then
+  /// coalesce across the group's transforms without staging (the column side of the passes).
+  bool tfast = false;
   int halve = 0, pad = 1;     ///< copies of the tuning values (local-memory size depends on them)
 
   bool priv() const { return t == 1; }

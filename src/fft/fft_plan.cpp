@@ -94,9 +94,12 @@ bool transforms_disjoint(const FftLayout& l, std::size_t n, std::size_t batch) {
   return l.distance >= (n - 1) * l.stride + 1 || l.stride >= (batch - 1) * l.distance + 1;
 }
 
+// Load or store mode of one side: elem_stride is the distance between a transform's elements,
+// adjacency the distance between the group's neighbouring transforms (memory units).
 int choose_mode(int stage_param, std::size_t elem_stride, std::size_t adjacency, const FftShape& s) {
   if (stage_param == 2) return 0;
   if (stage_param == 1) return elem_stride == 1 ? 1 : 2;
+  if (s.tfast) return elem_stride == 1 ? 1 : 0;  // across transforms: direct, coalesced by the numbering
   if (elem_stride == 1) return (s.t >= 8 || s.b == 1) ? 0 : 1;
   if (adjacency == 1 && s.b > 1) return 2;
   return 0;
@@ -158,10 +161,16 @@ struct FftPlan::Impl {
         s.shape.b = static_cast<int>(std::max<std::size_t>(1, wg / t));
       }
     }
+    // Automatic staging of a side across transforms: number the group's work-items
+    // transform-fastest instead, so that its direct accesses coalesce (B consecutive transforms'
+    // element e are B consecutive values) with no exchange through local memory; a side whose
+    // transforms are contiguous is then staged transform by transform.
+    s.shape.tfast = stage_param == 0 && across && !s.shape.priv() && s.shape.b >= 8;
     for (;;) {
       modes();
       if (detail::fft_fits(s.shape, dev)) break;
-      if ((s.shape.in_mode == 2 || s.shape.out_mode == 2) && s.shape.b <= 8 && !s.shape.halve) {
+      const bool across_now = s.shape.tfast || s.shape.in_mode == 2 || s.shape.out_mode == 2;
+      if (across_now && s.shape.b <= 8 && !s.shape.halve) {
         s.shape.halve = 1;  // keep 8 transforms for coalescing, halve the local memory instead
         s.cfg.values["FFT_HALVE"] = 1;
         s.cfg.notes.push_back("FFT_HALVE=1 to keep 8 transforms per work-group for length " + std::to_string(len));
