@@ -7,6 +7,9 @@
 #           coalesced loads and stores instead of staging): the multi-pass lengths at 64 and 512 MiB
 #           with the peers, pass lengths and work-group sizes, staging always (the old route's
 #           exchanges), then the FFT tests on the NVIDIA device.
+#   part 3: where a pass's time goes: kernel times per pass (the profile names each plan's pass)
+#           of the multi-pass lengths, beside one-kernel transforms of the pass lengths over
+#           contiguous and over interleaved batches (column loads and stores, no pass twiddle).
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session6.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -42,6 +45,16 @@ big64() { for n in "$@"; do echo "$n@$((8388608 / n))"; done; }
       done
     done
     lim 250 "$B/tests/clforge_tests" --test-suite=fft --test-case-exclude="clforge *"
+    ;;
+  3)
+    for nb in $(big64 16384 65536 262144 1048576); do
+      prof 30 "$C" -v -d nvidia run fft --n ${nb%@*} --batch ${nb#*@} 2>&1 | grep -E "median|fft_local"
+    done
+    for n in 64 128 256 512; do
+      b=$((8388608 / n))
+      prof 30 "$C" -v -d nvidia run fft --n $n --batch $b 2>&1 | grep -E "median|fft_local"
+      prof 30 "$C" -v -d nvidia run fft --n $n --batch $b --stride $b --distance 1 2>&1 | grep -E "median|fft_local|single"
+    done
     ;;
   esac
   date -u

@@ -474,7 +474,7 @@ void FftPlan::Impl::run(int dir, const cl::Buffer& in, const cl::Buffer& out, co
       cl::Event e;
       const bool want = !in_order || (last && event != nullptr);
       detail::launch(const_cast<cl::CommandQueue&>(queue), k, cl::NDRange(groups * wg), cl::NDRange(wg),
-                     deps.empty() ? nullptr : &deps, want ? &e : nullptr);
+                     deps.empty() ? nullptr : &deps, want ? &e : nullptr, s.role);
       deps.clear();
       if (!in_order) deps.push_back(e);
       if (last && event != nullptr) *event = e;

@@ -114,13 +114,14 @@ void CL_CALLBACK profile_done(cl_event ev, cl_int status, void* data) {
 }  // namespace
 
 void launch(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global, const cl::NDRange& local,
-            const EventList* wait_list, cl::Event* event) {
+            const EventList* wait_list, cl::Event* event, const std::string& tag) {
   if (kernel_profiling() && log_enabled(LogLevel::Info)) {
     cl::Event own;
     launch_plain(queue, kernel, global, local, wait_list, &own);
     std::string name;
     kernel.getInfo(CL_KERNEL_FUNCTION_NAME, &name);
-    auto* what = new std::string(name + " global " + range_text(global) + " local " + range_text(local));
+    auto* what = new std::string(name + (tag.empty() ? "" : " [" + tag + "]") + " global " + range_text(global) +
+                                 " local " + range_text(local));
     if (clSetEventCallback(own(), CL_COMPLETE, profile_done, what) != CL_SUCCESS) delete what;
     if (event != nullptr) *event = own;
     return;

@@ -38,9 +38,11 @@ cl::Context queue_context(const cl::CommandQueue& q);
 cl::Device queue_device(const cl::CommandQueue& q);
 
 /// Enqueues a kernel over a global range (already rounded up to local) with the wait list
-/// and optional output event; converts errors into OpenCLError naming the kernel.
+/// and optional output event; converts errors into OpenCLError naming the kernel. `tag` names
+/// the launch's role in the kernel profile (e.g. an FFT plan's pass).
 void launch(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,
-            const cl::NDRange& local, const EventList* wait_list, cl::Event* event);
+            const cl::NDRange& local, const EventList* wait_list, cl::Event* event,
+            const std::string& tag = {});
 // launch without the optional kernel profile (CLFORGE_PROFILE_KERNELS).
 void launch_plain(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,
                   const cl::NDRange& local, const EventList* wait_list, cl::Event* event);
