@@ -10,6 +10,9 @@
 #   part 3: where a pass's time goes: kernel times per pass (the profile names each plan's pass)
 #           of the multi-pass lengths, beside one-kernel transforms of the pass lengths over
 #           contiguous and over interleaved batches (column loads and stores, no pass twiddle).
+#   part 4: the passes' index arithmetic in routine constants (L, NS); pass twiddles computed
+#           (FFT_TWIDDLE=1) against the table: kernel times per pass, the multi-pass lengths at
+#           64 MiB beside the peers, then the FFT tests on the NVIDIA device.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session6.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -55,6 +58,17 @@ big64() { for n in "$@"; do echo "$n@$((8388608 / n))"; done; }
       prof 30 "$C" -v -d nvidia run fft --n $n --batch $b 2>&1 | grep -E "median|fft_local"
       prof 30 "$C" -v -d nvidia run fft --n $n --batch $b --stride $b --distance 1 2>&1 | grep -E "median|fft_local|single"
     done
+    ;;
+  4)
+    for v in "" "-p FFT_TWIDDLE=1"; do
+      for nb in $(big64 16384 65536 262144 1048576); do
+        echo "== [$v] $nb"
+        prof 30 "$C" -v -d nvidia $v run fft --n ${nb%@*} --batch ${nb#*@} 2>&1 | grep -E "median|fft_local|rror"
+      done
+    done
+    lim 200 "$C" -d nvidia bench fft --size 8192@64 --size 16384@64 --size 32768@64 --size 65536@64 --size 131072@64 \
+      --size 262144@64 --size 524288@64 --size 1048576@64 --out "$O/json/fft_multipass.json" 2>&1 | grep -E "^fft n"
+    lim 250 "$B/tests/clforge_tests" --test-suite=fft --test-case-exclude="clforge *"
     ;;
   esac
   date -u

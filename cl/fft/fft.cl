@@ -48,9 +48,10 @@
 //
 // Complex values are fft_c {r, i} (scalar fields), so that compilers which vectorise across
 // work-items (PoCL) see scalar code; FFT_VEC selects one 8-byte float2 access per value in global
-// memory (GPUs) or two 4-byte accesses (CPUs). FFT_TWIDDLE 0 reads twiddles from tables computed
-// in double precision on the host (rounded once: the error matches clFFT's), 1 computes them with
-// sinpi/cospi after exact integer folding.
+// memory (GPUs) or two 4-byte accesses (CPUs). FFT_TWIDDLE 0 reads twiddles (those inside the
+// kernel and a pass's twiddles on load) from tables computed in double precision on the host
+// (rounded once: the error matches clFFT's), 1 computes them with sinpi/cospi after exact
+// integer folding.
 
 // ---- tuning parameters ----
 #ifndef FFT_RADIX
@@ -110,7 +111,10 @@
 #define FFT_OUT_CHECK 0      // 1: positions >= out_len are not stored
 #endif
 #ifndef FFT_SPLIT
-#define FFT_SPLIT 0          // 1: transform index splits into (hi, lo) with L
+#define FFT_SPLIT 0          // 1: transform index splits into (hi, lo) with L = FFT_SL (a pass)
+#endif
+#if FFT_SPLIT && !(defined(FFT_SL) && defined(FFT_SNS))
+#error "a pass (FFT_SPLIT) needs FFT_SL and FFT_SNS"
 #endif
 #ifndef FFT_BLUESTEIN
 #define FFT_BLUESTEIN 0      // 1: after the passes multiply by bq[pos], conjugate, and run the passes again
@@ -337,28 +341,30 @@ FFT_INLINE fft_c fft_mul(const fft_c a, const fft_c b) {
   return fft_make(a.r * b.r - a.i * b.i, a.r * b.i + a.i * b.r);
 }
 
+// exp(-2 pi i k / n), 0 <= k < n (n a constant at every call), by sinpi/cospi of 2k/n after
+// folding k into [0, n/4] (or [0, n/2]) with exact integer symmetries: the argument stays small
+// and its rounding costs little, with no 2*pi rounding.
+FFT_INLINE fft_c fft_root(int k, const int n) {
+  float sy = -1.0f;  // W = (cos, -sin)
+  if (2 * k > n) {
+    k = n - k;
+    sy = 1.0f;
+  }
+  float cs = 1.0f;
+  if (n % 4 == 0 && 4 * k > n) {
+    k = n / 2 - k;
+    cs = -1.0f;
+  }
+  const float a = (float)(2 * k) / (float)n;
+  return fft_make(cs * cospi(a), sy * sinpi(a));
+}
+
 // W_N^k = exp(-2 pi i k / FFT_N), 0 <= k < FFT_N.
 FFT_INLINE fft_c fft_twiddle(__global const fft_c* restrict twl, const int k) {
 #if FFT_TWIDDLE == 0
   return FFT_CLOAD(twl, k);
 #else
-  // sinpi/cospi of 2k/N after folding k into [0, N/4] (or [0, N/2]), so the argument stays small
-  // and its rounding costs little: exact integer symmetries, no 2*pi rounding.
-  int kk = k;
-  float sy = -1.0f;  // W = (cos, -sin)
-  if (2 * kk > FFT_N) {
-    kk = FFT_N - kk;
-    sy = 1.0f;
-  }
-  float cs = 1.0f;
-#if FFT_N % 4 == 0
-  if (4 * kk > FFT_N) {
-    kk = FFT_N / 2 - kk;
-    cs = -1.0f;
-  }
-#endif
-  const float a = (float)(2 * kk) / (float)FFT_N;
-  return fft_make(cs * cospi(a), sy * sinpi(a));
+  return fft_root(k, FFT_N);
 #endif
 }
 
@@ -605,21 +611,35 @@ FFT_INLINE float2 fft_to2(const fft_c v) { return (float2)(v.r, v.i); }
   } while (0)
 #endif
 
+// A pass of a multi-pass plan (FFT_SPLIT) has its index arithmetic in routine constants: L =
+// FFT_SL kernel transforms per user transform, NS = FFT_SNS, radix FFT_N, so that the divisions
+// by L and NS (per element in a staged access) become shifts or multiplications. The run-time
+// arguments in_dl, in_s, out_split, out_dsplit, out_dl, out_s, tw_ns and tw_mult then hold the
+// same values (1, L, NS, NS * FFT_N, 1, NS, NS, L / NS) and are not read.
 #if FFT_SPLIT
-#define FFT_HI(t) ((t) / L)
-#define FFT_LO(t) ((t) % L)
+#define FFT_HI(t) ((t) / FFT_SL)
+#define FFT_LO(t) ((t) % FFT_SL)
+#define FFT_IN_POS(lo, e) ((lo) + (e) * FFT_SL)
+#define FFT_OUT_POS(lo, e) (((lo) / FFT_SNS) * (FFT_SNS * FFT_N) + (lo) % FFT_SNS + (e) * FFT_SNS)
+#define FFT_TW_M(lo, e) ((e) * ((lo) % FFT_SNS) * (FFT_SL / FFT_SNS))
 #else
 #define FFT_HI(t) (t)
 #define FFT_LO(t) 0
+#define FFT_IN_POS(lo, e) ((lo) * in_dl + (e) * in_s)
+#define FFT_OUT_POS(lo, e) (((lo) / out_split) * out_dsplit + ((lo) % out_split) * out_dl + (e) * out_s)
+#define FFT_TW_M(lo, e) ((e) * ((lo) % tw_ns) * tw_mult)
 #endif
 
-#if FFT_PRE == 1
+#if FFT_PRE == 1 && FFT_TWIDDLE == 0
 // Pass twiddle W_Ntot^(e * (lo mod tw_ns) * tw_mult) = hi[m >> shift] * lo[m & mask].
 #define FFT_PRE_OP(v, lo, e, pos)                                               \
   do {                                                                          \
-    const int m_ = (e) * ((lo) % tw_ns) * tw_mult;                              \
+    const int m_ = FFT_TW_M(lo, e);                                             \
     v = fft_mul(v, fft_mul(FFT_CLOAD(tw_hi, m_ >> tw_shift), FFT_CLOAD(tw_lo, m_ & ((1 << tw_shift) - 1)))); \
   } while (0)
+#elif FFT_PRE == 1
+// The same twiddle computed (Ntot = FFT_SL * FFT_N): no table gathers, more arithmetic.
+#define FFT_PRE_OP(v, lo, e, pos) v = fft_mul(v, fft_root(FFT_TW_M(lo, e), FFT_SL * FFT_N))
 #elif FFT_PRE == 2
 #define FFT_PRE_OP(v, lo, e, pos) v = fft_mul(v, FFT_CLOAD(aux_in, pos))
 #else
@@ -631,7 +651,7 @@ FFT_INLINE float2 fft_to2(const fft_c v) { return (float2)(v.r, v.i); }
   do {                                                                                   \
     const int t_ = (t), e_ = (e);                                                        \
     const int lo_ = FFT_LO(t_);                                                          \
-    const int pos_ = lo_ * in_dl + e_ * in_s;                                            \
+    const int pos_ = FFT_IN_POS(lo_, e_);                                                \
     fft_c v_ = fft_make(0.0f, 0.0f);                                                     \
     if (t_ < total && (!FFT_IN_CHECK || pos_ < in_len)) {                                \
       v_ = FFT_GLOAD(in, in_off + (clf_index)FFT_HI(t_) * in_dh + (clf_index)pos_ * in_S); \
@@ -652,7 +672,7 @@ FFT_INLINE float2 fft_to2(const fft_c v) { return (float2)(v.r, v.i); }
   do {                                                                                          \
     const int t_ = (t), e_ = (e);                                                               \
     const int lo_ = FFT_LO(t_);                                                                 \
-    const int pos_ = (lo_ / out_split) * out_dsplit + (lo_ % out_split) * out_dl + e_ * out_s;  \
+    const int pos_ = FFT_OUT_POS(lo_, e_);                                                      \
     if (t_ < total && (!FFT_OUT_CHECK || pos_ < out_len)) {                                     \
       fft_c v_ = (val);                                                                         \
       FFT_POST_OP(v_, pos_);                                                                    \

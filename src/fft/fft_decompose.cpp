@@ -104,6 +104,7 @@ std::string FftShape::options() const {
     << " -DFFT_PRE=" << pre << " -DFFT_POST=" << post << " -DFFT_IN_CHECK=" << in_check
     << " -DFFT_OUT_CHECK=" << out_check << " -DFFT_SPLIT=" << split << " -DFFT_BLUESTEIN=" << bluestein
     << " -DFFT_INPLACE=" << inplace;
+  if (split) o << " -DFFT_SL=" << split_l << " -DFFT_SNS=" << split_ns;
   if (tfast) o << " -DFFT_TFAST=1";
   if (long_index) o << " -DCLF_LONG_INDEX=1";
   return o.str();

@@ -293,6 +293,8 @@ void FftPlan::Impl::build(const Tuning& tuning) {
         Stage s = make_stage(r, cfgs.at(r), (ntot / r) * in_mem_s, in_mem_s, ns * out_mem_s, out_mem_s);
         s.L = static_cast<int>(ntot / r);
         s.shape.split = true;
+        s.shape.split_l = static_cast<int>(ntot / r);
+        s.shape.split_ns = static_cast<int>(ns);
         s.in_buf = first ? Buf::User : (stage_index - 1) % 2 == 0 ? Buf::A : Buf::B;
         s.out_buf = last ? Buf::User : stage_index % 2 == 0 ? Buf::A : Buf::B;
         if (first) {
