@@ -328,6 +328,18 @@ TEST_SUITE("fft") {
     check_fft(with(contiguous(65536, 2, true), short_passes), seed++);
     check_fft(with(contiguous(1 << 20, 1), ParamMap{{"FFT_PASS_MAX", 128}}), seed++);
     check_fft(with(contiguous(4099, 3), short_passes), seed++);
+    // Batches in chunks of FFT_CHUNK MiB, every pass of a chunk before the next: 16384 points are
+    // 128 KiB, so 4 MiB chunks hold 32 transforms and 70 run as 32 + 32 + 6.
+    const ParamMap chunks = {{"FFT_CHUNK", 4}, {"FFT_LOCAL_MAX", 4096}};
+    {
+      FftDesc d;
+      d.n = 16384;
+      d.batch = 70;
+      FftPlan plan(test::session().queue, d, Tuning{chunks, false});
+      CHECK(plan.launches() == 3 * 2);
+      CHECK(plan.scratch_bytes() == std::size_t{4} << 20);
+    }
+    check_fft(with(contiguous(16384, 70, true), chunks), seed++);
     try {
       check_fft(with(contiguous(16384, 2), sets[5]), seed++);
     } catch (const InvalidArgument& e) {

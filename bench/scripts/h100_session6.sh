@@ -13,6 +13,9 @@
 #   part 4: the passes' index arithmetic in routine constants (L, NS); pass twiddles computed
 #           (FFT_TWIDDLE=1) against the table: kernel times per pass, the multi-pass lengths at
 #           64 MiB beside the peers, then the FFT tests on the NVIDIA device.
+#   part 5: NVIDIA's register report of the pass kernels and the one-kernel lengths (groups per SM,
+#           waves); FFT_CHUNK (MiB per scratch buffer, every pass of a chunk before the next) over
+#           the multi-pass lengths at 64 MiB, and at 512 MiB for 65536 and 2^20.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session6.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -69,6 +72,18 @@ big64() { for n in "$@"; do echo "$n@$((8388608 / n))"; done; }
     lim 200 "$C" -d nvidia bench fft --size 8192@64 --size 16384@64 --size 32768@64 --size 65536@64 --size 131072@64 \
       --size 262144@64 --size 524288@64 --size 1048576@64 --out "$O/json/fft_multipass.json" 2>&1 | grep -E "^fft n"
     lim 250 "$B/tests/clforge_tests" --test-suite=fft --test-case-exclude="clforge *"
+    ;;
+  5)
+    for nb in 1024@8192 2048@4096 4096@2048 8192@1024 16384@512 65536@128 262144@32 1048576@8; do
+      CLFORGE_CACHE_DIR=off CLFORGE_BUILD_OPTIONS=-cl-nv-verbose lim 60 "$C" -v -d nvidia run fft --n ${nb%@*} \
+        --batch ${nb#*@} 2>&1 | grep -E "Used|-DFFT_T=|pass [0-9]|single kernel:" | sed 's/.*\(-DFFT_N=[^:]*\).*/\1/' | cut -c1-200
+    done
+    for ch in 0 4 8 16 32; do
+      for nb in $(big64 16384 32768 65536 131072 262144 524288 1048576) 65536@1024 1048576@64; do
+        echo "== [FFT_CHUNK=$ch] $nb"
+        lim 30 "$C" -d nvidia -p FFT_CHUNK=$ch run fft --n ${nb%@*} --batch ${nb#*@} 2>&1 | grep -E "median|rror"
+      done
+    done
     ;;
   esac
   date -u

@@ -353,9 +353,10 @@ void FftPlan::Impl::build(const Tuning& tuning) {
         ns *= r;
       }
     }
-    // Scratch: the batch runs in chunks of at most kScratchCap bytes per buffer.
+    // Scratch: the batch runs in chunks of at most FFT_CHUNK MiB (kScratchCap) per buffer, every
+    // pass of a chunk before the next chunk.
     const std::size_t per = ntot * sizeof(cl_float2);
-    std::size_t cap = kScratchCap;
+    std::size_t cap = cfg_t.at("FFT_CHUNK") > 0 ? static_cast<std::size_t>(cfg_t.at("FFT_CHUNK")) << 20 : kScratchCap;
     if (dev.max_alloc_size != 0) cap = std::min<std::size_t>(cap, dev.max_alloc_size);
     chunk = std::max<std::size_t>(1, std::min<std::size_t>(batch, cap / per));
     while (chunk > 1 && chunk * ntot > static_cast<std::size_t>(INT_MAX)) chunk /= 2;

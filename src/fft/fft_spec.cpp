@@ -47,6 +47,9 @@ KernelSpec fft_spec() {
       {"FFT_PAD", 1, {0, 1}, "pad local-memory rows against bank conflicts"},
       {"FFT_VEC", 1, {0, 1}, "global loads and stores as float2 (one 8-byte access) or as two floats"},
       {"FFT_STAGE", 0, {0, 1, 2}, "global accesses through local memory: 0 where it coalesces, 1 always, 2 never", true},
+      {"FFT_CHUNK", 0, {0, 4, 8, 16, 32, 64, 128, 256},
+       "MiB per scratch buffer of a multi-pass plan (0: 256): the batch runs pass after pass in chunks of this "
+       "size, so that small chunks stay in the device's last-level cache between passes", true},
   };
   s.check = [](const ParamMap&, const std::string&) -> std::string { return {}; };
   s.resources = [](const ParamMap& p, const std::string& variant) {

@@ -97,9 +97,10 @@ std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, c
     limit = *std::find_if(legal.begin(), legal.end(), [&](int lm) { return static_cast<std::size_t>(lm) >= n; });
   }
   v["FFT_LOCAL_MAX"] = {limit};
-  // The pass limit only shapes plans longer than one kernel, whose passes use other lengths'
-  // entries: one value.
+  // The pass limit and the chunk size only shape plans longer than one kernel, whose passes use
+  // other lengths' entries: one value each.
   v["FFT_PASS_MAX"] = {reference.at("FFT_PASS_MAX")};
+  v["FFT_CHUNK"] = {reference.at("FFT_CHUNK")};
   // One transform per work-item in registers when n <= FFT_REG and n <= 64 (fft_base_shape).
   v["FFT_REG"] = collapse(spec.find("FFT_REG")->legal, reference.at("FFT_REG"),
                           [&](int reg) { return n <= static_cast<std::size_t>(reg) && n <= 64; });
