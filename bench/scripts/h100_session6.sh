@@ -16,6 +16,8 @@
 #   part 5: NVIDIA's register report of the pass kernels and the one-kernel lengths (groups per SM,
 #           waves); FFT_CHUNK (MiB per scratch buffer, every pass of a chunk before the next) over
 #           the multi-pass lengths at 64 MiB, and at 512 MiB for 65536 and 2^20.
+#   part 6: 2^19 and 2^20 in two passes (1024-point passes, transform-fastest) instead of three:
+#           pass limit 1024 with staging allowed, work-group and halving variants.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session6.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -82,6 +84,16 @@ big64() { for n in "$@"; do echo "$n@$((8388608 / n))"; done; }
       for nb in $(big64 16384 32768 65536 131072 262144 524288 1048576) 65536@1024 1048576@64; do
         echo "== [FFT_CHUNK=$ch] $nb"
         lim 30 "$C" -d nvidia -p FFT_CHUNK=$ch run fft --n ${nb%@*} --batch ${nb#*@} 2>&1 | grep -E "median|rror"
+      done
+    done
+    ;;
+  6)
+    for v in "-p FFT_PASS_MAX=1024 -p FFT_STAGE=0" "-p FFT_PASS_MAX=1024 -p FFT_STAGE=0 -p FFT_WG=128" \
+             "-p FFT_PASS_MAX=1024 -p FFT_STAGE=0 -p FFT_HALVE=1" "-p FFT_PASS_MAX=1024 -p FFT_STAGE=0 -p FFT_RADIX=8" \
+             "-p FFT_PASS_MAX=1024 -p FFT_STAGE=0 -p FFT_VPT=16" "-p FFT_PASS_MAX=1024 -p FFT_STAGE=0 -p FFT_WG=512 -p FFT_HALVE=1"; do
+      for nb in $(big64 524288 1048576) 1048576@64; do
+        echo "== [$v] $nb"
+        lim 30 "$C" -v -d nvidia $v run fft --n ${nb%@*} --batch ${nb#*@} 2>&1 | grep -E "median|rror|pass 1"
       done
     done
     ;;
