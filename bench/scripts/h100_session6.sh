@@ -18,6 +18,9 @@
 #           the multi-pass lengths at 64 MiB, and at 512 MiB for 65536 and 2^20.
 #   part 6: 2^19 and 2^20 in two passes (1024-point passes, transform-fastest) instead of three:
 #           pass limit 1024 with staging allowed, work-group and halving variants.
+#   part 7: the pass twiddle split per butterfly (one two-level lookup per butterfly, one small-table
+#           lookup per value): kernel times per pass, the multi-pass lengths at 64 and 512 MiB
+#           beside the peers.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session6.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -96,6 +99,14 @@ big64() { for n in "$@"; do echo "$n@$((8388608 / n))"; done; }
         lim 30 "$C" -v -d nvidia $v run fft --n ${nb%@*} --batch ${nb#*@} 2>&1 | grep -E "median|rror|pass 1"
       done
     done
+    ;;
+  7)
+    for nb in $(big64 16384 65536 262144 1048576); do
+      prof 30 "$C" -v -d nvidia run fft --n ${nb%@*} --batch ${nb#*@} 2>&1 | grep -E "median|fft_local|rror"
+    done
+    lim 300 "$C" -d nvidia bench fft --size 16384@64 --size 32768@64 --size 65536@64 --size 131072@64 \
+      --size 262144@64 --size 524288@64 --size 1048576@64 --size 32768@512 --size 65536@512 --size 131072@512 \
+      --size 262144@512 --out "$O/json/fft_multipass.json" 2>&1 | grep -E "^fft n"
     ;;
   esac
   date -u

@@ -99,7 +99,8 @@
 #define FFT_OUT_MODE 0
 #endif
 #ifndef FFT_PRE
-#define FFT_PRE 0            // on load: 0 none, 1 pass twiddle from the two-level table, 2 times aux_in[pos]
+#define FFT_PRE 0            // on load: 0 none, 1 pass twiddle from the two-level table, 2 times aux_in[pos],
+                             // 3 pass twiddle split per butterfly (direct loads, see the load)
 #endif
 #ifndef FFT_POST
 #define FFT_POST 0           // on store: 0 none, 1 times aux_out[pos]
@@ -693,7 +694,7 @@ void fft_local(const int total, const int L,
                __global const fft_c* restrict tw_hi, __global const fft_c* restrict tw_lo,
                const int tw_shift, const int tw_ns, const int tw_mult,
                __global const fft_c* restrict aux_in, __global const fft_c* restrict aux_out,
-               __global const fft_c* restrict bq) {
+               __global const fft_c* restrict bq, __global const fft_c* restrict tw_b) {
 #if FFT_USES_LOCAL
   __local fft_ltype buf[FFT_LSIZE];
 #endif
@@ -712,15 +713,34 @@ void fft_local(const int total, const int L,
 #if FFT_IN_MODE == 0
   {
     const int M0 = FFT_N / FFT_R0;
+#if FFT_PRE == 3
+    // Pass twiddle of value r of butterfly j, c = (lo mod NS) * L / NS:
+    //   W_Ntot^((j + r*M0) * c) = W_Ntot^(j * c) * W_(R0*NS)^(r * (lo mod NS))
+    // one two-level lookup per butterfly, then one lookup (tw_b, R0 * NS entries) per value
+    // instead of two.
+    const int lb_ = FFT_LO(min(g0 + tb, total - 1)) % FFT_SNS;
+#endif
 #pragma unroll
     for (int i = 0; i < FFT_ITER(FFT_R0); ++i) {
       const int j = tid + i * FFT_T;
       if (M0 % FFT_T != 0 && j >= M0) break;
+#if FFT_PRE == 3
+      const int ma_ = j * lb_ * (FFT_SL / FFT_SNS);
+      const fft_c a_ = fft_mul(FFT_CLOAD(tw_hi, ma_ >> tw_shift), FFT_CLOAD(tw_lo, ma_ & ((1 << tw_shift) - 1)));
+#endif
 #pragma unroll
-      for (int r = 0; r < FFT_R0; ++r) FFT_LOAD(x[i * FFT_R0 + r], g0 + tb, j + r * M0);
+      for (int r = 0; r < FFT_R0; ++r) {
+        FFT_LOAD(x[i * FFT_R0 + r], g0 + tb, j + r * M0);
+#if FFT_PRE == 3
+        x[i * FFT_R0 + r] = fft_mul(x[i * FFT_R0 + r], r == 0 ? a_ : fft_mul(a_, FFT_CLOAD(tw_b, r * lb_)));
+#endif
+      }
     }
   }
 #else
+#if FFT_PRE == 3
+#error "the split pass twiddle needs direct loads"
+#endif
 #pragma unroll
   for (int c = 0; c < FFT_CE; ++c)
     FFT_LOAD(x[c], g0 + FFT_COOP_B(FFT_IN_MODE, lid, c), FFT_COOP_E(FFT_IN_MODE, lid, c));

@@ -58,7 +58,7 @@ struct Stage {
   int L = 1;  // kernel transforms per user transform
   Sign cj_in = Sign::Dir, cj_out = Sign::Dir;
   bool scaled = false;  // the last stage applies the plan's scaling
-  cl::Buffer twl, tw_hi, tw_lo, aux_in, aux_out, bq;
+  cl::Buffer twl, tw_hi, tw_lo, aux_in, aux_out, bq, tw_b;
   int tw_shift = 0, tw_ns = 1, tw_mult = 0;
   std::string role;
 };
@@ -281,6 +281,7 @@ void FftPlan::Impl::build(const Tuning& tuning) {
     how_s << (smooth ? "" : "Bluestein M=" + std::to_string(ntot) + ", 2 x ") << P << " passes of ";
     for (std::size_t i = 0; i < P; ++i) how_s << (i ? "*" : "") << factors[i];
     std::map<std::size_t, Configuration> cfgs;
+    std::map<std::size_t, cl::Buffer> tw_b_of;
     int stage_index = 0;
     const int n_stages = static_cast<int>(phases * P);
     for (int ph = 0; ph < phases; ++ph) {
@@ -324,6 +325,13 @@ void FftPlan::Impl::build(const Tuning& tuning) {
           s.tw_shift = static_cast<int>(shift);
           s.tw_ns = static_cast<int>(ns);
           s.tw_mult = static_cast<int>(ntot / (ns * r));
+          // Direct loads split the pass twiddle per butterfly (fft.cl, FFT_PRE 3): W_(R0*NS)^k.
+          if (s.shape.in_mode == 0 && s.cfg.at("FFT_TWIDDLE") == 0) {
+            const std::size_t nb = static_cast<std::size_t>(s.shape.radices.front()) * ns;
+            if (!tw_b_of.count(nb)) tw_b_of.emplace(nb, twiddles(nb));
+            s.shape.pre = 3;
+            s.tw_b = tw_b_of.at(nb);
+          }
         }
         s.cj_in = p == 0 && ph == 0 ? Sign::Dir : Sign::Plus;
         s.cj_out = Sign::Plus;
@@ -470,7 +478,8 @@ void FftPlan::Impl::run(int dir, const cl::Buffer& in, const cl::Buffer& out, co
                             s.scaled ? scale : 1.0f, s.twl() ? s.twl : dummy, s.tw_hi() ? s.tw_hi : dummy,
                             s.tw_lo() ? s.tw_lo : dummy, static_cast<cl_int>(s.tw_shift),
                             static_cast<cl_int>(s.tw_ns), static_cast<cl_int>(s.tw_mult),
-                            s.aux_in() ? s.aux_in : dummy, s.aux_out() ? s.aux_out : dummy, s.bq() ? s.bq : dummy);
+                            s.aux_in() ? s.aux_in : dummy, s.aux_out() ? s.aux_out : dummy, s.bq() ? s.bq : dummy,
+                            s.tw_b() ? s.tw_b : dummy);
       const std::size_t wg = s.shape.work_group();
       const std::size_t groups = (static_cast<std::size_t>(total) + s.shape.b - 1) / s.shape.b;
       const bool last = ++index == launches;
