@@ -21,6 +21,8 @@
 #   part 7: the pass twiddle split per butterfly (one two-level lookup per butterfly, one small-table
 #           lookup per value): kernel times per pass, the multi-pass lengths at 64 and 512 MiB
 #           beside the peers.
+#   part 8: closing sitting: bench fft's default list (64 and 512 MiB, every length) beside the
+#           peers; 2^18 .. 2^20 with 1024-point passes; the FFT tests on the NVIDIA device.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session6.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -107,6 +109,16 @@ big64() { for n in "$@"; do echo "$n@$((8388608 / n))"; done; }
     lim 300 "$C" -d nvidia bench fft --size 16384@64 --size 32768@64 --size 65536@64 --size 131072@64 \
       --size 262144@64 --size 524288@64 --size 1048576@64 --size 32768@512 --size 65536@512 --size 131072@512 \
       --size 262144@512 --out "$O/json/fft_multipass.json" 2>&1 | grep -E "^fft n"
+    ;;
+  8)
+    lim 400 "$C" -d nvidia bench fft --out "$O/json/fft_all.json" 2>&1 | grep -E "^fft n"
+    for v in "-p FFT_PASS_MAX=1024 -p FFT_STAGE=0" "-p FFT_PASS_MAX=1024 -p FFT_STAGE=0 -p FFT_WG=512 -p FFT_HALVE=1"; do
+      for nb in $(big64 262144 524288 1048576); do
+        echo "== [$v] $nb"
+        lim 30 "$C" -v -d nvidia $v run fft --n ${nb%@*} --batch ${nb#*@} 2>&1 | grep -E "median|rror|pass 1"
+      done
+    done
+    lim 250 "$B/tests/clforge_tests" --test-suite=fft --test-case-exclude="clforge *"
     ;;
   esac
   date -u
