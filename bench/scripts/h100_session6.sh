@@ -23,6 +23,8 @@
 #           beside the peers.
 #   part 8: closing sitting: bench fft's default list (64 and 512 MiB, every length) beside the
 #           peers; 2^18 .. 2^20 with 1024-point passes; the FFT tests on the NVIDIA device.
+#   part 9: a 512-point row with 512 work-items and halving: the one-kernel n = 512 and the
+#           512-point passes of 2^18, each against the sm_90 row, at 64 and 512 MiB.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session6.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -119,6 +121,14 @@ big64() { for n in "$@"; do echo "$n@$((8388608 / n))"; done; }
       done
     done
     lim 250 "$B/tests/clforge_tests" --test-suite=fft --test-case-exclude="clforge *"
+    ;;
+  9)
+    for v in "" "-p FFT_WG=512 -p FFT_HALVE=1" "" "-p FFT_WG=512 -p FFT_HALVE=1"; do
+      for nb in 512@16384 512@131072 262144@32 262144@256; do
+        echo "== [$v] $nb"
+        lim 30 "$C" -d nvidia $v run fft --n ${nb%@*} --batch ${nb#*@} 2>&1 | grep -E "median|rror"
+      done
+    done
     ;;
   esac
   date -u
