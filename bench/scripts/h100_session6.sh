@@ -25,6 +25,8 @@
 #           peers; 2^18 .. 2^20 with 1024-point passes; the FFT tests on the NVIDIA device.
 #   part 9: a 512-point row with 512 work-items and halving: the one-kernel n = 512 and the
 #           512-point passes of 2^18, each against the sm_90 row, at 64 and 512 MiB.
+#   part 10: after the review's mend (the kernel's run-time position arguments, which passes had
+#           replaced by routine constants, removed): FFT tests on NVIDIA, the multi-pass lengths.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session6.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -129,6 +131,11 @@ big64() { for n in "$@"; do echo "$n@$((8388608 / n))"; done; }
         lim 30 "$C" -d nvidia $v run fft --n ${nb%@*} --batch ${nb#*@} 2>&1 | grep -E "median|rror"
       done
     done
+    ;;
+  10)
+    lim 250 "$B/tests/clforge_tests" --test-suite=fft --test-case-exclude="clforge *"
+    lim 150 "$C" -d nvidia bench fft --size 1024@64 --size 32768@64 --size 65536@64 --size 131072@64 \
+      --size 262144@64 --size 1048576@64 2>&1 | grep -E "^fft n"
     ;;
   esac
   date -u

@@ -20,10 +20,11 @@
 //   local:      FFT_B rows of FFT_LSTRIDE slots, row tb holds transform tb (padded, see FFT_LOC)
 //
 // Global memory. Transform t of the launch (t < total) splits into hi = t / L, lo = t % L
-// (FFT_SPLIT; else hi = t, lo = 0). Element e of it is read from / written to
-//   in : in_off  + hi * in_dh  + in_S  * (lo * in_dl + e * in_s)
-//   out: out_off + hi * out_dh + out_S * ((lo / out_split) * out_dsplit + (lo % out_split) * out_dl + e * out_s)
-// (the bracket is the element's "position"). Loads and stores are either direct (a work-item
+// (a pass, FFT_SPLIT: L = FFT_SL, NS = FFT_SNS; else hi = t, lo = 0). Element e of it is read
+// from / written to
+//   in : in_off  + hi * in_dh  + in_S  * (lo + e * L)
+//   out: out_off + hi * out_dh + out_S * ((lo / NS) * NS * FFT_N + lo % NS + e * NS)
+// (the bracket is the element's "position"; e itself outside a pass). Loads and stores are either direct (a work-item
 // touches the elements of its own butterflies: coalesced when elements are contiguous) or staged
 // through local memory so that consecutive work-items touch consecutive addresses:
 // FFT_IN_MODE / FFT_OUT_MODE 1 walks the group's elements transform by transform, 2 walks them
@@ -614,30 +615,29 @@ FFT_INLINE float2 fft_to2(const fft_c v) { return (float2)(v.r, v.i); }
 
 // A pass of a multi-pass plan (FFT_SPLIT) has its index arithmetic in routine constants: L =
 // FFT_SL kernel transforms per user transform, NS = FFT_SNS, radix FFT_N, so that the divisions
-// by L and NS (per element in a staged access) become shifts or multiplications. The run-time
-// arguments in_dl, in_s, out_split, out_dsplit, out_dl, out_s, tw_ns and tw_mult then hold the
-// same values (1, L, NS, NS * FFT_N, 1, NS, NS, L / NS) and are not read.
+// by L and NS (per element in a staged access) become shifts or multiplications.
 #if FFT_SPLIT
 #define FFT_HI(t) ((t) / FFT_SL)
 #define FFT_LO(t) ((t) % FFT_SL)
 #define FFT_IN_POS(lo, e) ((lo) + (e) * FFT_SL)
 #define FFT_OUT_POS(lo, e) (((lo) / FFT_SNS) * (FFT_SNS * FFT_N) + (lo) % FFT_SNS + (e) * FFT_SNS)
+// Pass twiddle exponent of element e of transform lo: W_Ntot^(e * (lo mod NS) * L / NS).
 #define FFT_TW_M(lo, e) ((e) * ((lo) % FFT_SNS) * (FFT_SL / FFT_SNS))
 #else
 #define FFT_HI(t) (t)
 #define FFT_LO(t) 0
-#define FFT_IN_POS(lo, e) ((lo) * in_dl + (e) * in_s)
-#define FFT_OUT_POS(lo, e) (((lo) / out_split) * out_dsplit + ((lo) % out_split) * out_dl + (e) * out_s)
-#define FFT_TW_M(lo, e) ((e) * ((lo) % tw_ns) * tw_mult)
+#define FFT_IN_POS(lo, e) (e)
+#define FFT_OUT_POS(lo, e) (e)
+#endif
+#if (FFT_PRE == 1 || FFT_PRE == 3) && !FFT_SPLIT
+#error "pass twiddles belong to a pass (FFT_SPLIT)"
 #endif
 
+// W_Ntot^m from the two-level table: hi[m >> shift] * lo[m & (2^shift - 1)].
+#define FFT_TW2(m) fft_mul(FFT_CLOAD(tw_hi, (m) >> tw_shift), FFT_CLOAD(tw_lo, (m) & ((1 << tw_shift) - 1)))
+
 #if FFT_PRE == 1 && FFT_TWIDDLE == 0
-// Pass twiddle W_Ntot^(e * (lo mod tw_ns) * tw_mult) = hi[m >> shift] * lo[m & mask].
-#define FFT_PRE_OP(v, lo, e, pos)                                               \
-  do {                                                                          \
-    const int m_ = FFT_TW_M(lo, e);                                             \
-    v = fft_mul(v, fft_mul(FFT_CLOAD(tw_hi, m_ >> tw_shift), FFT_CLOAD(tw_lo, m_ & ((1 << tw_shift) - 1)))); \
-  } while (0)
+#define FFT_PRE_OP(v, lo, e, pos) v = fft_mul(v, FFT_TW2(FFT_TW_M(lo, e)))
 #elif FFT_PRE == 1
 // The same twiddle computed (Ntot = FFT_SL * FFT_N): no table gathers, more arithmetic.
 #define FFT_PRE_OP(v, lo, e, pos) v = fft_mul(v, fft_root(FFT_TW_M(lo, e), FFT_SL * FFT_N))
@@ -683,16 +683,15 @@ FFT_INLINE float2 fft_to2(const fft_c v) { return (float2)(v.r, v.i); }
   } while (0)
 
 __kernel __attribute__((reqd_work_group_size(FFT_WGS, 1, 1)))
-void fft_local(const int total, const int L,
+void fft_local(const int total,
                __global const fft_c* FFT_RESTRICT in, const clf_index in_off, const clf_index in_dh,
-               const clf_index in_S, const int in_dl, const int in_s, const int in_len,
+               const clf_index in_S, const int in_len,
                __global fft_c* FFT_RESTRICT out, const clf_index out_off, const clf_index out_dh,
-               const clf_index out_S, const int out_dl, const int out_s, const int out_split,
-               const int out_dsplit, const int out_len,
+               const clf_index out_S, const int out_len,
                const float cj_in, const float cj_out, const float scale,
                __global const fft_c* restrict twl,
                __global const fft_c* restrict tw_hi, __global const fft_c* restrict tw_lo,
-               const int tw_shift, const int tw_ns, const int tw_mult,
+               const int tw_shift,
                __global const fft_c* restrict aux_in, __global const fft_c* restrict aux_out,
                __global const fft_c* restrict bq, __global const fft_c* restrict tw_b) {
 #if FFT_USES_LOCAL
@@ -726,7 +725,7 @@ void fft_local(const int total, const int L,
       if (M0 % FFT_T != 0 && j >= M0) break;
 #if FFT_PRE == 3
       const int ma_ = j * lb_ * (FFT_SL / FFT_SNS);
-      const fft_c a_ = fft_mul(FFT_CLOAD(tw_hi, ma_ >> tw_shift), FFT_CLOAD(tw_lo, ma_ & ((1 << tw_shift) - 1)));
+      const fft_c a_ = FFT_TW2(ma_);
 #endif
 #pragma unroll
       for (int r = 0; r < FFT_R0; ++r) {

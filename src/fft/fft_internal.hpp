@@ -49,7 +49,7 @@ struct FftShape {
   int pre = 0, post = 0;      ///< load / store operations (see fft.cl)
   bool in_check = false, out_check = false, split = false, bluestein = false, inplace = false;
   bool long_index = false;
-  int split_l = 1, split_ns = 1;  ///< a pass (split): kernel transforms per user transform, NS
+  int split_l = 1, split_ns = 1;  ///< kernel transforms per user transform (L), a pass's NS
   /// Work-items of a group numbered transform-fastest (lid = tid * b + tb) instead of
   /// element-fastest: direct accesses of a batch whose transforms are adjacent in memory then
   /// coalesce across the group's transforms without staging (the column side of the passes).

@@ -52,14 +52,13 @@ struct Stage {
   Buf in_buf = Buf::User, out_buf = Buf::User;
   // Per-chunk layout (user-side offsets are shifted by the chunk's first transform).
   long long in_off = 0, in_dh = 0, in_S = 1;
-  int in_dl = 0, in_s = 1, in_len = INT_MAX;
+  int in_len = INT_MAX;
   long long out_off = 0, out_dh = 0, out_S = 1;
-  int out_dl = 0, out_s = 1, out_split = 1, out_dsplit = 0, out_len = INT_MAX;
-  int L = 1;  // kernel transforms per user transform
+  int out_len = INT_MAX;
   Sign cj_in = Sign::Dir, cj_out = Sign::Dir;
   bool scaled = false;  // the last stage applies the plan's scaling
   cl::Buffer twl, tw_hi, tw_lo, aux_in, aux_out, bq, tw_b;
-  int tw_shift = 0, tw_ns = 1, tw_mult = 0;
+  int tw_shift = 0;
   std::string role;
 };
 
@@ -292,7 +291,6 @@ void FftPlan::Impl::build(const Tuning& tuning) {
         const bool first = stage_index == 0, last = stage_index == n_stages - 1;
         const std::size_t in_mem_s = first ? li.stride : 1, out_mem_s = last ? lo.stride : 1;
         Stage s = make_stage(r, cfgs.at(r), (ntot / r) * in_mem_s, in_mem_s, ns * out_mem_s, out_mem_s);
-        s.L = static_cast<int>(ntot / r);
         s.shape.split = true;
         s.shape.split_l = static_cast<int>(ntot / r);
         s.shape.split_ns = static_cast<int>(ns);
@@ -305,8 +303,6 @@ void FftPlan::Impl::build(const Tuning& tuning) {
         } else {
           s.in_dh = static_cast<long long>(ntot);
         }
-        s.in_dl = 1;
-        s.in_s = static_cast<int>(ntot / r);
         if (last) {
           s.out_off = static_cast<long long>(lo.offset);
           s.out_dh = static_cast<long long>(lo.distance);
@@ -314,17 +310,11 @@ void FftPlan::Impl::build(const Tuning& tuning) {
         } else {
           s.out_dh = static_cast<long long>(ntot);
         }
-        s.out_dl = 1;
-        s.out_s = static_cast<int>(ns);
-        s.out_split = static_cast<int>(ns);
-        s.out_dsplit = static_cast<int>(ns * r);
         if (p > 0) {
           s.shape.pre = 1;
           s.tw_hi = tw_hi;
           s.tw_lo = tw_lo;
           s.tw_shift = static_cast<int>(shift);
-          s.tw_ns = static_cast<int>(ns);
-          s.tw_mult = static_cast<int>(ntot / (ns * r));
           // Direct loads split the pass twiddle per butterfly (fft.cl, FFT_PRE 3): W_(R0*NS)^k.
           if (s.shape.in_mode == 0 && s.cfg.at("FFT_TWIDDLE") == 0) {
             const std::size_t nb = static_cast<std::size_t>(s.shape.radices.front()) * ns;
@@ -458,26 +448,22 @@ void FftPlan::Impl::run(int dir, const cl::Buffer& in, const cl::Buffer& out, co
       const long long in_off = s.in_off + (s.in_buf == Buf::User ? static_cast<long long>(c0 * desc.in.distance) : 0);
       const long long out_off =
           s.out_off + (s.out_buf == Buf::User ? static_cast<long long>(c0 * desc.out.distance) : 0);
-      const cl_int total = static_cast<cl_int>(cnt * s.L);
+      const cl_int total = static_cast<cl_int>(cnt * s.shape.split_l);
       auto idx = [&](cl_uint i, long long v) {
         const cl_int st = s.shape.long_index ? k.setArg(i, static_cast<cl_long>(v)) : k.setArg(i, static_cast<cl_int>(v));
         if (st != CL_SUCCESS) throw OpenCLError(st, "clSetKernelArg", "fft argument " + std::to_string(i));
       };
-      detail::set_args(k, total, static_cast<cl_int>(s.L), bin);
-      idx(3, in_off);
-      idx(4, s.in_dh);
-      idx(5, s.in_S);
-      detail::set_args_from(k, 6, static_cast<cl_int>(s.in_dl), static_cast<cl_int>(s.in_s),
-                            static_cast<cl_int>(s.in_len), bout);
-      idx(10, out_off);
-      idx(11, s.out_dh);
-      idx(12, s.out_S);
-      detail::set_args_from(k, 13, static_cast<cl_int>(s.out_dl), static_cast<cl_int>(s.out_s),
-                            static_cast<cl_int>(s.out_split), static_cast<cl_int>(s.out_dsplit),
-                            static_cast<cl_int>(s.out_len), sign_value(s.cj_in, dir), sign_value(s.cj_out, dir),
+      detail::set_args(k, total, bin);
+      idx(2, in_off);
+      idx(3, s.in_dh);
+      idx(4, s.in_S);
+      detail::set_args_from(k, 5, static_cast<cl_int>(s.in_len), bout);
+      idx(7, out_off);
+      idx(8, s.out_dh);
+      idx(9, s.out_S);
+      detail::set_args_from(k, 10, static_cast<cl_int>(s.out_len), sign_value(s.cj_in, dir), sign_value(s.cj_out, dir),
                             s.scaled ? scale : 1.0f, s.twl() ? s.twl : dummy, s.tw_hi() ? s.tw_hi : dummy,
                             s.tw_lo() ? s.tw_lo : dummy, static_cast<cl_int>(s.tw_shift),
-                            static_cast<cl_int>(s.tw_ns), static_cast<cl_int>(s.tw_mult),
                             s.aux_in() ? s.aux_in : dummy, s.aux_out() ? s.aux_out : dummy, s.bq() ? s.bq : dummy,
                             s.tw_b() ? s.tw_b : dummy);
       const std::size_t wg = s.shape.work_group();
