@@ -319,22 +319,6 @@ TEST_SUITE("fft") {
       c.out = {1, 130, 0};
       check_fft(with(c, p), seed++);
     }
-    // Prefetch of the inputs of later groups (one kernel over contiguous elements): many groups
-    // ahead of this batch's end and few, through direct and staged loads, a Bluestein kernel
-    // (zero-padded loads), in place, and a padded batch distance.
-    for (const ParamMap& p : {ParamMap{{"FFT_PREFETCH", 2}}, ParamMap{{"FFT_PREFETCH", 16}, {"FFT_STAGE", 1}, {"FFT_HALVE", 1}}}) {
-      CAPTURE(params_of(Tuning{p, false}));
-      for (std::size_t n : {16, 1000, 17}) {
-        const std::size_t batch = 262144 / n;
-        check_fft(with(contiguous(n, batch, n % 2 == 1), p), seed++);
-        Case c = with(contiguous(n, batch / 2 + 1), p);
-        c.in_place = true;
-        check_fft(c, seed++);
-        c = with(contiguous(n, 50), p);
-        c.in = {1, n + 3, 5};
-        check_fft(c, seed++);
-      }
-    }
     // Multi-pass plans under a small single-kernel limit, and one long kernel where the device's
     // local memory holds it (PoCL; a 48 KiB GPU refuses it by name).
     check_fft(with(contiguous(8192, 2, true), sets[4]), seed++);

@@ -127,17 +127,6 @@
 #ifndef FFT_INPLACE
 #define FFT_INPLACE 0        // 1: in and out may be the same buffer (no restrict)
 #endif
-#ifndef FFT_PF
-#define FFT_PF 0             // > 0: prefetch the inputs of the group FFT_PF groups ahead (contiguous
-                             // elements, not a pass); set by the launcher from FFT_PREFETCH
-#endif
-#ifndef FFT_PF_LOAD
-#define FFT_PF_LOAD 0        // 1: prefetch by ordinary loads (one float per 128-byte line, kept live
-                             // until the end) instead of prefetch(), for compilers that drop the latter
-#endif
-#if FFT_PF > 0 && FFT_SPLIT
-#error "prefetch is for kernels over contiguous elements, not passes"
-#endif
 
 // ---- derived ----
 #if FFT_NPASS == 0
@@ -658,34 +647,6 @@ FFT_INLINE float2 fft_to2(const fft_c v) { return (float2)(v.r, v.i); }
 #define FFT_PRE_OP(v, lo, e, pos)
 #endif
 
-// Prefetch of the next groups' inputs into the device cache. A group that starts after this one
-// (FFT_PF groups ahead: about the groups resident on the device, which start as these end) then
-// finds its inputs there, so the memory keeps streaming while resident groups compute: without it
-// every wave of groups loads, computes and stores in step and the memory idles while they compute.
-// One request per 128-byte line (16 values) of transform tp's elements, spread over its work-items.
-#if FFT_PF > 0
-#define FFT_PF_LINES ((FFT_N + 15) / 16)
-#if FFT_PF_LOAD
-#define FFT_PF_TOUCH(p, cnt) (pf_acc_ += *(__global const float*)(p))
-#else
-#define FFT_PF_TOUCH(p, cnt) prefetch((__global const float2*)(p), cnt)
-#endif
-#define FFT_PREFETCH_AHEAD()                                                                  \
-  do {                                                                                        \
-    const int tp_ = g0 + FFT_PF * FFT_B + tb;                                                 \
-    if (tp_ < total) {                                                                        \
-      __global const fft_c* p_ = in + in_off + (clf_index)tp_ * in_dh;                        \
-      const int len_ = FFT_IN_CHECK ? min(in_len, FFT_N) : FFT_N;                             \
-      FFT_UNROLL for (int c_ = 0; c_ < (FFT_PF_LINES + FFT_T - 1) / FFT_T; ++c_) {            \
-        const int e_ = (tid + c_ * FFT_T) * 16;                                               \
-        if (e_ < len_) FFT_PF_TOUCH(p_ + e_, min(16, len_ - e_));                             \
-      }                                                                                       \
-    }                                                                                         \
-  } while (0)
-#else
-#define FFT_PREFETCH_AHEAD() do {} while (0)
-#endif
-
 // dst = element e of transform t, conjugated by cj_in, pre-operation applied; zero outside.
 #define FFT_LOAD(dst, t, e)                                                              \
   do {                                                                                   \
@@ -746,9 +707,6 @@ void fft_local(const int total,
 #endif
   const int g0 = get_group_id(0) * FFT_B;
   fft_c x[FFT_E];
-#if FFT_PF > 0 && FFT_PF_LOAD
-  float pf_acc_ = 0.0f;
-#endif
 
   // ---- load ----
 #if FFT_IN_MODE == 0
@@ -778,7 +736,6 @@ void fft_local(const int total,
       }
     }
   }
-  FFT_PREFETCH_AHEAD();
 #else
 #if FFT_PRE == 3
 #error "the split pass twiddle needs direct loads"
@@ -786,7 +743,6 @@ void fft_local(const int total,
 #pragma unroll
   for (int c = 0; c < FFT_CE; ++c)
     FFT_LOAD(x[c], g0 + FFT_COOP_B(FFT_IN_MODE, lid, c), FFT_COOP_E(FFT_IN_MODE, lid, c));
-  FFT_PREFETCH_AHEAD();
   FFT_XCHG_N(FFT_PUT_COOP(FFT_IN_MODE, 0), FFT_GET_IN(FFT_R0, 0), FFT_PUT_COOP(FFT_IN_MODE, 1), FFT_GET_IN(FFT_R0, 1));
 #endif
 
@@ -836,8 +792,5 @@ void fft_local(const int total,
 #pragma unroll
   for (int c = 0; c < FFT_CE; ++c)
     FFT_STORE(x[c], g0 + FFT_COOP_B(FFT_OUT_MODE, lid, c), FFT_COOP_E(FFT_OUT_MODE, lid, c));
-#endif
-#if FFT_PF > 0 && FFT_PF_LOAD
-  if (total < 0) ((__global float*)out)[0] = pf_acc_;  // never true: keeps the prefetch loads
 #endif
 }

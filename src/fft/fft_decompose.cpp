@@ -106,7 +106,6 @@ std::string FftShape::options() const {
     << " -DFFT_INPLACE=" << inplace;
   if (split) o << " -DFFT_SL=" << split_l << " -DFFT_SNS=" << split_ns;
   if (tfast) o << " -DFFT_TFAST=1";
-  if (prefetch > 0) o << " -DFFT_PF=" << prefetch;
   if (long_index) o << " -DCLF_LONG_INDEX=1";
   return o.str();
 }
@@ -121,7 +120,6 @@ std::string FftShape::summary() const {
   o << ", load " << modes[in_mode] << ", store " << modes[out_mode];
   if (tfast) o << ", transform-fastest";
   if (halve) o << ", halved local memory";
-  if (prefetch > 0) o << ", prefetch " << prefetch << " groups ahead";
   return o.str();
 }
 

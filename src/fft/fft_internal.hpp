@@ -55,7 +55,6 @@ struct FftShape {
   /// coalesce across the group's transforms without staging (the column side of the passes).
   bool tfast = false;
   int halve = 0, pad = 1;     ///< copies of the tuning values (local-memory size depends on them)
-  int prefetch = 0;           ///< prefetch the inputs of the group this many groups ahead (0: off)
 
   bool priv() const { return t == 1; }
   bool uses_local() const { return !priv() || in_mode != 0 || out_mode != 0; }

@@ -189,14 +189,6 @@ struct FftPlan::Impl {
     return s;
   }
 
-  // FFT_PREFETCH (groups per compute unit) as groups ahead, for one kernel whose elements are
-  // contiguous (the kernel prefetches whole 128-byte lines of a transform).
-  int prefetch_ahead(const Configuration& cfg, std::size_t in_stride) const {
-    const int pf = cfg.at("FFT_PREFETCH");
-    if (pf <= 0 || in_stride != 1) return 0;
-    return pf * static_cast<int>(std::max(1u, qc.info->compute_units));
-  }
-
   void build(const Tuning& tuning);
   void compile();
   void run(int dir, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait, cl::Event* event) const;
@@ -236,7 +228,6 @@ void FftPlan::Impl::build(const Tuning& tuning) {
     s.out_S = static_cast<long long>(lo.stride);
     s.scaled = true;
     s.shape.inplace = desc.in_place;
-    s.shape.prefetch = prefetch_ahead(top, li.stride);
     s.role = "single kernel";
     stages.push_back(std::move(s));
     how_s << "one kernel";
@@ -262,7 +253,6 @@ void FftPlan::Impl::build(const Tuning& tuning) {
     s.cj_out = Sign::MinusDir;
     s.scaled = true;
     s.shape.inplace = desc.in_place;
-    s.shape.prefetch = prefetch_ahead(cm, li.stride);
     s.role = "Bluestein in one kernel, M=" + std::to_string(ntot);
     stages.push_back(std::move(s));
     how_s << "Bluestein, one kernel of " << ntot << " points";

@@ -50,9 +50,6 @@ KernelSpec fft_spec() {
       {"FFT_CHUNK", 0, {0, 4, 8, 16, 32, 64, 128, 256},
        "MiB per scratch buffer of a multi-pass plan (0: 256): the batch runs pass after pass in chunks of this "
        "size, so that small chunks stay in the device's last-level cache between passes", true},
-      {"FFT_PREFETCH", 0, {0, 2, 4, 8, 16},
-       "one-kernel plans over contiguous elements: prefetch the inputs of the group this many groups per compute "
-       "unit ahead into the device cache (0: off), so that memory streams while resident groups compute", true},
   };
   s.check = [](const ParamMap&, const std::string&) -> std::string { return {}; };
   s.resources = [](const ParamMap& p, const std::string& variant) {
