@@ -7,7 +7,7 @@
 // Algorithm: mixed-radix Stockham autosort, radices FFT_R0 .. FFT_R<NPASS-1> from {2,3,4,5,7,8,11,
 // 13,16}. Pass p has radix R, NS = R_0 * ... * R_(p-1) and M = FFT_N / R butterflies; butterfly j
 //   reads   x[j + r*M]                                      r < R
-//   applies W_(NS*R)^(r * (j mod NS))                       (from the length-FFT_N table, or computed)
+//   applies W_(NS*R)^(r * (j mod NS))                       (per-pass table, or computed)
 //   writes  y[(j / NS) * NS * R + (j mod NS) + k * NS]      k < R
 // so the last pass leaves natural order. FFT_T work-items share a transform; work-item `tid` owns
 // butterflies j = tid + i*FFT_T. Between passes its outputs go to local memory and the next pass's
@@ -128,6 +128,11 @@
 #define FFT_INPLACE 0        // 1: in and out may be the same buffer (no restrict)
 #endif
 
+// ---- diagnostics (wrong results; timing decomposition only) ----
+#ifdef FFT_XNOBAR
+#define barrier(f) ((void)0)
+#endif
+
 // ---- derived ----
 #if FFT_NPASS == 0
 #undef FFT_R0
@@ -209,6 +214,41 @@ typedef float fft_ltype;  // a complex value in two floats per slot
 #endif
 #if FFT_NPASS > 12
 #error "at most 12 radix passes in one kernel"
+#endif
+// Offsets of the passes' twiddles in the table (see fft_twiddle): (R_p - 1) * NS_p entries each.
+#define FFT_TWO0 0
+#if FFT_NPASS > 1
+#define FFT_TWO1 (FFT_TWO0 + (FFT_R0 - 1) * FFT_NS0)
+#endif
+#if FFT_NPASS > 2
+#define FFT_TWO2 (FFT_TWO1 + (FFT_R1 - 1) * FFT_NS1)
+#endif
+#if FFT_NPASS > 3
+#define FFT_TWO3 (FFT_TWO2 + (FFT_R2 - 1) * FFT_NS2)
+#endif
+#if FFT_NPASS > 4
+#define FFT_TWO4 (FFT_TWO3 + (FFT_R3 - 1) * FFT_NS3)
+#endif
+#if FFT_NPASS > 5
+#define FFT_TWO5 (FFT_TWO4 + (FFT_R4 - 1) * FFT_NS4)
+#endif
+#if FFT_NPASS > 6
+#define FFT_TWO6 (FFT_TWO5 + (FFT_R5 - 1) * FFT_NS5)
+#endif
+#if FFT_NPASS > 7
+#define FFT_TWO7 (FFT_TWO6 + (FFT_R6 - 1) * FFT_NS6)
+#endif
+#if FFT_NPASS > 8
+#define FFT_TWO8 (FFT_TWO7 + (FFT_R7 - 1) * FFT_NS7)
+#endif
+#if FFT_NPASS > 9
+#define FFT_TWO9 (FFT_TWO8 + (FFT_R8 - 1) * FFT_NS8)
+#endif
+#if FFT_NPASS > 10
+#define FFT_TWO10 (FFT_TWO9 + (FFT_R9 - 1) * FFT_NS9)
+#endif
+#if FFT_NPASS > 11
+#define FFT_TWO11 (FFT_TWO10 + (FFT_R10 - 1) * FFT_NS10)
 #endif
 
 // The last pass (natural-order output) and the register count: the largest of FFT_CE and
@@ -361,32 +401,38 @@ FFT_INLINE fft_c fft_root(int k, const int n) {
   return fft_make(cs * cospi(a), sy * sinpi(a));
 }
 
-// W_N^k = exp(-2 pi i k / FFT_N), 0 <= k < FFT_N.
-FFT_INLINE fft_c fft_twiddle(__global const fft_c* restrict twl, const int k) {
+// Twiddle r of butterfly jj (= j mod NS) in a pass of radix R: W_(NS*R)^(r * jj), 1 <= r < R.
+// The table (FFT_TWIDDLE 0, computed in double on the host and rounded once) holds every pass's
+// twiddles in pass order, each pass r-major: entry off + (r - 1) * NS + jj, so that the
+// consecutive butterflies of a warp read consecutive entries (one or two cache lines per load;
+// indexed as W_N^(r * jj * N / (NS * R)) in one length-N table, the same load touched up to 16).
+FFT_INLINE fft_c fft_twiddle(__global const fft_c* restrict twl, const int off, const int r, const int jj,
+                             const int NS, const int R) {
 #if FFT_TWIDDLE == 0
-  return FFT_CLOAD(twl, k);
+  return FFT_CLOAD(twl, off + (r - 1) * NS + jj);
 #else
-  return fft_root(k, FFT_N);
+  return fft_root(r * jj, NS * R);
 #endif
 }
 
-// v[r] *= W_N^(r * base), 1 <= r < R (straight-line; R is a constant at every call).
-FFT_INLINE void fft_twiddles(const int R, fft_c* v, __global const fft_c* restrict twl, const int base) {
-  if (R > 1) v[1] = fft_mul(v[1], fft_twiddle(twl, base));
-  if (R > 2) v[2] = fft_mul(v[2], fft_twiddle(twl, 2 * base));
-  if (R > 3) v[3] = fft_mul(v[3], fft_twiddle(twl, 3 * base));
-  if (R > 4) v[4] = fft_mul(v[4], fft_twiddle(twl, 4 * base));
-  if (R > 5) v[5] = fft_mul(v[5], fft_twiddle(twl, 5 * base));
-  if (R > 6) v[6] = fft_mul(v[6], fft_twiddle(twl, 6 * base));
-  if (R > 7) v[7] = fft_mul(v[7], fft_twiddle(twl, 7 * base));
-  if (R > 8) v[8] = fft_mul(v[8], fft_twiddle(twl, 8 * base));
-  if (R > 9) v[9] = fft_mul(v[9], fft_twiddle(twl, 9 * base));
-  if (R > 10) v[10] = fft_mul(v[10], fft_twiddle(twl, 10 * base));
-  if (R > 11) v[11] = fft_mul(v[11], fft_twiddle(twl, 11 * base));
-  if (R > 12) v[12] = fft_mul(v[12], fft_twiddle(twl, 12 * base));
-  if (R > 13) v[13] = fft_mul(v[13], fft_twiddle(twl, 13 * base));
-  if (R > 14) v[14] = fft_mul(v[14], fft_twiddle(twl, 14 * base));
-  if (R > 15) v[15] = fft_mul(v[15], fft_twiddle(twl, 15 * base));
+// v[r] *= W_(NS*R)^(r * jj), 1 <= r < R (straight-line; R and NS are constants at every call).
+FFT_INLINE void fft_twiddles(const int R, const int NS, fft_c* v, __global const fft_c* restrict twl, const int off,
+                             const int jj) {
+  if (R > 1) v[1] = fft_mul(v[1], fft_twiddle(twl, off, 1, jj, NS, R));
+  if (R > 2) v[2] = fft_mul(v[2], fft_twiddle(twl, off, 2, jj, NS, R));
+  if (R > 3) v[3] = fft_mul(v[3], fft_twiddle(twl, off, 3, jj, NS, R));
+  if (R > 4) v[4] = fft_mul(v[4], fft_twiddle(twl, off, 4, jj, NS, R));
+  if (R > 5) v[5] = fft_mul(v[5], fft_twiddle(twl, off, 5, jj, NS, R));
+  if (R > 6) v[6] = fft_mul(v[6], fft_twiddle(twl, off, 6, jj, NS, R));
+  if (R > 7) v[7] = fft_mul(v[7], fft_twiddle(twl, off, 7, jj, NS, R));
+  if (R > 8) v[8] = fft_mul(v[8], fft_twiddle(twl, off, 8, jj, NS, R));
+  if (R > 9) v[9] = fft_mul(v[9], fft_twiddle(twl, off, 9, jj, NS, R));
+  if (R > 10) v[10] = fft_mul(v[10], fft_twiddle(twl, off, 10, jj, NS, R));
+  if (R > 11) v[11] = fft_mul(v[11], fft_twiddle(twl, off, 11, jj, NS, R));
+  if (R > 12) v[12] = fft_mul(v[12], fft_twiddle(twl, off, 12, jj, NS, R));
+  if (R > 13) v[13] = fft_mul(v[13], fft_twiddle(twl, off, 13, jj, NS, R));
+  if (R > 14) v[14] = fft_mul(v[14], fft_twiddle(twl, off, 14, jj, NS, R));
+  if (R > 15) v[15] = fft_mul(v[15], fft_twiddle(twl, off, 15, jj, NS, R));
 }
 
 FFT_INLINE void fft_butterfly(const int r, fft_c* v) {
@@ -408,13 +454,18 @@ FFT_INLINE void fft_butterfly(const int r, fft_c* v) {
 // partial when FFT_T does not divide the FFT_N / R butterflies.
 #define FFT_HAS_J(R, j) ((FFT_N / (R)) % FFT_T == 0 || (j) < FFT_N / (R))
 
+#ifdef FFT_XNOTW
+#define FFT_XNOTW_ 1
+#else
+#define FFT_XNOTW_ 0
+#endif
 // One radix-R pass on the work-item's butterflies: twiddle, then butterfly, in registers.
-#define FFT_PASS(R, NS)                                                                       \
+#define FFT_PASS(R, NS, TWO)                                                                  \
   do {                                                                                        \
     FFT_UNROLL for (int i_ = 0; i_ < FFT_ITER(R); ++i_) {                                     \
       const int j_ = tid + i_ * FFT_T;                                                        \
       if (FFT_HAS_J(R, j_)) {                                                                 \
-        if ((NS) > 1) fft_twiddles(R, x + i_ * (R), twl, (j_ % (NS)) * (FFT_N / ((NS) * (R)))); \
+        if ((NS) > 1 && !FFT_XNOTW_) fft_twiddles(R, NS, x + i_ * (R), twl, TWO, j_ % (NS));  \
         fft_butterfly(R, x + i_ * (R));                                                       \
       }                                                                                       \
     }                                                                                         \
@@ -521,7 +572,9 @@ FFT_INLINE void fft_butterfly(const int r, fft_c* v) {
   } while (0)
 
 // From the outputs of a pass (radix RA, NSA) to the inputs of the next (radix RB).
-#if FFT_PRIV
+#if defined(FFT_XNOXCHG)
+#define FFT_XP(LEAD, RA, NSA, RB)
+#elif FFT_PRIV
 #define FFT_XP(LEAD, RA, NSA, RB) FFT_PRIV_EXCHANGE(RA, NSA, RB)
 #else
 #define FFT_XP(LEAD, RA, NSA, RB)                                                                 \
@@ -529,63 +582,65 @@ FFT_INLINE void fft_butterfly(const int r, fft_c* v) {
 #endif
 
 #if FFT_NPASS > 1
-#define FFT_STEP1(LEAD) FFT_XP(LEAD, FFT_R0, FFT_NS0, FFT_R1); FFT_PASS(FFT_R1, FFT_NS1);
+#define FFT_STEP1(LEAD) FFT_XP(LEAD, FFT_R0, FFT_NS0, FFT_R1); FFT_PASS(FFT_R1, FFT_NS1, FFT_TWO1);
 #else
 #define FFT_STEP1(LEAD)
 #endif
 #if FFT_NPASS > 2
-#define FFT_STEP2 FFT_XP(Y, FFT_R1, FFT_NS1, FFT_R2); FFT_PASS(FFT_R2, FFT_NS2);
+#define FFT_STEP2 FFT_XP(Y, FFT_R1, FFT_NS1, FFT_R2); FFT_PASS(FFT_R2, FFT_NS2, FFT_TWO2);
 #else
 #define FFT_STEP2
 #endif
 #if FFT_NPASS > 3
-#define FFT_STEP3 FFT_XP(Y, FFT_R2, FFT_NS2, FFT_R3); FFT_PASS(FFT_R3, FFT_NS3);
+#define FFT_STEP3 FFT_XP(Y, FFT_R2, FFT_NS2, FFT_R3); FFT_PASS(FFT_R3, FFT_NS3, FFT_TWO3);
 #else
 #define FFT_STEP3
 #endif
 #if FFT_NPASS > 4
-#define FFT_STEP4 FFT_XP(Y, FFT_R3, FFT_NS3, FFT_R4); FFT_PASS(FFT_R4, FFT_NS4);
+#define FFT_STEP4 FFT_XP(Y, FFT_R3, FFT_NS3, FFT_R4); FFT_PASS(FFT_R4, FFT_NS4, FFT_TWO4);
 #else
 #define FFT_STEP4
 #endif
 #if FFT_NPASS > 5
-#define FFT_STEP5 FFT_XP(Y, FFT_R4, FFT_NS4, FFT_R5); FFT_PASS(FFT_R5, FFT_NS5);
+#define FFT_STEP5 FFT_XP(Y, FFT_R4, FFT_NS4, FFT_R5); FFT_PASS(FFT_R5, FFT_NS5, FFT_TWO5);
 #else
 #define FFT_STEP5
 #endif
 #if FFT_NPASS > 6
-#define FFT_STEP6 FFT_XP(Y, FFT_R5, FFT_NS5, FFT_R6); FFT_PASS(FFT_R6, FFT_NS6);
+#define FFT_STEP6 FFT_XP(Y, FFT_R5, FFT_NS5, FFT_R6); FFT_PASS(FFT_R6, FFT_NS6, FFT_TWO6);
 #else
 #define FFT_STEP6
 #endif
 #if FFT_NPASS > 7
-#define FFT_STEP7 FFT_XP(Y, FFT_R6, FFT_NS6, FFT_R7); FFT_PASS(FFT_R7, FFT_NS7);
+#define FFT_STEP7 FFT_XP(Y, FFT_R6, FFT_NS6, FFT_R7); FFT_PASS(FFT_R7, FFT_NS7, FFT_TWO7);
 #else
 #define FFT_STEP7
 #endif
 #if FFT_NPASS > 8
-#define FFT_STEP8 FFT_XP(Y, FFT_R7, FFT_NS7, FFT_R8); FFT_PASS(FFT_R8, FFT_NS8);
+#define FFT_STEP8 FFT_XP(Y, FFT_R7, FFT_NS7, FFT_R8); FFT_PASS(FFT_R8, FFT_NS8, FFT_TWO8);
 #else
 #define FFT_STEP8
 #endif
 #if FFT_NPASS > 9
-#define FFT_STEP9 FFT_XP(Y, FFT_R8, FFT_NS8, FFT_R9); FFT_PASS(FFT_R9, FFT_NS9);
+#define FFT_STEP9 FFT_XP(Y, FFT_R8, FFT_NS8, FFT_R9); FFT_PASS(FFT_R9, FFT_NS9, FFT_TWO9);
 #else
 #define FFT_STEP9
 #endif
 #if FFT_NPASS > 10
-#define FFT_STEP10 FFT_XP(Y, FFT_R9, FFT_NS9, FFT_R10); FFT_PASS(FFT_R10, FFT_NS10);
+#define FFT_STEP10 FFT_XP(Y, FFT_R9, FFT_NS9, FFT_R10); FFT_PASS(FFT_R10, FFT_NS10, FFT_TWO10);
 #else
 #define FFT_STEP10
 #endif
 #if FFT_NPASS > 11
-#define FFT_STEP11 FFT_XP(Y, FFT_R10, FFT_NS10, FFT_R11); FFT_PASS(FFT_R11, FFT_NS11);
+#define FFT_STEP11 FFT_XP(Y, FFT_R10, FFT_NS10, FFT_R11); FFT_PASS(FFT_R11, FFT_NS11, FFT_TWO11);
 #else
 #define FFT_STEP11
 #endif
-#if FFT_NPASS > 0
+#if FFT_NPASS > 0 && defined(FFT_XNOPASS)
+#define FFT_RUN_PASSES(LEAD)
+#elif FFT_NPASS > 0
 #define FFT_RUN_PASSES(LEAD)                      \
-  FFT_PASS(FFT_R0, FFT_NS0);         \
+  FFT_PASS(FFT_R0, FFT_NS0, FFT_TWO0);         \
   FFT_STEP1(LEAD) FFT_STEP2 FFT_STEP3 FFT_STEP4 FFT_STEP5 FFT_STEP6 FFT_STEP7 FFT_STEP8 FFT_STEP9 \
   FFT_STEP10 FFT_STEP11
 #else

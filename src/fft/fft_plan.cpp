@@ -133,6 +133,20 @@ struct FftPlan::Impl {
     return table(to_float2(w));
   }
 
+  // The in-kernel twiddles of a kernel with these radices, in the kernel's order (fft.cl,
+  // fft_twiddle): pass by pass, W_(NS*R)^(r * jj) at (r - 1) * NS + jj after the earlier passes.
+  cl::Buffer pass_twiddles(const std::vector<int>& radices) {
+    std::vector<host::cdouble> w;
+    std::size_t ns = 1;
+    for (const int r : radices) {
+      for (std::size_t k = 1; k < static_cast<std::size_t>(r); ++k)
+        for (std::size_t jj = 0; jj < ns; ++jj) w.push_back(root(k * jj, ns * static_cast<std::size_t>(r)));
+      ns *= static_cast<std::size_t>(r);
+    }
+    if (w.empty()) w.push_back(root(0, 1));
+    return table(to_float2(w));
+  }
+
   // The kernel of one stage: shape from the length and the configuration, modes from the
   // layout (element stride and the distance between the group's transforms, in memory units).
   Stage make_stage(std::size_t len, const Configuration& cfg, std::size_t in_es, std::size_t in_adj,
@@ -185,7 +199,7 @@ struct FftPlan::Impl {
                                 std::to_string(s.shape.work_group()) + " work-items)");
       }
     }
-    if (cfg.at("FFT_TWIDDLE") == 0 && len > 1) s.twl = twiddles(len);
+    if (cfg.at("FFT_TWIDDLE") == 0 && len > 1) s.twl = pass_twiddles(s.shape.radices);
     return s;
   }
 

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Device sittings of session 7 on the lent H100 machine, one part per call.
+#   part 1: prefetch of later groups' inputs in the one-kernel plans (FFT_PREFETCH, groups per
+#           compute unit ahead; prefetch() or plain loads): does NVIDIA's compiler keep prefetch()
+#           (PTX in the compile cache), then the one-kernel lengths 512 ... 8192, 1000, 3000, 4095
+#           at 64 MiB (and 1024, 4096 at 16 and 512 MiB) over the prefetch distance; the 512-point
+#           passes of 262144 with 512 work-items and halving against the sm_90 row, interleaved.
+#   part 2: where a one-kernel transform's time goes: kernel device times (profile) of 1024, 4096
+#           and 8192 at 16, 64 and 512 MiB with parts of the kernel compiled out (diagnostic
+#           macros, wrong results): no twiddles, no exchanges, no passes (load and store only), no
+#           barriers; the register report of the 1024-point pass kernel of 2^20 (512 work-items).
+#   part 3: the in-kernel twiddles in a per-pass table, r-major (a warp's loads coalesce): kernel
+#           times as in part 2 (table against sinpi/cospi for 4096 and 8192), the multi-pass
+#           lengths' kernel times, `bench fft` for the missed lengths at 64 and 512 MiB beside the
+#           peers, then the FFT tests on the NVIDIA device.
+# usage (from the repository root, after `source .device/env.sh`):
+#   bench/scripts/h100_session7.sh BUILD_DIR OUT_DIR PART
+source "$(dirname "$0")/device_common.sh" "$@"
+PART=$3
+C="$B/clforge"
+# n@batch pairs of 64 MiB batches
+big64() { for n in "$@"; do echo "$n@$((8388608 / n))"; done; }
+# kernel device time (profile median) of one `run fft`
+kt() { local nb=$1; shift; echo "== [${CLFORGE_BUILD_OPTIONS:-}] [$*] $nb"
+  CLFORGE_PROFILE_KERNELS=1 timeout -s INT -k 10 60 "$C" -v -d nvidia "$@" run fft --n ${nb%@*} --batch ${nb#*@} 2>"$O/prof.txt" | grep -E "median|rror"
+  grep '^clforge: profile: ' "$O/prof.txt" | sed 's/.* \([0-9.]*\) ms$/\1/' | sort -g | awk '{v[++n]=$1} END {printf "  kernel median %.4f ms (n=%d)\n", v[int((n+1)/2)], n}'; }
+# one `run fft` line: plan summary, median and error
+rf() { local nb=$1; shift; echo "== [$*] $nb"; timeout -s INT -k 10 60 "$C" -v -d nvidia "$@" run fft --n ${nb%@*} --batch ${nb#*@} 2>&1 | grep -E "median|rror|prefetch|single kernel|passes"; }
+{
+  date -u
+  case $PART in
+  1)
+    CLFORGE_CACHE_DIR=/tmp/pf-cache "$C" -d nvidia -p FFT_PREFETCH=4 run fft --n 1024 --batch 8192 | grep median
+    echo "files with prefetch in the PTX: $(grep -la 'prefetch' /tmp/pf-cache -r | wc -l) of $(find /tmp/pf-cache -type f | wc -l)"
+    grep -aho 'prefetch[.a-zA-Z0-9]*' -r /tmp/pf-cache | sort | uniq -c
+    for nb in $(big64 1024 2048 4096 8192 512 1000 3000 4095); do
+      for pf in 0 2 4 8 16; do rf $nb -p FFT_PREFETCH=$pf; done
+      for pf in 4 8 16; do CLFORGE_BUILD_OPTIONS=-DFFT_PF_LOAD=1 rf $nb -p FFT_PREFETCH=$pf; done
+    done
+    for nb in 1024@2048 4096@512 1024@65536 4096@16384; do
+      for pf in 0 4 8 16; do rf $nb -p FFT_PREFETCH=$pf; done
+      CLFORGE_BUILD_OPTIONS=-DFFT_PF_LOAD=1 rf $nb -p FFT_PREFETCH=8
+    done
+    for i in 1 2 3; do
+      for nb in 262144@32 262144@256; do rf $nb; rf $nb -p FFT_WG=512 -p FFT_HALVE=1; done
+    done
+    ;;
+  2)
+    for nb in 1024@2048 1024@8192 1024@65536 4096@512 4096@2048 4096@16384 8192@256 8192@1024; do
+      kt $nb
+      for d in -DFFT_XNOTW -DFFT_XNOXCHG -DFFT_XNOPASS -DFFT_XNOBAR; do CLFORGE_BUILD_OPTIONS=$d kt $nb; done
+      kt $nb -p FFT_HALVE=0
+      kt $nb -p FFT_PAD=0
+    done
+    for nb in 1024@8192 4096@2048 8192@1024 1048576@8; do
+      CLFORGE_CACHE_DIR=off CLFORGE_BUILD_OPTIONS=-cl-nv-verbose lim 60 "$C" -v -d nvidia -p FFT_PASS_MAX=1024 -p FFT_WG=512 -p FFT_HALVE=1 run fft --n ${nb%@*} \
+        --batch ${nb#*@} 2>&1 | grep -E "Used|-DFFT_T=|pass [0-9]|single kernel:" | sed 's/.*\(-DFFT_N=[^:]*\).*/\1/' | cut -c1-200
+    done
+    ;;
+  3)
+    for nb in 1024@2048 1024@8192 1024@65536 2048@4096 512@16384 1000@8388 3000@2796 4095@2048; do kt $nb; done
+    for nb in 4096@512 4096@2048 4096@16384 8192@1024 8192@8192; do kt $nb; kt $nb -p FFT_TWIDDLE=0; done
+    for nb in 16384@512 65536@128 262144@32 1048576@8; do
+      prof 60 "$C" -v -d nvidia run fft --n ${nb%@*} --batch ${nb#*@} 2>&1 | grep -E "median|rror|pass [0-9]|fft_local"
+    done
+    lim 300 "$C" -d nvidia bench fft --size 1024@64 --size 2048@64 --size 4096@64 --size 8192@64 --size 16384@64 \
+      --size 3000@64 --size 4095@64 --size 1000@64 --size 262144@64 --size 1048576@64 --size 4096@512 --size 3000@512 \
+      --size 4095@512 --size 8192@512 --out "$O/json/fft_s7_3.json" 2>&1 | grep -E "^fft n"
+    lim 250 "$B/tests/clforge_tests" --test-suite=fft --test-case-exclude="clforge *" 2>&1 | tail -4
+    ;;
+  esac
+} 2>&1 | tee "$O/log_part$PART.txt"
