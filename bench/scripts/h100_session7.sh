@@ -13,6 +13,12 @@
 #           times as in part 2 (table against sinpi/cospi for 4096 and 8192), the multi-pass
 #           lengths' kernel times, `bench fft` for the missed lengths at 64 and 512 MiB beside the
 #           peers, then the FFT tests on the NVIDIA device.
+#   part 4: exhaustive tunes (not stored) with the per-pass twiddle table: 8192 (one kernel), 3000,
+#           4095, 1024 and 2048 at 64 MiB.
+#   part 5: closing sitting with the session's rows (8192: radix 8; 4095: unpadded, 128
+#           work-items): 2^19 and 2^20 with 1024-point passes (work-group, halving, radix), then
+#           `bench fft`'s default list (every length at 64 and 512 MiB) beside the peers.
+#   part 6: the FFT tests on the NVIDIA device with the session's rows.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session7.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -66,6 +72,32 @@ rf() { local nb=$1; shift; echo "== [$*] $nb"; timeout -s INT -k 10 60 "$C" -v -
     lim 300 "$C" -d nvidia bench fft --size 1024@64 --size 2048@64 --size 4096@64 --size 8192@64 --size 16384@64 \
       --size 3000@64 --size 4095@64 --size 1000@64 --size 262144@64 --size 1048576@64 --size 4096@512 --size 3000@512 \
       --size 4095@512 --size 8192@512 --out "$O/json/fft_s7_3.json" 2>&1 | grep -E "^fft n"
+    lim 250 "$B/tests/clforge_tests" --test-suite=fft --test-case-exclude="clforge *" 2>&1 | tail -4
+    ;;
+  4)
+    T="--strategy exhaustive --no-store --param FFT_TWIDDLE=0 --param FFT_VEC=1 --param FFT_REG=16"
+    tn() { lim 150 "$C" -d nvidia tune fft "$@" $T 2>&1 | grep -v "^fft/" | grep -E "variant|tried|best|default|#[1-6] "; }
+    tn --size 8192@1024 --param FFT_LOCAL_MAX=8192 --param FFT_HALVE=1 --param FFT_PAD=0,1 --param FFT_RADIX=8,16 \
+      --param FFT_WG=512,1024 --param FFT_VPT=0,32 --param FFT_STAGE=0
+    for sz in 3000@2796 4095@2048; do
+      tn --size $sz --param FFT_HALVE=0,1 --param FFT_PAD=0,1 --param FFT_WG=64,128,256,512 --param FFT_RADIX=8,16 \
+        --param FFT_STAGE=0,2 --param FFT_VPT=0
+    done
+    for sz in 1024@8192 2048@4096; do
+      tn --size $sz --param FFT_HALVE=0,1 --param FFT_PAD=0,1 --param FFT_WG=64,128,256 --param FFT_RADIX=16 \
+        --param FFT_STAGE=0,2 --param FFT_VPT=0
+    done
+    ;;
+  5)
+    for nb in 524288@16 1048576@8; do
+      rf $nb
+      rf $nb -p FFT_PASS_MAX=1024 -p FFT_WG=512 -p FFT_HALVE=1
+      rf $nb -p FFT_PASS_MAX=1024 -p FFT_WG=1024 -p FFT_HALVE=1 -p FFT_RADIX=8
+      rf $nb -p FFT_PASS_MAX=1024 -p FFT_WG=512 -p FFT_HALVE=1 -p FFT_RADIX=8
+    done
+    lim 480 "$C" -d nvidia bench fft --out "$O/json/fft_all.json" 2>&1 | grep -E "^fft n"
+    ;;
+  6)
     lim 250 "$B/tests/clforge_tests" --test-suite=fft --test-case-exclude="clforge *" 2>&1 | tail -4
     ;;
   esac
