@@ -298,6 +298,11 @@ TEST_SUITE("fft") {
         // Several butterflies per work-item and pass (fewer work-items per transform).
         {{"FFT_RADIX", 16}, {"FFT_VPT", 32}, {"FFT_WG", 128}, {"FFT_HALVE", 1}},
         {{"FFT_RADIX", 8}, {"FFT_VPT", 64}, {"FFT_WG", 64}, {"FFT_TWIDDLE", 1}},
+        // Exchanges in quarters (FFT_HALVE 2): a round picks a work-item's butterflies by its index
+        // (one butterfly each) or by the butterfly (two each); odd radices, Bluestein, one
+        // transform per work-item and staged loads fall back to halves.
+        {{"FFT_HALVE", 2}, {"FFT_RADIX", 16}, {"FFT_WG", 256}},
+        {{"FFT_HALVE", 2}, {"FFT_RADIX", 16}, {"FFT_VPT", 32}, {"FFT_WG", 64}, {"FFT_PAD", 0}},
     };
     for (const auto& p : sets) {
       CAPTURE(params_of(Tuning{p, false}));
@@ -345,6 +350,21 @@ TEST_SUITE("fft") {
     } catch (const InvalidArgument& e) {
       CHECK(std::string(e.what()).find("do not fit device") != std::string::npos);
       CHECK(test::session().entry.info.local_mem_size < 16384 * 8);
+    }
+    // 16384 points in one kernel with the exchanges in quarters (32 KiB of local memory), with
+    // one and with two butterflies per work-item and pass, forward and inverse, in place.
+    for (const ParamMap& p : {ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 16}, {"FFT_HALVE", 2}},
+                              ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 16}, {"FFT_HALVE", 2}, {"FFT_VPT", 32}}}) {
+      CAPTURE(params_of(Tuning{p, false}));
+      FftDesc d;
+      d.n = 16384;
+      d.batch = 3;
+      FftPlan plan(test::session().queue, d, Tuning{p, false});
+      CHECK(plan.launches() == 1);
+      check_fft(with(contiguous(16384, 3), p), seed++);
+      Case c = with(contiguous(16384, 2, true), p);
+      c.in_place = true;
+      check_fft(c, seed++);
     }
   }
 

@@ -746,7 +746,7 @@ TEST_SUITE("tune") {
     // Length 64: FFT_LOCAL_MAX has one value, FFT_REG two (registers or not), FFT_RADIX three
     // (radix 8 and 16 both split 64 into 8*8), FFT_VPT four (1, 2, 4 or, by radix, 4-32
     // work-items per transform).
-    const std::size_t full = 7 * 2 * 2 * 2 * 2 * 3;  // FFT_WG, HALVE, TWIDDLE, PAD, VEC, STAGE
+    const std::size_t full = 7 * 3 * 2 * 2 * 2 * 3;  // FFT_WG, HALVE, TWIDDLE, PAD, VEC, STAGE
     CHECK(r.classes[0].space == full * 2 * 3 * 4);
     CHECK(r.classes[0].illegal + r.classes[0].unfit + r.classes[0].candidates == r.classes[0].space);
     // Blur: channels are the class; the recursive split threshold collapses to one value per

@@ -19,6 +19,9 @@
 #           work-items): 2^19 and 2^20 with 1024-point passes (work-group, halving, radix), then
 #           `bench fft`'s default list (every length at 64 and 512 MiB) beside the peers.
 #   part 6: the FFT tests on the NVIDIA device with the session's rows.
+#   part 7: 16384 in one kernel with the exchanges in quarters (FFT_HALVE 2): kernel times and
+#           register reports of its shapes against the two-pass plan at 64 and 512 MiB, then the
+#           FFT tests on the NVIDIA device.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session7.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -98,6 +101,22 @@ rf() { local nb=$1; shift; echo "== [$*] $nb"; timeout -s INT -k 10 60 "$C" -v -
     lim 480 "$C" -d nvidia bench fft --out "$O/json/fft_all.json" 2>&1 | grep -E "^fft n"
     ;;
   6)
+    lim 250 "$B/tests/clforge_tests" --test-suite=fft --test-case-exclude="clforge *" 2>&1 | tail -4
+    ;;
+  7)
+    Q="-p FFT_LOCAL_MAX=16384 -p FFT_HALVE=2 -p FFT_RADIX=16"
+    for nb in 16384@512 16384@4096; do
+      kt $nb
+      kt $nb $Q
+      kt $nb $Q -p FFT_PAD=0
+      kt $nb $Q -p FFT_VPT=32
+      kt $nb $Q -p FFT_VPT=32 -p FFT_PAD=0
+      kt $nb $Q -p FFT_VPT=64
+    done
+    for v in "" "-p FFT_VPT=32" "-p FFT_VPT=64"; do
+      CLFORGE_CACHE_DIR=off CLFORGE_BUILD_OPTIONS=-cl-nv-verbose lim 60 "$C" -v -d nvidia $Q $v run fft --n 16384 \
+        --batch 512 2>&1 | grep -E "Used|single kernel:" | cut -c1-200
+    done
     lim 250 "$B/tests/clforge_tests" --test-suite=fft --test-case-exclude="clforge *" 2>&1 | tail -4
     ;;
   esac

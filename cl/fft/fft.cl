@@ -38,7 +38,10 @@
 // on a compute unit, or twice the length fits at all) for two extra barriers per exchange. This is
 // the split of the classic batched-FFT design: instead of half of the work-items writing while the
 // other half waits, every work-item writes half of each value, which works for every radix and
-// every pass (odd radices included) and keeps all work-items busy.
+// every pass (odd radices included) and keeps all work-items busy. FFT_HALVE = 2 adds the classic
+// split as well: each component moves in two rounds of half the positions (the work-items whose
+// butterflies write the first half, then the others; see FFT_QPUT), so a group needs a quarter of
+// the local memory (16384 points in 32 KiB) for four rounds per exchange.
 //
 // Pass P-1 -> P exchange (one work-group, FFT_B = 2 transforms of FFT_N = 16, FFT_T = 4):
 //
@@ -68,7 +71,8 @@
 #define FFT_LOCAL_MAX 4096   // longest length done in one kernel (256 ... 32768); launcher only
 #endif
 #ifndef FFT_HALVE
-#define FFT_HALVE 0          // 1: exchanges move real, then imaginary parts through half the local memory
+#define FFT_HALVE 0          // 1: exchanges move real, then imaginary parts through half the local memory;
+                             // 2: and each in two halves of the positions (a quarter of the memory)
 #endif
 #ifndef FFT_TWIDDLE
 #define FFT_TWIDDLE 0        // 0: twiddles from a table computed in double on the host; 1: sinpi/cospi
@@ -142,6 +146,9 @@
 #define FFT_CE (FFT_N / FFT_T)  // elements per work-item in a staged load or store
 #define FFT_MAX2(a, b) ((a) > (b) ? (a) : (b))
 #define FFT_PRIV (FFT_T == 1)   // exchanges between passes in private memory
+#if FFT_HALVE == 2 && (FFT_PRIV || FFT_IN_MODE != 0 || FFT_OUT_MODE != 0 || FFT_BLUESTEIN)
+#error "exchanges in quarters (FFT_HALVE 2) need direct loads and stores and no Bluestein convolution"
+#endif
 #if FFT_HALVE
 typedef float fft_ltype;  // one component per slot
 #define FFT_PAD_SHIFT 5
@@ -154,12 +161,17 @@ typedef float fft_ltype;  // a complex value in two floats per slot
 #endif
 // One padding slot every 16 (float2) or 32 (float) slots breaks the stride-R conflicts of the
 // first pass; an odd row stride keeps rows of consecutive transforms on different banks.
+#if FFT_HALVE == 2
+#define FFT_LROW (FFT_N / 2)  // a row holds half of the positions at a time
+#else
+#define FFT_LROW FFT_N
+#endif
 #if FFT_PAD
 #define FFT_LPAD(i) ((i) + ((i) >> FFT_PAD_SHIFT))
-#define FFT_LSTRIDE (FFT_LPAD(FFT_N) + 1)
+#define FFT_LSTRIDE (FFT_LPAD(FFT_LROW) + 1)
 #else
 #define FFT_LPAD(i) (i)
-#define FFT_LSTRIDE FFT_N
+#define FFT_LSTRIDE FFT_LROW
 #endif
 #define FFT_LOC(b, pos) ((b) * FFT_LSTRIDE + FFT_LPAD(pos))
 #define FFT_USES_LOCAL (!FFT_PRIV || FFT_IN_MODE != 0 || FFT_OUT_MODE != 0)
@@ -487,29 +499,60 @@ FFT_INLINE void fft_butterfly(const int r, fft_c* v) {
 #define FFT_LGET(buf, idx, dst, h) ((dst).r = (buf)[2 * (idx)], (dst).i = (buf)[2 * (idx) + 1])
 #endif
 
-// Outputs of a pass with radix R and NS into their Stockham positions.
-#define FFT_PUT_OUT(R, NS, h)                                                          \
+// Exchanges in quarters (FFT_HALVE 2): each component moves in two rounds, positions [0, N/2)
+// then [N/2, N) (q = 0, 1), through a row of N/2 slots. Which values belong to a round is known
+// without looking at positions when the radices after the first are even (the launcher checks):
+// the outputs of butterfly j of a pass (radix R, NS * R <= N/2) lie in [0, N/2) exactly when
+// j < N/(2R), and the inputs j + r * N/R of the next pass exactly when r < R/2. So the round
+// selects whole butterflies (a work-item's butterflies i, or its first or second half of
+// work-items) and whole register indices, with no per-value test.
+#if FFT_HALVE == 2
+#define FFT_QPUT(R, j, q) ((((j) < FFT_N / (2 * (R))) ? 0 : 1) == (q))
+#define FFT_QGET(R, r, q) ((((r) < (R) / 2) ? 0 : 1) == (q))
+#define FFT_QOFF(q) ((q) * (FFT_N / 2))
+#else
+#define FFT_QPUT(R, j, q) 1
+#define FFT_QGET(R, r, q) 1
+#define FFT_QOFF(q) 0
+#endif
+
+// Outputs of a pass with radix R and NS into their Stockham positions (round q).
+#define FFT_PUT_OUT(R, NS, h, q)                                                       \
   do {                                                                                 \
     FFT_UNROLL for (int i_ = 0; i_ < FFT_ITER(R); ++i_) {                              \
       const int j_ = tid + i_ * FFT_T;                                                 \
-      if (FFT_HAS_J(R, j_)) {                                                          \
-        const int base_ = (j_ / (NS)) * (NS) * (R) + (j_ % (NS));                      \
+      if (FFT_HAS_J(R, j_) && FFT_QPUT(R, j_, q)) {                                    \
+        const int base_ = (j_ / (NS)) * (NS) * (R) + (j_ % (NS)) - FFT_QOFF(q);        \
         FFT_UNROLL for (int k_ = 0; k_ < (R); ++k_)                                    \
           FFT_LPUT(buf, FFT_LOC(tb, base_ + k_ * (NS)), x[i_ * (R) + k_], h);          \
       }                                                                                \
     }                                                                                  \
   } while (0)
 
-// Inputs of a pass with radix R from positions j + r * (FFT_N / R).
-#define FFT_GET_IN(R, h)                                                               \
+// Inputs of a pass with radix R from positions j + r * (FFT_N / R) into D (round q).
+#define FFT_GET_INTO(D, R, h, q)                                                       \
   do {                                                                                 \
     FFT_UNROLL for (int i_ = 0; i_ < FFT_ITER(R); ++i_) {                              \
       const int j_ = tid + i_ * FFT_T;                                                 \
       if (FFT_HAS_J(R, j_)) {                                                          \
         FFT_UNROLL for (int r_ = 0; r_ < (R); ++r_)                                    \
-          FFT_LGET(buf, FFT_LOC(tb, j_ + r_ * (FFT_N / (R))), x[i_ * (R) + r_], h);    \
+          if (FFT_QGET(R, r_, q))                                                      \
+            FFT_LGET(buf, FFT_LOC(tb, j_ + r_ * (FFT_N / (R)) - FFT_QOFF(q)), D[i_ * (R) + r_], h); \
       }                                                                                \
     }                                                                                  \
+  } while (0)
+#define FFT_GET_IN(R, h, q) FFT_GET_INTO(x, R, h, q)
+
+// In quarters the first round's reads would overwrite registers whose values the second round
+// still writes out, so the reads go to y_ and move to x afterwards (indices known at compile
+// time: register renaming; at most FFT_E values are live, half of each array, when every
+// work-item writes half of its butterflies in each round).
+#define FFT_TAKE_Y(R)                                                                  \
+  do {                                                                                 \
+    FFT_UNROLL for (int i_ = 0; i_ < FFT_ITER(R); ++i_)                                \
+      if (FFT_HAS_J(R, tid + i_ * FFT_T)) {                                            \
+        FFT_UNROLL for (int r_ = 0; r_ < (R); ++r_) x[i_ * (R) + r_] = y_[i_ * (R) + r_]; \
+      }                                                                                \
   } while (0)
 
 // The same exchange inside one work-item (FFT_T == 1): a private array with indices known at
@@ -576,9 +619,19 @@ FFT_INLINE void fft_butterfly(const int r, fft_c* v) {
 #define FFT_XP(LEAD, RA, NSA, RB)
 #elif FFT_PRIV
 #define FFT_XP(LEAD, RA, NSA, RB) FFT_PRIV_EXCHANGE(RA, NSA, RB)
+#elif FFT_HALVE == 2
+#define FFT_XP(LEAD, RA, NSA, RB)                                                                     \
+  do {                                                                                                \
+    fft_c y_[FFT_E];                                                                                  \
+    FFT_XCHG_##LEAD(FFT_PUT_OUT(RA, NSA, 0, 0), FFT_GET_INTO(y_, RB, 0, 0), FFT_PUT_OUT(RA, NSA, 1, 0), \
+                    FFT_GET_INTO(y_, RB, 1, 0));                                                      \
+    FFT_XCHG_Y(FFT_PUT_OUT(RA, NSA, 0, 1), FFT_GET_INTO(y_, RB, 0, 1), FFT_PUT_OUT(RA, NSA, 1, 1),   \
+               FFT_GET_INTO(y_, RB, 1, 1));                                                           \
+    FFT_TAKE_Y(RB);                                                                                   \
+  } while (0)
 #else
 #define FFT_XP(LEAD, RA, NSA, RB)                                                                 \
-  FFT_XCHG_##LEAD(FFT_PUT_OUT(RA, NSA, 0), FFT_GET_IN(RB, 0), FFT_PUT_OUT(RA, NSA, 1), FFT_GET_IN(RB, 1))
+  FFT_XCHG_##LEAD(FFT_PUT_OUT(RA, NSA, 0, 0), FFT_GET_IN(RB, 0, 0), FFT_PUT_OUT(RA, NSA, 1, 0), FFT_GET_IN(RB, 1, 0))
 #endif
 
 #if FFT_NPASS > 1
@@ -798,7 +851,7 @@ void fft_local(const int total,
 #pragma unroll
   for (int c = 0; c < FFT_CE; ++c)
     FFT_LOAD(x[c], g0 + FFT_COOP_B(FFT_IN_MODE, lid, c), FFT_COOP_E(FFT_IN_MODE, lid, c));
-  FFT_XCHG_N(FFT_PUT_COOP(FFT_IN_MODE, 0), FFT_GET_IN(FFT_R0, 0), FFT_PUT_COOP(FFT_IN_MODE, 1), FFT_GET_IN(FFT_R0, 1));
+  FFT_XCHG_N(FFT_PUT_COOP(FFT_IN_MODE, 0), FFT_GET_IN(FFT_R0, 0, 0), FFT_PUT_COOP(FFT_IN_MODE, 1), FFT_GET_IN(FFT_R0, 1, 0));
 #endif
 
   // ---- the transform ----
@@ -842,7 +895,7 @@ void fft_local(const int total,
 #if FFT_PRIV && !FFT_USES_LOCAL
 #error "staged store needs local memory"
 #endif
-  FFT_XCHG_Y(FFT_PUT_OUT(FFT_RL, FFT_NSL, 0), FFT_GET_COOP(FFT_OUT_MODE, 0), FFT_PUT_OUT(FFT_RL, FFT_NSL, 1),
+  FFT_XCHG_Y(FFT_PUT_OUT(FFT_RL, FFT_NSL, 0, 0), FFT_GET_COOP(FFT_OUT_MODE, 0), FFT_PUT_OUT(FFT_RL, FFT_NSL, 1, 0),
              FFT_GET_COOP(FFT_OUT_MODE, 1));
 #pragma unroll
   for (int c = 0; c < FFT_CE; ++c)

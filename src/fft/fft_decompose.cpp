@@ -92,8 +92,16 @@ std::vector<std::size_t> fft_global_factors(std::size_t n, std::size_t local_max
 std::size_t FftShape::local_bytes() const {
   if (!uses_local()) return 0;
   const std::size_t shift = halve ? 5 : 4;
-  const std::size_t lstride = pad ? n + (static_cast<std::size_t>(n) >> shift) + 1 : n;
+  const std::size_t row = halve == 2 ? static_cast<std::size_t>(n) / 2 : static_cast<std::size_t>(n);
+  const std::size_t lstride = pad ? row + (row >> shift) + 1 : row;
   return static_cast<std::size_t>(b) * lstride * (halve ? 4 : 8);
+}
+
+bool FftShape::quarter_ok() const {
+  if (priv() || in_mode != 0 || out_mode != 0 || bluestein || radices.size() < 2) return false;
+  for (std::size_t i = 1; i < radices.size(); ++i)
+    if (radices[i] % 2 != 0) return false;
+  return true;
 }
 
 std::string FftShape::options() const {
@@ -119,7 +127,8 @@ std::string FftShape::summary() const {
   static const char* modes[] = {"direct", "staged", "staged-across"};
   o << ", load " << modes[in_mode] << ", store " << modes[out_mode];
   if (tfast) o << ", transform-fastest";
-  if (halve) o << ", halved local memory";
+  if (halve == 2) o << ", local memory in quarters";
+  else if (halve) o << ", halved local memory";
   return o.str();
 }
 
@@ -172,14 +181,27 @@ bool fft_fits(const FftShape& s, const DeviceInfo& dev) {
   return true;
 }
 
-std::size_t fft_local_limit(const ParamMap& p, const DeviceInfo& dev) {
+bool fft_fits_quartered(FftShape& s, const DeviceInfo& dev) {
+  if (fft_fits(s, dev)) return true;
+  if (s.halve == 2 || !s.quarter_ok()) return false;
+  FftShape q = s;
+  q.halve = 2;
+  if (!fft_fits(q, dev)) return false;
+  s = q;
+  return true;
+}
+
+std::size_t fft_local_limit(const ParamMap& p, const DeviceInfo& dev, bool quartered) {
   std::size_t lm = static_cast<std::size_t>(p.at("FFT_LOCAL_MAX"));
   for (; lm > 64; lm /= 2) {
     try {
       FftShape s = fft_base_shape(lm, p, dev.max_work_group_size);
       s.b = 1;
       s.in_mode = 1;  // a staged load: the local memory the kernel may need
+      if (s.halve == 2) s.halve = 1;
       if (fft_fits(s, dev)) return lm;
+      s.in_mode = 0;  // or direct loads and stores with the exchanges in quarters
+      if (quartered && fft_fits_quartered(s, dev)) return lm;
     } catch (const UnsupportedDevice&) {
     }
   }

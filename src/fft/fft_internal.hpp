@@ -60,6 +60,9 @@ struct FftShape {
   bool uses_local() const { return !priv() || in_mode != 0 || out_mode != 0; }
   std::size_t work_group() const { return static_cast<std::size_t>(b) * t; }
   std::size_t local_bytes() const;
+  /// Can the exchanges run in quarters (FFT_HALVE 2)? Needs local memory exchanges, direct loads
+  /// and stores, no Bluestein convolution, and even radices after the first (fft.cl, FFT_QPUT).
+  bool quarter_ok() const;
   /// "-DFFT_N=... -DFFT_NPASS=... ..." (the tuning parameters come from the configuration).
   std::string options() const;
   /// "radix 16*8*8, 64 work-items x 4 transforms".
@@ -71,11 +74,16 @@ struct FftShape {
 /// UnsupportedDevice when n cannot run in one work-group of max_wg.
 FftShape fft_base_shape(std::size_t n, const ParamMap& params, std::size_t max_wg);
 
-/// Largest length the tuning parameters and the device allow in one kernel.
-std::size_t fft_local_limit(const ParamMap& params, const DeviceInfo& dev);
+/// Largest length the tuning parameters and the device allow in one kernel; with `quartered`,
+/// counting kernels whose exchanges run in quarters (direct loads and stores, FFT_HALVE 2).
+std::size_t fft_local_limit(const ParamMap& params, const DeviceInfo& dev, bool quartered = true);
 
 /// Does one kernel of `shape` fit the device (work-group and local memory)?
 bool fft_fits(const FftShape& shape, const DeviceInfo& dev);
+
+/// fft_fits, or else with the exchanges in quarters where the shape allows them (the shape's
+/// halve becomes 2 then).
+bool fft_fits_quartered(FftShape& shape, const DeviceInfo& dev);
 
 /// Compiles (through the compile cache) every program an FftPlan of desc with these tuning
 /// options uses, with the plan's own options, and runs nothing: the tuner's prebuild. Throws

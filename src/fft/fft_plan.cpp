@@ -150,11 +150,12 @@ struct FftPlan::Impl {
   // The kernel of one stage: shape from the length and the configuration, modes from the
   // layout (element stride and the distance between the group's transforms, in memory units).
   Stage make_stage(std::size_t len, const Configuration& cfg, std::size_t in_es, std::size_t in_adj,
-                   std::size_t out_es, std::size_t out_adj) {
+                   std::size_t out_es, std::size_t out_adj, bool bluestein = false) {
     const DeviceInfo& dev = *qc.info;
     Stage s;
     s.cfg = cfg;
     s.shape = detail::fft_base_shape(len, cfg.values, dev.max_work_group_size);
+    s.shape.bluestein = bluestein;
     const int stage_param = cfg.at("FFT_STAGE");
     auto modes = [&] {
       s.shape.in_mode = choose_mode(stage_param, in_es, in_adj, s.shape);
@@ -181,6 +182,10 @@ struct FftPlan::Impl {
     s.shape.tfast = stage_param == 0 && across && !s.shape.priv() && s.shape.b >= 8;
     for (;;) {
       modes();
+      if (s.shape.halve == 2 && !s.shape.quarter_ok()) {
+        s.shape.halve = 1;  // FFT_HALVE=2 where the kernel cannot exchange in quarters
+        s.cfg.values["FFT_HALVE"] = 1;
+      }
       if (detail::fft_fits(s.shape, dev)) break;
       const bool across_now = s.shape.tfast || s.shape.in_mode == 2 || s.shape.out_mode == 2;
       if (across_now && s.shape.b <= 8 && !s.shape.halve) {
@@ -193,6 +198,10 @@ struct FftPlan::Impl {
         s.shape.halve = 1;
         s.cfg.values["FFT_HALVE"] = 1;
         s.cfg.notes.push_back("FFT_HALVE=1 so that length " + std::to_string(len) + " fits local memory");
+      } else if (s.shape.halve == 1 && s.shape.quarter_ok()) {
+        s.shape.halve = 2;
+        s.cfg.values["FFT_HALVE"] = 2;
+        s.cfg.notes.push_back("FFT_HALVE=2 so that length " + std::to_string(len) + " fits local memory");
       } else {
         throw UnsupportedDevice("fft: length " + std::to_string(len) + " does not fit device \"" + dev.name +
                                 "\" (" + std::to_string(s.shape.local_bytes()) + " bytes of local memory, " +
@@ -218,13 +227,15 @@ void FftPlan::Impl::build(const Tuning& tuning) {
   how_s << "n=" << n << " batch=" << batch << ": ";
 
   // Single kernel when the length fits (smooth) -------------------------------------------
-  auto single_ok = [&](std::size_t len, const Configuration& cfg) {
-    if (len > detail::fft_local_limit(cfg.values, dev)) return false;
+  auto single_ok = [&](std::size_t len, const Configuration& cfg, bool bluestein) {
+    if (len > detail::fft_local_limit(cfg.values, dev, !bluestein)) return false;
     try {
       FftShape sh = detail::fft_base_shape(len, cfg.values, dev.max_work_group_size);
       sh.b = 1;
       sh.in_mode = sh.t == 1 ? 1 : 0;  // one transform per work-item may stage through local memory
-      return detail::fft_fits(sh, dev);
+      sh.bluestein = bluestein;
+      if (sh.halve == 2 && !sh.quarter_ok()) sh.halve = 1;
+      return detail::fft_fits_quartered(sh, dev);
     } catch (const UnsupportedDevice&) {
       return false;
     }
@@ -232,7 +243,7 @@ void FftPlan::Impl::build(const Tuning& tuning) {
 
   const bool smooth = detail::fft_smooth(n);
   std::size_t ntot = n;  // length of the FFTs the passes compute (M for Bluestein)
-  if (smooth && single_ok(n, top)) {
+  if (smooth && single_ok(n, top, false)) {
     Stage s = make_stage(n, top, li.stride, li.distance, lo.stride, lo.distance);
     s.in_off = static_cast<long long>(li.offset);
     s.in_dh = static_cast<long long>(li.distance);
@@ -247,10 +258,10 @@ void FftPlan::Impl::build(const Tuning& tuning) {
     how_s << "one kernel";
   } else if (!smooth && [&] {
                ntot = detail::fft_bluestein_length(n);
-               return single_ok(ntot, resolve_configuration(kRoutine, std::to_string(ntot), dev, tuning));
+               return single_ok(ntot, resolve_configuration(kRoutine, std::to_string(ntot), dev, tuning), true);
              }()) {
     const Configuration cm = resolve_configuration(kRoutine, std::to_string(ntot), dev, tuning);
-    Stage s = make_stage(ntot, cm, li.stride, li.distance, lo.stride, lo.distance);
+    Stage s = make_stage(ntot, cm, li.stride, li.distance, lo.stride, lo.distance, true);
     s.in_off = static_cast<long long>(li.offset);
     s.in_dh = static_cast<long long>(li.distance);
     s.in_S = static_cast<long long>(li.stride);
@@ -277,7 +288,7 @@ void FftPlan::Impl::build(const Tuning& tuning) {
     // Passes of at most FFT_PASS_MAX points: a long pass has few transforms per work-group on
     // its strided side (16-byte runs for 1024 points in 128 work-items on the H100), so three
     // passes of 128 can beat two of 1024.
-    const std::size_t pass_max = std::min(detail::fft_local_limit(cfg_t.values, dev),
+    const std::size_t pass_max = std::min(detail::fft_local_limit(cfg_t.values, dev, false),
                                           static_cast<std::size_t>(cfg_t.at("FFT_PASS_MAX")));
     const std::vector<std::size_t> factors = detail::fft_global_factors(ntot, pass_max);
     if (factors.size() < 2)

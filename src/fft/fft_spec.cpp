@@ -42,7 +42,10 @@ KernelSpec fft_spec() {
        "longest length done in one kernel; longer ones take passes through global memory", true},
       {"FFT_PASS_MAX", 32768, {64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768},
        "longest pass of a multi-pass plan (also capped by FFT_LOCAL_MAX): more, shorter passes", true},
-      {"FFT_HALVE", 0, {0, 1}, "local-memory halving: exchange real, then imaginary parts through half the buffer"},
+      {"FFT_HALVE", 0, {0, 1, 2},
+       "local-memory halving: exchange real, then imaginary parts through half the buffer; 2: each also in two "
+       "halves of the positions, through a quarter (kernels whose radices after the first are even, direct loads "
+       "and stores; others fall back to 1)"},
       {"FFT_TWIDDLE", 0, {0, 1}, "0: twiddle table computed in double on the host; 1: sinpi/cospi in the kernel"},
       {"FFT_PAD", 1, {0, 1}, "pad local-memory rows against bank conflicts"},
       {"FFT_VEC", 1, {0, 1}, "global loads and stores as float2 (one 8-byte access) or as two floats"},

@@ -119,6 +119,14 @@ std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, c
     }
     return t;
   });
+  // Exchanges in quarters need even radices after the first; elsewhere FFT_HALVE 2 runs as 1.
+  bool quarters = false;
+  for (int radix : spec.find("FFT_RADIX")->legal) {
+    const std::vector<int> r = fft_radices(n, radix);
+    quarters = quarters || (r.size() >= 2 && std::all_of(r.begin() + 1, r.end(), [](int x) { return x % 2 == 0; }));
+  }
+  v["FFT_HALVE"] = collapse(spec.find("FFT_HALVE")->legal, reference.at("FFT_HALVE"),
+                            [&](int h) { return h == 2 && !quarters ? 1 : h; });
   // Radices that split n into the same passes.
   v["FFT_RADIX"] = collapse(spec.find("FFT_RADIX")->legal, reference.at("FFT_RADIX"),
                             [&](int radix) { return fft_radices(n, radix); });
