@@ -22,6 +22,9 @@
 #   part 7: 16384 in one kernel with the exchanges in quarters (FFT_HALVE 2): kernel times and
 #           register reports of its shapes against the two-pass plan at 64 and 512 MiB, then the
 #           FFT tests on the NVIDIA device.
+#   part 8: with the 16384 row: where 16384's time goes (diagnostic macros as in part 2); 8192
+#           with the exchanges in quarters (more groups per SM); 3000 with more values per
+#           work-item; a tune of n = 64 at 512 MiB (behind clFFT there by 1.7 %).
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session7.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -118,6 +121,22 @@ rf() { local nb=$1; shift; echo "== [$*] $nb"; timeout -s INT -k 10 60 "$C" -v -
         --batch 512 2>&1 | grep -E "Used|single kernel:" | cut -c1-200
     done
     lim 250 "$B/tests/clforge_tests" --test-suite=fft --test-case-exclude="clforge *" 2>&1 | tail -4
+    ;;
+  8)
+    kt 16384@512
+    for d in -DFFT_XNOTW -DFFT_XNOXCHG -DFFT_XNOPASS -DFFT_XNOBAR; do CLFORGE_BUILD_OPTIONS=$d kt 16384@512; done
+    for nb in 8192@1024 8192@8192; do
+      kt $nb
+      kt $nb -p FFT_HALVE=2
+      kt $nb -p FFT_HALVE=2 -p FFT_RADIX=16 -p FFT_WG=512
+      kt $nb -p FFT_HALVE=2 -p FFT_RADIX=16 -p FFT_WG=512 -p FFT_PAD=1
+    done
+    for v in "" "-p FFT_VPT=16" "-p FFT_VPT=32" "-p FFT_VPT=16 -p FFT_WG=512" "-p FFT_RADIX=4" "-p FFT_HALVE=1 -p FFT_WG=512"; do
+      kt 3000@2796 $v
+    done
+    lim 150 "$C" -d nvidia tune fft --size 64@1048576 --strategy exhaustive --no-store --param FFT_TWIDDLE=0,1 \
+      --param FFT_WG=64,128,256,512 --param FFT_STAGE=0,1,2 --param FFT_VEC=1 --param FFT_PAD=0,1 2>&1 | grep -v "^fft/" |
+      grep -E "variant|tried|best|default|#[1-6] "
     ;;
   esac
 } 2>&1 | tee "$O/log_part$PART.txt"
