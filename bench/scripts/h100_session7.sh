@@ -25,6 +25,9 @@
 #   part 8: with the 16384 row: where 16384's time goes (diagnostic macros as in part 2); 8192
 #           with the exchanges in quarters (more groups per SM); 3000 with more values per
 #           work-item; a tune of n = 64 at 512 MiB (behind clFFT there by 1.7 %).
+#   part 9: with the rows of part 8 (8192 in quarters, 64): 1024-point and 512-point passes in
+#           quarters (2^19, 2^20, 262144), 16384 with sinpi/cospi twiddles, then `bench fft` for
+#           64, 8192, 16384, 2^18 … 2^20 at 64 and 512 MiB beside the peers.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session7.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -137,6 +140,18 @@ rf() { local nb=$1; shift; echo "== [$*] $nb"; timeout -s INT -k 10 60 "$C" -v -
     lim 150 "$C" -d nvidia tune fft --size 64@1048576 --strategy exhaustive --no-store --param FFT_TWIDDLE=0,1 \
       --param FFT_WG=64,128,256,512 --param FFT_STAGE=0,1,2 --param FFT_VEC=1 --param FFT_PAD=0,1 2>&1 | grep -v "^fft/" |
       grep -E "variant|tried|best|default|#[1-6] "
+    ;;
+  9)
+    for nb in 524288@16 1048576@8; do
+      rf $nb
+      for v in "-p FFT_WG=512 -p FFT_HALVE=2" "-p FFT_WG=1024 -p FFT_HALVE=2" "-p FFT_WG=256 -p FFT_HALVE=2"; do
+        rf $nb -p FFT_PASS_MAX=1024 $v
+      done
+    done
+    for v in "" "-p FFT_HALVE=2" "-p FFT_WG=512 -p FFT_HALVE=2"; do rf 262144@32 $v; done
+    kt 16384@512 -p FFT_TWIDDLE=1
+    lim 300 "$C" -d nvidia bench fft --size 64@64 --size 8192@64 --size 16384@64 --size 262144@64 --size 524288@64 \
+      --size 1048576@64 --size 64@512 --size 8192@512 --size 16384@512 --out "$O/json/fft_s7_9.json" 2>&1 | grep -E "^fft n"
     ;;
   esac
 } 2>&1 | tee "$O/log_part$PART.txt"
