@@ -28,6 +28,8 @@
 #   part 9: with the rows of part 8 (8192 in quarters, 64): 1024-point and 512-point passes in
 #           quarters (2^19, 2^20, 262144), 16384 with sinpi/cospi twiddles, then `bench fft` for
 #           64, 8192, 16384, 2^18 … 2^20 at 64 and 512 MiB beside the peers.
+#   part 10: closing sitting with the session's final rows: `bench fft`'s default list beside the
+#           peers, the FFT tests on the NVIDIA device, and `bench fft` 16 … 4096 on the PoCL CPU.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session7.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -152,6 +154,13 @@ rf() { local nb=$1; shift; echo "== [$*] $nb"; timeout -s INT -k 10 60 "$C" -v -
     kt 16384@512 -p FFT_TWIDDLE=1
     lim 300 "$C" -d nvidia bench fft --size 64@64 --size 8192@64 --size 16384@64 --size 262144@64 --size 524288@64 \
       --size 1048576@64 --size 64@512 --size 8192@512 --size 16384@512 --out "$O/json/fft_s7_9.json" 2>&1 | grep -E "^fft n"
+    ;;
+  10)
+    lim 300 "$C" -d nvidia bench fft --out "$O/json/fft_all.json" 2>&1 | grep -E "^fft n"
+    lim 150 "$B/tests/clforge_tests" --test-suite=fft --test-case-exclude="clforge *" 2>&1 | tail -4
+    export POCL_CACHE_DIR=/tmp/pocl-cache
+    lim 130 "$C" -d cpu bench fft --size 16 --size 32 --size 64 --size 128 --size 256 --size 512 --size 1024 \
+      --size 2048 --size 4096 --out "$O/json/fft_cpu.json" 2>&1 | grep -E "^fft n"
     ;;
   esac
 } 2>&1 | tee "$O/log_part$PART.txt"

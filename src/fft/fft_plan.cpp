@@ -12,8 +12,9 @@
 //               spectrum into the store between them.
 #include <algorithm>
 #include <climits>
-#include <map>
 #include <cmath>
+#include <map>
+#include <optional>
 #include <sstream>
 
 #include "clforge/fft.hpp"
@@ -243,8 +244,17 @@ void FftPlan::Impl::build(const Tuning& tuning) {
 
   const bool smooth = detail::fft_smooth(n);
   std::size_t ntot = n;  // length of the FFTs the passes compute (M for Bluestein)
+  // A length that fits one kernel only with its exchanges in quarters needs direct loads and
+  // stores; where the layout asks for staging it does not fit, and passes take it.
+  std::optional<Stage> single;
   if (smooth && single_ok(n, top, false)) {
-    Stage s = make_stage(n, top, li.stride, li.distance, lo.stride, lo.distance);
+    try {
+      single = make_stage(n, top, li.stride, li.distance, lo.stride, lo.distance);
+    } catch (const UnsupportedDevice&) {
+    }
+  }
+  if (single) {
+    Stage s = std::move(*single);
     s.in_off = static_cast<long long>(li.offset);
     s.in_dh = static_cast<long long>(li.distance);
     s.in_S = static_cast<long long>(li.stride);
