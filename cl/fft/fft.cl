@@ -823,9 +823,7 @@ void fft_local(const int total,
 #if FFT_PRE == 3
     // Pass twiddle of value r of butterfly j, c = (lo mod NS) * L / NS:
     //   W_Ntot^((j + r*M0) * c) = W_Ntot^(j * c) * W_(R0*NS)^(r * (lo mod NS))
-    // one two-level lookup per butterfly, then one lookup per value in tw_b, which holds
-    // W_(R0*NS)^(r * lb) at (r - 1) * NS + lb, so that a warp's adjacent transforms (adjacent lb)
-    // read adjacent entries
+    // one two-level lookup per butterfly, then one lookup (tw_b, R0 * NS entries) per value
     // instead of two.
     const int lb_ = FFT_LO(min(g0 + tb, total - 1)) % FFT_SNS;
 #endif
@@ -841,7 +839,7 @@ void fft_local(const int total,
       for (int r = 0; r < FFT_R0; ++r) {
         FFT_LOAD(x[i * FFT_R0 + r], g0 + tb, j + r * M0);
 #if FFT_PRE == 3
-        x[i * FFT_R0 + r] = fft_mul(x[i * FFT_R0 + r], r == 0 ? a_ : fft_mul(a_, FFT_CLOAD(tw_b, (r - 1) * FFT_SNS + lb_)));
+        x[i * FFT_R0 + r] = fft_mul(x[i * FFT_R0 + r], r == 0 ? a_ : fft_mul(a_, FFT_CLOAD(tw_b, r * lb_)));
 #endif
       }
     }

@@ -16,7 +16,6 @@
 #include <map>
 #include <optional>
 #include <sstream>
-#include <utility>
 
 #include "clforge/fft.hpp"
 #include "fft/fft_internal.hpp"
@@ -129,32 +128,22 @@ struct FftPlan::Impl {
     return b;
   }
 
-  // The twiddles of one radix-r step after ns points, appended to w in the order the kernels
-  // read them: W_(ns*r)^(k * jj) at (k - 1) * ns + jj, k = 1 .. r-1, jj < ns (adjacent
-  // butterflies or transforms read adjacent entries).
-  static void append_step_twiddles(std::vector<host::cdouble>& w, int r, std::size_t ns) {
-    for (std::size_t k = 1; k < static_cast<std::size_t>(r); ++k)
-      for (std::size_t jj = 0; jj < ns; ++jj) w.push_back(root(k * jj, ns * static_cast<std::size_t>(r)));
+  cl::Buffer twiddles(std::size_t n) {
+    std::vector<host::cdouble> w(n);
+    for (std::size_t k = 0; k < n; ++k) w[k] = root(k, n);
+    return table(to_float2(w));
   }
 
-  // The in-kernel twiddles of a kernel with these radices (fft.cl, fft_twiddle): its steps'
-  // tables one after the other.
+  // The in-kernel twiddles of a kernel with these radices, in the kernel's order (fft.cl,
+  // fft_twiddle): pass by pass, W_(NS*R)^(r * jj) at (r - 1) * NS + jj after the earlier passes.
   cl::Buffer pass_twiddles(const std::vector<int>& radices) {
     std::vector<host::cdouble> w;
     std::size_t ns = 1;
     for (const int r : radices) {
-      append_step_twiddles(w, r, ns);
+      for (std::size_t k = 1; k < static_cast<std::size_t>(r); ++k)
+        for (std::size_t jj = 0; jj < ns; ++jj) w.push_back(root(k * jj, ns * static_cast<std::size_t>(r)));
       ns *= static_cast<std::size_t>(r);
     }
-    if (w.empty()) w.push_back(root(0, 1));
-    return table(to_float2(w));
-  }
-
-  // The per-value part of a split pass twiddle (fft.cl, FFT_PRE 3): W_(R0*NS)^(r * lb), the
-  // table of a radix-R0 step after NS points.
-  cl::Buffer split_twiddles(int r0, std::size_t ns) {
-    std::vector<host::cdouble> w;
-    append_step_twiddles(w, r0, ns);
     if (w.empty()) w.push_back(root(0, 1));
     return table(to_float2(w));
   }
@@ -326,7 +315,7 @@ void FftPlan::Impl::build(const Tuning& tuning) {
     how_s << (smooth ? "" : "Bluestein M=" + std::to_string(ntot) + ", 2 x ") << P << " passes of ";
     for (std::size_t i = 0; i < P; ++i) how_s << (i ? "*" : "") << factors[i];
     std::map<std::size_t, Configuration> cfgs;
-    std::map<std::pair<int, std::size_t>, cl::Buffer> tw_b_of;  // by (R0, NS)
+    std::map<std::size_t, cl::Buffer> tw_b_of;
     int stage_index = 0;
     const int n_stages = static_cast<int>(phases * P);
     for (int ph = 0; ph < phases; ++ph) {
@@ -361,12 +350,12 @@ void FftPlan::Impl::build(const Tuning& tuning) {
           s.tw_hi = tw_hi;
           s.tw_lo = tw_lo;
           s.tw_shift = static_cast<int>(shift);
-          // Direct loads split the pass twiddle per butterfly (fft.cl, FFT_PRE 3).
+          // Direct loads split the pass twiddle per butterfly (fft.cl, FFT_PRE 3): W_(R0*NS)^k.
           if (s.shape.in_mode == 0 && s.cfg.at("FFT_TWIDDLE") == 0) {
-            const std::pair<int, std::size_t> key{s.shape.radices.front(), ns};
-            if (!tw_b_of.count(key)) tw_b_of.emplace(key, split_twiddles(key.first, key.second));
+            const std::size_t nb = static_cast<std::size_t>(s.shape.radices.front()) * ns;
+            if (!tw_b_of.count(nb)) tw_b_of.emplace(nb, twiddles(nb));
             s.shape.pre = 3;
-            s.tw_b = tw_b_of.at(key);
+            s.tw_b = tw_b_of.at(nb);
           }
         }
         s.cj_in = p == 0 && ph == 0 ? Sign::Dir : Sign::Plus;
