@@ -30,6 +30,11 @@
 #           64, 8192, 16384, 2^18 … 2^20 at 64 and 512 MiB beside the peers.
 #   part 10: closing sitting with the session's final rows: `bench fft`'s default list beside the
 #           peers, the FFT tests on the NVIDIA device, and `bench fft` 16 … 4096 on the PoCL CPU.
+#   part 11: per-pass kernel times of 2^19 and 2^20 in two passes (1024-point passes in quarters
+#           or halves) and in three; PoCL: 1024 tuned, and 256/512/1024 against the peers twice.
+#   part 12: the split pass twiddle's per-value table r-major (adjacent transforms read adjacent
+#           entries): per-pass kernel times of 65536, 262144, 2^19 and 2^20 (two and three
+#           passes), then `bench fft` for the multi-pass lengths at 64 and 512 MiB.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session7.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -161,6 +166,37 @@ rf() { local nb=$1; shift; echo "== [$*] $nb"; timeout -s INT -k 10 60 "$C" -v -
     export POCL_CACHE_DIR=/tmp/pocl-cache
     lim 130 "$C" -d cpu bench fft --size 16 --size 32 --size 64 --size 128 --size 256 --size 512 --size 1024 \
       --size 2048 --size 4096 --out "$O/json/fft_cpu.json" 2>&1 | grep -E "^fft n"
+    ;;
+  11)
+    for nb in 524288@16 1048576@8; do
+      prof 60 "$C" -v -d nvidia run fft --n ${nb%@*} --batch ${nb#*@} 2>&1 | grep -E "median|pass [0-9]|fft_local"
+      for v in "-p FFT_WG=256 -p FFT_HALVE=2" "-p FFT_WG=512 -p FFT_HALVE=1"; do
+        prof 60 "$C" -v -d nvidia -p FFT_PASS_MAX=1024 $v run fft --n ${nb%@*} --batch ${nb#*@} 2>&1 |
+          grep -E "median|pass [0-9]|fft_local"
+      done
+    done
+    export POCL_CACHE_DIR=/tmp/pocl-cache
+    lim 200 "$C" -d cpu tune fft --size 1024@8192 --strategy exhaustive --no-store --param FFT_RADIX=8,16 \
+      --param FFT_WG=32,64,128,256 --param FFT_STAGE=0,2 --param FFT_VEC=0,1 --param FFT_HALVE=0 --param FFT_PAD=0 \
+      --param FFT_TWIDDLE=0 --param FFT_VPT=0 2>&1 | grep -v "^fft/" | grep -E "variant|tried|best|default|#[1-6] "
+    for rep in a b; do
+      lim 100 "$C" -d cpu bench fft --size 256 --size 512 --size 1024 2>&1 | grep -E "^fft n"
+    done
+    ;;
+  12)
+    for nb in 65536@128 262144@32 524288@16 1048576@8; do
+      prof 60 "$C" -v -d nvidia run fft --n ${nb%@*} --batch ${nb#*@} 2>&1 | grep -E "median|fft_local"
+    done
+    for nb in 524288@16 1048576@8; do
+      for v in "-p FFT_WG=256 -p FFT_HALVE=2" "-p FFT_WG=512 -p FFT_HALVE=1"; do
+        prof 60 "$C" -v -d nvidia -p FFT_PASS_MAX=1024 $v run fft --n ${nb%@*} --batch ${nb#*@} 2>&1 |
+          grep -E "median|fft_local"
+      done
+    done
+    lim 250 "$C" -d nvidia bench fft --size 32768@64 --size 65536@64 --size 131072@64 --size 262144@64 \
+      --size 524288@64 --size 1048576@64 --size 1009@64 --size 65537@64 --size 32768@512 --size 65536@512 \
+      --size 131072@512 --size 262144@512 --size 524288@512 --size 1048576@512 --out "$O/json/fft_s7_12.json" 2>&1 |
+      grep -E "^fft n"
     ;;
   esac
 } 2>&1 | tee "$O/log_part$PART.txt"
