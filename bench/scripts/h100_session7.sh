@@ -35,6 +35,8 @@
 #   part 12: the split pass twiddle's per-value table r-major (adjacent transforms read adjacent
 #           entries): per-pass kernel times of 65536, 262144, 2^19 and 2^20 (two and three
 #           passes), then `bench fft` for the multi-pass lengths at 64 and 512 MiB.
+#   part 13: NVIDIA's register and spill reports of the two-pass 2^19 and 2^20 kernels (1024-point
+#           passes), of 16384 and 8192 in quarters, and of the three-pass 2^20.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session7.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -197,6 +199,15 @@ rf() { local nb=$1; shift; echo "== [$*] $nb"; timeout -s INT -k 10 60 "$C" -v -
       --size 524288@64 --size 1048576@64 --size 1009@64 --size 65537@64 --size 32768@512 --size 65536@512 \
       --size 131072@512 --size 262144@512 --size 524288@512 --size 1048576@512 --out "$O/json/fft_s7_12.json" 2>&1 |
       grep -E "^fft n"
+    ;;
+  13)
+    rep() { echo "== [$*]"; CLFORGE_CACHE_DIR=off CLFORGE_BUILD_OPTIONS=-cl-nv-verbose lim 60 "$C" -v -d nvidia "$@" 2>&1 |
+      grep -E "Used|spill|stack|-DFFT_T=|pass [0-9]|single kernel:" | sed 's/.*\(-DFFT_N=[0-9]* -DFFT_NPASS=[0-9]*\).*\(-DFFT_T=[0-9]* -DFFT_B=[0-9]*\).*\(-DFFT_PRE=[0-9]*\).*/\1 \2 \3/' | cut -c1-160; }
+    rep -p FFT_PASS_MAX=1024 -p FFT_WG=256 -p FFT_HALVE=2 run fft --n 1048576 --batch 8
+    rep -p FFT_PASS_MAX=1024 -p FFT_WG=256 -p FFT_HALVE=2 run fft --n 524288 --batch 16
+    rep run fft --n 1048576 --batch 8
+    rep run fft --n 16384 --batch 512
+    rep run fft --n 8192 --batch 1024
     ;;
   esac
 } 2>&1 | tee "$O/log_part$PART.txt"
