@@ -37,6 +37,8 @@
 #           passes), then `bench fft` for the multi-pass lengths at 64 and 512 MiB.
 #   part 13: NVIDIA's register and spill reports of the two-pass 2^19 and 2^20 kernels (1024-point
 #           passes), of 16384 and 8192 in quarters, and of the three-pass 2^20.
+#   part 14: 2^19 and 2^20 in two passes with the 1024-point passes transform-fastest (FFT_STAGE=0
+#           over the 1024 row's 2): per-pass kernel times over work-group size and halving.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session7.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -208,6 +210,15 @@ rf() { local nb=$1; shift; echo "== [$*] $nb"; timeout -s INT -k 10 60 "$C" -v -
     rep run fft --n 1048576 --batch 8
     rep run fft --n 16384 --batch 512
     rep run fft --n 8192 --batch 1024
+    ;;
+  14)
+    for nb in 524288@16 1048576@8; do
+      for v in "-p FFT_WG=512 -p FFT_HALVE=2" "-p FFT_WG=512 -p FFT_HALVE=1" "-p FFT_WG=256 -p FFT_HALVE=2" \
+               "-p FFT_WG=1024 -p FFT_HALVE=2" "-p FFT_WG=512 -p FFT_HALVE=2 -p FFT_RADIX=8"; do
+        prof 60 "$C" -v -d nvidia -p FFT_PASS_MAX=1024 -p FFT_STAGE=0 $v run fft --n ${nb%@*} --batch ${nb#*@} 2>&1 |
+          grep -E "median|pass [0-9]|fft_local"
+      done
+    done
     ;;
   esac
 } 2>&1 | tee "$O/log_part$PART.txt"
