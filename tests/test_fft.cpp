@@ -371,6 +371,14 @@ TEST_SUITE("fft") {
       c.in = c.out = {3, 1, 0};
       check_fft(c, seed++);
     }
+    // Passes with their exchanges in quarters, numbered element-fastest and transform-fastest,
+    // and a Bluestein length whose passes may use them.
+    for (int stage : {0, 2}) {
+      const ParamMap p = {{"FFT_HALVE", 2}, {"FFT_PASS_MAX", 256}, {"FFT_STAGE", stage}, {"FFT_WG", 256}};
+      CAPTURE(params_of(Tuning{p, false}));
+      check_fft(with(contiguous(65536, 2, stage == 0), p), seed++);
+      check_fft(with(contiguous(4099, 3), p), seed++);
+    }
   }
 
   TEST_CASE("the host reference without FFTW agrees with FFTW and with a direct DFT") {
