@@ -39,6 +39,9 @@
 #           passes), of 16384 and 8192 in quarters, and of the three-pass 2^20.
 #   part 14: 2^19 and 2^20 in two passes with the 1024-point passes transform-fastest (FFT_STAGE=0
 #           over the 1024 row's 2): per-pass kernel times over work-group size and halving.
+#   part 15: n = 16 and 64 tuned over 64 and 512 MiB together (staging left at 0, so that the
+#           64-point passes keep transform-fastest numbering), then `bench fft` with and without
+#           the tuned entries (CLFORGE_TUNING_FILE) at 16, 64, 2^19 and 2^20.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session7.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -218,6 +221,20 @@ rf() { local nb=$1; shift; echo "== [$*] $nb"; timeout -s INT -k 10 60 "$C" -v -
         prof 60 "$C" -v -d nvidia -p FFT_PASS_MAX=1024 -p FFT_STAGE=0 $v run fft --n ${nb%@*} --batch ${nb#*@} 2>&1 |
           grep -E "median|pass [0-9]|fft_local"
       done
+    done
+    ;;
+  15)
+    lim 280 "$C" -d nvidia tune fft --size 16@524288 --size 16@4194304 --size 64@131072 --size 64@1048576 \
+      --strategy exhaustive --no-store --out "$O/json/t16_64.json" --param FFT_WG=64,128,256,512 --param FFT_HALVE=0,1 \
+      --param FFT_TWIDDLE=0,1 --param FFT_STAGE=0 --param FFT_PAD=1 --param FFT_VEC=1 2>&1 | grep -v "^fft/" |
+      grep -E "variant|tried|best|default|#[1-4] "
+    S="--size 16@64 --size 64@64 --size 524288@64 --size 1048576@64 --size 16@512 --size 64@512"
+    for rep in a b; do
+      echo "== shipped rows ($rep)"
+      lim 150 "$C" -d nvidia bench fft $S 2>&1 | grep -E "^fft n" | grep -E "clforge|clFFT"
+      echo "== tuned entries ($rep)"
+      CLFORGE_TUNING_FILE="$O/json/t16_64.json" lim 150 "$C" -d nvidia bench fft $S 2>&1 | grep -E "^fft n" |
+        grep -E "clforge|clFFT"
     done
     ;;
   esac
