@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -415,6 +416,35 @@ TEST_SUITE("fft") {
     CHECK(fft_global_factors(std::size_t{1} << 20, 4096) == std::vector<std::size_t>{1024, 1024});
     CHECK(fft_global_factors(3 * 4096, 4096) == std::vector<std::size_t>{128, 96});
     CHECK(fft_global_factors(8192, 4096) == std::vector<std::size_t>{128, 64});
+  }
+
+  TEST_CASE("passes resolve rows of their own (variant passN), not the one-kernel rows of their length") {
+    const std::string dir = test::temp_dir("fft-pass-rows");
+    const std::string file = dir + "/t.json";
+    std::ofstream(file) << R"({"kernel": "fft", "entries": [
+      {"variant": "256", "params": {"FFT_WG": 64}},
+      {"variant": "pass256", "params": {"FFT_WG": 32}},
+      {"variant": "65536", "params": {"FFT_PASS_MAX": 256, "FFT_LOCAL_MAX": 4096}}]})";
+    test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
+    auto& s = test::session();
+    FftDesc d;
+    d.n = 65536;
+    d.batch = 2;
+    FftPlan passes(s.queue, d, Tuning{{}, false});
+    REQUIRE(passes.configurations().size() == 2);  // 256 * 256, from the plan's own row
+    for (const Configuration& c : passes.configurations()) {
+      CHECK(c.variant == "pass256");
+      CHECK(c.at("FFT_WG") == 32);
+    }
+    d.n = 256;
+    d.batch = 3;
+    FftPlan one(s.queue, d, Tuning{{}, false});
+    REQUIRE(one.configurations().size() == 1);
+    CHECK(one.configurations()[0].variant == "256");
+    CHECK(one.configurations()[0].at("FFT_WG") == 64);
+    std::uint64_t seed = test::seed() + 1000;
+    check_fft(contiguous(65536, 2), seed++);
+    check_fft(contiguous(256, 3), seed++);
   }
 
   TEST_CASE("shipped GPU rows fit their vendor's limits as they are (no fallback)") {

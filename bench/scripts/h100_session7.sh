@@ -42,6 +42,9 @@
 #   part 15: n = 16 and 64 tuned over 64 and 512 MiB together (staging left at 0, so that the
 #           64-point passes keep transform-fastest numbering), then `bench fft` with and without
 #           the tuned entries (CLFORGE_TUNING_FILE) at 16, 64, 2^19 and 2^20.
+#   part 16: passes resolve rows of their own (variant passN); sm_90 rows for 2^19 in two passes
+#           (pass limit 1024, the pass1024 row): per-pass times, `bench fft` for the multi-pass
+#           lengths at 64 and 512 MiB, the FFT tests on the NVIDIA device.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session7.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -236,6 +239,13 @@ rf() { local nb=$1; shift; echo "== [$*] $nb"; timeout -s INT -k 10 60 "$C" -v -
       CLFORGE_TUNING_FILE="$O/json/t16_64.json" lim 150 "$C" -d nvidia bench fft $S 2>&1 | grep -E "^fft n" |
         grep -E "clforge|clFFT"
     done
+    ;;
+  16)
+    prof 60 "$C" -v -d nvidia run fft --n 524288 --batch 16 2>&1 | grep -E "median|pass [0-9]|fft_local"
+    lim 250 "$C" -d nvidia bench fft --size 32768@64 --size 65536@64 --size 131072@64 --size 262144@64 \
+      --size 524288@64 --size 1048576@64 --size 32768@512 --size 65536@512 --size 131072@512 --size 262144@512 \
+      --size 524288@512 --size 1048576@512 --out "$O/json/fft_s7_16.json" 2>&1 | grep -E "^fft n"
+    lim 200 "$B/tests/clforge_tests" --test-suite=fft --test-case-exclude="clforge *" 2>&1 | tail -4
     ;;
   esac
 } 2>&1 | tee "$O/log_part$PART.txt"

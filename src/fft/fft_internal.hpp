@@ -35,6 +35,11 @@ std::size_t fft_bluestein_length_smooth(std::size_t n);
 /// radices <= max_radix (larger first), then the odd primes. Empty for n = 1.
 std::vector<int> fft_radices(std::size_t n, int max_radix);
 
+/// Database variant of the passes of length len in multi-pass plans ("pass512"). Passes have
+/// rows of their own: a row tuned for the one-kernel transform of a length (variant "512")
+/// would otherwise set the passes of that length too, whose strided side it never saw.
+inline std::string fft_pass_variant(std::size_t len) { return "pass" + std::to_string(len); }
+
 /// Factors of a smooth length too long for one kernel into global passes, each <= local_max,
 /// as few and as balanced as possible. Empty when impossible (a prime factor > local_max).
 std::vector<std::size_t> fft_global_factors(std::size_t n, std::size_t local_max);

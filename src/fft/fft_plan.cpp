@@ -322,7 +322,7 @@ void FftPlan::Impl::build(const Tuning& tuning) {
       std::size_t ns = 1;
       for (std::size_t p = 0; p < P; ++p, ++stage_index) {
         const std::size_t r = factors[p];
-        if (!cfgs.count(r)) cfgs.emplace(r, resolve_configuration(kRoutine, std::to_string(r), dev, tuning));
+        if (!cfgs.count(r)) cfgs.emplace(r, resolve_configuration(kRoutine, detail::fft_pass_variant(r), dev, tuning));
         const bool first = stage_index == 0, last = stage_index == n_stages - 1;
         const std::size_t in_mem_s = first ? li.stride : 1, out_mem_s = last ? lo.stride : 1;
         Stage s = make_stage(r, cfgs.at(r), (ntot / r) * in_mem_s, in_mem_s, ns * out_mem_s, out_mem_s);

@@ -1,5 +1,6 @@
 // Tuning space of the FFT kernels (cl/fft/fft.cl). The database variant is the transform length
-// ("1024"; "*" for every length); multi-pass plans resolve each pass with its own length.
+// ("1024"; "*" for every length); the passes of multi-pass plans resolve "pass" and their length
+// ("pass512", fft_pass_variant).
 #include <algorithm>
 
 #include "fft/fft_internal.hpp"
@@ -8,13 +9,14 @@
 namespace clforge::detail {
 
 namespace {
-// The length a configuration's largest kernel has for a variant ("*": the local limit).
+// The length a configuration's largest kernel has for a variant ("*": the local limit; "passN":
+// the passes of length N).
 std::size_t kernel_length(const ParamMap& p, const std::string& variant) {
   const std::size_t lm = static_cast<std::size_t>(p.at("FFT_LOCAL_MAX"));
   std::size_t n = lm;
   if (variant != "*" && !variant.empty()) {
     try {
-      n = std::stoull(variant);
+      n = std::stoull(variant.rfind("pass", 0) == 0 ? variant.substr(4) : variant);
     } catch (...) {
       n = lm;
     }

@@ -56,7 +56,7 @@ std::size_t max_kernel_length() {
 
 // The length of the one kernel a plan of length n runs, which is also the variant it resolves:
 // n itself, or the power-of-two Bluestein length. Longer lengths run as passes through global
-// memory, each pass resolving the entry of its own length.
+// memory, each pass resolving the rows of variant "pass<length>" (fft_pass_variant).
 std::string fft_variant(const std::string& size) {
   const std::size_t n = parse_fft_size(size).n;
   const std::size_t len = fft_smooth(n) ? n : fft_bluestein_length(n);
@@ -64,8 +64,8 @@ std::string fft_variant(const std::string& size) {
     throw InvalidArgument("fft size '" + size + "': length " + std::to_string(n) +
                           (len == n ? "" : " (Bluestein length " + std::to_string(len) + ")") +
                           " is longer than one kernel (" + std::to_string(max_kernel_length()) +
-                          ") and runs as passes, each using the entry of its own length: tune those lengths "
-                          "(`clforge run fft --n " + std::to_string(n) + "` lists the passes)");
+                          ") and runs as passes, whose parameters are the rows of variant pass<length> (`clforge "
+                          "run fft --n " + std::to_string(n) + "` lists the passes; measure pass rows with its --param)");
   return std::to_string(len);
 }
 
