@@ -104,6 +104,12 @@ bool FftShape::quarter_ok() const {
   return true;
 }
 
+bool FftShape::halve_fallback() {
+  if (halve != 2 || quarter_ok()) return false;
+  halve = 1;
+  return true;
+}
+
 std::string FftShape::options() const {
   std::ostringstream o;
   o << "-DFFT_N=" << n << " -DFFT_NPASS=" << radices.size();
@@ -198,7 +204,7 @@ std::size_t fft_local_limit(const ParamMap& p, const DeviceInfo& dev, bool quart
       FftShape s = fft_base_shape(lm, p, dev.max_work_group_size);
       s.b = 1;
       s.in_mode = 1;  // a staged load: the local memory the kernel may need
-      if (s.halve == 2) s.halve = 1;
+      s.halve_fallback();
       if (fft_fits(s, dev)) return lm;
       s.in_mode = 0;  // or direct loads and stores with the exchanges in quarters
       if (quartered && fft_fits_quartered(s, dev)) return lm;

@@ -68,6 +68,9 @@ struct FftShape {
   /// Can the exchanges run in quarters (FFT_HALVE 2)? Needs local memory exchanges, direct loads
   /// and stores, no Bluestein convolution, and even radices after the first (fft.cl, FFT_QPUT).
   bool quarter_ok() const;
+  /// FFT_HALVE 2 runs as 1 where the shape cannot exchange in quarters: applies that, true when
+  /// it changed the shape.
+  bool halve_fallback();
   /// "-DFFT_N=... -DFFT_NPASS=... ..." (the tuning parameters come from the configuration).
   std::string options() const;
   /// "radix 16*8*8, 64 work-items x 4 transforms".

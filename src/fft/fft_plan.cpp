@@ -183,10 +183,7 @@ struct FftPlan::Impl {
     s.shape.tfast = stage_param == 0 && across && !s.shape.priv() && s.shape.b >= 8;
     for (;;) {
       modes();
-      if (s.shape.halve == 2 && !s.shape.quarter_ok()) {
-        s.shape.halve = 1;  // FFT_HALVE=2 where the kernel cannot exchange in quarters
-        s.cfg.values["FFT_HALVE"] = 1;
-      }
+      if (s.shape.halve_fallback()) s.cfg.values["FFT_HALVE"] = 1;
       if (detail::fft_fits(s.shape, dev)) break;
       const bool across_now = s.shape.tfast || s.shape.in_mode == 2 || s.shape.out_mode == 2;
       if (across_now && s.shape.b <= 8 && !s.shape.halve) {
@@ -227,67 +224,49 @@ void FftPlan::Impl::build(const Tuning& tuning) {
   std::ostringstream how_s;
   how_s << "n=" << n << " batch=" << batch << ": ";
 
-  // Single kernel when the length fits (smooth) -------------------------------------------
-  auto single_ok = [&](std::size_t len, const Configuration& cfg, bool bluestein) {
-    if (len > detail::fft_local_limit(cfg.values, dev, !bluestein)) return false;
+  // One kernel of the length (smooth) or of its power-of-two Bluestein length, where the limit
+  // allows it and make_stage fits it with the layout's own access modes (a length that fits only
+  // with its exchanges in quarters does not when the layout needs staged accesses); else passes.
+  auto single_stage = [&](std::size_t len, const Configuration& cfg, bool bluestein) -> std::optional<Stage> {
+    if (len > detail::fft_local_limit(cfg.values, dev, !bluestein)) return std::nullopt;
     try {
-      FftShape sh = detail::fft_base_shape(len, cfg.values, dev.max_work_group_size);
-      sh.b = 1;
-      sh.in_mode = sh.t == 1 ? 1 : 0;  // one transform per work-item may stage through local memory
-      sh.bluestein = bluestein;
-      if (sh.halve == 2 && !sh.quarter_ok()) sh.halve = 1;
-      return detail::fft_fits_quartered(sh, dev);
+      Stage s = make_stage(len, cfg, li.stride, li.distance, lo.stride, lo.distance, bluestein);
+      s.in_off = static_cast<long long>(li.offset);
+      s.in_dh = static_cast<long long>(li.distance);
+      s.in_S = static_cast<long long>(li.stride);
+      s.out_off = static_cast<long long>(lo.offset);
+      s.out_dh = static_cast<long long>(lo.distance);
+      s.out_S = static_cast<long long>(lo.stride);
+      s.scaled = true;
+      s.shape.inplace = desc.in_place;
+      return s;
     } catch (const UnsupportedDevice&) {
-      return false;
+      return std::nullopt;
     }
   };
 
   const bool smooth = detail::fft_smooth(n);
   std::size_t ntot = n;  // length of the FFTs the passes compute (M for Bluestein)
-  // A length that fits one kernel only with its exchanges in quarters needs direct loads and
-  // stores; where the layout asks for staging it does not fit, and passes take it.
   std::optional<Stage> single;
-  if (smooth && single_ok(n, top, false)) {
-    try {
-      single = make_stage(n, top, li.stride, li.distance, lo.stride, lo.distance);
-    } catch (const UnsupportedDevice&) {
-    }
+  if (smooth) {
+    single = single_stage(n, top, false);
+  } else {
+    ntot = detail::fft_bluestein_length(n);
+    single = single_stage(ntot, resolve_configuration(kRoutine, std::to_string(ntot), dev, tuning), true);
   }
-  if (single) {
-    Stage s = std::move(*single);
-    s.in_off = static_cast<long long>(li.offset);
-    s.in_dh = static_cast<long long>(li.distance);
-    s.in_S = static_cast<long long>(li.stride);
-    s.out_off = static_cast<long long>(lo.offset);
-    s.out_dh = static_cast<long long>(lo.distance);
-    s.out_S = static_cast<long long>(lo.stride);
-    s.scaled = true;
-    s.shape.inplace = desc.in_place;
-    s.role = "single kernel";
-    stages.push_back(std::move(s));
+  if (single && smooth) {
+    single->role = "single kernel";
+    stages.push_back(std::move(*single));
     how_s << "one kernel";
-  } else if (!smooth && [&] {
-               ntot = detail::fft_bluestein_length(n);
-               return single_ok(ntot, resolve_configuration(kRoutine, std::to_string(ntot), dev, tuning), true);
-             }()) {
-    const Configuration cm = resolve_configuration(kRoutine, std::to_string(ntot), dev, tuning);
-    Stage s = make_stage(ntot, cm, li.stride, li.distance, lo.stride, lo.distance, true);
-    s.in_off = static_cast<long long>(li.offset);
-    s.in_dh = static_cast<long long>(li.distance);
-    s.in_S = static_cast<long long>(li.stride);
-    s.out_off = static_cast<long long>(lo.offset);
-    s.out_dh = static_cast<long long>(lo.distance);
-    s.out_S = static_cast<long long>(lo.stride);
+  } else if (single) {
+    Stage s = std::move(*single);
     s.in_len = static_cast<int>(n);
     s.out_len = static_cast<int>(n);
     s.shape.in_check = s.shape.out_check = true;
-    s.shape.bluestein = true;
     s.shape.pre = 2;
     s.shape.post = 1;
     s.cj_in = Sign::Dir;
     s.cj_out = Sign::MinusDir;
-    s.scaled = true;
-    s.shape.inplace = desc.in_place;
     s.role = "Bluestein in one kernel, M=" + std::to_string(ntot);
     stages.push_back(std::move(s));
     how_s << "Bluestein, one kernel of " << ntot << " points";
