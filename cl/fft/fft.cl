@@ -24,9 +24,10 @@
 // from / written to
 //   in : in_off  + hi * in_dh  + in_S  * (lo + e * L)
 //   out: out_off + hi * out_dh + out_S * ((lo / NS) * NS * FFT_N + lo % NS + e * NS)
-// (the bracket is the element's "position"; e itself outside a pass). Loads and stores are either direct (a work-item
-// touches the elements of its own butterflies: coalesced when elements are contiguous) or staged
-// through local memory so that consecutive work-items touch consecutive addresses:
+// (the bracket is the element's "position"; e itself outside a pass). Loads and stores are
+// either direct (a work-item touches the elements of its own butterflies: coalesced when
+// elements are contiguous) or staged through local memory so that consecutive work-items touch
+// consecutive addresses:
 // FFT_IN_MODE / FFT_OUT_MODE 1 walks the group's elements transform by transform, 2 walks them
 // element by element across the group's transforms (for batches whose transforms are adjacent).
 //

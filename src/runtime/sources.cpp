@@ -100,7 +100,6 @@ Error not_found(const std::string& path) {
   return Error("kernel file '" + path + "' not found (looked in CLFORGE_KERNEL_DIR, the share dir and the embedded copy)");
 }
 
-
 // The places on disk of a file under cl/, in lookup order: CLFORGE_KERNEL_DIR, then the share
 // dir; as (origin, full path). The embedded copy comes after them.
 std::vector<std::pair<std::string, std::string>> disk_places(const std::string& path) {
