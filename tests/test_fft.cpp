@@ -304,6 +304,10 @@ TEST_SUITE("fft") {
         // transform per work-item and staged loads fall back to halves.
         {{"FFT_HALVE", 2}, {"FFT_RADIX", 16}, {"FFT_WG", 256}},
         {{"FFT_HALVE", 2}, {"FFT_RADIX", 16}, {"FFT_VPT", 32}, {"FFT_WG", 64}, {"FFT_PAD", 0}},
+        // One twiddle per butterfly in double, the others its powers (FFT_TWIDDLE 2), in
+        // local-memory kernels and in one transform per work-item, float2 or float access.
+        {{"FFT_TWIDDLE", 2}, {"FFT_RADIX", 16}, {"FFT_WG", 256}, {"FFT_HALVE", 2}},
+        {{"FFT_TWIDDLE", 2}, {"FFT_RADIX", 8}, {"FFT_REG", 64}, {"FFT_VEC", 0}},
     };
     for (const auto& p : sets) {
       CAPTURE(params_of(Tuning{p, false}));
@@ -372,14 +376,51 @@ TEST_SUITE("fft") {
       c.in = c.out = {3, 1, 0};
       check_fft(c, seed++);
     }
-    // Passes with their exchanges in quarters, numbered element-fastest and transform-fastest,
-    // and a Bluestein length whose passes may use them.
-    for (int stage : {0, 2}) {
-      const ParamMap p = {{"FFT_HALVE", 2}, {"FFT_PASS_MAX", 256}, {"FFT_STAGE", stage}, {"FFT_WG", 256}};
+    // The odd radices 3, 5, 7 and 13 with FFT_TWIDDLE 2 (powers up to the twelfth).
+    for (std::size_t n : {3000, 4095}) check_fft(with(contiguous(n, 2, n == 3000), sets[10]), seed++);
+    // Passes with their exchanges in quarters, numbered element-fastest and transform-fastest
+    // (contiguous sides staged or, FFT_STAGE 3, direct, with 4 transforms per group), and a
+    // Bluestein length whose passes may use them.
+    for (int stage : {0, 2, 3}) {
+      ParamMap p = {{"FFT_HALVE", 2}, {"FFT_PASS_MAX", 256}, {"FFT_STAGE", stage}, {"FFT_WG", 256}};
+      if (stage == 3) {
+        p["FFT_ACROSS"] = 4;
+        p["FFT_TWIDDLE"] = 2;
+      }
       CAPTURE(params_of(Tuning{p, false}));
       check_fft(with(contiguous(65536, 2, stage == 0), p), seed++);
       check_fft(with(contiguous(4099, 3), p), seed++);
     }
+  }
+
+  TEST_CASE("passes: FFT_STAGE 3 numbers the strided sides transform-fastest with FFT_ACROSS transforms per group") {
+    auto& s = test::session();
+    FftDesc d;
+    d.n = 65536;
+    d.batch = 2;
+    for (int across : {4, 8, 16}) {
+      CAPTURE(across);
+      const ParamMap p = {{"FFT_PASS_MAX", 256}, {"FFT_STAGE", 3}, {"FFT_ACROSS", across}, {"FFT_WG", 256},
+                          {"FFT_RADIX", 16}, {"FFT_HALVE", 2}, {"FFT_VPT", 0}};
+      FftPlan plan(s.queue, d, Tuning{p, false});
+      const std::string how = plan.describe();
+      INFO(how);
+      // 65536 = 256 * 256: both passes direct on both sides, transform-fastest, in quarters;
+      // radix 16 gives 16 work-items per transform, so 256 work-items hold 16 transforms (at
+      // least FFT_ACROSS).
+      CHECK(how.find("pass 1/2 (256 points): radix 16*16, 16 work-items x 16 transforms, load direct, store direct, "
+                     "transform-fastest, local memory in quarters") != std::string::npos);
+      CHECK(how.find("staged") == std::string::npos);
+    }
+    // 32 values per work-item make 8 work-items per transform and 8 transforms per group of 64:
+    // fewer than FFT_ACROSS 16, still numbered transform-fastest (never staged).
+    const ParamMap q = {{"FFT_PASS_MAX", 256}, {"FFT_STAGE", 3}, {"FFT_ACROSS", 16}, {"FFT_WG", 128},
+                        {"FFT_RADIX", 16}, {"FFT_VPT", 32}};
+    FftPlan plan(s.queue, d, Tuning{q, false});
+    INFO(plan.describe());
+    CHECK(plan.describe().find("8 work-items x 8 transforms, load direct, store direct, transform-fastest") !=
+          std::string::npos);
+    check_fft(with(contiguous(65536, 2), q), test::seed() + 1100);
   }
 
   TEST_CASE("the host reference without FFTW agrees with FFTW and with a direct DFT") {

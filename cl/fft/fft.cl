@@ -56,7 +56,9 @@
 // memory (GPUs) or two 4-byte accesses (CPUs). FFT_TWIDDLE 0 reads twiddles (those inside the
 // kernel and a pass's twiddles on load) from tables computed in double precision on the host
 // (rounded once: the error matches clFFT's), 1 computes them with sinpi/cospi after exact
-// integer folding.
+// integer folding, 2 reads one twiddle per butterfly in double and makes the butterfly's others
+// as its powers in double, each rounded once (the same error as 0 with a table (R - 1) times
+// smaller and one load per butterfly instead of R - 1; needs cl_khr_fp64, the launcher checks).
 
 // ---- tuning parameters ----
 #ifndef FFT_RADIX
@@ -76,7 +78,11 @@
                              // 2: and each in two halves of the positions (a quarter of the memory)
 #endif
 #ifndef FFT_TWIDDLE
-#define FFT_TWIDDLE 0        // 0: twiddles from a table computed in double on the host; 1: sinpi/cospi
+#define FFT_TWIDDLE 0        // 0: twiddles from a table computed in double on the host; 1: sinpi/cospi;
+                             // 2: one per butterfly from a double table, the others its powers in double
+#endif
+#if FFT_TWIDDLE == 2
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 #ifndef FFT_PAD
 #define FFT_PAD 1            // 1: pad local rows against bank conflicts
@@ -228,40 +234,46 @@ typedef float fft_ltype;  // a complex value in two floats per slot
 #if FFT_NPASS > 12
 #error "at most 12 radix passes in one kernel"
 #endif
-// Offsets of the passes' twiddles in the table (see fft_twiddle): (R_p - 1) * NS_p entries each.
+// Offsets of the passes' twiddles in the table (see fft_twiddle): (R_p - 1) * NS_p entries each
+// (FFT_TWIDDLE 2: NS_p, see fft_twiddles).
+#if FFT_TWIDDLE == 2
+#define FFT_TWN(R, NS) (NS)
+#else
+#define FFT_TWN(R, NS) (((R) - 1) * (NS))
+#endif
 #define FFT_TWO0 0
 #if FFT_NPASS > 1
-#define FFT_TWO1 (FFT_TWO0 + (FFT_R0 - 1) * FFT_NS0)
+#define FFT_TWO1 (FFT_TWO0 + FFT_TWN(FFT_R0, FFT_NS0))
 #endif
 #if FFT_NPASS > 2
-#define FFT_TWO2 (FFT_TWO1 + (FFT_R1 - 1) * FFT_NS1)
+#define FFT_TWO2 (FFT_TWO1 + FFT_TWN(FFT_R1, FFT_NS1))
 #endif
 #if FFT_NPASS > 3
-#define FFT_TWO3 (FFT_TWO2 + (FFT_R2 - 1) * FFT_NS2)
+#define FFT_TWO3 (FFT_TWO2 + FFT_TWN(FFT_R2, FFT_NS2))
 #endif
 #if FFT_NPASS > 4
-#define FFT_TWO4 (FFT_TWO3 + (FFT_R3 - 1) * FFT_NS3)
+#define FFT_TWO4 (FFT_TWO3 + FFT_TWN(FFT_R3, FFT_NS3))
 #endif
 #if FFT_NPASS > 5
-#define FFT_TWO5 (FFT_TWO4 + (FFT_R4 - 1) * FFT_NS4)
+#define FFT_TWO5 (FFT_TWO4 + FFT_TWN(FFT_R4, FFT_NS4))
 #endif
 #if FFT_NPASS > 6
-#define FFT_TWO6 (FFT_TWO5 + (FFT_R5 - 1) * FFT_NS5)
+#define FFT_TWO6 (FFT_TWO5 + FFT_TWN(FFT_R5, FFT_NS5))
 #endif
 #if FFT_NPASS > 7
-#define FFT_TWO7 (FFT_TWO6 + (FFT_R6 - 1) * FFT_NS6)
+#define FFT_TWO7 (FFT_TWO6 + FFT_TWN(FFT_R6, FFT_NS6))
 #endif
 #if FFT_NPASS > 8
-#define FFT_TWO8 (FFT_TWO7 + (FFT_R7 - 1) * FFT_NS7)
+#define FFT_TWO8 (FFT_TWO7 + FFT_TWN(FFT_R7, FFT_NS7))
 #endif
 #if FFT_NPASS > 9
-#define FFT_TWO9 (FFT_TWO8 + (FFT_R8 - 1) * FFT_NS8)
+#define FFT_TWO9 (FFT_TWO8 + FFT_TWN(FFT_R8, FFT_NS8))
 #endif
 #if FFT_NPASS > 10
-#define FFT_TWO10 (FFT_TWO9 + (FFT_R9 - 1) * FFT_NS9)
+#define FFT_TWO10 (FFT_TWO9 + FFT_TWN(FFT_R9, FFT_NS9))
 #endif
 #if FFT_NPASS > 11
-#define FFT_TWO11 (FFT_TWO10 + (FFT_R10 - 1) * FFT_NS10)
+#define FFT_TWO11 (FFT_TWO10 + FFT_TWN(FFT_R10, FFT_NS10))
 #endif
 
 // The last pass (natural-order output) and the register count: the largest of FFT_CE and
@@ -421,16 +433,38 @@ FFT_INLINE fft_c fft_root(int k, const int n) {
 // indexed as W_N^(r * jj * N / (NS * R)) in one length-N table, the same load touched up to 16).
 FFT_INLINE fft_c fft_twiddle(__global const fft_c* restrict twl, const int off, const int r, const int jj,
                              const int NS, const int R) {
-#if FFT_TWIDDLE == 0
+#if FFT_TWIDDLE != 1
   return FFT_CLOAD(twl, off + (r - 1) * NS + jj);
 #else
   return fft_root(r * jj, NS * R);
 #endif
 }
 
+#if FFT_TWIDDLE == 2
+FFT_INLINE double2 fft_dmul(const double2 a, const double2 b) {
+  return (double2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+// w = w * w1 in double, then v[r] *= w rounded to float.
+#define FFT_DPOW(r)                                              \
+  if (R > (r)) {                                                 \
+    w = fft_dmul(w, w1);                                         \
+    v[r] = fft_mul(v[r], fft_make((float)w.x, (float)w.y));      \
+  }
+#endif
+
 // v[r] *= W_(NS*R)^(r * jj), 1 <= r < R (straight-line; R and NS are constants at every call).
 FFT_INLINE void fft_twiddles(const int R, const int NS, fft_c* v, __global const fft_c* restrict twl, const int off,
                              const int jj) {
+#if FFT_TWIDDLE == 2
+  // W_(NS*R)^jj in double at off + jj; W^r = W^(r-1) * W in double (relative error about r
+  // double roundings, far below one float rounding), then rounded once.
+  const __global double* t_ = (const __global double*)twl + 2 * (off + jj);
+  const double2 w1 = (double2)(t_[0], t_[1]);
+  double2 w = w1;
+  v[1] = fft_mul(v[1], fft_make((float)w1.x, (float)w1.y));
+  FFT_DPOW(2) FFT_DPOW(3) FFT_DPOW(4) FFT_DPOW(5) FFT_DPOW(6) FFT_DPOW(7) FFT_DPOW(8)
+  FFT_DPOW(9) FFT_DPOW(10) FFT_DPOW(11) FFT_DPOW(12) FFT_DPOW(13) FFT_DPOW(14) FFT_DPOW(15)
+#else
   if (R > 1) v[1] = fft_mul(v[1], fft_twiddle(twl, off, 1, jj, NS, R));
   if (R > 2) v[2] = fft_mul(v[2], fft_twiddle(twl, off, 2, jj, NS, R));
   if (R > 3) v[3] = fft_mul(v[3], fft_twiddle(twl, off, 3, jj, NS, R));
@@ -446,6 +480,7 @@ FFT_INLINE void fft_twiddles(const int R, const int NS, fft_c* v, __global const
   if (R > 13) v[13] = fft_mul(v[13], fft_twiddle(twl, off, 13, jj, NS, R));
   if (R > 14) v[14] = fft_mul(v[14], fft_twiddle(twl, off, 14, jj, NS, R));
   if (R > 15) v[15] = fft_mul(v[15], fft_twiddle(twl, off, 15, jj, NS, R));
+#endif
 }
 
 FFT_INLINE void fft_butterfly(const int r, fft_c* v) {
@@ -745,7 +780,7 @@ FFT_INLINE float2 fft_to2(const fft_c v) { return (float2)(v.r, v.i); }
 // W_Ntot^m from the two-level table: hi[m >> shift] * lo[m & (2^shift - 1)].
 #define FFT_TW2(m) fft_mul(FFT_CLOAD(tw_hi, (m) >> tw_shift), FFT_CLOAD(tw_lo, (m) & ((1 << tw_shift) - 1)))
 
-#if FFT_PRE == 1 && FFT_TWIDDLE == 0
+#if FFT_PRE == 1 && FFT_TWIDDLE != 1
 #define FFT_PRE_OP(v, lo, e, pos) v = fft_mul(v, FFT_TW2(FFT_TW_M(lo, e)))
 #elif FFT_PRE == 1
 // The same twiddle computed (Ntot = FFT_SL * FFT_N): no table gathers, more arithmetic.

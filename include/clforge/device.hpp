@@ -37,6 +37,7 @@ struct DeviceInfo {
   unsigned max_clock_mhz = 0;
   unsigned mem_base_addr_align_bits = 0;
   bool profiling = false;            ///< queue profiling supported (always true in practice)
+  bool fp64 = false;                 ///< double precision in kernels (cl_khr_fp64)
 
   /// "platform:device" index string, e.g. "0:1".
   std::string index_string() const;

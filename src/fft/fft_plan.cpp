@@ -97,7 +97,7 @@ bool transforms_disjoint(const FftLayout& l, std::size_t n, std::size_t batch) {
 // Load or store mode of one side: elem_stride is the distance between a transform's elements,
 // adjacency the distance between the group's neighbouring transforms (memory units).
 int choose_mode(int stage_param, std::size_t elem_stride, std::size_t adjacency, const FftShape& s) {
-  if (stage_param == 2) return 0;
+  if (stage_param == 2 || stage_param == 3) return 0;
   if (stage_param == 1) return elem_stride == 1 ? 1 : 2;
   if (s.tfast) return elem_stride == 1 ? 1 : 0;  // across transforms: direct, coalesced by the numbering
   if (elem_stride == 1) return (s.t >= 8 || s.b == 1) ? 0 : 1;
@@ -135,17 +135,24 @@ struct FftPlan::Impl {
   }
 
   // The in-kernel twiddles of a kernel with these radices, in the kernel's order (fft.cl,
-  // fft_twiddle): pass by pass, W_(NS*R)^(r * jj) at (r - 1) * NS + jj after the earlier passes.
-  cl::Buffer pass_twiddles(const std::vector<int>& radices) {
+  // fft_twiddle): pass by pass, W_(NS*R)^(r * jj) at (r - 1) * NS + jj after the earlier passes;
+  // with `bases` (FFT_TWIDDLE 2, fft_twiddles) only r = 1, at jj, in double.
+  cl::Buffer pass_twiddles(const std::vector<int>& radices, bool bases) {
     std::vector<host::cdouble> w;
     std::size_t ns = 1;
     for (const int r : radices) {
-      for (std::size_t k = 1; k < static_cast<std::size_t>(r); ++k)
+      for (std::size_t k = 1; k < (bases ? 2 : static_cast<std::size_t>(r)); ++k)
         for (std::size_t jj = 0; jj < ns; ++jj) w.push_back(root(k * jj, ns * static_cast<std::size_t>(r)));
       ns *= static_cast<std::size_t>(r);
     }
     if (w.empty()) w.push_back(root(0, 1));
-    return table(to_float2(w));
+    if (!bases) return table(to_float2(w));
+    std::vector<cl_double2> d(w.size());
+    for (std::size_t i = 0; i < w.size(); ++i) d[i] = cl_double2{{w[i].real(), w[i].imag()}};
+    cl_int st = CL_SUCCESS;
+    cl::Buffer b(qc.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, d.size() * sizeof(cl_double2), d.data(), &st);
+    detail::check(st, "clCreateBuffer", "fft twiddle table (double)");
+    return b;
   }
 
   // The kernel of one stage: shape from the length and the configuration, modes from the
@@ -158,18 +165,20 @@ struct FftPlan::Impl {
     s.shape = detail::fft_base_shape(len, cfg.values, dev.max_work_group_size);
     s.shape.bluestein = bluestein;
     const int stage_param = cfg.at("FFT_STAGE");
+    const int run = cfg.at("FFT_ACROSS");  // transforms per group wanted on a strided side
     auto modes = [&] {
       s.shape.in_mode = choose_mode(stage_param, in_es, in_adj, s.shape);
       s.shape.out_mode = choose_mode(stage_param, out_es, out_adj, s.shape);
     };
     modes();
-    // Staging across transforms coalesces B transforms' elements: aim for B >= 8 (64-byte runs)
-    // by giving each work-item more butterflies (up to 32 points) when a transform needs many.
+    // Staging across transforms coalesces B transforms' elements: aim for B >= FFT_ACROSS (runs
+    // of 8 * B bytes) by giving each work-item more butterflies (up to 32 points) when a
+    // transform needs many.
     const bool across = stage_param != 2 && ((in_es != 1 && in_adj == 1) || (out_es != 1 && out_adj == 1));
-    if (across && s.shape.b < 8 && !s.shape.priv()) {
+    if (across && s.shape.b < run && !s.shape.priv()) {
       const std::size_t wg = std::min<std::size_t>(static_cast<std::size_t>(cfg.at("FFT_WG")),
                                                    dev.max_work_group_size != 0 ? dev.max_work_group_size : 1024);
-      std::size_t t = std::max<std::size_t>(1, wg / 8);
+      std::size_t t = std::max<std::size_t>(1, wg / static_cast<std::size_t>(run));
       while (t > 1 && (len % t != 0 || len / t > 32)) --t;
       if (t > 1 && t < static_cast<std::size_t>(s.shape.t)) {
         s.shape.t = static_cast<int>(t);
@@ -179,17 +188,22 @@ struct FftPlan::Impl {
     // Automatic staging of a side across transforms: number the group's work-items
     // transform-fastest instead, so that its direct accesses coalesce (B consecutive transforms'
     // element e are B consecutive values) with no exchange through local memory; a side whose
-    // transforms are contiguous is then staged transform by transform.
-    s.shape.tfast = stage_param == 0 && across && !s.shape.priv() && s.shape.b >= 8;
+    // transforms are contiguous is then staged transform by transform (FFT_STAGE 0) or direct
+    // (3: a warp's 32 lanes cover 32 / B consecutive elements of each of B transforms, runs of
+    // 256 / B bytes, and the exchanges can run in quarters; with fewer transforms than
+    // FFT_ACROSS too, since the side is never staged).
+    s.shape.tfast = across && !s.shape.priv() &&
+                    ((stage_param == 0 && s.shape.b >= run) || (stage_param == 3 && s.shape.b > 1));
     for (;;) {
       modes();
       if (s.shape.halve_fallback()) s.cfg.values["FFT_HALVE"] = 1;
       if (detail::fft_fits(s.shape, dev)) break;
       const bool across_now = s.shape.tfast || s.shape.in_mode == 2 || s.shape.out_mode == 2;
-      if (across_now && s.shape.b <= 8 && !s.shape.halve) {
-        s.shape.halve = 1;  // keep 8 transforms for coalescing, halve the local memory instead
+      if (across_now && s.shape.b <= run && !s.shape.halve) {
+        s.shape.halve = 1;  // keep the transforms for coalescing, halve the local memory instead
         s.cfg.values["FFT_HALVE"] = 1;
-        s.cfg.notes.push_back("FFT_HALVE=1 to keep 8 transforms per work-group for length " + std::to_string(len));
+        s.cfg.notes.push_back("FFT_HALVE=1 to keep " + std::to_string(s.shape.b) +
+                              " transforms per work-group for length " + std::to_string(len));
       } else if (s.shape.b > 1) {
         s.shape.b /= 2;
       } else if (!s.shape.halve) {
@@ -206,7 +220,11 @@ struct FftPlan::Impl {
                                 std::to_string(s.shape.work_group()) + " work-items)");
       }
     }
-    if (cfg.at("FFT_TWIDDLE") == 0 && len > 1) s.twl = pass_twiddles(s.shape.radices);
+    if (s.cfg.at("FFT_TWIDDLE") == 2 && !dev.fp64) {
+      s.cfg.values["FFT_TWIDDLE"] = 0;  // the powers need double precision
+      s.cfg.notes.push_back("FFT_TWIDDLE=0: device \"" + dev.name + "\" has no cl_khr_fp64");
+    }
+    if (s.cfg.at("FFT_TWIDDLE") != 1 && len > 1) s.twl = pass_twiddles(s.shape.radices, s.cfg.at("FFT_TWIDDLE") == 2);
     return s;
   }
 
@@ -330,7 +348,7 @@ void FftPlan::Impl::build(const Tuning& tuning) {
           s.tw_lo = tw_lo;
           s.tw_shift = static_cast<int>(shift);
           // Direct loads split the pass twiddle per butterfly (fft.cl, FFT_PRE 3): W_(R0*NS)^k.
-          if (s.shape.in_mode == 0 && s.cfg.at("FFT_TWIDDLE") == 0) {
+          if (s.shape.in_mode == 0 && s.cfg.at("FFT_TWIDDLE") != 1) {
             const std::size_t nb = static_cast<std::size_t>(s.shape.radices.front()) * ns;
             if (!tw_b_of.count(nb)) tw_b_of.emplace(nb, twiddles(nb));
             s.shape.pre = 3;

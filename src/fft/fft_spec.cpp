@@ -48,10 +48,17 @@ KernelSpec fft_spec() {
        "local-memory halving: exchange real, then imaginary parts through half the buffer; 2: each also in two "
        "halves of the positions, through a quarter (kernels whose radices after the first are even, direct loads "
        "and stores; others fall back to 1)"},
-      {"FFT_TWIDDLE", 0, {0, 1}, "0: twiddle table computed in double on the host; 1: sinpi/cospi in the kernel"},
+      {"FFT_TWIDDLE", 0, {0, 1, 2},
+       "0: twiddle table computed in double on the host; 1: sinpi/cospi in the kernel; 2: one twiddle per butterfly "
+       "from a table in double, the others its powers in double (devices with cl_khr_fp64; others use 0)"},
       {"FFT_PAD", 1, {0, 1}, "pad local-memory rows against bank conflicts"},
       {"FFT_VEC", 1, {0, 1}, "global loads and stores as float2 (one 8-byte access) or as two floats"},
-      {"FFT_STAGE", 0, {0, 1, 2}, "global accesses through local memory: 0 where it coalesces, 1 always, 2 never", true},
+      {"FFT_STAGE", 0, {0, 1, 2, 3},
+       "global accesses through local memory: 0 where it coalesces, 1 always, 2 never, 3 never and a strided side "
+       "coalesced by numbering the work-items transform-fastest", true},
+      {"FFT_ACROSS", 8, {4, 8, 16},
+       "transforms per work-group aimed for where neighbouring transforms are adjacent in memory (a strided side, "
+       "the passes of long plans): 8-byte values in runs of this many", true},
       {"FFT_CHUNK", 0, {0, 4, 8, 16, 32, 64, 128, 256},
        "MiB per scratch buffer of a multi-pass plan (0: 256): the batch runs pass after pass in chunks of this "
        "size, so that small chunks stay in the device's last-level cache between passes", true},

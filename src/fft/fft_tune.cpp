@@ -86,7 +86,7 @@ std::vector<int> collapse(const std::vector<int>& legal, int reference, Key key)
 
 // Values that cannot change the kernel of length n collapse to one; FFT_LOCAL_MAX stays at or
 // above n (a smaller limit would split the length into passes using other lengths' entries).
-std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, const std::vector<std::string>&,
+std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, const std::vector<std::string>& sizes,
                                                    const ParamMap& reference) {
   const KernelSpec& spec = kernel_spec("fft");
   const std::size_t n = std::stoull(variant);
@@ -127,6 +127,16 @@ std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, c
   }
   v["FFT_HALVE"] = collapse(spec.find("FFT_HALVE")->legal, reference.at("FFT_HALVE"),
                             [&](int h) { return h == 2 && !quarters ? 1 : h; });
+  // Contiguous batches have no strided side: the run across transforms is never used, and
+  // transform-fastest numbering never chosen (FFT_STAGE 3 is 2).
+  const bool strided = std::any_of(sizes.begin(), sizes.end(), [](const std::string& z) {
+    return parse_fft_size(z).interleaved;
+  });
+  if (!strided) {
+    v["FFT_ACROSS"] = {reference.at("FFT_ACROSS")};
+    v["FFT_STAGE"] = collapse(spec.find("FFT_STAGE")->legal, reference.at("FFT_STAGE"),
+                              [](int st) { return st == 3 ? 2 : st; });
+  }
   // Radices that split n into the same passes.
   v["FFT_RADIX"] = collapse(spec.find("FFT_RADIX")->legal, reference.at("FFT_RADIX"),
                             [&](int radix) { return fft_radices(n, radix); });

@@ -110,6 +110,7 @@ DeviceInfo describe(const cl::Device& device) {
   info.profiling = (num_info<cl_command_queue_properties>(d, CL_DEVICE_QUEUE_PROPERTIES) & CL_QUEUE_PROFILING_ENABLE) != 0;
 
   const std::string exts = str_info(d, CL_DEVICE_EXTENSIONS);
+  info.fp64 = has_extension(exts, "cl_khr_fp64");
   if (info.vendor_class == VendorClass::NVIDIA && has_extension(exts, "cl_nv_device_attribute_query")) {
     const auto major = num_info<cl_uint>(d, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV);
     const auto minor = num_info<cl_uint>(d, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV);
