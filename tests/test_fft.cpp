@@ -307,7 +307,7 @@ TEST_SUITE("fft") {
         // One twiddle per butterfly in double, the others its powers (FFT_TWIDDLE 2), in
         // local-memory kernels and in one transform per work-item, float2 or float access.
         {{"FFT_TWIDDLE", 2}, {"FFT_RADIX", 16}, {"FFT_WG", 256}, {"FFT_HALVE", 2}},
-        {{"FFT_TWIDDLE", 2}, {"FFT_RADIX", 8}, {"FFT_REG", 64}, {"FFT_VEC", 0}},
+        {{"FFT_TWIDDLE", 2}, {"FFT_RADIX", 8}, {"FFT_REG", 64}, {"FFT_VEC", 0}, {"FFT_WG", 32}},
     };
     for (const auto& p : sets) {
       CAPTURE(params_of(Tuning{p, false}));

@@ -17,6 +17,7 @@
 #   part 5: closing sitting with the session-8 rows: `bench fft` default list (every length at 64 and
 #           512 MiB) beside the peers, then the FFT tests on the NVIDIA device.
 #   part 6: `bench fft` 16 … 4096 on the PoCL CPU beside the peers.
+#   part 7: the FFT tests on the NVIDIA device with the failing cases in full.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session8.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -159,6 +160,9 @@ row() { printf '{"variant": "%s", "params": {%s}}' "$1" "$2"; }
     rm -rf "$XDG_DATA_HOME"
     lim 400 "$C" -d cpu bench fft --size 16@64 --size 32@64 --size 64@64 --size 128@64 --size 256@64 --size 512@64 \
       --size 1024@64 --size 2048@64 --size 4096@64 --out "$O/json/fft_cpu_s8-6.json" 2>&1 | grep -E "^fft n"
+    ;;
+  7)
+    lim 300 "$B/tests/clforge_tests" --test-suite=fft --test-case-exclude="clforge *" 2>&1 | grep -B3 -A25 "TEST CASE" | head -120
     ;;
   esac
   date -u
