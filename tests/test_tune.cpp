@@ -538,7 +538,11 @@ TEST_SUITE("tune") {
       CHECK(cfg.values == c.best);
       CHECK(cfg.sources.at("TRA_TILE").find("variant " + c.variant + "]") != std::string::npos);
     }
-    CHECK(resolve_configuration("transpose", "16", s.entry.info).sources.at("TRA_TILE").rfind("shipped", 0) == 0);
+    // Variant 16 (16-byte elements) was not tuned: shipped, or shrunk from the shipped row where
+    // its tile does not fit the device's local memory ("fallback (shipped ...)", 48 KiB GPUs).
+    const std::string src16 = resolve_configuration("transpose", "16", s.entry.info).sources.at("TRA_TILE");
+    INFO(src16);
+    CHECK((src16.rfind("shipped", 0) == 0 || src16.rfind("fallback (shipped", 0) == 0));
   }
 
   TEST_CASE("bad arguments throw InvalidArgument naming them") {
