@@ -18,6 +18,9 @@
 #           512 MiB) beside the peers, then the FFT tests on the NVIDIA device.
 #   part 6: `bench fft` 16 … 4096 on the PoCL CPU beside the peers.
 #   part 7: the FFT tests on the NVIDIA device with the failing cases in full.
+#   part 8: the pass twiddle per value from the two-level table (FFT_PRE 1) where the split form's
+#           per-value table would exceed 32 KiB: per-pass times of the multi-pass lengths, then
+#           `bench fft` for 2^17 … 2^20 beside the peers.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session8.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -160,6 +163,11 @@ row() { printf '{"variant": "%s", "params": {%s}}' "$1" "$2"; }
     rm -rf "$XDG_DATA_HOME"
     lim 400 "$C" -d cpu bench fft --size 16@64 --size 32@64 --size 64@64 --size 128@64 --size 256@64 --size 512@64 \
       --size 1024@64 --size 2048@64 --size 4096@64 --out "$O/json/fft_cpu_s8-6.json" 2>&1 | grep -E "^fft n"
+    ;;
+  8)
+    for nb in 1048576@8 524288@16 262144@32 65536@128 131072@64; do pp $nb ""; done
+    lim 200 "$C" -d nvidia bench fft --size 524288@64 --size 1048576@64 --size 524288@512 --size 1048576@512 \
+      --size 131072@64 --size 262144@64 2>&1 | grep -E "^fft n"
     ;;
   7)
     lim 300 "$B/tests/clforge_tests" --test-suite=fft --test-case-exclude="clforge *" 2>&1 | grep -B3 -A25 "TEST CASE" | head -120
