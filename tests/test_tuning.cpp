@@ -193,6 +193,36 @@ TEST_SUITE("tuning") {
       for (std::size_t c = 0; c < 29; ++c) REQUIRE(std::memcmp(&out4[c * 33 + r], &in4[r * 29 + c], 16) == 0);
   }
 
+  TEST_CASE("a configuration that needs double precision falls back on a device without it and says so") {
+    DeviceInfo no_fp64 = test::session().entry.info;
+    no_fp64.fp64 = false;
+    DeviceInfo with_fp64 = no_fp64;
+    with_fp64.fp64 = true;
+    const std::string dir = test::temp_dir("fp64");
+    const std::string file = write_json(dir, "tw.json", R"({"entries": [{"kernel": "fft", "variant": "1024",
+        "params": {"FFT_TWIDDLE": 2}}]})");
+    test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
+    const Configuration ok = resolve_configuration("fft", "1024", with_fp64, Tuning{{}, false});
+    CHECK(ok.at("FFT_TWIDDLE") == 2);
+    CHECK(ok.notes.empty());
+    // Same identity otherwise: the remembered configuration of the first device is not reused.
+    const Configuration fb = resolve_configuration("fft", "1024", no_fp64, Tuning{{}, false});
+    CHECK(fb.at("FFT_TWIDDLE") == 0);
+    CHECK(fb.sources.at("FFT_TWIDDLE").find("fallback") == 0);
+    REQUIRE(!fb.notes.empty());
+    CHECK(fb.notes.front().find("cl_khr_fp64") != std::string::npos);
+    CHECK(fb.at("FFT_HALVE") == ok.at("FFT_HALVE"));  // nothing else given up
+    // Asked for explicitly, it is an error naming the parameter and the missing extension.
+    try {
+      resolve_configuration("fft", "1024", no_fp64, Tuning{{{"FFT_TWIDDLE", 2}}, false});
+      FAIL("FFT_TWIDDLE=2 accepted on a device without double precision");
+    } catch (const InvalidArgument& e) {
+      INFO(e.what());
+      CHECK(std::string(e.what()).find("FFT_TWIDDLE=2") != std::string::npos);
+      CHECK(std::string(e.what()).find("cl_khr_fp64") != std::string::npos);
+    }
+  }
+
   TEST_CASE("resolved configurations are remembered per device identity, limits included") {
     const DeviceInfo& dev = test::session().entry.info;
     DeviceInfo small = dev;  // a copy with less local memory than the shipped row's tile needs

@@ -58,7 +58,8 @@
 // (rounded once: the error matches clFFT's), 1 computes them with sinpi/cospi after exact
 // integer folding, 2 reads one twiddle per butterfly in double and makes the butterfly's others
 // as its powers in double, each rounded once (the same error as 0 with a table (R - 1) times
-// smaller and one load per butterfly instead of R - 1; needs cl_khr_fp64, the launcher checks).
+// smaller and one load per butterfly instead of R - 1; needs cl_khr_fp64: the configuration
+// asks for it, and resolving it for a device without falls back to 0).
 
 // ---- tuning parameters ----
 #ifndef FFT_RADIX

@@ -97,11 +97,12 @@ std::size_t FftShape::local_bytes() const {
   return static_cast<std::size_t>(b) * lstride * (halve ? 4 : 8);
 }
 
+bool fft_quarter_radices(const std::vector<int>& radices) {
+  return radices.size() >= 2 && std::all_of(radices.begin() + 1, radices.end(), [](int r) { return r % 2 == 0; });
+}
+
 bool FftShape::quarter_ok() const {
-  if (priv() || in_mode != 0 || out_mode != 0 || bluestein || radices.size() < 2) return false;
-  for (std::size_t i = 1; i < radices.size(); ++i)
-    if (radices[i] % 2 != 0) return false;
-  return true;
+  return !priv() && in_mode == 0 && out_mode == 0 && !bluestein && fft_quarter_radices(radices);
 }
 
 bool FftShape::halve_fallback() {

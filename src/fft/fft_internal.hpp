@@ -35,6 +35,10 @@ std::size_t fft_bluestein_length_smooth(std::size_t n);
 /// radices <= max_radix (larger first), then the odd primes. Empty for n = 1.
 std::vector<int> fft_radices(std::size_t n, int max_radix);
 
+/// Do these radices allow exchanges in quarters (FFT_HALVE 2)? Two passes or more, every radix
+/// after the first even (fft.cl, FFT_QPUT); FftShape::quarter_ok adds the shape's conditions.
+bool fft_quarter_radices(const std::vector<int>& radices);
+
 /// Database variant of the passes of length len in multi-pass plans ("pass512"). Passes have
 /// rows of their own: a row tuned for the one-kernel transform of a length (variant "512")
 /// would otherwise set the passes of that length too, whose strided side it never saw.

@@ -120,10 +120,12 @@ struct FftPlan::Impl {
   std::string how;
   float scale_fwd = 1.0f, scale_inv = 1.0f;
 
-  cl::Buffer table(const std::vector<cl_float2>& data) {
+  // A read-only table of cl_float2 (or cl_double2) values.
+  template <typename T>
+  cl::Buffer table(const std::vector<T>& data) {
     cl_int st = CL_SUCCESS;
-    cl::Buffer b(qc.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, data.size() * sizeof(cl_float2),
-                 const_cast<cl_float2*>(data.data()), &st);
+    cl::Buffer b(qc.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, data.size() * sizeof(T),
+                 const_cast<T*>(data.data()), &st);
     detail::check(st, "clCreateBuffer", "fft twiddle table");
     return b;
   }
@@ -149,10 +151,7 @@ struct FftPlan::Impl {
     if (!bases) return table(to_float2(w));
     std::vector<cl_double2> d(w.size());
     for (std::size_t i = 0; i < w.size(); ++i) d[i] = cl_double2{{w[i].real(), w[i].imag()}};
-    cl_int st = CL_SUCCESS;
-    cl::Buffer b(qc.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, d.size() * sizeof(cl_double2), d.data(), &st);
-    detail::check(st, "clCreateBuffer", "fft twiddle table (double)");
-    return b;
+    return table(d);
   }
 
   // The kernel of one stage: shape from the length and the configuration, modes from the
@@ -219,10 +218,6 @@ struct FftPlan::Impl {
                                 "\" (" + std::to_string(s.shape.local_bytes()) + " bytes of local memory, " +
                                 std::to_string(s.shape.work_group()) + " work-items)");
       }
-    }
-    if (s.cfg.at("FFT_TWIDDLE") == 2 && !dev.fp64) {
-      s.cfg.values["FFT_TWIDDLE"] = 0;  // the powers need double precision
-      s.cfg.notes.push_back("FFT_TWIDDLE=0: device \"" + dev.name + "\" has no cl_khr_fp64");
     }
     if (s.cfg.at("FFT_TWIDDLE") != 1 && len > 1) s.twl = pass_twiddles(s.shape.radices, s.cfg.at("FFT_TWIDDLE") == 2);
     return s;

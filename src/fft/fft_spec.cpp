@@ -81,12 +81,19 @@ KernelSpec fft_spec() {
     // fit every OpenCL GPU.
     r.local = {std::min<std::size_t>(sh.work_group(), 256), 1, 1};
     r.local_mem_bytes = sh.local_bytes();
+    r.fp64 = p.at("FFT_TWIDDLE") == 2;
     return r;
   };
-  // Halve the local memory first, then fewer work-items per transform (larger radix), a smaller
+  // Twiddles in double first (the one step that fits a device without cl_khr_fp64; the
+  // step's trigger is not known here, so a kernel too large for local memory also drops them),
+  // then halve the local memory, then fewer work-items per transform (larger radix), a smaller
   // work-group, and last a smaller single-kernel limit.
   s.shrink = [](const ParamMap& p, const std::string&) -> std::optional<ParamMap> {
     ParamMap q = p;
+    if (q["FFT_TWIDDLE"] == 2) {
+      q["FFT_TWIDDLE"] = 0;
+      return q;
+    }
     if (q["FFT_HALVE"] == 0) {
       q["FFT_HALVE"] = 1;
       return q;

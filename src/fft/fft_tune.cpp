@@ -123,7 +123,7 @@ std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, c
   bool quarters = false;
   for (int radix : spec.find("FFT_RADIX")->legal) {
     const std::vector<int> r = fft_radices(n, radix);
-    quarters = quarters || (r.size() >= 2 && std::all_of(r.begin() + 1, r.end(), [](int x) { return x % 2 == 0; }));
+    quarters = quarters || fft_quarter_radices(r);
   }
   v["FFT_HALVE"] = collapse(spec.find("FFT_HALVE")->legal, reference.at("FFT_HALVE"),
                             [&](int h) { return h == 2 && !quarters ? 1 : h; });

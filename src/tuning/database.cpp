@@ -62,6 +62,10 @@ std::string fit_problem(const KernelSpec& spec, const ParamMap& p, const std::st
     if (why.tellp() != 0) why << "; ";
     why << "needs " << r.local_mem_bytes << " bytes of local memory, the device has " << dev.local_mem_size;
   }
+  if (r.fp64 && !dev.fp64) {
+    if (why.tellp() != 0) why << "; ";
+    why << "needs double precision (cl_khr_fp64), which the device lacks";
+  }
   return why.str();
 }
 
@@ -316,7 +320,8 @@ Configuration resolve_configuration(const std::string& kernel, const std::string
     std::string dev = device.platform_name + '\n' + device.name + '\n' + device.vendor + '\n' + device.vendor_key() +
                       '\n' + device.type + '\n' + device.architecture + '\n' + device.driver_version + '\n' +
                       std::to_string(device.max_work_group_size) + ':' + std::to_string(device.local_mem_size) + ':' +
-                      std::to_string(device.max_alloc_size) + ':' + std::to_string(device.compute_units);
+                      std::to_string(device.max_alloc_size) + ':' + std::to_string(device.compute_units) + ':' +
+                      (device.fp64 ? "fp64" : "fp32");
     for (std::size_t v : device.max_work_item_sizes) dev += ',' + std::to_string(v);
     key = kernel + '\n' + variant + '\n' + dev + '\n' + std::to_string(tuning_file.version) + ':' +
           std::to_string(user.version) + ':' + std::to_string(shipped.version);

@@ -18,6 +18,7 @@ namespace clforge::detail {
 struct Resources {
   std::array<std::size_t, 3> local{1, 1, 1};  ///< work-group shape
   std::uint64_t local_mem_bytes = 0;          ///< __local memory per work-group
+  bool fp64 = false;                          ///< double precision in the kernel (cl_khr_fp64)
   std::size_t work_group() const { return local[0] * local[1] * local[2]; }
 };
 
