@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Generates cl/fft/fft_butterflies.cl: straight-line forward DFT butterflies of radix
-2, 3, 4, 5, 7, 8, 11, 13 and 16 on a private float2 array, with literal constants.
+2, 3, 4, 5, 7, 8, 11, 13, 16 and 32 on a private float2 array, with literal constants.
 
 Each butterfly is built as a list of complex operations, checked here against a direct DFT
 in double precision (so a wrong formula never reaches a kernel), then printed as OpenCL C.
@@ -182,8 +182,8 @@ def dft_any(b, xs):
         return dft2(b, xs)
     if r == 4:
         return dft4(b, xs)
-    if r in (8, 16):
-        return dft_split(b, xs, 4 if r == 16 else 2, 4)
+    if r in (8, 16, 32):
+        return dft_split(b, xs, r // 4, 4)
     return dft_direct(b, xs)
 
 
@@ -219,8 +219,8 @@ def build(radix):
 
 
 HEADER = """// Forward DFT butterflies on a private fft_c array: v[k] = sum_n v[n] * exp(-2*pi*i*n*k/R) for
-// R = 2, 3, 4, 5, 7, 8, 11, 13, 16, straight-line with literal constants (R = 8 and 16 split into
-// radix-2/4 stages with their internal twiddles; odd R use the pair symmetry
+// R = 2, 3, 4, 5, 7, 8, 11, 13, 16, 32, straight-line with literal constants (R = 8, 16 and 32
+// split into radix-2/4/8 stages with their internal twiddles; odd R use the pair symmetry
 // y[k] = A_k - i*B_k, y[R-k] = A_k + i*B_k). The inverse direction is taken by conjugating
 // the data before and after (see fft.cl).
 //
@@ -241,7 +241,7 @@ def main():
     print("#else")
     print("typedef struct {\n  float r, i;\n} fft_c;")
     print("#endif\n")
-    for r in (2, 3, 4, 5, 7, 8, 11, 13, 16):
+    for r in (2, 3, 4, 5, 7, 8, 11, 13, 16, 32):
         print(build(r))
         print()
 

@@ -5,7 +5,7 @@
 // or a whole Bluestein convolution (FFT_BLUESTEIN).
 //
 // Algorithm: mixed-radix Stockham autosort, radices FFT_R0 .. FFT_R<NPASS-1> from {2,3,4,5,7,8,11,
-// 13,16}. Pass p has radix R, NS = R_0 * ... * R_(p-1) and M = FFT_N / R butterflies; butterfly j
+// 13,16,32}. Pass p has radix R, NS = R_0 * ... * R_(p-1) and M = FFT_N / R butterflies; butterfly j
 //   reads   x[j + r*M]                                      r < R
 //   applies W_(NS*R)^(r * (j mod NS))                       (per-pass table, or computed)
 //   writes  y[(j / NS) * NS * R + (j mod NS) + k * NS]      k < R
@@ -63,7 +63,7 @@
 
 // ---- tuning parameters ----
 #ifndef FFT_RADIX
-#define FFT_RADIX 8          // largest power-of-two radix of a pass (2, 4, 8, 16); read by the launcher
+#define FFT_RADIX 8          // largest power-of-two radix of a pass (2, 4, 8, 16, 32); read by the launcher
 #endif
 #ifndef FFT_WG
 #define FFT_WG 256           // work-items per work-group the launcher aims for (16 ... 1024)
@@ -445,11 +445,14 @@ FFT_INLINE fft_c fft_twiddle(__global const fft_c* restrict twl, const int off, 
 FFT_INLINE double2 fft_dmul(const double2 a, const double2 b) {
   return (double2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
 }
-// w = w * w1 in double, then v[r] *= w rounded to float.
+// Power r of the butterfly's twiddle in double: two chains, odd and even powers, each a step of
+// w^2 (half the dependent products of one chain), then v[r] *= w^r rounded to float.
 #define FFT_DPOW(r)                                              \
   if (R > (r)) {                                                 \
-    w = fft_dmul(w, w1);                                         \
-    v[r] = fft_mul(v[r], fft_make((float)w.x, (float)w.y));      \
+    if ((r) & 1) wo = fft_dmul(wo, w2);                          \
+    else we = fft_dmul(we, w2);                                  \
+    const double2 w_ = ((r) & 1) ? wo : we;                      \
+    v[r] = fft_mul(v[r], fft_make((float)w_.x, (float)w_.y));    \
   }
 #endif
 
@@ -457,14 +460,20 @@ FFT_INLINE double2 fft_dmul(const double2 a, const double2 b) {
 FFT_INLINE void fft_twiddles(const int R, const int NS, fft_c* v, __global const fft_c* restrict twl, const int off,
                              const int jj) {
 #if FFT_TWIDDLE == 2
-  // W_(NS*R)^jj in double at off + jj; W^r = W^(r-1) * W in double (relative error about r
+  // W_(NS*R)^jj in double at off + jj; W^r = W^(r-2) * W^2 in double (relative error about r/2
   // double roundings, far below one float rounding), then rounded once.
   const __global double* t_ = (const __global double*)twl + 2 * (off + jj);
   const double2 w1 = (double2)(t_[0], t_[1]);
-  double2 w = w1;
   v[1] = fft_mul(v[1], fft_make((float)w1.x, (float)w1.y));
-  FFT_DPOW(2) FFT_DPOW(3) FFT_DPOW(4) FFT_DPOW(5) FFT_DPOW(6) FFT_DPOW(7) FFT_DPOW(8)
-  FFT_DPOW(9) FFT_DPOW(10) FFT_DPOW(11) FFT_DPOW(12) FFT_DPOW(13) FFT_DPOW(14) FFT_DPOW(15)
+  if (R > 2) {
+    const double2 w2 = fft_dmul(w1, w1);
+    v[2] = fft_mul(v[2], fft_make((float)w2.x, (float)w2.y));
+    double2 wo = w1, we = w2;
+    FFT_DPOW(3) FFT_DPOW(4) FFT_DPOW(5) FFT_DPOW(6) FFT_DPOW(7) FFT_DPOW(8) FFT_DPOW(9) FFT_DPOW(10)
+    FFT_DPOW(11) FFT_DPOW(12) FFT_DPOW(13) FFT_DPOW(14) FFT_DPOW(15) FFT_DPOW(16) FFT_DPOW(17)
+    FFT_DPOW(18) FFT_DPOW(19) FFT_DPOW(20) FFT_DPOW(21) FFT_DPOW(22) FFT_DPOW(23) FFT_DPOW(24)
+    FFT_DPOW(25) FFT_DPOW(26) FFT_DPOW(27) FFT_DPOW(28) FFT_DPOW(29) FFT_DPOW(30) FFT_DPOW(31)
+  }
 #else
   if (R > 1) v[1] = fft_mul(v[1], fft_twiddle(twl, off, 1, jj, NS, R));
   if (R > 2) v[2] = fft_mul(v[2], fft_twiddle(twl, off, 2, jj, NS, R));
@@ -481,6 +490,22 @@ FFT_INLINE void fft_twiddles(const int R, const int NS, fft_c* v, __global const
   if (R > 13) v[13] = fft_mul(v[13], fft_twiddle(twl, off, 13, jj, NS, R));
   if (R > 14) v[14] = fft_mul(v[14], fft_twiddle(twl, off, 14, jj, NS, R));
   if (R > 15) v[15] = fft_mul(v[15], fft_twiddle(twl, off, 15, jj, NS, R));
+  if (R > 16) v[16] = fft_mul(v[16], fft_twiddle(twl, off, 16, jj, NS, R));
+  if (R > 17) v[17] = fft_mul(v[17], fft_twiddle(twl, off, 17, jj, NS, R));
+  if (R > 18) v[18] = fft_mul(v[18], fft_twiddle(twl, off, 18, jj, NS, R));
+  if (R > 19) v[19] = fft_mul(v[19], fft_twiddle(twl, off, 19, jj, NS, R));
+  if (R > 20) v[20] = fft_mul(v[20], fft_twiddle(twl, off, 20, jj, NS, R));
+  if (R > 21) v[21] = fft_mul(v[21], fft_twiddle(twl, off, 21, jj, NS, R));
+  if (R > 22) v[22] = fft_mul(v[22], fft_twiddle(twl, off, 22, jj, NS, R));
+  if (R > 23) v[23] = fft_mul(v[23], fft_twiddle(twl, off, 23, jj, NS, R));
+  if (R > 24) v[24] = fft_mul(v[24], fft_twiddle(twl, off, 24, jj, NS, R));
+  if (R > 25) v[25] = fft_mul(v[25], fft_twiddle(twl, off, 25, jj, NS, R));
+  if (R > 26) v[26] = fft_mul(v[26], fft_twiddle(twl, off, 26, jj, NS, R));
+  if (R > 27) v[27] = fft_mul(v[27], fft_twiddle(twl, off, 27, jj, NS, R));
+  if (R > 28) v[28] = fft_mul(v[28], fft_twiddle(twl, off, 28, jj, NS, R));
+  if (R > 29) v[29] = fft_mul(v[29], fft_twiddle(twl, off, 29, jj, NS, R));
+  if (R > 30) v[30] = fft_mul(v[30], fft_twiddle(twl, off, 30, jj, NS, R));
+  if (R > 31) v[31] = fft_mul(v[31], fft_twiddle(twl, off, 31, jj, NS, R));
 #endif
 }
 
@@ -495,6 +520,7 @@ FFT_INLINE void fft_butterfly(const int r, fft_c* v) {
     case 11: fft_bf11(v); break;
     case 13: fft_bf13(v); break;
     case 16: fft_bf16(v); break;
+    case 32: fft_bf32(v); break;
     default: break;
   }
 }

@@ -34,7 +34,7 @@ KernelSpec fft_spec() {
   s.files = {"fft/fft_butterflies.cl", "fft/fft.cl"};
   s.database = "db/fft.json";
   s.params = {
-      {"FFT_RADIX", 8, {2, 4, 8, 16}, "largest power-of-two radix of a pass", true},
+      {"FFT_RADIX", 8, {2, 4, 8, 16, 32}, "largest power-of-two radix of a pass", true},
       {"FFT_WG", 256, {16, 32, 64, 128, 256, 512, 1024}, "work-items per work-group the launcher aims for", true},
       {"FFT_REG", 16, {1, 2, 4, 8, 16, 32, 64}, "lengths up to this: one transform per work-item, in registers", true},
       {"FFT_VPT", 0, {0, 16, 32, 64},

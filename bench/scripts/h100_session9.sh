@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Device sittings of session 9 on the lent H100 machine, one part per call.
+#   part 1: radix-32 passes (FFT_RADIX 32): kernel times of 16384 (32*32*16, 512 work-items)
+#           against the sm_90 row (16*16*16*4, 1024 work-items) with table and double twiddles,
+#           where its time goes (diagnostic macros), register reports; per-pass times of 2^19
+#           and 2^20 with 32*32 passes of 1024 points (4 or 8 transforms per group) and 32*16
+#           passes of 512; one-kernel 512, 1024 and 8192 with and without radix 32.
+#   part 2: `bench fft` of the lengths part 1 moved, beside the peers, with candidate rows
+#           (tuning file TF, a JSON file in the repository) and with the shipped rows.
+# usage (from the repository root, after `source .device/env.sh`):
+#   bench/scripts/h100_session9.sh BUILD_DIR OUT_DIR PART [TF]
+source "$(dirname "$0")/device_common.sh" "$@"
+PART=$3
+C="$B/clforge"
+# kernel device time (profile median) of one `run fft`
+kt() { local nb=$1; shift; echo "== [${CLFORGE_BUILD_OPTIONS:-}] [$*] $nb"
+  CLFORGE_PROFILE_KERNELS=1 timeout -s INT -k 10 90 "$C" -v -d nvidia "$@" run fft --n ${nb%@*} --batch ${nb#*@} 2>"$O/prof.txt" | grep -E "median|rror|kernel:|pass"
+  grep '^clforge: profile: ' "$O/prof.txt" | sed 's/.* \([0-9.]*\) ms$/\1/' | sort -g | awk '{v[++n]=$1} END {printf "  kernel median %.4f ms (n=%d)\n", v[int((n+1)/2)], n}'; }
+# per-pass kernel times of one `run fft` under tuning-file rows: pp N@BATCH 'ROW, ROW, ...'
+pp() { local nb=$1 rows=$2 f="$O/tf.json"
+  printf '{"kernel": "fft", "entries": [%s]}\n' "$rows" >"$f"
+  echo "== $nb rows: $rows"
+  CLFORGE_TUNING_FILE="$f" prof 90 "$C" -v -d nvidia run fft --n ${nb%@*} --batch ${nb#*@} 2>&1 |
+    grep -E "median|rror|pass [0-9]/|n=[0-9]+ ms"; }
+row() { printf '{"variant": "%s", "params": {%s}}' "$1" "$2"; }
+# register report of one `run fft` (uncached build with -cl-nv-verbose)
+vr() { local nb=$1; shift; echo "== registers [$*] $nb"
+  CLFORGE_CACHE_DIR=off CLFORGE_BUILD_OPTIONS=-cl-nv-verbose timeout -s INT -k 10 90 "$C" -v -d nvidia "$@" run fft \
+    --n ${nb%@*} --batch ${nb#*@} 2>&1 | grep -E "Used|spill" | head -6; }
+{
+  date -u
+  nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader
+  case $PART in
+  1)
+    rm -rf "$XDG_DATA_HOME"
+    for nb in 16384@512 16384@4096; do
+      kt $nb
+      kt $nb -p FFT_RADIX=32
+      kt $nb -p FFT_RADIX=32 -p FFT_TWIDDLE=0
+      kt $nb -p FFT_TWIDDLE=0
+    done
+    for d in -DFFT_XNOTW -DFFT_XNOXCHG -DFFT_XNOPASS; do
+      CLFORGE_BUILD_OPTIONS=$d kt 16384@4096 -p FFT_RADIX=32 -p FFT_TWIDDLE=0
+      CLFORGE_BUILD_OPTIONS=$d kt 16384@512 -p FFT_RADIX=32 -p FFT_TWIDDLE=0
+    done
+    vr 16384@512 -p FFT_RADIX=32
+    vr 16384@512 -p FFT_RADIX=32 -p FFT_TWIDDLE=0
+    A4='"FFT_WG": 256, "FFT_HALVE": 2, "FFT_STAGE": 3, "FFT_ACROSS": 4'
+    for v in "$A4" \
+             '"FFT_RADIX": 32, "FFT_WG": 128, "FFT_HALVE": 2, "FFT_STAGE": 3, "FFT_ACROSS": 4' \
+             '"FFT_RADIX": 32, "FFT_WG": 256, "FFT_HALVE": 2, "FFT_STAGE": 3, "FFT_ACROSS": 4' \
+             '"FFT_RADIX": 32, "FFT_WG": 64, "FFT_HALVE": 2, "FFT_STAGE": 3, "FFT_ACROSS": 4' \
+             '"FFT_RADIX": 32, "FFT_WG": 128, "FFT_HALVE": 1, "FFT_STAGE": 3, "FFT_ACROSS": 4'; do
+      pp 1048576@8 "$(row pass1024 "$v")"
+      pp 524288@16 "$(row pass1024 "$v")"
+    done
+    for v in '"FFT_RADIX": 32, "FFT_WG": 128, "FFT_HALVE": 2, "FFT_STAGE": 3, "FFT_ACROSS": 4' \
+             '"FFT_RADIX": 32, "FFT_WG": 256, "FFT_HALVE": 2, "FFT_STAGE": 3, "FFT_ACROSS": 8' \
+             '"FFT_RADIX": 32'; do
+      pp 524288@16 "$(row pass512 "$v")"
+    done
+    printf '{"kernel": "fft", "entries": [%s]}\n' "$(row pass1024 '"FFT_RADIX": 32, "FFT_WG": 128, "FFT_HALVE": 2, "FFT_STAGE": 3, "FFT_ACROSS": 4')" >"$O/tf32.json"
+    CLFORGE_TUNING_FILE="$O/tf32.json" vr 1048576@8
+    for nb in 1024@8192 512@16384 8192@1024 1024@65536 512@131072 8192@8192; do
+      kt $nb
+      kt $nb -p FFT_RADIX=32
+    done
+    ;;
+  2)
+    rm -rf "$XDG_DATA_HOME"
+    TF=$(realpath "$4")
+    cat "$TF"
+    S="--size 16384@64 --size 16384@512 --size 524288@64 --size 524288@512 --size 1048576@64 --size 1048576@512"
+    S2="--size 512@64 --size 1024@64 --size 8192@64 --size 512@512 --size 1024@512 --size 8192@512"
+    for i in 1 2; do
+      CLFORGE_TUNING_FILE="$TF" lim 200 "$C" -d nvidia bench fft $S --out "$O/json/fft_cand_s9_$i.json" 2>&1 | grep -E "^fft n"
+      lim 200 "$C" -d nvidia bench fft $S --out "$O/json/fft_rows_s9_$i.json" 2>&1 | grep -E "^fft n"
+    done
+    ;;
+  esac
+  date -u
+} 2>&1 | tee "$O/log_s9-$PART.txt"
