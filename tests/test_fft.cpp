@@ -308,6 +308,10 @@ TEST_SUITE("fft") {
         // local-memory kernels and in one transform per work-item, float2 or float access.
         {{"FFT_TWIDDLE", 2}, {"FFT_RADIX", 16}, {"FFT_WG", 256}, {"FFT_HALVE", 2}},
         {{"FFT_TWIDDLE", 2}, {"FFT_RADIX", 8}, {"FFT_REG", 64}, {"FFT_VEC", 0}, {"FFT_WG", 32}},
+        // Radix 32 (1024 = 32*32 on 32 work-items; 32 points in registers; twiddle powers up to
+        // the 31st in double).
+        {{"FFT_RADIX", 32}, {"FFT_WG", 64}, {"FFT_REG", 32}},
+        {{"FFT_RADIX", 32}, {"FFT_TWIDDLE", 2}, {"FFT_HALVE", 2}, {"FFT_WG", 128}},
     };
     for (const auto& p : sets) {
       CAPTURE(params_of(Tuning{p, false}));
@@ -359,7 +363,8 @@ TEST_SUITE("fft") {
     // 16384 points in one kernel with the exchanges in quarters (32 KiB of local memory), with
     // one and with two butterflies per work-item and pass, forward and inverse, in place.
     for (const ParamMap& p : {ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 16}, {"FFT_HALVE", 2}},
-                              ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 16}, {"FFT_HALVE", 2}, {"FFT_VPT", 32}}}) {
+                              ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 16}, {"FFT_HALVE", 2}, {"FFT_VPT", 32}},
+                              ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 32}, {"FFT_HALVE", 2}}}) {
       CAPTURE(params_of(Tuning{p, false}));
       FftDesc d;
       d.n = 16384;
@@ -390,6 +395,20 @@ TEST_SUITE("fft") {
       CAPTURE(params_of(Tuning{p, false}));
       check_fft(with(contiguous(65536, 2, stage == 0), p), seed++);
       check_fft(with(contiguous(4099, 3), p), seed++);
+    }
+    // Two passes of 32*32 (2^20) and 32*32 then 512 (2^19), transform-fastest with 4 transforms
+    // per group of 128 work-items, in quarters.
+    const ParamMap r32 = {{"FFT_PASS_MAX", 1024}, {"FFT_RADIX", 32}, {"FFT_WG", 128}, {"FFT_HALVE", 2},
+                          {"FFT_STAGE", 3}, {"FFT_ACROSS", 4}};
+    for (std::size_t n : {std::size_t{1} << 20, std::size_t{1} << 19}) {
+      CAPTURE(n);
+      FftDesc d;
+      d.n = n;
+      FftPlan plan(test::session().queue, d, Tuning{r32, false});
+      INFO(plan.describe());
+      CHECK(plan.launches() == 2);
+      CHECK(plan.describe().find("(1024 points): radix 32*32, 32 work-items x 4 transforms") != std::string::npos);
+      check_fft(with(contiguous(n, 1, n == (std::size_t{1} << 19)), r32), seed++);
     }
   }
 

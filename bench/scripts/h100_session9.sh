@@ -5,10 +5,12 @@
 #           where its time goes (diagnostic macros), register reports; per-pass times of 2^19
 #           and 2^20 with 32*32 passes of 1024 points (4 or 8 transforms per group) and 32*16
 #           passes of 512; one-kernel 512, 1024 and 8192 with and without radix 32.
-#   part 2: `bench fft` of the lengths part 1 moved, beside the peers, with candidate rows
-#           (tuning file TF, a JSON file in the repository) and with the shipped rows.
+#   part 2: 16384 with radix 32 (double twiddles in one chain, or unpadded); 1024-point passes
+#           with radix 32 and whole or halved exchanges; then `bench fft` of 16384, 2^19 and 2^20
+#           beside the peers under each candidate tuning file TF... (JSON files in the
+#           repository) and under the shipped rows.
 # usage (from the repository root, after `source .device/env.sh`):
-#   bench/scripts/h100_session9.sh BUILD_DIR OUT_DIR PART [TF]
+#   bench/scripts/h100_session9.sh BUILD_DIR OUT_DIR PART [TF...]
 source "$(dirname "$0")/device_common.sh" "$@"
 PART=$3
 C="$B/clforge"
@@ -68,13 +70,24 @@ vr() { local nb=$1; shift; echo "== registers [$*] $nb"
     ;;
   2)
     rm -rf "$XDG_DATA_HOME"
-    TF=$(realpath "$4")
-    cat "$TF"
+    for nb in 16384@512 16384@4096; do
+      kt $nb -p FFT_RADIX=32
+      kt $nb -p FFT_RADIX=32 -p FFT_TWIDDLE=0 -p FFT_PAD=0
+    done
+    "$C" -d nvidia -p FFT_RADIX=32 run fft --n 512 --batch 16384 2>&1 | tail -4
+    for v in '"FFT_RADIX": 32, "FFT_WG": 128, "FFT_HALVE": 0, "FFT_STAGE": 3, "FFT_ACROSS": 4' \
+             '"FFT_RADIX": 32, "FFT_WG": 256, "FFT_HALVE": 1, "FFT_STAGE": 3, "FFT_ACROSS": 4' \
+             '"FFT_RADIX": 32, "FFT_WG": 128, "FFT_HALVE": 2, "FFT_STAGE": 3, "FFT_ACROSS": 4, "FFT_PAD": 0'; do
+      pp 1048576@8 "$(row pass1024 "$v")"
+      pp 524288@16 "$(row pass1024 "$v")"
+    done
     S="--size 16384@64 --size 16384@512 --size 524288@64 --size 524288@512 --size 1048576@64 --size 1048576@512"
-    S2="--size 512@64 --size 1024@64 --size 8192@64 --size 512@512 --size 1024@512 --size 8192@512"
-    for i in 1 2; do
-      CLFORGE_TUNING_FILE="$TF" lim 200 "$C" -d nvidia bench fft $S --out "$O/json/fft_cand_s9_$i.json" 2>&1 | grep -E "^fft n"
-      lim 200 "$C" -d nvidia bench fft $S --out "$O/json/fft_rows_s9_$i.json" 2>&1 | grep -E "^fft n"
+    shift 3
+    for tf in "$@" ""; do
+      echo "#### tuning file: ${tf:-none (shipped rows)}"
+      [ -n "$tf" ] && cat "$tf"
+      CLFORGE_TUNING_FILE="${tf:+$(realpath "$tf")}" lim 200 "$C" -d nvidia bench fft $S \
+        --out "$O/json/fft_s9-2_$(basename "${tf:-shipped}" .json).json" 2>&1 | grep -E "^fft n"
     done
     ;;
   esac

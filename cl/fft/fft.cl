@@ -445,14 +445,11 @@ FFT_INLINE fft_c fft_twiddle(__global const fft_c* restrict twl, const int off, 
 FFT_INLINE double2 fft_dmul(const double2 a, const double2 b) {
   return (double2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
 }
-// Power r of the butterfly's twiddle in double: two chains, odd and even powers, each a step of
-// w^2 (half the dependent products of one chain), then v[r] *= w^r rounded to float.
+// w = w * w1 in double, then v[r] *= w rounded to float.
 #define FFT_DPOW(r)                                              \
   if (R > (r)) {                                                 \
-    if ((r) & 1) wo = fft_dmul(wo, w2);                          \
-    else we = fft_dmul(we, w2);                                  \
-    const double2 w_ = ((r) & 1) ? wo : we;                      \
-    v[r] = fft_mul(v[r], fft_make((float)w_.x, (float)w_.y));    \
+    w = fft_dmul(w, w1);                                         \
+    v[r] = fft_mul(v[r], fft_make((float)w.x, (float)w.y));      \
   }
 #endif
 
@@ -460,20 +457,16 @@ FFT_INLINE double2 fft_dmul(const double2 a, const double2 b) {
 FFT_INLINE void fft_twiddles(const int R, const int NS, fft_c* v, __global const fft_c* restrict twl, const int off,
                              const int jj) {
 #if FFT_TWIDDLE == 2
-  // W_(NS*R)^jj in double at off + jj; W^r = W^(r-2) * W^2 in double (relative error about r/2
+  // W_(NS*R)^jj in double at off + jj; W^r = W^(r-1) * W in double (relative error about r
   // double roundings, far below one float rounding), then rounded once.
   const __global double* t_ = (const __global double*)twl + 2 * (off + jj);
   const double2 w1 = (double2)(t_[0], t_[1]);
+  double2 w = w1;
   v[1] = fft_mul(v[1], fft_make((float)w1.x, (float)w1.y));
-  if (R > 2) {
-    const double2 w2 = fft_dmul(w1, w1);
-    v[2] = fft_mul(v[2], fft_make((float)w2.x, (float)w2.y));
-    double2 wo = w1, we = w2;
-    FFT_DPOW(3) FFT_DPOW(4) FFT_DPOW(5) FFT_DPOW(6) FFT_DPOW(7) FFT_DPOW(8) FFT_DPOW(9) FFT_DPOW(10)
-    FFT_DPOW(11) FFT_DPOW(12) FFT_DPOW(13) FFT_DPOW(14) FFT_DPOW(15) FFT_DPOW(16) FFT_DPOW(17)
-    FFT_DPOW(18) FFT_DPOW(19) FFT_DPOW(20) FFT_DPOW(21) FFT_DPOW(22) FFT_DPOW(23) FFT_DPOW(24)
-    FFT_DPOW(25) FFT_DPOW(26) FFT_DPOW(27) FFT_DPOW(28) FFT_DPOW(29) FFT_DPOW(30) FFT_DPOW(31)
-  }
+  FFT_DPOW(2) FFT_DPOW(3) FFT_DPOW(4) FFT_DPOW(5) FFT_DPOW(6) FFT_DPOW(7) FFT_DPOW(8) FFT_DPOW(9)
+  FFT_DPOW(10) FFT_DPOW(11) FFT_DPOW(12) FFT_DPOW(13) FFT_DPOW(14) FFT_DPOW(15) FFT_DPOW(16) FFT_DPOW(17)
+  FFT_DPOW(18) FFT_DPOW(19) FFT_DPOW(20) FFT_DPOW(21) FFT_DPOW(22) FFT_DPOW(23) FFT_DPOW(24) FFT_DPOW(25)
+  FFT_DPOW(26) FFT_DPOW(27) FFT_DPOW(28) FFT_DPOW(29) FFT_DPOW(30) FFT_DPOW(31)
 #else
   if (R > 1) v[1] = fft_mul(v[1], fft_twiddle(twl, off, 1, jj, NS, R));
   if (R > 2) v[2] = fft_mul(v[2], fft_twiddle(twl, off, 2, jj, NS, R));
