@@ -364,7 +364,9 @@ TEST_SUITE("fft") {
     // one and with two butterflies per work-item and pass, forward and inverse, in place.
     for (const ParamMap& p : {ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 16}, {"FFT_HALVE", 2}},
                               ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 16}, {"FFT_HALVE", 2}, {"FFT_VPT", 32}},
-                              ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 32}, {"FFT_HALVE", 2}}}) {
+                              ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 32}, {"FFT_HALVE", 2}},
+                              // The last pass's twiddles in double, the second pass's from the table.
+                              ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 32}, {"FFT_HALVE", 2}, {"FFT_TWIDDLE", 3}}}) {
       CAPTURE(params_of(Tuning{p, false}));
       FftDesc d;
       d.n = 16384;

@@ -754,6 +754,17 @@ TEST_SUITE("tune") {
     const std::size_t full = 7 * 3 * 3 * 2 * 2 * 4 * 3;  // FFT_WG, HALVE, TWIDDLE, PAD, VEC, STAGE, ACROSS
     CHECK(r.classes[0].space == full * 2 * 3 * 4);
     CHECK(r.classes[0].illegal + r.classes[0].unfit + r.classes[0].candidates == r.classes[0].space);
+    // FFT_TWIDDLE 3 differs from 0 only where a pass's table is large: the narrowed space keeps
+    // its four values for 16384 (the last pass's table of (R - 1) * NS entries is large under
+    // every radix) and three for 64 (a caller's list is taken as given).
+    for (const auto& [size, kept] : std::map<std::string, std::size_t>{{"16384", 4}, {"64", 3}}) {
+      CAPTURE(size);
+      TuneOptions t = o;
+      t.sizes = {size};
+      const std::size_t all = tune(s.queue, "fft", t).classes.at(0).space;
+      t.param_values = {{"FFT_TWIDDLE", {0}}};
+      CHECK(all == kept * tune(s.queue, "fft", t).classes.at(0).space);
+    }
     // Blur: channels are the class; the recursive split threshold collapses to one value per
     // way of splitting the class's images: never, only the shorter side's passes (e.g. 256 for
     // 300x200, 64 for 64x48), both.

@@ -221,6 +221,13 @@ TEST_SUITE("tuning") {
       CHECK(std::string(e.what()).find("FFT_TWIDDLE=2") != std::string::npos);
       CHECK(std::string(e.what()).find("cl_khr_fp64") != std::string::npos);
     }
+    // FFT_TWIDDLE 3 (double twiddles in the passes with large tables) asks for it too.
+    try {
+      resolve_configuration("fft", "16384", no_fp64, Tuning{{{"FFT_TWIDDLE", 3}}, false});
+      FAIL("FFT_TWIDDLE=3 accepted on a device without double precision");
+    } catch (const InvalidArgument& e) {
+      CHECK(std::string(e.what()).find("cl_khr_fp64") != std::string::npos);
+    }
   }
 
   TEST_CASE("resolved configurations are remembered per device identity, limits included") {

@@ -9,6 +9,13 @@
 #           with radix 32 and whole or halved exchanges; then `bench fft` of 16384, 2^19 and 2^20
 #           beside the peers under each candidate tuning file TF... (JSON files in the
 #           repository) and under the shipped rows.
+#   part 3: FFT_TWIDDLE 3 (double twiddle powers only in the passes with large tables): kernel
+#           times of 16384, 8192 and 4096 at 64 and 512 MiB, then `bench fft` of them under each
+#           tuning file TF... and under the shipped rows.
+#   part 4: closing sitting with the session-9 rows: `bench fft` default list (every length at 64
+#           and 512 MiB) beside the peers.
+#   part 5: the fft, tune and tuning test suites on the NVIDIA device; the resolved 16384 and
+#           pass1024 rows.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session9.sh BUILD_DIR OUT_DIR PART [TF...]
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -89,6 +96,36 @@ vr() { local nb=$1; shift; echo "== registers [$*] $nb"
       CLFORGE_TUNING_FILE="${tf:+$(realpath "$tf")}" lim 200 "$C" -d nvidia bench fft $S \
         --out "$O/json/fft_s9-2_$(basename "${tf:-shipped}" .json).json" 2>&1 | grep -E "^fft n"
     done
+    ;;
+  3)
+    rm -rf "$XDG_DATA_HOME"
+    for nb in 16384@512 16384@4096; do
+      kt $nb
+      kt $nb -p FFT_TWIDDLE=3
+      kt $nb -p FFT_TWIDDLE=3 -p FFT_RADIX=16
+    done
+    for nb in 8192@1024 8192@8192 4096@2048 4096@16384; do
+      kt $nb
+      kt $nb -p FFT_TWIDDLE=3
+    done
+    S="--size 16384@64 --size 16384@512 --size 8192@64 --size 8192@512 --size 4096@64 --size 4096@512"
+    shift 3
+    for tf in "$@" ""; do
+      echo "#### tuning file: ${tf:-none (shipped rows)}"
+      [ -n "$tf" ] && cat "$tf"
+      CLFORGE_TUNING_FILE="${tf:+$(realpath "$tf")}" lim 200 "$C" -d nvidia bench fft $S \
+        --out "$O/json/fft_s9-3_$(basename "${tf:-shipped}" .json).json" 2>&1 | grep -E "^fft n"
+    done
+    ;;
+  4)
+    rm -rf "$XDG_DATA_HOME"
+    lim 560 "$C" -d nvidia bench fft --out "$O/json/fft_all_s9-4.json" 2>&1 | grep -E "^fft n"
+    ;;
+  5)
+    rm -rf "$XDG_DATA_HOME"
+    lim 400 "$B/tests/clforge_tests" --test-suite=fft,tune,tuning --test-case-exclude="clforge *" 2>&1 | tail -6
+    "$C" -d nvidia params fft --variant 16384 2>&1 | grep -E "RADIX|TWIDDLE"
+    "$C" -d nvidia params fft --variant pass1024 2>&1 | grep -E "RADIX|WG"
     ;;
   esac
   date -u

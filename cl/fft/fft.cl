@@ -59,7 +59,9 @@
 // integer folding, 2 reads one twiddle per butterfly in double and makes the butterfly's others
 // as its powers in double, each rounded once (the same error as 0 with a table (R - 1) times
 // smaller and one load per butterfly instead of R - 1; needs cl_khr_fp64: the configuration
-// asks for it, and resolving it for a device without falls back to 0).
+// asks for it, and resolving it for a device without falls back to 0), 3 does so only in the
+// passes whose table would exceed FFT_TWBIG entries (the last passes of long kernels, whose
+// tables compete with the data for the cache) and reads the small tables of the others.
 
 // ---- tuning parameters ----
 #ifndef FFT_RADIX
@@ -80,9 +82,13 @@
 #endif
 #ifndef FFT_TWIDDLE
 #define FFT_TWIDDLE 0        // 0: twiddles from a table computed in double on the host; 1: sinpi/cospi;
-                             // 2: one per butterfly from a double table, the others its powers in double
+                             // 2: one per butterfly from a double table, the others its powers in double;
+                             // 3: 2 for the passes whose table has more than FFT_TWBIG entries, else 0
 #endif
-#if FFT_TWIDDLE == 2
+#ifndef FFT_TWBIG
+#define FFT_TWBIG 2048       // set by the launcher (kFftTwiddleBig)
+#endif
+#if FFT_TWIDDLE >= 2
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 #ifndef FFT_PAD
@@ -235,13 +241,17 @@ typedef float fft_ltype;  // a complex value in two floats per slot
 #if FFT_NPASS > 12
 #error "at most 12 radix passes in one kernel"
 #endif
-// Offsets of the passes' twiddles in the table (see fft_twiddle): (R_p - 1) * NS_p entries each
-// (FFT_TWIDDLE 2: NS_p, see fft_twiddles).
+// Does a pass take its twiddles as powers in double (fft_twiddles)? Offsets of the passes'
+// twiddles in the table, in 8-byte slots: (R_p - 1) * NS_p each, or 2 * NS_p (one double2 per
+// butterfly index) for a pass in double.
 #if FFT_TWIDDLE == 2
-#define FFT_TWN(R, NS) (NS)
+#define FFT_TWD(R, NS) 1
+#elif FFT_TWIDDLE == 3
+#define FFT_TWD(R, NS) (((R) - 1) * (NS) > FFT_TWBIG)
 #else
-#define FFT_TWN(R, NS) (((R) - 1) * (NS))
+#define FFT_TWD(R, NS) 0
 #endif
+#define FFT_TWN(R, NS) (FFT_TWD(R, NS) ? 2 * (NS) : ((R) - 1) * (NS))
 #define FFT_TWO0 0
 #if FFT_NPASS > 1
 #define FFT_TWO1 (FFT_TWO0 + FFT_TWN(FFT_R0, FFT_NS0))
@@ -441,7 +451,7 @@ FFT_INLINE fft_c fft_twiddle(__global const fft_c* restrict twl, const int off, 
 #endif
 }
 
-#if FFT_TWIDDLE == 2
+#if FFT_TWIDDLE >= 2
 FFT_INLINE double2 fft_dmul(const double2 a, const double2 b) {
   return (double2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
 }
@@ -456,18 +466,22 @@ FFT_INLINE double2 fft_dmul(const double2 a, const double2 b) {
 // v[r] *= W_(NS*R)^(r * jj), 1 <= r < R (straight-line; R and NS are constants at every call).
 FFT_INLINE void fft_twiddles(const int R, const int NS, fft_c* v, __global const fft_c* restrict twl, const int off,
                              const int jj) {
-#if FFT_TWIDDLE == 2
-  // W_(NS*R)^jj in double at off + jj; W^r = W^(r-1) * W in double (relative error about r
-  // double roundings, far below one float rounding), then rounded once.
-  const __global double* t_ = (const __global double*)twl + 2 * (off + jj);
-  const double2 w1 = (double2)(t_[0], t_[1]);
-  double2 w = w1;
-  v[1] = fft_mul(v[1], fft_make((float)w1.x, (float)w1.y));
-  FFT_DPOW(2) FFT_DPOW(3) FFT_DPOW(4) FFT_DPOW(5) FFT_DPOW(6) FFT_DPOW(7) FFT_DPOW(8) FFT_DPOW(9)
-  FFT_DPOW(10) FFT_DPOW(11) FFT_DPOW(12) FFT_DPOW(13) FFT_DPOW(14) FFT_DPOW(15) FFT_DPOW(16) FFT_DPOW(17)
-  FFT_DPOW(18) FFT_DPOW(19) FFT_DPOW(20) FFT_DPOW(21) FFT_DPOW(22) FFT_DPOW(23) FFT_DPOW(24) FFT_DPOW(25)
-  FFT_DPOW(26) FFT_DPOW(27) FFT_DPOW(28) FFT_DPOW(29) FFT_DPOW(30) FFT_DPOW(31)
-#else
+#if FFT_TWIDDLE >= 2
+  if (FFT_TWD(R, NS)) {
+    // W_(NS*R)^jj in double at slots off + 2 jj; W^r = W^(r-1) * W in double (relative error
+    // about r double roundings, far below one float rounding), then rounded once.
+    const __global double* t_ = (const __global double*)(twl + off) + 2 * jj;
+    const double2 w1 = (double2)(t_[0], t_[1]);
+    double2 w = w1;
+    v[1] = fft_mul(v[1], fft_make((float)w1.x, (float)w1.y));
+    FFT_DPOW(2) FFT_DPOW(3) FFT_DPOW(4) FFT_DPOW(5) FFT_DPOW(6) FFT_DPOW(7) FFT_DPOW(8) FFT_DPOW(9)
+    FFT_DPOW(10) FFT_DPOW(11) FFT_DPOW(12) FFT_DPOW(13) FFT_DPOW(14) FFT_DPOW(15) FFT_DPOW(16) FFT_DPOW(17)
+    FFT_DPOW(18) FFT_DPOW(19) FFT_DPOW(20) FFT_DPOW(21) FFT_DPOW(22) FFT_DPOW(23) FFT_DPOW(24) FFT_DPOW(25)
+    FFT_DPOW(26) FFT_DPOW(27) FFT_DPOW(28) FFT_DPOW(29) FFT_DPOW(30) FFT_DPOW(31)
+    return;
+  }
+#endif
+  {
   if (R > 1) v[1] = fft_mul(v[1], fft_twiddle(twl, off, 1, jj, NS, R));
   if (R > 2) v[2] = fft_mul(v[2], fft_twiddle(twl, off, 2, jj, NS, R));
   if (R > 3) v[3] = fft_mul(v[3], fft_twiddle(twl, off, 3, jj, NS, R));
@@ -499,7 +513,7 @@ FFT_INLINE void fft_twiddles(const int R, const int NS, fft_c* v, __global const
   if (R > 29) v[29] = fft_mul(v[29], fft_twiddle(twl, off, 29, jj, NS, R));
   if (R > 30) v[30] = fft_mul(v[30], fft_twiddle(twl, off, 30, jj, NS, R));
   if (R > 31) v[31] = fft_mul(v[31], fft_twiddle(twl, off, 31, jj, NS, R));
-#endif
+  }
 }
 
 FFT_INLINE void fft_butterfly(const int r, fft_c* v) {

@@ -39,6 +39,16 @@ std::vector<int> fft_radices(std::size_t n, int max_radix);
 /// after the first even (fft.cl, FFT_QPUT); FftShape::quarter_ok adds the shape's conditions.
 bool fft_quarter_radices(const std::vector<int>& radices);
 
+/// Table entries of one pass above which FFT_TWIDDLE 3 takes that pass's twiddles in double
+/// (16 KiB of float2: beyond it the table competes with the data for the first-level cache).
+constexpr std::size_t kFftTwiddleBig = 2048;
+/// Does the pass with radix r after ns points take its twiddles as powers in double of one base
+/// per butterfly (fft.cl, FFT_TWD)? Always with FFT_TWIDDLE 2; with 3 where its table of
+/// (r - 1) * ns entries exceeds kFftTwiddleBig.
+inline bool fft_double_twiddles(int mode, int r, std::size_t ns) {
+  return mode == 2 || (mode == 3 && static_cast<std::size_t>(r - 1) * ns > kFftTwiddleBig);
+}
+
 /// Database variant of the passes of length len in multi-pass plans ("pass512"). Passes have
 /// rows of their own: a row tuned for the one-kernel transform of a length (variant "512")
 /// would otherwise set the passes of that length too, whose strided side it never saw.

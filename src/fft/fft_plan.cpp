@@ -11,6 +11,7 @@
 //               >= 2n - 1, with the chirps fused into the first load and the last store and the
 //               spectrum into the store between them.
 #include <algorithm>
+#include <cstring>
 #include <climits>
 #include <cmath>
 #include <map>
@@ -63,12 +64,16 @@ struct Stage {
   std::string role;
 };
 
+cl_float2 to_float2(const host::cdouble& v) {
+  cl_float2 f;
+  f.s[0] = static_cast<float>(v.real());
+  f.s[1] = static_cast<float>(v.imag());
+  return f;
+}
+
 std::vector<cl_float2> to_float2(const std::vector<host::cdouble>& v) {
   std::vector<cl_float2> f(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    f[i].s[0] = static_cast<float>(v[i].real());
-    f[i].s[1] = static_cast<float>(v[i].imag());
-  }
+  for (std::size_t i = 0; i < v.size(); ++i) f[i] = to_float2(v[i]);
   return f;
 }
 
@@ -120,12 +125,11 @@ struct FftPlan::Impl {
   std::string how;
   float scale_fwd = 1.0f, scale_inv = 1.0f;
 
-  // A read-only table of cl_float2 (or cl_double2) values.
-  template <typename T>
-  cl::Buffer table(const std::vector<T>& data) {
+  // A read-only table of 8-byte slots (cl_float2 values, or halves of cl_double2 ones).
+  cl::Buffer table(const std::vector<cl_float2>& data) {
     cl_int st = CL_SUCCESS;
-    cl::Buffer b(qc.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, data.size() * sizeof(T),
-                 const_cast<T*>(data.data()), &st);
+    cl::Buffer b(qc.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, data.size() * sizeof(cl_float2),
+                 const_cast<cl_float2*>(data.data()), &st);
     detail::check(st, "clCreateBuffer", "fft twiddle table");
     return b;
   }
@@ -137,21 +141,31 @@ struct FftPlan::Impl {
   }
 
   // The in-kernel twiddles of a kernel with these radices, in the kernel's order (fft.cl,
-  // fft_twiddle): pass by pass, W_(NS*R)^(r * jj) at (r - 1) * NS + jj after the earlier passes;
-  // with `bases` (FFT_TWIDDLE 2, fft_twiddles) only r = 1, at jj, in double.
-  cl::Buffer pass_twiddles(const std::vector<int>& radices, bool bases) {
-    std::vector<host::cdouble> w;
+  // fft_twiddles), in 8-byte slots: pass by pass, W_(NS*R)^(r * jj) at (r - 1) * NS + jj after the
+  // earlier passes, or for a pass with twiddles in double (FFT_TWIDDLE 2, and 3 where the pass's
+  // table is large: fft_double_twiddles) only r = 1 in double, two slots per jj.
+  cl::Buffer pass_twiddles(const std::vector<int>& radices, int mode) {
+    std::vector<cl_float2> t;
     std::size_t ns = 1;
     for (const int r : radices) {
-      for (std::size_t k = 1; k < (bases ? 2 : static_cast<std::size_t>(r)); ++k)
-        for (std::size_t jj = 0; jj < ns; ++jj) w.push_back(root(k * jj, ns * static_cast<std::size_t>(r)));
-      ns *= static_cast<std::size_t>(r);
+      const std::size_t nr = ns * static_cast<std::size_t>(r);
+      if (detail::fft_double_twiddles(mode, r, ns)) {
+        for (std::size_t jj = 0; jj < ns; ++jj) {
+          const host::cdouble w = root(jj, nr);
+          const cl_double2 d{{w.real(), w.imag()}};
+          cl_float2 slots[2];
+          static_assert(sizeof(slots) == sizeof(d), "a double2 fills two float2 slots");
+          std::memcpy(slots, &d, sizeof(d));
+          t.insert(t.end(), slots, slots + 2);
+        }
+      } else {
+        for (std::size_t k = 1; k < static_cast<std::size_t>(r); ++k)
+          for (std::size_t jj = 0; jj < ns; ++jj) t.push_back(to_float2(root(k * jj, nr)));
+      }
+      ns = nr;
     }
-    if (w.empty()) w.push_back(root(0, 1));
-    if (!bases) return table(to_float2(w));
-    std::vector<cl_double2> d(w.size());
-    for (std::size_t i = 0; i < w.size(); ++i) d[i] = cl_double2{{w[i].real(), w[i].imag()}};
-    return table(d);
+    if (t.empty()) t.push_back(to_float2(root(0, 1)));
+    return table(t);
   }
 
   // The kernel of one stage: shape from the length and the configuration, modes from the
@@ -219,7 +233,7 @@ struct FftPlan::Impl {
                                 std::to_string(s.shape.work_group()) + " work-items)");
       }
     }
-    if (s.cfg.at("FFT_TWIDDLE") != 1 && len > 1) s.twl = pass_twiddles(s.shape.radices, s.cfg.at("FFT_TWIDDLE") == 2);
+    if (s.cfg.at("FFT_TWIDDLE") != 1 && len > 1) s.twl = pass_twiddles(s.shape.radices, s.cfg.at("FFT_TWIDDLE"));
     return s;
   }
 

@@ -48,9 +48,10 @@ KernelSpec fft_spec() {
        "local-memory halving: exchange real, then imaginary parts through half the buffer; 2: each also in two "
        "halves of the positions, through a quarter (kernels whose radices after the first are even, direct loads "
        "and stores; others fall back to 1)"},
-      {"FFT_TWIDDLE", 0, {0, 1, 2},
+      {"FFT_TWIDDLE", 0, {0, 1, 2, 3},
        "0: twiddle table computed in double on the host; 1: sinpi/cospi in the kernel; 2: one twiddle per butterfly "
-       "from a table in double, the others its powers in double (devices with cl_khr_fp64; others use 0)"},
+       "from a table in double, the others its powers in double (devices with cl_khr_fp64; others use 0); 3: 2 for "
+       "the passes whose table would exceed 16 KiB, 0 for the others"},
       {"FFT_PAD", 1, {0, 1}, "pad local-memory rows against bank conflicts"},
       {"FFT_VEC", 1, {0, 1}, "global loads and stores as float2 (one 8-byte access) or as two floats"},
       {"FFT_STAGE", 0, {0, 1, 2, 3},
@@ -81,7 +82,7 @@ KernelSpec fft_spec() {
     // fit every OpenCL GPU.
     r.local = {std::min<std::size_t>(sh.work_group(), 256), 1, 1};
     r.local_mem_bytes = sh.local_bytes();
-    r.fp64 = p.at("FFT_TWIDDLE") == 2;
+    r.fp64 = p.at("FFT_TWIDDLE") >= 2;
     return r;
   };
   // Twiddles in double first (the one step that fits a device without cl_khr_fp64; the
@@ -90,7 +91,7 @@ KernelSpec fft_spec() {
   // work-group, and last a smaller single-kernel limit.
   s.shrink = [](const ParamMap& p, const std::string&) -> std::optional<ParamMap> {
     ParamMap q = p;
-    if (q["FFT_TWIDDLE"] == 2) {
+    if (q["FFT_TWIDDLE"] >= 2) {
       q["FFT_TWIDDLE"] = 0;
       return q;
     }

@@ -137,6 +137,24 @@ std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, c
     v["FFT_STAGE"] = collapse(spec.find("FFT_STAGE")->legal, reference.at("FFT_STAGE"),
                               [](int st) { return st == 3 ? 2 : st; });
   }
+  // FFT_TWIDDLE 3 is 0 where no pass's table is large (and 2 where every table of a pass with
+  // twiddles is), under every radix.
+  v["FFT_TWIDDLE"] = collapse(spec.find("FFT_TWIDDLE")->legal, reference.at("FFT_TWIDDLE"), [&](int tw) {
+    if (tw != 3) return tw;
+    bool any = false, all = true;
+    for (int radix : spec.find("FFT_RADIX")->legal) {
+      std::size_t ns = 1;
+      for (const int r : fft_radices(n, radix)) {
+        if (ns > 1) {
+          const bool d = fft_double_twiddles(3, r, ns);
+          any = any || d;
+          all = all && d;
+        }
+        ns *= static_cast<std::size_t>(r);
+      }
+    }
+    return !any ? 0 : all ? 2 : 3;
+  });
   // Radices that split n into the same passes.
   v["FFT_RADIX"] = collapse(spec.find("FFT_RADIX")->legal, reference.at("FFT_RADIX"),
                             [&](int radix) { return fft_radices(n, radix); });
