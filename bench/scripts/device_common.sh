@@ -5,6 +5,11 @@
 #   prof SECONDS CMD... a clforge command with CLFORGE_PROFILE_KERNELS=1 (give it -v): its own
 #                       output, then per kernel (name and ranges) the count, median and total
 #                       of the device times it logged
+# and for the FFT sittings (C is the build's clforge):
+#   kt N@BATCH [ARGS]   kernel device time (profile median) of one `run fft`
+#   pp N@BATCH 'ROWS'   per-pass kernel times of one `run fft` under tuning-file rows
+#   row VARIANT 'PARAMS'  one tuning-file row, e.g. row pass1024 '"FFT_WG": 128'
+#   vr N@BATCH [ARGS]   register report of one `run fft` (uncached build, -cl-nv-verbose)
 # usage, at the top of a script: source "$(dirname "$0")/device_common.sh" "$@"
 set -u
 B=$1
@@ -28,3 +33,16 @@ prof() {
 # The test binary and the CLI carry the checkout path they were built in: give it to them here.
 src=$(grep -o 'CMAKE_HOME_DIRECTORY:INTERNAL=.*' "$B/CMakeCache.txt" | cut -d= -f2)
 if [ -n "$src" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$PWD" "$src"; fi
+C="$B/clforge"
+kt() { local nb=$1; shift; echo "== [${CLFORGE_BUILD_OPTIONS:-}] [$*] $nb"
+  CLFORGE_PROFILE_KERNELS=1 timeout -s INT -k 10 90 "$C" -v -d nvidia "$@" run fft --n ${nb%@*} --batch ${nb#*@} 2>"$O/prof.txt" | grep -E "median|rror|kernel:|pass"
+  grep '^clforge: profile: ' "$O/prof.txt" | sed 's/.* \([0-9.]*\) ms$/\1/' | sort -g | awk '{v[++n]=$1} END {printf "  kernel median %.4f ms (n=%d)\n", v[int((n+1)/2)], n}'; }
+pp() { local nb=$1 rows=$2 f="$O/tf.json"
+  printf '{"kernel": "fft", "entries": [%s]}\n' "$rows" >"$f"
+  echo "== $nb rows: $rows"
+  CLFORGE_TUNING_FILE="$f" prof 90 "$C" -v -d nvidia run fft --n ${nb%@*} --batch ${nb#*@} 2>&1 |
+    grep -E "median|rror|pass [0-9]/|n=[0-9]+ ms"; }
+row() { printf '{"variant": "%s", "params": {%s}}' "$1" "$2"; }
+vr() { local nb=$1; shift; echo "== registers [$*] $nb"
+  CLFORGE_CACHE_DIR=off CLFORGE_BUILD_OPTIONS=-cl-nv-verbose timeout -s INT -k 10 90 "$C" -v -d nvidia "$@" run fft \
+    --n ${nb%@*} --batch ${nb#*@} 2>&1 | grep -E "Used|spill" | head -6; }

@@ -49,13 +49,8 @@
 #   bench/scripts/h100_session7.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
 PART=$3
-C="$B/clforge"
 # n@batch pairs of 64 MiB batches
 big64() { for n in "$@"; do echo "$n@$((8388608 / n))"; done; }
-# kernel device time (profile median) of one `run fft`
-kt() { local nb=$1; shift; echo "== [${CLFORGE_BUILD_OPTIONS:-}] [$*] $nb"
-  CLFORGE_PROFILE_KERNELS=1 timeout -s INT -k 10 60 "$C" -v -d nvidia "$@" run fft --n ${nb%@*} --batch ${nb#*@} 2>"$O/prof.txt" | grep -E "median|rror"
-  grep '^clforge: profile: ' "$O/prof.txt" | sed 's/.* \([0-9.]*\) ms$/\1/' | sort -g | awk '{v[++n]=$1} END {printf "  kernel median %.4f ms (n=%d)\n", v[int((n+1)/2)], n}'; }
 # one `run fft` line: plan summary, median and error
 rf() { local nb=$1; shift; echo "== [$*] $nb"; timeout -s INT -k 10 60 "$C" -v -d nvidia "$@" run fft --n ${nb%@*} --batch ${nb#*@} 2>&1 | grep -E "median|rror|prefetch|single kernel|passes"; }
 {

@@ -25,18 +25,6 @@
 #   bench/scripts/h100_session8.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
 PART=$3
-C="$B/clforge"
-# kernel device time (profile median) of one `run fft`
-kt() { local nb=$1; shift; echo "== [${CLFORGE_BUILD_OPTIONS:-}] [$*] $nb"
-  CLFORGE_PROFILE_KERNELS=1 timeout -s INT -k 10 60 "$C" -v -d nvidia "$@" run fft --n ${nb%@*} --batch ${nb#*@} 2>"$O/prof.txt" | grep -E "median|rror"
-  grep '^clforge: profile: ' "$O/prof.txt" | sed 's/.* \([0-9.]*\) ms$/\1/' | sort -g | awk '{v[++n]=$1} END {printf "  kernel median %.4f ms (n=%d)\n", v[int((n+1)/2)], n}'; }
-# per-pass kernel times of one `run fft` under tuning-file rows: pp N@BATCH 'ROW, ROW, ...'
-pp() { local nb=$1 rows=$2 f="$O/tf.json"
-  printf '{"kernel": "fft", "entries": [%s]}\n' "$rows" >"$f"
-  echo "== $nb rows: $rows"
-  CLFORGE_TUNING_FILE="$f" prof 60 "$C" -v -d nvidia run fft --n ${nb%@*} --batch ${nb#*@} 2>&1 |
-    grep -E "median|rror|pass [0-9]/|n=[0-9]+ ms"; }
-row() { printf '{"variant": "%s", "params": {%s}}' "$1" "$2"; }
 {
   date -u
   case $PART in

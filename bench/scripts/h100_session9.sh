@@ -20,22 +20,15 @@
 #   bench/scripts/h100_session9.sh BUILD_DIR OUT_DIR PART [TF...]
 source "$(dirname "$0")/device_common.sh" "$@"
 PART=$3
-C="$B/clforge"
-# kernel device time (profile median) of one `run fft`
-kt() { local nb=$1; shift; echo "== [${CLFORGE_BUILD_OPTIONS:-}] [$*] $nb"
-  CLFORGE_PROFILE_KERNELS=1 timeout -s INT -k 10 90 "$C" -v -d nvidia "$@" run fft --n ${nb%@*} --batch ${nb#*@} 2>"$O/prof.txt" | grep -E "median|rror|kernel:|pass"
-  grep '^clforge: profile: ' "$O/prof.txt" | sed 's/.* \([0-9.]*\) ms$/\1/' | sort -g | awk '{v[++n]=$1} END {printf "  kernel median %.4f ms (n=%d)\n", v[int((n+1)/2)], n}'; }
-# per-pass kernel times of one `run fft` under tuning-file rows: pp N@BATCH 'ROW, ROW, ...'
-pp() { local nb=$1 rows=$2 f="$O/tf.json"
-  printf '{"kernel": "fft", "entries": [%s]}\n' "$rows" >"$f"
-  echo "== $nb rows: $rows"
-  CLFORGE_TUNING_FILE="$f" prof 90 "$C" -v -d nvidia run fft --n ${nb%@*} --batch ${nb#*@} 2>&1 |
-    grep -E "median|rror|pass [0-9]/|n=[0-9]+ ms"; }
-row() { printf '{"variant": "%s", "params": {%s}}' "$1" "$2"; }
-# register report of one `run fft` (uncached build with -cl-nv-verbose)
-vr() { local nb=$1; shift; echo "== registers [$*] $nb"
-  CLFORGE_CACHE_DIR=off CLFORGE_BUILD_OPTIONS=-cl-nv-verbose timeout -s INT -k 10 90 "$C" -v -d nvidia "$@" run fft \
-    --n ${nb%@*} --batch ${nb#*@} 2>&1 | grep -E "Used|spill" | head -6; }
+TFS=("${@:4}")
+# `bench fft` of SIZES under each tuning file, then under the shipped rows: bench_tfs TAG SIZES TF...
+bench_tfs() { local tag=$1 sizes=$2 tf; shift 2
+  for tf in "$@" ""; do
+    echo "#### tuning file: ${tf:-none (shipped rows)}"
+    [ -n "$tf" ] && cat "$tf"
+    CLFORGE_TUNING_FILE="${tf:+$(realpath "$tf")}" lim 200 "$C" -d nvidia bench fft $sizes \
+      --out "$O/json/fft_${tag}_$(basename "${tf:-shipped}" .json).json" 2>&1 | grep -E "^fft n"
+  done; }
 {
   date -u
   nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader
@@ -88,14 +81,7 @@ vr() { local nb=$1; shift; echo "== registers [$*] $nb"
       pp 1048576@8 "$(row pass1024 "$v")"
       pp 524288@16 "$(row pass1024 "$v")"
     done
-    S="--size 16384@64 --size 16384@512 --size 524288@64 --size 524288@512 --size 1048576@64 --size 1048576@512"
-    shift 3
-    for tf in "$@" ""; do
-      echo "#### tuning file: ${tf:-none (shipped rows)}"
-      [ -n "$tf" ] && cat "$tf"
-      CLFORGE_TUNING_FILE="${tf:+$(realpath "$tf")}" lim 200 "$C" -d nvidia bench fft $S \
-        --out "$O/json/fft_s9-2_$(basename "${tf:-shipped}" .json).json" 2>&1 | grep -E "^fft n"
-    done
+    bench_tfs s9-2 "--size 16384@64 --size 16384@512 --size 524288@64 --size 524288@512 --size 1048576@64 --size 1048576@512" "${TFS[@]}"
     ;;
   3)
     rm -rf "$XDG_DATA_HOME"
@@ -108,14 +94,7 @@ vr() { local nb=$1; shift; echo "== registers [$*] $nb"
       kt $nb
       kt $nb -p FFT_TWIDDLE=3
     done
-    S="--size 16384@64 --size 16384@512 --size 8192@64 --size 8192@512 --size 4096@64 --size 4096@512"
-    shift 3
-    for tf in "$@" ""; do
-      echo "#### tuning file: ${tf:-none (shipped rows)}"
-      [ -n "$tf" ] && cat "$tf"
-      CLFORGE_TUNING_FILE="${tf:+$(realpath "$tf")}" lim 200 "$C" -d nvidia bench fft $S \
-        --out "$O/json/fft_s9-3_$(basename "${tf:-shipped}" .json).json" 2>&1 | grep -E "^fft n"
-    done
+    bench_tfs s9-3 "--size 16384@64 --size 16384@512 --size 8192@64 --size 8192@512 --size 4096@64 --size 4096@512" "${TFS[@]}"
     ;;
   4)
     rm -rf "$XDG_DATA_HOME"
