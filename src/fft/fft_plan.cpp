@@ -11,9 +11,9 @@
 //               >= 2n - 1, with the chirps fused into the first load and the last store and the
 //               spectrum into the store between them.
 #include <algorithm>
-#include <cstring>
 #include <climits>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <sstream>
