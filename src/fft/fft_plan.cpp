@@ -134,10 +134,17 @@ struct FftPlan::Impl {
     return b;
   }
 
+  // Tables built once per plan: stages with the same length or the same passes share them (the
+  // two 1024-point passes of 2^20, the two phases of a Bluestein plan).
+  std::map<std::size_t, cl::Buffer> root_tables;
+  std::map<std::pair<std::vector<int>, int>, cl::Buffer> pass_tables;
+
+  // W_n^k, k < n, as float2.
   cl::Buffer twiddles(std::size_t n) {
+    if (const auto it = root_tables.find(n); it != root_tables.end()) return it->second;
     std::vector<host::cdouble> w(n);
     for (std::size_t k = 0; k < n; ++k) w[k] = root(k, n);
-    return table(to_float2(w));
+    return root_tables.emplace(n, table(to_float2(w))).first->second;
   }
 
   // The in-kernel twiddles of a kernel with these radices, in the kernel's order (fft.cl,
@@ -145,6 +152,8 @@ struct FftPlan::Impl {
   // earlier passes, or for a pass with twiddles in double (FFT_TWIDDLE 2, and 3 where the pass's
   // table is large: fft_double_twiddles) only r = 1 in double, two slots per jj.
   cl::Buffer pass_twiddles(const std::vector<int>& radices, int mode) {
+    const auto key = std::make_pair(radices, mode);
+    if (const auto it = pass_tables.find(key); it != pass_tables.end()) return it->second;
     std::vector<cl_float2> t;
     std::size_t ns = 1;
     for (const int r : radices) {
@@ -165,7 +174,7 @@ struct FftPlan::Impl {
       ns = nr;
     }
     if (t.empty()) t.push_back(to_float2(root(0, 1)));
-    return table(t);
+    return pass_tables.emplace(key, table(t)).first->second;
   }
 
   // The kernel of one stage: shape from the length and the configuration, modes from the
@@ -321,7 +330,6 @@ void FftPlan::Impl::build(const Tuning& tuning) {
     how_s << (smooth ? "" : "Bluestein M=" + std::to_string(ntot) + ", 2 x ") << P << " passes of ";
     for (std::size_t i = 0; i < P; ++i) how_s << (i ? "*" : "") << factors[i];
     std::map<std::size_t, Configuration> cfgs;
-    std::map<std::size_t, cl::Buffer> tw_b_of;
     int stage_index = 0;
     const int n_stages = static_cast<int>(phases * P);
     for (int ph = 0; ph < phases; ++ph) {
@@ -359,9 +367,8 @@ void FftPlan::Impl::build(const Tuning& tuning) {
           // Direct loads split the pass twiddle per butterfly (fft.cl, FFT_PRE 3): W_(R0*NS)^k.
           if (s.shape.in_mode == 0 && s.cfg.at("FFT_TWIDDLE") != 1) {
             const std::size_t nb = static_cast<std::size_t>(s.shape.radices.front()) * ns;
-            if (!tw_b_of.count(nb)) tw_b_of.emplace(nb, twiddles(nb));
             s.shape.pre = 3;
-            s.tw_b = tw_b_of.at(nb);
+            s.tw_b = twiddles(nb);
           }
         }
         s.cj_in = p == 0 && ph == 0 ? Sign::Dir : Sign::Plus;

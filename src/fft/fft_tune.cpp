@@ -119,12 +119,13 @@ std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, c
     }
     return t;
   });
+  // The passes of n under each legal radix (the rules below hold under every one of them).
+  std::map<int, std::vector<int>> passes;
+  for (int radix : spec.find("FFT_RADIX")->legal) passes.emplace(radix, fft_radices(n, radix));
   // Exchanges in quarters need even radices after the first; elsewhere FFT_HALVE 2 runs as 1.
-  bool quarters = false;
-  for (int radix : spec.find("FFT_RADIX")->legal) {
-    const std::vector<int> r = fft_radices(n, radix);
-    quarters = quarters || fft_quarter_radices(r);
-  }
+  const bool quarters = std::any_of(passes.begin(), passes.end(), [](const auto& rp) {
+    return fft_quarter_radices(rp.second);
+  });
   v["FFT_HALVE"] = collapse(spec.find("FFT_HALVE")->legal, reference.at("FFT_HALVE"),
                             [&](int h) { return h == 2 && !quarters ? 1 : h; });
   // Contiguous batches have no strided side: the run across transforms is never used, and
@@ -142,9 +143,9 @@ std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, c
   v["FFT_TWIDDLE"] = collapse(spec.find("FFT_TWIDDLE")->legal, reference.at("FFT_TWIDDLE"), [&](int tw) {
     if (tw != 3) return tw;
     bool any = false, all = true;
-    for (int radix : spec.find("FFT_RADIX")->legal) {
+    for (const auto& [radix, rs] : passes) {
       std::size_t ns = 1;
-      for (const int r : fft_radices(n, radix)) {
+      for (const int r : rs) {
         if (ns > 1) {
           const bool d = fft_double_twiddles(3, r, ns);
           any = any || d;
@@ -157,7 +158,7 @@ std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, c
   });
   // Radices that split n into the same passes.
   v["FFT_RADIX"] = collapse(spec.find("FFT_RADIX")->legal, reference.at("FFT_RADIX"),
-                            [&](int radix) { return fft_radices(n, radix); });
+                            [&](int radix) { return passes.at(radix); });
   return v;
 }
 
