@@ -42,10 +42,14 @@ struct FftCase {
   std::string label() const { return "n=" + std::to_string(n) + " batch=" + std::to_string(batch); }
 };
 
-// Transforms whose error is checked: first, last and a few in between.
-std::vector<std::size_t> sample_of(std::size_t batch) {
+// Transforms whose error is checked: first, last and evenly spread between, at least 8 and
+// enough to hold 2^16 points (at most 1024 transforms). The error is the largest over the
+// sample, so a sample of 8 short transforms is a noisy statistic (n = 32: 256 points); every
+// library is checked on the same sample.
+std::vector<std::size_t> sample_of(std::size_t batch, std::size_t n) {
+  const std::size_t count = std::min(batch, std::clamp<std::size_t>((std::size_t{1} << 16) / n, 8, 1024));
   std::vector<std::size_t> s{0};
-  for (std::size_t k = 1; k <= 6; ++k) s.push_back(batch * k / 7);
+  for (std::size_t k = 1; k < count; ++k) s.push_back(batch * k / count);
   s.push_back(batch - 1);
   std::sort(s.begin(), s.end());
   s.erase(std::unique(s.begin(), s.end()), s.end());
@@ -57,7 +61,7 @@ std::vector<std::size_t> sample_of(std::size_t batch) {
 double sampled_error(const FftCase& c, const std::function<void(std::size_t, float*, float*)>& read) {
   double worst = 0;
   std::vector<float> x(2 * c.n), y(2 * c.n);
-  for (std::size_t b : sample_of(c.batch)) {
+  for (std::size_t b : sample_of(c.batch, c.n)) {
     read(b, x.data(), y.data());
     const auto ref = host::fftw_batch(x.data(), c.n, 1, 1, c.n, 0, false);
     const host::FftError e = host::fft_compare(y.data(), c.n, 1, 1, c.n, 0, ref);

@@ -12,10 +12,15 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "clforge/fft.hpp"
+#include "clforge/runtime.hpp"
 #include "fft/fft_internal.hpp"
 #include "host/fft.hpp"
 #include "host/fftw_reference.hpp"
@@ -385,6 +390,15 @@ TEST_SUITE("fft") {
     }
     // The odd radices 3, 5, 7 and 13 with FFT_TWIDDLE 2 (powers up to the twelfth).
     for (std::size_t n : {3000, 4095}) check_fft(with(contiguous(n, 2, n == 3000), sets[10]), seed++);
+    // More work-items than the largest radix's butterflies (FFT_VPT below it): 3000 on 600 and
+    // 1000 work-items (the radix-8 pass leaves 225 or 625 idle), 4096 on 512 (radix 16).
+    for (const auto& [n, vpt, t] : {std::tuple<std::size_t, int, int>{3000, 5, 600}, {3000, 3, 1000}, {4096, 8, 512}}) {
+      const ParamMap p = {{"FFT_VPT", vpt}, {"FFT_RADIX", 16}};
+      ParamMap full = vendor_row(VendorClass::Other, n);
+      for (const auto& [k, v] : p) full[k] = v;
+      CHECK(clforge::detail::fft_base_shape(n, full, 1024).t == t);
+      check_fft(with(contiguous(n, 3, n == 4096), p), seed++);
+    }
     // Passes with their exchanges in quarters, numbered element-fastest and transform-fastest
     // (contiguous sides staged or, FFT_STAGE 3, direct, with 4 transforms per group), and a
     // Bluestein length whose passes may use them.
@@ -411,6 +425,56 @@ TEST_SUITE("fft") {
       CHECK(plan.launches() == 2);
       CHECK(plan.describe().find("(1024 points): radix 32*32, 32 work-items x 4 transforms") != std::string::npos);
       check_fft(with(contiguous(n, 1, n == (std::size_t{1} << 19)), r32), seed++);
+    }
+  }
+
+  TEST_CASE("odd factors merged into radix-9, -15 and -25 butterflies (FFT_MIX), with halving off and on") {
+    // Lengths whose odd factors merge (3*3, 3*5, 5*5) in registers, in one work-group and with
+    // 200 work-items per transform (FFT_VPT 15), twiddles from the table and as powers in
+    // double; forward, inverse, in place and interleaved.
+    std::uint64_t seed = test::seed() + 1100;
+    const ParamMap spread = {{"FFT_VPT", 15}, {"FFT_TWIDDLE", 2}, {"FFT_WG", 128}};
+    for (int mix : {1, 2})
+      for (int halve : {0, 1}) {
+        ParamMap p = (mix + halve) % 2 == 0 ? ParamMap{} : spread;  // each merging both ways
+        p["FFT_MIX"] = mix;
+        p["FFT_HALVE"] = halve;
+        CAPTURE(params_of(Tuning{p, false}));
+        for (std::size_t n : {9, 15, 25, 45, 75, 225, 60, 1000, 3000, 4095, 3375})
+          check_fft(with(contiguous(n, n <= 64 ? 41 : 3, n % 2 == 1), p), seed++);
+        Case c = with(contiguous(3000, 2), p);
+        c.in_place = true;
+        check_fft(c, seed++);
+        c = with(contiguous(1000, 5, true), p);  // staged across the interleaved transforms
+        c.in = c.out = {5, 1, 0};
+        check_fft(c, seed++);
+      }
+  }
+
+  TEST_CASE("every shipped sm_90 row computes the right answer here") {
+    // The H100 rows (architecture sm_90), resolved for a made-up NVIDIA sm_90 device with this
+    // device's limits, run on their own lengths (PoCL on CI), forward and inverse.
+    using namespace clforge::detail;
+    DeviceInfo fake = test::session().entry.info;
+    fake.vendor_class = VendorClass::NVIDIA;
+    fake.name = "no such device";
+    fake.architecture = "sm_90";
+    fake.type = "GPU";
+    const auto j = nlohmann::json::parse(load_kernel_source(kernel_spec("fft").database).text);
+    std::set<std::string> variants;
+    for (const auto& e : j["entries"])
+      if (e.value("architecture", "") == "sm_90" && e.contains("variant")) variants.insert(e["variant"].get<std::string>());
+    CHECK(variants.count("3000") == 1);
+    CHECK(variants.count("16384") == 1);
+    std::uint64_t seed = test::seed() + 1300;
+    for (const std::string& v : variants) {
+      if (v.rfind("pass", 0) == 0) continue;  // the pass rows' sets run in "other parameter sets"
+      const std::size_t n = std::stoull(v);
+      const ParamMap p = resolve_configuration("fft", v, fake, Tuning{{}, false}).values;
+      CAPTURE(n);
+      CAPTURE(params_of(Tuning{p, false}));
+      check_fft(with(contiguous(n, n <= 64 ? 67 : n >= 65536 ? 1 : 3), p), seed++);
+      check_fft(with(contiguous(n, n >= 65536 ? 1 : 2, true), p), seed++);
     }
   }
 
@@ -475,6 +539,14 @@ TEST_SUITE("fft") {
     CHECK(fft_radices(4096, 16) == std::vector<int>{16, 16, 16});
     CHECK(fft_radices(1024, 16) == std::vector<int>{16, 8, 8});
     CHECK(fft_radices(1000, 8) == std::vector<int>{8, 5, 5, 5});
+    // Odd factors merged in pairs: 3*5 and 3*3 (mix 1), 5*5 first (mix 2); powers of two as before.
+    CHECK(fft_radices(3000, 16, 1) == std::vector<int>{8, 15, 5, 5});
+    CHECK(fft_radices(3000, 16, 2) == std::vector<int>{8, 25, 15});
+    CHECK(fft_radices(4095, 16, 1) == std::vector<int>{15, 13, 7, 3});
+    CHECK(fft_radices(3375, 16, 1) == std::vector<int>{15, 15, 15});
+    CHECK(fft_radices(3375, 16, 2) == std::vector<int>{25, 15, 9});
+    CHECK(fft_radices(1000, 8, 1) == std::vector<int>{8, 5, 5, 5});
+    CHECK(fft_radices(1024, 16, 2) == std::vector<int>{16, 8, 8});
     CHECK(fft_global_factors(std::size_t{1} << 20, 4096) == std::vector<std::size_t>{1024, 1024});
     CHECK(fft_global_factors(3 * 4096, 4096) == std::vector<std::size_t>{128, 96});
     CHECK(fft_global_factors(8192, 4096) == std::vector<std::size_t>{128, 64});
@@ -544,7 +616,7 @@ TEST_SUITE("fft") {
     const std::size_t n = 40, batch = 3;
     std::vector<float> x = host::random_floats(2 * n * batch, test::seed() + 1000);
     std::vector<std::complex<float>> xc(n * batch);
-    std::memcpy(xc.data(), x.data(), x.size() * 4);
+    for (std::size_t i = 0; i < xc.size(); ++i) xc[i] = {x[2 * i], x[2 * i + 1]};
     const auto y = fft(s.queue, xc, n);
     const auto ref = host::fftw_batch(x.data(), n, batch, 1, n, 0, false);
     const host::FftError e = host::fft_compare(reinterpret_cast<const float*>(y.data()), n, batch, 1, n, 0, ref);

@@ -141,7 +141,7 @@ class LogCapture {
 TuneOptions fft_options(int wg_a = 64, int wg_b = 256) {
   return tiny_space("64", {{"FFT_WG", {wg_a, wg_b}}, {"FFT_RADIX", {16}}, {"FFT_REG", {32}}, {"FFT_LOCAL_MAX", {4096}},
                            {"FFT_PASS_MAX", {32768}}, {"FFT_HALVE", {0}}, {"FFT_TWIDDLE", {0}}, {"FFT_PAD", {1}}, {"FFT_VEC", {1}},
-                           {"FFT_STAGE", {0}}, {"FFT_ACROSS", {8}}, {"FFT_VPT", {0}}, {"FFT_CHUNK", {0}}});
+                           {"FFT_STAGE", {0}}, {"FFT_ACROSS", {8}}, {"FFT_VPT", {0}}, {"FFT_MIX", {0}}, {"FFT_CHUNK", {0}}});
 }
 
 ParamMap fft_candidate(int wg) { return candidate_of(fft_options(), {{"FFT_WG", wg}}); }
@@ -748,11 +748,13 @@ TEST_SUITE("tune") {
     CHECK(r.classes[1].variant == "2048");
     CHECK(r.classes[1].sizes == std::vector<std::string>{"1009", "2048@2"});
     // Length 64: FFT_LOCAL_MAX has one value, FFT_REG two (registers or not), FFT_RADIX three
-    // (radix 8 and 16 both split 64 into 8*8), FFT_VPT four (1, 2, 4 or, by radix, 4-32
-    // work-items per transform).
+    // (radix 8 and 16 both split 64 into 8*8), FFT_MIX one (no odd factors), FFT_VPT eight
+    // (work-items per transform under radix 2, 4, 8, 16, 32: 32-16-8-8-8 for 0, 16-32-32-32-32
+    // for 3, all 16 for 4, 8-8-16-16-16 for 5 and 6, all 8, 4, 2 or 1 for 8, 10 ... 16, 20 ... 32
+    // and 64).
     // The class has an interleaved size, so FFT_STAGE keeps its four values and FFT_ACROSS its three.
     const std::size_t full = 7 * 3 * 3 * 2 * 2 * 4 * 3;  // FFT_WG, HALVE, TWIDDLE, PAD, VEC, STAGE, ACROSS
-    CHECK(r.classes[0].space == full * 2 * 3 * 4);
+    CHECK(r.classes[0].space == full * 2 * 3 * 8);
     CHECK(r.classes[0].illegal + r.classes[0].unfit + r.classes[0].candidates == r.classes[0].space);
     // FFT_TWIDDLE 3 differs from 0 only where a pass's table is large: the narrowed space keeps
     // its four values for 16384 (the last pass's table of (R - 1) * NS entries is large under
@@ -763,6 +765,16 @@ TEST_SUITE("tune") {
       t.sizes = {size};
       const std::size_t all = tune(s.queue, "fft", t).classes.at(0).space;
       t.param_values = {{"FFT_TWIDDLE", {0}}};
+      CHECK(all == kept * tune(s.queue, "fft", t).classes.at(0).space);
+    }
+    // FFT_MIX keeps the values that merge odd factors differently: three for 3000 (8*5*5*5*3,
+    // 8*15*5*5, 8*25*15), two for 1000 (no 3: 8*5*5*5 or 8*25*5), one for 64.
+    for (const auto& [size, kept] : std::map<std::string, std::size_t>{{"3000", 3}, {"1000", 2}, {"64", 1}}) {
+      CAPTURE(size);
+      TuneOptions t = o;
+      t.sizes = {size};
+      const std::size_t all = tune(s.queue, "fft", t).classes.at(0).space;
+      t.param_values = {{"FFT_MIX", {0}}};
       CHECK(all == kept * tune(s.queue, "fft", t).classes.at(0).space);
     }
     // Blur: channels are the class; the recursive split threshold collapses to one value per
@@ -818,7 +830,7 @@ TEST_SUITE("tune") {
     std::string out;
     int rc = test::run_command(cli + "tune fft --size 64@16 --param FFT_WG=64,256 --param FFT_RADIX=16 --param FFT_REG=32 "
                                "--param FFT_HALVE=0 --param FFT_TWIDDLE=0 --param FFT_PAD=1 --param FFT_VEC=1 "
-                               "--param FFT_STAGE=0 --param FFT_ACROSS=8 --param FFT_VPT=0 --param FFT_CHUNK=0 --seed " + std::to_string(test::seed()), out);
+                               "--param FFT_STAGE=0 --param FFT_ACROSS=8 --param FFT_VPT=0 --param FFT_MIX=0 --param FFT_CHUNK=0 --seed " + std::to_string(test::seed()), out);
     INFO(out);
     REQUIRE(rc == 0);
     CHECK(out.find("fft variant 64 on") != std::string::npos);

@@ -4,8 +4,8 @@
 // multi-pass plan (n = R_1 * R_2 * ..., each pass a batch of R-point FFTs with a twiddle on load),
 // or a whole Bluestein convolution (FFT_BLUESTEIN).
 //
-// Algorithm: mixed-radix Stockham autosort, radices FFT_R0 .. FFT_R<NPASS-1> from {2,3,4,5,7,8,11,
-// 13,16,32}. Pass p has radix R, NS = R_0 * ... * R_(p-1) and M = FFT_N / R butterflies; butterfly j
+// Algorithm: mixed-radix Stockham autosort, radices FFT_R0 .. FFT_R<NPASS-1> from {2,3,4,5,7,8,9,
+// 11,13,15,16,25,32}. Pass p has radix R, NS = R_0 * ... * R_(p-1) and M = FFT_N / R butterflies; butterfly j
 //   reads   x[j + r*M]                                      r < R
 //   applies W_(NS*R)^(r * (j mod NS))                       (per-pass table, or computed)
 //   writes  y[(j / NS) * NS * R + (j mod NS) + k * NS]      k < R
@@ -91,6 +91,9 @@
 #if FFT_TWIDDLE >= 2
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
+#ifndef FFT_DCHAINS
+#define FFT_DCHAINS 0        // double twiddle powers in 1 chain of w steps or 2 of w^2 steps; 0: by group size
+#endif
 #ifndef FFT_PAD
 #define FFT_PAD 1            // 1: pad local rows against bank conflicts
 #endif
@@ -157,6 +160,13 @@
 #define FFT_R0 1
 #endif
 #define FFT_WGS (FFT_B * FFT_T)
+// Two chains of double powers halve their dependent products for a few more registers: worth it
+// where a work-item may hold 128 (groups of up to 512; H100, session 10: the radix-32 16384 1.3 %
+// faster at 512 MiB), not at the 64 of a 1024-item group (2.5 % slower, session 9).
+#if FFT_DCHAINS == 0
+#undef FFT_DCHAINS
+#define FFT_DCHAINS (FFT_WGS <= 512 ? 2 : 1)
+#endif
 #define FFT_CE (FFT_N / FFT_T)  // elements per work-item in a staged load or store
 #define FFT_MAX2(a, b) ((a) > (b) ? (a) : (b))
 #define FFT_PRIV (FFT_T == 1)   // exchanges between passes in private memory
@@ -474,6 +484,25 @@ FFT_INLINE void fft_twiddles(const int R, const int NS, fft_c* v, __global const
     const double2 w1 = (double2)(t_[0], t_[1]);
     double2 w = w1;
     v[1] = fft_mul(v[1], fft_make((float)w1.x, (float)w1.y));
+#if FFT_DCHAINS == 2
+    // Two chains of w^2 steps (odd and even powers): half the dependent products.
+    if (R > 2) {
+      const double2 w2 = fft_dmul(w1, w1);
+      double2 we = w2;
+      v[2] = fft_mul(v[2], fft_make((float)w2.x, (float)w2.y));
+#define FFT_DPOW2(r, wv)                                          \
+  if (R > (r)) {                                                 \
+    wv = fft_dmul(wv, w2);                                       \
+    v[r] = fft_mul(v[r], fft_make((float)wv.x, (float)wv.y));    \
+  }
+      FFT_DPOW2(3, w) FFT_DPOW2(4, we) FFT_DPOW2(5, w) FFT_DPOW2(6, we) FFT_DPOW2(7, w) FFT_DPOW2(8, we)
+      FFT_DPOW2(9, w) FFT_DPOW2(10, we) FFT_DPOW2(11, w) FFT_DPOW2(12, we) FFT_DPOW2(13, w) FFT_DPOW2(14, we)
+      FFT_DPOW2(15, w) FFT_DPOW2(16, we) FFT_DPOW2(17, w) FFT_DPOW2(18, we) FFT_DPOW2(19, w) FFT_DPOW2(20, we)
+      FFT_DPOW2(21, w) FFT_DPOW2(22, we) FFT_DPOW2(23, w) FFT_DPOW2(24, we) FFT_DPOW2(25, w) FFT_DPOW2(26, we)
+      FFT_DPOW2(27, w) FFT_DPOW2(28, we) FFT_DPOW2(29, w) FFT_DPOW2(30, we) FFT_DPOW2(31, w)
+    }
+    return;
+#endif
     FFT_DPOW(2) FFT_DPOW(3) FFT_DPOW(4) FFT_DPOW(5) FFT_DPOW(6) FFT_DPOW(7) FFT_DPOW(8) FFT_DPOW(9)
     FFT_DPOW(10) FFT_DPOW(11) FFT_DPOW(12) FFT_DPOW(13) FFT_DPOW(14) FFT_DPOW(15) FFT_DPOW(16) FFT_DPOW(17)
     FFT_DPOW(18) FFT_DPOW(19) FFT_DPOW(20) FFT_DPOW(21) FFT_DPOW(22) FFT_DPOW(23) FFT_DPOW(24) FFT_DPOW(25)
@@ -524,9 +553,12 @@ FFT_INLINE void fft_butterfly(const int r, fft_c* v) {
     case 5: fft_bf5(v); break;
     case 7: fft_bf7(v); break;
     case 8: fft_bf8(v); break;
+    case 9: fft_bf9(v); break;
     case 11: fft_bf11(v); break;
     case 13: fft_bf13(v); break;
+    case 15: fft_bf15(v); break;
     case 16: fft_bf16(v); break;
+    case 25: fft_bf25(v); break;
     case 32: fft_bf32(v); break;
     default: break;
   }

@@ -46,7 +46,7 @@ std::size_t fft_bluestein_length_smooth(std::size_t n) {
   }
 }
 
-std::vector<int> fft_radices(std::size_t n, int max_radix) {
+std::vector<int> fft_radices(std::size_t n, int max_radix, int mix) {
   std::vector<int> odd;
   int twos = 0;
   while (n % 2 == 0) {
@@ -66,6 +66,22 @@ std::vector<int> fft_radices(std::size_t n, int max_radix) {
   if (twos > 0) {
     const int passes = (twos + bits - 1) / bits;
     for (int i = 0; i < passes; ++i) r.push_back(1 << (twos / passes + (i < twos % passes ? 1 : 0)));
+  }
+  // Pairs of odd primes into one butterfly: 5 * 5 (mix 2), then 3 * 5, then 3 * 3.
+  const auto merge = [&odd](int a, int b) {
+    for (;;) {
+      const auto ia = std::find(odd.begin(), odd.end(), a);
+      if (ia == odd.end()) return;
+      const auto ib = std::find(a == b ? ia + 1 : odd.begin(), odd.end(), b);
+      if (ib == odd.end()) return;
+      *ia = a * b;
+      odd.erase(ib);
+    }
+  };
+  if (mix >= 2) merge(5, 5);
+  if (mix >= 1) {
+    merge(3, 5);
+    merge(3, 3);
   }
   std::sort(odd.rbegin(), odd.rend());
   r.insert(r.end(), odd.begin(), odd.end());
@@ -147,14 +163,14 @@ FftShape fft_base_shape(std::size_t n, const ParamMap& p, std::size_t max_wg) {
   const std::size_t wg = std::min<std::size_t>(p.at("FFT_WG"), max_wg == 0 ? 1024 : max_wg);
   if (max_wg == 0) max_wg = 1024;
   if (n <= static_cast<std::size_t>(p.at("FFT_REG")) && n <= 64) {
-    s.radices = fft_radices(n, p.at("FFT_RADIX"));
+    s.radices = fft_radices(n, p.at("FFT_RADIX"), p.at("FFT_MIX"));
     s.t = 1;
     s.b = static_cast<int>(std::max<std::size_t>(1, wg));
     return s;
   }
   int radix = p.at("FFT_RADIX");
   for (;;) {
-    s.radices = fft_radices(n, radix);
+    s.radices = fft_radices(n, radix, p.at("FFT_MIX"));
     const int rmax = s.radices.empty() ? 1 : *std::max_element(s.radices.begin(), s.radices.end());
     s.t = static_cast<int>(n / rmax);
     if (static_cast<std::size_t>(s.t) <= max_wg || radix >= 16) break;
@@ -173,11 +189,18 @@ FftShape fft_base_shape(std::size_t n, const ParamMap& p, std::size_t max_wg) {
   // FFT_VPT values per work-item: several butterflies of a pass each, on the largest divisor of
   // n that leaves at least that many values. The transforms per group stay as they were (and
   // with them the local memory); the group gets smaller.
+  // Fewer values (a value below the largest radix): the smallest divisor of n that leaves at most
+  // that many and fits the group; a pass with fewer butterflies than work-items leaves the rest idle.
   const std::size_t vpt = static_cast<std::size_t>(p.at("FFT_VPT"));
-  if (vpt > n / static_cast<std::size_t>(s.t)) {
+  const std::size_t have = n / static_cast<std::size_t>(s.t);
+  if (vpt > have) {
     std::size_t t = std::max<std::size_t>(1, n / vpt);
     while (t > 1 && n % t != 0) --t;
     s.t = static_cast<int>(t);
+  } else if (vpt > 0 && vpt < have) {
+    std::size_t t = (n + vpt - 1) / vpt;
+    while (t <= max_wg && n % t != 0) ++t;
+    if (t <= max_wg) s.t = static_cast<int>(t);
   }
   return s;
 }

@@ -16,7 +16,8 @@ namespace clforge::detail {
 
 /// Radices the kernels have butterflies for.
 inline bool fft_is_radix(int r) {
-  return r == 2 || r == 3 || r == 4 || r == 5 || r == 7 || r == 8 || r == 11 || r == 13 || r == 16 || r == 32;
+  return r == 2 || r == 3 || r == 4 || r == 5 || r == 7 || r == 8 || r == 9 || r == 11 || r == 13 || r == 15 ||
+         r == 16 || r == 25 || r == 32;
 }
 /// Prime factors of n in ascending order.
 std::vector<std::size_t> fft_prime_factors(std::size_t n);
@@ -32,8 +33,11 @@ std::size_t fft_bluestein_length(std::size_t n);
 std::size_t fft_bluestein_length_smooth(std::size_t n);
 
 /// Radix passes of a smooth in-kernel length: powers of two split as evenly as possible into
-/// radices <= max_radix (larger first), then the odd primes. Empty for n = 1.
-std::vector<int> fft_radices(std::size_t n, int max_radix);
+/// radices <= max_radix (larger first), then the odd factors, largest first: each odd prime a
+/// pass of its own (mix 0), or pairs of them merged into one butterfly, 3 * 5 = 15 and 3 * 3 = 9
+/// (mix 1), and 5 * 5 = 25 before those (mix 2): fewer passes, exchanges and twiddles.
+/// Empty for n = 1.
+std::vector<int> fft_radices(std::size_t n, int max_radix, int mix = 0);
 
 /// Do these radices allow exchanges in quarters (FFT_HALVE 2)? Two passes or more, every radix
 /// after the first even (fft.cl, FFT_QPUT); FftShape::quarter_ok adds the shape's conditions.

@@ -37,9 +37,14 @@ KernelSpec fft_spec() {
       {"FFT_RADIX", 8, {2, 4, 8, 16, 32}, "largest power-of-two radix of a pass", true},
       {"FFT_WG", 256, {16, 32, 64, 128, 256, 512, 1024}, "work-items per work-group the launcher aims for", true},
       {"FFT_REG", 16, {1, 2, 4, 8, 16, 32, 64}, "lengths up to this: one transform per work-item, in registers", true},
-      {"FFT_VPT", 0, {0, 16, 32, 64},
+      {"FFT_VPT", 0, {0, 3, 4, 5, 6, 8, 10, 12, 15, 16, 20, 24, 30, 32, 64},
        "values per work-item of the local-memory kernels (0: the largest radix, one butterfly per pass); more: "
-       "several butterflies per pass, fewer work-items per transform (the same transforms per group)", true},
+       "several butterflies per pass, fewer work-items per transform (the same transforms per group); fewer: more "
+       "work-items, some idle in the passes with fewer butterflies; the multiples of 3 and 5 balance the passes of "
+       "mixed radices (3000 on 200 work-items: 16, 15, 15 values)", true},
+      {"FFT_MIX", 0, {0, 1, 2},
+       "odd factors: 0 each prime its own pass; 1 pairs merged into one butterfly (3*5 = 15, 3*3 = 9); 2 also "
+       "5*5 = 25 first: fewer passes, exchanges and twiddles, more values per butterfly", true},
       {"FFT_LOCAL_MAX", 4096, {256, 512, 1024, 2048, 4096, 8192, 16384, 32768},
        "longest length done in one kernel; longer ones take passes through global memory", true},
       {"FFT_PASS_MAX", 32768, {64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768},

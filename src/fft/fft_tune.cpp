@@ -104,24 +104,37 @@ std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, c
   // One transform per work-item in registers when n <= FFT_REG and n <= 64 (fft_base_shape).
   v["FFT_REG"] = collapse(spec.find("FFT_REG")->legal, reference.at("FFT_REG"),
                           [&](int reg) { return n <= static_cast<std::size_t>(reg) && n <= 64; });
-  // Values per work-item: the same work-items per transform, under every radix, give the same kernels.
+  // Values per work-item: the same work-items per transform, under every radix and merging of
+  // odd factors, give the same kernels.
   v["FFT_VPT"] = collapse(spec.find("FFT_VPT")->legal, reference.at("FFT_VPT"), [&](int vpt) {
     std::vector<int> t;
-    for (int radix : spec.find("FFT_RADIX")->legal) {
-      ParamMap q = reference;
-      q["FFT_VPT"] = vpt;
-      q["FFT_RADIX"] = radix;
-      try {
-        t.push_back(fft_base_shape(n, q, 1024).t);
-      } catch (const std::exception&) {
-        t.push_back(-1);
+    for (int radix : spec.find("FFT_RADIX")->legal)
+      for (int mix : spec.find("FFT_MIX")->legal) {
+        ParamMap q = reference;
+        q["FFT_VPT"] = vpt;
+        q["FFT_RADIX"] = radix;
+        q["FFT_MIX"] = mix;
+        try {
+          t.push_back(fft_base_shape(n, q, 1024).t);
+        } catch (const std::exception&) {
+          t.push_back(-1);
+        }
       }
-    }
     return t;
   });
-  // The passes of n under each legal radix (the rules below hold under every one of them).
-  std::map<int, std::vector<int>> passes;
-  for (int radix : spec.find("FFT_RADIX")->legal) passes.emplace(radix, fft_radices(n, radix));
+  // The passes of n under each legal radix and each merging of odd factors (the rules below
+  // hold under every one of them).
+  const auto& radix_legal = spec.find("FFT_RADIX")->legal;
+  const auto& mix_legal = spec.find("FFT_MIX")->legal;
+  std::map<std::pair<int, int>, std::vector<int>> passes;  // (radix, mix)
+  for (int radix : radix_legal)
+    for (int mix : mix_legal) passes.emplace(std::make_pair(radix, mix), fft_radices(n, radix, mix));
+  const auto passes_by = [&](bool by_radix, int value) {
+    std::vector<std::vector<int>> rs;
+    for (const auto& [key, r] : passes)
+      if ((by_radix ? key.first : key.second) == value) rs.push_back(r);
+    return rs;
+  };
   // Exchanges in quarters need even radices after the first; elsewhere FFT_HALVE 2 runs as 1.
   const bool quarters = std::any_of(passes.begin(), passes.end(), [](const auto& rp) {
     return fft_quarter_radices(rp.second);
@@ -139,11 +152,11 @@ std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, c
                               [](int st) { return st == 3 ? 2 : st; });
   }
   // FFT_TWIDDLE 3 is 0 where no pass's table is large (and 2 where every table of a pass with
-  // twiddles is), under every radix.
+  // twiddles is), under every radix and merging.
   v["FFT_TWIDDLE"] = collapse(spec.find("FFT_TWIDDLE")->legal, reference.at("FFT_TWIDDLE"), [&](int tw) {
     if (tw != 3) return tw;
     bool any = false, all = true;
-    for (const auto& [radix, rs] : passes) {
+    for (const auto& [key, rs] : passes) {
       std::size_t ns = 1;
       for (const int r : rs) {
         if (ns > 1) {
@@ -156,9 +169,9 @@ std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, c
     }
     return !any ? 0 : all ? 2 : 3;
   });
-  // Radices that split n into the same passes.
-  v["FFT_RADIX"] = collapse(spec.find("FFT_RADIX")->legal, reference.at("FFT_RADIX"),
-                            [&](int radix) { return passes.at(radix); });
+  // Radices, and ways of merging odd factors, that split n into the same passes.
+  v["FFT_RADIX"] = collapse(radix_legal, reference.at("FFT_RADIX"), [&](int radix) { return passes_by(true, radix); });
+  v["FFT_MIX"] = collapse(mix_legal, reference.at("FFT_MIX"), [&](int mix) { return passes_by(false, mix); });
   return v;
 }
 

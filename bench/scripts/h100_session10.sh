@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# Device sittings of session 10 on the lent H100 machine, one part per call.
+#   part 1: 3000 with fewer work-items per transform (FFT_VPT 12 ... 30: 250 ... 100 work-items,
+#           balancing the radix-8, -5 and -3 passes), one or two transforms per group, halved or
+#           not, at 64 and 512 MiB; loads and stores alone under two shapes; register reports;
+#           16384 with the double twiddle powers in two chains (-DFFT_DCHAINS=2).
+#   part 2: `bench fft` of 3000, 16384, 32 and 64 beside the peers under each candidate tuning
+#           file TF... (JSON files in the repository) and under the shipped rows.
+#   part 3: closing sitting: `bench fft` default list (every length at 64 and 512 MiB).
+#   part 4: the fft, tune and tuning test suites on the NVIDIA device; resolved 3000 and 16384 rows.
+#   part 5: 3000 with more work-items per transform (FFT_VPT 3 ... 6: 1000 ... 500, shorter-lived
+#           groups), at 64 and 512 MiB, with register reports; 3000 on 200 work-items without
+#           twiddles or exchanges (diagnostic macros) at 64 MiB.
+#   part 6: 3000 on 600 and 200 work-items with twiddles as powers in double (FFT_TWIDDLE 2),
+#           at 64 and 512 MiB, and register reports.
+#   part 7: odd factors merged into radix-15, -9 and -25 butterflies (FFT_MIX 1, 2): kernel times
+#           of 3000 (8*15*5*5, 8*25*15) under several work-item counts, 1000 and 4095, at 64 and
+#           512 MiB; register reports.
+#   part 8: 3000 and 1000 with 5*5 = 25 (FFT_MIX 2) on one transform per group (FFT_WG 128 or 64:
+#           two transforms of 3000 with padded rows need 49.5 KiB), and 3000 with FFT_MIX 1 under
+#           the candidates of part 7 once more, at 64 and 512 MiB; register reports.
+#   part 9: double twiddle powers in two chains for groups of up to 512 work-items (the kernel's
+#           default now; -DFFT_DCHAINS=1 the single chain): 16384 and the 3000 candidates with
+#           FFT_TWIDDLE 2 and 3 under both, at 64 and 512 MiB; then part 2 with TF...
+# usage (from the repository root, after `source .device/env.sh`):
+#   bench/scripts/h100_session10.sh BUILD_DIR OUT_DIR PART [TF...]
+source "$(dirname "$0")/device_common.sh" "$@"
+PART=$3
+TFS=("${@:4}")
+# `bench fft` of SIZES under each tuning file, then under the shipped rows: bench_tfs TAG SIZES TF...
+bench_tfs() { local tag=$1 sizes=$2 tf; shift 2
+  for tf in "$@" ""; do
+    echo "#### tuning file: ${tf:-none (shipped rows)}"
+    [ -n "$tf" ] && cat "$tf"
+    CLFORGE_TUNING_FILE="${tf:+$(realpath "$tf")}" lim 200 "$C" -d nvidia bench fft $sizes \
+      --out "$O/json/fft_${tag}_$(basename "${tf:-shipped}" .json).json" 2>&1 | grep -E "^fft n"
+  done; }
+{
+  date -u
+  nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader
+  case $PART in
+  1)
+    rm -rf "$XDG_DATA_HOME"
+    for nb in 3000@2796 3000@22369; do
+      kt $nb
+      for v in 12 15 20 24 30; do
+        kt $nb -p FFT_VPT=$v
+        kt $nb -p FFT_VPT=$v -p FFT_WG=1024 -p FFT_HALVE=1
+      done
+      kt $nb -p FFT_VPT=15 -p FFT_TWIDDLE=1
+      kt $nb -p FFT_VPT=15 -p FFT_PAD=0
+    done
+    for v in 0 15; do
+      CLFORGE_BUILD_OPTIONS=-DFFT_XNOPASS kt 3000@2796 -p FFT_VPT=$v
+      CLFORGE_BUILD_OPTIONS=-DFFT_XNOPASS kt 3000@22369 -p FFT_VPT=$v
+      CLFORGE_BUILD_OPTIONS=-DFFT_XNOTW kt 3000@22369 -p FFT_VPT=$v
+    done
+    for v in 0 12 15 20 24; do vr 3000@2796 -p FFT_VPT=$v; done
+    for nb in 16384@512 16384@4096; do
+      kt $nb
+      CLFORGE_BUILD_OPTIONS=-DFFT_DCHAINS=2 kt $nb
+      kt $nb
+      CLFORGE_BUILD_OPTIONS=-DFFT_DCHAINS=2 kt $nb
+    done
+    vr 16384@512
+    CLFORGE_BUILD_OPTIONS=-DFFT_DCHAINS=2 vr 16384@512
+    ;;
+  2)
+    rm -rf "$XDG_DATA_HOME"
+    bench_tfs s10-2 "--size 3000@64 --size 3000@512 --size 16384@64 --size 16384@512 --size 32@64 --size 64@512" "${TFS[@]}"
+    ;;
+  3)
+    rm -rf "$XDG_DATA_HOME"
+    lim 560 "$C" -d nvidia bench fft --out "$O/json/fft_all_s10-3.json" 2>&1 | grep -E "^fft n"
+    ;;
+  4)
+    rm -rf "$XDG_DATA_HOME"
+    lim 400 "$B/tests/clforge_tests" --test-suite=fft,tune,tuning --test-case-exclude="clforge *" 2>&1 | tail -6
+    "$C" -d nvidia params fft --variant 3000 2>&1 | grep -E "VPT|WG|HALVE"
+    "$C" -d nvidia params fft --variant 16384 2>&1 | grep -E "RADIX|TWIDDLE"
+    ;;
+  5)
+    rm -rf "$XDG_DATA_HOME"
+    for nb in 3000@2796 3000@22369; do
+      kt $nb
+      for v in 3 4 5 6 15; do kt $nb -p FFT_VPT=$v; done
+      kt $nb -p FFT_VPT=5 -p FFT_PAD=0
+      kt $nb -p FFT_VPT=4 -p FFT_PAD=0
+    done
+    for v in 3 4 5 6; do vr 3000@2796 -p FFT_VPT=$v; done
+    for d in -DFFT_XNOTW -DFFT_XNOXCHG -DFFT_XNOBAR; do
+      CLFORGE_BUILD_OPTIONS=$d kt 3000@2796 -p FFT_VPT=15
+      CLFORGE_BUILD_OPTIONS=$d kt 3000@2796 -p FFT_VPT=5
+    done
+    ;;
+  6)
+    rm -rf "$XDG_DATA_HOME"
+    for nb in 3000@2796 3000@22369; do
+      for v in 5 15 0; do
+        kt $nb -p FFT_VPT=$v
+        kt $nb -p FFT_VPT=$v -p FFT_TWIDDLE=2
+      done
+    done
+    for v in 5 15; do vr 3000@2796 -p FFT_VPT=$v -p FFT_TWIDDLE=2; done
+    ;;
+  7)
+    rm -rf "$XDG_DATA_HOME"
+    for nb in 3000@2796 3000@22369; do
+      kt $nb -p FFT_VPT=15
+      for m in 1 2; do
+        for v in 0 5 8 15 24; do kt $nb -p FFT_MIX=$m -p FFT_VPT=$v; done
+      done
+      kt $nb -p FFT_MIX=1 -p FFT_VPT=15 -p FFT_PAD=0
+      kt $nb -p FFT_MIX=2 -p FFT_VPT=15 -p FFT_PAD=0
+    done
+    for nb in 1000@8388 1000@67108 4095@2048 4095@16384; do
+      kt $nb
+      kt $nb -p FFT_MIX=1
+      kt $nb -p FFT_MIX=2
+    done
+    for m in 1 2; do for v in 0 8 15; do vr 3000@2796 -p FFT_MIX=$m -p FFT_VPT=$v; done; done
+    ;;
+  8)
+    rm -rf "$XDG_DATA_HOME"
+    for nb in 3000@2796 3000@22369; do
+      for v in 0 8 15; do kt $nb -p FFT_MIX=2 -p FFT_VPT=$v -p FFT_WG=128; done
+      kt $nb -p FFT_MIX=1 -p FFT_VPT=15
+      kt $nb -p FFT_MIX=1 -p FFT_VPT=15 -p FFT_PAD=0
+      kt $nb -p FFT_MIX=1 -p FFT_VPT=15 -p FFT_TWIDDLE=2
+      kt $nb -p FFT_MIX=1 -p FFT_VPT=12
+      kt $nb -p FFT_MIX=1 -p FFT_VPT=20
+    done
+    for nb in 1000@8388 1000@67108; do
+      kt $nb -p FFT_MIX=2 -p FFT_WG=128
+      kt $nb -p FFT_MIX=2 -p FFT_WG=64
+    done
+    for v in 0 8 15; do vr 3000@2796 -p FFT_MIX=2 -p FFT_VPT=$v -p FFT_WG=128; done
+    vr 3000@2796 -p FFT_MIX=1 -p FFT_VPT=15
+    ;;
+  9)
+    rm -rf "$XDG_DATA_HOME"
+    for nb in 16384@512 16384@4096; do
+      kt $nb
+      CLFORGE_BUILD_OPTIONS=-DFFT_DCHAINS=1 kt $nb
+    done
+    for nb in 3000@2796 3000@22369; do
+      for a in "-p FFT_MIX=1 -p FFT_VPT=15" "-p FFT_MIX=2 -p FFT_VPT=15 -p FFT_WG=128"; do
+        kt $nb $a -p FFT_TWIDDLE=2
+        CLFORGE_BUILD_OPTIONS=-DFFT_DCHAINS=1 kt $nb $a -p FFT_TWIDDLE=2
+        kt $nb $a -p FFT_TWIDDLE=3
+      done
+    done
+    bench_tfs s10-9 "--size 3000@64 --size 3000@512 --size 16384@64 --size 16384@512 --size 32@64 --size 64@512" "${TFS[@]}"
+    ;;
+  esac
+  date -u
+} 2>&1 | tee "$O/log_s10-$PART.txt"
