@@ -22,6 +22,8 @@
 #   part 9: double twiddle powers in two chains for groups of up to 512 work-items (the kernel's
 #           default now; -DFFT_DCHAINS=1 the single chain): 16384 and the 3000 candidates with
 #           FFT_TWIDDLE 2 and 3 under both, at 64 and 512 MiB; then part 2 with TF...
+#   part 10: 16384 with both passes' twiddles as powers in double (FFT_TWIDDLE 2, two chains)
+#           against the sm_90 row (FFT_TWIDDLE 3), interleaved, at 64 and 512 MiB.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session10.sh BUILD_DIR OUT_DIR PART [TF...]
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -151,6 +153,15 @@ bench_tfs() { local tag=$1 sizes=$2 tf; shift 2
       done
     done
     bench_tfs s10-9 "--size 3000@64 --size 3000@512 --size 16384@64 --size 16384@512 --size 32@64 --size 64@512" "${TFS[@]}"
+    ;;
+  10)
+    rm -rf "$XDG_DATA_HOME"
+    for i in 1 2; do
+      for nb in 16384@512 16384@4096; do
+        kt $nb
+        kt $nb -p FFT_TWIDDLE=2
+      done
+    done
     ;;
   esac
   date -u
