@@ -431,13 +431,14 @@ TEST_SUITE("fft") {
   TEST_CASE("odd factors merged into radix-9, -15 and -25 butterflies (FFT_MIX), with halving off and on") {
     // Lengths whose odd factors merge (3*3, 3*5, 5*5) in registers, in one work-group and with
     // 200 work-items per transform (FFT_VPT 15), twiddles from the table and as powers in
-    // double; forward, inverse, in place and interleaved.
+    // double (one chain or two); forward, inverse, in place and interleaved.
     std::uint64_t seed = test::seed() + 1100;
     const ParamMap spread = {{"FFT_VPT", 15}, {"FFT_TWIDDLE", 2}, {"FFT_WG", 128}};
     for (int mix : {1, 2})
       for (int halve : {0, 1}) {
         ParamMap p = (mix + halve) % 2 == 0 ? ParamMap{} : spread;  // each merging both ways
         p["FFT_MIX"] = mix;
+        p["FFT_DCHAIN"] = mix;  // the double powers (up to the 24th) in one chain or two
         p["FFT_HALVE"] = halve;
         CAPTURE(params_of(Tuning{p, false}));
         for (std::size_t n : {9, 15, 25, 45, 75, 225, 60, 1000, 3000, 4095, 3375})

@@ -141,7 +141,7 @@ class LogCapture {
 TuneOptions fft_options(int wg_a = 64, int wg_b = 256) {
   return tiny_space("64", {{"FFT_WG", {wg_a, wg_b}}, {"FFT_RADIX", {16}}, {"FFT_REG", {32}}, {"FFT_LOCAL_MAX", {4096}},
                            {"FFT_PASS_MAX", {32768}}, {"FFT_HALVE", {0}}, {"FFT_TWIDDLE", {0}}, {"FFT_PAD", {1}}, {"FFT_VEC", {1}},
-                           {"FFT_STAGE", {0}}, {"FFT_ACROSS", {8}}, {"FFT_VPT", {0}}, {"FFT_MIX", {0}}, {"FFT_CHUNK", {0}}});
+                           {"FFT_STAGE", {0}}, {"FFT_ACROSS", {8}}, {"FFT_VPT", {0}}, {"FFT_MIX", {0}}, {"FFT_DCHAIN", {1}}, {"FFT_CHUNK", {0}}});
 }
 
 ParamMap fft_candidate(int wg) { return candidate_of(fft_options(), {{"FFT_WG", wg}}); }
@@ -753,7 +753,8 @@ TEST_SUITE("tune") {
     // for 3, all 16 for 4, 8-8-16-16-16 for 5 and 6, all 8, 4, 2 or 1 for 8, 10 ... 16, 20 ... 32
     // and 64).
     // The class has an interleaved size, so FFT_STAGE keeps its four values and FFT_ACROSS its three.
-    const std::size_t full = 7 * 3 * 3 * 2 * 2 * 4 * 3;  // FFT_WG, HALVE, TWIDDLE, PAD, VEC, STAGE, ACROSS
+    // FFT_WG, HALVE, TWIDDLE, DCHAIN (8*8 has a chain of powers), PAD, VEC, STAGE, ACROSS
+    const std::size_t full = 7 * 3 * 3 * 2 * 2 * 2 * 4 * 3;
     CHECK(r.classes[0].space == full * 2 * 3 * 8);
     CHECK(r.classes[0].illegal + r.classes[0].unfit + r.classes[0].candidates == r.classes[0].space);
     // FFT_TWIDDLE 3 differs from 0 only where a pass's table is large: the narrowed space keeps
@@ -830,7 +831,7 @@ TEST_SUITE("tune") {
     std::string out;
     int rc = test::run_command(cli + "tune fft --size 64@16 --param FFT_WG=64,256 --param FFT_RADIX=16 --param FFT_REG=32 "
                                "--param FFT_HALVE=0 --param FFT_TWIDDLE=0 --param FFT_PAD=1 --param FFT_VEC=1 "
-                               "--param FFT_STAGE=0 --param FFT_ACROSS=8 --param FFT_VPT=0 --param FFT_MIX=0 --param FFT_CHUNK=0 --seed " + std::to_string(test::seed()), out);
+                               "--param FFT_STAGE=0 --param FFT_ACROSS=8 --param FFT_VPT=0 --param FFT_MIX=0 --param FFT_DCHAIN=1 --param FFT_CHUNK=0 --seed " + std::to_string(test::seed()), out);
     INFO(out);
     REQUIRE(rc == 0);
     CHECK(out.find("fft variant 64 on") != std::string::npos);

@@ -24,6 +24,12 @@
 #           FFT_TWIDDLE 2 and 3 under both, at 64 and 512 MiB; then part 2 with TF...
 #   part 10: 16384 with both passes' twiddles as powers in double (FFT_TWIDDLE 2, two chains)
 #           against the sm_90 row (FFT_TWIDDLE 3), interleaved, at 64 and 512 MiB.
+#   part 11: 3000 with the shipped sm_90 row: `bench fft` of 3000 alone, twice, then after the
+#           lengths that precede it in the default list; kernel times.
+#   part 12: 3000 under the shipped row, under the same values given with -p, and under the
+#           candidate tuning file: kernel times, build options and register reports.
+#   part 13: 3000 under the candidates of parts 7-9 again, interleaved (the NVIDIA row, merged
+#           radices with table or double twiddles, one or two chains), at 64 and 512 MiB.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session10.sh BUILD_DIR OUT_DIR PART [TF...]
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -160,6 +166,40 @@ bench_tfs() { local tag=$1 sizes=$2 tf; shift 2
       for nb in 16384@512 16384@4096; do
         kt $nb
         kt $nb -p FFT_TWIDDLE=2
+      done
+    done
+    ;;
+  11)
+    rm -rf "$XDG_DATA_HOME"
+    for i in 1 2; do
+      lim 100 "$C" -d nvidia bench fft --size 3000@64 --size 3000@512 2>&1 | grep -E "^fft n.*(clforge|VkFFT):"
+    done
+    lim 200 "$C" -d nvidia bench fft --size 1048576@64 --size 1000@64 --size 3000@64 --size 3000@512 2>&1 | grep -E "^fft n.*(clforge|VkFFT):"
+    kt 3000@2796
+    kt 3000@22369
+    ;;
+  12)
+    rm -rf "$XDG_DATA_HOME"
+    for i in 1 2; do
+      kt 3000@2796
+      kt 3000@2796 -p FFT_MIX=1 -p FFT_VPT=15 -p FFT_TWIDDLE=2
+      CLFORGE_TUNING_FILE=$(realpath bench/scripts/s10/tf_a.json) kt 3000@2796
+    done
+    for a in "" "-p FFT_MIX=1 -p FFT_VPT=15 -p FFT_TWIDDLE=2"; do
+      echo "== build [$a]"
+      CLFORGE_CACHE_DIR=off CLFORGE_BUILD_OPTIONS=-cl-nv-verbose "$C" -v -d nvidia $a run fft --n 3000 --batch 2796 2>&1 |
+        grep -E "build log of|Used|spill" | cut -c1-900
+    done
+    ;;
+  13)
+    rm -rf "$XDG_DATA_HOME"
+    for nb in 3000@2796 3000@22369; do
+      for i in 1 2; do
+        kt $nb -p FFT_MIX=0 -p FFT_VPT=0 -p FFT_TWIDDLE=0
+        kt $nb -p FFT_MIX=1 -p FFT_VPT=15 -p FFT_TWIDDLE=0
+        kt $nb
+        CLFORGE_BUILD_OPTIONS=-DFFT_DCHAINS=1 kt $nb
+        kt $nb -p FFT_MIX=2 -p FFT_WG=128
       done
     done
     ;;

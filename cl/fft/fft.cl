@@ -91,8 +91,8 @@
 #if FFT_TWIDDLE >= 2
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
-#ifndef FFT_DCHAINS
-#define FFT_DCHAINS 0        // double twiddle powers in 1 chain of w steps or 2 of w^2 steps; 0: by group size
+#ifndef FFT_DCHAIN
+#define FFT_DCHAIN 1         // double twiddle powers (FFT_TWIDDLE 2, 3): 1 chain of w steps, 2 chains of w^2 steps
 #endif
 #ifndef FFT_PAD
 #define FFT_PAD 1            // 1: pad local rows against bank conflicts
@@ -160,13 +160,6 @@
 #define FFT_R0 1
 #endif
 #define FFT_WGS (FFT_B * FFT_T)
-// Two chains of double powers halve their dependent products for a few more registers: worth it
-// where a work-item may hold 128 (groups of up to 512; H100, session 10: the radix-32 16384 1.3 %
-// faster at 512 MiB), not at the 64 of a 1024-item group (2.5 % slower, session 9).
-#if FFT_DCHAINS == 0
-#undef FFT_DCHAINS
-#define FFT_DCHAINS (FFT_WGS <= 512 ? 2 : 1)
-#endif
 #define FFT_CE (FFT_N / FFT_T)  // elements per work-item in a staged load or store
 #define FFT_MAX2(a, b) ((a) > (b) ? (a) : (b))
 #define FFT_PRIV (FFT_T == 1)   // exchanges between passes in private memory
@@ -484,8 +477,8 @@ FFT_INLINE void fft_twiddles(const int R, const int NS, fft_c* v, __global const
     const double2 w1 = (double2)(t_[0], t_[1]);
     double2 w = w1;
     v[1] = fft_mul(v[1], fft_make((float)w1.x, (float)w1.y));
-#if FFT_DCHAINS == 2
-    // Two chains of w^2 steps (odd and even powers): half the dependent products.
+#if FFT_DCHAIN == 2
+    // Two chains of w^2 steps (odd and even powers): half the dependent products, more registers.
     if (R > 2) {
       const double2 w2 = fft_dmul(w1, w1);
       double2 we = w2;

@@ -57,6 +57,9 @@ KernelSpec fft_spec() {
        "0: twiddle table computed in double on the host; 1: sinpi/cospi in the kernel; 2: one twiddle per butterfly "
        "from a table in double, the others its powers in double (devices with cl_khr_fp64; others use 0); 3: 2 for "
        "the passes whose table would exceed 16 KiB, 0 for the others"},
+      {"FFT_DCHAIN", 1, {1, 2},
+       "twiddle powers in double (FFT_TWIDDLE 2, 3): one chain of products by w, or two (odd and even powers) "
+       "of products by w^2: half the dependent products for more registers"},
       {"FFT_PAD", 1, {0, 1}, "pad local-memory rows against bank conflicts"},
       {"FFT_VEC", 1, {0, 1}, "global loads and stores as float2 (one 8-byte access) or as two floats"},
       {"FFT_STAGE", 0, {0, 1, 2, 3},

@@ -169,6 +169,14 @@ std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, c
     }
     return !any ? 0 : all ? 2 : 3;
   });
+  // One or two chains of double twiddle powers differ only where a pass after the first has a
+  // radix above 2 (a chain of two products or more).
+  const bool chains = std::any_of(passes.begin(), passes.end(), [](const auto& rp) {
+    return std::any_of(rp.second.begin() + std::min<std::size_t>(1, rp.second.size()), rp.second.end(),
+                       [](int r) { return r > 2; });
+  });
+  v["FFT_DCHAIN"] = collapse(spec.find("FFT_DCHAIN")->legal, reference.at("FFT_DCHAIN"),
+                             [&](int c) { return chains ? c : 1; });
   // Radices, and ways of merging odd factors, that split n into the same passes.
   v["FFT_RADIX"] = collapse(radix_legal, reference.at("FFT_RADIX"), [&](int radix) { return passes_by(true, radix); });
   v["FFT_MIX"] = collapse(mix_legal, reference.at("FFT_MIX"), [&](int mix) { return passes_by(false, mix); });
