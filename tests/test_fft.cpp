@@ -433,10 +433,13 @@ TEST_SUITE("fft") {
     // 200 work-items per transform (FFT_VPT 15), twiddles from the table and as powers in
     // double (one chain or two); forward, inverse, in place and interleaved.
     std::uint64_t seed = test::seed() + 1100;
+    // Groups of 64 or 128 work-items: fewer work-items per transform put more transforms in a
+    // group, and 225 = 25*9 on 9 work-items in groups of 256 would need 50 KiB on a 48 KiB GPU.
     const ParamMap spread = {{"FFT_VPT", 15}, {"FFT_TWIDDLE", 2}, {"FFT_WG", 128}};
     for (int mix : {1, 2})
       for (int halve : {0, 1}) {
-        ParamMap p = (mix + halve) % 2 == 0 ? ParamMap{} : spread;  // each merging both ways
+        // each merging both ways
+        ParamMap p = (mix + halve) % 2 == 0 ? ParamMap{{"FFT_WG", 64}} : spread;
         p["FFT_MIX"] = mix;
         p["FFT_DCHAIN"] = mix;  // the double powers (up to the 24th) in one chain or two
         p["FFT_HALVE"] = halve;
@@ -548,6 +551,13 @@ TEST_SUITE("fft") {
     CHECK(fft_radices(3375, 16, 2) == std::vector<int>{25, 15, 9});
     CHECK(fft_radices(1000, 8, 1) == std::vector<int>{8, 5, 5, 5});
     CHECK(fft_radices(1024, 16, 2) == std::vector<int>{16, 8, 8});
+    // A length the merging makes one butterfly keeps its primes' passes outside registers (one
+    // work-item per transform otherwise); in registers the single butterfly is taken.
+    const clforge::ParamMap mix2 = {{"FFT_RADIX", 16}, {"FFT_WG", 256}, {"FFT_REG", 16}, {"FFT_HALVE", 0},
+                                    {"FFT_PAD", 1}, {"FFT_VPT", 0}, {"FFT_MIX", 2}};
+    CHECK(fft_base_shape(25, mix2, 1024).radices == std::vector<int>{5, 5});
+    CHECK(fft_base_shape(15, mix2, 1024).radices == std::vector<int>{15});
+    CHECK(fft_base_shape(75, mix2, 1024).radices == std::vector<int>{25, 3});
     CHECK(fft_global_factors(std::size_t{1} << 20, 4096) == std::vector<std::size_t>{1024, 1024});
     CHECK(fft_global_factors(3 * 4096, 4096) == std::vector<std::size_t>{128, 96});
     CHECK(fft_global_factors(8192, 4096) == std::vector<std::size_t>{128, 64});

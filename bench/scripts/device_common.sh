@@ -10,6 +10,7 @@
 #   pp N@BATCH 'ROWS'   per-pass kernel times of one `run fft` under tuning-file rows
 #   row VARIANT 'PARAMS'  one tuning-file row, e.g. row pass1024 '"FFT_WG": 128'
 #   vr N@BATCH [ARGS]   register report of one `run fft` (uncached build, -cl-nv-verbose)
+#   bench_tfs TAG SIZES TF...  `bench fft` of SIZES under each tuning file, then the shipped rows
 # usage, at the top of a script: source "$(dirname "$0")/device_common.sh" "$@"
 set -u
 B=$1
@@ -46,3 +47,11 @@ row() { printf '{"variant": "%s", "params": {%s}}' "$1" "$2"; }
 vr() { local nb=$1; shift; echo "== registers [$*] $nb"
   CLFORGE_CACHE_DIR=off CLFORGE_BUILD_OPTIONS=-cl-nv-verbose timeout -s INT -k 10 90 "$C" -v -d nvidia "$@" run fft \
     --n ${nb%@*} --batch ${nb#*@} 2>&1 | grep -E "Used|spill" | head -6; }
+# `bench fft` of SIZES under each tuning file, then under the shipped rows: bench_tfs TAG SIZES TF...
+bench_tfs() { local tag=$1 sizes=$2 tf; shift 2
+  for tf in "$@" ""; do
+    echo "#### tuning file: ${tf:-none (shipped rows)}"
+    [ -n "$tf" ] && cat "$tf"
+    CLFORGE_TUNING_FILE="${tf:+$(realpath "$tf")}" lim 200 "$C" -d nvidia bench fft $sizes \
+      --out "$O/json/fft_${tag}_$(basename "${tf:-shipped}" .json).json" 2>&1 | grep -E "^fft n"
+  done; }

@@ -21,14 +21,6 @@
 source "$(dirname "$0")/device_common.sh" "$@"
 PART=$3
 TFS=("${@:4}")
-# `bench fft` of SIZES under each tuning file, then under the shipped rows: bench_tfs TAG SIZES TF...
-bench_tfs() { local tag=$1 sizes=$2 tf; shift 2
-  for tf in "$@" ""; do
-    echo "#### tuning file: ${tf:-none (shipped rows)}"
-    [ -n "$tf" ] && cat "$tf"
-    CLFORGE_TUNING_FILE="${tf:+$(realpath "$tf")}" lim 200 "$C" -d nvidia bench fft $sizes \
-      --out "$O/json/fft_${tag}_$(basename "${tf:-shipped}" .json).json" 2>&1 | grep -E "^fft n"
-  done; }
 {
   date -u
   nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader

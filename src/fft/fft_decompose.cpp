@@ -171,6 +171,9 @@ FftShape fft_base_shape(std::size_t n, const ParamMap& p, std::size_t max_wg) {
   int radix = p.at("FFT_RADIX");
   for (;;) {
     s.radices = fft_radices(n, radix, p.at("FFT_MIX"));
+    // Merging odd factors into one butterfly for the whole length would leave one work-item per
+    // transform (and its values staged through local memory): keep the primes' passes then.
+    if (s.radices.size() == 1 && p.at("FFT_MIX") > 0) s.radices = fft_radices(n, radix, 0);
     const int rmax = s.radices.empty() ? 1 : *std::max_element(s.radices.begin(), s.radices.end());
     s.t = static_cast<int>(n / rmax);
     if (static_cast<std::size_t>(s.t) <= max_wg || radix >= 16) break;
