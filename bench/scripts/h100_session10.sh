@@ -30,6 +30,10 @@
 #           candidate tuning file: kernel times, build options and register reports.
 #   part 13: 3000 under the candidates of parts 7-9 again, interleaved (the NVIDIA row, merged
 #           radices with table or double twiddles, one or two chains), at 64 and 512 MiB.
+#   part 16: n = 128 (0.89-0.91 of VkFFT at 64 MiB): `tune fft --size 128@65536` over work-group
+#           size, staging, radix and halving (exhaustive), then `bench fft` of 128 at 64 and 512 MiB
+#           with the tuned entry and without it, twice, interleaved.
+#   part 17: `bench fft` of 128 and 3000 at 64 and 512 MiB with the shipped rows, twice.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session10.sh BUILD_DIR OUT_DIR PART [TF...]
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -193,6 +197,24 @@ TFS=("${@:4}")
         CLFORGE_BUILD_OPTIONS=-DFFT_DCHAINS=1 kt $nb
         kt $nb -p FFT_MIX=2 -p FFT_WG=128
       done
+    done
+    ;;
+  16)
+    rm -rf "$XDG_DATA_HOME"
+    TP="--param FFT_REG=16 --param FFT_TWIDDLE=0 --param FFT_PAD=1 --param FFT_VEC=1 --param FFT_VPT=0 --param FFT_MIX=0 --param FFT_DCHAIN=1 --param FFT_ACROSS=8 --param FFT_CHUNK=0 --param FFT_PASS_MAX=512 --param FFT_LOCAL_MAX=4096"
+    lim 200 "$C" -d nvidia tune fft --size 128@65536 --param FFT_WG=32,64,128,256 --param FFT_STAGE=0,1,2 \
+      --param FFT_RADIX=8,16 --param FFT_HALVE=0,1 $TP --time 150 --strategy exhaustive --out "$O/json/tune128.json" 2>&1 |
+      grep -v "^fft/" | grep -E "variant|tried|best|default|#[1-6] |stored"
+    for i in 1 2; do
+      lim 100 "$C" -d nvidia bench fft --size 128@64 --size 128@512 2>&1 | grep -E "^fft n.*(clforge|clFFT|VkFFT):"
+      XDG_DATA_HOME=/tmp/none lim 100 "$C" -d nvidia bench fft --size 128@64 --size 128@512 2>&1 | grep -E "^fft n.*(clforge|clFFT|VkFFT):"
+    done
+    ;;
+  17)
+    rm -rf "$XDG_DATA_HOME"
+    for i in 1 2; do
+      lim 100 "$C" -d nvidia bench fft --size 128@64 --size 128@512 --size 3000@64 --size 3000@512 \
+        --out "$O/json/fft_s10-17_$i.json" 2>&1 | grep -E "^fft n.*(clforge|clFFT|VkFFT):"
     done
     ;;
   esac
