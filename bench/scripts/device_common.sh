@@ -1,5 +1,7 @@
-# Shared prelude of the device sitting scripts (sourced, not run): BUILD_DIR and OUT_DIR from
-# the arguments, caches and the user tuning database under /tmp, and the helpers
+# Shared prelude of the device sitting scripts (sourced, not run): BUILD_DIR, OUT_DIR, PART and
+# the tuning files TF... from the arguments (B, O, PART, TFS), caches and the user tuning
+# database under /tmp, and the helpers
+#   stamp               the date and the GPU's name and clocks (a sitting's first lines)
 #   run CMD...          echo the command, run it, echo its exit status
 #   lim SECONDS CMD...  the same under `timeout -s INT` (a tune stopped this way keeps its best)
 #   prof SECONDS CMD... a clforge command with CLFORGE_PROFILE_KERNELS=1 (give it -v): its own
@@ -11,13 +13,18 @@
 #   row VARIANT 'PARAMS'  one tuning-file row, e.g. row pass1024 '"FFT_WG": 128'
 #   vr N@BATCH [ARGS]   register report of one `run fft` (uncached build, -cl-nv-verbose)
 #   bench_tfs TAG SIZES TF...  `bench fft` of SIZES under each tuning file, then the shipped rows
+#   fft_all TAG         `bench fft` of the default list (every length at 64 and 512 MiB), JSON fft_all_TAG.json
+#   fft_tests           the fft, tune and tuning test suites on the NVIDIA device
 # usage, at the top of a script: source "$(dirname "$0")/device_common.sh" "$@"
 set -u
 B=$1
 O=$2
+PART=${3:-}
+TFS=("${@:4}")
 mkdir -p "$O/json"
 export CLFORGE_CACHE_DIR=/tmp/clforge-cache
 export XDG_DATA_HOME=/tmp/clforge-userdata
+stamp() { date -u; nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader; }
 run() { echo "+ $*"; "$@"; echo "(exit $?)"; }
 lim() { local s=$1; shift; echo "+ [limit ${s}s] $*"; timeout -s INT -k 10 "$s" "$@"; echo "(exit $?)"; }
 prof() {
@@ -55,3 +62,6 @@ bench_tfs() { local tag=$1 sizes=$2 tf; shift 2
     CLFORGE_TUNING_FILE="${tf:+$(realpath "$tf")}" lim 200 "$C" -d nvidia bench fft $sizes \
       --out "$O/json/fft_${tag}_$(basename "${tf:-shipped}" .json).json" 2>&1 | grep -E "^fft n"
   done; }
+fft_all() { lim 560 "$C" -d nvidia bench fft --out "$O/json/fft_all_$1.json" 2>&1 | grep -E "^fft n"; }
+fft_tests() {
+  lim 400 "$B/tests/clforge_tests" --test-suite=fft,tune,tuning --test-case-exclude="clforge *" 2>&1 | tail -6; }

@@ -3,7 +3,7 @@
 #   part 1: 3000 with fewer work-items per transform (FFT_VPT 12 ... 30: 250 ... 100 work-items,
 #           balancing the radix-8, -5 and -3 passes), one or two transforms per group, halved or
 #           not, at 64 and 512 MiB; loads and stores alone under two shapes; register reports;
-#           16384 with the double twiddle powers in two chains (-DFFT_DCHAINS=2).
+#           16384 with the double twiddle powers in one and in two chains.
 #   part 2: `bench fft` of 3000, 16384, 32 and 64 beside the peers under each candidate tuning
 #           file TF... (JSON files in the repository) and under the shipped rows.
 #   part 3: closing sitting: `bench fft` default list (every length at 64 and 512 MiB).
@@ -19,8 +19,7 @@
 #   part 8: 3000 and 1000 with 5*5 = 25 (FFT_MIX 2) on one transform per group (FFT_WG 128 or 64:
 #           two transforms of 3000 with padded rows need 49.5 KiB), and 3000 with FFT_MIX 1 under
 #           the candidates of part 7 once more, at 64 and 512 MiB; register reports.
-#   part 9: double twiddle powers in two chains for groups of up to 512 work-items (the kernel's
-#           default now; -DFFT_DCHAINS=1 the single chain): 16384 and the 3000 candidates with
+#   part 9: double twiddle powers in one and in two chains: 16384 and the 3000 candidates with
 #           FFT_TWIDDLE 2 and 3 under both, at 64 and 512 MiB; then part 2 with TF...
 #   part 10: 16384 with both passes' twiddles as powers in double (FFT_TWIDDLE 2, two chains)
 #           against the sm_90 row (FFT_TWIDDLE 3), interleaved, at 64 and 512 MiB.
@@ -34,14 +33,16 @@
 #           size, staging, radix and halving (exhaustive), then `bench fft` of 128 at 64 and 512 MiB
 #           with the tuned entry and without it, twice, interleaved.
 #   part 17: `bench fft` of 128 and 3000 at 64 and 512 MiB with the shipped rows, twice.
+#   part 18: after the review (one macro for both chains of double powers): kernel times of 16384
+#           with one and two chains and of 3000 with the shipped rows, then part 4.
+# The sittings chose the chains with a kernel macro (CLFORGE_BUILD_OPTIONS=-DFFT_DCHAINS=N, and in
+# parts 9-13 a default of two chains for groups of up to 512 work-items); the tuning parameter
+# FFT_DCHAIN (-p FFT_DCHAIN=N) has replaced both, and the parts below use it.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session10.sh BUILD_DIR OUT_DIR PART [TF...]
 source "$(dirname "$0")/device_common.sh" "$@"
-PART=$3
-TFS=("${@:4}")
 {
-  date -u
-  nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader
+  stamp
   case $PART in
   1)
     rm -rf "$XDG_DATA_HOME"
@@ -61,13 +62,13 @@ TFS=("${@:4}")
     done
     for v in 0 12 15 20 24; do vr 3000@2796 -p FFT_VPT=$v; done
     for nb in 16384@512 16384@4096; do
-      kt $nb
-      CLFORGE_BUILD_OPTIONS=-DFFT_DCHAINS=2 kt $nb
-      kt $nb
-      CLFORGE_BUILD_OPTIONS=-DFFT_DCHAINS=2 kt $nb
+      for i in 1 2; do
+        kt $nb -p FFT_DCHAIN=1
+        kt $nb -p FFT_DCHAIN=2
+      done
     done
-    vr 16384@512
-    CLFORGE_BUILD_OPTIONS=-DFFT_DCHAINS=2 vr 16384@512
+    vr 16384@512 -p FFT_DCHAIN=1
+    vr 16384@512 -p FFT_DCHAIN=2
     ;;
   2)
     rm -rf "$XDG_DATA_HOME"
@@ -75,11 +76,11 @@ TFS=("${@:4}")
     ;;
   3)
     rm -rf "$XDG_DATA_HOME"
-    lim 560 "$C" -d nvidia bench fft --out "$O/json/fft_all_s10-3.json" 2>&1 | grep -E "^fft n"
+    fft_all s10-3
     ;;
   4)
     rm -rf "$XDG_DATA_HOME"
-    lim 400 "$B/tests/clforge_tests" --test-suite=fft,tune,tuning --test-case-exclude="clforge *" 2>&1 | tail -6
+    fft_tests
     "$C" -d nvidia params fft --variant 3000 2>&1 | grep -E "VPT|WG|HALVE"
     "$C" -d nvidia params fft --variant 16384 2>&1 | grep -E "RADIX|TWIDDLE"
     ;;
@@ -144,13 +145,13 @@ TFS=("${@:4}")
   9)
     rm -rf "$XDG_DATA_HOME"
     for nb in 16384@512 16384@4096; do
-      kt $nb
-      CLFORGE_BUILD_OPTIONS=-DFFT_DCHAINS=1 kt $nb
+      kt $nb -p FFT_DCHAIN=2
+      kt $nb -p FFT_DCHAIN=1
     done
     for nb in 3000@2796 3000@22369; do
       for a in "-p FFT_MIX=1 -p FFT_VPT=15" "-p FFT_MIX=2 -p FFT_VPT=15 -p FFT_WG=128"; do
-        kt $nb $a -p FFT_TWIDDLE=2
-        CLFORGE_BUILD_OPTIONS=-DFFT_DCHAINS=1 kt $nb $a -p FFT_TWIDDLE=2
+        kt $nb $a -p FFT_TWIDDLE=2 -p FFT_DCHAIN=2
+        kt $nb $a -p FFT_TWIDDLE=2 -p FFT_DCHAIN=1
         kt $nb $a -p FFT_TWIDDLE=3
       done
     done
@@ -193,8 +194,8 @@ TFS=("${@:4}")
       for i in 1 2; do
         kt $nb -p FFT_MIX=0 -p FFT_VPT=0 -p FFT_TWIDDLE=0
         kt $nb -p FFT_MIX=1 -p FFT_VPT=15 -p FFT_TWIDDLE=0
-        kt $nb
-        CLFORGE_BUILD_OPTIONS=-DFFT_DCHAINS=1 kt $nb
+        kt $nb -p FFT_DCHAIN=2
+        kt $nb -p FFT_DCHAIN=1
         kt $nb -p FFT_MIX=2 -p FFT_WG=128
       done
     done
@@ -216,6 +217,16 @@ TFS=("${@:4}")
       lim 100 "$C" -d nvidia bench fft --size 128@64 --size 128@512 --size 3000@64 --size 3000@512 \
         --out "$O/json/fft_s10-17_$i.json" 2>&1 | grep -E "^fft n.*(clforge|clFFT|VkFFT):"
     done
+    ;;
+  18)
+    rm -rf "$XDG_DATA_HOME"
+    for nb in 16384@512 16384@4096; do
+      kt $nb -p FFT_DCHAIN=1
+      kt $nb
+    done
+    kt 3000@2796
+    kt 3000@22369
+    fft_tests
     ;;
   esac
   date -u

@@ -48,7 +48,6 @@
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session7.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
-PART=$3
 # n@batch pairs of 64 MiB batches
 big64() { for n in "$@"; do echo "$n@$((8388608 / n))"; done; }
 # one `run fft` line: plan summary, median and error

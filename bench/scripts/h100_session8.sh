@@ -24,7 +24,6 @@
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session8.sh BUILD_DIR OUT_DIR PART
 source "$(dirname "$0")/device_common.sh" "$@"
-PART=$3
 {
   date -u
   case $PART in

@@ -19,11 +19,8 @@
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session9.sh BUILD_DIR OUT_DIR PART [TF...]
 source "$(dirname "$0")/device_common.sh" "$@"
-PART=$3
-TFS=("${@:4}")
 {
-  date -u
-  nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader
+  stamp
   case $PART in
   1)
     rm -rf "$XDG_DATA_HOME"
@@ -90,11 +87,11 @@ TFS=("${@:4}")
     ;;
   4)
     rm -rf "$XDG_DATA_HOME"
-    lim 560 "$C" -d nvidia bench fft --out "$O/json/fft_all_s9-4.json" 2>&1 | grep -E "^fft n"
+    fft_all s9-4
     ;;
   5)
     rm -rf "$XDG_DATA_HOME"
-    lim 400 "$B/tests/clforge_tests" --test-suite=fft,tune,tuning --test-case-exclude="clforge *" 2>&1 | tail -6
+    fft_tests
     "$C" -d nvidia params fft --variant 16384 2>&1 | grep -E "RADIX|TWIDDLE"
     "$C" -d nvidia params fft --variant pass1024 2>&1 | grep -E "RADIX|WG"
     ;;

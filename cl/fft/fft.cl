@@ -458,11 +458,12 @@ FFT_INLINE fft_c fft_twiddle(__global const fft_c* restrict twl, const int off, 
 FFT_INLINE double2 fft_dmul(const double2 a, const double2 b) {
   return (double2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
 }
-// w = w * w1 in double, then v[r] *= w rounded to float.
-#define FFT_DPOW(r)                                              \
-  if (R > (r)) {                                                 \
-    w = fft_dmul(w, w1);                                         \
-    v[r] = fft_mul(v[r], fft_make((float)w.x, (float)w.y));      \
+// acc = acc * step in double, then v[r] *= acc rounded to float (one chain: step w, acc the
+// powers; two chains: step w^2, acc the odd or the even powers).
+#define FFT_DPOW(r, acc, step)                                       \
+  if (R > (r)) {                                                     \
+    acc = fft_dmul(acc, step);                                       \
+    v[r] = fft_mul(v[r], fft_make((float)(acc).x, (float)(acc).y));  \
   }
 #endif
 
@@ -483,23 +484,21 @@ FFT_INLINE void fft_twiddles(const int R, const int NS, fft_c* v, __global const
       const double2 w2 = fft_dmul(w1, w1);
       double2 we = w2;
       v[2] = fft_mul(v[2], fft_make((float)w2.x, (float)w2.y));
-#define FFT_DPOW2(r, wv)                                          \
-  if (R > (r)) {                                                 \
-    wv = fft_dmul(wv, w2);                                       \
-    v[r] = fft_mul(v[r], fft_make((float)wv.x, (float)wv.y));    \
-  }
-      FFT_DPOW2(3, w) FFT_DPOW2(4, we) FFT_DPOW2(5, w) FFT_DPOW2(6, we) FFT_DPOW2(7, w) FFT_DPOW2(8, we)
-      FFT_DPOW2(9, w) FFT_DPOW2(10, we) FFT_DPOW2(11, w) FFT_DPOW2(12, we) FFT_DPOW2(13, w) FFT_DPOW2(14, we)
-      FFT_DPOW2(15, w) FFT_DPOW2(16, we) FFT_DPOW2(17, w) FFT_DPOW2(18, we) FFT_DPOW2(19, w) FFT_DPOW2(20, we)
-      FFT_DPOW2(21, w) FFT_DPOW2(22, we) FFT_DPOW2(23, w) FFT_DPOW2(24, we) FFT_DPOW2(25, w) FFT_DPOW2(26, we)
-      FFT_DPOW2(27, w) FFT_DPOW2(28, we) FFT_DPOW2(29, w) FFT_DPOW2(30, we) FFT_DPOW2(31, w)
+      FFT_DPOW(3, w, w2) FFT_DPOW(4, we, w2) FFT_DPOW(5, w, w2) FFT_DPOW(6, we, w2) FFT_DPOW(7, w, w2)
+      FFT_DPOW(8, we, w2) FFT_DPOW(9, w, w2) FFT_DPOW(10, we, w2) FFT_DPOW(11, w, w2) FFT_DPOW(12, we, w2)
+      FFT_DPOW(13, w, w2) FFT_DPOW(14, we, w2) FFT_DPOW(15, w, w2) FFT_DPOW(16, we, w2) FFT_DPOW(17, w, w2)
+      FFT_DPOW(18, we, w2) FFT_DPOW(19, w, w2) FFT_DPOW(20, we, w2) FFT_DPOW(21, w, w2) FFT_DPOW(22, we, w2)
+      FFT_DPOW(23, w, w2) FFT_DPOW(24, we, w2) FFT_DPOW(25, w, w2) FFT_DPOW(26, we, w2) FFT_DPOW(27, w, w2)
+      FFT_DPOW(28, we, w2) FFT_DPOW(29, w, w2) FFT_DPOW(30, we, w2) FFT_DPOW(31, w, w2)
     }
-    return;
+#else
+    FFT_DPOW(2, w, w1) FFT_DPOW(3, w, w1) FFT_DPOW(4, w, w1) FFT_DPOW(5, w, w1) FFT_DPOW(6, w, w1)
+    FFT_DPOW(7, w, w1) FFT_DPOW(8, w, w1) FFT_DPOW(9, w, w1) FFT_DPOW(10, w, w1) FFT_DPOW(11, w, w1)
+    FFT_DPOW(12, w, w1) FFT_DPOW(13, w, w1) FFT_DPOW(14, w, w1) FFT_DPOW(15, w, w1) FFT_DPOW(16, w, w1)
+    FFT_DPOW(17, w, w1) FFT_DPOW(18, w, w1) FFT_DPOW(19, w, w1) FFT_DPOW(20, w, w1) FFT_DPOW(21, w, w1)
+    FFT_DPOW(22, w, w1) FFT_DPOW(23, w, w1) FFT_DPOW(24, w, w1) FFT_DPOW(25, w, w1) FFT_DPOW(26, w, w1)
+    FFT_DPOW(27, w, w1) FFT_DPOW(28, w, w1) FFT_DPOW(29, w, w1) FFT_DPOW(30, w, w1) FFT_DPOW(31, w, w1)
 #endif
-    FFT_DPOW(2) FFT_DPOW(3) FFT_DPOW(4) FFT_DPOW(5) FFT_DPOW(6) FFT_DPOW(7) FFT_DPOW(8) FFT_DPOW(9)
-    FFT_DPOW(10) FFT_DPOW(11) FFT_DPOW(12) FFT_DPOW(13) FFT_DPOW(14) FFT_DPOW(15) FFT_DPOW(16) FFT_DPOW(17)
-    FFT_DPOW(18) FFT_DPOW(19) FFT_DPOW(20) FFT_DPOW(21) FFT_DPOW(22) FFT_DPOW(23) FFT_DPOW(24) FFT_DPOW(25)
-    FFT_DPOW(26) FFT_DPOW(27) FFT_DPOW(28) FFT_DPOW(29) FFT_DPOW(30) FFT_DPOW(31)
     return;
   }
 #endif

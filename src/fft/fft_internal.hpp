@@ -14,11 +14,6 @@
 
 namespace clforge::detail {
 
-/// Radices the kernels have butterflies for.
-inline bool fft_is_radix(int r) {
-  return r == 2 || r == 3 || r == 4 || r == 5 || r == 7 || r == 8 || r == 9 || r == 11 || r == 13 || r == 15 ||
-         r == 16 || r == 25 || r == 32;
-}
 /// Prime factors of n in ascending order.
 std::vector<std::size_t> fft_prime_factors(std::size_t n);
 /// True when every prime factor of n is 2, 3, 5, 7, 11 or 13 (n = 1 included).
