@@ -371,7 +371,9 @@ TEST_SUITE("fft") {
                               ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 16}, {"FFT_HALVE", 2}, {"FFT_VPT", 32}},
                               ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 32}, {"FFT_HALVE", 2}},
                               // The last pass's twiddles in double, the second pass's from the table.
-                              ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 32}, {"FFT_HALVE", 2}, {"FFT_TWIDDLE", 3}}}) {
+                              ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 32}, {"FFT_HALVE", 2}, {"FFT_TWIDDLE", 3}},
+                              // The last pass's table split in two (32 + 32 entries per power).
+                              ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 32}, {"FFT_HALVE", 2}, {"FFT_TWIDDLE", 4}}}) {
       CAPTURE(params_of(Tuning{p, false}));
       FftDesc d;
       d.n = 16384;
@@ -390,6 +392,14 @@ TEST_SUITE("fft") {
     }
     // The odd radices 3, 5, 7 and 13 with FFT_TWIDDLE 2 (powers up to the twelfth).
     for (std::size_t n : {3000, 4095}) check_fft(with(contiguous(n, 2, n == 3000), sets[10]), seed++);
+    // Split tables (FFT_TWIDDLE 4) of passes whose NS is not a multiple of the split: 3000 =
+    // 8*15*5*5 (the last pass's NS 600: 19 high entries per power), 4095 (the radix-13 pass's NS
+    // 315), and 8192 (radix 8 after 1024).
+    for (std::size_t n : {3000, 4095, 8192}) {
+      const ParamMap p = {{"FFT_TWIDDLE", 4}, {"FFT_MIX", 1}, {"FFT_VPT", 15}, {"FFT_WG", 128}, {"FFT_LOCAL_MAX", 8192},
+                          {"FFT_HALVE", 1}};
+      check_fft(with(contiguous(n, 2, n == 4095), p), seed++);
+    }
     // More work-items than the largest radix's butterflies (FFT_VPT below it): 3000 on 600 and
     // 1000 work-items (the radix-8 pass leaves 225 or 625 idle), 4096 on 512 (radix 16).
     for (const auto& [n, vpt, t] : {std::tuple<std::size_t, int, int>{3000, 5, 600}, {3000, 3, 1000}, {4096, 8, 512}}) {
@@ -470,15 +480,41 @@ TEST_SUITE("fft") {
       if (e.value("architecture", "") == "sm_90" && e.contains("variant")) variants.insert(e["variant"].get<std::string>());
     CHECK(variants.count("3000") == 1);
     CHECK(variants.count("16384") == 1);
+    CHECK(variants.count("pass1024:later") == 1);
+    CHECK(variants.count("pass512:later") == 1);
     std::uint64_t seed = test::seed() + 1300;
     for (const std::string& v : variants) {
-      if (v.rfind("pass", 0) == 0) continue;  // the pass rows' sets run in "other parameter sets"
+      if (v.rfind("pass", 0) == 0) continue;  // below, in the plans that use them
       const std::size_t n = std::stoull(v);
       const ParamMap p = resolve_configuration("fft", v, fake, Tuning{{}, false}).values;
       CAPTURE(n);
       CAPTURE(params_of(Tuning{p, false}));
       check_fft(with(contiguous(n, n <= 64 ? 67 : n >= 65536 ? 1 : 3), p), seed++);
       check_fft(with(contiguous(n, n >= 65536 ? 1 : 2, true), p), seed++);
+    }
+    // The pass rows act per pass: every sm_90 variant's configuration, resolved for the made-up
+    // device, becomes a row of a tuning file here (with "*" for the lengths without one), and
+    // the multi-pass lengths run under it: 2^20 (pass1024, pass1024:later), 2^19 (pass1024,
+    // pass512:later) and 2^18 (pass512 from "*", pass512:later).
+    nlohmann::json rows = nlohmann::json::array();
+    variants.insert("*");
+    for (const std::string& v : variants) {
+      nlohmann::json params;
+      for (const auto& [k, val] : resolve_configuration("fft", v, fake, Tuning{{}, false}).values) params[k] = val;
+      rows.push_back({{"variant", v}, {"params", params}});
+    }
+    const std::string file = test::temp_dir("fft-sm90-passes") + "/rows.json";
+    std::ofstream(file) << nlohmann::json{{"kernel", "fft"}, {"entries", rows}}.dump();
+    test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
+    for (const std::size_t n : {std::size_t{1} << 20, std::size_t{1} << 19, std::size_t{1} << 18}) {
+      CAPTURE(n);
+      FftDesc d;
+      d.n = n;
+      FftPlan plan(test::session().queue, d, Tuning{{}, false});
+      INFO(plan.describe());
+      REQUIRE(plan.configurations().size() == 2);
+      CHECK(plan.configurations()[1].variant.find(":later") != std::string::npos);
+      check_fft(contiguous(n, 1, n == (std::size_t{1} << 19)), seed++);
     }
   }
 
@@ -568,7 +604,8 @@ TEST_SUITE("fft") {
     const std::string file = dir + "/t.json";
     std::ofstream(file) << R"({"kernel": "fft", "entries": [
       {"variant": "256", "params": {"FFT_WG": 64}},
-      {"variant": "pass256", "params": {"FFT_WG": 32}},
+      {"variant": "pass256", "params": {"FFT_WG": 32, "FFT_PAD": 0}},
+      {"variant": "pass256:later", "params": {"FFT_WG": 128}},
       {"variant": "65536", "params": {"FFT_PASS_MAX": 256, "FFT_LOCAL_MAX": 4096}}]})";
     test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
     auto& s = test::session();
@@ -576,11 +613,18 @@ TEST_SUITE("fft") {
     d.n = 65536;
     d.batch = 2;
     FftPlan passes(s.queue, d, Tuning{{}, false});
-    REQUIRE(passes.configurations().size() == 2);  // 256 * 256, from the plan's own row
-    for (const Configuration& c : passes.configurations()) {
-      CHECK(c.variant == "pass256");
-      CHECK(c.at("FFT_WG") == 32);
-    }
+    // 256 * 256, from the plan's own row; the second pass (strided on both sides) takes the
+    // rows of pass256:later first, then pass256's.
+    REQUIRE(passes.configurations().size() == 2);
+    const Configuration& first = passes.configurations()[0];
+    const Configuration& later = passes.configurations()[1];
+    CHECK(first.variant == "pass256");
+    CHECK(first.at("FFT_WG") == 32);
+    CHECK(later.variant == "pass256:later");
+    CHECK(later.at("FFT_WG") == 128);
+    CHECK(later.at("FFT_PAD") == 0);
+    INFO(passes.describe());
+    CHECK(passes.describe().find("pass 2/2 (256 points): radix 16*16, 16 work-items x 8 transforms") != std::string::npos);
     d.n = 256;
     d.batch = 3;
     FftPlan one(s.queue, d, Tuning{{}, false});

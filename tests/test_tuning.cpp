@@ -227,7 +227,48 @@ TEST_SUITE("tuning") {
       FAIL("FFT_TWIDDLE=3 accepted on a device without double precision");
     } catch (const InvalidArgument& e) {
       CHECK(std::string(e.what()).find("cl_khr_fp64") != std::string::npos);
-    }
+    }    // A row with FFT_TWIDDLE 3 falls back to the split tables of the same passes (4), which need
+    // no double precision; 4 itself is accepted as it is.
+    const std::string file3 = write_json(dir, "tw3.json", R"({"entries": [{"kernel": "fft", "variant": "16384",
+        "params": {"FFT_TWIDDLE": 3}}]})");
+    test::ScopedEnv env3("CLFORGE_TUNING_FILE", file3);
+    const Configuration fb3 = resolve_configuration("fft", "16384", no_fp64, Tuning{{}, false});
+    CHECK(fb3.at("FFT_TWIDDLE") == 4);
+    CHECK(fb3.sources.at("FFT_TWIDDLE").find("fallback") == 0);
+    const Configuration split = resolve_configuration("fft", "16384", no_fp64, Tuning{{{"FFT_TWIDDLE", 4}}, false});
+    CHECK(split.at("FFT_TWIDDLE") == 4);
+    CHECK(split.notes.empty());
+  }
+
+  TEST_CASE("a sub-variant (F:S) takes its own rows, then its family's, then the generic ones, within each level") {
+    const std::string dir = test::temp_dir("subvariant");
+    const std::string file = write_json(dir, "t.json", R"({"kernel": "fft", "entries": [
+      {"params": {"FFT_WG": 64, "FFT_PAD": 0, "FFT_VEC": 0}},
+      {"variant": "pass512", "params": {"FFT_WG": 128, "FFT_HALVE": 1, "FFT_VEC": 1}},
+      {"variant": "pass512:later", "params": {"FFT_WG": 512}},
+      {"variant": "pass512:other", "params": {"FFT_RADIX": 4}},
+      {"variant": "pass51", "params": {"FFT_RADIX": 2}},
+      {"device": "Exact Board", "variant": "pass512", "params": {"FFT_WG": 32}}
+    ]})");
+    test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
+    const Tuning no_user{{}, false};
+    const DeviceInfo here = test::session().entry.info;
+    const Configuration later = resolve_configuration("fft", "pass512:later", here, no_user);
+    CHECK(later.at("FFT_WG") == 512);      // its own row
+    CHECK(later.at("FFT_HALVE") == 1);     // the family's
+    CHECK(later.at("FFT_VEC") == 1);       // the family's before the generic row
+    CHECK(later.at("FFT_PAD") == 0);       // the generic row
+    CHECK(later.at("FFT_RADIX") != 4);     // not a sibling's
+    CHECK(later.at("FFT_RADIX") != 2);     // not a variant that merely starts the same
+    CHECK(later.sources.at("FFT_WG").find("variant pass512:later") != std::string::npos);
+    CHECK(later.sources.at("FFT_HALVE").find("variant pass512]") != std::string::npos);
+    const Configuration family = resolve_configuration("fft", "pass512", here, no_user);
+    CHECK(family.at("FFT_WG") == 128);     // a family does not take its sub-variants' rows
+    CHECK(family.at("FFT_RADIX") != 4);
+    // A more specific device match wins over a more specific variant.
+    DeviceInfo board = here;
+    board.name = "Exact Board";
+    CHECK(resolve_configuration("fft", "pass512:later", board, no_user).at("FFT_WG") == 32);
   }
 
   TEST_CASE("resolved configurations are remembered per device identity, limits included") {

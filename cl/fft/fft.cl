@@ -61,7 +61,10 @@
 // smaller and one load per butterfly instead of R - 1; needs cl_khr_fp64: the configuration
 // asks for it, and resolving it for a device without falls back to 0), 3 does so only in the
 // passes whose table would exceed FFT_TWBIG entries (the last passes of long kernels, whose
-// tables compete with the data for the cache) and reads the small tables of the others.
+// tables compete with the data for the cache) and reads the small tables of the others,
+// and 4 reads the large tables split in two (W^(r*jj) = W^(r*(jj mod S)) * W^(r*S*(jj div S)),
+// S = FFT_TWS: 2 * (R - 1) * sqrt(NS) entries instead of (R - 1) * NS, one more float product per
+// twiddle, no double precision).
 
 // ---- tuning parameters ----
 #ifndef FFT_RADIX
@@ -83,13 +86,20 @@
 #ifndef FFT_TWIDDLE
 #define FFT_TWIDDLE 0        // 0: twiddles from a table computed in double on the host; 1: sinpi/cospi;
                              // 2: one per butterfly from a double table, the others its powers in double;
-                             // 3: 2 for the passes whose table has more than FFT_TWBIG entries, else 0
+                             // 3: 2 for the passes whose table has more than FFT_TWBIG entries, else 0;
+                             // 4: those passes' tables split in two factors, else 0
 #endif
 #ifndef FFT_TWBIG
 #define FFT_TWBIG 2048       // set by the launcher (kFftTwiddleBig)
 #endif
-#if FFT_TWIDDLE >= 2
+#if FFT_TWIDDLE == 2 || FFT_TWIDDLE == 3
+#define FFT_DOUBLE_TW 1
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#else
+#define FFT_DOUBLE_TW 0
+#endif
+#ifndef FFT_TWS
+#define FFT_TWS 32           // split of a large pass table (FFT_TWIDDLE 4); set by the launcher (kFftTwiddleSplit)
 #endif
 #ifndef FFT_DCHAIN
 #define FFT_DCHAIN 1         // double twiddle powers (FFT_TWIDDLE 2, 3): 1 chain of w steps, 2 chains of w^2 steps
@@ -244,17 +254,26 @@ typedef float fft_ltype;  // a complex value in two floats per slot
 #if FFT_NPASS > 12
 #error "at most 12 radix passes in one kernel"
 #endif
-// Does a pass take its twiddles as powers in double (fft_twiddles)? Offsets of the passes'
-// twiddles in the table, in 8-byte slots: (R_p - 1) * NS_p each, or 2 * NS_p (one double2 per
-// butterfly index) for a pass in double.
+// Does a pass take its twiddles as powers in double (FFT_TWD), or from a split table (FFT_TWP)
+// (fft_twiddles)? Offsets of the passes' twiddles in the table, in 8-byte slots: (R_p - 1) * NS_p
+// each, 2 * NS_p (one double2 per butterfly index) for a pass in double, (R_p - 1) * (FFT_TWS +
+// ceil(NS_p / FFT_TWS)) for a split one.
+#define FFT_TWLARGE(R, NS) (((R) - 1) * (NS) > FFT_TWBIG)
 #if FFT_TWIDDLE == 2
 #define FFT_TWD(R, NS) 1
 #elif FFT_TWIDDLE == 3
-#define FFT_TWD(R, NS) (((R) - 1) * (NS) > FFT_TWBIG)
+#define FFT_TWD(R, NS) FFT_TWLARGE(R, NS)
 #else
 #define FFT_TWD(R, NS) 0
 #endif
-#define FFT_TWN(R, NS) (FFT_TWD(R, NS) ? 2 * (NS) : ((R) - 1) * (NS))
+#if FFT_TWIDDLE == 4
+#define FFT_TWP(R, NS) FFT_TWLARGE(R, NS)
+#else
+#define FFT_TWP(R, NS) 0
+#endif
+#define FFT_TWHI(NS) (((NS) + FFT_TWS - 1) / FFT_TWS)
+#define FFT_TWN(R, NS) \
+  (FFT_TWD(R, NS) ? 2 * (NS) : FFT_TWP(R, NS) ? ((R) - 1) * (FFT_TWS + FFT_TWHI(NS)) : ((R) - 1) * (NS))
 #define FFT_TWO0 0
 #if FFT_NPASS > 1
 #define FFT_TWO1 (FFT_TWO0 + FFT_TWN(FFT_R0, FFT_NS0))
@@ -445,8 +464,16 @@ FFT_INLINE fft_c fft_root(int k, const int n) {
 // twiddles in pass order, each pass r-major: entry off + (r - 1) * NS + jj, so that the
 // consecutive butterflies of a warp read consecutive entries (one or two cache lines per load;
 // indexed as W_N^(r * jj * N / (NS * R)) in one length-N table, the same load touched up to 16).
+// A split table (FFT_TWIDDLE 4, large passes) holds W^(r * lo), lo < S, at (r - 1) * S + lo, then
+// W^(r * S * hi) at (R - 1) * S + (r - 1) * ceil(NS / S) + hi: the lanes of a warp read
+// consecutive entries of the first part and one entry of the second.
 FFT_INLINE fft_c fft_twiddle(__global const fft_c* restrict twl, const int off, const int r, const int jj,
                              const int NS, const int R) {
+#if FFT_TWIDDLE == 4
+  if (FFT_TWP(R, NS))
+    return fft_mul(FFT_CLOAD(twl, off + (r - 1) * FFT_TWS + jj % FFT_TWS),
+                   FFT_CLOAD(twl, off + ((R) - 1) * FFT_TWS + (r - 1) * FFT_TWHI(NS) + jj / FFT_TWS));
+#endif
 #if FFT_TWIDDLE != 1
   return FFT_CLOAD(twl, off + (r - 1) * NS + jj);
 #else
@@ -454,7 +481,7 @@ FFT_INLINE fft_c fft_twiddle(__global const fft_c* restrict twl, const int off, 
 #endif
 }
 
-#if FFT_TWIDDLE >= 2
+#if FFT_DOUBLE_TW
 FFT_INLINE double2 fft_dmul(const double2 a, const double2 b) {
   return (double2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
 }
@@ -470,7 +497,7 @@ FFT_INLINE double2 fft_dmul(const double2 a, const double2 b) {
 // v[r] *= W_(NS*R)^(r * jj), 1 <= r < R (straight-line; R and NS are constants at every call).
 FFT_INLINE void fft_twiddles(const int R, const int NS, fft_c* v, __global const fft_c* restrict twl, const int off,
                              const int jj) {
-#if FFT_TWIDDLE >= 2
+#if FFT_DOUBLE_TW
   if (FFT_TWD(R, NS)) {
     // W_(NS*R)^jj in double at slots off + 2 jj; W^r = W^(r-1) * W in double (relative error
     // about r double roundings, far below one float rounding), then rounded once.

@@ -47,11 +47,24 @@ constexpr std::size_t kFftTwiddleBig = 2048;
 inline bool fft_double_twiddles(int mode, int r, std::size_t ns) {
   return mode == 2 || (mode == 3 && static_cast<std::size_t>(r - 1) * ns > kFftTwiddleBig);
 }
+/// Split of a large pass table under FFT_TWIDDLE 4 (fft.cl, FFT_TWS): a warp's consecutive
+/// butterflies read consecutive entries of the low part and one of the high part.
+constexpr std::size_t kFftTwiddleSplit = 32;
+/// Does the pass with radix r after ns points read its twiddles from a split table (FFT_TWIDDLE 4
+/// where its table of (r - 1) * ns entries exceeds kFftTwiddleBig): W^(r*jj) as the product of
+/// W^(r*(jj mod S)) and W^(r*S*(jj div S)), S = kFftTwiddleSplit?
+inline bool fft_split_twiddles(int mode, int r, std::size_t ns) {
+  return mode == 4 && static_cast<std::size_t>(r - 1) * ns > kFftTwiddleBig;
+}
 
 /// Database variant of the passes of length len in multi-pass plans ("pass512"). Passes have
 /// rows of their own: a row tuned for the one-kernel transform of a length (variant "512")
-/// would otherwise set the passes of that length too, whose strided side it never saw.
-inline std::string fft_pass_variant(std::size_t len) { return "pass" + std::to_string(len); }
+/// would otherwise set the passes of that length too, whose strided side it never saw. The
+/// passes after the first of a phase, strided on both sides (the first stores each transform
+/// contiguously), resolve the sub-variant "pass512:later", which falls back to "pass512"'s rows.
+inline std::string fft_pass_variant(std::size_t len, bool later = false) {
+  return "pass" + std::to_string(len) + (later ? ":later" : "");
+}
 
 /// Factors of a smooth length too long for one kernel into global passes, each <= local_max,
 /// as few and as balanced as possible. Empty when impossible (a prime factor > local_max).

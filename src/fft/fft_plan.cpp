@@ -150,7 +150,9 @@ struct FftPlan::Impl {
   // The in-kernel twiddles of a kernel with these radices, in the kernel's order (fft.cl,
   // fft_twiddles), in 8-byte slots: pass by pass, W_(NS*R)^(r * jj) at (r - 1) * NS + jj after the
   // earlier passes, or for a pass with twiddles in double (FFT_TWIDDLE 2, and 3 where the pass's
-  // table is large: fft_double_twiddles) only r = 1 in double, two slots per jj.
+  // table is large: fft_double_twiddles) only r = 1 in double, two slots per jj, or for a split
+  // table (FFT_TWIDDLE 4 where it is large: fft_split_twiddles) W^(k * lo), lo < S, then
+  // W^(k * S * hi), hi < ceil(NS / S), each k-major.
   cl::Buffer pass_twiddles(const std::vector<int>& radices, int mode) {
     const auto key = std::make_pair(radices, mode);
     if (const auto it = pass_tables.find(key); it != pass_tables.end()) return it->second;
@@ -158,7 +160,13 @@ struct FftPlan::Impl {
     std::size_t ns = 1;
     for (const int r : radices) {
       const std::size_t nr = ns * static_cast<std::size_t>(r);
-      if (detail::fft_double_twiddles(mode, r, ns)) {
+      if (detail::fft_split_twiddles(mode, r, ns)) {
+        const std::size_t S = detail::kFftTwiddleSplit, hi = (ns + S - 1) / S;
+        for (std::size_t k = 1; k < static_cast<std::size_t>(r); ++k)
+          for (std::size_t lo = 0; lo < S; ++lo) t.push_back(to_float2(root(k * lo, nr)));
+        for (std::size_t k = 1; k < static_cast<std::size_t>(r); ++k)
+          for (std::size_t h = 0; h < hi; ++h) t.push_back(to_float2(root(k * S * h, nr)));
+      } else if (detail::fft_double_twiddles(mode, r, ns)) {
         for (std::size_t jj = 0; jj < ns; ++jj) {
           const host::cdouble w = root(jj, nr);
           const cl_double2 d{{w.real(), w.imag()}};
@@ -329,17 +337,19 @@ void FftPlan::Impl::build(const Tuning& tuning) {
     const cl::Buffer tw_hi = table(to_float2(hi_t)), tw_lo = table(to_float2(lo_t));
     how_s << (smooth ? "" : "Bluestein M=" + std::to_string(ntot) + ", 2 x ") << P << " passes of ";
     for (std::size_t i = 0; i < P; ++i) how_s << (i ? "*" : "") << factors[i];
-    std::map<std::size_t, Configuration> cfgs;
+    std::map<std::pair<std::size_t, bool>, Configuration> cfgs;  // by (length, later pass)
     int stage_index = 0;
     const int n_stages = static_cast<int>(phases * P);
     for (int ph = 0; ph < phases; ++ph) {
       std::size_t ns = 1;
       for (std::size_t p = 0; p < P; ++p, ++stage_index) {
         const std::size_t r = factors[p];
-        if (!cfgs.count(r)) cfgs.emplace(r, resolve_configuration(kRoutine, detail::fft_pass_variant(r), dev, tuning));
+        const auto key = std::make_pair(r, p > 0);
+        if (!cfgs.count(key))
+          cfgs.emplace(key, resolve_configuration(kRoutine, detail::fft_pass_variant(r, p > 0), dev, tuning));
         const bool first = stage_index == 0, last = stage_index == n_stages - 1;
         const std::size_t in_mem_s = first ? li.stride : 1, out_mem_s = last ? lo.stride : 1;
-        Stage s = make_stage(r, cfgs.at(r), (ntot / r) * in_mem_s, in_mem_s, ns * out_mem_s, out_mem_s);
+        Stage s = make_stage(r, cfgs.at(key), (ntot / r) * in_mem_s, in_mem_s, ns * out_mem_s, out_mem_s);
         s.shape.split = true;
         s.shape.split_l = static_cast<int>(ntot / r);
         s.shape.split_ns = static_cast<int>(ns);

@@ -56,7 +56,8 @@ std::size_t max_kernel_length() {
 
 // The length of the one kernel a plan of length n runs, which is also the variant it resolves:
 // n itself, or the power-of-two Bluestein length. Longer lengths run as passes through global
-// memory, each pass resolving the rows of variant "pass<length>" (fft_pass_variant).
+// memory, each pass resolving the rows of variant "pass<length>", or after a plan's first pass
+// "pass<length>:later" (fft_pass_variant).
 std::string fft_variant(const std::string& size) {
   const std::size_t n = parse_fft_size(size).n;
   const std::size_t len = fft_smooth(n) ? n : fft_bluestein_length(n);
@@ -64,7 +65,8 @@ std::string fft_variant(const std::string& size) {
     throw InvalidArgument("fft size '" + size + "': length " + std::to_string(n) +
                           (len == n ? "" : " (Bluestein length " + std::to_string(len) + ")") +
                           " is longer than one kernel (" + std::to_string(max_kernel_length()) +
-                          ") and runs as passes, whose parameters are the rows of variant pass<length> (`clforge "
+                          ") and runs as passes, whose parameters are the rows of variants pass<length> and "
+                          "pass<length>:later (`clforge "
                           "run fft --n " + std::to_string(n) + "` lists the passes; measure pass rows with its --param)");
   return std::to_string(len);
 }
@@ -151,10 +153,10 @@ std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, c
     v["FFT_STAGE"] = collapse(spec.find("FFT_STAGE")->legal, reference.at("FFT_STAGE"),
                               [](int st) { return st == 3 ? 2 : st; });
   }
-  // FFT_TWIDDLE 3 is 0 where no pass's table is large (and 2 where every table of a pass with
-  // twiddles is), under every radix and merging.
+  // FFT_TWIDDLE 3 and 4 are 0 where no pass's table is large (and 3 is 2 where every table of a
+  // pass with twiddles is), under every radix and merging.
   v["FFT_TWIDDLE"] = collapse(spec.find("FFT_TWIDDLE")->legal, reference.at("FFT_TWIDDLE"), [&](int tw) {
-    if (tw != 3) return tw;
+    if (tw != 3 && tw != 4) return tw;
     bool any = false, all = true;
     for (const auto& [key, rs] : passes) {
       std::size_t ns = 1;
@@ -167,7 +169,7 @@ std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, c
         ns *= static_cast<std::size_t>(r);
       }
     }
-    return !any ? 0 : all ? 2 : 3;
+    return !any ? 0 : tw == 4 ? 4 : all ? 2 : 3;
   });
   // One or two chains of double twiddle powers differ only where a pass after the first has a
   // radix above 2 (a chain of two products or more).

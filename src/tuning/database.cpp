@@ -9,6 +9,8 @@
 //                    "params": { "TRA_TILE": 32, ... } } ] }
 // An entry without match keys is the "default" row. Match specificity: device > architecture
 // > vendor > default.
+// A variant "F:S" (a sub-variant) also matches the rows of its family F: its own rows come first,
+// then F's, then "*"'s, within each match level.
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -330,13 +332,18 @@ Configuration resolve_configuration(const std::string& kernel, const std::string
     auto it = g_resolved.find(key);
     if (it != g_resolved.end()) return it->second;
   }
+  // 2: the variant itself, 1: its family (before the ':' of a sub-variant), 0: "*", -1: none.
+  const std::string family = variant.substr(0, variant.find(':'));
+  auto variant_rank = [&](const Entry& e) {
+    return e.variant == variant ? 2 : e.variant == "*" ? 0 : e.variant == family ? 1 : -1;
+  };
   auto add_level = [&](const Entries& es, const std::string& what, bool by_specificity) {
     std::vector<const Entry*> m;
     for (const auto& e : es)
-      if (e.kernel == kernel && e.matches(device) && (e.variant == "*" || e.variant == variant)) m.push_back(&e);
+      if (e.kernel == kernel && e.matches(device) && variant_rank(e) >= 0) m.push_back(&e);
     std::stable_sort(m.begin(), m.end(), [&](const Entry* a, const Entry* b) {
       if (by_specificity && a->level() != b->level()) return a->level() > b->level();
-      return (a->variant != "*") > (b->variant != "*");
+      return variant_rank(*a) > variant_rank(*b);
     });
     for (const Entry* e : m) order.emplace_back(e, what + " " + e->file + " [" + e->label() + "]");
   };
