@@ -8,8 +8,9 @@
 #           multi-pass lengths under the later-pass rows of TF...; `bench fft` of the multi-pass
 #           lengths under each TF and under the shipped rows.
 #   part 3: closing sitting: `bench fft` default list (every length at 64 and 512 MiB).
-#   part 4: the fft, tune and tuning test suites on the NVIDIA device; `bench fft` of 16384 at 64
-#           and 512 MiB under each TF and the shipped rows, twice.
+#   part 4: the fft, tune and tuning test suites on the NVIDIA device; 16384 kernel times with 256
+#           work-items (FFT_VPT 64), unpadded, split tables; `bench fft` of 16384 at 64 and 512 MiB
+#           under each TF and the shipped rows, twice.
 #   part 5: PoCL CPU floor: `-d cpu bench fft` of the powers of two 16 ... 4096 at 64 MiB.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session11.sh BUILD_DIR OUT_DIR PART [TF...]
@@ -79,6 +80,12 @@ source "$(dirname "$0")/device_common.sh" "$@"
   4)
     rm -rf "$XDG_DATA_HOME"
     fft_tests
+    for nb in 16384@512 16384@4096; do
+      kt $nb
+      kt $nb -p FFT_VPT=64
+      kt $nb -p FFT_PAD=0
+      kt $nb -p FFT_TWIDDLE=4
+    done
     for i in 1 2; do bench_tfs s11-4-$i "--size 16384@64 --size 16384@512" "${TFS[@]}"; done
     ;;
   5)
