@@ -8,10 +8,13 @@
 #           multi-pass lengths under the later-pass rows of TF...; `bench fft` of the multi-pass
 #           lengths under each TF and under the shipped rows.
 #   part 3: closing sitting: `bench fft` default list (every length at 64 and 512 MiB).
-#   part 4: the fft, tune and tuning test suites on the NVIDIA device; 16384 kernel times with 256
-#           work-items (FFT_VPT 64), unpadded, split tables; `bench fft` of 16384 at 64 and 512 MiB
-#           under each TF and the shipped rows, twice.
+#   part 4: 16384 kernel times with the odd groups of the first wave started late (diagnostic
+#           FFT_XSTAGGER: a dependent chain of 1000 ... 5000 multiply-adds, so that half of the
+#           compute units compute while the others load or store), with 256 work-items
+#           (FFT_VPT 64), unpadded, with split tables; `bench fft` of 16384 at 64 and 512 MiB under
+#           each TF and the shipped rows, twice.
 #   part 5: PoCL CPU floor: `-d cpu bench fft` of the powers of two 16 ... 4096 at 64 MiB.
+#   part 6: the fft, tune and tuning test suites on the NVIDIA device.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session11.sh BUILD_DIR OUT_DIR PART [TF...]
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -79,14 +82,19 @@ source "$(dirname "$0")/device_common.sh" "$@"
     ;;
   4)
     rm -rf "$XDG_DATA_HOME"
-    fft_tests
-    for nb in 16384@512 16384@4096; do
-      kt $nb
+    for nb in 16384@4096 16384@512; do
+      for k in 0 1000 2000 3300 5000 0; do
+        if [ $k = 0 ]; then kt $nb; else CLFORGE_BUILD_OPTIONS="-DFFT_XSTAGGER=$k -DFFT_XSTAGGER_G=132" kt $nb; fi
+      done
       kt $nb -p FFT_VPT=64
       kt $nb -p FFT_PAD=0
       kt $nb -p FFT_TWIDDLE=4
     done
     for i in 1 2; do bench_tfs s11-4-$i "--size 16384@64 --size 16384@512" "${TFS[@]}"; done
+    ;;
+  6)
+    rm -rf "$XDG_DATA_HOME"
+    fft_tests
     ;;
   5)
     rm -rf "$XDG_DATA_HOME"

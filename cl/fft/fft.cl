@@ -936,6 +936,16 @@ void fft_local(const int total,
 #endif
   const int g0 = get_group_id(0) * FFT_B;
   fft_c x[FFT_E];
+#ifdef FFT_XSTAGGER
+  // Diagnostic: the odd groups among the first FFT_XSTAGGER_G start after a dependent chain of
+  // FFT_XSTAGGER multiply-adds (a phase offset between compute units).
+  if (get_group_id(0) < FFT_XSTAGGER_G && (get_group_id(0) & 1)) {
+    volatile float sink_;
+    float s_ = (float)lid;
+    for (int k_ = 0; k_ < FFT_XSTAGGER; ++k_) s_ = fma(s_, 0.9999999f, 1e-7f);
+    sink_ = s_;
+  }
+#endif
 
   // ---- load ----
 #if FFT_IN_MODE == 0
