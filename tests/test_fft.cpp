@@ -317,6 +317,9 @@ TEST_SUITE("fft") {
         // the 31st in double).
         {{"FFT_RADIX", 32}, {"FFT_WG", 64}, {"FFT_REG", 32}},
         {{"FFT_RADIX", 32}, {"FFT_TWIDDLE", 2}, {"FFT_HALVE", 2}, {"FFT_WG", 128}},
+        // Every pass's twiddles as float products of the powers w^(2^k) (FFT_TWIDDLE 5).
+        {{"FFT_TWIDDLE", 5}, {"FFT_RADIX", 16}, {"FFT_WG", 256}, {"FFT_HALVE", 2}},
+        {{"FFT_TWIDDLE", 5}, {"FFT_RADIX", 32}, {"FFT_WG", 64}, {"FFT_REG", 32}},
     };
     for (const auto& p : sets) {
       CAPTURE(params_of(Tuning{p, false}));
@@ -372,7 +375,7 @@ TEST_SUITE("fft") {
                               ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 32}, {"FFT_HALVE", 2}},
                               // The last pass's twiddles in double, the second pass's from the table.
                               ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 32}, {"FFT_HALVE", 2}, {"FFT_TWIDDLE", 3}},
-                              // The last pass's table split in two (32 + 32 entries per power).
+                              // The last pass's twiddles as float products of w, w^2, w^4, w^8.
                               ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 32}, {"FFT_HALVE", 2}, {"FFT_TWIDDLE", 4}}}) {
       CAPTURE(params_of(Tuning{p, false}));
       FftDesc d;
@@ -392,14 +395,15 @@ TEST_SUITE("fft") {
     }
     // The odd radices 3, 5, 7 and 13 with FFT_TWIDDLE 2 (powers up to the twelfth).
     for (std::size_t n : {3000, 4095}) check_fft(with(contiguous(n, 2, n == 3000), sets[10]), seed++);
-    // Split tables (FFT_TWIDDLE 4) of passes whose NS is not a multiple of the split: 3000 =
-    // 8*15*5*5 (the last pass's NS 600: 19 high entries per power), 4095 (the radix-13 pass's NS
-    // 315), and 8192 (radix 8 after 1024).
-    for (std::size_t n : {3000, 4095, 8192}) {
-      const ParamMap p = {{"FFT_TWIDDLE", 4}, {"FFT_MIX", 1}, {"FFT_VPT", 15}, {"FFT_WG", 128}, {"FFT_LOCAL_MAX", 8192},
-                          {"FFT_HALVE", 1}};
-      check_fft(with(contiguous(n, 2, n == 4095), p), seed++);
-    }
+    // Twiddles as float products of the powers w^(2^k) (FFT_TWIDDLE 4) in the large passes of
+    // odd and merged radices: 3000 = 8*15*5*5 (radix 5 after 600), 4095 (radix 13 after 315), and
+    // 8192 (radix 8 after 1024).
+    for (int tw : {4, 5})
+      for (std::size_t n : {3000, 4095, 8192}) {
+        const ParamMap p = {{"FFT_TWIDDLE", tw}, {"FFT_MIX", 1}, {"FFT_VPT", 15}, {"FFT_WG", 128},
+                            {"FFT_LOCAL_MAX", 8192}, {"FFT_HALVE", 1}};
+        check_fft(with(contiguous(n, 2, n == 4095), p), seed++);
+      }
     // More work-items than the largest radix's butterflies (FFT_VPT below it): 3000 on 600 and
     // 1000 work-items (the radix-8 pass leaves 225 or 625 idle), 4096 on 512 (radix 16).
     for (const auto& [n, vpt, t] : {std::tuple<std::size_t, int, int>{3000, 5, 600}, {3000, 3, 1000}, {4096, 8, 512}}) {

@@ -227,7 +227,7 @@ TEST_SUITE("tuning") {
       FAIL("FFT_TWIDDLE=3 accepted on a device without double precision");
     } catch (const InvalidArgument& e) {
       CHECK(std::string(e.what()).find("cl_khr_fp64") != std::string::npos);
-    }    // A row with FFT_TWIDDLE 3 falls back to the split tables of the same passes (4), which need
+    }    // A row with FFT_TWIDDLE 3 falls back to float products in the same passes (4), which need
     // no double precision; 4 itself is accepted as it is.
     const std::string file3 = write_json(dir, "tw3.json", R"({"entries": [{"kernel": "fft", "variant": "16384",
         "params": {"FFT_TWIDDLE": 3}}]})");

@@ -14,7 +14,14 @@
 #           (FFT_VPT 64), unpadded, with split tables; `bench fft` of 16384 at 64 and 512 MiB under
 #           each TF and the shipped rows, twice.
 #   part 5: PoCL CPU floor: `-d cpu bench fft` of the powers of two 16 ... 4096 at 64 MiB.
-#   part 6: the fft, tune and tuning test suites on the NVIDIA device.
+#   part 6: the fft, tune and tuning test suites on the NVIDIA device; kernel times of 16384, 8192
+#           and 1024 with every pass's twiddles as float products (FFT_TWIDDLE 5) against the
+#           shipped rows; `bench fft` of 8192 and 16384 at 64 and 512 MiB under each TF and the
+#           shipped rows, twice.
+#   part 7: FFT_TWIDDLE 4 as float products of the powers w^(2^k) (it replaced the split tables of
+#           parts 2 and 4): kernel times of 16384, 8192, 32768 (pass rows) and 3000 against the
+#           shipped rows, interleaved, twice, with register reports; `bench fft` of 16384 at 64
+#           and 512 MiB under each TF and the shipped rows, twice.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session11.sh BUILD_DIR OUT_DIR PART [TF...]
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -95,6 +102,23 @@ source "$(dirname "$0")/device_common.sh" "$@"
   6)
     rm -rf "$XDG_DATA_HOME"
     fft_tests
+    for nb in 16384@512 16384@4096 8192@1024 8192@8192 1024@8192; do
+      kt $nb
+      kt $nb -p FFT_TWIDDLE=5
+    done
+    for i in 1 2; do bench_tfs s11-6-$i "--size 8192@64 --size 8192@512 --size 16384@64 --size 16384@512" "${TFS[@]}"; done
+    ;;
+  7)
+    rm -rf "$XDG_DATA_HOME"
+    for nb in 16384@512 16384@4096 8192@1024 8192@8192 3000@2796 3000@22369; do
+      for i in 1 2; do
+        kt $nb
+        kt $nb -p FFT_TWIDDLE=4
+      done
+    done
+    vr 16384@512
+    vr 16384@512 -p FFT_TWIDDLE=4
+    for i in 1 2; do bench_tfs s11-7-$i "--size 16384@64 --size 16384@512" "${TFS[@]}"; done
     ;;
   5)
     rm -rf "$XDG_DATA_HOME"

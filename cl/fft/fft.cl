@@ -62,9 +62,10 @@
 // asks for it, and resolving it for a device without falls back to 0), 3 does so only in the
 // passes whose table would exceed FFT_TWBIG entries (the last passes of long kernels, whose
 // tables compete with the data for the cache) and reads the small tables of the others,
-// and 4 reads the large tables split in two (W^(r*jj) = W^(r*(jj mod S)) * W^(r*S*(jj div S)),
-// S = FFT_TWS: 2 * (R - 1) * sqrt(NS) entries instead of (R - 1) * NS, one more float product per
-// twiddle, no double precision).
+// and 4 reads in those passes only the powers w^(2^k) of w = W_(NS*R)^jj from the table and makes
+// the others as float products of at most two (three for radix 32) levels, w^7 = w^6 * w with
+// w^6 = w^4 * w^2 (log2 R entries per butterfly index instead of R - 1, no conversions from
+// double, no double precision), and 5 does so in every pass.
 
 // ---- tuning parameters ----
 #ifndef FFT_RADIX
@@ -87,7 +88,8 @@
 #define FFT_TWIDDLE 0        // 0: twiddles from a table computed in double on the host; 1: sinpi/cospi;
                              // 2: one per butterfly from a double table, the others its powers in double;
                              // 3: 2 for the passes whose table has more than FFT_TWBIG entries, else 0;
-                             // 4: those passes' tables split in two factors, else 0
+                             // 4: those passes' twiddles as float products of w^(2^k) from the table, else 0;
+                             // 5: 4 in every pass
 #endif
 #ifndef FFT_TWBIG
 #define FFT_TWBIG 2048       // set by the launcher (kFftTwiddleBig)
@@ -97,9 +99,6 @@
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #else
 #define FFT_DOUBLE_TW 0
-#endif
-#ifndef FFT_TWS
-#define FFT_TWS 32           // split of a large pass table (FFT_TWIDDLE 4); set by the launcher (kFftTwiddleSplit)
 #endif
 #ifndef FFT_DCHAIN
 #define FFT_DCHAIN 1         // double twiddle powers (FFT_TWIDDLE 2, 3): 1 chain of w steps, 2 chains of w^2 steps
@@ -254,10 +253,10 @@ typedef float fft_ltype;  // a complex value in two floats per slot
 #if FFT_NPASS > 12
 #error "at most 12 radix passes in one kernel"
 #endif
-// Does a pass take its twiddles as powers in double (FFT_TWD), or from a split table (FFT_TWP)
-// (fft_twiddles)? Offsets of the passes' twiddles in the table, in 8-byte slots: (R_p - 1) * NS_p
-// each, 2 * NS_p (one double2 per butterfly index) for a pass in double, (R_p - 1) * (FFT_TWS +
-// ceil(NS_p / FFT_TWS)) for a split one.
+// Does a pass take its twiddles as powers in double (FFT_TWD), or as float products of the powers
+// w^(2^k) (FFT_TWP) (fft_twiddles)? Offsets of the passes' twiddles in the table, in 8-byte slots:
+// (R_p - 1) * NS_p each, 2 * NS_p (one double2 per butterfly index) for a pass in double,
+// FFT_TWA(R_p) * NS_p (the powers 2^k < R_p) for a pass of products.
 #define FFT_TWLARGE(R, NS) (((R) - 1) * (NS) > FFT_TWBIG)
 #if FFT_TWIDDLE == 2
 #define FFT_TWD(R, NS) 1
@@ -266,14 +265,16 @@ typedef float fft_ltype;  // a complex value in two floats per slot
 #else
 #define FFT_TWD(R, NS) 0
 #endif
-#if FFT_TWIDDLE == 4
+#if FFT_TWIDDLE == 5
+#define FFT_TWP(R, NS) 1
+#elif FFT_TWIDDLE == 4
 #define FFT_TWP(R, NS) FFT_TWLARGE(R, NS)
 #else
 #define FFT_TWP(R, NS) 0
 #endif
-#define FFT_TWHI(NS) (((NS) + FFT_TWS - 1) / FFT_TWS)
+#define FFT_TWA(R) ((R) > 16 ? 5 : (R) > 8 ? 4 : (R) > 4 ? 3 : (R) > 2 ? 2 : 1)
 #define FFT_TWN(R, NS) \
-  (FFT_TWD(R, NS) ? 2 * (NS) : FFT_TWP(R, NS) ? ((R) - 1) * (FFT_TWS + FFT_TWHI(NS)) : ((R) - 1) * (NS))
+  (FFT_TWD(R, NS) ? 2 * (NS) : FFT_TWP(R, NS) ? FFT_TWA(R) * (NS) : ((R) - 1) * (NS))
 #define FFT_TWO0 0
 #if FFT_NPASS > 1
 #define FFT_TWO1 (FFT_TWO0 + FFT_TWN(FFT_R0, FFT_NS0))
@@ -464,22 +465,21 @@ FFT_INLINE fft_c fft_root(int k, const int n) {
 // twiddles in pass order, each pass r-major: entry off + (r - 1) * NS + jj, so that the
 // consecutive butterflies of a warp read consecutive entries (one or two cache lines per load;
 // indexed as W_N^(r * jj * N / (NS * R)) in one length-N table, the same load touched up to 16).
-// A split table (FFT_TWIDDLE 4, large passes) holds W^(r * lo), lo < S, at (r - 1) * S + lo, then
-// W^(r * S * hi) at (R - 1) * S + (r - 1) * ceil(NS / S) + hi: the lanes of a warp read
-// consecutive entries of the first part and one entry of the second.
 FFT_INLINE fft_c fft_twiddle(__global const fft_c* restrict twl, const int off, const int r, const int jj,
                              const int NS, const int R) {
-#if FFT_TWIDDLE == 4
-  if (FFT_TWP(R, NS))
-    return fft_mul(FFT_CLOAD(twl, off + (r - 1) * FFT_TWS + jj % FFT_TWS),
-                   FFT_CLOAD(twl, off + ((R) - 1) * FFT_TWS + (r - 1) * FFT_TWHI(NS) + jj / FFT_TWS));
-#endif
 #if FFT_TWIDDLE != 1
   return FFT_CLOAD(twl, off + (r - 1) * NS + jj);
 #else
   return fft_root(r * jj, NS * R);
 #endif
 }
+
+#if FFT_TWIDDLE >= 4
+// p_[r] = w^r as the float product w^a * w^(r - a), a the top two set bits of r (one level more
+// than the deeper factor: w^(2^k) level 0, w^3, w^5, w^6, w^12 level 1, w^7, w^15 level 2).
+#define FFT_APOW(r, a) \
+  if (R > (r)) p_[r] = fft_mul(p_[a], p_[(r) - (a)]);
+#endif
 
 #if FFT_DOUBLE_TW
 FFT_INLINE double2 fft_dmul(const double2 a, const double2 b) {
@@ -497,6 +497,24 @@ FFT_INLINE double2 fft_dmul(const double2 a, const double2 b) {
 // v[r] *= W_(NS*R)^(r * jj), 1 <= r < R (straight-line; R and NS are constants at every call).
 FFT_INLINE void fft_twiddles(const int R, const int NS, fft_c* v, __global const fft_c* restrict twl, const int off,
                              const int jj) {
+#if FFT_TWIDDLE >= 4
+  if (FFT_TWP(R, NS)) {
+    // w^(2^k) at off + k * NS + jj (each rounded once on the host), the other powers as products.
+    fft_c p_[32];
+    p_[1] = FFT_CLOAD(twl, off + jj);
+    if (R > 2) p_[2] = FFT_CLOAD(twl, off + (NS) + jj);
+    if (R > 4) p_[4] = FFT_CLOAD(twl, off + 2 * (NS) + jj);
+    if (R > 8) p_[8] = FFT_CLOAD(twl, off + 3 * (NS) + jj);
+    if (R > 16) p_[16] = FFT_CLOAD(twl, off + 4 * (NS) + jj);
+    FFT_APOW(3, 2) FFT_APOW(5, 4) FFT_APOW(6, 4) FFT_APOW(7, 6) FFT_APOW(9, 8) FFT_APOW(10, 8) FFT_APOW(11, 10)
+    FFT_APOW(12, 8) FFT_APOW(13, 12) FFT_APOW(14, 12) FFT_APOW(15, 12) FFT_APOW(17, 16) FFT_APOW(18, 16)
+    FFT_APOW(19, 18) FFT_APOW(20, 16) FFT_APOW(21, 20) FFT_APOW(22, 20) FFT_APOW(23, 20) FFT_APOW(24, 16)
+    FFT_APOW(25, 24) FFT_APOW(26, 24) FFT_APOW(27, 24) FFT_APOW(28, 24) FFT_APOW(29, 24) FFT_APOW(30, 24)
+    FFT_APOW(31, 24)
+    FFT_UNROLL for (int r_ = 1; r_ < R; ++r_) v[r_] = fft_mul(v[r_], p_[r_]);
+    return;
+  }
+#endif
 #if FFT_DOUBLE_TW
   if (FFT_TWD(R, NS)) {
     // W_(NS*R)^jj in double at slots off + 2 jj; W^r = W^(r-1) * W in double (relative error

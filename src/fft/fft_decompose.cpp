@@ -134,7 +134,7 @@ std::string FftShape::options() const {
   o << " -DFFT_T=" << t << " -DFFT_B=" << b << " -DFFT_IN_MODE=" << in_mode << " -DFFT_OUT_MODE=" << out_mode
     << " -DFFT_PRE=" << pre << " -DFFT_POST=" << post << " -DFFT_IN_CHECK=" << in_check
     << " -DFFT_OUT_CHECK=" << out_check << " -DFFT_SPLIT=" << split << " -DFFT_BLUESTEIN=" << bluestein
-    << " -DFFT_INPLACE=" << inplace << " -DFFT_TWBIG=" << kFftTwiddleBig << " -DFFT_TWS=" << kFftTwiddleSplit;
+    << " -DFFT_INPLACE=" << inplace << " -DFFT_TWBIG=" << kFftTwiddleBig;
   if (split) o << " -DFFT_SL=" << split_l << " -DFFT_SNS=" << split_ns;
   if (tfast) o << " -DFFT_TFAST=1";
   if (long_index) o << " -DCLF_LONG_INDEX=1";

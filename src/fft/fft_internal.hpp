@@ -47,14 +47,11 @@ constexpr std::size_t kFftTwiddleBig = 2048;
 inline bool fft_double_twiddles(int mode, int r, std::size_t ns) {
   return mode == 2 || (mode == 3 && static_cast<std::size_t>(r - 1) * ns > kFftTwiddleBig);
 }
-/// Split of a large pass table under FFT_TWIDDLE 4 (fft.cl, FFT_TWS): a warp's consecutive
-/// butterflies read consecutive entries of the low part and one of the high part.
-constexpr std::size_t kFftTwiddleSplit = 32;
-/// Does the pass with radix r after ns points read its twiddles from a split table (FFT_TWIDDLE 4
-/// where its table of (r - 1) * ns entries exceeds kFftTwiddleBig): W^(r*jj) as the product of
-/// W^(r*(jj mod S)) and W^(r*S*(jj div S)), S = kFftTwiddleSplit?
-inline bool fft_split_twiddles(int mode, int r, std::size_t ns) {
-  return mode == 4 && static_cast<std::size_t>(r - 1) * ns > kFftTwiddleBig;
+/// Does the pass with radix r after ns points make its twiddles as float products of the powers
+/// w^(2^k), 2^k < r, of w = W_(ns*r)^jj read from the table (FFT_TWIDDLE 5; 4 where its table of
+/// (r - 1) * ns entries exceeds kFftTwiddleBig; fft.cl, FFT_TWP)?
+inline bool fft_product_twiddles(int mode, int r, std::size_t ns) {
+  return mode == 5 || (mode == 4 && static_cast<std::size_t>(r - 1) * ns > kFftTwiddleBig);
 }
 
 /// Database variant of the passes of length len in multi-pass plans ("pass512"). Passes have

@@ -150,9 +150,9 @@ struct FftPlan::Impl {
   // The in-kernel twiddles of a kernel with these radices, in the kernel's order (fft.cl,
   // fft_twiddles), in 8-byte slots: pass by pass, W_(NS*R)^(r * jj) at (r - 1) * NS + jj after the
   // earlier passes, or for a pass with twiddles in double (FFT_TWIDDLE 2, and 3 where the pass's
-  // table is large: fft_double_twiddles) only r = 1 in double, two slots per jj, or for a split
-  // table (FFT_TWIDDLE 4 where it is large: fft_split_twiddles) W^(k * lo), lo < S, then
-  // W^(k * S * hi), hi < ceil(NS / S), each k-major.
+  // table is large: fft_double_twiddles) only r = 1 in double, two slots per jj, or for a pass of
+  // products (FFT_TWIDDLE 4 where it is large: fft_product_twiddles) W^(k * jj) for the powers of
+  // two k < R, k-major.
   cl::Buffer pass_twiddles(const std::vector<int>& radices, int mode) {
     const auto key = std::make_pair(radices, mode);
     if (const auto it = pass_tables.find(key); it != pass_tables.end()) return it->second;
@@ -160,12 +160,9 @@ struct FftPlan::Impl {
     std::size_t ns = 1;
     for (const int r : radices) {
       const std::size_t nr = ns * static_cast<std::size_t>(r);
-      if (detail::fft_split_twiddles(mode, r, ns)) {
-        const std::size_t S = detail::kFftTwiddleSplit, hi = (ns + S - 1) / S;
-        for (std::size_t k = 1; k < static_cast<std::size_t>(r); ++k)
-          for (std::size_t lo = 0; lo < S; ++lo) t.push_back(to_float2(root(k * lo, nr)));
-        for (std::size_t k = 1; k < static_cast<std::size_t>(r); ++k)
-          for (std::size_t h = 0; h < hi; ++h) t.push_back(to_float2(root(k * S * h, nr)));
+      if (detail::fft_product_twiddles(mode, r, ns)) {
+        for (std::size_t k = 1; k < static_cast<std::size_t>(r); k *= 2)
+          for (std::size_t jj = 0; jj < ns; ++jj) t.push_back(to_float2(root(k * jj, nr)));
       } else if (detail::fft_double_twiddles(mode, r, ns)) {
         for (std::size_t jj = 0; jj < ns; ++jj) {
           const host::cdouble w = root(jj, nr);

@@ -53,12 +53,12 @@ KernelSpec fft_spec() {
        "local-memory halving: exchange real, then imaginary parts through half the buffer; 2: each also in two "
        "halves of the positions, through a quarter (kernels whose radices after the first are even, direct loads "
        "and stores; others fall back to 1)"},
-      {"FFT_TWIDDLE", 0, {0, 1, 2, 3, 4},
+      {"FFT_TWIDDLE", 0, {0, 1, 2, 3, 4, 5},
        "0: twiddle table computed in double on the host; 1: sinpi/cospi in the kernel; 2: one twiddle per butterfly "
        "from a table in double, the others its powers in double (devices with cl_khr_fp64; others use 0); 3: 2 for "
-       "the passes whose table would exceed 16 KiB, 0 for the others (without cl_khr_fp64: 4); 4: the tables of "
-       "those passes split in two factors (2 (R-1) sqrt(NS) entries, one more float product per twiddle), 0 for "
-       "the others"},
+       "the passes whose table would exceed 16 KiB, 0 for the others (without cl_khr_fp64: 4); 4: in those passes "
+       "the powers w^(2^k) of each butterfly's w from the table (log2 R entries per butterfly instead of R-1), the "
+       "others as float products of at most two levels (three for radix 32), 0 in the others; 5: 4 in every pass"},
       {"FFT_DCHAIN", 1, {1, 2},
        "twiddle powers in double (FFT_TWIDDLE 2, 3): one chain of products by w, or two (odd and even powers) "
        "of products by w^2: half the dependent products for more registers"},
@@ -97,7 +97,7 @@ KernelSpec fft_spec() {
   };
   // Twiddles in double first (the one step that fits a device without cl_khr_fp64; the
   // step's trigger is not known here, so a kernel too large for local memory also drops them:
-  // 3 becomes the split tables of the same passes, 2 the table),
+  // 3 becomes the float products of the same passes, 2 the table),
   // then halve the local memory, then fewer work-items per transform (larger radix), a smaller
   // work-group, and last a smaller single-kernel limit.
   s.shrink = [](const ParamMap& p, const std::string&) -> std::optional<ParamMap> {

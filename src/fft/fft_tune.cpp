@@ -153,8 +153,8 @@ std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, c
     v["FFT_STAGE"] = collapse(spec.find("FFT_STAGE")->legal, reference.at("FFT_STAGE"),
                               [](int st) { return st == 3 ? 2 : st; });
   }
-  // FFT_TWIDDLE 3 and 4 are 0 where no pass's table is large (and 3 is 2 where every table of a
-  // pass with twiddles is), under every radix and merging.
+  // FFT_TWIDDLE 3 and 4 are 0 where no pass's table is large, and 2 and 5 where every table of a
+  // pass with twiddles is, under every radix and merging.
   v["FFT_TWIDDLE"] = collapse(spec.find("FFT_TWIDDLE")->legal, reference.at("FFT_TWIDDLE"), [&](int tw) {
     if (tw != 3 && tw != 4) return tw;
     bool any = false, all = true;
@@ -169,7 +169,7 @@ std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, c
         ns *= static_cast<std::size_t>(r);
       }
     }
-    return !any ? 0 : tw == 4 ? 4 : all ? 2 : 3;
+    return !any ? 0 : all ? (tw == 3 ? 2 : 5) : tw;
   });
   // One or two chains of double twiddle powers differ only where a pass after the first has a
   // radix above 2 (a chain of two products or more).
