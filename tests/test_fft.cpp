@@ -375,7 +375,7 @@ TEST_SUITE("fft") {
                               ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 32}, {"FFT_HALVE", 2}},
                               // The last pass's twiddles in double, the second pass's from the table.
                               ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 32}, {"FFT_HALVE", 2}, {"FFT_TWIDDLE", 3}},
-                              // The last pass's twiddles as float products of w, w^2, w^4, w^8.
+                              // The last pass's twiddles as float products w^(4h) * w^l (l, h < 4).
                               ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 32}, {"FFT_HALVE", 2}, {"FFT_TWIDDLE", 4}}}) {
       CAPTURE(params_of(Tuning{p, false}));
       FftDesc d;

@@ -22,6 +22,14 @@
 #           parts 2 and 4): kernel times of 16384, 8192, 32768 (pass rows) and 3000 against the
 #           shipped rows, interleaved, twice, with register reports; `bench fft` of 16384 at 64
 #           and 512 MiB under each TF and the shipped rows, twice.
+#   part 8: FFT_TWIDDLE 4 and 5 as one float product w^(h*S) * w^l per twiddle (it replaced the
+#           powers w^(2^k) of part 7): kernel times of 16384, 8192, 4096, 2048, 1024 and 2^20 under
+#           the shipped rows, with FFT_TWIDDLE 5 and (16384) 3, interleaved, twice; `bench fft` of
+#           8192 and 16384 at 64 and 512 MiB under each TF and the shipped rows, twice.
+#   part 9: part 8 again after the float products became straight-line steps (part 8's loops
+#           left the products' indices to the run time), for 16384 and 8192, with register reports.
+#   part 10: closing sitting: `bench fft` default list (every length at 64 and 512 MiB), then the
+#           fft, tune and tuning test suites on the NVIDIA device.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session11.sh BUILD_DIR OUT_DIR PART [TF...]
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -124,6 +132,35 @@ source "$(dirname "$0")/device_common.sh" "$@"
     rm -rf "$XDG_DATA_HOME"
     lim 500 "$C" -d cpu bench fft --size 16@64 --size 32@64 --size 64@64 --size 128@64 --size 256@64 --size 512@64 \
       --size 1024@64 --size 2048@64 --size 4096@64 --out "$O/json/fft_cpu_s11-5.json" 2>&1 | grep -E "^fft n"
+    ;;
+  8)
+    rm -rf "$XDG_DATA_HOME"
+    for nb in 16384@512 16384@4096 8192@1024 8192@8192 4096@2048 4096@16384 2048@4096 1024@8192 1048576@8; do
+      for i in 1 2; do
+        kt $nb
+        kt $nb -p FFT_TWIDDLE=5
+        [ "${nb%@*}" = 16384 ] && kt $nb -p FFT_TWIDDLE=3 -p FFT_DCHAIN=2
+      done
+    done
+    for i in 1 2; do bench_tfs s11-8-$i "--size 8192@64 --size 8192@512 --size 16384@64 --size 16384@512" "${TFS[@]}"; done
+    ;;
+  9)
+    rm -rf "$XDG_DATA_HOME"
+    vr 16384@512
+    vr 16384@512 -p FFT_TWIDDLE=5
+    for nb in 16384@512 16384@4096 8192@1024 8192@8192; do
+      for i in 1 2; do
+        kt $nb
+        kt $nb -p FFT_TWIDDLE=5
+        [ "${nb%@*}" = 16384 ] && kt $nb -p FFT_TWIDDLE=3 -p FFT_DCHAIN=2
+      done
+    done
+    for i in 1 2; do bench_tfs s11-9-$i "--size 8192@64 --size 8192@512 --size 16384@64 --size 16384@512" "${TFS[@]}"; done
+    ;;
+  10)
+    rm -rf "$XDG_DATA_HOME"
+    fft_all s11-10
+    fft_tests
     ;;
   esac
   date -u

@@ -62,10 +62,10 @@
 // asks for it, and resolving it for a device without falls back to 0), 3 does so only in the
 // passes whose table would exceed FFT_TWBIG entries (the last passes of long kernels, whose
 // tables compete with the data for the cache) and reads the small tables of the others,
-// and 4 reads in those passes only the powers w^(2^k) of w = W_(NS*R)^jj from the table and makes
-// the others as float products of at most two (three for radix 32) levels, w^7 = w^6 * w with
-// w^6 = w^4 * w^2 (log2 R entries per butterfly index instead of R - 1, no conversions from
-// double, no double precision), and 5 does so in every pass.
+// and 4 reads in those passes only the powers w^l and w^(h*S) of w = W_(NS*R)^jj (l, h < S, S
+// about sqrt(R)) from the table and makes each other power as one float product w^(h*S) * w^l
+// (about 2 sqrt(R) entries per butterfly index instead of R - 1, no conversions from double, no
+// double precision), and 5 does so in every pass.
 
 // ---- tuning parameters ----
 #ifndef FFT_RADIX
@@ -88,7 +88,7 @@
 #define FFT_TWIDDLE 0        // 0: twiddles from a table computed in double on the host; 1: sinpi/cospi;
                              // 2: one per butterfly from a double table, the others its powers in double;
                              // 3: 2 for the passes whose table has more than FFT_TWBIG entries, else 0;
-                             // 4: those passes' twiddles as float products of w^(2^k) from the table, else 0;
+                             // 4: those passes' twiddles as float products w^(h*S) * w^l from the table, else 0;
                              // 5: 4 in every pass
 #endif
 #ifndef FFT_TWBIG
@@ -253,10 +253,10 @@ typedef float fft_ltype;  // a complex value in two floats per slot
 #if FFT_NPASS > 12
 #error "at most 12 radix passes in one kernel"
 #endif
-// Does a pass take its twiddles as powers in double (FFT_TWD), or as float products of the powers
-// w^(2^k) (FFT_TWP) (fft_twiddles)? Offsets of the passes' twiddles in the table, in 8-byte slots:
+// Does a pass take its twiddles as powers in double (FFT_TWD), or as float products w^(h*S) * w^l
+// (FFT_TWP) (fft_twiddles)? Offsets of the passes' twiddles in the table, in 8-byte slots:
 // (R_p - 1) * NS_p each, 2 * NS_p (one double2 per butterfly index) for a pass in double,
-// FFT_TWA(R_p) * NS_p (the powers 2^k < R_p) for a pass of products.
+// FFT_TWA(R_p) * NS_p (the powers l = 1 ... S - 1, then h * S < R_p) for a pass of products.
 #define FFT_TWLARGE(R, NS) (((R) - 1) * (NS) > FFT_TWBIG)
 #if FFT_TWIDDLE == 2
 #define FFT_TWD(R, NS) 1
@@ -272,7 +272,8 @@ typedef float fft_ltype;  // a complex value in two floats per slot
 #else
 #define FFT_TWP(R, NS) 0
 #endif
-#define FFT_TWA(R) ((R) > 16 ? 5 : (R) > 8 ? 4 : (R) > 4 ? 3 : (R) > 2 ? 2 : 1)
+#define FFT_TWSQ(R) ((R) > 16 ? 8 : (R) > 4 ? 4 : 2)
+#define FFT_TWA(R) (FFT_TWSQ(R) - 2 + ((R) + FFT_TWSQ(R) - 1) / FFT_TWSQ(R))
 #define FFT_TWN(R, NS) \
   (FFT_TWD(R, NS) ? 2 * (NS) : FFT_TWP(R, NS) ? FFT_TWA(R) * (NS) : ((R) - 1) * (NS))
 #define FFT_TWO0 0
@@ -475,10 +476,14 @@ FFT_INLINE fft_c fft_twiddle(__global const fft_c* restrict twl, const int off, 
 }
 
 #if FFT_TWIDDLE >= 4
-// p_[r] = w^r as the float product w^a * w^(r - a), a the top two set bits of r (one level more
-// than the deeper factor: w^(2^k) level 0, w^3, w^5, w^6, w^12 level 1, w^7, w^15 level 2).
-#define FFT_APOW(r, a) \
-  if (R > (r)) p_[r] = fft_mul(p_[a], p_[(r) - (a)]);
+// Straight-line steps of the float products (S = FFT_TWSQ(R) and R are constants at every call):
+// w^l, l < S, and w^h, h a multiple of S below R, from the table; w^r = w^(r - r mod S) * w^(r mod S).
+#define FFT_TWLO(l) \
+  if (S > (l)) p_[l] = FFT_CLOAD(twl, off + ((l) - 1) * (NS) + jj);
+#define FFT_TWHI(h) \
+  if ((h) % S == 0 && R > (h)) p_[h] = FFT_CLOAD(twl, off + (S - 2 + (h) / S) * (NS) + jj);
+#define FFT_TWPR(r) \
+  if (R > (r) && (r) > S && (r) % S != 0) p_[r] = fft_mul(p_[(r) - (r) % S], p_[(r) % S]);
 #endif
 
 #if FFT_DOUBLE_TW
@@ -499,18 +504,17 @@ FFT_INLINE void fft_twiddles(const int R, const int NS, fft_c* v, __global const
                              const int jj) {
 #if FFT_TWIDDLE >= 4
   if (FFT_TWP(R, NS)) {
-    // w^(2^k) at off + k * NS + jj (each rounded once on the host), the other powers as products.
+    // w^l (l = 1 ... S - 1) at off + (l - 1) * NS + jj, then w^(h*S) at off + (S - 2 + h) * NS + jj
+    // (each rounded once on the host); w^(h*S + l) as their product (indices known at compile
+    // time: registers).
+    const int S = FFT_TWSQ(R);
     fft_c p_[32];
-    p_[1] = FFT_CLOAD(twl, off + jj);
-    if (R > 2) p_[2] = FFT_CLOAD(twl, off + (NS) + jj);
-    if (R > 4) p_[4] = FFT_CLOAD(twl, off + 2 * (NS) + jj);
-    if (R > 8) p_[8] = FFT_CLOAD(twl, off + 3 * (NS) + jj);
-    if (R > 16) p_[16] = FFT_CLOAD(twl, off + 4 * (NS) + jj);
-    FFT_APOW(3, 2) FFT_APOW(5, 4) FFT_APOW(6, 4) FFT_APOW(7, 6) FFT_APOW(9, 8) FFT_APOW(10, 8) FFT_APOW(11, 10)
-    FFT_APOW(12, 8) FFT_APOW(13, 12) FFT_APOW(14, 12) FFT_APOW(15, 12) FFT_APOW(17, 16) FFT_APOW(18, 16)
-    FFT_APOW(19, 18) FFT_APOW(20, 16) FFT_APOW(21, 20) FFT_APOW(22, 20) FFT_APOW(23, 20) FFT_APOW(24, 16)
-    FFT_APOW(25, 24) FFT_APOW(26, 24) FFT_APOW(27, 24) FFT_APOW(28, 24) FFT_APOW(29, 24) FFT_APOW(30, 24)
-    FFT_APOW(31, 24)
+    FFT_TWLO(1) FFT_TWLO(2) FFT_TWLO(3) FFT_TWLO(4) FFT_TWLO(5) FFT_TWLO(6) FFT_TWLO(7)
+    FFT_TWHI(2) FFT_TWHI(4) FFT_TWHI(6) FFT_TWHI(8) FFT_TWHI(10) FFT_TWHI(12) FFT_TWHI(14) FFT_TWHI(16)
+    FFT_TWHI(18) FFT_TWHI(20) FFT_TWHI(22) FFT_TWHI(24) FFT_TWHI(26) FFT_TWHI(28) FFT_TWHI(30)
+    FFT_TWPR(3) FFT_TWPR(5) FFT_TWPR(6) FFT_TWPR(7) FFT_TWPR(9) FFT_TWPR(10) FFT_TWPR(11) FFT_TWPR(12) FFT_TWPR(13)
+    FFT_TWPR(14) FFT_TWPR(15) FFT_TWPR(17) FFT_TWPR(18) FFT_TWPR(19) FFT_TWPR(20) FFT_TWPR(21) FFT_TWPR(22)
+    FFT_TWPR(23) FFT_TWPR(25) FFT_TWPR(26) FFT_TWPR(27) FFT_TWPR(28) FFT_TWPR(29) FFT_TWPR(30) FFT_TWPR(31)
     FFT_UNROLL for (int r_ = 1; r_ < R; ++r_) v[r_] = fft_mul(v[r_], p_[r_]);
     return;
   }

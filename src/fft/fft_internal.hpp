@@ -47,12 +47,14 @@ constexpr std::size_t kFftTwiddleBig = 2048;
 inline bool fft_double_twiddles(int mode, int r, std::size_t ns) {
   return mode == 2 || (mode == 3 && static_cast<std::size_t>(r - 1) * ns > kFftTwiddleBig);
 }
-/// Does the pass with radix r after ns points make its twiddles as float products of the powers
-/// w^(2^k), 2^k < r, of w = W_(ns*r)^jj read from the table (FFT_TWIDDLE 5; 4 where its table of
-/// (r - 1) * ns entries exceeds kFftTwiddleBig; fft.cl, FFT_TWP)?
+/// Does the pass with radix r after ns points make its twiddles as float products w^(h*s) * w^l of
+/// powers of w = W_(ns*r)^jj read from the table (l, h < s = fft_product_split(r); FFT_TWIDDLE 5,
+/// and 4 where its table of (r - 1) * ns entries exceeds kFftTwiddleBig; fft.cl, FFT_TWP)?
 inline bool fft_product_twiddles(int mode, int r, std::size_t ns) {
   return mode == 5 || (mode == 4 && static_cast<std::size_t>(r - 1) * ns > kFftTwiddleBig);
 }
+/// The split s of such a pass (fft.cl, FFT_TWSQ): about sqrt(r), a power of two.
+inline int fft_product_split(int r) { return r > 16 ? 8 : r > 4 ? 4 : 2; }
 
 /// Database variant of the passes of length len in multi-pass plans ("pass512"). Passes have
 /// rows of their own: a row tuned for the one-kernel transform of a length (variant "512")

@@ -151,8 +151,8 @@ struct FftPlan::Impl {
   // fft_twiddles), in 8-byte slots: pass by pass, W_(NS*R)^(r * jj) at (r - 1) * NS + jj after the
   // earlier passes, or for a pass with twiddles in double (FFT_TWIDDLE 2, and 3 where the pass's
   // table is large: fft_double_twiddles) only r = 1 in double, two slots per jj, or for a pass of
-  // products (FFT_TWIDDLE 4 where it is large: fft_product_twiddles) W^(k * jj) for the powers of
-  // two k < R, k-major.
+  // products (FFT_TWIDDLE 5, and 4 where it is large: fft_product_twiddles) W^(k * jj) for k = 1
+  // ... S - 1, then k = S, 2S, ... < R, k-major.
   cl::Buffer pass_twiddles(const std::vector<int>& radices, int mode) {
     const auto key = std::make_pair(radices, mode);
     if (const auto it = pass_tables.find(key); it != pass_tables.end()) return it->second;
@@ -161,7 +161,11 @@ struct FftPlan::Impl {
     for (const int r : radices) {
       const std::size_t nr = ns * static_cast<std::size_t>(r);
       if (detail::fft_product_twiddles(mode, r, ns)) {
-        for (std::size_t k = 1; k < static_cast<std::size_t>(r); k *= 2)
+        const int S = detail::fft_product_split(r);
+        std::vector<std::size_t> powers;
+        for (int l = 1; l < S; ++l) powers.push_back(static_cast<std::size_t>(l));
+        for (int h = S; h < r; h += S) powers.push_back(static_cast<std::size_t>(h));
+        for (const std::size_t k : powers)
           for (std::size_t jj = 0; jj < ns; ++jj) t.push_back(to_float2(root(k * jj, nr)));
       } else if (detail::fft_double_twiddles(mode, r, ns)) {
         for (std::size_t jj = 0; jj < ns; ++jj) {

@@ -57,8 +57,9 @@ KernelSpec fft_spec() {
        "0: twiddle table computed in double on the host; 1: sinpi/cospi in the kernel; 2: one twiddle per butterfly "
        "from a table in double, the others its powers in double (devices with cl_khr_fp64; others use 0); 3: 2 for "
        "the passes whose table would exceed 16 KiB, 0 for the others (without cl_khr_fp64: 4); 4: in those passes "
-       "the powers w^(2^k) of each butterfly's w from the table (log2 R entries per butterfly instead of R-1), the "
-       "others as float products of at most two levels (three for radix 32), 0 in the others; 5: 4 in every pass"},
+       "the powers w^l and w^(h S) of each butterfly's w from the table (S about sqrt R: 2 sqrt R entries per "
+       "butterfly instead of R-1), the others as one float product w^(h S) w^l each, 0 in the others; 5: 4 in "
+       "every pass"},
       {"FFT_DCHAIN", 1, {1, 2},
        "twiddle powers in double (FFT_TWIDDLE 2, 3): one chain of products by w, or two (odd and even powers) "
        "of products by w^2: half the dependent products for more registers"},
