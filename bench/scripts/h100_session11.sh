@@ -30,6 +30,7 @@
 #           left the products' indices to the run time), for 16384 and 8192, with register reports.
 #   part 10: closing sitting: `bench fft` default list (every length at 64 and 512 MiB), then the
 #           fft, tune and tuning test suites on the NVIDIA device.
+#   part 11: PoCL CPU: `-d cpu bench fft` of 256, 1024 and 2048 at 64 MiB, three times.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session11.sh BUILD_DIR OUT_DIR PART [TF...]
 source "$(dirname "$0")/device_common.sh" "$@"
@@ -161,6 +162,13 @@ source "$(dirname "$0")/device_common.sh" "$@"
     rm -rf "$XDG_DATA_HOME"
     fft_all s11-10
     fft_tests
+    ;;
+  11)
+    rm -rf "$XDG_DATA_HOME"
+    for i in 1 2 3; do
+      lim 150 "$C" -d cpu bench fft --size 256@64 --size 1024@64 --size 2048@64 --out "$O/json/fft_cpu_s11-11-$i.json" 2>&1 |
+        grep -E "^fft n.*(clforge|clFFT|VkFFT):"
+    done
     ;;
   esac
   date -u
