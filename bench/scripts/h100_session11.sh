@@ -31,6 +31,8 @@
 #   part 10: closing sitting: `bench fft` default list (every length at 64 and 512 MiB), then the
 #           fft, tune and tuning test suites on the NVIDIA device.
 #   part 11: PoCL CPU: `-d cpu bench fft` of 256, 1024 and 2048 at 64 MiB, three times.
+# FFT_TWIDDLE 4 and 5 changed form between parts: split tables in parts 2 and 4, float products
+# of the powers w^(2^k) in parts 6 and 7, products w^(h*S) * w^l (the committed form) from part 8.
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session11.sh BUILD_DIR OUT_DIR PART [TF...]
 source "$(dirname "$0")/device_common.sh" "$@"
