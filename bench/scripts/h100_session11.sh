@@ -31,6 +31,8 @@
 #   part 10: closing sitting: `bench fft` default list (every length at 64 and 512 MiB), then the
 #           fft, tune and tuning test suites on the NVIDIA device.
 #   part 11: PoCL CPU: `-d cpu bench fft` of 256, 1024 and 2048 at 64 MiB, three times.
+#   part 12: PoCL CPU: `-d cpu bench fft` of the powers of two 16 ... 4096 at 64 MiB, five times
+#           (each run measures the three libraries in turn, so the runs interleave them).
 # FFT_TWIDDLE 4 and 5 changed form between parts: split tables in parts 2 and 4, float products
 # of the powers w^(2^k) in parts 6 and 7, products w^(h*S) * w^l (the committed form) from part 8.
 # usage (from the repository root, after `source .device/env.sh`):
@@ -169,6 +171,14 @@ source "$(dirname "$0")/device_common.sh" "$@"
     rm -rf "$XDG_DATA_HOME"
     for i in 1 2 3; do
       lim 150 "$C" -d cpu bench fft --size 256@64 --size 1024@64 --size 2048@64 --out "$O/json/fft_cpu_s11-11-$i.json" 2>&1 |
+        grep -E "^fft n.*(clforge|clFFT|VkFFT):"
+    done
+    ;;
+  12)
+    rm -rf "$XDG_DATA_HOME"
+    for i in 1 2 3 4 5; do
+      lim 110 "$C" -d cpu bench fft --size 16@64 --size 32@64 --size 64@64 --size 128@64 --size 256@64 --size 512@64 \
+        --size 1024@64 --size 2048@64 --size 4096@64 --out "$O/json/fft_cpu_s11-12-$i.json" 2>&1 |
         grep -E "^fft n.*(clforge|clFFT|VkFFT):"
     done
     ;;
