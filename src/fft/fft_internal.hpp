@@ -41,17 +41,19 @@ bool fft_quarter_radices(const std::vector<int>& radices);
 /// Table entries of one pass above which FFT_TWIDDLE 3 takes that pass's twiddles in double
 /// (16 KiB of float2: beyond it the table competes with the data for the first-level cache).
 constexpr std::size_t kFftTwiddleBig = 2048;
+/// Is the table of the pass with radix r after ns points, (r - 1) * ns entries, large (above
+/// kFftTwiddleBig; fft.cl, FFT_TWLARGE)? FFT_TWIDDLE 3 and 4 treat those passes differently.
+inline bool fft_large_table(int r, std::size_t ns) { return static_cast<std::size_t>(r - 1) * ns > kFftTwiddleBig; }
 /// Does the pass with radix r after ns points take its twiddles as powers in double of one base
-/// per butterfly (fft.cl, FFT_TWD)? Always with FFT_TWIDDLE 2; with 3 where its table of
-/// (r - 1) * ns entries exceeds kFftTwiddleBig.
+/// per butterfly (fft.cl, FFT_TWD)? Always with FFT_TWIDDLE 2; with 3 where its table is large.
 inline bool fft_double_twiddles(int mode, int r, std::size_t ns) {
-  return mode == 2 || (mode == 3 && static_cast<std::size_t>(r - 1) * ns > kFftTwiddleBig);
+  return mode == 2 || (mode == 3 && fft_large_table(r, ns));
 }
 /// Does the pass with radix r after ns points make its twiddles as float products w^(h*s) * w^l of
 /// powers of w = W_(ns*r)^jj read from the table (l, h < s = fft_product_split(r); FFT_TWIDDLE 5,
-/// and 4 where its table of (r - 1) * ns entries exceeds kFftTwiddleBig; fft.cl, FFT_TWP)?
+/// and 4 where its table is large; fft.cl, FFT_TWP)?
 inline bool fft_product_twiddles(int mode, int r, std::size_t ns) {
-  return mode == 5 || (mode == 4 && static_cast<std::size_t>(r - 1) * ns > kFftTwiddleBig);
+  return mode == 5 || (mode == 4 && fft_large_table(r, ns));
 }
 /// The split s of such a pass (fft.cl, FFT_TWSQ): about sqrt(r), a power of two.
 inline int fft_product_split(int r) { return r > 16 ? 8 : r > 4 ? 4 : 2; }

@@ -162,9 +162,9 @@ std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, c
       std::size_t ns = 1;
       for (const int r : rs) {
         if (ns > 1) {
-          const bool d = fft_double_twiddles(3, r, ns);
-          any = any || d;
-          all = all && d;
+          const bool large = fft_large_table(r, ns);
+          any = any || large;
+          all = all && large;
         }
         ns *= static_cast<std::size_t>(r);
       }
