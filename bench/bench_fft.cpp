@@ -92,13 +92,15 @@ Record make_record(const std::string& library, const FftCase& c) {
   return r;
 }
 
-void report_line(const Record& r) {
-  char line[320];
+// The progress line of a record; `note` follows the library ("round 2/3").
+void report_line(const Record& r, const std::string& note = "") {
+  const std::string library = note.empty() ? r.library : r.library + " (" + note + ")";
+  char line[360];
   if (r.status.rfind("ok", 0) == 0)
     std::snprintf(line, sizeof line, "fft %s %s: %.4f ms, %.1f GB/s, %.1f GFLOP/s, error %.2e%s", r.shape.c_str(),
-                  r.library.c_str(), r.timing.median_ms, r.gbps(), r.gflops(), r.error, r.status.c_str() + 2);
+                  library.c_str(), r.timing.median_ms, r.gbps(), r.gflops(), r.error, r.status.c_str() + 2);
   else
-    std::snprintf(line, sizeof line, "fft %s %s: %s", r.shape.c_str(), r.library.c_str(), r.status.c_str());
+    std::snprintf(line, sizeof line, "fft %s %s: %s", r.shape.c_str(), library.c_str(), r.status.c_str());
   progress(line);
 }
 
@@ -417,76 +419,127 @@ int fft_vkfft_child(Session& s, std::size_t n, std::size_t batch, const TimingPl
   return 0;
 }
 
+namespace {
+
+Record run_clforge(Session& s, const cl::Buffer& in, const cl::Buffer& out, const FftCase& c, const BenchOptions& opt) {
+  Record r = make_record("clforge", c);
+  try {
+    FftDesc d;
+    d.n = c.n;
+    d.batch = c.batch;
+    const FftPlan plan(s.queue, d, opt.tuning);
+    poison_buffer(s.queue, out, c.n * c.batch * 8);
+    plan.forward(in, out);
+    detail::check(s.queue.finish(), "clFinish");
+    r.error = sampled_error(s.queue, in, out, c);
+    if (!(r.error <= host::fft_tolerance(c.n)))
+      r.status = "failed: error " + std::to_string(r.error) + " above the tolerance " +
+                 std::to_string(host::fft_tolerance(c.n));
+    r.params["plan"] = plan.describe();
+    nlohmann::json cfgs = nlohmann::json::array();
+    for (const auto& cfg : plan.configurations()) {
+      nlohmann::json j = nlohmann::json::object();
+      j["variant"] = cfg.variant;
+      for (const auto& [k, v] : cfg.values) j[k] = {{"value", v}, {"source", cfg.sources.at(k)}};
+      cfgs.push_back(j);
+    }
+    r.params["kernels"] = cfgs;
+    r.timing = time_region(s.queue, [&] { plan.forward(in, out); }, opt.plan);
+  } catch (const std::exception& e) {
+    r.status = std::string("failed: ") + e.what();
+  }
+  return r;
+}
+
+// One library's rounds of a case as one record: the median of the rounds' medians, the least
+// and greatest repetition over all rounds, the repetitions summed, the first round's error and
+// parameters, each round's median in params["round_medians_ms"]; a round that did not time
+// (refused, failed) makes the record its status.
+Record merge_rounds(const std::vector<Record>& rounds) {
+  Record m = rounds.front();
+  if (rounds.size() == 1) return m;
+  std::vector<double> medians;
+  for (const Record& r : rounds) {
+    if (r.status.rfind("ok", 0) != 0) {
+      m.status = r.status;
+      m.timing = {};
+      return m;
+    }
+    medians.push_back(r.timing.median_ms);
+  }
+  m.timing = detail::summarize(medians);
+  m.timing.reps = 0;
+  for (const Record& r : rounds) {
+    m.timing.min_ms = std::min(m.timing.min_ms, r.timing.min_ms);
+    m.timing.max_ms = std::max(m.timing.max_ms, r.timing.max_ms);
+    m.timing.reps += r.timing.reps;
+  }
+  m.params["round_medians_ms"] = medians;
+  return m;
+}
+
+}  // namespace
+
+int bench_rounds(const BenchOptions& opt, const DeviceInfo& dev) {
+  return opt.rounds > 0 ? opt.rounds : dev.type == "CPU" && !opt.quick ? 3 : 1;
+}
+
 void bench_fft(Session& s, Report& report, const BenchOptions& opt, const Peaks& peaks) {
   const std::vector<FftCase> cases = cases_of(opt, s.entry.info);
+  const int rounds = bench_rounds(opt, s.entry.info);
 #if CLFORGE_HAVE_CLFFT
   clfftSetupData setup;
   clfftInitSetupData(&setup);
   const bool clfft_ok = clfftSetup(&setup) == CLFFT_SUCCESS;
 #endif
   for (const FftCase& c : cases) {
-    const std::size_t bytes = c.n * c.batch * 8;
-    cl::Buffer in = random_buffer(s.context, s.queue, 2 * c.n * c.batch, 1234 + c.n);
-    cl_int st = CL_SUCCESS;
-    cl::Buffer out(s.context, CL_MEM_READ_WRITE, bytes, nullptr, &st);
-    detail::check(st, "clCreateBuffer", "fft benchmark output");
-
-    Record r = make_record("clforge", c);
-    try {
-      FftDesc d;
-      d.n = c.n;
-      d.batch = c.batch;
-      const FftPlan plan(s.queue, d, opt.tuning);
-      poison_buffer(s.queue, out, bytes);
-      plan.forward(in, out);
-      detail::check(s.queue.finish(), "clFinish");
-      r.error = sampled_error(s.queue, in, out, c);
-      if (!(r.error <= host::fft_tolerance(c.n)))
-        r.status = "failed: error " + std::to_string(r.error) + " above the tolerance " +
-                   std::to_string(host::fft_tolerance(c.n));
-      r.params["plan"] = plan.describe();
-      nlohmann::json cfgs = nlohmann::json::array();
-      for (const auto& cfg : plan.configurations()) {
-        nlohmann::json j = nlohmann::json::object();
-        j["variant"] = cfg.variant;
-        for (const auto& [k, v] : cfg.values) j[k] = {{"value", v}, {"source", cfg.sources.at(k)}};
-        cfgs.push_back(j);
-      }
-      r.params["kernels"] = cfgs;
-      r.timing = time_region(s.queue, [&] { plan.forward(in, out); }, opt.plan);
-    } catch (const std::exception& e) {
-      r.status = std::string("failed: ") + e.what();
-    }
-    report_line(r);
-    if (peaks.copy_gbps > 0 && r.status == "ok") {
-      char line[160];
-      std::snprintf(line, sizeof line, "    %.0f%% of the copy bandwidth %.1f GB/s", 100 * r.gbps() / peaks.copy_gbps,
-                    peaks.copy_gbps);
-      progress(line);
-    }
-    report.add(r);
-
+    // The libraries of a case, each run on the same input (made again after a library that
+    // needs the memory to itself released it).
+    cl::Buffer in, out;
+    using Run = std::function<Record()>;
+    std::vector<Run> libraries;
+    libraries.push_back([&] { return run_clforge(s, in, out, c, opt); });
 #if CLFORGE_HAVE_CLFFT
-    if (clfft_ok) {
-      Record cr = run_clfft(s, in, out, c, opt.plan);
-      report_line(cr);
-      report.add(cr);
-    }
+    if (clfft_ok) libraries.push_back([&] { return run_clfft(s, in, out, c, opt.plan); });
 #endif
 #if CLFORGE_BENCH_CUDA
-    {
-      Record ur = run_cufft(s, in, c, opt.plan);
-      report_line(ur);
-      report.add(ur);
-    }
+    libraries.push_back([&] { return run_cufft(s, in, c, opt.plan); });
 #endif
 #if CLFORGE_HAVE_VKFFT
-    in = cl::Buffer();
-    out = cl::Buffer();
-    Record vr = s.entry.info.type == "GPU" ? run_vkfft_here(s, c, opt) : run_vkfft_child(s, c, opt);
-    report_line(vr);
-    report.add(vr);
+    libraries.push_back([&] {
+      in = cl::Buffer();
+      out = cl::Buffer();
+      return s.entry.info.type == "GPU" ? run_vkfft_here(s, c, opt) : run_vkfft_child(s, c, opt);
+    });
 #endif
+    // Rounds in turn (round k starts with library k): on a device whose speed drifts (a
+    // shared CPU) no library always meets the same conditions, and the median over the
+    // rounds decides.
+    std::vector<std::vector<Record>> results(libraries.size());
+    for (int k = 0; k < rounds; ++k)
+      for (std::size_t j = 0; j < libraries.size(); ++j) {
+        const std::size_t i = (j + static_cast<std::size_t>(k)) % libraries.size();
+        if (in() == nullptr) {
+          cl_int st = CL_SUCCESS;
+          in = random_buffer(s.context, s.queue, 2 * c.n * c.batch, 1234 + c.n);
+          out = cl::Buffer(s.context, CL_MEM_READ_WRITE, c.n * c.batch * 8, nullptr, &st);
+          detail::check(st, "clCreateBuffer", "fft benchmark output");
+        }
+        Record r = libraries[i]();
+        report_line(r, rounds > 1 ? "round " + std::to_string(k + 1) + "/" + std::to_string(rounds) : "");
+        results[i].push_back(std::move(r));
+      }
+    for (const auto& rs : results) {
+      const Record r = merge_rounds(rs);
+      if (rounds > 1) report_line(r, "median of " + std::to_string(rounds) + " rounds");
+      if (r.library == "clforge" && peaks.copy_gbps > 0 && r.status == "ok") {
+        char line[160];
+        std::snprintf(line, sizeof line, "    %.0f%% of the copy bandwidth %.1f GB/s", 100 * r.gbps() / peaks.copy_gbps,
+                      peaks.copy_gbps);
+        progress(line);
+      }
+      report.add(r);
+    }
   }
 #if CLFORGE_HAVE_CLFFT
   if (clfft_ok) clfftTeardown();

@@ -18,7 +18,15 @@ struct BenchOptions {
   /// Every library alike: back-to-back calls between the markers (or CUDA events) of a
   /// repetition, so that a region lasts about 2 ms (TimingPlan::region_ms).
   TimingPlan plan{2, 5, 100, 50, detail::kRegionMs};
+  /// Rounds per case of the benchmarks that run their libraries one after another (fft): each
+  /// round runs every library once (round k starts with library k) and a library's figure is
+  /// the median of its rounds' medians. 0: 3 on CPU devices (whose speed drifts when shared)
+  /// unless quick, else 1.
+  int rounds = 0;
 };
+
+/// The rounds `opt` asks for on `dev` (BenchOptions::rounds).
+int bench_rounds(const BenchOptions& opt, const DeviceInfo& dev);
 
 /// clforge transpose vs CLBlast Omatcopy and the copy bandwidth. sizes: "RxC" or "N" (square).
 void bench_transpose(Session& s, Report& report, const BenchOptions& opt, const Peaks& peaks);

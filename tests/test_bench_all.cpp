@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -173,6 +174,38 @@ TEST_SUITE("bench_all") {
         CHECK_MESSAGE(svg.find("data-label=\"" + lib + "\">\n<polyline ") != std::string::npos, lib);
       }
     }
+  }
+
+  TEST_CASE("bench fft --rounds: every library runs in each round and reports the median of its rounds") {
+    auto& s = test::session();
+    const std::string out = test::temp_dir("bench-rounds") + "/fft";
+    const std::string cmd = std::string(CLFORGE_CLI) + " --device " + s.entry.info.index_string() +
+                            " bench fft --quick --rounds 3 --size 64x16 --out '" + out + "'";
+    std::string log;
+    const int rc = test::run_command(cmd, log);
+    INFO(log);
+    REQUIRE(rc == 0);
+    const nlohmann::json j = nlohmann::json::parse(read_text(out + ".json"));
+    std::size_t timed = 0;
+    for (const auto& m : j.at("measurements")) {
+      if (m.at("routine") != "fft") continue;
+      const std::string library = m.at("library"), status = m.at("status");
+      CAPTURE(library);
+      CAPTURE(status);
+      if (status.rfind("ok", 0) != 0) continue;
+      ++timed;
+      for (int k = 1; k <= 3; ++k)
+        CHECK(log.find("fft n=64 batch=16 " + library + " (round " + std::to_string(k) + "/3)") != std::string::npos);
+      CHECK(log.find("fft n=64 batch=16 " + library + " (median of 3 rounds)") != std::string::npos);
+      const std::vector<double> rounds = m.at("params").at("round_medians_ms");
+      REQUIRE(rounds.size() == 3);
+      std::vector<double> sorted = rounds;
+      std::sort(sorted.begin(), sorted.end());
+      CHECK(m.at("median_ms").get<double>() == doctest::Approx(sorted[1]));
+      CHECK(m.at("min_ms").get<double>() <= sorted[0]);
+      CHECK(m.at("max_ms").get<double>() >= sorted[2]);
+    }
+    CHECK(timed >= 2);  // clforge and at least one peer (clFFT and VkFFT are built in)
   }
 
   TEST_CASE("bench compare: a 2x slowdown is a regression, identical results are not, bad files exit 2") {

@@ -6,11 +6,13 @@
 // winner matters, the fault hook decides it.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -27,7 +29,8 @@ using namespace clforge;
 
 namespace {
 
-// A small space: `values` lists the searched values of every parameter; short timing.
+// A small space: `values` lists the searched values of every parameter; short timing; no
+// run-off, so the result is the search's fastest (the run-off has a test of its own).
 TuneOptions tiny_space(const std::string& size, const std::map<std::string, std::vector<int>>& values) {
   TuneOptions o;
   o.sizes = {size};
@@ -37,6 +40,7 @@ TuneOptions tiny_space(const std::string& size, const std::map<std::string, std:
   o.min_reps = 3;
   o.max_reps = 5;
   o.min_time_ms = 0.2;
+  o.finalists = 0;
   return o;
 }
 
@@ -510,6 +514,66 @@ TEST_SUITE("tune") {
     o.dry_run = true;
     test::expect_invalid_argument([&] { tune(s.queue, "sgemm", o); }, "too many to enumerate");
   }
+  TEST_CASE("the run-off times the search's fastest and the default again and its fastest is the result") {
+    TuneEnv env("runoff");
+    auto& s = test::session();
+    // The fault hook is asked once per candidate in the search and once more in the run-off:
+    // `lucky` looks fastest in the search only (a quiet moment), `steady` second-fastest in
+    // both; the run-off must pick `steady`.
+    const ParamMap lucky = small_candidate(16, 2), steady = small_candidate(8, 2);
+    REQUIRE(lucky != shipped("4"));
+    REQUIRE(steady != shipped("4"));
+    TuneOptions o = small_options();
+    o.finalists = 2;
+    auto calls = std::make_shared<std::map<ParamMap, int>>();
+    o.fault = [calls, lucky, steady](const ParamMap& p) {
+      TuneFault f;
+      const int k = (*calls)[p]++;
+      if (p == lucky) f.time_scale = k == 0 ? 1e-5 : 1e4;
+      if (p == steady) f.time_scale = 1e-3;
+      return f;
+    };
+    const TuneResult r = tune(s.queue, "transpose", o);
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult& c = r.classes[0];
+    REQUIRE(fastest_ok(c) != nullptr);
+    CHECK(fastest_ok(c)->params == lucky);  // the search's verdict
+    // The two fastest of the search and the default, each asked for its fault once more.
+    REQUIRE(c.runoff.size() == 3);
+    CHECK((*calls)[lucky] == 2);
+    CHECK((*calls)[steady] == 2);
+    CHECK((*calls)[shipped("4")] == 2);
+    std::set<ParamMap> finalists;
+    for (const auto& row : c.runoff) {
+      finalists.insert(row.params);
+      CHECK(row.status == CandidateStatus::Ok);
+      CHECK(row.ms > 0);
+    }
+    CHECK(finalists == std::set<ParamMap>{lucky, steady, shipped("4")});
+    for (std::size_t i = 1; i < c.runoff.size(); ++i) CHECK(c.runoff[i - 1].ms <= c.runoff[i].ms);
+    // The run-off decides, and its times are the reported ones.
+    REQUIRE(c.has_best);
+    CHECK(c.best == steady);
+    CHECK(c.runoff.front().params == steady);
+    CHECK(c.runoff.back().params == lucky);
+    CHECK(c.best_ms == doctest::Approx(c.runoff.front().ms));
+    const auto def = std::find_if(c.runoff.begin(), c.runoff.end(), [](const TuneRow& x) { return x.is_default; });
+    REQUIRE(def != c.runoff.end());
+    CHECK(def->params == shipped("4"));
+    CHECK(c.default_ms == doctest::Approx(def->ms));
+    CHECK(c.speedup == doctest::Approx(c.default_ms / c.best_ms));
+    CHECK(c.stored);
+    CHECK(resolve_configuration("transpose", "4", s.entry.info).values == steady);
+
+    // Without a run-off the search's fastest stands.
+    o.finalists = 0;
+    calls->clear();
+    const TuneResult r0 = tune(s.queue, "transpose", o);
+    REQUIRE(r0.classes.size() == 1);
+    CHECK(r0.classes[0].runoff.empty());
+    CHECK(r0.classes[0].best == lucky);
+  }
+
   TEST_CASE("a time limit stops after the reference; sizes of two element sizes are two size classes") {
     TuneEnv env("classes");
     auto& s = test::session();

@@ -20,6 +20,7 @@ struct Globals {
   std::string out;                  ///< --out for bench results
   bool quick = false;               ///< --quick for bench
   std::vector<std::string> sizes;   ///< --size, repeatable, for bench
+  int rounds = 0;                   ///< --rounds for bench fft (0: the device's default)
   int verbosity = 0;                ///< -v: log info, -vv: debug
 
   Tuning tuning() const;            ///< overrides from --param, user database flag

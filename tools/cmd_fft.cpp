@@ -113,6 +113,10 @@ void register_fft(Apps& apps, Globals& g) {
 
   auto* bf = apps.bench->add_subcommand("fft", "clforge FFT vs clFFT and VkFFT on the same device");
   add_bench_options(bf, g);
+  bf->add_option("--rounds", g.rounds,
+                 "rounds per size, each running every library once (round k starts with library k); a "
+                 "library's figure is the median of its rounds' medians (default: 3 on CPU devices without --quick, else 1)")
+      ->check(CLI::Range(1, 100));
   bf->callback([&g] { cmd_bench_fft(g); });
 
   static std::size_t cn = 0, cb = 0;

@@ -35,6 +35,7 @@ struct TuneArgs {
   std::string out;
   std::uint64_t seed = 0;
   unsigned threads = 0;
+  std::size_t finalists = TuneOptions{}.finalists;
   std::map<std::string, std::string> routine_options;  // --NAME VALUE of the routine ("" : not given)
 };
 
@@ -144,17 +145,19 @@ void print_summary(const TuneResult& r, const TuneArgs& a) {
     const TuneRow* def = nullptr;
     for (const auto& row : c.rows)
       if (row.is_default) def = &row;
+    // Speed-ups against the default's time in the same timing (search or run-off).
+    double base_ms = def != nullptr && def->status == CandidateStatus::Ok ? def->ms : 0;
     auto line = [&](const char* tag, const TuneRow& row) {
       char speed[32] = "-";
-      if (c.default_ms > 0 && row.status == CandidateStatus::Ok)
-        std::snprintf(speed, sizeof speed, "%.2fx", c.default_ms / row.ms);
+      if (base_ms > 0 && row.status == CandidateStatus::Ok)
+        std::snprintf(speed, sizeof speed, "%.2fx", base_ms / row.ms);
       if (row.status == CandidateStatus::Ok)
         std::printf("  %-8s %12.4f %10s  %s\n", tag, row.ms, speed, params_text(row.params).c_str());
       else
         std::printf("  %-8s %12s %10s  %s (%s: %s)\n", tag, "-", "-", params_text(row.params).c_str(),
                     to_string(row.status), row.message.c_str());
     };
-    if (c.has_best) {
+    if (c.runoff.empty() && c.has_best) {
       for (const auto* row : ok)
         if (row->params == c.best) {
           line("best", *row);
@@ -164,8 +167,13 @@ void print_summary(const TuneResult& r, const TuneArgs& a) {
     if (def != nullptr) line("default", *def);
     const std::size_t show = std::min<std::size_t>(ok.size(), 10);
     if (show > 1) {
-      std::printf("  fastest %zu:\n", show);
+      std::printf("  fastest %zu of the search:\n", show);
       for (std::size_t i = 0; i < show; ++i) line(("#" + std::to_string(i + 1)).c_str(), *ok[i]);
+    }
+    if (!c.runoff.empty()) {
+      std::printf("  run-off (repetitions interleaved), fastest first:\n");
+      base_ms = c.default_ms;
+      for (const auto& row : c.runoff) line(row.params == c.best ? "best" : row.is_default ? "default" : "", row);
     }
     std::size_t shown_fail = 0;
     for (const auto& row : c.rows)
@@ -219,6 +227,9 @@ void write_results(const TuneResult& r, const DeviceInfo& dev, const TuneArgs& a
     for (const auto& row : c.rows)
       res["rows"].push_back({{"params", row.params}, {"status", to_string(row.status)}, {"ms", row.ms},
                              {"error", row.error}, {"message", row.message}, {"default", row.is_default}});
+    res["runoff"] = nlohmann::json::array();
+    for (const auto& row : c.runoff)
+      res["runoff"].push_back({{"params", row.params}, {"ms", row.ms}, {"default", row.is_default}});
     j["results"].push_back(res);
   }
   detail::write_file_atomic(a.out, j.dump(2) + "\n");
@@ -236,6 +247,7 @@ void cmd_tune(Globals& g, const TuneArgs& a) {
   o.store = !a.no_store;
   o.seed = a.seed;
   o.compile_threads = a.threads;
+  o.finalists = a.finalists;
   for (const auto& [name, value] : a.routine_options)
     if (!value.empty()) o.routine_options[name] = value;
   ProgressBar bar;
@@ -295,6 +307,10 @@ void register_tune(Apps& apps, Globals& g) {
     cmd->add_option("--out", a.out, "also write the results as a JSON tuning file (usable as CLFORGE_TUNING_FILE)");
     cmd->add_option("--seed", a.seed, "seed of the random data and of the random and anneal strategies");
     cmd->add_option("--threads", a.threads, "threads compiling candidates concurrently (default: up to 4)");
+    cmd->add_option("--finalists", a.finalists,
+                    "after the search, time its fastest N and the default again with their repetitions "
+                    "interleaved and keep the fastest there (0: keep the search's fastest)")
+        ->capture_default_str();
     for (const auto& opt : info.options) {
       auto* o = cmd->add_option("--" + opt.name, a.routine_options[opt.name],
                                 opt.help + (opt.default_value.empty() ? "" : " (default " + opt.default_value + ")"));

@@ -35,6 +35,7 @@ bench::BenchOptions Globals::bench_options() const {
   o.quick = quick;
   o.sizes = sizes;
   o.tuning = tuning();
+  o.rounds = rounds;
   if (quick) o.plan = bench::TimingPlan{1, 3, 20, 5, 1.0};
   return o;
 }

@@ -171,6 +171,12 @@ struct TuneOptions {
   /// Timing of each candidate: warm-up runs, then repetitions until both counts are met.
   int warmup = 1, min_reps = 5, max_reps = 50;
   double min_time_ms = 20;
+  /// The run-off: after the search, this many of its fastest verified candidates and the
+  /// default are timed again, their repetitions interleaved on each size (twice the search's
+  /// repetitions and minimum time), and the fastest there is the result. The search times each
+  /// candidate alone, so on a device whose speed drifts (a shared CPU) its fastest may owe its
+  /// place to a quiet moment. 0: no run-off, the search's fastest is the result.
+  std::size_t finalists = 3;
   /// Called after every evaluated candidate, from the calling thread.
   std::function<void(const TuneProgress&)> progress;
   /// Set (e.g. from a signal handler or the progress callback) to stop after the current
@@ -212,6 +218,9 @@ struct TuneClassResult {
   double best_ms = 0;
   double speedup = 0;                  ///< default_ms / best_ms (0 when either is missing)
   std::vector<TuneRow> rows;           ///< every evaluated candidate in evaluation order
+  /// The run-off (TuneOptions::finalists), fastest first, when one was held: its times are
+  /// the ones default_ms, best_ms and speedup report (rows keep the search's).
+  std::vector<TuneRow> runoff;
   bool stored = false;                 ///< written to the user database
   std::string store_error;             ///< why it was not written, when store was asked for
 };

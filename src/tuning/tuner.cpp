@@ -307,6 +307,7 @@ class ClassTuner {
         evaluate_batch(batch, false);
       }
     }
+    if (!stopped()) runoff();
     return !stopped();
   }
 
@@ -428,6 +429,60 @@ class ClassTuner {
       }
     }
     return row;
+  }
+
+  // The run-off (TuneOptions::finalists): the search's fastest verified candidates and the
+  // default timed again with their repetitions interleaved on each size (time_regions: A B C,
+  // C B A, ...), with twice the search's repetitions; the fastest there becomes the result.
+  // A candidate that fails now is logged and the search's result stands.
+  void runoff() {
+    if (opt_.finalists == 0) return;
+    std::vector<const TuneRow*> ok;
+    const TuneRow* def = nullptr;
+    for (const auto& row : r_.rows)
+      if (row.status == CandidateStatus::Ok) {
+        if (row.is_default) def = &row;
+        else ok.push_back(&row);
+      }
+    std::stable_sort(ok.begin(), ok.end(), [](const TuneRow* x, const TuneRow* y) { return x->ms < y->ms; });
+    if (ok.size() > opt_.finalists) ok.resize(opt_.finalists);
+    if (def != nullptr) ok.push_back(def);
+    if (ok.size() < 2) return;  // nothing to decide
+    TimingPlan plan = plan_;
+    plan.min_reps *= 2;
+    plan.max_reps *= 2;
+    plan.min_time_ms *= 2;
+    std::vector<double> log_sum(ok.size(), 0);
+    try {
+      std::vector<double> scale;
+      for (const TuneRow* row : ok) scale.push_back(opt_.fault ? opt_.fault(row->params).time_scale : 1.0);
+      for (const auto& inst : timed_) {
+        std::vector<std::function<void()>> runs;
+        for (const TuneRow* row : ok) runs.push_back([&inst, this, row] { inst->run(queue_, row->params); });
+        const std::vector<Timing> t = time_regions(queue_, runs, plan);
+        for (std::size_t i = 0; i < ok.size(); ++i) log_sum[i] += std::log(std::max(t[i].median_ms * scale[i], 1e-9));
+      }
+    } catch (const std::bad_alloc&) {
+      throw;
+    } catch (const std::exception& e) {
+      log(LogLevel::Warning, std::string("tune: the run-off failed, the search's result stands: ") + e.what());
+      try {
+        queue_.finish();
+      } catch (...) {
+      }
+      return;
+    }
+    for (std::size_t i = 0; i < ok.size(); ++i) {
+      TuneRow row = *ok[i];
+      row.ms = std::exp(log_sum[i] / static_cast<double>(std::max<std::size_t>(1, timed_.size())));
+      r_.runoff.push_back(row);
+    }
+    std::stable_sort(r_.runoff.begin(), r_.runoff.end(), [](const TuneRow& x, const TuneRow& y) { return x.ms < y.ms; });
+    r_.best = r_.runoff.front().params;
+    r_.best_ms = r_.runoff.front().ms;
+    for (const auto& row : r_.runoff)
+      if (row.is_default) r_.default_ms = row.ms;
+    r_.speedup = r_.default_ms > 0 && r_.best_ms > 0 ? r_.default_ms / r_.best_ms : 0;
   }
 
   void record(const TuneRow& row) {
