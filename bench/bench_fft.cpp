@@ -514,11 +514,12 @@ void bench_fft(Session& s, Report& report, const BenchOptions& opt, const Peaks&
 #endif
     // Rounds in turn (round k starts with library k): on a device whose speed drifts (a
     // shared CPU) no library always meets the same conditions, and the median over the
-    // rounds decides.
+    // rounds decides. A library that refused the case is not asked again.
     std::vector<std::vector<Record>> results(libraries.size());
     for (int k = 0; k < rounds; ++k)
       for (std::size_t j = 0; j < libraries.size(); ++j) {
         const std::size_t i = (j + static_cast<std::size_t>(k)) % libraries.size();
+        if (!results[i].empty() && results[i].front().status.rfind("refused", 0) == 0) continue;
         if (in() == nullptr) {
           cl_int st = CL_SUCCESS;
           in = random_buffer(s.context, s.queue, 2 * c.n * c.batch, 1234 + c.n);
@@ -526,12 +527,13 @@ void bench_fft(Session& s, Report& report, const BenchOptions& opt, const Peaks&
           detail::check(st, "clCreateBuffer", "fft benchmark output");
         }
         Record r = libraries[i]();
-        report_line(r, rounds > 1 ? "round " + std::to_string(k + 1) + "/" + std::to_string(rounds) : "");
+        if (rounds > 1 && r.status.rfind("refused", 0) != 0)
+          report_line(r, "round " + std::to_string(k + 1) + "/" + std::to_string(rounds));
         results[i].push_back(std::move(r));
       }
     for (const auto& rs : results) {
       const Record r = merge_rounds(rs);
-      if (rounds > 1) report_line(r, "median of " + std::to_string(rounds) + " rounds");
+      report_line(r, rs.size() > 1 ? "median of " + std::to_string(rs.size()) + " rounds" : "");
       if (r.library == "clforge" && peaks.copy_gbps > 0 && r.status == "ok") {
         char line[160];
         std::snprintf(line, sizeof line, "    %.0f%% of the copy bandwidth %.1f GB/s", 100 * r.gbps() / peaks.copy_gbps,
