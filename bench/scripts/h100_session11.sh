@@ -38,6 +38,14 @@
 # usage (from the repository root, after `source .device/env.sh`):
 #   bench/scripts/h100_session11.sh BUILD_DIR OUT_DIR PART [TF...]
 source "$(dirname "$0")/device_common.sh" "$@"
+# Kernel times of N@BATCH, twice, interleaved: the shipped row, FFT_TWIDDLE 5 and (16384) 3 in two chains.
+tw_kts() {
+  for i in 1 2; do
+    kt "$1"
+    kt "$1" -p FFT_TWIDDLE=5
+    [ "${1%@*}" = 16384 ] && kt "$1" -p FFT_TWIDDLE=3 -p FFT_DCHAIN=2
+  done
+}
 {
   stamp
   case $PART in
@@ -141,11 +149,7 @@ source "$(dirname "$0")/device_common.sh" "$@"
   8)
     rm -rf "$XDG_DATA_HOME"
     for nb in 16384@512 16384@4096 8192@1024 8192@8192 4096@2048 4096@16384 2048@4096 1024@8192 1048576@8; do
-      for i in 1 2; do
-        kt $nb
-        kt $nb -p FFT_TWIDDLE=5
-        [ "${nb%@*}" = 16384 ] && kt $nb -p FFT_TWIDDLE=3 -p FFT_DCHAIN=2
-      done
+      tw_kts $nb
     done
     for i in 1 2; do bench_tfs s11-8-$i "--size 8192@64 --size 8192@512 --size 16384@64 --size 16384@512" "${TFS[@]}"; done
     ;;
@@ -154,11 +158,7 @@ source "$(dirname "$0")/device_common.sh" "$@"
     vr 16384@512
     vr 16384@512 -p FFT_TWIDDLE=5
     for nb in 16384@512 16384@4096 8192@1024 8192@8192; do
-      for i in 1 2; do
-        kt $nb
-        kt $nb -p FFT_TWIDDLE=5
-        [ "${nb%@*}" = 16384 ] && kt $nb -p FFT_TWIDDLE=3 -p FFT_DCHAIN=2
-      done
+      tw_kts $nb
     done
     for i in 1 2; do bench_tfs s11-9-$i "--size 8192@64 --size 8192@512 --size 16384@64 --size 16384@512" "${TFS[@]}"; done
     ;;

@@ -408,10 +408,9 @@ class ClassTuner {
           check(queue_.finish(), "clFinish");
           t = time_region(queue_, [&] { inst->run(queue_, p); }, plan_);
         }
-        const double ms = std::max(t.median_ms * fault.time_scale, 1e-9);
-        log_sum += std::log(ms);
+        log_sum += log_ms(t, fault.time_scale);
       }
-      row.ms = std::exp(log_sum / static_cast<double>(std::max<std::size_t>(1, timed_.size())));
+      row.ms = class_score(log_sum);
       row.status = CandidateStatus::Ok;
     } catch (const BuildError& e) {
       row.status = CandidateStatus::BuildFailed;
@@ -430,6 +429,14 @@ class ClassTuner {
     }
     return row;
   }
+
+  // A candidate's score: the geometric mean over the class's timed sizes of its median times
+  // (log_ms of each, summed), each scaled by the fault hook's time_scale.
+  static double log_ms(const Timing& t, double scale) { return std::log(std::max(t.median_ms * scale, 1e-9)); }
+  double class_score(double log_sum) const {
+    return std::exp(log_sum / static_cast<double>(std::max<std::size_t>(1, timed_.size())));
+  }
+  void update_speedup() { r_.speedup = r_.default_ms > 0 && r_.best_ms > 0 ? r_.default_ms / r_.best_ms : 0; }
 
   // The run-off (TuneOptions::finalists): the search's fastest verified candidates and the
   // default timed again with their repetitions interleaved on each size (time_regions: A B C,
@@ -460,7 +467,7 @@ class ClassTuner {
         std::vector<std::function<void()>> runs;
         for (const TuneRow* row : ok) runs.push_back([&inst, this, row] { inst->run(queue_, row->params); });
         const std::vector<Timing> t = time_regions(queue_, runs, plan);
-        for (std::size_t i = 0; i < ok.size(); ++i) log_sum[i] += std::log(std::max(t[i].median_ms * scale[i], 1e-9));
+        for (std::size_t i = 0; i < ok.size(); ++i) log_sum[i] += log_ms(t[i], scale[i]);
       }
     } catch (const std::bad_alloc&) {
       throw;
@@ -474,7 +481,7 @@ class ClassTuner {
     }
     for (std::size_t i = 0; i < ok.size(); ++i) {
       TuneRow row = *ok[i];
-      row.ms = std::exp(log_sum[i] / static_cast<double>(std::max<std::size_t>(1, timed_.size())));
+      row.ms = class_score(log_sum[i]);
       r_.runoff.push_back(row);
     }
     std::stable_sort(r_.runoff.begin(), r_.runoff.end(), [](const TuneRow& x, const TuneRow& y) { return x.ms < y.ms; });
@@ -482,7 +489,7 @@ class ClassTuner {
     r_.best_ms = r_.runoff.front().ms;
     for (const auto& row : r_.runoff)
       if (row.is_default) r_.default_ms = row.ms;
-    r_.speedup = r_.default_ms > 0 && r_.best_ms > 0 ? r_.default_ms / r_.best_ms : 0;
+    update_speedup();
   }
 
   void record(const TuneRow& row) {
@@ -504,7 +511,7 @@ class ClassTuner {
       log(LogLevel::Warning, "tune: the default configuration of " + spec_.name + " (" + describe_params(row.params) +
                                  ") is " + to_string(row.status) + ": " + row.message);
     r_.rows.push_back(row);
-    r_.speedup = r_.default_ms > 0 && r_.best_ms > 0 ? r_.default_ms / r_.best_ms : 0;
+    update_speedup();
     if (opt_.progress) {
       TuneProgress pr;
       pr.routine = target_.routine;
