@@ -423,6 +423,37 @@ typedef float fft_ltype;  // a complex value in two floats per slot
 #define FFT_INLINE static inline __attribute__((always_inline))
 #define FFT_UNROLL _Pragma("unroll")
 
+// ---- work-item indices ----
+// The kernel's two forms. GPUs (FFT_VEC 1): int indices. CPUs (FFT_VEC 0), where the compiler runs
+// a group's work-items as a loop between barriers and vectorises across them (PoCL): unsigned
+// indices (64-bit ones, size_t, would halve the vector width), and the work-item's indices are
+// macros that read the local id where they are used, not variables set once: a variable set
+// before a barrier and used after it is kept per work-item in memory, and the accesses it indexes
+// become gathers and scatters instead of contiguous vectors.
+#if FFT_VEC
+typedef int fft_wi;
+#define FFT_LID ((int)get_local_id(0))
+#elif defined(CLF_LONG_INDEX) && CLF_LONG_INDEX
+typedef size_t fft_wi;  // global indices past 2^32
+#define FFT_LID get_local_id(0)
+#else
+typedef uint fft_wi;
+#define FFT_LID ((uint)get_local_id(0))
+#endif
+#if FFT_B == 1
+#define FFT_TB 0            // transform within the group
+#define FFT_TID FFT_LID     // work-item within the transform
+#elif FFT_TFAST
+#define FFT_TB (FFT_LID % FFT_B)  // consecutive work-items: consecutive transforms
+#define FFT_TID (FFT_LID / FFT_B)
+#else
+#define FFT_TB (FFT_LID / FFT_T)
+#define FFT_TID (FFT_LID % FFT_T)
+#endif
+// Butterfly j's index within its group of NS (j mod NS): j itself where the pass has no more
+// butterflies than NS (the last pass of every transform).
+#define FFT_JJ(R, NS, j) ((FFT_N / (R)) <= (NS) ? (j) : (j) % (NS))
+
 // ---- complex helpers ----
 FFT_INLINE fft_c fft_make(const float r, const float i) {
   fft_c c;
@@ -466,12 +497,12 @@ FFT_INLINE fft_c fft_root(int k, const int n) {
 // twiddles in pass order, each pass r-major: entry off + (r - 1) * NS + jj, so that the
 // consecutive butterflies of a warp read consecutive entries (one or two cache lines per load;
 // indexed as W_N^(r * jj * N / (NS * R)) in one length-N table, the same load touched up to 16).
-FFT_INLINE fft_c fft_twiddle(__global const fft_c* restrict twl, const int off, const int r, const int jj,
+FFT_INLINE fft_c fft_twiddle(__global const fft_c* restrict twl, const int off, const int r, const fft_wi jj,
                              const int NS, const int R) {
 #if FFT_TWIDDLE != 1
   return FFT_CLOAD(twl, off + (r - 1) * NS + jj);
 #else
-  return fft_root(r * jj, NS * R);
+  return fft_root(r * (int)jj, NS * R);
 #endif
 }
 
@@ -501,7 +532,7 @@ FFT_INLINE double2 fft_dmul(const double2 a, const double2 b) {
 
 // v[r] *= W_(NS*R)^(r * jj), 1 <= r < R (straight-line; R and NS are constants at every call).
 FFT_INLINE void fft_twiddles(const int R, const int NS, fft_c* v, __global const fft_c* restrict twl, const int off,
-                             const int jj) {
+                             const fft_wi jj) {
 #if FFT_TWIDDLE >= 4
   if (FFT_TWP(R, NS)) {
     // w^l (l = 1 ... S - 1) at off + (l - 1) * NS + jj, then w^(h*S) at off + (S - 2 + h) * NS + jj
@@ -618,9 +649,9 @@ FFT_INLINE void fft_butterfly(const int r, fft_c* v) {
 #define FFT_PASS(R, NS, TWO)                                                                  \
   do {                                                                                        \
     FFT_UNROLL for (int i_ = 0; i_ < FFT_ITER(R); ++i_) {                                     \
-      const int j_ = tid + i_ * FFT_T;                                                        \
+      const fft_wi j_ = FFT_TID + i_ * FFT_T;                                                 \
       if (FFT_HAS_J(R, j_)) {                                                                 \
-        if ((NS) > 1 && !FFT_XNOTW_) fft_twiddles(R, NS, x + i_ * (R), twl, TWO, j_ % (NS));  \
+        if ((NS) > 1 && !FFT_XNOTW_) fft_twiddles(R, NS, x + i_ * (R), twl, TWO, FFT_JJ(R, NS, j_)); \
         fft_butterfly(R, x + i_ * (R));                                                       \
       }                                                                                       \
     }                                                                                         \
@@ -663,11 +694,11 @@ FFT_INLINE void fft_butterfly(const int r, fft_c* v) {
 #define FFT_PUT_OUT(R, NS, h, q)                                                       \
   do {                                                                                 \
     FFT_UNROLL for (int i_ = 0; i_ < FFT_ITER(R); ++i_) {                              \
-      const int j_ = tid + i_ * FFT_T;                                                 \
+      const fft_wi j_ = FFT_TID + i_ * FFT_T;                                          \
       if (FFT_HAS_J(R, j_) && FFT_QPUT(R, j_, q)) {                                    \
         const int base_ = (j_ / (NS)) * (NS) * (R) + (j_ % (NS)) - FFT_QOFF(q);        \
         FFT_UNROLL for (int k_ = 0; k_ < (R); ++k_)                                    \
-          FFT_LPUT(buf, FFT_LOC(tb, base_ + k_ * (NS)), x[i_ * (R) + k_], h);          \
+          FFT_LPUT(buf, FFT_LOC(FFT_TB, base_ + k_ * (NS)), x[i_ * (R) + k_], h);          \
       }                                                                                \
     }                                                                                  \
   } while (0)
@@ -676,11 +707,11 @@ FFT_INLINE void fft_butterfly(const int r, fft_c* v) {
 #define FFT_GET_INTO(D, R, h, q)                                                       \
   do {                                                                                 \
     FFT_UNROLL for (int i_ = 0; i_ < FFT_ITER(R); ++i_) {                              \
-      const int j_ = tid + i_ * FFT_T;                                                 \
+      const fft_wi j_ = FFT_TID + i_ * FFT_T;                                          \
       if (FFT_HAS_J(R, j_)) {                                                          \
         FFT_UNROLL for (int r_ = 0; r_ < (R); ++r_)                                    \
           if (FFT_QGET(R, r_, q))                                                      \
-            FFT_LGET(buf, FFT_LOC(tb, j_ + r_ * (FFT_N / (R)) - FFT_QOFF(q)), D[i_ * (R) + r_], h); \
+            FFT_LGET(buf, FFT_LOC(FFT_TB, j_ + r_ * (FFT_N / (R)) - FFT_QOFF(q)), D[i_ * (R) + r_], h); \
       }                                                                                \
     }                                                                                  \
   } while (0)
@@ -693,7 +724,7 @@ FFT_INLINE void fft_butterfly(const int r, fft_c* v) {
 #define FFT_TAKE_Y(R)                                                                  \
   do {                                                                                 \
     FFT_UNROLL for (int i_ = 0; i_ < FFT_ITER(R); ++i_)                                \
-      if (FFT_HAS_J(R, tid + i_ * FFT_T)) {                                            \
+      if (FFT_HAS_J(R, FFT_TID + i_ * FFT_T)) {                                            \
         FFT_UNROLL for (int r_ = 0; r_ < (R); ++r_) x[i_ * (R) + r_] = y_[i_ * (R) + r_]; \
       }                                                                                \
   } while (0)
@@ -720,13 +751,13 @@ FFT_INLINE void fft_butterfly(const int r, fft_c* v) {
 #define FFT_PUT_COOP(mode, h)                                                                      \
   do {                                                                                             \
     FFT_UNROLL for (int c_ = 0; c_ < FFT_CE; ++c_)                                                 \
-      FFT_LPUT(buf, FFT_LOC(FFT_COOP_B(mode, lid, c_), FFT_COOP_E(mode, lid, c_)), x[c_], h);      \
+      FFT_LPUT(buf, FFT_LOC(FFT_COOP_B(mode, FFT_LID, c_), FFT_COOP_E(mode, FFT_LID, c_)), x[c_], h);      \
   } while (0)
 
 #define FFT_GET_COOP(mode, h)                                                                      \
   do {                                                                                             \
     FFT_UNROLL for (int c_ = 0; c_ < FFT_CE; ++c_)                                                 \
-      FFT_LGET(buf, FFT_LOC(FFT_COOP_B(mode, lid, c_), FFT_COOP_E(mode, lid, c_)), x[c_], h);      \
+      FFT_LGET(buf, FFT_LOC(FFT_COOP_B(mode, FFT_LID, c_), FFT_COOP_E(mode, FFT_LID, c_)), x[c_], h);      \
   } while (0)
 
 // ---- exchange sequences ----
@@ -898,15 +929,40 @@ FFT_INLINE float2 fft_to2(const fft_c v) { return (float2)(v.r, v.i); }
 #define FFT_PRE_OP(v, lo, e, pos)
 #endif
 
+// Element strides: the literal 1 where the plan's stride is 1 (FFT_IN_UNIT, FFT_OUT_UNIT), so that
+// consecutive positions are consecutive addresses to the compiler.
+#if defined(FFT_IN_UNIT) && FFT_IN_UNIT
+#define FFT_INS 1
+#else
+#define FFT_INS in_S
+#endif
+#if defined(FFT_OUT_UNIT) && FFT_OUT_UNIT
+#define FFT_OUTS 1
+#else
+#define FFT_OUTS out_S
+#endif
+// Index of position pos of transform hi: in the CPU form unsigned, pos (an fft_wi) not converted.
+#if FFT_VEC
+#define FFT_GIDX(off, hi, dh, pos, S) ((off) + (clf_index)(hi) * (dh) + (clf_index)(pos) * (S))
+#else
+#define FFT_GIDX(off, hi, dh, pos, S) ((fft_wi)((off) + (clf_index)(hi) * (dh)) + (pos) * (fft_wi)(S))
+#endif
+
 // dst = element e of transform t, conjugated by cj_in, pre-operation applied; zero outside.
+// In the CPU form without FFT_IN_CHECK the loads are unconditional: the transforms past the
+// batch (in the last group) read the batch's last transform instead, and their results are not
+// stored. A load in a branch joins as a two-float vector, which makes a compiler that vectorises
+// across work-items (PoCL) leave the whole work-item loop scalar.
+#define FFT_LGUARD (FFT_IN_CHECK || FFT_VEC)
 #define FFT_LOAD(dst, t, e)                                                              \
   do {                                                                                   \
-    const int t_ = (t), e_ = (e);                                                        \
+    const int t_ = FFT_LGUARD ? (int)(t) : min((int)(t), total - 1);                     \
+    const fft_wi e_ = (e);                                                               \
     const int lo_ = FFT_LO(t_);                                                          \
-    const int pos_ = FFT_IN_POS(lo_, e_);                                                \
+    const fft_wi pos_ = FFT_IN_POS(lo_, e_);                                             \
     fft_c v_ = fft_make(0.0f, 0.0f);                                                     \
-    if (t_ < total && (!FFT_IN_CHECK || pos_ < in_len)) {                                \
-      v_ = FFT_GLOAD(in, in_off + (clf_index)FFT_HI(t_) * in_dh + (clf_index)pos_ * in_S); \
+    if (!FFT_LGUARD || (t_ < total && (!FFT_IN_CHECK || pos_ < in_len))) {               \
+      v_ = FFT_GLOAD(in, FFT_GIDX(in_off, FFT_HI(t_), in_dh, pos_, FFT_INS));            \
       v_.i *= cj_in;                                                                     \
       FFT_PRE_OP(v_, lo_, e_, pos_);                                                     \
     }                                                                                    \
@@ -922,13 +978,14 @@ FFT_INLINE float2 fft_to2(const fft_c v) { return (float2)(v.r, v.i); }
 // Element e of transform t = val, post-operation, conjugated by cj_out and scaled.
 #define FFT_STORE(val, t, e)                                                                    \
   do {                                                                                          \
-    const int t_ = (t), e_ = (e);                                                               \
+    const int t_ = (t);                                                                         \
+    const fft_wi e_ = (e);                                                                      \
     const int lo_ = FFT_LO(t_);                                                                 \
-    const int pos_ = FFT_OUT_POS(lo_, e_);                                                      \
+    const fft_wi pos_ = FFT_OUT_POS(lo_, e_);                                                   \
     if (t_ < total && (!FFT_OUT_CHECK || pos_ < out_len)) {                                     \
       fft_c v_ = (val);                                                                         \
       FFT_POST_OP(v_, pos_);                                                                    \
-      FFT_GSTORE(out, out_off + (clf_index)FFT_HI(t_) * out_dh + (clf_index)pos_ * out_S,       \
+      FFT_GSTORE(out, FFT_GIDX(out_off, FFT_HI(t_), out_dh, pos_, FFT_OUTS),                    \
                  fft_make(v_.r * scale, v_.i * cj_out * scale));                                \
     }                                                                                           \
   } while (0)
@@ -948,14 +1005,6 @@ void fft_local(const int total,
 #if FFT_USES_LOCAL
   __local fft_ltype buf[FFT_LSIZE];
 #endif
-  const int lid = get_local_id(0);
-#if FFT_TFAST
-  const int tb = lid % FFT_B;   // transform within the group (consecutive work-items: consecutive transforms)
-  const int tid = lid / FFT_B;  // work-item within the transform
-#else
-  const int tb = lid / FFT_T;   // transform within the group
-  const int tid = lid % FFT_T;  // work-item within the transform
-#endif
   const int g0 = get_group_id(0) * FFT_B;
   fft_c x[FFT_E];
 #ifdef FFT_XSTAGGER
@@ -963,7 +1012,7 @@ void fft_local(const int total,
   // FFT_XSTAGGER multiply-adds (a phase offset between compute units).
   if (get_group_id(0) < FFT_XSTAGGER_G && (get_group_id(0) & 1)) {
     volatile float sink_;
-    float s_ = (float)lid;
+    float s_ = (float)FFT_LID;
     for (int k_ = 0; k_ < FFT_XSTAGGER; ++k_) s_ = fma(s_, 0.9999999f, 1e-7f);
     sink_ = s_;
   }
@@ -978,11 +1027,11 @@ void fft_local(const int total,
     //   W_Ntot^((j + r*M0) * c) = W_Ntot^(j * c) * W_(R0*NS)^(r * (lo mod NS))
     // one two-level lookup per butterfly, then one lookup (tw_b, R0 * NS entries) per value
     // instead of two.
-    const int lb_ = FFT_LO(min(g0 + tb, total - 1)) % FFT_SNS;
+    const int lb_ = FFT_LO(min(g0 + (int)FFT_TB, total - 1)) % FFT_SNS;
 #endif
 #pragma unroll
     for (int i = 0; i < FFT_ITER(FFT_R0); ++i) {
-      const int j = tid + i * FFT_T;
+      const fft_wi j = FFT_TID + i * FFT_T;
       if (M0 % FFT_T != 0 && j >= M0) break;
 #if FFT_PRE == 3
       const int ma_ = j * lb_ * (FFT_SL / FFT_SNS);
@@ -990,7 +1039,7 @@ void fft_local(const int total,
 #endif
 #pragma unroll
       for (int r = 0; r < FFT_R0; ++r) {
-        FFT_LOAD(x[i * FFT_R0 + r], g0 + tb, j + r * M0);
+        FFT_LOAD(x[i * FFT_R0 + r], g0 + (int)FFT_TB, j + r * M0);
 #if FFT_PRE == 3
         x[i * FFT_R0 + r] = fft_mul(x[i * FFT_R0 + r], r == 0 ? a_ : fft_mul(a_, FFT_CLOAD(tw_b, r * lb_)));
 #endif
@@ -1003,7 +1052,7 @@ void fft_local(const int total,
 #endif
 #pragma unroll
   for (int c = 0; c < FFT_CE; ++c)
-    FFT_LOAD(x[c], g0 + FFT_COOP_B(FFT_IN_MODE, lid, c), FFT_COOP_E(FFT_IN_MODE, lid, c));
+    FFT_LOAD(x[c], g0 + FFT_COOP_B(FFT_IN_MODE, FFT_LID, c), FFT_COOP_E(FFT_IN_MODE, FFT_LID, c));
   FFT_XCHG_N(FFT_PUT_COOP(FFT_IN_MODE, 0), FFT_GET_IN(FFT_R0, 0, 0), FFT_PUT_COOP(FFT_IN_MODE, 1), FFT_GET_IN(FFT_R0, 1, 0));
 #endif
 
@@ -1017,7 +1066,7 @@ void fft_local(const int total,
     const int ML = FFT_N / FFT_RL;
 #pragma unroll
     for (int i = 0; i < FFT_ITER(FFT_RL); ++i) {
-      const int j = tid + i * FFT_T;
+      const fft_wi j = FFT_TID + i * FFT_T;
       if (ML % FFT_T != 0 && j >= ML) break;
 #pragma unroll
       for (int k = 0; k < FFT_RL; ++k) {
@@ -1038,10 +1087,10 @@ void fft_local(const int total,
     const int ML = FFT_N / FFT_RL;
 #pragma unroll
     for (int i = 0; i < FFT_ITER(FFT_RL); ++i) {
-      const int j = tid + i * FFT_T;
+      const fft_wi j = FFT_TID + i * FFT_T;
       if (ML % FFT_T != 0 && j >= ML) break;
 #pragma unroll
-      for (int k = 0; k < FFT_RL; ++k) FFT_STORE(x[i * FFT_RL + k], g0 + tb, j + k * FFT_NSL);
+      for (int k = 0; k < FFT_RL; ++k) FFT_STORE(x[i * FFT_RL + k], g0 + (int)FFT_TB, j + k * FFT_NSL);
     }
   }
 #else
@@ -1052,6 +1101,6 @@ void fft_local(const int total,
              FFT_GET_COOP(FFT_OUT_MODE, 1));
 #pragma unroll
   for (int c = 0; c < FFT_CE; ++c)
-    FFT_STORE(x[c], g0 + FFT_COOP_B(FFT_OUT_MODE, lid, c), FFT_COOP_E(FFT_OUT_MODE, lid, c));
+    FFT_STORE(x[c], g0 + FFT_COOP_B(FFT_OUT_MODE, FFT_LID, c), FFT_COOP_E(FFT_OUT_MODE, FFT_LID, c));
 #endif
 }

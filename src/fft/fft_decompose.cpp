@@ -138,6 +138,8 @@ std::string FftShape::options() const {
   if (split) o << " -DFFT_SL=" << split_l << " -DFFT_SNS=" << split_ns;
   if (tfast) o << " -DFFT_TFAST=1";
   if (long_index) o << " -DCLF_LONG_INDEX=1";
+  if (in_unit) o << " -DFFT_IN_UNIT=1";
+  if (out_unit) o << " -DFFT_OUT_UNIT=1";
   return o.str();
 }
 

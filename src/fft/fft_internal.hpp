@@ -81,6 +81,9 @@ struct FftShape {
   int pre = 0, post = 0;      ///< load / store operations (see fft.cl)
   bool in_check = false, out_check = false, split = false, bluestein = false, inplace = false;
   bool long_index = false;
+  /// Element strides of 1 on the input and output side: passed as literals (FFT_IN_UNIT,
+  /// FFT_OUT_UNIT), so that compilers see consecutive positions as consecutive addresses.
+  bool in_unit = false, out_unit = false;
   int split_l = 1, split_ns = 1;  ///< kernel transforms per user transform (L), a pass's NS
   /// Work-items of a group numbered transform-fastest (lid = tid * b + tb) instead of
   /// element-fastest: direct accesses of a batch whose transforms are adjacent in memory then

@@ -451,7 +451,11 @@ void FftPlan::Impl::build(const Tuning& tuning) {
   // 64-bit indices when a user-side address can pass 2^31 - 1.
   const bool long_index = span_of(li, n, batch) > static_cast<std::size_t>(INT_MAX) ||
                           span_of(lo, n, batch) > static_cast<std::size_t>(INT_MAX);
-  for (auto& s : stages) s.shape.long_index = long_index;
+  for (auto& s : stages) {
+    s.shape.long_index = long_index;
+    s.shape.in_unit = s.in_S == 1;
+    s.shape.out_unit = s.out_S == 1;
+  }
   for (std::size_t i = 0; i < stages.size(); ++i) how_s << "\n  " << stages[i].role << ": " << stages[i].shape.summary();
   how = how_s.str();
 }
