@@ -522,6 +522,40 @@ TEST_SUITE("fft") {
     }
   }
 
+  TEST_CASE("every shipped CPU row, for Intel and AMD processors, computes the right answer here") {
+    // The CPU rows resolved for a made-up PoCL device of each processor maker (the AMD rows are
+    // narrowed by device_vendor), on their own lengths, forward and inverse.
+    using namespace clforge::detail;
+    const auto j = nlohmann::json::parse(load_kernel_source(kernel_spec("fft").database).text);
+    std::set<std::string> variants, amd_variants;
+    for (const auto& e : j["entries"])
+      if (e.value("vendor", "") == "CPU" && e.contains("variant") && e["variant"].get<std::string>().rfind("pass", 0) != 0) {
+        variants.insert(e["variant"].get<std::string>());
+        if (e.contains("device_vendor")) amd_variants.insert(e["variant"].get<std::string>());
+      }
+    CHECK(amd_variants.count("64") == 1);
+    std::uint64_t seed = test::seed() + 1500;
+    for (const char* maker : {"GenuineIntel", "AuthenticAMD"}) {
+      DeviceInfo fake = test::session().entry.info;
+      fake.vendor_class = VendorClass::CPU;
+      fake.vendor = maker;
+      fake.name = "no such device";
+      fake.architecture = "";
+      fake.type = "CPU";
+      CAPTURE(maker);
+      for (const std::string& v : variants) {
+        const std::size_t n = std::stoull(v);
+        const Configuration cfg = resolve_configuration("fft", v, fake, Tuning{{}, false});
+        const bool narrowed = cfg.sources.at("FFT_VEC").find("(AuthenticAMD)") != std::string::npos;
+        CHECK(narrowed == (std::string(maker) == "AuthenticAMD" && amd_variants.count(v) == 1));
+        CAPTURE(n);
+        CAPTURE(params_of(Tuning{cfg.values, false}));
+        check_fft(with(contiguous(n, n <= 64 ? 67 : 3), cfg.values), seed++);
+        check_fft(with(contiguous(n, 2, true), cfg.values), seed++);
+      }
+    }
+  }
+
   TEST_CASE("passes: FFT_STAGE 3 numbers the strided sides transform-fastest with FFT_ACROSS transforms per group") {
     auto& s = test::session();
     FftDesc d;

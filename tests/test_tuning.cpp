@@ -1,5 +1,6 @@
 // Tuning database: lookup order (override > CLFORGE_TUNING_FILE > user > shipped device >
-// architecture > vendor > default; exact variant before "*"), validation errors naming the
+// architecture > vendor > default; exact variant before "*"; rows narrowed by device_vendor before
+// the others of their level and variant), validation errors naming the
 // file and key, fallback when a configuration exceeds the device, shipped rows for every
 // vendor class of every kernel.
 #include <doctest/doctest.h>
@@ -81,6 +82,43 @@ TEST_SUITE("tuning") {
     CHECK(cfg.at("TRA_TILE") == 8);  // the file's default row beats the shipped Intel row
   }
 
+  TEST_CASE("device_vendor narrows a row to one processor maker, after level and variant") {
+    const std::string dir = test::temp_dir("device-vendor");
+    const std::string file = write_json(dir, "t.json", R"({"kernel": "transpose", "entries": [
+      {"vendor": "CPU", "params": {"TRA_TILE": 8, "TRA_WPT": 1}},
+      {"vendor": "CPU", "device_vendor": "AuthenticAMD", "params": {"TRA_TILE": 16}},
+      {"vendor": "CPU", "variant": "8", "params": {"TRA_WPT": 4}},
+      {"vendor": "CPU", "device_vendor": "authenticamd", "variant": "8", "params": {"TRA_WPT": 2}},
+      {"vendor": "CPU", "architecture": "arch-a", "params": {"TRA_TILE": 32}}
+    ]})");
+    test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
+    const Tuning no_user{{}, false};
+    DeviceInfo amd = fake_device(VendorClass::CPU, "cpu", "");
+    amd.vendor = "AuthenticAMD";
+    DeviceInfo intel = amd;
+    intel.vendor = "GenuineIntel";
+
+    auto cfg = resolve_configuration("transpose", "4", amd, no_user);
+    CHECK(cfg.at("TRA_TILE") == 16);
+    CHECK(cfg.sources.at("TRA_TILE").find("[vendor CPU (AuthenticAMD)]") != std::string::npos);
+    CHECK(cfg.at("TRA_WPT") == 1);  // not in the narrowed row: the plain vendor row
+    cfg = resolve_configuration("transpose", "4", intel, no_user);
+    CHECK(cfg.at("TRA_TILE") == 8);  // another maker never sees the narrowed rows
+
+    // Within one level the exact variant still comes first; device_vendor orders rows of the
+    // same level and variant (and matches without regard to case).
+    cfg = resolve_configuration("transpose", "8", amd, no_user);
+    CHECK(cfg.at("TRA_WPT") == 2);
+    CHECK(cfg.at("TRA_TILE") == 16);
+    cfg = resolve_configuration("transpose", "8", intel, no_user);
+    CHECK(cfg.at("TRA_WPT") == 4);
+    CHECK(cfg.at("TRA_TILE") == 8);
+
+    // A more specific level wins over a narrowed vendor row.
+    amd.architecture = "arch-a";
+    CHECK(resolve_configuration("transpose", "4", amd, no_user).at("TRA_TILE") == 32);
+  }
+
   TEST_CASE("override > tuning file > user database > shipped; user database can be switched off") {
     const std::string dir = test::temp_dir("order");
     test::ScopedEnv user_dir("CLFORGE_USER_TUNING_DIR", dir + "/user");
@@ -130,6 +168,7 @@ TEST_SUITE("tuning") {
     expect_tuning_error(R"({"entries": [{"kernel": "transpose", "colour": "red", "params": {}}]})", "colour");
     expect_tuning_error(R"({"entries": [{"kernel": "transpose", "variant": "3", "params": {}}]})", "variant");
     expect_tuning_error(R"({"entries": [{"kernel": "transpose"}]})", "params");
+    expect_tuning_error(R"({"entries": [{"kernel": "transpose", "device_vendor": 7, "params": {}}]})", "device_vendor");
     // An illegal combination from a file: TuningError naming the parameters and their sources.
     expect_tuning_error(R"({"entries": [{"kernel": "transpose", "params": {"TRA_TILE": 4, "TRA_WPT": 8}}]})",
                         "TRA_WPT must not exceed TRA_TILE");

@@ -8,7 +8,10 @@
 //                    "device": "...", "architecture": "sm_90", "vendor": "NVIDIA",  // match keys
 //                    "params": { "TRA_TILE": 32, ... } } ] }
 // An entry without match keys is the "default" row. Match specificity: device > architecture
-// > vendor > default.
+// > vendor > default. "device_vendor" (CL_DEVICE_VENDOR, e.g. "AuthenticAMD" for PoCL on an AMD
+// processor) narrows a row further: such a row must match it too, and it comes before the rows
+// of its level and variant that lack it (CPU rows whose best kernel form depends on the
+// processor maker's microarchitecture, under one LLVM target name).
 // A variant "F:S" (a sub-variant) also matches the rows of its family F: its own rows come first,
 // then F's, then "*"'s, within each match level.
 #include <sys/stat.h>
@@ -77,7 +80,7 @@ enum class Level { Default = 0, Vendor = 1, Architecture = 2, Device = 3 };
 
 struct Entry {
   std::string kernel, variant = "*";
-  std::string device, architecture, vendor;
+  std::string device, architecture, vendor, device_vendor;
   ParamMap params;
   std::string file;
   Level level() const {
@@ -88,12 +91,14 @@ struct Entry {
     if (!device.empty() && device != d.name) return false;
     if (!architecture.empty() && architecture != d.architecture) return false;
     if (!vendor.empty() && to_lower(vendor) != to_lower(d.vendor_key())) return false;
+    if (!device_vendor.empty() && to_lower(device_vendor) != to_lower(d.vendor)) return false;
     return true;
   }
   std::string label() const {
     std::string l = level() == Level::Device ? "device \"" + device + "\""
                     : level() == Level::Architecture ? "architecture " + architecture
                     : level() == Level::Vendor ? "vendor " + vendor : "default";
+    if (!device_vendor.empty()) l += " (" + device_vendor + ")";
     if (variant != "*") l += ", variant " + variant;
     return l;
   }
@@ -136,6 +141,7 @@ Entries parse_database(const std::string& text, const std::string& file, const s
       else if (key == "variant") e.variant = v;
       else if (key == "device") e.device = v;
       else if (key == "architecture") e.architecture = v;
+      else if (key == "device_vendor") e.device_vendor = v;
       else if (key == "vendor") e.vendor = (to_lower(v) == "default") ? std::string() : v;
       else throw TuningError(where + ": unknown key \"" + key + "\"");
     }
@@ -343,7 +349,8 @@ Configuration resolve_configuration(const std::string& kernel, const std::string
       if (e.kernel == kernel && e.matches(device) && variant_rank(e) >= 0) m.push_back(&e);
     std::stable_sort(m.begin(), m.end(), [&](const Entry* a, const Entry* b) {
       if (by_specificity && a->level() != b->level()) return a->level() > b->level();
-      return variant_rank(*a) > variant_rank(*b);
+      if (variant_rank(*a) != variant_rank(*b)) return variant_rank(*a) > variant_rank(*b);
+      return !a->device_vendor.empty() && b->device_vendor.empty();
     });
     for (const Entry* e : m) order.emplace_back(e, what + " " + e->file + " [" + e->label() + "]");
   };
