@@ -26,6 +26,11 @@
 #   part 6: the closing record with the rows shipped in session 14 (sm_90 16, CPU 2048): NVIDIA
 #           `bench fft` of the default list and the fft, tune and tuning test suites; then the
 #           16-core PoCL CPU device's `bench fft --rounds 5` of the powers of two 16 ... 4096.
+#   part 7: NVIDIA: 16384 was 0.48 ms at 512 MiB in S11-10 and is 0.39 in S14-1/S14-6: kernel
+#           times and register reports of 16384 (and 64, 2^20) with this kernel and with the kernel
+#           of 7d8c544 (before session 13; the cl/ tree in $B/old_cl with those two files and that
+#           commit's db/fft.json, whose rows of these lengths are today's), twice,
+#           interleaved.
 source "$(dirname "$0")/device_common.sh" "$@"
 {
   date -u
@@ -108,6 +113,21 @@ source "$(dirname "$0")/device_common.sh" "$@"
     lim 200 "$C" -d cpu bench fft --size 16@64 --size 32@64 --size 64@64 --size 128@64 --size 256@64 --size 512@64 \
       --size 1024@64 --size 2048@64 --size 4096@64 --rounds 5 --out "$O/json/fft_cpu_s14-6.json" 2>&1 |
       grep -E "^fft n.*(median|refused|failed)"
+    ;;
+  7)
+    stamp
+    for k in new old; do
+      if [ $k = old ]; then export CLFORGE_KERNEL_DIR="$(realpath "$B/old_cl")"; else unset CLFORGE_KERNEL_DIR; fi
+      echo "#### kernel: $k"; vr 16384@4096; vr 64@1048576
+    done
+    for rep in 1 2; do
+      for k in new old; do
+        if [ $k = old ]; then export CLFORGE_KERNEL_DIR="$(realpath "$B/old_cl")"; else unset CLFORGE_KERNEL_DIR; fi
+        echo "#### kernel: $k, repetition $rep"
+        for nb in 16384@4096 16384@512 64@1048576 1048576@64; do kt $nb; done
+      done
+    done
+    unset CLFORGE_KERNEL_DIR
     ;;
   esac
   date -u
