@@ -15,6 +15,7 @@
 #   bench_tfs TAG SIZES TF...  `bench fft` of SIZES under each tuning file, then the shipped rows
 #   fft_all TAG         `bench fft` of the default list (every length at 64 and 512 MiB), JSON fft_all_TAG.json
 #   fft_tests           the fft, tune and tuning test suites on the NVIDIA device
+#   CPU_POW2            the --size list of the PoCL floor: the powers of two 16 ... 4096 at 64 MiB
 # usage, at the top of a script: source "$(dirname "$0")/device_common.sh" "$@"
 set -u
 B=$1
@@ -65,3 +66,5 @@ bench_tfs() { local tag=$1 sizes=$2 tf; shift 2
 fft_all() { lim 560 "$C" -d nvidia bench fft --out "$O/json/fft_all_$1.json" 2>&1 | grep -E "^fft n"; }
 fft_tests() {
   lim 400 "$B/tests/clforge_tests" --test-suite=fft,tune,tuning --test-case-exclude="clforge *" 2>&1 | tail -6; }
+CPU_POW2=""
+for n in 16 32 64 128 256 512 1024 2048 4096; do CPU_POW2="$CPU_POW2 --size $n@64"; done

@@ -45,10 +45,8 @@ source "$(dirname "$0")/device_common.sh" "$@"
     ;;
   2)
     lscpu | grep -E "Model name|^CPU\(s\)"
-    sizes="--size 16@64 --size 32@64 --size 64@64 --size 128@64 --size 256@64 --size 512@64 --size 1024@64
-           --size 2048@64 --size 4096@64"
     echo "#### shipped rows"
-    lim 200 "$C" -d cpu bench fft $sizes --rounds 5 --out "$O/json/fft_cpu_s14-2_shipped.json" 2>&1 |
+    lim 200 "$C" -d cpu bench fft $CPU_POW2 --rounds 5 --out "$O/json/fft_cpu_s14-2_shipped.json" 2>&1 |
       grep -E "^fft n.*(median|refused|failed)"
     for tf in "${TFS[@]}"; do
       echo "#### tuning file: $tf"
@@ -110,8 +108,7 @@ source "$(dirname "$0")/device_common.sh" "$@"
     fft_all s14-6
     fft_tests
     lscpu | grep -E "Model name|^CPU\(s\)"
-    lim 200 "$C" -d cpu bench fft --size 16@64 --size 32@64 --size 64@64 --size 128@64 --size 256@64 --size 512@64 \
-      --size 1024@64 --size 2048@64 --size 4096@64 --rounds 5 --out "$O/json/fft_cpu_s14-6.json" 2>&1 |
+    lim 200 "$C" -d cpu bench fft $CPU_POW2 --rounds 5 --out "$O/json/fft_cpu_s14-6.json" 2>&1 |
       grep -E "^fft n.*(median|refused|failed)"
     ;;
   7)
