@@ -27,6 +27,26 @@ inline std::uint64_t seed() {
   return s;
 }
 
+/// This device's limits under another identity: a vendor class, an architecture, a name and a
+/// CL_DEVICE_VENDOR (unchanged when empty), so that the shipped rows of that identity resolve
+/// for it and run here.
+inline DeviceInfo fake_device(VendorClass v, const std::string& architecture = "",
+                              const std::string& name = "no such device", const std::string& vendor = "") {
+  DeviceInfo d = session().entry.info;
+  d.vendor_class = v;
+  d.name = name;
+  d.architecture = architecture;
+  d.type = v == VendorClass::CPU ? "CPU" : "GPU";
+  if (!vendor.empty()) d.vendor = vendor;
+  return d;
+}
+
+/// The shipped row of a vendor class for a kernel and variant, resolved on such a device, as
+/// overrides.
+inline ParamMap vendor_row(const std::string& kernel, VendorClass v, const std::string& variant) {
+  return resolve_configuration(kernel, variant, fake_device(v), Tuning{{}, false}).values;
+}
+
 /// Sets an environment variable for a scope and restores the old value.
 class ScopedEnv {
  public:

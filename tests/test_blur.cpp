@@ -143,14 +143,7 @@ void check_float(const Case& k, std::uint64_t seed) {
 }
 
 // A shipped vendor-class row of one blur kernel, as overrides.
-ParamMap vendor_row(const std::string& kernel, VendorClass v, const std::string& variant) {
-  DeviceInfo fake = test::session().entry.info;
-  fake.vendor_class = v;
-  fake.name = "no such device";
-  fake.architecture = "";
-  fake.type = v == VendorClass::CPU ? "CPU" : "GPU";
-  return resolve_configuration(kernel, variant, fake, Tuning{{}, false}).values;
-}
+using test::vendor_row;
 
 // ---------------------------------------------------------------- PNG files for the CLI tests
 // A minimal PNG writer (stored deflate blocks), so the test makes its own input files.

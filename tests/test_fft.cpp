@@ -133,12 +133,7 @@ bool long_tests() {
 
 // A vendor class's shipped parameters for length n (resolved for a made-up device of that class).
 ParamMap vendor_row(VendorClass v, std::size_t n) {
-  DeviceInfo fake = test::session().entry.info;
-  fake.vendor_class = v;
-  fake.name = "no such device";
-  fake.architecture = "";
-  fake.type = v == VendorClass::CPU ? "CPU" : "GPU";
-  return resolve_configuration("fft", std::to_string(n), fake, Tuning{{}, false}).values;
+  return test::vendor_row("fft", v, std::to_string(n));
 }
 
 Case with(Case c, const ParamMap& p) {
@@ -473,11 +468,7 @@ TEST_SUITE("fft") {
     // The H100 rows (architecture sm_90), resolved for a made-up NVIDIA sm_90 device with this
     // device's limits, run on their own lengths (PoCL on CI), forward and inverse.
     using namespace clforge::detail;
-    DeviceInfo fake = test::session().entry.info;
-    fake.vendor_class = VendorClass::NVIDIA;
-    fake.name = "no such device";
-    fake.architecture = "sm_90";
-    fake.type = "GPU";
+    const DeviceInfo fake = test::fake_device(VendorClass::NVIDIA, "sm_90");
     const auto j = nlohmann::json::parse(load_kernel_source(kernel_spec("fft").database).text);
     std::set<std::string> variants;
     for (const auto& e : j["entries"])
@@ -536,12 +527,7 @@ TEST_SUITE("fft") {
     CHECK(amd_variants.count("64") == 1);
     std::uint64_t seed = test::seed() + 1500;
     for (const char* maker : {"GenuineIntel", "AuthenticAMD"}) {
-      DeviceInfo fake = test::session().entry.info;
-      fake.vendor_class = VendorClass::CPU;
-      fake.vendor = maker;
-      fake.name = "no such device";
-      fake.architecture = "";
-      fake.type = "CPU";
+      const DeviceInfo fake = test::fake_device(VendorClass::CPU, "", "no such device", maker);
       CAPTURE(maker);
       for (const std::string& v : variants) {
         const std::size_t n = std::stoull(v);

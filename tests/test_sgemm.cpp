@@ -139,12 +139,7 @@ void check_sgemm(const Case& c, const Tuning& tuning, std::uint64_t seed, cl::Co
 
 // The shipped row of a vendor class, resolved on a fake device of that class.
 ParamMap vendor_row(VendorClass v, const std::string& kernel, const std::string& variant = "*") {
-  DeviceInfo fake = test::session().entry.info;
-  fake.vendor_class = v;
-  fake.name = "no such device";
-  fake.architecture = "";
-  fake.type = v == VendorClass::CPU ? "CPU" : "GPU";
-  return resolve_configuration(kernel, variant, fake, Tuning{{}, false}).values;
+  return test::vendor_row(kernel, v, variant);
 }
 
 // Every distinct shipped configuration of a vendor class over the kernel's variants.

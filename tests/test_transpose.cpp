@@ -51,12 +51,7 @@ void check_transpose(std::size_t rows, std::size_t cols, std::size_t elem, std::
 }
 
 ParamMap vendor_row(VendorClass v, const std::string& variant) {
-  DeviceInfo fake = test::session().entry.info;
-  fake.vendor_class = v;
-  fake.name = "no such device";
-  fake.architecture = "";
-  fake.type = v == VendorClass::CPU ? "CPU" : "GPU";
-  return resolve_configuration("transpose", variant, fake, Tuning{{}, false}).values;
+  return test::vendor_row("transpose", v, variant);
 }
 
 }  // namespace

@@ -23,12 +23,7 @@ std::string write_json(const std::string& dir, const std::string& name, const st
 }
 
 DeviceInfo fake_device(VendorClass v, const std::string& name, const std::string& arch) {
-  DeviceInfo d = test::session().entry.info;
-  d.vendor_class = v;
-  d.name = name;
-  d.architecture = arch;
-  d.type = v == VendorClass::CPU ? "CPU" : "GPU";
-  return d;
+  return test::fake_device(v, arch, name);
 }
 
 void expect_tuning_error(const std::string& text, const std::string& needle) {
