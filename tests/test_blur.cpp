@@ -519,24 +519,47 @@ TEST_SUITE("blur") {
           check_float(k, seed++);
         }
     // A row halo that exceeds the device's local memory (16-byte pixels, 8 rows of
-    // 16 + 2 * 12288 pixels = 3.1 MiB): the launcher takes the global-memory path for it.
+    // 16 + 2 * 12288 pixels = 3.1 MiB). From a database row, the launcher takes the global-memory
+    // path for it; as an explicit override it is an argument error (README: an explicit override
+    // that does not fit is an error).
     auto& s = test::session();
     BlurOptions o;
     o.sigma_x = 4096;
     o.sigma_y = 1;
     o.method = BlurMethod::Separable;
-    const Tuning big{{{"BLUR_S_LOCAL", 1}, {"BLUR_S_ROW_LX", 16}, {"BLUR_S_ROW_LY", 8}, {"BLUR_S_ROW_VW", 1}}, false};
-    const auto plan = detail::plan_blur(s.entry.info, 50, 40, PixelFormat::RGBA32F, o, big);
-    CHECK(plan.local_tiles == (16ull * 8 * (16 + 2 * 12288) <= s.entry.info.local_mem_size));
-    Case k;
-    k.w = 50;
-    k.h = 40;
-    k.c = 4;
-    k.sx = 4096;
-    k.sy = 1;
-    k.method = BlurMethod::Separable;
-    k.tuning = big;
-    check_float(k, seed++);
+    const bool fits = 16ull * 8 * (16 + 2 * 12288) <= s.entry.info.local_mem_size;
+    const ParamMap big{{"BLUR_S_LOCAL", 1}, {"BLUR_S_ROW_LX", 16}, {"BLUR_S_ROW_LY", 8}, {"BLUR_S_ROW_VW", 1}};
+    {
+      const std::string dir = test::temp_dir("blur-big-tile");
+      const std::string file = dir + "/t.json";
+      std::ofstream(file) << R"({"entries": [{"kernel": "blur_separable", "variant": "4", "params": {"BLUR_S_LOCAL": 1,
+                                "BLUR_S_ROW_LX": 16, "BLUR_S_ROW_LY": 8, "BLUR_S_ROW_VW": 1}}]})";
+      test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
+      const auto plan = detail::plan_blur(s.entry.info, 50, 40, PixelFormat::RGBA32F, o, Tuning{{}, false});
+      CHECK(plan.local_tiles == fits);
+      Case k;
+      k.w = 50;
+      k.h = 40;
+      k.c = 4;
+      k.sx = 4096;
+      k.sy = 1;
+      k.method = BlurMethod::Separable;
+      k.tuning = Tuning{{}, false};
+      check_float(k, seed++);
+    }
+    if (!fits) {
+      test::expect_invalid_argument(
+          [&] { detail::plan_blur(s.entry.info, 50, 40, PixelFormat::RGBA32F, o, Tuning{big, false}); },
+          "BLUR_S_LOCAL=1 was asked for");
+      BlurOptions od;
+      od.sigma_x = od.sigma_y = 2000;
+      od.method = BlurMethod::Direct;
+      test::expect_invalid_argument(
+          [&] {
+            detail::plan_blur(s.entry.info, 50, 40, PixelFormat::R32F, od, Tuning{{{"BLUR_D_LOCAL", 1}}, false});
+          },
+          "BLUR_D_LOCAL=1 was asked for");
+    }
     // Direct with weights beyond 64 KiB (18008 floats): they move from __constant to __global.
     Case d;
     d.w = 5;

@@ -639,9 +639,10 @@ TEST_SUITE("fft") {
     FftPlan passes(s.queue, d, Tuning{{}, false});
     // 256 * 256, from the plan's own row; the second pass (strided on both sides) takes the
     // rows of pass256:later first, then pass256's.
-    REQUIRE(passes.configurations().size() == 2);
-    const Configuration& first = passes.configurations()[0];
-    const Configuration& later = passes.configurations()[1];
+    const std::vector<Configuration> cfgs = passes.configurations();  // a copy: configurations() returns by value
+    REQUIRE(cfgs.size() == 2);
+    const Configuration& first = cfgs[0];
+    const Configuration& later = cfgs[1];
     CHECK(first.variant == "pass256");
     CHECK(first.at("FFT_WG") == 32);
     CHECK(later.variant == "pass256:later");

@@ -45,6 +45,10 @@ bool register_commands(Registrar r);
 #define CLFORGE_CLI_COMMANDS(fn) \
   static const bool CLFORGE_CLI_CAT(clforge_cli_registered_, __LINE__) = ::clforge::cli::register_commands(fn)
 
+/// A size given on the command line: a whole number in [lo, 2^31 - 1] (a negative number is
+/// refused, not wrapped into a huge size_t).
+inline CLI::Range size_range(std::size_t lo = 1) { return CLI::Range(lo, std::size_t{2147483647}); }
+
 /// Adds --size/--quick/--out to a bench subcommand.
 void add_bench_options(CLI::App* app, Globals& g);
 /// Writes the report (to --out if given) and prints its table on stdout.

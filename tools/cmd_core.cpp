@@ -127,8 +127,12 @@ void cmd_bench_transpose(Globals& g) {
 }
 
 void cmd_run_transpose(Globals& g, std::size_t rows, std::size_t cols, std::size_t elem) {
+  std::size_t bytes = 0;
+  if (__builtin_mul_overflow(rows, cols, &bytes) || __builtin_mul_overflow(bytes, elem, &bytes))
+    throw InvalidArgument("run transpose: " + std::to_string(rows) + " x " + std::to_string(cols) + " elements of " +
+                          std::to_string(elem) + " bytes do not fit in memory");
   Session& s = g.session();
-  const std::size_t n = rows * cols * elem / 4;
+  const std::size_t n = bytes / 4;
   cl::Buffer in = bench::random_buffer(s.context, s.queue, n, host::default_seed());
   cl::Buffer out(s.context, CL_MEM_READ_WRITE, n * 4);
   std::vector<float> poison = host::poisoned(n), got(n), src(n), ref(n);
@@ -176,9 +180,9 @@ void register_core(Apps& apps, Globals& g) {
 
   auto* rt = apps.run->add_subcommand("transpose", "one transpose on random data, checked and timed");
   static std::size_t rows = 4096, cols = 4096, elem = 4;
-  rt->add_option("--rows", rows, "rows")->capture_default_str();
-  rt->add_option("--cols", cols, "columns")->capture_default_str();
-  rt->add_option("--elem", elem, "element size in bytes (4, 8, 16)")->capture_default_str();
+  rt->add_option("--rows", rows, "rows")->capture_default_str()->check(size_range());
+  rt->add_option("--cols", cols, "columns")->capture_default_str()->check(size_range());
+  rt->add_option("--elem", elem, "element size in bytes (4, 8, 16)")->capture_default_str()->check(CLI::IsMember({4, 8, 16}));
   rt->callback([&g] { cmd_run_transpose(g, rows, cols, elem); });
 }
 

@@ -102,12 +102,12 @@ void cmd_bench_fft(Globals& g) {
 void register_fft(Apps& apps, Globals& g) {
   static RunFftOptions o;
   auto* rf = apps.run->add_subcommand("fft", "one batched FFT plan on random data, checked against FFTW and timed");
-  rf->add_option("--n", o.n, "transform length")->capture_default_str();
-  rf->add_option("--batch", o.batch, "transforms (default: 64 MiB of data)");
+  rf->add_option("--n", o.n, "transform length")->capture_default_str()->check(size_range());
+  rf->add_option("--batch", o.batch, "transforms (default: 64 MiB of data)")->check(size_range());
   rf->add_flag("--inverse", o.inverse, "inverse transform");
   rf->add_flag("--in-place", o.in_place, "in-place plan");
-  rf->add_option("--stride", o.stride, "element stride of input and output")->capture_default_str();
-  rf->add_option("--distance", o.distance, "distance between transforms (default n * stride)");
+  rf->add_option("--stride", o.stride, "element stride of input and output")->capture_default_str()->check(size_range());
+  rf->add_option("--distance", o.distance, "distance between transforms (default n * stride)")->check(size_range());
   rf->add_option("--scaling", o.scaling, "none, n (1/n) or sqrtn (1/sqrt(n))")->capture_default_str();
   rf->callback([&g] { cmd_run_fft(g, o); });
 

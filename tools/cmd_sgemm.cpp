@@ -129,9 +129,9 @@ void register_sgemm(Apps& apps, Globals& g) {
   static RunOptions o;
   auto* run =
       apps.run->add_subcommand("sgemm", "one sgemm on random data, checked against the host reference and timed");
-  run->add_option("--m", o.m, "rows of C")->capture_default_str();
-  run->add_option("--n", o.n, "columns of C")->capture_default_str();
-  run->add_option("--k", o.k, "inner dimension")->capture_default_str();
+  run->add_option("--m", o.m, "rows of C")->capture_default_str()->check(size_range());
+  run->add_option("--n", o.n, "columns of C")->capture_default_str()->check(size_range());
+  run->add_option("--k", o.k, "inner dimension")->capture_default_str()->check(size_range());
   run->add_flag("--trans-a", o.trans_a, "use A transposed");
   run->add_flag("--trans-b", o.trans_b, "use B transposed");
   run->add_flag("--row-major", o.row_major, "row-major storage (default column-major)");

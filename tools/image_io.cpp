@@ -4,10 +4,12 @@
 #include "tools/image_io.hpp"
 
 #include <png.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cerrno>
 #include <cmath>
 #include <csetjmp>
@@ -46,10 +48,16 @@ bool png_read_rows(png_structp png, png_infop info, png_bytepp rows) {
   return true;
 }
 
-bool png_write_rows(png_structp png, png_infop info, std::FILE* f, png_uint_32 w, png_uint_32 h, int depth, int color,
-                    png_bytepp rows) {
+void png_append(png_structp png, png_bytep data, png_size_t n) {
+  static_cast<std::string*>(png_get_io_ptr(png))->append(reinterpret_cast<const char*>(data), n);
+}
+void png_no_flush(png_structp) {}
+
+// Encodes the image into `out` (in memory: the file is written in one go afterwards).
+bool png_write_rows(png_structp png, png_infop info, std::string& out, png_uint_32 w, png_uint_32 h, int depth,
+                    int color, png_bytepp rows) {
   if (setjmp(png_jmpbuf(png))) return false;
-  png_init_io(png, f);
+  png_set_write_fn(png, &out, png_append, png_no_flush);
   png_set_IHDR(png, info, w, h, depth, color, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   png_write_info(png, info);
   png_write_image(png, rows);
@@ -76,35 +84,63 @@ struct File {
   }
 };
 
-// Writes through a temp file next to `path`, then renames it over `path`. `body` writes the
-// content and returns "" or a message; on any failure the temp file is removed.
-void write_atomic(const std::string& path, const std::function<std::string(std::FILE*)>& body) {
+// The temp file being written, removed by the handler of SIGINT, SIGTERM and SIGHUP so that an
+// interrupted command leaves no partial file behind (SIGKILL cannot be caught; the content is
+// encoded in memory first, so the temp file exists only while its bytes are written).
+char g_temp_path[4096];
+volatile std::sig_atomic_t g_temp_live = 0;
+
+extern "C" void remove_temp_and_die(int sig) {
+  if (g_temp_live) ::unlink(g_temp_path);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+// Writes `bytes` through a temp file next to `path`, then renames it over `path`; on any
+// failure or interruption the temp file is removed.
+void write_atomic(const std::string& path, const std::string& bytes) {
   std::string tmpl = path + ".tmp-XXXXXX";
+  if (tmpl.size() >= sizeof g_temp_path) throw Error("cannot write " + path + ": path too long");
+  const int signals[] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction act = {}, old[3];
+  act.sa_handler = remove_temp_and_die;
+  sigemptyset(&act.sa_mask);
+  sigset_t block, prev;
+  sigemptyset(&block);
+  for (int s : signals) sigaddset(&block, s);
+  ::sigprocmask(SIG_BLOCK, &block, &prev);  // the path is published before a handler can run
   const int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) throw Error("cannot write " + path + ": cannot create a temp file there: " + std::strerror(errno));
+  const int mkstemp_errno = errno;
+  if (fd >= 0) {
+    std::memcpy(g_temp_path, tmpl.c_str(), tmpl.size() + 1);
+    g_temp_live = 1;
+    for (int i = 0; i < 3; ++i) ::sigaction(signals[i], &act, &old[i]);
+  }
+  ::sigprocmask(SIG_SETMASK, &prev, nullptr);
+  if (fd < 0) throw Error("cannot write " + path + ": cannot create a temp file there: " + std::strerror(mkstemp_errno));
+  auto restore = [&] {
+    ::sigprocmask(SIG_BLOCK, &block, &prev);
+    g_temp_live = 0;
+    for (int i = 0; i < 3; ++i) ::sigaction(signals[i], &old[i], nullptr);
+    ::sigprocmask(SIG_SETMASK, &prev, nullptr);
+  };
   const mode_t mask = ::umask(0);
   ::umask(mask);
   ::fchmod(fd, 0666 & ~mask);
-  std::FILE* f = ::fdopen(fd, "wb");
-  if (f == nullptr) {
-    const int e = errno;
-    ::close(fd);
-    std::remove(tmpl.c_str());
-    throw Error("cannot write " + path + ": " + std::strerror(e));
-  }
   std::string problem;
-  try {
-    problem = body(f);
-  } catch (const std::exception& e) {
-    problem = e.what();
+  std::size_t done = 0;
+  while (problem.empty() && done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) problem = std::strerror(errno);
+    else done += static_cast<std::size_t>(n);
   }
-  if (problem.empty() && (std::fflush(f) != 0 || ::fsync(::fileno(f)) != 0)) problem = std::strerror(errno);
-  if (std::fclose(f) != 0 && problem.empty()) problem = std::strerror(errno);
+  if (problem.empty() && ::fsync(fd) != 0) problem = std::strerror(errno);
+  if (::close(fd) != 0 && problem.empty()) problem = std::strerror(errno);
   if (problem.empty() && std::rename(tmpl.c_str(), path.c_str()) != 0) problem = std::strerror(errno);
-  if (!problem.empty()) {
-    std::remove(tmpl.c_str());
-    throw Error("cannot write " + path + ": " + problem);
-  }
+  if (!problem.empty()) std::remove(tmpl.c_str());
+  restore();
+  if (!problem.empty()) throw Error("cannot write " + path + ": " + problem);
 }
 
 unsigned quantize(float v, unsigned maxv) {
@@ -216,25 +252,22 @@ void write_png(const std::string& path, const Image& img, int bit_depth) {
   }
   std::vector<png_bytep> rows(img.height);
   for (std::size_t y = 0; y < img.height; ++y) rows[y] = raw.data() + y * row_bytes;
-  write_atomic(path, [&](std::FILE* f) -> std::string {
-    std::string message;
+  std::string encoded, message;
+  {
     PngWrite wr;
     wr.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &message, on_png_error, on_png_warning);
-    if (wr.png == nullptr) return "libpng could not start";
+    if (wr.png == nullptr) throw Error("cannot write " + path + ": libpng could not start");
     wr.info = png_create_info_struct(wr.png);
-    if (wr.info == nullptr) return "libpng could not start";
-    if (!png_write_rows(wr.png, wr.info, f, static_cast<png_uint_32>(img.width), static_cast<png_uint_32>(img.height),
-                        bit_depth, color, rows.data()))
-      return "libpng: " + message;
-    return {};
-  });
+    if (wr.info == nullptr) throw Error("cannot write " + path + ": libpng could not start");
+    if (!png_write_rows(wr.png, wr.info, encoded, static_cast<png_uint_32>(img.width),
+                        static_cast<png_uint_32>(img.height), bit_depth, color, rows.data()))
+      throw Error("cannot write " + path + ": libpng: " + message);
+  }
+  write_atomic(path, encoded);
 }
 
 void write_raw(const std::string& path, const Image& img) {
-  write_atomic(path, [&](std::FILE* f) -> std::string {
-    if (std::fwrite(img.data.data(), sizeof(float), img.data.size(), f) != img.data.size()) return std::strerror(errno);
-    return {};
-  });
+  write_atomic(path, std::string(reinterpret_cast<const char*>(img.data.data()), img.data.size() * sizeof(float)));
 }
 
 }  // namespace clforge::cli

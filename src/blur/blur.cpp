@@ -10,6 +10,8 @@
 #include "clforge/transpose.hpp"
 #include "host/blur.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/extent.hpp"
+#include "runtime/host_io.hpp"
 #include "runtime/program_cache.hpp"
 #include "runtime/util.hpp"
 #include "tuning/spec.hpp"
@@ -75,9 +77,7 @@ cl::Buffer BlurWorkspace::get(const cl::Context& context, int slot, std::size_t 
   bytes = std::max<std::size_t>(bytes, 16);
   if (sizes_[slot] < bytes) {
     buffers_[slot] = cl::Buffer();  // release first: the old and new buffer need not coexist
-    cl_int st = CL_SUCCESS;
-    buffers_[slot] = cl::Buffer(context, CL_MEM_READ_WRITE, bytes, nullptr, &st);
-    detail::check(st, "clCreateBuffer", "blur workspace of " + std::to_string(bytes) + " bytes");
+    buffers_[slot] = detail::device_buffer(context, CL_MEM_READ_WRITE, bytes, "blur workspace");
     sizes_[slot] = bytes;
   }
   return buffers_[slot];
@@ -264,30 +264,12 @@ namespace {
 const char* const kBlurKernels[] = {"blur", "blur_direct", "blur_separable", "blur_recursive"};
 
 // The overrides that belong to one blur kernel; names known to none of them are errors.
-Tuning sub_tuning(const Tuning& t, const char* kernel) {
-  Tuning s;
-  s.user_database = t.user_database;
-  const KernelSpec& spec = kernel_spec(kernel);
-  for (const auto& [name, value] : t.overrides)
-    if (spec.find(name) != nullptr) s.overrides[name] = value;
-  return s;
-}
+Tuning sub_tuning(const Tuning& t, const char* kernel) { return overrides_for(t, kernel); }
 
 // Every override must belong to one of the blur kernels and be legal there, whichever
 // kernels this call ends up using.
 void check_overrides(const Tuning& t) {
-  for (const auto& [name, value] : t.overrides) {
-    const ParamInfo* p = nullptr;
-    const char* owner = nullptr;
-    for (const char* k : kBlurKernels)
-      if (p == nullptr && (p = kernel_spec(k).find(name)) != nullptr) owner = k;
-    if (p == nullptr)
-      throw InvalidArgument("gaussian_blur: unknown parameter '" + name +
-                            "' (blur parameters start with BLUR_; see `clforge params blur_separable` etc.)");
-    if (std::find(p->legal.begin(), p->legal.end(), value) == p->legal.end())
-      throw InvalidArgument("gaussian_blur: parameter " + name + "=" + std::to_string(value) +
-                            " is not legal for kernel " + owner);
-  }
+  check_override_names("gaussian_blur", t, std::vector<std::string>(std::begin(kBlurKernels), std::end(kBlurKernels)));
 }
 
 // Everything one call needs, resolved once.
@@ -330,6 +312,17 @@ BlurMethod auto_method(const Configuration& blur, std::size_t width, std::size_t
   return BlurMethod::Separable;
 }
 
+// The local-memory tiles of direct and separable depend on the radius, so a database row's
+// BLUR_D_LOCAL / BLUR_S_LOCAL = 1 falls back to global-memory taps where a tile does not fit;
+// an explicit override of 1 that cannot be honoured is an error instead.
+void require_local_fits(const Tuning& tuning, const char* param, std::size_t tile_bytes, const DeviceInfo& dev) {
+  const auto it = tuning.overrides.find(param);
+  if (it == tuning.overrides.end() || it->second == 0 || tile_bytes <= dev.local_mem_size) return;
+  throw InvalidArgument(std::string("gaussian_blur: ") + param + "=1 was asked for, but the tile needs " +
+                        std::to_string(tile_bytes) + " bytes of local memory and the device has " +
+                        std::to_string(dev.local_mem_size) + " (smaller sigma, or " + param + "=0)");
+}
+
 Resolved resolve(const DeviceInfo& dev, std::size_t width, std::size_t height, PixelFormat format,
                  const BlurOptions& o, const Tuning& tuning) {
   check_overrides(tuning);
@@ -346,8 +339,9 @@ Resolved resolve(const DeviceInfo& dev, std::size_t width, std::size_t height, P
     r.direct = resolve_configuration("blur_direct", variant, dev, sub_tuning(tuning, "blur_direct"));
     r.rx = host::gaussian_radius(o.sigma_x);
     r.ry = host::gaussian_radius(o.sigma_y);
-    r.row_local = r.col_local =
-        r.direct.at("BLUR_D_LOCAL") && direct_tile_bytes(r.direct, r.rx, r.ry, px) <= dev.local_mem_size;
+    const std::size_t tile = direct_tile_bytes(r.direct, r.rx, r.ry, px);
+    require_local_fits(tuning, "BLUR_D_LOCAL", tile, dev);
+    r.row_local = r.col_local = r.direct.at("BLUR_D_LOCAL") && tile <= dev.local_mem_size;
     r.plan.local_tiles = r.row_local;
     bytes = 2.0 * px;
   } else if (m == BlurMethod::Separable) {
@@ -355,9 +349,12 @@ Resolved resolve(const DeviceInfo& dev, std::size_t width, std::size_t height, P
     r.rx = host::gaussian_radius(o.sigma_x);
     r.ry = host::gaussian_radius(o.sigma_y);
     const bool local = r.separable.at("BLUR_S_LOCAL") != 0;
-    r.row_local = local && row_tile_bytes(r.separable, r.rx, r.channels, separable_row_vec(r.separable, r.channels, true)) <=
-                               dev.local_mem_size;
-    r.col_local = local && col_tile_bytes(r.separable, r.ry, r.channels) <= dev.local_mem_size;
+    const std::size_t row_tile =
+        row_tile_bytes(r.separable, r.rx, r.channels, separable_row_vec(r.separable, r.channels, true));
+    const std::size_t col_tile = col_tile_bytes(r.separable, r.ry, r.channels);
+    require_local_fits(tuning, "BLUR_S_LOCAL", std::max(row_tile, col_tile), dev);
+    r.row_local = local && row_tile <= dev.local_mem_size;
+    r.col_local = local && col_tile <= dev.local_mem_size;
     r.plan.local_tiles = r.row_local && r.col_local;
     bytes = 4.0 * px;
   } else {
@@ -444,10 +441,7 @@ struct Call {
   std::size_t px() const { return res.channels * 4; }
   cl::Buffer scratch(int slot, std::size_t bytes, const char* what) const {
     if (opt.workspace != nullptr) return opt.workspace->get(qc.context, slot, bytes);
-    cl_int st = CL_SUCCESS;
-    cl::Buffer b(qc.context, CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 16), nullptr, &st);
-    check(st, "clCreateBuffer", std::string("blur ") + what + " of " + std::to_string(bytes) + " bytes");
-    return b;
+    return device_buffer(qc.context, CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 16), std::string("blur ") + what);
   }
   cl::Buffer constants(const std::vector<float>& v, const char* what) const {
     return constant_buffer(qc.context, v.data(), v.size() * sizeof(float), std::string("blur ") + what);
@@ -462,11 +456,13 @@ struct Call {
 // 64-bit indices when an address of the images or of the scratch (carries: 6 per pixel) can
 // pass 2^31 - 1.
 bool blur_long_index(std::size_t width, std::size_t height, const ImageRef& in, const ImageRef& out) {
-  const std::size_t pixels = width * height;
-  const std::size_t biggest = std::max({in.offset + span_elems(height, width, in.pitch),
-                                        out.offset + span_elems(height, width, out.pitch),
-                                        6 * pixels + 6 * (width + height)});
-  return biggest > static_cast<std::size_t>(INT_MAX);
+  const char* R = "gaussian_blur";
+  const std::size_t in_end = add_or_throw(in.offset, matrix_span(R, "in.pitch", height, width, in.pitch), R, "in");
+  const std::size_t out_end =
+      add_or_throw(out.offset, matrix_span(R, "out.pitch", height, width, out.pitch), R, "out");
+  const auto pixels = mul_checked(width, height);
+  const auto carries = pixels ? mul_checked(*pixels + width + height, 6) : std::nullopt;
+  return !carries || std::max({in_end, out_end, *carries}) > kMaxInt32Index;
 }
 
 // Routine constants. Weights beyond the 64 KiB of __constant memory every device guarantees go
@@ -744,6 +740,30 @@ void check_sigma(const char* R, const char* name, double s, BlurMethod m) {
           std::string(name) + " = " + std::to_string(s) + " is below 0.5, the smallest sigma of the recursive method");
 }
 
+// Every check of a call that needs no buffer (sizes, format, method, border, sigmas, tuning
+// overrides), then the resolved configuration: shared by the buffer and host-vector forms.
+Resolved check_blur_options(std::size_t width, std::size_t height, PixelFormat format, const BlurOptions& options,
+                            const Tuning& tuning, const DeviceInfo& dev) {
+  const char* R = "gaussian_blur";
+  require(width >= 1 && height >= 1, R,
+          "width and height must be at least 1 (got " + std::to_string(width) + " x " + std::to_string(height) + ")");
+  require(width <= (1u << 30) && height <= (1u << 30), R, "width and height must be at most 2^30");
+  require(options.method == BlurMethod::Auto || options.method == BlurMethod::Direct ||
+              options.method == BlurMethod::Separable || options.method == BlurMethod::Recursive,
+          R, "unknown blur method (" + std::to_string(static_cast<int>(options.method)) + ")");
+  require(format == PixelFormat::R32F || format == PixelFormat::RGBA32F || format == PixelFormat::RGBA8, R,
+          "unknown pixel format (" + std::to_string(static_cast<int>(format)) + ")");
+  check_sigma(R, "sigma_x", options.sigma_x, options.method);
+  check_sigma(R, "sigma_y", options.sigma_y, options.method);
+  require(options.border == BlurBorder::Clamp || options.border == BlurBorder::Mirror ||
+              options.border == BlurBorder::Zero,
+          R, "unknown border mode (" + std::to_string(static_cast<int>(options.border)) + ")");
+  const Resolved res = resolve(dev, width, height, format, options, tuning);
+  check_sigma(R, "sigma_x", options.sigma_x, res.plan.method);
+  check_sigma(R, "sigma_y", options.sigma_y, res.plan.method);
+  return res;
+}
+
 }  // namespace
 
 BlurPlan plan_blur(const DeviceInfo& device, std::size_t width, std::size_t height, PixelFormat format,
@@ -790,29 +810,17 @@ BlurMethod gaussian_blur(cl::CommandQueue& queue, std::size_t width, std::size_t
                          const EventList& wait_list, cl::Event* event, const Tuning& tuning) {
   using namespace detail;
   const char* R = "gaussian_blur";
-  require(width >= 1 && height >= 1, R,
-          "width and height must be at least 1 (got " + std::to_string(width) + " x " + std::to_string(height) + ")");
-  require(width <= (1u << 30) && height <= (1u << 30), R, "width and height must be at most 2^30");
-  require(format == PixelFormat::R32F || format == PixelFormat::RGBA32F || format == PixelFormat::RGBA8, R,
-          "unknown pixel format");
-  check_sigma(R, "sigma_x", options.sigma_x, options.method);
-  check_sigma(R, "sigma_y", options.sigma_y, options.method);
-  require(options.border == BlurBorder::Clamp || options.border == BlurBorder::Mirror ||
-              options.border == BlurBorder::Zero, R, "unknown border mode");
+  const QueueContext qc = queue_context_of(queue);
+  const Resolved res = check_blur_options(width, height, format, options, tuning, *qc.info);
   require(in.pitch >= width, R,
           "in.pitch (" + std::to_string(in.pitch) + ") is smaller than the width (" + std::to_string(width) + ")");
   require(out.pitch >= width, R,
           "out.pitch (" + std::to_string(out.pitch) + ") is smaller than the width (" + std::to_string(width) + ")");
   const std::size_t pb = pixel_bytes(format);
-  const std::size_t in_span = span_elems(height, width, in.pitch), out_span = span_elems(height, width, out.pitch);
-  require_matrix(R, "in", MatrixRef{in.buffer, in.offset, in.pitch}, in_span, pb);
-  require_matrix(R, "out", MatrixRef{out.buffer, out.offset, out.pitch}, out_span, pb);
+  require_extent(R, "in", in.buffer, in.offset, matrix_span(R, "in.pitch", height, width, in.pitch), pb);
+  require_extent(R, "out", out.buffer, out.offset, matrix_span(R, "out.pitch", height, width, out.pitch), pb);
   require(in.buffer() != out.buffer(), R, "in and out must be different buffers (the blur is out-of-place)");
 
-  const QueueContext qc = queue_context_of(queue);
-  const Resolved res = resolve(*qc.info, width, height, format, options, tuning);
-  check_sigma(R, "sigma_x", options.sigma_x, res.plan.method);
-  check_sigma(R, "sigma_y", options.sigma_y, res.plan.method);
   const std::size_t pixels = width * height;
   const bool long_index = blur_long_index(width, height, in, out);
   const int border = options.border == BlurBorder::Clamp ? 0 : options.border == BlurBorder::Mirror ? 1 : 2;
@@ -851,24 +859,25 @@ BlurMethod resolve_blur_method(const cl::CommandQueue& queue, std::size_t width,
 std::vector<float> gaussian_blur(cl::CommandQueue& queue, std::size_t width, std::size_t height, std::size_t channels,
                                  const std::vector<float>& in, const BlurOptions& options, const Tuning& tuning) {
   using namespace detail;
-  require(channels == 1 || channels == 4, "gaussian_blur", "channels must be 1 or 4 (got " + std::to_string(channels) + ")");
-  require(in.size() == width * height * channels, "gaussian_blur",
+  const char* R = "gaussian_blur";
+  require(channels == 1 || channels == 4, R, "channels must be 1 or 4 (got " + std::to_string(channels) + ")");
+  require(width >= 1 && height >= 1, R, "width and height must be at least 1");
+  const std::size_t floats =
+      mul_or_throw(mul_or_throw(width, height, R, "width * height"), channels, R, "width * height * channels");
+  require(in.size() == floats, R,
           "host vector holds " + std::to_string(in.size()) + " floats, width*height*channels is " +
-              std::to_string(width * height * channels));
-  require(width >= 1 && height >= 1, "gaussian_blur", "width and height must be at least 1");
-  const cl::Context ctx = queue_context(queue);
-  const std::size_t bytes = in.size() * sizeof(float);
-  cl_int st = CL_SUCCESS;
-  cl::Buffer bin(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, const_cast<float*>(in.data()), &st);
-  check(st, "clCreateBuffer", "blur input");
-  cl::Buffer bout(ctx, CL_MEM_READ_WRITE, bytes, nullptr, &st);
-  check(st, "clCreateBuffer", "blur output");
+              std::to_string(floats));
+  // The options and the tuning are checked (method, sigmas, overrides) before anything is allocated.
+  const QueueContext qc = queue_context_of(queue);
   const PixelFormat f = channels == 1 ? PixelFormat::R32F : PixelFormat::RGBA32F;
+  check_blur_options(width, height, f, options, tuning, *qc.info);
+  const std::size_t bytes = floats * sizeof(float);
+  const cl::Buffer bin = upload(qc.context, CL_MEM_READ_ONLY, in.data(), bytes, "blur input");
+  const cl::Buffer bout = device_buffer(qc.context, CL_MEM_READ_WRITE, bytes, "blur output");
   cl::Event done;
   gaussian_blur(queue, width, height, f, {bin, 0, width}, {bout, 0, width}, options, {}, &done, tuning);
   std::vector<float> out(in.size());
-  const std::vector<cl::Event> deps{done};
-  check(queue.enqueueReadBuffer(bout, CL_TRUE, 0, bytes, out.data(), &deps), "clEnqueueReadBuffer", "blur output");
+  download(queue, bout, bytes, out.data(), {done}, "blur output");
   return out;
 }
 

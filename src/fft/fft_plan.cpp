@@ -22,6 +22,8 @@
 #include "fft/fft_internal.hpp"
 #include "host/fft.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/extent.hpp"
+#include "runtime/host_io.hpp"
 #include "runtime/program_cache.hpp"
 #include "tuning/spec.hpp"
 
@@ -90,10 +92,18 @@ host::cdouble root(std::size_t k, std::size_t n) {
   return {std::cos(a), (flip ? 1.0 : -1.0) * std::sin(a)};
 }
 
+// Complex elements a layout spans from its offset (checked: names the stride or distance that
+// wraps), and the end of that span (offset included).
+std::size_t layout_span(const char* side, const FftLayout& l, std::size_t n, std::size_t batch) {
+  const std::string s(side);
+  const std::string d = s + ".distance", t = s + ".stride";
+  return detail::region_span(kRoutine, {{batch, l.distance, d.c_str()}, {n, l.stride, t.c_str()}});
+}
 std::size_t span_of(const FftLayout& l, std::size_t n, std::size_t batch) {
-  return l.offset + (batch - 1) * l.distance + (n - 1) * l.stride + 1;
+  return detail::add_or_throw(l.offset, layout_span("layout", l, n, batch), kRoutine, "offset plus layout extent");
 }
 
+// Called after the spans were checked, so the products below cannot wrap.
 bool transforms_disjoint(const FftLayout& l, std::size_t n, std::size_t batch) {
   if (batch == 1 || n == 1) return batch == 1 || l.distance >= 1;
   return l.distance >= (n - 1) * l.stride + 1 || l.stride >= (batch - 1) * l.distance + 1;
@@ -127,11 +137,8 @@ struct FftPlan::Impl {
 
   // A read-only table of 8-byte slots (cl_float2 values, or halves of cl_double2 ones).
   cl::Buffer table(const std::vector<cl_float2>& data) {
-    cl_int st = CL_SUCCESS;
-    cl::Buffer b(qc.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, data.size() * sizeof(cl_float2),
-                 const_cast<cl_float2*>(data.data()), &st);
-    detail::check(st, "clCreateBuffer", "fft twiddle table");
-    return b;
+    return detail::upload(qc.context, CL_MEM_READ_ONLY, data.data(), data.size() * sizeof(cl_float2),
+                          "fft twiddle table");
   }
 
   // Tables built once per plan: stages with the same length or the same passes share them (the
@@ -418,11 +425,8 @@ void FftPlan::Impl::build(const Tuning& tuning) {
     chunk = std::max<std::size_t>(1, std::min<std::size_t>(batch, cap / per));
     while (chunk > 1 && chunk * ntot > static_cast<std::size_t>(INT_MAX)) chunk /= 2;
     const int buffers = n_stages > 2 ? 2 : 1;
-    for (int i = 0; i < buffers; ++i) {
-      cl_int st = CL_SUCCESS;
-      scratch[i] = cl::Buffer(qc.context, CL_MEM_READ_WRITE, chunk * per, nullptr, &st);
-      detail::check(st, "clCreateBuffer", "fft scratch of " + std::to_string(chunk * per) + " bytes");
-    }
+    for (int i = 0; i < buffers; ++i)
+      scratch[i] = detail::device_buffer(qc.context, CL_MEM_READ_WRITE, chunk * per, "fft scratch");
     scratch_bytes = buffers * chunk * per;
   }
 
@@ -479,16 +483,10 @@ void FftPlan::Impl::run(int dir, const cl::Buffer& in, const cl::Buffer& out, co
   using detail::require;
   const char* R = kRoutine;
   const std::size_t n = desc.n, batch = desc.batch;
-  require(in() != nullptr, R, "in is a null buffer");
-  require(out() != nullptr, R, "out is a null buffer");
-  const std::size_t in_span = span_of(desc.in, n, batch), out_span = span_of(desc.out, n, batch);
-  const std::size_t in_have = detail::buffer_bytes(in), out_have = detail::buffer_bytes(out);
-  require(in_have >= in_span * 8, R,
-          "in buffer too small: holds " + std::to_string(in_have) + " bytes, the input layout needs " +
-              std::to_string(in_span * 8) + " (" + std::to_string(in_span) + " complex elements)");
-  require(out_have >= out_span * 8, R,
-          "out buffer too small: holds " + std::to_string(out_have) + " bytes, the output layout needs " +
-              std::to_string(out_span * 8) + " (" + std::to_string(out_span) + " complex elements)");
+  const std::size_t in_span = detail::require_extent(R, "in", in, desc.in.offset, layout_span("in", desc.in, n, batch),
+                                                    sizeof(cl_float2));
+  const std::size_t out_span = detail::require_extent(R, "out", out, desc.out.offset,
+                                                     layout_span("out", desc.out, n, batch), sizeof(cl_float2));
   if (desc.in_place) {
     require(in() == out(), R, "in-place plan: in and out must be the same buffer");
   } else if (in() == out()) {
@@ -557,7 +555,7 @@ FftDesc checked_desc(const FftDesc& d) {
           "lengths with a prime factor above 13 (Bluestein) must be at most 2^23 (got " + std::to_string(d.n) + ")");
   require(d.in.stride >= 1, R, "in.stride must be at least 1 (got 0)");
   FftDesc desc = d;
-  if (desc.in.distance == 0) desc.in.distance = desc.n * desc.in.stride;
+  if (desc.in.distance == 0) desc.in.distance = detail::mul_or_throw(desc.n, desc.in.stride, R, "n * in.stride");
   if (desc.in_place) {
     const FftLayout& o = d.out;
     const bool untouched = o.stride == 1 && o.distance == 0 && o.offset == 0;
@@ -567,16 +565,22 @@ FftDesc checked_desc(const FftDesc& d) {
     desc.out = desc.in;
   } else {
     require(desc.out.stride >= 1, R, "out.stride must be at least 1 (got 0)");
-    if (desc.out.distance == 0) desc.out.distance = desc.n * desc.out.stride;
+    if (desc.out.distance == 0) desc.out.distance = detail::mul_or_throw(desc.n, desc.out.stride, R, "n * out.stride");
+  }
+  // Spans first (checked arithmetic), so that the disjointness test below cannot wrap.
+  const std::size_t big = std::size_t{1} << 40;
+  for (const auto& [side, l] : {std::pair<const char*, const FftLayout*>{"in", &desc.in}, {"out", &desc.out}}) {
+    const std::size_t end = detail::add_or_throw(l->offset, layout_span(side, *l, desc.n, desc.batch), R,
+                                                 std::string(side) + ".offset plus the layout's extent");
+    require(end < big, R, std::string(side) + " layout spans more than 2^40 elements (offset " +
+                              std::to_string(l->offset) + ", stride " + std::to_string(l->stride) + ", distance " +
+                              std::to_string(l->distance) + ")");
   }
   require(transforms_disjoint(desc.out, desc.n, desc.batch), R,
           std::string(desc.in_place ? "in-place layout" : "output layout") + " makes transforms overlap (stride " +
               std::to_string(desc.out.stride) + ", distance " + std::to_string(desc.out.distance) + ", n " +
               std::to_string(desc.n) + ", batch " + std::to_string(desc.batch) +
               "): need distance >= (n-1)*stride+1 or stride >= (batch-1)*distance+1");
-  const std::size_t big = std::size_t{1} << 40;
-  require(span_of(desc.in, desc.n, desc.batch) < big && span_of(desc.out, desc.n, desc.batch) < big, R,
-          "layout spans more than 2^40 elements");
   return desc;
 }
 
@@ -584,6 +588,7 @@ FftDesc checked_desc(const FftDesc& d) {
 
 FftPlan::FftPlan(cl::CommandQueue& queue, const FftDesc& d, const Tuning& tuning) : impl_(std::make_unique<Impl>()) {
   const FftDesc desc = checked_desc(d);
+  detail::check_override_names(kRoutine, tuning, {kRoutine});
   Impl& im = *impl_;
   im.queue = queue;
   im.qc = detail::queue_context_of(queue);
@@ -601,10 +606,8 @@ FftPlan::FftPlan(cl::CommandQueue& queue, const FftDesc& d, const Tuning& tuning
   };
   im.scale_fwd = static_cast<float>(factor(desc.forward_scaling));
   im.scale_inv = static_cast<float>(factor(desc.inverse_scaling));
-  cl_int st = CL_SUCCESS;
-  im.dummy = cl::Buffer(im.qc.context, CL_MEM_READ_WRITE, 16, nullptr, &st);
-  detail::check(st, "clCreateBuffer", "fft placeholder");
   im.build(tuning);
+  im.dummy = detail::device_buffer(im.qc.context, CL_MEM_READ_WRITE, 16, "fft placeholder");
   im.compile();
 }
 
@@ -656,19 +659,16 @@ std::vector<std::complex<float>> fft(cl::CommandQueue& queue, const std::vector<
   FftDesc d;
   d.n = n;
   d.batch = x.size() / n;
-  FftPlan plan(queue, d, tuning);
+  FftPlan plan(queue, d, tuning);  // every argument is checked here, before anything is allocated
   const cl::Context ctx = detail::queue_context(queue);
-  const std::size_t bytes = x.size() * sizeof(std::complex<float>);
-  cl_int st = CL_SUCCESS;
-  cl::Buffer bin(ctx, CL_MEM_READ_ONLY, bytes, nullptr, &st);
-  detail::check(st, "clCreateBuffer", "fft input");
-  cl::Buffer bout(ctx, CL_MEM_READ_WRITE, bytes, nullptr, &st);
-  detail::check(st, "clCreateBuffer", "fft output");
-  detail::check(queue.enqueueWriteBuffer(bin, CL_FALSE, 0, bytes, x.data()), "clEnqueueWriteBuffer");
-  if (inverse) plan.inverse(bin, bout);
-  else plan.forward(bin, bout);
+  const std::size_t bytes = detail::mul_or_throw(x.size(), sizeof(std::complex<float>), kRoutine, "the vector's bytes");
+  const cl::Buffer bin = detail::upload(ctx, CL_MEM_READ_ONLY, x.data(), bytes, "fft input");
+  const cl::Buffer bout = detail::device_buffer(ctx, CL_MEM_READ_WRITE, bytes, "fft output");
+  cl::Event done;
+  if (inverse) plan.inverse(bin, bout, {}, &done);
+  else plan.forward(bin, bout, {}, &done);
   std::vector<std::complex<float>> y(x.size());
-  detail::check(queue.enqueueReadBuffer(bout, CL_TRUE, 0, bytes, y.data()), "clEnqueueReadBuffer");
+  detail::download(queue, bout, bytes, y.data(), {done}, "fft output");
   return y;
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <mutex>
 
 #include "clforge/errors.hpp"
 #include "runtime/errors.hpp"
@@ -66,6 +67,15 @@ VendorClass classify(const std::string& vendor, const std::string& platform, cl_
   if (v.find("intel") != std::string::npos) return VendorClass::Intel;
   if (v.find("apple") != std::string::npos) return VendorClass::Apple;
   return VendorClass::Other;
+}
+
+// The OpenCL ICD loader and PoCL 3.1 crash, or report no platform, when several threads make a
+// process's first platform and device queries at once (a plain OpenCL program shows it too).
+// clforge enumerates devices and creates contexts under one process-wide lock, so that callers
+// may construct Sessions from many threads.
+std::mutex& first_contact_mutex() {
+  static std::mutex m;
+  return m;
 }
 
 }  // namespace
@@ -133,6 +143,7 @@ DeviceInfo describe(const cl::Device& device) {
 }
 
 std::vector<DeviceEntry> list_devices() {
+  const std::lock_guard<std::mutex> lock(first_contact_mutex());
   std::vector<DeviceEntry> out;
   cl_uint np = 0;
   if (clGetPlatformIDs(0, nullptr, &np) != CL_SUCCESS || np == 0) return out;
@@ -198,7 +209,11 @@ Session::Session(const std::string& spec) : Session(select_device(spec)) {}
 Session::Session(DeviceEntry e) : entry(std::move(e)) {
   cl_int st = CL_SUCCESS;
   cl_device_id d = entry.device();
-  cl_context ctx = clCreateContext(nullptr, 1, &d, nullptr, nullptr, &st);
+  cl_context ctx = nullptr;
+  {
+    const std::lock_guard<std::mutex> lock(first_contact_mutex());
+    ctx = clCreateContext(nullptr, 1, &d, nullptr, nullptr, &st);
+  }
   detail::check(st, "clCreateContext", "for " + entry.info.name);
   context = cl::Context(ctx, false);
   cl_command_queue q = clCreateCommandQueue(ctx, d, CL_QUEUE_PROFILING_ENABLE, &st);

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "runtime/host_io.hpp"
 #include "runtime/log.hpp"
 #include "runtime/util.hpp"
 
@@ -51,24 +52,6 @@ OpenCLError::OpenCLError(int code, std::string call, const std::string& context)
 std::string OpenCLError::code_name() const { return cl_error_name(code_); }
 
 namespace detail {
-
-std::size_t buffer_bytes(const cl::Buffer& b) {
-  if (b() == nullptr) return 0;
-  std::size_t size = 0;
-  check(clGetMemObjectInfo(b(), CL_MEM_SIZE, sizeof size, &size, nullptr), "clGetMemObjectInfo");
-  return size;
-}
-
-void require_matrix(const char* routine, const char* name, const MatrixRef& m, std::size_t extent_elems,
-                    std::size_t elem_size) {
-  require(m.buffer() != nullptr, routine, std::string(name) + " is a null buffer");
-  const std::size_t have = buffer_bytes(m.buffer);
-  const std::size_t need = (m.offset + extent_elems) * elem_size;
-  require(have >= need, routine,
-          std::string(name) + " buffer too small: holds " + std::to_string(have) + " bytes, the described matrix needs " +
-              std::to_string(need) + " (offset " + std::to_string(m.offset) + " + " + std::to_string(extent_elems) +
-              " elements of " + std::to_string(elem_size) + " bytes)");
-}
 
 cl::Context queue_context(const cl::CommandQueue& q) {
   cl_context ctx = nullptr;
@@ -135,6 +118,7 @@ void launch_plain(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::N
   if (wait_list != nullptr)
     for (const auto& e : *wait_list) waits.push_back(e());
   cl_event ev = nullptr;
+  count_enqueue();
   const cl_int st = clEnqueueNDRangeKernel(queue(), kernel(), static_cast<cl_uint>(global.dimensions()), nullptr,
                                            global, local.dimensions() ? static_cast<const size_t*>(local) : nullptr,
                                            static_cast<cl_uint>(waits.size()), waits.empty() ? nullptr : waits.data(),

@@ -20,19 +20,6 @@ inline void require(bool cond, const char* routine, const std::string& message) 
   if (!cond) throw InvalidArgument(std::string(routine) + ": " + message);
 }
 
-/// Size in bytes of a cl::Buffer; 0 for a null buffer.
-std::size_t buffer_bytes(const cl::Buffer& b);
-
-/// Checks that a matrix argument is a non-null buffer large enough for `extent_elems`
-/// elements starting at its offset (elements of elem_size bytes). Names the argument.
-void require_matrix(const char* routine, const char* name, const MatrixRef& m, std::size_t extent_elems,
-                    std::size_t elem_size);
-
-/// Elements spanned by a rows x cols row-major matrix with leading dimension ld.
-inline std::size_t span_elems(std::size_t rows, std::size_t cols, std::size_t ld) {
-  return rows == 0 || cols == 0 ? 0 : (rows - 1) * ld + cols;
-}
-
 /// Context and device of a queue, throwing OpenCLError on failure.
 cl::Context queue_context(const cl::CommandQueue& q);
 cl::Device queue_device(const cl::CommandQueue& q);

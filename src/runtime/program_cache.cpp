@@ -5,9 +5,13 @@
 // is deleted and rebuilt when it fails to load or build.
 #include "runtime/program_cache.hpp"
 
+#include <dirent.h>
+#include <utime.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -21,6 +25,7 @@
 #include "clforge/runtime.hpp"
 #include "clforge/version.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/host_io.hpp"
 #include "runtime/log.hpp"
 #include "runtime/sources.hpp"
 #include "runtime/util.hpp"
@@ -84,7 +89,66 @@ std::optional<std::string> disk_load(const std::string& path, const std::string&
     log(LogLevel::Warning, "compile cache: discarded unreadable or stale entry " + path);
     return std::nullopt;
   }
+  ::utime(path.c_str(), nullptr);  // most recently used: last to be evicted
   return bytes->substr(pos, blen);
+}
+
+// Size limit of the disk cache: CLFORGE_CACHE_MAX_MB (default 256; 0 means no limit).
+std::uint64_t disk_cache_limit() {
+  const auto v = env("CLFORGE_CACHE_MAX_MB");
+  if (!v) return std::uint64_t{256} << 20;
+  try {
+    std::size_t used = 0;
+    const unsigned long long mb = std::stoull(*v, &used);
+    if (used == v->size() && mb <= (std::uint64_t{1} << 40)) return mb << 20;
+  } catch (const std::exception&) {
+  }
+  log(LogLevel::Warning, "CLFORGE_CACHE_MAX_MB='" + *v + "' is not a number of MiB; using 256");
+  return std::uint64_t{256} << 20;
+}
+
+// Keeps the cache folder under its limit: when the entries pass it, the least recently used
+// ones (a load refreshes an entry's time) are removed until three quarters of the limit remain.
+// Temp files older than an hour are left-overs of killed writers and go too.
+void disk_evict(const std::string& dir) {
+  const std::uint64_t limit = disk_cache_limit();
+  struct Item {
+    std::string path;
+    long long mtime;
+    std::uint64_t size;
+  };
+  std::vector<Item> items;
+  std::uint64_t total = 0;
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return;
+  const long long now_ns = static_cast<long long>(std::time(nullptr)) * 1000000000LL;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    const bool entry = name.size() > 4 && name.compare(name.size() - 4, 4, ".bin") == 0;
+    const bool temp = name.find(".bin.tmp.") != std::string::npos;
+    if (!entry && !temp) continue;
+    const std::string path = dir + "/" + name;
+    const FileStamp st = stamp_of(path);
+    if (st.size < 0) continue;
+    if (temp) {
+      if (now_ns - st.mtime > 3600LL * 1000000000LL) std::remove(path.c_str());
+      continue;
+    }
+    items.push_back({path, st.mtime, static_cast<std::uint64_t>(st.size)});
+    total += static_cast<std::uint64_t>(st.size);
+  }
+  ::closedir(d);
+  if (limit == 0 || total <= limit) return;
+  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.mtime < b.mtime; });
+  std::size_t removed = 0;
+  for (const Item& it : items) {
+    if (total <= limit / 4 * 3) break;
+    if (std::remove(it.path.c_str()) == 0) {
+      total -= it.size;
+      ++removed;
+    }
+  }
+  log(LogLevel::Info, "compile cache: removed " + std::to_string(removed) + " least recently used entries of " + dir);
 }
 
 void disk_store(const std::string& path, const std::string& key, cl_program prog) {
@@ -101,6 +165,7 @@ void disk_store(const std::string& path, const std::string& key, cl_program prog
   file += bin;
   try {
     write_file_atomic(path, file);
+    disk_evict(path.substr(0, path.rfind('/')));
   } catch (const std::exception& e) {
     log(LogLevel::Warning, std::string("compile cache: cannot store entry: ") + e.what());
   }
@@ -323,13 +388,11 @@ cl::Buffer constant_buffer(const cl::Context& context, const void* data, std::si
       g_constants.push_back(std::move(e));
       return g_constants.back().buffer;
     }
-  cl_int st = CL_SUCCESS;
   std::vector<unsigned char> copy(p, p + bytes);
   // An empty table still needs a valid buffer argument: 4 zero bytes.
   std::vector<unsigned char> init = copy;
   init.resize(std::max<std::size_t>(bytes, 4), 0);
-  cl::Buffer b(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, init.size(), init.data(), &st);
-  check(st, "clCreateBuffer", what + " (" + std::to_string(bytes) + " bytes of constants)");
+  cl::Buffer b = upload(context, CL_MEM_READ_ONLY, init.data(), init.size(), what + " (constants)");
   if (g_constants.size() >= kConstantEntries) g_constants.erase(g_constants.begin());
   g_constants.push_back({context(), std::move(copy), b});
   return b;

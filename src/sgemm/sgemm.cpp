@@ -16,12 +16,15 @@
 #include "clforge/sgemm.hpp"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cmath>
 #include <memory>
 #include <mutex>
 
 #include "runtime/errors.hpp"
+#include "runtime/extent.hpp"
+#include "runtime/host_io.hpp"
 #include "runtime/program_cache.hpp"
 #include "sgemm/sgemm_internal.hpp"
 #include "tuning/spec.hpp"
@@ -61,14 +64,7 @@ std::string sgemm_extra_options(const DeviceInfo& device, const std::string& fam
   return extra;
 }
 
-Tuning sgemm_tuning_for(const Tuning& tuning, const std::string& spec_name) {
-  const KernelSpec& spec = kernel_spec(spec_name);
-  Tuning t;
-  t.user_database = tuning.user_database;
-  for (const auto& [name, value] : tuning.overrides)
-    if (spec.find(name) != nullptr) t.overrides[name] = value;
-  return t;
-}
+Tuning sgemm_tuning_for(const Tuning& tuning, const std::string& spec_name) { return overrides_for(tuning, spec_name); }
 
 namespace {
 
@@ -76,16 +72,7 @@ namespace {
 // validated (legal values, combinations, fit) even if that family is not used by this call.
 void validate_overrides(const Tuning& tuning, const DeviceInfo& dev) {
   if (tuning.overrides.empty()) return;
-  for (const auto& [name, value] : tuning.overrides) {
-    bool known = false;
-    for (const char* s : kSgemmSpecs) known = known || kernel_spec(s).find(name) != nullptr;
-    if (!known) {
-      std::string all;
-      for (const char* s : kSgemmSpecs)
-        for (const auto& p : kernel_spec(s).params) all += (all.empty() ? "" : ", ") + p.name;
-      throw InvalidArgument("sgemm: unknown parameter '" + name + "' (known: " + all + ")");
-    }
-  }
+  check_override_names("sgemm", tuning, std::vector<std::string>(std::begin(kSgemmSpecs), std::end(kSgemmSpecs)));
   for (const char* s : kSgemmSpecs) {
     const Tuning t = sgemm_tuning_for(tuning, s);
     if (!t.overrides.empty()) resolve_configuration(s, "*", dev, t);
@@ -139,9 +126,7 @@ class WorkspacePool {
     Workspace w;
     w.context = ctx();
     w.bytes = bytes;
-    cl_int st = CL_SUCCESS;
-    w.buffer = cl::Buffer(ctx, CL_MEM_READ_WRITE, bytes, nullptr, &st);
-    check(st, "clCreateBuffer", "sgemm packing workspace of " + std::to_string(bytes) + " bytes");
+    w.buffer = device_buffer(ctx, CL_MEM_READ_WRITE, bytes, "sgemm packing workspace");
     return w;
   }
   void release(Workspace w) {
@@ -396,8 +381,7 @@ void launch_tiled(cl::CommandQueue& queue, const QueueContext& qc, const Problem
 }
 
 void marker(cl::CommandQueue& queue, const EventList& wait, cl::Event* event) {
-  if (event == nullptr) return;
-  check(queue.enqueueMarkerWithWaitList(&wait, event), "clEnqueueMarkerWithWaitList");
+  if (event != nullptr) enqueue_marker(queue, wait, event);
 }
 
 }  // namespace
@@ -431,39 +415,62 @@ std::size_t sgemm_k_slices(const DeviceInfo& device, std::size_t m, std::size_t 
 
 }  // namespace detail
 
+namespace detail {
+namespace {
+// Elements spanned by A, B and C of a call (0 for an operand that describes no element),
+// after the size and leading-dimension checks shared by the buffer and host-vector forms.
+std::array<std::size_t, 3> sgemm_spans(Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m,
+                                       std::size_t n, std::size_t k, std::size_t lda, std::size_t ldb,
+                                       std::size_t ldc) {
+  const char* R = "sgemm";
+  require(m <= kMaxDim, R, "m (" + std::to_string(m) + ") must be below 2^31");
+  require(n <= kMaxDim, R, "n (" + std::to_string(n) + ") must be below 2^31");
+  require(k <= kMaxDim, R, "k (" + std::to_string(k) + ") must be below 2^31");
+  require(layout == Layout::RowMajor || layout == Layout::ColMajor, R, "unknown layout");
+  require(trans_a == Transpose::No || trans_a == Transpose::Yes, R, "unknown trans_a");
+  require(trans_b == Transpose::No || trans_b == Transpose::Yes, R, "unknown trans_b");
+  const bool row = layout == Layout::RowMajor, ta = trans_a == Transpose::Yes, tb = trans_b == Transpose::Yes;
+  // Stored shape of each operand (rows x cols) and its contiguous extent.
+  struct Stored {
+    const char* name;
+    const char* ld_name;
+    std::size_t ld, rows, cols;
+  };
+  const Stored ops[3] = {{"a", "a.ld", lda, ta ? k : m, ta ? m : k},
+                         {"b", "b.ld", ldb, tb ? n : k, tb ? k : n},
+                         {"c", "c.ld", ldc, m, n}};
+  std::array<std::size_t, 3> span{};
+  for (int i = 0; i < 3; ++i) {
+    const Stored& s = ops[i];
+    const std::size_t inner = row ? s.cols : s.rows, outer = row ? s.rows : s.cols;
+    const std::size_t need = std::max<std::size_t>(1, inner);
+    require(s.ld >= need, R,
+            std::string(s.ld_name) + " (" + std::to_string(s.ld) + ") is smaller than " +
+                (row ? "the columns" : "the rows") + " of " + s.name + " (" + std::to_string(need) + ", " +
+                (row ? "row" : "column") + "-major " + std::to_string(s.rows) + " x " + std::to_string(s.cols) + ")");
+    span[i] = matrix_span(R, s.ld_name, outer, inner, s.ld);
+  }
+  return span;
+}
+}  // namespace
+}  // namespace detail
+
 void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m, std::size_t n,
            std::size_t k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta, const MatrixRef& c,
            const EventList& wait_list, cl::Event* event, const Tuning& tuning) {
   using namespace detail;
   const char* R = "sgemm";
-  require(m <= INT_MAX, R, "m (" + std::to_string(m) + ") must be below 2^31");
-  require(n <= INT_MAX, R, "n (" + std::to_string(n) + ") must be below 2^31");
-  require(k <= INT_MAX, R, "k (" + std::to_string(k) + ") must be below 2^31");
+  const std::array<std::size_t, 3> span = sgemm_spans(layout, trans_a, trans_b, m, n, k, a.ld, b.ld, c.ld);
   const bool row = layout == Layout::RowMajor, ta = trans_a == Transpose::Yes, tb = trans_b == Transpose::Yes;
-  // Stored shape of each operand (rows x cols) and its contiguous extent.
-  struct Stored {
-    const char* name;
-    const MatrixRef* ref;
-    std::size_t rows, cols;
-  };
-  const Stored ops[3] = {{"a", &a, ta ? k : m, ta ? m : k}, {"b", &b, tb ? n : k, tb ? k : n}, {"c", &c, m, n}};
-  std::size_t span[3];
-  for (int i = 0; i < 3; ++i) {
-    const Stored& s = ops[i];
-    const std::size_t inner = row ? s.cols : s.rows, outer = row ? s.rows : s.cols;
-    const std::size_t need = std::max<std::size_t>(1, inner);
-    require(s.ref->ld >= need, R,
-            std::string(s.name) + ".ld (" + std::to_string(s.ref->ld) + ") is smaller than " +
-                (row ? "the columns" : "the rows") + " of " + s.name + " (" + std::to_string(need) + ", " +
-                (row ? "row" : "column") + "-major " + std::to_string(s.rows) + " x " + std::to_string(s.cols) + ")");
-    span[i] = inner == 0 || outer == 0 ? 0 : (outer - 1) * s.ref->ld + inner;
-    if (span[i] > 0) require_matrix(R, s.name, *s.ref, span[i], sizeof(float));
-  }
+  const MatrixRef* refs[3] = {&a, &b, &c};
+  const char* names[3] = {"a", "b", "c"};
+  std::size_t end[3] = {0, 0, 0};
+  for (int i = 0; i < 3; ++i)
+    if (span[i] > 0) end[i] = require_extent(R, names[i], refs[i]->buffer, refs[i]->offset, span[i], sizeof(float));
   for (int i = 0; i < 2; ++i) {
-    if (span[i] == 0 || span[2] == 0 || ops[i].ref->buffer() != c.buffer()) continue;
-    const std::size_t lo = ops[i].ref->offset, hi = lo + span[i];
-    require(hi <= c.offset || c.offset + span[2] <= lo, R,
-            std::string("c overlaps ") + ops[i].name + " in the same buffer (C must not alias an input)");
+    if (span[i] == 0 || span[2] == 0 || refs[i]->buffer() != c.buffer()) continue;
+    require(!ranges_overlap(refs[i]->offset, end[i], c.offset, end[2]), R,
+            std::string("c overlaps ") + names[i] + " in the same buffer (C must not alias an input)");
   }
   const QueueContext qc = queue_context_of(queue);
   validate_overrides(tuning, *qc.info);
@@ -501,34 +508,29 @@ void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose 
            std::size_t ldb, float beta, std::vector<float>& c, std::size_t ldc, const Tuning& tuning) {
   using namespace detail;
   const char* R = "sgemm";
-  const bool row = layout == Layout::RowMajor, ta = trans_a == Transpose::Yes, tb = trans_b == Transpose::Yes;
-  auto need = [&](std::size_t rows, std::size_t cols, std::size_t ld) {
-    const std::size_t inner = row ? cols : rows, outer = row ? rows : cols;
-    return inner == 0 || outer == 0 ? std::size_t(0) : (outer - 1) * ld + inner;
+  // Every argument is checked before anything is allocated: shapes and leading dimensions,
+  // the vectors' sizes, then the tuning overrides.
+  const std::array<std::size_t, 3> span = sgemm_spans(layout, trans_a, trans_b, m, n, k, lda, ldb, ldc);
+  const std::vector<float>* vecs[3] = {&a, &b, &c};
+  const char* names[3] = {"a", "b", "c"};
+  for (int i = 0; i < 3; ++i)
+    require(vecs[i]->size() >= span[i], R,
+            std::string("host vector ") + names[i] + " holds " + std::to_string(vecs[i]->size()) +
+                " elements, the described matrix needs " + std::to_string(span[i]));
+  const QueueContext qc = queue_context_of(queue);
+  validate_overrides(tuning, *qc.info);
+  if (m == 0 || n == 0) return;  // C is not touched (BLAS)
+  auto to_device = [&](int i, cl_mem_flags flags) {
+    // An operand that describes no element (k == 0) is passed as a null buffer.
+    if (span[i] == 0) return cl::Buffer();
+    return upload(qc.context, flags, vecs[i]->data(), span[i] * sizeof(float), std::string("sgemm host vector ") + names[i]);
   };
-  // ld checks first so that the span below is meaningful; the device overload repeats them.
-  const std::size_t na = need(ta ? k : m, ta ? m : k, lda), nb = need(tb ? n : k, tb ? k : n, ldb),
-                    nc = need(m, n, ldc);
-  const cl::Context ctx = queue_context(queue);
-  auto upload = [&](const std::vector<float>& v, std::size_t n_need, const char* name, bool writable) {
-    require(v.size() >= n_need, R,
-            std::string("host vector ") + name + " holds " + std::to_string(v.size()) +
-                " elements, the described matrix needs " + std::to_string(n_need));
-    if (v.empty()) return cl::Buffer();
-    cl_int st = CL_SUCCESS;
-    cl::Buffer buf(ctx, (writable ? CL_MEM_READ_WRITE : CL_MEM_READ_ONLY) | CL_MEM_COPY_HOST_PTR,
-                   v.size() * sizeof(float), const_cast<float*>(v.data()), &st);
-    check(st, "clCreateBuffer", std::string("sgemm host vector ") + name);
-    return buf;
-  };
-  const cl::Buffer ba = upload(a, na, "a", false), bb = upload(b, nb, "b", false), bc = upload(c, nc, "c", true);
+  const cl::Buffer ba = to_device(0, CL_MEM_READ_ONLY), bb = to_device(1, CL_MEM_READ_ONLY),
+                   bc = to_device(2, CL_MEM_READ_WRITE);
   cl::Event done;
   sgemm(queue, layout, trans_a, trans_b, m, n, k, alpha, MatrixRef{ba, 0, lda}, MatrixRef{bb, 0, ldb}, beta,
         MatrixRef{bc, 0, ldc}, {}, &done, tuning);
-  if (!c.empty() && m > 0 && n > 0) {
-    const std::vector<cl::Event> deps{done};
-    check(queue.enqueueReadBuffer(bc, CL_TRUE, 0, c.size() * sizeof(float), c.data(), &deps), "clEnqueueReadBuffer");
-  }
+  download(queue, bc, span[2] * sizeof(float), c.data(), {done}, "sgemm host vector c");
 }
 
 }  // namespace clforge

@@ -4,6 +4,8 @@
 #include <climits>
 
 #include "runtime/errors.hpp"
+#include "runtime/extent.hpp"
+#include "runtime/host_io.hpp"
 #include "runtime/program_cache.hpp"
 #include "tuning/spec.hpp"
 
@@ -74,22 +76,43 @@ std::string transpose_build_options(const Configuration& cfg, std::size_t elem_s
   return extra;
 }
 
+namespace {
+const char* const kRoutine = "transpose";
+
+// The shape checks shared by the buffer and host-vector forms.
+void check_shape(std::size_t rows, std::size_t cols, std::size_t elem_size, std::size_t in_ld, std::size_t out_ld) {
+  const char* R = kRoutine;
+  require(rows >= 1 && cols >= 1, R, "rows and cols must be at least 1 (got " + std::to_string(rows) + " x " +
+                                         std::to_string(cols) + ")");
+  require(rows <= kMaxDim && cols <= kMaxDim, R,
+          "rows and cols must be below 2^31 (got " + std::to_string(rows) + " x " + std::to_string(cols) + ")");
+  require(elem_size == 4 || elem_size == 8 || elem_size == 16, R,
+          "elem_size must be 4, 8 or 16 bytes (got " + std::to_string(elem_size) + ")");
+  require(in_ld >= cols, R, "in.ld (" + std::to_string(in_ld) + ") is smaller than cols (" + std::to_string(cols) + ")");
+  require(out_ld >= rows, R, "out.ld (" + std::to_string(out_ld) + ") is smaller than rows (" + std::to_string(rows) + ")");
+}
+}  // namespace
+
+void transpose_host_check(std::size_t rows, std::size_t cols, std::size_t elem_size, std::size_t count) {
+  check_shape(rows, cols, elem_size, cols, rows);
+  const std::size_t elems = mul_or_throw(rows, cols, kRoutine, "rows * cols");
+  require(count == elems, kRoutine,
+          "host vector holds " + std::to_string(count) + " elements, rows*cols is " + std::to_string(elems));
+}
+
 void transpose_host(cl::CommandQueue& queue, std::size_t rows, std::size_t cols, std::size_t elem_size, const void* in,
                     void* out, const Tuning& tuning) {
-  const std::size_t bytes = rows * cols * elem_size;
-  if (bytes == 0) {
-    require(false, "transpose", "rows and cols must be at least 1 (got " + std::to_string(rows) + " x " +
-                                    std::to_string(cols) + ")");
-  }
-  const cl::Context ctx = queue_context(queue);
-  cl_int st = CL_SUCCESS;
-  cl::Buffer bin(ctx, CL_MEM_READ_ONLY, bytes, nullptr, &st);
-  check(st, "clCreateBuffer", "transpose input");
-  cl::Buffer bout(ctx, CL_MEM_WRITE_ONLY, bytes, nullptr, &st);
-  check(st, "clCreateBuffer", "transpose output");
-  check(queue.enqueueWriteBuffer(bin, CL_FALSE, 0, bytes, in), "clEnqueueWriteBuffer");
-  transpose(queue, rows, cols, elem_size, MatrixRef{bin, 0, cols}, MatrixRef{bout, 0, rows}, {}, nullptr, tuning);
-  check(queue.enqueueReadBuffer(bout, CL_TRUE, 0, bytes, out), "clEnqueueReadBuffer");
+  check_shape(rows, cols, elem_size, cols, rows);
+  const std::size_t bytes = mul_or_throw(mul_or_throw(rows, cols, kRoutine, "rows * cols"), elem_size, kRoutine,
+                                         "the matrix size in bytes");
+  // Overrides and databases are checked before anything is allocated.
+  const QueueContext qc = queue_context_of(queue);
+  resolve_configuration("transpose", std::to_string(elem_size), *qc.info, tuning);
+  const cl::Buffer bin = upload(qc.context, CL_MEM_READ_ONLY, in, bytes, "transpose input");
+  const cl::Buffer bout = device_buffer(qc.context, CL_MEM_WRITE_ONLY, bytes, "transpose output");
+  cl::Event done;
+  transpose(queue, rows, cols, elem_size, MatrixRef{bin, 0, cols}, MatrixRef{bout, 0, rows}, {}, &done, tuning);
+  download(queue, bout, bytes, out, {done}, "transpose output");
 }
 
 }  // namespace detail
@@ -97,23 +120,18 @@ void transpose_host(cl::CommandQueue& queue, std::size_t rows, std::size_t cols,
 void transpose(cl::CommandQueue& queue, std::size_t rows, std::size_t cols, std::size_t elem_size, const MatrixRef& in,
                const MatrixRef& out, const EventList& wait_list, cl::Event* event, const Tuning& tuning) {
   using namespace detail;
-  const char* R = "transpose";
-  require(rows >= 1 && cols >= 1, R, "rows and cols must be at least 1 (got " + std::to_string(rows) + " x " +
-                                         std::to_string(cols) + ")");
-  require(rows <= INT_MAX && cols <= INT_MAX, R, "rows and cols must be below 2^31");
-  require(elem_size == 4 || elem_size == 8 || elem_size == 16, R,
-          "elem_size must be 4, 8 or 16 bytes (got " + std::to_string(elem_size) + ")");
-  require(in.ld >= cols, R, "in.ld (" + std::to_string(in.ld) + ") is smaller than cols (" + std::to_string(cols) + ")");
-  require(out.ld >= rows, R, "out.ld (" + std::to_string(out.ld) + ") is smaller than rows (" + std::to_string(rows) + ")");
-  const std::size_t in_span = span_elems(rows, cols, in.ld), out_span = span_elems(cols, rows, out.ld);
-  require_matrix(R, "in", in, in_span, elem_size);
-  require_matrix(R, "out", out, out_span, elem_size);
+  const char* R = kRoutine;
+  check_shape(rows, cols, elem_size, in.ld, out.ld);
+  const std::size_t in_end = require_extent(R, "in", in.buffer, in.offset, matrix_span(R, "in.ld", rows, cols, in.ld),
+                                            elem_size);
+  const std::size_t out_end =
+      require_extent(R, "out", out.buffer, out.offset, matrix_span(R, "out.ld", cols, rows, out.ld), elem_size);
   require(in.buffer() != out.buffer(), R, "in and out must be different buffers (the transpose is out-of-place)");
 
   const QueueContext qc = queue_context_of(queue);
   const std::string variant = std::to_string(elem_size);
   const Configuration cfg = resolve_configuration("transpose", variant, *qc.info, tuning);
-  const bool long_index = in.offset + in_span > INT_MAX || out.offset + out_span > INT_MAX;
+  const bool long_index = in_end > kMaxInt32Index || out_end > kMaxInt32Index;
   const std::string extra = transpose_build_options(cfg, elem_size, long_index, in.ld, in.offset, out.ld, out.offset);
   cl::Program program = get_program(qc, kernel_spec("transpose"), cfg, extra);
   cl::Kernel k = get_kernel(program, "transpose_tiled");

@@ -83,6 +83,9 @@ struct Entry {
   std::string device, architecture, vendor, device_vendor;
   ParamMap params;
   std::string file;
+  // A user or tuning-file entry that failed validation: lookups of its kernel (of every kernel
+  // when empty: the file itself is unreadable) throw this message instead of running.
+  std::string error;
   Level level() const {
     return !device.empty() ? Level::Device : !architecture.empty() ? Level::Architecture
            : !vendor.empty() ? Level::Vendor : Level::Default;
@@ -106,25 +109,61 @@ struct Entry {
 
 using Entries = std::vector<Entry>;
 
-// Parses and validates one database file. Every problem names the file and the key.
-Entries parse_database(const std::string& text, const std::string& file, const std::string& default_kernel) {
+// Parses and validates one database file. Every problem names the file and the key. Strict
+// (shipped files): the first problem throws. Lenient (user and tuning files): a bad entry
+// becomes an error entry of its kernel, so that other kernels still run.
+Entry parse_entry(const nlohmann::json& je, const std::string& where, const std::string& file,
+                  const std::string& file_kernel);
+
+Entries parse_database(const std::string& text, const std::string& file, const std::string& default_kernel,
+                       bool lenient = false) {
   nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const std::exception& e) {
-    throw TuningError("tuning file " + file + ": not valid JSON: " + e.what());
-  }
-  if (!j.is_object() || !j.contains("entries") || !j["entries"].is_array())
-    throw TuningError("tuning file " + file + ": expected an object with an \"entries\" array");
   std::string file_kernel = default_kernel;
-  if (j.contains("kernel")) {
-    if (!j["kernel"].is_string()) throw TuningError("tuning file " + file + ": \"kernel\" must be a string");
-    file_kernel = j["kernel"].get<std::string>();
+  try {
+    try {
+      j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+      throw TuningError("tuning file " + file + ": not valid JSON: " + e.what());
+    }
+    if (!j.is_object() || !j.contains("entries") || !j["entries"].is_array())
+      throw TuningError("tuning file " + file + ": expected an object with an \"entries\" array");
+    if (j.contains("kernel")) {
+      if (!j["kernel"].is_string()) throw TuningError("tuning file " + file + ": \"kernel\" must be a string");
+      file_kernel = j["kernel"].get<std::string>();
+    }
+  } catch (const TuningError& e) {
+    if (!lenient) throw;
+    Entry bad;
+    bad.file = file;
+    bad.error = e.what();
+    return {bad};
   }
   Entries out;
   std::size_t idx = 0;
   for (const auto& je : j["entries"]) {
     const std::string where = "tuning file " + file + ": entries[" + std::to_string(idx++) + "]";
+    try {
+      out.push_back(parse_entry(je, where, file, file_kernel));
+    } catch (const TuningError& e) {
+      if (!lenient) throw;
+      Entry bad;
+      bad.file = file;
+      bad.error = e.what();
+      // The entry's kernel if it names a known one, else every kernel (a misspelt name may
+      // have been meant for any of them).
+      std::string named = file_kernel;
+      if (je.is_object() && je.contains("kernel")) named = je["kernel"].is_string() ? je["kernel"].get<std::string>() : "";
+      for (const auto& spec : all_kernel_specs())
+        if (spec.name == named) bad.kernel = named;
+      out.push_back(std::move(bad));
+    }
+  }
+  return out;
+}
+
+Entry parse_entry(const nlohmann::json& je, const std::string& where, const std::string& file,
+                  const std::string& file_kernel) {
+  {
     if (!je.is_object()) throw TuningError(where + ": not an object");
     Entry e;
     e.file = file;
@@ -165,9 +204,8 @@ Entries parse_database(const std::string& text, const std::string& file, const s
         throw TuningError(where + ": parameter \"" + it.key() + "\" = " + std::to_string(v) + " is not a legal value");
       e.params[it.key()] = v;
     }
-    out.push_back(std::move(e));
+    return e;
   }
-  return out;
 }
 
 // Parsed files kept while their stamp (or, for shipped files, content hash) is unchanged,
@@ -196,6 +234,7 @@ EntriesPtr load_cached(const std::string& key, std::uint64_t version, const std:
   return e;
 }
 
+// User and tuning files are parsed leniently (see parse_database).
 Loaded load_file_entries(const std::string& path, const std::string& default_kernel, bool must_exist) {
   const FileStamp st = stamp_of(path);
   Loaded out;
@@ -206,7 +245,7 @@ Loaded load_file_entries(const std::string& path, const std::string& default_ker
   auto load = [&] {
     const auto text = read_file(path);
     if (!text) throw TuningError("tuning file " + path + " cannot be read");
-    return parse_database(*text, path, default_kernel);
+    return parse_database(*text, path, default_kernel, true);
   };
   if (st.recent()) {  // a fresh file's stamp may not show its latest write
     out.entries = std::make_shared<const Entries>(load());
@@ -290,6 +329,38 @@ std::string user_database_path(const DeviceInfo& d) {
   return user_tuning_dir() + "/" + detail::sanitize(d.name) + "-" + detail::hex64(detail::fnv1a(id)).substr(0, 8) + ".json";
 }
 
+namespace detail {
+Tuning overrides_for(const Tuning& tuning, const std::string& kernel) {
+  const KernelSpec& spec = kernel_spec(kernel);
+  Tuning t;
+  t.user_database = tuning.user_database;
+  for (const auto& [name, value] : tuning.overrides)
+    if (spec.find(name) != nullptr) t.overrides[name] = value;
+  return t;
+}
+
+void check_override_names(const char* routine, const Tuning& tuning, const std::vector<std::string>& kernels) {
+  for (const auto& [name, value] : tuning.overrides) {
+    const ParamInfo* p = nullptr;
+    const std::string* owner = nullptr;
+    for (const auto& k : kernels)
+      if (p == nullptr && (p = kernel_spec(k).find(name)) != nullptr) owner = &k;
+    if (p == nullptr) {
+      std::string all;
+      for (const auto& k : kernels)
+        for (const auto& q : kernel_spec(k).params) all += (all.empty() ? "" : ", ") + q.name;
+      throw InvalidArgument(std::string(routine) + ": unknown parameter '" + name + "' (known: " + all + ")");
+    }
+    if (std::find(p->legal.begin(), p->legal.end(), value) == p->legal.end()) {
+      std::string legal;
+      for (int l : p->legal) legal += (legal.empty() ? "" : ", ") + std::to_string(l);
+      throw InvalidArgument(std::string(routine) + ": parameter " + name + "=" + std::to_string(value) +
+                            " is not legal for kernel " + *owner + " (legal: " + legal + ")");
+    }
+  }
+}
+}  // namespace detail
+
 Configuration resolve_configuration(const std::string& kernel, const std::string& variant, const DeviceInfo& device,
                                     const Tuning& tuning) {
   using namespace detail;
@@ -345,8 +416,16 @@ Configuration resolve_configuration(const std::string& kernel, const std::string
   };
   auto add_level = [&](const Entries& es, const std::string& what, bool by_specificity) {
     std::vector<const Entry*> m;
-    for (const auto& e : es)
-      if (e.kernel == kernel && e.matches(device) && variant_rank(e) >= 0) m.push_back(&e);
+    for (const auto& e : es) {
+      if (!e.error.empty() && (e.kernel.empty() || e.kernel == kernel)) {
+        const std::string bypass = what == "user"
+                                       ? "fix or remove the file, or run without the user database "
+                                         "(CLFORGE_TUNING=off, --no-user-tuning, Tuning::user_database = false)"
+                                       : "fix the file or unset CLFORGE_TUNING_FILE";
+        throw TuningError(e.error + " (kernel " + kernel + " cannot use this " + what + " database: " + bypass + ")");
+      }
+      if (e.error.empty() && e.kernel == kernel && e.matches(device) && variant_rank(e) >= 0) m.push_back(&e);
+    }
     std::stable_sort(m.begin(), m.end(), [&](const Entry* a, const Entry* b) {
       if (by_specificity && a->level() != b->level()) return a->level() > b->level();
       if (variant_rank(*a) != variant_rank(*b)) return variant_rank(*a) > variant_rank(*b);

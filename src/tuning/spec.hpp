@@ -50,6 +50,14 @@ const std::vector<KernelSpec>& all_kernel_specs();
 /// Why a configuration does not fit a device ("" if it fits).
 std::string fit_problem(const KernelSpec& spec, const ParamMap& p, const std::string& variant, const DeviceInfo& dev);
 
+/// The overrides of `tuning` that name parameters of `kernel` (user_database carried over):
+/// routines made of several kernels pass each kernel its own share.
+Tuning overrides_for(const Tuning& tuning, const std::string& kernel);
+
+/// Throws InvalidArgument("<routine>: ...") unless every override names a parameter of one of
+/// `kernels` with a value legal there. Routines call it before they allocate or enqueue anything.
+void check_override_names(const char* routine, const Tuning& tuning, const std::vector<std::string>& kernels);
+
 /// "NAME=VALUE NAME=VALUE" for messages.
 std::string describe_params(const ParamMap& p);
 
