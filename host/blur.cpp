@@ -41,7 +41,12 @@ std::vector<double> gaussian_weights(double sigma, double truncate) {
   const int r = gaussian_radius(sigma, truncate);
   std::vector<double> w(2 * r + 1);
   double sum = 0;
-  for (int k = -r; k <= r; ++k) sum += w[k + r] = std::exp(-0.5 * k * k / (sigma * sigma));
+  // k / sigma first: for a tiny sigma sigma^2 underflows to 0, and 0 / 0 would make the centre
+  // weight NaN; this way it is exp(0) = 1 and the others exp(-inf) = 0.
+  for (int k = -r; k <= r; ++k) {
+    const double t = k / sigma;
+    sum += w[k + r] = std::exp(-0.5 * t * t);
+  }
   for (double& v : w) v /= sum;
   return w;
 }

@@ -36,7 +36,8 @@ void expect_invalid_argument(const std::function<void()>& fn, const std::string&
     fn();
     FAIL("no exception, expected one mentioning " << needle);
   } catch (const InvalidArgument& e) {
-    INFO(e.what());
+    const std::string what = e.what();
+    INFO(what);
     CHECK(std::string(e.what()).find(needle) != std::string::npos);
   }
 }

@@ -861,16 +861,15 @@ std::vector<float> gaussian_blur(cl::CommandQueue& queue, std::size_t width, std
   using namespace detail;
   const char* R = "gaussian_blur";
   require(channels == 1 || channels == 4, R, "channels must be 1 or 4 (got " + std::to_string(channels) + ")");
-  require(width >= 1 && height >= 1, R, "width and height must be at least 1");
+  // Sizes, options and tuning (method, sigmas, overrides), then the vector, before anything is allocated.
+  const QueueContext qc = queue_context_of(queue);
+  const PixelFormat f = channels == 1 ? PixelFormat::R32F : PixelFormat::RGBA32F;
+  check_blur_options(width, height, f, options, tuning, *qc.info);
   const std::size_t floats =
       mul_or_throw(mul_or_throw(width, height, R, "width * height"), channels, R, "width * height * channels");
   require(in.size() == floats, R,
           "host vector holds " + std::to_string(in.size()) + " floats, width*height*channels is " +
               std::to_string(floats));
-  // The options and the tuning are checked (method, sigmas, overrides) before anything is allocated.
-  const QueueContext qc = queue_context_of(queue);
-  const PixelFormat f = channels == 1 ? PixelFormat::R32F : PixelFormat::RGBA32F;
-  check_blur_options(width, height, f, options, tuning, *qc.info);
   const std::size_t bytes = floats * sizeof(float);
   const cl::Buffer bin = upload(qc.context, CL_MEM_READ_ONLY, in.data(), bytes, "blur input");
   const cl::Buffer bout = device_buffer(qc.context, CL_MEM_READ_WRITE, bytes, "blur output");
