@@ -55,4 +55,8 @@ struct BlurBenchOptions {
 void bench_blur(Session& s, Report& report, const BenchOptions& opt, const Peaks& peaks,
                 const BlurBenchOptions& blur = {});
 
+/// Host cost of repeated small calls (64x64 transpose, 64^3 sgemm, n = 64 x 16 FFT, 64^2 blur of
+/// each method) beside their device span; one "overhead" record per call, figures in params.
+void bench_overhead(Session& s, Report& report);
+
 }  // namespace clforge::bench

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -206,6 +207,41 @@ TEST_SUITE("bench_all") {
       CHECK(m.at("max_ms").get<double>() >= sorted[2]);
     }
     CHECK(timed >= 2);  // clforge and at least one peer (clFFT and VkFFT are built in)
+  }
+
+  TEST_CASE("bench overhead: host time, device span and commands of every small call, side by side") {
+    auto& s = test::session();
+    const std::string out = test::temp_dir("bench-overhead") + "/overhead";
+    const std::string cmd = std::string(CLFORGE_CLI) + " --device " + s.entry.info.index_string() +
+                            " bench overhead --out '" + out + "'";
+    std::string log;
+    const int rc = test::run_command(cmd, log);
+    INFO(log);
+    REQUIRE(rc == 0);
+    const nlohmann::json j = nlohmann::json::parse(read_text(out + ".json"));
+    std::map<std::string, double> commands;
+    for (const auto& m : j.at("measurements")) {
+      if (m.at("routine") != "overhead") continue;
+      const std::string shape = m.at("shape");
+      CAPTURE(shape);
+      const auto& p = m.at("params");
+      CHECK(p.at("host_us_per_call").get<double>() > 0);
+      CHECK(p.at("device_span_us_per_call").get<double>() > 0);
+      CHECK(p.at("empty_launch_us").get<double>() > 0);
+      CHECK(p.at("host_us_beyond_launches").get<double>() ==
+            doctest::Approx(p.at("host_us_per_call").get<double>() -
+                            p.at("commands_per_call").get<double>() * p.at("empty_launch_us").get<double>()));
+      commands[shape] = p.at("commands_per_call").get<double>();
+      CHECK(log.find(shape) != std::string::npos);
+    }
+    // One kernel for transpose, sgemm 64^3 (direct), the n = 64 FFT and the direct blur; two
+    // passes for the separable blur; more for the recursive one.
+    CHECK(commands.size() == 6);
+    CHECK(commands["transpose 64x64"] == 1.0);
+    CHECK(commands["fft n=64 batch=16"] == 1.0);
+    CHECK(commands["blur 64x64 direct"] == 1.0);
+    CHECK(commands["blur 64x64 separable"] == 2.0);
+    CHECK(commands["blur 64x64 recursive"] > 2.0);
   }
 
   TEST_CASE("bench compare: a 2x slowdown is a regression, identical results are not, bad files exit 2") {

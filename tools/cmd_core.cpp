@@ -126,6 +126,21 @@ void cmd_bench_transpose(Globals& g) {
   finish_report(report, g, "transpose");
 }
 
+void cmd_bench_overhead(Globals& g) {
+  Session& s = g.session();
+  bench::Report report(s.entry.info);
+  bench::bench_overhead(s, report);
+  std::printf("%-46s %10s %12s %9s %18s\n", "call (repeated back to back)", "host us", "device us", "commands",
+              "host us - launches");
+  for (const auto& r : report.records())
+    std::printf("%-46s %10.2f %12.2f %9.1f %18.2f\n", r.shape.c_str(), r.params["host_us_per_call"].get<double>(),
+                r.params["device_span_us_per_call"].get<double>(), r.params["commands_per_call"].get<double>(),
+                r.params["host_us_beyond_launches"].get<double>());
+  if (!report.records().empty())
+    std::printf("(one empty kernel enqueue: %.2f us)\n", report.records()[0].params["empty_launch_us"].get<double>());
+  if (!g.out.empty()) report.write(g.out);
+}
+
 void cmd_run_transpose(Globals& g, std::size_t rows, std::size_t cols, std::size_t elem) {
   std::size_t bytes = 0;
   if (__builtin_mul_overflow(rows, cols, &bytes) || __builtin_mul_overflow(bytes, elem, &bytes))
@@ -177,6 +192,11 @@ void register_core(Apps& apps, Globals& g) {
   auto* bt = apps.bench->add_subcommand("transpose", "clforge transpose vs CLBlast Omatcopy and copy bandwidth");
   add_bench_options(bt, g);
   bt->callback([&g] { cmd_bench_transpose(g); });
+
+  auto* bo = apps.bench->add_subcommand(
+      "overhead", "host time per repeated small call (every routine) beside its device span and launch count");
+  bo->add_option("--out", g.out, "write the results to this JSON/CSV base name");
+  bo->callback([&g] { cmd_bench_overhead(g); });
 
   auto* rt = apps.run->add_subcommand("transpose", "one transpose on random data, checked and timed");
   static std::size_t rows = 4096, cols = 4096, elem = 4;
