@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <vector>
 
@@ -475,10 +476,20 @@ TEST_SUITE("blur") {
     for (VendorClass v : {VendorClass::NVIDIA, VendorClass::AMD, VendorClass::Intel, VendorClass::CPU, VendorClass::Other})
       for (std::size_t c : {1, 4}) {
         const std::string variant = std::to_string(c);
-        Tuning t{{}, false};
-        for (const char* kernel : {"blur", "blur_direct", "blur_separable", "blur_recursive"})
-          for (const auto& [n, val] : vendor_row(kernel, v, kernel == std::string("blur") ? "*" : variant))
-            t.overrides[n] = val;
+        // The rows go in through a tuning file, so that they keep database semantics here (a
+        // local tile that does not fit this device falls back to global-memory taps, where an
+        // explicit override would be refused).
+        nlohmann::json rows = nlohmann::json::array();
+        for (const char* kernel : {"blur", "blur_direct", "blur_separable", "blur_recursive"}) {
+          const std::string kv = kernel == std::string("blur") ? "*" : variant;
+          nlohmann::json params = nlohmann::json::object();
+          for (const auto& [n, val] : vendor_row(kernel, v, kv)) params[n] = val;
+          rows.push_back({{"kernel", kernel}, {"variant", kv}, {"params", params}});
+        }
+        const std::string file = test::temp_dir("blur-vendor-rows") + "/rows.json";
+        std::ofstream(file) << nlohmann::json{{"entries", rows}}.dump();
+        test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
+        const Tuning t{{}, false};
         CAPTURE(to_string(v));
         for (BlurMethod m : {BlurMethod::Direct, BlurMethod::Separable, BlurMethod::Recursive, BlurMethod::Auto}) {
           Case k;
