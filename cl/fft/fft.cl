@@ -158,11 +158,6 @@
 #define FFT_INPLACE 0        // 1: in and out may be the same buffer (no restrict)
 #endif
 
-// ---- diagnostics (wrong results; timing decomposition only) ----
-#ifdef FFT_XNOBAR
-#define barrier(f) ((void)0)
-#endif
-
 // ---- derived ----
 #if FFT_NPASS == 0
 #undef FFT_R0
@@ -640,18 +635,13 @@ FFT_INLINE void fft_butterfly(const int r, fft_c* v) {
 // partial when FFT_T does not divide the FFT_N / R butterflies.
 #define FFT_HAS_J(R, j) ((FFT_N / (R)) % FFT_T == 0 || (j) < FFT_N / (R))
 
-#ifdef FFT_XNOTW
-#define FFT_XNOTW_ 1
-#else
-#define FFT_XNOTW_ 0
-#endif
 // One radix-R pass on the work-item's butterflies: twiddle, then butterfly, in registers.
 #define FFT_PASS(R, NS, TWO)                                                                  \
   do {                                                                                        \
     FFT_UNROLL for (int i_ = 0; i_ < FFT_ITER(R); ++i_) {                                     \
       const fft_wi j_ = FFT_TID + i_ * FFT_T;                                                 \
       if (FFT_HAS_J(R, j_)) {                                                                 \
-        if ((NS) > 1 && !FFT_XNOTW_) fft_twiddles(R, NS, x + i_ * (R), twl, TWO, FFT_JJ(R, NS, j_)); \
+        if ((NS) > 1) fft_twiddles(R, NS, x + i_ * (R), twl, TWO, FFT_JJ(R, NS, j_));              \
         fft_butterfly(R, x + i_ * (R));                                                       \
       }                                                                                       \
     }                                                                                         \
@@ -789,9 +779,7 @@ FFT_INLINE void fft_butterfly(const int r, fft_c* v) {
   } while (0)
 
 // From the outputs of a pass (radix RA, NSA) to the inputs of the next (radix RB).
-#if defined(FFT_XNOXCHG)
-#define FFT_XP(LEAD, RA, NSA, RB)
-#elif FFT_PRIV
+#if FFT_PRIV
 #define FFT_XP(LEAD, RA, NSA, RB) FFT_PRIV_EXCHANGE(RA, NSA, RB)
 #elif FFT_HALVE == 2
 #define FFT_XP(LEAD, RA, NSA, RB)                                                                     \
@@ -863,9 +851,7 @@ FFT_INLINE void fft_butterfly(const int r, fft_c* v) {
 #else
 #define FFT_STEP11
 #endif
-#if FFT_NPASS > 0 && defined(FFT_XNOPASS)
-#define FFT_RUN_PASSES(LEAD)
-#elif FFT_NPASS > 0
+#if FFT_NPASS > 0
 #define FFT_RUN_PASSES(LEAD)                      \
   FFT_PASS(FFT_R0, FFT_NS0, FFT_TWO0);         \
   FFT_STEP1(LEAD) FFT_STEP2 FFT_STEP3 FFT_STEP4 FFT_STEP5 FFT_STEP6 FFT_STEP7 FFT_STEP8 FFT_STEP9 \
@@ -1007,16 +993,6 @@ void fft_local(const int total,
 #endif
   const int g0 = get_group_id(0) * FFT_B;
   fft_c x[FFT_E];
-#ifdef FFT_XSTAGGER
-  // Diagnostic: the odd groups among the first FFT_XSTAGGER_G start after a dependent chain of
-  // FFT_XSTAGGER multiply-adds (a phase offset between compute units).
-  if (get_group_id(0) < FFT_XSTAGGER_G && (get_group_id(0) & 1)) {
-    volatile float sink_;
-    float s_ = (float)FFT_LID;
-    for (int k_ = 0; k_ < FFT_XSTAGGER; ++k_) s_ = fma(s_, 0.9999999f, 1e-7f);
-    sink_ = s_;
-  }
-#endif
 
   // ---- load ----
 #if FFT_IN_MODE == 0
