@@ -939,7 +939,7 @@ FFT_INLINE float2 fft_to2(const fft_c v) { return (float2)(v.r, v.i); }
 // group) read the batch's last transform instead, and their results are not stored. A load in a
 // branch joins as a two-float vector, which makes a compiler that vectorises across work-items
 // (PoCL) leave the whole work-item loop scalar; on the H200 the register kernels gain too (64
-// points at 512 MiB: 0.276 ms against 0.315 with the branch, S13-2).
+// points at 512 MiB: 0.276 ms against 0.315 with the branch, 2026-11-23, bench fft).
 #define FFT_LOAD(dst, t, e)                                                              \
   do {                                                                                   \
     const int t_ = FFT_IN_CHECK ? (int)(t) : min((int)(t), total - 1);                   \
