@@ -2,11 +2,18 @@
 // padded leading dimensions and offsets, every shipped vendor-class parameter set and a few
 // others. Transposition moves bits, so results must be exact.
 #include <doctest/doctest.h>
+#include <utime.h>
 
+#include <atomic>
 #include <cstring>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+#include <thread>
 #include <vector>
 
 #include "host/reference.hpp"
+#include "transpose/transpose_internal.hpp"
 #include "tests/support.hpp"
 
 using namespace clforge;
@@ -155,5 +162,124 @@ TEST_SUITE("transpose") {
     expect([&] {
       transpose(s.queue, 4, 4, 4, {a, 0, 4}, {b, 0, 4}, {}, nullptr, Tuning{{{"TRA_TILE", 4}, {"TRA_WPT", 8}}, true});
     }, "TRA_WPT must not exceed TRA_TILE");
+  }
+}
+
+namespace {
+
+// Parameter names of `kernel` as its .cl file declares them (the text between its "(" and ")").
+std::vector<std::string> declared_params(const std::string& file, const std::string& kernel) {
+  std::ifstream f(std::string(CLFORGE_SOURCE_DIR) + "/cl/" + file);
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const auto at = text.find("void " + kernel + "(");
+  REQUIRE(at != std::string::npos);
+  const auto open = text.find('(', at), close = text.find(')', open);
+  std::vector<std::string> names;
+  std::stringstream params(text.substr(open + 1, close - open - 1));
+  for (std::string p; std::getline(params, p, ',');) {
+    const auto end = p.find_last_not_of(" \n\t");
+    const auto begin = p.find_last_of(" *\n\t", end) + 1;
+    names.push_back(p.substr(begin, end + 1 - begin));
+  }
+  return names;
+}
+
+// Programs looked up (built, or found in the memory or disk cache) in this process.
+std::uint64_t lookups(const CacheStats& c = cache_stats()) { return c.memory_hits + c.disk_hits + c.compiles; }
+
+std::vector<float> device_transpose(const TransposePlan& plan, cl::CommandQueue& q, const std::vector<float>& in) {
+  auto& s = test::session();
+  const TransposeDesc& d = plan.desc();
+  cl::Buffer bin(s.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in.size() * 4, const_cast<float*>(in.data()));
+  std::vector<float> out = host::poisoned(d.rows * d.cols);
+  cl::Buffer bout(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, out.size() * 4, out.data());
+  cl::Event ev;
+  plan.enqueue(q, bin, bout, {}, &ev);
+  const std::vector<cl::Event> deps{ev};
+  q.enqueueReadBuffer(bout, CL_TRUE, 0, out.size() * 4, out.data(), &deps);
+  return out;
+}
+
+}  // namespace
+
+TEST_SUITE("transpose") {
+  TEST_CASE("the launcher names the kernel's parameters as its source declares them") {
+    CHECK(declared_params("transpose/transpose.cl", "transpose_tiled") ==
+          std::vector<std::string>(detail::kTransposeTiled.args.begin(), detail::kTransposeTiled.args.end()));
+  }
+
+  TEST_CASE("TransposePlan: built once, enqueued many times, from several threads, on its own device only") {
+    auto& s = test::session();
+    TransposeDesc d;
+    d.rows = 37;
+    d.cols = 53;
+    const TransposePlan plan(s.queue, d, Tuning{{}, false});
+    CHECK(plan.desc().in_ld == 53);  // 0: packed
+    CHECK(plan.desc().out_ld == 37);
+    CHECK(plan.describe().find("37x53") != std::string::npos);
+    CHECK(plan.configuration().values ==
+          resolve_configuration("transpose", "4", s.entry.info, Tuning{{}, false}).values);
+    const std::vector<float> a = host::random_floats(37 * 53, test::seed() + 71);
+    std::vector<float> ref(a.size());
+    host::transpose(37, 53, 4, a.data(), 53, ref.data(), 37);
+    // Enqueues look nothing up: no program is built or found in a cache.
+    const auto before = cache_stats();
+    for (int i = 0; i < 3; ++i) CHECK(device_transpose(plan, s.queue, a) == ref);
+    CHECK(lookups() == lookups(before));
+    // Several threads, each with its own queue of the same context.
+    std::vector<std::thread> threads;
+    std::atomic<int> right{0};
+    for (int t = 0; t < 4; ++t)
+      threads.emplace_back([&] {
+        cl::CommandQueue q(s.context, s.entry.device);
+        for (int i = 0; i < 20; ++i) right += device_transpose(plan, q, a) == ref;
+      });
+    for (auto& t : threads) t.join();
+    CHECK(right == 80);
+    // A queue of another context is refused.
+    cl::Context other(s.entry.device);
+    cl::CommandQueue oq(other, s.entry.device);
+    cl::Buffer x(other, CL_MEM_READ_WRITE, 37 * 53 * 4), y(other, CL_MEM_READ_WRITE, 37 * 53 * 4);
+    test::expect_invalid_argument([&] { plan.enqueue(oq, x, y); }, "another context");
+    // Bad descriptions: refused before anything is built.
+    d.in_ld = 52;
+    test::expect_invalid_argument([&] { TransposePlan(s.queue, d); }, "in.ld");
+  }
+
+  TEST_CASE("the free function runs cached plans, and sees tuning changes") {
+    auto& s = test::session();
+    clear_memory_cache();  // plans of earlier cases with these shapes go too
+    const std::vector<float> a = host::random_floats(29 * 31, test::seed() + 72);
+    std::vector<float> ref(a.size());
+    host::transpose(29, 31, 4, a.data(), 31, ref.data(), 29);
+    cl::Buffer bin(s.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a.size() * 4, const_cast<float*>(a.data()));
+    cl::Buffer bout(s.context, CL_MEM_READ_WRITE, a.size() * 4);
+    auto run = [&](const Tuning& t) {
+      cl::Event ev;
+      transpose(s.queue, 29, 31, 4, {bin, 0, 31}, {bout, 0, 29}, {}, &ev, t);
+      ev.wait();
+      std::vector<float> out(a.size());
+      s.queue.enqueueReadBuffer(bout, CL_TRUE, 0, out.size() * 4, out.data());
+      return out;
+    };
+    CHECK(run(Tuning{{}, false}) == ref);
+    const auto warm = cache_stats();
+    CHECK(run(Tuning{{}, false}) == ref);  // the same call again: the cached plan
+    CHECK(lookups() == lookups(warm));
+    CHECK(run(Tuning{{{"TRA_TILE", 8}, {"TRA_WPT", 2}}, false}) == ref);  // other overrides: another plan
+    CHECK(lookups() > lookups(warm));
+    // A tuning file set between two calls takes effect on the next call.
+    const std::string file = test::temp_dir("transpose-plan-cache") + "/t.json";
+    std::ofstream(file) << R"({"entries": [{"kernel": "transpose", "params": {"TRA_TILE": 4, "TRA_WPT": 1, "TRA_VW": 1}}]})";
+    ::utime(file.c_str(), nullptr);
+    struct utimbuf old{std::time(nullptr) - 10, std::time(nullptr) - 10};
+    REQUIRE(::utime(file.c_str(), &old) == 0);  // an older stamp: trusted, so cached
+    test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
+    const auto before = cache_stats();
+    CHECK(run(Tuning{{}, false}) == ref);
+    CHECK(lookups() > lookups(before));
+    const auto again = cache_stats();
+    CHECK(run(Tuning{{}, false}) == ref);
+    CHECK(lookups() == lookups(again));
   }
 }

@@ -10,6 +10,7 @@
 #include "clforge/transpose.hpp"
 #include "host/blur.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/launch.hpp"
 #include "runtime/extent.hpp"
 #include "runtime/host_io.hpp"
 #include "runtime/program_cache.hpp"
@@ -379,17 +380,17 @@ Resolved resolve(const DeviceInfo& dev, std::size_t width, std::size_t height, P
 // ---------------------------------------------------------------- launching
 
 // Kernel arguments in order, with element indices as int or long to match CLF_LONG_INDEX.
-class Args {
+class PosArgs {
  public:
-  Args(cl::Kernel& k, bool long_index) : k_(k), long_(long_index) {}
-  Args& buf(const cl::Buffer& b) { return set(b); }
-  Args& i32(long v) { return set(static_cast<cl_int>(v)); }
-  Args& idx(std::size_t v) { return long_ ? set(static_cast<cl_long>(v)) : set(static_cast<cl_int>(v)); }
-  Args& local(std::size_t bytes) { return set(cl::Local(std::max<std::size_t>(bytes, 16))); }
+  PosArgs(cl::Kernel& k, bool long_index) : k_(k), long_(long_index) {}
+  PosArgs& buf(const cl::Buffer& b) { return set(b); }
+  PosArgs& i32(long v) { return set(static_cast<cl_int>(v)); }
+  PosArgs& idx(std::size_t v) { return long_ ? set(static_cast<cl_long>(v)) : set(static_cast<cl_int>(v)); }
+  PosArgs& local(std::size_t bytes) { return set(cl::Local(std::max<std::size_t>(bytes, 16))); }
 
  private:
   template <typename T>
-  Args& set(const T& v) {
+  PosArgs& set(const T& v) {
     const cl_int st = k_.setArg(i_, v);
     if (st != CL_SUCCESS) throw OpenCLError(st, "clSetKernelArg", "argument " + std::to_string(i_));
     ++i_;
@@ -401,9 +402,9 @@ class Args {
 };
 
 // Enqueues in order, each command waiting for the previous one (correct on out-of-order queues).
-class Chain {
+class BlurChain {
  public:
-  Chain(cl::CommandQueue& q, const EventList& waits) : q_(q), waits_(waits) {}
+  BlurChain(cl::CommandQueue& q, const EventList& waits) : q_(q), waits_(waits) {}
   void kernel(const cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local) {
     cl::Event e;
     launch(q_, k, global, local, &waits_, &e);
@@ -435,7 +436,7 @@ struct Call {
   const BlurOptions& opt;
   const Tuning& tuning;
   const Resolved& res;
-  Chain chain;
+  BlurChain chain;
   bool long_index;
   int border;
   std::size_t px() const { return res.channels * 4; }
@@ -530,7 +531,7 @@ void run_direct(Call& c, const Img& in, const Img& out) {
   const cl::Program prog = direct_program(c.qc, r, c.long_index);
   cl::Kernel k = get_kernel(prog, "blur_direct");
   const std::size_t lx = cfg.at("BLUR_D_LX"), ly = cfg.at("BLUR_D_LY"), ty = ly * cfg.at("BLUR_D_WPT");
-  Args(k, c.long_index)
+  PosArgs(k, c.long_index)
       .i32(c.width).i32(c.height).i32(c.border).i32(r.rx).i32(r.ry).buf(wbuf)
       .buf(in.buffer).idx(in.offset).idx(in.pitch).buf(out.buffer).idx(out.offset).idx(out.pitch)
       .local(r.row_local ? direct_tile_bytes(cfg, r.rx, r.ry, c.px()) : 16);
@@ -557,7 +558,7 @@ void run_separable(Call& c, const Img& in, const Img& out) {
     const cl::Program prog = separable_program(c.qc, r, c.long_index, true);
     cl::Kernel k = get_kernel(prog, "blur_rows");
     const std::size_t lx = cfg.at("BLUR_S_ROW_LX"), ly = cfg.at("BLUR_S_ROW_LY"), tx = lx * (vec ? 4 : 1);
-    Args(k, c.long_index)
+    PosArgs(k, c.long_index)
         .i32(c.width).i32(c.height).i32(c.border).i32(r.rx).buf(wbuf)
         .buf(in.buffer).idx(in.offset).idx(in.pitch).buf(tmp).idx(0).idx(c.width)
         .local(r.row_local ? row_tile_bytes(cfg, r.rx, r.channels, vec) : 16);
@@ -571,7 +572,7 @@ void run_separable(Call& c, const Img& in, const Img& out) {
     const cl::Program prog = separable_program(c.qc, r, c.long_index, false);
     cl::Kernel k = get_kernel(prog, "blur_cols");
     const std::size_t lx = cfg.at("BLUR_S_COL_LX"), ly = cfg.at("BLUR_S_COL_LY"), ty = ly * cfg.at("BLUR_S_COL_WPT");
-    Args(k, c.long_index)
+    PosArgs(k, c.long_index)
         .i32(c.width).i32(c.height).i32(c.border).i32(r.ry).buf(wbuf)
         .buf(tmp).idx(0).idx(c.width).buf(out.buffer).idx(out.offset).idx(out.pitch)
         .local(r.col_local ? col_tile_bytes(cfg, r.ry, r.channels) : 16);
@@ -663,7 +664,7 @@ void recursive_pass(Call& c, const cl::Program& prog, std::size_t n, std::size_t
   const std::size_t lx = c.res.recursive.at("BLUR_R_LX");
   if (rp.L == 0) {
     cl::Kernel k = get_kernel(prog, "blur_rec_cols");
-    Args(k, c.long_index)
+    PosArgs(k, c.long_index)
         .i32(n).i32(cols).i32(c.border).i32(rp.K).buf(rp.prm)
         .buf(in.buffer).idx(in.offset).idx(in.pitch).buf(out.buffer).idx(out.offset).idx(out.pitch);
     c.chain.kernel(k, cl::NDRange(round_up(cols, lx)), cl::NDRange(lx));
@@ -671,17 +672,17 @@ void recursive_pass(Call& c, const cl::Program& prog, std::size_t n, std::size_t
   }
   if (!have_carries) {
     cl::Kernel carry_k = get_kernel(prog, "blur_rec_carry");
-    Args(carry_k, c.long_index).i32(n).i32(cols).buf(rp.prm).buf(in.buffer).idx(in.offset).idx(in.pitch).buf(carry);
+    PosArgs(carry_k, c.long_index).i32(n).i32(cols).buf(rp.prm).buf(in.buffer).idx(in.offset).idx(in.pitch).buf(carry);
     c.chain.kernel(carry_k, cl::NDRange(round_up(cols, lx), rp.nb), cl::NDRange(lx, 1));
   }
   cl::Kernel link = get_kernel(prog, "blur_rec_link");
-  Args(link, c.long_index)
+  PosArgs(link, c.long_index)
       .i32(n).i32(cols).i32(rp.nb).i32(rp.q).i32(c.border).i32(rp.K).buf(rp.prm)
       .buf(in.buffer).idx(in.offset).idx(in.pitch).buf(carry);
   const std::size_t split = c.res.recursive.at("BLUR_R_LINK_SPLIT");
   c.chain.kernel(link, cl::NDRange(round_up(cols, lx), split), cl::NDRange(lx, split));
   cl::Kernel apply = get_kernel(prog, "blur_rec_apply");
-  Args(apply, c.long_index)
+  PosArgs(apply, c.long_index)
       .i32(n).i32(cols).buf(rp.prm).buf(in.buffer).idx(in.offset).idx(in.pitch).buf(carry)
       .buf(out.buffer).idx(out.offset).idx(out.pitch)
       .i32(next.rp != nullptr).buf(next.rp != nullptr ? next.rp->prm : rp.prm).buf(next.rp != nullptr ? next.carry : carry);
@@ -824,7 +825,7 @@ BlurMethod gaussian_blur(cl::CommandQueue& queue, std::size_t width, std::size_t
   const std::size_t pixels = width * height;
   const bool long_index = blur_long_index(width, height, in, out);
   const int border = options.border == BlurBorder::Clamp ? 0 : options.border == BlurBorder::Mirror ? 1 : 2;
-  Call c{queue, qc, width, height, options, tuning, res, Chain(queue, wait_list), long_index, border};
+  Call c{queue, qc, width, height, options, tuning, res, BlurChain(queue, wait_list), long_index, border};
 
   if (format == PixelFormat::RGBA8) {
     const cl::Buffer conv = c.scratch(kConv, 2 * pixels * 16, "float4 copies of the RGBA8 image");
@@ -833,12 +834,12 @@ BlurMethod gaussian_blur(cl::CommandQueue& queue, std::size_t width, std::size_t
     const std::size_t wg = res.blur.at("BLUR_CV_WG");
     const cl::NDRange global(round_up(width, wg), height), local(wg, 1);
     cl::Kernel to_f = get_kernel(prog, "blur_u8_to_f32");
-    Args(to_f, long_index).i32(width).i32(height).buf(in.buffer).idx(in.offset).idx(in.pitch)
+    PosArgs(to_f, long_index).i32(width).i32(height).buf(in.buffer).idx(in.offset).idx(in.pitch)
         .buf(a.buffer).idx(a.offset).idx(a.pitch);
     c.chain.kernel(to_f, global, local);
     run_method(c, a, b);
     cl::Kernel to_u = get_kernel(prog, "blur_f32_to_u8");
-    Args(to_u, long_index).i32(width).i32(height).buf(b.buffer).idx(b.offset).idx(b.pitch)
+    PosArgs(to_u, long_index).i32(width).i32(height).buf(b.buffer).idx(b.offset).idx(b.pitch)
         .buf(out.buffer).idx(out.offset).idx(out.pitch);
     c.chain.kernel(to_u, global, local);
   } else {

@@ -22,6 +22,7 @@
 #include "fft/fft_internal.hpp"
 #include "host/fft.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/launch.hpp"
 #include "runtime/extent.hpp"
 #include "runtime/host_io.hpp"
 #include "runtime/program_cache.hpp"

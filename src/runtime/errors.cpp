@@ -1,12 +1,8 @@
 // OpenCL status names, the exception constructors and the argument checks every routine uses.
 #include "runtime/errors.hpp"
 
-#include <cstdio>
-#include <memory>
 #include <string>
 
-#include "runtime/host_io.hpp"
-#include "runtime/log.hpp"
 #include "runtime/util.hpp"
 
 namespace clforge {
@@ -63,72 +59,6 @@ cl::Device queue_device(const cl::CommandQueue& q) {
   cl_device_id dev = nullptr;
   check(clGetCommandQueueInfo(q(), CL_QUEUE_DEVICE, sizeof dev, &dev, nullptr), "clGetCommandQueueInfo");
   return cl::Device(dev, true);
-}
-
-namespace {
-// CLFORGE_PROFILE_KERNELS=1: every launch logs (level info) its kernel, sizes and device time
-// when it completes, from the event's profiling counters (the queue needs profiling enabled).
-bool kernel_profiling() {
-  static const bool on = [] {
-    const auto v = env("CLFORGE_PROFILE_KERNELS");
-    return v && !v->empty() && *v != "0";
-  }();
-  return on;
-}
-
-std::string range_text(const cl::NDRange& r) {
-  std::string s;
-  for (cl_uint i = 0; i < r.dimensions(); ++i) s += (i ? "x" : "") + std::to_string(r[i]);
-  return s.empty() ? "-" : s;
-}
-
-void CL_CALLBACK profile_done(cl_event ev, cl_int status, void* data) {
-  const std::unique_ptr<std::string> what(static_cast<std::string*>(data));
-  cl_ulong a = 0, b = 0;
-  if (status != CL_COMPLETE || clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof a, &a, nullptr) != CL_SUCCESS ||
-      clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof b, &b, nullptr) != CL_SUCCESS) {
-    log(LogLevel::Info, "profile: " + *what + " (no profiling information: status " + std::to_string(status) + ")");
-    return;
-  }
-  char ms[32];
-  std::snprintf(ms, sizeof ms, "%.4f", static_cast<double>(b - a) * 1e-6);
-  log(LogLevel::Info, "profile: " + *what + " " + ms + " ms");
-}
-}  // namespace
-
-void launch(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global, const cl::NDRange& local,
-            const EventList* wait_list, cl::Event* event, const std::string& tag) {
-  if (kernel_profiling() && log_enabled(LogLevel::Info)) {
-    cl::Event own;
-    launch_plain(queue, kernel, global, local, wait_list, &own);
-    std::string name;
-    kernel.getInfo(CL_KERNEL_FUNCTION_NAME, &name);
-    auto* what = new std::string(name + (tag.empty() ? "" : " [" + tag + "]") + " global " + range_text(global) +
-                                 " local " + range_text(local));
-    if (clSetEventCallback(own(), CL_COMPLETE, profile_done, what) != CL_SUCCESS) delete what;
-    if (event != nullptr) *event = own;
-    return;
-  }
-  launch_plain(queue, kernel, global, local, wait_list, event);
-}
-
-void launch_plain(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global, const cl::NDRange& local,
-                  const EventList* wait_list, cl::Event* event) {
-  std::vector<cl_event> waits;
-  if (wait_list != nullptr)
-    for (const auto& e : *wait_list) waits.push_back(e());
-  cl_event ev = nullptr;
-  count_enqueue();
-  const cl_int st = clEnqueueNDRangeKernel(queue(), kernel(), static_cast<cl_uint>(global.dimensions()), nullptr,
-                                           global, local.dimensions() ? static_cast<const size_t*>(local) : nullptr,
-                                           static_cast<cl_uint>(waits.size()), waits.empty() ? nullptr : waits.data(),
-                                           event != nullptr ? &ev : nullptr);
-  if (st != CL_SUCCESS) {
-    std::string name;
-    kernel.getInfo(CL_KERNEL_FUNCTION_NAME, &name);
-    throw OpenCLError(st, "clEnqueueNDRangeKernel", "launching " + name);
-  }
-  if (event != nullptr) *event = cl::Event(ev, false);
 }
 
 }  // namespace detail

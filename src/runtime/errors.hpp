@@ -4,6 +4,7 @@
 #include <CL/opencl.hpp>
 #include <cstddef>
 #include <string>
+#include <type_traits>
 
 #include "clforge/common.hpp"
 #include "clforge/errors.hpp"
@@ -19,20 +20,16 @@ inline void check(cl_int status, const char* call, const std::string& context = 
 inline void require(bool cond, const char* routine, const std::string& message) {
   if (!cond) throw InvalidArgument(std::string(routine) + ": " + message);
 }
+/// The same with the message made only on failure (`message()` returns it): for the checks of
+/// every call, whose messages would otherwise cost string building on the host each time.
+template <typename F, typename = std::enable_if_t<std::is_invocable_r_v<std::string, F>>>
+inline void require(bool cond, const char* routine, F&& message) {
+  if (!cond) throw InvalidArgument(std::string(routine) + ": " + message());
+}
 
 /// Context and device of a queue, throwing OpenCLError on failure.
 cl::Context queue_context(const cl::CommandQueue& q);
 cl::Device queue_device(const cl::CommandQueue& q);
-
-/// Enqueues a kernel over a global range (already rounded up to local) with the wait list
-/// and optional output event; converts errors into OpenCLError naming the kernel. `tag` names
-/// the launch's role in the kernel profile (e.g. an FFT plan's pass).
-void launch(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,
-            const cl::NDRange& local, const EventList* wait_list, cl::Event* event,
-            const std::string& tag = {});
-// launch without the optional kernel profile (CLFORGE_PROFILE_KERNELS).
-void launch_plain(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,
-                  const cl::NDRange& local, const EventList* wait_list, cl::Event* event);
 
 inline std::size_t round_up(std::size_t x, std::size_t m) { return (x + m - 1) / m * m; }
 inline std::size_t ceil_div(std::size_t x, std::size_t m) { return (x + m - 1) / m; }

@@ -28,9 +28,14 @@ std::size_t region_span(const char* routine, std::initializer_list<Axis> axes) {
     if (a.count == 0) return 0;
   std::size_t span = 1;
   for (const Axis& a : axes) {
-    const std::size_t step =
-        mul_or_throw(a.count - 1, a.stride, routine, std::string(a.name) + " times " + std::to_string(a.count - 1));
-    span = add_or_throw(span, step, routine, std::string("the extent along ") + a.name);
+    const auto step = mul_checked(a.count - 1, a.stride);
+    const auto sum = step ? add_checked(span, *step) : std::nullopt;
+    if (!sum) {  // the messages are made on failure only
+      const std::size_t s =
+          mul_or_throw(a.count - 1, a.stride, routine, std::string(a.name) + " times " + std::to_string(a.count - 1));
+      add_or_throw(span, s, routine, std::string("the extent along ") + a.name);
+    }
+    span = *sum;
   }
   return span;
 }
@@ -51,15 +56,18 @@ std::size_t buffer_bytes(const cl::Buffer& b) {
 
 std::size_t require_extent(const char* routine, const std::string& name, const cl::Buffer& buffer,
                            std::size_t offset, std::size_t span, std::size_t elem_size) {
-  require(buffer() != nullptr, routine, name + " is a null buffer");
-  const std::size_t end = add_or_throw(offset, span, routine, name + ".offset plus the described extent");
-  const std::size_t need = mul_or_throw(end, elem_size, routine, name + "'s extent in bytes");
+  require(buffer() != nullptr, routine, [&] { return name + " is a null buffer"; });
+  auto end = add_checked(offset, span);
+  if (!end) add_or_throw(offset, span, routine, name + ".offset plus the described extent");
+  auto need = mul_checked(*end, elem_size);
+  if (!need) mul_or_throw(*end, elem_size, routine, name + "'s extent in bytes");
   const std::size_t have = buffer_bytes(buffer);
-  require(have >= need, routine,
-          name + " buffer too small: holds " + std::to_string(have) + " bytes, the described memory needs " +
-              std::to_string(need) + " (offset " + std::to_string(offset) + " + " + std::to_string(span) +
-              " elements of " + std::to_string(elem_size) + " bytes)");
-  return end;
+  require(have >= *need, routine, [&] {
+    return name + " buffer too small: holds " + std::to_string(have) + " bytes, the described memory needs " +
+           std::to_string(*need) + " (offset " + std::to_string(offset) + " + " + std::to_string(span) +
+           " elements of " + std::to_string(elem_size) + " bytes)";
+  });
+  return *end;
 }
 
 }  // namespace clforge::detail

@@ -27,6 +27,7 @@
 #include "runtime/errors.hpp"
 #include "runtime/host_io.hpp"
 #include "runtime/log.hpp"
+#include "runtime/plan_cache.hpp"
 #include "runtime/sources.hpp"
 #include "runtime/util.hpp"
 
@@ -405,7 +406,24 @@ CacheStats cache_stats() {
   return detail::g_stats;
 }
 
+namespace detail {
+namespace {
+std::mutex g_clear_mutex;
+// Never destroyed, like the caches that register here.
+std::vector<std::function<void()>>& g_clearers = *new std::vector<std::function<void()>>;
+}  // namespace
+
+void on_clear_memory_cache(std::function<void()> clear) {
+  std::lock_guard<std::mutex> lock(g_clear_mutex);
+  g_clearers.push_back(std::move(clear));
+}
+}  // namespace detail
+
 void clear_memory_cache() {
+  {
+    std::lock_guard<std::mutex> lock(detail::g_clear_mutex);
+    for (const auto& c : detail::g_clearers) c();
+  }
   {
     std::lock_guard<std::mutex> lock(detail::g_map_mutex);
     detail::g_programs.clear();

@@ -23,6 +23,7 @@
 #include <mutex>
 
 #include "runtime/errors.hpp"
+#include "runtime/launch.hpp"
 #include "runtime/extent.hpp"
 #include "runtime/host_io.hpp"
 #include "runtime/program_cache.hpp"

@@ -2,10 +2,16 @@
 #include "clforge/transpose.hpp"
 
 #include <climits>
+#include <cstdio>
+#include <mutex>
 
 #include "runtime/errors.hpp"
+#include "runtime/launch.hpp"
 #include "runtime/extent.hpp"
 #include "runtime/host_io.hpp"
+#include "runtime/launch.hpp"
+#include "runtime/plan_cache.hpp"
+#include "transpose/transpose_internal.hpp"
 #include "runtime/program_cache.hpp"
 #include "tuning/spec.hpp"
 
@@ -82,14 +88,18 @@ const char* const kRoutine = "transpose";
 // The shape checks shared by the buffer and host-vector forms.
 void check_shape(std::size_t rows, std::size_t cols, std::size_t elem_size, std::size_t in_ld, std::size_t out_ld) {
   const char* R = kRoutine;
-  require(rows >= 1 && cols >= 1, R, "rows and cols must be at least 1 (got " + std::to_string(rows) + " x " +
-                                         std::to_string(cols) + ")");
-  require(rows <= kMaxDim && cols <= kMaxDim, R,
-          "rows and cols must be below 2^31 (got " + std::to_string(rows) + " x " + std::to_string(cols) + ")");
+  require(rows >= 1 && cols >= 1, R, [&] {
+    return "rows and cols must be at least 1 (got " + std::to_string(rows) + " x " + std::to_string(cols) + ")";
+  });
+  require(rows <= kMaxDim && cols <= kMaxDim, R, [&] {
+    return "rows and cols must be below 2^31 (got " + std::to_string(rows) + " x " + std::to_string(cols) + ")";
+  });
   require(elem_size == 4 || elem_size == 8 || elem_size == 16, R,
-          "elem_size must be 4, 8 or 16 bytes (got " + std::to_string(elem_size) + ")");
-  require(in_ld >= cols, R, "in.ld (" + std::to_string(in_ld) + ") is smaller than cols (" + std::to_string(cols) + ")");
-  require(out_ld >= rows, R, "out.ld (" + std::to_string(out_ld) + ") is smaller than rows (" + std::to_string(rows) + ")");
+          [&] { return "elem_size must be 4, 8 or 16 bytes (got " + std::to_string(elem_size) + ")"; });
+  require(in_ld >= cols, R,
+          [&] { return "in.ld (" + std::to_string(in_ld) + ") is smaller than cols (" + std::to_string(cols) + ")"; });
+  require(out_ld >= rows, R,
+          [&] { return "out.ld (" + std::to_string(out_ld) + ") is smaller than rows (" + std::to_string(rows) + ")"; });
 }
 }  // namespace
 
@@ -100,18 +110,146 @@ void transpose_host_check(std::size_t rows, std::size_t cols, std::size_t elem_s
           "host vector holds " + std::to_string(count) + " elements, rows*cols is " + std::to_string(elems));
 }
 
+// The kernel's parameters, as cl/transpose/transpose.cl declares them.
+const KernelSignature kTransposeTiled{"transpose_tiled", {"rows", "cols", "in", "in_off", "in_ld", "out", "out_off",
+                                                           "out_ld"}};
+
+namespace {
+// Elements spanned by each side, checked (ld 0 means packed).
+struct Spans {
+  std::size_t in_end, out_end;
+};
+Spans check_desc(const TransposeDesc& d) {
+  const char* R = kRoutine;
+  check_shape(d.rows, d.cols, d.elem_size, d.in_ld, d.out_ld);
+  const std::size_t in_span = matrix_span(R, "in.ld", d.rows, d.cols, d.in_ld);
+  const std::size_t out_span = matrix_span(R, "out.ld", d.cols, d.rows, d.out_ld);
+  const Spans s{add_or_throw(d.in_offset, in_span, R, "in.offset plus the described extent"),
+                add_or_throw(d.out_offset, out_span, R, "out.offset plus the described extent")};
+  mul_or_throw(s.in_end, d.elem_size, R, "in's extent in bytes");
+  mul_or_throw(s.out_end, d.elem_size, R, "out's extent in bytes");
+  return s;
+}
+
+// The checks of enqueue(): buffers that hold the described memory, and two of them.
+void check_buffers(const TransposeDesc& d, const cl::Buffer& in, const cl::Buffer& out) {
+  const char* R = kRoutine;
+  require_extent(R, "in", in, d.in_offset, matrix_span(R, "in.ld", d.rows, d.cols, d.in_ld), d.elem_size);
+  require_extent(R, "out", out, d.out_offset, matrix_span(R, "out.ld", d.cols, d.rows, d.out_ld), d.elem_size);
+  require(in() != out(), R, "in and out must be different buffers (the transpose is out-of-place)");
+}
+
+TransposeDesc packed(TransposeDesc d) {
+  if (d.in_ld == 0) d.in_ld = d.cols;
+  if (d.out_ld == 0) d.out_ld = d.rows;
+  return d;
+}
+}  // namespace
+
+}  // namespace detail
+
+struct TransposePlan::Impl {
+  TransposeDesc desc;
+  cl_context context = nullptr;
+  cl_device_id device = nullptr;
+  Configuration cfg;
+  cl::Program program;
+  mutable std::mutex mutex;  // the kernel object's arguments
+  mutable cl::Kernel kernel;
+  bool long_index = false;
+  cl::NDRange global, local;
+
+  // Enqueues without checks (the caller checked the buffers and the queue).
+  void run(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait,
+           cl::Event* event) const {
+    using namespace detail;
+    std::lock_guard<std::mutex> lock(mutex);
+    Args(kernel, kTransposeTiled, long_index)
+        .i32("rows", static_cast<long long>(desc.rows))
+        .i32("cols", static_cast<long long>(desc.cols))
+        .buffer("in", in)
+        .index("in_off", desc.in_offset)
+        .index("in_ld", desc.in_ld)
+        .buffer("out", out)
+        .index("out_off", desc.out_offset)
+        .index("out_ld", desc.out_ld)
+        .finish();
+    Chain(queue, wait, event).kernel(kernel, global, local, true);
+  }
+};
+
+TransposePlan::TransposePlan(const cl::CommandQueue& queue, const TransposeDesc& d, const Tuning& tuning) {
+  using namespace detail;
+  const TransposeDesc desc = packed(d);
+  const Spans spans = check_desc(desc);
+  const QueueContext qc = queue_context_of(queue);
+  auto im = std::make_shared<Impl>();
+  im->desc = desc;
+  im->context = qc.context();
+  im->device = qc.device();
+  im->cfg = resolve_configuration("transpose", std::to_string(desc.elem_size), *qc.info, tuning);
+  im->long_index = spans.in_end > kMaxInt32Index || spans.out_end > kMaxInt32Index;
+  const std::string extra = transpose_build_options(im->cfg, desc.elem_size, im->long_index, desc.in_ld,
+                                                    desc.in_offset, desc.out_ld, desc.out_offset);
+  im->program = get_program(qc, kernel_spec("transpose"), im->cfg, extra);
+  cl_int st = CL_SUCCESS;
+  im->kernel = cl::Kernel(im->program, kTransposeTiled.kernel, &st);
+  check(st, "clCreateKernel", kTransposeTiled.kernel);
+  const std::size_t tile = im->cfg.at("TRA_TILE");
+  const std::size_t lx = tile / im->cfg.at("TRA_VW"), ly = tile / im->cfg.at("TRA_WPT");
+  im->global = cl::NDRange(ceil_div(desc.cols, tile) * lx, ceil_div(desc.rows, tile) * ly);
+  im->local = cl::NDRange(lx, ly);
+  impl_ = std::move(im);
+}
+
+void TransposePlan::enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
+                            const EventList& wait_list, cl::Event* event) const {
+  using namespace detail;
+  require(queue() != nullptr, kRoutine, "null command queue");
+  cl_context ctx = nullptr;
+  cl_device_id dev = nullptr;
+  check(clGetCommandQueueInfo(queue(), CL_QUEUE_CONTEXT, sizeof ctx, &ctx, nullptr), "clGetCommandQueueInfo");
+  check(clGetCommandQueueInfo(queue(), CL_QUEUE_DEVICE, sizeof dev, &dev, nullptr), "clGetCommandQueueInfo");
+  require(ctx == impl_->context && dev == impl_->device, kRoutine,
+          "the queue belongs to another context or device than the plan");
+  check_buffers(impl_->desc, in, out);
+  impl_->run(queue, in, out, wait_list, event);
+}
+
+const TransposeDesc& TransposePlan::desc() const { return impl_->desc; }
+const Configuration& TransposePlan::configuration() const { return impl_->cfg; }
+
+std::string TransposePlan::describe() const {
+  const Configuration& c = impl_->cfg;
+  const TransposeDesc& d = impl_->desc;
+  std::string s = "transpose " + std::to_string(d.rows) + "x" + std::to_string(d.cols) + ", " +
+                  std::to_string(d.elem_size) + "-byte elements: ";
+  if (c.at("TRA_LOCAL"))
+    s += "local tiles of " + std::to_string(c.at("TRA_TILE")) + ", " + std::to_string(c.at("TRA_WPT")) +
+         " rows x " + std::to_string(c.at("TRA_VW")) + " columns per work-item";
+  else
+    s += "register blocks of " + std::to_string(c.at("TRA_WPT")) + " x " + std::to_string(c.at("TRA_VW"));
+  return s + (impl_->long_index ? ", 64-bit indices" : "");
+}
+
+namespace detail {
+
 void transpose_host(cl::CommandQueue& queue, std::size_t rows, std::size_t cols, std::size_t elem_size, const void* in,
                     void* out, const Tuning& tuning) {
   check_shape(rows, cols, elem_size, cols, rows);
   const std::size_t bytes = mul_or_throw(mul_or_throw(rows, cols, kRoutine, "rows * cols"), elem_size, kRoutine,
                                          "the matrix size in bytes");
-  // Overrides and databases are checked before anything is allocated.
+  // Built (and every argument checked) before anything is allocated.
+  TransposeDesc d;
+  d.rows = rows;
+  d.cols = cols;
+  d.elem_size = elem_size;
+  const TransposePlan plan(queue, d, tuning);
   const QueueContext qc = queue_context_of(queue);
-  resolve_configuration("transpose", std::to_string(elem_size), *qc.info, tuning);
   const cl::Buffer bin = upload(qc.context, CL_MEM_READ_ONLY, in, bytes, "transpose input");
   const cl::Buffer bout = device_buffer(qc.context, CL_MEM_WRITE_ONLY, bytes, "transpose output");
   cl::Event done;
-  transpose(queue, rows, cols, elem_size, MatrixRef{bin, 0, cols}, MatrixRef{bout, 0, rows}, {}, &done, tuning);
+  plan.enqueue(queue, bin, bout, {}, &done);
   download(queue, bout, bytes, out, {done}, "transpose output");
 }
 
@@ -120,34 +258,31 @@ void transpose_host(cl::CommandQueue& queue, std::size_t rows, std::size_t cols,
 void transpose(cl::CommandQueue& queue, std::size_t rows, std::size_t cols, std::size_t elem_size, const MatrixRef& in,
                const MatrixRef& out, const EventList& wait_list, cl::Event* event, const Tuning& tuning) {
   using namespace detail;
-  const char* R = kRoutine;
+  // Never destroyed: releasing OpenCL objects during static destruction can outlive the driver.
+  static PlanCache<TransposePlan>& cache = *new PlanCache<TransposePlan>(64);
+  TransposeDesc d;
+  d.rows = rows;
+  d.cols = cols;
+  d.elem_size = elem_size;
+  d.in_offset = in.offset;
+  d.in_ld = in.ld;
+  d.out_offset = out.offset;
+  d.out_ld = out.ld;
+  // Every argument is checked before a plan is looked up or built.
   check_shape(rows, cols, elem_size, in.ld, out.ld);
-  const std::size_t in_end = require_extent(R, "in", in.buffer, in.offset, matrix_span(R, "in.ld", rows, cols, in.ld),
-                                            elem_size);
-  const std::size_t out_end =
-      require_extent(R, "out", out.buffer, out.offset, matrix_span(R, "out.ld", cols, rows, out.ld), elem_size);
-  require(in.buffer() != out.buffer(), R, "in and out must be different buffers (the transpose is out-of-place)");
-
+  check_buffers(d, in.buffer, out.buffer);
+  require(queue() != nullptr, kRoutine, "null command queue");
   const QueueContext qc = queue_context_of(queue);
-  const std::string variant = std::to_string(elem_size);
-  const Configuration cfg = resolve_configuration("transpose", variant, *qc.info, tuning);
-  const bool long_index = in_end > kMaxInt32Index || out_end > kMaxInt32Index;
-  const std::string extra = transpose_build_options(cfg, elem_size, long_index, in.ld, in.offset, out.ld, out.offset);
-  cl::Program program = get_program(qc, kernel_spec("transpose"), cfg, extra);
-  cl::Kernel k = get_kernel(program, "transpose_tiled");
-
-  const int tile = cfg.at("TRA_TILE");
-  const std::size_t lx = tile / cfg.at("TRA_VW"), ly = tile / cfg.at("TRA_WPT");
-  const std::size_t gx = ceil_div(cols, tile), gy = ceil_div(rows, tile);
-  const int r = static_cast<int>(rows), c = static_cast<int>(cols);
-  if (long_index) {
-    set_args(k, r, c, in.buffer, static_cast<cl_long>(in.offset), static_cast<cl_long>(in.ld), out.buffer,
-             static_cast<cl_long>(out.offset), static_cast<cl_long>(out.ld));
-  } else {
-    set_args(k, r, c, in.buffer, static_cast<cl_int>(in.offset), static_cast<cl_int>(in.ld), out.buffer,
-             static_cast<cl_int>(out.offset), static_cast<cl_int>(out.ld));
+  const std::string fp = tuning_fingerprint(*qc.info, tuning);
+  std::string key;
+  if (!fp.empty()) {
+    char k[256];
+    std::snprintf(k, sizeof k, "%p %p %zu %zu %zu %zu %zu %zu %zu\n", static_cast<void*>(qc.context()),
+                  static_cast<void*>(qc.device()), rows, cols, elem_size, in.offset, in.ld, out.offset, out.ld);
+    key = k + fp;
   }
-  launch(queue, k, cl::NDRange(gx * lx, gy * ly), cl::NDRange(lx, ly), &wait_list, event);
+  const auto plan = cache.get(key, [&] { return std::make_shared<const TransposePlan>(queue, d, tuning); });
+  plan->impl_->run(queue, in.buffer, out.buffer, wait_list, event);  // checked above, same queue
 }
 
 }  // namespace clforge

@@ -330,6 +330,22 @@ std::string user_database_path(const DeviceInfo& d) {
 }
 
 namespace detail {
+std::string tuning_fingerprint(const DeviceInfo& device, const Tuning& tuning) {
+  std::string key;
+  auto file = [&](const std::string& path) {
+    const FileStamp st = stamp_of(path);
+    if (st.size >= 0 && st.recent()) return false;
+    key += path + '@' + std::to_string(st.mtime) + ':' + std::to_string(st.size) + ':' + std::to_string(st.inode) + '\n';
+    return true;
+  };
+  if (const auto tf = env("CLFORGE_TUNING_FILE"))
+    if (!file(*tf)) return {};
+  if (user_db_enabled(tuning) && !file(user_database_path(device))) return {};
+  key += "o:" + env("CLFORGE_BUILD_OPTIONS").value_or("") + "\nk:" + env("CLFORGE_KERNEL_DIR").value_or("") + '\n';
+  for (const auto& [name, value] : tuning.overrides) key += name + '=' + std::to_string(value) + ';';
+  return key;
+}
+
 Tuning overrides_for(const Tuning& tuning, const std::string& kernel) {
   const KernelSpec& spec = kernel_spec(kernel);
   Tuning t;

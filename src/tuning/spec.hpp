@@ -58,6 +58,12 @@ Tuning overrides_for(const Tuning& tuning, const std::string& kernel);
 /// `kernels` with a value legal there. Routines call it before they allocate or enqueue anything.
 void check_override_names(const char* routine, const Tuning& tuning, const std::vector<std::string>& kernels);
 
+/// A key of everything outside a call's arguments that resolving and building its kernels reads
+/// for `device`: the tuning file and user database (paths and file stamps), the overrides and
+/// the environment that changes programs (CLFORGE_BUILD_OPTIONS, CLFORGE_KERNEL_DIR). Empty when
+/// a database file changed a moment ago (its stamp cannot be trusted yet): do not cache then.
+std::string tuning_fingerprint(const DeviceInfo& device, const Tuning& tuning);
+
 /// "NAME=VALUE NAME=VALUE" for messages.
 std::string describe_params(const ParamMap& p);
 

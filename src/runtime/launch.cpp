@@ -1,0 +1,123 @@
+// The launch layer (see launch.hpp): arguments by name, event chains, the enqueue of a kernel
+// and the optional per-launch profile.
+#include "runtime/launch.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "runtime/errors.hpp"
+#include "runtime/host_io.hpp"
+#include "runtime/log.hpp"
+#include "runtime/util.hpp"
+
+namespace clforge::detail {
+
+Args::Args(cl::Kernel& kernel, const KernelSignature& sig, bool long_index)
+    : kernel_(kernel), sig_(sig), long_(long_index) {}
+
+cl_uint Args::position(const char* name) const {
+  for (std::size_t i = 0; i < sig_.args.size(); ++i)
+    if (std::strcmp(sig_.args[i], name) == 0) return static_cast<cl_uint>(i);
+  throw Error(std::string("kernel ") + sig_.kernel + " has no argument named " + name);
+}
+
+Args& Args::index(const char* name, std::size_t v) {
+  return long_ ? set(name, static_cast<cl_long>(v)) : set(name, static_cast<cl_int>(v));
+}
+
+Args& Args::local(const char* name, std::size_t bytes) {
+  return set(name, cl::Local(bytes > 16 ? bytes : 16));
+}
+
+void Args::finish() const {
+  for (std::size_t i = 0; i < sig_.args.size(); ++i)
+    if ((set_ >> i & 1) == 0) throw Error(std::string("kernel ") + sig_.kernel + ": argument " + sig_.args[i] + " not set");
+}
+
+bool in_order(const cl::CommandQueue& queue) {
+  cl_command_queue_properties props = 0;
+  check(clGetCommandQueueInfo(queue(), CL_QUEUE_PROPERTIES, sizeof props, &props, nullptr), "clGetCommandQueueInfo");
+  return (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) == 0;
+}
+
+Chain::Chain(cl::CommandQueue& queue, const EventList& wait_list, cl::Event* out_event)
+    : queue_(queue), waits_(wait_list), out_(out_event), in_order_(in_order(queue)) {}
+
+void Chain::kernel(const cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local, bool last,
+                   const std::string& tag) {
+  const bool want = !in_order_ || (last && out_ != nullptr);
+  cl::Event e;
+  launch(queue_, k, global, local, waits_.empty() ? nullptr : &waits_, want ? &e : nullptr, tag);
+  waits_.clear();
+  if (!in_order_) waits_.push_back(e);
+  if (last && out_ != nullptr) *out_ = e;
+}
+
+namespace {
+// CLFORGE_PROFILE_KERNELS=1: every launch logs (level info) its kernel, sizes and device time
+// when it completes, from the event's profiling counters (the queue needs profiling enabled).
+bool kernel_profiling() {
+  static const bool on = [] {
+    const auto v = env("CLFORGE_PROFILE_KERNELS");
+    return v && !v->empty() && *v != "0";
+  }();
+  return on;
+}
+
+std::string range_text(const cl::NDRange& r) {
+  std::string s;
+  for (cl_uint i = 0; i < r.dimensions(); ++i) s += (i ? "x" : "") + std::to_string(r[i]);
+  return s.empty() ? "-" : s;
+}
+
+void CL_CALLBACK profile_done(cl_event ev, cl_int status, void* data) {
+  const std::unique_ptr<std::string> what(static_cast<std::string*>(data));
+  cl_ulong a = 0, b = 0;
+  if (status != CL_COMPLETE || clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof a, &a, nullptr) != CL_SUCCESS ||
+      clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof b, &b, nullptr) != CL_SUCCESS) {
+    log(LogLevel::Info, "profile: " + *what + " (no profiling information: status " + std::to_string(status) + ")");
+    return;
+  }
+  char ms[32];
+  std::snprintf(ms, sizeof ms, "%.4f", static_cast<double>(b - a) * 1e-6);
+  log(LogLevel::Info, "profile: " + *what + " " + ms + " ms");
+}
+}  // namespace
+
+void launch(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global, const cl::NDRange& local,
+            const EventList* wait_list, cl::Event* event, const std::string& tag) {
+  if (kernel_profiling() && log_enabled(LogLevel::Info)) {
+    cl::Event own;
+    launch_plain(queue, kernel, global, local, wait_list, &own);
+    std::string name;
+    kernel.getInfo(CL_KERNEL_FUNCTION_NAME, &name);
+    auto* what = new std::string(name + (tag.empty() ? "" : " [" + tag + "]") + " global " + range_text(global) +
+                                 " local " + range_text(local));
+    if (clSetEventCallback(own(), CL_COMPLETE, profile_done, what) != CL_SUCCESS) delete what;
+    if (event != nullptr) *event = own;
+    return;
+  }
+  launch_plain(queue, kernel, global, local, wait_list, event);
+}
+
+void launch_plain(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global, const cl::NDRange& local,
+                  const EventList* wait_list, cl::Event* event) {
+  std::vector<cl_event> waits;
+  if (wait_list != nullptr)
+    for (const auto& e : *wait_list) waits.push_back(e());
+  cl_event ev = nullptr;
+  count_enqueue();
+  const cl_int st = clEnqueueNDRangeKernel(queue(), kernel(), static_cast<cl_uint>(global.dimensions()), nullptr,
+                                           global, local.dimensions() ? static_cast<const size_t*>(local) : nullptr,
+                                           static_cast<cl_uint>(waits.size()), waits.empty() ? nullptr : waits.data(),
+                                           event != nullptr ? &ev : nullptr);
+  if (st != CL_SUCCESS) {
+    std::string name;
+    kernel.getInfo(CL_KERNEL_FUNCTION_NAME, &name);
+    throw OpenCLError(st, "clEnqueueNDRangeKernel", "launching " + name);
+  }
+  if (event != nullptr) *event = cl::Event(ev, false);
+}
+
+}  // namespace clforge::detail

@@ -1,0 +1,81 @@
+// The launch layer every routine's plan goes through: kernel arguments bound by name, commands
+// chained by events, and the one enqueue of a kernel (with the optional per-launch profile).
+#pragma once
+#include <CL/opencl.hpp>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "clforge/common.hpp"
+#include "clforge/errors.hpp"
+
+namespace clforge::detail {
+
+/// A kernel's parameter names in order, as its .cl file declares them. Declared once beside
+/// the launcher; tests check them against the compiled kernel (CL_KERNEL_ARG_NAME).
+struct KernelSignature {
+  const char* kernel;
+  std::vector<const char*> args;
+};
+
+/// Sets the arguments of one kernel by name: no argument index is counted by hand outside this
+/// class. Index arguments (offsets, leading dimensions, pitches) are cl_int, or cl_long when the
+/// kernel was built with CLF_LONG_INDEX (long_index). finish() checks that every argument was set.
+class Args {
+ public:
+  Args(cl::Kernel& kernel, const KernelSignature& sig, bool long_index = false);
+  Args& buffer(const char* name, const cl::Buffer& b) { return set(name, b); }
+  Args& i32(const char* name, long long v) { return set(name, static_cast<cl_int>(v)); }
+  Args& f32(const char* name, float v) { return set(name, v); }
+  Args& index(const char* name, std::size_t v);
+  Args& local(const char* name, std::size_t bytes);
+  template <typename T>
+  Args& set(const char* name, const T& value) {
+    const cl_uint i = position(name);
+    const cl_int st = kernel_.setArg(i, value);
+    if (st != CL_SUCCESS) throw OpenCLError(st, "clSetKernelArg", std::string(sig_.kernel) + " argument " + name);
+    set_ |= 1ull << i;
+    return *this;
+  }
+  /// Throws Error naming the first argument that was not set.
+  void finish() const;
+
+ private:
+  cl_uint position(const char* name) const;
+  cl::Kernel& kernel_;
+  const KernelSignature& sig_;
+  bool long_;
+  unsigned long long set_ = 0;
+};
+
+/// Enqueues a kernel over a global range (already rounded up to local) with the wait list and
+/// optional output event; converts errors into OpenCLError naming the kernel. `tag` names the
+/// launch's role in the kernel profile (CLFORGE_PROFILE_KERNELS), e.g. an FFT plan's pass.
+void launch(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global, const cl::NDRange& local,
+            const EventList* wait_list, cl::Event* event, const std::string& tag = {});
+/// launch without the optional kernel profile.
+void launch_plain(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,
+                  const cl::NDRange& local, const EventList* wait_list, cl::Event* event);
+
+/// The commands of one routine call, in order: the first waits for the call's wait list, each
+/// later one for the one before. On an in-order queue only the last command makes an event (and
+/// only when the caller asked for one); on an out-of-order queue every command does.
+class Chain {
+ public:
+  Chain(cl::CommandQueue& queue, const EventList& wait_list, cl::Event* out_event);
+  /// Enqueues a kernel; `last` marks the call's final command (its event goes to out_event).
+  void kernel(const cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local, bool last,
+              const std::string& tag = {});
+  cl::CommandQueue& queue() { return queue_; }
+
+ private:
+  cl::CommandQueue& queue_;
+  EventList waits_;
+  cl::Event* out_;
+  bool in_order_;
+};
+
+/// Whether a queue executes in order (no CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE).
+bool in_order(const cl::CommandQueue& queue);
+
+}  // namespace clforge::detail
