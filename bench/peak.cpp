@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "runtime/errors.hpp"
+#include "runtime/launch.hpp"
 #include "runtime/program_cache.hpp"
 
 namespace clforge::bench {
