@@ -7,6 +7,7 @@
 #include "runtime/errors.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/program_cache.hpp"
+#include "tuning/spec.hpp"
 
 namespace clforge::bench {
 

@@ -1,11 +1,13 @@
 // Double-precision DFT/FFT references that need no FFTW: a direct O(n^2) DFT, a mixed-radix FFT
 // for any length (Bluestein for lengths with a prime factor above 64), and batched strided
-// helpers. The library uses fft() for the Bluestein kernel spectrum; the tuner and tests use
+// helpers. fft() is the library's own host FFT (src/fft/fft_math.hpp); the tuner and tests use
 // the batched reference and the per-transform error.
 #pragma once
 #include <complex>
 #include <cstddef>
 #include <vector>
+
+#include "fft/fft_math.hpp"
 
 namespace clforge::host {
 
@@ -14,8 +16,8 @@ using cdouble = std::complex<double>;
 /// y_k = sum_j x_j exp(sign * 2 pi i jk / n), O(n^2). sign is -1 (forward) or +1 (inverse).
 std::vector<cdouble> dft(const std::vector<cdouble>& x, int sign = -1);
 
-/// The same result in O(n log n) for any n >= 1 (unscaled).
-std::vector<cdouble> fft(const std::vector<cdouble>& x, int sign = -1);
+/// The same result in O(n log n) for any n >= 1 (unscaled): the library's host FFT.
+inline std::vector<cdouble> fft(const std::vector<cdouble>& x, int sign = -1) { return detail::fft_double(x, sign); }
 
 /// Batched strided reference: transform b of the input is the complex (float pair) sequence
 /// in[offset + b * distance + k * stride], k < n; returns the results contiguously

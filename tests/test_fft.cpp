@@ -21,6 +21,7 @@
 
 #include "clforge/fft.hpp"
 #include "clforge/runtime.hpp"
+#include "tuning/spec.hpp"
 #include "fft/fft_internal.hpp"
 #include "host/fft.hpp"
 #include "host/fftw_reference.hpp"

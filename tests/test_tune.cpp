@@ -22,6 +22,7 @@
 #include "host/fft.hpp"
 #include "host/reference.hpp"
 #include "runtime/program_cache.hpp"
+#include "tuning/spec.hpp"
 #include "runtime/util.hpp"
 #include "tests/support.hpp"
 

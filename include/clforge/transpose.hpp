@@ -20,7 +20,8 @@ struct TransposeDesc {
 };
 
 /// A transpose checked, resolved and compiled once, then enqueued any number of times on any
-/// queue of the same context and device. enqueue() may run on several threads at once.
+/// queue of the same context and device. enqueue() may run on several threads at once (each
+/// thread uses its own kernel object).
 class TransposePlan {
  public:
   /// Throws InvalidArgument (before anything is built) for zero or too large sizes, a bad element

@@ -8,7 +8,7 @@
 
 #include "blur/blur_plan.hpp"
 #include "clforge/transpose.hpp"
-#include "host/blur.hpp"
+#include "blur/blur_design.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/extent.hpp"
@@ -338,8 +338,8 @@ Resolved resolve(const DeviceInfo& dev, std::size_t width, std::size_t height, P
   double bytes = 0;
   if (m == BlurMethod::Direct) {
     r.direct = resolve_configuration("blur_direct", variant, dev, sub_tuning(tuning, "blur_direct"));
-    r.rx = host::gaussian_radius(o.sigma_x);
-    r.ry = host::gaussian_radius(o.sigma_y);
+    r.rx = gaussian_radius(o.sigma_x);
+    r.ry = gaussian_radius(o.sigma_y);
     const std::size_t tile = direct_tile_bytes(r.direct, r.rx, r.ry, px);
     require_local_fits(tuning, "BLUR_D_LOCAL", tile, dev);
     r.row_local = r.col_local = r.direct.at("BLUR_D_LOCAL") && tile <= dev.local_mem_size;
@@ -347,8 +347,8 @@ Resolved resolve(const DeviceInfo& dev, std::size_t width, std::size_t height, P
     bytes = 2.0 * px;
   } else if (m == BlurMethod::Separable) {
     r.separable = resolve_configuration("blur_separable", variant, dev, sub_tuning(tuning, "blur_separable"));
-    r.rx = host::gaussian_radius(o.sigma_x);
-    r.ry = host::gaussian_radius(o.sigma_y);
+    r.rx = gaussian_radius(o.sigma_x);
+    r.ry = gaussian_radius(o.sigma_y);
     const bool local = r.separable.at("BLUR_S_LOCAL") != 0;
     const std::size_t row_tile =
         row_tile_bytes(r.separable, r.rx, r.channels, separable_row_vec(r.separable, r.channels, true));
@@ -473,7 +473,7 @@ std::string blur_defines(const Resolved& r, bool long_index, std::size_t weight_
          (weight_floats * sizeof(float) > 65536 ? " -DBLUR_WEIGHTS_GLOBAL=1" : "");
 }
 
-// Taps of a truncated Gaussian of radius r (host::gaussian_weights).
+// Taps of a truncated Gaussian of radius r (gaussian_weights).
 std::size_t taps(int r) { return 2 * static_cast<std::size_t>(r) + 1; }
 
 Configuration direct_config(const Resolved& r) {
@@ -524,8 +524,8 @@ std::vector<float> to_float(const std::vector<double>& v) { return std::vector<f
 void run_direct(Call& c, const Img& in, const Img& out) {
   const Resolved& r = c.res;
   const Configuration cfg = direct_config(r);
-  std::vector<float> w = to_float(host::gaussian_weights(c.opt.sigma_x));
-  const std::vector<float> gy = to_float(host::gaussian_weights(c.opt.sigma_y));
+  std::vector<float> w = to_float(gaussian_weights(c.opt.sigma_x));
+  const std::vector<float> gy = to_float(gaussian_weights(c.opt.sigma_y));
   w.insert(w.end(), gy.begin(), gy.end());
   const cl::Buffer wbuf = c.constants(w, "direct weights");
   const cl::Program prog = direct_program(c.qc, r, c.long_index);
@@ -545,7 +545,7 @@ void run_separable(Call& c, const Img& in, const Img& out) {
   {
     const Configuration cfg = separable_config(r, true);
     const bool vec = separable_row_vec(cfg, r.channels, r.row_local);
-    const std::vector<double> g = host::gaussian_weights(c.opt.sigma_x);
+    const std::vector<double> g = gaussian_weights(c.opt.sigma_x);
     std::vector<float> w;
     if (vec) {
       const int R = row_vec_radius(r.rx);
@@ -567,7 +567,7 @@ void run_separable(Call& c, const Img& in, const Img& out) {
   // Column pass.
   {
     const Configuration cfg = separable_config(r, false);
-    const std::vector<float> w = to_float(host::gaussian_weights(c.opt.sigma_y));
+    const std::vector<float> w = to_float(gaussian_weights(c.opt.sigma_y));
     const cl::Buffer wbuf = c.constants(w, "column weights");
     const cl::Program prog = separable_program(c.qc, r, c.long_index, false);
     cl::Kernel k = get_kernel(prog, "blur_cols");
@@ -581,27 +581,27 @@ void run_separable(Call& c, const Img& in, const Img& out) {
 }
 
 // The parameter buffer of one recursive pass (layout in cl/blur/blur_recursive.cl).
-std::vector<float> compute_recursive_parameters(const host::RecursiveGaussian& g, int K, int L, int last, int q,
+std::vector<float> compute_recursive_parameters(const RecursiveGaussian& g, int K, int L, int last, int q,
                                                 int qlast) {
   const int G = std::max(L, K);
   std::vector<float> p(76 + 3 * static_cast<std::size_t>(G), 0.0f);
   p[0] = static_cast<float>(g.k1);
   p[1] = static_cast<float>(g.g2);
   p[2] = static_cast<float>(g.c2);
-  auto put = [&](std::size_t at, const host::Mat3& m) {
+  auto put = [&](std::size_t at, const Mat3& m) {
     for (int i = 0; i < 9; ++i) p[at + i] = static_cast<float>(m[i]);
   };
-  put(4, host::recursive_boundary(g));
-  put(13, host::recursive_transition(g, K));
+  put(4, recursive_boundary(g));
+  put(13, recursive_transition(g, K));
   if (L > 0) {
-    put(22, host::recursive_transition(g, L));
-    put(31, host::recursive_transition(g, last));
-    put(40, host::recursive_cross(g, L));
-    put(49, host::recursive_cross(g, last));
-    put(58, host::recursive_transition(g, L * q));
-    put(67, host::recursive_transition(g, L * (qlast - 1) + last));
+    put(22, recursive_transition(g, L));
+    put(31, recursive_transition(g, last));
+    put(40, recursive_cross(g, L));
+    put(49, recursive_cross(g, last));
+    put(58, recursive_transition(g, L * q));
+    put(67, recursive_transition(g, L * (qlast - 1) + last));
   }
-  const std::vector<double> t = host::recursive_impulse_table(g, G);
+  const std::vector<double> t = recursive_impulse_table(g, G);
   for (std::size_t i = 0; i < t.size(); ++i) p[76 + i] = static_cast<float>(t[i]);
   return p;
 }
@@ -618,7 +618,7 @@ std::vector<float> recursive_parameters(double sigma, int K, int L, int last, in
     auto it = memo.find(key);
     if (it != memo.end()) return it->second;
   }
-  std::vector<float> p = compute_recursive_parameters(host::recursive_gaussian(sigma), K, L, last, q, qlast);
+  std::vector<float> p = compute_recursive_parameters(recursive_gaussian(sigma), K, L, last, q, qlast);
   std::lock_guard<std::mutex> lock(mutex);
   if (memo.size() >= 256) memo.clear();
   memo.emplace(key, p);
@@ -636,7 +636,7 @@ struct RecPass {
 
 RecPass rec_pass(Call& c, std::size_t n, double sigma, bool blocked) {
   RecPass p;
-  p.K = host::recursive_margin(sigma, c.opt.border);
+  p.K = recursive_margin(sigma, c.opt.border);
   if (blocked) {
     p.L = c.res.recursive.at("BLUR_R_BLOCK");
     p.nb = ceil_div(n, p.L);

@@ -20,7 +20,7 @@
 
 #include "clforge/fft.hpp"
 #include "fft/fft_internal.hpp"
-#include "host/fft.hpp"
+#include "fft/fft_math.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/extent.hpp"
@@ -67,21 +67,21 @@ struct Stage {
   std::string role;
 };
 
-cl_float2 to_float2(const host::cdouble& v) {
+cl_float2 to_float2(const detail::cdouble& v) {
   cl_float2 f;
   f.s[0] = static_cast<float>(v.real());
   f.s[1] = static_cast<float>(v.imag());
   return f;
 }
 
-std::vector<cl_float2> to_float2(const std::vector<host::cdouble>& v) {
+std::vector<cl_float2> to_float2(const std::vector<detail::cdouble>& v) {
   std::vector<cl_float2> f(v.size());
   for (std::size_t i = 0; i < v.size(); ++i) f[i] = to_float2(v[i]);
   return f;
 }
 
 // exp(-2 pi i k / n) in double, folded to a small argument.
-host::cdouble root(std::size_t k, std::size_t n) {
+detail::cdouble root(std::size_t k, std::size_t n) {
   const double pi = 3.14159265358979323846264338327950288;
   k %= n;
   bool flip = false;
@@ -150,7 +150,7 @@ struct FftPlan::Impl {
   // W_n^k, k < n, as float2.
   cl::Buffer twiddles(std::size_t n) {
     if (const auto it = root_tables.find(n); it != root_tables.end()) return it->second;
-    std::vector<host::cdouble> w(n);
+    std::vector<detail::cdouble> w(n);
     for (std::size_t k = 0; k < n; ++k) w[k] = root(k, n);
     return root_tables.emplace(n, table(to_float2(w))).first->second;
   }
@@ -177,7 +177,7 @@ struct FftPlan::Impl {
           for (std::size_t jj = 0; jj < ns; ++jj) t.push_back(to_float2(root(k * jj, nr)));
       } else if (detail::fft_double_twiddles(mode, r, ns)) {
         for (std::size_t jj = 0; jj < ns; ++jj) {
-          const host::cdouble w = root(jj, nr);
+          const detail::cdouble w = root(jj, nr);
           const cl_double2 d{{w.real(), w.imag()}};
           cl_float2 slots[2];
           static_assert(sizeof(slots) == sizeof(d), "a double2 fills two float2 slots");
@@ -340,7 +340,7 @@ void FftPlan::Impl::build(const Tuning& tuning) {
     const std::size_t P = factors.size();
     std::size_t shift = 0;
     while ((std::size_t{1} << (2 * shift)) < ntot) ++shift;  // lo table 2^shift >= sqrt(ntot)
-    std::vector<host::cdouble> hi_t((ntot + (std::size_t{1} << shift) - 1) >> shift), lo_t(std::size_t{1} << shift);
+    std::vector<detail::cdouble> hi_t((ntot + (std::size_t{1} << shift) - 1) >> shift), lo_t(std::size_t{1} << shift);
     for (std::size_t q = 0; q < hi_t.size(); ++q) hi_t[q] = root(q << shift, ntot);
     for (std::size_t r = 0; r < lo_t.size(); ++r) lo_t[r] = root(r, ntot);
     const cl::Buffer tw_hi = table(to_float2(hi_t)), tw_lo = table(to_float2(lo_t));
@@ -433,7 +433,7 @@ void FftPlan::Impl::build(const Tuning& tuning) {
 
   // Bluestein tables: chirp w_k = exp(-pi i k^2 / n), its conjugate, and the kernel spectrum.
   if (!smooth) {
-    std::vector<host::cdouble> w(n), wc(n), b(ntot);
+    std::vector<detail::cdouble> w(n), wc(n), b(ntot);
     for (std::size_t k = 0; k < n; ++k) {
       const unsigned long long q = (static_cast<unsigned long long>(k) * k) % (2ull * n);
       w[k] = root(static_cast<std::size_t>(q), 2 * n);
@@ -441,7 +441,7 @@ void FftPlan::Impl::build(const Tuning& tuning) {
     }
     b[0] = wc[0];
     for (std::size_t k = 1; k < n; ++k) b[k] = b[ntot - k] = wc[k];
-    std::vector<host::cdouble> bq = host::fft(b, -1);
+    std::vector<detail::cdouble> bq = detail::fft_double(b, -1);
     for (auto& v : bq) v /= static_cast<double>(ntot);
     const cl::Buffer bw = table(to_float2(w)), bwc = table(to_float2(wc)), bbq = table(to_float2(bq));
     for (std::size_t i = 0; i < stages.size(); ++i) {

@@ -205,24 +205,8 @@ QueueContext queue_context_of(const cl::CommandQueue& queue) {
   return qc;
 }
 
-std::string build_options(const KernelSpec& spec, const Configuration& cfg, const std::string& extra) {
-  std::string o = "-cl-std=CL1.2";
-  for (const auto& [name, value] : cfg.values) {  // std::map: sorted
-    const ParamInfo* p = spec.find(name);
-    if (p == nullptr || !p->launcher_only) o += " -D" + name + "=" + std::to_string(value);
-  }
-  if (!extra.empty()) o += " " + extra;
-  return o;
-}
-
-std::string build_options(const Configuration& cfg, const std::string& extra) {
-  for (const auto& spec : all_kernel_specs())
-    if (spec.name == cfg.kernel) return build_options(spec, cfg, extra);
-  return build_options(KernelSpec{}, cfg, extra);
-}
-
-cl::Program get_program(const QueueContext& qc, const KernelSpec& spec, const Configuration& cfg,
-                        const std::string& extra_options) {
+cl::Program build_program(const QueueContext& qc, const std::string& name, const std::vector<std::string>& family_files,
+                          const std::string& build_options) {
   // Sources: cl/common/*.cl helpers (in name order), then the family's files. The key hashes
   // each file's name and content hash (kernel_source_stamp: a stat per file on disk); the
   // texts are read only when a build is needed, so a cached call does not touch them.
@@ -233,7 +217,7 @@ cl::Program get_program(const QueueContext& qc, const KernelSpec& spec, const Co
     return c;
   }();
   std::vector<std::string> files = common;
-  for (const auto& f : spec.files) files.push_back(f);
+  for (const auto& f : family_files) files.push_back(f);
   std::vector<SourceStamp> stamps;
   std::string origins;
   std::uint64_t source_hash = fnv1a("clforge sources");
@@ -245,7 +229,7 @@ cl::Program get_program(const QueueContext& qc, const KernelSpec& spec, const Co
   // CLFORGE_BUILD_OPTIONS: compiler options added to every build (diagnostics such as
   // -cl-nv-verbose); part of the keys, and the compiler's log goes to the log hook (info).
   const std::optional<std::string> env_options = env("CLFORGE_BUILD_OPTIONS");
-  std::string options = build_options(spec, cfg, extra_options);
+  std::string options = build_options;
   if (env_options && !env_options->empty()) options += " " + *env_options;
   const DeviceInfo& dev = *qc.info;
 
@@ -303,26 +287,26 @@ cl::Program get_program(const QueueContext& qc, const KernelSpec& spec, const Co
     const std::size_t len = text.size();
     cl_int st = CL_SUCCESS;
     prog = clCreateProgramWithSource(qc.context(), 1, &src, &len, &st);
-    check(st, "clCreateProgramWithSource", "for " + spec.name);
+    check(st, "clCreateProgramWithSource", "for " + name);
     cl_device_id d = qc.device();
     st = clBuildProgram(prog, 1, &d, options.c_str(), nullptr, nullptr);
     if (st != CL_SUCCESS) {
       std::string blog = program_build_log(prog, d);
       clReleaseProgram(prog);
       if (blog.empty()) blog = "(the compiler gave no log)";
-      throw BuildError("clBuildProgram: " + cl_error_name(st) + " (" + std::to_string(st) + ") building " + spec.name +
+      throw BuildError("clBuildProgram: " + cl_error_name(st) + " (" + std::to_string(st) + ") building " + name +
                            " for \"" + dev.name + "\" with " + options + " from " + origins + "\n" + blog,
-                       blog, options, spec.name, origins, dev.name);
+                       blog, options, name, origins, dev.name);
     }
     {
       std::lock_guard<std::mutex> lock(g_stats_mutex);
       ++g_stats.compiles;
       g_stats.compile_ms += ms_since(t0);
     }
-    log(LogLevel::Debug, "compiled " + spec.name + " with " + options + " (" + origins + ")");
+    log(LogLevel::Debug, "compiled " + name + " with " + options + " (" + origins + ")");
     if (env_options && !env_options->empty() && log_enabled(LogLevel::Info)) {
       const std::string blog = program_build_log(prog, d);
-      if (!blog.empty()) log(LogLevel::Info, "build log of " + spec.name + " with " + options + ":\n" + blog);
+      if (!blog.empty()) log(LogLevel::Info, "build log of " + name + " with " + options + ":\n" + blog);
     }
     if (!path.empty() && as_stamped) disk_store(path, disk_key, prog);
   }

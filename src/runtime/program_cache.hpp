@@ -3,11 +3,11 @@
 #pragma once
 #include <CL/opencl.hpp>
 #include <string>
+#include <vector>
 
 #include "clforge/device.hpp"
 #include "clforge/tuning.hpp"
 #include "clforge/errors.hpp"
-#include "tuning/spec.hpp"
 
 namespace clforge::detail {
 
@@ -21,18 +21,11 @@ QueueContext queue_context_of(const cl::CommandQueue& queue);
 /// Cached identity of a device.
 const DeviceInfo& device_info(const cl::Device& device);
 
-/// Build options: -cl-std=CL1.2, then -D NAME=VALUE for every parameter sorted by name except
-/// those `spec` marks launcher_only (so that they do not split the caches), then `extra`
-/// (routine constants such as -DTRA_ELEM=4).
-std::string build_options(const KernelSpec& spec, const Configuration& cfg, const std::string& extra);
-/// The same for the registered kernel cfg.kernel (every parameter when none is registered).
-std::string build_options(const Configuration& cfg, const std::string& extra);
-
-/// The compiled program of spec's files (cl/common/*.cl prepended) with cfg's parameters.
-/// Memory cache, then disk cache, then compile. Throws BuildError with the log.
-cl::Program get_program(const QueueContext& qc, const KernelSpec& spec, const Configuration& cfg,
-                        const std::string& extra_options = {});
-
+/// The compiled program named `name` (in errors and logs) of the cl/common/*.cl helpers followed
+/// by `files`, built with `build_options` (plus CLFORGE_BUILD_OPTIONS). Memory cache, then disk
+/// cache, then compile. Throws BuildError with the log.
+cl::Program build_program(const QueueContext& qc, const std::string& name, const std::vector<std::string>& files,
+                          const std::string& build_options);
 /// A read-only buffer holding `bytes` of `data`, shared by every call in `context` that asks for
 /// the same contents (bounded, most recently used kept; an empty table gets 4 zero bytes).
 /// Kernels only read it. `what` names it in errors.

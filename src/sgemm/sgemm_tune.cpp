@@ -13,6 +13,7 @@
 #include "host/gemm.hpp"
 #include "runtime/errors.hpp"
 #include "sgemm/sgemm_internal.hpp"
+#include "tuning/spec.hpp"
 #include "tuning/tuner.hpp"
 
 namespace clforge::detail {

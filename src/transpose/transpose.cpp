@@ -154,8 +154,6 @@ struct TransposePlan::Impl {
   cl_device_id device = nullptr;
   Configuration cfg;
   cl::Program program;
-  mutable std::mutex mutex;  // the kernel object's arguments
-  mutable cl::Kernel kernel;
   bool long_index = false;
   cl::NDRange global, local;
 
@@ -163,7 +161,7 @@ struct TransposePlan::Impl {
   void run(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait,
            cl::Event* event) const {
     using namespace detail;
-    std::lock_guard<std::mutex> lock(mutex);
+    cl::Kernel kernel = get_kernel(program, kTransposeTiled.kernel);  // this thread's kernel object
     Args(kernel, kTransposeTiled, long_index)
         .i32("rows", static_cast<long long>(desc.rows))
         .i32("cols", static_cast<long long>(desc.cols))
@@ -192,9 +190,7 @@ TransposePlan::TransposePlan(const cl::CommandQueue& queue, const TransposeDesc&
   const std::string extra = transpose_build_options(im->cfg, desc.elem_size, im->long_index, desc.in_ld,
                                                     desc.in_offset, desc.out_ld, desc.out_offset);
   im->program = get_program(qc, kernel_spec("transpose"), im->cfg, extra);
-  cl_int st = CL_SUCCESS;
-  im->kernel = cl::Kernel(im->program, kTransposeTiled.kernel, &st);
-  check(st, "clCreateKernel", kTransposeTiled.kernel);
+  get_kernel(im->program, kTransposeTiled.kernel);  // fails here, not at the first enqueue, if missing
   const std::size_t tile = im->cfg.at("TRA_TILE");
   const std::size_t lx = tile / im->cfg.at("TRA_VW"), ly = tile / im->cfg.at("TRA_WPT");
   im->global = cl::NDRange(ceil_div(desc.cols, tile) * lx, ceil_div(desc.rows, tile) * ly);

@@ -11,6 +11,8 @@
 
 #include "clforge/device.hpp"
 #include "clforge/tuning.hpp"
+#include "runtime/program_cache.hpp"
+#include "tuning/spec.hpp"
 
 namespace clforge::detail {
 
@@ -63,6 +65,17 @@ void check_override_names(const char* routine, const Tuning& tuning, const std::
 /// the environment that changes programs (CLFORGE_BUILD_OPTIONS, CLFORGE_KERNEL_DIR). Empty when
 /// a database file changed a moment ago (its stamp cannot be trusted yet): do not cache then.
 std::string tuning_fingerprint(const DeviceInfo& device, const Tuning& tuning);
+
+/// Build options: -cl-std=CL1.2, then -D NAME=VALUE for every parameter sorted by name except
+/// those `spec` marks launcher_only (so that they do not split the caches), then `extra`
+/// (routine constants such as -DTRA_ELEM=4).
+std::string build_options(const KernelSpec& spec, const Configuration& cfg, const std::string& extra);
+/// The same for the registered kernel cfg.kernel (every parameter when none is registered).
+std::string build_options(const Configuration& cfg, const std::string& extra);
+/// The compiled program of spec's files (cl/common/*.cl prepended) with cfg's parameters
+/// (build_program of the runtime's compile cache).
+cl::Program get_program(const QueueContext& qc, const KernelSpec& spec, const Configuration& cfg,
+                        const std::string& extra_options = {});
 
 /// "NAME=VALUE NAME=VALUE" for messages.
 std::string describe_params(const ParamMap& p);

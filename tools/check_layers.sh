@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Checks that includes point down the layers: runtime <- tuning <- families <- public API.
+#   include/clforge/  public headers: only other public headers
+#   src/runtime/      devices, sources, program cache, launch layer: runtime and public headers
+#   src/tuning/       specs, database, tuner: runtime, tuning, public headers (the tuner also the
+#                     host references it verifies candidates against)
+#   src/<family>/     families: any of the above and families; the host references only in a
+#                     family's tuner target (*_tune.cpp)
+#   host/             references and test data (test side): anything
+# Prints every include that goes up a layer and exits 1 if there is one.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bad=0
+families=$(cd src && ls -d */ | tr -d / | grep -vx 'runtime\|tuning' | paste -sd'|')
+check() {  # file, allowed-prefix regex
+  local f=$1 allowed=$2
+  while IFS= read -r line; do
+    inc=$(sed -E 's/^#include "([^"]+)".*/\1/' <<<"$line")
+    if ! grep -qE "^($allowed)" <<<"$inc"; then
+      echo "$f: includes \"$inc\" (a higher layer)"
+      bad=1
+    fi
+  done < <(grep -E '^#include "' "$f" || true)
+}
+for f in include/clforge/*.hpp include/clforge/detail/*.hpp; do check "$f" 'clforge/'; done
+for f in src/runtime/*; do check "$f" 'clforge/|runtime/'; done
+for f in src/tuning/*; do
+  case "$f" in
+    src/tuning/tuner.*) check "$f" 'clforge/|runtime/|tuning/|host/' ;;
+    *) check "$f" 'clforge/|runtime/|tuning/' ;;
+  esac
+done
+for d in $(cd src && ls -d */ | tr -d / | grep -vx 'runtime\|tuning'); do
+  for f in src/$d/*; do
+    case "$f" in
+      *_tune.cpp) check "$f" "clforge/|runtime/|tuning/|host/|($families)/" ;;
+      *) check "$f" "clforge/|runtime/|tuning/|($families)/" ;;
+    esac
+  done
+done
+if [ $bad -ne 0 ]; then echo "check_layers: includes that go up a layer (see tools/check_layers.sh)"; exit 1; fi
+echo "check_layers: every include points down the layers"
