@@ -298,7 +298,8 @@ TEST_SUITE("tune") {
     const CacheStats after = cache_stats();
     CHECK(after.compiles == before.compiles);
     CHECK(after.disk_hits == before.disk_hits);
-    CHECK(after.memory_hits == before.memory_hits + 2);
+    // At most one memory-cache lookup per call: none when the call's plan is cached already.
+    CHECK(after.memory_hits <= before.memory_hits + 2);
   }
 
   TEST_CASE("a wrong candidate is rejected and never wins, even when it looks fastest") {
