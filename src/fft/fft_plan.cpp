@@ -81,17 +81,7 @@ std::vector<cl_float2> to_float2(const std::vector<detail::cdouble>& v) {
 }
 
 // exp(-2 pi i k / n) in double, folded to a small argument.
-detail::cdouble root(std::size_t k, std::size_t n) {
-  const double pi = 3.14159265358979323846264338327950288;
-  k %= n;
-  bool flip = false;
-  if (2 * k > n) {
-    k = n - k;
-    flip = true;
-  }
-  const double a = 2.0 * pi * static_cast<double>(k) / static_cast<double>(n);
-  return {std::cos(a), (flip ? 1.0 : -1.0) * std::sin(a)};
-}
+detail::cdouble root(std::size_t k, std::size_t n) { return detail::unit_root(k, n, -1); }
 
 // Complex elements a layout spans from its offset (checked: names the stride or distance that
 // wraps), and the end of that span (offset included).
