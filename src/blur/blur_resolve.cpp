@@ -1,0 +1,261 @@
+// Blur resolution: checks that need no buffer, the method and configuration of a call, the
+// local-tile fit, and the program of each kernel, shared by the launcher and the tuner's prebuild.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "blur/blur_design.hpp"
+#include "blur/blur_internal.hpp"
+#include "runtime/errors.hpp"
+#include "runtime/extent.hpp"
+#include "tuning/spec.hpp"
+
+namespace clforge::detail {
+
+namespace {
+
+const char* const kBlurKernels[] = {"blur", "blur_direct", "blur_separable", "blur_recursive"};
+
+// The overrides that belong to one blur kernel; names known to none of them are errors.
+Tuning sub_tuning(const Tuning& t, const char* kernel) { return overrides_for(t, kernel); }
+
+// Every override must belong to one of the blur kernels and be legal there, whichever
+// kernels this call ends up using.
+void check_overrides(const Tuning& t) {
+  check_override_names("gaussian_blur", t, std::vector<std::string>(std::begin(kBlurKernels), std::end(kBlurKernels)));
+}
+
+BlurMethod auto_method(const Configuration& blur, std::size_t width, std::size_t height, double sx, double sy) {
+  const double smax = std::max(sx, sy), smin = std::min(sx, sy);
+  const int rec = blur.at("BLUR_AUTO_SIGMA_RECURSIVE"), dir = blur.at("BLUR_AUTO_SIGMA_DIRECT");
+  const double pixels = static_cast<double>(width) * height;
+  if (rec > 0 && smax * 10 >= rec - 1e-9 && smin >= 0.5 && pixels >= 1024.0 * blur.at("BLUR_AUTO_RECURSIVE_MIN_KPIX"))
+    return BlurMethod::Recursive;
+  if (dir > 0 && smax * 10 <= dir + 1e-9) return BlurMethod::Direct;
+  return BlurMethod::Separable;
+}
+
+// The local-memory tiles of direct and separable depend on the radius, so a database row's
+// BLUR_D_LOCAL / BLUR_S_LOCAL = 1 falls back to global-memory taps where a tile does not fit;
+// an explicit override of 1 that cannot be honoured is an error instead.
+void require_local_fits(const Tuning& tuning, const char* param, std::size_t tile_bytes, const DeviceInfo& dev) {
+  const auto it = tuning.overrides.find(param);
+  if (it == tuning.overrides.end() || it->second == 0 || tile_bytes <= dev.local_mem_size) return;
+  throw InvalidArgument(std::string("gaussian_blur: ") + param + "=1 was asked for, but the tile needs " +
+                        std::to_string(tile_bytes) + " bytes of local memory and the device has " +
+                        std::to_string(dev.local_mem_size) + " (smaller sigma, or " + param + "=0)");
+}
+
+// Routine constants. Weights beyond the 64 KiB of __constant memory every device guarantees go
+// to __global.
+std::string blur_defines(const Resolved& r, bool long_index, std::size_t weight_floats = 0) {
+  return "-DBLUR_C=" + std::to_string(r.channels) + (long_index ? " -DCLF_LONG_INDEX=1" : "") +
+         (weight_floats * sizeof(float) > 65536 ? " -DBLUR_WEIGHTS_GLOBAL=1" : "");
+}
+
+// Taps of a truncated Gaussian of radius r (gaussian_weights).
+std::size_t taps(int r) { return 2 * static_cast<std::size_t>(r) + 1; }
+
+
+void check_sigma(const char* R, const char* name, double s, BlurMethod m) {
+  require(std::isfinite(s) && s > 0 && s <= 4096, R,
+          std::string(name) + " must be in (0, 4096] (got " + std::to_string(s) + ")");
+  require(m != BlurMethod::Recursive || s >= 0.5, R,
+          std::string(name) + " = " + std::to_string(s) + " is below 0.5, the smallest sigma of the recursive method");
+}
+
+}  // namespace
+
+std::uint64_t direct_tile_bytes(const Configuration& c, int rx, int ry, std::size_t px) {
+  return static_cast<std::uint64_t>(c.at("BLUR_D_LX") + 2 * rx) *
+         (static_cast<std::uint64_t>(c.at("BLUR_D_LY")) * c.at("BLUR_D_WPT") + 2 * ry) * px;
+}
+
+bool separable_row_vec(const Configuration& c, std::size_t channels, bool local) {
+  return local && channels == 1 && c.at("BLUR_S_ROW_VW") == 4;
+}
+
+std::uint64_t row_tile_bytes(const Configuration& c, int r, std::size_t channels, bool vec) {
+  const std::uint64_t lx = c.at("BLUR_S_ROW_LX"), ly = c.at("BLUR_S_ROW_LY");
+  const std::uint64_t R = vec ? (r + 3) / 4 * 4 : r;
+  const std::uint64_t tw = vec ? lx * 4 + 2 * R + 4 : lx + 2 * R;
+  return tw * ly * channels * 4;
+}
+
+std::uint64_t col_tile_bytes(const Configuration& c, int r, std::size_t channels) {
+  return (static_cast<std::uint64_t>(c.at("BLUR_S_COL_LY")) * c.at("BLUR_S_COL_WPT") + 2 * r) * c.at("BLUR_S_COL_LX") *
+         channels * 4;
+}
+
+Resolved resolve(const DeviceInfo& dev, std::size_t width, std::size_t height, PixelFormat format,
+                 const BlurOptions& o, const Tuning& tuning) {
+  check_overrides(tuning);
+  Resolved r;
+  r.channels = format == PixelFormat::R32F ? 1 : 4;
+  const std::string variant = std::to_string(r.channels);
+  const std::size_t px = r.channels * 4;  // bytes per float pixel
+  r.blur = resolve_configuration("blur", "*", dev, sub_tuning(tuning, "blur"));
+  BlurMethod m = o.method;
+  if (m == BlurMethod::Auto) m = auto_method(r.blur, width, height, o.sigma_x, o.sigma_y);
+  r.plan.method = m;
+  double bytes = 0;
+  if (m == BlurMethod::Direct) {
+    r.direct = resolve_configuration("blur_direct", variant, dev, sub_tuning(tuning, "blur_direct"));
+    r.rx = gaussian_radius(o.sigma_x);
+    r.ry = gaussian_radius(o.sigma_y);
+    const std::size_t tile = direct_tile_bytes(r.direct, r.rx, r.ry, px);
+    require_local_fits(tuning, "BLUR_D_LOCAL", tile, dev);
+    r.row_local = r.col_local = r.direct.at("BLUR_D_LOCAL") && tile <= dev.local_mem_size;
+    r.plan.local_tiles = r.row_local;
+    bytes = 2.0 * px;
+  } else if (m == BlurMethod::Separable) {
+    r.separable = resolve_configuration("blur_separable", variant, dev, sub_tuning(tuning, "blur_separable"));
+    r.rx = gaussian_radius(o.sigma_x);
+    r.ry = gaussian_radius(o.sigma_y);
+    const bool local = r.separable.at("BLUR_S_LOCAL") != 0;
+    const std::size_t row_tile =
+        row_tile_bytes(r.separable, r.rx, r.channels, separable_row_vec(r.separable, r.channels, true));
+    const std::size_t col_tile = col_tile_bytes(r.separable, r.ry, r.channels);
+    require_local_fits(tuning, "BLUR_S_LOCAL", std::max(row_tile, col_tile), dev);
+    r.row_local = local && row_tile <= dev.local_mem_size;
+    r.col_local = local && col_tile <= dev.local_mem_size;
+    r.plan.local_tiles = r.row_local && r.col_local;
+    bytes = 4.0 * px;
+  } else {
+    r.recursive = resolve_configuration("blur_recursive", variant, dev, sub_tuning(tuning, "blur_recursive"));
+    const int block = r.recursive.at("BLUR_R_BLOCK"), narrow = r.recursive.at("BLUR_R_NARROW");
+    const bool fuse = r.recursive.at("BLUR_R_FUSE_T") != 0;
+    r.plan.blocked_y = block > 0 && width < static_cast<std::size_t>(narrow);
+    r.plan.blocked_x = block > 0 && height < static_cast<std::size_t>(narrow);
+    r.plan.fused_y = r.plan.blocked_y && fuse;
+    r.plan.fused_x = r.plan.blocked_x && fuse;
+    r.plan.carry_fused = r.plan.fused_y && r.plan.blocked_x && r.recursive.at("BLUR_R_NEXT_CARRY") != 0 &&
+                         r.recursive.at("BLUR_R_LX") == block;
+    for (bool blocked : {r.plan.blocked_y, r.plan.blocked_x}) bytes += (blocked ? 3.0 : 4.0) * px;
+    if (r.plan.carry_fused) bytes -= 1.0 * px;
+    for (bool fused : {r.plan.fused_y, r.plan.fused_x}) bytes += fused ? 0.0 : 2.0 * px;
+  }
+  if (format == PixelFormat::RGBA8) bytes += 2.0 * (4 + 16);  // u8 -> f32 and back
+  r.plan.bytes_per_pixel = bytes;
+  return r;
+}
+
+// The program of each kernel of a call, from the resolved parameters alone: the launcher and
+// blur_build_programs (the tuner's prebuild) compile through these, so both use one set of
+// options.
+
+// 64-bit indices when an address of the images or of the scratch (carries: 6 per pixel) can
+// pass 2^31 - 1.
+bool blur_long_index(std::size_t width, std::size_t height, const ImageRef& in, const ImageRef& out) {
+  const char* R = "gaussian_blur";
+  const std::size_t in_end = add_or_throw(in.offset, matrix_span(R, "in.pitch", height, width, in.pitch), R, "in");
+  const std::size_t out_end =
+      add_or_throw(out.offset, matrix_span(R, "out.pitch", height, width, out.pitch), R, "out");
+  const auto pixels = mul_checked(width, height);
+  const auto carries = pixels ? mul_checked(*pixels + width + height, 6) : std::nullopt;
+  return !carries || std::max({in_end, out_end, *carries}) > kMaxInt32Index;
+}
+
+Configuration direct_config(const Resolved& r) {
+  Configuration cfg = r.direct;
+  cfg.values["BLUR_D_LOCAL"] = r.row_local ? 1 : 0;
+  return cfg;
+}
+
+cl::Program direct_program(const QueueContext& qc, const Resolved& r, bool long_index) {
+  return get_program(qc, kernel_spec("blur_direct"), direct_config(r),
+                     blur_defines(r, long_index, taps(r.rx) + taps(r.ry)));
+}
+
+// Separable passes: `row` selects the row pass (else the column pass).
+Configuration separable_config(const Resolved& r, bool row) {
+  Configuration cfg = r.separable;
+  cfg.values["BLUR_S_LOCAL"] = (row ? r.row_local : r.col_local) ? 1 : 0;
+  return cfg;
+}
+
+// Row weights of the float4 path: zero-padded to 2R + 4 taps, R = rx rounded up to a multiple of 4.
+int row_vec_radius(int rx) { return (rx + 3) / 4 * 4; }
+
+cl::Program separable_program(const QueueContext& qc, const Resolved& r, bool long_index, bool row) {
+  const Configuration cfg = separable_config(r, row);
+  std::size_t weights = taps(row ? r.rx : r.ry);
+  if (row && separable_row_vec(cfg, r.channels, r.row_local))
+    weights = 2 * static_cast<std::size_t>(row_vec_radius(r.rx)) + 4;
+  return get_program(qc, kernel_spec("blur_separable"), cfg, blur_defines(r, long_index, weights));
+}
+
+// Recursive passes, with or without the transposed (fused) block store.
+cl::Program recursive_program(const QueueContext& qc, const Resolved& r, bool long_index, bool fused) {
+  Configuration cfg = r.recursive;
+  cfg.values["BLUR_R_FUSE_T"] = fused ? 1 : 0;
+  return get_program(qc, kernel_spec("blur_recursive"), cfg, blur_defines(r, long_index));
+}
+
+// The RGBA8 conversion kernels.
+cl::Program conversion_program(const QueueContext& qc, const Resolved& r, bool long_index) {
+  return get_program(qc, kernel_spec("blur"), r.blur, long_index ? "-DCLF_LONG_INDEX=1" : "");
+}
+
+// Every check of a call that needs no buffer (sizes, format, method, border, sigmas, tuning
+// overrides), then the resolved configuration: shared by the buffer and host-vector forms.
+Resolved check_blur_options(std::size_t width, std::size_t height, PixelFormat format, const BlurOptions& options,
+                            const Tuning& tuning, const DeviceInfo& dev) {
+  const char* R = "gaussian_blur";
+  require(width >= 1 && height >= 1, R,
+          "width and height must be at least 1 (got " + std::to_string(width) + " x " + std::to_string(height) + ")");
+  require(width <= (1u << 30) && height <= (1u << 30), R, "width and height must be at most 2^30");
+  require(options.method == BlurMethod::Auto || options.method == BlurMethod::Direct ||
+              options.method == BlurMethod::Separable || options.method == BlurMethod::Recursive,
+          R, "unknown blur method (" + std::to_string(static_cast<int>(options.method)) + ")");
+  require(format == PixelFormat::R32F || format == PixelFormat::RGBA32F || format == PixelFormat::RGBA8, R,
+          "unknown pixel format (" + std::to_string(static_cast<int>(format)) + ")");
+  check_sigma(R, "sigma_x", options.sigma_x, options.method);
+  check_sigma(R, "sigma_y", options.sigma_y, options.method);
+  require(options.border == BlurBorder::Clamp || options.border == BlurBorder::Mirror ||
+              options.border == BlurBorder::Zero,
+          R, "unknown border mode (" + std::to_string(static_cast<int>(options.border)) + ")");
+  const Resolved res = resolve(dev, width, height, format, options, tuning);
+  check_sigma(R, "sigma_x", options.sigma_x, res.plan.method);
+  check_sigma(R, "sigma_y", options.sigma_y, res.plan.method);
+  return res;
+}
+
+BlurPlan plan_blur(const DeviceInfo& device, std::size_t width, std::size_t height, PixelFormat format,
+                   const BlurOptions& options, const Tuning& tuning) {
+  return resolve(device, width, height, format, options, tuning).plan;
+}
+
+void blur_build_programs(const QueueContext& qc, std::size_t width, std::size_t height, PixelFormat format,
+                         const ImageRef& in, const ImageRef& out, const BlurOptions& options, const Tuning& tuning) {
+  const Resolved r = resolve(*qc.info, width, height, format, options, tuning);
+  const bool long_index = blur_long_index(width, height, in, out);
+  switch (r.plan.method) {
+    case BlurMethod::Direct: direct_program(qc, r, long_index); break;
+    case BlurMethod::Separable:
+      separable_program(qc, r, long_index, true);
+      separable_program(qc, r, long_index, false);
+      break;
+    default:
+      if (r.plan.fused_y || r.plan.fused_x) recursive_program(qc, r, long_index, true);
+      if (!r.plan.fused_y || !r.plan.fused_x) recursive_program(qc, r, long_index, false);
+      break;
+  }
+  if (format == PixelFormat::RGBA8) conversion_program(qc, r, long_index);
+}
+
+std::string BlurPlan::describe() const {
+  std::string s = to_string(method);
+  if (method == BlurMethod::Recursive) {
+    auto pass = [](bool blocked, bool fused) {
+      return std::string(blocked ? "blocked" : "whole columns") + (fused ? "+fused transpose" : "+transpose");
+    };
+    s += " (vertical: " + pass(blocked_y, fused_y) + ", horizontal: " + pass(blocked_x, fused_x) +
+         (carry_fused ? ", its carries from the vertical pass)" : ")");
+  } else if (!local_tiles) {
+    s += " (global-memory taps)";
+  }
+  return s;
+}
+
+}  // namespace clforge::detail
