@@ -1,0 +1,251 @@
+// Internals of the FFT plan shared by its construction (fft_plan_build.cpp) and its execution
+// and checks (fft_plan.cpp): stage descriptions, table helpers, and FftPlan::Impl.
+#pragma once
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <sstream>
+#include "clforge/fft.hpp"
+#include "fft/fft_internal.hpp"
+#include "fft/fft_math.hpp"
+#include "runtime/errors.hpp"
+#include "runtime/launch.hpp"
+#include "runtime/extent.hpp"
+#include "runtime/host_io.hpp"
+#include "runtime/program_cache.hpp"
+#include "tuning/spec.hpp"
+
+namespace clforge {
+namespace fft_plan_parts {
+
+using detail::FftShape;
+constexpr const char* kRoutine = "fft";
+constexpr std::size_t kScratchCap = std::size_t{256} << 20;  // bytes per scratch buffer
+
+enum class Buf { User, A, B };
+// Sign rules for the imaginary part on load / store: +1, the direction, -1, minus the direction.
+enum class Sign { Plus, Dir, Minus, MinusDir };
+
+inline float sign_value(Sign s, int dir) {
+  switch (s) {
+    case Sign::Plus: return 1.0f;
+    case Sign::Dir: return static_cast<float>(dir);
+    case Sign::Minus: return -1.0f;
+    case Sign::MinusDir: return static_cast<float>(-dir);
+  }
+  return 1.0f;
+}
+
+struct Stage {
+  FftShape shape;
+  Configuration cfg;
+  cl::Program program;
+  Buf in_buf = Buf::User, out_buf = Buf::User;
+  // Per-chunk layout (user-side offsets are shifted by the chunk's first transform).
+  long long in_off = 0, in_dh = 0, in_S = 1;
+  int in_len = INT_MAX;
+  long long out_off = 0, out_dh = 0, out_S = 1;
+  int out_len = INT_MAX;
+  Sign cj_in = Sign::Dir, cj_out = Sign::Dir;
+  bool scaled = false;  // the last stage applies the plan's scaling
+  cl::Buffer twl, tw_hi, tw_lo, aux_in, aux_out, bq, tw_b;
+  int tw_shift = 0;
+  std::string role;
+};
+
+inline cl_float2 to_float2(const detail::cdouble& v) {
+  cl_float2 f;
+  f.s[0] = static_cast<float>(v.real());
+  f.s[1] = static_cast<float>(v.imag());
+  return f;
+}
+
+inline std::vector<cl_float2> to_float2(const std::vector<detail::cdouble>& v) {
+  std::vector<cl_float2> f(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) f[i] = to_float2(v[i]);
+  return f;
+}
+
+// exp(-2 pi i k / n) in double, folded to a small argument.
+inline detail::cdouble root(std::size_t k, std::size_t n) { return detail::unit_root(k, n, -1); }
+
+// Complex elements a layout spans from its offset (checked: names the stride or distance that
+// wraps), and the end of that span (offset included).
+inline std::size_t layout_span(const char* side, const FftLayout& l, std::size_t n, std::size_t batch) {
+  const std::string s(side);
+  const std::string d = s + ".distance", t = s + ".stride";
+  return detail::region_span(kRoutine, {{batch, l.distance, d.c_str()}, {n, l.stride, t.c_str()}});
+}
+inline std::size_t span_of(const FftLayout& l, std::size_t n, std::size_t batch) {
+  return detail::add_or_throw(l.offset, layout_span("layout", l, n, batch), kRoutine, "offset plus layout extent");
+}
+
+// Called after the spans were checked, so the products below cannot wrap.
+inline bool transforms_disjoint(const FftLayout& l, std::size_t n, std::size_t batch) {
+  if (batch == 1 || n == 1) return batch == 1 || l.distance >= 1;
+  return l.distance >= (n - 1) * l.stride + 1 || l.stride >= (batch - 1) * l.distance + 1;
+}
+
+// Load or store mode of one side: elem_stride is the distance between a transform's elements,
+// adjacency the distance between the group's neighbouring transforms (memory units).
+inline int choose_mode(int stage_param, std::size_t elem_stride, std::size_t adjacency, const FftShape& s) {
+  if (stage_param == 2 || stage_param == 3) return 0;
+  if (stage_param == 1) return elem_stride == 1 ? 1 : 2;
+  if (s.tfast) return elem_stride == 1 ? 1 : 0;  // across transforms: direct, coalesced by the numbering
+  if (elem_stride == 1) return (s.t >= 8 || s.b == 1) ? 0 : 1;
+  if (adjacency == 1 && s.b > 1) return 2;
+  return 0;
+}
+
+}  // namespace fft_plan_parts
+using namespace fft_plan_parts;  // this header is included by the plan's own files only
+
+struct FftPlan::Impl {
+  cl::CommandQueue queue;
+  detail::QueueContext qc;
+  FftDesc desc;
+  bool in_order = true;
+  std::vector<Stage> stages;
+  std::size_t chunk = 1;
+  cl::Buffer scratch[2];
+  std::size_t scratch_bytes = 0;
+  cl::Buffer dummy;
+  std::string how;
+  float scale_fwd = 1.0f, scale_inv = 1.0f;
+
+  // A read-only table of 8-byte slots (cl_float2 values, or halves of cl_double2 ones).
+  cl::Buffer table(const std::vector<cl_float2>& data) {
+    return detail::upload(qc.context, CL_MEM_READ_ONLY, data.data(), data.size() * sizeof(cl_float2),
+                          "fft twiddle table");
+  }
+
+  // Tables built once per plan: stages with the same length or the same passes share them (the
+  // two 1024-point passes of 2^20, the two phases of a Bluestein plan).
+  std::map<std::size_t, cl::Buffer> root_tables;
+  std::map<std::pair<std::vector<int>, int>, cl::Buffer> pass_tables;
+
+  // W_n^k, k < n, as float2.
+  cl::Buffer twiddles(std::size_t n) {
+    if (const auto it = root_tables.find(n); it != root_tables.end()) return it->second;
+    std::vector<detail::cdouble> w(n);
+    for (std::size_t k = 0; k < n; ++k) w[k] = root(k, n);
+    return root_tables.emplace(n, table(to_float2(w))).first->second;
+  }
+
+  // The in-kernel twiddles of a kernel with these radices, in the kernel's order (fft.cl,
+  // fft_twiddles), in 8-byte slots: pass by pass, W_(NS*R)^(r * jj) at (r - 1) * NS + jj after the
+  // earlier passes, or for a pass with twiddles in double (FFT_TWIDDLE 2, and 3 where the pass's
+  // table is large: fft_double_twiddles) only r = 1 in double, two slots per jj, or for a pass of
+  // products (FFT_TWIDDLE 5, and 4 where it is large: fft_product_twiddles) W^(k * jj) for k = 1
+  // ... S - 1, then k = S, 2S, ... < R, k-major.
+  cl::Buffer pass_twiddles(const std::vector<int>& radices, int mode) {
+    const auto key = std::make_pair(radices, mode);
+    if (const auto it = pass_tables.find(key); it != pass_tables.end()) return it->second;
+    std::vector<cl_float2> t;
+    std::size_t ns = 1;
+    for (const int r : radices) {
+      const std::size_t nr = ns * static_cast<std::size_t>(r);
+      if (detail::fft_product_twiddles(mode, r, ns)) {
+        const int S = detail::fft_product_split(r);
+        std::vector<std::size_t> powers;
+        for (int l = 1; l < S; ++l) powers.push_back(static_cast<std::size_t>(l));
+        for (int h = S; h < r; h += S) powers.push_back(static_cast<std::size_t>(h));
+        for (const std::size_t k : powers)
+          for (std::size_t jj = 0; jj < ns; ++jj) t.push_back(to_float2(root(k * jj, nr)));
+      } else if (detail::fft_double_twiddles(mode, r, ns)) {
+        for (std::size_t jj = 0; jj < ns; ++jj) {
+          const detail::cdouble w = root(jj, nr);
+          const cl_double2 d{{w.real(), w.imag()}};
+          cl_float2 slots[2];
+          static_assert(sizeof(slots) == sizeof(d), "a double2 fills two float2 slots");
+          std::memcpy(slots, &d, sizeof(d));
+          t.insert(t.end(), slots, slots + 2);
+        }
+      } else {
+        for (std::size_t k = 1; k < static_cast<std::size_t>(r); ++k)
+          for (std::size_t jj = 0; jj < ns; ++jj) t.push_back(to_float2(root(k * jj, nr)));
+      }
+      ns = nr;
+    }
+    if (t.empty()) t.push_back(to_float2(root(0, 1)));
+    return pass_tables.emplace(key, table(t)).first->second;
+  }
+
+  // The kernel of one stage: shape from the length and the configuration, modes from the
+  // layout (element stride and the distance between the group's transforms, in memory units).
+  Stage make_stage(std::size_t len, const Configuration& cfg, std::size_t in_es, std::size_t in_adj,
+                   std::size_t out_es, std::size_t out_adj, bool bluestein = false) {
+    const DeviceInfo& dev = *qc.info;
+    Stage s;
+    s.cfg = cfg;
+    s.shape = detail::fft_base_shape(len, cfg.values, dev.max_work_group_size);
+    s.shape.bluestein = bluestein;
+    const int stage_param = cfg.at("FFT_STAGE");
+    const int run = cfg.at("FFT_ACROSS");  // transforms per group wanted on a strided side
+    auto modes = [&] {
+      s.shape.in_mode = choose_mode(stage_param, in_es, in_adj, s.shape);
+      s.shape.out_mode = choose_mode(stage_param, out_es, out_adj, s.shape);
+    };
+    modes();
+    // Staging across transforms coalesces B transforms' elements: aim for B >= FFT_ACROSS (runs
+    // of 8 * B bytes) by giving each work-item more butterflies (up to 32 points) when a
+    // transform needs many.
+    const bool across = stage_param != 2 && ((in_es != 1 && in_adj == 1) || (out_es != 1 && out_adj == 1));
+    if (across && s.shape.b < run && !s.shape.priv()) {
+      const std::size_t wg = std::min<std::size_t>(static_cast<std::size_t>(cfg.at("FFT_WG")),
+                                                   dev.max_work_group_size != 0 ? dev.max_work_group_size : 1024);
+      std::size_t t = std::max<std::size_t>(1, wg / static_cast<std::size_t>(run));
+      while (t > 1 && (len % t != 0 || len / t > 32)) --t;
+      if (t > 1 && t < static_cast<std::size_t>(s.shape.t)) {
+        s.shape.t = static_cast<int>(t);
+        s.shape.b = static_cast<int>(std::max<std::size_t>(1, wg / t));
+      }
+    }
+    // Automatic staging of a side across transforms: number the group's work-items
+    // transform-fastest instead, so that its direct accesses coalesce (B consecutive transforms'
+    // element e are B consecutive values) with no exchange through local memory; a side whose
+    // transforms are contiguous is then staged transform by transform (FFT_STAGE 0) or direct
+    // (3: a warp's 32 lanes cover 32 / B consecutive elements of each of B transforms, runs of
+    // 256 / B bytes, and the exchanges can run in quarters; with fewer transforms than
+    // FFT_ACROSS too, since the side is never staged).
+    s.shape.tfast = across && !s.shape.priv() &&
+                    ((stage_param == 0 && s.shape.b >= run) || (stage_param == 3 && s.shape.b > 1));
+    for (;;) {
+      modes();
+      if (s.shape.halve_fallback()) s.cfg.values["FFT_HALVE"] = 1;
+      if (detail::fft_fits(s.shape, dev)) break;
+      const bool across_now = s.shape.tfast || s.shape.in_mode == 2 || s.shape.out_mode == 2;
+      if (across_now && s.shape.b <= run && !s.shape.halve) {
+        s.shape.halve = 1;  // keep the transforms for coalescing, halve the local memory instead
+        s.cfg.values["FFT_HALVE"] = 1;
+        s.cfg.notes.push_back("FFT_HALVE=1 to keep " + std::to_string(s.shape.b) +
+                              " transforms per work-group for length " + std::to_string(len));
+      } else if (s.shape.b > 1) {
+        s.shape.b /= 2;
+      } else if (!s.shape.halve) {
+        s.shape.halve = 1;
+        s.cfg.values["FFT_HALVE"] = 1;
+        s.cfg.notes.push_back("FFT_HALVE=1 so that length " + std::to_string(len) + " fits local memory");
+      } else if (s.shape.halve == 1 && s.shape.quarter_ok()) {
+        s.shape.halve = 2;
+        s.cfg.values["FFT_HALVE"] = 2;
+        s.cfg.notes.push_back("FFT_HALVE=2 so that length " + std::to_string(len) + " fits local memory");
+      } else {
+        throw UnsupportedDevice("fft: length " + std::to_string(len) + " does not fit device \"" + dev.name +
+                                "\" (" + std::to_string(s.shape.local_bytes()) + " bytes of local memory, " +
+                                std::to_string(s.shape.work_group()) + " work-items)");
+      }
+    }
+    if (s.cfg.at("FFT_TWIDDLE") != 1 && len > 1) s.twl = pass_twiddles(s.shape.radices, s.cfg.at("FFT_TWIDDLE"));
+    return s;
+  }
+
+  void build(const Tuning& tuning);
+  void compile();
+  void run(int dir, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait, cl::Event* event) const;
+};
+
+}  // namespace clforge
