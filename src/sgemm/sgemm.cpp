@@ -27,6 +27,7 @@
 #include "runtime/extent.hpp"
 #include "runtime/host_io.hpp"
 #include "runtime/program_cache.hpp"
+#include "runtime/workspace.hpp"
 #include "sgemm/sgemm_internal.hpp"
 #include "tuning/spec.hpp"
 
@@ -95,83 +96,6 @@ bool use_direct(const Configuration& route, std::size_t m, std::size_t n, std::s
   const double d = route.at("SGEMM_DIRECT_MAX");
   return static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) <= d * d * d;
 }
-
-// ---- packing workspace, shared by the calls on one context ----
-// A call takes a free buffer (or allocates one), enqueues its work with the buffer's last
-// use as a dependency, and gives it back with the event of its own last kernel. Buffers of
-// more than kMaxCachedBytes are not kept; at most kMaxIdlePerContext idle buffers per context.
-constexpr std::size_t kMaxCachedBytes = std::size_t(512) << 20;
-constexpr std::size_t kMaxIdlePerContext = 2;
-
-struct Workspace {
-  cl_context context = nullptr;
-  cl::Buffer buffer;
-  std::size_t bytes = 0;
-  EventList last_use;  // commands that use the buffer and may still run
-};
-
-class WorkspacePool {
- public:
-  Workspace acquire(const cl::Context& ctx, std::size_t bytes) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      auto best = idle_.end();
-      for (auto it = idle_.begin(); it != idle_.end(); ++it)
-        if (it->context == ctx() && it->bytes >= bytes && (best == idle_.end() || it->bytes < best->bytes)) best = it;
-      if (best != idle_.end()) {
-        Workspace w = std::move(*best);
-        idle_.erase(best);
-        return w;
-      }
-    }
-    Workspace w;
-    w.context = ctx();
-    w.bytes = bytes;
-    w.buffer = device_buffer(ctx, CL_MEM_READ_WRITE, bytes, "sgemm packing workspace");
-    return w;
-  }
-  void release(Workspace w) {
-    if (w.bytes > kMaxCachedBytes) return;
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::size_t same = 0;
-    for (const auto& x : idle_) same += x.context == w.context;
-    if (same >= kMaxIdlePerContext) {
-      // Drop the smallest idle buffer of this context if the new one is larger.
-      auto smallest = idle_.end();
-      for (auto it = idle_.begin(); it != idle_.end(); ++it)
-        if (it->context == w.context && (smallest == idle_.end() || it->bytes < smallest->bytes)) smallest = it;
-      if (smallest == idle_.end() || smallest->bytes >= w.bytes) return;
-      idle_.erase(smallest);
-    }
-    idle_.push_back(std::move(w));
-  }
-
- private:
-  std::mutex mutex_;
-  std::vector<Workspace> idle_;
-};
-
-// Never destroyed: releasing OpenCL objects during static destruction can outlive the driver.
-WorkspacePool& workspace_pool() {
-  static WorkspacePool* pool = new WorkspacePool;
-  return *pool;
-}
-
-// Gives the workspace back with the event of the last command that used it, also when a
-// later launch throws.
-class WorkspaceLease {
- public:
-  explicit WorkspaceLease(Workspace w) : w_(std::move(w)) {}
-  ~WorkspaceLease() { workspace_pool().release(std::move(w_)); }
-  WorkspaceLease(const WorkspaceLease&) = delete;
-  WorkspaceLease& operator=(const WorkspaceLease&) = delete;
-  const cl::Buffer& buffer() const { return w_.buffer; }
-  const EventList& last_use() const { return w_.last_use; }
-  void used_until(EventList events) { w_.last_use = std::move(events); }
-
- private:
-  Workspace w_;
-};
 
 // The internal (column-major) problem.
 struct Problem {
@@ -311,7 +235,7 @@ void launch_tiled(cl::CommandQueue& queue, const QueueContext& qc, const Problem
   EventList pack_wait = wait;
   if (a_elems + b_elems + w_elems > 0) {
     ws = std::make_unique<WorkspaceLease>(
-        workspace_pool().acquire(qc.context, (a_elems + b_elems + w_elems) * sizeof(float)));
+        workspace_pool().acquire(qc.context, (a_elems + b_elems + w_elems) * sizeof(float), "sgemm packing workspace"));
     // The packs (or the multiply) wait for the previous user of the workspace.
     pack_wait = joined(wait, ws->last_use());
     gemm_wait = pack_wait;

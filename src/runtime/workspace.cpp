@@ -1,0 +1,48 @@
+// The shared workspace pool (see workspace.hpp).
+#include "runtime/workspace.hpp"
+
+#include "runtime/host_io.hpp"
+
+namespace clforge::detail {
+
+Workspace WorkspacePool::acquire(const cl::Context& ctx, std::size_t bytes, const std::string& what) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto best = idle_.end();
+    for (auto it = idle_.begin(); it != idle_.end(); ++it)
+      if (it->context == ctx() && it->bytes >= bytes && (best == idle_.end() || it->bytes < best->bytes)) best = it;
+    if (best != idle_.end()) {
+      Workspace w = std::move(*best);
+      idle_.erase(best);
+      return w;
+    }
+  }
+  Workspace w;
+  w.context = ctx();
+  w.bytes = bytes;
+  w.buffer = device_buffer(ctx, CL_MEM_READ_WRITE, bytes, what);
+  return w;
+}
+
+void WorkspacePool::release(Workspace w) {
+  if (w.bytes > kMaxCachedBytes) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::size_t same = 0;
+  for (const auto& x : idle_) same += x.context == w.context;
+  if (same >= kMaxIdlePerContext) {
+    // Drop the smallest idle buffer of this context if the new one is larger.
+    auto smallest = idle_.end();
+    for (auto it = idle_.begin(); it != idle_.end(); ++it)
+      if (it->context == w.context && (smallest == idle_.end() || it->bytes < smallest->bytes)) smallest = it;
+    if (smallest == idle_.end() || smallest->bytes >= w.bytes) return;
+    idle_.erase(smallest);
+  }
+  idle_.push_back(std::move(w));
+}
+
+WorkspacePool& workspace_pool() {
+  static WorkspacePool* pool = new WorkspacePool;
+  return *pool;
+}
+
+}  // namespace clforge::detail
