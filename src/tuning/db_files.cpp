@@ -1,0 +1,171 @@
+// Tuning database files (see db_files.hpp): parsing, validation and the cache of parsed files.
+#include "tuning/db_files.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "clforge/errors.hpp"
+#include "clforge/runtime.hpp"
+#include "runtime/sources.hpp"
+
+namespace clforge::detail {
+
+namespace {
+// Parsed files by key, with the version they were parsed at.
+std::mutex g_db_mutex;
+std::map<std::string, std::pair<std::uint64_t, EntriesPtr>> g_parsed;
+}  // namespace
+
+// One entry of a file, validated against its kernel's declared space (TuningError naming the key).
+Entry parse_entry(const nlohmann::json& je, const std::string& where, const std::string& file,
+                  const std::string& file_kernel);
+
+Entries parse_database(const std::string& text, const std::string& file, const std::string& default_kernel,
+                       bool lenient) {
+  nlohmann::json j;
+  std::string file_kernel = default_kernel;
+  try {
+    try {
+      j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+      throw TuningError("tuning file " + file + ": not valid JSON: " + e.what());
+    }
+    if (!j.is_object() || !j.contains("entries") || !j["entries"].is_array())
+      throw TuningError("tuning file " + file + ": expected an object with an \"entries\" array");
+    if (j.contains("kernel")) {
+      if (!j["kernel"].is_string()) throw TuningError("tuning file " + file + ": \"kernel\" must be a string");
+      file_kernel = j["kernel"].get<std::string>();
+    }
+  } catch (const TuningError& e) {
+    if (!lenient) throw;
+    Entry bad;
+    bad.file = file;
+    bad.error = e.what();
+    return {bad};
+  }
+  Entries out;
+  std::size_t idx = 0;
+  for (const auto& je : j["entries"]) {
+    const std::string where = "tuning file " + file + ": entries[" + std::to_string(idx++) + "]";
+    try {
+      out.push_back(parse_entry(je, where, file, file_kernel));
+    } catch (const TuningError& e) {
+      if (!lenient) throw;
+      Entry bad;
+      bad.file = file;
+      bad.error = e.what();
+      // The entry's kernel if it names a known one, else every kernel (a misspelt name may
+      // have been meant for any of them).
+      std::string named = file_kernel;
+      if (je.is_object() && je.contains("kernel")) named = je["kernel"].is_string() ? je["kernel"].get<std::string>() : "";
+      for (const auto& spec : all_kernel_specs())
+        if (spec.name == named) bad.kernel = named;
+      out.push_back(std::move(bad));
+    }
+  }
+  return out;
+}
+
+Entry parse_entry(const nlohmann::json& je, const std::string& where, const std::string& file,
+                  const std::string& file_kernel) {
+  {
+    if (!je.is_object()) throw TuningError(where + ": not an object");
+    Entry e;
+    e.file = file;
+    e.kernel = file_kernel;
+    for (auto it = je.begin(); it != je.end(); ++it) {
+      const std::string& key = it.key();
+      if (key == "params") continue;
+      if (key == "note" || key == "date" || key == "time_ms" || key == "comment" || key == "driver" ||
+          key == "platform")
+        continue;  // informational
+      if (!it->is_string()) throw TuningError(where + ": \"" + key + "\" must be a string");
+      const std::string v = it->get<std::string>();
+      if (key == "kernel") e.kernel = v;
+      else if (key == "variant") e.variant = v;
+      else if (key == "device") e.device = v;
+      else if (key == "architecture") e.architecture = v;
+      else if (key == "device_vendor") e.device_vendor = v;
+      else if (key == "vendor") e.vendor = (to_lower(v) == "default") ? std::string() : v;
+      else throw TuningError(where + ": unknown key \"" + key + "\"");
+    }
+    if (e.kernel.empty()) throw TuningError(where + ": no \"kernel\"");
+    const KernelSpec* spec = nullptr;
+    for (const auto& s : all_kernel_specs())
+      if (s.name == e.kernel) spec = &s;
+    if (spec == nullptr) throw TuningError(where + ": unknown kernel \"" + e.kernel + "\"");
+    if (e.variant != "*" && !spec->variants.empty() &&
+        std::find(spec->variants.begin(), spec->variants.end(), e.variant) == spec->variants.end())
+      throw TuningError(where + ": unknown variant \"" + e.variant + "\" of kernel " + e.kernel);
+    if (!je.contains("params") || !je["params"].is_object())
+      throw TuningError(where + ": no \"params\" object");
+    for (auto it = je["params"].begin(); it != je["params"].end(); ++it) {
+      const ParamInfo* p = spec->find(it.key());
+      if (p == nullptr) throw TuningError(where + ": unknown parameter \"" + it.key() + "\" for kernel " + e.kernel);
+      if (!it->is_number_integer())
+        throw TuningError(where + ": parameter \"" + it.key() + "\" must be an integer");
+      const int v = it->get<int>();
+      if (std::find(p->legal.begin(), p->legal.end(), v) == p->legal.end())
+        throw TuningError(where + ": parameter \"" + it.key() + "\" = " + std::to_string(v) + " is not a legal value");
+      e.params[it.key()] = v;
+    }
+    return e;
+  }
+}
+
+namespace {
+EntriesPtr load_cached(const std::string& key, std::uint64_t version, const std::function<Entries()>& load) {
+  {
+    std::lock_guard<std::mutex> lock(g_db_mutex);
+    auto it = g_parsed.find(key);
+    if (it != g_parsed.end() && it->second.first == version) return it->second.second;
+  }
+  auto e = std::make_shared<const Entries>(load());
+  std::lock_guard<std::mutex> lock(g_db_mutex);
+  g_parsed[key] = {version, e};
+  return e;
+}
+}  // namespace
+
+// User and tuning files are parsed leniently (see parse_database).
+Loaded load_file_entries(const std::string& path, const std::string& default_kernel, bool must_exist) {
+  const FileStamp st = stamp_of(path);
+  Loaded out;
+  if (st.size < 0) {
+    if (must_exist) throw TuningError("tuning file " + path + " cannot be read");
+    return out;
+  }
+  auto load = [&] {
+    const auto text = read_file(path);
+    if (!text) throw TuningError("tuning file " + path + " cannot be read");
+    return parse_database(*text, path, default_kernel, true);
+  };
+  if (st.recent()) {  // a fresh file's stamp may not show its latest write
+    out.entries = std::make_shared<const Entries>(load());
+    out.stable = false;
+    return out;
+  }
+  out.version = fnv1a(std::to_string(st.mtime) + ":" + std::to_string(st.size) + ":" + std::to_string(st.inode));
+  out.entries = load_cached("file:" + path, out.version, load);
+  return out;
+}
+
+Loaded load_shipped(const KernelSpec& spec) {
+  Loaded out;
+  if (spec.database.empty()) return out;
+  // The stamp names the file's origin and content without reading an unchanged file; the
+  // text is read only to parse a new version.
+  const SourceStamp stamp = kernel_source_stamp(spec.database);
+  const std::string label = stamp.origin == "embedded"
+                                ? "embedded:" + spec.database
+                                : stamp.origin.substr(stamp.origin.find(':') + 1) + "/" + spec.database;
+  out.version = fnv1a(stamp.origin + ":" + std::to_string(stamp.hash));
+  out.entries = load_cached("shipped:" + spec.database + "@" + stamp.origin, stamp.hash,
+                            [&] { return parse_database(load_kernel_source(spec.database).text, label, spec.name); });
+  return out;
+}
+
+}  // namespace clforge::detail
