@@ -1,0 +1,47 @@
+// What clforge's FFT bench shares with its peers' runners (one file each: fft_clfft.cpp,
+// fft_cufft.cpp, fft_vkfft.cpp): the case, the sampled error check against FFTW, the record and
+// its progress line.
+#pragma once
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bench/harness.hpp"
+#include "bench/routines.hpp"
+
+namespace clforge::bench {
+
+struct FftCase {
+  std::size_t n = 0, batch = 0;
+  std::string label() const { return "n=" + std::to_string(n) + " batch=" + std::to_string(batch); }
+};
+
+// Transforms whose error is checked: first, last and evenly spread between, at least 8 and
+// enough to hold 2^16 points (at most 1024 transforms). The error is the largest over the
+// sample, so a sample of 8 short transforms is a noisy statistic (n = 32: 256 points); every
+// library is checked on the same sample.
+std::vector<std::size_t> sample_of(std::size_t batch, std::size_t n);
+
+// Largest relative L2 error over the sampled transforms against FFTW (NaN when an output is
+// not finite); read(b, x, y) fills the input x and output y of transform b (n complex each).
+double sampled_error(const FftCase& c, const std::function<void(std::size_t, float*, float*)>& read);
+
+// The same for contiguous transforms in OpenCL buffers.
+double sampled_error(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out, const FftCase& c);
+
+void poison_buffer(cl::CommandQueue& q, const cl::Buffer& b, std::size_t bytes);
+
+Record make_record(const std::string& library, const FftCase& c);
+
+// The progress line of a record; `note` follows the library ("round 2/3").
+void report_line(const Record& r, const std::string& note = "");
+
+/// clFFT, cuFFT (on NVIDIA, with CLFORGE_WITH_CUDA) and VkFFT (in a child process on CPU
+/// devices) on the same case; each returns a record whose status says why it did not run.
+Record run_clfft(Session& s, const cl::Buffer& in, const cl::Buffer& out, const FftCase& c, const TimingPlan& plan);
+Record run_cufft(Session& s, const cl::Buffer& in, const FftCase& c, const TimingPlan& plan);
+Record run_vkfft_child(Session& s, const FftCase& c, const BenchOptions& opt);
+Record run_vkfft_here(Session& s, const FftCase& c, const BenchOptions& opt);
+
+}  // namespace clforge::bench

@@ -1,0 +1,166 @@
+// VkFFT (OpenCL backend) as a peer of `clforge bench fft`: on CPU devices in a child process
+// (this executable, `bench fft-vkfft-child`), so that a crash inside VkFFT (seen on PoCL at
+// n = 131072) becomes a "failed" row instead of ending the benchmark; on GPUs in-process.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <sstream>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "bench/fft_peers.hpp"
+#include "clforge/fft.hpp"
+#include "host/data.hpp"
+#include "host/fftw_reference.hpp"
+#include "runtime/errors.hpp"
+#include "bench/fft_child.hpp"
+#include "bench/vkfft_include.hpp"
+
+namespace clforge::bench {
+
+namespace {
+std::string self_exe() {
+  char buf[4096];
+  const ssize_t len = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (len <= 0) return {};
+  buf[len] = '\0';
+  return buf;
+}
+
+// Reads the answer line "VKFFT ok <median> <min> <max> <reps> <error>" or "VKFFT <why>" into r.
+void read_vkfft_answer(const std::string& line, Record& r) {
+  std::istringstream in(line.substr(line.find("VKFFT ") + 6));
+  std::string status;
+  in >> status;
+  if (status == "ok") {
+    in >> r.timing.median_ms >> r.timing.min_ms >> r.timing.max_ms >> r.timing.reps >> r.error;
+  } else {
+    std::string rest;
+    std::getline(in, rest);
+    r.status = status + rest;
+  }
+}
+
+// Runs VkFFT for one case in a child process and turns its one-line answer into a Record.
+}  // namespace
+
+Record run_vkfft_child(Session& s, const FftCase& c, const BenchOptions& opt) {
+  Record r = make_record("VkFFT", c);
+  const std::string exe = self_exe();
+  if (exe.empty()) {
+    r.status = "failed: cannot find this executable to run VkFFT in a child process";
+    return r;
+  }
+  std::ostringstream cmd;
+  cmd << "'" << exe << "' --device " << s.entry.info.index_string() << " bench fft-vkfft-child --n " << c.n
+      << " --batch " << c.batch << " --reps " << opt.plan.min_reps << " --min-ms " << opt.plan.min_time_ms
+      << " --warmup " << opt.plan.warmup << " --region-ms " << opt.plan.region_ms << " 2>&1";
+  std::FILE* p = ::popen(cmd.str().c_str(), "r");
+  if (p == nullptr) {
+    r.status = "failed: popen";
+    return r;
+  }
+  std::string text;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, p) != nullptr) text += buf;
+  const int st = ::pclose(p);
+  const auto pos = text.find("VKFFT ");
+  if (pos == std::string::npos) {
+    // The child's last output line says why (its stderr is merged into the pipe).
+    std::string last;
+    std::istringstream lines(text);
+    for (std::string l; std::getline(lines, l);)
+      if (!l.empty() && l.find("warning") == std::string::npos) last = l;
+    const int code = st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    if (st != -1 && WIFSIGNALED(st))
+      r.status = "failed: VkFFT child crashed (signal " + std::to_string(WTERMSIG(st)) + ")";
+    else if (code > 128)  // the shell between us reports the child's signal as 128 + signal
+      r.status = "failed: VkFFT child crashed (signal " + std::to_string(code - 128) + ")";
+    else
+      r.status = "failed: VkFFT child exited with status " + std::to_string(st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : st);
+    if (!last.empty()) r.status += ": " + last.substr(0, 300);
+    return r;
+  }
+  read_vkfft_answer(text.substr(pos), r);
+  return r;
+}
+
+// Runs VkFFT for one case in this process. GPUs: a driver may give the device to one process
+// at a time (the H100's NVIDIA OpenCL showed no device to a child while this process held a
+// context), and VkFFT's crash was seen on a CPU device only.
+Record run_vkfft_here(Session& s, const FftCase& c, const BenchOptions& opt) {
+  Record r = make_record("VkFFT", c);
+  read_vkfft_answer(vkfft_answer(s, c.n, c.batch, opt.plan), r);
+  return r;
+}
+
+
+std::string vkfft_answer(Session& s, std::size_t n, std::size_t batch, const TimingPlan& plan) {
+  char line[256];
+#if CLFORGE_HAVE_VKFFT
+  const FftCase c{n, batch};
+  const std::size_t bytes = n * batch * 8;
+  cl::Buffer in = random_buffer(s.context, s.queue, 2 * n * batch, 1234 + n);
+  cl::Buffer out(s.context, CL_MEM_READ_WRITE, bytes);
+  cl_device_id dev = s.entry.device();
+  cl_context ctx = s.context();
+  cl_platform_id plat = s.entry.platform();
+  cl_command_queue q = s.queue();
+  cl_mem bin = in(), bout = out();
+  VkFFTConfiguration cfg = {};
+  VkFFTApplication app = {};
+  cfg.FFTdim = 1;
+  cfg.size[0] = n;
+  cfg.numberBatches = batch;
+  cfg.device = &dev;
+  cfg.context = &ctx;
+  cfg.platform = &plat;
+  std::uint64_t buffer_size = bytes;
+  cfg.bufferSize = &buffer_size;
+  cfg.inputBufferSize = &buffer_size;
+  cfg.isInputFormatted = 1;  // out of place: read inputBuffer, write buffer
+  cfg.inputBuffer = &bin;
+  cfg.buffer = &bout;
+  cfg.makeForwardPlanOnly = 1;
+  const VkFFTResult init = initializeVkFFT(&app, cfg);
+  if (init != VKFFT_SUCCESS) {
+    std::snprintf(line, sizeof line, "VKFFT refused: initializeVkFFT returned %d", static_cast<int>(init));
+    return line;
+  }
+  VkFFTLaunchParams lp = {};
+  lp.commandQueue = &q;
+  lp.inputBuffer = &bin;
+  lp.buffer = &bout;
+  auto enqueue = [&] {
+    const VkFFTResult e = VkFFTAppend(&app, -1, &lp);
+    if (e != VKFFT_SUCCESS) throw Error("VkFFTAppend returned " + std::to_string(static_cast<int>(e)));
+  };
+  try {
+    poison_buffer(s.queue, out, bytes);
+    enqueue();
+    detail::check(s.queue.finish(), "clFinish");
+    const double err = sampled_error(s.queue, in, out, c);
+    const Timing t = time_region(s.queue, enqueue, plan);
+    std::snprintf(line, sizeof line, "VKFFT ok %.6f %.6f %.6f %d %.6e", t.median_ms, t.min_ms, t.max_ms, t.reps, err);
+  } catch (const std::exception& e) {
+    std::snprintf(line, sizeof line, "VKFFT failed: %.200s", e.what());
+  }
+  deleteVkFFT(&app);
+#else
+  (void)s, (void)n, (void)batch, (void)plan;
+  std::snprintf(line, sizeof line, "VKFFT refused: built without VkFFT");
+#endif
+  return line;
+}
+
+int fft_vkfft_child(Session& s, std::size_t n, std::size_t batch, const TimingPlan& plan) {
+  std::printf("%s\n", vkfft_answer(s, n, batch, plan).c_str());
+  std::fflush(stdout);
+  return 0;
+}
+
+
+}  // namespace clforge::bench
