@@ -72,12 +72,17 @@ Slot Arena::pick(Hostile& h, Parent p, double p_null) {
   return slot;
 }
 
+std::vector<unsigned char> Arena::read(Parent p) const {
+  std::vector<unsigned char> got(kBytes);
+  REQUIRE(session().queue.enqueueReadBuffer(buffer(p), CL_TRUE, 0, kBytes, got.data()) == CL_SUCCESS);
+  return got;
+}
+
 bool Arena::verify(const std::string& what) {
   auto& s = session();
   bool ok = true;
   for (Parent p : {Parent::Dst, Parent::Src}) {
-    std::vector<unsigned char> got(kBytes);
-    REQUIRE(s.queue.enqueueReadBuffer(buffer(p), CL_TRUE, 0, kBytes, got.data()) == CL_SUCCESS);
+    const std::vector<unsigned char> got = read(p);
     const auto& want = p == Parent::Dst ? sentinel_ : random_;
     if (std::memcmp(got.data(), expected(p).data(), kBytes) != 0) {
       std::size_t i = 0;

@@ -61,6 +61,8 @@ class Arena {
   Slot pick(Hostile& h, Parent p, double p_null = 0.03);
   /// The host copy of a parent as it must be now.
   std::vector<unsigned char>& expected(Parent p) { return p == Parent::Dst ? dst_host_ : src_host_; }
+  /// The bytes of a parent as the device holds them now.
+  std::vector<unsigned char> read(Parent p) const;
   /// Reads both parents back and checks that every byte equals `expected`; on a mismatch
   /// reports the first differing byte and restores the parent. Returns true when both match.
   bool verify(const std::string& what);

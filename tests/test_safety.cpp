@@ -84,8 +84,7 @@ TEST_SUITE("safety") {
           [&] { transpose(s.queue, rows, cols, elem, {in.buffer, in_off, in_ld}, {out.buffer, out_off, out_ld}); },
           [&] {
             auto& want = arena.expected(Parent::Dst);
-            std::vector<unsigned char> got(Arena::kBytes);
-            REQUIRE(s.queue.enqueueReadBuffer(arena.buffer(Parent::Dst), CL_TRUE, 0, got.size(), got.data()) == 0);
+            const std::vector<unsigned char> got = arena.read(Parent::Dst);
             const bool alias = hidden_alias(in, out);
             const std::vector<unsigned char> src = arena.expected(in.parent);
             for (std::size_t r = 0; r < rows; ++r)
@@ -138,8 +137,7 @@ TEST_SUITE("safety") {
           },
           [&] {
             auto& want = arena.expected(Parent::Dst);
-            std::vector<unsigned char> got(Arena::kBytes);
-            REQUIRE(s.queue.enqueueReadBuffer(arena.buffer(Parent::Dst), CL_TRUE, 0, got.size(), got.data()) == 0);
+            const std::vector<unsigned char> got = arena.read(Parent::Dst);
             const bool alias = hidden_alias(a, c) || hidden_alias(b, c);
             const std::size_t span = host::gemm_span(g, 'c');
             std::vector<double> ref(span), mag(span);
@@ -214,8 +212,7 @@ TEST_SUITE("safety") {
           },
           [&] {
             auto& want = arena.expected(Parent::Dst);
-            std::vector<unsigned char> got(Arena::kBytes);
-            REQUIRE(s.queue.enqueueReadBuffer(arena.buffer(Parent::Dst), CL_TRUE, 0, got.size(), got.data()) == 0);
+            const std::vector<unsigned char> got = arena.read(Parent::Dst);
             const FftScaling sc = inverse ? pd.inverse_scaling : pd.forward_scaling;
             const double scale = sc == FftScaling::OverN       ? 1.0 / pd.n
                                  : sc == FftScaling::OverSqrtN ? 1.0 / std::sqrt(double(pd.n))
@@ -280,8 +277,7 @@ TEST_SUITE("safety") {
           },
           [&] {
             auto& want = arena.expected(Parent::Dst);
-            std::vector<unsigned char> got(Arena::kBytes);
-            REQUIRE(s.queue.enqueueReadBuffer(arena.buffer(Parent::Dst), CL_TRUE, 0, got.size(), got.data()) == 0);
+            const std::vector<unsigned char> got = arena.read(Parent::Dst);
             const bool u8 = format == PixelFormat::RGBA8;
             const std::size_t c = format == PixelFormat::R32F ? 1 : 4, pb = pixel_bytes(format);
             std::vector<float> x(w * ht * c);  // compact float input
