@@ -2,7 +2,10 @@
 // concurrent calls from several threads.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <fstream>
+#include <ctime>
+#include <utime.h>
 #include <thread>
 
 #include "host/reference.hpp"
@@ -251,4 +254,50 @@ TEST_SUITE("runtime") {
     CHECK(out.find("profile:") == std::string::npos);
   }
 #endif
+
+  TEST_CASE("env_values reads several variables in one pass, as getenv would") {
+    test::ScopedEnv a("CLFORGE_TEST_ENV_A", std::string("alpha"));
+    test::ScopedEnv b("CLFORGE_TEST_ENV_B", std::string(""));
+    test::ScopedEnv c("CLFORGE_TEST_ENV_C", std::nullopt);
+    test::ScopedEnv ab("CLFORGE_TEST_ENV_AB", std::string("longer name, same prefix"));
+    const char* const names[] = {"CLFORGE_TEST_ENV_A", "CLFORGE_TEST_ENV_B", "CLFORGE_TEST_ENV_C",
+                                 "CLFORGE_TEST_ENV_AB", "HOME"};
+    const char* v[5];
+    detail::env_values(names, v, 5);
+    REQUIRE(v[0] != nullptr);
+    CHECK(std::string(v[0]) == "alpha");
+    CHECK(v[1] == nullptr);  // empty counts as unset, as in detail::env
+    CHECK(v[2] == nullptr);
+    REQUIRE(v[3] != nullptr);
+    CHECK(std::string(v[3]) == "longer name, same prefix");
+    const char* home = std::getenv("HOME");
+    CHECK((home == nullptr || *home == '\0' ? v[4] == nullptr : v[4] != nullptr && std::string(v[4]) == home));
+  }
+
+  TEST_CASE("reused file stamps: clforge's own writes are seen at once, a fresh file is never reused") {
+    const std::string file = test::temp_dir("stamp-reuse") + "/f.json";
+    const detail::FileStamp none = detail::stamp_of_reused(file);
+    CHECK(none.size == -1);
+    detail::write_file_atomic(file, "12345");
+    const detail::FileStamp one = detail::stamp_of_reused(file);  // within 1 ms of the first: still seen
+    CHECK(one.size == 5);
+    CHECK(one.recent());
+    detail::write_file_atomic(file, "1234567");
+    CHECK(detail::stamp_of_reused(file).size == 7);
+    // Written behind clforge's back with an old time (so not recent() and reusable): seen by the
+    // first call after the reuse period.
+    auto write_old = [&](const char* text) {
+      { std::ofstream(file) << text; }
+      struct utimbuf old{std::time(nullptr) - 10, std::time(nullptr) - 10};
+      REQUIRE(::utime(file.c_str(), &old) == 0);
+    };
+    write_old("123");
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    const detail::FileStamp three = detail::stamp_of_reused(file);
+    CHECK(three.size == 3);
+    CHECK(!three.recent());
+    write_old("12");
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    CHECK(detail::stamp_of_reused(file).size == 2);
+  }
 }

@@ -178,9 +178,20 @@ std::string cache_dir() {
   return home_sub("XDG_CACHE_HOME", ".cache", "clforge");
 }
 
+namespace detail {
+std::string user_tuning_dir_from(const char* own, const char* xdg_data_home, const char* home) {
+  if (own != nullptr) return own;
+  if (xdg_data_home != nullptr) return std::string(xdg_data_home) + "/clforge/tuning";
+  if (home != nullptr) return std::string(home) + "/.local/share/clforge/tuning";
+  return "/tmp/clforge/tuning";
+}
+}  // namespace detail
+
 std::string user_tuning_dir() {
-  if (const auto c = detail::env("CLFORGE_USER_TUNING_DIR")) return *c;
-  return home_sub("XDG_DATA_HOME", ".local/share", "clforge/tuning");
+  static const char* const names[] = {"CLFORGE_USER_TUNING_DIR", "XDG_DATA_HOME", "HOME"};
+  const char* v[3];
+  detail::env_values(names, v, 3);
+  return detail::user_tuning_dir_from(v[0], v[1], v[2]);
 }
 
 }  // namespace clforge

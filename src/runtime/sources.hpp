@@ -17,4 +17,8 @@ struct SourceStamp {
 };
 SourceStamp kernel_source_stamp(const std::string& path);
 
+/// user_tuning_dir() from the values of CLFORGE_USER_TUNING_DIR, XDG_DATA_HOME and HOME
+/// (nullptr: unset), for callers that read the environment once for several purposes.
+std::string user_tuning_dir_from(const char* own, const char* xdg_data_home, const char* home);
+
 }  // namespace clforge::detail

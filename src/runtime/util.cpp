@@ -5,14 +5,18 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <thread>
+#include <unordered_map>
+#include <vector>
 
 #include "clforge/errors.hpp"
 
@@ -37,6 +41,32 @@ std::optional<std::string> env(const char* name) {
   const char* v = std::getenv(name);
   if (v == nullptr || *v == '\0') return std::nullopt;
   return std::string(v);
+}
+
+void env_values(const char* const* names, const char** values, std::size_t count) {
+  constexpr std::size_t kMax = 16;
+  std::size_t len[kMax];
+  bool found[kMax] = {};  // the first entry of a name counts, as for getenv
+  bool first[256] = {};   // the names' first characters: most entries are passed over at once
+  if (count > kMax) throw Error("env_values: too many names");
+  for (std::size_t i = 0; i < count; ++i) {
+    values[i] = nullptr;
+    len[i] = std::strlen(names[i]);
+    first[static_cast<unsigned char>(names[i][0])] = true;
+  }
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const char* entry = *e;
+    if (!first[static_cast<unsigned char>(entry[0])]) continue;
+    const char* eq = std::strchr(entry, '=');
+    if (eq == nullptr) continue;
+    const std::size_t n = static_cast<std::size_t>(eq - entry);
+    for (std::size_t i = 0; i < count; ++i) {
+      if (n != len[i] || found[i] || std::memcmp(entry, names[i], n) != 0) continue;
+      found[i] = true;
+      if (eq[1] != '\0') values[i] = eq + 1;
+      break;
+    }
+  }
 }
 
 std::optional<std::string> read_file(const std::string& path) {
@@ -67,6 +97,13 @@ bool make_dirs(const std::string& dir) {
   return ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+namespace {
+std::atomic<unsigned long long>& stamp_generation() {
+  static std::atomic<unsigned long long> g{0};
+  return g;
+}
+}  // namespace
+
 void write_file_atomic(const std::string& path, const std::string& bytes) {
   const auto slash = path.rfind('/');
   if (slash != std::string::npos && slash > 0 && !make_dirs(path.substr(0, slash)))
@@ -91,6 +128,7 @@ void write_file_atomic(const std::string& path, const std::string& bytes) {
     std::remove(tmp_path.c_str());
     throw Error("cannot rename " + tmp_path + " to " + path + ": " + std::strerror(e));
   }
+  stamp_generation().fetch_add(1);  // stamps reused by stamp_of_reused are stale now
 }
 
 std::string to_lower(std::string s) {
@@ -119,6 +157,31 @@ FileStamp stamp_of(const std::string& path) {
     s.size = st.st_size;
     s.inode = st.st_ino;
   }
+  return s;
+}
+
+FileStamp stamp_of_reused(const std::string& path) {
+  struct Seen {
+    FileStamp stamp;
+    long long at = 0;
+    unsigned long long generation = 0;
+  };
+  static std::mutex mutex;
+  static std::unordered_map<std::string, Seen>& seen = *new std::unordered_map<std::string, Seen>;
+  const long long now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                            std::chrono::steady_clock::now().time_since_epoch()).count();
+  const unsigned long long gen = stamp_generation().load();
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    const auto it = seen.find(path);
+    if (it != seen.end() && it->second.generation == gen && now - it->second.at < kStampReuseNs &&
+        !(it->second.stamp.size >= 0 && it->second.stamp.recent()))
+      return it->second.stamp;
+  }
+  const FileStamp s = stamp_of(path);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (seen.size() > 64) seen.clear();
+  seen[path] = Seen{s, now, gen};
   return s;
 }
 

@@ -39,6 +39,16 @@ struct FileStamp {
 };
 FileStamp stamp_of(const std::string& path);
 
+/// The values of `count` environment variables (nullptr: unset or empty, as env()) in one pass
+/// over the environment: a getenv per name would scan it once per name.
+void env_values(const char* const* names, const char** values, std::size_t count);
+/// stamp_of for the keys of the per-call caches: a path's stamp is taken from the file system at
+/// most once per kStampReuseNs (a stat can cost more than a small call's launches). A stamp that
+/// is recent() is never reused, and write_file_atomic invalidates every reused stamp, so
+/// clforge's own writes are seen at once and another program's within kStampReuseNs.
+FileStamp stamp_of_reused(const std::string& path);
+constexpr long long kStampReuseNs = 1000000;  // 1 ms
+
 std::string to_lower(std::string s);
 std::string trim(const std::string& s);
 

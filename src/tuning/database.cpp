@@ -88,10 +88,13 @@ std::string sanitize(const std::string& s) {
   return o;
 }
 
+// Whether `t` reads the user database, with CLFORGE_TUNING's value (nullptr: unset).
+bool user_db_enabled(const Tuning& t, const char* clforge_tuning) {
+  return t.user_database && !(clforge_tuning != nullptr && to_lower(clforge_tuning) == "off");
+}
 bool user_db_enabled(const Tuning& t) {
-  if (!t.user_database) return false;
   const auto v = env("CLFORGE_TUNING");
-  return !(v && to_lower(*v) == "off");
+  return user_db_enabled(t, v ? v->c_str() : nullptr);
 }
 
 }  // namespace
@@ -129,24 +132,50 @@ void parse_param_assignment(const std::string& text, ParamMap& into) {
   into[name] = v;
 }
 
-std::string user_database_path(const DeviceInfo& d) {
+namespace detail {
+namespace {
+// The user database file of a device inside `dir`, remembered per thread for the last device and
+// folder: every cached call's plan key names it.
+const std::string& user_database_in(const std::string& dir, const DeviceInfo& d) {
+  struct Last {
+    std::string dir, name, platform, driver, path;
+  };
+  thread_local Last last;
+  if (!last.path.empty() && dir == last.dir && d.name == last.name && d.platform_name == last.platform &&
+      d.driver_version == last.driver)
+    return last.path;
   const std::string id = d.name + "|" + d.platform_name + "|" + d.driver_version;
-  return user_tuning_dir() + "/" + detail::sanitize(d.name) + "-" + detail::hex64(detail::fnv1a(id)).substr(0, 8) + ".json";
+  last = Last{dir, d.name, d.platform_name, d.driver_version,
+              dir + "/" + sanitize(d.name) + "-" + hex64(fnv1a(id)).substr(0, 8) + ".json"};
+  return last.path;
 }
+}  // namespace
+}  // namespace detail
+
+std::string user_database_path(const DeviceInfo& d) { return detail::user_database_in(user_tuning_dir(), d); }
 
 namespace detail {
 std::string tuning_fingerprint(const DeviceInfo& device, const Tuning& tuning) {
+  // Every environment variable the key depends on, in one pass over the environment.
+  static const char* const names[] = {"CLFORGE_TUNING_FILE",     "CLFORGE_BUILD_OPTIONS", "CLFORGE_KERNEL_DIR",
+                                      "CLFORGE_USER_TUNING_DIR", "XDG_DATA_HOME",         "HOME",
+                                      "CLFORGE_TUNING"};
+  const char* v[7];
+  env_values(names, v, 7);
   std::string key;
   auto file = [&](const std::string& path) {
-    const FileStamp st = stamp_of(path);
+    const FileStamp st = stamp_of_reused(path);
     if (st.size >= 0 && st.recent()) return false;
     key += path + '@' + std::to_string(st.mtime) + ':' + std::to_string(st.size) + ':' + std::to_string(st.inode) + '\n';
     return true;
   };
-  if (const auto tf = env("CLFORGE_TUNING_FILE"))
-    if (!file(*tf)) return {};
-  if (user_db_enabled(tuning) && !file(user_database_path(device))) return {};
-  key += "o:" + env("CLFORGE_BUILD_OPTIONS").value_or("") + "\nk:" + env("CLFORGE_KERNEL_DIR").value_or("") + '\n';
+  if (v[0] != nullptr && !file(v[0])) return {};
+  if (user_db_enabled(tuning, v[6]) && !file(user_database_in(user_tuning_dir_from(v[3], v[4], v[5]), device))) return {};
+  key += "o:";
+  if (v[1] != nullptr) key += v[1];
+  key += "\nk:";
+  if (v[2] != nullptr) key += v[2];
+  key += '\n';
   for (const auto& [name, value] : tuning.overrides) key += name + '=' + std::to_string(value) + ';';
   return key;
 }
