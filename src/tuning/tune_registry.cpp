@@ -1,5 +1,6 @@
 // The routines `clforge tune` and clforge::tune() know. A new family adds its target here
 // (and its declaration in tuning/tuner.hpp); the CLI gets `clforge tune <routine>` from this list.
+#include "clforge/errors.hpp"
 #include "tuning/tuner.hpp"
 
 namespace clforge::detail {
@@ -14,6 +15,14 @@ const std::vector<TuneTarget>& all_tune_targets() {
       blur_tune_target(),
   };
   return targets;
+}
+
+const TuneTarget& tune_target(const std::string& routine) {
+  for (const auto& t : all_tune_targets())
+    if (t.routine == routine) return t;
+  std::string known;
+  for (const auto& t : all_tune_targets()) known += (known.empty() ? "" : ", ") + t.routine;
+  throw InvalidArgument("no tuner for routine '" + routine + "' (known: " + known + ")");
 }
 
 }  // namespace clforge::detail

@@ -1,7 +1,9 @@
 // The tuner's view of a routine family: a tuning target says how to make inputs for a problem
 // size, run the routine with explicit parameters, and verify the output against the host
-// reference, and which database variant (size class) a size belongs to. tuner.cpp does the
-// rest (space, pruning, compiling, timing, storing). docs/tuning.md shows how to add one.
+// reference, and which database variant (size class) a size belongs to. The tuner does the
+// rest: tuner.cpp (clforge::tune, storing), tuner_space.cpp (space, pruning), tuner_class.cpp
+// (compiling, verifying, timing), tuner_anneal.cpp and tuner_runoff.cpp; the pieces declared
+// here for targets are in tune_instance.cpp. docs/tuning.md shows how to add one.
 #pragma once
 #include <CL/opencl.hpp>
 #include <cstdint>

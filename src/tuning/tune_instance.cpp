@@ -1,0 +1,78 @@
+// The pieces every routine's TuneInstance shares (tuner.hpp): the read-only input buffer, the
+// output with a NaN guard tail (allocation, poisoning, reading back, size and guard checks),
+// and the parsing of counts in size strings.
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <limits>
+
+#include "clforge/errors.hpp"
+#include "runtime/errors.hpp"
+#include "tuning/tuner.hpp"
+
+namespace clforge::detail {
+
+GuardedOutput::GuardedOutput(const cl::Context& context, std::size_t n, const std::string& what) : n_(n) {
+  cl_int st = CL_SUCCESS;
+  buffer_ = cl::Buffer(context, CL_MEM_READ_WRITE, (n + kGuard) * sizeof(float), nullptr, &st);
+  check(st, "clCreateBuffer", what);
+}
+
+void GuardedOutput::poison(cl::CommandQueue& queue) const {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  check(queue.enqueueFillBuffer(buffer_, nan, 0, (n_ + kGuard) * sizeof(float)), "clEnqueueFillBuffer");
+  check(queue.finish(), "clFinish");
+}
+
+std::vector<float> GuardedOutput::read(cl::CommandQueue& queue) const {
+  std::vector<float> out(n_ + kGuard);
+  check(queue.enqueueReadBuffer(buffer_, CL_TRUE, 0, out.size() * sizeof(float), out.data()), "clEnqueueReadBuffer");
+  return out;
+}
+
+cl::Buffer input_buffer(const cl::Context& context, const std::vector<float>& data, const std::string& what) {
+  cl_int st = CL_SUCCESS;
+  cl::Buffer b(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, std::max<std::size_t>(data.size(), 1) * 4,
+               const_cast<float*>(data.data()), &st);
+  check(st, "clCreateBuffer", what);
+  return b;
+}
+
+bool GuardedOutput::wrong_size(const std::vector<float>& out, Verdict& v) const {
+  if (out.size() == n_ + kGuard) return false;
+  v.message = "output has " + std::to_string(out.size()) + " values, expected " + std::to_string(n_ + kGuard);
+  v.error = 1;
+  return true;
+}
+
+std::size_t GuardedOutput::guard_hits(const std::vector<float>& out) const {
+  std::size_t hits = 0;
+  for (std::size_t i = n_; i < n_ + kGuard && i < out.size(); ++i) hits += !std::isnan(out[i]);
+  return hits;
+}
+
+bool GuardedOutput::note_guard(const std::vector<float>& out, const std::string& what, std::string& message) const {
+  const std::size_t hits = guard_hits(out);
+  if (hits == 0) return true;
+  message += std::string(message.empty() ? "" : "; ") + std::to_string(hits) + " guard values after " + what +
+             " were overwritten";
+  return false;
+}
+
+std::size_t parse_size_count(const std::string& text, const std::string& routine, const std::string& size,
+                             const std::string& syntax, std::size_t max) {
+  std::size_t used = 0;
+  unsigned long long v = 0;
+  try {
+    v = std::stoull(text, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (text.empty() || used != text.size() || text[0] < '0' || text[0] > '9' || v == 0 || v > max)
+    throw InvalidArgument(routine + " size '" + size + "': '" + text + "' is not a count from 1 to " +
+                          (max == INT_MAX ? std::string("2^31-1") : std::to_string(max)) + " (sizes are " + syntax +
+                          ")");
+  return static_cast<std::size_t>(v);
+}
+
+}  // namespace clforge::detail

@@ -1,0 +1,241 @@
+// The tuner of one size class: the reference first, then the candidates in strategy order, in
+// batches compiled concurrently and evaluated one by one on the calling thread: verified
+// against the host reference on poisoned outputs, then timed with profiling events (or
+// between markers), and recorded with progress reports.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <thread>
+
+#include "clforge/errors.hpp"
+#include "runtime/errors.hpp"
+#include "runtime/log.hpp"
+#include "tuning/tuner_internal.hpp"
+
+namespace clforge::detail {
+namespace {
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+}  // namespace
+
+ClassTuner::ClassTuner(cl::CommandQueue& queue, const TuneTarget& target, const KernelSpec& spec,
+                       const TuneOptions& opt, TuneStrategy strategy, TuneClassResult& out, std::uint64_t seed,
+                       Clock::time_point start, Clock::time_point deadline, std::size_t class_index,
+                       std::size_t class_count)
+    : queue_(queue),
+      qc_(queue_context_of(queue)),
+      target_(target),
+      spec_(spec),
+      opt_(opt),
+      strategy_(strategy),
+      r_(out),
+      rng_(seed),
+      seed_(seed),
+      start_(start),
+      class_start_(Clock::now()),
+      deadline_(deadline),
+      class_index_(class_index),
+      class_count_(class_count) {
+  plan_.warmup = std::max(0, opt.warmup);
+  plan_.min_reps = std::max(1, opt.min_reps);
+  plan_.max_reps = std::max(plan_.min_reps, opt.max_reps);
+  plan_.min_time_ms = std::max(0.0, opt.min_time_ms);
+  // Routines of several kernels are timed between markers: back-to-back calls per region, as
+  // in the benchmarks, so that a call's host cost (about 80 us for a tiled sgemm on the H100's
+  // host) overlaps the device instead of being counted as device time.
+  plan_.region_ms = kRegionMs;
+  threads_ = opt.compile_threads != 0 ? opt.compile_threads
+                                      : std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
+}
+
+bool ClassTuner::run(const Space& space) {
+  std::uint64_t s = seed_;
+  for (const auto& size : r_.sizes) timed_.push_back(target_.make(queue_, size, ++s));
+  if (target_.check_sizes)
+    for (const auto& size : target_.check_sizes(r_.variant)) checked_.push_back(target_.make(queue_, size, ++s));
+
+  candidates_ = space.candidates;
+  valid_.insert(candidates_.begin(), candidates_.end());
+  const bool default_in_space = valid_.count(r_.default_params) != 0;
+  std::size_t total = candidates_.size() + (default_in_space ? 0 : 1);
+  if (opt_.budget != 0) total = std::min(total, opt_.budget);
+  total_ = total;
+
+  // The reference first, whatever the strategy.
+  evaluate_batch({r_.default_params}, true);
+  visited_.insert(r_.default_params);
+
+  if (strategy_ == TuneStrategy::Anneal) {
+    anneal(space);
+  } else {
+    std::vector<ParamMap> order;
+    for (const auto& c : candidates_)
+      if (c != r_.default_params) order.push_back(c);
+    if (strategy_ == TuneStrategy::Random) std::shuffle(order.begin(), order.end(), rng_);
+    std::size_t next = 0;
+    while (next < order.size() && may_start_batch()) {
+      const std::size_t n = std::min<std::size_t>({threads_, order.size() - next, left()});
+      std::vector<ParamMap> batch(order.begin() + next, order.begin() + next + n);
+      next += n;
+      evaluate_batch(batch, false);
+    }
+  }
+  if (!stopped()) runoff();
+  return !stopped();
+}
+
+void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, bool is_default) {
+  const auto batch_start = Clock::now();
+  struct Lap {  // records the batch's duration however it ends
+    Clock::duration& out;
+    Clock::time_point t0;
+    ~Lap() { out = Clock::now() - t0; }
+  } lap{last_batch_, batch_start};
+  std::vector<std::exception_ptr> errors(batch.size());
+  auto build_one = [&](std::size_t i) {
+    if (stopped()) return;
+    Configuration cfg;
+    cfg.kernel = spec_.name;
+    cfg.variant = r_.variant;
+    cfg.values = batch[i];
+    for (const auto& kv : batch[i]) cfg.sources[kv.first] = "tuner";
+    // Past the time limit nothing new is compiled (the evaluation below stops too); a build
+    // already running is not interrupted.
+    auto late = [&] { return !is_default && Clock::now() >= deadline_; };
+    try {
+      for (auto* group : {&timed_, &checked_})
+        for (const auto& inst : *group) {
+          if (late()) return;
+          inst->build(qc_, cfg);
+        }
+    } catch (...) {
+      errors[i] = std::current_exception();
+    }
+  };
+  const std::size_t nthreads = std::min<std::size_t>(threads_, batch.size());
+  if (nthreads <= 1) {
+    for (std::size_t i = 0; i < batch.size(); ++i) build_one(i);
+  } else {
+    std::atomic<std::size_t> next{0};
+    std::vector<std::thread> pool;
+    for (std::size_t t = 0; t < nthreads; ++t)
+      pool.emplace_back([&] {
+        for (std::size_t i; (i = next++) < batch.size();) build_one(i);
+      });
+    for (auto& th : pool) th.join();
+  }
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    if (!is_default && !may_continue()) break;
+    visited_.insert(batch[i]);
+    TuneRow row = evaluate(batch[i], errors[i]);
+    row.is_default = is_default;
+    record(row);
+  }
+}
+
+TuneRow ClassTuner::evaluate(const ParamMap& p, const std::exception_ptr& build_error) {
+  TuneRow row;
+  row.params = p;
+  const std::string what = spec_.name + " " + describe_params(p);
+  try {
+    if (build_error) std::rethrow_exception(build_error);
+    const TuneFault fault = opt_.fault ? opt_.fault(p) : TuneFault{};
+    // Verification on every size (timed ones and the odd check sizes), outputs poisoned.
+    for (auto* group : {&timed_, &checked_}) {
+      for (const auto& inst : *group) {
+        inst->poison(queue_);
+        cl::Event ev = inst->run(queue_, p);
+        check(ev() != nullptr ? ev.wait() : queue_.finish(), "clWaitForEvents");
+        std::vector<float> out = inst->read_output(queue_);
+        if (fault.corrupt_output && !out.empty()) out[out.size() / 2] = std::numeric_limits<float>::quiet_NaN();
+        const Verdict v = inst->check(out);
+        row.error = std::max(row.error, v.error);
+        if (!v.ok) {
+          row.status = CandidateStatus::Rejected;
+          row.message = inst->label() + ": " + (v.message.empty() ? "wrong result" : v.message);
+          log(LogLevel::Info, "tune: rejected " + what + ": " + row.message);
+          return row;
+        }
+      }
+    }
+    // Timing: median per size, geometric mean over the sizes of the class.
+    double log_sum = 0;
+    for (const auto& inst : timed_) {
+      cl::Event probe = inst->run(queue_, p);
+      Timing t;
+      if (probe() != nullptr) {
+        check(probe.wait(), "clWaitForEvents");
+        t = time_event(queue_, [&] { return inst->run(queue_, p); }, plan_);
+      } else {
+        check(queue_.finish(), "clFinish");
+        t = time_region(queue_, [&] { inst->run(queue_, p); }, plan_);
+      }
+      log_sum += log_ms(t, fault.time_scale);
+    }
+    row.ms = class_score(log_sum);
+    row.status = CandidateStatus::Ok;
+  } catch (const BuildError& e) {
+    row.status = CandidateStatus::BuildFailed;
+    row.message = first_line(e.what());
+    log(LogLevel::Debug, "tune: " + what + " does not build: " + e.what());
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    row.status = CandidateStatus::RunFailed;
+    row.message = first_line(e.what());
+    log(LogLevel::Info, "tune: " + what + " failed: " + e.what());
+    try {
+      queue_.finish();
+    } catch (...) {
+    }
+  }
+  return row;
+}
+
+void ClassTuner::record(const TuneRow& row) {
+  ++r_.tried;
+  switch (row.status) {
+    case CandidateStatus::Ok:
+      if (row.is_default) r_.default_ms = row.ms;
+      if (!r_.has_best || row.ms < r_.best_ms) {
+        r_.has_best = true;
+        r_.best = row.params;
+        r_.best_ms = row.ms;
+      }
+      break;
+    case CandidateStatus::Rejected: ++r_.rejected; break;
+    case CandidateStatus::BuildFailed: ++r_.build_failed; break;
+    case CandidateStatus::RunFailed: ++r_.run_failed; break;
+  }
+  if (row.is_default && row.status != CandidateStatus::Ok)
+    log(LogLevel::Warning, "tune: the default configuration of " + spec_.name + " (" + describe_params(row.params) +
+                               ") is " + to_string(row.status) + ": " + row.message);
+  r_.rows.push_back(row);
+  update_speedup();
+  if (opt_.progress) {
+    TuneProgress pr;
+    pr.routine = target_.routine;
+    pr.variant = r_.variant;
+    pr.done = r_.tried;
+    pr.total = std::max(total_, r_.tried);
+    pr.class_index = class_index_;
+    pr.class_count = class_count_;
+    pr.elapsed_s = seconds_since(start_);
+    const double class_s = seconds_since(class_start_);
+    pr.eta_s = class_s / static_cast<double>(r_.tried) * static_cast<double>(pr.total - r_.tried);
+    if (deadline_ != Clock::time_point::max())
+      pr.eta_s = std::min(pr.eta_s, std::max(0.0, std::chrono::duration<double>(deadline_ - Clock::now()).count()));
+    pr.current = row.params;
+    pr.status = row.status;
+    pr.current_ms = row.ms;
+    pr.best_ms = r_.has_best ? r_.best_ms : 0;
+    pr.default_ms = r_.default_ms;
+    pr.best = r_.best;
+    opt_.progress(pr);
+  }
+}
+
+}  // namespace clforge::detail

@@ -1,0 +1,116 @@
+// The tuner's internal parts, shared by its files: the search space of a size class
+// (tuner_space.cpp) and the tuner of one size class (ClassTuner): compiling, verifying, timing
+// and recording candidates (tuner_class.cpp), the annealing walk (tuner_anneal.cpp) and the
+// run-off (tuner_runoff.cpp). clforge::tune() (tuner.cpp) drives them and stores the results.
+#pragma once
+#include <CL/opencl.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "clforge/tuning.hpp"
+#include "runtime/program_cache.hpp"
+#include "runtime/timing.hpp"
+#include "tuning/spec.hpp"
+#include "tuning/tuner.hpp"
+
+namespace clforge::detail {
+
+using Clock = std::chrono::steady_clock;
+inline double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Spaces up to this many combinations are enumerated; a larger one is sampled (build_space).
+inline constexpr std::size_t kMaxSpace = 4000000;
+
+// ------------------------------------------------------------------ search space
+
+struct Space {
+  std::vector<std::string> names;           // spec parameter order
+  std::vector<std::vector<int>> values;     // values searched per parameter
+  std::vector<ParamMap> candidates;         // legal and fitting: all (enumeration order) or a sample
+  std::size_t total = 0, illegal = 0, unfit = 0;
+  bool sampled = false;                     // candidates are a random sample; illegal/unfit count draws
+  std::size_t draws = 0;                    // combinations drawn (sampled) or enumerated
+  std::function<bool(const ParamMap&)> admissible;  // legal and fitting (any point of the space)
+};
+
+// The space of one size class: the kernel's declared values, or restrict_to's lists for the
+// parameters it names (InvalidArgument for an unknown parameter or an illegal value), pruned by
+// the kernel's constraints and the device's limits; enumerated, or sampled with `seed` when it
+// is larger than kMaxSpace.
+Space build_space(const KernelSpec& spec, const std::map<std::string, std::vector<int>>& restrict_to,
+                  const std::string& variant, const DeviceInfo& dev, std::uint64_t seed);
+
+// ------------------------------------------------------------------ one size class
+
+class ClassTuner {
+ public:
+  ClassTuner(cl::CommandQueue& queue, const TuneTarget& target, const KernelSpec& spec, const TuneOptions& opt,
+             TuneStrategy strategy, TuneClassResult& out, std::uint64_t seed, Clock::time_point start,
+             Clock::time_point deadline, std::size_t class_index, std::size_t class_count);
+
+  // Returns false when stopped through the stop flag.
+  bool run(const Space& space);
+
+ private:
+  bool stopped() const { return opt_.stop != nullptr && opt_.stop->load(); }
+  std::size_t left() const { return r_.tried >= total_ ? 0 : total_ - r_.tried; }
+  bool may_continue() const { return !stopped() && left() > 0 && Clock::now() < deadline_; }
+  // Another batch is started only if the last one (compiles and evaluations) would still end
+  // before the time limit, so that a --time run ends within its budget rather than after it.
+  bool may_start_batch() const {
+    return may_continue() && (deadline_ == Clock::time_point::max() || Clock::now() + last_batch_ <= deadline_);
+  }
+
+  // Compiles the batch concurrently, then evaluates its members in order on this thread.
+  void evaluate_batch(const std::vector<ParamMap>& batch, bool is_default);
+  // Verifies one candidate on every size (outputs poisoned), then times it on the timed sizes.
+  TuneRow evaluate(const ParamMap& p, const std::exception_ptr& build_error);
+
+  // A candidate's score: the geometric mean over the class's timed sizes of its median times
+  // (log_ms of each, summed), each scaled by the fault hook's time_scale.
+  static double log_ms(const Timing& t, double scale) { return std::log(std::max(t.median_ms * scale, 1e-9)); }
+  double class_score(double log_sum) const {
+    return std::exp(log_sum / static_cast<double>(std::max<std::size_t>(1, timed_.size())));
+  }
+  void update_speedup() { r_.speedup = r_.default_ms > 0 && r_.best_ms > 0 ? r_.default_ms / r_.best_ms : 0; }
+
+  // The run-off (TuneOptions::finalists) after the search (tuner_runoff.cpp).
+  void runoff();
+
+  // Counts the row, keeps the best so far and reports progress.
+  void record(const TuneRow& row);
+
+  // The anneal strategy's walk through the space (tuner_anneal.cpp).
+  void anneal(const Space& space);
+
+  cl::CommandQueue& queue_;
+  QueueContext qc_;
+  const TuneTarget& target_;
+  const KernelSpec& spec_;
+  const TuneOptions& opt_;
+  TuneStrategy strategy_;
+  TuneClassResult& r_;
+  std::mt19937_64 rng_;
+  std::uint64_t seed_;
+  Clock::time_point start_, class_start_, deadline_;
+  std::size_t class_index_, class_count_;
+  TimingPlan plan_;
+  unsigned threads_ = 1;
+  std::size_t total_ = 0;
+  Clock::duration last_batch_{0};  // duration of the last evaluate_batch
+  std::vector<std::unique_ptr<TuneInstance>> timed_, checked_;
+  std::vector<ParamMap> candidates_;
+  std::set<ParamMap> valid_, visited_;
+};
+
+}  // namespace clforge::detail

@@ -1,0 +1,98 @@
+// The search space of a size class: the Cartesian product of the kernel's declared values (or
+// the caller's and the target's lists), minus the combinations the kernel's constraints reject,
+// those that do not fit the device, and those that build the same kernel as one already in it;
+// enumerated up to kMaxSpace combinations, sampled above.
+#include <algorithm>
+#include <random>
+#include <set>
+
+#include "clforge/errors.hpp"
+#include "tuning/tuner_internal.hpp"
+
+namespace clforge::detail {
+namespace {
+
+// A space larger than kMaxSpace is sampled: random draws, each parameter's value uniform in its
+// list, keep the legal and fitting ones.
+constexpr std::size_t kMaxDraws = 400000;       // draws of a sampled space
+constexpr std::size_t kSampledCandidates = 20000;  // candidates kept from a sampled space
+
+}  // namespace
+
+Space build_space(const KernelSpec& spec, const std::map<std::string, std::vector<int>>& restrict_to,
+                  const std::string& variant, const DeviceInfo& dev, std::uint64_t seed) {
+  Space s;
+  for (const auto& [name, vals] : restrict_to) {
+    const ParamInfo* p = spec.find(name);
+    if (p == nullptr) {
+      std::string known;
+      for (const auto& q : spec.params) known += (known.empty() ? "" : ", ") + q.name;
+      throw InvalidArgument("unknown parameter '" + name + "' for kernel " + spec.name + " (known: " + known + ")");
+    }
+    if (vals.empty()) throw InvalidArgument("no values given for parameter " + name);
+    for (int v : vals) {
+      if (std::find(p->legal.begin(), p->legal.end(), v) == p->legal.end()) {
+        std::string legal;
+        for (int l : p->legal) legal += (legal.empty() ? "" : ", ") + std::to_string(l);
+        throw InvalidArgument("parameter " + name + "=" + std::to_string(v) + " is not legal for kernel " + spec.name +
+                              " (legal: " + legal + ")");
+      }
+    }
+  }
+  double product = 1;
+  for (const auto& p : spec.params) {
+    s.names.push_back(p.name);
+    auto it = restrict_to.find(p.name);
+    std::vector<int> vals = it != restrict_to.end() ? it->second : p.legal;
+    std::vector<int> unique;
+    for (int v : vals)
+      if (std::find(unique.begin(), unique.end(), v) == unique.end()) unique.push_back(v);
+    product *= static_cast<double>(unique.size());
+    s.values.push_back(std::move(unique));
+  }
+  // 0: admissible; 1: illegal combination; 2: does not fit the device.
+  auto classify = [&spec, variant, &dev](const ParamMap& p) {
+    if (spec.check && !spec.check(p, variant).empty()) return 1;
+    if (!fit_problem(spec, p, variant, dev).empty()) return 2;
+    return 0;
+  };
+  s.admissible = [classify](const ParamMap& p) { return classify(p) == 0; };
+  // Configurations that build the same kernel as an earlier one (KernelSpec::canonical) are
+  // counted as illegal: searching them again would only repeat a measurement.
+  std::set<ParamMap> representatives;
+  auto count = [&](ParamMap p) {
+    const int k = classify(p);
+    if (k == 1) ++s.illegal;
+    else if (k == 2) ++s.unfit;
+    else if (spec.canonical && !representatives.insert(spec.canonical(p)).second) ++s.illegal;
+    else s.candidates.push_back(std::move(p));
+  };
+  s.total = product > 1e18 ? static_cast<std::size_t>(1e18) : static_cast<std::size_t>(product);
+  if (product > static_cast<double>(kMaxSpace)) {
+    s.sampled = true;
+    std::mt19937_64 rng(seed);
+    std::set<ParamMap> seen;
+    while (s.draws < kMaxDraws && s.candidates.size() < kSampledCandidates) {
+      ++s.draws;
+      ParamMap p;
+      for (std::size_t i = 0; i < s.names.size(); ++i)
+        p[s.names[i]] = s.values[i][std::uniform_int_distribution<std::size_t>(0, s.values[i].size() - 1)(rng)];
+      if (seen.insert(p).second) count(std::move(p));
+    }
+    return s;
+  }
+  std::vector<std::size_t> idx(s.names.size(), 0);
+  for (std::size_t n = 0; n < s.total; ++n) {
+    ParamMap p;
+    for (std::size_t i = 0; i < idx.size(); ++i) p[s.names[i]] = s.values[i][idx[i]];
+    count(std::move(p));
+    for (std::size_t i = idx.size(); i-- > 0;) {  // odometer, last parameter fastest
+      if (++idx[i] < s.values[i].size()) break;
+      idx[i] = 0;
+    }
+  }
+  s.draws = s.total;
+  return s;
+}
+
+}  // namespace clforge::detail

@@ -1,0 +1,277 @@
+// The FFT and blur tuning targets on tiny spaces: the best stored under the size class the
+// launcher resolves and used by later plans and blurs (values, sources, build options,
+// results), wrong candidates rejected even when they look fastest, and the size classes,
+// narrowed spaces and option checks of both targets (dry runs).
+#include <doctest/doctest.h>
+
+#include <complex>
+
+#include "host/blur.hpp"
+#include "host/fft.hpp"
+#include "runtime/program_cache.hpp"
+#include "runtime/util.hpp"
+#include "tests/tune_support.hpp"
+
+using namespace clforge;
+using test::LogCapture;
+using test::TuneEnv;
+using test::blur_candidate;
+using test::blur_options;
+using test::fft_candidate;
+using test::fft_options;
+using test::looks_fastest;
+using test::params_text;
+using test::wrong_looks_fastest;
+
+TEST_SUITE("tune") {
+  TEST_CASE("tune fft: the best of a tiny space is stored under the length and used by later plans") {
+    TuneEnv env("fft");
+    auto& s = test::session();
+    const DeviceInfo& dev = s.entry.info;
+    const ParamMap winner = fft_candidate(64);
+    REQUIRE(winner != resolve_configuration("fft", "64", dev, Tuning{{}, false}).values);
+    TuneOptions o = fft_options();
+    o.fault = looks_fastest(winner);
+    const TuneResult r = tune(s.queue, "fft", o);
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult& c = r.classes[0];
+    CHECK(r.kernel == "fft");
+    CHECK(c.variant == "64");  // what an FftPlan of length 64 resolves
+    CHECK(c.space == 2);
+    CHECK(c.candidates + c.unfit == 2);
+    REQUIRE(!c.rows.empty());
+    CHECK(c.rows.front().is_default);
+    for (const auto& row : c.rows) {
+      INFO(params_text(row.params) << to_string(row.status) << " " << row.message);
+      CHECK(row.status == CandidateStatus::Ok);
+      CHECK(row.error <= host::fft_tolerance(64));
+    }
+    REQUIRE(c.has_best);
+    CHECK(c.best == winner);
+    CHECK(c.stored);
+
+    // A later plan of length 64 resolves the stored entry (values, sources) and compiles its shape:
+    // 8 work-items per transform (radix 8*8), 64 / 8 = 8 transforms per work-group.
+    LogCapture logs;
+    test::ScopedEnv no_disk("CLFORGE_CACHE_DIR", "off");
+    clear_memory_cache();
+    FftDesc d;
+    d.n = 64;
+    d.batch = 5;
+    const FftPlan plan(s.queue, d);
+    const std::vector<Configuration> cfgs = plan.configurations();
+    REQUIRE(cfgs.size() == 1);
+    CHECK(cfgs[0].variant == "64");
+    for (const auto& [name, value] : winner) {
+      INFO(name);
+      CHECK(cfgs[0].at(name) == value);
+      CHECK(cfgs[0].sources.at(name).rfind("user " + r.database_path, 0) == 0);
+    }
+    CHECK(logs.contains("-DFFT_T=8 -DFFT_B=8 "));
+    // ... and computes the right transform.
+    const std::vector<float> x = host::random_floats(2 * 64 * 5, test::seed() + 3);
+    std::vector<std::complex<float>> xc(64 * 5);
+    for (std::size_t i = 0; i < xc.size(); ++i) xc[i] = {x[2 * i], x[2 * i + 1]};
+    const std::vector<std::complex<float>> y = fft(s.queue, xc, 64);
+    const std::vector<host::cdouble> ref = host::fft_batch(x.data(), 64, 5, 1, 64, 0, false);
+    const host::FftError e = host::fft_compare(reinterpret_cast<const float*>(y.data()), 64, 5, 1, 64, 0, ref);
+    CHECK(e.nonfinite == 0);
+    CHECK(e.max_rel_l2 <= host::fft_tolerance(64));
+    // Other lengths keep their shipped entries.
+    CHECK(resolve_configuration("fft", "128", dev).sources.at("FFT_WG").rfind("shipped", 0) == 0);
+  }
+
+  TEST_CASE("tune blur: the method's kernel is tuned per channel count and used by later blurs") {
+    TuneEnv env("blur");
+    auto& s = test::session();
+    const DeviceInfo& dev = s.entry.info;
+    const ParamMap winner = blur_candidate(32);
+    REQUIRE(winner != resolve_configuration("blur_separable", "1", dev, Tuning{{}, false}).values);
+    TuneOptions o = blur_options();
+    o.fault = looks_fastest(winner);
+    const TuneResult r = tune(s.queue, "blur", o);
+    CHECK(r.kernel == "blur_separable");  // the default method
+    CHECK(r.routine_options.at("method") == "separable");
+    CHECK(r.routine_options.at("sigma") == "3");
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult& c = r.classes[0];
+    CHECK(c.variant == "1");  // one float channel
+    CHECK(c.space == 2);
+    for (const auto& row : c.rows) {
+      INFO(params_text(row.params) << to_string(row.status) << " " << row.message);
+      CHECK(row.status == CandidateStatus::Ok);
+    }
+    REQUIRE(c.has_best);
+    CHECK(c.best == winner);
+    CHECK(c.stored);
+    const Configuration cfg = resolve_configuration("blur_separable", "1", dev);
+    CHECK(cfg.values == winner);
+    CHECK(cfg.sources.at("BLUR_S_ROW_LX").rfind("user " + r.database_path, 0) == 0);
+    CHECK(resolve_configuration("blur_separable", "4", dev).sources.at("BLUR_S_ROW_LX").rfind("shipped", 0) == 0);
+
+    // A later separable blur compiles the stored parameters and is right (another size and sigma).
+    LogCapture logs;
+    test::ScopedEnv no_disk("CLFORGE_CACHE_DIR", "off");
+    clear_memory_cache();
+    const std::size_t w = 37, h = 29;
+    const std::vector<float> in = host::random_floats(w * h, test::seed() + 5);
+    BlurOptions bo;
+    bo.sigma_x = 1.5;
+    bo.sigma_y = 2;
+    bo.method = BlurMethod::Separable;
+    const std::vector<float> got = gaussian_blur(s.queue, w, h, 1, in, bo);
+    const std::vector<double> ref = host::gaussian_blur(in.data(), w, h, 1, w, 1.5, 2, BlurBorder::Clamp);
+    CHECK(host::compare(got, ref).ok(host::truncated_blur_tolerance(1.5, 2)));
+    CHECK(logs.contains("compiled blur_separable with -cl-std=CL1.2 -DBLUR_S_COL_LX=32 -DBLUR_S_COL_LY=4 "
+                        "-DBLUR_S_COL_WPT=4 -DBLUR_S_LOCAL=1 -DBLUR_S_ROW_LX=32 -DBLUR_S_ROW_LY=1 -DBLUR_S_ROW_VW=1"));
+  }
+
+  TEST_CASE("tune fft: a wrong candidate is rejected and never stored, even when it looks fastest") {
+    TuneEnv env("reject-fft");
+    auto& s = test::session();
+    {
+      const ParamMap wrong = fft_candidate(256), fast = fft_candidate(64);
+      TuneOptions o = fft_options();
+      o.fault = wrong_looks_fastest(wrong, fast);
+      const TuneResult r = tune(s.queue, "fft", o);
+      REQUIRE(r.classes.size() == 1);
+      const TuneClassResult& c = r.classes[0];
+      CHECK(c.rejected == 1);
+      for (const auto& row : c.rows) {
+        if (row.params != wrong) continue;
+        INFO(row.message);
+        CHECK(row.status == CandidateStatus::Rejected);
+        CHECK(row.message.find("NaN or infinite") != std::string::npos);
+      }
+      REQUIRE(c.has_best);
+      CHECK(c.best == fast);
+      CHECK(resolve_configuration("fft", "64", s.entry.info).values == fast);
+    }
+  }
+
+  TEST_CASE("tune blur: a wrong candidate is rejected and never stored, even when it looks fastest") {
+    TuneEnv env("reject-blur");
+    auto& s = test::session();
+    {
+      // Recursive method, sigma 2: the blur_recursive kernel.
+      const ParamMap base = {{"BLUR_R_BLOCK", 16},     {"BLUR_R_NARROW", 1 << 30},   {"BLUR_R_FUSE_T", 1},
+                             {"BLUR_R_BATCH", 2},      {"BLUR_R_NEXT_CARRY", 1},      {"BLUR_R_LINK_SPLIT", 2},
+                             {"BLUR_R_LINK_BATCH", 2}};
+      ParamMap wrong = base, fast = base;
+      wrong["BLUR_R_LX"] = 32;
+      fast["BLUR_R_LX"] = 16;
+      TuneOptions o = blur_options();
+      o.routine_options = {{"method", "recursive"}, {"sigma", "2"}};
+      o.param_values = {{"BLUR_R_LX", {16, 32}},   {"BLUR_R_BLOCK", {16}},    {"BLUR_R_NARROW", {1 << 30}},
+                        {"BLUR_R_FUSE_T", {1}},     {"BLUR_R_BATCH", {2}},     {"BLUR_R_NEXT_CARRY", {1}},
+                        {"BLUR_R_LINK_SPLIT", {2}}, {"BLUR_R_LINK_BATCH", {2}}};
+      o.fault = wrong_looks_fastest(wrong, fast);
+      const TuneResult r = tune(s.queue, "blur", o);
+      CHECK(r.kernel == "blur_recursive");
+      REQUIRE(r.classes.size() == 1);
+      const TuneClassResult& c = r.classes[0];
+      CHECK(c.rejected == 1);
+      for (const auto& row : c.rows) {
+        INFO(params_text(row.params) << row.message);
+        if (row.params == wrong) {
+          CHECK(row.status == CandidateStatus::Rejected);
+          CHECK(row.message.find("differs from the host recursive blur") != std::string::npos);
+        } else {
+          CHECK(row.status == CandidateStatus::Ok);
+        }
+      }
+      REQUIRE(c.has_best);
+      CHECK(c.best == fast);
+      CHECK(resolve_configuration("blur_recursive", "1", s.entry.info).values == fast);
+    }
+  }
+
+  TEST_CASE("tune fft and blur: size classes, narrowed spaces and bad options (dry runs)") {
+    TuneEnv env("fft-blur-args");
+    auto& s = test::session();
+    TuneOptions o;
+    o.dry_run = true;
+    // Lengths with a prime factor above 13 are stored under their Bluestein kernel length;
+    // the interleaved layout and the batch do not change the class.
+    o.sizes = {"64", "1009", "64@3:t", "2048@2"};
+    TuneResult r = tune(s.queue, "fft", o);
+    REQUIRE(r.classes.size() == 2);
+    CHECK(r.classes[0].variant == "64");
+    CHECK(r.classes[0].sizes == std::vector<std::string>{"64", "64@3:t"});
+    CHECK(r.classes[1].variant == "2048");
+    CHECK(r.classes[1].sizes == std::vector<std::string>{"1009", "2048@2"});
+    // Length 64: FFT_LOCAL_MAX has one value, FFT_REG two (registers or not), FFT_RADIX three
+    // (radix 8 and 16 both split 64 into 8*8), FFT_MIX one (no odd factors), FFT_VPT eight
+    // (work-items per transform under radix 2, 4, 8, 16, 32: 32-16-8-8-8 for 0, 16-32-32-32-32
+    // for 3, all 16 for 4, 8-8-16-16-16 for 5 and 6, all 8, 4, 2 or 1 for 8, 10 ... 16, 20 ... 32
+    // and 64).
+    // The class has an interleaved size, so FFT_STAGE keeps its four values and FFT_ACROSS its three.
+    // FFT_WG, HALVE, TWIDDLE, DCHAIN (8*8 has a chain of powers), PAD, VEC, STAGE, ACROSS
+    const std::size_t full = 7 * 3 * 4 * 2 * 2 * 2 * 4 * 3;
+    CHECK(r.classes[0].space == full * 2 * 3 * 8);
+    CHECK(r.classes[0].illegal + r.classes[0].unfit + r.classes[0].candidates == r.classes[0].space);
+    // How many values of a parameter the narrowing keeps for a length: the space over the space
+    // with that parameter fixed (a caller's list is taken as given).
+    const auto kept = [&](const std::string& param, const std::string& size) {
+      TuneOptions t = o;
+      t.sizes = {size};
+      const std::size_t all = tune(s.queue, "fft", t).classes.at(0).space;
+      t.param_values = {{param, {param == "FFT_DCHAIN" ? 1 : 0}}};
+      return all / tune(s.queue, "fft", t).classes.at(0).space;
+    };
+    // FFT_TWIDDLE 3 and 4 differ from 0 only where a pass's table is large (and from 2 and 5 only
+    // where another is not): six values for 16384 (the last pass's table of (R - 1) * NS entries is
+    // large under every radix, an earlier one small), four for 64 (0, 1, 2, 5).
+    CHECK(kept("FFT_TWIDDLE", "16384") == 6);
+    CHECK(kept("FFT_TWIDDLE", "64") == 4);
+    // FFT_MIX keeps the values that merge odd factors differently: three for 3000 (8*5*5*5*3,
+    // 8*15*5*5, 8*25*15), two for 1000 (no 3: 8*5*5*5 or 8*25*5), one for 64.
+    CHECK(kept("FFT_MIX", "3000") == 3);
+    CHECK(kept("FFT_MIX", "1000") == 2);
+    CHECK(kept("FFT_MIX", "64") == 1);
+    // FFT_DCHAIN: two chains differ from one where a pass after the first has a radix above 2.
+    CHECK(kept("FFT_DCHAIN", "64") == 2);
+    CHECK(kept("FFT_DCHAIN", "2") == 1);
+    // Blur: channels are the class; the recursive split threshold collapses to one value per
+    // way of splitting the class's images: never, only the shorter side's passes (e.g. 256 for
+    // 300x200, 64 for 64x48), both.
+    o.sizes = {"300x200", "64x48:4"};
+    o.routine_options = {{"method", "recursive"}};
+    r = tune(s.queue, "blur", o);
+    CHECK(r.kernel == "blur_recursive");
+    CHECK(r.routine_options.at("sigma") == "10");
+    REQUIRE(r.classes.size() == 2);
+    CHECK(r.classes[0].variant == "1");
+    CHECK(r.classes[1].variant == "4");
+    // LX, BLOCK, NARROW (3), FUSE_T, BATCH, NEXT_CARRY, LINK_SPLIT, LINK_BATCH
+    CHECK(r.classes[0].space == 5 * 6 * 3 * 2 * 5 * 2 * 5 * 5);
+    CHECK(r.classes[1].space == 5 * 6 * 3 * 2 * 5 * 2 * 5 * 5);
+
+    auto expect = [&](const std::string& routine, const TuneOptions& opt, const std::string& needle) {
+      test::expect_invalid_argument([&] { tune(s.queue, routine, opt); }, needle);
+    };
+    TuneOptions b = o;
+    b.routine_options = {{"sigma", "x"}};
+    expect("blur", b, "'x'");
+    b.routine_options = {{"method", "recursive"}, {"sigma", "0.25"}};
+    expect("blur", b, "0.25");
+    b.routine_options = {{"method", "auto"}};
+    expect("blur", b, "'auto' is not one of separable, direct, recursive");
+    b.routine_options = {{"border", "zero"}};
+    expect("blur", b, "no tuning option 'border'");
+    expect("transpose", b, "(it has none)");
+    b = o;
+    b.routine_options.clear();
+    for (const char* bad : {"64x", "0x5", "64x48:3", "64x48:2"}) {
+      b.sizes = {bad};
+      expect("blur", b, "'" + std::string(bad) + "'");
+    }
+    for (const char* bad : {"0", "64@", "64@0", "64:x", "x"}) {
+      b.sizes = {bad};
+      expect("fft", b, "'" + std::string(bad) + "'");
+    }
+    b.sizes = {"65536"};
+    expect("fft", b, "runs as passes");
+    CHECK(!detail::file_exists(user_database_path(s.entry.info)));
+  }
+}

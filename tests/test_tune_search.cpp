@@ -1,0 +1,247 @@
+// The tuner's search on tiny transpose spaces: the space pruned by constraints and the device
+// (dry runs), the random and anneal strategies under a budget, a space too large to enumerate
+// (sampled), the run-off deciding between the search's fastest, time limits, size classes, and
+// bad arguments. No assertion depends on measured times: where a winner matters, the fault
+// hook decides it.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "runtime/util.hpp"
+#include "tests/tune_support.hpp"
+#include "tuning/spec.hpp"
+
+using namespace clforge;
+using test::TuneEnv;
+using test::fastest_ok;
+using test::shipped;
+using test::small_candidate;
+using test::small_options;
+
+TEST_SUITE("tune") {
+  TEST_CASE("dry run: the space pruned by constraints, nothing compiled, run or stored") {
+    TuneEnv env("dry");
+    auto& s = test::session();
+    TuneOptions o = small_options();
+    o.dry_run = true;
+    o.param_values["TRA_TILE"] = {4, 8};
+    o.param_values["TRA_WPT"] = {1, 8};  // TRA_WPT=8 with TRA_TILE=4 is illegal
+    const CacheStats before = cache_stats();
+    const TuneResult r = tune(s.queue, "transpose", o);
+    CHECK(r.dry_run);
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult& c = r.classes[0];
+    CHECK(c.space == 4);
+    CHECK(c.illegal == 1);
+    CHECK(c.illegal + c.unfit + c.candidates == c.space);
+    // Device limits: the same count as fit_problem gives for the three legal ones.
+    std::size_t unfit = 0;
+    for (auto [t, w] : {std::pair{4, 1}, {8, 1}, {8, 8}}) {
+      ParamMap p = small_candidate(t, w);
+      unfit += !detail::fit_problem(detail::kernel_spec("transpose"), p, "4", s.entry.info).empty();
+    }
+    CHECK(c.unfit == unfit);
+    CHECK(c.tried == 0);
+    CHECK(c.rows.empty());
+    CHECK(!c.stored);
+    CHECK(c.default_params == shipped("4"));
+    CHECK(cache_stats().compiles == before.compiles);
+    CHECK(!detail::file_exists(r.database_path));
+  }
+
+  TEST_CASE("random and anneal strategies respect the budget and try each candidate once") {
+    TuneEnv env("strategies");
+    auto& s = test::session();
+    for (TuneStrategy st : {TuneStrategy::Random, TuneStrategy::Anneal}) {
+      INFO(to_string(st));
+      TuneOptions o = small_options();
+      o.strategy = st;
+      o.budget = 3;
+      o.store = false;
+      const TuneResult r = tune(s.queue, "transpose", o);
+      REQUIRE(r.classes.size() == 1);
+      const TuneClassResult& c = r.classes[0];
+      CHECK(c.tried == 3);
+      std::set<ParamMap> seen;
+      for (const auto& row : c.rows) seen.insert(row.params);
+      CHECK(seen.size() == 3);
+      CHECK(c.rows.front().is_default);
+      REQUIRE(c.has_best);
+      CHECK(c.best == fastest_ok(c)->params);
+    }
+    // Auto: random under a budget or time limit, exhaustive otherwise.
+    TuneOptions o = small_options();
+    o.budget = 2;
+    o.store = false;
+    CHECK(tune(s.queue, "transpose", o).strategy == TuneStrategy::Random);
+    o.budget = 0;
+    o.dry_run = true;
+    CHECK(tune(s.queue, "transpose", o).strategy == TuneStrategy::Exhaustive);
+    // Strategy names as the CLI spells them.
+    CHECK(parse_tune_strategy("anneal") == TuneStrategy::Anneal);
+    CHECK_THROWS_AS(parse_tune_strategy("genetic"), InvalidArgument);
+  }
+
+
+  TEST_CASE("a space too large to enumerate is sampled; auto anneals it, exhaustive refuses it") {
+    TuneEnv env("sampled");
+    auto& s = test::session();
+    TuneOptions o;
+    o.sizes = {"64"};
+    o.dry_run = true;
+    o.seed = test::seed();
+    // sgemm_xgemm with every legal value: billions of combinations.
+    const TuneResult r = tune(s.queue, "sgemm", o);
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult& c = r.classes[0];
+    CHECK(c.sampled);
+    CHECK(c.space > 4000000);
+    CHECK(c.draws <= 400000);
+    CHECK(c.candidates > 0);
+    CHECK(c.candidates <= 20000);
+    CHECK(c.illegal + c.unfit + c.candidates <= c.draws);  // repeated draws are not counted twice
+    CHECK(r.strategy == TuneStrategy::Anneal);
+    // A short real run: every evaluated candidate is legal, verified, and the default comes first.
+    o.dry_run = false;
+    o.budget = 3;
+    o.store = false;
+    o.warmup = 0;
+    o.min_reps = 1;
+    o.max_reps = 2;
+    const TuneResult run = tune(s.queue, "sgemm", o);
+    REQUIRE(run.classes.size() == 1);
+    CHECK(run.classes[0].tried == 3);
+    CHECK(run.classes[0].rows.front().is_default);
+    for (const auto& row : run.classes[0].rows) {
+      INFO(detail::describe_params(row.params));
+      CHECK(detail::kernel_spec("sgemm_xgemm").check(row.params, run.classes[0].variant).empty());
+      CHECK(row.status == CandidateStatus::Ok);
+    }
+    o.strategy = TuneStrategy::Exhaustive;
+    o.dry_run = true;
+    test::expect_invalid_argument([&] { tune(s.queue, "sgemm", o); }, "too many to enumerate");
+  }
+  TEST_CASE("the run-off times the search's fastest and the default again and its fastest is the result") {
+    TuneEnv env("runoff");
+    auto& s = test::session();
+    // The fault hook is asked once per candidate in the search and once more in the run-off:
+    // `lucky` looks fastest in the search only (a quiet moment), `steady` second-fastest in
+    // both; the run-off must pick `steady`.
+    const ParamMap lucky = small_candidate(16, 2), steady = small_candidate(8, 2);
+    REQUIRE(lucky != shipped("4"));
+    REQUIRE(steady != shipped("4"));
+    TuneOptions o = small_options();
+    o.finalists = 2;
+    auto calls = std::make_shared<std::map<ParamMap, int>>();
+    o.fault = [calls, lucky, steady](const ParamMap& p) {
+      TuneFault f;
+      const int k = (*calls)[p]++;
+      if (p == lucky) f.time_scale = k == 0 ? 1e-5 : 1e4;
+      if (p == steady) f.time_scale = 1e-3;
+      return f;
+    };
+    const TuneResult r = tune(s.queue, "transpose", o);
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult& c = r.classes[0];
+    REQUIRE(fastest_ok(c) != nullptr);
+    CHECK(fastest_ok(c)->params == lucky);  // the search's verdict
+    // The two fastest of the search and the default, each asked for its fault once more.
+    REQUIRE(c.runoff.size() == 3);
+    CHECK((*calls)[lucky] == 2);
+    CHECK((*calls)[steady] == 2);
+    CHECK((*calls)[shipped("4")] == 2);
+    std::set<ParamMap> finalists;
+    for (const auto& row : c.runoff) {
+      finalists.insert(row.params);
+      CHECK(row.status == CandidateStatus::Ok);
+      CHECK(row.ms > 0);
+    }
+    CHECK(finalists == std::set<ParamMap>{lucky, steady, shipped("4")});
+    for (std::size_t i = 1; i < c.runoff.size(); ++i) CHECK(c.runoff[i - 1].ms <= c.runoff[i].ms);
+    // The run-off decides, and its times are the reported ones.
+    REQUIRE(c.has_best);
+    CHECK(c.best == steady);
+    CHECK(c.runoff.front().params == steady);
+    CHECK(c.runoff.back().params == lucky);
+    CHECK(c.best_ms == doctest::Approx(c.runoff.front().ms));
+    const auto def = std::find_if(c.runoff.begin(), c.runoff.end(), [](const TuneRow& x) { return x.is_default; });
+    REQUIRE(def != c.runoff.end());
+    CHECK(def->params == shipped("4"));
+    CHECK(c.default_ms == doctest::Approx(def->ms));
+    CHECK(c.speedup == doctest::Approx(c.default_ms / c.best_ms));
+    CHECK(c.stored);
+    CHECK(resolve_configuration("transpose", "4", s.entry.info).values == steady);
+
+    // Without a run-off the search's fastest stands.
+    o.finalists = 0;
+    calls->clear();
+    const TuneResult r0 = tune(s.queue, "transpose", o);
+    REQUIRE(r0.classes.size() == 1);
+    CHECK(r0.classes[0].runoff.empty());
+    CHECK(r0.classes[0].best == lucky);
+  }
+
+  TEST_CASE("a time limit stops after the reference; sizes of two element sizes are two size classes") {
+    TuneEnv env("classes");
+    auto& s = test::session();
+    TuneOptions o = small_options();
+    o.time_limit_s = 1e-6;
+    TuneResult r = tune(s.queue, "transpose", o);
+    REQUIRE(r.classes.size() == 1);
+    CHECK(r.classes[0].tried == 1);  // the default is always measured
+    CHECK(r.classes[0].rows.front().is_default);
+    CHECK(r.classes[0].stored);
+
+    o = small_options();
+    o.budget = 2;
+    o.sizes = {"33x65", "64:8", "31:8"};
+    r = tune(s.queue, "transpose", o);
+    REQUIRE(r.classes.size() == 2);
+    CHECK(r.classes[0].variant == "4");
+    CHECK(r.classes[1].variant == "8");
+    CHECK(r.classes[1].sizes == std::vector<std::string>{"64:8", "31:8"});
+    for (const auto& c : r.classes) {
+      INFO(c.variant);
+      CHECK(c.tried == 2);
+      CHECK(c.rejected == 0);
+      CHECK(c.stored);
+      const Configuration cfg = resolve_configuration("transpose", c.variant, s.entry.info);
+      CHECK(cfg.values == c.best);
+      CHECK(cfg.sources.at("TRA_TILE").find("variant " + c.variant + "]") != std::string::npos);
+    }
+    // Variant 16 (16-byte elements) was not tuned: shipped, or shrunk from the shipped row where
+    // its tile does not fit the device's local memory ("fallback (shipped ...)", 48 KiB GPUs).
+    const std::string src16 = resolve_configuration("transpose", "16", s.entry.info).sources.at("TRA_TILE");
+    INFO(src16);
+    CHECK((src16.rfind("shipped", 0) == 0 || src16.rfind("fallback (shipped", 0) == 0));
+  }
+
+  TEST_CASE("bad arguments throw InvalidArgument naming them") {
+    TuneEnv env("args");
+    auto& s = test::session();
+    auto expect = [&](const std::string& routine, const TuneOptions& o, const std::string& needle) {
+      test::expect_invalid_argument([&] { tune(s.queue, routine, o); }, needle);
+    };
+    TuneOptions o = small_options();
+    o.dry_run = true;
+    expect("nosuch", o, "nosuch");
+    for (const char* bad : {"64x", "0", "64:3", "x64", "-5", "64y64"}) {
+      TuneOptions b = o;
+      b.sizes = {bad};
+      expect("transpose", b, "'" + std::string(bad) + "'");
+    }
+    TuneOptions b = o;
+    b.param_values["TRA_NOPE"] = {1};
+    expect("transpose", b, "TRA_NOPE");
+    b = o;
+    b.param_values["TRA_TILE"] = {12};
+    expect("transpose", b, "TRA_TILE=12");
+    // Timing needs a profiling queue.
+    cl::CommandQueue plain(s.context, s.entry.device, 0);
+    test::expect_invalid_argument([&] { tune(plain, "transpose", small_options()); }, "CL_QUEUE_PROFILING_ENABLE");
+    CHECK(!detail::file_exists(user_database_path(s.entry.info)));
+  }
+}

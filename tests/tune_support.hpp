@@ -1,0 +1,145 @@
+// The pieces the tuner tests share (test_tune*.cpp): tiny search spaces of the transpose, FFT
+// and blur targets with their candidates, fault hooks that make a chosen candidate look fastest
+// (or wrong and fastest), a test's own user database folder, and a log capture.
+#pragma once
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "tests/support.hpp"
+
+namespace clforge::test {
+
+// A small space: `values` lists the searched values of every parameter; short timing; no
+// run-off, so the result is the search's fastest (the run-off has a test of its own).
+inline TuneOptions tiny_space(const std::string& size, const std::map<std::string, std::vector<int>>& values) {
+  TuneOptions o;
+  o.sizes = {size};
+  o.param_values = values;
+  o.seed = test::seed();
+  o.warmup = 1;
+  o.min_reps = 3;
+  o.max_reps = 5;
+  o.min_time_ms = 0.2;
+  o.finalists = 0;
+  return o;
+}
+
+// The candidate of a tiny space whose open parameters take the values in `choice` (every
+// other parameter has a single value there).
+inline ParamMap candidate_of(const TuneOptions& o, const ParamMap& choice) {
+  ParamMap p;
+  for (const auto& [name, vals] : o.param_values) p[name] = vals.front();
+  for (const auto& [name, v] : choice) p[name] = v;
+  return p;
+}
+
+// 2 x 2 candidates: TRA_TILE 8/16, TRA_WPT 1/2, all other parameters fixed.
+inline TuneOptions small_options() {
+  return tiny_space("64", {{"TRA_TILE", {8, 16}}, {"TRA_WPT", {1, 2}}, {"TRA_VW", {1}}, {"TRA_PAD", {1}},
+                           {"TRA_DIAG", {0}}, {"TRA_SWZ", {0}}, {"TRA_LOCAL", {1}}, {"TRA_NT", {0}}});
+}
+
+inline ParamMap small_candidate(int tile, int wpt) {
+  return candidate_of(small_options(), {{"TRA_TILE", tile}, {"TRA_WPT", wpt}});
+}
+
+// Fault injection of the rejection tests: `wrong` returns a corrupted output and times as the
+// fastest by far; `fast` is correct and made fast, so it must win instead.
+// The fault that makes `winner` look fastest whatever this device measures.
+inline std::function<TuneFault(const ParamMap&)> looks_fastest(const ParamMap& winner) {
+  return [winner](const ParamMap& p) {
+    TuneFault f;
+    if (p == winner) f.time_scale = 1e-4;
+    return f;
+  };
+}
+
+inline std::function<TuneFault(const ParamMap&)> wrong_looks_fastest(const ParamMap& wrong, const ParamMap& fast) {
+  return [wrong, fast](const ParamMap& p) {
+    TuneFault f;
+    if (p == wrong) {
+      f.corrupt_output = true;
+      f.time_scale = 1e-6;
+    }
+    if (p == fast) f.time_scale = 1e-3;
+    return f;
+  };
+}
+
+inline ParamMap shipped(const std::string& variant) {
+  return resolve_configuration("transpose", variant, test::session().entry.info, Tuning{{}, false}).values;
+}
+
+// Environment of a tuning test: its own user database folder, no tuning file, tuning on.
+struct TuneEnv {
+  std::string dir;
+  test::ScopedEnv user, file, off;
+  explicit TuneEnv(const std::string& tag)
+      : dir(test::temp_dir(tag)),
+        user("CLFORGE_USER_TUNING_DIR", dir),
+        file("CLFORGE_TUNING_FILE", std::nullopt),
+        off("CLFORGE_TUNING", std::nullopt) {}
+};
+
+inline const TuneRow* fastest_ok(const TuneClassResult& c) {
+  const TuneRow* best = nullptr;
+  for (const auto& row : c.rows)
+    if (row.status == CandidateStatus::Ok && (best == nullptr || row.ms < best->ms)) best = &row;
+  return best;
+}
+
+inline std::string params_text(const ParamMap& p) {
+  std::string s;
+  for (const auto& [k, v] : p) s += k + "=" + std::to_string(v) + " ";
+  return s;
+}
+
+// Captures log messages at Debug level for a scope.
+class LogCapture {
+ public:
+  LogCapture() : level_(log_level()) {
+    set_log_level(LogLevel::Debug);
+    set_log_callback([this](LogLevel, const std::string& m) {
+      std::lock_guard<std::mutex> lock(m_);
+      lines_.push_back(m);
+    });
+  }
+  ~LogCapture() {
+    set_log_callback(nullptr);
+    set_log_level(level_);
+  }
+  bool contains(const std::string& needle) {
+    std::lock_guard<std::mutex> lock(m_);
+    for (const auto& l : lines_)
+      if (l.find(needle) != std::string::npos) return true;
+    return false;
+  }
+
+ private:
+  LogLevel level_;
+  std::mutex m_;
+  std::vector<std::string> lines_;
+};
+
+// FFT of length 64: 2 candidates (FFT_WG 64 or 256), every other parameter fixed.
+inline TuneOptions fft_options(int wg_a = 64, int wg_b = 256) {
+  return tiny_space("64", {{"FFT_WG", {wg_a, wg_b}}, {"FFT_RADIX", {16}}, {"FFT_REG", {32}}, {"FFT_LOCAL_MAX", {4096}},
+                           {"FFT_PASS_MAX", {32768}}, {"FFT_HALVE", {0}}, {"FFT_TWIDDLE", {0}}, {"FFT_PAD", {1}}, {"FFT_VEC", {1}},
+                           {"FFT_STAGE", {0}}, {"FFT_ACROSS", {8}}, {"FFT_VPT", {0}}, {"FFT_MIX", {0}}, {"FFT_DCHAIN", {1}}, {"FFT_CHUNK", {0}}});
+}
+
+inline ParamMap fft_candidate(int wg) { return candidate_of(fft_options(), {{"FFT_WG", wg}}); }
+
+// Separable blur of 64x48 pixels, one channel: 2 candidates (row work-group width 32 or 64).
+inline TuneOptions blur_options() {
+  return tiny_space("64x48", {{"BLUR_S_ROW_LX", {32, 64}}, {"BLUR_S_ROW_LY", {1}}, {"BLUR_S_ROW_VW", {1}},
+                              {"BLUR_S_COL_LX", {32}}, {"BLUR_S_COL_LY", {4}}, {"BLUR_S_COL_WPT", {4}},
+                              {"BLUR_S_LOCAL", {1}}});
+}
+
+inline ParamMap blur_candidate(int row_lx) { return candidate_of(blur_options(), {{"BLUR_S_ROW_LX", row_lx}}); }
+
+}  // namespace clforge::test
