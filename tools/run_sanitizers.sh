@@ -36,7 +36,7 @@ asan_runs=(
 # bench_all only has cases when the command line is built (CLFORGE_BUILD_TOOLS), which it is not here.
 
 # ThreadSanitizer: the tests that start threads, plus the tuner, which compiles candidates on
-# several threads of its own (std::thread in src/tuning/tuner.cpp).
+# several threads of its own (std::thread in src/tuning/tuner_class.cpp).
 tsan_runs=(
   "runtime_threads|--test-suite=runtime|-tc=concurrent calls from 8 threads*"
   "sgemm_threads|--test-suite=sgemm|-tc=concurrent calls from several threads*"
