@@ -1,6 +1,6 @@
-// clforge Gaussian blur: megapixels per second of each method and sigma, beside the method's
-// bandwidth bound, i.e. the time to move its bytes (read + written per pixel, see
-// src/blur/blur_plan.hpp) at the copy bandwidth measured in the same run. Each configuration
+// clforge Gaussian blur: megapixels per second of each method and sigma (a BlurPlan enqueued),
+// beside the method's bandwidth bound, i.e. the time to move its bytes (read + written per
+// pixel, see src/blur/blur_route.hpp) at the copy bandwidth measured in the same run. Each configuration
 // is checked first on sampled output pixels against the host (truncated Gaussian for direct
 // and separable; the exact Gaussian, with the looser tolerance of the approximation, for the
 // recursive filter).
@@ -10,7 +10,7 @@
 #include <random>
 
 #include "bench/routines.hpp"
-#include "blur/blur_plan.hpp"
+#include "blur/blur_route.hpp"
 #include "clforge/blur.hpp"
 #include "host/blur.hpp"
 #include "host/data.hpp"
@@ -113,7 +113,6 @@ void bench_blur(Session& s, Report& report, const BenchOptions& opt, const Peaks
     std::string status;
   };
   std::vector<Row> rows;
-  BlurWorkspace ws;
   for (const auto& sz : sizes) {
     const auto [W, H] = parse_shape(sz);
     const std::size_t n = W * H;
@@ -132,12 +131,11 @@ void bench_blur(Session& s, Report& report, const BenchOptions& opt, const Peaks
         BlurOptions o;
         o.sigma_x = o.sigma_y = sigma;
         o.method = m.method;
-        o.workspace = &ws;
         char label[64];
         std::snprintf(label, sizeof label, "%s s=%g", shape.c_str(), sigma);
         Record r = Record::of("blur", m.label, label);
-        const detail::BlurPlan plan = detail::plan_blur(dev, W, H, format, o, t);
-        r.bytes = plan.bytes_per_pixel * n;
+        const detail::BlurRoute route = detail::blur_route(dev, W, H, format, o, t);
+        r.bytes = route.bytes_per_pixel * n;
         const double bound_ms = peaks.copy_gbps > 0 ? r.bytes / peaks.copy_gbps / 1e6 : 0;
         const double taps = static_cast<double>(2 * host::gaussian_radius(sigma) + 1);
         if (m.method == BlurMethod::Direct && taps * taps * n > tap_budget) {
@@ -146,10 +144,18 @@ void bench_blur(Session& s, Report& report, const BenchOptions& opt, const Peaks
           r.status = "skipped: sigma below 0.5";
         } else {
           try {
+            BlurDesc d;
+            d.width = W;
+            d.height = H;
+            d.format = format;
+            d.sigma_x = d.sigma_y = sigma;
+            d.border = o.border;
+            d.method = m.method;
+            const BlurPlan blur(s.queue, d, t);
             // Correctness first: poisoned output, sampled pixels against the host.
             std::vector<float> nan(n * c, std::nanf(""));
             s.queue.enqueueWriteBuffer(out, CL_TRUE, 0, n * c * 4, nan.data());
-            gaussian_blur(s.queue, W, H, format, {in, 0, W}, {out, 0, W}, o, {}, nullptr, t);
+            blur.enqueue(s.queue, in, out);
             s.queue.enqueueReadBuffer(out, CL_TRUE, 0, n * c * 4, host_out.data());
             const bool rec_m = m.method == BlurMethod::Recursive;
             if (b.verify_pixels > 0) {
@@ -158,17 +164,15 @@ void bench_blur(Session& s, Report& report, const BenchOptions& opt, const Peaks
               const double tol = rec_m ? (sigma < 2 ? 0.20 : sigma < 5 ? 0.10 : 0.07) : 1e-4;
               if (!(r.error <= tol)) r.status = "failed: sampled error " + std::to_string(r.error) + " > " + std::to_string(tol);
             }
-            r.timing = time_region(s.queue, [&] {
-              gaussian_blur(s.queue, W, H, format, {in, 0, W}, {out, 0, W}, o, {}, nullptr, t);
-            }, opt.plan);
+            r.timing = time_region(s.queue, [&] { blur.enqueue(s.queue, in, out); }, opt.plan);
           } catch (const Error& e) {
             r.status = std::string("failed: ") + e.what();
           }
         }
         r.params = {{"method", to_string(m.method)},
-                    {"plan", plan.describe()},
+                    {"plan", route.describe()},
                     {"sigma", sigma},
-                    {"bytes_per_pixel", plan.bytes_per_pixel},
+                    {"bytes_per_pixel", route.bytes_per_pixel},
                     {"bound_ms", bound_ms},
                     {"mp_per_s", r.timing.median_ms > 0 ? n / r.timing.median_ms / 1e3 : 0},
                     {"overrides", t.overrides}};
@@ -176,7 +180,7 @@ void bench_blur(Session& s, Report& report, const BenchOptions& opt, const Peaks
         char line[384];
         std::snprintf(line, sizeof line, "blur %s %s: %.3f ms, %.1f MP/s, bound %.3f ms (%.0f%% of bound) [%s] %s",
                       label, m.label.c_str(), r.timing.median_ms, mps, bound_ms,
-                      r.timing.median_ms > 0 ? 100 * bound_ms / r.timing.median_ms : 0.0, plan.describe().c_str(),
+                      r.timing.median_ms > 0 ? 100 * bound_ms / r.timing.median_ms : 0.0, route.describe().c_str(),
                       r.status.c_str());
         progress(line);
         rows.push_back({shape, m.label, static_cast<double>(n), sigma, r.timing.median_ms, mps, bound_ms, r.error, r.status});

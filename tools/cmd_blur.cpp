@@ -9,7 +9,7 @@
 #include <iostream>
 
 #include "bench/peak.hpp"
-#include "blur/blur_plan.hpp"
+#include "blur/blur_route.hpp"
 #include "runtime/errors.hpp"
 #include "tools/cli.hpp"
 #include "tools/image_io.hpp"
@@ -85,20 +85,28 @@ void cmd_blur(Globals& g, const BlurArgs& a) {
   detail::check(st, "clCreateBuffer", "blur input");
   cl::Buffer bout(s.context, CL_MEM_READ_WRITE, host_in.size(), nullptr, &st);
   detail::check(st, "clCreateBuffer", "blur output");
-  BlurWorkspace ws;
-  o.workspace = &ws;
   const Tuning t = g.tuning();
-  const detail::BlurPlan plan = detail::plan_blur(s.entry.info, W, H, format, o, t);
+  BlurDesc d;
+  d.width = W;
+  d.height = H;
+  d.format = format;
+  d.sigma_x = o.sigma_x;
+  d.sigma_y = o.sigma_y;
+  d.border = o.border;
+  d.method = o.method;
 
   const auto t0 = std::chrono::steady_clock::now();
-  const BlurMethod used = gaussian_blur(s.queue, W, H, format, {bin, 0, W}, {bout, 0, W}, o, {}, nullptr, t);
+  const BlurPlan plan(s.queue, d, t);
+  plan.enqueue(s.queue, bin, bout);
   detail::check(s.queue.finish(), "clFinish");
+  const BlurMethod used = plan.method();
+  const std::string route = detail::route_of(plan).describe();
   const double first_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   std::vector<unsigned char> host_out(host_in.size());
   detail::check(s.queue.enqueueReadBuffer(bout, CL_TRUE, 0, host_out.size(), host_out.data()), "clEnqueueReadBuffer");
   bench::Timing timing;
   if (a.reps > 0) {
-    timing = bench::time_region(s.queue, [&] { gaussian_blur(s.queue, W, H, format, {bin, 0, W}, {bout, 0, W}, o, {}, nullptr, t); },
+    timing = bench::time_region(s.queue, [&] { plan.enqueue(s.queue, bin, bout); },
                                 bench::TimingPlan{0, a.reps, a.reps, 0, 0});
   }
 
@@ -129,13 +137,14 @@ void cmd_blur(Globals& g, const BlurArgs& a) {
   std::printf("%s (%zux%zu, %d channel%s, %s) -> %s\n", a.in.c_str(), W, H, img.channels, img.channels == 1 ? "" : "s",
               kind.c_str(), a.out.c_str());
   std::printf("method %s%s, sigma %g x %g, border %s, %s on \"%s\"\n", to_string(used),
-              plan.describe() != to_string(used) ? (" [" + plan.describe() + "]").c_str() : "", o.sigma_x, o.sigma_y,
+              route != to_string(used) ? (" [" + route + "]").c_str() : "", o.sigma_x, o.sigma_y,
               to_string(o.border), to_string(format), s.entry.info.name.c_str());
   if (a.reps > 0)
-    std::printf("time %.3f ms on the device (median of %d runs, %.1f MP/s); first call %.1f ms wall clock (program build or cache)\n",
+    std::printf("time %.3f ms on the device (median of %d runs, %.1f MP/s); first call %.1f ms wall clock "
+                "(with the plan: program build or cache)\n",
                 timing.median_ms, timing.reps, n / timing.median_ms / 1e3, first_ms);
   else
-    std::printf("time %.1f ms wall clock (first call, includes program build or cache)\n", first_ms);
+    std::printf("time %.1f ms wall clock (first call, with the plan: program build or cache)\n", first_ms);
 }
 
 void cmd_bench_blur(Globals& g, const bench::BlurBenchOptions& b) {
@@ -168,16 +177,17 @@ void cmd_blur_crossover(Globals& g, const CrossoverArgs& a) {
   cl_int st = CL_SUCCESS;
   cl::Buffer out(s.context, CL_MEM_READ_WRITE, n * c * 4, nullptr, &st);
   detail::check(st, "clCreateBuffer", "crossover output");
-  BlurWorkspace ws;
   const Tuning t = g.tuning();
   const bench::TimingPlan plan{1, 3, 10, 0};
   auto time = [&](BlurMethod m, double sigma) {
-    BlurOptions o;
-    o.sigma_x = o.sigma_y = sigma;
-    o.method = m;
-    o.workspace = &ws;
-    return bench::time_region(s.queue, [&] { gaussian_blur(s.queue, W, H, format, {in, 0, W}, {out, 0, W}, o, {}, nullptr, t); },
-                              plan).median_ms;
+    BlurDesc d;
+    d.width = W;
+    d.height = H;
+    d.format = format;
+    d.sigma_x = d.sigma_y = sigma;
+    d.method = m;
+    const BlurPlan blur(s.queue, d, t);
+    return bench::time_region(s.queue, [&] { blur.enqueue(s.queue, in, out); }, plan).median_ms;
   };
   const double sigmas[] = {0.5, 0.6, 0.7, 0.8, 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50};
   std::printf("%zux%zu, %zu channel%s on \"%s\"\n%6s %12s %12s %12s\n", W, H, c, c == 1 ? "" : "s", dev.name.c_str(),

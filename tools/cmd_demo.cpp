@@ -158,12 +158,13 @@ struct Demo {
     const std::vector<double> ref = recursive ? host::recursive_blur(in.data(), w, h, 1, w, sigma, sigma, border)
                                               : host::gaussian_blur(in.data(), w, h, 1, w, sigma, sigma, border);
     const cl::Buffer bin = buffer(in), bout = buffer(host::poisoned(n));
-    BlurOptions o;
-    o.sigma_x = o.sigma_y = sigma;
-    o.method = method;
-    BlurWorkspace ws;
-    o.workspace = &ws;
-    const auto run = [&] { gaussian_blur(s.queue, w, h, PixelFormat::R32F, {bin, 0, w}, {bout, 0, w}, o); };
+    BlurDesc d;
+    d.width = w;
+    d.height = h;
+    d.sigma_x = d.sigma_y = sigma;
+    d.method = method;
+    const BlurPlan plan(s.queue, d);
+    const auto run = [&] { plan.enqueue(s.queue, bin, bout); };
     run();
     char what[96];
     std::snprintf(what, sizeof what, "blur %s %zux%zu float sigma=%g clamp", to_string(method), w, h, sigma);

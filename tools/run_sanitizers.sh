@@ -40,6 +40,7 @@ asan_runs=(
 tsan_runs=(
   "runtime_threads|--test-suite=runtime|-tc=concurrent calls from 8 threads*"
   "sgemm_threads|--test-suite=sgemm|-tc=concurrent calls from several threads*"
+  "blur_threads|--test-suite=blur|-tc=BlurPlan: enqueued from several threads*"
   "tune_threads|--test-suite=tune|-tc=tuned parameters are stored*,candidates that fail to build*"
 )
 

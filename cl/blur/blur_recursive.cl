@@ -7,7 +7,7 @@
 //
 // The output is the anti-causal s1. A horizontal pass is a vertical pass of the transposed
 // image: the launcher runs  vertical pass, transpose, vertical pass, transpose  (the transposes
-// are clforge::transpose, or fused into blur_rec_apply's store with BLUR_R_FUSE_T).
+// are TransposePlan steps, or fused into blur_rec_apply's store with BLUR_R_FUSE_T).
 //
 // Borders (Triggs & Sdika 2006): the input beyond the last sample is the constant x+ (clamp:
 // the last sample, zero: 0); the anti-causal state after it is x+ + M (P - x+), P the causal
@@ -35,8 +35,10 @@
 //                      kernel also writes that pass's blur_rec_carry results from the tile
 //                      (carry_next, parameters prm_next), so the next pass skips its carry
 //                      kernel and reads its input once less.
-//    Carry buffer: 6 pixels per (block, column): [(b * 6 + k) * cols + x], k = p0 p1 p2 e0 e1 e2;
-//    blur_rec_link overwrites p with the entering state and e with the leaving state.
+//    Carry buffer: 6 pixels per (block, column) from pixel carry_off on (the carries share one
+//    scratch buffer with the intermediate images): [carry_off + (b * 6 + k) * cols + x],
+//    k = p0 p1 p2 e0 e1 e2; blur_rec_link overwrites p with the entering state and e with the
+//    leaving state.
 //
 // Parameter buffer prm (floats, from the host, per pass):
 //   [0] k1 [1] g2 [2] c2 [4..12] M [13..21] A^K [22..30] A^L [31..39] A^Llast
@@ -210,9 +212,10 @@ void blur_rec_cols(const int n, const int cols, const int border, const int K, c
 __kernel __attribute__((reqd_work_group_size(BLUR_R_LX, 1, 1)))
 void blur_rec_carry(const int n, const int cols, const __global float* restrict prm,
                     const __global blur_t* restrict in, const clf_index in_off, const clf_index in_pitch,
-                    __global blur_t* restrict carry) {
+                    __global blur_t* restrict carry, const clf_index carry_off) {
   const int x = get_global_id(0), b = get_global_id(1);
   if (x >= cols) return;
+  carry += carry_off;
   const blur_t k1 = (blur_t)prm[RP_K1], g2 = (blur_t)prm[RP_G2], c2 = (blur_t)prm[RP_C2];
   const int s = b * BLUR_R_BLOCK, len = min(BLUR_R_BLOCK, n - s);
   const __global blur_t* col = in + in_off + x + (clf_index)s * in_pitch;
@@ -330,13 +333,13 @@ inline void link_runs(const __global float* prm, __local blur_t* rs, const int r
 __kernel __attribute__((reqd_work_group_size(BLUR_R_LX, BLUR_R_LINK_SPLIT, 1)))
 void blur_rec_link(const int n, const int cols, const int nb, const int q, const int border, const int K,
                    const __global float* restrict prm, const __global blur_t* restrict in, const clf_index in_off,
-                   const clf_index in_pitch, __global blur_t* restrict carry) {
+                   const clf_index in_pitch, __global blur_t* restrict carry, const clf_index carry_off) {
   __local blur_t run_state[3 * BLUR_R_LINK_SPLIT * BLUR_R_LX];  // per run: zero-state result, then true state
   __local blur_t bottom[3 * BLUR_R_LX];                         // anti-causal state entering from below
   const int lx = get_local_id(0), g = get_local_id(1), x = get_group_id(0) * BLUR_R_LX + lx;
   const int live = x < cols, runs = (nb + q - 1) / q, lo = g * q, hi = min(nb, lo + q);
   const __global blur_t* col = in + in_off + x;
-  __global blur_t* c = carry + x;
+  __global blur_t* c = carry + carry_off + x;
   const clf_index stride = (clf_index)6 * cols;  // between blocks
   __local blur_t* rs = run_state + 3 * (g * BLUR_R_LX + lx);
   const int rstep = 3 * BLUR_R_LX;  // between the runs of one column
@@ -390,17 +393,17 @@ void blur_rec_link(const int n, const int cols, const int nb, const int q, const
 __kernel __attribute__((reqd_work_group_size(BLUR_R_LX, 1, 1)))
 void blur_rec_apply(const int n, const int cols, const __global float* restrict prm,
                     const __global blur_t* in, const clf_index in_off, const clf_index in_pitch,
-                    const __global blur_t* restrict carry,
+                    const __global blur_t* restrict carry, const clf_index carry_off,
                     __global blur_t* out, const clf_index out_off, const clf_index out_pitch,
                     const int next_carry, const __global float* restrict prm_next,
-                    __global blur_t* restrict carry_next) {
+                    __global blur_t* restrict carry_next, const clf_index carry_next_off) {
   __local blur_t tile[BLUR_R_BLOCK * (BLUR_R_LX + 1)];
   const int lx = get_local_id(0), x0 = get_group_id(0) * BLUR_R_LX, x = x0 + lx, b = get_global_id(1);
   const blur_t k1 = (blur_t)prm[RP_K1], g2 = (blur_t)prm[RP_G2], c2 = (blur_t)prm[RP_C2];
   const int s = b * BLUR_R_BLOCK, len = min(BLUR_R_BLOCK, n - s);
   if (x < cols) {
     const __global blur_t* col = in + in_off + x + (clf_index)s * in_pitch;
-    const __global blur_t* cb = carry + (clf_index)b * 6 * cols + x;
+    const __global blur_t* cb = carry + carry_off + (clf_index)b * 6 * cols + x;
     blur_t s0 = cb[0], s1 = cb[cols], s2 = cb[2 * cols];
     for (int m0 = 0; m0 < len; m0 += BLUR_R_BATCH) {
       blur_t v[BLUR_R_BATCH];
@@ -445,7 +448,8 @@ void blur_rec_apply(const int n, const int cols, const __global float* restrict 
     const int len_next = min(BLUR_R_BLOCK, cols - x0);
     blur_t s0 = BLUR_ZERO, s1 = BLUR_ZERO, s2 = BLUR_ZERO, e0 = BLUR_ZERO, e1 = BLUR_ZERO, e2 = BLUR_ZERO;
     for (int m = 0; m < len_next; ++m) CARRY_STEP(prm_next, m, s0, s1, s2, e0, e1, e2, tile[lx * (BLUR_R_LX + 1) + m]);
-    store_carry(carry_next + (clf_index)(x0 / BLUR_R_BLOCK) * 6 * n + s + lx, n, s0, s1, s2, e0, e1, e2);
+    store_carry(carry_next + carry_next_off + (clf_index)(x0 / BLUR_R_BLOCK) * 6 * n + s + lx, n, s0, s1, s2, e0, e1,
+                e2);
   }
 #endif
 #endif

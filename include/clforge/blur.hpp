@@ -3,6 +3,7 @@
 // passes, or a recursive (IIR) Gaussian whose cost does not depend on sigma. See docs/blur.md.
 #pragma once
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -52,28 +53,72 @@ struct ImageRef {
   std::size_t pitch = 0;
 };
 
-/// Scratch buffers (intermediate images, carries) that blur calls may reuse instead of
-/// allocating their own. A workspace grows as needed. It must not be used by two calls whose
-/// work can overlap on the device (two queues, or two threads enqueueing to one queue).
-class BlurWorkspace {
- public:
-  static constexpr int kSlots = 5;
-  /// A buffer of at least `bytes` in slot `slot` (0 .. kSlots - 1), reallocated when too small.
-  cl::Buffer get(const cl::Context& context, int slot, std::size_t bytes);
-
- private:
-  cl::Buffer buffers_[kSlots];
-  std::size_t sizes_[kSlots] = {};
-  cl_context context_ = nullptr;
-};
-
 /// Options of one blur call.
 struct BlurOptions {
   double sigma_x = 1.0;  ///< standard deviation along rows (x), in pixels; 0 < sigma <= 4096
   double sigma_y = 1.0;  ///< standard deviation along columns (y), in pixels
   BlurBorder border = BlurBorder::Clamp;
   BlurMethod method = BlurMethod::Auto;
-  BlurWorkspace* workspace = nullptr;  ///< optional scratch reuse (see BlurWorkspace)
+};
+
+/// What a BlurPlan computes: the Gaussian blur (see gaussian_blur) of the width x height image
+/// at in_offset of the input buffer, rows in_pitch apart, into the image at out_offset of the
+/// output buffer, rows out_pitch apart. Offsets and pitches count pixels of `format` (see
+/// ImageRef); a pitch of 0 means the width (packed rows).
+struct BlurDesc {
+  std::size_t width = 0, height = 0;
+  PixelFormat format = PixelFormat::R32F;
+  double sigma_x = 1.0, sigma_y = 1.0;  ///< pixels, in (0, 4096]; Recursive needs at least 0.5
+  BlurBorder border = BlurBorder::Clamp;
+  BlurMethod method = BlurMethod::Auto;
+  std::size_t in_offset = 0, in_pitch = 0;
+  std::size_t out_offset = 0, out_pitch = 0;
+};
+
+namespace detail {
+struct BlurPlanAccess;  // the library's own access (free functions, tuner)
+}
+
+/// A Gaussian blur checked, resolved and compiled once, then enqueued any number of times on
+/// any queue of the same context and device. The plan holds its programs and its constant
+/// tables (weights, recursive filter parameters); scratch memory (intermediate images, block
+/// carries, the float copies of an RGBA8 image) comes from a per-context pool for each enqueue
+/// and goes back with the event of the enqueue's last command, so enqueues on several queues
+/// never share scratch that is still in use.
+/// Thread-safety: a plan is immutable after construction; enqueue() and the accessors may run
+/// on several threads at once, on one queue or several (each thread uses its own kernel
+/// objects). Copies share one plan.
+class BlurPlan {
+ public:
+  /// Throws InvalidArgument (before anything is built or allocated) for zero sizes or sizes above
+  /// 2^30, an unknown format, method or border, sigma not in (0, 4096] (or below 0.5 for the
+  /// recursive method, also when Auto picks it), a pitch below the width, extents that overflow,
+  /// or bad tuning overrides; BuildError when a kernel does not compile.
+  BlurPlan(const cl::CommandQueue& queue, const BlurDesc& desc, const Tuning& tuning = {});
+  /// Waits for wait_list, blurs `in` into `out`; *event (if given) completes when all of the
+  /// enqueue's work is done (also on out-of-order queues). Throws InvalidArgument, before
+  /// anything is enqueued or allocated, for null or too-small buffers, in and out being one
+  /// buffer, or a queue of another context or device than the plan's.
+  void enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait_list = {},
+               cl::Event* event = nullptr) const;
+  /// The method the plan runs (never Auto).
+  BlurMethod method() const;
+  /// The description, pitches resolved (never 0).
+  const BlurDesc& desc() const;
+  /// e.g. "blur 1000x999 R32F, sigma 5 x 5, mirror: recursive (vertical: blocked+fused transpose, ...)".
+  std::string describe() const;
+  /// The resolved tuning parameters (and where each value came from) of the kernels the plan
+  /// runs: "blur" (Auto's crossovers, the RGBA8 conversions), then the method's kernel
+  /// (blur_direct, blur_separable or blur_recursive), then the recursive method's separate
+  /// transposes, if any.
+  const std::vector<Configuration>& configurations() const;
+
+  struct Impl;
+
+ private:
+  friend struct detail::BlurPlanAccess;
+  explicit BlurPlan(std::shared_ptr<const Impl> impl);
+  std::shared_ptr<const Impl> impl_;
 };
 
 /// Gaussian blur of the width x height image `in` into `out` (out-of-place; different buffers).
@@ -85,7 +130,8 @@ struct BlurOptions {
 /// the call's work is done (also on out-of-order queues). Returns the method used (never Auto).
 /// Throws InvalidArgument (before anything is enqueued) for zero or too large sizes, a pitch
 /// below the width, null or too-small buffers, in and out being one buffer, sigma not in
-/// (0, 4096], or Recursive with sigma below 0.5.
+/// (0, 4096], or Recursive with sigma below 0.5. Runs a BlurPlan from a bounded per-process
+/// cache: a repeated call with the same image layout, sigmas and tuning costs a lookup.
 BlurMethod gaussian_blur(cl::CommandQueue& queue, std::size_t width, std::size_t height, PixelFormat format,
                          const ImageRef& in, const ImageRef& out, const BlurOptions& options,
                          const EventList& wait_list = {}, cl::Event* event = nullptr, const Tuning& tuning = {});
@@ -95,7 +141,8 @@ BlurMethod resolve_blur_method(const cl::CommandQueue& queue, std::size_t width,
                                double sigma_x, double sigma_y, const Tuning& tuning = {});
 
 /// Host-vector convenience: blurs width x height pixels of `channels` (1 or 4) interleaved
-/// floats, blocking. Returns the blurred image (same layout).
+/// floats, blocking. Returns the blurred image (same layout). Every argument is checked and the
+/// plan built before a device buffer is allocated.
 std::vector<float> gaussian_blur(cl::CommandQueue& queue, std::size_t width, std::size_t height, std::size_t channels,
                                  const std::vector<float>& in, const BlurOptions& options, const Tuning& tuning = {});
 

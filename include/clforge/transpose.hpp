@@ -4,12 +4,17 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "clforge/common.hpp"
 #include "clforge/tuning.hpp"
 
 namespace clforge {
+
+namespace detail {
+struct TransposeAccess;  // the library's own access (plans of other routines run transposes as steps)
+}
 
 /// What a TransposePlan computes: out (cols x rows) = in (rows x cols)^T, row-major, elements of
 /// elem_size bytes (4, 8 or 16); offsets and leading dimensions count elements (ld 0: packed).
@@ -44,6 +49,8 @@ class TransposePlan {
  private:
   friend void transpose(cl::CommandQueue&, std::size_t, std::size_t, std::size_t, const MatrixRef&, const MatrixRef&,
                         const EventList&, cl::Event*, const Tuning&);
+  friend struct detail::TransposeAccess;
+  explicit TransposePlan(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
   std::shared_ptr<const Impl> impl_;
 };
 

@@ -1,18 +1,31 @@
-// Internals of the blur family shared by its launcher (blur.cpp) and its resolution
-// (blur_resolve.cpp): the resolved configuration of a call, the tile sizes, the programs.
+// Internals of the blur family shared by its plan (blur_plan.cpp, blur_steps.cpp), its
+// resolution (blur_resolve.cpp), its tuner and its tests: the resolved configuration of a plan,
+// the tile sizes, the programs and the kernels' signatures.
 #pragma once
 #include <cstdint>
 #include <string>
 
-#include "blur/blur_plan.hpp"
+#include "blur/blur_route.hpp"
 #include "clforge/blur.hpp"
+#include "runtime/launch.hpp"
 #include "runtime/program_cache.hpp"
 
 namespace clforge::detail {
 
-// Everything one call needs, resolved once.
+// The kernels' parameters, as cl/blur/*.cl declares them.
+extern const KernelSignature kBlurDirect;    // blur_direct.cl
+extern const KernelSignature kBlurRows;      // blur_separable.cl
+extern const KernelSignature kBlurCols;      // blur_separable.cl
+extern const KernelSignature kBlurRecCols;   // blur_recursive.cl
+extern const KernelSignature kBlurRecCarry;  // blur_recursive.cl
+extern const KernelSignature kBlurRecLink;   // blur_recursive.cl
+extern const KernelSignature kBlurRecApply;  // blur_recursive.cl
+extern const KernelSignature kBlurU8ToF32;   // blur_convert.cl
+extern const KernelSignature kBlurF32ToU8;   // blur_convert.cl
+
+// Everything a plan needs, resolved once.
 struct Resolved {
-  BlurPlan plan;
+  BlurRoute route;
   std::size_t channels = 1;  // of the float kernels (4 for RGBA8)
   Configuration blur, direct, separable, recursive;
   int rx = 0, ry = 0;
@@ -30,13 +43,8 @@ std::uint64_t col_tile_bytes(const Configuration& c, int r, std::size_t channels
 Resolved resolve(const DeviceInfo& dev, std::size_t width, std::size_t height, PixelFormat format,
                  const BlurOptions& o, const Tuning& tuning);
 
-// 64-bit indices when an address of the images or of the scratch (carries: 6 per pixel) can
-// pass 2^31 - 1.
-bool blur_long_index(std::size_t width, std::size_t height, const ImageRef& in, const ImageRef& out);
-
-// The program of each kernel of a call, from the resolved parameters alone: the launcher and
-// blur_build_programs (the tuner's prebuild) compile through these, so both use one set of
-// options. The direct kernel's configuration with the call's local-tile choice:
+// The program of each kernel from the resolved parameters alone. The direct kernel's
+// configuration with the plan's local-tile choice:
 Configuration direct_config(const Resolved& r);
 cl::Program direct_program(const QueueContext& qc, const Resolved& r, bool long_index);
 
@@ -53,8 +61,13 @@ cl::Program recursive_program(const QueueContext& qc, const Resolved& r, bool lo
 // The RGBA8 conversion kernels.
 cl::Program conversion_program(const QueueContext& qc, const Resolved& r, bool long_index);
 
-// Every check of a call that needs no buffer (sizes, format, method, border, sigmas, tuning
-// overrides), then the resolved configuration: shared by the buffer and host-vector forms.
+// Every check of a blur that needs neither a buffer nor the device: sizes, format, method,
+// border, sigmas, tuning override names and values.
+void check_blur_request(std::size_t width, std::size_t height, PixelFormat format, const BlurOptions& options,
+                        const Tuning& tuning);
+
+// check_blur_request, then the resolved configuration and the checks that depend on it (the
+// sigma of a recursive method that Auto picked, local tiles asked for by an override).
 Resolved check_blur_options(std::size_t width, std::size_t height, PixelFormat format, const BlurOptions& options,
                             const Tuning& tuning, const DeviceInfo& dev);
 

@@ -1,13 +1,11 @@
-// Blur resolution: checks that need no buffer, the method and configuration of a call, the
-// local-tile fit, and the program of each kernel, shared by the launcher and the tuner's prebuild.
+// Blur resolution: checks that need no buffer, the method and configuration of a plan, the
+// local-tile fit, and the program of each kernel.
 #include <algorithm>
 #include <cmath>
-#include <optional>
 
 #include "blur/blur_design.hpp"
 #include "blur/blur_internal.hpp"
 #include "runtime/errors.hpp"
-#include "runtime/extent.hpp"
 #include "tuning/spec.hpp"
 
 namespace clforge::detail {
@@ -97,7 +95,7 @@ Resolved resolve(const DeviceInfo& dev, std::size_t width, std::size_t height, P
   r.blur = resolve_configuration("blur", "*", dev, sub_tuning(tuning, "blur"));
   BlurMethod m = o.method;
   if (m == BlurMethod::Auto) m = auto_method(r.blur, width, height, o.sigma_x, o.sigma_y);
-  r.plan.method = m;
+  r.route.method = m;
   double bytes = 0;
   if (m == BlurMethod::Direct) {
     r.direct = resolve_configuration("blur_direct", variant, dev, sub_tuning(tuning, "blur_direct"));
@@ -106,7 +104,7 @@ Resolved resolve(const DeviceInfo& dev, std::size_t width, std::size_t height, P
     const std::size_t tile = direct_tile_bytes(r.direct, r.rx, r.ry, px);
     require_local_fits(tuning, "BLUR_D_LOCAL", tile, dev);
     r.row_local = r.col_local = r.direct.at("BLUR_D_LOCAL") && tile <= dev.local_mem_size;
-    r.plan.local_tiles = r.row_local;
+    r.route.local_tiles = r.row_local;
     bytes = 2.0 * px;
   } else if (m == BlurMethod::Separable) {
     r.separable = resolve_configuration("blur_separable", variant, dev, sub_tuning(tuning, "blur_separable"));
@@ -119,41 +117,25 @@ Resolved resolve(const DeviceInfo& dev, std::size_t width, std::size_t height, P
     require_local_fits(tuning, "BLUR_S_LOCAL", std::max(row_tile, col_tile), dev);
     r.row_local = local && row_tile <= dev.local_mem_size;
     r.col_local = local && col_tile <= dev.local_mem_size;
-    r.plan.local_tiles = r.row_local && r.col_local;
+    r.route.local_tiles = r.row_local && r.col_local;
     bytes = 4.0 * px;
   } else {
     r.recursive = resolve_configuration("blur_recursive", variant, dev, sub_tuning(tuning, "blur_recursive"));
     const int block = r.recursive.at("BLUR_R_BLOCK"), narrow = r.recursive.at("BLUR_R_NARROW");
     const bool fuse = r.recursive.at("BLUR_R_FUSE_T") != 0;
-    r.plan.blocked_y = block > 0 && width < static_cast<std::size_t>(narrow);
-    r.plan.blocked_x = block > 0 && height < static_cast<std::size_t>(narrow);
-    r.plan.fused_y = r.plan.blocked_y && fuse;
-    r.plan.fused_x = r.plan.blocked_x && fuse;
-    r.plan.carry_fused = r.plan.fused_y && r.plan.blocked_x && r.recursive.at("BLUR_R_NEXT_CARRY") != 0 &&
-                         r.recursive.at("BLUR_R_LX") == block;
-    for (bool blocked : {r.plan.blocked_y, r.plan.blocked_x}) bytes += (blocked ? 3.0 : 4.0) * px;
-    if (r.plan.carry_fused) bytes -= 1.0 * px;
-    for (bool fused : {r.plan.fused_y, r.plan.fused_x}) bytes += fused ? 0.0 : 2.0 * px;
+    r.route.blocked_y = block > 0 && width < static_cast<std::size_t>(narrow);
+    r.route.blocked_x = block > 0 && height < static_cast<std::size_t>(narrow);
+    r.route.fused_y = r.route.blocked_y && fuse;
+    r.route.fused_x = r.route.blocked_x && fuse;
+    r.route.carry_fused = r.route.fused_y && r.route.blocked_x && r.recursive.at("BLUR_R_NEXT_CARRY") != 0 &&
+                          r.recursive.at("BLUR_R_LX") == block;
+    for (bool blocked : {r.route.blocked_y, r.route.blocked_x}) bytes += (blocked ? 3.0 : 4.0) * px;
+    if (r.route.carry_fused) bytes -= 1.0 * px;
+    for (bool fused : {r.route.fused_y, r.route.fused_x}) bytes += fused ? 0.0 : 2.0 * px;
   }
   if (format == PixelFormat::RGBA8) bytes += 2.0 * (4 + 16);  // u8 -> f32 and back
-  r.plan.bytes_per_pixel = bytes;
+  r.route.bytes_per_pixel = bytes;
   return r;
-}
-
-// The program of each kernel of a call, from the resolved parameters alone: the launcher and
-// blur_build_programs (the tuner's prebuild) compile through these, so both use one set of
-// options.
-
-// 64-bit indices when an address of the images or of the scratch (carries: 6 per pixel) can
-// pass 2^31 - 1.
-bool blur_long_index(std::size_t width, std::size_t height, const ImageRef& in, const ImageRef& out) {
-  const char* R = "gaussian_blur";
-  const std::size_t in_end = add_or_throw(in.offset, matrix_span(R, "in.pitch", height, width, in.pitch), R, "in");
-  const std::size_t out_end =
-      add_or_throw(out.offset, matrix_span(R, "out.pitch", height, width, out.pitch), R, "out");
-  const auto pixels = mul_checked(width, height);
-  const auto carries = pixels ? mul_checked(*pixels + width + height, 6) : std::nullopt;
-  return !carries || std::max({in_end, out_end, *carries}) > kMaxInt32Index;
 }
 
 Configuration direct_config(const Resolved& r) {
@@ -197,10 +179,8 @@ cl::Program conversion_program(const QueueContext& qc, const Resolved& r, bool l
   return get_program(qc, kernel_spec("blur"), r.blur, long_index ? "-DCLF_LONG_INDEX=1" : "");
 }
 
-// Every check of a call that needs no buffer (sizes, format, method, border, sigmas, tuning
-// overrides), then the resolved configuration: shared by the buffer and host-vector forms.
-Resolved check_blur_options(std::size_t width, std::size_t height, PixelFormat format, const BlurOptions& options,
-                            const Tuning& tuning, const DeviceInfo& dev) {
+void check_blur_request(std::size_t width, std::size_t height, PixelFormat format, const BlurOptions& options,
+                        const Tuning& tuning) {
   const char* R = "gaussian_blur";
   require(width >= 1 && height >= 1, R,
           "width and height must be at least 1 (got " + std::to_string(width) + " x " + std::to_string(height) + ")");
@@ -215,36 +195,24 @@ Resolved check_blur_options(std::size_t width, std::size_t height, PixelFormat f
   require(options.border == BlurBorder::Clamp || options.border == BlurBorder::Mirror ||
               options.border == BlurBorder::Zero,
           R, "unknown border mode (" + std::to_string(static_cast<int>(options.border)) + ")");
+  check_overrides(tuning);
+}
+
+Resolved check_blur_options(std::size_t width, std::size_t height, PixelFormat format, const BlurOptions& options,
+                            const Tuning& tuning, const DeviceInfo& dev) {
+  check_blur_request(width, height, format, options, tuning);
   const Resolved res = resolve(dev, width, height, format, options, tuning);
-  check_sigma(R, "sigma_x", options.sigma_x, res.plan.method);
-  check_sigma(R, "sigma_y", options.sigma_y, res.plan.method);
+  check_sigma("gaussian_blur", "sigma_x", options.sigma_x, res.route.method);
+  check_sigma("gaussian_blur", "sigma_y", options.sigma_y, res.route.method);
   return res;
 }
 
-BlurPlan plan_blur(const DeviceInfo& device, std::size_t width, std::size_t height, PixelFormat format,
-                   const BlurOptions& options, const Tuning& tuning) {
-  return resolve(device, width, height, format, options, tuning).plan;
+BlurRoute blur_route(const DeviceInfo& device, std::size_t width, std::size_t height, PixelFormat format,
+                     const BlurOptions& options, const Tuning& tuning) {
+  return resolve(device, width, height, format, options, tuning).route;
 }
 
-void blur_build_programs(const QueueContext& qc, std::size_t width, std::size_t height, PixelFormat format,
-                         const ImageRef& in, const ImageRef& out, const BlurOptions& options, const Tuning& tuning) {
-  const Resolved r = resolve(*qc.info, width, height, format, options, tuning);
-  const bool long_index = blur_long_index(width, height, in, out);
-  switch (r.plan.method) {
-    case BlurMethod::Direct: direct_program(qc, r, long_index); break;
-    case BlurMethod::Separable:
-      separable_program(qc, r, long_index, true);
-      separable_program(qc, r, long_index, false);
-      break;
-    default:
-      if (r.plan.fused_y || r.plan.fused_x) recursive_program(qc, r, long_index, true);
-      if (!r.plan.fused_y || !r.plan.fused_x) recursive_program(qc, r, long_index, false);
-      break;
-  }
-  if (format == PixelFormat::RGBA8) conversion_program(qc, r, long_index);
-}
-
-std::string BlurPlan::describe() const {
+std::string BlurRoute::describe() const {
   std::string s = to_string(method);
   if (method == BlurMethod::Recursive) {
     auto pass = [](bool blocked, bool fused) {

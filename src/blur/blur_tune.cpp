@@ -2,16 +2,19 @@
 // or recursive: the kernel family searched) and --sigma; sizes "N", "WxH" or "WxH:C" (C = 1 or 4
 // float channels), stored under the variant the launcher resolves (the channel count). Each
 // candidate blurs random data (clamp border) into a NaN-poisoned output with a guard tail and is
-// checked against the double-precision host filter of the same method (host/blur.hpp).
+// checked against the double-precision host filter of the same method (host/blur.hpp). Each
+// candidate is a BlurPlan, built by the tuner's worker threads and enqueued by its runs.
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <deque>
 #include <memory>
+#include <mutex>
 
-#include "blur/blur_plan.hpp"
+#include "blur/blur_plan_impl.hpp"
 #include "clforge/blur.hpp"
 #include "host/blur.hpp"
 #include "host/data.hpp"
@@ -57,7 +60,12 @@ class BlurInstance : public TuneInstance {
     opt_.sigma_x = opt_.sigma_y = sigma;
     opt_.method = method;
     opt_.border = BlurBorder::Clamp;
-    opt_.workspace = &workspace_;  // scratch images allocated once, not in every timed run
+    desc_.width = z.w;
+    desc_.height = z.h;
+    desc_.format = z.c == 1 ? PixelFormat::R32F : PixelFormat::RGBA32F;
+    desc_.sigma_x = desc_.sigma_y = sigma;
+    desc_.method = method;
+    desc_.border = opt_.border;
     const std::size_t n = values();
     const std::vector<float> in = host::random_floats(n, seed);
     ref_ = method == BlurMethod::Recursive
@@ -75,16 +83,23 @@ class BlurInstance : public TuneInstance {
     return text;
   }
 
+  // The candidate's plan: programs, constant tables and scratch layout, made once.
   void build(const QueueContext& qc, const Configuration& cfg) const override {
-    blur_build_programs(qc, z_.w, z_.h, format(), image(in_), image(out_.buffer()), opt_, Tuning{cfg.values, false});
+    auto plan = std::make_shared<const BlurPlan>(BlurPlanAccess::make(qc, desc_, Tuning{cfg.values, false}));
+    keep(cfg.values, std::move(plan));
   }
 
   void poison(cl::CommandQueue& queue) override { out_.poison(queue); }
 
   cl::Event run(cl::CommandQueue& queue, const ParamMap& params) override {
+    std::shared_ptr<const BlurPlan> plan = find(params);
+    if (!plan) {  // not built beforehand (or dropped since): made here, once
+      plan = std::make_shared<const BlurPlan>(queue, desc_, Tuning{params, false});
+      keep(params, plan);
+    }
     cl::Event ev;
-    gaussian_blur(queue, z_.w, z_.h, format(), image(in_), image(out_.buffer()), opt_, {}, &ev, Tuning{params, false});
-    // Direct is one kernel; the other methods are timed between markers.
+    plan->enqueue(queue, in_, out_.buffer(), {}, &ev);
+    // Direct is one kernel (RGBA8 is not tuned); the other methods are timed between markers.
     return opt_.method == BlurMethod::Direct ? ev : cl::Event();
   }
 
@@ -116,12 +131,31 @@ class BlurInstance : public TuneInstance {
 
  private:
   std::size_t values() const { return z_.w * z_.h * z_.c; }
-  PixelFormat format() const { return z_.c == 1 ? PixelFormat::R32F : PixelFormat::RGBA32F; }
-  ImageRef image(const cl::Buffer& b) const { return ImageRef{b, 0, z_.w}; }
+
+  // The plans of the most recent candidates: build() runs on worker threads, concurrently for
+  // the candidates of a batch (at most one per thread), and each run of a candidate finds its
+  // plan here; the run-off returns to a few earlier ones.
+  static constexpr std::size_t kKeptPlans = 64;
+  void keep(const ParamMap& params, std::shared_ptr<const BlurPlan> plan) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (plans_.emplace(params, std::move(plan)).second) order_.push_back(params);
+    while (order_.size() > kKeptPlans) {
+      plans_.erase(order_.front());
+      order_.pop_front();
+    }
+  }
+  std::shared_ptr<const BlurPlan> find(const ParamMap& params) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = plans_.find(params);
+    return it == plans_.end() ? nullptr : it->second;
+  }
 
   BlurSize z_;
   BlurOptions opt_;
-  BlurWorkspace workspace_;
+  BlurDesc desc_;
+  mutable std::mutex mutex_;
+  mutable std::map<ParamMap, std::shared_ptr<const BlurPlan>> plans_;
+  mutable std::deque<ParamMap> order_;
   std::vector<double> ref_;
   cl::Buffer in_;
   GuardedOutput out_;

@@ -6,13 +6,12 @@
 #include <mutex>
 
 #include "runtime/errors.hpp"
-#include "runtime/launch.hpp"
 #include "runtime/extent.hpp"
 #include "runtime/host_io.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/plan_cache.hpp"
-#include "transpose/transpose_internal.hpp"
 #include "runtime/program_cache.hpp"
+#include "transpose/transpose_internal.hpp"
 #include "tuning/spec.hpp"
 
 namespace clforge {
@@ -157,9 +156,9 @@ struct TransposePlan::Impl {
   bool long_index = false;
   cl::NDRange global, local;
 
-  // Enqueues without checks (the caller checked the buffers and the queue).
-  void run(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait,
-           cl::Event* event) const {
+  // Enqueues without checks (the caller checked the buffers and the queue) as a command of
+  // `chain`; `last` marks the chain's final command.
+  void run(detail::Chain& chain, const cl::Buffer& in, const cl::Buffer& out, bool last) const {
     using namespace detail;
     cl::Kernel kernel = get_kernel(program, kTransposeTiled.kernel);  // this thread's kernel object
     Args(kernel, kTransposeTiled, long_index)
@@ -172,31 +171,53 @@ struct TransposePlan::Impl {
         .index("out_off", desc.out_offset)
         .index("out_ld", desc.out_ld)
         .finish();
-    Chain(queue, wait, event).kernel(kernel, global, local, true);
+    chain.kernel(kernel, global, local, last);
+  }
+  void run(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait,
+           cl::Event* event) const {
+    detail::Chain chain(queue, wait, event);
+    run(chain, in, out, true);
   }
 };
 
-TransposePlan::TransposePlan(const cl::CommandQueue& queue, const TransposeDesc& d, const Tuning& tuning) {
-  using namespace detail;
-  const TransposeDesc desc = packed(d);
-  const Spans spans = check_desc(desc);
-  const QueueContext qc = queue_context_of(queue);
-  auto im = std::make_shared<Impl>();
-  im->desc = desc;
-  im->context = qc.context();
-  im->device = qc.device();
-  im->cfg = resolve_configuration("transpose", std::to_string(desc.elem_size), *qc.info, tuning);
-  im->long_index = spans.in_end > kMaxInt32Index || spans.out_end > kMaxInt32Index;
-  const std::string extra = transpose_build_options(im->cfg, desc.elem_size, im->long_index, desc.in_ld,
-                                                    desc.in_offset, desc.out_ld, desc.out_offset);
-  im->program = get_program(qc, kernel_spec("transpose"), im->cfg, extra);
-  get_kernel(im->program, kTransposeTiled.kernel);  // fails here, not at the first enqueue, if missing
-  const std::size_t tile = im->cfg.at("TRA_TILE");
-  const std::size_t lx = tile / im->cfg.at("TRA_VW"), ly = tile / im->cfg.at("TRA_WPT");
-  im->global = cl::NDRange(ceil_div(desc.cols, tile) * lx, ceil_div(desc.rows, tile) * ly);
-  im->local = cl::NDRange(lx, ly);
-  impl_ = std::move(im);
+namespace detail {
+
+struct TransposeAccess {
+  // Checks the description, resolves the configuration and builds the program.
+  static TransposePlan make(const QueueContext& qc, const TransposeDesc& d, const Tuning& tuning) {
+    const TransposeDesc desc = packed(d);
+    const Spans spans = check_desc(desc);
+    auto im = std::make_shared<TransposePlan::Impl>();
+    im->desc = desc;
+    im->context = qc.context();
+    im->device = qc.device();
+    im->cfg = resolve_configuration("transpose", std::to_string(desc.elem_size), *qc.info, tuning);
+    im->long_index = spans.in_end > kMaxInt32Index || spans.out_end > kMaxInt32Index;
+    const std::string extra = transpose_build_options(im->cfg, desc.elem_size, im->long_index, desc.in_ld,
+                                                      desc.in_offset, desc.out_ld, desc.out_offset);
+    im->program = get_program(qc, kernel_spec("transpose"), im->cfg, extra);
+    get_kernel(im->program, kTransposeTiled.kernel);  // fails here, not at the first enqueue, if missing
+    const std::size_t tile = im->cfg.at("TRA_TILE");
+    const std::size_t lx = tile / im->cfg.at("TRA_VW"), ly = tile / im->cfg.at("TRA_WPT");
+    im->global = cl::NDRange(ceil_div(desc.cols, tile) * lx, ceil_div(desc.rows, tile) * ly);
+    im->local = cl::NDRange(lx, ly);
+    return TransposePlan(std::shared_ptr<const TransposePlan::Impl>(std::move(im)));
+  }
+  static const TransposePlan::Impl& impl(const TransposePlan& p) { return *p.impl_; }
+};
+
+TransposePlan make_transpose_plan(const QueueContext& qc, const TransposeDesc& desc, const Tuning& tuning) {
+  return TransposeAccess::make(qc, desc, tuning);
 }
+
+void transpose_step(const TransposePlan& plan, Chain& chain, const cl::Buffer& in, const cl::Buffer& out, bool last) {
+  TransposeAccess::impl(plan).run(chain, in, out, last);
+}
+
+}  // namespace detail
+
+TransposePlan::TransposePlan(const cl::CommandQueue& queue, const TransposeDesc& d, const Tuning& tuning)
+    : TransposePlan(detail::TransposeAccess::make(detail::queue_context_of(queue), d, tuning)) {}
 
 void TransposePlan::enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
                             const EventList& wait_list, cl::Event* event) const {

@@ -1,10 +1,22 @@
-// Internals of the transpose family shared with its tuner and tests.
+// Internals of the transpose family shared with its tuner, its tests and the plans of other
+// routines that run transposes as steps of their own command chains (the blur's recursive method).
 #pragma once
+#include "clforge/transpose.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/program_cache.hpp"
 
 namespace clforge::detail {
 
 /// transpose_tiled's parameters (cl/transpose/transpose.cl), bound by name.
 extern const KernelSignature kTransposeTiled;
+
+/// A TransposePlan from a queue's context and device (for plans built without a queue, e.g. by
+/// the tuner's worker threads). Checks the description like the public constructor.
+TransposePlan make_transpose_plan(const QueueContext& qc, const TransposeDesc& desc, const Tuning& tuning);
+
+/// Enqueues `plan` as a command of `chain` without checking the buffers or the queue: the caller
+/// built the plan for exactly these buffers' layout and checked them. `last` marks the chain's
+/// final command (which gets the chain's output event).
+void transpose_step(const TransposePlan& plan, Chain& chain, const cl::Buffer& in, const cl::Buffer& out, bool last);
 
 }  // namespace clforge::detail

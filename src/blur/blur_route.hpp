@@ -1,17 +1,15 @@
-// What one gaussian_blur call will launch, for benchmarks and the CLI: the method, whether each
-// recursive pass is split into blocks and fuses its transpose, and the bytes its kernels read
-// and write per pixel (the bandwidth bound's numerator); and the programs it compiles, for the
-// tuner.
+// The route of a blur: the method, whether each recursive pass is split into blocks and fuses
+// its transpose, and the bytes its kernels read and write per pixel (the bandwidth bound's
+// numerator), for BlurPlan::describe(), benchmarks and the command line.
 #pragma once
 #include <string>
 
 #include "clforge/blur.hpp"
 #include "clforge/device.hpp"
-#include "runtime/program_cache.hpp"
 
 namespace clforge::detail {
 
-struct BlurPlan {
+struct BlurRoute {
   BlurMethod method = BlurMethod::Separable;
   bool blocked_y = false, blocked_x = false;  ///< recursive: vertical / horizontal pass split into blocks
   bool fused_y = false, fused_x = false;      ///< recursive: pass writes transposed (no separate transpose)
@@ -25,13 +23,12 @@ struct BlurPlan {
   std::string describe() const;  ///< e.g. "recursive (blocked+fused / blocked+fused)"
 };
 
-BlurPlan plan_blur(const DeviceInfo& device, std::size_t width, std::size_t height, PixelFormat format,
-                   const BlurOptions& options, const Tuning& tuning);
+/// The route a blur of this size, format and options takes on `device` (no checks beyond the
+/// tuning overrides').
+BlurRoute blur_route(const DeviceInfo& device, std::size_t width, std::size_t height, PixelFormat format,
+                     const BlurOptions& options, const Tuning& tuning);
 
-/// Compiles (through the compile cache) every blur program a gaussian_blur call with these
-/// arguments uses, with the launcher's own options, and launches nothing; the buffers of in and
-/// out are not used. The transposes of a recursive call are compiled by their first run.
-void blur_build_programs(const QueueContext& qc, std::size_t width, std::size_t height, PixelFormat format,
-                         const ImageRef& in, const ImageRef& out, const BlurOptions& options, const Tuning& tuning);
+/// The route of a plan.
+const BlurRoute& route_of(const BlurPlan& plan);
 
 }  // namespace clforge::detail

@@ -1,0 +1,194 @@
+// Gaussian blur interfaces: the kernels' parameter names against the compiled kernels, events
+// and out-of-order queues, the host-vector overload with its pooled scratch, and bad arguments.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "blur/blur_internal.hpp"
+#include "host/blur.hpp"
+#include "runtime/host_io.hpp"
+#include "tests/support.hpp"
+#include "tuning/spec.hpp"
+
+using namespace clforge;
+
+namespace {
+
+// Parameter names of `kernel` as its .cl file declares them (the text between its "(" and ")").
+std::vector<std::string> declared_params(const std::string& file, const std::string& kernel) {
+  std::ifstream f(std::string(CLFORGE_SOURCE_DIR) + "/cl/" + file);
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const auto at = text.find("void " + kernel + "(");
+  REQUIRE(at != std::string::npos);
+  const auto open = text.find('(', at), close = text.find(')', open);
+  std::vector<std::string> names;
+  std::stringstream params(text.substr(open + 1, close - open - 1));
+  for (std::string p; std::getline(params, p, ',');) {
+    const auto end = p.find_last_not_of(" \n\t");
+    const auto begin = p.find_last_of(" *\n\t", end) + 1;
+    names.push_back(p.substr(begin, end + 1 - begin));
+  }
+  return names;
+}
+
+// Parameter names of a compiled kernel (CL_KERNEL_ARG_NAME; the program was built with
+// -cl-kernel-arg-info). Empty when the implementation keeps no argument information.
+std::vector<std::string> compiled_params(const cl::Program& program, const char* kernel) {
+  cl::Kernel k = detail::get_kernel(program, kernel);
+  cl_uint n = 0;
+  REQUIRE(clGetKernelInfo(k(), CL_KERNEL_NUM_ARGS, sizeof n, &n, nullptr) == CL_SUCCESS);
+  std::vector<std::string> names;
+  for (cl_uint i = 0; i < n; ++i) {
+    std::size_t len = 0;
+    const cl_int st = clGetKernelArgInfo(k(), i, CL_KERNEL_ARG_NAME, 0, nullptr, &len);
+    if (st == CL_KERNEL_ARG_INFO_NOT_AVAILABLE) return {};
+    REQUIRE(st == CL_SUCCESS);
+    std::string name(len, '\0');
+    REQUIRE(clGetKernelArgInfo(k(), i, CL_KERNEL_ARG_NAME, len, name.data(), nullptr) == CL_SUCCESS);
+    name.resize(name.find('\0') == std::string::npos ? name.size() : name.find('\0'));
+    names.push_back(name);
+  }
+  return names;
+}
+
+}  // namespace
+
+TEST_SUITE("blur") {
+  TEST_CASE("the launcher names every blur kernel's parameters as the compiled kernels declare them") {
+    auto& s = test::session();
+    const detail::QueueContext qc = detail::queue_context_of(s.queue);
+    struct Kernel {
+      const detail::KernelSignature& sig;
+      const char* spec;
+      const char* file;
+    };
+    const Kernel kernels[] = {
+        {detail::kBlurDirect, "blur_direct", "blur/blur_direct.cl"},
+        {detail::kBlurRows, "blur_separable", "blur/blur_separable.cl"},
+        {detail::kBlurCols, "blur_separable", "blur/blur_separable.cl"},
+        {detail::kBlurRecCols, "blur_recursive", "blur/blur_recursive.cl"},
+        {detail::kBlurRecCarry, "blur_recursive", "blur/blur_recursive.cl"},
+        {detail::kBlurRecLink, "blur_recursive", "blur/blur_recursive.cl"},
+        {detail::kBlurRecApply, "blur_recursive", "blur/blur_recursive.cl"},
+        {detail::kBlurU8ToF32, "blur", "blur/blur_convert.cl"},
+        {detail::kBlurF32ToU8, "blur", "blur/blur_convert.cl"},
+    };
+    for (const Kernel& k : kernels) {
+      CAPTURE(k.sig.kernel);
+      const std::vector<std::string> sig(k.sig.args.begin(), k.sig.args.end());
+      CHECK(declared_params(k.file, k.sig.kernel) == sig);
+      // Blocks on, so that the recursive program holds its block kernels.
+      const Tuning t{std::string(k.spec) == "blur_recursive" ? ParamMap{{"BLUR_R_BLOCK", 64}} : ParamMap{}, false};
+      const std::string variant = std::string(k.spec) == "blur" ? "*" : "1";
+      const Configuration cfg = resolve_configuration(k.spec, variant, s.entry.info, t);
+      const cl::Program p = detail::get_program(qc, detail::kernel_spec(k.spec), cfg, "-cl-kernel-arg-info");
+      const std::vector<std::string> compiled = compiled_params(p, k.sig.kernel);
+      if (compiled.empty()) MESSAGE("no CL_KERNEL_ARG_NAME on this device: checked against the source only");
+      else CHECK(compiled == sig);
+    }
+  }
+
+  TEST_CASE("wait list, output event and an out-of-order queue") {
+    auto& s = test::session();
+    cl_int st = CL_SUCCESS;
+    cl::CommandQueue ooo(s.context, s.entry.device, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &st);
+    if (st != CL_SUCCESS) ooo = s.queue;  // the device has no out-of-order queues: still checks events
+    const std::size_t W = 70, H = 50;
+    const std::vector<float> in = host::random_floats(W * H, test::seed() + 900);
+    std::vector<float> out = host::poisoned(W * H);
+    cl::Buffer bin(s.context, CL_MEM_READ_WRITE, W * H * 4), bout(s.context, CL_MEM_READ_WRITE, W * H * 4);
+    for (BlurMethod m : {BlurMethod::Direct, BlurMethod::Separable, BlurMethod::Recursive}) {
+      cl::Event wrote, poisoned, blurred;
+      ooo.enqueueWriteBuffer(bin, CL_FALSE, 0, W * H * 4, in.data(), nullptr, &wrote);
+      ooo.enqueueWriteBuffer(bout, CL_FALSE, 0, W * H * 4, out.data(), nullptr, &poisoned);
+      BlurOptions o;
+      o.sigma_x = 3;
+      o.sigma_y = 2;
+      o.method = m;
+      const Tuning t{{{"BLUR_R_BLOCK", 16}, {"BLUR_R_NARROW", 1 << 30}}, false};
+      gaussian_blur(ooo, W, H, PixelFormat::R32F, {bin, 0, W}, {bout, 0, W}, o, {wrote, poisoned}, &blurred, t);
+      std::vector<float> got(W * H);
+      const std::vector<cl::Event> deps{blurred};
+      ooo.enqueueReadBuffer(bout, CL_TRUE, 0, W * H * 4, got.data(), &deps);
+      const auto ref = m == BlurMethod::Recursive ? host::recursive_blur(in.data(), W, H, 1, W, 3, 2, BlurBorder::Clamp)
+                                                  : host::gaussian_blur(in.data(), W, H, 1, W, 3, 2, BlurBorder::Clamp);
+      const auto cmp = host::compare(got, ref);
+      INFO(to_string(m) << ": " << cmp.summary());
+      CHECK(cmp.ok(m == BlurMethod::Recursive ? host::recursive_blur_tolerance(3, 2)
+                                              : host::truncated_blur_tolerance(3, 2)));
+    }
+  }
+
+  TEST_CASE("host-vector convenience and the pooled scratch") {
+    // Repeated calls take their scratch from the workspace pool and their plan from the plan
+    // cache: past the first round, a call allocates only its own input and output buffers.
+    auto& s = test::session();
+    const std::vector<float> in = host::random_floats(19 * 23 * 4, test::seed() + 950);
+    BlurOptions o;
+    o.sigma_x = 1.5;
+    o.sigma_y = 2.5;
+    o.method = BlurMethod::Separable;
+    for (int rep = 0; rep < 2; ++rep) {
+      const std::uint64_t buffers = detail::activity().buffers;
+      const std::vector<float> out = gaussian_blur(s.queue, 19, 23, 4, in, o);
+      const auto cmp = host::compare(out, host::gaussian_blur(in.data(), 19, 23, 4, 19, 1.5, 2.5, BlurBorder::Clamp));
+      CHECK(cmp.ok(host::truncated_blur_tolerance(1.5, 2.5)));
+      o.method = BlurMethod::Recursive;
+      const std::vector<float> r = gaussian_blur(s.queue, 19, 23, 4, in, o);
+      CHECK(host::compare(r, host::recursive_blur(in.data(), 19, 23, 4, 19, 1.5, 2.5, BlurBorder::Clamp))
+                .ok(host::recursive_blur_tolerance(1.5, 2.5)));
+      o.method = BlurMethod::Separable;
+      if (rep == 1) CHECK(detail::activity().buffers == buffers + 4);  // two calls, each its input and output
+    }
+    CHECK_THROWS_AS(gaussian_blur(s.queue, 19, 23, 3, in, o), InvalidArgument);
+    CHECK_THROWS_AS(gaussian_blur(s.queue, 19, 22, 4, in, o), InvalidArgument);
+  }
+
+  TEST_CASE("bad arguments throw InvalidArgument naming the problem, before anything is enqueued") {
+    auto& s = test::session();
+    cl::Buffer a(s.context, CL_MEM_READ_WRITE, 64 * 64 * 4), b(s.context, CL_MEM_READ_WRITE, 64 * 64 * 4);
+    const auto expect = test::expect_invalid_argument;
+    BlurOptions o;
+    auto with = [&](double sx, double sy, BlurMethod m) {
+      BlurOptions p = o;
+      p.sigma_x = sx;
+      p.sigma_y = sy;
+      p.method = m;
+      return p;
+    };
+    const auto F = PixelFormat::R32F;
+    expect([&] { gaussian_blur(s.queue, 0, 4, F, {a, 0, 4}, {b, 0, 4}, o); }, "at least 1");
+    expect([&] { gaussian_blur(s.queue, 4, 0, F, {a, 0, 4}, {b, 0, 4}, o); }, "at least 1");
+    expect([&] { gaussian_blur(s.queue, 8, 4, F, {a, 0, 4}, {b, 0, 8}, o); }, "in.pitch");
+    expect([&] { gaussian_blur(s.queue, 8, 4, F, {a, 0, 8}, {b, 0, 7}, o); }, "out.pitch");
+    expect([&] { gaussian_blur(s.queue, 64, 64, PixelFormat::RGBA32F, {a, 0, 64}, {b, 0, 64}, o); }, "too small");
+    expect([&] { gaussian_blur(s.queue, 64, 64, F, {a, 1, 64}, {b, 0, 64}, o); }, "in buffer too small");
+    expect([&] { gaussian_blur(s.queue, 64, 64, F, {a, 0, 64}, {b, 0, 65}, o); }, "out buffer too small");
+    expect([&] { gaussian_blur(s.queue, 4, 4, F, {cl::Buffer(), 0, 4}, {b, 0, 4}, o); }, "null buffer");
+    expect([&] { gaussian_blur(s.queue, 4, 4, F, {a, 0, 4}, {a, 0, 4}, o); }, "different buffers");
+    expect([&] { gaussian_blur(s.queue, 4, 4, F, {a, 0, 4}, {b, 0, 4}, with(0, 1, BlurMethod::Auto)); }, "sigma_x");
+    expect([&] { gaussian_blur(s.queue, 4, 4, F, {a, 0, 4}, {b, 0, 4}, with(1, -2, BlurMethod::Auto)); }, "sigma_y");
+    expect([&] { gaussian_blur(s.queue, 4, 4, F, {a, 0, 4}, {b, 0, 4}, with(NAN, 1, BlurMethod::Direct)); }, "sigma_x");
+    expect([&] { gaussian_blur(s.queue, 4, 4, F, {a, 0, 4}, {b, 0, 4}, with(1, 1e6, BlurMethod::Direct)); }, "sigma_y");
+    expect([&] { gaussian_blur(s.queue, 4, 4, F, {a, 0, 4}, {b, 0, 4}, with(0.4, 1, BlurMethod::Recursive)); },
+           "below 0.5");
+    expect([&] { gaussian_blur(s.queue, 4, 4, F, {a, 0, 4}, {b, 0, 4}, o, {}, nullptr, Tuning{{{"BLUR_NOPE", 1}}, true}); },
+           "unknown parameter");
+    expect([&] { gaussian_blur(s.queue, 4, 4, F, {a, 0, 4}, {b, 0, 4}, o, {}, nullptr, Tuning{{{"BLUR_S_ROW_VW", 2}}, true}); },
+           "not legal");
+    expect([&] {
+      gaussian_blur(s.queue, 4, 4, F, {a, 0, 4}, {b, 0, 4}, with(3, 3, BlurMethod::Recursive), {}, nullptr,
+                    Tuning{{{"BLUR_R_BLOCK", 0}, {"BLUR_R_FUSE_T", 1}}, true});
+    }, "BLUR_R_FUSE_T=1 needs BLUR_R_BLOCK > 0");
+    expect([] { parse_blur_border("wrap"); }, "wrap");
+    expect([] { parse_blur_method("fft"); }, "fft");
+    CHECK(parse_blur_border(" Mirror") == BlurBorder::Mirror);
+    CHECK(parse_blur_method("RECURSIVE") == BlurMethod::Recursive);
+  }
+
+}

@@ -1,0 +1,166 @@
+// Gaussian blur parameter sets: every shipped vendor-class row and other legal sets run on the
+// device at hand (local tiles that do not fit included), and the crossovers method auto reads
+// from the tuning database.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "blur/blur_route.hpp"
+#include "host/blur.hpp"
+#include "tests/blur_support.hpp"
+#include "tests/support.hpp"
+
+using namespace clforge;
+using namespace clforge::test::blur;
+
+namespace {
+// A shipped vendor-class row of one blur kernel, as overrides.
+using test::vendor_row;
+}  // namespace
+
+TEST_SUITE("blur") {
+  TEST_CASE("every shipped vendor-class parameter set computes the right answer here") {
+    std::uint64_t seed = test::seed() + 600;
+    for (VendorClass v : {VendorClass::NVIDIA, VendorClass::AMD, VendorClass::Intel, VendorClass::CPU, VendorClass::Other})
+      for (std::size_t c : {1, 4}) {
+        const std::string variant = std::to_string(c);
+        // The rows go in through a tuning file, so that they keep database semantics here (a
+        // local tile that does not fit this device falls back to global-memory taps, where an
+        // explicit override would be refused).
+        nlohmann::json rows = nlohmann::json::array();
+        for (const char* kernel : {"blur", "blur_direct", "blur_separable", "blur_recursive"}) {
+          const std::string kv = kernel == std::string("blur") ? "*" : variant;
+          nlohmann::json params = nlohmann::json::object();
+          for (const auto& [n, val] : vendor_row(kernel, v, kv)) params[n] = val;
+          rows.push_back({{"kernel", kernel}, {"variant", kv}, {"params", params}});
+        }
+        const std::string file = test::temp_dir("blur-vendor-rows") + "/rows.json";
+        std::ofstream(file) << nlohmann::json{{"entries", rows}}.dump();
+        test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
+        const Tuning t{{}, false};
+        CAPTURE(to_string(v));
+        for (BlurMethod m : {BlurMethod::Direct, BlurMethod::Separable, BlurMethod::Recursive, BlurMethod::Auto}) {
+          Case k;
+          k.w = c == 1 ? 301 : 97;
+          k.h = c == 1 ? 203 : 66;
+          k.c = c;
+          k.sx = m == BlurMethod::Direct ? 1.5 : 4.0;
+          k.sy = m == BlurMethod::Direct ? 2.0 : 7.5;
+          k.border = BlurBorder::Mirror;
+          k.method = m;
+          k.tuning = t;
+          k.in_pad = 1;
+          k.out_off = 2;
+          check_float(k, seed++);
+        }
+      }
+  }
+
+  TEST_CASE("other legal parameter sets, including local tiles that do not fit") {
+    std::uint64_t seed = test::seed() + 700;
+    const ParamMap sets[] = {
+        {{"BLUR_S_ROW_VW", 4}, {"BLUR_S_ROW_LX", 16}, {"BLUR_S_ROW_LY", 8}, {"BLUR_S_COL_WPT", 16}, {"BLUR_S_COL_LY", 1}},
+        {{"BLUR_S_ROW_VW", 1}, {"BLUR_S_LOCAL", 1}, {"BLUR_S_COL_LX", 128}, {"BLUR_S_COL_WPT", 1}, {"BLUR_S_COL_LY", 2}},
+        {{"BLUR_S_LOCAL", 0}, {"BLUR_S_COL_WPT", 2}, {"BLUR_D_LOCAL", 0}, {"BLUR_D_WPT", 8}, {"BLUR_D_LY", 1}},
+        {{"BLUR_D_LX", 64}, {"BLUR_D_LY", 2}, {"BLUR_D_WPT", 4}, {"BLUR_D_LOCAL", 1}},
+    };
+    for (const auto& p : sets)
+      for (BlurMethod m : {BlurMethod::Direct, BlurMethod::Separable})
+        for (double s : {0.6, 3.3}) {
+          Case k;
+          k.w = 131;
+          k.h = 77;
+          k.sx = s;
+          k.sy = s + 1;
+          k.method = m;
+          k.border = BlurBorder::Mirror;
+          k.tuning = Tuning{p, false};
+          check_float(k, seed++);
+        }
+    // A row halo that exceeds the device's local memory (16-byte pixels, 8 rows of
+    // 16 + 2 * 12288 pixels = 3.1 MiB). From a database row, the launcher takes the global-memory
+    // path for it; as an explicit override it is an argument error (README: an explicit override
+    // that does not fit is an error).
+    auto& s = test::session();
+    BlurOptions o;
+    o.sigma_x = 4096;
+    o.sigma_y = 1;
+    o.method = BlurMethod::Separable;
+    const bool fits = 16ull * 8 * (16 + 2 * 12288) <= s.entry.info.local_mem_size;
+    const ParamMap big{{"BLUR_S_LOCAL", 1}, {"BLUR_S_ROW_LX", 16}, {"BLUR_S_ROW_LY", 8}, {"BLUR_S_ROW_VW", 1}};
+    {
+      const std::string dir = test::temp_dir("blur-big-tile");
+      const std::string file = dir + "/t.json";
+      std::ofstream(file) << R"({"entries": [{"kernel": "blur_separable", "variant": "4", "params": {"BLUR_S_LOCAL": 1,
+                                "BLUR_S_ROW_LX": 16, "BLUR_S_ROW_LY": 8, "BLUR_S_ROW_VW": 1}}]})";
+      test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
+      const auto plan = detail::blur_route(s.entry.info, 50, 40, PixelFormat::RGBA32F, o, Tuning{{}, false});
+      CHECK(plan.local_tiles == fits);
+      Case k;
+      k.w = 50;
+      k.h = 40;
+      k.c = 4;
+      k.sx = 4096;
+      k.sy = 1;
+      k.method = BlurMethod::Separable;
+      k.tuning = Tuning{{}, false};
+      check_float(k, seed++);
+    }
+    if (!fits) {
+      test::expect_invalid_argument(
+          [&] { detail::blur_route(s.entry.info, 50, 40, PixelFormat::RGBA32F, o, Tuning{big, false}); },
+          "BLUR_S_LOCAL=1 was asked for");
+      BlurOptions od;
+      od.sigma_x = od.sigma_y = 2000;
+      od.method = BlurMethod::Direct;
+      test::expect_invalid_argument(
+          [&] {
+            detail::blur_route(s.entry.info, 50, 40, PixelFormat::R32F, od, Tuning{{{"BLUR_D_LOCAL", 1}}, false});
+          },
+          "BLUR_D_LOCAL=1 was asked for");
+    }
+    // Direct with weights beyond 64 KiB (18008 floats): they move from __constant to __global.
+    Case d;
+    d.w = 5;
+    d.h = 4;
+    d.sx = 3000;
+    d.sy = 1;
+    d.method = BlurMethod::Direct;
+    d.border = BlurBorder::Mirror;
+    check_float(d, seed++);
+  }
+
+  TEST_CASE("auto picks by the crossovers in the tuning database") {
+    auto& s = test::session();
+    const Tuning t{{{"BLUR_AUTO_SIGMA_DIRECT", 12}, {"BLUR_AUTO_SIGMA_RECURSIVE", 60}, {"BLUR_AUTO_RECURSIVE_MIN_KPIX", 4}},
+                   false};
+    CHECK(resolve_blur_method(s.queue, 100, 100, PixelFormat::R32F, 1.2, 0.7, t) == BlurMethod::Direct);
+    CHECK(resolve_blur_method(s.queue, 100, 100, PixelFormat::R32F, 1.3, 0.7, t) == BlurMethod::Separable);
+    CHECK(resolve_blur_method(s.queue, 100, 100, PixelFormat::R32F, 5.9, 5.9, t) == BlurMethod::Separable);
+    CHECK(resolve_blur_method(s.queue, 100, 100, PixelFormat::R32F, 6.0, 1.0, t) == BlurMethod::Recursive);
+    CHECK(resolve_blur_method(s.queue, 60, 60, PixelFormat::R32F, 6.0, 1.0, t) == BlurMethod::Separable);  // < 4 Ki px
+    CHECK(resolve_blur_method(s.queue, 100, 100, PixelFormat::R32F, 6.0, 0.4, t) == BlurMethod::Separable);
+    const Tuning never{{{"BLUR_AUTO_SIGMA_DIRECT", 0}, {"BLUR_AUTO_SIGMA_RECURSIVE", 0}}, false};
+    CHECK(resolve_blur_method(s.queue, 100, 100, PixelFormat::R32F, 0.5, 0.5, never) == BlurMethod::Separable);
+    CHECK(resolve_blur_method(s.queue, 100, 100, PixelFormat::R32F, 500, 500, never) == BlurMethod::Separable);
+    // The same crossover from a tuning file, and the method reported by the call.
+    const std::string dir = test::temp_dir("blur-auto");
+    const std::string file = dir + "/t.json";
+    std::ofstream(file) << R"({"entries": [{"kernel": "blur", "params": {"BLUR_AUTO_SIGMA_RECURSIVE": 25,
+                              "BLUR_AUTO_RECURSIVE_MIN_KPIX": 0}}]})";
+    test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
+    CHECK(resolve_blur_method(s.queue, 20, 20, PixelFormat::RGBA8, 2.5, 3.0, Tuning{{}, false}) == BlurMethod::Recursive);
+    Case k;
+    k.w = 40;
+    k.h = 30;
+    k.sx = 2.5;
+    k.sy = 2.5;
+    k.method = BlurMethod::Auto;
+    const Outcome r = run_float(k, test::seed() + 800);
+    CHECK(r.used == BlurMethod::Recursive);
+    CHECK(r.cmp.ok(host::recursive_blur_tolerance(2.5, 2.5)));
+  }
+
+}
