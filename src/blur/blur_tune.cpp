@@ -10,9 +10,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
-#include <deque>
 #include <memory>
-#include <mutex>
 
 #include "blur/blur_plan_impl.hpp"
 #include "clforge/blur.hpp"
@@ -86,17 +84,14 @@ class BlurInstance : public TuneInstance {
   // The candidate's plan: programs, constant tables and scratch layout, made once.
   void build(const QueueContext& qc, const Configuration& cfg) const override {
     auto plan = std::make_shared<const BlurPlan>(BlurPlanAccess::make(qc, desc_, Tuning{cfg.values, false}));
-    keep(cfg.values, std::move(plan));
+    plans_.keep(cfg.values, std::move(plan));
   }
 
   void poison(cl::CommandQueue& queue) override { out_.poison(queue); }
 
   cl::Event run(cl::CommandQueue& queue, const ParamMap& params) override {
-    std::shared_ptr<const BlurPlan> plan = find(params);
-    if (!plan) {  // not built beforehand (or dropped since): made here, once
-      plan = std::make_shared<const BlurPlan>(queue, desc_, Tuning{params, false});
-      keep(params, plan);
-    }
+    const auto plan =
+        plans_.get(params, [&] { return std::make_shared<const BlurPlan>(queue, desc_, Tuning{params, false}); });
     cl::Event ev;
     plan->enqueue(queue, in_, out_.buffer(), {}, &ev);
     // Direct is one kernel (RGBA8 is not tuned); the other methods are timed between markers.
@@ -132,30 +127,10 @@ class BlurInstance : public TuneInstance {
  private:
   std::size_t values() const { return z_.w * z_.h * z_.c; }
 
-  // The plans of the most recent candidates: build() runs on worker threads, concurrently for
-  // the candidates of a batch (at most one per thread), and each run of a candidate finds its
-  // plan here; the run-off returns to a few earlier ones.
-  static constexpr std::size_t kKeptPlans = 64;
-  void keep(const ParamMap& params, std::shared_ptr<const BlurPlan> plan) const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (plans_.emplace(params, std::move(plan)).second) order_.push_back(params);
-    while (order_.size() > kKeptPlans) {
-      plans_.erase(order_.front());
-      order_.pop_front();
-    }
-  }
-  std::shared_ptr<const BlurPlan> find(const ParamMap& params) const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    const auto it = plans_.find(params);
-    return it == plans_.end() ? nullptr : it->second;
-  }
-
   BlurSize z_;
   BlurOptions opt_;
   BlurDesc desc_;
-  mutable std::mutex mutex_;
-  mutable std::map<ParamMap, std::shared_ptr<const BlurPlan>> plans_;
-  mutable std::deque<ParamMap> order_;
+  CandidatePlans<BlurPlan> plans_;
   std::vector<double> ref_;
   cl::Buffer in_;
   GuardedOutput out_;

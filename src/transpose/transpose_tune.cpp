@@ -11,6 +11,7 @@
 #include "host/reference.hpp"
 #include "runtime/errors.hpp"
 #include "tuning/spec.hpp"
+#include "transpose/transpose_internal.hpp"
 #include "tuning/tuner.hpp"
 
 namespace clforge::detail {
@@ -60,19 +61,18 @@ class TransposeInstance : public TuneInstance {
            "-byte elements";
   }
 
+  // The candidate's plan (the one run() enqueues), made once.
   void build(const QueueContext& qc, const Configuration& cfg) const override {
-    // The same routine constants transpose() adds for this shape (in.ld = cols, out.ld = rows).
-    const bool long_index = s_.rows * s_.cols > static_cast<std::size_t>(INT_MAX);
-    const std::string extra = transpose_build_options(cfg, s_.elem, long_index, s_.cols, 0, s_.rows, 0);
-    get_program(qc, kernel_spec("transpose"), cfg, extra);
+    plans_.keep(cfg.values, std::make_shared<const TransposePlan>(make_transpose_plan(qc, desc(), Tuning{cfg.values, false})));
   }
 
   void poison(cl::CommandQueue& queue) override { out_.poison(queue); }
 
   cl::Event run(cl::CommandQueue& queue, const ParamMap& params) override {
+    const auto plan =
+        plans_.get(params, [&] { return std::make_shared<const TransposePlan>(queue, desc(), Tuning{params, false}); });
     cl::Event ev;
-    transpose(queue, s_.rows, s_.cols, s_.elem, MatrixRef{in_, 0, s_.cols}, MatrixRef{out_.buffer(), 0, s_.rows}, {}, &ev,
-              Tuning{params, false});
+    plan->enqueue(queue, in_, out_.buffer(), {}, &ev);
     return ev;
   }
 
@@ -109,7 +109,16 @@ class TransposeInstance : public TuneInstance {
   }
 
  private:
+  TransposeDesc desc() const {
+    TransposeDesc d;
+    d.rows = s_.rows;
+    d.cols = s_.cols;
+    d.elem_size = s_.elem;
+    return d;
+  }
+
   Shape s_;
+  CandidatePlans<TransposePlan> plans_;
   std::vector<float> ref_;
   cl::Buffer in_;
   GuardedOutput out_;

@@ -7,9 +7,11 @@
 #pragma once
 #include <CL/opencl.hpp>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -54,6 +56,39 @@ cl::Buffer input_buffer(const cl::Context& context, const std::vector<float>& da
 /// The output of a tuning instance: n floats followed by a guard tail of kGuard floats that
 /// must still hold NaN after a run (an out-of-bounds write shows there). One piece for every
 /// routine's TuneInstance: allocation, poisoning, reading back and the size and guard checks.
+/// The plans of a tuning instance's most recent candidates, by parameters: TuneInstance::build
+/// makes a candidate's plan (on a worker thread, concurrently for the candidates of a batch) and
+/// run() enqueues it, so the tuner times the code users run; the run-off returns to a few earlier
+/// ones. get() makes a plan that was never built or was dropped since.
+template <typename Plan>
+class CandidatePlans {
+ public:
+  static constexpr std::size_t kKept = 64;
+  void keep(const ParamMap& params, std::shared_ptr<const Plan> plan) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (plans_.emplace(params, std::move(plan)).second) order_.push_back(params);
+    while (order_.size() > kKept) {
+      plans_.erase(order_.front());
+      order_.pop_front();
+    }
+  }
+  std::shared_ptr<const Plan> get(const ParamMap& params, const std::function<std::shared_ptr<const Plan>()>& make) const {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      const auto it = plans_.find(params);
+      if (it != plans_.end()) return it->second;
+    }
+    std::shared_ptr<const Plan> plan = make();
+    keep(params, plan);
+    return plan;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::map<ParamMap, std::shared_ptr<const Plan>> plans_;
+  mutable std::deque<ParamMap> order_;
+};
+
 class GuardedOutput {
  public:
   static constexpr std::size_t kGuard = 127;
