@@ -39,7 +39,7 @@ asan_runs=(
 # several threads of its own (std::thread in src/tuning/tuner_class.cpp).
 tsan_runs=(
   "runtime_threads|--test-suite=runtime|-tc=concurrent calls from 8 threads*"
-  "sgemm_threads|--test-suite=sgemm|-tc=concurrent calls from several threads*"
+  "sgemm_threads|--test-suite=sgemm|-tc=concurrent calls from several threads*,SgemmPlan used from several threads*"
   "blur_threads|--test-suite=blur|-tc=BlurPlan: enqueued from several threads*"
   "tune_threads|--test-suite=tune|-tc=tuned parameters are stored*,candidates that fail to build*"
 )

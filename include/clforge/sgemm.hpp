@@ -3,6 +3,9 @@
 // C is m x n, op(A) is m x k, op(B) is k x n, in row-major or column-major storage.
 #pragma once
 #include <cstddef>
+#include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "clforge/common.hpp"
@@ -14,6 +17,68 @@ namespace clforge {
 enum class Layout { RowMajor, ColMajor };
 /// Whether an operand is used as stored (No) or transposed (Yes).
 enum class Transpose { No, Yes };
+
+/// What an SgemmPlan computes: C = alpha * op(A) * op(B) + beta * C with the semantics of
+/// sgemm() below, on buffers given to enqueue(). Offsets and leading dimensions count elements;
+/// a leading dimension of 0 means the smallest legal one (max(1, rows) of the stored matrix in
+/// column-major storage, max(1, columns) in row-major storage).
+struct SgemmDesc {
+  Layout layout = Layout::ColMajor;
+  Transpose trans_a = Transpose::No, trans_b = Transpose::No;
+  std::size_t m = 0, n = 0, k = 0;
+  float alpha = 1.0f, beta = 0.0f;
+  std::size_t a_offset = 0, a_ld = 0;
+  std::size_t b_offset = 0, b_ld = 0;
+  std::size_t c_offset = 0, c_ld = 0;
+};
+
+namespace detail {
+struct SgemmPlanAccess;
+}
+
+/// An sgemm checked, resolved and compiled once, then enqueued any number of times on any queue
+/// of the same context and device. The plan decides everything that does not depend on the
+/// buffers' contents: the path (nothing, C = beta * C, the direct kernel, or packing plus a tiled
+/// kernel), the tile shapes and k slices, which operands are read in place (that depends on the
+/// offsets and leading dimensions of the description), the packing workspace's size and 32- or
+/// 64-bit indexing.
+///
+/// Thread-safety: a plan is immutable after construction (copies share it); enqueue() may run on
+/// several threads at once, on one queue or several. Each call uses the calling thread's kernel
+/// objects, and a plan that packs leases a workspace buffer from the context's pool for the call
+/// and gives it back with the event of its last command: a later call that gets the same buffer,
+/// on any queue, waits for that event before it writes the buffer.
+class SgemmPlan {
+ public:
+  /// Throws InvalidArgument (before anything is built) for m, n or k of 2^31 or more, an unknown
+  /// layout or transpose, a leading dimension smaller than allowed, extents that overflow, or
+  /// unknown or illegal tuning overrides (they may name the parameters of any sgemm kernel);
+  /// BuildError when a kernel does not compile.
+  SgemmPlan(const cl::CommandQueue& queue, const SgemmDesc& desc, const Tuning& tuning = {});
+  /// Waits for wait_list, computes C; *event (if given) completes when all of the work is done.
+  /// Throws InvalidArgument, before anything is enqueued, for a null or too-small buffer (A or B
+  /// may be null only when it describes no element), C overlapping A or B in the same buffer, or
+  /// a queue of another context or device.
+  void enqueue(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
+               const EventList& wait_list = {}, cl::Event* event = nullptr) const;
+  /// The description with leading dimensions of 0 replaced by the smallest legal ones.
+  const SgemmDesc& desc() const;
+  /// The path and how it runs, e.g. "sgemm 1000x1000x1000 column-major NN, alpha 1, beta 0: xgemm
+  /// with 64x64 C tiles, k tiles of 16, 1 k slice; A packed, B packed; workspace 7.875 MiB".
+  std::string describe() const;
+  /// Bytes of the packing workspace a call takes from the context's pool (0: none).
+  std::size_t workspace_bytes() const;
+  /// The resolved parameters of the kernels the plan uses, sgemm_route first, with where each
+  /// value came from.
+  const std::vector<Configuration>& configurations() const;
+
+  struct Impl;
+
+ private:
+  friend struct detail::SgemmPlanAccess;
+  explicit SgemmPlan(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<const Impl> impl_;
+};
 
 /// C = alpha * op(A) * op(B) + beta * C on the device, asynchronously on `queue`.
 ///
@@ -32,6 +97,10 @@ enum class Transpose { No, Yes };
 /// C overlapping A or B in the same buffer, or bad tuning overrides. Tuning overrides may
 /// name the parameters of any of the sgemm kernels (sgemm_xgemm, sgemm_stream,
 /// sgemm_direct, sgemm_pack, sgemm_route; see `clforge params`).
+///
+/// Runs an SgemmPlan from a bounded per-process cache, after checking every argument: a
+/// repeated call with the same shape, layout, offsets, leading dimensions, alpha, beta and
+/// tuning costs a lookup, not a resolution.
 ///
 /// Large products of the tiled path use a packing workspace on the device: buffers up to
 /// 512 MiB are kept per context and reused (later calls wait for the earlier ones through

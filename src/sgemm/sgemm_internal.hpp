@@ -1,14 +1,20 @@
-// Internal view of the sgemm launcher: which path a call takes, for the CLI, the benchmark
-// and the tests (the threshold between the direct and the tiled kernels is a tuning
-// parameter, so the choice must be observable).
+// Internal view of the sgemm family: which path a call takes, for the CLI, the benchmark and
+// the tests (the threshold between the direct and the tiled kernels is a tuning parameter, so
+// the choice must be observable), the argument checks the plan and the free functions share,
+// the kernels' signatures, and plan access for the free function and the tuner.
 #pragma once
+#include <array>
 #include <cstddef>
 #include <string>
 
 #include "clforge/device.hpp"
+#include "clforge/sgemm.hpp"
 #include "clforge/tuning.hpp"
+#include "runtime/launch.hpp"
 
 namespace clforge::detail {
+
+struct QueueContext;
 
 enum class SgemmPath {
   Nothing,  ///< m or n is 0, or (k == 0 or alpha == 0) with beta == 1
@@ -52,6 +58,47 @@ struct SgemmSize {
 };
 /// Throws InvalidArgument naming the text when it is not such a size.
 SgemmSize parse_sgemm_size(const std::string& text);
+
+/// Elements spanned by A, B and C of a call (0 for an operand that describes no element), after
+/// the checks of the sizes (below 2^31), the enums and the leading dimensions: InvalidArgument
+/// naming the first bad one.
+std::array<std::size_t, 3> sgemm_spans(Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m,
+                                       std::size_t n, std::size_t k, std::size_t lda, std::size_t ldb,
+                                       std::size_t ldc);
+
+/// The checks of the buffers of a call whose operands span `span` elements (sgemm_spans) from
+/// `offsets`: each operand that describes an element is a buffer that holds it, and C does not
+/// overlap A or B in the same buffer. InvalidArgument naming the operand otherwise.
+void sgemm_check_buffers(const std::array<std::size_t, 3>& span, const std::array<const cl::Buffer*, 3>& buffers,
+                         const std::array<std::size_t, 3>& offsets);
+
+/// Throws InvalidArgument unless every override names a parameter of one of the sgemm kernels
+/// with a legal value; each family's overrides are resolved (legal combinations, fit on the
+/// device) even when a call does not use that family.
+void sgemm_validate_overrides(const Tuning& tuning, const DeviceInfo& device);
+
+/// The kernels' parameters as cl/sgemm/*.cl declares them, bound by name. The four direct
+/// kernels ([trans_a][trans_b]) share one parameter list, and so do the two packing kernels.
+extern const KernelSignature kSgemmXgemm;
+extern const KernelSignature kSgemmStream;
+extern const KernelSignature kSgemmDirect[2][2];
+extern const KernelSignature kSgemmPackCopy;
+extern const KernelSignature kSgemmPackTrans;
+extern const KernelSignature kSgemmSumScale;
+
+/// What the library itself does with a plan beyond its public interface.
+struct SgemmPlanAccess {
+  /// The plan for `desc` on qc's context and device (the tuner builds plans on worker threads,
+  /// where it has no queue). Throws as the public constructor.
+  static SgemmPlan make(const QueueContext& qc, const SgemmDesc& desc, const Tuning& tuning);
+  static SgemmPath path(const SgemmPlan& plan);
+  /// k slices of the multiply (1: no split).
+  static std::size_t k_slices(const SgemmPlan& plan);
+  /// enqueue() without its checks, for callers that checked the buffers and use a queue of the
+  /// plan's context and device.
+  static void run(const SgemmPlan& plan, cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b,
+                  const cl::Buffer& c, const EventList& wait_list, cl::Event* event);
+};
 
 /// The sgemm kernel families, in the order they are listed in the registry.
 inline const char* const kSgemmSpecs[] = {"sgemm_xgemm", "sgemm_stream", "sgemm_direct", "sgemm_pack", "sgemm_route"};

@@ -6,6 +6,9 @@
 // random entries) with the bound of host::gemm_tolerance, and C's guard tail must stay NaN.
 #include <climits>
 #include <cmath>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <random>
 
 #include "clforge/sgemm.hpp"
@@ -63,6 +66,11 @@ class SgemmInstance : public TuneInstance {
     sh_.lda = z.ta ? z.k : z.m;
     sh_.ldb = z.tb ? z.n : z.k;
     sh_.ldc = z.m;
+    desc_.trans_a = z.ta ? Transpose::Yes : Transpose::No;
+    desc_.trans_b = z.tb ? Transpose::Yes : Transpose::No;
+    desc_.m = z.m, desc_.n = z.n, desc_.k = z.k;
+    desc_.alpha = 1.0f, desc_.beta = 0.0f;
+    desc_.a_ld = sh_.lda, desc_.b_ld = sh_.ldb, desc_.c_ld = sh_.ldc;
     const std::vector<float> a = host::random_floats(z.m * z.k, seed), b = host::random_floats(z.k * z.n, seed + 1);
     const std::size_t nc = z.m * z.n;
     if (static_cast<double>(z.m) * z.n * z.k <= 2048.0 * 2048.0 * 2048.0) {
@@ -89,22 +97,24 @@ class SgemmInstance : public TuneInstance {
            (z_.tb ? "T" : "N");
   }
 
+  // The plan run() enqueues for these parameters: built here, on a worker thread, so that the
+  // programs (the kernel family's, and the packing kernels' the tiled paths use) are compiled
+  // before the candidate is evaluated.
   void build(const QueueContext& qc, const Configuration& cfg) const override {
-    get_program(qc, kernel_spec(kernel_), cfg, sgemm_extra_options(*qc.info, kernel_, cfg, false));
+    keep(cfg.values, SgemmPlanAccess::make(qc, desc_, tuning_of(cfg.values)));
   }
 
   void poison(cl::CommandQueue& queue) override { c_.poison(queue); }
 
   cl::Event run(cl::CommandQueue& queue, const ParamMap& params) override {
-    ParamMap p = params;
-    if (kernel_ == "sgemm_direct") {
-      p["SGEMM_DIRECT_MAX"] = 16384;
-    } else {
-      p["SGEMM_DIRECT_MAX"] = 0;
-      p["SGEMM_TILED"] = kernel_ == "sgemm_stream" ? 1 : 0;
+    std::shared_ptr<const SgemmPlan> plan;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      const auto it = plans_.find(params);
+      if (it != plans_.end()) plan = it->second;
     }
-    sgemm(queue, Layout::ColMajor, z_.ta ? Transpose::Yes : Transpose::No, z_.tb ? Transpose::Yes : Transpose::No, z_.m,
-          z_.n, z_.k, 1.0f, {a_, 0, sh_.lda}, {b_, 0, sh_.ldb}, 0.0f, {c_.buffer(), 0, sh_.ldc}, {}, nullptr, Tuning{p, false});
+    if (!plan) plan = keep(params, SgemmPlan(queue, desc_, tuning_of(params)));  // not built beforehand
+    plan->enqueue(queue, a_, b_, c_.buffer());
     return cl::Event();  // packing and multiply: timed between markers
   }
 
@@ -127,9 +137,29 @@ class SgemmInstance : public TuneInstance {
   }
 
  private:
+  // The candidate's parameters with the route forced onto the tuned kernel family.
+  Tuning tuning_of(const ParamMap& params) const {
+    ParamMap p = params;
+    if (kernel_ == "sgemm_direct") {
+      p["SGEMM_DIRECT_MAX"] = 16384;
+    } else {
+      p["SGEMM_DIRECT_MAX"] = 0;
+      p["SGEMM_TILED"] = kernel_ == "sgemm_stream" ? 1 : 0;
+    }
+    return Tuning{p, false};
+  }
+  std::shared_ptr<const SgemmPlan> keep(const ParamMap& params, SgemmPlan plan) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return plans_.emplace(params, std::make_shared<const SgemmPlan>(std::move(plan))).first->second;
+  }
+
   SgemmSize z_;
   std::string kernel_;
   host::GemmShape sh_;
+  SgemmDesc desc_;
+  // Plans by candidate: build() runs on several worker threads at once.
+  mutable std::mutex mutex_;
+  mutable std::map<ParamMap, std::shared_ptr<const SgemmPlan>> plans_;
   std::vector<std::size_t> index_;  // checked elements of C
   std::vector<double> ref_, mag_;   // reference and magnitude at those elements
   cl::Buffer a_, b_;

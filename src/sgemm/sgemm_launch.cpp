@@ -1,0 +1,212 @@
+// The launches of one SgemmPlan call, on the launch layer: every argument bound by name
+// (the signatures below, checked against the compiled kernels by a test), single-kernel paths
+// chained with detail::Chain, and the tiled paths' small graph with explicit events:
+//
+//   wait list + workspace's last use --> pack A --+
+//                                    \-> pack B --+--> multiply --> (split k) sum into C
+//
+// The two packs depend on nothing but the call's wait list and the workspace's previous user,
+// so an out-of-order queue may run them at once; the workspace goes back to the pool with the
+// event of the last command that touches it.
+#include <vector>
+
+#include "runtime/host_io.hpp"
+#include "runtime/launch.hpp"
+#include "runtime/program_cache.hpp"
+#include "runtime/workspace.hpp"
+#include "sgemm/sgemm_internal.hpp"
+#include "sgemm/sgemm_plan_impl.hpp"
+
+namespace clforge {
+namespace detail {
+
+const KernelSignature kSgemmXgemm{
+    "sgemm_xgemm",
+    {"M", "N", "Kp", "alpha", "beta", "ag", "a_off", "a_ld", "bg", "b_off", "b_ld", "cg", "c_off", "c_ld", "c_vec",
+     "kt_split", "c_split"}};
+const KernelSignature kSgemmStream{
+    "sgemm_stream",
+    {"M", "N", "Kp", "alpha", "beta", "ag", "a_off", "a_ld", "bg", "b_off", "b_ld", "cg", "c_off", "c_ld", "c_vec"}};
+
+namespace {
+const std::vector<const char*> kDirectArgs{"M",     "N", "K",     "alpha", "beta", "a",     "a_off",
+                                           "a_ld",  "b", "b_off", "b_ld",  "c",    "c_off", "c_ld"};
+const std::vector<const char*> kPackArgs{"K", "X", "Kp", "Xp", "src", "s_off", "s_ld", "dst", "d_off", "d_ld"};
+}  // namespace
+
+const KernelSignature kSgemmDirect[2][2] = {{{"sgemm_direct_nn", kDirectArgs}, {"sgemm_direct_nt", kDirectArgs}},
+                                            {{"sgemm_direct_tn", kDirectArgs}, {"sgemm_direct_tt", kDirectArgs}}};
+const KernelSignature kSgemmPackCopy{"sgemm_pack_copy", kPackArgs};
+const KernelSignature kSgemmPackTrans{"sgemm_pack_trans", kPackArgs};
+const KernelSignature kSgemmSumScale{
+    "sgemm_sum_scale", {"M", "N", "S", "w", "w_off", "w_ld", "w_split", "beta", "c", "c_off", "c_ld"}};
+
+namespace {
+EventList joined(const EventList& a, const EventList& b) {
+  EventList l = a;
+  l.insert(l.end(), b.begin(), b.end());
+  return l;
+}
+
+// C = beta * C, or (slices > 0) C = sum of the slices + beta * C, over the internal m x n C.
+void bind_sum(cl::Kernel& k, const SgemmPlan::Impl& p, const cl::Buffer& w, std::size_t w_off, std::size_t slices,
+              const cl::Buffer& c) {
+  Args(k, kSgemmSumScale, p.long_index)
+      .i32("M", static_cast<long long>(p.m))
+      .i32("N", static_cast<long long>(p.n))
+      .i32("S", static_cast<long long>(slices))
+      .buffer("w", w)
+      .index("w_off", w_off)
+      .index("w_ld", slices > 0 ? p.mp : 1)
+      .index("w_split", slices > 0 ? p.mp * p.np : 0)
+      .f32("beta", p.desc.beta)
+      .buffer("c", c)
+      .index("c_off", p.c_off)
+      .index("c_ld", p.c_ld)
+      .finish();
+}
+
+// The multiply's operands as the kernel reads them: offsets and leading dimensions in floats.
+struct Operand {
+  const cl::Buffer* buffer;
+  std::size_t offset, ld;
+};
+
+}  // namespace
+}  // namespace detail
+
+void SgemmPlan::Impl::run(cl::CommandQueue& queue, const cl::Buffer& user_a, const cl::Buffer& user_b,
+                          const cl::Buffer& c, const EventList& wait, cl::Event* event) const {
+  using namespace detail;
+  const cl::Buffer& a = swap ? user_b : user_a;
+  const cl::Buffer& b = swap ? user_a : user_b;
+  switch (path) {
+    case SgemmPath::Nothing:
+      if (event != nullptr) enqueue_marker(queue, wait, event);
+      return;
+    case SgemmPath::Scale: {
+      cl::Kernel k = get_kernel(pack, kSgemmSumScale.kernel);  // this thread's kernel object
+      bind_sum(k, *this, c, 0, 0, c);  // no slices: the w arguments are not read
+      Chain(queue, wait, event).kernel(k, sum_global, pack_local, true);
+      return;
+    }
+    case SgemmPath::Direct: {
+      cl::Kernel k = get_kernel(program, sig->kernel);
+      Args(k, *sig, long_index)
+          .i32("M", static_cast<long long>(m))
+          .i32("N", static_cast<long long>(n))
+          .i32("K", static_cast<long long>(this->k))
+          .f32("alpha", desc.alpha)
+          .f32("beta", desc.beta)
+          .buffer("a", a)
+          .index("a_off", a_off)
+          .index("a_ld", a_ld)
+          .buffer("b", b)
+          .index("b_off", b_off)
+          .index("b_ld", b_ld)
+          .buffer("c", c)
+          .index("c_off", c_off)
+          .index("c_ld", c_ld)
+          .finish();
+      Chain(queue, wait, event).kernel(k, global, local, true);
+      return;
+    }
+    case SgemmPath::Xgemm:
+    case SgemmPath::Stream:
+      run_tiled(queue, a, b, c, wait, event);
+      return;
+  }
+}
+
+void SgemmPlan::Impl::run_tiled(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b,
+                                const cl::Buffer& c, const EventList& wait, cl::Event* event) const {
+  using namespace detail;
+  const bool split = slices > 1;
+  // Binds the multiply: the operands as read (packed or in place) and its output (C, or the
+  // slices of the workspace: alpha times each partial product, beta 0).
+  auto bind_multiply = [&](cl::Kernel& k, const Operand& pa, const Operand& pb, const Operand& out) {
+    Args args(k, *sig, long_index);
+    args.i32("M", static_cast<long long>(m))
+        .i32("N", static_cast<long long>(n))
+        .i32("Kp", static_cast<long long>(kp))
+        .f32("alpha", desc.alpha)
+        .f32("beta", split ? 0.0f : desc.beta)
+        .buffer("ag", *pa.buffer)
+        .index("a_off", pa.offset / va)
+        .index("a_ld", pa.ld / va)
+        .buffer("bg", *pb.buffer)
+        .index("b_off", pb.offset / vb)
+        .index("b_ld", pb.ld / vb)
+        .buffer("cg", *out.buffer)
+        .index("c_off", out.offset)
+        .index("c_ld", out.ld)
+        .i32("c_vec", c_vec ? 1 : 0);
+    if (path == SgemmPath::Xgemm)
+      args.i32("kt_split", static_cast<long long>(kt_split)).index("c_split", split ? mp * np : 0);
+    args.finish();
+  };
+  cl::Kernel multiply = get_kernel(program, sig->kernel);
+
+  if (workspace_elems() == 0) {  // both operands in place, no split: one kernel
+    bind_multiply(multiply, {&a, a_off, a_ld}, {&b, b_off, b_ld}, {&c, c_off, c_ld});
+    Chain(queue, wait, event).kernel(multiply, global, local, true);
+    return;
+  }
+
+  WorkspaceLease ws(workspace_pool().acquire(context, workspace_elems() * sizeof(float), "sgemm packing workspace"));
+  // The packs (or the multiply) wait for the previous user of the workspace.
+  const EventList pack_wait = joined(wait, ws.last_use());
+  EventList gemm_wait;
+  // Packs one operand into rows p < kp of xp floats at dst_off of the workspace.
+  auto pack_one = [&](const KernelSignature& s, const cl::Buffer& src, std::size_t off, std::size_t ld, std::size_t x,
+                      std::size_t xp, std::size_t dst_off, const cl::NDRange& g, const char* tag) {
+    cl::Kernel pk = get_kernel(pack, s.kernel);
+    Args(pk, s, long_index)
+        .i32("K", static_cast<long long>(k))
+        .i32("X", static_cast<long long>(x))
+        .i32("Kp", static_cast<long long>(kp))
+        .i32("Xp", static_cast<long long>(xp))
+        .buffer("src", src)
+        .index("s_off", off)
+        .index("s_ld", ld)
+        .buffer("dst", ws.buffer())
+        .index("d_off", dst_off)
+        .index("d_ld", xp)
+        .finish();
+    cl::Event e;
+    launch(queue, pk, g, pack_local, &pack_wait, &e, tag);  // the tag tells the two packs apart in a profile
+    gemm_wait.push_back(e);
+    ws.used_until(gemm_wait);  // given back with this event should a later launch throw
+  };
+  Operand pa{&a, a_off, a_ld}, pb{&b, b_off, b_ld};
+  // A is copied when not transposed (its rows are k-major already), B when transposed.
+  if (pack_a) {
+    pack_one(ta ? kSgemmPackTrans : kSgemmPackCopy, a, a_off, a_ld, m, mp, 0, pack_a_global, "pack A");
+    pa = {&ws.buffer(), 0, mp};
+  }
+  if (pack_b) {
+    pack_one(tb ? kSgemmPackCopy : kSgemmPackTrans, b, b_off, b_ld, n, np, a_elems, pack_b_global, "pack B");
+    pb = {&ws.buffer(), a_elems, np};
+  }
+  // An operand read in place is read after the call's wait list (and, like everything here,
+  // after the workspace's previous user).
+  if (!pack_a || !pack_b) gemm_wait.insert(gemm_wait.end(), pack_wait.begin(), pack_wait.end());
+
+  const Operand out = split ? Operand{&ws.buffer(), a_elems + b_elems, mp} : Operand{&c, c_off, c_ld};
+  bind_multiply(multiply, pa, pb, out);
+  cl::Event done;
+  launch(queue, multiply, global, local, &gemm_wait, &done);
+  ws.used_until({done});
+  if (split) {
+    cl::Kernel sum = get_kernel(pack, kSgemmSumScale.kernel);
+    bind_sum(sum, *this, ws.buffer(), a_elems + b_elems, slices, c);
+    const EventList sum_wait{done};
+    cl::Event summed;
+    launch(queue, sum, sum_global, pack_local, &sum_wait, &summed);
+    done = summed;
+    ws.used_until({done});
+  }
+  if (event != nullptr) *event = done;
+}
+
+}  // namespace clforge

@@ -1,0 +1,313 @@
+// SgemmPlan construction: the checks that need no buffer, the route (which path a product
+// takes), the configurations, the tile geometry, packing and k slices, the workspace size, the
+// index width, the NDRanges and the programs, all decided once. The launches are in
+// sgemm_launch.cpp.
+//
+// Paths (src/sgemm/sgemm_internal.hpp):
+//   m or n == 0                    nothing (a marker carries the event)
+//   k == 0 or alpha == 0           C = beta * C (sgemm_sum_scale with no slices), A and B are not read
+//   m*n*k <= SGEMM_DIRECT_MAX^3    sgemm_direct_{nn,nt,tn,tt} on the user's buffers
+//   otherwise                      pack A and B into k-major zero-padded form (sgemm_pack_*,
+//                                  skipped for an operand that already has it), then
+//                                  sgemm_xgemm (SGEMM_TILED=0) or sgemm_stream (1); both
+//                                  write C in place with edge guards (no C copies).
+#include <algorithm>
+#include <cstdio>
+
+#include "runtime/errors.hpp"
+#include "runtime/extent.hpp"
+#include "runtime/program_cache.hpp"
+#include "sgemm/sgemm_internal.hpp"
+#include "sgemm/sgemm_plan_impl.hpp"
+#include "tuning/spec.hpp"
+
+namespace clforge {
+namespace detail {
+namespace {
+const char* const kRoutine = "sgemm";
+
+// k slices of sgemm_xgemm for `tiles` C tiles and `ktiles` k tiles under the route row (1: no
+// split); see sgemm_k_slices.
+std::size_t k_slices_for(const Configuration& route, const DeviceInfo& dev, std::size_t tiles, std::size_t ktiles) {
+  const std::size_t max_split = route.at("SGEMM_SPLITK");
+  const std::size_t target = std::max<std::size_t>(1, dev.compute_units) * route.at("SGEMM_SPLIT_WAVES");
+  if (max_split < 2 || route.at("SGEMM_TILED") || tiles >= target || ktiles < 2) return 1;
+  const std::size_t want = std::min({max_split, ceil_div(target, tiles), ktiles});
+  const std::size_t per = ceil_div(ktiles, want);
+  return ceil_div(ktiles, per);  // no empty slice
+}
+
+// The path of a product under the route row.
+SgemmPath path_for(const Configuration& route, std::size_t m, std::size_t n, std::size_t k, float alpha, float beta) {
+  if (m == 0 || n == 0) return SgemmPath::Nothing;
+  if (k == 0 || alpha == 0.0f) return beta == 1.0f ? SgemmPath::Nothing : SgemmPath::Scale;
+  const double d = route.at("SGEMM_DIRECT_MAX");
+  if (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) <= d * d * d) return SgemmPath::Direct;
+  return route.at("SGEMM_TILED") ? SgemmPath::Stream : SgemmPath::Xgemm;
+}
+
+Configuration route_of(const DeviceInfo& device, const Tuning& tuning) {
+  return resolve_configuration("sgemm_route", "*", device, sgemm_tuning_for(tuning, "sgemm_route"));
+}
+
+// A description with its leading dimensions resolved, the elements each operand spans, and
+// where each ends (offset + span; 0 for an operand that describes no element).
+struct Checked {
+  SgemmDesc desc;
+  std::array<std::size_t, 3> span, end;
+};
+
+Checked check_desc(SgemmDesc d) {
+  const char* R = kRoutine;
+  const bool row = d.layout == Layout::RowMajor, ta = d.trans_a == Transpose::Yes, tb = d.trans_b == Transpose::Yes;
+  auto tight = [&](std::size_t rows, std::size_t cols) { return std::max<std::size_t>(1, row ? cols : rows); };
+  if (d.a_ld == 0) d.a_ld = ta ? tight(d.k, d.m) : tight(d.m, d.k);
+  if (d.b_ld == 0) d.b_ld = tb ? tight(d.n, d.k) : tight(d.k, d.n);
+  if (d.c_ld == 0) d.c_ld = tight(d.m, d.n);
+  Checked c{d, sgemm_spans(d.layout, d.trans_a, d.trans_b, d.m, d.n, d.k, d.a_ld, d.b_ld, d.c_ld), {0, 0, 0}};
+  const std::size_t offsets[3] = {d.a_offset, d.b_offset, d.c_offset};
+  const char* names[3] = {"a", "b", "c"};
+  for (int i = 0; i < 3; ++i) {
+    if (c.span[i] == 0) continue;
+    c.end[i] = add_or_throw(offsets[i], c.span[i], R, std::string(names[i]) + ".offset plus the described extent");
+    mul_or_throw(c.end[i], sizeof(float), R, std::string(names[i]) + "'s extent in bytes");
+  }
+  return c;
+}
+
+// The sgemm_pack program's configuration and its work-group shape: PACK_TILE x (PACK_TILE /
+// PACK_WPT) work-items per PACK_TILE x PACK_TILE tile.
+struct PackShape {
+  Configuration cfg;
+  std::size_t t = 0, ly = 0;
+  // Global range covering an x-by-y tile grid (x along the work-group's first dimension).
+  cl::NDRange global(std::size_t x, std::size_t y) const { return cl::NDRange(round_up(x, t), ceil_div(y, t) * ly); }
+};
+PackShape pack_shape(SgemmPlan::Impl& im, const DeviceInfo& dev, const Tuning& tuning) {
+  PackShape s;
+  s.cfg = resolve_configuration("sgemm_pack", "*", dev, sgemm_tuning_for(tuning, "sgemm_pack"));
+  s.t = s.cfg.at("PACK_TILE");
+  s.ly = s.t / s.cfg.at("PACK_WPT");
+  im.pack_local = cl::NDRange(s.t, s.ly);
+  im.cfgs.push_back(s.cfg);
+  return s;
+}
+
+// The tiled paths' geometry; returns the multiply's configuration.
+Configuration plan_tiled(SgemmPlan::Impl& im, const DeviceInfo& dev, const Configuration& route,
+                         const Tuning& tuning) {
+  const bool stream = im.path == SgemmPath::Stream;
+  const char* fam = stream ? "sgemm_stream" : "sgemm_xgemm";
+  const Configuration cfg =
+      resolve_configuration(fam, sgemm_size_class(im.m, im.n, im.k), dev, sgemm_tuning_for(tuning, fam));
+  im.cfgs.push_back(cfg);
+  if (stream) {
+    im.mt = static_cast<std::size_t>(cfg.at("SGS_WG")) * cfg.at("SGS_MWI");
+    im.nt = cfg.at("SGS_N"), im.kt = cfg.at("SGS_K"), im.va = cfg.at("SGS_MWI"), im.vb = 1;
+  } else {
+    im.mt = cfg.at("MWG"), im.nt = cfg.at("NWG"), im.kt = cfg.at("KWG"), im.va = cfg.at("VWM"), im.vb = cfg.at("VWN");
+  }
+  im.mp = round_up(im.m, im.mt), im.np = round_up(im.n, im.nt), im.kp = round_up(im.k, im.kt);
+  require(im.mp <= kMaxDim && im.np <= kMaxDim && im.kp <= kMaxDim, kRoutine, "padded sizes must be below 2^31");
+
+  // An operand already in k-major form with tile-multiple sizes and aligned rows is read in
+  // place; the others are packed into the workspace.
+  im.pack_a = !(!im.ta && im.m == im.mp && im.k == im.kp && im.a_ld % im.va == 0 && im.a_off % im.va == 0);
+  im.pack_b = !(im.tb && im.n == im.np && im.k == im.kp && im.b_ld % im.vb == 0 && im.b_off % im.vb == 0);
+  im.a_elems = im.pack_a ? round_up(im.kp * im.mp, 64) : 0;
+  im.b_elems = im.pack_b ? round_up(im.kp * im.np, 64) : 0;
+  // Split k: `slices` partial products of mp x np floats each, after the packed operands.
+  const std::size_t ktiles = im.kp / im.kt;
+  im.slices = stream ? 1 : k_slices_for(route, dev, (im.mp / im.mt) * (im.np / im.nt), ktiles);
+  im.kt_split = ceil_div(ktiles, im.slices);
+  im.w_elems = im.slices > 1 ? mul_or_throw(im.slices, im.mp * im.np, kRoutine, "the k slices' workspace") : 0;
+  mul_or_throw(add_or_throw(im.a_elems + im.b_elems, im.w_elems, kRoutine, "the packing workspace"), sizeof(float),
+               kRoutine, "the packing workspace in bytes");
+  // The multiply's output: C, or with a split the workspace's slices (whole vectors: the
+  // offset is a multiple of 64 and mp of the tile).
+  const std::size_t out_off = im.slices > 1 ? im.a_elems + im.b_elems : im.c_off;
+  const std::size_t out_ld = im.slices > 1 ? im.mp : im.c_ld;
+  im.c_vec = out_off % im.va == 0 && out_ld % im.va == 0;
+  if (stream) {
+    im.sig = &kSgemmStream;
+    im.global = cl::NDRange(im.mp / im.mt * cfg.at("SGS_WG"), im.np / im.nt);
+    im.local = cl::NDRange(cfg.at("SGS_WG"), 1);
+  } else {
+    im.sig = &kSgemmXgemm;
+    im.global = cl::NDRange(im.mp / im.mt * cfg.at("MDIMC"), im.np / im.nt * cfg.at("NDIMC"), im.slices);
+    im.local = cl::NDRange(cfg.at("MDIMC"), cfg.at("NDIMC"), 1);
+  }
+  return cfg;
+}
+
+std::string index_option(bool long_index) { return long_index ? "-DCLF_LONG_INDEX=1" : ""; }
+
+std::shared_ptr<const SgemmPlan::Impl> build(const QueueContext& qc, const Checked& c, const Tuning& tuning) {
+  const DeviceInfo& dev = *qc.info;
+  sgemm_validate_overrides(tuning, dev);
+  auto im = std::make_shared<SgemmPlan::Impl>();
+  const SgemmDesc& d = c.desc;
+  im->desc = d;
+  im->span = c.span;
+  im->context = qc.context;
+  im->device = qc.device();
+  const Configuration route = route_of(dev, tuning);
+  im->cfgs.push_back(route);
+
+  // The internal column-major problem.
+  im->swap = d.layout == Layout::RowMajor;
+  im->m = im->swap ? d.n : d.m, im->n = im->swap ? d.m : d.n, im->k = d.k;
+  const bool ta = d.trans_a == Transpose::Yes, tb = d.trans_b == Transpose::Yes;
+  im->ta = im->swap ? tb : ta, im->tb = im->swap ? ta : tb;
+  im->a_off = im->swap ? d.b_offset : d.a_offset, im->a_ld = im->swap ? d.b_ld : d.a_ld;
+  im->b_off = im->swap ? d.a_offset : d.b_offset, im->b_ld = im->swap ? d.a_ld : d.b_ld;
+  im->c_off = d.c_offset, im->c_ld = d.c_ld;
+  im->path = path_for(route, im->m, im->n, im->k, d.alpha, d.beta);
+
+  const bool operands_long = std::max(c.end[0], c.end[1]) > kMaxInt32Index;
+  const bool c_long = c.end[2] > kMaxInt32Index;
+  switch (im->path) {
+    case SgemmPath::Nothing:
+      break;
+    case SgemmPath::Scale: {
+      im->long_index = c_long;  // A and B are not read
+      const PackShape ps = pack_shape(*im, dev, tuning);
+      im->sum_global = ps.global(im->m, im->n);
+      im->pack = get_program(qc, kernel_spec("sgemm_pack"), ps.cfg, index_option(im->long_index));
+      get_kernel(im->pack, kSgemmSumScale.kernel);  // fails here, not at the first enqueue, if missing
+      break;
+    }
+    case SgemmPath::Direct: {
+      const Configuration cfg =
+          resolve_configuration("sgemm_direct", "*", dev, sgemm_tuning_for(tuning, "sgemm_direct"));
+      im->cfgs.push_back(cfg);
+      im->long_index = operands_long || c_long;
+      const std::size_t wgd = cfg.at("WGD"), lx = cfg.at("MDIMCD"), ly = cfg.at("NDIMCD");
+      im->global = cl::NDRange(ceil_div(im->m, wgd) * lx, ceil_div(im->n, wgd) * ly);
+      im->local = cl::NDRange(lx, ly);
+      im->sig = &kSgemmDirect[im->ta][im->tb];
+      im->program = get_program(qc, kernel_spec("sgemm_direct"), cfg, index_option(im->long_index));
+      get_kernel(im->program, im->sig->kernel);
+      break;
+    }
+    case SgemmPath::Xgemm:
+    case SgemmPath::Stream: {
+      const Configuration cfg = plan_tiled(*im, dev, route, tuning);
+      im->long_index = operands_long || c_long || im->workspace_elems() > kMaxInt32Index;
+      const bool uses_pack = im->pack_a || im->pack_b || im->slices > 1;  // packing and the split-k sum
+      PackShape ps;
+      if (uses_pack) {
+        ps = pack_shape(*im, dev, tuning);
+        im->pack_a_global = ps.global(im->mp, im->kp);
+        im->pack_b_global = ps.global(im->np, im->kp);
+        im->sum_global = ps.global(im->m, im->n);
+      }
+      const std::string fam = cfg.kernel;
+      im->program = get_program(qc, kernel_spec(fam), cfg, sgemm_extra_options(dev, fam, cfg, im->long_index));
+      get_kernel(im->program, im->sig->kernel);
+      if (uses_pack) {
+        im->pack = get_program(qc, kernel_spec("sgemm_pack"), ps.cfg, index_option(im->long_index));
+        for (const KernelSignature* s : {&kSgemmPackCopy, &kSgemmPackTrans, &kSgemmSumScale})
+          get_kernel(im->pack, s->kernel);
+      }
+      break;
+    }
+  }
+  return im;
+}
+
+std::string number(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
+}
+}  // namespace
+
+SgemmPath sgemm_path(const DeviceInfo& device, std::size_t m, std::size_t n, std::size_t k, float alpha, float beta,
+                     const Tuning& tuning) {
+  return path_for(route_of(device, tuning), m, n, k, alpha, beta);
+}
+
+std::size_t sgemm_k_slices(const DeviceInfo& device, std::size_t m, std::size_t n, std::size_t k,
+                           const Tuning& tuning) {
+  const Configuration cfg =
+      resolve_configuration("sgemm_xgemm", sgemm_size_class(m, n, k), device, sgemm_tuning_for(tuning, "sgemm_xgemm"));
+  return k_slices_for(route_of(device, tuning), device, ceil_div(m, cfg.at("MWG")) * ceil_div(n, cfg.at("NWG")),
+                      ceil_div(k, cfg.at("KWG")));
+}
+
+SgemmPlan SgemmPlanAccess::make(const QueueContext& qc, const SgemmDesc& desc, const Tuning& tuning) {
+  const Checked c = check_desc(desc);
+  return SgemmPlan(build(qc, c, tuning));
+}
+
+SgemmPath SgemmPlanAccess::path(const SgemmPlan& plan) { return plan.impl_->path; }
+std::size_t SgemmPlanAccess::k_slices(const SgemmPlan& plan) { return plan.impl_->slices; }
+
+void SgemmPlanAccess::run(const SgemmPlan& plan, cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b,
+                          const cl::Buffer& c, const EventList& wait_list, cl::Event* event) {
+  plan.impl_->run(queue, a, b, c, wait_list, event);
+}
+
+}  // namespace detail
+
+SgemmPlan::SgemmPlan(const cl::CommandQueue& queue, const SgemmDesc& desc, const Tuning& tuning) {
+  using namespace detail;
+  const Checked c = check_desc(desc);  // everything that needs neither queue nor device first
+  require(queue() != nullptr, kRoutine, "null command queue");
+  impl_ = build(queue_context_of(queue), c, tuning);
+}
+
+void SgemmPlan::enqueue(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
+                        const EventList& wait_list, cl::Event* event) const {
+  using namespace detail;
+  require(queue() != nullptr, kRoutine, "null command queue");
+  cl_context ctx = nullptr;
+  cl_device_id dev = nullptr;
+  check(clGetCommandQueueInfo(queue(), CL_QUEUE_CONTEXT, sizeof ctx, &ctx, nullptr), "clGetCommandQueueInfo");
+  check(clGetCommandQueueInfo(queue(), CL_QUEUE_DEVICE, sizeof dev, &dev, nullptr), "clGetCommandQueueInfo");
+  require(ctx == impl_->context() && dev == impl_->device, kRoutine,
+          "the queue belongs to another context or device than the plan");
+  const SgemmDesc& d = impl_->desc;
+  sgemm_check_buffers(impl_->span, {&a, &b, &c}, {d.a_offset, d.b_offset, d.c_offset});
+  impl_->run(queue, a, b, c, wait_list, event);
+}
+
+const SgemmDesc& SgemmPlan::desc() const { return impl_->desc; }
+const std::vector<Configuration>& SgemmPlan::configurations() const { return impl_->cfgs; }
+std::size_t SgemmPlan::workspace_bytes() const { return impl_->workspace_elems() * sizeof(float); }
+
+std::string SgemmPlan::describe() const {
+  using detail::SgemmPath;
+  const Impl& p = *impl_;
+  const SgemmDesc& d = p.desc;
+  std::string s = "sgemm " + std::to_string(d.m) + "x" + std::to_string(d.n) + "x" + std::to_string(d.k) +
+                  (d.layout == Layout::RowMajor ? " row-major " : " column-major ") +
+                  (d.trans_a == Transpose::Yes ? "T" : "N") + (d.trans_b == Transpose::Yes ? "T" : "N") + ", alpha " +
+                  detail::number(d.alpha) + ", beta " + detail::number(d.beta) + ": ";
+  switch (p.path) {
+    case SgemmPath::Nothing:
+      return s + "nothing to compute (C is left as it is)";
+    case SgemmPath::Scale:
+      s += "C = beta * C (A and B are not read)";
+      break;
+    case SgemmPath::Direct:
+      s += "direct kernel " + std::string(p.sig->kernel) + ", " + std::to_string(p.cfgs.back().at("WGD")) + "x" +
+           std::to_string(p.cfgs.back().at("WGD")) + " C tiles";
+      break;
+    case SgemmPath::Xgemm:
+    case SgemmPath::Stream: {
+      // The caller's A is the internal B in row-major storage.
+      const bool a_packed = p.swap ? p.pack_b : p.pack_a, b_packed = p.swap ? p.pack_a : p.pack_b;
+      s += std::string(detail::to_string(p.path)) + " with " + std::to_string(p.mt) + "x" + std::to_string(p.nt) +
+           " C tiles, k tiles of " + std::to_string(p.kt) + ", " + std::to_string(p.slices) +
+           (p.slices == 1 ? " k slice; A " : " k slices; A ") + (a_packed ? "packed" : "read in place") + ", B " +
+           (b_packed ? "packed" : "read in place") + "; workspace " +
+           detail::number(static_cast<double>(workspace_bytes()) / (1024.0 * 1024.0)) + " MiB";
+      break;
+    }
+  }
+  return s + (p.long_index ? ", 64-bit indices" : "");
+}
+
+}  // namespace clforge

@@ -1,0 +1,61 @@
+// The state of an SgemmPlan: everything decided at construction (sgemm_plan.cpp) that the
+// launches of each call (sgemm_launch.cpp) read.
+//
+// Internal layout: column-major. A row-major call C = op(A) op(B) is the column-major call
+// C^T = op(B)^T op(A)^T on the same buffers, so it swaps m <-> n, A <-> B and trans_a <->
+// trans_b; C's buffer and leading dimension stay as they are.
+#pragma once
+#include <CL/opencl.hpp>
+#include <array>
+#include <cstddef>
+#include <vector>
+
+#include "clforge/sgemm.hpp"
+#include "runtime/launch.hpp"
+#include "sgemm/sgemm_internal.hpp"
+
+namespace clforge {
+
+struct SgemmPlan::Impl {
+  SgemmDesc desc;                  // leading dimensions resolved
+  std::array<std::size_t, 3> span;  // elements spanned by the caller's A, B and C
+  cl::Context context;
+  cl_device_id device = nullptr;
+  std::vector<Configuration> cfgs;  // sgemm_route, then the kernels used
+  detail::SgemmPath path = detail::SgemmPath::Nothing;
+
+  // The internal (column-major) problem; `swap`: the internal A is the caller's B.
+  bool swap = false;
+  std::size_t m = 0, n = 0, k = 0;
+  bool ta = false, tb = false;
+  std::size_t a_off = 0, a_ld = 0, b_off = 0, b_ld = 0, c_off = 0, c_ld = 0;
+  bool long_index = false;
+
+  // The multiply (direct, xgemm or stream) and the sgemm_pack program (packing, the split-k
+  // sum and C = beta * C).
+  cl::Program program, pack;
+  const detail::KernelSignature* sig = nullptr;
+  cl::NDRange global, local;
+  cl::NDRange pack_local, sum_global;  // sum_global: C = beta * C or the split-k sum
+
+  // Tiled paths.
+  std::size_t mt = 0, nt = 0, kt = 0;  // C tile rows, columns, k-tile depth: packing multiples
+  std::size_t va = 1, vb = 1;          // vector widths of the A and B reads
+  std::size_t mp = 0, np = 0, kp = 0;  // padded sizes
+  bool pack_a = false, pack_b = false;
+  std::size_t a_elems = 0, b_elems = 0, w_elems = 0;  // workspace: packed A, packed B, k slices
+  std::size_t slices = 1, kt_split = 0;
+  bool c_vec = false;  // whole-vector stores into the multiply's output
+  cl::NDRange pack_a_global, pack_b_global;
+
+  std::size_t workspace_elems() const { return a_elems + b_elems + w_elems; }
+  // Enqueues the call without checks (the caller checked the buffers and the queue).
+  void run(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
+           const EventList& wait, cl::Event* event) const;
+
+ private:
+  void run_tiled(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
+                 const EventList& wait, cl::Event* event) const;
+};
+
+}  // namespace clforge

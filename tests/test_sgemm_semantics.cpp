@@ -1,0 +1,276 @@
+// sgemm's semantics beyond the arithmetic: the BLAS quick-return rules, the routing threshold
+// in both directions, split k, wait lists and output events on every path, concurrent calls
+// sharing the packing workspace, the host-vector overload, and the argument checks.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "host/gemm.hpp"
+#include "runtime/program_cache.hpp"
+#include "sgemm/sgemm_internal.hpp"
+#include "tests/sgemm_support.hpp"
+#include "tests/support.hpp"
+#include "tuning/spec.hpp"
+
+using namespace clforge;
+using namespace clforge::sgemm_test;
+
+TEST_SUITE("sgemm") {
+  TEST_CASE("BLAS quick returns: m or n = 0 is a no-op; k = 0 or alpha = 0 scale C without reading A or B") {
+    std::uint64_t seed = test::seed() + 40000;
+    for (Layout l : kLayouts)
+      for (float beta : {0.0f, 1.0f, 2.5f}) {
+        Case c;
+        c.layout = l, c.m = 33, c.n = 17, c.k = 0, c.beta = beta, c.pad_c = 2, c.off_c = 3, c.nan_inputs = true;
+        check_sgemm(c, Tuning{{}, false}, seed++);  // k = 0
+        c.k = 65;
+        c.alpha = 0.0f;
+        check_sgemm(c, Tuning{{}, false}, seed++);  // alpha = 0, A and B full of NaN
+        check_sgemm(c, forced(detail::SgemmPath::Xgemm), seed++);
+      }
+    CHECK(detail::sgemm_path(test::session().entry.info, 4, 4, 0, 1.0f, 1.0f) == detail::SgemmPath::Nothing);
+    CHECK(detail::sgemm_path(test::session().entry.info, 4, 4, 4, 0.0f, 2.0f) == detail::SgemmPath::Scale);
+
+    // m = 0 or n = 0: C (and everything else) untouched; the event completes. An operand that
+    // describes no element (A when m = 0, B when n = 0) may be a null buffer.
+    auto& s = test::session();
+    std::vector<float> poison = host::poisoned(64);
+    const cl_mem_flags copy = CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR;
+    cl::Buffer bc(s.context, copy, poison.size() * 4, poison.data());
+    cl::Buffer bin(s.context, copy, poison.size() * 4, poison.data());
+    for (auto [m, n] : {std::pair<std::size_t, std::size_t>{0, 5}, {5, 0}, {0, 0}}) {
+      cl::Event ev;
+      sgemm(s.queue, Layout::ColMajor, Transpose::No, Transpose::No, m, n, 3, 1.0f, {m ? bin : cl::Buffer(), 0, 8},
+            {n ? bin : cl::Buffer(), 0, 8}, 0.0f, {bc, 0, 8}, {}, &ev);
+      CHECK(ev.wait() == CL_SUCCESS);
+    }
+    std::vector<float> got(64);
+    s.queue.enqueueReadBuffer(bc, CL_TRUE, 0, 64 * 4, got.data());
+    CHECK(std::memcmp(got.data(), poison.data(), 64 * 4) == 0);
+  }
+
+  TEST_CASE("the direct/tiled threshold SGEMM_DIRECT_MAX routes both ways") {
+    const DeviceInfo& dev = test::session().entry.info;
+    using detail::SgemmPath;
+    // m*n*k <= SGEMM_DIRECT_MAX^3: direct; above: the tiled kernel SGEMM_TILED names.
+    CHECK(detail::sgemm_path(dev, 64, 64, 64, 1, 0, Tuning{{{"SGEMM_DIRECT_MAX", 64}}, false}) == SgemmPath::Direct);
+    CHECK(detail::sgemm_path(dev, 64, 64, 65, 1, 0, Tuning{{{"SGEMM_DIRECT_MAX", 64}}, false}) == SgemmPath::Xgemm);
+    CHECK(detail::sgemm_path(dev, 64, 64, 65, 1, 0, Tuning{{{"SGEMM_DIRECT_MAX", 64}, {"SGEMM_TILED", 1}}, false}) ==
+          SgemmPath::Stream);
+    CHECK(detail::sgemm_path(dev, 1, 1, 1, 1, 0, Tuning{{{"SGEMM_DIRECT_MAX", 0}}, false}) == SgemmPath::Xgemm);
+    CHECK(detail::sgemm_path(dev, 4096, 4096, 4096, 1, 0, Tuning{{{"SGEMM_DIRECT_MAX", 4096}}, false}) ==
+          SgemmPath::Direct);
+    // The same odd product computed on both sides of the threshold.
+    std::uint64_t seed = test::seed() + 50000;
+    Case c;
+    c.m = 97, c.n = 45, c.k = 71, c.alpha = -0.5f, c.beta = 1.0f, c.tb = Transpose::Yes;
+    check_sgemm(c, Tuning{{{"SGEMM_DIRECT_MAX", 96}}, false}, seed++);  // 97*45*71 <= 96^3: direct
+    check_sgemm(c, Tuning{{{"SGEMM_DIRECT_MAX", 64}}, false}, seed++);  // above 64^3: tiled
+    CHECK(detail::sgemm_path(dev, c.m, c.n, c.k, 1, 0, Tuning{{{"SGEMM_DIRECT_MAX", 96}}, false}) == SgemmPath::Direct);
+    CHECK(detail::sgemm_path(dev, c.m, c.n, c.k, 1, 0, Tuning{{{"SGEMM_DIRECT_MAX", 64}}, false}) == SgemmPath::Xgemm);
+  }
+
+  TEST_CASE("split k: partial products summed into C, every transpose pair, beta with NaN in C, offsets") {
+    const DeviceInfo& dev = test::session().entry.info;
+    std::uint64_t seed = test::seed() + 55000;
+    // Waves x compute units far above the tile count forces a split on any device; 32 x 32
+    // tiles of a GPU-like shape (local tiles, double buffering) and the CPU row's register blocks.
+    const ParamMap gpu_like = {{"MWG", 32}, {"NWG", 32}, {"KWG", 16}, {"MDIMC", 8}, {"NDIMC", 8}, {"MDIMA", 8},
+                               {"NDIMB", 8}, {"KWI", 2}, {"VWM", 2}, {"VWN", 2}, {"STRM", 1}, {"STRN", 1},
+                               {"SA", 1}, {"SB", 1}, {"DBUF", 1}, {"NVRREG", 0}};
+    for (int splitk : {2, 8}) {
+      ParamMap p = splitk == 2 ? ParamMap{} : gpu_like;
+      p["SGEMM_SPLITK"] = splitk;
+      p["SGEMM_SPLIT_WAVES"] = 64;
+      const Tuning t = forced(detail::SgemmPath::Xgemm, p);
+      CAPTURE(splitk);
+      int i = 0;
+      for (Transpose ta : {Transpose::No, Transpose::Yes})
+        for (Transpose tb : {Transpose::No, Transpose::Yes}) {
+          Case c;
+          c.m = 65 + 7 * i, c.n = 47 + 3 * i, c.k = 333 - 40 * i;
+          c.ta = ta, c.tb = tb;
+          c.alpha = i % 2 ? -0.5f : 1.0f;
+          c.beta = i == 0 ? 0.0f : i == 1 ? 1.0f : 2.5f;  // beta 0: C holds NaN and must not be read
+          c.layout = i == 3 ? Layout::RowMajor : Layout::ColMajor;
+          c.off_c = i, c.pad_c = 3 * i, c.off_a = i % 2;
+          const std::size_t slices = detail::sgemm_k_slices(dev, c.m, c.n, c.k, t);
+          CHECK(slices >= 2);
+          CHECK(slices <= static_cast<std::size_t>(splitk));
+          check_sgemm(c, t, seed++);
+          ++i;
+        }
+    }
+    // Never more slices than k tiles, never a split when off or with enough tiles.
+    ParamMap one = gpu_like;
+    one["SGEMM_SPLITK"] = 16;
+    one["SGEMM_SPLIT_WAVES"] = 64;
+    const Tuning one_tile = forced(detail::SgemmPath::Xgemm, one);
+    CHECK(detail::sgemm_k_slices(dev, 20, 20, 40, one_tile) == 3);  // 3 k tiles of 16
+    CHECK(detail::sgemm_k_slices(dev, 20, 20, 16, one_tile) == 1);  // a single k tile
+    CHECK(detail::sgemm_k_slices(dev, 20, 20, 400, forced(detail::SgemmPath::Xgemm, {{"SGEMM_SPLITK", 0}})) == 1);
+    CHECK(detail::sgemm_k_slices(dev, 20, 20, 400, forced(detail::SgemmPath::Stream, {{"SGEMM_SPLITK", 8}})) == 1);
+  }
+
+  TEST_CASE("wait lists are honoured and the output event covers all of the work, on every path") {
+    auto& s = test::session();
+    const std::size_t m = 70, n = 50, k = 40;
+    std::vector<float> a = host::random_floats(m * k, test::seed() + 80000),
+                       b = host::random_floats(k * n, test::seed() + 80001);
+    cl::Buffer ba(s.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a.size() * 4, a.data());
+    cl::Buffer bb(s.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b.size() * 4, b.data());
+    host::GemmShape sh;
+    sh.m = m, sh.n = n, sh.k = k, sh.lda = m, sh.ldb = k, sh.ldc = m;
+    for (auto path : kKernelPaths) {
+      for (float alpha : {1.0f, 0.0f}) {
+        CAPTURE(detail::to_string(path));
+        CAPTURE(alpha);
+        std::vector<float> c0 = host::random_floats(m * n, test::seed() + 80002);
+        cl::Buffer bc(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, c0.size() * 4, c0.data());
+        cl::UserEvent gate(s.context);
+        cl::Event done;
+        sgemm(s.queue, Layout::ColMajor, Transpose::No, Transpose::No, m, n, k, alpha, {ba, 0, m}, {bb, 0, k}, 0.5f,
+              {bc, 0, m}, {gate}, &done, forced(path));
+        cl_int status = CL_COMPLETE;
+        done.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &status);
+        CHECK(status != CL_COMPLETE);  // still waiting for the gate
+        gate.setStatus(CL_COMPLETE);
+        REQUIRE(done.wait() == CL_SUCCESS);
+        std::vector<float> got(m * n);
+        s.queue.enqueueReadBuffer(bc, CL_TRUE, 0, got.size() * 4, got.data());
+        std::vector<double> ref(m * n), mag(m * n);
+        host::gemm(sh, alpha, a.data(), b.data(), 0.5, c0.data(), ref.data(), 0, mag.data());
+        CHECK(scaled_error(got, ref, mag) <= tolerance(k));
+      }
+    }
+  }
+
+  TEST_CASE("concurrent calls from several threads and queues share the packing workspace safely") {
+    auto& s = test::session();
+    std::vector<std::thread> threads;
+    std::vector<int> failures(4, 0);
+    for (int t = 0; t < 4; ++t) {
+      threads.emplace_back([&, t] {
+        cl::CommandQueue q(s.context, s.entry.device);
+        for (int rep = 0; rep < 3; ++rep) {
+          const std::size_t m = 90 + 7 * t, n = 60 + 5 * rep, k = 50 + t;
+          const std::vector<float> a = host::random_floats(m * k, 900 + t), b = host::random_floats(k * n, 901 + rep);
+          std::vector<float> c(m * n, 0.0f);
+          sgemm(q, Layout::RowMajor, Transpose::No, Transpose::No, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n,
+                forced(detail::SgemmPath::Xgemm));
+          host::GemmShape sh;
+          sh.row_major = true, sh.m = m, sh.n = n, sh.k = k, sh.lda = k, sh.ldb = n, sh.ldc = n;
+          std::vector<double> ref(m * n), mag(m * n);
+          host::gemm(sh, 1.0, a.data(), b.data(), 0.0, nullptr, ref.data(), 1, mag.data());
+          if (!(scaled_error(c, ref, mag) <= tolerance(k))) ++failures[t];
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+    for (int t = 0; t < 4; ++t) CHECK(failures[t] == 0);
+  }
+
+  TEST_CASE("host-vector convenience overload") {
+    auto& s = test::session();
+    const std::size_t m = 19, n = 23, k = 11;
+    const std::vector<float> a = host::random_floats(k * m, test::seed() + 90000);  // A^T stored: k x m, row-major
+    const std::vector<float> b = host::random_floats(k * n, test::seed() + 90001);
+    std::vector<float> c = host::random_floats(m * n, test::seed() + 90002);
+    const std::vector<float> c_in = c;
+    sgemm(s.queue, Layout::RowMajor, Transpose::Yes, Transpose::No, m, n, k, 2.0f, a, m, b, n, -1.0f, c, n);
+    host::GemmShape sh;
+    sh.row_major = true, sh.trans_a = true, sh.m = m, sh.n = n, sh.k = k, sh.lda = m, sh.ldb = n, sh.ldc = n;
+    std::vector<double> ref(m * n), mag(m * n);
+    host::gemm(sh, 2.0, a.data(), b.data(), -1.0, c_in.data(), ref.data(), 0, mag.data());
+    CHECK(scaled_error(c, ref, mag) <= tolerance(k));
+    std::vector<float> small(5);
+    CHECK_THROWS_AS(
+        sgemm(s.queue, Layout::RowMajor, Transpose::Yes, Transpose::No, m, n, k, 1.0f, small, m, b, n, 0.0f, c, n),
+        InvalidArgument);
+  }
+
+  TEST_CASE("bad arguments throw InvalidArgument naming the problem, before anything is enqueued") {
+    auto& s = test::session();
+    const std::vector<float> poison = host::poisoned(64 * 64);
+    cl::Buffer a(s.context, CL_MEM_READ_WRITE, 64 * 64 * 4), b(s.context, CL_MEM_READ_WRITE, 64 * 64 * 4);
+    const cl_mem_flags copy = CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR;
+    cl::Buffer c(s.context, copy, poison.size() * 4, const_cast<float*>(poison.data()));
+    const auto N = Transpose::No, T = Transpose::Yes;
+    const auto col = Layout::ColMajor, row = Layout::RowMajor;
+    const auto expect = test::expect_invalid_argument;
+    const std::size_t big = std::size_t(1) << 31;
+    expect([&] { sgemm(s.queue, col, N, N, big, 4, 4, 1, {a, 0, big}, {b, 0, 4}, 0, {c, 0, big}); }, "m (");
+    expect([&] { sgemm(s.queue, col, N, N, 4, big, 4, 1, {a, 0, 4}, {b, 0, 4}, 0, {c, 0, 4}); }, "n (");
+    expect([&] { sgemm(s.queue, col, N, N, 4, 4, big, 1, {a, 0, 4}, {b, 0, big}, 0, {c, 0, 4}); }, "k (");
+    expect([&] { sgemm(s.queue, col, N, N, 8, 4, 4, 1, {a, 0, 7}, {b, 0, 4}, 0, {c, 0, 8}); }, "a.ld (7)");
+    expect([&] { sgemm(s.queue, col, T, N, 8, 4, 5, 1, {a, 0, 4}, {b, 0, 5}, 0, {c, 0, 8}); }, "a.ld (4)");
+    expect([&] { sgemm(s.queue, row, N, N, 8, 4, 5, 1, {a, 0, 4}, {b, 0, 4}, 0, {c, 0, 4}); }, "a.ld (4)");
+    expect([&] { sgemm(s.queue, col, N, N, 8, 4, 5, 1, {a, 0, 8}, {b, 0, 4}, 0, {c, 0, 8}); }, "b.ld (4)");
+    expect([&] { sgemm(s.queue, col, N, T, 8, 4, 5, 1, {a, 0, 8}, {b, 0, 3}, 0, {c, 0, 8}); }, "b.ld (3)");
+    expect([&] { sgemm(s.queue, col, N, N, 8, 4, 5, 1, {a, 0, 8}, {b, 0, 5}, 0, {c, 0, 7}); }, "c.ld (7)");
+    expect([&] { sgemm(s.queue, row, N, N, 8, 4, 5, 1, {a, 0, 5}, {b, 0, 4}, 0, {c, 0, 3}); }, "c.ld (3)");
+    expect([&] { sgemm(s.queue, col, N, N, 8, 4, 0, 1, {a, 0, 0}, {b, 0, 1}, 0, {c, 0, 8}); }, "a.ld (0)");
+    expect(
+        [&] {
+          sgemm(s.queue, col, N, N, 64, 64, 65, 1, {a, 0, 64}, {b, 0, 65}, 0, {c, 0, 64});
+        },
+        "a buffer too small");
+    expect(
+        [&] {
+          sgemm(s.queue, col, N, N, 64, 64, 64, 1, {a, 0, 64}, {b, 1, 64}, 0, {c, 0, 64});
+        },
+        "b buffer too small");
+    expect(
+        [&] {
+          sgemm(s.queue, col, N, N, 64, 64, 64, 1, {a, 0, 64}, {b, 0, 64}, 0, {c, 0, 65});
+        },
+        "c buffer too small");
+    expect(
+        [&] {
+          sgemm(s.queue, col, N, N, 4, 4, 4, 1, {cl::Buffer(), 0, 4}, {b, 0, 4}, 0, {c, 0, 4});
+        },
+        "a is a null buffer");
+    expect(
+        [&] {
+          sgemm(s.queue, col, N, N, 4, 4, 4, 1, {a, 0, 4}, {b, 0, 4}, 0, {cl::Buffer(), 0, 4});
+        },
+        "c is a null buffer");
+    expect([&] { sgemm(s.queue, col, N, N, 4, 4, 4, 1, {c, 10, 4}, {b, 0, 4}, 0, {c, 20, 4}); }, "c overlaps a");
+    expect([&] { sgemm(s.queue, col, N, N, 4, 4, 4, 1, {a, 0, 4}, {c, 0, 4}, 0, {c, 8, 4}); }, "c overlaps b");
+    expect(
+        [&] {
+          sgemm(s.queue, col, N, N, 4, 4, 4, 1, {a, 0, 4}, {b, 0, 4}, 0, {c, 0, 4}, {}, nullptr,
+                Tuning{{{"NOPE", 1}}, true});
+        },
+        "unknown parameter 'NOPE'");
+    expect(
+        [&] {
+          sgemm(s.queue, col, N, N, 4, 4, 4, 1, {a, 0, 4}, {b, 0, 4}, 0, {c, 0, 4}, {}, nullptr,
+                Tuning{{{"MWG", 12}}, true});
+        },
+        "not legal");
+    expect(
+        [&] {
+          sgemm(s.queue, col, N, N, 4, 4, 4, 1, {a, 0, 4}, {b, 0, 4}, 0, {c, 0, 4}, {}, nullptr,
+                Tuning{{{"MWG", 8}, {"MDIMC", 16}}, true});
+        },
+        "MWG must be a multiple of MDIMC*VWM");
+    expect(
+        [&] {
+          sgemm(s.queue, col, N, N, 4, 4, 4, 1, {a, 0, 4}, {b, 0, 4}, 0, {c, 0, 4}, {}, nullptr,
+                Tuning{{{"PACK_TILE", 8}, {"PACK_WPT", 16}}, true});
+        },
+        "PACK_WPT must not exceed PACK_TILE");
+    // Disjoint ranges of one buffer are fine.
+    CHECK_NOTHROW(sgemm(s.queue, col, N, N, 4, 4, 4, 1, {c, 0, 4}, {c, 16, 4}, 0, {c, 32, 4}));
+    s.queue.finish();
+    // Nothing was enqueued by the failed calls: C beyond the one valid call is still poison.
+    std::vector<float> got(64 * 64);
+    s.queue.enqueueReadBuffer(c, CL_TRUE, 0, got.size() * 4, got.data());
+    CHECK(std::memcmp(got.data() + 48, poison.data() + 48, (got.size() - 48) * 4) == 0);
+  }
+}
