@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# Checks that includes point down the layers: runtime <- tuning <- families <- public API.
+# Checks that includes point down the layers: runtime <- tuning <- families <- library.
 #   include/clforge/  public headers: only other public headers
 #   src/runtime/      devices, sources, program cache, launch layer: runtime and public headers
 #   src/tuning/       specs, database, tuner: runtime, tuning, public headers (the tuner also the
 #                     host references it verifies candidates against)
 #   src/<family>/     families: any of the above and families; the host references only in a
 #                     family's tuner target (*_tune.cpp)
+#   src/library/      the one list of the families (specs, tuner targets): any of the above
 #   host/             references and test data (test side): anything
 # Prints every include that goes up a layer and exits 1 if there is one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bad=0
-families=$(cd src && ls -d */ | tr -d / | grep -vx 'runtime\|tuning' | paste -sd'|')
+families=$(cd src && ls -d */ | tr -d / | grep -vx 'runtime\|tuning\|library' | paste -sd'|')
 check() {  # file, allowed-prefix regex
   local f=$1 allowed=$2
   while IFS= read -r line; do
@@ -30,7 +31,8 @@ for f in src/tuning/*; do
     *) check "$f" 'clforge/|runtime/|tuning/' ;;
   esac
 done
-for d in $(cd src && ls -d */ | tr -d / | grep -vx 'runtime\|tuning'); do
+for f in src/library/*; do check "$f" "clforge/|runtime/|tuning/|($families)/"; done
+for d in $(cd src && ls -d */ | tr -d / | grep -vx 'runtime\|tuning\|library'); do
   for f in src/$d/*; do
     case "$f" in
       *_tune.cpp) check "$f" "clforge/|runtime/|tuning/|host/|($families)/" ;;

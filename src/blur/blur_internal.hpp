@@ -9,8 +9,18 @@
 #include "clforge/blur.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/program_cache.hpp"
+#include "tuning/spec.hpp"
+#include "tuning/tuner.hpp"
 
 namespace clforge::detail {
+
+/// The family's kernel specs (the routing row and one per method) and its tuner target (listed
+/// by src/library/families.cpp).
+KernelSpec blur_spec();
+KernelSpec blur_direct_spec();
+KernelSpec blur_separable_spec();
+KernelSpec blur_recursive_spec();
+TuneTarget blur_tune_target();
 
 // The kernels' parameters, as cl/blur/*.cl declares them.
 extern const KernelSignature kBlurDirect;    // blur_direct.cl

@@ -11,8 +11,14 @@
 #include "clforge/fft.hpp"
 #include "clforge/tuning.hpp"
 #include "runtime/program_cache.hpp"
+#include "tuning/spec.hpp"
+#include "tuning/tuner.hpp"
 
 namespace clforge::detail {
+
+/// The family's kernel spec and tuner target (listed by src/library/families.cpp).
+KernelSpec fft_spec();
+TuneTarget fft_tune_target();
 
 /// Prime factors of n in ascending order.
 std::vector<std::size_t> fft_prime_factors(std::size_t n);

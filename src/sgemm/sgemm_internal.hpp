@@ -11,8 +11,20 @@
 #include "clforge/sgemm.hpp"
 #include "clforge/tuning.hpp"
 #include "runtime/launch.hpp"
+#include "tuning/spec.hpp"
+#include "tuning/tuner.hpp"
 
 namespace clforge::detail {
+
+/// The family's kernel specs and tuner targets (listed by src/library/families.cpp).
+KernelSpec sgemm_xgemm_spec();
+KernelSpec sgemm_stream_spec();
+KernelSpec sgemm_direct_spec();
+KernelSpec sgemm_pack_spec();
+KernelSpec sgemm_route_spec();
+TuneTarget sgemm_tune_target();
+TuneTarget sgemm_stream_tune_target();
+TuneTarget sgemm_direct_tune_target();
 
 struct QueueContext;
 

@@ -6,9 +6,7 @@
 // random entries) with the bound of host::gemm_tolerance, and C's guard tail must stay NaN.
 #include <climits>
 #include <cmath>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <random>
 
 #include "clforge/sgemm.hpp"
@@ -101,19 +99,14 @@ class SgemmInstance : public TuneInstance {
   // programs (the kernel family's, and the packing kernels' the tiled paths use) are compiled
   // before the candidate is evaluated.
   void build(const QueueContext& qc, const Configuration& cfg) const override {
-    keep(cfg.values, SgemmPlanAccess::make(qc, desc_, tuning_of(cfg.values)));
+    plans_.keep(cfg.values, std::make_shared<const SgemmPlan>(SgemmPlanAccess::make(qc, desc_, tuning_of(cfg.values))));
   }
 
   void poison(cl::CommandQueue& queue) override { c_.poison(queue); }
 
   cl::Event run(cl::CommandQueue& queue, const ParamMap& params) override {
-    std::shared_ptr<const SgemmPlan> plan;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      const auto it = plans_.find(params);
-      if (it != plans_.end()) plan = it->second;
-    }
-    if (!plan) plan = keep(params, SgemmPlan(queue, desc_, tuning_of(params)));  // not built beforehand
+    const auto plan =
+        plans_.get(params, [&] { return std::make_shared<const SgemmPlan>(queue, desc_, tuning_of(params)); });
     plan->enqueue(queue, a_, b_, c_.buffer());
     return cl::Event();  // packing and multiply: timed between markers
   }
@@ -148,18 +141,12 @@ class SgemmInstance : public TuneInstance {
     }
     return Tuning{p, false};
   }
-  std::shared_ptr<const SgemmPlan> keep(const ParamMap& params, SgemmPlan plan) const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return plans_.emplace(params, std::make_shared<const SgemmPlan>(std::move(plan))).first->second;
-  }
 
   SgemmSize z_;
   std::string kernel_;
   host::GemmShape sh_;
   SgemmDesc desc_;
-  // Plans by candidate: build() runs on several worker threads at once.
-  mutable std::mutex mutex_;
-  mutable std::map<ParamMap, std::shared_ptr<const SgemmPlan>> plans_;
+  CandidatePlans<SgemmPlan> plans_;
   std::vector<std::size_t> index_;  // checked elements of C
   std::vector<double> ref_, mag_;   // reference and magnitude at those elements
   cl::Buffer a_, b_;

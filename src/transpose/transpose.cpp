@@ -69,6 +69,9 @@ KernelSpec transpose_spec() {
   return s;
 }
 
+namespace {
+// Routine constants of a transpose build (element size, 64-bit indexing, whole-vector access
+// when leading dimensions and offsets are multiples of the vector widths).
 std::string transpose_build_options(const Configuration& cfg, std::size_t elem_size, bool long_index,
                                     std::size_t in_ld, std::size_t in_off, std::size_t out_ld, std::size_t out_off) {
   // Whole-vector global access for float elements (buffers themselves are aligned to
@@ -81,7 +84,6 @@ std::string transpose_build_options(const Configuration& cfg, std::size_t elem_s
   return extra;
 }
 
-namespace {
 const char* const kRoutine = "transpose";
 
 // The shape checks shared by the buffer and host-vector forms.

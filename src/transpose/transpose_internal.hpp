@@ -4,8 +4,14 @@
 #include "clforge/transpose.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/program_cache.hpp"
+#include "tuning/spec.hpp"
+#include "tuning/tuner.hpp"
 
 namespace clforge::detail {
+
+/// The family's kernel spec and tuner target (listed by src/library/families.cpp).
+KernelSpec transpose_spec();
+TuneTarget transpose_tune_target();
 
 /// transpose_tiled's parameters (cl/transpose/transpose.cl), bound by name.
 extern const KernelSignature kTransposeTiled;

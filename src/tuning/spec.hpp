@@ -47,6 +47,9 @@ struct KernelSpec {
 
 /// The registered spec of a kernel family; throws InvalidArgument for an unknown name.
 const KernelSpec& kernel_spec(const std::string& name);
+/// Every family's specs. The families declare their specs themselves and the library layer
+/// (src/library/families.cpp, the one place that lists the families) defines this list, so the
+/// tuning layer names no family.
 const std::vector<KernelSpec>& all_kernel_specs();
 
 /// Why a configuration does not fit a device ("" if it fits).
@@ -79,23 +82,5 @@ cl::Program get_program(const QueueContext& qc, const KernelSpec& spec, const Co
 
 /// "NAME=VALUE NAME=VALUE" for messages.
 std::string describe_params(const ParamMap& p);
-
-// Specs of each routine family, defined beside their launchers.
-KernelSpec transpose_spec();
-/// Routine constants of a transpose build (element size, 64-bit indexing, whole-vector access
-/// when leading dimensions and offsets are multiples of the vector widths): one place for the
-/// launcher and the tuner so both compile the same program.
-std::string transpose_build_options(const Configuration& cfg, std::size_t elem_size, bool long_index,
-                                    std::size_t in_ld, std::size_t in_off, std::size_t out_ld, std::size_t out_off);
-KernelSpec blur_spec();
-KernelSpec blur_direct_spec();
-KernelSpec blur_separable_spec();
-KernelSpec blur_recursive_spec();
-KernelSpec fft_spec();
-KernelSpec sgemm_xgemm_spec();
-KernelSpec sgemm_stream_spec();
-KernelSpec sgemm_direct_spec();
-KernelSpec sgemm_pack_spec();
-KernelSpec sgemm_route_spec();
 
 }  // namespace clforge::detail

@@ -1,21 +1,8 @@
-// The routines `clforge tune` and clforge::tune() know. A new family adds its target here
-// (and its declaration in tuning/tuner.hpp); the CLI gets `clforge tune <routine>` from this list.
+// A tuner target by routine name (the list itself is the library layer's: src/library/families.cpp).
 #include "clforge/errors.hpp"
 #include "tuning/tuner.hpp"
 
 namespace clforge::detail {
-
-const std::vector<TuneTarget>& all_tune_targets() {
-  static const std::vector<TuneTarget> targets = {
-      transpose_tune_target(),
-      sgemm_tune_target(),
-      sgemm_stream_tune_target(),
-      sgemm_direct_tune_target(),
-      fft_tune_target(),
-      blur_tune_target(),
-  };
-  return targets;
-}
 
 const TuneTarget& tune_target(const std::string& routine) {
   for (const auto& t : all_tune_targets())

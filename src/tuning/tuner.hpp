@@ -149,8 +149,9 @@ struct TuneTarget {
   std::function<TuneTarget(std::map<std::string, std::string>& values)> configure;
 };
 
-/// Every routine the tuner knows (tune_registry.cpp) and lookup by name (InvalidArgument
-/// naming the known ones).
+/// Every routine the tuner knows, in `clforge tune` order: the families declare their targets
+/// and the library layer (src/library/families.cpp) lists them; lookup by name
+/// (tune_registry.cpp; InvalidArgument naming the known ones).
 const std::vector<TuneTarget>& all_tune_targets();
 const TuneTarget& tune_target(const std::string& routine);
 
@@ -162,13 +163,5 @@ std::size_t parse_size_count(const std::string& text, const std::string& routine
 /// Throws TuningError naming the user database of the device when it exists but does not
 /// parse or validate (defined in database.cpp; run before tuning so no work is lost).
 void check_user_database(const DeviceInfo& device);
-
-// Targets of each routine family, defined in src/<family>/<family>_tune.cpp.
-TuneTarget transpose_tune_target();
-TuneTarget sgemm_tune_target();
-TuneTarget sgemm_stream_tune_target();
-TuneTarget sgemm_direct_tune_target();
-TuneTarget fft_tune_target();
-TuneTarget blur_tune_target();
 
 }  // namespace clforge::detail
