@@ -109,6 +109,16 @@ void bench_overhead(Session& s, Report& report) {
   d.batch = 16;
   const FftPlan plan(q, d);
   add("fft n=64 batch=16", measure(q, [&](cl::Event* ev) { plan.forward(a, c, {}, ev); }));
+  // A multi-pass plan (65536 points are passes on every shipped row): each execution leases its
+  // scratch from the workspace pool.
+  FftDesc dp;
+  dp.n = 65536;
+  const FftPlan passes(q, dp);
+  const std::vector<float> long_data = host::random_floats(2 * dp.n, 2);
+  cl::Buffer la(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, long_data.size() * 4,
+                const_cast<float*>(long_data.data()));
+  cl::Buffer lc(s.context, CL_MEM_READ_WRITE, long_data.size() * 4);
+  add("fft n=65536 batch=1 (passes)", measure(q, [&](cl::Event* ev) { passes.forward(la, lc, {}, ev); }));
   for (BlurMethod m : {BlurMethod::Direct, BlurMethod::Separable, BlurMethod::Recursive}) {
     BlurOptions o;
     o.sigma_x = o.sigma_y = 2;

@@ -28,7 +28,7 @@ asan_runs=(
   "transpose|--test-suite=transpose|-tce=every tile / rows-per-item*"
   "blur|--test-suite=blur|-tce=large image*"
   "sgemm|--test-suite=sgemm|-tce=333x1000x17 and 1000x1000x1000*,random legal parameter sets*"
-  "fft|--test-suite=fft|-tc=in place,scaling:*,decomposition,host-vector convenience overload,bad arguments*,a new plan with the same description*,passes resolve rows*,shipped GPU rows fit*,the host reference without FFTW*"
+  "fft|--test-suite=fft|-tc=in place,scaling:*,decomposition,host-vector convenience overload,bad arguments*,a new plan with the same description*,passes resolve rows*,shipped GPU rows fit*,the host reference without FFTW*,the launcher names each FFT kernel*,one multi-pass plan*"
   "tune|--test-suite=tune|-tce=a space too large to enumerate*,tune fft and blur: size classes*"
 )
 # The safety suite (tests/test_safety.cpp) joins when its file exists.
@@ -41,6 +41,7 @@ tsan_runs=(
   "runtime_threads|--test-suite=runtime|-tc=concurrent calls from 8 threads*"
   "sgemm_threads|--test-suite=sgemm|-tc=concurrent calls from several threads*,SgemmPlan used from several threads*"
   "blur_threads|--test-suite=blur|-tc=BlurPlan: enqueued from several threads*"
+  "fft_threads|--test-suite=fft|-tc=one multi-pass plan enqueued from several threads*"
   "tune_threads|--test-suite=tune|-tc=tuned parameters are stored*,candidates that fail to build*"
 )
 

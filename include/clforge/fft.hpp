@@ -39,17 +39,22 @@ struct FftDesc {
   FftScaling inverse_scaling = FftScaling::None;  ///< applied by FftPlan::inverse (OverN: a true inverse)
 };
 
-/// A compiled batched FFT for one queue. Forward: y_k = sum_j x_j exp(-2 pi i jk/n);
-/// inverse: the same with +2 pi i. Kernels are built at construction through the compile
-/// cache (memory, then disk: a new process creating the same plan loads them from disk);
-/// scratch buffers and twiddle tables are owned by the plan.
+/// A compiled batched FFT. Forward: y_k = sum_j x_j exp(-2 pi i jk/n); inverse: the same with
+/// +2 pi i. Kernels are built at construction through the compile cache (memory, then disk: a
+/// new process creating the same plan loads them from disk); twiddle tables are owned by the
+/// plan. Multi-pass plans lease scratch_bytes() of device scratch per execution from a pool
+/// shared by the calls on the plan's context (the buffer goes back with the execution's last
+/// command, and the next user waits for it).
 ///
 /// Lengths with prime factors 2, 3, 5, 7, 11, 13 run as radix passes in one kernel up to
 /// FFT_LOCAL_MAX points (4096 by default), longer ones in several passes through global
 /// memory; any other length uses Bluestein's algorithm on a power-of-two FFT.
 ///
-/// Executions are enqueued on the plan's queue in order; a plan must not run on two host
-/// threads at once (its scratch buffers are shared). Different plans are independent.
+/// Thread safety: forward() and inverse() (and the const accessors) may run concurrently on
+/// several host threads, on the plan's queue or on other queues of its context and device
+/// (each execution leases its own scratch; each thread uses its own kernel objects), as long as
+/// the executions write different buffers. Construction, assignment and destruction must not
+/// overlap with other calls on the same plan; different plans are independent.
 class FftPlan {
  public:
   /// Throws InvalidArgument for n or batch 0, stride 0, a distance that makes transforms of the
@@ -77,13 +82,20 @@ class FftPlan {
   /// In-place forms (the plan must be in-place).
   void forward(const cl::Buffer& data, const EventList& wait_list = {}, cl::Event* event = nullptr) const;
   void inverse(const cl::Buffer& data, const EventList& wait_list = {}, cl::Event* event = nullptr) const;
+  /// forward() and inverse() on another queue of the plan's context and device (for an in-place
+  /// plan pass the buffer twice). Throws InvalidArgument, before anything is enqueued, for a
+  /// queue of another context or device, and as the forms above.
+  void forward(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait_list = {},
+               cl::Event* event = nullptr) const;
+  void inverse(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait_list = {},
+               cl::Event* event = nullptr) const;
 
   const FftDesc& desc() const;
   /// How the plan computes, e.g. "n=1024 batch=64: 1 kernel, radix 16*8*8, 64 work-items x 4 transforms".
   std::string describe() const;
   /// Kernel launches per execution.
   std::size_t launches() const;
-  /// Bytes of device scratch memory the plan owns (0 for single-kernel plans).
+  /// Bytes of device scratch memory an execution leases (0 for single-kernel plans).
   std::size_t scratch_bytes() const;
   /// Resolved tuning parameters of each kernel of the plan, with where each value came from.
   std::vector<Configuration> configurations() const;

@@ -1,6 +1,6 @@
 // FFT internals shared by the plan, the tuning spec, the tuner and the tests: factorisation,
 // radix and pass decomposition, the shape of one fft_local kernel (the routine constants of
-// cl/fft/fft.cl, derived from the length and the tuning parameters), and the programs of a plan.
+// cl/fft/fft_params.cl, derived from the length and the tuning parameters), and the programs of a plan.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -10,6 +10,7 @@
 #include "clforge/device.hpp"
 #include "clforge/fft.hpp"
 #include "clforge/tuning.hpp"
+#include "runtime/launch.hpp"
 #include "runtime/program_cache.hpp"
 #include "tuning/spec.hpp"
 #include "tuning/tuner.hpp"
@@ -41,27 +42,27 @@ std::size_t fft_bluestein_length_smooth(std::size_t n);
 std::vector<int> fft_radices(std::size_t n, int max_radix, int mix = 0);
 
 /// Do these radices allow exchanges in quarters (FFT_HALVE 2)? Two passes or more, every radix
-/// after the first even (fft.cl, FFT_QPUT); FftShape::quarter_ok adds the shape's conditions.
+/// after the first even (fft_exchange.cl, FFT_QPUT); FftShape::quarter_ok adds the shape's conditions.
 bool fft_quarter_radices(const std::vector<int>& radices);
 
 /// Table entries of one pass above which FFT_TWIDDLE 3 takes that pass's twiddles in double
 /// (16 KiB of float2: beyond it the table competes with the data for the first-level cache).
 constexpr std::size_t kFftTwiddleBig = 2048;
 /// Is the table of the pass with radix r after ns points, (r - 1) * ns entries, large (above
-/// kFftTwiddleBig; fft.cl, FFT_TWLARGE)? FFT_TWIDDLE 3 and 4 treat those passes differently.
+/// kFftTwiddleBig; fft_params.cl, FFT_TWLARGE)? FFT_TWIDDLE 3 and 4 treat those passes differently.
 inline bool fft_large_table(int r, std::size_t ns) { return static_cast<std::size_t>(r - 1) * ns > kFftTwiddleBig; }
 /// Does the pass with radix r after ns points take its twiddles as powers in double of one base
-/// per butterfly (fft.cl, FFT_TWD)? Always with FFT_TWIDDLE 2; with 3 where its table is large.
+/// per butterfly (fft_params.cl, FFT_TWD)? Always with FFT_TWIDDLE 2; with 3 where its table is large.
 inline bool fft_double_twiddles(int mode, int r, std::size_t ns) {
   return mode == 2 || (mode == 3 && fft_large_table(r, ns));
 }
 /// Does the pass with radix r after ns points make its twiddles as float products w^(h*s) * w^l of
 /// powers of w = W_(ns*r)^jj read from the table (l, h < s = fft_product_split(r); FFT_TWIDDLE 5,
-/// and 4 where its table is large; fft.cl, FFT_TWP)?
+/// and 4 where its table is large; fft_params.cl, FFT_TWP)?
 inline bool fft_product_twiddles(int mode, int r, std::size_t ns) {
   return mode == 5 || (mode == 4 && fft_large_table(r, ns));
 }
-/// The split s of such a pass (fft.cl, FFT_TWSQ): about sqrt(r), a power of two.
+/// The split s of such a pass (fft_params.cl, FFT_TWSQ): about sqrt(r), a power of two.
 inline int fft_product_split(int r) { return r > 16 ? 8 : r > 4 ? 4 : 2; }
 
 /// Database variant of the passes of length len in multi-pass plans ("pass512"). Passes have
@@ -84,7 +85,7 @@ struct FftShape {
   int t = 1;                  ///< work-items per transform
   int b = 1;                  ///< transforms per work-group
   int in_mode = 0, out_mode = 0;  ///< 0 direct, 1 staged by transform, 2 staged across transforms
-  int pre = 0, post = 0;      ///< load / store operations (see fft.cl)
+  int pre = 0, post = 0;      ///< load / store operations (see fft_params.cl)
   bool in_check = false, out_check = false, split = false, bluestein = false, inplace = false;
   bool long_index = false;
   /// Element strides of 1 on the input and output side: passed as literals (FFT_IN_UNIT,
@@ -102,7 +103,7 @@ struct FftShape {
   std::size_t work_group() const { return static_cast<std::size_t>(b) * t; }
   std::size_t local_bytes() const;
   /// Can the exchanges run in quarters (FFT_HALVE 2)? Needs local memory exchanges, direct loads
-  /// and stores, no Bluestein convolution, and even radices after the first (fft.cl, FFT_QPUT).
+  /// and stores, no Bluestein convolution, and even radices after the first (fft_exchange.cl, FFT_QPUT).
   bool quarter_ok() const;
   /// FFT_HALVE 2 runs as 1 where the shape cannot exchange in quarters: applies that, true when
   /// it changed the shape.
@@ -128,6 +129,11 @@ bool fft_fits(const FftShape& shape, const DeviceInfo& dev);
 /// fft_fits, or else with the exchanges in quarters where the shape allows them (the shape's
 /// halve becomes 2 then).
 bool fft_fits_quartered(FftShape& shape, const DeviceInfo& dev);
+
+/// The parameters of fft_local, the one entry point of every FFT kernel (cl/fft/fft.cl).
+extern const KernelSignature kFftLocal;
+/// Every FFT entry point's signature (tests check each against the compiled kernel).
+std::vector<const KernelSignature*> fft_signatures();
 
 /// Compiles (through the compile cache) every program an FftPlan of desc with these tuning
 /// options uses, with the plan's own options, and runs nothing: the tuner's prebuild. Throws

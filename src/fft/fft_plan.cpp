@@ -1,15 +1,37 @@
-// FFT plan: argument checks, execution (fft_local launches chunk by chunk), the public
-// FftPlan methods and the host-vector fft(); the plan's decomposition and tables are built in
-// fft_plan_build.cpp.
+// FFT plan: argument checks, execution (fft_local launches chunk by chunk, arguments by name,
+// one event chain, scratch leased from the workspace pool), the public FftPlan methods and the
+// host-vector fft(); the plan's decomposition and tables are built in fft_plan_build.cpp.
 #include "fft/fft_plan_impl.hpp"
+#include "runtime/workspace.hpp"
 
 namespace clforge {
 
-void FftPlan::Impl::run(int dir, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait,
-                        cl::Event* event) const {
+namespace detail {
+
+// fft_local's parameters, as cl/fft/fft.cl declares them.
+const KernelSignature kFftLocal{"fft_local",
+                                {"total", "in", "in_off", "in_dh", "in_S", "in_len", "out", "out_off", "out_dh",
+                                 "out_S", "out_len", "cj_in", "cj_out", "scale", "twl", "tw_hi", "tw_lo", "tw_shift",
+                                 "aux_in", "aux_out", "bq", "tw_b"}};
+
+std::vector<const KernelSignature*> fft_signatures() { return {&kFftLocal}; }
+
+}  // namespace detail
+
+void FftPlan::Impl::run(cl::CommandQueue& q, int dir, const cl::Buffer& in, const cl::Buffer& out,
+                        const EventList& wait, cl::Event* event) const {
   using detail::require;
   const char* R = kRoutine;
   const std::size_t n = desc.n, batch = desc.batch;
+  if (q() != queue()) {
+    require(q() != nullptr, R, "null command queue");
+    cl_context ctx = nullptr;
+    cl_device_id dev = nullptr;
+    detail::check(clGetCommandQueueInfo(q(), CL_QUEUE_CONTEXT, sizeof ctx, &ctx, nullptr), "clGetCommandQueueInfo");
+    detail::check(clGetCommandQueueInfo(q(), CL_QUEUE_DEVICE, sizeof dev, &dev, nullptr), "clGetCommandQueueInfo");
+    require(ctx == qc.context() && dev == qc.device(), R,
+            "the queue belongs to another context or device than the plan");
+  }
   const std::size_t in_span = detail::require_extent(R, "in", in, desc.in.offset, layout_span("in", desc.in, n, batch),
                                                     sizeof(cl_float2));
   const std::size_t out_span = detail::require_extent(R, "out", out, desc.out.offset,
@@ -22,49 +44,82 @@ void FftPlan::Impl::run(int dir, const cl::Buffer& in, const cl::Buffer& out, co
             "out-of-place plan: in and out are the same buffer and their ranges overlap (use an in-place plan)");
   }
 
-  const float scale = dir > 0 ? scale_fwd : scale_inv;
-  std::vector<cl::Event> deps = wait;
-  const std::size_t chunks = (batch + chunk - 1) / chunk;
-  const std::size_t launches = chunks * stages.size();
-  std::size_t index = 0;
-  for (std::size_t c0 = 0; c0 < batch; c0 += chunk) {
-    const std::size_t cnt = std::min(chunk, batch - c0);
-    for (const Stage& s : stages) {
-      cl::Kernel k = detail::get_kernel(s.program, "fft_local");
-      const cl::Buffer& bin = s.in_buf == Buf::User ? in : scratch[s.in_buf == Buf::A ? 0 : 1];
-      const cl::Buffer& bout = s.out_buf == Buf::User ? out : scratch[s.out_buf == Buf::A ? 0 : 1];
-      const long long in_off = s.in_off + (s.in_buf == Buf::User ? static_cast<long long>(c0 * desc.in.distance) : 0);
-      const long long out_off =
-          s.out_off + (s.out_buf == Buf::User ? static_cast<long long>(c0 * desc.out.distance) : 0);
-      const cl_int total = static_cast<cl_int>(cnt * s.shape.split_l);
-      auto idx = [&](cl_uint i, long long v) {
-        const cl_int st = s.shape.long_index ? k.setArg(i, static_cast<cl_long>(v)) : k.setArg(i, static_cast<cl_int>(v));
-        if (st != CL_SUCCESS) throw OpenCLError(st, "clSetKernelArg", "fft argument " + std::to_string(i));
-      };
-      detail::set_args(k, total, bin);
-      idx(2, in_off);
-      idx(3, s.in_dh);
-      idx(4, s.in_S);
-      detail::set_args_from(k, 5, static_cast<cl_int>(s.in_len), bout);
-      idx(7, out_off);
-      idx(8, s.out_dh);
-      idx(9, s.out_S);
-      detail::set_args_from(k, 10, static_cast<cl_int>(s.out_len), sign_value(s.cj_in, dir), sign_value(s.cj_out, dir),
-                            s.scaled ? scale : 1.0f, s.twl() ? s.twl : dummy, s.tw_hi() ? s.tw_hi : dummy,
-                            s.tw_lo() ? s.tw_lo : dummy, static_cast<cl_int>(s.tw_shift),
-                            s.aux_in() ? s.aux_in : dummy, s.aux_out() ? s.aux_out : dummy, s.bq() ? s.bq : dummy,
-                            s.tw_b() ? s.tw_b : dummy);
-      const std::size_t wg = s.shape.work_group();
-      const std::size_t groups = (static_cast<std::size_t>(total) + s.shape.b - 1) / s.shape.b;
-      const bool last = ++index == launches;
-      cl::Event e;
-      const bool want = !in_order || (last && event != nullptr);
-      detail::launch(const_cast<cl::CommandQueue&>(queue), k, cl::NDRange(groups * wg), cl::NDRange(wg),
-                     deps.empty() ? nullptr : &deps, want ? &e : nullptr, s.role);
-      deps.clear();
-      if (!in_order) deps.push_back(e);
-      if (last && event != nullptr) *event = e;
+  // Multi-pass plans lease their scratch: the first command waits for the workspace's earlier
+  // users, and the workspace goes back with the event of the last command.
+  std::optional<detail::WorkspaceLease> lease, lease_b;  // lease_b: buffer B on its own (rare)
+  const EventList* first_wait = &wait;
+  EventList joined;
+  if (scratch_bytes > 0) {
+    detail::WorkspacePool& pool = detail::workspace_pool();
+    lease.emplace(pool.acquire(qc.context, scratch_bytes - scratch_b_bytes, "fft scratch"));
+    if (scratch_b_bytes > 0) lease_b.emplace(pool.acquire(qc.context, scratch_b_bytes, "fft scratch"));
+    for (const auto* l : {&lease, &lease_b})
+      if (*l && !(*l)->last_use().empty()) {
+        if (first_wait == &wait) joined = wait;
+        joined.insert(joined.end(), (*l)->last_use().begin(), (*l)->last_use().end());
+        first_wait = &joined;
+      }
+  }
+  auto scratch = [&](Buf b) -> const cl::Buffer& {
+    return b == Buf::B && lease_b ? lease_b->buffer() : lease->buffer();
+  };
+  cl::Event done;
+  detail::Chain chain(q, *first_wait, lease ? &done : event);
+  try {
+    const float scale = dir > 0 ? scale_fwd : scale_inv;
+    const std::size_t launches = ((batch + chunk - 1) / chunk) * stages.size();
+    std::size_t index = 0;
+    for (std::size_t c0 = 0; c0 < batch; c0 += chunk) {
+      const std::size_t cnt = std::min(chunk, batch - c0);
+      for (const Stage& s : stages) {
+        // User sides move to the chunk's first transform; scratch sides start at their region.
+        const cl::Buffer& bin = s.in_buf == Buf::User ? in : scratch(s.in_buf);
+        const cl::Buffer& bout = s.out_buf == Buf::User ? out : scratch(s.out_buf);
+        const std::size_t in_off =
+            static_cast<std::size_t>(s.in_off) + (s.in_buf == Buf::User ? c0 * desc.in.distance : 0);
+        const std::size_t out_off =
+            static_cast<std::size_t>(s.out_off) + (s.out_buf == Buf::User ? c0 * desc.out.distance : 0);
+        const std::size_t total = cnt * s.shape.split_l;
+        cl::Kernel k = detail::get_kernel(s.program, detail::kFftLocal.kernel);  // this thread's kernel object
+        detail::Args(k, detail::kFftLocal, s.shape.long_index)
+            .i32("total", static_cast<long long>(total))
+            .buffer("in", bin)
+            .index("in_off", in_off)
+            .index("in_dh", static_cast<std::size_t>(s.in_dh))
+            .index("in_S", static_cast<std::size_t>(s.in_S))
+            .i32("in_len", s.in_len)
+            .buffer("out", bout)
+            .index("out_off", out_off)
+            .index("out_dh", static_cast<std::size_t>(s.out_dh))
+            .index("out_S", static_cast<std::size_t>(s.out_S))
+            .i32("out_len", s.out_len)
+            .f32("cj_in", sign_value(s.cj_in, dir))
+            .f32("cj_out", sign_value(s.cj_out, dir))
+            .f32("scale", s.scaled ? scale : 1.0f)
+            .buffer("twl", s.twl() ? s.twl : dummy)
+            .buffer("tw_hi", s.tw_hi() ? s.tw_hi : dummy)
+            .buffer("tw_lo", s.tw_lo() ? s.tw_lo : dummy)
+            .i32("tw_shift", s.tw_shift)
+            .buffer("aux_in", s.aux_in() ? s.aux_in : dummy)
+            .buffer("aux_out", s.aux_out() ? s.aux_out : dummy)
+            .buffer("bq", s.bq() ? s.bq : dummy)
+            .buffer("tw_b", s.tw_b() ? s.tw_b : dummy)
+            .finish();
+        const std::size_t wg = s.shape.work_group();
+        const std::size_t groups = (total + s.shape.b - 1) / s.shape.b;
+        chain.kernel(k, cl::NDRange(groups * wg), cl::NDRange(wg), ++index == launches, s.role);
+      }
     }
+  } catch (...) {
+    // Commands of this execution may still use the scratch: let them finish before the
+    // workspace goes back.
+    if (lease) clFinish(q());
+    throw;
+  }
+  if (lease) {
+    lease->used_until({done});
+    if (lease_b) lease_b->used_until({done});
+    if (event != nullptr) *event = done;
   }
 }
 
@@ -120,9 +175,6 @@ FftPlan::FftPlan(cl::CommandQueue& queue, const FftDesc& d, const Tuning& tuning
   im.queue = queue;
   im.qc = detail::queue_context_of(queue);
   im.desc = desc;
-  cl_command_queue_properties props = 0;
-  detail::check(queue.getInfo(CL_QUEUE_PROPERTIES, &props), "clGetCommandQueueInfo");
-  im.in_order = (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) == 0;
   auto factor = [&](FftScaling s) {
     switch (s) {
       case FftScaling::None: return 1.0;
@@ -151,18 +203,26 @@ FftPlan::FftPlan(FftPlan&&) noexcept = default;
 FftPlan& FftPlan::operator=(FftPlan&&) noexcept = default;
 
 void FftPlan::forward(const cl::Buffer& in, const cl::Buffer& out, const EventList& wait_list, cl::Event* event) const {
-  impl_->run(+1, in, out, wait_list, event);
+  impl_->run(impl_->queue, +1, in, out, wait_list, event);
 }
 void FftPlan::inverse(const cl::Buffer& in, const cl::Buffer& out, const EventList& wait_list, cl::Event* event) const {
-  impl_->run(-1, in, out, wait_list, event);
+  impl_->run(impl_->queue, -1, in, out, wait_list, event);
 }
 void FftPlan::forward(const cl::Buffer& data, const EventList& wait_list, cl::Event* event) const {
   detail::require(impl_->desc.in_place, kRoutine, "the one-buffer form needs an in-place plan");
-  impl_->run(+1, data, data, wait_list, event);
+  impl_->run(impl_->queue, +1, data, data, wait_list, event);
 }
 void FftPlan::inverse(const cl::Buffer& data, const EventList& wait_list, cl::Event* event) const {
   detail::require(impl_->desc.in_place, kRoutine, "the one-buffer form needs an in-place plan");
-  impl_->run(-1, data, data, wait_list, event);
+  impl_->run(impl_->queue, -1, data, data, wait_list, event);
+}
+void FftPlan::forward(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
+                      const EventList& wait_list, cl::Event* event) const {
+  impl_->run(queue, +1, in, out, wait_list, event);
+}
+void FftPlan::inverse(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
+                      const EventList& wait_list, cl::Event* event) const {
+  impl_->run(queue, -1, in, out, wait_list, event);
 }
 
 const FftDesc& FftPlan::desc() const { return impl_->desc; }

@@ -1,6 +1,6 @@
 // FFT plan construction: the decomposition of a plan into fft_local launches (one kernel,
-// several passes through global memory, or Bluestein), twiddle and chirp tables, scratch
-// buffers, and the programs.
+// several passes through global memory, or Bluestein), twiddle and chirp tables, the size of
+// the scratch an execution leases, and the programs.
 //
 // Kernel kinds of a plan (each a "stage", all the same entry point with different constants):
 //   single      n <= local limit, smooth: the whole batch in one launch
@@ -165,16 +165,32 @@ void FftPlan::Impl::build(const Tuning& tuning) {
       }
     }
     // Scratch: the batch runs in chunks of at most FFT_CHUNK MiB (kScratchCap) per buffer, every
-    // pass of a chunk before the next chunk.
+    // pass of a chunk before the next chunk. Every execution leases its scratch (run()), so that
+    // executions of one plan can overlap: buffer A at the start of one workspace and, with three
+    // passes or more, buffer B after it, or in a workspace of its own where the two together
+    // would pass the device's largest allocation.
     const std::size_t per = ntot * sizeof(cl_float2);
     std::size_t cap = cfg_t.at("FFT_CHUNK") > 0 ? static_cast<std::size_t>(cfg_t.at("FFT_CHUNK")) << 20 : kScratchCap;
     if (dev.max_alloc_size != 0) cap = std::min<std::size_t>(cap, dev.max_alloc_size);
     chunk = std::max<std::size_t>(1, std::min<std::size_t>(batch, cap / per));
     while (chunk > 1 && chunk * ntot > static_cast<std::size_t>(INT_MAX)) chunk /= 2;
-    const int buffers = n_stages > 2 ? 2 : 1;
-    for (int i = 0; i < buffers; ++i)
-      scratch[i] = detail::device_buffer(qc.context, CL_MEM_READ_WRITE, chunk * per, "fft scratch");
-    scratch_bytes = buffers * chunk * per;
+    const std::size_t region = chunk * ntot;
+    std::size_t b_off = 0;
+    scratch_elems = region;
+    if (n_stages > 2) {
+      const std::size_t joint = detail::round_up(region, kScratchAlign) + region;
+      if (dev.max_alloc_size == 0 || joint * sizeof(cl_float2) <= dev.max_alloc_size) {
+        b_off = joint - region;
+        scratch_elems = joint;
+      } else {
+        scratch_b_bytes = region * sizeof(cl_float2);
+      }
+    }
+    scratch_bytes = scratch_elems * sizeof(cl_float2) + scratch_b_bytes;
+    for (Stage& s : stages) {
+      if (s.in_buf == Buf::B) s.in_off = static_cast<long long>(b_off);
+      if (s.out_buf == Buf::B) s.out_off = static_cast<long long>(b_off);
+    }
   }
 
   // Bluestein tables: chirp w_k = exp(-pi i k^2 / n), its conjugate, and the kernel spectrum.
@@ -199,9 +215,10 @@ void FftPlan::Impl::build(const Tuning& tuning) {
   }
 
   if (stages.size() == 1) chunk = std::min<std::size_t>(batch, std::size_t{1} << 30);
-  // 64-bit indices when a user-side address can pass 2^31 - 1.
+  // 64-bit indices when an address in the user's buffers or in the scratch can pass 2^31 - 1.
   const bool long_index = span_of(li, n, batch) > static_cast<std::size_t>(INT_MAX) ||
-                          span_of(lo, n, batch) > static_cast<std::size_t>(INT_MAX);
+                          span_of(lo, n, batch) > static_cast<std::size_t>(INT_MAX) ||
+                          scratch_elems > static_cast<std::size_t>(INT_MAX);
   for (auto& s : stages) {
     s.shape.long_index = long_index;
     s.shape.in_unit = s.in_S == 1;

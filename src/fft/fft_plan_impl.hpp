@@ -24,7 +24,11 @@ namespace fft_plan_parts {
 using detail::FftShape;
 constexpr const char* kRoutine = "fft";
 constexpr std::size_t kScratchCap = std::size_t{256} << 20;  // bytes per scratch buffer
+// Scratch buffer B starts at a multiple of this many elements (4 KiB) after A in the leased workspace.
+constexpr std::size_t kScratchAlign = 512;
 
+// Where a stage reads or writes: the caller's buffer, or scratch buffer A or B (two regions of the
+// workspace an execution leases; Stage::in_off / out_off hold the region's start).
 enum class Buf { User, A, B };
 // Sign rules for the imaginary part on load / store: +1, the direction, -1, minus the direction.
 enum class Sign { Plus, Dir, Minus, MinusDir };
@@ -104,14 +108,15 @@ inline int choose_mode(int stage_param, std::size_t elem_stride, std::size_t adj
 using namespace fft_plan_parts;  // this header is included by the plan's own files only
 
 struct FftPlan::Impl {
-  cl::CommandQueue queue;
+  cl::CommandQueue queue;  // of forward() and inverse() without a queue argument
   detail::QueueContext qc;
   FftDesc desc;
-  bool in_order = true;
   std::vector<Stage> stages;
   std::size_t chunk = 1;
-  cl::Buffer scratch[2];
-  std::size_t scratch_bytes = 0;
+  // Scratch leased from the workspace pool per execution: scratch_bytes in all (0: none), of
+  // which scratch_b_bytes in a second workspace for buffer B when A and B do not fit one
+  // allocation; scratch_elems complex elements in the first workspace.
+  std::size_t scratch_bytes = 0, scratch_b_bytes = 0, scratch_elems = 0;
   cl::Buffer dummy;
   std::string how;
   float scale_fwd = 1.0f, scale_inv = 1.0f;
@@ -135,7 +140,7 @@ struct FftPlan::Impl {
     return root_tables.emplace(n, table(to_float2(w))).first->second;
   }
 
-  // The in-kernel twiddles of a kernel with these radices, in the kernel's order (fft.cl,
+  // The in-kernel twiddles of a kernel with these radices, in the kernel's order (fft_pass.cl,
   // fft_twiddles), in 8-byte slots: pass by pass, W_(NS*R)^(r * jj) at (r - 1) * NS + jj after the
   // earlier passes, or for a pass with twiddles in double (FFT_TWIDDLE 2, and 3 where the pass's
   // table is large: fft_double_twiddles) only r = 1 in double, two slots per jj, or for a pass of
@@ -245,7 +250,9 @@ struct FftPlan::Impl {
 
   void build(const Tuning& tuning);
   void compile();
-  void run(int dir, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait, cl::Event* event) const;
+  // Checks the buffers (and a queue other than the plan's), then enqueues one execution.
+  void run(cl::CommandQueue& queue, int dir, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait,
+           cl::Event* event) const;
 };
 
 }  // namespace clforge

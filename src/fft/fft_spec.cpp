@@ -1,6 +1,6 @@
-// Tuning space of the FFT kernels (cl/fft/fft.cl). The database variant is the transform length
-// ("1024"; "*" for every length); the passes of multi-pass plans resolve "pass" and their length
-// ("pass512", fft_pass_variant).
+// Tuning space of the FFT kernel (cl/fft/fft.cl and its parts). The database variant is the
+// transform length ("1024"; "*" for every length); the passes of multi-pass plans resolve "pass"
+// and their length ("pass512", fft_pass_variant).
 #include <algorithm>
 
 #include "fft/fft_internal.hpp"
@@ -31,7 +31,9 @@ std::size_t kernel_length(const ParamMap& p, const std::string& variant) {
 KernelSpec fft_spec() {
   KernelSpec s;
   s.name = "fft";
-  s.files = {"fft/fft_butterflies.cl", "fft/fft.cl"};
+  // fft_local in parts (fft.cl lists them), joined in this order.
+  s.files = {"fft/fft_butterflies.cl", "fft/fft_params.cl", "fft/fft_pass.cl", "fft/fft_exchange.cl",
+             "fft/fft_memory.cl", "fft/fft.cl"};
   s.database = "db/fft.json";
   s.params = {
       {"FFT_RADIX", 8, {2, 4, 8, 16, 32}, "largest power-of-two radix of a pass", true},

@@ -41,11 +41,12 @@ class Args {
   void finish() const;
 
  private:
-  cl_uint position(const char* name) const;
+  cl_uint position(const char* name);
   cl::Kernel& kernel_;
   const KernelSignature& sig_;
   bool long_;
   unsigned long long set_ = 0;
+  std::size_t next_ = 0;  // where the next name lookup starts
 };
 
 /// Enqueues a kernel over a global range (already rounded up to local) with the wait list and

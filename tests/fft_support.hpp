@@ -1,0 +1,136 @@
+// Shared pieces of the fft suite (test_fft*.cpp): a case (length, batch, layouts, direction,
+// scaling, tuning) run on fresh random data against FFTW in double precision.
+//
+// Error metric: relative L2 error per transform, ||y_b - ref_b|| / ||ref_b||, must stay below
+// host::fft_tolerance(n) = c * (2e-7 + 6e-8 * log2 n) with c = 1 for lengths with prime factors
+// <= 13 and c = 3 for Bluestein lengths. Outputs are poisoned with NaN first; elements outside
+// the output layout (gaps and a guard tail) must keep their poison (or, in place, their input).
+#pragma once
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "clforge/fft.hpp"
+#include "clforge/runtime.hpp"
+#include "host/fft.hpp"
+#include "host/fftw_reference.hpp"
+#include "tests/support.hpp"
+
+namespace clforge::test::fft_cases {
+
+struct Case {
+  std::size_t n = 1, batch = 1;
+  FftLayout in{}, out{};
+  bool in_place = false;
+  bool inverse = false;
+  FftScaling scaling = FftScaling::None;
+  Tuning tuning{{}, false};
+};
+
+inline std::size_t span(const FftLayout& l, std::size_t n, std::size_t batch) {
+  return l.offset + (batch - 1) * l.distance + (n - 1) * l.stride + 1;
+}
+
+inline std::string params_of(const Tuning& t) {
+  std::string p;
+  for (const auto& [k, v] : t.overrides) p += k + "=" + std::to_string(v) + " ";
+  return p.empty() ? "(device defaults)" : p;
+}
+
+inline double scale_of(FftScaling s, std::size_t n) {
+  return s == FftScaling::OverN ? 1.0 / n : s == FftScaling::OverSqrtN ? 1.0 / std::sqrt(double(n)) : 1.0;
+}
+
+// Runs one plan on fresh random data and checks it; returns the largest relative error.
+inline double check_fft(Case c, std::uint64_t seed) {
+  auto& s = test::session();
+  if (c.in.distance == 0) c.in.distance = c.n * c.in.stride;
+  if (c.in_place) c.out = c.in;
+  if (c.out.distance == 0) c.out.distance = c.n * c.out.stride;
+  const std::size_t guard = 127;
+  const std::size_t in_elems = span(c.in, c.n, c.batch) + guard;
+  const std::size_t out_elems = c.in_place ? in_elems : span(c.out, c.n, c.batch) + guard;
+
+  std::vector<float> in = host::random_floats(2 * in_elems, seed);
+  std::vector<float> out = c.in_place ? in : host::poisoned(2 * out_elems);
+  const std::vector<double> dummy;
+  const double scale = scale_of(c.scaling, c.n);
+  const std::vector<host::cdouble> ref =
+      host::fftw_batch(in.data(), c.n, c.batch, c.in.stride, c.in.distance, c.in.offset, c.inverse, scale);
+
+  FftDesc d;
+  d.n = c.n;
+  d.batch = c.batch;
+  d.in = c.in;
+  d.out = c.out;
+  d.in_place = c.in_place;
+  (c.inverse ? d.inverse_scaling : d.forward_scaling) = c.scaling;
+  INFO("n " << c.n << " batch " << c.batch << (c.inverse ? " inverse" : " forward") << (c.in_place ? " in-place" : "")
+            << " in (stride " << c.in.stride << ", distance " << c.in.distance << ", offset " << c.in.offset
+            << ") out (stride " << c.out.stride << ", distance " << c.out.distance << ", offset " << c.out.offset
+            << ") seed " << seed << " params " << params_of(c.tuning));
+  FftPlan plan(s.queue, d, c.tuning);
+  INFO("plan: " << plan.describe());
+
+  cl::Buffer bin(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, in.size() * 4, in.data());
+  cl::Buffer bout =
+      c.in_place ? bin : cl::Buffer(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, out.size() * 4, out.data());
+  cl::Event ev;
+  if (c.inverse) plan.inverse(bin, bout, {}, &ev);
+  else plan.forward(bin, bout, {}, &ev);
+  std::vector<cl::Event> deps{ev};
+  std::vector<float> got(out.size());
+  s.queue.enqueueReadBuffer(bout, CL_TRUE, 0, got.size() * 4, got.data(), &deps);
+
+  const host::FftError e = host::fft_compare(got.data(), c.n, c.batch, c.out.stride, c.out.distance, c.out.offset, ref);
+  const double tol = host::fft_tolerance(c.n);
+  INFO("max relative L2 error " << e.max_rel_l2 << " (transform " << e.worst << "), max abs " << e.max_abs
+                                << ", tolerance " << tol);
+  CHECK(e.nonfinite == 0);
+  CHECK(e.max_rel_l2 <= tol);
+
+  // Nothing outside the output layout changes: poison (out of place) or the input (in place).
+  std::vector<char> mask(got.size() / 2, 0);
+  for (std::size_t b = 0; b < c.batch; ++b)
+    for (std::size_t k = 0; k < c.n; ++k) mask[c.out.offset + b * c.out.distance + k * c.out.stride] = 1;
+  std::size_t touched = 0, first = 0;
+  for (std::size_t i = 0; i < mask.size(); ++i)
+    if (!mask[i] && std::memcmp(&got[2 * i], &out[2 * i], 8) != 0 && touched++ == 0) first = i;
+  INFO("first changed element outside the layout: " << first);
+  CHECK(touched == 0);
+  if (!c.in_place) {  // the input is never written
+    std::vector<float> after(in.size());
+    s.queue.enqueueReadBuffer(bin, CL_TRUE, 0, after.size() * 4, after.data());
+    CHECK(std::memcmp(after.data(), in.data(), in.size() * 4) == 0);
+  }
+  return e.max_rel_l2;
+}
+
+inline Case contiguous(std::size_t n, std::size_t batch, bool inverse = false) {
+  Case c;
+  c.n = n;
+  c.batch = batch;
+  c.inverse = inverse;
+  return c;
+}
+
+inline bool long_tests() {
+  const char* v = std::getenv("CLFORGE_LONG_TESTS");
+  return v != nullptr && std::string(v) == "1";
+}
+
+// A vendor class's shipped parameters for length n (resolved for a made-up device of that class).
+inline ParamMap vendor_row(VendorClass v, std::size_t n) {
+  return test::vendor_row("fft", v, std::to_string(n));
+}
+
+inline Case with(Case c, const ParamMap& p) {
+  c.tuning = Tuning{p, false};
+  return c;
+}
+
+}  // namespace clforge::test::fft_cases

@@ -1,0 +1,308 @@
+// FFT parameter sets against FFTW (tests/fft_support.hpp): every shipped vendor-class row with
+// local-memory halving off and on, other valid configurations (radices, registers, values per
+// work-item, staging, twiddle modes, padding, float2 access, exchanges in quarters, passes and
+// chunks), merged odd factors (FFT_MIX), and the shipped sm_90 and CPU rows on this device.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fft/fft_internal.hpp"
+#include "tests/fft_support.hpp"
+#include "tuning/spec.hpp"
+
+using namespace clforge;
+using namespace clforge::test::fft_cases;
+
+TEST_SUITE("fft") {
+  TEST_CASE("every shipped vendor-class parameter set, with local-memory halving off and on") {
+    // Each row as shipped on the lengths that take the different kernel kinds (registers, one
+    // work-group per transform, mixed radix, Bluestein), then with halving flipped on the kernels
+    // that exchange through local memory (including the staged load/store of interleaved batches).
+    std::uint64_t seed = test::seed() + 700;
+    for (VendorClass v : {VendorClass::NVIDIA, VendorClass::AMD, VendorClass::Intel, VendorClass::CPU, VendorClass::Other}) {
+      CAPTURE(to_string(v));
+      for (std::size_t n : {16, 256, 4096, 1000, 1009})
+        check_fft(with(contiguous(n, n <= 64 ? 70 : 3, n % 2 == 1), vendor_row(v, n)), seed++);
+      if (v == VendorClass::NVIDIA) {  // passes through global memory with the H100 row (staged, halved)
+        check_fft(with(contiguous(std::size_t{1} << 20, 1), vendor_row(v, 1024)), seed++);
+        check_fft(with(contiguous(65537, 1, true), vendor_row(v, 65537)), seed++);
+        check_fft(with(contiguous(8192, 2), vendor_row(v, 8192)), seed++);
+      }
+      for (int halve : {0, 1}) {
+        CAPTURE(halve);
+        for (std::size_t n : {4096, 1000}) {
+          ParamMap p = vendor_row(v, n);
+          p["FFT_HALVE"] = halve;
+          check_fft(with(contiguous(n, 3, n == 1000), p), seed++);
+        }
+        ParamMap p = vendor_row(v, 256);
+        p["FFT_HALVE"] = halve;
+        Case c = contiguous(256, 12);  // interleaved batches take the staged path
+        c.in = {12, 1, 0};
+        c.out = {12, 1, 0};
+        check_fft(with(c, p), seed++);
+      }
+    }
+  }
+
+  TEST_CASE("other parameter sets: radices, registers, values per work-item, staging, twiddles, padding, float2 access") {
+    std::uint64_t seed = test::seed() + 800;
+    const ParamMap sets[] = {
+        {{"FFT_RADIX", 2}, {"FFT_WG", 64}, {"FFT_REG", 1}},
+        {{"FFT_RADIX", 4}, {"FFT_WG", 128}, {"FFT_REG", 4}, {"FFT_STAGE", 1}, {"FFT_PAD", 0}},
+        {{"FFT_RADIX", 16}, {"FFT_WG", 1024}, {"FFT_REG", 64}, {"FFT_TWIDDLE", 1}, {"FFT_VEC", 0}},
+        {{"FFT_RADIX", 8}, {"FFT_WG", 32}, {"FFT_REG", 32}, {"FFT_STAGE", 2}, {"FFT_HALVE", 1}, {"FFT_VEC", 1}},
+        {{"FFT_LOCAL_MAX", 256}, {"FFT_WG", 64}, {"FFT_STAGE", 1}, {"FFT_HALVE", 1}, {"FFT_TWIDDLE", 1}},
+        {{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 16}, {"FFT_HALVE", 1}},
+        // Several butterflies per work-item and pass (fewer work-items per transform).
+        {{"FFT_RADIX", 16}, {"FFT_VPT", 32}, {"FFT_WG", 128}, {"FFT_HALVE", 1}},
+        {{"FFT_RADIX", 8}, {"FFT_VPT", 64}, {"FFT_WG", 64}, {"FFT_TWIDDLE", 1}},
+        // Exchanges in quarters (FFT_HALVE 2): a round picks a work-item's butterflies by its index
+        // (one butterfly each) or by the butterfly (two each); odd radices, Bluestein, one
+        // transform per work-item and staged loads fall back to halves.
+        {{"FFT_HALVE", 2}, {"FFT_RADIX", 16}, {"FFT_WG", 256}},
+        {{"FFT_HALVE", 2}, {"FFT_RADIX", 16}, {"FFT_VPT", 32}, {"FFT_WG", 64}, {"FFT_PAD", 0}},
+        // One twiddle per butterfly in double, the others its powers (FFT_TWIDDLE 2), in
+        // local-memory kernels and in one transform per work-item, float2 or float access.
+        {{"FFT_TWIDDLE", 2}, {"FFT_RADIX", 16}, {"FFT_WG", 256}, {"FFT_HALVE", 2}},
+        {{"FFT_TWIDDLE", 2}, {"FFT_RADIX", 8}, {"FFT_REG", 64}, {"FFT_VEC", 0}, {"FFT_WG", 32}},
+        // Radix 32 (1024 = 32*32 on 32 work-items; 32 points in registers; twiddle powers up to
+        // the 31st in double).
+        {{"FFT_RADIX", 32}, {"FFT_WG", 64}, {"FFT_REG", 32}},
+        {{"FFT_RADIX", 32}, {"FFT_TWIDDLE", 2}, {"FFT_HALVE", 2}, {"FFT_WG", 128}},
+        // Every pass's twiddles as float products of the powers w^(2^k) (FFT_TWIDDLE 5).
+        {{"FFT_TWIDDLE", 5}, {"FFT_RADIX", 16}, {"FFT_WG", 256}, {"FFT_HALVE", 2}},
+        {{"FFT_TWIDDLE", 5}, {"FFT_RADIX", 32}, {"FFT_WG", 64}, {"FFT_REG", 32}},
+    };
+    for (const auto& p : sets) {
+      CAPTURE(params_of(Tuning{p, false}));
+      // A set needing more local memory than the device has (FFT_WG=1024 with 64 registers on a
+      // 48 KiB GPU) must be refused by name before anything runs; PoCL runs every set.
+      try {
+        check_fft(with(contiguous(1024, 3), p), seed++);
+      } catch (const InvalidArgument& e) {
+        const std::string what = e.what();
+        INFO(what);
+        CHECK(what.find("do not fit device") != std::string::npos);
+        CHECK((what.find("local memory") != std::string::npos || what.find("cl_khr_fp64") != std::string::npos));
+        continue;
+      }
+      for (std::size_t n : {8, 64, 1024, 1000, 17})
+        check_fft(with(contiguous(n, n <= 64 ? 67 : 3, n % 2 == 1), p), seed++);
+      Case c = contiguous(128, 9);
+      c.in = {9, 1, 0};
+      c.out = {1, 130, 0};
+      check_fft(with(c, p), seed++);
+    }
+    // Multi-pass plans under a small single-kernel limit, and one long kernel where the device's
+    // local memory holds it (PoCL; a 48 KiB GPU refuses it by name).
+    check_fft(with(contiguous(8192, 2, true), sets[4]), seed++);
+    // Passes capped below the single-kernel limit: 65536 = 64*64*16, 2^20 in passes of at most
+    // 128, and a Bluestein length whose M-point FFTs take passes of at most 64.
+    const ParamMap short_passes = {{"FFT_PASS_MAX", 64}};
+    check_fft(with(contiguous(65536, 2, true), short_passes), seed++);
+    check_fft(with(contiguous(1 << 20, 1), ParamMap{{"FFT_PASS_MAX", 128}}), seed++);
+    check_fft(with(contiguous(4099, 3), short_passes), seed++);
+    // Batches in chunks of FFT_CHUNK MiB, every pass of a chunk before the next: 16384 points are
+    // 128 KiB, so 4 MiB chunks hold 32 transforms and 70 run as 32 + 32 + 6.
+    const ParamMap chunks = {{"FFT_CHUNK", 4}, {"FFT_LOCAL_MAX", 4096}};
+    {
+      FftDesc d;
+      d.n = 16384;
+      d.batch = 70;
+      FftPlan plan(test::session().queue, d, Tuning{chunks, false});
+      CHECK(plan.launches() == 3 * 2);
+      CHECK(plan.scratch_bytes() == std::size_t{4} << 20);
+    }
+    check_fft(with(contiguous(16384, 70, true), chunks), seed++);
+    try {
+      check_fft(with(contiguous(16384, 2), sets[5]), seed++);
+    } catch (const InvalidArgument& e) {
+      CHECK(std::string(e.what()).find("do not fit device") != std::string::npos);
+      CHECK(test::session().entry.info.local_mem_size < 16384 * 8);
+    }
+    // 16384 points in one kernel with the exchanges in quarters (32 KiB of local memory), with
+    // one and with two butterflies per work-item and pass, forward and inverse, in place.
+    for (const ParamMap& p : {ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 16}, {"FFT_HALVE", 2}},
+                              ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 16}, {"FFT_HALVE", 2}, {"FFT_VPT", 32}},
+                              ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 32}, {"FFT_HALVE", 2}},
+                              // The last pass's twiddles in double, the second pass's from the table.
+                              ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 32}, {"FFT_HALVE", 2}, {"FFT_TWIDDLE", 3}},
+                              // The last pass's twiddles as float products w^(4h) * w^l (l, h < 4).
+                              ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 32}, {"FFT_HALVE", 2}, {"FFT_TWIDDLE", 4}}}) {
+      CAPTURE(params_of(Tuning{p, false}));
+      FftDesc d;
+      d.n = 16384;
+      d.batch = 3;
+      FftPlan plan(test::session().queue, d, Tuning{p, false});
+      CHECK(plan.launches() == 1);
+      check_fft(with(contiguous(16384, 3), p), seed++);
+      Case c = with(contiguous(16384, 2, true), p);
+      c.in_place = true;
+      check_fft(c, seed++);
+      // Interleaved transforms stage their accesses: one kernel where halving fits (PoCL),
+      // else the passes (a 48 KiB GPU).
+      c = with(contiguous(16384, 3), p);
+      c.in = c.out = {3, 1, 0};
+      check_fft(c, seed++);
+    }
+    // The odd radices 3, 5, 7 and 13 with FFT_TWIDDLE 2 (powers up to the twelfth).
+    for (std::size_t n : {3000, 4095}) check_fft(with(contiguous(n, 2, n == 3000), sets[10]), seed++);
+    // Twiddles as float products of the powers w^(2^k) (FFT_TWIDDLE 4) in the large passes of
+    // odd and merged radices: 3000 = 8*15*5*5 (radix 5 after 600), 4095 (radix 13 after 315), and
+    // 8192 (radix 8 after 1024).
+    for (int tw : {4, 5})
+      for (std::size_t n : {3000, 4095, 8192}) {
+        const ParamMap p = {{"FFT_TWIDDLE", tw}, {"FFT_MIX", 1}, {"FFT_VPT", 15}, {"FFT_WG", 128},
+                            {"FFT_LOCAL_MAX", 8192}, {"FFT_HALVE", 1}};
+        check_fft(with(contiguous(n, 2, n == 4095), p), seed++);
+      }
+    // More work-items than the largest radix's butterflies (FFT_VPT below it): 3000 on 600 and
+    // 1000 work-items (the radix-8 pass leaves 225 or 625 idle), 4096 on 512 (radix 16).
+    for (const auto& [n, vpt, t] : {std::tuple<std::size_t, int, int>{3000, 5, 600}, {3000, 3, 1000}, {4096, 8, 512}}) {
+      const ParamMap p = {{"FFT_VPT", vpt}, {"FFT_RADIX", 16}};
+      ParamMap full = vendor_row(VendorClass::Other, n);
+      for (const auto& [k, v] : p) full[k] = v;
+      CHECK(clforge::detail::fft_base_shape(n, full, 1024).t == t);
+      check_fft(with(contiguous(n, 3, n == 4096), p), seed++);
+    }
+    // Passes with their exchanges in quarters, numbered element-fastest and transform-fastest
+    // (contiguous sides staged or, FFT_STAGE 3, direct, with 4 transforms per group), and a
+    // Bluestein length whose passes may use them.
+    for (int stage : {0, 2, 3}) {
+      ParamMap p = {{"FFT_HALVE", 2}, {"FFT_PASS_MAX", 256}, {"FFT_STAGE", stage}, {"FFT_WG", 256}};
+      if (stage == 3) {
+        p["FFT_ACROSS"] = 4;
+        p["FFT_TWIDDLE"] = 2;
+      }
+      CAPTURE(params_of(Tuning{p, false}));
+      check_fft(with(contiguous(65536, 2, stage == 0), p), seed++);
+      check_fft(with(contiguous(4099, 3), p), seed++);
+    }
+    // Two passes of 32*32 (2^20) and 32*32 then 512 (2^19), transform-fastest with 4 transforms
+    // per group of 128 work-items, in quarters.
+    const ParamMap r32 = {{"FFT_PASS_MAX", 1024}, {"FFT_RADIX", 32}, {"FFT_WG", 128}, {"FFT_HALVE", 2},
+                          {"FFT_STAGE", 3}, {"FFT_ACROSS", 4}};
+    for (std::size_t n : {std::size_t{1} << 20, std::size_t{1} << 19}) {
+      CAPTURE(n);
+      FftDesc d;
+      d.n = n;
+      FftPlan plan(test::session().queue, d, Tuning{r32, false});
+      INFO(plan.describe());
+      CHECK(plan.launches() == 2);
+      CHECK(plan.describe().find("(1024 points): radix 32*32, 32 work-items x 4 transforms") != std::string::npos);
+      check_fft(with(contiguous(n, 1, n == (std::size_t{1} << 19)), r32), seed++);
+    }
+  }
+
+  TEST_CASE("odd factors merged into radix-9, -15 and -25 butterflies (FFT_MIX), with halving off and on") {
+    // Lengths whose odd factors merge (3*3, 3*5, 5*5) in registers, in one work-group and with
+    // 200 work-items per transform (FFT_VPT 15), twiddles from the table and as powers in
+    // double (one chain or two); forward, inverse, in place and interleaved.
+    std::uint64_t seed = test::seed() + 1100;
+    // Groups of 64 or 128 work-items: fewer work-items per transform put more transforms in a
+    // group, and 225 = 25*9 on 9 work-items in groups of 256 would need 50 KiB on a 48 KiB GPU.
+    const ParamMap spread = {{"FFT_VPT", 15}, {"FFT_TWIDDLE", 2}, {"FFT_WG", 128}};
+    for (int mix : {1, 2})
+      for (int halve : {0, 1}) {
+        // each merging both ways
+        ParamMap p = (mix + halve) % 2 == 0 ? ParamMap{{"FFT_WG", 64}} : spread;
+        p["FFT_MIX"] = mix;
+        p["FFT_DCHAIN"] = mix;  // the double powers (up to the 24th) in one chain or two
+        p["FFT_HALVE"] = halve;
+        CAPTURE(params_of(Tuning{p, false}));
+        for (std::size_t n : {9, 15, 25, 45, 75, 225, 60, 1000, 3000, 4095, 3375})
+          check_fft(with(contiguous(n, n <= 64 ? 41 : 3, n % 2 == 1), p), seed++);
+        Case c = with(contiguous(3000, 2), p);
+        c.in_place = true;
+        check_fft(c, seed++);
+        c = with(contiguous(1000, 5, true), p);  // staged across the interleaved transforms
+        c.in = c.out = {5, 1, 0};
+        check_fft(c, seed++);
+      }
+  }
+
+  TEST_CASE("every shipped sm_90 row computes the right answer here") {
+    // The H100 rows (architecture sm_90), resolved for a made-up NVIDIA sm_90 device with this
+    // device's limits, run on their own lengths (PoCL on CI), forward and inverse.
+    using namespace clforge::detail;
+    const DeviceInfo fake = test::fake_device(VendorClass::NVIDIA, "sm_90");
+    const auto j = nlohmann::json::parse(load_kernel_source(kernel_spec("fft").database).text);
+    std::set<std::string> variants;
+    for (const auto& e : j["entries"])
+      if (e.value("architecture", "") == "sm_90" && e.contains("variant")) variants.insert(e["variant"].get<std::string>());
+    CHECK(variants.count("3000") == 1);
+    CHECK(variants.count("16384") == 1);
+    CHECK(variants.count("pass1024:later") == 1);
+    CHECK(variants.count("pass512:later") == 1);
+    std::uint64_t seed = test::seed() + 1300;
+    for (const std::string& v : variants) {
+      if (v.rfind("pass", 0) == 0) continue;  // below, in the plans that use them
+      const std::size_t n = std::stoull(v);
+      const ParamMap p = resolve_configuration("fft", v, fake, Tuning{{}, false}).values;
+      CAPTURE(n);
+      CAPTURE(params_of(Tuning{p, false}));
+      check_fft(with(contiguous(n, n <= 64 ? 67 : n >= 65536 ? 1 : 3), p), seed++);
+      check_fft(with(contiguous(n, n >= 65536 ? 1 : 2, true), p), seed++);
+    }
+    // The pass rows act per pass: every sm_90 variant's configuration, resolved for the made-up
+    // device, becomes a row of a tuning file here (with "*" for the lengths without one), and
+    // the multi-pass lengths run under it: 2^20 (pass1024, pass1024:later), 2^19 (pass1024,
+    // pass512:later) and 2^18 (pass512 from "*", pass512:later).
+    nlohmann::json rows = nlohmann::json::array();
+    variants.insert("*");
+    for (const std::string& v : variants) {
+      nlohmann::json params;
+      for (const auto& [k, val] : resolve_configuration("fft", v, fake, Tuning{{}, false}).values) params[k] = val;
+      rows.push_back({{"variant", v}, {"params", params}});
+    }
+    const std::string file = test::temp_dir("fft-sm90-passes") + "/rows.json";
+    std::ofstream(file) << nlohmann::json{{"kernel", "fft"}, {"entries", rows}}.dump();
+    test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
+    for (const std::size_t n : {std::size_t{1} << 20, std::size_t{1} << 19, std::size_t{1} << 18}) {
+      CAPTURE(n);
+      FftDesc d;
+      d.n = n;
+      FftPlan plan(test::session().queue, d, Tuning{{}, false});
+      INFO(plan.describe());
+      REQUIRE(plan.configurations().size() == 2);
+      CHECK(plan.configurations()[1].variant.find(":later") != std::string::npos);
+      check_fft(contiguous(n, 1, n == (std::size_t{1} << 19)), seed++);
+    }
+  }
+
+  TEST_CASE("every shipped CPU row, for Intel and AMD processors, computes the right answer here") {
+    // The CPU rows resolved for a made-up PoCL device of each processor maker (the AMD rows are
+    // narrowed by device_vendor), on their own lengths, forward and inverse.
+    using namespace clforge::detail;
+    const auto j = nlohmann::json::parse(load_kernel_source(kernel_spec("fft").database).text);
+    std::set<std::string> variants, amd_variants;
+    for (const auto& e : j["entries"])
+      if (e.value("vendor", "") == "CPU" && e.contains("variant") && e["variant"].get<std::string>().rfind("pass", 0) != 0) {
+        variants.insert(e["variant"].get<std::string>());
+        if (e.contains("device_vendor")) amd_variants.insert(e["variant"].get<std::string>());
+      }
+    CHECK(amd_variants.count("64") == 1);
+    std::uint64_t seed = test::seed() + 1500;
+    for (const char* maker : {"GenuineIntel", "AuthenticAMD"}) {
+      const DeviceInfo fake = test::fake_device(VendorClass::CPU, "", "no such device", maker);
+      CAPTURE(maker);
+      for (const std::string& v : variants) {
+        const std::size_t n = std::stoull(v);
+        const Configuration cfg = resolve_configuration("fft", v, fake, Tuning{{}, false});
+        const bool narrowed = cfg.sources.at("FFT_VEC").find("(AuthenticAMD)") != std::string::npos;
+        CHECK(narrowed == (std::string(maker) == "AuthenticAMD" && amd_variants.count(v) == 1));
+        CAPTURE(n);
+        CAPTURE(params_of(Tuning{cfg.values, false}));
+        check_fft(with(contiguous(n, n <= 64 ? 67 : 3), cfg.values), seed++);
+        check_fft(with(contiguous(n, 2, true), cfg.values), seed++);
+      }
+    }
+  }
+}
