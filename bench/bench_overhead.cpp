@@ -15,6 +15,7 @@
 #include "clforge/clforge.hpp"
 #include "host/data.hpp"
 #include "runtime/host_io.hpp"
+#include "runtime/launch.hpp"
 #include "runtime/program_cache.hpp"
 
 namespace clforge::bench {
@@ -64,9 +65,10 @@ Cost measure(cl::CommandQueue& q, const std::function<void(cl::Event*)>& call) {
 double launch_cost_us(Session& s) {
   cl::Program p(s.context, "__kernel void clf_empty(__global int* x) {}");
   p.build();
-  cl::Kernel k(p, "clf_empty");
+  static const detail::KernelSignature sig{"clf_empty", {"x"}};
+  cl::Kernel k(p, sig.kernel);
   cl::Buffer b(s.context, CL_MEM_READ_WRITE, 64);
-  k.setArg(0, b);
+  detail::Args(k, sig).buffer("x", b).finish();
   std::vector<double> per;
   for (int r = 0; r < kRounds; ++r) {
     s.queue.finish();

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "runtime/errors.hpp"
+#include "runtime/launch.hpp"
 
 namespace clforge::detail {
 
@@ -80,8 +81,9 @@ Marker& marker_for(cl::CommandQueue& queue) {
   cl::Program prog(ctx, src, false);
   const cl::Device dev = queue_device(queue);
   check(prog.build(std::vector<cl::Device>{dev}), "clBuildProgram", "marker kernel");
-  Marker mk{cl::Kernel(prog, "clf_marker"), cl::Buffer(ctx, CL_MEM_READ_WRITE, 64)};
-  mk.kernel.setArg(0, mk.buffer);
+  static const KernelSignature sig{"clf_marker", {"p"}};
+  Marker mk{cl::Kernel(prog, sig.kernel), cl::Buffer(ctx, CL_MEM_READ_WRITE, 64)};
+  Args(mk.kernel, sig).buffer("p", mk.buffer).finish();
   return markers.emplace(ctx(), mk).first->second;
 }
 
