@@ -91,6 +91,20 @@ TEST_SUITE("transpose") {
       }
   }
 
+  TEST_CASE("plans sharing one program on one thread: every argument that differs is bound again") {
+    // One parameter set and no vector alignment option, so all of these compile to one program
+    // and run on this thread's one kernel object; Args skips re-binding a scalar that holds the
+    // value already, so stale sizes, offsets or leading dimensions would show here.
+    const Tuning t{{{"TRA_TILE", 8}, {"TRA_WPT", 2}, {"TRA_VW", 1}}, false};
+    std::uint64_t seed = test::seed() + 500;
+    for (int round = 0; round < 3; ++round) {
+      check_transpose(29, 31, 4, 0, 0, 0, 0, t, seed++);
+      check_transpose(31, 29, 4, 3, 1, 5, 7, t, seed++);
+      check_transpose(29, 31, 4, 0, 0, 0, 0, t, seed++);  // the first again after another shape
+      check_transpose(8, 8, 4, 0, 0, 0, 0, t, seed++);
+    }
+  }
+
   TEST_CASE("other legal parameter sets, including square powers of two") {
     std::uint64_t seed = test::seed() + 3000;
     const ParamMap sets[] = {

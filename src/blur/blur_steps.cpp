@@ -203,17 +203,20 @@ void BlurPlan::Impl::run(cl::CommandQueue& queue, const cl::Buffer& in, const cl
                          cl::Event* event) const {
   using namespace detail;
   // The scratch comes from the pool; the first command waits for its previous user, and it goes
-  // back with the event of this enqueue's last command (so that event is always made).
+  // back with this enqueue's last use (on an out-of-order queue the last command's event, which
+  // is then always made).
+  const bool ordered = in_order(queue);
   std::unique_ptr<WorkspaceLease> lease;
   EventList first = wait;
   cl::Event done;
   if (scratch.pixels > 0) {
     lease = std::make_unique<WorkspaceLease>(workspace_pool().acquire(context, scratch.pixels * px, "blur scratch"));
-    first.insert(first.end(), lease->last_use().begin(), lease->last_use().end());
+    const EventList before = lease->waits(queue);
+    first.insert(first.end(), before.begin(), before.end());
   }
   const cl::Buffer none;
   const cl::Buffer& s = lease ? lease->buffer() : none;
-  Chain chain(queue, first, lease ? &done : event);
+  Chain chain(queue, first, lease && !ordered ? &done : event, ordered);
   Run c{*this, chain, s};
   try {
     const Img src{in, desc.in_offset, desc.in_pitch}, dst{out, desc.out_offset, desc.out_pitch};
@@ -232,7 +235,9 @@ void BlurPlan::Impl::run(cl::CommandQueue& queue, const cl::Buffer& in, const cl
     if (lease) queue.finish();
     throw;
   }
-  if (lease) {
+  if (lease && ordered) {
+    lease->used_on(queue);
+  } else if (lease) {
     lease->used_until({done});
     if (event != nullptr) *event = done;
   }

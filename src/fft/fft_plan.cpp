@@ -45,26 +45,30 @@ void FftPlan::Impl::run(cl::CommandQueue& q, int dir, const cl::Buffer& in, cons
   }
 
   // Multi-pass plans lease their scratch: the first command waits for the workspace's earlier
-  // users, and the workspace goes back with the event of the last command.
+  // users, and the workspace goes back with this execution's last use (the queue when it is in
+  // order, else the event of the last command).
   std::optional<detail::WorkspaceLease> lease, lease_b;  // lease_b: buffer B on its own (rare)
   const EventList* first_wait = &wait;
   EventList joined;
+  const bool ordered = detail::in_order(q);
   if (scratch_bytes > 0) {
     detail::WorkspacePool& pool = detail::workspace_pool();
     lease.emplace(pool.acquire(qc.context, scratch_bytes - scratch_b_bytes, "fft scratch"));
     if (scratch_b_bytes > 0) lease_b.emplace(pool.acquire(qc.context, scratch_b_bytes, "fft scratch"));
-    for (const auto* l : {&lease, &lease_b})
-      if (*l && !(*l)->last_use().empty()) {
-        if (first_wait == &wait) joined = wait;
-        joined.insert(joined.end(), (*l)->last_use().begin(), (*l)->last_use().end());
-        first_wait = &joined;
-      }
+    for (const auto* l : {&lease, &lease_b}) {
+      if (!*l) continue;
+      const EventList before = (*l)->waits(q);
+      if (before.empty()) continue;
+      if (first_wait == &wait) joined = wait;
+      joined.insert(joined.end(), before.begin(), before.end());
+      first_wait = &joined;
+    }
   }
   auto scratch = [&](Buf b) -> const cl::Buffer& {
     return b == Buf::B && lease_b ? lease_b->buffer() : lease->buffer();
   };
   cl::Event done;
-  detail::Chain chain(q, *first_wait, lease ? &done : event);
+  detail::Chain chain(q, *first_wait, lease && !ordered ? &done : event, ordered);
   try {
     const float scale = dir > 0 ? scale_fwd : scale_inv;
     const std::size_t launches = ((batch + chunk - 1) / chunk) * stages.size();
@@ -116,7 +120,10 @@ void FftPlan::Impl::run(cl::CommandQueue& q, int dir, const cl::Buffer& in, cons
     if (lease) clFinish(q());
     throw;
   }
-  if (lease) {
+  if (lease && ordered) {
+    lease->used_on(q);
+    if (lease_b) lease_b->used_on(q);
+  } else if (lease) {
     lease->used_until({done});
     if (lease_b) lease_b->used_until({done});
     if (event != nullptr) *event = done;

@@ -14,7 +14,33 @@
 namespace clforge::detail {
 
 Args::Args(cl::Kernel& kernel, const KernelSignature& sig, bool long_index)
-    : kernel_(kernel), sig_(sig), long_(long_index) {}
+    : kernel_(kernel), sig_(sig), long_(long_index), shadow_(arg_shadow(kernel())) {
+  if (shadow_ != nullptr && shadow_->slots.size() < sig.args.size()) shadow_->slots.resize(sig.args.size());
+}
+
+bool Args::same_as_before(cl_uint i, unsigned char kind, const void* bytes, std::size_t size) {
+  if (shadow_ == nullptr || size > sizeof(ArgShadow::Slot::bytes)) return false;
+  const ArgShadow::Slot& s = shadow_->slots[i];
+  if (s.kind != kind || s.size != size || std::memcmp(s.bytes, bytes, size) != 0) return false;
+  set_ |= 1ull << i;
+  return true;
+}
+
+void Args::remember(cl_uint i, unsigned char kind, const void* bytes, std::size_t size) {
+  if (shadow_ == nullptr) return;
+  ArgShadow::Slot& s = shadow_->slots[i];
+  if (size > sizeof s.bytes) {
+    s.kind = 0;
+    return;
+  }
+  s.kind = kind;
+  s.size = static_cast<unsigned char>(size);
+  std::memcpy(s.bytes, bytes, size);
+}
+
+void Args::forget(cl_uint i) {
+  if (shadow_ != nullptr) shadow_->slots[i].kind = 0;
+}
 
 // The search starts after the argument set last: a launcher that binds in declaration order
 // pays one comparison per argument (a plan binds every argument on every enqueue).
@@ -33,7 +59,14 @@ Args& Args::index(const char* name, std::size_t v) {
 }
 
 Args& Args::local(const char* name, std::size_t bytes) {
-  return set(name, cl::Local(bytes > 16 ? bytes : 16));
+  const std::size_t n = bytes > 16 ? bytes : 16;
+  const cl_uint i = position(name);
+  if (same_as_before(i, 2, &n, sizeof n)) return *this;
+  const cl_int st = kernel_.setArg(i, cl::Local(n));
+  if (st != CL_SUCCESS) throw OpenCLError(st, "clSetKernelArg", std::string(sig_.kernel) + " argument " + name);
+  set_ |= 1ull << i;
+  remember(i, 2, &n, sizeof n);
+  return *this;
 }
 
 void Args::finish() const {
@@ -48,7 +81,10 @@ bool in_order(const cl::CommandQueue& queue) {
 }
 
 Chain::Chain(cl::CommandQueue& queue, const EventList& wait_list, cl::Event* out_event)
-    : queue_(queue), waits_(wait_list), out_(out_event), in_order_(in_order(queue)) {}
+    : Chain(queue, wait_list, out_event, in_order(queue)) {}
+
+Chain::Chain(cl::CommandQueue& queue, const EventList& wait_list, cl::Event* out_event, bool in_order)
+    : queue_(queue), waits_(wait_list), out_(out_event), in_order_(in_order) {}
 
 void Chain::kernel(const cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local, bool last,
                    const std::string& tag) {

@@ -4,10 +4,12 @@
 #include <CL/opencl.hpp>
 #include <cstddef>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "clforge/common.hpp"
 #include "clforge/errors.hpp"
+#include "runtime/program_cache.hpp"
 
 namespace clforge::detail {
 
@@ -32,9 +34,15 @@ class Args {
   template <typename T>
   Args& set(const char* name, const T& value) {
     const cl_uint i = position(name);
+    if constexpr (std::is_arithmetic_v<T>) {
+      if (same_as_before(i, 1, &value, sizeof value)) return *this;
+    } else {
+      forget(i);
+    }
     const cl_int st = kernel_.setArg(i, value);
     if (st != CL_SUCCESS) throw OpenCLError(st, "clSetKernelArg", std::string(sig_.kernel) + " argument " + name);
     set_ |= 1ull << i;
+    if constexpr (std::is_arithmetic_v<T>) remember(i, 1, &value, sizeof value);
     return *this;
   }
   /// Throws Error naming the first argument that was not set.
@@ -42,11 +50,17 @@ class Args {
 
  private:
   cl_uint position(const char* name);
+  // The kernel object's shadow (ArgShadow): whether argument i holds this value already (then it
+  // counts as set), and what it holds after a clSetKernelArg.
+  bool same_as_before(cl_uint i, unsigned char kind, const void* bytes, std::size_t size);
+  void remember(cl_uint i, unsigned char kind, const void* bytes, std::size_t size);
+  void forget(cl_uint i);
   cl::Kernel& kernel_;
   const KernelSignature& sig_;
   bool long_;
   unsigned long long set_ = 0;
   std::size_t next_ = 0;  // where the next name lookup starts
+  ArgShadow* shadow_ = nullptr;
 };
 
 /// Enqueues a kernel over a global range (already rounded up to local) with the wait list and
@@ -64,6 +78,8 @@ void launch_plain(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::N
 class Chain {
  public:
   Chain(cl::CommandQueue& queue, const EventList& wait_list, cl::Event* out_event);
+  /// The same when the caller already knows whether the queue is in order.
+  Chain(cl::CommandQueue& queue, const EventList& wait_list, cl::Event* out_event, bool in_order);
   /// Enqueues a kernel; `last` marks the call's final command (its event goes to out_event).
   void kernel(const cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local, bool last,
               const std::string& tag = {});

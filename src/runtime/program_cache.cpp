@@ -324,17 +324,24 @@ std::mutex g_kernel_mutex;
 
 struct ThreadKernels {
   std::unordered_map<std::string, cl_kernel> map;
+  std::unordered_map<cl_kernel, ArgShadow> shadows;  // of the objects in map, which keep them alive
   void clear() {
     std::lock_guard<std::mutex> lock(g_kernel_mutex);
     for (auto& [key, k] : map) clReleaseKernel(k);
     map.clear();
+    shadows.clear();
   }
   ~ThreadKernels() { clear(); }
 };
+thread_local ThreadKernels kernels;
 }  // namespace
 
+ArgShadow* arg_shadow(cl_kernel k) {
+  const auto it = kernels.shadows.find(k);
+  return it == kernels.shadows.end() ? nullptr : &it->second;
+}
+
 cl::Kernel get_kernel(const cl::Program& program, const char* name) {
-  thread_local ThreadKernels kernels;
   const std::string key = std::to_string(reinterpret_cast<std::uintptr_t>(program())) + "/" + name;
   auto it = kernels.map.find(key);
   if (it != kernels.map.end()) return cl::Kernel(it->second, true);
@@ -344,6 +351,7 @@ cl::Kernel get_kernel(const cl::Program& program, const char* name) {
   cl_kernel k = clCreateKernel(program(), name, &st);
   check(st, "clCreateKernel", std::string("for ") + name);
   kernels.map.emplace(key, k);
+  kernels.shadows.emplace(k, ArgShadow{});
   return cl::Kernel(k, true);
 }
 

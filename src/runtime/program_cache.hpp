@@ -32,6 +32,19 @@ cl::Program build_program(const QueueContext& qc, const std::string& name, const
 cl::Buffer constant_buffer(const cl::Context& context, const void* data, std::size_t bytes, const std::string& what);
 
 /// A kernel object of a program for the calling thread (never shared between threads).
+/// The values last bound to the scalar arguments of a kernel object that get_kernel gave this
+/// thread (nullptr for any other object): detail::Args skips a clSetKernelArg that would bind the
+/// same value again, so a repeated call binds little more than its buffers. Buffers are always
+/// bound (a released buffer's handle may come back as another buffer).
+struct ArgShadow {
+  struct Slot {
+    unsigned char kind = 0;  // 0: unknown, 1: value, 2: local memory size
+    unsigned char size = 0;
+    unsigned char bytes[8] = {};
+  };
+  std::vector<Slot> slots;
+};
+ArgShadow* arg_shadow(cl_kernel k);
 cl::Kernel get_kernel(const cl::Program& program, const char* name);
 
 /// Sets kernel arguments in order, converting errors into OpenCLError naming the index.

@@ -1,6 +1,7 @@
 // The shared workspace pool (see workspace.hpp).
 #include "runtime/workspace.hpp"
 
+#include "runtime/errors.hpp"
 #include "runtime/host_io.hpp"
 
 namespace clforge::detail {
@@ -38,6 +39,16 @@ void WorkspacePool::release(Workspace w) {
     idle_.erase(smallest);
   }
   idle_.push_back(std::move(w));
+}
+
+EventList WorkspaceLease::waits(const cl::CommandQueue& queue) const {
+  if (w_.queue() == nullptr) return w_.last_use;
+  if (w_.queue() == queue()) return {};  // the same in-order queue runs the call after them
+  cl::CommandQueue last = w_.queue;
+  cl::Event marker;
+  enqueue_marker(last, {}, &marker);  // completes after every command enqueued there so far
+  check(clFlush(last()), "clFlush");  // another queue waits for it: it must be submitted
+  return {marker};
 }
 
 WorkspacePool& workspace_pool() {

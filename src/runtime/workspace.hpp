@@ -1,7 +1,9 @@
 // Device scratch buffers shared by the calls on one context: a call takes a free buffer (or
-// allocates one), enqueues its work with the buffer's last use as a dependency, and gives it
-// back with the event of its own last command (WorkspaceLease), so calls on any queue of the
-// context may run concurrently. Buffers of more than kMaxCachedBytes are not kept; at most
+// allocates one), enqueues its work after the buffer's last use, and gives it back with its own
+// last use (WorkspaceLease), so calls on any queue of the context may run concurrently. A last
+// use on an in-order queue is that queue (no event: the next call on the same queue needs no
+// wait at all, a call on another queue waits for a marker enqueued then); on an out-of-order
+// queue it is the events of the commands. Buffers of more than kMaxCachedBytes are not kept; at most
 // kMaxIdlePerContext idle buffers per context.
 #pragma once
 #include <CL/opencl.hpp>
@@ -21,7 +23,8 @@ struct Workspace {
   cl_context context = nullptr;
   cl::Buffer buffer;
   std::size_t bytes = 0;
-  EventList last_use;  // commands that use the buffer and may still run
+  EventList last_use;      // commands that use the buffer and may still run, or
+  cl::CommandQueue queue;  // the in-order queue whose commands used it last (then last_use is empty)
 };
 
 class WorkspacePool {
@@ -48,8 +51,20 @@ class WorkspaceLease {
   WorkspaceLease(const WorkspaceLease&) = delete;
   WorkspaceLease& operator=(const WorkspaceLease&) = delete;
   const cl::Buffer& buffer() const { return w_.buffer; }
-  const EventList& last_use() const { return w_.last_use; }
-  void used_until(EventList events) { w_.last_use = std::move(events); }
+  /// What the first command of a call on `queue` must wait for besides the call's wait list:
+  /// nothing after commands of the same in-order queue, a marker on the in-order queue that used
+  /// the buffer last (flushed), else the events of the last use.
+  EventList waits(const cl::CommandQueue& queue) const;
+  /// The last use: these commands' events (empty: none may still run).
+  void used_until(EventList events) {
+    w_.last_use = std::move(events);
+    w_.queue = cl::CommandQueue();
+  }
+  /// The last use: the commands enqueued so far on this in-order queue.
+  void used_on(const cl::CommandQueue& in_order_queue) {
+    w_.last_use.clear();
+    w_.queue = in_order_queue;
+  }
 
  private:
   Workspace w_;

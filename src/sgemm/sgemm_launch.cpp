@@ -154,8 +154,11 @@ void SgemmPlan::Impl::run_tiled(cl::CommandQueue& queue, const cl::Buffer& a, co
   }
 
   WorkspaceLease ws(workspace_pool().acquire(context, workspace_elems() * sizeof(float), "sgemm packing workspace"));
-  // The packs (or the multiply) wait for the previous user of the workspace.
-  const EventList pack_wait = joined(wait, ws.last_use());
+  // The packs (or the multiply) wait for the previous user of the workspace. On an in-order
+  // queue the commands run in order: no event between them, and the workspace goes back with
+  // the queue as its last use; on an out-of-order queue the two packs may overlap.
+  const bool ordered = in_order(queue);
+  const EventList pack_wait = joined(wait, ws.waits(queue));
   EventList gemm_wait;
   // Packs one operand into rows p < kp of xp floats at dst_off of the workspace.
   auto pack_one = [&](const KernelSignature& s, const cl::Buffer& src, std::size_t off, std::size_t ld, std::size_t x,
@@ -173,8 +176,13 @@ void SgemmPlan::Impl::run_tiled(cl::CommandQueue& queue, const cl::Buffer& a, co
         .index("d_off", dst_off)
         .index("d_ld", xp)
         .finish();
+    if (ordered) {
+      launch(queue, pk, g, pack_local, &pack_wait, nullptr, tag);  // the tag tells the two packs apart
+      ws.used_on(queue);
+      return;
+    }
     cl::Event e;
-    launch(queue, pk, g, pack_local, &pack_wait, &e, tag);  // the tag tells the two packs apart in a profile
+    launch(queue, pk, g, pack_local, &pack_wait, &e, tag);
     gemm_wait.push_back(e);
     ws.used_until(gemm_wait);  // given back with this event should a later launch throw
   };
@@ -190,10 +198,22 @@ void SgemmPlan::Impl::run_tiled(cl::CommandQueue& queue, const cl::Buffer& a, co
   }
   // An operand read in place is read after the call's wait list (and, like everything here,
   // after the workspace's previous user).
-  if (!pack_a || !pack_b) gemm_wait.insert(gemm_wait.end(), pack_wait.begin(), pack_wait.end());
+  if (!ordered && (!pack_a || !pack_b)) gemm_wait.insert(gemm_wait.end(), pack_wait.begin(), pack_wait.end());
+  if (ordered && !pack_a && !pack_b) gemm_wait = pack_wait;  // nothing packed: the multiply is first
 
   const Operand out = split ? Operand{&ws.buffer(), a_elems + b_elems, mp} : Operand{&c, c_off, c_ld};
   bind_multiply(multiply, pa, pb, out);
+  if (ordered) {
+    cl::Kernel sum;
+    if (split) {
+      sum = get_kernel(pack, kSgemmSumScale.kernel);
+      bind_sum(sum, *this, ws.buffer(), a_elems + b_elems, slices, c);
+    }
+    launch(queue, multiply, global, local, &gemm_wait, split ? nullptr : event);
+    if (split) launch(queue, sum, sum_global, pack_local, nullptr, event);
+    ws.used_on(queue);
+    return;
+  }
   cl::Event done;
   launch(queue, multiply, global, local, &gemm_wait, &done);
   ws.used_until({done});
