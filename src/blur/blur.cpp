@@ -63,10 +63,12 @@ BlurMethod gaussian_blur(cl::CommandQueue& queue, std::size_t width, std::size_t
   // Every argument is checked before a plan is looked up or built (the plan's constructor
   // checks what depends on the resolution, also before it builds anything).
   check_blur_request(width, height, format, options, tuning);
-  require(in.pitch >= width, R,
-          "in.pitch (" + std::to_string(in.pitch) + ") is smaller than the width (" + std::to_string(width) + ")");
-  require(out.pitch >= width, R,
-          "out.pitch (" + std::to_string(out.pitch) + ") is smaller than the width (" + std::to_string(width) + ")");
+  require(in.pitch >= width, R, [&] {
+    return "in.pitch (" + std::to_string(in.pitch) + ") is smaller than the width (" + std::to_string(width) + ")";
+  });
+  require(out.pitch >= width, R, [&] {
+    return "out.pitch (" + std::to_string(out.pitch) + ") is smaller than the width (" + std::to_string(width) + ")";
+  });
   require(queue() != nullptr, R, "null command queue");
   BlurDesc d = desc_of(width, height, format, options);
   d.in_offset = in.offset;

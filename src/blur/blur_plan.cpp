@@ -83,12 +83,14 @@ BlurOptions options_of(const BlurDesc& d) {
 std::size_t image_end(const BlurDesc& d, bool in) {
   const char* R = kRoutine;
   const std::size_t pitch = in ? d.in_pitch : d.out_pitch, offset = in ? d.in_offset : d.out_offset;
-  const std::string side = in ? "in" : "out";
-  require(pitch >= d.width, R, side + ".pitch (" + std::to_string(pitch) + ") is smaller than the width (" +
-                                   std::to_string(d.width) + ")");
+  const std::string_view side = in ? "in" : "out";
+  require(pitch >= d.width, R, [&] {
+    return std::string(side) + ".pitch (" + std::to_string(pitch) + ") is smaller than the width (" +
+           std::to_string(d.width) + ")";
+  });
   const std::size_t span = matrix_span(R, in ? "in.pitch" : "out.pitch", d.height, d.width, pitch);
-  const std::size_t end = add_or_throw(offset, span, R, side + ".offset plus the image's extent");
-  mul_or_throw(end, pixel_bytes(d.format), R, side + "'s extent in bytes");
+  const std::size_t end = add_or_throw(offset, span, R, in ? "in.offset plus the image's extent" : "out.offset plus the image's extent");
+  mul_or_throw(end, pixel_bytes(d.format), R, in ? "in's extent in bytes" : "out's extent in bytes");
   return end;
 }
 
@@ -103,7 +105,8 @@ void check_blur_buffers(const BlurDesc& d, const cl::Context& context, const cl:
   for (const cl::Buffer* b : {&in, &out}) {
     cl_context c = nullptr;
     check(clGetMemObjectInfo((*b)(), CL_MEM_CONTEXT, sizeof c, &c, nullptr), "clGetMemObjectInfo");
-    require(c == context(), R, std::string(b == &in ? "in" : "out") + " belongs to another context than the queue");
+    require(c == context(), R, b == &in ? "in belongs to another context than the queue"
+                                        : "out belongs to another context than the queue");
   }
 }
 

@@ -20,6 +20,7 @@ Tuning sub_tuning(const Tuning& t, const char* kernel) { return overrides_for(t,
 // Every override must belong to one of the blur kernels and be legal there, whichever
 // kernels this call ends up using.
 void check_overrides(const Tuning& t) {
+  if (t.overrides.empty()) return;
   check_override_names("gaussian_blur", t, std::vector<std::string>(std::begin(kBlurKernels), std::end(kBlurKernels)));
 }
 
@@ -57,9 +58,10 @@ std::size_t taps(int r) { return 2 * static_cast<std::size_t>(r) + 1; }
 
 void check_sigma(const char* R, const char* name, double s, BlurMethod m) {
   require(std::isfinite(s) && s > 0 && s <= 4096, R,
-          std::string(name) + " must be in (0, 4096] (got " + std::to_string(s) + ")");
-  require(m != BlurMethod::Recursive || s >= 0.5, R,
-          std::string(name) + " = " + std::to_string(s) + " is below 0.5, the smallest sigma of the recursive method");
+          [&] { return std::string(name) + " must be in (0, 4096] (got " + std::to_string(s) + ")"; });
+  require(m != BlurMethod::Recursive || s >= 0.5, R, [&] {
+    return std::string(name) + " = " + std::to_string(s) + " is below 0.5, the smallest sigma of the recursive method";
+  });
 }
 
 }  // namespace
@@ -182,19 +184,20 @@ cl::Program conversion_program(const QueueContext& qc, const Resolved& r, bool l
 void check_blur_request(std::size_t width, std::size_t height, PixelFormat format, const BlurOptions& options,
                         const Tuning& tuning) {
   const char* R = "gaussian_blur";
-  require(width >= 1 && height >= 1, R,
-          "width and height must be at least 1 (got " + std::to_string(width) + " x " + std::to_string(height) + ")");
+  require(width >= 1 && height >= 1, R, [&] {
+    return "width and height must be at least 1 (got " + std::to_string(width) + " x " + std::to_string(height) + ")";
+  });
   require(width <= (1u << 30) && height <= (1u << 30), R, "width and height must be at most 2^30");
   require(options.method == BlurMethod::Auto || options.method == BlurMethod::Direct ||
               options.method == BlurMethod::Separable || options.method == BlurMethod::Recursive,
-          R, "unknown blur method (" + std::to_string(static_cast<int>(options.method)) + ")");
+          R, [&] { return "unknown blur method (" + std::to_string(static_cast<int>(options.method)) + ")"; });
   require(format == PixelFormat::R32F || format == PixelFormat::RGBA32F || format == PixelFormat::RGBA8, R,
-          "unknown pixel format (" + std::to_string(static_cast<int>(format)) + ")");
+          [&] { return "unknown pixel format (" + std::to_string(static_cast<int>(format)) + ")"; });
   check_sigma(R, "sigma_x", options.sigma_x, options.method);
   check_sigma(R, "sigma_y", options.sigma_y, options.method);
   require(options.border == BlurBorder::Clamp || options.border == BlurBorder::Mirror ||
               options.border == BlurBorder::Zero,
-          R, "unknown border mode (" + std::to_string(static_cast<int>(options.border)) + ")");
+          R, [&] { return "unknown border mode (" + std::to_string(static_cast<int>(options.border)) + ")"; });
   check_overrides(tuning);
 }
 

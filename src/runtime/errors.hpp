@@ -20,6 +20,10 @@ inline void check(cl_int status, const char* call, const std::string& context = 
 inline void require(bool cond, const char* routine, const std::string& message) {
   if (!cond) throw InvalidArgument(std::string(routine) + ": " + message);
 }
+/// The same for a fixed message (no string is made unless it fails).
+inline void require(bool cond, const char* routine, const char* message) {
+  if (!cond) throw InvalidArgument(std::string(routine) + ": " + message);
+}
 /// The same with the message made only on failure (`message()` returns it): for the checks of
 /// every call, whose messages would otherwise cost string building on the host each time.
 template <typename F, typename = std::enable_if_t<std::is_invocable_r_v<std::string, F>>>

@@ -6,20 +6,20 @@
 namespace clforge::detail {
 
 namespace {
-[[noreturn]] void overflow(const char* routine, const std::string& what) {
-  throw InvalidArgument(std::string(routine) + ": " + what + " overflows the addressable range (2^64 bytes)");
+[[noreturn]] void overflow(const char* routine, std::string_view what) {
+  throw InvalidArgument(std::string(routine) + ": " + std::string(what) + " overflows the addressable range (2^64 bytes)");
 }
 }  // namespace
 
-std::size_t add_or_throw(std::size_t a, std::size_t b, const char* routine, const std::string& what) {
+std::size_t add_or_throw(std::size_t a, std::size_t b, const char* routine, std::string_view what) {
   const auto r = add_checked(a, b);
-  if (!r) overflow(routine, what + " (" + std::to_string(a) + " + " + std::to_string(b) + ")");
+  if (!r) overflow(routine, std::string(what) + " (" + std::to_string(a) + " + " + std::to_string(b) + ")");
   return *r;
 }
 
-std::size_t mul_or_throw(std::size_t a, std::size_t b, const char* routine, const std::string& what) {
+std::size_t mul_or_throw(std::size_t a, std::size_t b, const char* routine, std::string_view what) {
   const auto r = mul_checked(a, b);
-  if (!r) overflow(routine, what + " (" + std::to_string(a) + " * " + std::to_string(b) + ")");
+  if (!r) overflow(routine, std::string(what) + " (" + std::to_string(a) + " * " + std::to_string(b) + ")");
   return *r;
 }
 
@@ -54,16 +54,16 @@ std::size_t buffer_bytes(const cl::Buffer& b) {
   return size;
 }
 
-std::size_t require_extent(const char* routine, const std::string& name, const cl::Buffer& buffer,
+std::size_t require_extent(const char* routine, std::string_view name, const cl::Buffer& buffer,
                            std::size_t offset, std::size_t span, std::size_t elem_size) {
-  require(buffer() != nullptr, routine, [&] { return name + " is a null buffer"; });
+  require(buffer() != nullptr, routine, [&] { return std::string(name) + " is a null buffer"; });
   auto end = add_checked(offset, span);
-  if (!end) add_or_throw(offset, span, routine, name + ".offset plus the described extent");
+  if (!end) add_or_throw(offset, span, routine, std::string(name) + ".offset plus the described extent");
   auto need = mul_checked(*end, elem_size);
-  if (!need) mul_or_throw(*end, elem_size, routine, name + "'s extent in bytes");
+  if (!need) mul_or_throw(*end, elem_size, routine, std::string(name) + "'s extent in bytes");
   const std::size_t have = buffer_bytes(buffer);
   require(have >= *need, routine, [&] {
-    return name + " buffer too small: holds " + std::to_string(have) + " bytes, the described memory needs " +
+    return std::string(name) + " buffer too small: holds " + std::to_string(have) + " bytes, the described memory needs " +
            std::to_string(*need) + " (offset " + std::to_string(offset) + " + " + std::to_string(span) +
            " elements of " + std::to_string(elem_size) + " bytes)";
   });

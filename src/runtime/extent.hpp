@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace clforge::detail {
 
@@ -31,8 +32,8 @@ inline std::optional<std::size_t> mul_checked(std::size_t a, std::size_t b) {
 }
 
 /// a + b and a * b, throwing InvalidArgument("<routine>: <what> overflows ...") when they wrap.
-std::size_t add_or_throw(std::size_t a, std::size_t b, const char* routine, const std::string& what);
-std::size_t mul_or_throw(std::size_t a, std::size_t b, const char* routine, const std::string& what);
+std::size_t add_or_throw(std::size_t a, std::size_t b, const char* routine, std::string_view what);
+std::size_t mul_or_throw(std::size_t a, std::size_t b, const char* routine, std::string_view what);
 
 /// One axis of a strided region: `count` positions `stride` elements apart; `name` is the
 /// argument that holds the stride (named in errors).
@@ -57,7 +58,7 @@ std::size_t buffer_bytes(const cl::Buffer& b);
 /// Checks that `buffer` is not null and holds `span` elements of elem_size bytes starting at
 /// element `offset`, with (offset + span) * elem_size computed without wrapping. `name` is the
 /// argument (e.g. "c"); errors name it and its offset. Returns offset + span (the end, in elements).
-std::size_t require_extent(const char* routine, const std::string& name, const cl::Buffer& buffer,
+std::size_t require_extent(const char* routine, std::string_view name, const cl::Buffer& buffer,
                            std::size_t offset, std::size_t span, std::size_t elem_size);
 
 /// True when [a0, a1) and [b0, b1) share an element.

@@ -68,9 +68,9 @@ std::array<std::size_t, 3> sgemm_spans(Layout layout, Transpose trans_a, Transpo
                                        std::size_t n, std::size_t k, std::size_t lda, std::size_t ldb,
                                        std::size_t ldc) {
   const char* R = "sgemm";
-  require(m <= kMaxDim, R, "m (" + std::to_string(m) + ") must be below 2^31");
-  require(n <= kMaxDim, R, "n (" + std::to_string(n) + ") must be below 2^31");
-  require(k <= kMaxDim, R, "k (" + std::to_string(k) + ") must be below 2^31");
+  require(m <= kMaxDim, R, [&] { return "m (" + std::to_string(m) + ") must be below 2^31"; });
+  require(n <= kMaxDim, R, [&] { return "n (" + std::to_string(n) + ") must be below 2^31"; });
+  require(k <= kMaxDim, R, [&] { return "k (" + std::to_string(k) + ") must be below 2^31"; });
   require(layout == Layout::RowMajor || layout == Layout::ColMajor, R, "unknown layout");
   require(trans_a == Transpose::No || trans_a == Transpose::Yes, R, "unknown trans_a");
   require(trans_b == Transpose::No || trans_b == Transpose::Yes, R, "unknown trans_b");
@@ -89,10 +89,11 @@ std::array<std::size_t, 3> sgemm_spans(Layout layout, Transpose trans_a, Transpo
     const Stored& s = ops[i];
     const std::size_t inner = row ? s.cols : s.rows, outer = row ? s.rows : s.cols;
     const std::size_t need = std::max<std::size_t>(1, inner);
-    require(s.ld >= need, R,
-            std::string(s.ld_name) + " (" + std::to_string(s.ld) + ") is smaller than " +
-                (row ? "the columns" : "the rows") + " of " + s.name + " (" + std::to_string(need) + ", " +
-                (row ? "row" : "column") + "-major " + std::to_string(s.rows) + " x " + std::to_string(s.cols) + ")");
+    require(s.ld >= need, R, [&] {
+      return std::string(s.ld_name) + " (" + std::to_string(s.ld) + ") is smaller than " +
+             (row ? "the columns" : "the rows") + " of " + s.name + " (" + std::to_string(need) + ", " +
+             (row ? "row" : "column") + "-major " + std::to_string(s.rows) + " x " + std::to_string(s.cols) + ")";
+    });
     span[i] = matrix_span(R, s.ld_name, outer, inner, s.ld);
   }
   return span;
@@ -108,7 +109,7 @@ void sgemm_check_buffers(const std::array<std::size_t, 3>& span, const std::arra
   for (int i = 0; i < 2; ++i) {
     if (span[i] == 0 || span[2] == 0 || (*buffers[i])() != (*buffers[2])()) continue;
     require(!ranges_overlap(offsets[i], end[i], offsets[2], end[2]), R,
-            std::string("c overlaps ") + names[i] + " in the same buffer (C must not alias an input)");
+            [&] { return std::string("c overlaps ") + names[i] + " in the same buffer (C must not alias an input)"; });
   }
 }
 
