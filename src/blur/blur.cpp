@@ -3,7 +3,6 @@
 // blur_resolve.cpp, the plan in blur_plan.cpp and blur_steps.cpp; docs/blur.md has the design).
 #include "clforge/blur.hpp"
 
-#include <cstdio>
 #include <cstring>
 
 #include "blur/blur_plan_impl.hpp"
@@ -24,19 +23,9 @@ const char* const kRoutine = "gaussian_blur";
 std::shared_ptr<const BlurPlan> cached_plan(const QueueContext& qc, const BlurDesc& d, const Tuning& tuning) {
   // Never destroyed: releasing OpenCL objects during static destruction can outlive the driver.
   static PlanCache<BlurPlan>& cache = *new PlanCache<BlurPlan>(64);
-  const std::string fp = tuning_fingerprint(*qc.info, tuning);
-  std::string key;
-  if (!fp.empty()) {
-    unsigned long long sx = 0, sy = 0;  // the sigmas' bits: plans differ for any two sigmas
-    std::memcpy(&sx, &d.sigma_x, sizeof sx);
-    std::memcpy(&sy, &d.sigma_y, sizeof sy);
-    char k[320];
-    std::snprintf(k, sizeof k, "%p %p %zu %zu %d %llx %llx %d %d %zu %zu %zu %zu\n", static_cast<void*>(qc.context()),
-                  static_cast<void*>(qc.device()), d.width, d.height, static_cast<int>(d.format), sx, sy,
-                  static_cast<int>(d.border), static_cast<int>(d.method), d.in_offset, d.in_pitch, d.out_offset,
-                  d.out_pitch);
-    key = k + fp;
-  }
+  const std::string key = plan_key(tuning_fingerprint(*qc.info, tuning), qc.context(), qc.device(), d.width,
+                                   d.height, d.format, d.sigma_x, d.sigma_y, d.border, d.method, d.in_offset,
+                                   d.in_pitch, d.out_offset, d.out_pitch);
   return cache.get(key, [&] { return std::make_shared<const BlurPlan>(BlurPlanAccess::make(qc, d, tuning)); });
 }
 

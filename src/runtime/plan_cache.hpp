@@ -7,10 +7,26 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 
 namespace clforge::detail {
+
+/// A plan-cache key: the bytes of each value (context and device handles, sizes, the bits of
+/// floating-point values), then the tuning fingerprint; empty when the fingerprint is (a database
+/// file changed a moment ago: no caching). Bytes, not text: formatting numbers cost more host
+/// time than the rest of a cached call.
+template <typename... T>
+std::string plan_key(const std::string& fingerprint, const T&... values) {
+  static_assert((std::is_trivially_copyable_v<T> && ...), "plan_key takes plain values");
+  if (fingerprint.empty()) return {};
+  std::string key;
+  key.reserve((sizeof(T) + ... + 0) + fingerprint.size());
+  (key.append(reinterpret_cast<const char*>(&values), sizeof values), ...);
+  key += fingerprint;
+  return key;
+}
 
 /// Registers a function that clear_memory_cache() calls (plan caches drop their plans).
 void on_clear_memory_cache(std::function<void()> clear);

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <memory>
 
@@ -121,19 +120,9 @@ std::shared_ptr<const SgemmPlan> cached_plan(const cl::CommandQueue& queue, cons
   // Never destroyed: releasing OpenCL objects during static destruction can outlive the driver.
   static PlanCache<SgemmPlan>& cache = *new PlanCache<SgemmPlan>(64);
   const QueueContext qc = queue_context_of(queue);
-  const std::string fp = tuning_fingerprint(*qc.info, tuning);
-  std::string key;
-  if (!fp.empty()) {
-    std::uint32_t alpha = 0, beta = 0;
-    std::memcpy(&alpha, &d.alpha, sizeof alpha);
-    std::memcpy(&beta, &d.beta, sizeof beta);
-    char k[512];
-    std::snprintf(k, sizeof k, "%p %p %d %d %d %zu %zu %zu %08x %08x %zu %zu %zu %zu %zu %zu\n",
-                  static_cast<void*>(qc.context()), static_cast<void*>(qc.device()), static_cast<int>(d.layout),
-                  static_cast<int>(d.trans_a), static_cast<int>(d.trans_b), d.m, d.n, d.k, alpha, beta, d.a_offset,
-                  d.a_ld, d.b_offset, d.b_ld, d.c_offset, d.c_ld);
-    key = k + fp;
-  }
+  const std::string key = plan_key(tuning_fingerprint(*qc.info, tuning), qc.context(), qc.device(), d.layout,
+                                   d.trans_a, d.trans_b, d.m, d.n, d.k, d.alpha, d.beta, d.a_offset, d.a_ld,
+                                   d.b_offset, d.b_ld, d.c_offset, d.c_ld);
   return cache.get(key, [&] { return std::make_shared<const SgemmPlan>(SgemmPlanAccess::make(qc, d, tuning)); });
 }
 

@@ -2,7 +2,6 @@
 #include "clforge/transpose.hpp"
 
 #include <climits>
-#include <cstdio>
 #include <mutex>
 
 #include "runtime/errors.hpp"
@@ -292,14 +291,8 @@ void transpose(cl::CommandQueue& queue, std::size_t rows, std::size_t cols, std:
   check_buffers(d, in.buffer, out.buffer);
   require(queue() != nullptr, kRoutine, "null command queue");
   const QueueContext qc = queue_context_of(queue);
-  const std::string fp = tuning_fingerprint(*qc.info, tuning);
-  std::string key;
-  if (!fp.empty()) {
-    char k[256];
-    std::snprintf(k, sizeof k, "%p %p %zu %zu %zu %zu %zu %zu %zu\n", static_cast<void*>(qc.context()),
-                  static_cast<void*>(qc.device()), rows, cols, elem_size, in.offset, in.ld, out.offset, out.ld);
-    key = k + fp;
-  }
+  const std::string key = plan_key(tuning_fingerprint(*qc.info, tuning), qc.context(), qc.device(), rows, cols,
+                                   elem_size, in.offset, in.ld, out.offset, out.ld);
   const auto plan = cache.get(key, [&] { return std::make_shared<const TransposePlan>(queue, d, tuning); });
   plan->impl_->run(queue, in.buffer, out.buffer, wait_list, event);  // checked above, same queue
 }

@@ -166,7 +166,11 @@ std::string tuning_fingerprint(const DeviceInfo& device, const Tuning& tuning) {
   auto file = [&](const std::string& path) {
     const FileStamp st = stamp_of_reused(path);
     if (st.size >= 0 && st.recent()) return false;
-    key += path + '@' + std::to_string(st.mtime) + ':' + std::to_string(st.size) + ':' + std::to_string(st.inode) + '\n';
+    key += path;  // then the stamp's bytes (formatting numbers costs more than the rest of the key)
+    key.append(reinterpret_cast<const char*>(&st.mtime), sizeof st.mtime);
+    key.append(reinterpret_cast<const char*>(&st.size), sizeof st.size);
+    key.append(reinterpret_cast<const char*>(&st.inode), sizeof st.inode);
+    key += '\n';
     return true;
   };
   if (v[0] != nullptr && !file(v[0])) return {};
