@@ -1,10 +1,27 @@
 // The shared workspace pool (see workspace.hpp).
 #include "runtime/workspace.hpp"
 
+#include <algorithm>
+
 #include "runtime/errors.hpp"
 #include "runtime/host_io.hpp"
 
 namespace clforge::detail {
+
+namespace {
+// The largest buffer the pool keeps for a context (see workspace.hpp).
+std::size_t kept_bytes_limit(const cl::Context& ctx) {
+  std::vector<cl::Device> devices;
+  check(ctx.getInfo(CL_CONTEXT_DEVICES, &devices), "clGetContextInfo");
+  cl_ulong smallest = 0;
+  for (const auto& d : devices) {
+    cl_ulong mem = 0;
+    check(d.getInfo(CL_DEVICE_GLOBAL_MEM_SIZE, &mem), "clGetDeviceInfo");
+    if (smallest == 0 || mem < smallest) smallest = mem;
+  }
+  return std::max<std::size_t>(kMaxCachedBytes, static_cast<std::size_t>(smallest / 8));
+}
+}  // namespace
 
 Workspace WorkspacePool::acquire(const cl::Context& ctx, std::size_t bytes, const std::string& what) {
   {
@@ -21,12 +38,13 @@ Workspace WorkspacePool::acquire(const cl::Context& ctx, std::size_t bytes, cons
   Workspace w;
   w.context = ctx();
   w.bytes = bytes;
+  w.keep = bytes <= kept_bytes_limit(ctx);
   w.buffer = device_buffer(ctx, CL_MEM_READ_WRITE, bytes, what);
   return w;
 }
 
 void WorkspacePool::release(Workspace w) {
-  if (w.bytes > kMaxCachedBytes) return;
+  if (!w.keep) return;
   std::lock_guard<std::mutex> lock(mutex_);
   std::size_t same = 0;
   for (const auto& x : idle_) same += x.context == w.context;

@@ -3,8 +3,10 @@
 // last use (WorkspaceLease), so calls on any queue of the context may run concurrently. A last
 // use on an in-order queue is that queue (no event: the next call on the same queue needs no
 // wait at all, a call on another queue waits for a marker enqueued then); on an out-of-order
-// queue it is the events of the commands. Buffers of more than kMaxCachedBytes are not kept; at most
-// kMaxIdlePerContext idle buffers per context.
+// queue it is the events of the commands. A buffer is kept for reuse up to kMaxCachedBytes or an
+// eighth of the smallest global memory of the context's devices, whichever is larger (a large
+// blur or FFT would otherwise allocate its scratch on every call); at most kMaxIdlePerContext
+// idle buffers per context.
 #pragma once
 #include <CL/opencl.hpp>
 #include <cstddef>
@@ -23,6 +25,7 @@ struct Workspace {
   cl_context context = nullptr;
   cl::Buffer buffer;
   std::size_t bytes = 0;
+  bool keep = true;  // goes back to the pool's idle list when released
   EventList last_use;      // commands that use the buffer and may still run, or
   cl::CommandQueue queue;  // the in-order queue whose commands used it last (then last_use is empty)
 };
