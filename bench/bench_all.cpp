@@ -41,7 +41,8 @@ std::vector<DeviceEntry> selected_devices(const AllOptions& opt) {
   if (opt.devices.empty()) return {select_device(opt.default_device)};
   std::set<std::string> seen;
   for (const auto& spec : opt.devices) {
-    if (detail::to_lower(spec) == "all") throw InvalidArgument("bench all --devices: 'all' cannot be combined with a list");
+    if (detail::to_lower(spec) == "all")
+      throw InvalidArgument("bench all --devices: 'all' cannot be combined with a list");
     DeviceEntry e = select_device(spec);
     if (seen.insert(e.info.index_string()).second) out.push_back(std::move(e));
   }
@@ -93,10 +94,14 @@ AllResults run_all(const AllOptions& opt) {
         const auto it = opt.sizes.find(routine);
         o.sizes = it != opt.sizes.end() ? it->second : std::vector<std::string>{};
         try {
-          if (routine == "transpose") bench_transpose(s, run.report, o, run.peaks);
-          else if (routine == "sgemm") bench_sgemm(s, run.report, o, run.peaks);
-          else if (routine == "fft") bench_fft(s, run.report, o, run.peaks);
-          else if (routine == "blur") bench_blur(s, run.report, o, run.peaks, opt.blur);
+          if (routine == "transpose")
+            bench_transpose(s, run.report, o, run.peaks);
+          else if (routine == "sgemm")
+            bench_sgemm(s, run.report, o, run.peaks);
+          else if (routine == "fft")
+            bench_fft(s, run.report, o, run.peaks);
+          else if (routine == "blur")
+            bench_blur(s, run.report, o, run.peaks, opt.blur);
         } catch (const std::exception& e) {
           run.report.add(failed_record(routine, e.what()));
           progress(routine + " failed: " + std::string(e.what()));

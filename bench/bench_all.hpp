@@ -23,9 +23,9 @@ struct AllOptions {
   std::vector<std::string> devices;  ///< {"all"}, or selectors as Session accepts them; empty: default_device
   std::string default_device;        ///< the global --device (empty: CLFORGE_DEVICE, else the first GPU)
   std::map<std::string, std::vector<std::string>> sizes;  ///< routine -> its sizes; absent: its (quick) list
-  BenchOptions base;                 ///< quick, tuning and timing plan shared by every routine
+  BenchOptions base;                                      ///< quick, tuning and timing plan shared by every routine
   BlurBenchOptions blur;
-  std::string command_line;          ///< recorded in results.json and report.md
+  std::string command_line;  ///< recorded in results.json and report.md
   /// Called with the results so far after each device (the CLI writes its files there, so
   /// a run stopped on a later device keeps complete results of the earlier ones).
   std::function<void(const AllResults&)> after_device;
@@ -38,7 +38,7 @@ void add_routine_size(std::map<std::string, std::vector<std::string>>& sizes, co
 /// One device's results.
 struct DeviceRun {
   explicit DeviceRun(const DeviceInfo& d) : report(d) {}
-  Report report;     ///< peak probes first, then every routine's records
+  Report report;  ///< peak probes first, then every routine's records
   Peaks peaks;
   double seconds = 0;
 };

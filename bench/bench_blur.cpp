@@ -37,11 +37,16 @@ MethodSpec method_spec(const std::string& name, const Configuration& rec) {
   if (name == "direct") return {"direct", BlurMethod::Direct, {}};
   if (name == "separable") return {"separable", BlurMethod::Separable, {}};
   if (name == "recursive") return {"recursive", BlurMethod::Recursive, {}};
-  if (name == "recursive-whole") return {"rec-whole", BlurMethod::Recursive, {{"BLUR_R_BLOCK", 0}, {"BLUR_R_FUSE_T", 0}}};
+  if (name == "recursive-whole")
+    return {"rec-whole", BlurMethod::Recursive, {{"BLUR_R_BLOCK", 0}, {"BLUR_R_FUSE_T", 0}}};
   if (name == "recursive-blocked")
-    return {"rec-block", BlurMethod::Recursive, {{"BLUR_R_BLOCK", block}, {"BLUR_R_NARROW", 1 << 30}, {"BLUR_R_FUSE_T", 0}}};
+    return {"rec-block",
+            BlurMethod::Recursive,
+            {{"BLUR_R_BLOCK", block}, {"BLUR_R_NARROW", 1 << 30}, {"BLUR_R_FUSE_T", 0}}};
   if (name == "recursive-fused")
-    return {"rec-fused", BlurMethod::Recursive, {{"BLUR_R_BLOCK", block}, {"BLUR_R_NARROW", 1 << 30}, {"BLUR_R_FUSE_T", 1}}};
+    return {"rec-fused",
+            BlurMethod::Recursive,
+            {{"BLUR_R_BLOCK", block}, {"BLUR_R_NARROW", 1 << 30}, {"BLUR_R_FUSE_T", 1}}};
   throw InvalidArgument("bench blur: unknown method '" + name +
                         "' (direct, separable, recursive, recursive-whole, recursive-blocked, recursive-fused)");
 }
@@ -86,7 +91,7 @@ void bench_blur(Session& s, Report& report, const BenchOptions& opt, const Peaks
   // Default images: 16 MP and 64 MP; CPU devices the 16 MP one (64 MP there takes minutes per
   // method and sigma).
   if (sizes.empty())
-    sizes = opt.quick ? std::vector<std::string>{"1024x1024"}
+    sizes = opt.quick                    ? std::vector<std::string>{"1024x1024"}
             : s.entry.info.type == "CPU" ? std::vector<std::string>{"4096x4096"}
                                          : std::vector<std::string>{"4096x4096", "8192x8192"};
   std::vector<double> sigmas = b.sigmas;
@@ -162,9 +167,11 @@ void bench_blur(Session& s, Report& report, const BenchOptions& opt, const Peaks
               r.error = sampled_error(host_in, host_out, W, H, c, sigma, sigma, o.border, rec_m ? 8.0 : 3.0,
                                       b.verify_pixels, 99 + n);
               const double tol = rec_m ? (sigma < 2 ? 0.20 : sigma < 5 ? 0.10 : 0.07) : 1e-4;
-              if (!(r.error <= tol)) r.status = "failed: sampled error " + std::to_string(r.error) + " > " + std::to_string(tol);
+              if (!(r.error <= tol))
+                r.status = "failed: sampled error " + std::to_string(r.error) + " > " + std::to_string(tol);
             }
-            r.timing = time_region(s.queue, [&] { blur.enqueue(s.queue, in, out); }, opt.plan);
+            r.timing = time_region(
+                s.queue, [&] { blur.enqueue(s.queue, in, out); }, opt.plan);
           } catch (const Error& e) {
             r.status = std::string("failed: ") + e.what();
           }
@@ -183,7 +190,8 @@ void bench_blur(Session& s, Report& report, const BenchOptions& opt, const Peaks
                       r.timing.median_ms > 0 ? 100 * bound_ms / r.timing.median_ms : 0.0, route.describe().c_str(),
                       r.status.c_str());
         progress(line);
-        rows.push_back({shape, m.label, static_cast<double>(n), sigma, r.timing.median_ms, mps, bound_ms, r.error, r.status});
+        rows.push_back(
+            {shape, m.label, static_cast<double>(n), sigma, r.timing.median_ms, mps, bound_ms, r.error, r.status});
         report.add(r);
       }
   }

@@ -104,13 +104,17 @@ std::vector<FftCase> cases_of(const BenchOptions& opt, const DeviceInfo& dev) {
       // "N" (64 MiB batch), "NxB" (explicit batch) or "N@MIB" (batch of MIB mebibytes)
       const auto x = s.find('x'), at = s.find('@');
       try {
-        if (x != std::string::npos) out.push_back({std::stoul(s.substr(0, x)), std::stoul(s.substr(x + 1))});
-        else if (at != std::string::npos) add(std::stoul(s.substr(0, at)), std::stoul(s.substr(at + 1)) << 20);
-        else add(std::stoul(s), std::size_t{64} << 20);
+        if (x != std::string::npos)
+          out.push_back({std::stoul(s.substr(0, x)), std::stoul(s.substr(x + 1))});
+        else if (at != std::string::npos)
+          add(std::stoul(s.substr(0, at)), std::stoul(s.substr(at + 1)) << 20);
+        else
+          add(std::stoul(s), std::size_t{64} << 20);
       } catch (const std::exception&) {
         throw InvalidArgument("fft size '" + s + "': expected N, NxBATCH or N@MIB");
       }
-      if (out.back().n == 0 || out.back().batch == 0) throw InvalidArgument("fft size '" + s + "': zero length or batch");
+      if (out.back().n == 0 || out.back().batch == 0)
+        throw InvalidArgument("fft size '" + s + "': zero length or batch");
     }
     return out;
   }
@@ -131,7 +135,6 @@ std::vector<FftCase> cases_of(const BenchOptions& opt, const DeviceInfo& dev) {
     for (std::size_t n : lengths) add(n, bytes);
   return out;
 }
-
 
 Record run_clforge(Session& s, const cl::Buffer& in, const cl::Buffer& out, const FftCase& c, const BenchOptions& opt) {
   Record r = make_record("clforge", c);
@@ -156,7 +159,8 @@ Record run_clforge(Session& s, const cl::Buffer& in, const cl::Buffer& out, cons
       cfgs.push_back(j);
     }
     r.params["kernels"] = cfgs;
-    r.timing = time_region(s.queue, [&] { plan.forward(in, out); }, opt.plan);
+    r.timing = time_region(
+        s.queue, [&] { plan.forward(in, out); }, opt.plan);
   } catch (const std::exception& e) {
     r.status = std::string("failed: ") + e.what();
   }

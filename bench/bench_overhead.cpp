@@ -26,9 +26,7 @@ using Clock = std::chrono::steady_clock;
 constexpr int kCalls = 200;
 constexpr int kRounds = 5;
 
-double us_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-}
+double us_since(Clock::time_point t0) { return std::chrono::duration<double, std::micro>(Clock::now() - t0).count(); }
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());

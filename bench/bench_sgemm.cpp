@@ -128,7 +128,8 @@ struct Cublas : cuda::Library {
     if (!problem.empty()) return;
     if (create(&handle) != 0) problem = "cublasCreate failed";
     // CUBLAS_DEFAULT_MATH (0): FP32 arithmetic, TF32 tensor cores off.
-    else if (set_math_mode(handle, 0) != 0) problem = "cublasSetMathMode failed";
+    else if (set_math_mode(handle, 0) != 0)
+      problem = "cublasSetMathMode failed";
   }
 };
 
@@ -271,7 +272,8 @@ void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peak
         } else {
           try {
             cu.error = check_result(gc, ha, hb, got, alpha).rel;
-            cu.timing = cuda::time_events(rt, [&] { call(); }, opt.plan);
+            cu.timing = cuda::time_events(
+                rt, [&] { call(); }, opt.plan);
             cu.status = "ok (cudaEvent timing, TF32 off, " + cb.from + ")";
           } catch (const Error& e) {
             cu.status = std::string("failed: ") + e.what();

@@ -30,8 +30,9 @@ nlohmann::json params_json(const Configuration& cfg) {
 
 void bench_transpose(Session& s, Report& report, const BenchOptions& opt, const Peaks& peaks) {
   std::vector<std::string> sizes = opt.sizes;
-  if (sizes.empty()) sizes = opt.quick ? std::vector<std::string>{"256", "1000x999"}
-                                       : std::vector<std::string>{"1024", "4096", "8192", "16384", "4097x31", "8191x8193"};
+  if (sizes.empty())
+    sizes = opt.quick ? std::vector<std::string>{"256", "1000x999"}
+                      : std::vector<std::string>{"1024", "4096", "8192", "16384", "4097x31", "8191x8193"};
   for (const auto& sz : sizes) {
     const auto [rows, cols] = parse_shape(sz);
     const std::size_t n = rows * cols;
@@ -87,8 +88,9 @@ void bench_transpose(Session& s, Report& report, const BenchOptions& opt, const 
                                         cols, out(), 0, rows, &q, nullptr);
     };
     enter(Record::of("transpose", "CLBlast", shape), call_clblast, [&] {
-      return status == clblast::StatusCode::kSuccess ? std::string()
-                                                      : "refused: CLBlast status " + std::to_string(static_cast<int>(status));
+      return status == clblast::StatusCode::kSuccess
+                 ? std::string()
+                 : "refused: CLBlast status " + std::to_string(static_cast<int>(status));
     });
 #endif
     const std::vector<Timing> timings = time_regions(s.queue, calls, opt.plan);

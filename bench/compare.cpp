@@ -115,9 +115,12 @@ int compare_results(const std::string& old_path, const std::string& new_path, st
       time_ratio = fixed("%.3f", ratio);
       thru_ratio = fixed("%.3f", 1 / ratio);
       tol_text = fixed("%.1f%%", tol * 100);
-      if (ratio > 1 + tol) verdict = "REGRESSION", ++regressions;
-      else if (ratio < 1 - tol) verdict = "faster", ++faster;
-      else verdict = "within spread", ++same;
+      if (ratio > 1 + tol)
+        verdict = "REGRESSION", ++regressions;
+      else if (ratio < 1 - tol)
+        verdict = "faster", ++faster;
+      else
+        verdict = "within spread", ++same;
     } else if (o.timed()) {
       verdict = "REGRESSION (now " + n->status.substr(0, 80) + ")";
       ++regressions;
@@ -140,8 +143,9 @@ int compare_results(const std::string& old_path, const std::string& new_path, st
     if (!o.used) out << (only_old++ ? "" : "\nonly in " + old_path + ":\n") << "  " << o.name() << "\n";
   for (const Entry& n : news)
     if (!n.used) out << (only_new++ ? "" : "\nonly in " + new_path + ":\n") << "  " << n.name() << "\n";
-  out << "\n" << matched << " matched: " << regressions << " regression" << (regressions == 1 ? "" : "s") << ", "
-      << faster << " faster, " << same << " within the spread, " << untimed << " not timed; " << only_old
+  out << "\n"
+      << matched << " matched: " << regressions << " regression" << (regressions == 1 ? "" : "s") << ", " << faster
+      << " faster, " << same << " within the spread, " << untimed << " not timed; " << only_old
       << " only in the old file, " << only_new << " only in the new file\n";
   return regressions > 0 ? 1 : 0;
 }

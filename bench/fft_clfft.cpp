@@ -1,12 +1,13 @@
 // clFFT as a peer of `clforge bench fft` (built when CLFORGE_HAVE_CLFFT): one out-of-place
 // forward plan per case, timed between marker kernels like clforge.
+#include "clforge/fft.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 
 #include "bench/fft_peers.hpp"
-#include "clforge/fft.hpp"
 #include "host/data.hpp"
 #include "host/fftw_reference.hpp"
 #include "runtime/errors.hpp"
@@ -20,11 +21,16 @@ namespace clforge::bench {
 namespace {
 const char* clfft_status_name(clfftStatus s) {
   switch (s) {
-    case CLFFT_SUCCESS: return "ok";
-    case CLFFT_NOTIMPLEMENTED: return "CLFFT_NOTIMPLEMENTED";
-    case CLFFT_INVALID_PLAN: return "CLFFT_INVALID_PLAN";
-    case CLFFT_TRANSPOSED_NOTIMPLEMENTED: return "CLFFT_TRANSPOSED_NOTIMPLEMENTED";
-    default: return "clFFT error";
+    case CLFFT_SUCCESS:
+      return "ok";
+    case CLFFT_NOTIMPLEMENTED:
+      return "CLFFT_NOTIMPLEMENTED";
+    case CLFFT_INVALID_PLAN:
+      return "CLFFT_INVALID_PLAN";
+    case CLFFT_TRANSPOSED_NOTIMPLEMENTED:
+      return "CLFFT_TRANSPOSED_NOTIMPLEMENTED";
+    default:
+      return "clFFT error";
   }
 }
 
@@ -61,8 +67,8 @@ Record run_clfft(Session& s, const cl::Buffer& in, const cl::Buffer& out, const 
   if (tmp_bytes > 0) tmp = cl::Buffer(s.context, CL_MEM_READ_WRITE, tmp_bytes);
   cl_mem bin = in(), bout = out();
   auto enqueue = [&] {
-    const clfftStatus e = clfftEnqueueTransform(h, CLFFT_FORWARD, 1, &q, 0, nullptr, nullptr, &bin, &bout,
-                                                tmp_bytes ? tmp() : nullptr);
+    const clfftStatus e =
+        clfftEnqueueTransform(h, CLFFT_FORWARD, 1, &q, 0, nullptr, nullptr, &bin, &bout, tmp_bytes ? tmp() : nullptr);
     if (e != CLFFT_SUCCESS) throw Error(std::string("clfftEnqueueTransform: ") + clfft_status_name(e));
   };
   try {
@@ -78,6 +84,5 @@ Record run_clfft(Session& s, const cl::Buffer& in, const cl::Buffer& out, const 
   return r;
 }
 #endif
-
 
 }  // namespace clforge::bench

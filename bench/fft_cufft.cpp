@@ -1,12 +1,13 @@
 // cuFFT as a peer of `clforge bench fft` on NVIDIA devices (built with CLFORGE_WITH_CUDA; the
 // library is loaded at run time, timed with CUDA events).
+#include "clforge/fft.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 
 #include "bench/fft_peers.hpp"
-#include "clforge/fft.hpp"
 #include "host/data.hpp"
 #include "host/fftw_reference.hpp"
 #include "runtime/errors.hpp"
@@ -67,8 +68,8 @@ Record run_cufft(Session& s, const cl::Buffer& in, const FftCase& c, const Timin
     return r;
   }
   int handle = 0, n = static_cast<int>(c.n);
-  const int planned = cf.plan_many(&handle, 1, &n, nullptr, 1, n, nullptr, 1, n, 0x29 /* CUFFT_C2C */,
-                                   static_cast<int>(c.batch));
+  const int planned =
+      cf.plan_many(&handle, 1, &n, nullptr, 1, n, nullptr, 1, n, 0x29 /* CUFFT_C2C */, static_cast<int>(c.batch));
   if (planned != 0) {
     r.status = "refused: cufftPlanMany returned " + cufft_result(planned);
     return r;
@@ -93,6 +94,5 @@ Record run_cufft(Session& s, const cl::Buffer& in, const FftCase& c, const Timin
   return r;
 }
 #endif
-
 
 }  // namespace clforge::bench

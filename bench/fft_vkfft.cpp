@@ -1,23 +1,23 @@
 // VkFFT (OpenCL backend) as a peer of `clforge bench fft`: on CPU devices in a child process
 // (this executable, `bench fft-vkfft-child`), so that a crash inside VkFFT (seen on PoCL at
 // n = 131072) becomes a "failed" row instead of ending the benchmark; on GPUs in-process.
+#include "clforge/fft.hpp"
+
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <sstream>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <sstream>
 
+#include "bench/fft_child.hpp"
 #include "bench/fft_peers.hpp"
-#include "clforge/fft.hpp"
+#include "bench/vkfft_include.hpp"
 #include "host/data.hpp"
 #include "host/fftw_reference.hpp"
 #include "runtime/errors.hpp"
-#include "bench/fft_child.hpp"
-#include "bench/vkfft_include.hpp"
 
 namespace clforge::bench {
 
@@ -80,7 +80,8 @@ Record run_vkfft_child(Session& s, const FftCase& c, const BenchOptions& opt) {
     else if (code > 128)  // the shell between us reports the child's signal as 128 + signal
       r.status = "failed: VkFFT child crashed (signal " + std::to_string(code - 128) + ")";
     else
-      r.status = "failed: VkFFT child exited with status " + std::to_string(st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : st);
+      r.status =
+          "failed: VkFFT child exited with status " + std::to_string(st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : st);
     if (!last.empty()) r.status += ": " + last.substr(0, 300);
     return r;
   }
@@ -96,7 +97,6 @@ Record run_vkfft_here(Session& s, const FftCase& c, const BenchOptions& opt) {
   read_vkfft_answer(vkfft_answer(s, c.n, c.batch, opt.plan), r);
   return r;
 }
-
 
 std::string vkfft_answer(Session& s, std::size_t n, std::size_t batch, const TimingPlan& plan) {
   char line[256];
@@ -161,6 +161,5 @@ int fft_vkfft_child(Session& s, std::size_t n, std::size_t batch, const TimingPl
   std::fflush(stdout);
   return 0;
 }
-
 
 }  // namespace clforge::bench

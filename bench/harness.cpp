@@ -2,11 +2,11 @@
 #include "bench/harness.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cctype>
+#include <chrono>
 #include <cmath>
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -108,9 +108,12 @@ namespace {
 std::string csv_text(const std::string& s) {
   std::string o = "\"";
   for (char ch : s) {
-    if (ch == '"') o += "\"\"";
-    else if (ch == '\n' || ch == '\r') o += ' ';
-    else o += ch;
+    if (ch == '"')
+      o += "\"\"";
+    else if (ch == '\n' || ch == '\r')
+      o += ' ';
+    else
+      o += ch;
   }
   return o + '"';
 }
@@ -139,8 +142,10 @@ std::string Report::to_table() const {
     << line;
   for (const auto& r : records_) {
     char err[32];
-    if (r.error >= 0) std::snprintf(err, sizeof err, "%.2e", r.error);
-    else std::snprintf(err, sizeof err, "-");
+    if (r.error >= 0)
+      std::snprintf(err, sizeof err, "%.2e", r.error);
+    else
+      std::snprintf(err, sizeof err, "-");
     std::snprintf(line, sizeof line, "%-12s %-28s %-10s %11.4f %10.1f %10.1f %10s  %s\n", r.routine.c_str(),
                   r.shape.c_str(), r.library.c_str(), r.timing.median_ms, r.gbps(), r.gflops(), err, r.status.c_str());
     o << line;
@@ -179,9 +184,7 @@ std::string& progress_prefix() {
 }
 }  // namespace
 
-void progress(const std::string& line) {
-  std::cerr << progress_prefix() << line << std::endl;
-}
+void progress(const std::string& line) { std::cerr << progress_prefix() << line << std::endl; }
 
 void set_progress_prefix(const std::string& prefix) { progress_prefix() = prefix; }
 

@@ -26,14 +26,14 @@ using detail::time_regions;
 
 /// One measurement row of a report.
 struct Record {
-  std::string routine;   ///< "transpose", "sgemm", "peak", ...
-  std::string library;   ///< "clforge", "CLBlast", "clFFT", "VkFFT", "cuBLAS", ...
-  std::string shape;     ///< "8192x8192", "n=1024 batch=8192", ...
+  std::string routine;        ///< "transpose", "sgemm", "peak", ...
+  std::string library;        ///< "clforge", "CLBlast", "clFFT", "VkFFT", "cuBLAS", ...
+  std::string shape;          ///< "8192x8192", "n=1024 batch=8192", ...
   std::string status = "ok";  ///< "ok", "refused: ...", "failed: ..."
   Timing timing;
-  double bytes = 0;      ///< bytes moved (read + written) by one run, for GB/s
-  double flops = 0;      ///< flops of one run, for GFLOP/s
-  double error = -1;     ///< relative error against the host reference (-1: not checked)
+  double bytes = 0;                                  ///< bytes moved (read + written) by one run, for GB/s
+  double flops = 0;                                  ///< flops of one run, for GFLOP/s
+  double error = -1;                                 ///< relative error against the host reference (-1: not checked)
   nlohmann::json params = nlohmann::json::object();  ///< parameters and their sources
   /// A record of `routine` by `library` on `shape`, nothing measured yet.
   static Record of(std::string routine, std::string library, std::string shape) {

@@ -7,7 +7,7 @@
 namespace clforge::bench {
 
 struct Peaks {
-  double copy_gbps = 0;         ///< best of clEnqueueCopyBuffer and the copy kernel (read + write)
+  double copy_gbps = 0;  ///< best of clEnqueueCopyBuffer and the copy kernel (read + write)
   double fma_gflops = 0;
 };
 

@@ -14,10 +14,10 @@ bool timed(const Record& r);
 
 /// A routine's throughput: unit, value of a record, and the peak it is compared with.
 struct Metric {
-  std::string unit;                   ///< "GB/s", "GFLOP/s", "MP/s"
+  std::string unit;  ///< "GB/s", "GFLOP/s", "MP/s"
   double (*value)(const Record&);
-  double (*peak)(const Peaks&);       ///< nullptr: no peak (blur has per-method bounds)
-  std::string peak_name;              ///< "copy bandwidth", "FMA peak"
+  double (*peak)(const Peaks&);  ///< nullptr: no peak (blur has per-method bounds)
+  std::string peak_name;         ///< "copy bandwidth", "FMA peak"
 };
 /// transpose and fft: GB/s against the copy bandwidth; sgemm: GFLOP/s against the FMA peak;
 /// blur: MP/s; another routine: GB/s when its first record moves bytes, else GFLOP/s.

@@ -92,8 +92,10 @@ Chart blur_chart(std::size_t dev, const DeviceRun& run, const std::string& image
     c.series.push_back(std::move(s));
     if (b.points.empty()) continue;
     auto same = std::find_if(bounds.begin(), bounds.end(), [&](const ChartSeries& o) { return o.points == b.points; });
-    if (same != bounds.end()) same->label += ", " + methods[i];
-    else bounds.push_back(std::move(b));
+    if (same != bounds.end())
+      same->label += ", " + methods[i];
+    else
+      bounds.push_back(std::move(b));
   }
   for (auto& b : bounds) c.series.push_back(std::move(b));
   return c;
@@ -155,7 +157,8 @@ std::vector<std::pair<std::string, std::string>> report_charts(const AllResults&
       out.emplace_back(chart_file(routine, k + 1), svg_chart(routine_chart(routine, k + 1, run)));
     }
   }
-  for (const std::string& routine : routines) out.emplace_back(devices_chart_file(routine), svg_chart(devices_chart(routine, res)));
+  for (const std::string& routine : routines)
+    out.emplace_back(devices_chart_file(routine), svg_chart(devices_chart(routine, res)));
   return out;
 }
 

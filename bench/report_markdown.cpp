@@ -76,8 +76,10 @@ namespace {
 std::string data_size(const Record& r) {
   const double data = r.bytes / 2;  // read once, written once
   char b[32];
-  if (data >= 1 << 20) std::snprintf(b, sizeof b, "%.0f MiB", std::round(data / (1 << 20)));
-  else std::snprintf(b, sizeof b, "%.0f KiB", std::round(data / 1024));
+  if (data >= 1 << 20)
+    std::snprintf(b, sizeof b, "%.0f MiB", std::round(data / (1 << 20)));
+  else
+    std::snprintf(b, sizeof b, "%.0f KiB", std::round(data / 1024));
   return b;
 }
 }  // namespace
@@ -152,8 +154,10 @@ std::string devices_chart_file(const std::string& routine) { return routine + "_
 std::string num(double v) {
   char b[64];
   if (v == 0) return "0";
-  if (std::fabs(v) >= 100) std::snprintf(b, sizeof b, "%.0f", v);
-  else std::snprintf(b, sizeof b, "%.3g", v);
+  if (std::fabs(v) >= 100)
+    std::snprintf(b, sizeof b, "%.0f", v);
+  else
+    std::snprintf(b, sizeof b, "%.3g", v);
   return b;
 }
 
@@ -171,9 +175,12 @@ std::string pct(double part, double whole) {
 std::string cell(const std::string& s, std::size_t limit = 120) {
   std::string o;
   for (char c : s) {
-    if (c == '|') o += "\\|";
-    else if (c == '\n' || c == '\r') o += ' ';
-    else o += c;
+    if (c == '|')
+      o += "\\|";
+    else if (c == '\n' || c == '\r')
+      o += ' ';
+    else
+      o += c;
   }
   return o.size() > limit ? o.substr(0, limit - 3) + "..." : o;
 }
@@ -195,8 +202,10 @@ void notes(std::ostringstream& o, const std::vector<const Record*>& rs) {
   std::vector<std::string> lines;
   for (const Record* r : rs) {
     std::string line;
-    if (r->shape == "-") line = "- the routine stopped: " + cell(r->status);
-    else if (r->status.rfind("ok ", 0) == 0) line = "- " + r->library + ": " + cell(r->status);
+    if (r->shape == "-")
+      line = "- the routine stopped: " + cell(r->status);
+    else if (r->status.rfind("ok ", 0) == 0)
+      line = "- " + r->library + ": " + cell(r->status);
     if (!line.empty() && std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
   }
   if (lines.empty()) return;
@@ -256,9 +265,12 @@ void blur_tables(std::ostringstream& o, std::size_t device, const std::vector<co
         const Record* hit = nullptr;
         for (const Record* r : rs)
           if (r->library == method && blur_image(*r) == image && blur_sigma(*r) == s) hit = r;
-        if (hit == nullptr) o << " |";
-        else if (!timed(*hit)) o << ' ' << cell(hit->status) << " |";
-        else o << ' ' << num(blur_mps(*hit)) << " (" << pct(blur_mps(*hit), blur_bound_mps(*hit)) << ") |";
+        if (hit == nullptr)
+          o << " |";
+        else if (!timed(*hit))
+          o << ' ' << cell(hit->status) << " |";
+        else
+          o << ' ' << num(blur_mps(*hit)) << " (" << pct(blur_mps(*hit), blur_bound_mps(*hit)) << ") |";
       }
       o << "\n";
     }
@@ -296,8 +308,7 @@ std::string report_markdown(const AllResults& res) {
       << "| type, vendor class, architecture | " << d.type << ", " << d.vendor_key() << ", "
       << (d.architecture.empty() ? "-" : d.architecture) << " |\n"
       << "| compute units, clock | " << d.compute_units << ", " << d.max_clock_mhz << " MHz |\n"
-      << "| memory | " << (d.global_mem_size >> 20) << " MiB global, " << (d.local_mem_size >> 10)
-      << " KiB local |\n"
+      << "| memory | " << (d.global_mem_size >> 20) << " MiB global, " << (d.local_mem_size >> 10) << " KiB local |\n"
       << "| run time | " << num(run.seconds) << " s |\n";
     for (const auto& [peer, version] : peers.items())
       o << "| peer " << peer << " | " << cell(version.get<std::string>(), 400) << " |\n";
@@ -308,7 +319,8 @@ std::string report_markdown(const AllResults& res) {
         << " | " << num(r->gflops()) << " | " << cell(r->status) << " |\n";
     o << "\nCopy bandwidth (best of clEnqueueCopyBuffer and the copy kernel): **" << num(run.peaks.copy_gbps)
       << " GB/s**; FMA throughput: **" << num(run.peaks.fma_gflops) << " GFLOP/s**.\n";
-    for (const Record* r : records_of(run.report, "session")) o << "\nThe device could not be used: " << cell(r->status) << "\n";
+    for (const Record* r : records_of(run.report, "session"))
+      o << "\nThe device could not be used: " << cell(r->status) << "\n";
 
     for (const std::string& routine : routines_of(run.report)) {
       const std::vector<const Record*> rs = records_of(run.report, routine);

@@ -12,9 +12,9 @@
 namespace clforge::bench {
 
 struct BenchOptions {
-  bool quick = false;               ///< small size list (tests, --quick)
-  std::vector<std::string> sizes;   ///< explicit sizes (routine-specific syntax); empty: the default list
-  Tuning tuning;                    ///< overrides for clforge's parameters
+  bool quick = false;              ///< small size list (tests, --quick)
+  std::vector<std::string> sizes;  ///< explicit sizes (routine-specific syntax); empty: the default list
+  Tuning tuning;                   ///< overrides for clforge's parameters
   /// Every library alike: back-to-back calls between the markers (or CUDA events) of a
   /// repetition, so that a region lasts about 2 ms (TimingPlan::region_ms).
   TimingPlan plan{2, 5, 100, 50, detail::kRegionMs};

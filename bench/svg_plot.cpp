@@ -21,11 +21,20 @@ std::string xml(const std::string& s) {
   std::string o;
   for (char c : s) {
     switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      default:
+        o += c;
     }
   }
   return o;
@@ -163,8 +172,8 @@ std::string svg_chart(const Chart& c) {
     o << "<text x=\"" << kLeft - 6 << "\" y=\"" << fmt("%.1f", py(t) + 4) << "\" text-anchor=\"end\">"
       << short_number(t) << "</text>\n";
   o << "</g>\n";
-  o << "<rect x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\"" << kRight - kLeft << "\" height=\""
-    << kBottom - kTop << "\" fill=\"none\" stroke=\"#444\"/>\n";
+  o << "<rect x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\"" << kRight - kLeft << "\" height=\"" << kBottom - kTop
+    << "\" fill=\"none\" stroke=\"#444\"/>\n";
   o << "<text x=\"" << (kLeft + kRight) / 2 << "\" y=\"" << kHeight - 18 << "\" text-anchor=\"middle\">"
     << xml(c.x_label + (ax.log ? " (log scale)" : "")) << "</text>\n";
   o << "<text transform=\"translate(22," << (kTop + kBottom) / 2 << ") rotate(-90)\" text-anchor=\"middle\">"

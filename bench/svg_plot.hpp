@@ -37,7 +37,8 @@ struct Chart {
 
 /// The chart as a complete SVG document ("<svg ...>...</svg>\n"). Points with a non-positive
 /// or non-finite coordinate on a log axis (and non-finite ones on a linear axis) are left out;
-/// every series still gets its group, its polyline (unless markers only) and a legend entry. Width 900, height 480 user units.
+/// every series still gets its group, its polyline (unless markers only) and a legend entry. Width 900, height 480 user
+/// units.
 std::string svg_chart(const Chart& chart);
 
 /// Compact number for tick labels and tables: 3 significant digits, k/M/G above 10^4.

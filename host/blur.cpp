@@ -49,7 +49,8 @@ std::vector<double> gaussian_blur(const float* in, std::size_t w, std::size_t h,
                                   double sigma_x, double sigma_y, BlurBorder border, double truncate) {
   const std::vector<double> gx = gaussian_weights(sigma_x, truncate), gy = gaussian_weights(sigma_y, truncate);
   const int rx = static_cast<int>(gx.size() / 2), ry = static_cast<int>(gy.size() / 2);
-  const std::vector<long> ty = tap_table(static_cast<long>(h), ry, border), tx = tap_table(static_cast<long>(w), rx, border);
+  const std::vector<long> ty = tap_table(static_cast<long>(h), ry, border),
+                          tx = tap_table(static_cast<long>(w), rx, border);
   std::vector<double> tmp(w * h * c), out(w * h * c);
   for (std::size_t y = 0; y < h; ++y)
     for (int k = 0; k <= 2 * ry; ++k) {

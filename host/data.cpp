@@ -32,7 +32,7 @@ void fill_range(float* data, std::size_t begin, std::size_t end, std::uint64_t k
     const std::uint64_t w = mix64(key + (i / 2 + 1) * 0x9E3779B97F4A7C15ULL);
     const std::uint32_t bits = static_cast<std::uint32_t>(i % 2 ? w >> 40 : (w >> 8) & 0xFFFFFF);
     const float v = static_cast<float>(bits) * (2.0f * scale) - 1.0f;  // [-1, 1), steps of 2^-23
-    data[i] = v == 0.0f ? 0.5f : v;  // never exact zeros
+    data[i] = v == 0.0f ? 0.5f : v;                                    // never exact zeros
   }
 }
 

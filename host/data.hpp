@@ -31,9 +31,9 @@ std::size_t count_written(const float* data, std::size_t n);
 
 /// Comparison of a result against a double-precision reference.
 struct Comparison {
-  double rel_error = 0;      ///< ||y - ref||_2 / ||ref||_2 (or ||y - ref|| when ref == 0)
+  double rel_error = 0;  ///< ||y - ref||_2 / ||ref||_2 (or ||y - ref|| when ref == 0)
   double max_abs_error = 0;
-  std::size_t nonfinite = 0; ///< NaN/Inf in y (counted as failures)
+  std::size_t nonfinite = 0;  ///< NaN/Inf in y (counted as failures)
   std::size_t count = 0;
   bool ok(double tolerance) const { return nonfinite == 0 && rel_error <= tolerance; }
   std::string summary() const;

@@ -8,7 +8,6 @@
 
 namespace clforge::host {
 
-
 std::vector<cdouble> dft(const std::vector<cdouble>& x, int sign) {
   const std::size_t n = x.size();
   std::vector<cdouble> y(n);
@@ -22,7 +21,6 @@ std::vector<cdouble> dft(const std::vector<cdouble>& x, int sign) {
   }
   return y;
 }
-
 
 std::vector<cdouble> fft_batch(const float* in, std::size_t n, std::size_t batch, std::size_t stride,
                                std::size_t distance, std::size_t offset, bool inverse, double scale) {

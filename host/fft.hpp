@@ -27,10 +27,10 @@ std::vector<cdouble> fft_batch(const float* in, std::size_t n, std::size_t batch
 
 /// Error of a device result against a contiguous reference, per transform.
 struct FftError {
-  double max_rel_l2 = 0;       ///< largest ||y_b - ref_b|| / ||ref_b|| over the transforms
-  double max_abs = 0;          ///< largest |y - ref| over all elements
-  std::size_t worst = 0;       ///< transform with the largest relative error
-  std::size_t nonfinite = 0;   ///< NaN or Inf results (never acceptable)
+  double max_rel_l2 = 0;      ///< largest ||y_b - ref_b|| / ||ref_b|| over the transforms
+  double max_abs = 0;         ///< largest |y - ref| over all elements
+  std::size_t worst = 0;      ///< transform with the largest relative error
+  std::size_t nonfinite = 0;  ///< NaN or Inf results (never acceptable)
 };
 /// out is the device output (float pairs) with the given layout; ref from fft_batch().
 FftError fft_compare(const float* out, std::size_t n, std::size_t batch, std::size_t stride, std::size_t distance,

@@ -55,8 +55,8 @@ inline std::string describe(const Case& k, std::uint64_t seed) {
 }
 
 struct Outcome {
-  host::Comparison cmp;          // against the reference of the same filter
-  host::Comparison exact;        // recursive only: against the exact Gaussian
+  host::Comparison cmp;    // against the reference of the same filter
+  host::Comparison exact;  // recursive only: against the exact Gaussian
   std::size_t outside_touched = 0;
   BlurMethod used = BlurMethod::Auto;
 };
@@ -113,7 +113,8 @@ inline void check_float(const Case& k, std::uint64_t seed) {
   INFO(describe(k, seed));
   INFO("against the same filter: " << r.cmp.summary() << " (tolerance " << tol << ")");
   CHECK(r.outside_touched == 0);
-  if (nearly_constant(k.w, k.h, k.sx, k.sy)) {  // output near its mean, maybe near zero: error against the input scale 1
+  if (nearly_constant(k.w, k.h, k.sx,
+                      k.sy)) {  // output near its mean, maybe near zero: error against the input scale 1
     CHECK(r.cmp.nonfinite == 0);
     CHECK(r.cmp.max_abs_error <= tol);
   } else {

@@ -80,8 +80,10 @@ inline double check_fft(Case c, std::uint64_t seed) {
   cl::Buffer bout =
       c.in_place ? bin : cl::Buffer(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, out.size() * 4, out.data());
   cl::Event ev;
-  if (c.inverse) plan.inverse(bin, bout, {}, &ev);
-  else plan.forward(bin, bout, {}, &ev);
+  if (c.inverse)
+    plan.inverse(bin, bout, {}, &ev);
+  else
+    plan.forward(bin, bout, {}, &ev);
   std::vector<cl::Event> deps{ev};
   std::vector<float> got(out.size());
   s.queue.enqueueReadBuffer(bout, CL_TRUE, 0, got.size() * 4, got.data(), &deps);
@@ -124,9 +126,7 @@ inline bool long_tests() {
 }
 
 // A vendor class's shipped parameters for length n (resolved for a made-up device of that class).
-inline ParamMap vendor_row(VendorClass v, std::size_t n) {
-  return test::vendor_row("fft", v, std::to_string(n));
-}
+inline ParamMap vendor_row(VendorClass v, std::size_t n) { return test::vendor_row("fft", v, std::to_string(n)); }
 
 inline Case with(Case c, const ParamMap& p) {
   c.tuning = Tuning{p, false};

@@ -28,8 +28,10 @@ int main(int argc, char** argv) {
       }
       try {
         clforge::Session s("");
-        if (s.queue() != nullptr && s.context() != nullptr) ++ok;
-        else errors[i] = "null queue or context";
+        if (s.queue() != nullptr && s.context() != nullptr)
+          ++ok;
+        else
+          errors[i] = "null queue or context";
       } catch (const clforge::UnsupportedDevice& e) {
         ++no_device;
         errors[i] = e.what();

@@ -13,16 +13,26 @@ std::size_t safety_cases() {
 std::size_t Hostile::wild() {
   constexpr std::size_t kMax = std::numeric_limits<std::size_t>::max();
   switch (below(10)) {
-    case 0: return kMax - below(64);
-    case 1: return kMax / (2 + below(256)) + 1 + below(3);  // times a small number: wraps
-    case 2: return (std::size_t{1} << 31) + below(5) - 2;
-    case 3: return (std::size_t{1} << 32) + below(5) - 2;
-    case 4: return (std::size_t{1} << 63) + below(5) - 2;
-    case 5: return std::size_t{1} << below(64);
-    case 6: return (std::size_t{1} << (32 + below(32))) - below(2);
-    case 7: return kMax / 63 + 1;  // the leading dimension that wrapped sgemm's C extent
-    case 8: return bits();
-    default: return kMax / 4 + below(4);
+    case 0:
+      return kMax - below(64);
+    case 1:
+      return kMax / (2 + below(256)) + 1 + below(3);  // times a small number: wraps
+    case 2:
+      return (std::size_t{1} << 31) + below(5) - 2;
+    case 3:
+      return (std::size_t{1} << 32) + below(5) - 2;
+    case 4:
+      return (std::size_t{1} << 63) + below(5) - 2;
+    case 5:
+      return std::size_t{1} << below(64);
+    case 6:
+      return (std::size_t{1} << (32 + below(32))) - below(2);
+    case 7:
+      return kMax / 63 + 1;  // the leading dimension that wrapped sgemm's C extent
+    case 8:
+      return bits();
+    default:
+      return kMax / 4 + below(4);
   }
 }
 
@@ -67,7 +77,8 @@ Slot Arena::pick(Hostile& h, Parent p, double p_null) {
   const std::size_t size = h.chance(0.5) ? 4 * (1 + h.below(room / 4)) : room - 4 * h.below(64);
   cl_buffer_region region{slot.origin, size};
   cl_int st = CL_SUCCESS;
-  slot.buffer = (p == Parent::Dst ? dst_ : src_).createSubBuffer(CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &st);
+  slot.buffer =
+      (p == Parent::Dst ? dst_ : src_).createSubBuffer(CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &st);
   REQUIRE(st == CL_SUCCESS);
   return slot;
 }
@@ -87,8 +98,8 @@ bool Arena::verify(const std::string& what) {
     if (std::memcmp(got.data(), expected(p).data(), kBytes) != 0) {
       std::size_t i = 0;
       while (got[i] == expected(p)[i]) ++i;
-      FAIL_CHECK((p == Parent::Dst ? "dst" : "src") << " parent byte " << i << " (float " << i / 4
-                                                    << ") differs from what " << what << " may change");
+      FAIL_CHECK((p == Parent::Dst ? "dst" : "src")
+                 << " parent byte " << i << " (float " << i / 4 << ") differs from what " << what << " may change");
       ok = false;
     }
     // Back to the pristine state for the next call.
@@ -122,7 +133,8 @@ void fuzz_one(Arena& arena, const std::string& what, FuzzCounts& counts, const s
                       << after.activity.buffers - before.activity.buffers << ", commands +"
                       << after.activity.enqueued - before.activity.enqueued << ", programs +"
                       << after.programs - before.programs);
-    if (std::string(e.what()).find(": ") == std::string::npos) FAIL_CHECK(what << ": message without routine: " << e.what());
+    if (std::string(e.what()).find(": ") == std::string::npos)
+      FAIL_CHECK(what << ": message without routine: " << e.what());
     arena.verify(what + " (refused)");
     return;
   } catch (const std::exception& e) {

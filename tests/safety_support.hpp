@@ -32,7 +32,9 @@ class Hostile {
   /// An adversarial value.
   std::size_t wild();
   /// A small value in [lo, hi] or, with probability p_wild, an adversarial one.
-  std::size_t size(std::size_t lo, std::size_t hi, double p_wild) { return chance(p_wild) ? wild() : lo + below(hi - lo + 1); }
+  std::size_t size(std::size_t lo, std::size_t hi, double p_wild) {
+    return chance(p_wild) ? wild() : lo + below(hi - lo + 1);
+  }
 
  private:
   std::mt19937_64 rng_;

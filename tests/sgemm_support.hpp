@@ -45,7 +45,7 @@ SgemmDesc desc_of(const Case& c);
 
 /// What one run of a case gave.
 struct Outcome {
-  double error = 0, tolerance = 0;  // scaled error and its bound
+  double error = 0, tolerance = 0;     // scaled error and its bound
   std::size_t touched = 0, first = 0;  // elements outside the matrix that changed, the first one
   std::string summary;                 // host::compare's summary
   bool ok() const { return touched == 0 && error <= tolerance; }

@@ -21,7 +21,6 @@ using namespace clforge;
 
 namespace {
 
-
 std::string read_text(const std::string& path) {
   const auto t = detail::read_file(path);
   REQUIRE_MESSAGE(t.has_value(), "cannot read " << path);
@@ -66,8 +65,8 @@ TEST_SUITE("bench_all") {
     const std::string dir = test::temp_dir("bench-all") + "/results";
     // sgemm gets a bad size after a good one: the routine stops with a failed record and the
     // run goes on with fft and blur.
-    const std::string cmd = std::string(CLFORGE_CLI) + " bench all --quick --devices " +
-                            s.entry.info.index_string() + " --out '" + dir +
+    const std::string cmd = std::string(CLFORGE_CLI) + " bench all --quick --devices " + s.entry.info.index_string() +
+                            " --out '" + dir +
                             "' --size transpose:64 --size transpose:100x37 --size sgemm:64 --size sgemm:not-a-size"
                             " --size fft:64x16 --size fft:256x8 --size blur:64x48 --sigmas 1,3"
                             " --methods direct,separable,recursive";
@@ -115,8 +114,8 @@ TEST_SUITE("bench_all") {
     CHECK(routines_ok == std::set<std::string>{"transpose", "sgemm", "fft", "blur"});
     CHECK(sgemm_failed);
     CHECK(transpose_sources);
-    for (const char* h : {"[device 1/1] peak", "[device 1/1] transpose", "[device 1/1] sgemm", "[device 1/1] fft",
-                          "[device 1/1] blur"})
+    for (const char* h :
+         {"[device 1/1] peak", "[device 1/1] transpose", "[device 1/1] sgemm", "[device 1/1] fft", "[device 1/1] blur"})
       CHECK_MESSAGE(log.find(h) != std::string::npos, h);
 
     // results.csv: a header and one row per record, the device first.
@@ -212,8 +211,8 @@ TEST_SUITE("bench_all") {
   TEST_CASE("bench overhead: host time, device span and commands of every small call, side by side") {
     auto& s = test::session();
     const std::string out = test::temp_dir("bench-overhead") + "/overhead";
-    const std::string cmd = std::string(CLFORGE_CLI) + " --device " + s.entry.info.index_string() +
-                            " bench overhead --out '" + out + "'";
+    const std::string cmd =
+        std::string(CLFORGE_CLI) + " --device " + s.entry.info.index_string() + " bench overhead --out '" + out + "'";
     std::string log;
     const int rc = test::run_command(cmd, log);
     INFO(log);
@@ -251,7 +250,7 @@ TEST_SUITE("bench_all") {
     const std::string cli = std::string(CLFORGE_CLI) + " bench compare ";
     nlohmann::json old_m = nlohmann::json::array(), new_m = nlohmann::json::array();
     old_m.push_back(measurement("transpose", "clforge", "64x64", 1.0, 0.02));
-    new_m.push_back(measurement("transpose", "clforge", "64x64", 2.0, 0.02));   // 2x slower
+    new_m.push_back(measurement("transpose", "clforge", "64x64", 2.0, 0.02));  // 2x slower
     old_m.push_back(measurement("sgemm", "clforge", "64x64x64", 1.0, 0.01));
     new_m.push_back(measurement("sgemm", "clforge", "64x64x64", 1.015, 0.01));  // within the 2% floor
     old_m.push_back(measurement("fft", "clforge", "n=64 batch=16", 1.0, 0.5));

@@ -136,10 +136,21 @@ TEST_SUITE("blur") {
     // link kernel with one work-item per column and with runs of blocks per work-item.
     const ParamMap schemes[] = {
         {{"BLUR_R_BLOCK", 0}, {"BLUR_R_FUSE_T", 0}, {"BLUR_R_BATCH", 16}},
-        {{"BLUR_R_BLOCK", 16}, {"BLUR_R_NARROW", 1 << 30}, {"BLUR_R_FUSE_T", 0}, {"BLUR_R_BATCH", 2},
+        {{"BLUR_R_BLOCK", 16},
+         {"BLUR_R_NARROW", 1 << 30},
+         {"BLUR_R_FUSE_T", 0},
+         {"BLUR_R_BATCH", 2},
          {"BLUR_R_LINK_SPLIT", 4}},
-        {{"BLUR_R_BLOCK", 32}, {"BLUR_R_NARROW", 1 << 30}, {"BLUR_R_FUSE_T", 1}, {"BLUR_R_LX", 16}, {"BLUR_R_BATCH", 8}},
-        {{"BLUR_R_BLOCK", 16}, {"BLUR_R_NARROW", 1 << 30}, {"BLUR_R_FUSE_T", 1}, {"BLUR_R_LX", 16}, {"BLUR_R_BATCH", 4},
+        {{"BLUR_R_BLOCK", 32},
+         {"BLUR_R_NARROW", 1 << 30},
+         {"BLUR_R_FUSE_T", 1},
+         {"BLUR_R_LX", 16},
+         {"BLUR_R_BATCH", 8}},
+        {{"BLUR_R_BLOCK", 16},
+         {"BLUR_R_NARROW", 1 << 30},
+         {"BLUR_R_FUSE_T", 1},
+         {"BLUR_R_LX", 16},
+         {"BLUR_R_BATCH", 4},
          {"BLUR_R_LINK_SPLIT", 2}},
     };
     const auto& dev = test::session().entry.info;
@@ -147,7 +158,8 @@ TEST_SUITE("blur") {
       BlurOptions o;
       o.method = BlurMethod::Recursive;
       const bool fused_carries = i == 3;
-      CHECK(detail::blur_route(dev, 130, 70, PixelFormat::R32F, o, Tuning{schemes[i], false}).carry_fused == fused_carries);
+      CHECK(detail::blur_route(dev, 130, 70, PixelFormat::R32F, o, Tuning{schemes[i], false}).carry_fused ==
+            fused_carries);
       if (fused_carries) {  // and not when switched off
         ParamMap off = schemes[i];
         off["BLUR_R_NEXT_CARRY"] = 0;
@@ -257,5 +269,4 @@ TEST_SUITE("blur") {
         CHECK(outside == 0);
       }
   }
-
 }

@@ -88,8 +88,10 @@ TEST_SUITE("blur") {
       const Configuration cfg = resolve_configuration(k.spec, variant, s.entry.info, t);
       const cl::Program p = detail::get_program(qc, detail::kernel_spec(k.spec), cfg, "-cl-kernel-arg-info");
       const std::vector<std::string> compiled = compiled_params(p, k.sig.kernel);
-      if (compiled.empty()) MESSAGE("no CL_KERNEL_ARG_NAME on this device: checked against the source only");
-      else CHECK(compiled == sig);
+      if (compiled.empty())
+        MESSAGE("no CL_KERNEL_ARG_NAME on this device: checked against the source only");
+      else
+        CHECK(compiled == sig);
     }
   }
 
@@ -175,20 +177,30 @@ TEST_SUITE("blur") {
     expect([&] { gaussian_blur(s.queue, 4, 4, F, {a, 0, 4}, {b, 0, 4}, with(1, -2, BlurMethod::Auto)); }, "sigma_y");
     expect([&] { gaussian_blur(s.queue, 4, 4, F, {a, 0, 4}, {b, 0, 4}, with(NAN, 1, BlurMethod::Direct)); }, "sigma_x");
     expect([&] { gaussian_blur(s.queue, 4, 4, F, {a, 0, 4}, {b, 0, 4}, with(1, 1e6, BlurMethod::Direct)); }, "sigma_y");
-    expect([&] { gaussian_blur(s.queue, 4, 4, F, {a, 0, 4}, {b, 0, 4}, with(0.4, 1, BlurMethod::Recursive)); },
-           "below 0.5");
-    expect([&] { gaussian_blur(s.queue, 4, 4, F, {a, 0, 4}, {b, 0, 4}, o, {}, nullptr, Tuning{{{"BLUR_NOPE", 1}}, true}); },
-           "unknown parameter");
-    expect([&] { gaussian_blur(s.queue, 4, 4, F, {a, 0, 4}, {b, 0, 4}, o, {}, nullptr, Tuning{{{"BLUR_S_ROW_VW", 2}}, true}); },
-           "not legal");
-    expect([&] {
-      gaussian_blur(s.queue, 4, 4, F, {a, 0, 4}, {b, 0, 4}, with(3, 3, BlurMethod::Recursive), {}, nullptr,
-                    Tuning{{{"BLUR_R_BLOCK", 0}, {"BLUR_R_FUSE_T", 1}}, true});
-    }, "BLUR_R_FUSE_T=1 needs BLUR_R_BLOCK > 0");
+    expect(
+        [&] {
+          gaussian_blur(s.queue, 4, 4, F, {a, 0, 4}, {b, 0, 4}, with(0.4, 1, BlurMethod::Recursive));
+        },
+        "below 0.5");
+    expect(
+        [&] {
+          gaussian_blur(s.queue, 4, 4, F, {a, 0, 4}, {b, 0, 4}, o, {}, nullptr, Tuning{{{"BLUR_NOPE", 1}}, true});
+        },
+        "unknown parameter");
+    expect(
+        [&] {
+          gaussian_blur(s.queue, 4, 4, F, {a, 0, 4}, {b, 0, 4}, o, {}, nullptr, Tuning{{{"BLUR_S_ROW_VW", 2}}, true});
+        },
+        "not legal");
+    expect(
+        [&] {
+          gaussian_blur(s.queue, 4, 4, F, {a, 0, 4}, {b, 0, 4}, with(3, 3, BlurMethod::Recursive), {}, nullptr,
+                        Tuning{{{"BLUR_R_BLOCK", 0}, {"BLUR_R_FUSE_T", 1}}, true});
+        },
+        "BLUR_R_FUSE_T=1 needs BLUR_R_BLOCK > 0");
     expect([] { parse_blur_border("wrap"); }, "wrap");
     expect([] { parse_blur_method("fft"); }, "fft");
     CHECK(parse_blur_border(" Mirror") == BlurBorder::Mirror);
     CHECK(parse_blur_method("RECURSIVE") == BlurMethod::Recursive);
   }
-
 }

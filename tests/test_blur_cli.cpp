@@ -107,8 +107,8 @@ TEST_SUITE("blur") {
   TEST_CASE("clforge blur: PNG round trip, raw floats, and clear failures that leave no output") {
     auto& s = test::session();
     const std::string dir = test::temp_dir("blur-cli");
-    const std::string cli = std::string("CLFORGE_USER_TUNING_DIR='") + dir + "/tuning' " + CLFORGE_CLI +
-                            " --device " + s.entry.info.index_string() + " blur ";
+    const std::string cli = std::string("CLFORGE_USER_TUNING_DIR='") + dir + "/tuning' " + CLFORGE_CLI + " --device " +
+                            s.entry.info.index_string() + " blur ";
     const std::size_t W = 23, H = 17;
     std::mt19937_64 rng(test::seed() + 1000);
     std::string out;
@@ -123,7 +123,8 @@ TEST_SUITE("blur") {
                           back = dir + "/back.f32";
         write_bytes(in_png, make_png(W, H, ch, depth, px));
         // PNG -> raw floats: checks the reading and the blur (values scaled to 0..1).
-        int rc = test::run_command(cli + "'" + in_png + "' '" + raw + "' --sigma 1.5 --sigma-y 2 --method separable --border mirror", out);
+        int rc = test::run_command(
+            cli + "'" + in_png + "' '" + raw + "' --sigma 1.5 --sigma-y 2 --method separable --border mirror", out);
         INFO(out);
         REQUIRE(rc == 0);
         CHECK(out.find("separable") != std::string::npos);
@@ -131,8 +132,7 @@ TEST_SUITE("blur") {
         const int c4 = ch == 1 ? 1 : 4;  // gray stays one channel; RGB gains an opaque alpha
         std::vector<float> img(W * H * c4);
         for (std::size_t p = 0; p < W * H; ++p)
-          for (int k = 0; k < c4; ++k)
-            img[p * c4 + k] = k < ch ? static_cast<float>(px[p * ch + k]) / maxv : 1.0f;
+          for (int k = 0; k < c4; ++k) img[p * c4 + k] = k < ch ? static_cast<float>(px[p * ch + k]) / maxv : 1.0f;
         const auto ref = host::gaussian_blur(img.data(), W, H, c4, W, 1.5, 2.0, BlurBorder::Mirror);
         const std::vector<float> got = read_floats(raw);
         REQUIRE(got.size() == ref.size());
@@ -145,7 +145,8 @@ TEST_SUITE("blur") {
         }
         // PNG -> PNG, then decoded again by the command with an identity blur (sigma 0.01 has
         // weights exactly 0, 1, 0): the written PNG holds the rounded blur.
-        rc = test::run_command(cli + "'" + in_png + "' '" + out_png + "' --sigma 1.5 --sigma-y 2 --method separable --border mirror", out);
+        rc = test::run_command(
+            cli + "'" + in_png + "' '" + out_png + "' --sigma 1.5 --sigma-y 2 --method separable --border mirror", out);
         REQUIRE(rc == 0);
         rc = test::run_command(cli + "'" + out_png + "' '" + back + "' --sigma 0.01", out);
         REQUIRE(rc == 0);
@@ -159,9 +160,10 @@ TEST_SUITE("blur") {
     {
       const std::vector<float> img = host::random_floats(W * H * 4, test::seed() + 1001);
       write_bytes(dir + "/in.f32", std::string(reinterpret_cast<const char*>(img.data()), img.size() * 4));
-      const int rc = test::run_command(cli + "'" + dir + "/in.f32' '" + dir + "/o.f32' --size " + std::to_string(W) + "x" +
-                                     std::to_string(H) + " --channels 4 --sigma 3 --method recursive --border zero",
-                                 out);
+      const int rc =
+          test::run_command(cli + "'" + dir + "/in.f32' '" + dir + "/o.f32' --size " + std::to_string(W) + "x" +
+                                std::to_string(H) + " --channels 4 --sigma 3 --method recursive --border zero",
+                            out);
       INFO(out);
       REQUIRE(rc == 0);
       CHECK(out.find("recursive") != std::string::npos);
@@ -184,7 +186,8 @@ TEST_SUITE("blur") {
     for (const auto& b : bad) {
       const std::string fail_dir = test::temp_dir("blur-cli-fail");
       write_bytes(fail_dir + "/" + b.name, b.bytes);
-      const int rc = test::run_command(cli + "'" + fail_dir + "/" + b.name + "' '" + fail_dir + "/out.png' --sigma 2", out);
+      const int rc =
+          test::run_command(cli + "'" + fail_dir + "/" + b.name + "' '" + fail_dir + "/out.png' --sigma 2", out);
       INFO(b.name << ": " << out);
       CHECK(rc != 0);
       CHECK(out.find(b.needle) != std::string::npos);
@@ -209,8 +212,8 @@ TEST_SUITE("blur") {
     // The measured crossovers land in the user database, where method auto finds them.
     const std::string tdir = dir + "/crossover";
     rc = test::run_command("CLFORGE_USER_TUNING_DIR='" + tdir + "' " + CLFORGE_CLI + " --device " +
-                         s.entry.info.index_string() + " tune blur-crossover --size 48x40",
-                     out);
+                               s.entry.info.index_string() + " tune blur-crossover --size 48x40",
+                           out);
     INFO(out);
     REQUIRE(rc == 0);
     CHECK(out.find("recursive from sigma") != std::string::npos);

@@ -23,7 +23,8 @@ using test::vendor_row;
 TEST_SUITE("blur") {
   TEST_CASE("every shipped vendor-class parameter set computes the right answer here") {
     std::uint64_t seed = test::seed() + 600;
-    for (VendorClass v : {VendorClass::NVIDIA, VendorClass::AMD, VendorClass::Intel, VendorClass::CPU, VendorClass::Other})
+    for (VendorClass v :
+         {VendorClass::NVIDIA, VendorClass::AMD, VendorClass::Intel, VendorClass::CPU, VendorClass::Other})
       for (std::size_t c : {1, 4}) {
         const std::string variant = std::to_string(c);
         // The rows go in through a tuning file, so that they keep database semantics here (a
@@ -61,8 +62,16 @@ TEST_SUITE("blur") {
   TEST_CASE("other legal parameter sets, including local tiles that do not fit") {
     std::uint64_t seed = test::seed() + 700;
     const ParamMap sets[] = {
-        {{"BLUR_S_ROW_VW", 4}, {"BLUR_S_ROW_LX", 16}, {"BLUR_S_ROW_LY", 8}, {"BLUR_S_COL_WPT", 16}, {"BLUR_S_COL_LY", 1}},
-        {{"BLUR_S_ROW_VW", 1}, {"BLUR_S_LOCAL", 1}, {"BLUR_S_COL_LX", 128}, {"BLUR_S_COL_WPT", 1}, {"BLUR_S_COL_LY", 2}},
+        {{"BLUR_S_ROW_VW", 4},
+         {"BLUR_S_ROW_LX", 16},
+         {"BLUR_S_ROW_LY", 8},
+         {"BLUR_S_COL_WPT", 16},
+         {"BLUR_S_COL_LY", 1}},
+        {{"BLUR_S_ROW_VW", 1},
+         {"BLUR_S_LOCAL", 1},
+         {"BLUR_S_COL_LX", 128},
+         {"BLUR_S_COL_WPT", 1},
+         {"BLUR_S_COL_LY", 2}},
         {{"BLUR_S_LOCAL", 0}, {"BLUR_S_COL_WPT", 2}, {"BLUR_D_LOCAL", 0}, {"BLUR_D_WPT", 8}, {"BLUR_D_LY", 1}},
         {{"BLUR_D_LX", 64}, {"BLUR_D_LY", 2}, {"BLUR_D_WPT", 4}, {"BLUR_D_LOCAL", 1}},
     };
@@ -110,7 +119,9 @@ TEST_SUITE("blur") {
     }
     if (!fits) {
       test::expect_invalid_argument(
-          [&] { detail::blur_route(s.entry.info, 50, 40, PixelFormat::RGBA32F, o, Tuning{big, false}); },
+          [&] {
+            detail::blur_route(s.entry.info, 50, 40, PixelFormat::RGBA32F, o, Tuning{big, false});
+          },
           "BLUR_S_LOCAL=1 was asked for");
       BlurOptions od;
       od.sigma_x = od.sigma_y = 2000;
@@ -134,8 +145,9 @@ TEST_SUITE("blur") {
 
   TEST_CASE("auto picks by the crossovers in the tuning database") {
     auto& s = test::session();
-    const Tuning t{{{"BLUR_AUTO_SIGMA_DIRECT", 12}, {"BLUR_AUTO_SIGMA_RECURSIVE", 60}, {"BLUR_AUTO_RECURSIVE_MIN_KPIX", 4}},
-                   false};
+    const Tuning t{
+        {{"BLUR_AUTO_SIGMA_DIRECT", 12}, {"BLUR_AUTO_SIGMA_RECURSIVE", 60}, {"BLUR_AUTO_RECURSIVE_MIN_KPIX", 4}},
+        false};
     CHECK(resolve_blur_method(s.queue, 100, 100, PixelFormat::R32F, 1.2, 0.7, t) == BlurMethod::Direct);
     CHECK(resolve_blur_method(s.queue, 100, 100, PixelFormat::R32F, 1.3, 0.7, t) == BlurMethod::Separable);
     CHECK(resolve_blur_method(s.queue, 100, 100, PixelFormat::R32F, 5.9, 5.9, t) == BlurMethod::Separable);
@@ -151,7 +163,8 @@ TEST_SUITE("blur") {
     std::ofstream(file) << R"({"entries": [{"kernel": "blur", "params": {"BLUR_AUTO_SIGMA_RECURSIVE": 25,
                               "BLUR_AUTO_RECURSIVE_MIN_KPIX": 0}}]})";
     test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
-    CHECK(resolve_blur_method(s.queue, 20, 20, PixelFormat::RGBA8, 2.5, 3.0, Tuning{{}, false}) == BlurMethod::Recursive);
+    CHECK(resolve_blur_method(s.queue, 20, 20, PixelFormat::RGBA8, 2.5, 3.0, Tuning{{}, false}) ==
+          BlurMethod::Recursive);
     Case k;
     k.w = 40;
     k.h = 30;
@@ -162,5 +175,4 @@ TEST_SUITE("blur") {
     CHECK(r.used == BlurMethod::Recursive);
     CHECK(r.cmp.ok(host::recursive_blur_tolerance(2.5, 2.5)));
   }
-
 }

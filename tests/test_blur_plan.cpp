@@ -60,8 +60,10 @@ Images make_images(const cl::Context& ctx, const BlurDesc& d, std::uint64_t seed
       for (std::size_t ch = 0; ch < c; ++ch) {
         const unsigned char* p = in.data() + (d.in_offset + y * d.in_pitch + x) * pb;
         float v;
-        if (d.format == PixelFormat::RGBA8) v = p[ch];
-        else std::memcpy(&v, p + 4 * ch, 4);
+        if (d.format == PixelFormat::RGBA8)
+          v = p[ch];
+        else
+          std::memcpy(&v, p + 4 * ch, 4);
         m.compact[(y * d.width + x) * c + ch] = v;
       }
   m.in = cl::Buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in.size(), in.data());
@@ -117,8 +119,8 @@ void check_output(const BlurPlan& plan, const Images& m, const std::vector<unsig
     return;
   }
   const host::Comparison cmp = host::compare(out, ref);
-  const double tol = rec ? host::recursive_blur_tolerance(d.sigma_x, d.sigma_y)
-                         : host::truncated_blur_tolerance(d.sigma_x, d.sigma_y);
+  const double tol =
+      rec ? host::recursive_blur_tolerance(d.sigma_x, d.sigma_y) : host::truncated_blur_tolerance(d.sigma_x, d.sigma_y);
   INFO("against the same filter: " << cmp.summary() << " (tolerance " << tol << ")");
   if (nearly_constant(W, H, d.sigma_x, d.sigma_y)) {
     CHECK(cmp.nonfinite == 0);
@@ -170,8 +172,9 @@ TEST_SUITE("blur") {
         CHECK(plan.desc().out_pitch == 45);
         CHECK(plan.desc().in_pitch == 48);
         CHECK(plan.configurations().front().kernel == "blur");
-        const char* method_kernel =
-            m == BlurMethod::Direct ? "blur_direct" : m == BlurMethod::Separable ? "blur_separable" : "blur_recursive";
+        const char* method_kernel = m == BlurMethod::Direct      ? "blur_direct"
+                                    : m == BlurMethod::Separable ? "blur_separable"
+                                                                 : "blur_recursive";
         CHECK(plan.configurations()[1].kernel == method_kernel);
         // Separate transposes: one configuration each, after the method's.
         const std::size_t transposes = m == BlurMethod::Recursive && f != 1 ? 2 : 0;
@@ -214,8 +217,11 @@ TEST_SUITE("blur") {
     refused([&] { BlurPlan(s.queue, with([](BlurDesc& e) { e.format = static_cast<PixelFormat>(7); })); },
             "unknown pixel format");
     refused([&] { BlurPlan(s.queue, with([](BlurDesc& e) { e.out_offset = kMax - 20; })); }, "out.offset");
-    refused([&] { BlurPlan(s.queue, d, Tuning{{{"BLUR_R_BLOCK", 0}, {"BLUR_R_FUSE_T", 1}}, false}); },
-            "BLUR_R_FUSE_T=1 needs BLUR_R_BLOCK > 0");
+    refused(
+        [&] {
+          BlurPlan(s.queue, d, Tuning{{{"BLUR_R_BLOCK", 0}, {"BLUR_R_FUSE_T", 1}}, false});
+        },
+        "BLUR_R_FUSE_T=1 needs BLUR_R_BLOCK > 0");
     // Buffers and queues: refused by enqueue before anything is enqueued or allocated.
     const BlurPlan plan(s.queue, d, Tuning{{}, false});
     const std::size_t bytes = 16 * 8 * 4;
@@ -231,8 +237,11 @@ TEST_SUITE("blur") {
     refused([&] { plan.enqueue(oq, x, y); }, "another context");
     refused([&] { plan.enqueue(s.queue, x, b); }, "in belongs to another context");
     refused([&] { plan.enqueue(s.queue, a, y); }, "out belongs to another context");
-    refused([&] { gaussian_blur(s.queue, 16, 8, PixelFormat::R32F, {a, 0, 16}, {y, 0, 16}, BlurOptions{}); },
-            "out belongs to another context");
+    refused(
+        [&] {
+          gaussian_blur(s.queue, 16, 8, PixelFormat::R32F, {a, 0, 16}, {y, 0, 16}, BlurOptions{});
+        },
+        "out belongs to another context");
     // And it still runs.
     check_enqueue(plan, s.queue, test::seed() + 1200);
   }

@@ -1,8 +1,7 @@
 // Compile cache: a second build of the same program comes from disk, a corrupt or stale
 // entry is discarded and rebuilt (never trusted), and CLFORGE_CACHE_DIR=off disables it.
-#include <doctest/doctest.h>
-
 #include <dirent.h>
+#include <doctest/doctest.h>
 
 #include <fstream>
 

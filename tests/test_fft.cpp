@@ -20,8 +20,9 @@ TEST_SUITE("fft") {
     std::uint64_t seed = test::seed();
     for (int k = 0; k <= 20; ++k) {
       const std::size_t n = std::size_t{1} << k;
-      const std::size_t batch = long_tests() ? std::max<std::size_t>(3, (std::size_t{1} << 22) / n)
-                                             : std::max<std::size_t>(1, std::min<std::size_t>(37, (std::size_t{1} << 16) / n));
+      const std::size_t batch = long_tests()
+                                    ? std::max<std::size_t>(3, (std::size_t{1} << 22) / n)
+                                    : std::max<std::size_t>(1, std::min<std::size_t>(37, (std::size_t{1} << 16) / n));
       CAPTURE(n);
       check_fft(contiguous(n, batch), seed++);
       check_fft(contiguous(n, k >= 16 ? 1 : 3, true), seed++);
@@ -47,8 +48,8 @@ TEST_SUITE("fft") {
       check_fft(contiguous(n, 1, true), seed++);
     }
     if (long_tests()) {
-      for (std::size_t n : {std::size_t{1} << 21, std::size_t{1} << 22, std::size_t{3} << 20, std::size_t{10007},
-                            std::size_t{1000003}})
+      for (std::size_t n :
+           {std::size_t{1} << 21, std::size_t{1} << 22, std::size_t{3} << 20, std::size_t{10007}, std::size_t{1000003}})
         check_fft(contiguous(n, 1), seed++);
     }
   }
@@ -84,17 +85,17 @@ TEST_SUITE("fft") {
     for (std::size_t n : {1, 16, 60, 1024, 97, 8192, 1009}) {
       CAPTURE(n);
       Case c = contiguous(n, 5);
-      c.in = {1, n + 3, 7};     // padded rows and an offset
+      c.in = {1, n + 3, 7};  // padded rows and an offset
       c.out = {1, n + 17, 2};
       check_fft(c, seed++);
       c.in = {3, 3 * n + 1, 0};  // element stride
       c.out = {2, 2 * n, 5};
       check_fft(c, seed++);
-      c.in = {5, 1, 1};          // interleaved: element stride >= batch, distance 1
+      c.in = {5, 1, 1};  // interleaved: element stride >= batch, distance 1
       c.out = {6, 1, 0};
       c.inverse = true;
       check_fft(c, seed++);
-      c.in = {1, n, 0};          // contiguous in, interleaved out
+      c.in = {1, n, 0};  // contiguous in, interleaved out
       c.out = {5, 1, 3};
       check_fft(c, seed++);
     }
@@ -174,22 +175,28 @@ TEST_SUITE("fft") {
     };
     expect([&] { FftPlan(s.queue, desc(0, 1)); }, "n must be at least 1");
     expect([&] { FftPlan(s.queue, desc(8, 0)); }, "batch must be at least 1");
-    expect([&] {
-      FftDesc d = desc(8, 4);
-      d.in.stride = 0;
-      FftPlan(s.queue, d);
-    }, "in.stride");
-    expect([&] {
-      FftDesc d = desc(8, 4);
-      d.out.distance = 4;  // transforms of the output overlap
-      FftPlan(s.queue, d);
-    }, "overlap");
-    expect([&] {
-      FftDesc d = desc(8, 4);
-      d.in_place = true;
-      d.out.stride = 2;
-      FftPlan(s.queue, d);
-    }, "in-place plan");
+    expect(
+        [&] {
+          FftDesc d = desc(8, 4);
+          d.in.stride = 0;
+          FftPlan(s.queue, d);
+        },
+        "in.stride");
+    expect(
+        [&] {
+          FftDesc d = desc(8, 4);
+          d.out.distance = 4;  // transforms of the output overlap
+          FftPlan(s.queue, d);
+        },
+        "overlap");
+    expect(
+        [&] {
+          FftDesc d = desc(8, 4);
+          d.in_place = true;
+          d.out.stride = 2;
+          FftPlan(s.queue, d);
+        },
+        "in-place plan");
     expect([&] { FftPlan(s.queue, desc(std::size_t{1} << 28, 1)); }, "at most 2^27");
     expect([&] { FftPlan(s.queue, desc((std::size_t{1} << 23) + 9, 1)); }, "at most 2^23");
     expect([&] { FftPlan(s.queue, desc(8, 4), Tuning{{{"FFT_NOPE", 1}}, true}); }, "unknown parameter");

@@ -5,12 +5,11 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <tuple>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "fft/fft_internal.hpp"
 #include "tests/fft_support.hpp"
@@ -25,7 +24,8 @@ TEST_SUITE("fft") {
     // work-group per transform, mixed radix, Bluestein), then with halving flipped on the kernels
     // that exchange through local memory (including the staged load/store of interleaved batches).
     std::uint64_t seed = test::seed() + 700;
-    for (VendorClass v : {VendorClass::NVIDIA, VendorClass::AMD, VendorClass::Intel, VendorClass::CPU, VendorClass::Other}) {
+    for (VendorClass v :
+         {VendorClass::NVIDIA, VendorClass::AMD, VendorClass::Intel, VendorClass::CPU, VendorClass::Other}) {
       CAPTURE(to_string(v));
       for (std::size_t n : {16, 256, 4096, 1000, 1009})
         check_fft(with(contiguous(n, n <= 64 ? 70 : 3, n % 2 == 1), vendor_row(v, n)), seed++);
@@ -51,7 +51,8 @@ TEST_SUITE("fft") {
     }
   }
 
-  TEST_CASE("other parameter sets: radices, registers, values per work-item, staging, twiddles, padding, float2 access") {
+  TEST_CASE(
+      "other parameter sets: radices, registers, values per work-item, staging, twiddles, padding, float2 access") {
     std::uint64_t seed = test::seed() + 800;
     const ParamMap sets[] = {
         {{"FFT_RADIX", 2}, {"FFT_WG", 64}, {"FFT_REG", 1}},
@@ -129,13 +130,14 @@ TEST_SUITE("fft") {
     }
     // 16384 points in one kernel with the exchanges in quarters (32 KiB of local memory), with
     // one and with two butterflies per work-item and pass, forward and inverse, in place.
-    for (const ParamMap& p : {ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 16}, {"FFT_HALVE", 2}},
-                              ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 16}, {"FFT_HALVE", 2}, {"FFT_VPT", 32}},
-                              ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 32}, {"FFT_HALVE", 2}},
-                              // The last pass's twiddles in double, the second pass's from the table.
-                              ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 32}, {"FFT_HALVE", 2}, {"FFT_TWIDDLE", 3}},
-                              // The last pass's twiddles as float products w^(4h) * w^l (l, h < 4).
-                              ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 32}, {"FFT_HALVE", 2}, {"FFT_TWIDDLE", 4}}}) {
+    for (const ParamMap& p :
+         {ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 16}, {"FFT_HALVE", 2}},
+          ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 16}, {"FFT_HALVE", 2}, {"FFT_VPT", 32}},
+          ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 32}, {"FFT_HALVE", 2}},
+          // The last pass's twiddles in double, the second pass's from the table.
+          ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 32}, {"FFT_HALVE", 2}, {"FFT_TWIDDLE", 3}},
+          // The last pass's twiddles as float products w^(4h) * w^l (l, h < 4).
+          ParamMap{{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 32}, {"FFT_HALVE", 2}, {"FFT_TWIDDLE", 4}}}) {
       CAPTURE(params_of(Tuning{p, false}));
       FftDesc d;
       d.n = 16384;
@@ -159,8 +161,8 @@ TEST_SUITE("fft") {
     // 8192 (radix 8 after 1024).
     for (int tw : {4, 5})
       for (std::size_t n : {3000, 4095, 8192}) {
-        const ParamMap p = {{"FFT_TWIDDLE", tw}, {"FFT_MIX", 1}, {"FFT_VPT", 15}, {"FFT_WG", 128},
-                            {"FFT_LOCAL_MAX", 8192}, {"FFT_HALVE", 1}};
+        const ParamMap p = {{"FFT_TWIDDLE", tw}, {"FFT_MIX", 1},          {"FFT_VPT", 15},
+                            {"FFT_WG", 128},     {"FFT_LOCAL_MAX", 8192}, {"FFT_HALVE", 1}};
         check_fft(with(contiguous(n, 2, n == 4095), p), seed++);
       }
     // More work-items than the largest radix's butterflies (FFT_VPT below it): 3000 on 600 and
@@ -187,8 +189,8 @@ TEST_SUITE("fft") {
     }
     // Two passes of 32*32 (2^20) and 32*32 then 512 (2^19), transform-fastest with 4 transforms
     // per group of 128 work-items, in quarters.
-    const ParamMap r32 = {{"FFT_PASS_MAX", 1024}, {"FFT_RADIX", 32}, {"FFT_WG", 128}, {"FFT_HALVE", 2},
-                          {"FFT_STAGE", 3}, {"FFT_ACROSS", 4}};
+    const ParamMap r32 = {{"FFT_PASS_MAX", 1024}, {"FFT_RADIX", 32}, {"FFT_WG", 128},
+                          {"FFT_HALVE", 2},       {"FFT_STAGE", 3},  {"FFT_ACROSS", 4}};
     for (std::size_t n : {std::size_t{1} << 20, std::size_t{1} << 19}) {
       CAPTURE(n);
       FftDesc d;
@@ -236,7 +238,8 @@ TEST_SUITE("fft") {
     const auto j = nlohmann::json::parse(load_kernel_source(kernel_spec("fft").database).text);
     std::set<std::string> variants;
     for (const auto& e : j["entries"])
-      if (e.value("architecture", "") == "sm_90" && e.contains("variant")) variants.insert(e["variant"].get<std::string>());
+      if (e.value("architecture", "") == "sm_90" && e.contains("variant"))
+        variants.insert(e["variant"].get<std::string>());
     CHECK(variants.count("3000") == 1);
     CHECK(variants.count("16384") == 1);
     CHECK(variants.count("pass1024:later") == 1);
@@ -284,7 +287,8 @@ TEST_SUITE("fft") {
     const auto j = nlohmann::json::parse(load_kernel_source(kernel_spec("fft").database).text);
     std::set<std::string> variants, amd_variants;
     for (const auto& e : j["entries"])
-      if (e.value("vendor", "") == "CPU" && e.contains("variant") && e["variant"].get<std::string>().rfind("pass", 0) != 0) {
+      if (e.value("vendor", "") == "CPU" && e.contains("variant") &&
+          e["variant"].get<std::string>().rfind("pass", 0) != 0) {
         variants.insert(e["variant"].get<std::string>());
         if (e.contains("device_vendor")) amd_variants.insert(e["variant"].get<std::string>());
       }

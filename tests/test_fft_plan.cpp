@@ -28,7 +28,7 @@ TEST_SUITE("fft") {
     for (int across : {4, 8, 16}) {
       CAPTURE(across);
       const ParamMap p = {{"FFT_PASS_MAX", 256}, {"FFT_STAGE", 3}, {"FFT_ACROSS", across}, {"FFT_WG", 256},
-                          {"FFT_RADIX", 16}, {"FFT_HALVE", 2}, {"FFT_VPT", 0}};
+                          {"FFT_RADIX", 16},     {"FFT_HALVE", 2}, {"FFT_VPT", 0}};
       FftPlan plan(s.queue, d, Tuning{p, false});
       const std::string how = plan.describe();
       INFO(how);
@@ -41,8 +41,8 @@ TEST_SUITE("fft") {
     }
     // 32 values per work-item make 8 work-items per transform and 8 transforms per group of 64:
     // fewer than FFT_ACROSS 16, still numbered transform-fastest (never staged).
-    const ParamMap q = {{"FFT_PASS_MAX", 256}, {"FFT_STAGE", 3}, {"FFT_ACROSS", 16}, {"FFT_WG", 128},
-                        {"FFT_RADIX", 16}, {"FFT_VPT", 32}};
+    const ParamMap q = {{"FFT_PASS_MAX", 256}, {"FFT_STAGE", 3},  {"FFT_ACROSS", 16},
+                        {"FFT_WG", 128},       {"FFT_RADIX", 16}, {"FFT_VPT", 32}};
     FftPlan plan(s.queue, d, Tuning{q, false});
     INFO(plan.describe());
     CHECK(plan.describe().find("8 work-items x 8 transforms, load direct, store direct, transform-fastest") !=
@@ -71,7 +71,7 @@ TEST_SUITE("fft") {
     // A length the merging makes one butterfly keeps its primes' passes outside registers (one
     // work-item per transform otherwise); in registers the single butterfly is taken.
     const clforge::ParamMap mix2 = {{"FFT_RADIX", 16}, {"FFT_WG", 256}, {"FFT_REG", 16}, {"FFT_HALVE", 0},
-                                    {"FFT_PAD", 1}, {"FFT_VPT", 0}, {"FFT_MIX", 2}};
+                                    {"FFT_PAD", 1},    {"FFT_VPT", 0},  {"FFT_MIX", 2}};
     CHECK(fft_base_shape(25, mix2, 1024).radices == std::vector<int>{5, 5});
     CHECK(fft_base_shape(15, mix2, 1024).radices == std::vector<int>{15});
     CHECK(fft_base_shape(75, mix2, 1024).radices == std::vector<int>{25, 3});
@@ -106,7 +106,8 @@ TEST_SUITE("fft") {
     CHECK(later.at("FFT_WG") == 128);
     CHECK(later.at("FFT_PAD") == 0);
     INFO(passes.describe());
-    CHECK(passes.describe().find("pass 2/2 (256 points): radix 16*16, 16 work-items x 8 transforms") != std::string::npos);
+    CHECK(passes.describe().find("pass 2/2 (256 points): radix 16*16, 16 work-items x 8 transforms") !=
+          std::string::npos);
     d.n = 256;
     d.batch = 3;
     FftPlan one(s.queue, d, Tuning{{}, false});
@@ -217,8 +218,10 @@ TEST_SUITE("fft") {
             own.enqueueWriteBuffer(in, CL_FALSE, 0, elems * 8, inputs[t].data(), nullptr, &up);
             own.enqueueWriteBuffer(out, CL_FALSE, 0, elems * 8, poison.data(), nullptr, &clean);
             if (t < 2) {  // the plan's queue
-              if (t == 1) plan.inverse(in, out, {up, clean}, &done);
-              else plan.forward(in, out, {up, clean}, &done);
+              if (t == 1)
+                plan.inverse(in, out, {up, clean}, &done);
+              else
+                plan.forward(in, out, {up, clean}, &done);
             } else if (t == 3) {
               plan.inverse(own, in, out, {up, clean}, &done);
             } else {

@@ -1,11 +1,11 @@
 // Runtime: device identity and selection, kernel source resolution order, build errors,
 // concurrent calls from several threads.
 #include <doctest/doctest.h>
+#include <utime.h>
 
 #include <chrono>
-#include <fstream>
 #include <ctime>
-#include <utime.h>
+#include <fstream>
 #include <thread>
 
 #include "host/reference.hpp"
@@ -101,7 +101,8 @@ TEST_SUITE("runtime") {
     CHECK(source_dirs().override_dir == dir);
   }
 
-  TEST_CASE("editing a kernel under CLFORGE_KERNEL_DIR changes the next run; a broken one gives BuildError with its log") {
+  TEST_CASE(
+      "editing a kernel under CLFORGE_KERNEL_DIR changes the next run; a broken one gives BuildError with its log") {
     auto& s = test::session();
     const std::string dir = test::temp_dir("kedit");
     detail::make_dirs(dir + "/transpose");
@@ -288,7 +289,9 @@ TEST_SUITE("runtime") {
     // first call after the reuse period.
     auto write_old = [&](const char* text) {
       { std::ofstream(file) << text; }
-      struct utimbuf old{std::time(nullptr) - 10, std::time(nullptr) - 10};
+      struct utimbuf old {
+        std::time(nullptr) - 10, std::time(nullptr) - 10
+      };
       REQUIRE(::utime(file.c_str(), &old) == 0);
     };
     write_old("123");

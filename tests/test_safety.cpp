@@ -31,8 +31,10 @@ using test::Slot;
 namespace {
 
 std::string text(const Slot& s, std::size_t offset, std::size_t ld) {
-  return std::string(s.null ? "null" : s.parent == Parent::Dst ? "dst" : "src") + "@" + std::to_string(s.origin) +
-         " off " + std::to_string(offset) + " ld " + std::to_string(ld);
+  return std::string(s.null                    ? "null"
+                     : s.parent == Parent::Dst ? "dst"
+                                               : "src") +
+         "@" + std::to_string(s.origin) + " off " + std::to_string(offset) + " ld " + std::to_string(ld);
 }
 
 // Pointer to element `index` (of `elem` bytes) of a slot in its parent's pristine host copy.
@@ -81,7 +83,9 @@ TEST_SUITE("safety") {
                                text(out, out_off, out_ld);
       test::fuzz_one(
           arena, what, counts,
-          [&] { transpose(s.queue, rows, cols, elem, {in.buffer, in_off, in_ld}, {out.buffer, out_off, out_ld}); },
+          [&] {
+            transpose(s.queue, rows, cols, elem, {in.buffer, in_off, in_ld}, {out.buffer, out_off, out_ld});
+          },
           [&] {
             auto& want = arena.expected(Parent::Dst);
             const std::vector<unsigned char> got = arena.read(Parent::Dst);
@@ -90,7 +94,8 @@ TEST_SUITE("safety") {
             for (std::size_t r = 0; r < rows; ++r)
               for (std::size_t c = 0; c < cols; ++c) {
                 const std::size_t o = out.origin + (out_off + c * out_ld + r) * elem;
-                const unsigned char* from = alias ? got.data() + o : src.data() + in.origin + (in_off + r * in_ld + c) * elem;
+                const unsigned char* from =
+                    alias ? got.data() + o : src.data() + in.origin + (in_off + r * in_ld + c) * elem;
                 std::memcpy(want.data() + o, from, elem);
               }
             return true;
@@ -114,7 +119,9 @@ TEST_SUITE("safety") {
       g.m = h.size(0, 20, pw);
       g.n = h.size(0, 20, pw);
       g.k = h.size(0, 20, pw);
-      auto inner = [&](std::size_t rows, std::size_t cols) { return std::max<std::size_t>(1, g.row_major ? cols : rows); };
+      auto inner = [&](std::size_t rows, std::size_t cols) {
+        return std::max<std::size_t>(1, g.row_major ? cols : rows);
+      };
       g.lda = near(h, inner(g.trans_a ? g.k : g.m, g.trans_a ? g.m : g.k), pw);
       g.ldb = near(h, inner(g.trans_b ? g.n : g.k, g.trans_b ? g.k : g.n), pw);
       g.ldc = near(h, inner(g.m, g.n), pw);
@@ -125,15 +132,14 @@ TEST_SUITE("safety") {
       const std::size_t ao = h.size(0, 40, pw), bo = h.size(0, 40, pw), co = h.size(0, 40, pw);
       const std::string what = "sgemm " + std::string(g.row_major ? "row" : "col") + (g.trans_a ? " T" : " N") +
                                (g.trans_b ? "T " : "N ") + std::to_string(g.m) + "x" + std::to_string(g.n) + "x" +
-                               std::to_string(g.k) + " a " + text(a, ao, g.lda) + " b " + text(b, bo, g.ldb) +
-                               " c " + text(c, co, g.ldc) + " alpha " + std::to_string(alpha) + " beta " +
-                               std::to_string(beta);
+                               std::to_string(g.k) + " a " + text(a, ao, g.lda) + " b " + text(b, bo, g.ldb) + " c " +
+                               text(c, co, g.ldc) + " alpha " + std::to_string(alpha) + " beta " + std::to_string(beta);
       test::fuzz_one(
           arena, what, counts,
           [&] {
-            sgemm(s.queue, g.row_major ? Layout::RowMajor : Layout::ColMajor, g.trans_a ? Transpose::Yes : Transpose::No,
-                  g.trans_b ? Transpose::Yes : Transpose::No, g.m, g.n, g.k, alpha, {a.buffer, ao, g.lda},
-                  {b.buffer, bo, g.ldb}, beta, {c.buffer, co, g.ldc});
+            sgemm(s.queue, g.row_major ? Layout::RowMajor : Layout::ColMajor,
+                  g.trans_a ? Transpose::Yes : Transpose::No, g.trans_b ? Transpose::Yes : Transpose::No, g.m, g.n, g.k,
+                  alpha, {a.buffer, ao, g.lda}, {b.buffer, bo, g.ldb}, beta, {c.buffer, co, g.ldc});
           },
           [&] {
             auto& want = arena.expected(Parent::Dst);
@@ -196,8 +202,8 @@ TEST_SUITE("safety") {
                          std::to_string(d.out.offset) + "/" + std::to_string(d.out.stride) + "/" +
                          std::to_string(d.out.distance);
       std::unique_ptr<FftPlan> plan;
-      test::fuzz_one(arena, what + " (plan)", counts, [&] { plan = std::make_unique<FftPlan>(s.queue, d); },
-                     [] { return true; });
+      test::fuzz_one(
+          arena, what + " (plan)", counts, [&] { plan = std::make_unique<FftPlan>(s.queue, d); }, [] { return true; });
       if (!plan) continue;
       --counts.accepted;  // a plan alone is no accepted transform
       const FftDesc& pd = plan->desc();
@@ -207,8 +213,10 @@ TEST_SUITE("safety") {
       test::fuzz_one(
           arena, what, counts,
           [&] {
-            if (inverse) plan->inverse(in.buffer, out.buffer);
-            else plan->forward(in.buffer, out.buffer);
+            if (inverse)
+              plan->inverse(in.buffer, out.buffer);
+            else
+              plan->forward(in.buffer, out.buffer);
           },
           [&] {
             auto& want = arena.expected(Parent::Dst);
@@ -219,7 +227,8 @@ TEST_SUITE("safety") {
                                                                : 1.0;
             const bool alias = hidden_alias(in, out);
             const float* x = reinterpret_cast<const float*>(at(arena, in, 0, 8));
-            const auto ref = host::fft_batch(x, pd.n, pd.batch, pd.in.stride, pd.in.distance, pd.in.offset, inverse, scale);
+            const auto ref =
+                host::fft_batch(x, pd.n, pd.batch, pd.in.stride, pd.in.distance, pd.in.offset, inverse, scale);
             bool ok = true;
             for (std::size_t b = 0; b < pd.batch; ++b) {
               double num = 0, den = 0;
@@ -272,8 +281,8 @@ TEST_SUITE("safety") {
       test::fuzz_one(
           arena, what, counts,
           [&] {
-            used = gaussian_blur(s.queue, w, ht, format, {in.buffer, in_off, in_pitch}, {out.buffer, out_off, out_pitch},
-                                 o);
+            used = gaussian_blur(s.queue, w, ht, format, {in.buffer, in_off, in_pitch},
+                                 {out.buffer, out_off, out_pitch}, o);
           },
           [&] {
             auto& want = arena.expected(Parent::Dst);
@@ -286,8 +295,10 @@ TEST_SUITE("safety") {
                 const unsigned char* p = at(arena, in, in_off + y * in_pitch + xx, pb);
                 for (std::size_t ch = 0; ch < c; ++ch) {
                   float v;
-                  if (u8) v = p[ch];
-                  else std::memcpy(&v, p + 4 * ch, 4);
+                  if (u8)
+                    v = p[ch];
+                  else
+                    std::memcpy(&v, p + 4 * ch, 4);
                   x[(y * w + xx) * c + ch] = v;
                 }
               }

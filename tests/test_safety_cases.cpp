@@ -46,14 +46,18 @@ TEST_SUITE("safety") {
     const cl::Buffer in = arena.buffer(Parent::Src);
     constexpr std::size_t kMax = std::numeric_limits<std::size_t>::max();
     // The cases that wrote before the output buffer or crashed before the checks were overflow-proof.
-    expect_refused([&] {
-      sgemm(s.queue, Layout::ColMajor, Transpose::No, Transpose::No, 11, 1, 4, 1.0f, {in, 0, 11}, {in, 0, 4}, 0.0f,
-            {out.buffer, kMax - 10, 11});
-    }, "c.offset");
-    expect_refused([&] {
-      sgemm(s.queue, Layout::ColMajor, Transpose::No, Transpose::No, 8, 64, 8, 1.0f, {in, 0, 8}, {in, 0, 8}, 0.0f,
-            {out.buffer, 0, kMax / 63 + 1});
-    }, "c.ld");
+    expect_refused(
+        [&] {
+          sgemm(s.queue, Layout::ColMajor, Transpose::No, Transpose::No, 11, 1, 4, 1.0f, {in, 0, 11}, {in, 0, 4}, 0.0f,
+                {out.buffer, kMax - 10, 11});
+        },
+        "c.offset");
+    expect_refused(
+        [&] {
+          sgemm(s.queue, Layout::ColMajor, Transpose::No, Transpose::No, 8, 64, 8, 1.0f, {in, 0, 8}, {in, 0, 8}, 0.0f,
+                {out.buffer, 0, kMax / 63 + 1});
+        },
+        "c.ld");
     expect_refused([&] { transpose(s.queue, 2, 3, 4, {in, 0, 3}, {out.buffer, kMax - 5, 2}); }, "out.offset");
     expect_refused([&] { transpose(s.queue, 3, 2, 4, {in, 0, kMax / 2 + 1}, {out.buffer, 0, 3}); }, "in.ld");
     {
@@ -68,12 +72,16 @@ TEST_SUITE("safety") {
     }
     BlurOptions o;
     o.method = BlurMethod::Separable;
-    expect_refused([&] {
-      gaussian_blur(s.queue, 4, 2, PixelFormat::R32F, {in, 0, 4}, {out.buffer, kMax - 7, 4}, o);
-    }, "out.offset");
-    expect_refused([&] {
-      gaussian_blur(s.queue, 4, 3, PixelFormat::R32F, {in, 0, kMax / 2 + 1}, {out.buffer, 0, 4}, o);
-    }, "in.pitch");
+    expect_refused(
+        [&] {
+          gaussian_blur(s.queue, 4, 2, PixelFormat::R32F, {in, 0, 4}, {out.buffer, kMax - 7, 4}, o);
+        },
+        "out.offset");
+    expect_refused(
+        [&] {
+          gaussian_blur(s.queue, 4, 3, PixelFormat::R32F, {in, 0, kMax / 2 + 1}, {out.buffer, 0, 4}, o);
+        },
+        "in.pitch");
     CHECK(arena.verify("the refused calls"));
   }
 
@@ -89,16 +97,23 @@ TEST_SUITE("safety") {
     expect_refused([&] { fft(s.queue, x, 256, false, bad_fft); }, "FFT_WG");
     expect_refused([&] { fft(s.queue, x, 0); }, "n must be at least 1");
     std::vector<float> c(64 * 64);
-    expect_refused([&] {
-      sgemm(s.queue, Layout::ColMajor, Transpose::No, Transpose::No, 64, 64, 64, 1.0f, a, 64, a, 64, 0.0f, c, 63);
-    }, "c.ld");
-    expect_refused([&] {
-      sgemm(s.queue, Layout::ColMajor, Transpose::No, Transpose::No, 64, 64, 64, 1.0f, a, 64, a, 64, 0.0f, c, 64,
-            Tuning{{{"NOPE", 1}}, false});
-    }, "unknown parameter");
+    expect_refused(
+        [&] {
+          sgemm(s.queue, Layout::ColMajor, Transpose::No, Transpose::No, 64, 64, 64, 1.0f, a, 64, a, 64, 0.0f, c, 63);
+        },
+        "c.ld");
+    expect_refused(
+        [&] {
+          sgemm(s.queue, Layout::ColMajor, Transpose::No, Transpose::No, 64, 64, 64, 1.0f, a, 64, a, 64, 0.0f, c, 64,
+                Tuning{{{"NOPE", 1}}, false});
+        },
+        "unknown parameter");
     BlurOptions o;
-    expect_refused([&] { gaussian_blur(s.queue, 1024, 1024, 1, a, o, Tuning{{{"BLUR_S_LOCAL", 7}}, false}); },
-                   "BLUR_S_LOCAL");
+    expect_refused(
+        [&] {
+          gaussian_blur(s.queue, 1024, 1024, 1, a, o, Tuning{{{"BLUR_S_LOCAL", 7}}, false});
+        },
+        "BLUR_S_LOCAL");
     expect_refused([&] { gaussian_blur(s.queue, std::size_t{1} << 32, std::size_t{1} << 32, 1, a, o); },
                    "width and height must be at most 2^30");
     // A failure after the upload (every kernel build fails): the error arrives, and the caller's
@@ -142,16 +157,24 @@ TEST_SUITE("safety") {
     const cl::Buffer in = arena.buffer(Parent::Src), out = arena.buffer(Parent::Dst);
     BlurOptions o;
     o.method = static_cast<BlurMethod>(17);
-    expect_refused([&] { gaussian_blur(s.queue, 8, 8, PixelFormat::R32F, {in, 0, 8}, {out, 0, 8}, o); },
-                   "unknown blur method");
+    expect_refused(
+        [&] {
+          gaussian_blur(s.queue, 8, 8, PixelFormat::R32F, {in, 0, 8}, {out, 0, 8}, o);
+        },
+        "unknown blur method");
     o.method = BlurMethod::Separable;
     o.border = static_cast<BlurBorder>(5);
-    expect_refused([&] { gaussian_blur(s.queue, 8, 8, PixelFormat::R32F, {in, 0, 8}, {out, 0, 8}, o); },
-                   "unknown border");
-    expect_refused([&] {
-      sgemm(s.queue, static_cast<Layout>(3), Transpose::No, Transpose::No, 2, 2, 2, 1.0f, {in, 0, 2}, {in, 0, 2},
-            0.0f, {out, 0, 2});
-    }, "unknown layout");
+    expect_refused(
+        [&] {
+          gaussian_blur(s.queue, 8, 8, PixelFormat::R32F, {in, 0, 8}, {out, 0, 8}, o);
+        },
+        "unknown border");
+    expect_refused(
+        [&] {
+          sgemm(s.queue, static_cast<Layout>(3), Transpose::No, Transpose::No, 2, 2, 2, 1.0f, {in, 0, 2}, {in, 0, 2},
+                0.0f, {out, 0, 2});
+        },
+        "unknown layout");
     FftDesc d;
     d.n = 64;
     expect_refused([&] { FftPlan(s.queue, d, Tuning{{{"FFT_WG", 3}}, false}); }, "FFT_WG");
@@ -207,7 +230,7 @@ TEST_SUITE("safety") {
     for (int i = 0; i < 3; ++i) detail::write_file_atomic(dir + "/old" + std::to_string(i) + ".bin", junk);
     detail::write_file_atomic(dir + "/dead.bin.tmp.1.2", junk);
     for (const char* f : {"/old0.bin", "/old1.bin", "/old2.bin", "/dead.bin.tmp.1.2"}) {
-      const struct utimbuf when{std::time(nullptr) - 7200, std::time(nullptr) - 7200};
+      const struct utimbuf when { std::time(nullptr) - 7200, std::time(nullptr) - 7200 };
       REQUIRE(::utime((dir + f).c_str(), &when) == 0);
     }
     test::ScopedEnv opts("CLFORGE_BUILD_OPTIONS", "-DCLF_EVICTION_PROBE=" + std::to_string(test::seed()));
@@ -246,7 +269,8 @@ TEST_SUITE("safety") {
       const int rc = test::run_command(cli + args, out);
       INFO(args << ": " << out);
       CHECK(rc > 0);  // an exit status, not a signal
-      CHECK(out.find(args.substr(args.find("--"), args.find(' ', args.find("--")) - args.find("--"))) != std::string::npos);
+      CHECK(out.find(args.substr(args.find("--"), args.find(' ', args.find("--")) - args.find("--"))) !=
+            std::string::npos);
       CHECK(out.find("CL_") == std::string::npos);
       CHECK(out.find("vector") == std::string::npos);
     }
@@ -261,8 +285,8 @@ TEST_SUITE("safety") {
       std::ofstream(dir + "/in.f32", std::ios::binary)
           .write(reinterpret_cast<const char*>(img.data()), static_cast<std::streamsize>(img.size() * 4));
     }
-    const std::string cmd = "exec " + std::string(CLFORGE_CLI) + " --device " + s.entry.info.index_string() + " blur '" +
-                            dir + "/in.f32' '" + dir + "/out.png' --size " + std::to_string(W) + "x" +
+    const std::string cmd = "exec " + std::string(CLFORGE_CLI) + " --device " + s.entry.info.index_string() +
+                            " blur '" + dir + "/in.f32' '" + dir + "/out.png' --size " + std::to_string(W) + "x" +
                             std::to_string(H) + " --channels 4 --bits 16 --sigma 1 --reps 0 > /dev/null 2>&1";
     auto temps = [&] {
       int n = 0;
@@ -290,10 +314,13 @@ TEST_SUITE("safety") {
       }
       ::usleep(500);
     }
-    MESSAGE(std::string(interrupted ? "blur interrupted while its temp file existed" : "blur finished before a temp file was seen"));
+    MESSAGE(std::string(interrupted ? "blur interrupted while its temp file existed"
+                                    : "blur finished before a temp file was seen"));
     CHECK(temps() == 0);
-    if (interrupted) CHECK((WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM));
-    else CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+    if (interrupted)
+      CHECK((WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM));
+    else
+      CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
   }
 }
 #endif

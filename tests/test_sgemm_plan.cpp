@@ -43,9 +43,23 @@ std::vector<std::string> compiled_params(const cl::Program& program, const char*
 
 // 32 x 32 C tiles, k tiles of 16, vectors of 2, no split k: tile multiples decide the packing.
 Tuning small_tiles() {
-  return forced(SgemmPath::Xgemm, {{"MWG", 32}, {"NWG", 32}, {"KWG", 16}, {"MDIMC", 8}, {"NDIMC", 8}, {"MDIMA", 8},
-                                   {"NDIMB", 8}, {"KWI", 2}, {"VWM", 2}, {"VWN", 2}, {"STRM", 1}, {"STRN", 1},
-                                   {"SA", 1}, {"SB", 1}, {"DBUF", 1}, {"NVRREG", 0}, {"SGEMM_SPLITK", 0}});
+  return forced(SgemmPath::Xgemm, {{"MWG", 32},
+                                   {"NWG", 32},
+                                   {"KWG", 16},
+                                   {"MDIMC", 8},
+                                   {"NDIMC", 8},
+                                   {"MDIMA", 8},
+                                   {"NDIMB", 8},
+                                   {"KWI", 2},
+                                   {"VWM", 2},
+                                   {"VWN", 2},
+                                   {"STRM", 1},
+                                   {"STRN", 1},
+                                   {"SA", 1},
+                                   {"SB", 1},
+                                   {"DBUF", 1},
+                                   {"NVRREG", 0},
+                                   {"SGEMM_SPLITK", 0}});
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
@@ -62,11 +76,11 @@ TEST_SUITE("sgemm") {
       float alpha, beta;
     };
     const Tuning split = forced(SgemmPath::Xgemm, {{"SGEMM_SPLITK", 4}, {"SGEMM_SPLIT_WAVES", 64}});
-    for (const P& p : {P{SgemmPath::Direct, forced(SgemmPath::Direct), -0.5f, 2.5f},
-                       P{SgemmPath::Xgemm, forced(SgemmPath::Xgemm), -0.5f, 2.5f}, P{SgemmPath::Xgemm, split, 1.0f, 0.0f},
-                       P{SgemmPath::Stream, forced(SgemmPath::Stream), -0.5f, 2.5f},
-                       P{SgemmPath::Scale, Tuning{{}, false}, 0.0f, 2.5f},
-                       P{SgemmPath::Nothing, Tuning{{}, false}, 0.0f, 1.0f}}) {
+    for (const P& p :
+         {P{SgemmPath::Direct, forced(SgemmPath::Direct), -0.5f, 2.5f},
+          P{SgemmPath::Xgemm, forced(SgemmPath::Xgemm), -0.5f, 2.5f}, P{SgemmPath::Xgemm, split, 1.0f, 0.0f},
+          P{SgemmPath::Stream, forced(SgemmPath::Stream), -0.5f, 2.5f},
+          P{SgemmPath::Scale, Tuning{{}, false}, 0.0f, 2.5f}, P{SgemmPath::Nothing, Tuning{{}, false}, 0.0f, 1.0f}}) {
       Case c;
       c.m = 67, c.n = 45, c.k = 333, c.alpha = p.alpha, c.beta = p.beta;
       c.ta = Transpose::Yes, c.layout = Layout::RowMajor;
@@ -118,7 +132,8 @@ TEST_SUITE("sgemm") {
     // The other paths.
     SgemmDesc z;
     z.m = 5, z.n = 0, z.k = 3;
-    CHECK(contains(SgemmPlan(s.queue, z).describe(), "sgemm 5x0x3 column-major NN, alpha 1, beta 0: nothing to compute"));
+    CHECK(
+        contains(SgemmPlan(s.queue, z).describe(), "sgemm 5x0x3 column-major NN, alpha 1, beta 0: nothing to compute"));
     CHECK(SgemmPlan(s.queue, z).configurations().size() == 1);
     z.n = 4, z.alpha = 0, z.beta = 2;
     CHECK(contains(SgemmPlan(s.queue, z).describe(), "alpha 0, beta 2: C = beta * C"));
@@ -281,8 +296,10 @@ TEST_SUITE("sgemm") {
     o.param_values["KWI"] = {2, 4};
     o.fault = [](const ParamMap& p) {
       TuneFault f;
-      if (p.at("KWI") == 2) f.time_scale = 1e-3;
-      else f.corrupt_output = true;
+      if (p.at("KWI") == 2)
+        f.time_scale = 1e-3;
+      else
+        f.corrupt_output = true;
       return f;
     };
     const TuneResult r = tune(s.queue, "sgemm", o);

@@ -79,9 +79,9 @@ TEST_SUITE("sgemm") {
     std::uint64_t seed = test::seed() + 55000;
     // Waves x compute units far above the tile count forces a split on any device; 32 x 32
     // tiles of a GPU-like shape (local tiles, double buffering) and the CPU row's register blocks.
-    const ParamMap gpu_like = {{"MWG", 32}, {"NWG", 32}, {"KWG", 16}, {"MDIMC", 8}, {"NDIMC", 8}, {"MDIMA", 8},
-                               {"NDIMB", 8}, {"KWI", 2}, {"VWM", 2}, {"VWN", 2}, {"STRM", 1}, {"STRN", 1},
-                               {"SA", 1}, {"SB", 1}, {"DBUF", 1}, {"NVRREG", 0}};
+    const ParamMap gpu_like = {{"MWG", 32},  {"NWG", 32}, {"KWG", 16}, {"MDIMC", 8}, {"NDIMC", 8}, {"MDIMA", 8},
+                               {"NDIMB", 8}, {"KWI", 2},  {"VWM", 2},  {"VWN", 2},   {"STRM", 1},  {"STRN", 1},
+                               {"SA", 1},    {"SB", 1},   {"DBUF", 1}, {"NVRREG", 0}};
     for (int splitk : {2, 8}) {
       ParamMap p = splitk == 2 ? ParamMap{} : gpu_like;
       p["SGEMM_SPLITK"] = splitk;

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "host/reference.hpp"
-#include "transpose/transpose_internal.hpp"
 #include "tests/support.hpp"
+#include "transpose/transpose_internal.hpp"
 
 using namespace clforge;
 
@@ -47,8 +47,11 @@ void check_transpose(std::size_t rows, std::size_t cols, std::size_t elem, std::
   std::vector<cl::Event> deps{ev};
   s.queue.enqueueReadBuffer(bout, CL_TRUE, 0, out_n * 4, out.data(), &deps);
   INFO("rows " << rows << " cols " << cols << " elem " << elem << " in_ld " << in_ld << " out_ld " << out_ld
-               << " offsets " << in_off << "/" << out_off << " seed " << seed << " params "
-               << [&] { std::string p; for (auto& [k, v] : tuning.overrides) p += k + "=" + std::to_string(v) + " "; return p; }());
+               << " offsets " << in_off << "/" << out_off << " seed " << seed << " params " << [&] {
+                    std::string p;
+                    for (auto& [k, v] : tuning.overrides) p += k + "=" + std::to_string(v) + " ";
+                    return p;
+                  }());
   // NaN != NaN, so compare bits: poison outside the matrix must stay poison.
   std::size_t mismatches = 0, first = 0;
   for (std::size_t i = 0; i < out_n; ++i)
@@ -57,15 +60,14 @@ void check_transpose(std::size_t rows, std::size_t cols, std::size_t elem, std::
   CHECK(mismatches == 0);
 }
 
-ParamMap vendor_row(VendorClass v, const std::string& variant) {
-  return test::vendor_row("transpose", v, variant);
-}
+ParamMap vendor_row(VendorClass v, const std::string& variant) { return test::vendor_row("transpose", v, variant); }
 
 }  // namespace
 
 TEST_SUITE("transpose") {
   TEST_CASE("shapes and element sizes with the device's own parameters") {
-    const Shape shapes[] = {{1, 1}, {1, 37}, {37, 1}, {17, 33}, {33, 17}, {64, 64}, {128, 256}, {1000, 999}, {4097, 31}};
+    const Shape shapes[] = {{1, 1},   {1, 37},    {37, 1},     {17, 33},  {33, 17},
+                            {64, 64}, {128, 256}, {1000, 999}, {4097, 31}};
     std::uint64_t seed = test::seed();
     for (std::size_t elem : {4, 8, 16})
       for (const auto& sh : shapes) check_transpose(sh.rows, sh.cols, elem, 0, 0, 0, 0, {}, seed++);
@@ -82,7 +84,8 @@ TEST_SUITE("transpose") {
 
   TEST_CASE("every shipped vendor-class parameter set computes the right answer here") {
     std::uint64_t seed = test::seed() + 2000;
-    for (VendorClass v : {VendorClass::NVIDIA, VendorClass::AMD, VendorClass::Intel, VendorClass::CPU, VendorClass::Other})
+    for (VendorClass v :
+         {VendorClass::NVIDIA, VendorClass::AMD, VendorClass::Intel, VendorClass::CPU, VendorClass::Other})
       for (std::size_t elem : {4, 8, 16}) {
         Tuning t{vendor_row(v, std::to_string(elem)), false};
         CAPTURE(to_string(v));
@@ -138,9 +141,15 @@ TEST_SUITE("transpose") {
         for (int wpt : {1, 2, 4, 8, 16})
           for (int vw : {1, 2, 4, 8}) {
             if (wpt > tile || vw > tile) continue;
-            const Tuning t{{{"TRA_TILE", tile}, {"TRA_WPT", wpt}, {"TRA_VW", vw}, {"TRA_LOCAL", local}, {"TRA_PAD", 1},
-                            {"TRA_DIAG", (tile + wpt) % 2}, {"TRA_SWZ", (tile + wpt) % 2 ? 0 : 4},
-                            {"TRA_NT", (tile / 8 + wpt) % 2}}, false};
+            const Tuning t{{{"TRA_TILE", tile},
+                            {"TRA_WPT", wpt},
+                            {"TRA_VW", vw},
+                            {"TRA_LOCAL", local},
+                            {"TRA_PAD", 1},
+                            {"TRA_DIAG", (tile + wpt) % 2},
+                            {"TRA_SWZ", (tile + wpt) % 2 ? 0 : 4},
+                            {"TRA_NT", (tile / 8 + wpt) % 2}},
+                           false};
             check_transpose(64, 64, 4, 0, 0, 0, 0, t, seed++);
             check_transpose(40, 72, 4, 8, 0, 16, 0, t, seed++);
             if (vw == 2) check_transpose(33, 70, 4, 0, 0, 0, 0, t, seed++);
@@ -169,13 +178,22 @@ TEST_SUITE("transpose") {
     expect([&] { transpose(s.queue, 64, 64, 4, {a, 1, 64}, {b, 0, 64}); }, "in buffer too small");
     expect([&] { transpose(s.queue, 4, 4, 4, {cl::Buffer(), 0, 4}, {b, 0, 4}); }, "null buffer");
     expect([&] { transpose(s.queue, 4, 4, 4, {a, 0, 4}, {a, 0, 4}); }, "different buffers");
-    expect([&] { transpose(s.queue, 4, 4, 4, {a, 0, 4}, {b, 0, 4}, {}, nullptr, Tuning{{{"TRA_NOPE", 1}}, true}); },
-           "unknown parameter");
-    expect([&] { transpose(s.queue, 4, 4, 4, {a, 0, 4}, {b, 0, 4}, {}, nullptr, Tuning{{{"TRA_TILE", 12}}, true}); },
-           "not legal");
-    expect([&] {
-      transpose(s.queue, 4, 4, 4, {a, 0, 4}, {b, 0, 4}, {}, nullptr, Tuning{{{"TRA_TILE", 4}, {"TRA_WPT", 8}}, true});
-    }, "TRA_WPT must not exceed TRA_TILE");
+    expect(
+        [&] {
+          transpose(s.queue, 4, 4, 4, {a, 0, 4}, {b, 0, 4}, {}, nullptr, Tuning{{{"TRA_NOPE", 1}}, true});
+        },
+        "unknown parameter");
+    expect(
+        [&] {
+          transpose(s.queue, 4, 4, 4, {a, 0, 4}, {b, 0, 4}, {}, nullptr, Tuning{{{"TRA_TILE", 12}}, true});
+        },
+        "not legal");
+    expect(
+        [&] {
+          transpose(s.queue, 4, 4, 4, {a, 0, 4}, {b, 0, 4}, {}, nullptr,
+                    Tuning{{{"TRA_TILE", 4}, {"TRA_WPT", 8}}, true});
+        },
+        "TRA_WPT must not exceed TRA_TILE");
   }
 }
 
@@ -284,9 +302,12 @@ TEST_SUITE("transpose") {
     CHECK(lookups() > lookups(warm));
     // A tuning file set between two calls takes effect on the next call.
     const std::string file = test::temp_dir("transpose-plan-cache") + "/t.json";
-    std::ofstream(file) << R"({"entries": [{"kernel": "transpose", "params": {"TRA_TILE": 4, "TRA_WPT": 1, "TRA_VW": 1}}]})";
+    std::ofstream(file)
+        << R"({"entries": [{"kernel": "transpose", "params": {"TRA_TILE": 4, "TRA_WPT": 1, "TRA_VW": 1}}]})";
     ::utime(file.c_str(), nullptr);
-    struct utimbuf old{std::time(nullptr) - 10, std::time(nullptr) - 10};
+    struct utimbuf old {
+      std::time(nullptr) - 10, std::time(nullptr) - 10
+    };
     REQUIRE(::utime(file.c_str(), &old) == 0);  // an older stamp: trusted, so cached
     test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
     const auto before = cache_stats();

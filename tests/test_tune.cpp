@@ -21,14 +21,14 @@
 #include "tuning/spec.hpp"
 
 using namespace clforge;
-using test::LogCapture;
-using test::TuneEnv;
 using test::fastest_ok;
+using test::LogCapture;
 using test::looks_fastest;
 using test::params_text;
 using test::shipped;
 using test::small_candidate;
 using test::small_options;
+using test::TuneEnv;
 using test::wrong_looks_fastest;
 
 TEST_SUITE("tune") {
@@ -120,9 +120,10 @@ TEST_SUITE("tune") {
       std::vector<float> ref(rows * cols);
       host::transpose(rows, cols, 4, in.data(), cols, ref.data(), rows);
       CHECK(std::memcmp(out.data(), ref.data(), ref.size() * 4) == 0);
-      CHECK(logs.contains("compiled transpose with -cl-std=CL1.2 -DTRA_DIAG=0 -DTRA_LOCAL=1 -DTRA_NT=0 -DTRA_PAD=1 -DTRA_SWZ=0 "
-                          "-DTRA_TILE=8 "
-                          "-DTRA_VW=1 -DTRA_WPT=2"));
+      CHECK(logs.contains(
+          "compiled transpose with -cl-std=CL1.2 -DTRA_DIAG=0 -DTRA_LOCAL=1 -DTRA_NT=0 -DTRA_PAD=1 -DTRA_SWZ=0 "
+          "-DTRA_TILE=8 "
+          "-DTRA_VW=1 -DTRA_WPT=2"));
     }
 
     // Switched off per call and through the environment: the shipped values come back.
@@ -263,7 +264,7 @@ TEST_SUITE("tune") {
     const std::string path = user_database_path(s.entry.info);
     REQUIRE(detail::make_dirs(env.dir));
     for (const std::string& bad : {std::string("{ truncated"),
-                                  std::string(R"({"entries": [{"kernel": "transpose", "params": {"NOPE": 1}}]})")}) {
+                                   std::string(R"({"entries": [{"kernel": "transpose", "params": {"NOPE": 1}}]})")}) {
       std::ofstream(path) << bad;
       const CacheStats before = cache_stats();
       try {

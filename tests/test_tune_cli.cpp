@@ -1,10 +1,10 @@
 // `clforge tune` for transpose, FFT and blur, then `clforge params` showing the user source;
 // dry runs, --out results usable as a tuning file, a corrupt database and option checks.
 #include <doctest/doctest.h>
+#include <sys/wait.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
 
 #include "runtime/util.hpp"
 #include "tests/tune_support.hpp"
@@ -21,9 +21,14 @@ TEST_SUITE("tune") {
                             s.entry.info.index_string() + " ";
     const std::string path = user_database_path(s.entry.info);
     std::string out;
-    int rc = test::run_command(cli + "tune fft --size 64@16 --param FFT_WG=64,256 --param FFT_RADIX=16 --param FFT_REG=32 "
-                               "--param FFT_HALVE=0 --param FFT_TWIDDLE=0 --param FFT_PAD=1 --param FFT_VEC=1 "
-                               "--param FFT_STAGE=0 --param FFT_ACROSS=8 --param FFT_VPT=0 --param FFT_MIX=0 --param FFT_DCHAIN=1 --param FFT_CHUNK=0 --seed " + std::to_string(test::seed()), out);
+    int rc =
+        test::run_command(cli +
+                              "tune fft --size 64@16 --param FFT_WG=64,256 --param FFT_RADIX=16 --param FFT_REG=32 "
+                              "--param FFT_HALVE=0 --param FFT_TWIDDLE=0 --param FFT_PAD=1 --param FFT_VEC=1 "
+                              "--param FFT_STAGE=0 --param FFT_ACROSS=8 --param FFT_VPT=0 --param FFT_MIX=0 --param "
+                              "FFT_DCHAIN=1 --param FFT_CHUNK=0 --seed " +
+                              std::to_string(test::seed()),
+                          out);
     INFO(out);
     REQUIRE(rc == 0);
     CHECK(out.find("fft variant 64 on") != std::string::npos);
@@ -34,8 +39,10 @@ TEST_SUITE("tune") {
     CHECK(out.find("FFT_WG") != std::string::npos);
     CHECK(out.find("user " + path) != std::string::npos);
 
-    rc = test::run_command(cli + "tune blur --size 64x48 --method direct --sigma 1.5 --param BLUR_D_LX=16,32 "
-                               "--param BLUR_D_LY=4 --param BLUR_D_WPT=2 --param BLUR_D_LOCAL=1", out);
+    rc = test::run_command(cli +
+                               "tune blur --size 64x48 --method direct --sigma 1.5 --param BLUR_D_LX=16,32 "
+                               "--param BLUR_D_LY=4 --param BLUR_D_WPT=2 --param BLUR_D_LOCAL=1",
+                           out);
     INFO(out);
     REQUIRE(rc == 0);
     CHECK(out.find("blur variant 1 on") != std::string::npos);
@@ -55,15 +62,17 @@ TEST_SUITE("tune") {
                             s.entry.info.index_string() + " ";
     const std::string path = user_database_path(s.entry.info);
     std::string out;
-    int rc = test::run_command(cli + "tune transpose --size 64 --param TRA_TILE=8,16 --param TRA_LOCAL=1 --dry-run", out);
+    int rc =
+        test::run_command(cli + "tune transpose --size 64 --param TRA_TILE=8,16 --param TRA_LOCAL=1 --dry-run", out);
     INFO(out);
     CHECK(rc == 0);
-    CHECK(out.find("space 2240") != std::string::npos);  // TILE 2 x WPT 5 x VW 4 x PAD 2 x DIAG 2 x SWZ 7 x LOCAL 1 x NT 2
+    CHECK(out.find("space 2240") !=
+          std::string::npos);  // TILE 2 x WPT 5 x VW 4 x PAD 2 x DIAG 2 x SWZ 7 x LOCAL 1 x NT 2
     CHECK(!detail::file_exists(path));
 
     const std::string results = env.dir + "/results.json";
-    rc = test::run_command(cli + "tune transpose --size 64 --budget 3 --out " + results + " --seed " +
-                         std::to_string(test::seed()), out);
+    rc = test::run_command(
+        cli + "tune transpose --size 64 --budget 3 --out " + results + " --seed " + std::to_string(test::seed()), out);
     INFO(out);
     REQUIRE(rc == 0);
     CHECK(out.find("tried 3") != std::string::npos);

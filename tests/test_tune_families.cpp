@@ -13,14 +13,14 @@
 #include "tests/tune_support.hpp"
 
 using namespace clforge;
-using test::LogCapture;
-using test::TuneEnv;
 using test::blur_candidate;
 using test::blur_options;
 using test::fft_candidate;
 using test::fft_options;
+using test::LogCapture;
 using test::looks_fastest;
 using test::params_text;
+using test::TuneEnv;
 using test::wrong_looks_fastest;
 
 TEST_SUITE("tune") {
@@ -122,8 +122,9 @@ TEST_SUITE("tune") {
     const std::vector<float> got = gaussian_blur(s.queue, w, h, 1, in, bo);
     const std::vector<double> ref = host::gaussian_blur(in.data(), w, h, 1, w, 1.5, 2, BlurBorder::Clamp);
     CHECK(host::compare(got, ref).ok(host::truncated_blur_tolerance(1.5, 2)));
-    CHECK(logs.contains("compiled blur_separable with -cl-std=CL1.2 -DBLUR_S_COL_LX=32 -DBLUR_S_COL_LY=4 "
-                        "-DBLUR_S_COL_WPT=4 -DBLUR_S_LOCAL=1 -DBLUR_S_ROW_LX=32 -DBLUR_S_ROW_LY=1 -DBLUR_S_ROW_VW=1"));
+    CHECK(
+        logs.contains("compiled blur_separable with -cl-std=CL1.2 -DBLUR_S_COL_LX=32 -DBLUR_S_COL_LY=4 "
+                      "-DBLUR_S_COL_WPT=4 -DBLUR_S_LOCAL=1 -DBLUR_S_ROW_LX=32 -DBLUR_S_ROW_LY=1 -DBLUR_S_ROW_VW=1"));
   }
 
   TEST_CASE("tune fft: a wrong candidate is rejected and never stored, even when it looks fastest") {
@@ -154,15 +155,15 @@ TEST_SUITE("tune") {
     auto& s = test::session();
     {
       // Recursive method, sigma 2: the blur_recursive kernel.
-      const ParamMap base = {{"BLUR_R_BLOCK", 16},     {"BLUR_R_NARROW", 1 << 30},   {"BLUR_R_FUSE_T", 1},
-                             {"BLUR_R_BATCH", 2},      {"BLUR_R_NEXT_CARRY", 1},      {"BLUR_R_LINK_SPLIT", 2},
+      const ParamMap base = {{"BLUR_R_BLOCK", 16},    {"BLUR_R_NARROW", 1 << 30}, {"BLUR_R_FUSE_T", 1},
+                             {"BLUR_R_BATCH", 2},     {"BLUR_R_NEXT_CARRY", 1},   {"BLUR_R_LINK_SPLIT", 2},
                              {"BLUR_R_LINK_BATCH", 2}};
       ParamMap wrong = base, fast = base;
       wrong["BLUR_R_LX"] = 32;
       fast["BLUR_R_LX"] = 16;
       TuneOptions o = blur_options();
       o.routine_options = {{"method", "recursive"}, {"sigma", "2"}};
-      o.param_values = {{"BLUR_R_LX", {16, 32}},   {"BLUR_R_BLOCK", {16}},    {"BLUR_R_NARROW", {1 << 30}},
+      o.param_values = {{"BLUR_R_LX", {16, 32}},    {"BLUR_R_BLOCK", {16}},    {"BLUR_R_NARROW", {1 << 30}},
                         {"BLUR_R_FUSE_T", {1}},     {"BLUR_R_BATCH", {2}},     {"BLUR_R_NEXT_CARRY", {1}},
                         {"BLUR_R_LINK_SPLIT", {2}}, {"BLUR_R_LINK_BATCH", {2}}};
       o.fault = wrong_looks_fastest(wrong, fast);

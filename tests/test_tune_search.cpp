@@ -15,11 +15,11 @@
 #include "tuning/spec.hpp"
 
 using namespace clforge;
-using test::TuneEnv;
 using test::fastest_ok;
 using test::shipped;
 using test::small_candidate;
 using test::small_options;
+using test::TuneEnv;
 
 TEST_SUITE("tune") {
   TEST_CASE("dry run: the space pruned by constraints, nothing compiled, run or stored") {
@@ -84,7 +84,6 @@ TEST_SUITE("tune") {
     CHECK(parse_tune_strategy("anneal") == TuneStrategy::Anneal);
     CHECK_THROWS_AS(parse_tune_strategy("genetic"), InvalidArgument);
   }
-
 
   TEST_CASE("a space too large to enumerate is sampled; auto anneals it, exhaustive refuses it") {
     TuneEnv env("sampled");

@@ -120,7 +120,8 @@ TEST_SUITE("tuning") {
     const DeviceInfo& dev = test::session().entry.info;
     store_user_entry(dev, "transpose", "4", {{"TRA_TILE", 16}, {"TRA_WPT", 2}, {"TRA_DIAG", 1}});
     CHECK(detail::file_exists(user_database_path(dev)));
-    const std::string file = write_json(dir, "t.json", R"({"entries": [{"kernel": "transpose", "params": {"TRA_TILE": 32}}]})");
+    const std::string file =
+        write_json(dir, "t.json", R"({"entries": [{"kernel": "transpose", "params": {"TRA_TILE": 32}}]})");
     test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
 
     auto cfg = resolve_configuration("transpose", "4", dev, Tuning{{{"TRA_DIAG", 0}}, true});
@@ -197,8 +198,11 @@ TEST_SUITE("tuning") {
         "params": {"TRA_TILE": 64, "TRA_WPT": 1, "TRA_VW": 1, "TRA_PAD": 1, "TRA_LOCAL": 1}}]})");
     test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
     // 64 x 65 x 16 bytes = 66560 bytes of local memory and 4096 work-items: does not fit.
-    CHECK(!detail::fit_problem(detail::kernel_spec("transpose"), {{"TRA_TILE", 64}, {"TRA_WPT", 1}, {"TRA_VW", 1},
-                                                                   {"TRA_PAD", 1}, {"TRA_DIAG", 0}, {"TRA_LOCAL", 1}}, "16", small).empty());
+    CHECK(!detail::fit_problem(
+               detail::kernel_spec("transpose"),
+               {{"TRA_TILE", 64}, {"TRA_WPT", 1}, {"TRA_VW", 1}, {"TRA_PAD", 1}, {"TRA_DIAG", 0}, {"TRA_LOCAL", 1}},
+               "16", small)
+               .empty());
     const Configuration cfg = resolve_configuration("transpose", "16", small, Tuning{{}, false});
     REQUIRE(!cfg.notes.empty());
     CHECK(cfg.notes.front().find("fallback") == 0);
@@ -207,7 +211,8 @@ TEST_SUITE("tuning") {
     CHECK(detail::fit_problem(detail::kernel_spec("transpose"), cfg.values, "16", small).empty());
     // The same values given explicitly are an error naming them.
     try {
-      resolve_configuration("transpose", "16", small, Tuning{{{"TRA_TILE", 64}, {"TRA_WPT", 4}, {"TRA_VW", 1}, {"TRA_LOCAL", 1}}, false});
+      resolve_configuration("transpose", "16", small,
+                            Tuning{{{"TRA_TILE", 64}, {"TRA_WPT", 4}, {"TRA_VW", 1}, {"TRA_LOCAL", 1}}, false});
       FAIL("override that does not fit was accepted");
     } catch (const InvalidArgument& e) {
       CHECK(std::string(e.what()).find("TRA_TILE=64") != std::string::npos);
@@ -261,7 +266,7 @@ TEST_SUITE("tuning") {
       FAIL("FFT_TWIDDLE=3 accepted on a device without double precision");
     } catch (const InvalidArgument& e) {
       CHECK(std::string(e.what()).find("cl_khr_fp64") != std::string::npos);
-    }    // A row with FFT_TWIDDLE 3 falls back to float products in the same passes (4), which need
+    }  // A row with FFT_TWIDDLE 3 falls back to float products in the same passes (4), which need
     // no double precision; 4 itself is accepted as it is.
     const std::string file3 = write_json(dir, "tw3.json", R"({"entries": [{"kernel": "fft", "variant": "16384",
         "params": {"FFT_TWIDDLE": 3}}]})");
@@ -288,16 +293,16 @@ TEST_SUITE("tuning") {
     const Tuning no_user{{}, false};
     const DeviceInfo here = test::session().entry.info;
     const Configuration later = resolve_configuration("fft", "pass512:later", here, no_user);
-    CHECK(later.at("FFT_WG") == 512);      // its own row
-    CHECK(later.at("FFT_HALVE") == 1);     // the family's
-    CHECK(later.at("FFT_VEC") == 1);       // the family's before the generic row
-    CHECK(later.at("FFT_PAD") == 0);       // the generic row
-    CHECK(later.at("FFT_RADIX") != 4);     // not a sibling's
-    CHECK(later.at("FFT_RADIX") != 2);     // not a variant that merely starts the same
+    CHECK(later.at("FFT_WG") == 512);   // its own row
+    CHECK(later.at("FFT_HALVE") == 1);  // the family's
+    CHECK(later.at("FFT_VEC") == 1);    // the family's before the generic row
+    CHECK(later.at("FFT_PAD") == 0);    // the generic row
+    CHECK(later.at("FFT_RADIX") != 4);  // not a sibling's
+    CHECK(later.at("FFT_RADIX") != 2);  // not a variant that merely starts the same
     CHECK(later.sources.at("FFT_WG").find("variant pass512:later") != std::string::npos);
     CHECK(later.sources.at("FFT_HALVE").find("variant pass512]") != std::string::npos);
     const Configuration family = resolve_configuration("fft", "pass512", here, no_user);
-    CHECK(family.at("FFT_WG") == 128);     // a family does not take its sub-variants' rows
+    CHECK(family.at("FFT_WG") == 128);  // a family does not take its sub-variants' rows
     CHECK(family.at("FFT_RADIX") != 4);
     // A more specific device match wins over a more specific variant.
     DeviceInfo board = here;

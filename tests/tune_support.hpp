@@ -38,8 +38,14 @@ inline ParamMap candidate_of(const TuneOptions& o, const ParamMap& choice) {
 
 // 2 x 2 candidates: TRA_TILE 8/16, TRA_WPT 1/2, all other parameters fixed.
 inline TuneOptions small_options() {
-  return tiny_space("64", {{"TRA_TILE", {8, 16}}, {"TRA_WPT", {1, 2}}, {"TRA_VW", {1}}, {"TRA_PAD", {1}},
-                           {"TRA_DIAG", {0}}, {"TRA_SWZ", {0}}, {"TRA_LOCAL", {1}}, {"TRA_NT", {0}}});
+  return tiny_space("64", {{"TRA_TILE", {8, 16}},
+                           {"TRA_WPT", {1, 2}},
+                           {"TRA_VW", {1}},
+                           {"TRA_PAD", {1}},
+                           {"TRA_DIAG", {0}},
+                           {"TRA_SWZ", {0}},
+                           {"TRA_LOCAL", {1}},
+                           {"TRA_NT", {0}}});
 }
 
 inline ParamMap small_candidate(int tile, int wpt) {
@@ -126,17 +132,33 @@ class LogCapture {
 
 // FFT of length 64: 2 candidates (FFT_WG 64 or 256), every other parameter fixed.
 inline TuneOptions fft_options(int wg_a = 64, int wg_b = 256) {
-  return tiny_space("64", {{"FFT_WG", {wg_a, wg_b}}, {"FFT_RADIX", {16}}, {"FFT_REG", {32}}, {"FFT_LOCAL_MAX", {4096}},
-                           {"FFT_PASS_MAX", {32768}}, {"FFT_HALVE", {0}}, {"FFT_TWIDDLE", {0}}, {"FFT_PAD", {1}}, {"FFT_VEC", {1}},
-                           {"FFT_STAGE", {0}}, {"FFT_ACROSS", {8}}, {"FFT_VPT", {0}}, {"FFT_MIX", {0}}, {"FFT_DCHAIN", {1}}, {"FFT_CHUNK", {0}}});
+  return tiny_space("64", {{"FFT_WG", {wg_a, wg_b}},
+                           {"FFT_RADIX", {16}},
+                           {"FFT_REG", {32}},
+                           {"FFT_LOCAL_MAX", {4096}},
+                           {"FFT_PASS_MAX", {32768}},
+                           {"FFT_HALVE", {0}},
+                           {"FFT_TWIDDLE", {0}},
+                           {"FFT_PAD", {1}},
+                           {"FFT_VEC", {1}},
+                           {"FFT_STAGE", {0}},
+                           {"FFT_ACROSS", {8}},
+                           {"FFT_VPT", {0}},
+                           {"FFT_MIX", {0}},
+                           {"FFT_DCHAIN", {1}},
+                           {"FFT_CHUNK", {0}}});
 }
 
 inline ParamMap fft_candidate(int wg) { return candidate_of(fft_options(), {{"FFT_WG", wg}}); }
 
 // Separable blur of 64x48 pixels, one channel: 2 candidates (row work-group width 32 or 64).
 inline TuneOptions blur_options() {
-  return tiny_space("64x48", {{"BLUR_S_ROW_LX", {32, 64}}, {"BLUR_S_ROW_LY", {1}}, {"BLUR_S_ROW_VW", {1}},
-                              {"BLUR_S_COL_LX", {32}}, {"BLUR_S_COL_LY", {4}}, {"BLUR_S_COL_WPT", {4}},
+  return tiny_space("64x48", {{"BLUR_S_ROW_LX", {32, 64}},
+                              {"BLUR_S_ROW_LY", {1}},
+                              {"BLUR_S_ROW_VW", {1}},
+                              {"BLUR_S_COL_LX", {32}},
+                              {"BLUR_S_COL_LY", {4}},
+                              {"BLUR_S_COL_WPT", {4}},
                               {"BLUR_S_LOCAL", {1}}});
 }
 

@@ -23,8 +23,8 @@ struct Globals {
   int rounds = 0;                   ///< --rounds for bench fft (0: the device's default)
   int verbosity = 0;                ///< -v: log info, -vv: debug
 
-  Tuning tuning() const;            ///< overrides from --param, user database flag
-  Session& session();               ///< opened on first use
+  Tuning tuning() const;  ///< overrides from --param, user database flag
+  Session& session();     ///< opened on first use
   bench::BenchOptions bench_options() const;
 
  private:

@@ -34,8 +34,10 @@ std::string command_line() {
     arg.clear();
   };
   for (char c : *raw) {
-    if (c == '\0') flush();
-    else arg += c;
+    if (c == '\0')
+      flush();
+    else
+      arg += c;
   }
   if (!arg.empty()) flush();
   return out;

@@ -106,8 +106,8 @@ void cmd_blur(Globals& g, const BlurArgs& a) {
   detail::check(s.queue.enqueueReadBuffer(bout, CL_TRUE, 0, host_out.size(), host_out.data()), "clEnqueueReadBuffer");
   bench::Timing timing;
   if (a.reps > 0) {
-    timing = bench::time_region(s.queue, [&] { plan.enqueue(s.queue, bin, bout); },
-                                bench::TimingPlan{0, a.reps, a.reps, 0, 0});
+    timing = bench::time_region(
+        s.queue, [&] { plan.enqueue(s.queue, bin, bout); }, bench::TimingPlan{0, a.reps, a.reps, 0, 0});
   }
 
   // Back to the file's layout: RGB drops the alpha channel again unless the output is raw.
@@ -130,19 +130,22 @@ void cmd_blur(Globals& g, const BlurArgs& a) {
     for (std::size_t p = 0; p < n; ++p)
       for (int k = 0; k < res.channels; ++k) res.data[p * res.channels + k] = f[p * c + k];
   }
-  if (png_out) write_png(a.out, res, a.bits != 0 ? a.bits : img.bit_depth == 16 ? 16 : 8);
-  else write_raw(a.out, res);
+  if (png_out)
+    write_png(a.out, res, a.bits != 0 ? a.bits : img.bit_depth == 16 ? 16 : 8);
+  else
+    write_raw(a.out, res);
 
   const std::string kind = img.bit_depth == 32 ? "raw float" : std::to_string(img.bit_depth) + "-bit PNG";
   std::printf("%s (%zux%zu, %d channel%s, %s) -> %s\n", a.in.c_str(), W, H, img.channels, img.channels == 1 ? "" : "s",
               kind.c_str(), a.out.c_str());
   std::printf("method %s%s, sigma %g x %g, border %s, %s on \"%s\"\n", to_string(used),
-              route != to_string(used) ? (" [" + route + "]").c_str() : "", o.sigma_x, o.sigma_y,
-              to_string(o.border), to_string(format), s.entry.info.name.c_str());
+              route != to_string(used) ? (" [" + route + "]").c_str() : "", o.sigma_x, o.sigma_y, to_string(o.border),
+              to_string(format), s.entry.info.name.c_str());
   if (a.reps > 0)
-    std::printf("time %.3f ms on the device (median of %d runs, %.1f MP/s); first call %.1f ms wall clock "
-                "(with the plan: program build or cache)\n",
-                timing.median_ms, timing.reps, n / timing.median_ms / 1e3, first_ms);
+    std::printf(
+        "time %.3f ms on the device (median of %d runs, %.1f MP/s); first call %.1f ms wall clock "
+        "(with the plan: program build or cache)\n",
+        timing.median_ms, timing.reps, n / timing.median_ms / 1e3, first_ms);
   else
     std::printf("time %.1f ms wall clock (first call, with the plan: program build or cache)\n", first_ms);
 }
@@ -187,7 +190,9 @@ void cmd_blur_crossover(Globals& g, const CrossoverArgs& a) {
     d.sigma_x = d.sigma_y = sigma;
     d.method = m;
     const BlurPlan blur(s.queue, d, t);
-    return bench::time_region(s.queue, [&] { blur.enqueue(s.queue, in, out); }, plan).median_ms;
+    return bench::time_region(
+               s.queue, [&] { blur.enqueue(s.queue, in, out); }, plan)
+        .median_ms;
   };
   const double sigmas[] = {0.5, 0.6, 0.7, 0.8, 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50};
   std::printf("%zux%zu, %zu channel%s on \"%s\"\n%6s %12s %12s %12s\n", W, H, c, c == 1 ? "" : "s", dev.name.c_str(),
@@ -198,16 +203,20 @@ void cmd_blur_crossover(Globals& g, const CrossoverArgs& a) {
     const double sep = time(BlurMethod::Separable, sigma);
     const double dir = direct_wins ? time(BlurMethod::Direct, sigma) : 0;
     const double rec = sigma >= 0.5 ? time(BlurMethod::Recursive, sigma) : 0;
-    if (direct_wins && dir <= sep) direct_to = static_cast<int>(std::lround(sigma * 10));
-    else direct_wins = false;  // the window only grows from here
+    if (direct_wins && dir <= sep)
+      direct_to = static_cast<int>(std::lround(sigma * 10));
+    else
+      direct_wins = false;  // the window only grows from here
     if (rec > 0 && rec < sep) {
       if (recursive_from == 0) recursive_from = static_cast<int>(std::lround(sigma * 10));
     } else {
       recursive_from = 0;  // it must win at every larger sigma measured
     }
     char dcol[32];
-    if (dir > 0) std::snprintf(dcol, sizeof dcol, "%12.3f", dir);
-    else std::snprintf(dcol, sizeof dcol, "%12s", "-");
+    if (dir > 0)
+      std::snprintf(dcol, sizeof dcol, "%12.3f", dir);
+    else
+      std::snprintf(dcol, sizeof dcol, "%12s", "-");
     std::printf("%6g %s %12.3f %12.3f\n", sigma, dcol, sep, rec);
   }
   direct_to = std::min(direct_to, 100);
@@ -238,12 +247,14 @@ void register_blur(Apps& apps, Globals& g) {
 
   static bench::BlurBenchOptions b;
   auto* bb = apps.bench->add_subcommand(
-      "blur", "Gaussian blur: MP/s of each method beside its bandwidth bound from the copy bandwidth measured in the same run");
+      "blur",
+      "Gaussian blur: MP/s of each method beside its bandwidth bound from the copy bandwidth measured in the same run");
   add_bench_options(bb, g);
   bb->add_option("--sigmas", b.sigmas, "sigmas (default 0.8 2 5 10 20)")->delimiter(',');
-  bb->add_option("--methods", b.methods,
-                 "direct, separable, recursive, recursive-whole, recursive-blocked, recursive-fused (default: the first "
-                 "three and the recursive schemes)")
+  bb->add_option(
+        "--methods", b.methods,
+        "direct, separable, recursive, recursive-whole, recursive-blocked, recursive-fused (default: the first "
+        "three and the recursive schemes)")
       ->delimiter(',');
   bb->add_option("--channels", b.channels, "1 (R32F) or 4 (RGBA32F)")->capture_default_str();
   bb->add_option("--verify-pixels", b.verify_pixels, "output pixels checked against the host (0: none)")
@@ -252,7 +263,8 @@ void register_blur(Apps& apps, Globals& g) {
 
   static CrossoverArgs x;
   auto* tx = apps.tune->add_subcommand(
-      "blur-crossover", "measure the sigmas where method auto switches (direct / separable / recursive) and store them");
+      "blur-crossover",
+      "measure the sigmas where method auto switches (direct / separable / recursive) and store them");
   tx->add_option("--size", x.size, "image WIDTHxHEIGHT (default 4096x4096, 2048x2048 on CPUs)");
   tx->add_option("--channels", x.channels, "1 or 4")->capture_default_str();
   tx->add_flag("!--no-store", x.store, "only print the measurements");

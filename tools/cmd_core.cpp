@@ -25,14 +25,14 @@ void cmd_devices() {
               "CUs", "MHz", "local KiB", "mem MiB", "platform / driver");
   for (std::size_t i = 0; i < all.size(); ++i) {
     const auto& d = all[i].info;
-    std::printf("%-5s %-7s %-5s %-22s %-40s %5u %6u %9llu %9llu  %s / %s\n", d.index_string().c_str(),
-                d.vendor_key().c_str(), d.type.c_str(), d.architecture.empty() ? "-" : d.architecture.c_str(),
-                d.name.substr(0, 40).c_str(), d.compute_units, d.max_clock_mhz,
-                static_cast<unsigned long long>(d.local_mem_size / 1024),
-                static_cast<unsigned long long>(d.global_mem_size >> 20), d.platform_name.c_str(),
-                d.driver_version.c_str());
+    std::printf(
+        "%-5s %-7s %-5s %-22s %-40s %5u %6u %9llu %9llu  %s / %s\n", d.index_string().c_str(), d.vendor_key().c_str(),
+        d.type.c_str(), d.architecture.empty() ? "-" : d.architecture.c_str(), d.name.substr(0, 40).c_str(),
+        d.compute_units, d.max_clock_mhz, static_cast<unsigned long long>(d.local_mem_size / 1024),
+        static_cast<unsigned long long>(d.global_mem_size >> 20), d.platform_name.c_str(), d.driver_version.c_str());
     std::printf("      max work-group %zu, max alloc %llu MiB, local memory %s\n", d.max_work_group_size,
-                static_cast<unsigned long long>(d.max_alloc_size >> 20), d.local_mem_dedicated ? "dedicated" : "global");
+                static_cast<unsigned long long>(d.max_alloc_size >> 20),
+                d.local_mem_dedicated ? "dedicated" : "global");
   }
 }
 
@@ -41,8 +41,8 @@ void cmd_info(Globals& g, bool timings) {
   const SourceDirs dirs = source_dirs();
   std::cout << "kernel sources, in lookup order:\n"
             << "  CLFORGE_KERNEL_DIR: " << (dirs.override_dir.empty() ? "(unset)" : dirs.override_dir) << "\n"
-            << "  share dir:          " << (dirs.share_dir.empty() ? "(none)" : dirs.share_dir) << " [" << dirs.share_status
-            << "]\n"
+            << "  share dir:          " << (dirs.share_dir.empty() ? "(none)" : dirs.share_dir) << " ["
+            << dirs.share_status << "]\n"
             << "  embedded:           " << dirs.embedded.size() << " files\n";
   // Each file once (families share files such as blur/blur_common.cl), in first-use order.
   std::vector<std::string> shown;
@@ -83,15 +83,17 @@ void cmd_info(Globals& g, bool timings) {
       detail::get_program(qc, spec, cfg, extra);
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       const CacheStats after = cache_stats();
-      const char* how = after.compiles > before.compiles ? "compiled" : after.disk_hits > before.disk_hits ? "disk cache"
-                                                                                                             : "memory";
+      const char* how = after.compiles > before.compiles     ? "compiled"
+                        : after.disk_hits > before.disk_hits ? "disk cache"
+                                                             : "memory";
       std::printf("  %-12s variant %-4s %-10s %8.1f ms\n", spec.name.c_str(), variant.c_str(), how, ms);
     }
   }
   const CacheStats st = cache_stats();
   std::printf("  total: %llu compiled (%.1f ms), %llu from disk cache (%.1f ms), %llu rejected cache entries\n",
-              static_cast<unsigned long long>(st.compiles), st.compile_ms, static_cast<unsigned long long>(st.disk_hits),
-              st.disk_load_ms, static_cast<unsigned long long>(st.disk_rejected));
+              static_cast<unsigned long long>(st.compiles), st.compile_ms,
+              static_cast<unsigned long long>(st.disk_hits), st.disk_load_ms,
+              static_cast<unsigned long long>(st.disk_rejected));
 }
 
 void cmd_params(Globals& g, const std::string& routine, const std::string& variant) {
@@ -121,7 +123,8 @@ void cmd_bench_transpose(Globals& g) {
   Session& s = g.session();
   bench::Report report(s.entry.info);
   const std::size_t bytes = g.quick ? (16u << 20) : (256u << 20);
-  const bench::Peaks p = bench::measure_peaks(s, report, std::min<std::size_t>(bytes, s.entry.info.max_alloc_size / 2), false);
+  const bench::Peaks p =
+      bench::measure_peaks(s, report, std::min<std::size_t>(bytes, s.entry.info.max_alloc_size / 2), false);
   bench::bench_transpose(s, report, g.bench_options(), p);
   finish_report(report, g, "transpose");
 }
@@ -165,8 +168,8 @@ void cmd_run_transpose(Globals& g, std::size_t rows, std::size_t cols, std::size
     transpose(s.queue, rows, cols, elem, {in, 0, cols}, {out, 0, rows}, {}, &e, t);
     return e;
   });
-  std::printf("transpose %zux%zu, %zu-byte elements on \"%s\": %.4f ms median, %.1f GB/s, result %s\n", rows, cols, elem,
-              s.entry.info.name.c_str(), timing.median_ms, 2.0 * n * 4 / timing.median_ms / 1e6,
+  std::printf("transpose %zux%zu, %zu-byte elements on \"%s\": %.4f ms median, %.1f GB/s, result %s\n", rows, cols,
+              elem, s.entry.info.name.c_str(), timing.median_ms, 2.0 * n * 4 / timing.median_ms / 1e6,
               exact ? "exact" : "WRONG");
   if (!exact) throw Error("transpose result differs from the host reference");
 }
@@ -202,7 +205,9 @@ void register_core(Apps& apps, Globals& g) {
   static std::size_t rows = 4096, cols = 4096, elem = 4;
   rt->add_option("--rows", rows, "rows")->capture_default_str()->check(size_range());
   rt->add_option("--cols", cols, "columns")->capture_default_str()->check(size_range());
-  rt->add_option("--elem", elem, "element size in bytes (4, 8, 16)")->capture_default_str()->check(CLI::IsMember({4, 8, 16}));
+  rt->add_option("--elem", elem, "element size in bytes (4, 8, 16)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({4, 8, 16}));
   rt->callback([&g] { cmd_run_transpose(g, rows, cols, elem); });
 }
 

@@ -56,9 +56,12 @@ struct Demo {
     char gbps[32] = "", gflops[32] = "", err[64];
     if (bytes > 0) std::snprintf(gbps, sizeof gbps, "%.1f GB/s", bytes / t.median_ms / 1e6);
     if (flops > 0) std::snprintf(gflops, sizeof gflops, "%.1f GFLOP/s", flops / t.median_ms / 1e6);
-    if (c.tolerance > 0) std::snprintf(err, sizeof err, "%s %.2e (tol %.2e)", c.measure, c.error, c.tolerance);
-    else if (ok) std::snprintf(err, sizeof err, "exact");
-    else std::snprintf(err, sizeof err, "%.0f elements differ", c.error);
+    if (c.tolerance > 0)
+      std::snprintf(err, sizeof err, "%s %.2e (tol %.2e)", c.measure, c.error, c.tolerance);
+    else if (ok)
+      std::snprintf(err, sizeof err, "exact");
+    else
+      std::snprintf(err, sizeof err, "%.0f elements differ", c.error);
     std::printf("%-46s %9.3f ms %11s %14s  %-34s %s\n", what.c_str(), t.median_ms, gbps, gflops, err,
                 ok ? "ok" : "WRONG");
     std::fflush(stdout);
@@ -146,8 +149,7 @@ struct Demo {
     };
     both();
     const host::Comparison c = host::compare(read(back, floats), std::vector<double>(x.begin(), x.end()));
-    row("fft forward+inverse/n " + shape, 2 * bytes, 2 * flops, {error_of(c), host::fft_round_trip_tolerance(n)},
-        both);
+    row("fft forward+inverse/n " + shape, 2 * bytes, 2 * flops, {error_of(c), host::fft_round_trip_tolerance(n)}, both);
   }
 
   void blur(BlurMethod method, double sigma) {

@@ -30,9 +30,12 @@ void cmd_run_fft(Globals& g, const RunFftOptions& o) {
   d.in.distance = d.out.distance = o.distance;
   d.in_place = o.in_place;
   FftScaling sc = FftScaling::None;
-  if (o.scaling == "n") sc = FftScaling::OverN;
-  else if (o.scaling == "sqrtn") sc = FftScaling::OverSqrtN;
-  else if (o.scaling != "none") throw InvalidArgument("--scaling must be none, n or sqrtn");
+  if (o.scaling == "n")
+    sc = FftScaling::OverN;
+  else if (o.scaling == "sqrtn")
+    sc = FftScaling::OverSqrtN;
+  else if (o.scaling != "none")
+    throw InvalidArgument("--scaling must be none, n or sqrtn");
   (o.inverse ? d.inverse_scaling : d.forward_scaling) = sc;
   const std::size_t dist = o.distance != 0 ? o.distance : o.n * o.stride;
   const std::size_t elems = (d.batch - 1) * dist + (o.n - 1) * o.stride + 1;
@@ -52,13 +55,17 @@ void cmd_run_fft(Globals& g, const RunFftOptions& o) {
   cl::Buffer in(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, x.size() * 4, x.data());
   cl::Buffer out = o.in_place ? in : cl::Buffer(s.context, CL_MEM_READ_WRITE, x.size() * 4);
   if (!o.in_place) detail::check(s.queue.enqueueFillBuffer(out, std::nanf(""), 0, x.size() * 4), "clEnqueueFillBuffer");
-  if (o.inverse) plan.inverse(in, out);
-  else plan.forward(in, out);
+  if (o.inverse)
+    plan.inverse(in, out);
+  else
+    plan.forward(in, out);
   std::vector<float> y(x.size());
   detail::check(s.queue.enqueueReadBuffer(out, CL_TRUE, 0, y.size() * 4, y.data()), "clEnqueueReadBuffer");
 
   // Check up to 64 transforms spread over the batch against FFTW.
-  const double scale = sc == FftScaling::OverN ? 1.0 / o.n : sc == FftScaling::OverSqrtN ? 1.0 / std::sqrt(double(o.n)) : 1.0;
+  const double scale = sc == FftScaling::OverN       ? 1.0 / o.n
+                       : sc == FftScaling::OverSqrtN ? 1.0 / std::sqrt(double(o.n))
+                                                     : 1.0;
   const std::size_t step = std::max<std::size_t>(1, d.batch / 64);
   double worst = 0;
   std::size_t nonfinite = 0;
@@ -76,14 +83,16 @@ void cmd_run_fft(Globals& g, const RunFftOptions& o) {
     tin = tout = cl::Buffer(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, x.size() * 4, x.data());
   }
   const bench::Timing timing = bench::time_region(s.queue, [&] {
-    if (o.inverse) plan.inverse(tin, tout);
-    else plan.forward(tin, tout);
+    if (o.inverse)
+      plan.inverse(tin, tout);
+    else
+      plan.forward(tin, tout);
   });
   const double bytes = 2.0 * 8.0 * o.n * d.batch;
   const double flops = o.n > 1 ? 5.0 * o.n * std::log2(double(o.n)) * d.batch : 0.0;
   std::printf("%.4f ms median (%.4f .. %.4f, %d runs), %.1f GB/s, %.1f GFLOP/s, %zu launch%s\n", timing.median_ms,
-              timing.min_ms, timing.max_ms, timing.reps, bytes / timing.median_ms / 1e6,
-              flops / timing.median_ms / 1e6, plan.launches(), plan.launches() == 1 ? "" : "es");
+              timing.min_ms, timing.max_ms, timing.reps, bytes / timing.median_ms / 1e6, flops / timing.median_ms / 1e6,
+              plan.launches(), plan.launches() == 1 ? "" : "es");
   std::printf("max relative L2 error %.3e over %zu checked transforms (tolerance %.3e): %s\n", worst,
               (d.batch + step - 1) / step, tol, ok ? "ok" : "WRONG");
   if (!ok) throw Error("fft result differs from the FFTW reference");
@@ -106,16 +115,19 @@ void register_fft(Apps& apps, Globals& g) {
   rf->add_option("--batch", o.batch, "transforms (default: 64 MiB of data)")->check(size_range());
   rf->add_flag("--inverse", o.inverse, "inverse transform");
   rf->add_flag("--in-place", o.in_place, "in-place plan");
-  rf->add_option("--stride", o.stride, "element stride of input and output")->capture_default_str()->check(size_range());
+  rf->add_option("--stride", o.stride, "element stride of input and output")
+      ->capture_default_str()
+      ->check(size_range());
   rf->add_option("--distance", o.distance, "distance between transforms (default n * stride)")->check(size_range());
   rf->add_option("--scaling", o.scaling, "none, n (1/n) or sqrtn (1/sqrt(n))")->capture_default_str();
   rf->callback([&g] { cmd_run_fft(g, o); });
 
   auto* bf = apps.bench->add_subcommand("fft", "clforge FFT vs clFFT and VkFFT on the same device");
   add_bench_options(bf, g);
-  bf->add_option("--rounds", g.rounds,
-                 "rounds per size, each running every library once (round k starts with library k); a "
-                 "library's figure is the median of its rounds' medians (default: 3 on CPU devices without --quick, else 1)")
+  bf->add_option(
+        "--rounds", g.rounds,
+        "rounds per size, each running every library once (round k starts with library k); a "
+        "library's figure is the median of its rounds' medians (default: 3 on CPU devices without --quick, else 1)")
       ->check(CLI::Range(1, 100));
   bf->callback([&g] { cmd_bench_fft(g); });
 

@@ -63,8 +63,10 @@ std::string clock_text(double s) {
   if (s < 0) return "--:--";
   const long t = static_cast<long>(s + 0.5);
   char b[32];
-  if (t >= 3600) std::snprintf(b, sizeof b, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-  else std::snprintf(b, sizeof b, "%ld:%02ld", t / 60, t % 60);
+  if (t >= 3600)
+    std::snprintf(b, sizeof b, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+  else
+    std::snprintf(b, sizeof b, "%ld:%02ld", t / 60, t % 60);
   return b;
 }
 
@@ -96,8 +98,10 @@ class ProgressBar {
       if (p.done == p.total) std::fprintf(stderr, "\n");
     } else {
       char last[64];
-      if (p.status == CandidateStatus::Ok) std::snprintf(last, sizeof last, "%.4g ms", p.current_ms);
-      else std::snprintf(last, sizeof last, "%s", to_string(p.status));
+      if (p.status == CandidateStatus::Ok)
+        std::snprintf(last, sizeof last, "%.4g ms", p.current_ms);
+      else
+        std::snprintf(last, sizeof last, "%s", to_string(p.status));
       std::fprintf(stderr, "%s | %s: %s\n", line, params_text(p.current).c_str(), last);
     }
     std::fflush(stderr);
@@ -121,11 +125,13 @@ void print_summary(const TuneResult& r, const TuneArgs& a) {
     std::printf("%s variant %s on \"%s\", sizes %s\n", r.routine.c_str(), c.variant.c_str(), r.device.c_str(),
                 sizes.c_str());
     if (c.sampled)
-      std::printf("  space %zu, too large to enumerate: of %zu random draws %zu illegal, %zu do not fit the device, "
-                  "%zu candidates\n", c.space, c.draws, c.illegal, c.unfit, c.candidates);
+      std::printf(
+          "  space %zu, too large to enumerate: of %zu random draws %zu illegal, %zu do not fit the device, "
+          "%zu candidates\n",
+          c.space, c.draws, c.illegal, c.unfit, c.candidates);
     else
-      std::printf("  space %zu: %zu illegal, %zu do not fit the device, %zu candidates\n", c.space, c.illegal,
-                  c.unfit, c.candidates);
+      std::printf("  space %zu: %zu illegal, %zu do not fit the device, %zu candidates\n", c.space, c.illegal, c.unfit,
+                  c.candidates);
     if (r.dry_run) {
       std::printf("  default: %s\n", params_text(c.default_params).c_str());
       std::size_t planned = c.candidates + 1;
@@ -183,11 +189,15 @@ void print_summary(const TuneResult& r, const TuneArgs& a) {
     else if (c.has_best)
       std::printf("  speed-up over the shipped default: - (the default did not verify or run)\n");
     if (r.strategy == TuneStrategy::Exhaustive && c.tried < c.candidates && !r.interrupted)
-      std::printf("  note: the budget covered %zu of %zu candidates in declaration order; --strategy random or "
-                  "anneal spreads a budget over the whole space\n", c.tried, c.candidates);
-    if (c.stored) std::printf("  stored in %s (kernel %s, variant %s)\n", r.database_path.c_str(), r.kernel.c_str(),
-                              c.variant.c_str());
-    else if (!a.no_store) std::printf("  NOT stored: %s\n", c.store_error.c_str());
+      std::printf(
+          "  note: the budget covered %zu of %zu candidates in declaration order; --strategy random or "
+          "anneal spreads a budget over the whole space\n",
+          c.tried, c.candidates);
+    if (c.stored)
+      std::printf("  stored in %s (kernel %s, variant %s)\n", r.database_path.c_str(), r.kernel.c_str(),
+                  c.variant.c_str());
+    else if (!a.no_store)
+      std::printf("  NOT stored: %s\n", c.store_error.c_str());
   }
   if (r.interrupted) std::printf("interrupted: the best configuration so far was kept\n");
   std::printf("%zu candidates in %s\n", r.tried(), clock_text(r.elapsed_s).c_str());
@@ -203,11 +213,20 @@ void write_results(const TuneResult& r, const DeviceInfo& dev, const TuneArgs& a
   j["entries"] = nlohmann::json::array();
   j["results"] = nlohmann::json::array();
   for (const auto& c : r.classes) {
-    nlohmann::json res = {{"variant", c.variant}, {"sizes", c.sizes}, {"space", c.space}, {"illegal", c.illegal},
-                          {"unfit", c.unfit}, {"candidates", c.candidates}, {"sampled", c.sampled},
-                          {"draws", c.draws}, {"tried", c.tried},
-                          {"rejected", c.rejected}, {"build_failed", c.build_failed}, {"run_failed", c.run_failed},
-                          {"default", c.default_params}, {"default_ms", c.default_ms},
+    nlohmann::json res = {{"variant", c.variant},
+                          {"sizes", c.sizes},
+                          {"space", c.space},
+                          {"illegal", c.illegal},
+                          {"unfit", c.unfit},
+                          {"candidates", c.candidates},
+                          {"sampled", c.sampled},
+                          {"draws", c.draws},
+                          {"tried", c.tried},
+                          {"rejected", c.rejected},
+                          {"build_failed", c.build_failed},
+                          {"run_failed", c.run_failed},
+                          {"default", c.default_params},
+                          {"default_ms", c.default_ms},
                           {"strategy", to_string(r.strategy)}};
     if (c.has_best) {
       res["best"] = c.best;
@@ -225,8 +244,12 @@ void write_results(const TuneResult& r, const DeviceInfo& dev, const TuneArgs& a
     }
     res["rows"] = nlohmann::json::array();
     for (const auto& row : c.rows)
-      res["rows"].push_back({{"params", row.params}, {"status", to_string(row.status)}, {"ms", row.ms},
-                             {"error", row.error}, {"message", row.message}, {"default", row.is_default}});
+      res["rows"].push_back({{"params", row.params},
+                             {"status", to_string(row.status)},
+                             {"ms", row.ms},
+                             {"error", row.error},
+                             {"message", row.message},
+                             {"default", row.is_default}});
     res["runoff"] = nlohmann::json::array();
     for (const auto& row : c.runoff)
       res["runoff"].push_back({{"params", row.params}, {"ms", row.ms}, {"default", row.is_default}});
@@ -257,7 +280,8 @@ void cmd_tune(Globals& g, const TuneArgs& a) {
 
   Session& s = g.session();
   // Ctrl-C: stop after the current candidate and store the best so far; a second one kills.
-  struct sigaction sa {}, old {};
+  struct sigaction sa {
+  }, old{};
   sa.sa_handler = on_sigint;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESETHAND | SA_RESTART;
@@ -296,7 +320,9 @@ void register_tune(Apps& apps, Globals& g) {
                        " on this device, verify each candidate, store the fastest in the user tuning database "
                        "(--param NAME=v1,v2,... restricts the values searched)");
     cmd->add_option("--size", a.sizes, "problem size, repeatable: " + info.size_syntax + " (default " + defaults + ")");
-    cmd->add_option("--strategy", a.strategy, "search order; auto: anneal when the space is too large to enumerate, else random with --budget or --time, else exhaustive")
+    cmd->add_option("--strategy", a.strategy,
+                    "search order; auto: anneal when the space is too large to enumerate, else random with --budget or "
+                    "--time, else exhaustive")
         ->check(CLI::IsMember({"auto", "exhaustive", "random", "anneal"}))
         ->capture_default_str();
     auto* budget = cmd->add_option("--budget", a.budget, "at most N candidates per size class, default included");

@@ -9,10 +9,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <csignal>
 #include <cerrno>
 #include <cmath>
 #include <csetjmp>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -58,7 +58,8 @@ bool png_write_rows(png_structp png, png_infop info, std::string& out, png_uint_
                     int color, png_bytepp rows) {
   if (setjmp(png_jmpbuf(png))) return false;
   png_set_write_fn(png, &out, png_append, png_no_flush);
-  png_set_IHDR(png, info, w, h, depth, color, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_set_IHDR(png, info, w, h, depth, color, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+               PNG_FILTER_TYPE_DEFAULT);
   png_write_info(png, info);
   png_write_image(png, rows);
   png_write_end(png, nullptr);
@@ -117,7 +118,8 @@ void write_atomic(const std::string& path, const std::string& bytes) {
     for (int i = 0; i < 3; ++i) ::sigaction(signals[i], &act, &old[i]);
   }
   ::sigprocmask(SIG_SETMASK, &prev, nullptr);
-  if (fd < 0) throw Error("cannot write " + path + ": cannot create a temp file there: " + std::strerror(mkstemp_errno));
+  if (fd < 0)
+    throw Error("cannot write " + path + ": cannot create a temp file there: " + std::strerror(mkstemp_errno));
   auto restore = [&] {
     ::sigprocmask(SIG_BLOCK, &block, &prev);
     g_temp_live = 0;
@@ -132,8 +134,10 @@ void write_atomic(const std::string& path, const std::string& bytes) {
   while (problem.empty() && done < bytes.size()) {
     const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) problem = std::strerror(errno);
-    else done += static_cast<std::size_t>(n);
+    if (n <= 0)
+      problem = std::strerror(errno);
+    else
+      done += static_cast<std::size_t>(n);
   }
   if (problem.empty() && ::fsync(fd) != 0) problem = std::strerror(errno);
   if (::close(fd) != 0 && problem.empty()) problem = std::strerror(errno);
@@ -154,7 +158,8 @@ unsigned quantize(float v, unsigned maxv) {
 bool is_png_path(const std::string& path) {
   if (path.size() < 4) return false;
   std::string ext = path.substr(path.size() - 4);
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return ext == ".png";
 }
 
@@ -176,11 +181,15 @@ Image read_png(const std::string& path) {
   if (!png_read_header(r.png, r.info, file.f, &w, &h, &depth, &color))
     throw Error(path + ": corrupt or truncated PNG: " + message);
   int channels = 0;
-  if (color == PNG_COLOR_TYPE_GRAY) channels = 1;
-  else if (color == PNG_COLOR_TYPE_RGB) channels = 3;
-  else if (color == PNG_COLOR_TYPE_RGB_ALPHA) channels = 4;
-  const char* kind = color == PNG_COLOR_TYPE_PALETTE ? "palette colours"
-                     : color == PNG_COLOR_TYPE_GRAY_ALPHA ? "gray with alpha" : nullptr;
+  if (color == PNG_COLOR_TYPE_GRAY)
+    channels = 1;
+  else if (color == PNG_COLOR_TYPE_RGB)
+    channels = 3;
+  else if (color == PNG_COLOR_TYPE_RGB_ALPHA)
+    channels = 4;
+  const char* kind = color == PNG_COLOR_TYPE_PALETTE      ? "palette colours"
+                     : color == PNG_COLOR_TYPE_GRAY_ALPHA ? "gray with alpha"
+                                                          : nullptr;
   if (channels == 0 || (depth != 8 && depth != 16)) {
     const std::string what = kind != nullptr ? kind : std::to_string(depth) + "-bit samples";
     throw Error(path + ": unsupported PNG (" + what + "); supported: 8- or 16-bit gray, RGB or RGBA");
@@ -229,7 +238,8 @@ Image read_raw(const std::string& path, std::size_t width, std::size_t height, i
 }
 
 void write_png(const std::string& path, const Image& img, int bit_depth) {
-  if (bit_depth != 8 && bit_depth != 16) throw Error("PNG bit depth must be 8 or 16 (got " + std::to_string(bit_depth) + ")");
+  if (bit_depth != 8 && bit_depth != 16)
+    throw Error("PNG bit depth must be 8 or 16 (got " + std::to_string(bit_depth) + ")");
   const int c = img.channels;
   const int color = c == 1 ? PNG_COLOR_TYPE_GRAY : c == 3 ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_RGB_ALPHA;
   if (c != 1 && c != 3 && c != 4) throw Error("cannot write " + path + ": PNG needs 1, 3 or 4 channels");

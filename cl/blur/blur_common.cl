@@ -23,8 +23,9 @@ typedef float4 blur_t;
 #endif
 
 #ifndef BLUR_WEIGHTS_GLOBAL
-#define BLUR_WEIGHTS_GLOBAL 0  // 1: weights in __global memory (more than the 64 KiB of __constant
-                               // that every device guarantees)
+// 1: weights in __global memory (more than the 64 KiB of __constant
+// that every device guarantees)
+#define BLUR_WEIGHTS_GLOBAL 0
 #endif
 #if BLUR_WEIGHTS_GLOBAL
 #define BLUR_WSPACE __global const

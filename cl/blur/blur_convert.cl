@@ -11,19 +11,17 @@
 #define BLUR_CV_WG 64  // work-group width (32, 64, 128, 256)
 #endif
 
-__kernel __attribute__((reqd_work_group_size(BLUR_CV_WG, 1, 1)))
-void blur_u8_to_f32(const int width, const int height, const __global uchar4* restrict in, const clf_index in_off,
-                    const clf_index in_pitch, __global float4* restrict out, const clf_index out_off,
-                    const clf_index out_pitch) {
+__kernel __attribute__((reqd_work_group_size(BLUR_CV_WG, 1, 1))) void blur_u8_to_f32(
+    const int width, const int height, const __global uchar4* restrict in, const clf_index in_off,
+    const clf_index in_pitch, __global float4* restrict out, const clf_index out_off, const clf_index out_pitch) {
   const int x = get_global_id(0), y = get_global_id(1);
   if (x >= width || y >= height) return;
   out[out_off + (clf_index)y * out_pitch + x] = convert_float4(in[in_off + (clf_index)y * in_pitch + x]);
 }
 
-__kernel __attribute__((reqd_work_group_size(BLUR_CV_WG, 1, 1)))
-void blur_f32_to_u8(const int width, const int height, const __global float4* restrict in, const clf_index in_off,
-                    const clf_index in_pitch, __global uchar4* restrict out, const clf_index out_off,
-                    const clf_index out_pitch) {
+__kernel __attribute__((reqd_work_group_size(BLUR_CV_WG, 1, 1))) void blur_f32_to_u8(
+    const int width, const int height, const __global float4* restrict in, const clf_index in_off,
+    const clf_index in_pitch, __global uchar4* restrict out, const clf_index out_off, const clf_index out_pitch) {
   const int x = get_global_id(0), y = get_global_id(1);
   if (x >= width || y >= height) return;
   out[out_off + (clf_index)y * out_pitch + x] = convert_uchar4_sat_rte(in[in_off + (clf_index)y * in_pitch + x]);

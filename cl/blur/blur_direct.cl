@@ -38,12 +38,10 @@
 // ---- derived ----
 #define BLUR_D_TY (BLUR_D_LY * BLUR_D_WPT)  // output tile height
 
-__kernel __attribute__((reqd_work_group_size(BLUR_D_LX, BLUR_D_LY, 1)))
-void blur_direct(const int width, const int height, const int border, const int rx, const int ry,
-                 BLUR_WSPACE float* restrict wts,
-                 const __global blur_t* restrict in, const clf_index in_off, const clf_index in_pitch,
-                 __global blur_t* restrict out, const clf_index out_off, const clf_index out_pitch,
-                 __local blur_t* restrict tile) {
+__kernel __attribute__((reqd_work_group_size(BLUR_D_LX, BLUR_D_LY, 1))) void blur_direct(
+    const int width, const int height, const int border, const int rx, const int ry, BLUR_WSPACE float* restrict wts,
+    const __global blur_t* restrict in, const clf_index in_off, const clf_index in_pitch, __global blur_t* restrict out,
+    const clf_index out_off, const clf_index out_pitch, __local blur_t* restrict tile) {
   const int lx = get_local_id(0), ly = get_local_id(1);
   const int x0 = get_group_id(0) * BLUR_D_LX, y0 = get_group_id(1) * BLUR_D_TY;
   const int x = x0 + lx;

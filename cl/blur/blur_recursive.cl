@@ -59,15 +59,17 @@
 #define BLUR_R_FUSE_T 0  // 1: blur_rec_apply writes its block transposed (0, 1)
 #endif
 #ifndef BLUR_R_LINK_SPLIT
-#define BLUR_R_LINK_SPLIT 1  // work-items per column in blur_rec_link, each linking one run of
-                             // blocks (1, 2, 4, 8, 16)
+// work-items per column in blur_rec_link, each linking one run of
+// blocks (1, 2, 4, 8, 16)
+#define BLUR_R_LINK_SPLIT 1
 #endif
 #ifndef BLUR_R_LINK_BATCH
 #define BLUR_R_LINK_BATCH 4  // blocks whose carries blur_rec_link loads together (1, 2, 4, 8, 16)
 #endif
 #ifndef BLUR_R_BATCH
-#define BLUR_R_BATCH 8  // global loads issued together before the recursion consumes them
-                        // (latency hiding with few work-items per compute unit) (1, 2, 4, 8, 16)
+// global loads issued together before the recursion consumes them
+// (latency hiding with few work-items per compute unit) (1, 2, 4, 8, 16)
+#define BLUR_R_BATCH 8
 #endif
 
 // ---- layout of prm ----
@@ -86,7 +88,7 @@
 
 #define REC_STEP(s0, s1, s2, x)                                   \
   do {                                                            \
-    s0 = mad(k1, (x) - s0, s0);                                   \
+    s0 = mad(k1, (x)-s0, s0);                                     \
     const blur_t rec_w_ = mad(g2, s0 - s1, mad(c2, s2 - s1, s1)); \
     s2 = s1;                                                      \
     s1 = rec_w_;                                                  \
@@ -103,12 +105,12 @@
   } while (0)
 
 // (o0, o1, o2) = m (v0, v1, v2), m row-major 3 x 3.
-#define REC_MAT(m, v0, v1, v2, o0, o1, o2)                 \
-  do {                                                     \
-    const blur_t t0_ = v0, t1_ = v1, t2_ = v2;             \
-    o0 = (m)[0] * t0_ + (m)[1] * t1_ + (m)[2] * t2_;       \
-    o1 = (m)[3] * t0_ + (m)[4] * t1_ + (m)[5] * t2_;       \
-    o2 = (m)[6] * t0_ + (m)[7] * t1_ + (m)[8] * t2_;       \
+#define REC_MAT(m, v0, v1, v2, o0, o1, o2)           \
+  do {                                               \
+    const blur_t t0_ = v0, t1_ = v1, t2_ = v2;       \
+    o0 = (m)[0] * t0_ + (m)[1] * t1_ + (m)[2] * t2_; \
+    o1 = (m)[3] * t0_ + (m)[4] * t1_ + (m)[5] * t2_; \
+    o2 = (m)[6] * t0_ + (m)[7] * t1_ + (m)[8] * t2_; \
   } while (0)
 
 // The six carry values of one (block, column): c[k * cols], k = p0 p1 p2 e0 e1 e2.
@@ -132,8 +134,8 @@ inline blur_t rec_sample(const __global blur_t* col, const clf_index pitch, cons
 // Anti-causal state entering the column from below: consume the K-sample right margin
 // (mirror) and the constant tail. (s0, s1, s2): causal state after the last sample.
 inline void rec_right_boundary(const __global float* prm, const __global blur_t* col, const clf_index pitch,
-                               const int n, const int border, const int K, blur_t s0, blur_t s1, blur_t s2,
-                               blur_t* a0, blur_t* a1, blur_t* a2) {
+                               const int n, const int border, const int K, blur_t s0, blur_t s1, blur_t s2, blur_t* a0,
+                               blur_t* a1, blur_t* a2) {
   const blur_t k1 = (blur_t)prm[RP_K1], g2 = (blur_t)prm[RP_G2], c2 = (blur_t)prm[RP_C2];
   blur_t e0 = BLUR_ZERO, e1 = BLUR_ZERO, e2 = BLUR_ZERO;
   for (int m = 0; m < K; ++m) CARRY_STEP(prm, m, s0, s1, s2, e0, e1, e2, rec_sample(col, pitch, n + m, n, border));
@@ -156,8 +158,8 @@ inline void rec_right_boundary(const __global float* prm, const __global blur_t*
 
 // Causal state entering the column from above: steady state of the first extended sample,
 // then the K-sample left margin (mirror).
-inline void rec_left_boundary(const __global float* prm, const __global blur_t* col, const clf_index pitch,
-                              const int n, const int border, const int K, blur_t* s0, blur_t* s1, blur_t* s2) {
+inline void rec_left_boundary(const __global float* prm, const __global blur_t* col, const clf_index pitch, const int n,
+                              const int border, const int K, blur_t* s0, blur_t* s1, blur_t* s2) {
   const blur_t k1 = (blur_t)prm[RP_K1], g2 = (blur_t)prm[RP_G2], c2 = (blur_t)prm[RP_C2];
   const blur_t first = border == BLUR_ZEROS ? BLUR_ZERO : rec_sample(col, pitch, -K, n, border);
   blur_t u = first, w = first, v = first;
@@ -169,10 +171,10 @@ inline void rec_left_boundary(const __global float* prm, const __global blur_t* 
 
 // Whole columns: n rows, `cols` columns, one work-item per column. `out` holds the causal
 // output between the two sweeps, so in and out must not overlap.
-__kernel __attribute__((reqd_work_group_size(BLUR_R_LX, 1, 1)))
-void blur_rec_cols(const int n, const int cols, const int border, const int K, const __global float* restrict prm,
-                   const __global blur_t* restrict in, const clf_index in_off, const clf_index in_pitch,
-                   __global blur_t* restrict out, const clf_index out_off, const clf_index out_pitch) {
+__kernel __attribute__((reqd_work_group_size(BLUR_R_LX, 1, 1))) void blur_rec_cols(
+    const int n, const int cols, const int border, const int K, const __global float* restrict prm,
+    const __global blur_t* restrict in, const clf_index in_off, const clf_index in_pitch, __global blur_t* restrict out,
+    const clf_index out_off, const clf_index out_pitch) {
   const int x = get_global_id(0);
   if (x >= cols) return;
   const blur_t k1 = (blur_t)prm[RP_K1], g2 = (blur_t)prm[RP_G2], c2 = (blur_t)prm[RP_C2];
@@ -209,10 +211,9 @@ void blur_rec_cols(const int n, const int cols, const int border, const int K, c
 #if BLUR_R_BLOCK > 0
 
 // Stage 1, per (column, block): zero-state causal pass; p = its end state, e = sum g[m] w[m].
-__kernel __attribute__((reqd_work_group_size(BLUR_R_LX, 1, 1)))
-void blur_rec_carry(const int n, const int cols, const __global float* restrict prm,
-                    const __global blur_t* restrict in, const clf_index in_off, const clf_index in_pitch,
-                    __global blur_t* restrict carry, const clf_index carry_off) {
+__kernel __attribute__((reqd_work_group_size(BLUR_R_LX, 1, 1))) void blur_rec_carry(
+    const int n, const int cols, const __global float* restrict prm, const __global blur_t* restrict in,
+    const clf_index in_off, const clf_index in_pitch, __global blur_t* restrict carry, const clf_index carry_off) {
   const int x = get_global_id(0), b = get_global_id(1);
   if (x >= cols) return;
   carry += carry_off;
@@ -330,10 +331,10 @@ inline void link_runs(const __global float* prm, __local blur_t* rs, const int r
 }
 
 // Per column (local x) and run (local y): blocks [g q, min(nb, (g + 1) q)).
-__kernel __attribute__((reqd_work_group_size(BLUR_R_LX, BLUR_R_LINK_SPLIT, 1)))
-void blur_rec_link(const int n, const int cols, const int nb, const int q, const int border, const int K,
-                   const __global float* restrict prm, const __global blur_t* restrict in, const clf_index in_off,
-                   const clf_index in_pitch, __global blur_t* restrict carry, const clf_index carry_off) {
+__kernel __attribute__((reqd_work_group_size(BLUR_R_LX, BLUR_R_LINK_SPLIT, 1))) void blur_rec_link(
+    const int n, const int cols, const int nb, const int q, const int border, const int K,
+    const __global float* restrict prm, const __global blur_t* restrict in, const clf_index in_off,
+    const clf_index in_pitch, __global blur_t* restrict carry, const clf_index carry_off) {
   __local blur_t run_state[3 * BLUR_R_LINK_SPLIT * BLUR_R_LX];  // per run: zero-state result, then true state
   __local blur_t bottom[3 * BLUR_R_LX];                         // anti-causal state entering from below
   const int lx = get_local_id(0), g = get_local_id(1), x = get_group_id(0) * BLUR_R_LX + lx;
@@ -390,13 +391,11 @@ void blur_rec_link(const int n, const int cols, const int nb, const int q, const
 //   BLUR_R_FUSE_T = 0: out(row s + m, column x)      (same layout as in)
 //   BLUR_R_FUSE_T = 1: out(row x, column s + m)      (transposed)
 // in and out may be one buffer only when BLUR_R_FUSE_T = 0 and they describe the same image.
-__kernel __attribute__((reqd_work_group_size(BLUR_R_LX, 1, 1)))
-void blur_rec_apply(const int n, const int cols, const __global float* restrict prm,
-                    const __global blur_t* in, const clf_index in_off, const clf_index in_pitch,
-                    const __global blur_t* restrict carry, const clf_index carry_off,
-                    __global blur_t* out, const clf_index out_off, const clf_index out_pitch,
-                    const int next_carry, const __global float* restrict prm_next,
-                    __global blur_t* restrict carry_next, const clf_index carry_next_off) {
+__kernel __attribute__((reqd_work_group_size(BLUR_R_LX, 1, 1))) void blur_rec_apply(
+    const int n, const int cols, const __global float* restrict prm, const __global blur_t* in, const clf_index in_off,
+    const clf_index in_pitch, const __global blur_t* restrict carry, const clf_index carry_off, __global blur_t* out,
+    const clf_index out_off, const clf_index out_pitch, const int next_carry, const __global float* restrict prm_next,
+    __global blur_t* restrict carry_next, const clf_index carry_next_off) {
   __local blur_t tile[BLUR_R_BLOCK * (BLUR_R_LX + 1)];
   const int lx = get_local_id(0), x0 = get_group_id(0) * BLUR_R_LX, x = x0 + lx, b = get_global_id(1);
   const blur_t k1 = (blur_t)prm[RP_K1], g2 = (blur_t)prm[RP_G2], c2 = (blur_t)prm[RP_C2];
@@ -437,7 +436,8 @@ void blur_rec_apply(const int n, const int cols, const __global float* restrict 
   // Output rows x0 .. x0 + LX - 1, each a run of len pixels starting at column s.
   for (int idx = lx; idx < BLUR_R_LX * BLUR_R_BLOCK; idx += BLUR_R_LX) {
     const int c = idx / BLUR_R_BLOCK, m = idx % BLUR_R_BLOCK;
-    if (x0 + c < cols && m < len) out[out_off + (clf_index)(x0 + c) * out_pitch + s + m] = tile[m * (BLUR_R_LX + 1) + c];
+    if (x0 + c < cols && m < len)
+      out[out_off + (clf_index)(x0 + c) * out_pitch + s + m] = tile[m * (BLUR_R_LX + 1) + c];
   }
 #if BLUR_R_LX == BLUR_R_BLOCK
   // The next pass's carry of its block x0 / L for its columns s .. s + len - 1 (this pass's

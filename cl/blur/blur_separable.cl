@@ -68,11 +68,10 @@ inline blur_t blur_col_at(const __global blur_t* in, const clf_index pitch, cons
   return sy < 0 ? BLUR_ZERO : in[(clf_index)sy * pitch + x];
 }
 
-__kernel __attribute__((reqd_work_group_size(BLUR_S_ROW_LX, BLUR_S_ROW_LY, 1)))
-void blur_rows(const int width, const int height, const int border, const int r, BLUR_WSPACE float* restrict wts,
-               const __global blur_t* restrict in, const clf_index in_off, const clf_index in_pitch,
-               __global blur_t* restrict out, const clf_index out_off, const clf_index out_pitch,
-               __local float4* restrict tile4) {
+__kernel __attribute__((reqd_work_group_size(BLUR_S_ROW_LX, BLUR_S_ROW_LY, 1))) void blur_rows(
+    const int width, const int height, const int border, const int r, BLUR_WSPACE float* restrict wts,
+    const __global blur_t* restrict in, const clf_index in_off, const clf_index in_pitch, __global blur_t* restrict out,
+    const clf_index out_off, const clf_index out_pitch, __local float4* restrict tile4) {
   const int lx = get_local_id(0), ly = get_local_id(1);
   const int x0 = get_group_id(0) * BLUR_S_TX;
   const int y = get_group_id(1) * BLUR_S_ROW_LY + ly;
@@ -108,10 +107,10 @@ void blur_rows(const int width, const int height, const int border, const int r,
   // Taps 4m .. 4m+3 of outputs 4lx+j read floats 4(lx+m)+j .. +3 of the pair (a, b) = (t4[m],
   // t4[m+1]); two steps per iteration let a and b swap roles without moves.
   float4 a = t4[0], acc = (float4)(0.0f);
-#define BLUR_S_ROW_STEP(A, B, W)                                                    \
-  acc.x = mad(W.x, A.x, mad(W.y, A.y, mad(W.z, A.z, mad(W.w, A.w, acc.x))));        \
-  acc.y = mad(W.x, A.y, mad(W.y, A.z, mad(W.z, A.w, mad(W.w, B.x, acc.y))));        \
-  acc.z = mad(W.x, A.z, mad(W.y, A.w, mad(W.z, B.x, mad(W.w, B.y, acc.z))));        \
+#define BLUR_S_ROW_STEP(A, B, W)                                             \
+  acc.x = mad(W.x, A.x, mad(W.y, A.y, mad(W.z, A.z, mad(W.w, A.w, acc.x)))); \
+  acc.y = mad(W.x, A.y, mad(W.y, A.z, mad(W.z, A.w, mad(W.w, B.x, acc.y)))); \
+  acc.z = mad(W.x, A.z, mad(W.y, A.w, mad(W.z, B.x, mad(W.w, B.y, acc.z)))); \
   acc.w = mad(W.x, A.w, mad(W.y, B.x, mad(W.z, B.y, mad(W.w, B.z, acc.w))))
   int m = 0;
   for (; m + 1 < groups; m += 2) {
@@ -161,11 +160,10 @@ void blur_rows(const int width, const int height, const int border, const int r,
 #endif
 }
 
-__kernel __attribute__((reqd_work_group_size(BLUR_S_COL_LX, BLUR_S_COL_LY, 1)))
-void blur_cols(const int width, const int height, const int border, const int r, BLUR_WSPACE float* restrict wts,
-               const __global blur_t* restrict in, const clf_index in_off, const clf_index in_pitch,
-               __global blur_t* restrict out, const clf_index out_off, const clf_index out_pitch,
-               __local blur_t* restrict tile) {
+__kernel __attribute__((reqd_work_group_size(BLUR_S_COL_LX, BLUR_S_COL_LY, 1))) void blur_cols(
+    const int width, const int height, const int border, const int r, BLUR_WSPACE float* restrict wts,
+    const __global blur_t* restrict in, const clf_index in_off, const clf_index in_pitch, __global blur_t* restrict out,
+    const clf_index out_off, const clf_index out_pitch, __local blur_t* restrict tile) {
   const int lx = get_local_id(0), ly = get_local_id(1);
   const int x = get_group_id(0) * BLUR_S_COL_LX + lx;
   const int y0 = get_group_id(1) * BLUR_S_TY;
@@ -179,7 +177,7 @@ void blur_cols(const int width, const int height, const int border, const int r,
     tile[i * BLUR_S_COL_LX + lx] = (x < width && sy >= 0) ? in[(clf_index)sy * in_pitch + x] : BLUR_ZERO;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-#define BLUR_S_COL_AT(i) tile[(i) * BLUR_S_COL_LX + lx]
+#define BLUR_S_COL_AT(i) tile[(i)*BLUR_S_COL_LX + lx]
 #else
   (void)tile;
 #define BLUR_S_COL_AT(i) blur_col_at(in, in_pitch, x, y0 - r + (i), height, border)

@@ -10,4 +10,4 @@ typedef long clf_index;
 typedef int clf_index;
 #endif
 
-#define CLF_CEIL_DIV(a, b) (((a) + (b) - 1) / (b))
+#define CLF_CEIL_DIV(a, b) (((a) + (b)-1) / (b))

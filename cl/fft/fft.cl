@@ -72,18 +72,13 @@
 // (fft_params.cl), one pass in registers (fft_pass.cl), the exchanges and the pass sequence
 // (fft_exchange.cl), and the global loads and stores (fft_memory.cl).
 
-__kernel __attribute__((reqd_work_group_size(FFT_WGS, 1, 1)))
-void fft_local(const int total,
-               __global const fft_c* FFT_RESTRICT in, const clf_index in_off, const clf_index in_dh,
-               const clf_index in_S, const int in_len,
-               __global fft_c* FFT_RESTRICT out, const clf_index out_off, const clf_index out_dh,
-               const clf_index out_S, const int out_len,
-               const float cj_in, const float cj_out, const float scale,
-               __global const fft_c* restrict twl,
-               __global const fft_c* restrict tw_hi, __global const fft_c* restrict tw_lo,
-               const int tw_shift,
-               __global const fft_c* restrict aux_in, __global const fft_c* restrict aux_out,
-               __global const fft_c* restrict bq, __global const fft_c* restrict tw_b) {
+__kernel __attribute__((reqd_work_group_size(FFT_WGS, 1, 1))) void fft_local(
+    const int total, __global const fft_c* FFT_RESTRICT in, const clf_index in_off, const clf_index in_dh,
+    const clf_index in_S, const int in_len, __global fft_c* FFT_RESTRICT out, const clf_index out_off,
+    const clf_index out_dh, const clf_index out_S, const int out_len, const float cj_in, const float cj_out,
+    const float scale, __global const fft_c* restrict twl, __global const fft_c* restrict tw_hi,
+    __global const fft_c* restrict tw_lo, const int tw_shift, __global const fft_c* restrict aux_in,
+    __global const fft_c* restrict aux_out, __global const fft_c* restrict bq, __global const fft_c* restrict tw_b) {
 #if FFT_USES_LOCAL
   __local fft_ltype buf[FFT_LSIZE];
 #endif
@@ -125,12 +120,12 @@ void fft_local(const int total,
 #pragma unroll
   for (int c = 0; c < FFT_CE; ++c)
     FFT_LOAD(x[c], g0 + FFT_COOP_B(FFT_IN_MODE, FFT_LID, c), FFT_COOP_E(FFT_IN_MODE, FFT_LID, c));
-  FFT_XCHG_N(FFT_PUT_COOP(FFT_IN_MODE, 0), FFT_GET_IN(FFT_R0, 0, 0), FFT_PUT_COOP(FFT_IN_MODE, 1), FFT_GET_IN(FFT_R0, 1, 0));
+  FFT_XCHG_N(FFT_PUT_COOP(FFT_IN_MODE, 0), FFT_GET_IN(FFT_R0, 0, 0), FFT_PUT_COOP(FFT_IN_MODE, 1),
+             FFT_GET_IN(FFT_R0, 1, 0));
 #endif
 
   // ---- the transform ----
   FFT_RUN_PASSES(FFT_FIRST_LEAD)
-
 #if FFT_BLUESTEIN
   // Convolution by multiplication with the kernel's spectrum (bq, already divided by FFT_N), then
   // the inverse transform as conj(F(conj(.))).

@@ -7,8 +7,10 @@
 #define FFT_LPUT(buf, idx, val, h) ((buf)[idx] = (h) ? (val).i : (val).r)
 #define FFT_LGET(buf, idx, dst, h) \
   do {                             \
-    if (h) (dst).i = (buf)[idx];   \
-    else (dst).r = (buf)[idx];     \
+    if (h)                         \
+      (dst).i = (buf)[idx];        \
+    else                           \
+      (dst).r = (buf)[idx];        \
   } while (0)
 #elif FFT_VEC
 #define FFT_LPUT(buf, idx, val, h) ((buf)[idx] = (val))
@@ -36,29 +38,28 @@
 #endif
 
 // Outputs of a pass with radix R and NS into their Stockham positions (round q).
-#define FFT_PUT_OUT(R, NS, h, q)                                                       \
-  do {                                                                                 \
-    FFT_UNROLL for (int i_ = 0; i_ < FFT_ITER(R); ++i_) {                              \
-      const fft_wi j_ = FFT_TID + i_ * FFT_T;                                          \
-      if (FFT_HAS_J(R, j_) && FFT_QPUT(R, j_, q)) {                                    \
-        const int base_ = (j_ / (NS)) * (NS) * (R) + (j_ % (NS)) - FFT_QOFF(q);        \
-        FFT_UNROLL for (int k_ = 0; k_ < (R); ++k_)                                    \
-          FFT_LPUT(buf, FFT_LOC(FFT_TB, base_ + k_ * (NS)), x[i_ * (R) + k_], h);          \
-      }                                                                                \
-    }                                                                                  \
+#define FFT_PUT_OUT(R, NS, h, q)                                                    \
+  do {                                                                              \
+    FFT_UNROLL for (int i_ = 0; i_ < FFT_ITER(R); ++i_) {                           \
+      const fft_wi j_ = FFT_TID + i_ * FFT_T;                                       \
+      if (FFT_HAS_J(R, j_) && FFT_QPUT(R, j_, q)) {                                 \
+        const int base_ = (j_ / (NS)) * (NS) * (R) + (j_ % (NS)) - FFT_QOFF(q);     \
+        FFT_UNROLL for (int k_ = 0; k_ < (R); ++k_)                                 \
+            FFT_LPUT(buf, FFT_LOC(FFT_TB, base_ + k_ * (NS)), x[i_ * (R) + k_], h); \
+      }                                                                             \
+    }                                                                               \
   } while (0)
 
 // Inputs of a pass with radix R from positions j + r * (FFT_N / R) into D (round q).
-#define FFT_GET_INTO(D, R, h, q)                                                       \
-  do {                                                                                 \
-    FFT_UNROLL for (int i_ = 0; i_ < FFT_ITER(R); ++i_) {                              \
-      const fft_wi j_ = FFT_TID + i_ * FFT_T;                                          \
-      if (FFT_HAS_J(R, j_)) {                                                          \
-        FFT_UNROLL for (int r_ = 0; r_ < (R); ++r_)                                    \
-          if (FFT_QGET(R, r_, q))                                                      \
+#define FFT_GET_INTO(D, R, h, q)                                                                        \
+  do {                                                                                                  \
+    FFT_UNROLL for (int i_ = 0; i_ < FFT_ITER(R); ++i_) {                                               \
+      const fft_wi j_ = FFT_TID + i_ * FFT_T;                                                           \
+      if (FFT_HAS_J(R, j_)) {                                                                           \
+        FFT_UNROLL for (int r_ = 0; r_ < (R); ++r_) if (FFT_QGET(R, r_, q))                             \
             FFT_LGET(buf, FFT_LOC(FFT_TB, j_ + r_ * (FFT_N / (R)) - FFT_QOFF(q)), D[i_ * (R) + r_], h); \
-      }                                                                                \
-    }                                                                                  \
+      }                                                                                                 \
+    }                                                                                                   \
   } while (0)
 #define FFT_GET_IN(R, h, q) FFT_GET_INTO(x, R, h, q)
 
@@ -66,43 +67,41 @@
 // still writes out, so the reads go to y_ and move to x afterwards (indices known at compile
 // time: register renaming; at most FFT_E values are live, half of each array, when every
 // work-item writes half of its butterflies in each round).
-#define FFT_TAKE_Y(R)                                                                  \
-  do {                                                                                 \
-    FFT_UNROLL for (int i_ = 0; i_ < FFT_ITER(R); ++i_)                                \
-      if (FFT_HAS_J(R, FFT_TID + i_ * FFT_T)) {                                            \
-        FFT_UNROLL for (int r_ = 0; r_ < (R); ++r_) x[i_ * (R) + r_] = y_[i_ * (R) + r_]; \
-      }                                                                                \
+#define FFT_TAKE_Y(R)                                                                             \
+  do {                                                                                            \
+    FFT_UNROLL for (int i_ = 0; i_ < FFT_ITER(R); ++i_) if (FFT_HAS_J(R, FFT_TID + i_ * FFT_T)) { \
+      FFT_UNROLL for (int r_ = 0; r_ < (R); ++r_) x[i_ * (R) + r_] = y_[i_ * (R) + r_];           \
+    }                                                                                             \
   } while (0)
 
 // The same exchange inside one work-item (FFT_T == 1): a private array with indices known at
 // compile time, so it is register renaming.
-#define FFT_PRIV_EXCHANGE(RA, NSA, RB)                                                   \
-  do {                                                                                   \
-    fft_c ex_[FFT_N];                                                                    \
-    FFT_UNROLL for (int j_ = 0; j_ < FFT_N / (RA); ++j_) {                               \
-      FFT_UNROLL for (int k_ = 0; k_ < (RA); ++k_)                                       \
-        ex_[(j_ / (NSA)) * (NSA) * (RA) + (j_ % (NSA)) + k_ * (NSA)] = x[j_ * (RA) + k_]; \
-    }                                                                                    \
-    FFT_UNROLL for (int j_ = 0; j_ < FFT_N / (RB); ++j_) {                               \
-      FFT_UNROLL for (int r_ = 0; r_ < (RB); ++r_)                                       \
-        x[j_ * (RB) + r_] = ex_[j_ + r_ * (FFT_N / (RB))];                               \
-    }                                                                                    \
+#define FFT_PRIV_EXCHANGE(RA, NSA, RB)                                                                            \
+  do {                                                                                                            \
+    fft_c ex_[FFT_N];                                                                                             \
+    FFT_UNROLL for (int j_ = 0; j_ < FFT_N / (RA); ++j_) {                                                        \
+      FFT_UNROLL for (int k_ = 0; k_ < (RA); ++k_) ex_[(j_ / (NSA)) * (NSA) * (RA) + (j_ % (NSA)) + k_ * (NSA)] = \
+          x[j_ * (RA) + k_];                                                                                      \
+    }                                                                                                             \
+    FFT_UNROLL for (int j_ = 0; j_ < FFT_N / (RB); ++j_) {                                                        \
+      FFT_UNROLL for (int r_ = 0; r_ < (RB); ++r_) x[j_ * (RB) + r_] = ex_[j_ + r_ * (FFT_N / (RB))];             \
+    }                                                                                                             \
   } while (0)
 
 // Staged element c of this work-item: transform b of the group and element e.
-#define FFT_COOP_B(mode, lid, c) ((mode) == 1 ? ((lid) + (c) * FFT_WGS) / FFT_N : (lid) % FFT_B)
-#define FFT_COOP_E(mode, lid, c) ((mode) == 1 ? ((lid) + (c) * FFT_WGS) % FFT_N : (lid) / FFT_B + (c) * FFT_T)
+#define FFT_COOP_B(mode, lid, c) ((mode) == 1 ? ((lid) + (c)*FFT_WGS) / FFT_N : (lid) % FFT_B)
+#define FFT_COOP_E(mode, lid, c) ((mode) == 1 ? ((lid) + (c)*FFT_WGS) % FFT_N : (lid) / FFT_B + (c)*FFT_T)
 
-#define FFT_PUT_COOP(mode, h)                                                                      \
-  do {                                                                                             \
-    FFT_UNROLL for (int c_ = 0; c_ < FFT_CE; ++c_)                                                 \
-      FFT_LPUT(buf, FFT_LOC(FFT_COOP_B(mode, FFT_LID, c_), FFT_COOP_E(mode, FFT_LID, c_)), x[c_], h);      \
+#define FFT_PUT_COOP(mode, h)                                                                           \
+  do {                                                                                                  \
+    FFT_UNROLL for (int c_ = 0; c_ < FFT_CE; ++c_)                                                      \
+        FFT_LPUT(buf, FFT_LOC(FFT_COOP_B(mode, FFT_LID, c_), FFT_COOP_E(mode, FFT_LID, c_)), x[c_], h); \
   } while (0)
 
-#define FFT_GET_COOP(mode, h)                                                                      \
-  do {                                                                                             \
-    FFT_UNROLL for (int c_ = 0; c_ < FFT_CE; ++c_)                                                 \
-      FFT_LGET(buf, FFT_LOC(FFT_COOP_B(mode, FFT_LID, c_), FFT_COOP_E(mode, FFT_LID, c_)), x[c_], h);      \
+#define FFT_GET_COOP(mode, h)                                                                           \
+  do {                                                                                                  \
+    FFT_UNROLL for (int c_ = 0; c_ < FFT_CE; ++c_)                                                      \
+        FFT_LGET(buf, FFT_LOC(FFT_COOP_B(mode, FFT_LID, c_), FFT_COOP_E(mode, FFT_LID, c_)), x[c_], h); \
   } while (0)
 
 // ---- exchange sequences ----
@@ -127,90 +126,111 @@
     GET0;                                  \
   } while (0)
 #endif
-#define FFT_XCHG_Y(PUT0, GET0, PUT1, GET1)     \
-  do {                                         \
-    barrier(CLK_LOCAL_MEM_FENCE);              \
-    FFT_XCHG_N(PUT0, GET0, PUT1, GET1);        \
+#define FFT_XCHG_Y(PUT0, GET0, PUT1, GET1) \
+  do {                                     \
+    barrier(CLK_LOCAL_MEM_FENCE);          \
+    FFT_XCHG_N(PUT0, GET0, PUT1, GET1);    \
   } while (0)
 
 // From the outputs of a pass (radix RA, NSA) to the inputs of the next (radix RB).
 #if FFT_PRIV
 #define FFT_XP(LEAD, RA, NSA, RB) FFT_PRIV_EXCHANGE(RA, NSA, RB)
 #elif FFT_HALVE == 2
-#define FFT_XP(LEAD, RA, NSA, RB)                                                                     \
-  do {                                                                                                \
-    fft_c y_[FFT_E];                                                                                  \
+#define FFT_XP(LEAD, RA, NSA, RB)                                                                       \
+  do {                                                                                                  \
+    fft_c y_[FFT_E];                                                                                    \
     FFT_XCHG_##LEAD(FFT_PUT_OUT(RA, NSA, 0, 0), FFT_GET_INTO(y_, RB, 0, 0), FFT_PUT_OUT(RA, NSA, 1, 0), \
-                    FFT_GET_INTO(y_, RB, 1, 0));                                                      \
-    FFT_XCHG_Y(FFT_PUT_OUT(RA, NSA, 0, 1), FFT_GET_INTO(y_, RB, 0, 1), FFT_PUT_OUT(RA, NSA, 1, 1),   \
-               FFT_GET_INTO(y_, RB, 1, 1));                                                           \
-    FFT_TAKE_Y(RB);                                                                                   \
+                    FFT_GET_INTO(y_, RB, 1, 0));                                                        \
+    FFT_XCHG_Y(FFT_PUT_OUT(RA, NSA, 0, 1), FFT_GET_INTO(y_, RB, 0, 1), FFT_PUT_OUT(RA, NSA, 1, 1),      \
+               FFT_GET_INTO(y_, RB, 1, 1));                                                             \
+    FFT_TAKE_Y(RB);                                                                                     \
   } while (0)
 #else
-#define FFT_XP(LEAD, RA, NSA, RB)                                                                 \
+#define FFT_XP(LEAD, RA, NSA, RB) \
   FFT_XCHG_##LEAD(FFT_PUT_OUT(RA, NSA, 0, 0), FFT_GET_IN(RB, 0, 0), FFT_PUT_OUT(RA, NSA, 1, 0), FFT_GET_IN(RB, 1, 0))
 #endif
 
 #if FFT_NPASS > 1
-#define FFT_STEP1(LEAD) FFT_XP(LEAD, FFT_R0, FFT_NS0, FFT_R1); FFT_PASS(FFT_R1, FFT_NS1, FFT_TWO1);
+#define FFT_STEP1(LEAD)                  \
+  FFT_XP(LEAD, FFT_R0, FFT_NS0, FFT_R1); \
+  FFT_PASS(FFT_R1, FFT_NS1, FFT_TWO1);
 #else
 #define FFT_STEP1(LEAD)
 #endif
 #if FFT_NPASS > 2
-#define FFT_STEP2 FFT_XP(Y, FFT_R1, FFT_NS1, FFT_R2); FFT_PASS(FFT_R2, FFT_NS2, FFT_TWO2);
+#define FFT_STEP2                     \
+  FFT_XP(Y, FFT_R1, FFT_NS1, FFT_R2); \
+  FFT_PASS(FFT_R2, FFT_NS2, FFT_TWO2);
 #else
 #define FFT_STEP2
 #endif
 #if FFT_NPASS > 3
-#define FFT_STEP3 FFT_XP(Y, FFT_R2, FFT_NS2, FFT_R3); FFT_PASS(FFT_R3, FFT_NS3, FFT_TWO3);
+#define FFT_STEP3                     \
+  FFT_XP(Y, FFT_R2, FFT_NS2, FFT_R3); \
+  FFT_PASS(FFT_R3, FFT_NS3, FFT_TWO3);
 #else
 #define FFT_STEP3
 #endif
 #if FFT_NPASS > 4
-#define FFT_STEP4 FFT_XP(Y, FFT_R3, FFT_NS3, FFT_R4); FFT_PASS(FFT_R4, FFT_NS4, FFT_TWO4);
+#define FFT_STEP4                     \
+  FFT_XP(Y, FFT_R3, FFT_NS3, FFT_R4); \
+  FFT_PASS(FFT_R4, FFT_NS4, FFT_TWO4);
 #else
 #define FFT_STEP4
 #endif
 #if FFT_NPASS > 5
-#define FFT_STEP5 FFT_XP(Y, FFT_R4, FFT_NS4, FFT_R5); FFT_PASS(FFT_R5, FFT_NS5, FFT_TWO5);
+#define FFT_STEP5                     \
+  FFT_XP(Y, FFT_R4, FFT_NS4, FFT_R5); \
+  FFT_PASS(FFT_R5, FFT_NS5, FFT_TWO5);
 #else
 #define FFT_STEP5
 #endif
 #if FFT_NPASS > 6
-#define FFT_STEP6 FFT_XP(Y, FFT_R5, FFT_NS5, FFT_R6); FFT_PASS(FFT_R6, FFT_NS6, FFT_TWO6);
+#define FFT_STEP6                     \
+  FFT_XP(Y, FFT_R5, FFT_NS5, FFT_R6); \
+  FFT_PASS(FFT_R6, FFT_NS6, FFT_TWO6);
 #else
 #define FFT_STEP6
 #endif
 #if FFT_NPASS > 7
-#define FFT_STEP7 FFT_XP(Y, FFT_R6, FFT_NS6, FFT_R7); FFT_PASS(FFT_R7, FFT_NS7, FFT_TWO7);
+#define FFT_STEP7                     \
+  FFT_XP(Y, FFT_R6, FFT_NS6, FFT_R7); \
+  FFT_PASS(FFT_R7, FFT_NS7, FFT_TWO7);
 #else
 #define FFT_STEP7
 #endif
 #if FFT_NPASS > 8
-#define FFT_STEP8 FFT_XP(Y, FFT_R7, FFT_NS7, FFT_R8); FFT_PASS(FFT_R8, FFT_NS8, FFT_TWO8);
+#define FFT_STEP8                     \
+  FFT_XP(Y, FFT_R7, FFT_NS7, FFT_R8); \
+  FFT_PASS(FFT_R8, FFT_NS8, FFT_TWO8);
 #else
 #define FFT_STEP8
 #endif
 #if FFT_NPASS > 9
-#define FFT_STEP9 FFT_XP(Y, FFT_R8, FFT_NS8, FFT_R9); FFT_PASS(FFT_R9, FFT_NS9, FFT_TWO9);
+#define FFT_STEP9                     \
+  FFT_XP(Y, FFT_R8, FFT_NS8, FFT_R9); \
+  FFT_PASS(FFT_R9, FFT_NS9, FFT_TWO9);
 #else
 #define FFT_STEP9
 #endif
 #if FFT_NPASS > 10
-#define FFT_STEP10 FFT_XP(Y, FFT_R9, FFT_NS9, FFT_R10); FFT_PASS(FFT_R10, FFT_NS10, FFT_TWO10);
+#define FFT_STEP10                     \
+  FFT_XP(Y, FFT_R9, FFT_NS9, FFT_R10); \
+  FFT_PASS(FFT_R10, FFT_NS10, FFT_TWO10);
 #else
 #define FFT_STEP10
 #endif
 #if FFT_NPASS > 11
-#define FFT_STEP11 FFT_XP(Y, FFT_R10, FFT_NS10, FFT_R11); FFT_PASS(FFT_R11, FFT_NS11, FFT_TWO11);
+#define FFT_STEP11                       \
+  FFT_XP(Y, FFT_R10, FFT_NS10, FFT_R11); \
+  FFT_PASS(FFT_R11, FFT_NS11, FFT_TWO11);
 #else
 #define FFT_STEP11
 #endif
 #if FFT_NPASS > 0
-#define FFT_RUN_PASSES(LEAD)                      \
-  FFT_PASS(FFT_R0, FFT_NS0, FFT_TWO0);         \
-  FFT_STEP1(LEAD) FFT_STEP2 FFT_STEP3 FFT_STEP4 FFT_STEP5 FFT_STEP6 FFT_STEP7 FFT_STEP8 FFT_STEP9 \
-  FFT_STEP10 FFT_STEP11
+#define FFT_RUN_PASSES(LEAD)           \
+  FFT_PASS(FFT_R0, FFT_NS0, FFT_TWO0); \
+  FFT_STEP1(LEAD) FFT_STEP2 FFT_STEP3 FFT_STEP4 FFT_STEP5 FFT_STEP6 FFT_STEP7 FFT_STEP8 FFT_STEP9 FFT_STEP10 FFT_STEP11
 #else
 #define FFT_RUN_PASSES(LEAD)
 #endif

@@ -10,11 +10,11 @@ FFT_INLINE fft_c fft_from2(const float2 v) { return fft_make(v.x, v.y); }
 FFT_INLINE float2 fft_to2(const fft_c v) { return (float2)(v.r, v.i); }
 #else
 #define FFT_GLOAD(p, a) FFT_CLOAD(p, a)
-#define FFT_GSTORE(p, a, v)                                   \
-  do {                                                        \
-    const fft_c s_ = (v);                                     \
-    ((__global float*)(p))[2 * (a)] = s_.r;                   \
-    ((__global float*)(p))[2 * (a) + 1] = s_.i;               \
+#define FFT_GSTORE(p, a, v)                     \
+  do {                                          \
+    const fft_c s_ = (v);                       \
+    ((__global float*)(p))[2 * (a)] = s_.r;     \
+    ((__global float*)(p))[2 * (a) + 1] = s_.i; \
   } while (0)
 #endif
 
@@ -24,8 +24,8 @@ FFT_INLINE float2 fft_to2(const fft_c v) { return (float2)(v.r, v.i); }
 #if FFT_SPLIT
 #define FFT_HI(t) ((t) / FFT_SL)
 #define FFT_LO(t) ((t) % FFT_SL)
-#define FFT_IN_POS(lo, e) ((lo) + (e) * FFT_SL)
-#define FFT_OUT_POS(lo, e) (((lo) / FFT_SNS) * (FFT_SNS * FFT_N) + (lo) % FFT_SNS + (e) * FFT_SNS)
+#define FFT_IN_POS(lo, e) ((lo) + (e)*FFT_SL)
+#define FFT_OUT_POS(lo, e) (((lo) / FFT_SNS) * (FFT_SNS * FFT_N) + (lo) % FFT_SNS + (e)*FFT_SNS)
 // Pass twiddle exponent of element e of transform lo: W_Ntot^(e * (lo mod NS) * L / NS).
 #define FFT_TW_M(lo, e) ((e) * ((lo) % FFT_SNS) * (FFT_SL / FFT_SNS))
 #else
@@ -77,19 +77,19 @@ FFT_INLINE float2 fft_to2(const fft_c v) { return (float2)(v.r, v.i); }
 // branch joins as a two-float vector, which makes a compiler that vectorises across work-items
 // (PoCL) leave the whole work-item loop scalar; on the H200 the register kernels gain too (64
 // points at 512 MiB: 0.276 ms against 0.315 with the branch, 2026-11-23, bench fft).
-#define FFT_LOAD(dst, t, e)                                                              \
-  do {                                                                                   \
-    const int t_ = FFT_IN_CHECK ? (int)(t) : min((int)(t), total - 1);                   \
-    const fft_wi e_ = (e);                                                               \
-    const int lo_ = FFT_LO(t_);                                                          \
-    const fft_wi pos_ = FFT_IN_POS(lo_, e_);                                             \
-    fft_c v_ = fft_make(0.0f, 0.0f);                                                     \
-    if (!FFT_IN_CHECK || (t_ < total && pos_ < in_len)) {                                \
-      v_ = FFT_GLOAD(in, FFT_GIDX(in_off, FFT_HI(t_), in_dh, pos_, FFT_INS));            \
-      v_.i *= cj_in;                                                                     \
-      FFT_PRE_OP(v_, lo_, e_, pos_);                                                     \
-    }                                                                                    \
-    (dst) = v_;                                                                          \
+#define FFT_LOAD(dst, t, e)                                                   \
+  do {                                                                        \
+    const int t_ = FFT_IN_CHECK ? (int)(t) : min((int)(t), total - 1);        \
+    const fft_wi e_ = (e);                                                    \
+    const int lo_ = FFT_LO(t_);                                               \
+    const fft_wi pos_ = FFT_IN_POS(lo_, e_);                                  \
+    fft_c v_ = fft_make(0.0f, 0.0f);                                          \
+    if (!FFT_IN_CHECK || (t_ < total && pos_ < in_len)) {                     \
+      v_ = FFT_GLOAD(in, FFT_GIDX(in_off, FFT_HI(t_), in_dh, pos_, FFT_INS)); \
+      v_.i *= cj_in;                                                          \
+      FFT_PRE_OP(v_, lo_, e_, pos_);                                          \
+    }                                                                         \
+    (dst) = v_;                                                               \
   } while (0)
 
 #if FFT_POST == 1
@@ -99,16 +99,16 @@ FFT_INLINE float2 fft_to2(const fft_c v) { return (float2)(v.r, v.i); }
 #endif
 
 // Element e of transform t = val, post-operation, conjugated by cj_out and scaled.
-#define FFT_STORE(val, t, e)                                                                    \
-  do {                                                                                          \
-    const int t_ = (t);                                                                         \
-    const fft_wi e_ = (e);                                                                      \
-    const int lo_ = FFT_LO(t_);                                                                 \
-    const fft_wi pos_ = FFT_OUT_POS(lo_, e_);                                                   \
-    if (t_ < total && (!FFT_OUT_CHECK || pos_ < out_len)) {                                     \
-      fft_c v_ = (val);                                                                         \
-      FFT_POST_OP(v_, pos_);                                                                    \
-      FFT_GSTORE(out, FFT_GIDX(out_off, FFT_HI(t_), out_dh, pos_, FFT_OUTS),                    \
-                 fft_make(v_.r * scale, v_.i * cj_out * scale));                                \
-    }                                                                                           \
+#define FFT_STORE(val, t, e)                                                 \
+  do {                                                                       \
+    const int t_ = (t);                                                      \
+    const fft_wi e_ = (e);                                                   \
+    const int lo_ = FFT_LO(t_);                                              \
+    const fft_wi pos_ = FFT_OUT_POS(lo_, e_);                                \
+    if (t_ < total && (!FFT_OUT_CHECK || pos_ < out_len)) {                  \
+      fft_c v_ = (val);                                                      \
+      FFT_POST_OP(v_, pos_);                                                 \
+      FFT_GSTORE(out, FFT_GIDX(out_off, FFT_HI(t_), out_dh, pos_, FFT_OUTS), \
+                 fft_make(v_.r* scale, v_.i* cj_out* scale));                \
+    }                                                                        \
   } while (0)

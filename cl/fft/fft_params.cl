@@ -6,30 +6,32 @@
 
 // ---- tuning parameters ----
 #ifndef FFT_RADIX
-#define FFT_RADIX 8          // largest power-of-two radix of a pass (2, 4, 8, 16, 32); read by the launcher
+#define FFT_RADIX 8  // largest power-of-two radix of a pass (2, 4, 8, 16, 32); read by the launcher
 #endif
 #ifndef FFT_WG
-#define FFT_WG 256           // work-items per work-group the launcher aims for (16 ... 1024)
+#define FFT_WG 256  // work-items per work-group the launcher aims for (16 ... 1024)
 #endif
 #ifndef FFT_REG
-#define FFT_REG 16           // lengths up to this run one transform per work-item in registers (1 ... 64)
+#define FFT_REG 16  // lengths up to this run one transform per work-item in registers (1 ... 64)
 #endif
 #ifndef FFT_LOCAL_MAX
-#define FFT_LOCAL_MAX 4096   // longest length done in one kernel (256 ... 32768); launcher only
+#define FFT_LOCAL_MAX 4096  // longest length done in one kernel (256 ... 32768); launcher only
 #endif
 #ifndef FFT_HALVE
-#define FFT_HALVE 0          // 1: exchanges move real, then imaginary parts through half the local memory;
-                             // 2: and each in two halves of the positions (a quarter of the memory)
+// 1: exchanges move real, then imaginary parts through half the local memory;
+// 2: and each in two halves of the positions (a quarter of the memory)
+#define FFT_HALVE 0
 #endif
 #ifndef FFT_TWIDDLE
-#define FFT_TWIDDLE 0        // 0: twiddles from a table computed in double on the host; 1: sinpi/cospi;
-                             // 2: one per butterfly from a double table, the others its powers in double;
-                             // 3: 2 for the passes whose table has more than FFT_TWBIG entries, else 0;
-                             // 4: those passes' twiddles as float products w^(h*S) * w^l from the table, else 0;
-                             // 5: 4 in every pass
+// 0: twiddles from a table computed in double on the host; 1: sinpi/cospi;
+// 2: one per butterfly from a double table, the others its powers in double;
+// 3: 2 for the passes whose table has more than FFT_TWBIG entries, else 0;
+// 4: those passes' twiddles as float products w^(h*S) * w^l from the table, else 0;
+// 5: 4 in every pass
+#define FFT_TWIDDLE 0
 #endif
 #ifndef FFT_TWBIG
-#define FFT_TWBIG 2048       // set by the launcher (kFftTwiddleBig)
+#define FFT_TWBIG 2048  // set by the launcher (kFftTwiddleBig)
 #endif
 #if FFT_TWIDDLE == 2 || FFT_TWIDDLE == 3
 #define FFT_DOUBLE_TW 1
@@ -38,61 +40,63 @@
 #define FFT_DOUBLE_TW 0
 #endif
 #ifndef FFT_DCHAIN
-#define FFT_DCHAIN 1         // double twiddle powers (FFT_TWIDDLE 2, 3): 1 chain of w steps, 2 chains of w^2 steps
+#define FFT_DCHAIN 1  // double twiddle powers (FFT_TWIDDLE 2, 3): 1 chain of w steps, 2 chains of w^2 steps
 #endif
 #ifndef FFT_PAD
-#define FFT_PAD 1            // 1: pad local rows against bank conflicts
+#define FFT_PAD 1  // 1: pad local rows against bank conflicts
 #endif
 #ifndef FFT_VEC
-#define FFT_VEC 1            // 1: global loads and stores as float2 (one 8-byte access); 0: as two floats
+#define FFT_VEC 1  // 1: global loads and stores as float2 (one 8-byte access); 0: as two floats
 #endif
 #ifndef FFT_STAGE
-#define FFT_STAGE 0          // 0: stage global accesses through local memory where that coalesces them,
-                             // 1: always, 2: never; read by the launcher
+// 0: stage global accesses through local memory where that coalesces them,
+// 1: always, 2: never; read by the launcher
+#define FFT_STAGE 0
 #endif
 
 // ---- routine constants (set together by the launcher; these defaults make a 64-point kernel) ----
 #ifndef FFT_N
-#define FFT_N 64             // transform length of this kernel
-#define FFT_NPASS 2          // number of radix passes
-#define FFT_R0 8             // radix of pass 0, 1, ...
+#define FFT_N 64     // transform length of this kernel
+#define FFT_NPASS 2  // number of radix passes
+#define FFT_R0 8     // radix of pass 0, 1, ...
 #define FFT_R1 8
-#define FFT_T 8              // work-items per transform
-#define FFT_B 4              // transforms per work-group
+#define FFT_T 8  // work-items per transform
+#define FFT_B 4  // transforms per work-group
 #endif
 #ifndef FFT_IN_MODE
-#define FFT_IN_MODE 0        // 0: direct, 1: staged transform by transform, 2: staged across transforms
+#define FFT_IN_MODE 0  // 0: direct, 1: staged transform by transform, 2: staged across transforms
 #endif
 #ifndef FFT_OUT_MODE
 #define FFT_OUT_MODE 0
 #endif
 #ifndef FFT_PRE
-#define FFT_PRE 0            // on load: 0 none, 1 pass twiddle from the two-level table, 2 times aux_in[pos],
-                             // 3 pass twiddle split per butterfly (direct loads, see the load)
+// on load: 0 none, 1 pass twiddle from the two-level table, 2 times aux_in[pos],
+// 3 pass twiddle split per butterfly (direct loads, see the load)
+#define FFT_PRE 0
 #endif
 #ifndef FFT_POST
-#define FFT_POST 0           // on store: 0 none, 1 times aux_out[pos]
+#define FFT_POST 0  // on store: 0 none, 1 times aux_out[pos]
 #endif
 #ifndef FFT_IN_CHECK
-#define FFT_IN_CHECK 0       // 1: positions >= in_len load as zero (zero padding)
+#define FFT_IN_CHECK 0  // 1: positions >= in_len load as zero (zero padding)
 #endif
 #ifndef FFT_OUT_CHECK
-#define FFT_OUT_CHECK 0      // 1: positions >= out_len are not stored
+#define FFT_OUT_CHECK 0  // 1: positions >= out_len are not stored
 #endif
 #ifndef FFT_SPLIT
-#define FFT_SPLIT 0          // 1: transform index splits into (hi, lo) with L = FFT_SL (a pass)
+#define FFT_SPLIT 0  // 1: transform index splits into (hi, lo) with L = FFT_SL (a pass)
 #endif
 #if FFT_SPLIT && !(defined(FFT_SL) && defined(FFT_SNS))
 #error "a pass (FFT_SPLIT) needs FFT_SL and FFT_SNS"
 #endif
 #ifndef FFT_BLUESTEIN
-#define FFT_BLUESTEIN 0      // 1: after the passes multiply by bq[pos], conjugate, and run the passes again
+#define FFT_BLUESTEIN 0  // 1: after the passes multiply by bq[pos], conjugate, and run the passes again
 #endif
 #ifndef FFT_TFAST
-#define FFT_TFAST 0          // 1: work-items numbered transform-fastest (lid = tid * FFT_B + tb)
+#define FFT_TFAST 0  // 1: work-items numbered transform-fastest (lid = tid * FFT_B + tb)
 #endif
 #ifndef FFT_INPLACE
-#define FFT_INPLACE 0        // 1: in and out may be the same buffer (no restrict)
+#define FFT_INPLACE 0  // 1: in and out may be the same buffer (no restrict)
 #endif
 
 // ---- derived ----
@@ -103,7 +107,7 @@
 #define FFT_WGS (FFT_B * FFT_T)
 #define FFT_CE (FFT_N / FFT_T)  // elements per work-item in a staged load or store
 #define FFT_MAX2(a, b) ((a) > (b) ? (a) : (b))
-#define FFT_PRIV (FFT_T == 1)   // exchanges between passes in private memory
+#define FFT_PRIV (FFT_T == 1)  // exchanges between passes in private memory
 #if FFT_HALVE == 2 && (FFT_PRIV || FFT_IN_MODE != 0 || FFT_OUT_MODE != 0 || FFT_BLUESTEIN)
 #error "exchanges in quarters (FFT_HALVE 2) need direct loads and stores and no Bluestein convolution"
 #endif
@@ -131,7 +135,7 @@ typedef float fft_ltype;  // a complex value in two floats per slot
 #define FFT_LPAD(i) (i)
 #define FFT_LSTRIDE FFT_LROW
 #endif
-#define FFT_LOC(b, pos) ((b) * FFT_LSTRIDE + FFT_LPAD(pos))
+#define FFT_LOC(b, pos) ((b)*FFT_LSTRIDE + FFT_LPAD(pos))
 #define FFT_USES_LOCAL (!FFT_PRIV || FFT_IN_MODE != 0 || FFT_OUT_MODE != 0)
 #if FFT_USES_LOCAL && !FFT_HALVE && !FFT_VEC
 #define FFT_LSIZE (2 * FFT_B * FFT_LSTRIDE)
@@ -189,7 +193,7 @@ typedef float fft_ltype;  // a complex value in two floats per slot
 // (FFT_TWP) (fft_twiddles)? Offsets of the passes' twiddles in the table, in 8-byte slots:
 // (R_p - 1) * NS_p each, 2 * NS_p (one double2 per butterfly index) for a pass in double,
 // FFT_TWA(R_p) * NS_p (the powers l = 1 ... S - 1, then h * S < R_p) for a pass of products.
-#define FFT_TWLARGE(R, NS) (((R) - 1) * (NS) > FFT_TWBIG)
+#define FFT_TWLARGE(R, NS) (((R)-1) * (NS) > FFT_TWBIG)
 #if FFT_TWIDDLE == 2
 #define FFT_TWD(R, NS) 1
 #elif FFT_TWIDDLE == 3
@@ -206,8 +210,7 @@ typedef float fft_ltype;  // a complex value in two floats per slot
 #endif
 #define FFT_TWSQ(R) ((R) > 16 ? 8 : (R) > 4 ? 4 : 2)
 #define FFT_TWA(R) (FFT_TWSQ(R) - 2 + ((R) + FFT_TWSQ(R) - 1) / FFT_TWSQ(R))
-#define FFT_TWN(R, NS) \
-  (FFT_TWD(R, NS) ? 2 * (NS) : FFT_TWP(R, NS) ? FFT_TWA(R) * (NS) : ((R) - 1) * (NS))
+#define FFT_TWN(R, NS) (FFT_TWD(R, NS) ? 2 * (NS) : FFT_TWP(R, NS) ? FFT_TWA(R) * (NS) : ((R)-1) * (NS))
 #define FFT_TWO0 0
 #if FFT_NPASS > 1
 #define FFT_TWO1 (FFT_TWO0 + FFT_TWN(FFT_R0, FFT_NS0))

@@ -27,8 +27,8 @@ typedef uint fft_wi;
 #define FFT_LID ((uint)get_local_id(0))
 #endif
 #if FFT_B == 1
-#define FFT_TB 0            // transform within the group
-#define FFT_TID FFT_LID     // work-item within the transform
+#define FFT_TB 0         // transform within the group
+#define FFT_TID FFT_LID  // work-item within the transform
 #elif FFT_TFAST
 #define FFT_TB (FFT_LID % FFT_B)  // consecutive work-items: consecutive transforms
 #define FFT_TID (FFT_LID / FFT_B)
@@ -96,7 +96,7 @@ FFT_INLINE fft_c fft_twiddle(__global const fft_c* restrict twl, const int off, 
 // Straight-line steps of the float products (S = FFT_TWSQ(R) and R are constants at every call):
 // w^l, l < S, and w^h, h a multiple of S below R, from the table; w^r = w^(r - r mod S) * w^(r mod S).
 #define FFT_TWLO(l) \
-  if (S > (l)) p_[l] = FFT_CLOAD(twl, off + ((l) - 1) * (NS) + jj);
+  if (S > (l)) p_[l] = FFT_CLOAD(twl, off + ((l)-1) * (NS) + jj);
 #define FFT_TWHI(h) \
   if ((h) % S == 0 && R > (h)) p_[h] = FFT_CLOAD(twl, off + (S - 2 + (h) / S) * (NS) + jj);
 #define FFT_TWPR(r) \
@@ -109,10 +109,10 @@ FFT_INLINE double2 fft_dmul(const double2 a, const double2 b) {
 }
 // acc = acc * step in double, then v[r] *= acc rounded to float (one chain: step w, acc the
 // powers; two chains: step w^2, acc the odd or the even powers).
-#define FFT_DPOW(r, acc, step)                                       \
-  if (R > (r)) {                                                     \
-    acc = fft_dmul(acc, step);                                       \
-    v[r] = fft_mul(v[r], fft_make((float)(acc).x, (float)(acc).y));  \
+#define FFT_DPOW(r, acc, step)                                      \
+  if (R > (r)) {                                                    \
+    acc = fft_dmul(acc, step);                                      \
+    v[r] = fft_mul(v[r], fft_make((float)(acc).x, (float)(acc).y)); \
   }
 #endif
 
@@ -126,13 +126,15 @@ FFT_INLINE void fft_twiddles(const int R, const int NS, fft_c* v, __global const
     // time: registers).
     const int S = FFT_TWSQ(R);
     fft_c p_[32];
+    // clang-format off
     FFT_TWLO(1) FFT_TWLO(2) FFT_TWLO(3) FFT_TWLO(4) FFT_TWLO(5) FFT_TWLO(6) FFT_TWLO(7)
     FFT_TWHI(2) FFT_TWHI(4) FFT_TWHI(6) FFT_TWHI(8) FFT_TWHI(10) FFT_TWHI(12) FFT_TWHI(14) FFT_TWHI(16)
     FFT_TWHI(18) FFT_TWHI(20) FFT_TWHI(22) FFT_TWHI(24) FFT_TWHI(26) FFT_TWHI(28) FFT_TWHI(30)
     FFT_TWPR(3) FFT_TWPR(5) FFT_TWPR(6) FFT_TWPR(7) FFT_TWPR(9) FFT_TWPR(10) FFT_TWPR(11) FFT_TWPR(12) FFT_TWPR(13)
     FFT_TWPR(14) FFT_TWPR(15) FFT_TWPR(17) FFT_TWPR(18) FFT_TWPR(19) FFT_TWPR(20) FFT_TWPR(21) FFT_TWPR(22)
     FFT_TWPR(23) FFT_TWPR(25) FFT_TWPR(26) FFT_TWPR(27) FFT_TWPR(28) FFT_TWPR(29) FFT_TWPR(30) FFT_TWPR(31)
-    FFT_UNROLL for (int r_ = 1; r_ < R; ++r_) v[r_] = fft_mul(v[r_], p_[r_]);
+        // clang-format on
+        FFT_UNROLL for (int r_ = 1; r_ < R; ++r_) v[r_] = fft_mul(v[r_], p_[r_]);
     return;
   }
 #endif
@@ -150,75 +152,106 @@ FFT_INLINE void fft_twiddles(const int R, const int NS, fft_c* v, __global const
       const double2 w2 = fft_dmul(w1, w1);
       double2 we = w2;
       v[2] = fft_mul(v[2], fft_make((float)w2.x, (float)w2.y));
+      // clang-format off
       FFT_DPOW(3, w, w2) FFT_DPOW(4, we, w2) FFT_DPOW(5, w, w2) FFT_DPOW(6, we, w2) FFT_DPOW(7, w, w2)
       FFT_DPOW(8, we, w2) FFT_DPOW(9, w, w2) FFT_DPOW(10, we, w2) FFT_DPOW(11, w, w2) FFT_DPOW(12, we, w2)
       FFT_DPOW(13, w, w2) FFT_DPOW(14, we, w2) FFT_DPOW(15, w, w2) FFT_DPOW(16, we, w2) FFT_DPOW(17, w, w2)
       FFT_DPOW(18, we, w2) FFT_DPOW(19, w, w2) FFT_DPOW(20, we, w2) FFT_DPOW(21, w, w2) FFT_DPOW(22, we, w2)
       FFT_DPOW(23, w, w2) FFT_DPOW(24, we, w2) FFT_DPOW(25, w, w2) FFT_DPOW(26, we, w2) FFT_DPOW(27, w, w2)
       FFT_DPOW(28, we, w2) FFT_DPOW(29, w, w2) FFT_DPOW(30, we, w2) FFT_DPOW(31, w, w2)
+      // clang-format on
     }
 #else
+    // clang-format off
     FFT_DPOW(2, w, w1) FFT_DPOW(3, w, w1) FFT_DPOW(4, w, w1) FFT_DPOW(5, w, w1) FFT_DPOW(6, w, w1)
     FFT_DPOW(7, w, w1) FFT_DPOW(8, w, w1) FFT_DPOW(9, w, w1) FFT_DPOW(10, w, w1) FFT_DPOW(11, w, w1)
     FFT_DPOW(12, w, w1) FFT_DPOW(13, w, w1) FFT_DPOW(14, w, w1) FFT_DPOW(15, w, w1) FFT_DPOW(16, w, w1)
     FFT_DPOW(17, w, w1) FFT_DPOW(18, w, w1) FFT_DPOW(19, w, w1) FFT_DPOW(20, w, w1) FFT_DPOW(21, w, w1)
     FFT_DPOW(22, w, w1) FFT_DPOW(23, w, w1) FFT_DPOW(24, w, w1) FFT_DPOW(25, w, w1) FFT_DPOW(26, w, w1)
     FFT_DPOW(27, w, w1) FFT_DPOW(28, w, w1) FFT_DPOW(29, w, w1) FFT_DPOW(30, w, w1) FFT_DPOW(31, w, w1)
+    // clang-format on
 #endif
     return;
   }
 #endif
   {
-  if (R > 1) v[1] = fft_mul(v[1], fft_twiddle(twl, off, 1, jj, NS, R));
-  if (R > 2) v[2] = fft_mul(v[2], fft_twiddle(twl, off, 2, jj, NS, R));
-  if (R > 3) v[3] = fft_mul(v[3], fft_twiddle(twl, off, 3, jj, NS, R));
-  if (R > 4) v[4] = fft_mul(v[4], fft_twiddle(twl, off, 4, jj, NS, R));
-  if (R > 5) v[5] = fft_mul(v[5], fft_twiddle(twl, off, 5, jj, NS, R));
-  if (R > 6) v[6] = fft_mul(v[6], fft_twiddle(twl, off, 6, jj, NS, R));
-  if (R > 7) v[7] = fft_mul(v[7], fft_twiddle(twl, off, 7, jj, NS, R));
-  if (R > 8) v[8] = fft_mul(v[8], fft_twiddle(twl, off, 8, jj, NS, R));
-  if (R > 9) v[9] = fft_mul(v[9], fft_twiddle(twl, off, 9, jj, NS, R));
-  if (R > 10) v[10] = fft_mul(v[10], fft_twiddle(twl, off, 10, jj, NS, R));
-  if (R > 11) v[11] = fft_mul(v[11], fft_twiddle(twl, off, 11, jj, NS, R));
-  if (R > 12) v[12] = fft_mul(v[12], fft_twiddle(twl, off, 12, jj, NS, R));
-  if (R > 13) v[13] = fft_mul(v[13], fft_twiddle(twl, off, 13, jj, NS, R));
-  if (R > 14) v[14] = fft_mul(v[14], fft_twiddle(twl, off, 14, jj, NS, R));
-  if (R > 15) v[15] = fft_mul(v[15], fft_twiddle(twl, off, 15, jj, NS, R));
-  if (R > 16) v[16] = fft_mul(v[16], fft_twiddle(twl, off, 16, jj, NS, R));
-  if (R > 17) v[17] = fft_mul(v[17], fft_twiddle(twl, off, 17, jj, NS, R));
-  if (R > 18) v[18] = fft_mul(v[18], fft_twiddle(twl, off, 18, jj, NS, R));
-  if (R > 19) v[19] = fft_mul(v[19], fft_twiddle(twl, off, 19, jj, NS, R));
-  if (R > 20) v[20] = fft_mul(v[20], fft_twiddle(twl, off, 20, jj, NS, R));
-  if (R > 21) v[21] = fft_mul(v[21], fft_twiddle(twl, off, 21, jj, NS, R));
-  if (R > 22) v[22] = fft_mul(v[22], fft_twiddle(twl, off, 22, jj, NS, R));
-  if (R > 23) v[23] = fft_mul(v[23], fft_twiddle(twl, off, 23, jj, NS, R));
-  if (R > 24) v[24] = fft_mul(v[24], fft_twiddle(twl, off, 24, jj, NS, R));
-  if (R > 25) v[25] = fft_mul(v[25], fft_twiddle(twl, off, 25, jj, NS, R));
-  if (R > 26) v[26] = fft_mul(v[26], fft_twiddle(twl, off, 26, jj, NS, R));
-  if (R > 27) v[27] = fft_mul(v[27], fft_twiddle(twl, off, 27, jj, NS, R));
-  if (R > 28) v[28] = fft_mul(v[28], fft_twiddle(twl, off, 28, jj, NS, R));
-  if (R > 29) v[29] = fft_mul(v[29], fft_twiddle(twl, off, 29, jj, NS, R));
-  if (R > 30) v[30] = fft_mul(v[30], fft_twiddle(twl, off, 30, jj, NS, R));
-  if (R > 31) v[31] = fft_mul(v[31], fft_twiddle(twl, off, 31, jj, NS, R));
+    if (R > 1) v[1] = fft_mul(v[1], fft_twiddle(twl, off, 1, jj, NS, R));
+    if (R > 2) v[2] = fft_mul(v[2], fft_twiddle(twl, off, 2, jj, NS, R));
+    if (R > 3) v[3] = fft_mul(v[3], fft_twiddle(twl, off, 3, jj, NS, R));
+    if (R > 4) v[4] = fft_mul(v[4], fft_twiddle(twl, off, 4, jj, NS, R));
+    if (R > 5) v[5] = fft_mul(v[5], fft_twiddle(twl, off, 5, jj, NS, R));
+    if (R > 6) v[6] = fft_mul(v[6], fft_twiddle(twl, off, 6, jj, NS, R));
+    if (R > 7) v[7] = fft_mul(v[7], fft_twiddle(twl, off, 7, jj, NS, R));
+    if (R > 8) v[8] = fft_mul(v[8], fft_twiddle(twl, off, 8, jj, NS, R));
+    if (R > 9) v[9] = fft_mul(v[9], fft_twiddle(twl, off, 9, jj, NS, R));
+    if (R > 10) v[10] = fft_mul(v[10], fft_twiddle(twl, off, 10, jj, NS, R));
+    if (R > 11) v[11] = fft_mul(v[11], fft_twiddle(twl, off, 11, jj, NS, R));
+    if (R > 12) v[12] = fft_mul(v[12], fft_twiddle(twl, off, 12, jj, NS, R));
+    if (R > 13) v[13] = fft_mul(v[13], fft_twiddle(twl, off, 13, jj, NS, R));
+    if (R > 14) v[14] = fft_mul(v[14], fft_twiddle(twl, off, 14, jj, NS, R));
+    if (R > 15) v[15] = fft_mul(v[15], fft_twiddle(twl, off, 15, jj, NS, R));
+    if (R > 16) v[16] = fft_mul(v[16], fft_twiddle(twl, off, 16, jj, NS, R));
+    if (R > 17) v[17] = fft_mul(v[17], fft_twiddle(twl, off, 17, jj, NS, R));
+    if (R > 18) v[18] = fft_mul(v[18], fft_twiddle(twl, off, 18, jj, NS, R));
+    if (R > 19) v[19] = fft_mul(v[19], fft_twiddle(twl, off, 19, jj, NS, R));
+    if (R > 20) v[20] = fft_mul(v[20], fft_twiddle(twl, off, 20, jj, NS, R));
+    if (R > 21) v[21] = fft_mul(v[21], fft_twiddle(twl, off, 21, jj, NS, R));
+    if (R > 22) v[22] = fft_mul(v[22], fft_twiddle(twl, off, 22, jj, NS, R));
+    if (R > 23) v[23] = fft_mul(v[23], fft_twiddle(twl, off, 23, jj, NS, R));
+    if (R > 24) v[24] = fft_mul(v[24], fft_twiddle(twl, off, 24, jj, NS, R));
+    if (R > 25) v[25] = fft_mul(v[25], fft_twiddle(twl, off, 25, jj, NS, R));
+    if (R > 26) v[26] = fft_mul(v[26], fft_twiddle(twl, off, 26, jj, NS, R));
+    if (R > 27) v[27] = fft_mul(v[27], fft_twiddle(twl, off, 27, jj, NS, R));
+    if (R > 28) v[28] = fft_mul(v[28], fft_twiddle(twl, off, 28, jj, NS, R));
+    if (R > 29) v[29] = fft_mul(v[29], fft_twiddle(twl, off, 29, jj, NS, R));
+    if (R > 30) v[30] = fft_mul(v[30], fft_twiddle(twl, off, 30, jj, NS, R));
+    if (R > 31) v[31] = fft_mul(v[31], fft_twiddle(twl, off, 31, jj, NS, R));
   }
 }
 
 FFT_INLINE void fft_butterfly(const int r, fft_c* v) {
   switch (r) {
-    case 2: fft_bf2(v); break;
-    case 3: fft_bf3(v); break;
-    case 4: fft_bf4(v); break;
-    case 5: fft_bf5(v); break;
-    case 7: fft_bf7(v); break;
-    case 8: fft_bf8(v); break;
-    case 9: fft_bf9(v); break;
-    case 11: fft_bf11(v); break;
-    case 13: fft_bf13(v); break;
-    case 15: fft_bf15(v); break;
-    case 16: fft_bf16(v); break;
-    case 25: fft_bf25(v); break;
-    case 32: fft_bf32(v); break;
-    default: break;
+    case 2:
+      fft_bf2(v);
+      break;
+    case 3:
+      fft_bf3(v);
+      break;
+    case 4:
+      fft_bf4(v);
+      break;
+    case 5:
+      fft_bf5(v);
+      break;
+    case 7:
+      fft_bf7(v);
+      break;
+    case 8:
+      fft_bf8(v);
+      break;
+    case 9:
+      fft_bf9(v);
+      break;
+    case 11:
+      fft_bf11(v);
+      break;
+    case 13:
+      fft_bf13(v);
+      break;
+    case 15:
+      fft_bf15(v);
+      break;
+    case 16:
+      fft_bf16(v);
+      break;
+    case 25:
+      fft_bf25(v);
+      break;
+    case 32:
+      fft_bf32(v);
+      break;
+    default:
+      break;
   }
 }
 
@@ -227,13 +260,13 @@ FFT_INLINE void fft_butterfly(const int r, fft_c* v) {
 #define FFT_HAS_J(R, j) ((FFT_N / (R)) % FFT_T == 0 || (j) < FFT_N / (R))
 
 // One radix-R pass on the work-item's butterflies: twiddle, then butterfly, in registers.
-#define FFT_PASS(R, NS, TWO)                                                                  \
-  do {                                                                                        \
-    FFT_UNROLL for (int i_ = 0; i_ < FFT_ITER(R); ++i_) {                                     \
-      const fft_wi j_ = FFT_TID + i_ * FFT_T;                                                 \
-      if (FFT_HAS_J(R, j_)) {                                                                 \
-        if ((NS) > 1) fft_twiddles(R, NS, x + i_ * (R), twl, TWO, FFT_JJ(R, NS, j_));              \
-        fft_butterfly(R, x + i_ * (R));                                                       \
-      }                                                                                       \
-    }                                                                                         \
+#define FFT_PASS(R, NS, TWO)                                                          \
+  do {                                                                                \
+    FFT_UNROLL for (int i_ = 0; i_ < FFT_ITER(R); ++i_) {                             \
+      const fft_wi j_ = FFT_TID + i_ * FFT_T;                                         \
+      if (FFT_HAS_J(R, j_)) {                                                         \
+        if ((NS) > 1) fft_twiddles(R, NS, x + i_ * (R), twl, TWO, FFT_JJ(R, NS, j_)); \
+        fft_butterfly(R, x + i_ * (R));                                               \
+      }                                                                               \
+    }                                                                                 \
   } while (0)

@@ -60,7 +60,7 @@
 #define NVID (NWID / VWND)   // column groups per work-item
 #define KDIMAD (WGSD / MDIMAD)
 #define KDIMBD (WGSD / NDIMBD)
-#define ALD (WGD + PADA)     // local row pitch of the A tile
+#define ALD (WGD + PADA)  // local row pitch of the A tile
 #define BLD (WGD + PADB)
 
 #if WGD % (MDIMCD * VWMD) != 0 || WGD % (NDIMCD * VWND) != 0
@@ -90,13 +90,15 @@ typedef XD_CAT(float, VWMD) realMD;
 // Components of v into the floats dst[0 ..]: component-wise on purpose (vstoren into private
 // arrays is miscompiled by some PoCL versions; XD_STOREM is used on global memory only).
 #define XD_UNPACK1(v, dst, o) dst[o] = (v);
-#define XD_UNPACK2(v, dst, o) dst[o] = (v).s0; dst[(o) + 1] = (v).s1;
+#define XD_UNPACK2(v, dst, o) \
+  dst[o] = (v).s0;            \
+  dst[(o) + 1] = (v).s1;
 #define XD_UNPACK4(v, dst, o) XD_UNPACK2((v).lo, dst, o) XD_UNPACK2((v).hi, dst, (o) + 2)
 #define XD_UNPACK8(v, dst, o) XD_UNPACK4((v).lo, dst, o) XD_UNPACK4((v).hi, dst, (o) + 4)
 
 // Local row index of a work-item's mi-th row vector (times VWMD) and ni-th column group.
-#define XD_M(lid0, mi) (((lid0) + (mi) * MDIMCD) * VWMD)
-#define XD_N(lid1, ni) (((lid1) + (ni) * NDIMCD) * VWND)
+#define XD_M(lid0, mi) (((lid0) + (mi)*MDIMCD) * VWMD)
+#define XD_N(lid1, ni) (((lid1) + (ni)*NDIMCD) * VWND)
 
 void sgemm_direct_body(const int M, const int N, const int K, const float alpha, const float beta,
                        const __global float* restrict a, const clf_index a_ld, const __global float* restrict b,
@@ -169,26 +171,27 @@ void sgemm_direct_body(const int M, const int N, const int K, const float alpha,
       __global float* cp = c + (clf_index)n * c_ld + m;
       const realMD r = alpha * cpm[ni][mi];
       if (full) {
-        if (beta == 0.0f) XD_STOREM(r, cp);
-        else XD_STOREM(mad((realMD)(beta), XD_LOADM(cp), r), cp);
+        if (beta == 0.0f)
+          XD_STOREM(r, cp);
+        else
+          XD_STOREM(mad((realMD)(beta), XD_LOADM(cp), r), cp);
       } else if (n < N) {
         float rs[VWMD];
-        XD_CAT(XD_UNPACK, VWMD)(r, rs, 0)
-        for (int v = 0; v < VWMD; ++v)
-          if (m + v < M) cp[v] = beta == 0.0f ? rs[v] : mad(beta, cp[v], rs[v]);
+        XD_CAT(XD_UNPACK, VWMD)
+        (r, rs, 0) for (int v = 0; v < VWMD; ++v) if (m + v < M) cp[v] = beta == 0.0f ? rs[v] : mad(beta, cp[v], rs[v]);
       }
     }
   }
 }
 
-#define SGEMM_DIRECT_ENTRY(name, at, bt)                                                                       \
-  __kernel __attribute__((reqd_work_group_size(MDIMCD, NDIMCD, 1))) void name(                                  \
+#define SGEMM_DIRECT_ENTRY(name, at, bt)                                                                            \
+  __kernel __attribute__((reqd_work_group_size(MDIMCD, NDIMCD, 1))) void name(                                      \
       const int M, const int N, const int K, const float alpha, const float beta, const __global float* restrict a, \
-      const clf_index a_off, const clf_index a_ld, const __global float* restrict b, const clf_index b_off,       \
-      const clf_index b_ld, __global float* c, const clf_index c_off, const clf_index c_ld) {                    \
-    __local float alm[WGD * ALD];                                                                               \
-    __local float blm[WGD * BLD];                                                                               \
-    sgemm_direct_body(M, N, K, alpha, beta, a + a_off, a_ld, b + b_off, b_ld, c + c_off, c_ld, at, bt, alm, blm); \
+      const clf_index a_off, const clf_index a_ld, const __global float* restrict b, const clf_index b_off,         \
+      const clf_index b_ld, __global float* c, const clf_index c_off, const clf_index c_ld) {                       \
+    __local float alm[WGD * ALD];                                                                                   \
+    __local float blm[WGD * BLD];                                                                                   \
+    sgemm_direct_body(M, N, K, alpha, beta, a + a_off, a_ld, b + b_off, b_ld, c + c_off, c_ld, at, bt, alm, blm);   \
   }
 
 SGEMM_DIRECT_ENTRY(sgemm_direct_nn, 0, 0)

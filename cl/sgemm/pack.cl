@@ -28,10 +28,9 @@
 #error "PACK_WPT must not exceed PACK_TILE"
 #endif
 
-__kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1)))
-void sgemm_pack_copy(const int K, const int X, const int Kp, const int Xp, const __global float* restrict src,
-                     const clf_index s_off, const clf_index s_ld, __global float* restrict dst, const clf_index d_off,
-                     const clf_index d_ld) {
+__kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1))) void sgemm_pack_copy(
+    const int K, const int X, const int Kp, const int Xp, const __global float* restrict src, const clf_index s_off,
+    const clf_index s_ld, __global float* restrict dst, const clf_index d_off, const clf_index d_ld) {
   const int x = get_group_id(0) * PACK_TILE + get_local_id(0);
   const int p0 = get_group_id(1) * PACK_TILE + get_local_id(1);
   if (x >= Xp) return;
@@ -44,10 +43,9 @@ void sgemm_pack_copy(const int K, const int X, const int Kp, const int Xp, const
   }
 }
 
-__kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1)))
-void sgemm_pack_trans(const int K, const int X, const int Kp, const int Xp, const __global float* restrict src,
-                      const clf_index s_off, const clf_index s_ld, __global float* restrict dst, const clf_index d_off,
-                     const clf_index d_ld) {
+__kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1))) void sgemm_pack_trans(
+    const int K, const int X, const int Kp, const int Xp, const __global float* restrict src, const clf_index s_off,
+    const clf_index s_ld, __global float* restrict dst, const clf_index d_off, const clf_index d_ld) {
   __local float tile[PACK_TILE * (PACK_TILE + 1)];
   const int lx = get_local_id(0), ly = get_local_id(1);
   const int x0 = get_group_id(0) * PACK_TILE;  // tile origin in x
@@ -76,10 +74,9 @@ void sgemm_pack_trans(const int K, const int X, const int Kp, const int Xp, cons
 // (beta == 0: C is not read), for m < M, n < N. Two uses: S = 0 is the whole routine when
 // k == 0 or alpha == 0 (C = beta * C, W not read); S >= 2 adds split-k slices (see
 // cl/sgemm/xgemm.cl), which already hold alpha times their partial products.
-__kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1)))
-void sgemm_sum_scale(const int M, const int N, const int S, const __global float* w, const clf_index w_off,
-                     const clf_index w_ld, const clf_index w_split, const float beta, __global float* c,
-                     const clf_index c_off, const clf_index c_ld) {
+__kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1))) void sgemm_sum_scale(
+    const int M, const int N, const int S, const __global float* w, const clf_index w_off, const clf_index w_ld,
+    const clf_index w_split, const float beta, __global float* c, const clf_index c_off, const clf_index c_ld) {
   const int m = get_group_id(0) * PACK_TILE + get_local_id(0);
   const int n0 = get_group_id(1) * PACK_TILE + get_local_id(1);
   if (m >= M) return;

@@ -55,15 +55,16 @@ typedef SGS_CAT(float, SGS_MWI) realS;
 // Components of v into the floats dst[0 ..]: component-wise on purpose (vstoren into private
 // arrays is miscompiled by some PoCL versions).
 #define SGS_UNPACK1(v, dst, o) dst[o] = (v);
-#define SGS_UNPACK2(v, dst, o) dst[o] = (v).s0; dst[(o) + 1] = (v).s1;
+#define SGS_UNPACK2(v, dst, o) \
+  dst[o] = (v).s0;             \
+  dst[(o) + 1] = (v).s1;
 #define SGS_UNPACK4(v, dst, o) SGS_UNPACK2((v).lo, dst, o) SGS_UNPACK2((v).hi, dst, (o) + 2)
 #define SGS_UNPACK8(v, dst, o) SGS_UNPACK4((v).lo, dst, o) SGS_UNPACK4((v).hi, dst, (o) + 4)
 
-__kernel __attribute__((reqd_work_group_size(SGS_WG, 1, 1)))
-void sgemm_stream(const int M, const int N, const int Kp, const float alpha, const float beta,
-                  const __global realS* restrict ag, const clf_index a_off, const clf_index a_ld,
-                  const __global float* restrict bg, const clf_index b_off, const clf_index b_ld,
-                  __global float* cg, const clf_index c_off, const clf_index c_ld, const int c_vec) {
+__kernel __attribute__((reqd_work_group_size(SGS_WG, 1, 1))) void sgemm_stream(
+    const int M, const int N, const int Kp, const float alpha, const float beta, const __global realS* restrict ag,
+    const clf_index a_off, const clf_index a_ld, const __global float* restrict bg, const clf_index b_off,
+    const clf_index b_ld, __global float* cg, const clf_index c_off, const clf_index c_ld, const int c_vec) {
   __local float4 bl[SGS_K * SGS_N / 4];
   __local float* bls = (__local float*)bl;
   const int t = get_local_id(0);
@@ -101,8 +102,10 @@ void sgemm_stream(const int M, const int N, const int Kp, const float alpha, con
 #pragma unroll
     for (int j = 0; j < SGS_N; ++j) {
       __global realS* cp = (__global realS*)(cgo + (clf_index)(n0 + j) * c_ld + m);
-      if (beta == 0.0f) *cp = alpha * acc[j];
-      else *cp = mad((realS)(alpha), acc[j], beta * *cp);
+      if (beta == 0.0f)
+        *cp = alpha * acc[j];
+      else
+        *cp = mad((realS)(alpha), acc[j], beta * *cp);
     }
   } else {
     for (int j = 0; j < SGS_N; ++j) {
@@ -110,8 +113,7 @@ void sgemm_stream(const int M, const int N, const int Kp, const float alpha, con
       if (n >= N) break;
       const realS rv = alpha * acc[j];
       float r[SGS_MWI];
-      SGS_CAT(SGS_UNPACK, SGS_MWI)(rv, r, 0)
-      __global float* cp = cgo + (clf_index)n * c_ld + m;
+      SGS_CAT(SGS_UNPACK, SGS_MWI)(rv, r, 0) __global float* cp = cgo + (clf_index)n * c_ld + m;
       for (int v = 0; v < SGS_MWI; ++v)
         if (m + v < M) cp[v] = beta == 0.0f ? r[v] : mad(beta, cp[v], r[v]);
     }

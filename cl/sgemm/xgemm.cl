@@ -89,24 +89,25 @@
 #define DBUF 0  // double-buffered local tiles with register prefetch (needs SA or SB)
 #endif
 #ifndef NVRREG
-#define NVRREG 0  // not used in the source: on NVIDIA's OpenCL the launcher passes it as
-                  // -cl-nv-maxrregcount (0: the compiler's choice), to trade registers for occupancy
+// not used in the source: on NVIDIA's OpenCL the launcher passes it as
+// -cl-nv-maxrregcount (0: the compiler's choice), to trade registers for occupancy
+#define NVRREG 0
 #endif
 
 // ---- derived ----
-#define WGS (MDIMC * NDIMC)     // work-items per work-group
-#define MWI (MWG / MDIMC)       // C rows per work-item
-#define NWI (NWG / NDIMC)       // C columns per work-item
-#define MVI (MWI / VWM)         // A / C vectors per work-item along m
-#define NVI (NWI / VWN)         // B vectors per work-item along n
-#define MVG (MWG / VWM)         // vectors in a row of the A tile
-#define NVG (NWG / VWN)         // vectors in a row of the B tile
-#define KDIMA (WGS / MDIMA)     // loader rows for A
-#define KDIMB (WGS / NDIMB)     // loader rows for B
-#define MVA (MVG / MDIMA)       // A vectors per loader work-item along m
-#define NVB (NVG / NDIMB)       // B vectors per loader work-item along n
-#define KWA (KWG / KDIMA)       // A rows per loader work-item
-#define KWB (KWG / KDIMB)       // B rows per loader work-item
+#define WGS (MDIMC * NDIMC)  // work-items per work-group
+#define MWI (MWG / MDIMC)    // C rows per work-item
+#define NWI (NWG / NDIMC)    // C columns per work-item
+#define MVI (MWI / VWM)      // A / C vectors per work-item along m
+#define NVI (NWI / VWN)      // B vectors per work-item along n
+#define MVG (MWG / VWM)      // vectors in a row of the A tile
+#define NVG (NWG / VWN)      // vectors in a row of the B tile
+#define KDIMA (WGS / MDIMA)  // loader rows for A
+#define KDIMB (WGS / NDIMB)  // loader rows for B
+#define MVA (MVG / MDIMA)    // A vectors per loader work-item along m
+#define NVB (NVG / NDIMB)    // B vectors per loader work-item along n
+#define KWA (KWG / KDIMA)    // A rows per loader work-item
+#define KWB (KWG / KDIMB)    // B rows per loader work-item
 #define NBUF (DBUF + 1)
 
 #if MWG % (MDIMC * VWM) != 0 || NWG % (NDIMC * VWN) != 0
@@ -145,7 +146,9 @@ typedef XG_CAT(float, VWN) realN;
 // Copies the components of vector v (width 1 .. 16) into the floats dst[o], dst[o+1], ...
 // Component-wise on purpose: vstoren into private arrays is miscompiled by some PoCL versions.
 #define XG_UNPACK1(v, dst, o) dst[o] = (v);
-#define XG_UNPACK2(v, dst, o) dst[o] = (v).s0; dst[(o) + 1] = (v).s1;
+#define XG_UNPACK2(v, dst, o) \
+  dst[o] = (v).s0;            \
+  dst[(o) + 1] = (v).s1;
 #define XG_UNPACK4(v, dst, o) XG_UNPACK2((v).lo, dst, o) XG_UNPACK2((v).hi, dst, (o) + 2)
 #define XG_UNPACK8(v, dst, o) XG_UNPACK4((v).lo, dst, o) XG_UNPACK4((v).hi, dst, (o) + 4)
 #define XG_UNPACK16(v, dst, o) XG_UNPACK8((v).lo, dst, o) XG_UNPACK8((v).hi, dst, (o) + 8)
@@ -154,22 +157,21 @@ typedef XG_CAT(float, VWN) realN;
 
 // Vector index (within a tile row) of a work-item's mi-th A vector and ni-th B vector.
 #if STRM == 0
-#define XG_MV(lid0, mi) ((lid0) * MVI + (mi))
+#define XG_MV(lid0, mi) ((lid0)*MVI + (mi))
 #else
-#define XG_MV(lid0, mi) ((lid0) + (mi) * MDIMC)
+#define XG_MV(lid0, mi) ((lid0) + (mi)*MDIMC)
 #endif
 #if STRN == 0
-#define XG_NV(lid1, ni) ((lid1) * NVI + (ni))
+#define XG_NV(lid1, ni) ((lid1)*NVI + (ni))
 #else
-#define XG_NV(lid1, ni) ((lid1) + (ni) * NDIMC)
+#define XG_NV(lid1, ni) ((lid1) + (ni)*NDIMC)
 #endif
 
-__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
-void sgemm_xgemm(const int M, const int N, const int Kp, const float alpha, const float beta,
-                 const __global realM* restrict ag, clf_index a_off, const clf_index a_ld,
-                 const __global realN* restrict bg, clf_index b_off, const clf_index b_ld,
-                 __global float* cg, clf_index c_off, const clf_index c_ld, const int c_vec,
-                 const int kt_split, const clf_index c_split) {
+__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void sgemm_xgemm(
+    const int M, const int N, const int Kp, const float alpha, const float beta, const __global realM* restrict ag,
+    clf_index a_off, const clf_index a_ld, const __global realN* restrict bg, clf_index b_off, const clf_index b_ld,
+    __global float* cg, clf_index c_off, const clf_index c_ld, const int c_vec, const int kt_split,
+    const clf_index c_split) {
   const int lid0 = get_local_id(0);
   const int lid1 = get_local_id(1);
   const int gm = get_group_id(0);
@@ -324,8 +326,10 @@ void sgemm_xgemm(const int M, const int N, const int Kp, const float alpha, cons
       for (int mi = 0; mi < MVI; ++mi) {
         const int m = m0 + XG_MV(lid0, mi) * VWM;
         __global realM* cp = (__global realM*)(cgo + (clf_index)n * c_ld + m);
-        if (beta == 0.0f) *cp = alpha * cpm[ni][mi];
-        else *cp = mad((realM)(alpha), cpm[ni][mi], beta * *cp);
+        if (beta == 0.0f)
+          *cp = alpha * cpm[ni][mi];
+        else
+          *cp = mad((realM)(alpha), cpm[ni][mi], beta * *cp);
       }
     }
   } else {

@@ -30,25 +30,25 @@
 #define TRA_TILE 16  // tile edge in elements (4, 8, 16, 32, 64)
 #endif
 #ifndef TRA_WPT
-#define TRA_WPT 1    // rows of the tile each work-item moves (1, 2, 4, 8, 16)
+#define TRA_WPT 1  // rows of the tile each work-item moves (1, 2, 4, 8, 16)
 #endif
 #ifndef TRA_VW
-#define TRA_VW 1     // consecutive columns each work-item moves (1, 2, 4, 8)
+#define TRA_VW 1  // consecutive columns each work-item moves (1, 2, 4, 8)
 #endif
 #ifndef TRA_PAD
-#define TRA_PAD 1    // extra local-memory column per tile row against bank conflicts (0, 1)
+#define TRA_PAD 1  // extra local-memory column per tile row against bank conflicts (0, 1)
 #endif
 #ifndef TRA_DIAG
-#define TRA_DIAG 0   // diagonal (skewed) work-group mapping against partition camping (0, 1)
+#define TRA_DIAG 0  // diagonal (skewed) work-group mapping against partition camping (0, 1)
 #endif
 #ifndef TRA_SWZ
-#define TRA_SWZ 0    // band swizzle: consecutive work-groups walk down bands TRA_SWZ tiles wide (0: off)
+#define TRA_SWZ 0  // band swizzle: consecutive work-groups walk down bands TRA_SWZ tiles wide (0: off)
 #endif
 #ifndef TRA_LOCAL
 #define TRA_LOCAL 1  // 1: exchange through a local-memory tile; 0: register blocks (no barrier)
 #endif
 #ifndef TRA_NT
-#define TRA_NT 0     // square register blocks: non-temporal (streaming) stores where the compiler has them
+#define TRA_NT 0  // square register blocks: non-temporal (streaming) stores where the compiler has them
 #endif
 
 // ---- routine constants ----
@@ -73,9 +73,9 @@ typedef float4 tra_t;
 #endif
 
 // ---- derived ----
-#define TRA_ROW (TRA_TILE + TRA_PAD)       // padded local row
-#define TRA_LX (TRA_TILE / TRA_VW)         // work-group width
-#define TRA_LY (TRA_TILE / TRA_WPT)        // work-group height
+#define TRA_ROW (TRA_TILE + TRA_PAD)  // padded local row
+#define TRA_LX (TRA_TILE / TRA_VW)    // work-group width
+#define TRA_LY (TRA_TILE / TRA_WPT)   // work-group height
 #if TRA_WPT > TRA_TILE || TRA_VW > TRA_TILE
 #error "TRA_WPT and TRA_VW must not exceed TRA_TILE"
 #endif
@@ -94,21 +94,31 @@ typedef float4 tra_t;
 // work-group shapes; explicit components are safe everywhere).
 #define TRA_GET(n, dst, src) TRA_CAT(TRA_GET_, n)(dst, src)
 #define TRA_GET_1(d, src) (d)[0] = *(src)
-#define TRA_GET_2(d, src)                                \
-  do {                                                   \
-    const float2 t_ = *(const __global float2*)(src);    \
-    (d)[0] = t_.s0; (d)[1] = t_.s1;                      \
+#define TRA_GET_2(d, src)                             \
+  do {                                                \
+    const float2 t_ = *(const __global float2*)(src); \
+    (d)[0] = t_.s0;                                   \
+    (d)[1] = t_.s1;                                   \
   } while (0)
-#define TRA_GET_4(d, src)                                \
-  do {                                                   \
-    const float4 t_ = *(const __global float4*)(src);    \
-    (d)[0] = t_.s0; (d)[1] = t_.s1; (d)[2] = t_.s2; (d)[3] = t_.s3; \
+#define TRA_GET_4(d, src)                             \
+  do {                                                \
+    const float4 t_ = *(const __global float4*)(src); \
+    (d)[0] = t_.s0;                                   \
+    (d)[1] = t_.s1;                                   \
+    (d)[2] = t_.s2;                                   \
+    (d)[3] = t_.s3;                                   \
   } while (0)
-#define TRA_GET_8(d, src)                                \
-  do {                                                   \
-    const float8 t_ = *(const __global float8*)(src);    \
-    (d)[0] = t_.s0; (d)[1] = t_.s1; (d)[2] = t_.s2; (d)[3] = t_.s3; \
-    (d)[4] = t_.s4; (d)[5] = t_.s5; (d)[6] = t_.s6; (d)[7] = t_.s7; \
+#define TRA_GET_8(d, src)                             \
+  do {                                                \
+    const float8 t_ = *(const __global float8*)(src); \
+    (d)[0] = t_.s0;                                   \
+    (d)[1] = t_.s1;                                   \
+    (d)[2] = t_.s2;                                   \
+    (d)[3] = t_.s3;                                   \
+    (d)[4] = t_.s4;                                   \
+    (d)[5] = t_.s5;                                   \
+    (d)[6] = t_.s6;                                   \
+    (d)[7] = t_.s7;                                   \
   } while (0)
 #define TRA_PUT(n, dst, src) TRA_CAT(TRA_PUT_, n)(dst, src)
 #define TRA_PUT_1(dst, x) *(dst) = (x)[0]
@@ -116,9 +126,9 @@ typedef float4 tra_t;
 #define TRA_PUT_4(dst, x) *(__global float4*)(dst) = (float4)((x)[0], (x)[1], (x)[2], (x)[3])
 #define TRA_PUT_8(dst, x) \
   *(__global float8*)(dst) = (float8)((x)[0], (x)[1], (x)[2], (x)[3], (x)[4], (x)[5], (x)[6], (x)[7])
-#define TRA_PUT_16(dst, x)                                                                              \
-  *(__global float16*)(dst) = (float16)((x)[0], (x)[1], (x)[2], (x)[3], (x)[4], (x)[5], (x)[6], (x)[7],  \
-                                        (x)[8], (x)[9], (x)[10], (x)[11], (x)[12], (x)[13], (x)[14], (x)[15])
+#define TRA_PUT_16(dst, x)                                                                                      \
+  *(__global float16*)(dst) = (float16)((x)[0], (x)[1], (x)[2], (x)[3], (x)[4], (x)[5], (x)[6], (x)[7], (x)[8], \
+                                        (x)[9], (x)[10], (x)[11], (x)[12], (x)[13], (x)[14], (x)[15])
 
 // Square register blocks of floats turned by shuffles (TRA_LOCAL = 0, floats, both sides aligned,
 // TRA_VW = 4 or 8 and TRA_WPT a multiple of it): a work-item moves TRA_WPT / TRA_VW square blocks
@@ -147,31 +157,34 @@ typedef float4 tra_t;
 #define TRA_PUT_COL(r, v, x) TRA_STORE(TRA_COL_PTR(r, v), x)
 #if TRA_SQUARE_VEC && TRA_VW == 4
 #define TRA_C4(c) (float4)(a0.c, a1.c, a2.c, a3.c)
-#define TRA_SQUARE_BLOCK(r)                                                                      \
-  do {                                                                                           \
-    const float4 a0 = TRA_ROW_AT(r, 0), a1 = TRA_ROW_AT(r, 1), a2 = TRA_ROW_AT(r, 2),            \
-                 a3 = TRA_ROW_AT(r, 3);                                                          \
-    TRA_PUT_COL(r, 0, TRA_C4(s0)); TRA_PUT_COL(r, 1, TRA_C4(s1));                                \
-    TRA_PUT_COL(r, 2, TRA_C4(s2)); TRA_PUT_COL(r, 3, TRA_C4(s3));                                \
+#define TRA_SQUARE_BLOCK(r)                                                                                  \
+  do {                                                                                                       \
+    const float4 a0 = TRA_ROW_AT(r, 0), a1 = TRA_ROW_AT(r, 1), a2 = TRA_ROW_AT(r, 2), a3 = TRA_ROW_AT(r, 3); \
+    TRA_PUT_COL(r, 0, TRA_C4(s0));                                                                           \
+    TRA_PUT_COL(r, 1, TRA_C4(s1));                                                                           \
+    TRA_PUT_COL(r, 2, TRA_C4(s2));                                                                           \
+    TRA_PUT_COL(r, 3, TRA_C4(s3));                                                                           \
   } while (0)
 #elif TRA_SQUARE_VEC && TRA_VW == 8
 #define TRA_C8(c) (float8)(a0.c, a1.c, a2.c, a3.c, a4.c, a5.c, a6.c, a7.c)
-#define TRA_SQUARE_BLOCK(r)                                                                      \
-  do {                                                                                           \
-    const float8 a0 = TRA_ROW_AT(r, 0), a1 = TRA_ROW_AT(r, 1), a2 = TRA_ROW_AT(r, 2),            \
-                 a3 = TRA_ROW_AT(r, 3), a4 = TRA_ROW_AT(r, 4), a5 = TRA_ROW_AT(r, 5),            \
-                 a6 = TRA_ROW_AT(r, 6), a7 = TRA_ROW_AT(r, 7);                                   \
-    TRA_PUT_COL(r, 0, TRA_C8(s0)); TRA_PUT_COL(r, 1, TRA_C8(s1));                                \
-    TRA_PUT_COL(r, 2, TRA_C8(s2)); TRA_PUT_COL(r, 3, TRA_C8(s3));                                \
-    TRA_PUT_COL(r, 4, TRA_C8(s4)); TRA_PUT_COL(r, 5, TRA_C8(s5));                                \
-    TRA_PUT_COL(r, 6, TRA_C8(s6)); TRA_PUT_COL(r, 7, TRA_C8(s7));                                \
+#define TRA_SQUARE_BLOCK(r)                                                                                  \
+  do {                                                                                                       \
+    const float8 a0 = TRA_ROW_AT(r, 0), a1 = TRA_ROW_AT(r, 1), a2 = TRA_ROW_AT(r, 2), a3 = TRA_ROW_AT(r, 3), \
+                 a4 = TRA_ROW_AT(r, 4), a5 = TRA_ROW_AT(r, 5), a6 = TRA_ROW_AT(r, 6), a7 = TRA_ROW_AT(r, 7); \
+    TRA_PUT_COL(r, 0, TRA_C8(s0));                                                                           \
+    TRA_PUT_COL(r, 1, TRA_C8(s1));                                                                           \
+    TRA_PUT_COL(r, 2, TRA_C8(s2));                                                                           \
+    TRA_PUT_COL(r, 3, TRA_C8(s3));                                                                           \
+    TRA_PUT_COL(r, 4, TRA_C8(s4));                                                                           \
+    TRA_PUT_COL(r, 5, TRA_C8(s5));                                                                           \
+    TRA_PUT_COL(r, 6, TRA_C8(s6));                                                                           \
+    TRA_PUT_COL(r, 7, TRA_C8(s7));                                                                           \
   } while (0)
 #endif
 
-__kernel __attribute__((reqd_work_group_size(TRA_LX, TRA_LY, 1)))
-void transpose_tiled(const int rows, const int cols,
-                     const __global tra_t* restrict in, const clf_index in_off, const clf_index in_ld,
-                     __global tra_t* restrict out, const clf_index out_off, const clf_index out_ld) {
+__kernel __attribute__((reqd_work_group_size(TRA_LX, TRA_LY, 1))) void transpose_tiled(
+    const int rows, const int cols, const __global tra_t* restrict in, const clf_index in_off, const clf_index in_ld,
+    __global tra_t* restrict out, const clf_index out_off, const clf_index out_ld) {
   const int gx = get_num_groups(0);  // tiles along input columns
   const int gy = get_num_groups(1);  // tiles along input rows
 #if TRA_DIAG

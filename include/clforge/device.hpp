@@ -16,15 +16,15 @@ const char* to_string(VendorClass v);
 /// What clforge knows of a device: identity for the tuning database and the limits that
 /// decide whether a kernel configuration fits.
 struct DeviceInfo {
-  int platform_index = -1;           ///< index in clforge's platform enumeration
-  int device_index = -1;             ///< index within that platform
+  int platform_index = -1;  ///< index in clforge's platform enumeration
+  int device_index = -1;    ///< index within that platform
   std::string platform_name;
   std::string platform_version;
-  std::string name;                  ///< CL_DEVICE_NAME, trimmed
-  std::string vendor;                ///< CL_DEVICE_VENDOR as reported
+  std::string name;    ///< CL_DEVICE_NAME, trimmed
+  std::string vendor;  ///< CL_DEVICE_VENDOR as reported
   VendorClass vendor_class = VendorClass::Other;
-  std::string type;                  ///< "GPU", "CPU", "accelerator", "other"
-  std::string architecture;          ///< "sm_90", "gfx90a", "" when unknown
+  std::string type;          ///< "GPU", "CPU", "accelerator", "other"
+  std::string architecture;  ///< "sm_90", "gfx90a", "" when unknown
   std::string driver_version;
   std::string device_version;
   unsigned compute_units = 0;
@@ -36,8 +36,8 @@ struct DeviceInfo {
   std::uint64_t max_alloc_size = 0;
   unsigned max_clock_mhz = 0;
   unsigned mem_base_addr_align_bits = 0;
-  bool profiling = false;            ///< queue profiling supported (always true in practice)
-  bool fp64 = false;                 ///< double precision in kernels (cl_khr_fp64)
+  bool profiling = false;  ///< queue profiling supported (always true in practice)
+  bool fp64 = false;       ///< double precision in kernels (cl_khr_fp64)
 
   /// "platform:device" index string, e.g. "0:1".
   std::string index_string() const;

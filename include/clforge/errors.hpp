@@ -30,10 +30,14 @@ class OpenCLError : public Error {
 /// where its source came from (override dir, share dir, embedded) and the device name.
 class BuildError : public Error {
  public:
-  BuildError(const std::string& what, std::string log, std::string options, std::string kernel,
-             std::string origin, std::string device)
-      : Error(what), log_(std::move(log)), options_(std::move(options)), kernel_(std::move(kernel)),
-        origin_(std::move(origin)), device_(std::move(device)) {}
+  BuildError(const std::string& what, std::string log, std::string options, std::string kernel, std::string origin,
+             std::string device)
+      : Error(what),
+        log_(std::move(log)),
+        options_(std::move(options)),
+        kernel_(std::move(kernel)),
+        origin_(std::move(origin)),
+        device_(std::move(device)) {}
   const std::string& build_log() const noexcept { return log_; }
   const std::string& options() const noexcept { return options_; }
   const std::string& kernel() const noexcept { return kernel_; }

@@ -30,11 +30,11 @@ enum class FftScaling {
 
 /// What an FftPlan computes.
 struct FftDesc {
-  std::size_t n = 0;       ///< transform length: 1 .. 2^27 (radix passes), any other up to 2^23 (Bluestein)
-  std::size_t batch = 1;   ///< number of transforms (>= 1)
-  bool in_place = false;   ///< true: the result replaces the input (output layout = input layout)
-  FftLayout in;            ///< input layout
-  FftLayout out;           ///< output layout (ignored when in_place)
+  std::size_t n = 0;      ///< transform length: 1 .. 2^27 (radix passes), any other up to 2^23 (Bluestein)
+  std::size_t batch = 1;  ///< number of transforms (>= 1)
+  bool in_place = false;  ///< true: the result replaces the input (output layout = input layout)
+  FftLayout in;           ///< input layout
+  FftLayout out;          ///< output layout (ignored when in_place)
   FftScaling forward_scaling = FftScaling::None;  ///< applied by FftPlan::forward
   FftScaling inverse_scaling = FftScaling::None;  ///< applied by FftPlan::inverse (OverN: a true inverse)
 };
@@ -109,7 +109,7 @@ class FftPlan {
 /// Host-vector convenience: a forward (or inverse) transform of `x.size() / n` contiguous
 /// transforms of length n, copied in and out, blocking. Throws InvalidArgument when n is 0 or
 /// does not divide x.size().
-std::vector<std::complex<float>> fft(cl::CommandQueue& queue, const std::vector<std::complex<float>>& x,
-                                     std::size_t n, bool inverse = false, const Tuning& tuning = {});
+std::vector<std::complex<float>> fft(cl::CommandQueue& queue, const std::vector<std::complex<float>>& x, std::size_t n,
+                                     bool inverse = false, const Tuning& tuning = {});
 
 }  // namespace clforge

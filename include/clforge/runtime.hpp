@@ -24,7 +24,7 @@ LogLevel log_level();
 // ---------------------------------------------------------------- kernel sources
 /// One kernel file as the runtime will compile it.
 struct KernelSource {
-  std::string path;    ///< relative to cl/, e.g. "transpose/transpose.cl"
+  std::string path;  ///< relative to cl/, e.g. "transpose/transpose.cl"
   std::string text;
   std::string origin;  ///< "override:<dir>", "share:<dir>" or "embedded"
   std::uint64_t hash = 0;
@@ -39,9 +39,9 @@ KernelSource load_kernel_source(const std::string& path);
 
 /// Where the runtime looks, in order, for display by `clforge info`.
 struct SourceDirs {
-  std::string override_dir;  ///< CLFORGE_KERNEL_DIR or ""
-  std::string share_dir;     ///< installed share dir found next to the library, or ""
-  std::string share_status;  ///< why the share dir is used or not
+  std::string override_dir;           ///< CLFORGE_KERNEL_DIR or ""
+  std::string share_dir;              ///< installed share dir found next to the library, or ""
+  std::string share_status;           ///< why the share dir is used or not
   std::vector<std::string> embedded;  ///< embedded file names
 };
 SourceDirs source_dirs();
@@ -51,8 +51,8 @@ SourceDirs source_dirs();
 struct CacheStats {
   std::uint64_t memory_hits = 0;
   std::uint64_t disk_hits = 0;
-  std::uint64_t compiles = 0;        ///< clBuildProgram from source
-  std::uint64_t disk_rejected = 0;   ///< unreadable/stale disk entries thrown away and rebuilt
+  std::uint64_t compiles = 0;       ///< clBuildProgram from source
+  std::uint64_t disk_rejected = 0;  ///< unreadable/stale disk entries thrown away and rebuilt
   double compile_ms = 0;
   double disk_load_ms = 0;
 };

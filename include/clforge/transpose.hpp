@@ -60,15 +60,15 @@ class TransposePlan {
 /// is enqueued) for zero sizes, bad element size, small ld, null or too-small buffers, or
 /// in and out being the same buffer. Runs a TransposePlan from a bounded per-process cache: a
 /// repeated call with the same shape, layout and tuning costs a lookup, not a resolution.
-void transpose(cl::CommandQueue& queue, std::size_t rows, std::size_t cols, std::size_t elem_size,
-               const MatrixRef& in, const MatrixRef& out, const EventList& wait_list = {},
-               cl::Event* event = nullptr, const Tuning& tuning = {});
+void transpose(cl::CommandQueue& queue, std::size_t rows, std::size_t cols, std::size_t elem_size, const MatrixRef& in,
+               const MatrixRef& out, const EventList& wait_list = {}, cl::Event* event = nullptr,
+               const Tuning& tuning = {});
 
 /// Host-vector convenience: copies in, transposes on the device, copies back, blocking.
 /// T is float, std::complex<float> or any 16-byte trivially copyable type.
 template <typename T>
-std::vector<T> transpose(cl::CommandQueue& queue, std::size_t rows, std::size_t cols,
-                         const std::vector<T>& in, const Tuning& tuning = {});
+std::vector<T> transpose(cl::CommandQueue& queue, std::size_t rows, std::size_t cols, const std::vector<T>& in,
+                         const Tuning& tuning = {});
 
 }  // namespace clforge
 

@@ -25,15 +25,15 @@ using ParamMap = std::map<std::string, int>;
 
 /// Per-call tuning options accepted by every routine.
 struct Tuning {
-  ParamMap overrides;          ///< explicit values; an unknown name throws InvalidArgument
-  bool user_database = true;   ///< false: ignore the user database (also CLFORGE_TUNING=off)
+  ParamMap overrides;         ///< explicit values; an unknown name throws InvalidArgument
+  bool user_database = true;  ///< false: ignore the user database (also CLFORGE_TUNING=off)
 };
 
 /// One declared parameter of a kernel.
 struct ParamInfo {
   std::string name;
   int default_value = 0;
-  std::vector<int> legal;      ///< the values a database or override may use
+  std::vector<int> legal;  ///< the values a database or override may use
   std::string help;
   bool launcher_only = false;  ///< read by the host alone: left out of the kernel's build options
 };
@@ -56,8 +56,8 @@ std::vector<ParamInfo> kernel_parameters(const std::string& kernel);
 /// Resolves the parameters of a kernel for a device. Database values that do not fit the
 /// device are shrunk to a fitting configuration (recorded in notes); explicit overrides that
 /// do not fit throw InvalidArgument. Bad database files throw TuningError.
-Configuration resolve_configuration(const std::string& kernel, const std::string& variant,
-                                    const DeviceInfo& device, const Tuning& tuning = {});
+Configuration resolve_configuration(const std::string& kernel, const std::string& variant, const DeviceInfo& device,
+                                    const Tuning& tuning = {});
 
 /// Parses "NAME=VALUE" into overrides; throws InvalidArgument on malformed text.
 void parse_param_assignment(const std::string& text, ParamMap& into);
@@ -127,17 +127,17 @@ const char* to_string(CandidateStatus s);
 /// Progress report after each evaluated candidate.
 struct TuneProgress {
   std::string routine;
-  std::string variant;        ///< size class being tuned
-  std::size_t done = 0;       ///< candidates evaluated in this size class, default included
-  std::size_t total = 0;      ///< planned for this size class (space or budget, whichever is smaller)
+  std::string variant;    ///< size class being tuned
+  std::size_t done = 0;   ///< candidates evaluated in this size class, default included
+  std::size_t total = 0;  ///< planned for this size class (space or budget, whichever is smaller)
   std::size_t class_index = 0, class_count = 1;
-  double elapsed_s = 0;       ///< since tune() started
-  double eta_s = -1;          ///< estimate of the time left for this size class; -1: unknown
-  ParamMap current;           ///< the candidate just evaluated
+  double elapsed_s = 0;  ///< since tune() started
+  double eta_s = -1;     ///< estimate of the time left for this size class; -1: unknown
+  ParamMap current;      ///< the candidate just evaluated
   CandidateStatus status = CandidateStatus::Ok;
-  double current_ms = 0;      ///< its time (Ok only)
-  double best_ms = 0;         ///< fastest verified so far in this size class (0: none yet)
-  double default_ms = 0;      ///< the reference (0: not measured)
+  double current_ms = 0;  ///< its time (Ok only)
+  double best_ms = 0;     ///< fastest verified so far in this size class (0: none yet)
+  double default_ms = 0;  ///< the reference (0: not measured)
   ParamMap best;
 };
 
@@ -198,41 +198,41 @@ struct TuneRow {
 
 /// The outcome for one size class (one stored database entry).
 struct TuneClassResult {
-  std::string variant;                 ///< database variant the entry is stored under
-  std::vector<std::string> sizes;      ///< sizes timed for it
-  std::size_t space = 0;               ///< product of the value lists
-  std::size_t illegal = 0;             ///< pruned by the kernel's constraints (of the draws, if sampled)
-  std::size_t unfit = 0;               ///< pruned by the device's limits (of the draws, if sampled)
-  std::size_t candidates = 0;          ///< left to search (space - illegal - unfit; of the draws, if sampled)
+  std::string variant;             ///< database variant the entry is stored under
+  std::vector<std::string> sizes;  ///< sizes timed for it
+  std::size_t space = 0;           ///< product of the value lists
+  std::size_t illegal = 0;         ///< pruned by the kernel's constraints (of the draws, if sampled)
+  std::size_t unfit = 0;           ///< pruned by the device's limits (of the draws, if sampled)
+  std::size_t candidates = 0;      ///< left to search (space - illegal - unfit; of the draws, if sampled)
   /// The space had more than 4 million combinations: it was not enumerated but sampled (up to
   /// 400000 random draws, 20000 admissible candidates kept); annealing still steps to any
   /// admissible neighbour, sampled or not.
   bool sampled = false;
-  std::size_t draws = 0;               ///< combinations drawn (sampled) or enumerated
-  std::size_t tried = 0;               ///< evaluated, default included
+  std::size_t draws = 0;  ///< combinations drawn (sampled) or enumerated
+  std::size_t tried = 0;  ///< evaluated, default included
   std::size_t rejected = 0, build_failed = 0, run_failed = 0;
   ParamMap default_params;
-  double default_ms = 0;               ///< 0 when the default did not verify or run
+  double default_ms = 0;  ///< 0 when the default did not verify or run
   bool has_best = false;
   ParamMap best;
   double best_ms = 0;
-  double speedup = 0;                  ///< default_ms / best_ms (0 when either is missing)
-  std::vector<TuneRow> rows;           ///< every evaluated candidate in evaluation order
+  double speedup = 0;         ///< default_ms / best_ms (0 when either is missing)
+  std::vector<TuneRow> rows;  ///< every evaluated candidate in evaluation order
   /// The run-off (TuneOptions::finalists), fastest first, when one was held: its times are
   /// the ones default_ms, best_ms and speedup report (rows keep the search's).
   std::vector<TuneRow> runoff;
-  bool stored = false;                 ///< written to the user database
-  std::string store_error;             ///< why it was not written, when store was asked for
+  bool stored = false;      ///< written to the user database
+  std::string store_error;  ///< why it was not written, when store was asked for
 };
 
 /// The outcome of one tune() call.
 struct TuneResult {
   std::string routine, kernel, device;
   std::map<std::string, std::string> routine_options;  ///< every option of the routine with the value used
-  std::string database_path;           ///< the user database of the device
-  TuneStrategy strategy = TuneStrategy::Exhaustive;  ///< the strategy used (Auto resolved)
+  std::string database_path;                           ///< the user database of the device
+  TuneStrategy strategy = TuneStrategy::Exhaustive;    ///< the strategy used (Auto resolved)
   std::vector<TuneClassResult> classes;
-  bool interrupted = false;            ///< stopped through TuneOptions::stop
+  bool interrupted = false;  ///< stopped through TuneOptions::stop
   bool dry_run = false;
   double elapsed_s = 0;
   std::size_t tried() const;
@@ -243,17 +243,17 @@ struct TuneResult {
 /// A setting of a routine's tuning beyond its sizes (TuneOptions::routine_options; the CLI
 /// option --NAME).
 struct TuneRoutineOption {
-  std::string name;                    ///< "method"
+  std::string name;  ///< "method"
   std::string help;
-  std::string default_value;           ///< the value used when the option is not given ("" : see help)
-  std::vector<std::string> choices;    ///< the legal values; empty: any value the routine parses
+  std::string default_value;         ///< the value used when the option is not given ("" : see help)
+  std::vector<std::string> choices;  ///< the legal values; empty: any value the routine parses
 };
 
 /// A routine the tuner knows.
 struct TuneRoutineInfo {
-  std::string name;                    ///< "transpose"
-  std::string kernel;                  ///< the kernel whose parameters it tunes (with default options)
-  std::string size_syntax;             ///< help text for TuneOptions::sizes
+  std::string name;         ///< "transpose"
+  std::string kernel;       ///< the kernel whose parameters it tunes (with default options)
+  std::string size_syntax;  ///< help text for TuneOptions::sizes
   std::vector<std::string> default_sizes;
   std::vector<TuneRoutineOption> options;
 };

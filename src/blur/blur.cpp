@@ -23,9 +23,9 @@ const char* const kRoutine = "gaussian_blur";
 std::shared_ptr<const BlurPlan> cached_plan(const QueueContext& qc, const BlurDesc& d, const Tuning& tuning) {
   // Never destroyed: releasing OpenCL objects during static destruction can outlive the driver.
   static PlanCache<BlurPlan>& cache = *new PlanCache<BlurPlan>(64);
-  const std::string key = plan_key(tuning_fingerprint(*qc.info, tuning), qc.context(), qc.device(), d.width,
-                                   d.height, d.format, d.sigma_x, d.sigma_y, d.border, d.method, d.in_offset,
-                                   d.in_pitch, d.out_offset, d.out_pitch);
+  const std::string key =
+      plan_key(tuning_fingerprint(*qc.info, tuning), qc.context(), qc.device(), d.width, d.height, d.format, d.sigma_x,
+               d.sigma_y, d.border, d.method, d.in_offset, d.in_pitch, d.out_offset, d.out_pitch);
   return cache.get(key, [&] { return std::make_shared<const BlurPlan>(BlurPlanAccess::make(qc, d, tuning)); });
 }
 
@@ -71,8 +71,8 @@ BlurMethod gaussian_blur(cl::CommandQueue& queue, std::size_t width, std::size_t
   return plan->method();
 }
 
-BlurMethod resolve_blur_method(const cl::CommandQueue& queue, std::size_t width, std::size_t height,
-                               PixelFormat format, double sigma_x, double sigma_y, const Tuning& tuning) {
+BlurMethod resolve_blur_method(const cl::CommandQueue& queue, std::size_t width, std::size_t height, PixelFormat format,
+                               double sigma_x, double sigma_y, const Tuning& tuning) {
   BlurOptions o;
   o.sigma_x = sigma_x;
   o.sigma_y = sigma_y;
@@ -90,9 +90,9 @@ std::vector<float> gaussian_blur(cl::CommandQueue& queue, std::size_t width, std
   check_blur_request(width, height, f, options, tuning);
   const std::size_t floats =
       mul_or_throw(mul_or_throw(width, height, R, "width * height"), channels, R, "width * height * channels");
-  require(in.size() == floats, R,
-          "host vector holds " + std::to_string(in.size()) + " floats, width*height*channels is " +
-              std::to_string(floats));
+  require(
+      in.size() == floats, R,
+      "host vector holds " + std::to_string(in.size()) + " floats, width*height*channels is " + std::to_string(floats));
   require(queue() != nullptr, R, "null command queue");
   const QueueContext qc = queue_context_of(queue);
   const auto plan = cached_plan(qc, desc_of(width, height, f, options), tuning);

@@ -50,8 +50,8 @@ std::uint64_t row_tile_bytes(const Configuration& c, int r, std::size_t channels
 
 std::uint64_t col_tile_bytes(const Configuration& c, int r, std::size_t channels);
 
-Resolved resolve(const DeviceInfo& dev, std::size_t width, std::size_t height, PixelFormat format,
-                 const BlurOptions& o, const Tuning& tuning);
+Resolved resolve(const DeviceInfo& dev, std::size_t width, std::size_t height, PixelFormat format, const BlurOptions& o,
+                 const Tuning& tuning);
 
 // The program of each kernel from the resolved parameters alone. The direct kernel's
 // configuration with the plan's local-tile choice:

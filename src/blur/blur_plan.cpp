@@ -89,7 +89,8 @@ std::size_t image_end(const BlurDesc& d, bool in) {
            std::to_string(d.width) + ")";
   });
   const std::size_t span = matrix_span(R, in ? "in.pitch" : "out.pitch", d.height, d.width, pitch);
-  const std::size_t end = add_or_throw(offset, span, R, in ? "in.offset plus the image's extent" : "out.offset plus the image's extent");
+  const std::size_t end =
+      add_or_throw(offset, span, R, in ? "in.offset plus the image's extent" : "out.offset plus the image's extent");
   mul_or_throw(end, pixel_bytes(d.format), R, in ? "in's extent in bytes" : "out's extent in bytes");
   return end;
 }
@@ -105,8 +106,9 @@ void check_blur_buffers(const BlurDesc& d, const cl::Context& context, const cl:
   for (const cl::Buffer* b : {&in, &out}) {
     cl_context c = nullptr;
     check(clGetMemObjectInfo((*b)(), CL_MEM_CONTEXT, sizeof c, &c, nullptr), "clGetMemObjectInfo");
-    require(c == context(), R, b == &in ? "in belongs to another context than the queue"
-                                        : "out belongs to another context than the queue");
+    require(
+        c == context(), R,
+        b == &in ? "in belongs to another context than the queue" : "out belongs to another context than the queue");
   }
 }
 
@@ -273,8 +275,8 @@ BlurPlan::BlurPlan(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
 BlurPlan::BlurPlan(const cl::CommandQueue& queue, const BlurDesc& desc, const Tuning& tuning)
     : BlurPlan(detail::BlurPlanAccess::make(detail::queue_context_of(queue), desc, tuning)) {}
 
-void BlurPlan::enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
-                       const EventList& wait_list, cl::Event* event) const {
+void BlurPlan::enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait_list,
+                       cl::Event* event) const {
   using namespace detail;
   require(queue() != nullptr, kRoutine, "null command queue");
   cl_context ctx = nullptr;

@@ -82,8 +82,7 @@ struct BlurPlanAccess {
 
 /// The checks of BlurPlan::enqueue that concern the buffers: both hold the described images,
 /// belong to `context`, and are two buffers.
-void check_blur_buffers(const BlurDesc& desc, const cl::Context& context, const cl::Buffer& in,
-                        const cl::Buffer& out);
+void check_blur_buffers(const BlurDesc& desc, const cl::Context& context, const cl::Buffer& in, const cl::Buffer& out);
 
 }  // namespace detail
 }  // namespace clforge

@@ -55,7 +55,6 @@ std::string blur_defines(const Resolved& r, bool long_index, std::size_t weight_
 // Taps of a truncated Gaussian of radius r (gaussian_weights).
 std::size_t taps(int r) { return 2 * static_cast<std::size_t>(r) + 1; }
 
-
 void check_sigma(const char* R, const char* name, double s, BlurMethod m) {
   require(std::isfinite(s) && s > 0 && s <= 4096, R,
           [&] { return std::string(name) + " must be in (0, 4096] (got " + std::to_string(s) + ")"; });
@@ -87,8 +86,8 @@ std::uint64_t col_tile_bytes(const Configuration& c, int r, std::size_t channels
          channels * 4;
 }
 
-Resolved resolve(const DeviceInfo& dev, std::size_t width, std::size_t height, PixelFormat format,
-                 const BlurOptions& o, const Tuning& tuning) {
+Resolved resolve(const DeviceInfo& dev, std::size_t width, std::size_t height, PixelFormat format, const BlurOptions& o,
+                 const Tuning& tuning) {
   check_overrides(tuning);
   Resolved r;
   r.channels = format == PixelFormat::R32F ? 1 : 4;
@@ -195,9 +194,9 @@ void check_blur_request(std::size_t width, std::size_t height, PixelFormat forma
           [&] { return "unknown pixel format (" + std::to_string(static_cast<int>(format)) + ")"; });
   check_sigma(R, "sigma_x", options.sigma_x, options.method);
   check_sigma(R, "sigma_y", options.sigma_y, options.method);
-  require(options.border == BlurBorder::Clamp || options.border == BlurBorder::Mirror ||
-              options.border == BlurBorder::Zero,
-          R, [&] { return "unknown border mode (" + std::to_string(static_cast<int>(options.border)) + ")"; });
+  require(
+      options.border == BlurBorder::Clamp || options.border == BlurBorder::Mirror || options.border == BlurBorder::Zero,
+      R, [&] { return "unknown border mode (" + std::to_string(static_cast<int>(options.border)) + ")"; });
   check_overrides(tuning);
 }
 

@@ -12,28 +12,38 @@ namespace clforge {
 
 const char* to_string(BlurBorder b) {
   switch (b) {
-    case BlurBorder::Clamp: return "clamp";
-    case BlurBorder::Mirror: return "mirror";
-    case BlurBorder::Zero: return "zero";
+    case BlurBorder::Clamp:
+      return "clamp";
+    case BlurBorder::Mirror:
+      return "mirror";
+    case BlurBorder::Zero:
+      return "zero";
   }
   return "?";
 }
 
 const char* to_string(BlurMethod m) {
   switch (m) {
-    case BlurMethod::Auto: return "auto";
-    case BlurMethod::Direct: return "direct";
-    case BlurMethod::Separable: return "separable";
-    case BlurMethod::Recursive: return "recursive";
+    case BlurMethod::Auto:
+      return "auto";
+    case BlurMethod::Direct:
+      return "direct";
+    case BlurMethod::Separable:
+      return "separable";
+    case BlurMethod::Recursive:
+      return "recursive";
   }
   return "?";
 }
 
 const char* to_string(PixelFormat f) {
   switch (f) {
-    case PixelFormat::R32F: return "R32F";
-    case PixelFormat::RGBA32F: return "RGBA32F";
-    case PixelFormat::RGBA8: return "RGBA8";
+    case PixelFormat::R32F:
+      return "R32F";
+    case PixelFormat::RGBA32F:
+      return "RGBA32F";
+    case PixelFormat::RGBA8:
+      return "RGBA8";
   }
   return "?";
 }
@@ -122,9 +132,12 @@ KernelSpec blur_direct_spec() {
   };
   s.shrink = [](const ParamMap& p, const std::string&) -> std::optional<ParamMap> {
     ParamMap q = p;
-    if (q["BLUR_D_LY"] > 1) q["BLUR_D_LY"] /= 2;
-    else if (q["BLUR_D_LX"] > 8) q["BLUR_D_LX"] /= 2;
-    else return std::nullopt;
+    if (q["BLUR_D_LY"] > 1)
+      q["BLUR_D_LY"] /= 2;
+    else if (q["BLUR_D_LX"] > 8)
+      q["BLUR_D_LX"] /= 2;
+    else
+      return std::nullopt;
     return q;
   };
   return s;
@@ -150,8 +163,10 @@ KernelSpec blur_separable_spec() {
     Resources r;
     const std::size_t rl = p.at("BLUR_S_ROW_LX") * p.at("BLUR_S_ROW_LY"),
                       cl = p.at("BLUR_S_COL_LX") * p.at("BLUR_S_COL_LY");
-    if (rl >= cl) r.local = {static_cast<std::size_t>(p.at("BLUR_S_ROW_LX")), static_cast<std::size_t>(p.at("BLUR_S_ROW_LY")), 1};
-    else r.local = {static_cast<std::size_t>(p.at("BLUR_S_COL_LX")), static_cast<std::size_t>(p.at("BLUR_S_COL_LY")), 1};
+    if (rl >= cl)
+      r.local = {static_cast<std::size_t>(p.at("BLUR_S_ROW_LX")), static_cast<std::size_t>(p.at("BLUR_S_ROW_LY")), 1};
+    else
+      r.local = {static_cast<std::size_t>(p.at("BLUR_S_COL_LX")), static_cast<std::size_t>(p.at("BLUR_S_COL_LY")), 1};
     const std::uint64_t row = static_cast<std::uint64_t>(rl) * p.at("BLUR_S_ROW_VW"),
                         col = static_cast<std::uint64_t>(cl) * p.at("BLUR_S_COL_WPT");
     r.local_mem_bytes = p.at("BLUR_S_LOCAL") ? std::max(row, col) * variant_pixel(variant) : 0;
@@ -161,13 +176,19 @@ KernelSpec blur_separable_spec() {
     ParamMap q = p;
     const int rl = q["BLUR_S_ROW_LX"] * q["BLUR_S_ROW_LY"], cl = q["BLUR_S_COL_LX"] * q["BLUR_S_COL_LY"];
     if (rl >= cl) {
-      if (q["BLUR_S_ROW_LY"] > 1) q["BLUR_S_ROW_LY"] /= 2;
-      else if (q["BLUR_S_ROW_LX"] > 16) q["BLUR_S_ROW_LX"] /= 2;
-      else return std::nullopt;
+      if (q["BLUR_S_ROW_LY"] > 1)
+        q["BLUR_S_ROW_LY"] /= 2;
+      else if (q["BLUR_S_ROW_LX"] > 16)
+        q["BLUR_S_ROW_LX"] /= 2;
+      else
+        return std::nullopt;
     } else {
-      if (q["BLUR_S_COL_LY"] > 1) q["BLUR_S_COL_LY"] /= 2;
-      else if (q["BLUR_S_COL_LX"] > 16) q["BLUR_S_COL_LX"] /= 2;
-      else return std::nullopt;
+      if (q["BLUR_S_COL_LY"] > 1)
+        q["BLUR_S_COL_LY"] /= 2;
+      else if (q["BLUR_S_COL_LX"] > 16)
+        q["BLUR_S_COL_LX"] /= 2;
+      else
+        return std::nullopt;
     }
     return q;
   };
@@ -190,11 +211,16 @@ KernelSpec blur_recursive_spec() {
        "split columns into blocks when the pass has fewer columns than this (0: never, 2^30: always)", true},
       {"BLUR_R_FUSE_T", 0, {0, 1}, "1: blocked passes write their output transposed (no separate transpose)"},
       {"BLUR_R_BATCH", 8, {1, 2, 4, 8, 16}, "global loads issued together ahead of the recursion"},
-      {"BLUR_R_LINK_SPLIT", 1, {1, 2, 4, 8, 16},
+      {"BLUR_R_LINK_SPLIT",
+       1,
+       {1, 2, 4, 8, 16},
        "blur_rec_link: work-items per column, each linking one run of blocks (chained in local memory)"},
       {"BLUR_R_LINK_BATCH", 4, {1, 2, 4, 8, 16}, "blur_rec_link: blocks whose carries are loaded together"},
-      {"BLUR_R_NEXT_CARRY", 1, {0, 1},
-       "1: with BLUR_R_FUSE_T and LX = BLOCK, the vertical pass also computes the horizontal pass's carries", true},
+      {"BLUR_R_NEXT_CARRY",
+       1,
+       {0, 1},
+       "1: with BLUR_R_FUSE_T and LX = BLOCK, the vertical pass also computes the horizontal pass's carries",
+       true},
   };
   s.check = [](const ParamMap& p, const std::string&) -> std::string {
     if (p.at("BLUR_R_FUSE_T") && p.at("BLUR_R_BLOCK") == 0) return "BLUR_R_FUSE_T=1 needs BLUR_R_BLOCK > 0";
@@ -206,17 +232,22 @@ KernelSpec blur_recursive_spec() {
     Resources r;
     const std::uint64_t lx = p.at("BLUR_R_LX"), split = p.at("BLUR_R_LINK_SPLIT");
     r.local = {static_cast<std::size_t>(lx), static_cast<std::size_t>(split), 1};
-    r.local_mem_bytes = std::max<std::uint64_t>(p.at("BLUR_R_BLOCK") * (lx + 1), 3 * (split + 1) * lx) *
-                        variant_pixel(variant);
+    r.local_mem_bytes =
+        std::max<std::uint64_t>(p.at("BLUR_R_BLOCK") * (lx + 1), 3 * (split + 1) * lx) * variant_pixel(variant);
     return r;
   };
   s.shrink = [](const ParamMap& p, const std::string&) -> std::optional<ParamMap> {
     ParamMap q = p;
-    if (q["BLUR_R_LINK_SPLIT"] > 1 && 3 * (q["BLUR_R_LINK_SPLIT"] + 1) >= q["BLUR_R_BLOCK"]) q["BLUR_R_LINK_SPLIT"] /= 2;
-    else if (q["BLUR_R_BLOCK"] > 16) q["BLUR_R_BLOCK"] /= 2;
-    else if (q["BLUR_R_LX"] > 16) q["BLUR_R_LX"] /= 2;
-    else if (q["BLUR_R_LINK_SPLIT"] > 1) q["BLUR_R_LINK_SPLIT"] /= 2;
-    else return std::nullopt;
+    if (q["BLUR_R_LINK_SPLIT"] > 1 && 3 * (q["BLUR_R_LINK_SPLIT"] + 1) >= q["BLUR_R_BLOCK"])
+      q["BLUR_R_LINK_SPLIT"] /= 2;
+    else if (q["BLUR_R_BLOCK"] > 16)
+      q["BLUR_R_BLOCK"] /= 2;
+    else if (q["BLUR_R_LX"] > 16)
+      q["BLUR_R_LX"] /= 2;
+    else if (q["BLUR_R_LINK_SPLIT"] > 1)
+      q["BLUR_R_LINK_SPLIT"] /= 2;
+    else
+      return std::nullopt;
     return q;
   };
   return s;

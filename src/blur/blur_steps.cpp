@@ -13,18 +13,21 @@
 namespace clforge {
 namespace detail {
 
-const KernelSignature kBlurDirect{"blur_direct", {"width", "height", "border", "rx", "ry", "wts", "in", "in_off",
-                                                  "in_pitch", "out", "out_off", "out_pitch", "tile"}};
-const KernelSignature kBlurRows{"blur_rows", {"width", "height", "border", "r", "wts", "in", "in_off", "in_pitch",
-                                              "out", "out_off", "out_pitch", "tile4"}};
-const KernelSignature kBlurCols{"blur_cols", {"width", "height", "border", "r", "wts", "in", "in_off", "in_pitch",
-                                              "out", "out_off", "out_pitch", "tile"}};
-const KernelSignature kBlurRecCols{"blur_rec_cols", {"n", "cols", "border", "K", "prm", "in", "in_off", "in_pitch",
-                                                     "out", "out_off", "out_pitch"}};
+const KernelSignature kBlurDirect{"blur_direct",
+                                  {"width", "height", "border", "rx", "ry", "wts", "in", "in_off", "in_pitch", "out",
+                                   "out_off", "out_pitch", "tile"}};
+const KernelSignature kBlurRows{
+    "blur_rows",
+    {"width", "height", "border", "r", "wts", "in", "in_off", "in_pitch", "out", "out_off", "out_pitch", "tile4"}};
+const KernelSignature kBlurCols{
+    "blur_cols",
+    {"width", "height", "border", "r", "wts", "in", "in_off", "in_pitch", "out", "out_off", "out_pitch", "tile"}};
+const KernelSignature kBlurRecCols{
+    "blur_rec_cols", {"n", "cols", "border", "K", "prm", "in", "in_off", "in_pitch", "out", "out_off", "out_pitch"}};
 const KernelSignature kBlurRecCarry{"blur_rec_carry",
                                     {"n", "cols", "prm", "in", "in_off", "in_pitch", "carry", "carry_off"}};
-const KernelSignature kBlurRecLink{"blur_rec_link", {"n", "cols", "nb", "q", "border", "K", "prm", "in", "in_off",
-                                                     "in_pitch", "carry", "carry_off"}};
+const KernelSignature kBlurRecLink{
+    "blur_rec_link", {"n", "cols", "nb", "q", "border", "K", "prm", "in", "in_off", "in_pitch", "carry", "carry_off"}};
 const KernelSignature kBlurRecApply{"blur_rec_apply",
                                     {"n", "cols", "prm", "in", "in_off", "in_pitch", "carry", "carry_off", "out",
                                      "out_off", "out_pitch", "next_carry", "prm_next", "carry_next", "carry_next_off"}};
@@ -182,9 +185,15 @@ void run_recursive(Run& c, const Img& in, const Img& out, bool last) {
 
 void run_method(Run& c, const Img& in, const Img& out, bool last) {
   switch (c.p.res.route.method) {
-    case BlurMethod::Direct: run_direct(c, in, out, last); break;
-    case BlurMethod::Separable: run_separable(c, in, out, last); break;
-    default: run_recursive(c, in, out, last); break;
+    case BlurMethod::Direct:
+      run_direct(c, in, out, last);
+      break;
+    case BlurMethod::Separable:
+      run_separable(c, in, out, last);
+      break;
+    default:
+      run_recursive(c, in, out, last);
+      break;
   }
 }
 

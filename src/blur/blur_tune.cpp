@@ -90,8 +90,9 @@ class BlurInstance : public TuneInstance {
   void poison(cl::CommandQueue& queue) override { out_.poison(queue); }
 
   cl::Event run(cl::CommandQueue& queue, const ParamMap& params) override {
-    const auto plan =
-        plans_.get(params, [&] { return std::make_shared<const BlurPlan>(queue, desc_, Tuning{params, false}); });
+    const auto plan = plans_.get(params, [&] {
+      return std::make_shared<const BlurPlan>(queue, desc_, Tuning{params, false});
+    });
     cl::Event ev;
     plan->enqueue(queue, in_, out_.buffer(), {}, &ev);
     // Direct is one kernel (RGBA8 is not tuned); the other methods are timed between markers.
@@ -196,12 +197,16 @@ TuneTarget make_target(BlurMethod method, double sigma) {
 TuneTarget blur_tune_target() {
   TuneTarget t = make_target(BlurMethod::Separable, default_sigma(BlurMethod::Separable));
   t.options = {
-      {"method", "blur method whose kernel is tuned: separable (blur_separable), direct (blur_direct) or recursive "
-                 "(blur_recursive)",
-       "separable", {"separable", "direct", "recursive"}},
-      {"sigma", "Gaussian sigma of the tuning runs, in pixels, both axes (default: 1 for direct, 3 for separable, "
-                "10 for recursive)",
-       "", {}},
+      {"method",
+       "blur method whose kernel is tuned: separable (blur_separable), direct (blur_direct) or recursive "
+       "(blur_recursive)",
+       "separable",
+       {"separable", "direct", "recursive"}},
+      {"sigma",
+       "Gaussian sigma of the tuning runs, in pixels, both axes (default: 1 for direct, 3 for separable, "
+       "10 for recursive)",
+       "",
+       {}},
   };
   t.configure = [options = t.options](std::map<std::string, std::string>& values) {
     const BlurMethod method = parse_blur_method(values.at("method"));

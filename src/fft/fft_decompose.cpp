@@ -152,8 +152,10 @@ std::string FftShape::summary() const {
   static const char* modes[] = {"direct", "staged", "staged-across"};
   o << ", load " << modes[in_mode] << ", store " << modes[out_mode];
   if (tfast) o << ", transform-fastest";
-  if (halve == 2) o << ", local memory in quarters";
-  else if (halve) o << ", halved local memory";
+  if (halve == 2)
+    o << ", local memory in quarters";
+  else if (halve)
+    o << ", halved local memory";
   return o.str();
 }
 

@@ -80,12 +80,12 @@ std::vector<std::size_t> fft_global_factors(std::size_t n, std::size_t local_max
 
 /// Routine constants of one fft_local kernel.
 struct FftShape {
-  int n = 1;                  ///< kernel length
-  std::vector<int> radices;   ///< passes
-  int t = 1;                  ///< work-items per transform
-  int b = 1;                  ///< transforms per work-group
+  int n = 1;                      ///< kernel length
+  std::vector<int> radices;       ///< passes
+  int t = 1;                      ///< work-items per transform
+  int b = 1;                      ///< transforms per work-group
   int in_mode = 0, out_mode = 0;  ///< 0 direct, 1 staged by transform, 2 staged across transforms
-  int pre = 0, post = 0;      ///< load / store operations (see fft_params.cl)
+  int pre = 0, post = 0;          ///< load / store operations (see fft_params.cl)
   bool in_check = false, out_check = false, split = false, bluestein = false, inplace = false;
   bool long_index = false;
   /// Element strides of 1 on the input and output side: passed as literals (FFT_IN_UNIT,
@@ -96,7 +96,7 @@ struct FftShape {
   /// element-fastest: direct accesses of a batch whose transforms are adjacent in memory then
   /// coalesce across the group's transforms without staging (the column side of the passes).
   bool tfast = false;
-  int halve = 0, pad = 1;     ///< copies of the tuning values (local-memory size depends on them)
+  int halve = 0, pad = 1;  ///< copies of the tuning values (local-memory size depends on them)
 
   bool priv() const { return t == 1; }
   bool uses_local() const { return !priv() || in_mode != 0 || out_mode != 0; }

@@ -9,10 +9,10 @@ namespace clforge {
 namespace detail {
 
 // fft_local's parameters, as cl/fft/fft.cl declares them.
-const KernelSignature kFftLocal{"fft_local",
-                                {"total", "in", "in_off", "in_dh", "in_S", "in_len", "out", "out_off", "out_dh",
-                                 "out_S", "out_len", "cj_in", "cj_out", "scale", "twl", "tw_hi", "tw_lo", "tw_shift",
-                                 "aux_in", "aux_out", "bq", "tw_b"}};
+const KernelSignature kFftLocal{
+    "fft_local",
+    {"total", "in",     "in_off", "in_dh", "in_S",  "in_len", "out",      "out_off", "out_dh",  "out_S", "out_len",
+     "cj_in", "cj_out", "scale",  "twl",   "tw_hi", "tw_lo",  "tw_shift", "aux_in",  "aux_out", "bq",    "tw_b"}};
 
 std::vector<const KernelSignature*> fft_signatures() { return {&kFftLocal}; }
 
@@ -32,10 +32,10 @@ void FftPlan::Impl::run(cl::CommandQueue& q, int dir, const cl::Buffer& in, cons
     require(ctx == qc.context() && dev == qc.device(), R,
             "the queue belongs to another context or device than the plan");
   }
-  const std::size_t in_span = detail::require_extent(R, "in", in, desc.in.offset, layout_span("in", desc.in, n, batch),
-                                                    sizeof(cl_float2));
-  const std::size_t out_span = detail::require_extent(R, "out", out, desc.out.offset,
-                                                     layout_span("out", desc.out, n, batch), sizeof(cl_float2));
+  const std::size_t in_span =
+      detail::require_extent(R, "in", in, desc.in.offset, layout_span("in", desc.in, n, batch), sizeof(cl_float2));
+  const std::size_t out_span =
+      detail::require_extent(R, "out", out, desc.out.offset, layout_span("out", desc.out, n, batch), sizeof(cl_float2));
   if (desc.in_place) {
     require(in() == out(), R, "in-place plan: in and out must be the same buffer");
   } else if (in() == out()) {
@@ -161,9 +161,9 @@ FftDesc checked_desc(const FftDesc& d) {
   for (const auto& [side, l] : {std::pair<const char*, const FftLayout*>{"in", &desc.in}, {"out", &desc.out}}) {
     const std::size_t end = detail::add_or_throw(l->offset, layout_span(side, *l, desc.n, desc.batch), R,
                                                  std::string(side) + ".offset plus the layout's extent");
-    require(end < big, R, std::string(side) + " layout spans more than 2^40 elements (offset " +
-                              std::to_string(l->offset) + ", stride " + std::to_string(l->stride) + ", distance " +
-                              std::to_string(l->distance) + ")");
+    require(end < big, R,
+            std::string(side) + " layout spans more than 2^40 elements (offset " + std::to_string(l->offset) +
+                ", stride " + std::to_string(l->stride) + ", distance " + std::to_string(l->distance) + ")");
   }
   require(transforms_disjoint(desc.out, desc.n, desc.batch), R,
           std::string(desc.in_place ? "in-place layout" : "output layout") + " makes transforms overlap (stride " +
@@ -184,9 +184,12 @@ FftPlan::FftPlan(cl::CommandQueue& queue, const FftDesc& d, const Tuning& tuning
   im.desc = desc;
   auto factor = [&](FftScaling s) {
     switch (s) {
-      case FftScaling::None: return 1.0;
-      case FftScaling::OverN: return 1.0 / static_cast<double>(desc.n);
-      case FftScaling::OverSqrtN: return 1.0 / std::sqrt(static_cast<double>(desc.n));
+      case FftScaling::None:
+        return 1.0;
+      case FftScaling::OverN:
+        return 1.0 / static_cast<double>(desc.n);
+      case FftScaling::OverSqrtN:
+        return 1.0 / std::sqrt(static_cast<double>(desc.n));
     }
     return 1.0;
   };
@@ -223,12 +226,12 @@ void FftPlan::inverse(const cl::Buffer& data, const EventList& wait_list, cl::Ev
   detail::require(impl_->desc.in_place, kRoutine, "the one-buffer form needs an in-place plan");
   impl_->run(impl_->queue, -1, data, data, wait_list, event);
 }
-void FftPlan::forward(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
-                      const EventList& wait_list, cl::Event* event) const {
+void FftPlan::forward(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait_list,
+                      cl::Event* event) const {
   impl_->run(queue, +1, in, out, wait_list, event);
 }
-void FftPlan::inverse(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
-                      const EventList& wait_list, cl::Event* event) const {
+void FftPlan::inverse(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait_list,
+                      cl::Event* event) const {
   impl_->run(queue, -1, in, out, wait_list, event);
 }
 
@@ -248,8 +251,8 @@ std::vector<std::complex<float>> fft(cl::CommandQueue& queue, const std::vector<
                                      bool inverse, const Tuning& tuning) {
   detail::require(n >= 1, kRoutine, "n must be at least 1 (got 0)");
   detail::require(!x.empty() && x.size() % n == 0, kRoutine,
-                  "host vector holds " + std::to_string(x.size()) + " elements, not a positive multiple of n = " +
-                      std::to_string(n));
+                  "host vector holds " + std::to_string(x.size()) +
+                      " elements, not a positive multiple of n = " + std::to_string(n));
   FftDesc d;
   d.n = n;
   d.batch = x.size() / n;
@@ -259,8 +262,10 @@ std::vector<std::complex<float>> fft(cl::CommandQueue& queue, const std::vector<
   const cl::Buffer bin = detail::upload(ctx, CL_MEM_READ_ONLY, x.data(), bytes, "fft input");
   const cl::Buffer bout = detail::device_buffer(ctx, CL_MEM_READ_WRITE, bytes, "fft output");
   cl::Event done;
-  if (inverse) plan.inverse(bin, bout, {}, &done);
-  else plan.forward(bin, bout, {}, &done);
+  if (inverse)
+    plan.inverse(bin, bout, {}, &done);
+  else
+    plan.forward(bin, bout, {}, &done);
   std::vector<std::complex<float>> y(x.size());
   detail::download(queue, bout, bytes, y.data(), {done}, "fft output");
   return y;

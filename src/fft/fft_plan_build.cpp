@@ -76,12 +76,12 @@ void FftPlan::Impl::build(const Tuning& tuning) {
     // Passes of at most FFT_PASS_MAX points: a long pass has few transforms per work-group on
     // its strided side (16-byte runs for 1024 points in 128 work-items on the H100), so three
     // passes of 128 can beat two of 1024.
-    const std::size_t pass_max = std::min(detail::fft_local_limit(cfg_t.values, dev, false),
-                                          static_cast<std::size_t>(cfg_t.at("FFT_PASS_MAX")));
+    const std::size_t pass_max =
+        std::min(detail::fft_local_limit(cfg_t.values, dev, false), static_cast<std::size_t>(cfg_t.at("FFT_PASS_MAX")));
     const std::vector<std::size_t> factors = detail::fft_global_factors(ntot, pass_max);
     if (factors.size() < 2)
-      throw UnsupportedDevice("fft: no decomposition of length " + std::to_string(ntot) + " fits device \"" +
-                              dev.name + "\"");
+      throw UnsupportedDevice("fft: no decomposition of length " + std::to_string(ntot) + " fits device \"" + dev.name +
+                              "\"");
     const int phases = smooth ? 1 : 2;
     const std::size_t P = factors.size();
     std::size_t shift = 0;
@@ -224,7 +224,8 @@ void FftPlan::Impl::build(const Tuning& tuning) {
     s.shape.in_unit = s.in_S == 1;
     s.shape.out_unit = s.out_S == 1;
   }
-  for (std::size_t i = 0; i < stages.size(); ++i) how_s << "\n  " << stages[i].role << ": " << stages[i].shape.summary();
+  for (std::size_t i = 0; i < stages.size(); ++i)
+    how_s << "\n  " << stages[i].role << ": " << stages[i].shape.summary();
   how = how_s.str();
 }
 

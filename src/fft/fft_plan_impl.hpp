@@ -8,13 +8,14 @@
 #include <map>
 #include <optional>
 #include <sstream>
+
 #include "clforge/fft.hpp"
 #include "fft/fft_internal.hpp"
 #include "fft/fft_math.hpp"
 #include "runtime/errors.hpp"
-#include "runtime/launch.hpp"
 #include "runtime/extent.hpp"
 #include "runtime/host_io.hpp"
+#include "runtime/launch.hpp"
 #include "runtime/program_cache.hpp"
 #include "tuning/spec.hpp"
 
@@ -35,10 +36,14 @@ enum class Sign { Plus, Dir, Minus, MinusDir };
 
 inline float sign_value(Sign s, int dir) {
   switch (s) {
-    case Sign::Plus: return 1.0f;
-    case Sign::Dir: return static_cast<float>(dir);
-    case Sign::Minus: return -1.0f;
-    case Sign::MinusDir: return static_cast<float>(-dir);
+    case Sign::Plus:
+      return 1.0f;
+    case Sign::Dir:
+      return static_cast<float>(dir);
+    case Sign::Minus:
+      return -1.0f;
+    case Sign::MinusDir:
+      return static_cast<float>(-dir);
   }
   return 1.0f;
 }
@@ -181,8 +186,8 @@ struct FftPlan::Impl {
 
   // The kernel of one stage: shape from the length and the configuration, modes from the
   // layout (element stride and the distance between the group's transforms, in memory units).
-  Stage make_stage(std::size_t len, const Configuration& cfg, std::size_t in_es, std::size_t in_adj,
-                   std::size_t out_es, std::size_t out_adj, bool bluestein = false) {
+  Stage make_stage(std::size_t len, const Configuration& cfg, std::size_t in_es, std::size_t in_adj, std::size_t out_es,
+                   std::size_t out_adj, bool bluestein = false) {
     const DeviceInfo& dev = *qc.info;
     Stage s;
     s.cfg = cfg;
@@ -216,8 +221,8 @@ struct FftPlan::Impl {
     // (3: a warp's 32 lanes cover 32 / B consecutive elements of each of B transforms, runs of
     // 256 / B bytes, and the exchanges can run in quarters; with fewer transforms than
     // FFT_ACROSS too, since the side is never staged).
-    s.shape.tfast = across && !s.shape.priv() &&
-                    ((stage_param == 0 && s.shape.b >= run) || (stage_param == 3 && s.shape.b > 1));
+    s.shape.tfast =
+        across && !s.shape.priv() && ((stage_param == 0 && s.shape.b >= run) || (stage_param == 3 && s.shape.b > 1));
     for (;;) {
       modes();
       if (s.shape.halve_fallback()) s.cfg.values["FFT_HALVE"] = 1;
@@ -239,8 +244,8 @@ struct FftPlan::Impl {
         s.cfg.values["FFT_HALVE"] = 2;
         s.cfg.notes.push_back("FFT_HALVE=2 so that length " + std::to_string(len) + " fits local memory");
       } else {
-        throw UnsupportedDevice("fft: length " + std::to_string(len) + " does not fit device \"" + dev.name +
-                                "\" (" + std::to_string(s.shape.local_bytes()) + " bytes of local memory, " +
+        throw UnsupportedDevice("fft: length " + std::to_string(len) + " does not fit device \"" + dev.name + "\" (" +
+                                std::to_string(s.shape.local_bytes()) + " bytes of local memory, " +
                                 std::to_string(s.shape.work_group()) + " work-items)");
       }
     }

@@ -32,50 +32,77 @@ KernelSpec fft_spec() {
   KernelSpec s;
   s.name = "fft";
   // fft_local in parts (fft.cl lists them), joined in this order.
-  s.files = {"fft/fft_butterflies.cl", "fft/fft_params.cl", "fft/fft_pass.cl", "fft/fft_exchange.cl",
-             "fft/fft_memory.cl", "fft/fft.cl"};
+  s.files = {"fft/fft_butterflies.cl", "fft/fft_params.cl", "fft/fft_pass.cl",
+             "fft/fft_exchange.cl",    "fft/fft_memory.cl", "fft/fft.cl"};
   s.database = "db/fft.json";
   s.params = {
       {"FFT_RADIX", 8, {2, 4, 8, 16, 32}, "largest power-of-two radix of a pass", true},
       {"FFT_WG", 256, {16, 32, 64, 128, 256, 512, 1024}, "work-items per work-group the launcher aims for", true},
       {"FFT_REG", 16, {1, 2, 4, 8, 16, 32, 64}, "lengths up to this: one transform per work-item, in registers", true},
-      {"FFT_VPT", 0, {0, 3, 4, 5, 6, 8, 10, 12, 15, 16, 20, 24, 30, 32, 64},
+      {"FFT_VPT",
+       0,
+       {0, 3, 4, 5, 6, 8, 10, 12, 15, 16, 20, 24, 30, 32, 64},
        "values per work-item of the local-memory kernels (0: the largest radix, one butterfly per pass); more: "
        "several butterflies per pass, fewer work-items per transform (the same transforms per group); fewer: more "
        "work-items, some idle in the passes with fewer butterflies; the multiples of 3 and 5 balance the passes of "
-       "mixed radices (3000 on 200 work-items: 16, 15, 15 values)", true},
-      {"FFT_MIX", 0, {0, 1, 2},
+       "mixed radices (3000 on 200 work-items: 16, 15, 15 values)",
+       true},
+      {"FFT_MIX",
+       0,
+       {0, 1, 2},
        "odd factors: 0 each prime its own pass; 1 pairs merged into one butterfly (3*5 = 15, 3*3 = 9); 2 also "
-       "5*5 = 25 first: fewer passes, exchanges and twiddles, more values per butterfly", true},
-      {"FFT_LOCAL_MAX", 4096, {256, 512, 1024, 2048, 4096, 8192, 16384, 32768},
-       "longest length done in one kernel; longer ones take passes through global memory", true},
-      {"FFT_PASS_MAX", 32768, {64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768},
-       "longest pass of a multi-pass plan (also capped by FFT_LOCAL_MAX): more, shorter passes", true},
-      {"FFT_HALVE", 0, {0, 1, 2},
+       "5*5 = 25 first: fewer passes, exchanges and twiddles, more values per butterfly",
+       true},
+      {"FFT_LOCAL_MAX",
+       4096,
+       {256, 512, 1024, 2048, 4096, 8192, 16384, 32768},
+       "longest length done in one kernel; longer ones take passes through global memory",
+       true},
+      {"FFT_PASS_MAX",
+       32768,
+       {64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768},
+       "longest pass of a multi-pass plan (also capped by FFT_LOCAL_MAX): more, shorter passes",
+       true},
+      {"FFT_HALVE",
+       0,
+       {0, 1, 2},
        "local-memory halving: exchange real, then imaginary parts through half the buffer; 2: each also in two "
        "halves of the positions, through a quarter (kernels whose radices after the first are even, direct loads "
        "and stores; others fall back to 1)"},
-      {"FFT_TWIDDLE", 0, {0, 1, 2, 3, 4, 5},
+      {"FFT_TWIDDLE",
+       0,
+       {0, 1, 2, 3, 4, 5},
        "0: twiddle table computed in double on the host; 1: sinpi/cospi in the kernel; 2: one twiddle per butterfly "
        "from a table in double, the others its powers in double (devices with cl_khr_fp64; others use 0); 3: 2 for "
        "the passes whose table would exceed 16 KiB, 0 for the others (without cl_khr_fp64: 4); 4: in those passes "
        "the powers w^l and w^(h S) of each butterfly's w from the table (S about sqrt R: 2 sqrt R entries per "
        "butterfly instead of R-1), the others as one float product w^(h S) w^l each, 0 in the others; 5: 4 in "
        "every pass"},
-      {"FFT_DCHAIN", 1, {1, 2},
+      {"FFT_DCHAIN",
+       1,
+       {1, 2},
        "twiddle powers in double (FFT_TWIDDLE 2, 3): one chain of products by w, or two (odd and even powers) "
        "of products by w^2: half the dependent products for more registers"},
       {"FFT_PAD", 1, {0, 1}, "pad local-memory rows against bank conflicts"},
       {"FFT_VEC", 1, {0, 1}, "global loads and stores as float2 (one 8-byte access) or as two floats"},
-      {"FFT_STAGE", 0, {0, 1, 2, 3},
+      {"FFT_STAGE",
+       0,
+       {0, 1, 2, 3},
        "global accesses through local memory: 0 where it coalesces, 1 always, 2 never, 3 never and a strided side "
-       "coalesced by numbering the work-items transform-fastest", true},
-      {"FFT_ACROSS", 8, {4, 8, 16},
+       "coalesced by numbering the work-items transform-fastest",
+       true},
+      {"FFT_ACROSS",
+       8,
+       {4, 8, 16},
        "transforms per work-group aimed for where neighbouring transforms are adjacent in memory (a strided side, "
-       "the passes of long plans): 8-byte values in runs of this many", true},
-      {"FFT_CHUNK", 0, {0, 4, 8, 16, 32, 64, 128, 256},
+       "the passes of long plans): 8-byte values in runs of this many",
+       true},
+      {"FFT_CHUNK",
+       0,
+       {0, 4, 8, 16, 32, 64, 128, 256},
        "MiB per scratch buffer of a multi-pass plan (0: 256): the batch runs pass after pass in chunks of this "
-       "size, so that small chunks stay in the device's last-level cache between passes", true},
+       "size, so that small chunks stay in the device's last-level cache between passes",
+       true},
   };
   s.check = [](const ParamMap&, const std::string&) -> std::string { return {}; };
   s.resources = [](const ParamMap& p, const std::string& variant) {
@@ -88,8 +115,10 @@ KernelSpec fft_spec() {
       r.local = {std::size_t{1} << 20, 1, 1};  // cannot run: an impossible work-group
       return r;
     }
-    if (sh.t > 1) sh.in_mode = 0;
-    else sh.in_mode = 1;  // one transform per work-item stages its loads through local memory
+    if (sh.t > 1)
+      sh.in_mode = 0;
+    else
+      sh.in_mode = 1;  // one transform per work-item stages its loads through local memory
     // The launcher caps the work-group at the device maximum (fewer transforms per group, or more
     // butterflies per work-item), so only local memory can really fail to fit; 256 work-items
     // fit every OpenCL GPU.

@@ -67,7 +67,8 @@ std::string fft_variant(const std::string& size) {
                           " is longer than one kernel (" + std::to_string(max_kernel_length()) +
                           ") and runs as passes, whose parameters are the rows of variants pass<length> and "
                           "pass<length>:later (`clforge "
-                          "run fft --n " + std::to_string(n) + "` lists the passes; measure pass rows with its --param)");
+                          "run fft --n " +
+                          std::to_string(n) + "` lists the passes; measure pass rows with its --param)");
   return std::to_string(len);
 }
 
@@ -138,20 +139,18 @@ std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, c
     return rs;
   };
   // Exchanges in quarters need even radices after the first; elsewhere FFT_HALVE 2 runs as 1.
-  const bool quarters = std::any_of(passes.begin(), passes.end(), [](const auto& rp) {
-    return fft_quarter_radices(rp.second);
-  });
+  const bool quarters =
+      std::any_of(passes.begin(), passes.end(), [](const auto& rp) { return fft_quarter_radices(rp.second); });
   v["FFT_HALVE"] = collapse(spec.find("FFT_HALVE")->legal, reference.at("FFT_HALVE"),
                             [&](int h) { return h == 2 && !quarters ? 1 : h; });
   // Contiguous batches have no strided side: the run across transforms is never used, and
   // transform-fastest numbering never chosen (FFT_STAGE 3 is 2).
-  const bool strided = std::any_of(sizes.begin(), sizes.end(), [](const std::string& z) {
-    return parse_fft_size(z).interleaved;
-  });
+  const bool strided =
+      std::any_of(sizes.begin(), sizes.end(), [](const std::string& z) { return parse_fft_size(z).interleaved; });
   if (!strided) {
     v["FFT_ACROSS"] = {reference.at("FFT_ACROSS")};
-    v["FFT_STAGE"] = collapse(spec.find("FFT_STAGE")->legal, reference.at("FFT_STAGE"),
-                              [](int st) { return st == 3 ? 2 : st; });
+    v["FFT_STAGE"] =
+        collapse(spec.find("FFT_STAGE")->legal, reference.at("FFT_STAGE"), [](int st) { return st == 3 ? 2 : st; });
   }
   // FFT_TWIDDLE 3 and 4 are 0 where no pass's table is large, and 2 and 5 where every table of a
   // pass with twiddles is, under every radix and merging.
@@ -177,8 +176,8 @@ std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, c
     return std::any_of(rp.second.begin() + std::min<std::size_t>(1, rp.second.size()), rp.second.end(),
                        [](int r) { return r > 2; });
   });
-  v["FFT_DCHAIN"] = collapse(spec.find("FFT_DCHAIN")->legal, reference.at("FFT_DCHAIN"),
-                             [&](int c) { return chains ? c : 1; });
+  v["FFT_DCHAIN"] =
+      collapse(spec.find("FFT_DCHAIN")->legal, reference.at("FFT_DCHAIN"), [&](int c) { return chains ? c : 1; });
   // Radices, and ways of merging odd factors, that split n into the same passes.
   v["FFT_RADIX"] = collapse(radix_legal, reference.at("FFT_RADIX"), [&](int radix) { return passes_by(true, radix); });
   v["FFT_MIX"] = collapse(mix_legal, reference.at("FFT_MIX"), [&](int mix) { return passes_by(false, mix); });

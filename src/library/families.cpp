@@ -10,18 +10,17 @@ namespace clforge::detail {
 
 const std::vector<KernelSpec>& all_kernel_specs() {
   static const std::vector<KernelSpec> specs = {
-      transpose_spec(),      fft_spec(),          sgemm_xgemm_spec(),
-      sgemm_stream_spec(),   sgemm_direct_spec(), sgemm_pack_spec(),
-      sgemm_route_spec(),    blur_spec(),         blur_direct_spec(),
-      blur_separable_spec(), blur_recursive_spec(),
+      transpose_spec(),      fft_spec(),         sgemm_xgemm_spec(), sgemm_stream_spec(), sgemm_direct_spec(),
+      sgemm_pack_spec(),     sgemm_route_spec(), blur_spec(),        blur_direct_spec(),  blur_separable_spec(),
+      blur_recursive_spec(),
   };
   return specs;
 }
 
 const std::vector<TuneTarget>& all_tune_targets() {
   static const std::vector<TuneTarget> targets = {
-      transpose_tune_target(), sgemm_tune_target(), sgemm_stream_tune_target(),
-      sgemm_direct_tune_target(), fft_tune_target(), blur_tune_target(),
+      transpose_tune_target(),    sgemm_tune_target(), sgemm_stream_tune_target(),
+      sgemm_direct_tune_target(), fft_tune_target(),   blur_tune_target(),
   };
   return targets;
 }

@@ -24,12 +24,18 @@ namespace clforge {
 
 const char* to_string(VendorClass v) {
   switch (v) {
-    case VendorClass::NVIDIA: return "NVIDIA";
-    case VendorClass::AMD: return "AMD";
-    case VendorClass::Intel: return "Intel";
-    case VendorClass::Apple: return "Apple";
-    case VendorClass::CPU: return "CPU";
-    default: return "Other";
+    case VendorClass::NVIDIA:
+      return "NVIDIA";
+    case VendorClass::AMD:
+      return "AMD";
+    case VendorClass::Intel:
+      return "Intel";
+    case VendorClass::Apple:
+      return "Apple";
+    case VendorClass::CPU:
+      return "CPU";
+    default:
+      return "Other";
   }
 }
 
@@ -102,22 +108,26 @@ DeviceInfo describe(const cl::Device& device) {
   info.driver_version = str_info(d, CL_DRIVER_VERSION);
   info.device_version = str_info(d, CL_DEVICE_VERSION);
   const auto type = num_info<cl_device_type>(d, CL_DEVICE_TYPE);
-  info.type = (type & CL_DEVICE_TYPE_GPU) ? "GPU" : (type & CL_DEVICE_TYPE_CPU) ? "CPU"
-              : (type & CL_DEVICE_TYPE_ACCELERATOR) ? "accelerator" : "other";
+  info.type = (type & CL_DEVICE_TYPE_GPU)           ? "GPU"
+              : (type & CL_DEVICE_TYPE_CPU)         ? "CPU"
+              : (type & CL_DEVICE_TYPE_ACCELERATOR) ? "accelerator"
+                                                    : "other";
   info.vendor_class = classify(info.vendor, info.platform_name, type);
   info.compute_units = num_info<cl_uint>(d, CL_DEVICE_MAX_COMPUTE_UNITS);
   info.max_work_group_size = num_info<std::size_t>(d, CL_DEVICE_MAX_WORK_GROUP_SIZE);
   const auto dims = num_info<cl_uint>(d, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS);
   info.max_work_item_sizes.assign(dims, 0);
   if (dims > 0)
-    clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_ITEM_SIZES, dims * sizeof(std::size_t), info.max_work_item_sizes.data(), nullptr);
+    clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_ITEM_SIZES, dims * sizeof(std::size_t), info.max_work_item_sizes.data(),
+                    nullptr);
   info.local_mem_size = num_info<cl_ulong>(d, CL_DEVICE_LOCAL_MEM_SIZE);
   info.local_mem_dedicated = num_info<cl_device_local_mem_type>(d, CL_DEVICE_LOCAL_MEM_TYPE) == CL_LOCAL;
   info.global_mem_size = num_info<cl_ulong>(d, CL_DEVICE_GLOBAL_MEM_SIZE);
   info.max_alloc_size = num_info<cl_ulong>(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
   info.max_clock_mhz = num_info<cl_uint>(d, CL_DEVICE_MAX_CLOCK_FREQUENCY);
   info.mem_base_addr_align_bits = num_info<cl_uint>(d, CL_DEVICE_MEM_BASE_ADDR_ALIGN);
-  info.profiling = (num_info<cl_command_queue_properties>(d, CL_DEVICE_QUEUE_PROPERTIES) & CL_QUEUE_PROFILING_ENABLE) != 0;
+  info.profiling =
+      (num_info<cl_command_queue_properties>(d, CL_DEVICE_QUEUE_PROPERTIES) & CL_QUEUE_PROFILING_ENABLE) != 0;
 
   const std::string exts = str_info(d, CL_DEVICE_EXTENSIONS);
   info.fp64 = has_extension(exts, "cl_khr_fp64");
@@ -135,7 +145,8 @@ DeviceInfo describe(const cl::Device& device) {
       std::string hstr = detail::trim(info.device_version.substr(h + 5));
       const auto gnu = hstr.find("-gnu-");
       const auto dash = hstr.find('-');
-      const std::string isa = dash == std::string::npos ? hstr : hstr.substr(dash + 1, hstr.find('-', dash + 1) - dash - 1);
+      const std::string isa =
+          dash == std::string::npos ? hstr : hstr.substr(dash + 1, hstr.find('-', dash + 1) - dash - 1);
       info.architecture = gnu == std::string::npos ? isa : isa + "-" + hstr.substr(gnu + 5);
     }
   }

@@ -12,6 +12,7 @@ std::string cl_error_name(int code) {
 #define CLF_CASE(x) \
   case x:           \
     return #x;
+    // clang-format off
     CLF_CASE(CL_SUCCESS) CLF_CASE(CL_DEVICE_NOT_FOUND) CLF_CASE(CL_DEVICE_NOT_AVAILABLE)
     CLF_CASE(CL_COMPILER_NOT_AVAILABLE) CLF_CASE(CL_MEM_OBJECT_ALLOCATION_FAILURE) CLF_CASE(CL_OUT_OF_RESOURCES)
     CLF_CASE(CL_OUT_OF_HOST_MEMORY) CLF_CASE(CL_PROFILING_INFO_NOT_AVAILABLE) CLF_CASE(CL_MEM_COPY_OVERLAP)
@@ -33,9 +34,9 @@ std::string cl_error_name(int code) {
     CLF_CASE(CL_INVALID_MIP_LEVEL) CLF_CASE(CL_INVALID_GLOBAL_WORK_SIZE) CLF_CASE(CL_INVALID_PROPERTY)
     CLF_CASE(CL_INVALID_IMAGE_DESCRIPTOR) CLF_CASE(CL_INVALID_COMPILER_OPTIONS) CLF_CASE(CL_INVALID_LINKER_OPTIONS)
     CLF_CASE(CL_INVALID_DEVICE_PARTITION_COUNT)
+    // clang-format on
 #undef CLF_CASE
-    default:
-      return "CL_UNKNOWN_ERROR";
+                                                                                default : return "CL_UNKNOWN_ERROR";
   }
 }
 

@@ -7,7 +7,8 @@ namespace clforge::detail {
 
 namespace {
 [[noreturn]] void overflow(const char* routine, std::string_view what) {
-  throw InvalidArgument(std::string(routine) + ": " + std::string(what) + " overflows the addressable range (2^64 bytes)");
+  throw InvalidArgument(std::string(routine) + ": " + std::string(what) +
+                        " overflows the addressable range (2^64 bytes)");
 }
 }  // namespace
 
@@ -54,8 +55,8 @@ std::size_t buffer_bytes(const cl::Buffer& b) {
   return size;
 }
 
-std::size_t require_extent(const char* routine, std::string_view name, const cl::Buffer& buffer,
-                           std::size_t offset, std::size_t span, std::size_t elem_size) {
+std::size_t require_extent(const char* routine, std::string_view name, const cl::Buffer& buffer, std::size_t offset,
+                           std::size_t span, std::size_t elem_size) {
   require(buffer() != nullptr, routine, [&] { return std::string(name) + " is a null buffer"; });
   auto end = add_checked(offset, span);
   if (!end) add_or_throw(offset, span, routine, std::string(name) + ".offset plus the described extent");
@@ -63,9 +64,9 @@ std::size_t require_extent(const char* routine, std::string_view name, const cl:
   if (!need) mul_or_throw(*end, elem_size, routine, std::string(name) + "'s extent in bytes");
   const std::size_t have = buffer_bytes(buffer);
   require(have >= *need, routine, [&] {
-    return std::string(name) + " buffer too small: holds " + std::to_string(have) + " bytes, the described memory needs " +
-           std::to_string(*need) + " (offset " + std::to_string(offset) + " + " + std::to_string(span) +
-           " elements of " + std::to_string(elem_size) + " bytes)";
+    return std::string(name) + " buffer too small: holds " + std::to_string(have) +
+           " bytes, the described memory needs " + std::to_string(*need) + " (offset " + std::to_string(offset) +
+           " + " + std::to_string(span) + " elements of " + std::to_string(elem_size) + " bytes)";
   });
   return *end;
 }

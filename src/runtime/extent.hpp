@@ -49,8 +49,7 @@ std::size_t region_span(const char* routine, std::initializer_list<Axis> axes);
 
 /// Elements spanned by `outer` runs of `inner` contiguous elements, `ld` apart (a matrix with
 /// leading dimension ld): (outer - 1) * ld + inner, or 0 when either is 0. Checked.
-std::size_t matrix_span(const char* routine, const char* ld_name, std::size_t outer, std::size_t inner,
-                        std::size_t ld);
+std::size_t matrix_span(const char* routine, const char* ld_name, std::size_t outer, std::size_t inner, std::size_t ld);
 
 /// Size in bytes of a cl::Buffer; 0 for a null buffer.
 std::size_t buffer_bytes(const cl::Buffer& b);
@@ -58,8 +57,8 @@ std::size_t buffer_bytes(const cl::Buffer& b);
 /// Checks that `buffer` is not null and holds `span` elements of elem_size bytes starting at
 /// element `offset`, with (offset + span) * elem_size computed without wrapping. `name` is the
 /// argument (e.g. "c"); errors name it and its offset. Returns offset + span (the end, in elements).
-std::size_t require_extent(const char* routine, std::string_view name, const cl::Buffer& buffer,
-                           std::size_t offset, std::size_t span, std::size_t elem_size);
+std::size_t require_extent(const char* routine, std::string_view name, const cl::Buffer& buffer, std::size_t offset,
+                           std::size_t span, std::size_t elem_size);
 
 /// True when [a0, a1) and [b0, b1) share an element.
 inline bool ranges_overlap(std::size_t a0, std::size_t a1, std::size_t b0, std::size_t b1) {

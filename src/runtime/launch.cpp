@@ -71,7 +71,8 @@ Args& Args::local(const char* name, std::size_t bytes) {
 
 void Args::finish() const {
   for (std::size_t i = 0; i < sig_.args.size(); ++i)
-    if ((set_ >> i & 1) == 0) throw Error(std::string("kernel ") + sig_.kernel + ": argument " + sig_.args[i] + " not set");
+    if ((set_ >> i & 1) == 0)
+      throw Error(std::string("kernel ") + sig_.kernel + ": argument " + sig_.args[i] + " not set");
 }
 
 bool in_order(const cl::CommandQueue& queue) {
@@ -116,7 +117,8 @@ std::string range_text(const cl::NDRange& r) {
 void CL_CALLBACK profile_done(cl_event ev, cl_int status, void* data) {
   const std::unique_ptr<std::string> what(static_cast<std::string*>(data));
   cl_ulong a = 0, b = 0;
-  if (status != CL_COMPLETE || clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof a, &a, nullptr) != CL_SUCCESS ||
+  if (status != CL_COMPLETE ||
+      clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof a, &a, nullptr) != CL_SUCCESS ||
       clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof b, &b, nullptr) != CL_SUCCESS) {
     log(LogLevel::Info, "profile: " + *what + " (no profiling information: status " + std::to_string(status) + ")");
     return;
@@ -143,8 +145,8 @@ void launch(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange
   launch_plain(queue, kernel, global, local, wait_list, event);
 }
 
-void launch_plain(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global, const cl::NDRange& local,
-                  const EventList* wait_list, cl::Event* event) {
+void launch_plain(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,
+                  const cl::NDRange& local, const EventList* wait_list, cl::Event* event) {
   std::vector<cl_event> waits;
   if (wait_list != nullptr)
     for (const auto& e : *wait_list) waits.push_back(e());

@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <cstring>
+#include <ctime>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -79,10 +79,10 @@ std::optional<std::string> disk_load(const std::string& path, const std::string&
   std::size_t pos = sizeof kMagic;
   std::uint64_t klen = 0, blen = 0, sum = 0;
   const bool ok = bytes->size() >= sizeof kMagic && std::memcmp(bytes->data(), kMagic, sizeof kMagic) == 0 &&
-                  get_u64(*bytes, pos, klen) && pos + klen <= bytes->size() &&
-                  bytes->compare(pos, klen, key) == 0 && klen == key.size() && (pos += klen, true) &&
-                  get_u64(*bytes, pos, blen) && get_u64(*bytes, pos, sum) && pos + blen == bytes->size() &&
-                  fnv1a(bytes->data() + pos, blen) == sum && blen > 0;
+                  get_u64(*bytes, pos, klen) && pos + klen <= bytes->size() && bytes->compare(pos, klen, key) == 0 &&
+                  klen == key.size() && (pos += klen, true) && get_u64(*bytes, pos, blen) &&
+                  get_u64(*bytes, pos, sum) && pos + blen == bytes->size() && fnv1a(bytes->data() + pos, blen) == sum &&
+                  blen > 0;
   if (!ok) {
     std::remove(path.c_str());
     std::lock_guard<std::mutex> lock(g_stats_mutex);

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "clforge/device.hpp"
-#include "clforge/tuning.hpp"
 #include "clforge/errors.hpp"
+#include "clforge/tuning.hpp"
 
 namespace clforge::detail {
 

@@ -2,6 +2,8 @@
 // found next to the library binary) -> embedded copy. A file on disk is checked on every use
 // (stat) and read again when it changed, so an edit in the override folder reaches the next
 // build (the compile cache keys on content).
+#include "runtime/sources.hpp"
+
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -18,7 +20,6 @@
 #include "clforge/runtime.hpp"
 #include "clforge/version.hpp"
 #include "runtime/embedded.hpp"
-#include "runtime/sources.hpp"
 #include "runtime/util.hpp"
 
 #ifndef CLFORGE_SHARE_SUBDIR
@@ -97,7 +98,8 @@ const detail::EmbeddedFile* embedded_file(const std::string& path) {
 }
 
 Error not_found(const std::string& path) {
-  return Error("kernel file '" + path + "' not found (looked in CLFORGE_KERNEL_DIR, the share dir and the embedded copy)");
+  return Error("kernel file '" + path +
+               "' not found (looked in CLFORGE_KERNEL_DIR, the share dir and the embedded copy)");
 }
 
 // The places on disk of a file under cl/, in lookup order: CLFORGE_KERNEL_DIR, then the share

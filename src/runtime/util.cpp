@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -144,8 +144,8 @@ std::string trim(const std::string& s) {
 }
 
 bool FileStamp::recent() const {
-  const long long now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                            std::chrono::system_clock::now().time_since_epoch()).count();
+  const long long now =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   return now - mtime < 2000000000LL;
 }
 
@@ -168,8 +168,8 @@ FileStamp stamp_of_reused(const std::string& path) {
   };
   static std::mutex mutex;
   static std::unordered_map<std::string, Seen>& seen = *new std::unordered_map<std::string, Seen>;
-  const long long now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                            std::chrono::steady_clock::now().time_since_epoch()).count();
+  const long long now =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
   const unsigned long long gen = stamp_generation().load();
   {
     std::lock_guard<std::mutex> lock(mutex);

@@ -25,7 +25,7 @@ struct Workspace {
   cl_context context = nullptr;
   cl::Buffer buffer;
   std::size_t bytes = 0;
-  bool keep = true;  // goes back to the pool's idle list when released
+  bool keep = true;        // goes back to the pool's idle list when released
   EventList last_use;      // commands that use the buffer and may still run, or
   cl::CommandQueue queue;  // the in-order queue whose commands used it last (then last_use is empty)
 };

@@ -80,9 +80,8 @@ std::array<std::size_t, 3> sgemm_spans(Layout layout, Transpose trans_a, Transpo
     const char* ld_name;
     std::size_t ld, rows, cols;
   };
-  const Stored ops[3] = {{"a", "a.ld", lda, ta ? k : m, ta ? m : k},
-                         {"b", "b.ld", ldb, tb ? n : k, tb ? k : n},
-                         {"c", "c.ld", ldc, m, n}};
+  const Stored ops[3] = {
+      {"a", "a.ld", lda, ta ? k : m, ta ? m : k}, {"b", "b.ld", ldb, tb ? n : k, tb ? k : n}, {"c", "c.ld", ldc, m, n}};
   std::array<std::size_t, 3> span{};
   for (int i = 0; i < 3; ++i) {
     const Stored& s = ops[i];
@@ -120,9 +119,9 @@ std::shared_ptr<const SgemmPlan> cached_plan(const cl::CommandQueue& queue, cons
   // Never destroyed: releasing OpenCL objects during static destruction can outlive the driver.
   static PlanCache<SgemmPlan>& cache = *new PlanCache<SgemmPlan>(64);
   const QueueContext qc = queue_context_of(queue);
-  const std::string key = plan_key(tuning_fingerprint(*qc.info, tuning), qc.context(), qc.device(), d.layout,
-                                   d.trans_a, d.trans_b, d.m, d.n, d.k, d.alpha, d.beta, d.a_offset, d.a_ld,
-                                   d.b_offset, d.b_ld, d.c_offset, d.c_ld);
+  const std::string key =
+      plan_key(tuning_fingerprint(*qc.info, tuning), qc.context(), qc.device(), d.layout, d.trans_a, d.trans_b, d.m,
+               d.n, d.k, d.alpha, d.beta, d.a_offset, d.a_ld, d.b_offset, d.b_ld, d.c_offset, d.c_ld);
   return cache.get(key, [&] { return std::make_shared<const SgemmPlan>(SgemmPlanAccess::make(qc, d, tuning)); });
 }
 
@@ -147,8 +146,8 @@ void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose 
   const std::array<std::size_t, 3> span = sgemm_spans(layout, trans_a, trans_b, m, n, k, a.ld, b.ld, c.ld);
   sgemm_check_buffers(span, {&a.buffer, &b.buffer, &c.buffer}, {a.offset, b.offset, c.offset});
   require(queue() != nullptr, "sgemm", "null command queue");
-  const SgemmDesc d = desc_of(layout, trans_a, trans_b, m, n, k, alpha, beta, a.offset, a.ld, b.offset, b.ld,
-                              c.offset, c.ld);
+  const SgemmDesc d =
+      desc_of(layout, trans_a, trans_b, m, n, k, alpha, beta, a.offset, a.ld, b.offset, b.ld, c.offset, c.ld);
   const auto plan = cached_plan(queue, d, tuning);
   SgemmPlanAccess::run(*plan, queue, a.buffer, b.buffer, c.buffer, wait_list, event);  // checked above, same queue
 }
@@ -168,14 +167,15 @@ void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose 
             std::string("host vector ") + names[i] + " holds " + std::to_string(vecs[i]->size()) +
                 " elements, the described matrix needs " + std::to_string(span[i]));
   require(queue() != nullptr, R, "null command queue");
-  const auto plan = cached_plan(queue, desc_of(layout, trans_a, trans_b, m, n, k, alpha, beta, 0, lda, 0, ldb, 0, ldc),
-                                tuning);
+  const auto plan =
+      cached_plan(queue, desc_of(layout, trans_a, trans_b, m, n, k, alpha, beta, 0, lda, 0, ldb, 0, ldc), tuning);
   if (m == 0 || n == 0) return;  // C is not touched (BLAS)
   const QueueContext qc = queue_context_of(queue);
   auto to_device = [&](int i, cl_mem_flags flags) {
     // An operand that describes no element (k == 0) is passed as a null buffer.
     if (span[i] == 0) return cl::Buffer();
-    return upload(qc.context, flags, vecs[i]->data(), span[i] * sizeof(float), std::string("sgemm host vector ") + names[i]);
+    return upload(qc.context, flags, vecs[i]->data(), span[i] * sizeof(float),
+                  std::string("sgemm host vector ") + names[i]);
   };
   const cl::Buffer ba = to_device(0, CL_MEM_READ_ONLY), bb = to_device(1, CL_MEM_READ_ONLY),
                    bc = to_device(2, CL_MEM_READ_WRITE);

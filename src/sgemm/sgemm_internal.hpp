@@ -51,8 +51,7 @@ std::string sgemm_size_class(std::size_t m, std::size_t n, std::size_t k);
 /// Number of k slices sgemm_xgemm runs for an m x n x k product in the internal layout (1: no
 /// split): with SGEMM_SPLITK >= 2, enough slices for tiles x slices to reach compute units x
 /// SGEMM_SPLIT_WAVES work-groups, at most SGEMM_SPLITK, at least one k tile each.
-std::size_t sgemm_k_slices(const DeviceInfo& device, std::size_t m, std::size_t n, std::size_t k,
-                           const Tuning& tuning);
+std::size_t sgemm_k_slices(const DeviceInfo& device, std::size_t m, std::size_t n, std::size_t k, const Tuning& tuning);
 
 /// Compiler options the launcher adds to a family's program besides the parameters: 64-bit
 /// indexing when needed and, for sgemm_xgemm on NVIDIA's OpenCL, the register cap NVRREG.
@@ -75,8 +74,7 @@ SgemmSize parse_sgemm_size(const std::string& text);
 /// the checks of the sizes (below 2^31), the enums and the leading dimensions: InvalidArgument
 /// naming the first bad one.
 std::array<std::size_t, 3> sgemm_spans(Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m,
-                                       std::size_t n, std::size_t k, std::size_t lda, std::size_t ldb,
-                                       std::size_t ldc);
+                                       std::size_t n, std::size_t k, std::size_t lda, std::size_t ldb, std::size_t ldc);
 
 /// The checks of the buffers of a call whose operands span `span` elements (sgemm_spans) from
 /// `offsets`: each operand that describes an element is a buffer that holds it, and C does not

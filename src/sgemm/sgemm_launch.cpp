@@ -20,17 +20,16 @@
 namespace clforge {
 namespace detail {
 
-const KernelSignature kSgemmXgemm{
-    "sgemm_xgemm",
-    {"M", "N", "Kp", "alpha", "beta", "ag", "a_off", "a_ld", "bg", "b_off", "b_ld", "cg", "c_off", "c_ld", "c_vec",
-     "kt_split", "c_split"}};
+const KernelSignature kSgemmXgemm{"sgemm_xgemm",
+                                  {"M", "N", "Kp", "alpha", "beta", "ag", "a_off", "a_ld", "bg", "b_off", "b_ld", "cg",
+                                   "c_off", "c_ld", "c_vec", "kt_split", "c_split"}};
 const KernelSignature kSgemmStream{
     "sgemm_stream",
     {"M", "N", "Kp", "alpha", "beta", "ag", "a_off", "a_ld", "bg", "b_off", "b_ld", "cg", "c_off", "c_ld", "c_vec"}};
 
 namespace {
-const std::vector<const char*> kDirectArgs{"M",     "N", "K",     "alpha", "beta", "a",     "a_off",
-                                           "a_ld",  "b", "b_off", "b_ld",  "c",    "c_off", "c_ld"};
+const std::vector<const char*> kDirectArgs{"M",    "N", "K",     "alpha", "beta", "a",     "a_off",
+                                           "a_ld", "b", "b_off", "b_ld",  "c",    "c_off", "c_ld"};
 const std::vector<const char*> kPackArgs{"K", "X", "Kp", "Xp", "src", "s_off", "s_ld", "dst", "d_off", "d_ld"};
 }  // namespace
 
@@ -38,8 +37,8 @@ const KernelSignature kSgemmDirect[2][2] = {{{"sgemm_direct_nn", kDirectArgs}, {
                                             {{"sgemm_direct_tn", kDirectArgs}, {"sgemm_direct_tt", kDirectArgs}}};
 const KernelSignature kSgemmPackCopy{"sgemm_pack_copy", kPackArgs};
 const KernelSignature kSgemmPackTrans{"sgemm_pack_trans", kPackArgs};
-const KernelSignature kSgemmSumScale{
-    "sgemm_sum_scale", {"M", "N", "S", "w", "w_off", "w_ld", "w_split", "beta", "c", "c_off", "c_ld"}};
+const KernelSignature kSgemmSumScale{"sgemm_sum_scale",
+                                     {"M", "N", "S", "w", "w_off", "w_ld", "w_split", "beta", "c", "c_off", "c_ld"}};
 
 namespace {
 EventList joined(const EventList& a, const EventList& b) {
@@ -86,7 +85,7 @@ void SgemmPlan::Impl::run(cl::CommandQueue& queue, const cl::Buffer& user_a, con
       return;
     case SgemmPath::Scale: {
       cl::Kernel k = get_kernel(pack, kSgemmSumScale.kernel);  // this thread's kernel object
-      bind_sum(k, *this, c, 0, 0, c);  // no slices: the w arguments are not read
+      bind_sum(k, *this, c, 0, 0, c);                          // no slices: the w arguments are not read
       Chain(queue, wait, event).kernel(k, sum_global, pack_local, true);
       return;
     }
@@ -118,8 +117,8 @@ void SgemmPlan::Impl::run(cl::CommandQueue& queue, const cl::Buffer& user_a, con
   }
 }
 
-void SgemmPlan::Impl::run_tiled(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b,
-                                const cl::Buffer& c, const EventList& wait, cl::Event* event) const {
+void SgemmPlan::Impl::run_tiled(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
+                                const EventList& wait, cl::Event* event) const {
   using namespace detail;
   const bool split = slices > 1;
   // Binds the multiply: the operands as read (packed or in place) and its output (C, or the

@@ -94,8 +94,7 @@ PackShape pack_shape(SgemmPlan::Impl& im, const DeviceInfo& dev, const Tuning& t
 }
 
 // The tiled paths' geometry; returns the multiply's configuration.
-Configuration plan_tiled(SgemmPlan::Impl& im, const DeviceInfo& dev, const Configuration& route,
-                         const Tuning& tuning) {
+Configuration plan_tiled(SgemmPlan::Impl& im, const DeviceInfo& dev, const Configuration& route, const Tuning& tuning) {
   const bool stream = im.path == SgemmPath::Stream;
   const char* fam = stream ? "sgemm_stream" : "sgemm_xgemm";
   const Configuration cfg =

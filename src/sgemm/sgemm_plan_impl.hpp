@@ -17,7 +17,7 @@
 namespace clforge {
 
 struct SgemmPlan::Impl {
-  SgemmDesc desc;                  // leading dimensions resolved
+  SgemmDesc desc;                   // leading dimensions resolved
   std::array<std::size_t, 3> span;  // elements spanned by the caller's A, B and C
   cl::Context context;
   cl_device_id device = nullptr;

@@ -231,8 +231,13 @@ KernelSpec sgemm_route_spec() {
        {0, 32, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 4096, 16384},
        "the direct kernel runs when m*n*k <= SGEMM_DIRECT_MAX^3 (0: never)"},
       {"SGEMM_TILED", 0, {0, 1}, "tiled kernel above the threshold: 0 sgemm_xgemm, 1 sgemm_stream"},
-      {"SGEMM_SPLITK", 0, {0, 2, 4, 8, 16}, "sgemm_xgemm: at most this many k splits when C has too few tiles (0: never)"},
-      {"SGEMM_SPLIT_WAVES", 1, {1, 2, 4, 8, 64},
+      {"SGEMM_SPLITK",
+       0,
+       {0, 2, 4, 8, 16},
+       "sgemm_xgemm: at most this many k splits when C has too few tiles (0: never)"},
+      {"SGEMM_SPLIT_WAVES",
+       1,
+       {1, 2, 4, 8, 64},
        "k splits aim for tiles x splits >= compute units x this (waves of work-groups)"},
   };
   s.check = [](const ParamMap&, const std::string&) -> std::string { return {}; };

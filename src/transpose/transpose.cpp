@@ -28,10 +28,14 @@ KernelSpec transpose_spec() {
       {"TRA_VW", 1, {1, 2, 4, 8}, "consecutive columns moved by each work-item"},
       {"TRA_PAD", 1, {0, 1}, "local-memory padding column against bank conflicts"},
       {"TRA_DIAG", 0, {0, 1}, "diagonal work-group mapping"},
-      {"TRA_SWZ", 0, {0, 1, 2, 4, 8, 16, 32},
+      {"TRA_SWZ",
+       0,
+       {0, 1, 2, 4, 8, 16, 32},
        "band swizzle of the work-group order: band width in tiles (0: off; ignored when TRA_DIAG = 1)"},
       {"TRA_LOCAL", 1, {0, 1}, "1: local-memory tile; 0: register blocks of TRA_WPT x TRA_VW"},
-      {"TRA_NT", 0, {0, 1},
+      {"TRA_NT",
+       0,
+       {0, 1},
        "non-temporal stores of the square register blocks (TRA_LOCAL = 0, TRA_WPT a multiple of TRA_VW = 4 or 8)"},
   };
   s.check = [](const ParamMap& p, const std::string&) -> std::string {
@@ -71,8 +75,8 @@ KernelSpec transpose_spec() {
 namespace {
 // Routine constants of a transpose build (element size, 64-bit indexing, whole-vector access
 // when leading dimensions and offsets are multiples of the vector widths).
-std::string transpose_build_options(const Configuration& cfg, std::size_t elem_size, bool long_index,
-                                    std::size_t in_ld, std::size_t in_off, std::size_t out_ld, std::size_t out_off) {
+std::string transpose_build_options(const Configuration& cfg, std::size_t elem_size, bool long_index, std::size_t in_ld,
+                                    std::size_t in_off, std::size_t out_ld, std::size_t out_off) {
   // Whole-vector global access for float elements (buffers themselves are aligned to
   // CL_DEVICE_MEM_BASE_ADDR_ALIGN). The register-block path stores TRA_WPT elements per vector.
   const std::size_t vw = cfg.at("TRA_VW");
@@ -98,8 +102,9 @@ void check_shape(std::size_t rows, std::size_t cols, std::size_t elem_size, std:
           [&] { return "elem_size must be 4, 8 or 16 bytes (got " + std::to_string(elem_size) + ")"; });
   require(in_ld >= cols, R,
           [&] { return "in.ld (" + std::to_string(in_ld) + ") is smaller than cols (" + std::to_string(cols) + ")"; });
-  require(out_ld >= rows, R,
-          [&] { return "out.ld (" + std::to_string(out_ld) + ") is smaller than rows (" + std::to_string(rows) + ")"; });
+  require(out_ld >= rows, R, [&] {
+    return "out.ld (" + std::to_string(out_ld) + ") is smaller than rows (" + std::to_string(rows) + ")";
+  });
 }
 }  // namespace
 
@@ -111,8 +116,8 @@ void transpose_host_check(std::size_t rows, std::size_t cols, std::size_t elem_s
 }
 
 // The kernel's parameters, as cl/transpose/transpose.cl declares them.
-const KernelSignature kTransposeTiled{"transpose_tiled", {"rows", "cols", "in", "in_off", "in_ld", "out", "out_off",
-                                                           "out_ld"}};
+const KernelSignature kTransposeTiled{"transpose_tiled",
+                                      {"rows", "cols", "in", "in_off", "in_ld", "out", "out_off", "out_ld"}};
 
 namespace {
 // Elements spanned by each side, checked (ld 0 means packed).
@@ -243,8 +248,8 @@ std::string TransposePlan::describe() const {
   std::string s = "transpose " + std::to_string(d.rows) + "x" + std::to_string(d.cols) + ", " +
                   std::to_string(d.elem_size) + "-byte elements: ";
   if (c.at("TRA_LOCAL"))
-    s += "local tiles of " + std::to_string(c.at("TRA_TILE")) + ", " + std::to_string(c.at("TRA_WPT")) +
-         " rows x " + std::to_string(c.at("TRA_VW")) + " columns per work-item";
+    s += "local tiles of " + std::to_string(c.at("TRA_TILE")) + ", " + std::to_string(c.at("TRA_WPT")) + " rows x " +
+         std::to_string(c.at("TRA_VW")) + " columns per work-item";
   else
     s += "register blocks of " + std::to_string(c.at("TRA_WPT")) + " x " + std::to_string(c.at("TRA_VW"));
   return s + (impl_->long_index ? ", 64-bit indices" : "");
@@ -255,8 +260,8 @@ namespace detail {
 void transpose_host(cl::CommandQueue& queue, std::size_t rows, std::size_t cols, std::size_t elem_size, const void* in,
                     void* out, const Tuning& tuning) {
   check_shape(rows, cols, elem_size, cols, rows);
-  const std::size_t bytes = mul_or_throw(mul_or_throw(rows, cols, kRoutine, "rows * cols"), elem_size, kRoutine,
-                                         "the matrix size in bytes");
+  const std::size_t bytes =
+      mul_or_throw(mul_or_throw(rows, cols, kRoutine, "rows * cols"), elem_size, kRoutine, "the matrix size in bytes");
   // Built (and every argument checked) before anything is allocated.
   TransposeDesc d;
   d.rows = rows;

@@ -10,8 +10,8 @@
 #include "host/data.hpp"
 #include "host/reference.hpp"
 #include "runtime/errors.hpp"
-#include "tuning/spec.hpp"
 #include "transpose/transpose_internal.hpp"
+#include "tuning/spec.hpp"
 #include "tuning/tuner.hpp"
 
 namespace clforge::detail {
@@ -57,20 +57,21 @@ class TransposeInstance : public TuneInstance {
   }
 
   std::string label() const override {
-    return std::to_string(s_.rows) + "x" + std::to_string(s_.cols) + ", " + std::to_string(s_.elem) +
-           "-byte elements";
+    return std::to_string(s_.rows) + "x" + std::to_string(s_.cols) + ", " + std::to_string(s_.elem) + "-byte elements";
   }
 
   // The candidate's plan (the one run() enqueues), made once.
   void build(const QueueContext& qc, const Configuration& cfg) const override {
-    plans_.keep(cfg.values, std::make_shared<const TransposePlan>(make_transpose_plan(qc, desc(), Tuning{cfg.values, false})));
+    plans_.keep(cfg.values,
+                std::make_shared<const TransposePlan>(make_transpose_plan(qc, desc(), Tuning{cfg.values, false})));
   }
 
   void poison(cl::CommandQueue& queue) override { out_.poison(queue); }
 
   cl::Event run(cl::CommandQueue& queue, const ParamMap& params) override {
-    const auto plan =
-        plans_.get(params, [&] { return std::make_shared<const TransposePlan>(queue, desc(), Tuning{params, false}); });
+    const auto plan = plans_.get(params, [&] {
+      return std::make_shared<const TransposePlan>(queue, desc(), Tuning{params, false});
+    });
     cl::Event ev;
     plan->enqueue(queue, in_, out_.buffer(), {}, &ev);
     return ev;
@@ -137,8 +138,7 @@ TuneTarget transpose_tune_target() {
   t.variant_of = [](const std::string& size) { return std::to_string(parse_shape(size).elem); };
   // Partial tiles in both directions for every tile edge (4 ... 64).
   t.check_sizes = [](const std::string& variant) { return std::vector<std::string>{"67x131:" + variant}; };
-  t.make = [](cl::CommandQueue& queue, const std::string& size,
-              std::uint64_t seed) -> std::unique_ptr<TuneInstance> {
+  t.make = [](cl::CommandQueue& queue, const std::string& size, std::uint64_t seed) -> std::unique_ptr<TuneInstance> {
     return std::make_unique<TransposeInstance>(queue, parse_shape(size), seed);
   };
   return t;

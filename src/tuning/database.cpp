@@ -174,7 +174,8 @@ std::string tuning_fingerprint(const DeviceInfo& device, const Tuning& tuning) {
     return true;
   };
   if (v[0] != nullptr && !file(v[0])) return {};
-  if (user_db_enabled(tuning, v[6]) && !file(user_database_in(user_tuning_dir_from(v[3], v[4], v[5]), device))) return {};
+  if (user_db_enabled(tuning, v[6]) && !file(user_database_in(user_tuning_dir_from(v[3], v[4], v[5]), device)))
+    return {};
   key += "o:";
   if (v[1] != nullptr) key += v[1];
   key += "\nk:";
@@ -328,9 +329,10 @@ Configuration resolve_configuration(const std::string& kernel, const std::string
   while (!problem.empty()) {
     std::optional<ParamMap> smaller = spec.shrink ? spec.shrink(cfg.values, variant) : std::nullopt;
     if (!smaller || ++guard > 32)
-      throw UnsupportedDevice("kernel " + kernel + ": no configuration fits device \"" + device.name + "\": " + problem);
-    const std::string note = "fallback: " + describe_params(cfg.values) + " " + problem + "; using " +
-                             describe_params(*smaller);
+      throw UnsupportedDevice("kernel " + kernel + ": no configuration fits device \"" + device.name +
+                              "\": " + problem);
+    const std::string note =
+        "fallback: " + describe_params(cfg.values) + " " + problem + "; using " + describe_params(*smaller);
     for (const auto& [n, v] : *smaller)
       if (cfg.values[n] != v) cfg.sources[n] = "fallback (" + cfg.sources[n] + ")";
     cfg.values = *smaller;

@@ -60,7 +60,8 @@ Entries parse_database(const std::string& text, const std::string& file, const s
       // The entry's kernel if it names a known one, else every kernel (a misspelt name may
       // have been meant for any of them).
       std::string named = file_kernel;
-      if (je.is_object() && je.contains("kernel")) named = je["kernel"].is_string() ? je["kernel"].get<std::string>() : "";
+      if (je.is_object() && je.contains("kernel"))
+        named = je["kernel"].is_string() ? je["kernel"].get<std::string>() : "";
       for (const auto& spec : all_kernel_specs())
         if (spec.name == named) bad.kernel = named;
       out.push_back(std::move(bad));
@@ -84,13 +85,20 @@ Entry parse_entry(const nlohmann::json& je, const std::string& where, const std:
         continue;  // informational
       if (!it->is_string()) throw TuningError(where + ": \"" + key + "\" must be a string");
       const std::string v = it->get<std::string>();
-      if (key == "kernel") e.kernel = v;
-      else if (key == "variant") e.variant = v;
-      else if (key == "device") e.device = v;
-      else if (key == "architecture") e.architecture = v;
-      else if (key == "device_vendor") e.device_vendor = v;
-      else if (key == "vendor") e.vendor = (to_lower(v) == "default") ? std::string() : v;
-      else throw TuningError(where + ": unknown key \"" + key + "\"");
+      if (key == "kernel")
+        e.kernel = v;
+      else if (key == "variant")
+        e.variant = v;
+      else if (key == "device")
+        e.device = v;
+      else if (key == "architecture")
+        e.architecture = v;
+      else if (key == "device_vendor")
+        e.device_vendor = v;
+      else if (key == "vendor")
+        e.vendor = (to_lower(v) == "default") ? std::string() : v;
+      else
+        throw TuningError(where + ": unknown key \"" + key + "\"");
     }
     if (e.kernel.empty()) throw TuningError(where + ": no \"kernel\"");
     const KernelSpec* spec = nullptr;
@@ -100,13 +108,11 @@ Entry parse_entry(const nlohmann::json& je, const std::string& where, const std:
     if (e.variant != "*" && !spec->variants.empty() &&
         std::find(spec->variants.begin(), spec->variants.end(), e.variant) == spec->variants.end())
       throw TuningError(where + ": unknown variant \"" + e.variant + "\" of kernel " + e.kernel);
-    if (!je.contains("params") || !je["params"].is_object())
-      throw TuningError(where + ": no \"params\" object");
+    if (!je.contains("params") || !je["params"].is_object()) throw TuningError(where + ": no \"params\" object");
     for (auto it = je["params"].begin(); it != je["params"].end(); ++it) {
       const ParamInfo* p = spec->find(it.key());
       if (p == nullptr) throw TuningError(where + ": unknown parameter \"" + it.key() + "\" for kernel " + e.kernel);
-      if (!it->is_number_integer())
-        throw TuningError(where + ": parameter \"" + it.key() + "\" must be an integer");
+      if (!it->is_number_integer()) throw TuningError(where + ": parameter \"" + it.key() + "\" must be an integer");
       const int v = it->get<int>();
       if (std::find(p->legal.begin(), p->legal.end(), v) == p->legal.end())
         throw TuningError(where + ": parameter \"" + it.key() + "\" = " + std::to_string(v) + " is not a legal value");

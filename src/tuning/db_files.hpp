@@ -24,8 +24,10 @@ struct Entry {
   // when empty: the file itself is unreadable) throw this message instead of running.
   std::string error;
   Level level() const {
-    return !device.empty() ? Level::Device : !architecture.empty() ? Level::Architecture
-           : !vendor.empty() ? Level::Vendor : Level::Default;
+    return !device.empty()         ? Level::Device
+           : !architecture.empty() ? Level::Architecture
+           : !vendor.empty()       ? Level::Vendor
+                                   : Level::Default;
   }
   bool matches(const DeviceInfo& d) const {
     if (!device.empty() && device != d.name) return false;
@@ -35,9 +37,10 @@ struct Entry {
     return true;
   }
   std::string label() const {
-    std::string l = level() == Level::Device ? "device \"" + device + "\""
+    std::string l = level() == Level::Device         ? "device \"" + device + "\""
                     : level() == Level::Architecture ? "architecture " + architecture
-                    : level() == Level::Vendor ? "vendor " + vendor : "default";
+                    : level() == Level::Vendor       ? "vendor " + vendor
+                                                     : "default";
     if (!device_vendor.empty()) l += " (" + device_vendor + ")";
     if (variant != "*") l += ", variant " + variant;
     return l;

@@ -25,9 +25,9 @@ struct Resources {
 };
 
 struct KernelSpec {
-  std::string name;                 ///< database key and `clforge params` name
-  std::vector<std::string> files;   ///< cl/ files compiled after cl/common/*.cl, in order
-  std::string database;             ///< shipped database, e.g. "db/transpose.json"
+  std::string name;                ///< database key and `clforge params` name
+  std::vector<std::string> files;  ///< cl/ files compiled after cl/common/*.cl, in order
+  std::string database;            ///< shipped database, e.g. "db/transpose.json"
   std::vector<ParamInfo> params;
   /// "" when the combination is legal, else a message naming the parameters at fault.
   std::function<std::string(const ParamMap&, const std::string& variant)> check;

@@ -19,10 +19,14 @@ namespace clforge {
 
 const char* to_string(TuneStrategy s) {
   switch (s) {
-    case TuneStrategy::Auto: return "auto";
-    case TuneStrategy::Exhaustive: return "exhaustive";
-    case TuneStrategy::Random: return "random";
-    case TuneStrategy::Anneal: return "anneal";
+    case TuneStrategy::Auto:
+      return "auto";
+    case TuneStrategy::Exhaustive:
+      return "exhaustive";
+    case TuneStrategy::Random:
+      return "random";
+    case TuneStrategy::Anneal:
+      return "anneal";
   }
   return "?";
 }
@@ -35,10 +39,14 @@ TuneStrategy parse_tune_strategy(const std::string& name) {
 
 const char* to_string(CandidateStatus s) {
   switch (s) {
-    case CandidateStatus::Ok: return "ok";
-    case CandidateStatus::Rejected: return "rejected";
-    case CandidateStatus::BuildFailed: return "build failed";
-    case CandidateStatus::RunFailed: return "run failed";
+    case CandidateStatus::Ok:
+      return "ok";
+    case CandidateStatus::Rejected:
+      return "rejected";
+    case CandidateStatus::BuildFailed:
+      return "build failed";
+    case CandidateStatus::RunFailed:
+      return "run failed";
   }
   return "?";
 }
@@ -77,8 +85,8 @@ std::string store_note(const TuneClassResult& c, TuneStrategy strategy,
 // Every option of the target with its value: the caller's (checked) or the default.
 std::map<std::string, std::string> option_values(const TuneTarget& t, const std::map<std::string, std::string>& given) {
   for (const auto& [name, value] : given) {
-    const auto it = std::find_if(t.options.begin(), t.options.end(),
-                                 [&](const TuneRoutineOption& o) { return o.name == name; });
+    const auto it =
+        std::find_if(t.options.begin(), t.options.end(), [&](const TuneRoutineOption& o) { return o.name == name; });
     if (it == t.options.end()) {
       std::string known;
       for (const auto& o : t.options) known += (known.empty() ? "" : ", ") + o.name;
@@ -173,9 +181,9 @@ TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneO
   }
   const bool any_sampled = std::any_of(spaces.begin(), spaces.end(), [](const Space& s) { return s.sampled; });
   if (result.strategy == TuneStrategy::Auto)
-    result.strategy = any_sampled ? TuneStrategy::Anneal
+    result.strategy = any_sampled                                       ? TuneStrategy::Anneal
                       : options.budget != 0 || options.time_limit_s > 0 ? TuneStrategy::Random
-                                                                         : TuneStrategy::Exhaustive;
+                                                                        : TuneStrategy::Exhaustive;
   if (any_sampled && result.strategy == TuneStrategy::Exhaustive)
     throw InvalidArgument("the search space of " + spec.name + " has " + std::to_string(spaces.front().total) +
                           " combinations, too many to enumerate (at most " + std::to_string(kMaxSpace) +

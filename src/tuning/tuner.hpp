@@ -23,8 +23,8 @@ namespace clforge::detail {
 /// Result of checking one output against the host reference.
 struct Verdict {
   bool ok = false;
-  double error = 0;      ///< relative error (or 1 for a mismatch of an exact routine)
-  std::string message;   ///< what is wrong ("" when ok)
+  double error = 0;     ///< relative error (or 1 for a mismatch of an exact routine)
+  std::string message;  ///< what is wrong ("" when ok)
 };
 
 /// One problem size on the device: inputs filled with random data, outputs allocated with a
@@ -72,7 +72,8 @@ class CandidatePlans {
       order_.pop_front();
     }
   }
-  std::shared_ptr<const Plan> get(const ParamMap& params, const std::function<std::shared_ptr<const Plan>()>& make) const {
+  std::shared_ptr<const Plan> get(const ParamMap& params,
+                                  const std::function<std::shared_ptr<const Plan>()>& make) const {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       const auto it = plans_.find(params);
@@ -117,9 +118,9 @@ class GuardedOutput {
 
 /// How the tuner drives one routine family.
 struct TuneTarget {
-  std::string routine;                      ///< CLI name: `clforge tune <routine>`
-  std::string kernel;                       ///< KernelSpec name whose parameters are tuned
-  std::string size_syntax;                  ///< help text
+  std::string routine;      ///< CLI name: `clforge tune <routine>`
+  std::string kernel;       ///< KernelSpec name whose parameters are tuned
+  std::string size_syntax;  ///< help text
   std::vector<std::string> default_sizes;
   /// The database variant (size class) a size is stored under: exactly what the launcher
   /// passes to resolve_configuration for that size. Throws InvalidArgument on bad syntax.

@@ -53,8 +53,7 @@ void ClassTuner::anneal(const Space& space) {
     evaluate_batch(neighbours, false);
     const TuneRow* step = nullptr;
     for (std::size_t i = before; i < r_.rows.size(); ++i)
-      if (r_.rows[i].status == CandidateStatus::Ok && (step == nullptr || r_.rows[i].ms < step->ms))
-        step = &r_.rows[i];
+      if (r_.rows[i].status == CandidateStatus::Ok && (step == nullptr || r_.rows[i].ms < step->ms)) step = &r_.rows[i];
     if (step == nullptr) {
       if (r_.rows.size() > before && current_ms == 0) current = r_.rows.back().params;
       continue;

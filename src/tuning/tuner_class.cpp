@@ -47,8 +47,8 @@ ClassTuner::ClassTuner(cl::CommandQueue& queue, const TuneTarget& target, const 
   // in the benchmarks, so that a call's host cost (about 80 us for a tiled sgemm on the H100's
   // host) overlaps the device instead of being counted as device time.
   plan_.region_ms = kRegionMs;
-  threads_ = opt.compile_threads != 0 ? opt.compile_threads
-                                      : std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
+  threads_ =
+      opt.compile_threads != 0 ? opt.compile_threads : std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
 }
 
 bool ClassTuner::run(const Space& space) {
@@ -168,10 +168,12 @@ TuneRow ClassTuner::evaluate(const ParamMap& p, const std::exception_ptr& build_
       Timing t;
       if (probe() != nullptr) {
         check(probe.wait(), "clWaitForEvents");
-        t = time_event(queue_, [&] { return inst->run(queue_, p); }, plan_);
+        t = time_event(
+            queue_, [&] { return inst->run(queue_, p); }, plan_);
       } else {
         check(queue_.finish(), "clFinish");
-        t = time_region(queue_, [&] { inst->run(queue_, p); }, plan_);
+        t = time_region(
+            queue_, [&] { inst->run(queue_, p); }, plan_);
       }
       log_sum += log_ms(t, fault.time_scale);
     }
@@ -206,9 +208,15 @@ void ClassTuner::record(const TuneRow& row) {
         r_.best_ms = row.ms;
       }
       break;
-    case CandidateStatus::Rejected: ++r_.rejected; break;
-    case CandidateStatus::BuildFailed: ++r_.build_failed; break;
-    case CandidateStatus::RunFailed: ++r_.run_failed; break;
+    case CandidateStatus::Rejected:
+      ++r_.rejected;
+      break;
+    case CandidateStatus::BuildFailed:
+      ++r_.build_failed;
+      break;
+    case CandidateStatus::RunFailed:
+      ++r_.run_failed;
+      break;
   }
   if (row.is_default && row.status != CandidateStatus::Ok)
     log(LogLevel::Warning, "tune: the default configuration of " + spec_.name + " (" + describe_params(row.params) +

@@ -34,12 +34,12 @@ inline constexpr std::size_t kMaxSpace = 4000000;
 // ------------------------------------------------------------------ search space
 
 struct Space {
-  std::vector<std::string> names;           // spec parameter order
-  std::vector<std::vector<int>> values;     // values searched per parameter
-  std::vector<ParamMap> candidates;         // legal and fitting: all (enumeration order) or a sample
+  std::vector<std::string> names;        // spec parameter order
+  std::vector<std::vector<int>> values;  // values searched per parameter
+  std::vector<ParamMap> candidates;      // legal and fitting: all (enumeration order) or a sample
   std::size_t total = 0, illegal = 0, unfit = 0;
-  bool sampled = false;                     // candidates are a random sample; illegal/unfit count draws
-  std::size_t draws = 0;                    // combinations drawn (sampled) or enumerated
+  bool sampled = false;                             // candidates are a random sample; illegal/unfit count draws
+  std::size_t draws = 0;                            // combinations drawn (sampled) or enumerated
   std::function<bool(const ParamMap&)> admissible;  // legal and fitting (any point of the space)
 };
 

@@ -17,8 +17,10 @@ void ClassTuner::runoff() {
   const TuneRow* def = nullptr;
   for (const auto& row : r_.rows)
     if (row.status == CandidateStatus::Ok) {
-      if (row.is_default) def = &row;
-      else ok.push_back(&row);
+      if (row.is_default)
+        def = &row;
+      else
+        ok.push_back(&row);
     }
   std::stable_sort(ok.begin(), ok.end(), [](const TuneRow* x, const TuneRow* y) { return x->ms < y->ms; });
   if (ok.size() > opt_.finalists) ok.resize(opt_.finalists);

@@ -14,7 +14,7 @@ namespace {
 
 // A space larger than kMaxSpace is sampled: random draws, each parameter's value uniform in its
 // list, keep the legal and fitting ones.
-constexpr std::size_t kMaxDraws = 400000;       // draws of a sampled space
+constexpr std::size_t kMaxDraws = 400000;          // draws of a sampled space
 constexpr std::size_t kSampledCandidates = 20000;  // candidates kept from a sampled space
 
 }  // namespace
@@ -62,10 +62,14 @@ Space build_space(const KernelSpec& spec, const std::map<std::string, std::vecto
   std::set<ParamMap> representatives;
   auto count = [&](ParamMap p) {
     const int k = classify(p);
-    if (k == 1) ++s.illegal;
-    else if (k == 2) ++s.unfit;
-    else if (spec.canonical && !representatives.insert(spec.canonical(p)).second) ++s.illegal;
-    else s.candidates.push_back(std::move(p));
+    if (k == 1)
+      ++s.illegal;
+    else if (k == 2)
+      ++s.unfit;
+    else if (spec.canonical && !representatives.insert(spec.canonical(p)).second)
+      ++s.illegal;
+    else
+      s.candidates.push_back(std::move(p));
   };
   s.total = product > 1e18 ? static_cast<std::size_t>(1e18) : static_cast<std::size_t>(product);
   if (product > static_cast<double>(kMaxSpace)) {
