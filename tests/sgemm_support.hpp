@@ -55,9 +55,11 @@ struct Outcome {
 /// No doctest assertion: callable from several threads.
 Outcome run_case(const Case& c, const Tuning& tuning, std::uint64_t seed, cl::CommandQueue& queue,
                  const SgemmPlan* plan = nullptr);
-/// run_case with its checks: the matrix against the reference, nothing outside it changed.
-void check_sgemm(const Case& c, const Tuning& tuning, std::uint64_t seed, cl::CommandQueue* queue = nullptr,
-                 const SgemmPlan* plan = nullptr);
+/// run_case judged: "" when the matrix is within the tolerance of the reference and nothing
+/// outside it changed, else what went wrong (the case, path, parameters, seed, errors) for the
+/// caller's CHECK(sgemm_problem(...) == "") to print.
+std::string sgemm_problem(const Case& c, const Tuning& tuning, std::uint64_t seed, cl::CommandQueue* queue = nullptr,
+                          const SgemmPlan* plan = nullptr);
 
 /// The shipped row of a vendor class, resolved on a fake device of that class.
 ParamMap vendor_row(VendorClass v, const std::string& kernel, const std::string& variant = "*");

@@ -34,7 +34,7 @@ TEST_SUITE("sgemm") {
               for (float beta : {0.0f, 1.0f, 2.5f}) {
                 Case c;
                 c.layout = l, c.ta = ta, c.tb = tb, c.m = d.m, c.n = d.n, c.k = d.k, c.alpha = alpha, c.beta = beta;
-                check_sgemm(c, Tuning{{}, false}, seed++);
+                CHECK(sgemm_problem(c, Tuning{{}, false}, seed++) == "");
               }
   }
 
@@ -50,7 +50,7 @@ TEST_SUITE("sgemm") {
               c.alpha = -0.5f;
               c.beta = (seed % 2) ? 2.5f : 0.0f;
               CAPTURE(detail::to_string(path));
-              check_sgemm(c, forced(path), seed++);
+              CHECK(sgemm_problem(c, forced(path), seed++) == "");
             }
   }
 
@@ -64,8 +64,8 @@ TEST_SUITE("sgemm") {
           c.layout = l, c.ta = ta, c.tb = tb, c.m = 333, c.n = 1000, c.k = 17;
           c.alpha = (seed % 3 == 0) ? 1.0f : -0.5f;
           c.beta = (seed % 2) ? 0.0f : 2.5f;
-          check_sgemm(c, Tuning{{}, false}, seed++);
-          for (auto path : kKernelPaths) check_sgemm(c, forced(path), seed++);
+          CHECK(sgemm_problem(c, Tuning{{}, false}, seed++) == "");
+          for (auto path : kKernelPaths) CHECK(sgemm_problem(c, forced(path), seed++) == "");
         }
     // 1000^3: each transpose pair once (layouts and alpha/beta alternate), plus the direct
     // and the streaming kernel once each.
@@ -76,14 +76,14 @@ TEST_SUITE("sgemm") {
         Case c;
         c.layout = i % 2 ? Layout::RowMajor : Layout::ColMajor;
         c.ta = ta, c.tb = tb, c.m = c.n = c.k = 1000, c.alpha = alphas[i], c.beta = betas[i];
-        check_sgemm(c, Tuning{{}, false}, seed++);
+        CHECK(sgemm_problem(c, Tuning{{}, false}, seed++) == "");
         ++i;
       }
     Case c;
     c.m = c.n = c.k = 1000, c.alpha = -0.5f, c.beta = 2.5f, c.ta = Transpose::Yes;
-    check_sgemm(c, forced(detail::SgemmPath::Direct), seed++);
+    CHECK(sgemm_problem(c, forced(detail::SgemmPath::Direct), seed++) == "");
     c.layout = Layout::RowMajor;
-    check_sgemm(c, forced(detail::SgemmPath::Stream), seed++);
+    CHECK(sgemm_problem(c, forced(detail::SgemmPath::Stream), seed++) == "");
   }
 
   TEST_CASE("leading dimensions larger than needed, and buffer offsets") {
@@ -100,7 +100,7 @@ TEST_SUITE("sgemm") {
               c.pad_a = 3, c.pad_b = 16, c.pad_c = 5;
               c.off_a = 1, c.off_b = 7, c.off_c = 13;
               CAPTURE(detail::to_string(path));
-              check_sgemm(c, forced(path), seed++);
+              CHECK(sgemm_problem(c, forced(path), seed++) == "");
             }
   }
 
@@ -126,19 +126,19 @@ TEST_SUITE("sgemm") {
             c.m = dims[i].m, c.n = dims[i].n, c.k = dims[i].k, c.alpha = -0.5f, c.beta = 2.5f;
             c.ta = c.tb = i ? Transpose::Yes : Transpose::No;
             c.layout = i ? Layout::RowMajor : Layout::ColMajor;
-            check_sgemm(c, t, seed++);
+            CHECK(sgemm_problem(c, t, seed++) == "");
           }
           // Tile-multiple sizes with k-major operands: the tiled kernels read them in place.
           Case c;
           c.m = 256, c.n = 128, c.k = 64, c.tb = Transpose::Yes, c.beta = 0.0f;
-          check_sgemm(c, t, seed++);
+          CHECK(sgemm_problem(c, t, seed++) == "");
         }
       }
       // The shipped route row: a 40^3 and a 200^3 product (small and larger than every threshold).
       for (std::size_t n : {40, 200}) {
         Case c;
         c.m = c.n = c.k = n, c.alpha = 1.0f, c.beta = 1.0f, c.ta = Transpose::Yes;
-        check_sgemm(c, Tuning{vendor_row(v, "sgemm_route"), false}, seed++);
+        CHECK(sgemm_problem(c, Tuning{vendor_row(v, "sgemm_route"), false}, seed++) == "");
       }
     }
   }
@@ -162,7 +162,7 @@ TEST_SUITE("sgemm") {
         c.tb = i ? Transpose::No : Transpose::Yes;
         c.layout = i ? Layout::RowMajor : Layout::ColMajor;
         c.pad_c = i, c.off_a = i;
-        check_sgemm(c, t, seed++);
+        CHECK(sgemm_problem(c, t, seed++) == "");
       }
     }
   }
@@ -178,7 +178,7 @@ TEST_SUITE("sgemm") {
           Case c;
           c.m = d.m, c.n = d.n, c.k = d.k, c.ta = ta, c.tb = tb, c.alpha = -0.5f, c.beta = 2.5f;
           c.layout = (seed % 2) ? Layout::RowMajor : Layout::ColMajor;
-          check_sgemm(c, Tuning{{}, false}, seed++);
+          CHECK(sgemm_problem(c, Tuning{{}, false}, seed++) == "");
         }
   }
 }

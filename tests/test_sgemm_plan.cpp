@@ -25,22 +25,6 @@ namespace {
 // Programs looked up (built, or found in the memory or disk cache) in this process.
 std::uint64_t lookups(const CacheStats& c = cache_stats()) { return c.memory_hits + c.disk_hits + c.compiles; }
 
-// The parameter names of a compiled kernel (CL_KERNEL_ARG_NAME: the program was built with
-// -cl-kernel-arg-info).
-std::vector<std::string> compiled_params(const cl::Program& program, const char* kernel) {
-  cl::Kernel k = detail::get_kernel(program, kernel);
-  const cl_uint n = k.getInfo<CL_KERNEL_NUM_ARGS>();
-  std::vector<std::string> names;
-  for (cl_uint i = 0; i < n; ++i) {
-    cl_int st = CL_SUCCESS;
-    std::string name = k.getArgInfo<CL_KERNEL_ARG_NAME>(i, &st);
-    REQUIRE(st == CL_SUCCESS);
-    while (!name.empty() && name.back() == '\0') name.pop_back();
-    names.push_back(name);
-  }
-  return names;
-}
-
 // 32 x 32 C tiles, k tiles of 16, vectors of 2, no split k: tile multiples decide the packing.
 Tuning small_tiles() {
   return forced(SgemmPath::Xgemm, {{"MWG", 32},
@@ -91,7 +75,7 @@ TEST_SUITE("sgemm") {
       if (p.tuning.overrides.count("SGEMM_SPLITK")) CHECK(SgemmPlanAccess::k_slices(plan) >= 2);
       // Enqueues look nothing up: no program is built or found in a cache.
       const auto before = cache_stats();
-      for (int i = 0; i < 3; ++i) check_sgemm(c, p.tuning, seed++, nullptr, &plan);
+      for (int i = 0; i < 3; ++i) CHECK(sgemm_problem(c, p.tuning, seed++, nullptr, &plan) == "");
       CHECK(lookups() == lookups(before));
     }
   }
@@ -191,7 +175,7 @@ TEST_SUITE("sgemm") {
     // The plan itself is fine on its own queue.
     Case k;
     k.m = 40, k.n = 30, k.k = 20, k.off_a = 3;
-    check_sgemm(k, forced(SgemmPath::Xgemm), test::seed() + 125000, nullptr, &plan);
+    CHECK(sgemm_problem(k, forced(SgemmPath::Xgemm), test::seed() + 125000, nullptr, &plan) == "");
   }
 
   TEST_CASE("SgemmPlan used from several threads at once") {
@@ -229,13 +213,13 @@ TEST_SUITE("sgemm") {
     Case c;
     c.m = 37, c.n = 29, c.k = 41, c.alpha = -0.5f, c.beta = 2.5f, c.off_b = 2;
     const Tuning t = forced(SgemmPath::Xgemm);
-    check_sgemm(c, t, seed++);
+    CHECK(sgemm_problem(c, t, seed++) == "");
     const auto warm = cache_stats();
-    check_sgemm(c, t, seed++);  // the same call on other buffers and data: the cached plan
+    CHECK(sgemm_problem(c, t, seed++) == "");  // the same call on other buffers and data: the cached plan
     CHECK(lookups() == lookups(warm));
     auto another_plan = [&](const Case& k, const Tuning& tuning) {
       const auto before = cache_stats();
-      check_sgemm(k, tuning, seed++);
+      CHECK(sgemm_problem(k, tuning, seed++) == "");
       CHECK(lookups() > lookups(before));
     };
     Case k = c;
@@ -274,7 +258,8 @@ TEST_SUITE("sgemm") {
       const cl::Program program = detail::get_program(qc, detail::kernel_spec(f.spec), cfg, "-cl-kernel-arg-info");
       for (const detail::KernelSignature* sig : f.kernels) {
         CAPTURE(sig->kernel);
-        CHECK(compiled_params(program, sig->kernel) == std::vector<std::string>(sig->args.begin(), sig->args.end()));
+        CHECK(test::compiled_params(program, sig->kernel) ==
+              std::vector<std::string>(sig->args.begin(), sig->args.end()));
       }
     }
     const char* names[2][2] = {{"sgemm_direct_nn", "sgemm_direct_nt"}, {"sgemm_direct_tn", "sgemm_direct_tt"}};
@@ -319,7 +304,7 @@ TEST_SUITE("sgemm") {
     Case k;
     k.m = 96, k.n = 80, k.k = 64, k.tb = Transpose::Yes, k.alpha = -0.5f, k.beta = 2.5f;
     const CacheStats before = cache_stats();
-    check_sgemm(k, Tuning{force(detail::SgemmPath::Xgemm), true}, test::seed() + 110000);
+    CHECK(sgemm_problem(k, Tuning{force(detail::SgemmPath::Xgemm), true}, test::seed() + 110000) == "");
     CHECK(cache_stats().compiles == before.compiles);
     CHECK(cache_stats().disk_hits == before.disk_hits);
   }
