@@ -8,6 +8,9 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 
 namespace clforge::test {
 
@@ -40,6 +43,40 @@ void expect_invalid_argument(const std::function<void()>& fn, const std::string&
     INFO(what);
     CHECK(std::string(e.what()).find(needle) != std::string::npos);
   }
+}
+
+std::vector<std::string> declared_params(const std::string& file, const std::string& kernel) {
+  std::ifstream f(std::string(CLFORGE_SOURCE_DIR) + "/cl/" + file);
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const auto at = text.find("void " + kernel + "(");
+  REQUIRE(at != std::string::npos);
+  const auto open = text.find('(', at), close = text.find(')', open);
+  std::vector<std::string> names;
+  std::stringstream params(text.substr(open + 1, close - open - 1));
+  for (std::string p; std::getline(params, p, ',');) {
+    const auto end = p.find_last_not_of(" \n\t");
+    const auto begin = p.find_last_of(" *\n\t", end) + 1;
+    names.push_back(p.substr(begin, end + 1 - begin));
+  }
+  return names;
+}
+
+std::vector<std::string> compiled_params(const cl::Program& program, const char* kernel) {
+  const cl::Kernel k(program, kernel);
+  cl_uint n = 0;
+  REQUIRE(clGetKernelInfo(k(), CL_KERNEL_NUM_ARGS, sizeof n, &n, nullptr) == CL_SUCCESS);
+  std::vector<std::string> names;
+  for (cl_uint i = 0; i < n; ++i) {
+    std::size_t len = 0;
+    const cl_int st = clGetKernelArgInfo(k(), i, CL_KERNEL_ARG_NAME, 0, nullptr, &len);
+    if (st == CL_KERNEL_ARG_INFO_NOT_AVAILABLE) return {};
+    REQUIRE(st == CL_SUCCESS);
+    std::string name(len, '\0');
+    REQUIRE(clGetKernelArgInfo(k(), i, CL_KERNEL_ARG_NAME, len, name.data(), nullptr) == CL_SUCCESS);
+    name.resize(name.find('\0') == std::string::npos ? name.size() : name.find('\0'));
+    names.push_back(name);
+  }
+  return names;
 }
 
 }  // namespace clforge::test

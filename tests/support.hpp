@@ -74,6 +74,12 @@ class ScopedEnv {
 /// A fresh empty temp folder under the build tree's test area.
 std::string temp_dir(const std::string& tag);
 
+/// Parameter names of `kernel` as cl/<file> declares them (the text between its "(" and ")").
+std::vector<std::string> declared_params(const std::string& file, const std::string& kernel);
+/// Parameter names of a compiled kernel (CL_KERNEL_ARG_NAME; build the program with
+/// -cl-kernel-arg-info). Empty when the implementation keeps no argument information.
+std::vector<std::string> compiled_params(const cl::Program& program, const char* kernel);
+
 /// Runs a shell command; returns its exit status (-1 when it did not exit normally) and its
 /// stdout and stderr together in output.
 int run_command(const std::string& cmd, std::string& output);

@@ -17,47 +17,6 @@
 
 using namespace clforge;
 
-namespace {
-
-// Parameter names of `kernel` as its .cl file declares them (the text between its "(" and ")").
-std::vector<std::string> declared_params(const std::string& file, const std::string& kernel) {
-  std::ifstream f(std::string(CLFORGE_SOURCE_DIR) + "/cl/" + file);
-  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  const auto at = text.find("void " + kernel + "(");
-  REQUIRE(at != std::string::npos);
-  const auto open = text.find('(', at), close = text.find(')', open);
-  std::vector<std::string> names;
-  std::stringstream params(text.substr(open + 1, close - open - 1));
-  for (std::string p; std::getline(params, p, ',');) {
-    const auto end = p.find_last_not_of(" \n\t");
-    const auto begin = p.find_last_of(" *\n\t", end) + 1;
-    names.push_back(p.substr(begin, end + 1 - begin));
-  }
-  return names;
-}
-
-// Parameter names of a compiled kernel (CL_KERNEL_ARG_NAME; the program was built with
-// -cl-kernel-arg-info). Empty when the implementation keeps no argument information.
-std::vector<std::string> compiled_params(const cl::Program& program, const char* kernel) {
-  cl::Kernel k = detail::get_kernel(program, kernel);
-  cl_uint n = 0;
-  REQUIRE(clGetKernelInfo(k(), CL_KERNEL_NUM_ARGS, sizeof n, &n, nullptr) == CL_SUCCESS);
-  std::vector<std::string> names;
-  for (cl_uint i = 0; i < n; ++i) {
-    std::size_t len = 0;
-    const cl_int st = clGetKernelArgInfo(k(), i, CL_KERNEL_ARG_NAME, 0, nullptr, &len);
-    if (st == CL_KERNEL_ARG_INFO_NOT_AVAILABLE) return {};
-    REQUIRE(st == CL_SUCCESS);
-    std::string name(len, '\0');
-    REQUIRE(clGetKernelArgInfo(k(), i, CL_KERNEL_ARG_NAME, len, name.data(), nullptr) == CL_SUCCESS);
-    name.resize(name.find('\0') == std::string::npos ? name.size() : name.find('\0'));
-    names.push_back(name);
-  }
-  return names;
-}
-
-}  // namespace
-
 TEST_SUITE("blur") {
   TEST_CASE("the launcher names every blur kernel's parameters as the compiled kernels declare them") {
     auto& s = test::session();
@@ -81,13 +40,13 @@ TEST_SUITE("blur") {
     for (const Kernel& k : kernels) {
       CAPTURE(k.sig.kernel);
       const std::vector<std::string> sig(k.sig.args.begin(), k.sig.args.end());
-      CHECK(declared_params(k.file, k.sig.kernel) == sig);
+      CHECK(test::declared_params(k.file, k.sig.kernel) == sig);
       // Blocks on, so that the recursive program holds its block kernels.
       const Tuning t{std::string(k.spec) == "blur_recursive" ? ParamMap{{"BLUR_R_BLOCK", 64}} : ParamMap{}, false};
       const std::string variant = std::string(k.spec) == "blur" ? "*" : "1";
       const Configuration cfg = resolve_configuration(k.spec, variant, s.entry.info, t);
       const cl::Program p = detail::get_program(qc, detail::kernel_spec(k.spec), cfg, "-cl-kernel-arg-info");
-      const std::vector<std::string> compiled = compiled_params(p, k.sig.kernel);
+      const std::vector<std::string> compiled = test::compiled_params(p, k.sig.kernel);
       if (compiled.empty())
         MESSAGE("no CL_KERNEL_ARG_NAME on this device: checked against the source only");
       else

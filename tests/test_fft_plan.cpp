@@ -164,16 +164,8 @@ TEST_SUITE("fft") {
       for (const KernelSignature* sig : fft_signatures()) {
         CAPTURE(sig->kernel);
         CAPTURE(long_index);
-        const cl::Kernel k(program, sig->kernel);
-        cl_uint count = 0;
-        REQUIRE(clGetKernelInfo(k(), CL_KERNEL_NUM_ARGS, sizeof count, &count, nullptr) == CL_SUCCESS);
-        std::vector<std::string> names;
-        for (cl_uint i = 0; i < count; ++i) {
-          char name[256] = {};
-          REQUIRE(clGetKernelArgInfo(k(), i, CL_KERNEL_ARG_NAME, sizeof name, name, nullptr) == CL_SUCCESS);
-          names.emplace_back(name);
-        }
-        CHECK(names == std::vector<std::string>(sig->args.begin(), sig->args.end()));
+        CHECK(test::compiled_params(program, sig->kernel) ==
+              std::vector<std::string>(sig->args.begin(), sig->args.end()));
       }
     }
   }

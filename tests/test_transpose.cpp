@@ -199,23 +199,6 @@ TEST_SUITE("transpose") {
 
 namespace {
 
-// Parameter names of `kernel` as its .cl file declares them (the text between its "(" and ")").
-std::vector<std::string> declared_params(const std::string& file, const std::string& kernel) {
-  std::ifstream f(std::string(CLFORGE_SOURCE_DIR) + "/cl/" + file);
-  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  const auto at = text.find("void " + kernel + "(");
-  REQUIRE(at != std::string::npos);
-  const auto open = text.find('(', at), close = text.find(')', open);
-  std::vector<std::string> names;
-  std::stringstream params(text.substr(open + 1, close - open - 1));
-  for (std::string p; std::getline(params, p, ',');) {
-    const auto end = p.find_last_not_of(" \n\t");
-    const auto begin = p.find_last_of(" *\n\t", end) + 1;
-    names.push_back(p.substr(begin, end + 1 - begin));
-  }
-  return names;
-}
-
 // Programs looked up (built, or found in the memory or disk cache) in this process.
 std::uint64_t lookups(const CacheStats& c = cache_stats()) { return c.memory_hits + c.disk_hits + c.compiles; }
 
@@ -236,7 +219,7 @@ std::vector<float> device_transpose(const TransposePlan& plan, cl::CommandQueue&
 
 TEST_SUITE("transpose") {
   TEST_CASE("the launcher names the kernel's parameters as its source declares them") {
-    CHECK(declared_params("transpose/transpose.cl", "transpose_tiled") ==
+    CHECK(test::declared_params("transpose/transpose.cl", "transpose_tiled") ==
           std::vector<std::string>(detail::kTransposeTiled.args.begin(), detail::kTransposeTiled.args.end()));
   }
 

@@ -13,4 +13,6 @@ if [ "${1:-}" = --check ]; then
   done
   exit $bad
 fi
-clang-format -i --style=file $files
+for f in $files; do  # rewrite only what changes, so builds are not invalidated for nothing
+  clang-format --style=file "$f" | cmp -s - "$f" || clang-format -i --style=file "$f"
+done

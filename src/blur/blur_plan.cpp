@@ -278,13 +278,7 @@ BlurPlan::BlurPlan(const cl::CommandQueue& queue, const BlurDesc& desc, const Tu
 void BlurPlan::enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait_list,
                        cl::Event* event) const {
   using namespace detail;
-  require(queue() != nullptr, kRoutine, "null command queue");
-  cl_context ctx = nullptr;
-  cl_device_id dev = nullptr;
-  check(clGetCommandQueueInfo(queue(), CL_QUEUE_CONTEXT, sizeof ctx, &ctx, nullptr), "clGetCommandQueueInfo");
-  check(clGetCommandQueueInfo(queue(), CL_QUEUE_DEVICE, sizeof dev, &dev, nullptr), "clGetCommandQueueInfo");
-  require(ctx == impl_->context() && dev == impl_->device, kRoutine,
-          "the queue belongs to another context or device than the plan");
+  require_plan_queue(kRoutine, queue, impl_->context(), impl_->device);
   check_blur_buffers(impl_->desc, impl_->context, in, out);
   impl_->run(queue, in, out, wait_list, event);
 }

@@ -23,15 +23,7 @@ void FftPlan::Impl::run(cl::CommandQueue& q, int dir, const cl::Buffer& in, cons
   using detail::require;
   const char* R = kRoutine;
   const std::size_t n = desc.n, batch = desc.batch;
-  if (q() != queue()) {
-    require(q() != nullptr, R, "null command queue");
-    cl_context ctx = nullptr;
-    cl_device_id dev = nullptr;
-    detail::check(clGetCommandQueueInfo(q(), CL_QUEUE_CONTEXT, sizeof ctx, &ctx, nullptr), "clGetCommandQueueInfo");
-    detail::check(clGetCommandQueueInfo(q(), CL_QUEUE_DEVICE, sizeof dev, &dev, nullptr), "clGetCommandQueueInfo");
-    require(ctx == qc.context() && dev == qc.device(), R,
-            "the queue belongs to another context or device than the plan");
-  }
+  if (q() != queue()) detail::require_plan_queue(R, q, qc.context(), qc.device());
   const std::size_t in_span =
       detail::require_extent(R, "in", in, desc.in.offset, layout_span("in", desc.in, n, batch), sizeof(cl_float2));
   const std::size_t out_span =

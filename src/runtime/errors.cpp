@@ -62,5 +62,14 @@ cl::Device queue_device(const cl::CommandQueue& q) {
   return cl::Device(dev, true);
 }
 
+void require_plan_queue(const char* routine, const cl::CommandQueue& queue, cl_context context, cl_device_id device) {
+  require(queue() != nullptr, routine, "null command queue");
+  cl_context ctx = nullptr;
+  cl_device_id dev = nullptr;
+  check(clGetCommandQueueInfo(queue(), CL_QUEUE_CONTEXT, sizeof ctx, &ctx, nullptr), "clGetCommandQueueInfo");
+  check(clGetCommandQueueInfo(queue(), CL_QUEUE_DEVICE, sizeof dev, &dev, nullptr), "clGetCommandQueueInfo");
+  require(ctx == context && dev == device, routine, "the queue belongs to another context or device than the plan");
+}
+
 }  // namespace detail
 }  // namespace clforge

@@ -260,13 +260,7 @@ SgemmPlan::SgemmPlan(const cl::CommandQueue& queue, const SgemmDesc& desc, const
 void SgemmPlan::enqueue(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
                         const EventList& wait_list, cl::Event* event) const {
   using namespace detail;
-  require(queue() != nullptr, kRoutine, "null command queue");
-  cl_context ctx = nullptr;
-  cl_device_id dev = nullptr;
-  check(clGetCommandQueueInfo(queue(), CL_QUEUE_CONTEXT, sizeof ctx, &ctx, nullptr), "clGetCommandQueueInfo");
-  check(clGetCommandQueueInfo(queue(), CL_QUEUE_DEVICE, sizeof dev, &dev, nullptr), "clGetCommandQueueInfo");
-  require(ctx == impl_->context() && dev == impl_->device, kRoutine,
-          "the queue belongs to another context or device than the plan");
+  require_plan_queue(kRoutine, queue, impl_->context(), impl_->device);
   const SgemmDesc& d = impl_->desc;
   sgemm_check_buffers(impl_->span, {&a, &b, &c}, {d.a_offset, d.b_offset, d.c_offset});
   impl_->run(queue, a, b, c, wait_list, event);
