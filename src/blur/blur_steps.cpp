@@ -113,36 +113,28 @@ void recursive_pass(Run& c, const cl::Program& prog, std::size_t n, std::size_t 
     c.chain.kernel(k, cl::NDRange(round_up(cols, lx)), cl::NDRange(lx), last);
     return;
   }
-  if (!have_carries) {
-    cl::Kernel k = get_kernel(prog, kBlurRecCarry.kernel);
-    Args(k, kBlurRecCarry, p.long_index)
-        .i32("n", N)
+  // The arguments the block kernels share: sizes, the pass's table, the input and the carries.
+  auto pass_args = [&](Args& a) -> Args& {
+    return a.i32("n", N)
         .i32("cols", C)
         .buffer("prm", rp.prm)
         .buffer("in", in.buffer)
         .index("in_off", in.offset)
         .index("in_pitch", in.pitch)
         .buffer("carry", c.scratch)
-        .index("carry_off", carry)
-        .finish();
+        .index("carry_off", carry);
+  };
+  if (!have_carries) {
+    cl::Kernel k = get_kernel(prog, kBlurRecCarry.kernel);
+    Args a(k, kBlurRecCarry, p.long_index);
+    pass_args(a).finish();
     c.chain.kernel(k, cl::NDRange(round_up(cols, lx), rp.nb), cl::NDRange(lx, 1), false);
   }
   {
     cl::Kernel k = get_kernel(prog, kBlurRecLink.kernel);
-    Args(k, kBlurRecLink, p.long_index)
-        .i32("n", N)
-        .i32("cols", C)
-        .i32("nb", static_cast<long long>(rp.nb))
-        .i32("q", rp.q)
-        .i32("border", p.border)
-        .i32("K", rp.K)
-        .buffer("prm", rp.prm)
-        .buffer("in", in.buffer)
-        .index("in_off", in.offset)
-        .index("in_pitch", in.pitch)
-        .buffer("carry", c.scratch)
-        .index("carry_off", carry)
-        .finish();
+    Args a(k, kBlurRecLink, p.long_index);
+    a.i32("nb", static_cast<long long>(rp.nb)).i32("q", rp.q).i32("border", p.border).i32("K", rp.K);
+    pass_args(a).finish();
     c.chain.kernel(k, cl::NDRange(round_up(cols, lx), p.rec_split), cl::NDRange(lx, p.rec_split), false);
   }
   cl::Kernel k = get_kernel(prog, kBlurRecApply.kernel);
