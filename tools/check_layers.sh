@@ -8,6 +8,7 @@
 #                     family's tuner target (*_tune.cpp)
 #   src/library/      the one list of the families (specs, tuner targets): any of the above
 #   host/             references and test data (test side): anything
+#   python/           the Python module: public headers and its own headers only
 # Prints every include that goes up a layer and exits 1 if there is one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,5 +41,6 @@ for d in $(cd src && ls -d */ | tr -d / | grep -vx 'runtime\|tuning\|library'); 
     esac
   done
 done
+for f in python/*.cpp python/*.hpp; do check "$f" 'clforge/|[a-z_]+\.hpp$'; done
 if [ $bad -ne 0 ]; then echo "check_layers: includes that go up a layer (see tools/check_layers.sh)"; exit 1; fi
 echo "check_layers: every include points down the layers"

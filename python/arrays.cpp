@@ -1,0 +1,234 @@
+// NumPy conveniences: sgemm, transpose, fft/ifft and gaussian_blur on host arrays, blocking, on a
+// pyopencl queue. sgemm and transpose are the library's host-vector overloads; fft and
+// gaussian_blur build a plan (which checks every argument before anything is allocated), copy the
+// array in at buffer creation, enqueue and read the result back.
+#include <algorithm>
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "interop.hpp"
+
+namespace clforge_py {
+namespace {
+
+template <typename T>
+std::vector<T> to_vector(const py::array& a) {
+  std::vector<T> v(static_cast<std::size_t>(a.nbytes()) / sizeof(T));
+  if (!v.empty()) std::memcpy(v.data(), a.data(), v.size() * sizeof(T));
+  return v;
+}
+
+// A new C-contiguous array of `dtype` and `shape` holding `bytes` bytes from `src`.
+py::array from_bytes(const py::dtype& dtype, const std::vector<py::ssize_t>& shape, const void* src,
+                     std::size_t bytes) {
+  py::array out(dtype, shape);
+  if (bytes != 0) std::memcpy(out.mutable_data(), src, bytes);
+  return out;
+}
+
+py::array sgemm_np(const py::object& queue, const py::object& a_obj, const py::object& b_obj, const py::object& c_obj,
+                   float alpha, float beta, bool trans_a, bool trans_b, const py::object& tuning_obj) {
+  const char* R = "sgemm";
+  cl::CommandQueue q = to_queue(queue);
+  const clforge::Tuning tuning = to_tuning(tuning_obj);
+  const py::array a = checked_array(a_obj, R, "a", 2), b = checked_array(b_obj, R, "b", 2);
+  require_dtype(a, py::dtype::of<float>(), R, "a");
+  require_dtype(b, py::dtype::of<float>(), R, "b");
+  const auto dim = [](const py::array& x, bool t, int i) { return static_cast<std::size_t>(x.shape(t ? 1 - i : i)); };
+  const std::size_t m = dim(a, trans_a, 0), k = dim(a, trans_a, 1), n = dim(b, trans_b, 1);
+  if (dim(b, trans_b, 0) != k)
+    invalid(R, "op(a) is " + std::to_string(m) + "x" + std::to_string(k) + " but op(b) is " +
+                   std::to_string(dim(b, trans_b, 0)) + "x" + std::to_string(n) + ": inner dimensions differ");
+  std::vector<float> c(m * n, 0.0f);
+  if (!c_obj.is_none()) {
+    const py::array ca = checked_array(c_obj, R, "c", 2);
+    require_dtype(ca, py::dtype::of<float>(), R, "c");
+    if (static_cast<std::size_t>(ca.shape(0)) != m || static_cast<std::size_t>(ca.shape(1)) != n)
+      invalid(R, "c must be " + std::to_string(m) + "x" + std::to_string(n) + " (got " + std::to_string(ca.shape(0)) +
+                     "x" + std::to_string(ca.shape(1)) + ")");
+    c = to_vector<float>(ca);
+  } else if (beta != 0.0f) {
+    invalid(R, "beta is " + std::to_string(beta) + " but no c was given");
+  }
+  const std::vector<float> av = to_vector<float>(a), bv = to_vector<float>(b);
+  // Row-major: the leading dimension of each stored matrix is its number of columns.
+  const auto ld = [](const py::array& x) { return std::max<std::size_t>(1, static_cast<std::size_t>(x.shape(1))); };
+  {
+    py::gil_scoped_release nogil;
+    clforge::sgemm(q, clforge::Layout::RowMajor, trans_a ? clforge::Transpose::Yes : clforge::Transpose::No,
+                   trans_b ? clforge::Transpose::Yes : clforge::Transpose::No, m, n, k, alpha, av, ld(a), bv, ld(b),
+                   beta, c, std::max<std::size_t>(1, n), tuning);
+  }
+  return from_bytes(py::dtype::of<float>(), {static_cast<py::ssize_t>(m), static_cast<py::ssize_t>(n)}, c.data(),
+                    c.size() * sizeof(float));
+}
+
+struct Bytes16 {
+  unsigned char b[16];
+};
+
+template <typename T>
+std::vector<T> transpose_as(cl::CommandQueue& q, std::size_t rows, std::size_t cols, const py::array& a,
+                            const clforge::Tuning& tuning) {
+  const std::vector<T> in = to_vector<T>(a);
+  py::gil_scoped_release nogil;
+  return clforge::transpose(q, rows, cols, in, tuning);
+}
+
+py::array transpose_np(const py::object& queue, const py::object& a_obj, const py::object& tuning_obj) {
+  const char* R = "transpose";
+  cl::CommandQueue q = to_queue(queue);
+  const clforge::Tuning tuning = to_tuning(tuning_obj);
+  const py::array a = checked_array(a_obj, R, "a", 2);
+  const std::size_t elem = static_cast<std::size_t>(a.itemsize());
+  if (a.dtype().attr("hasobject").cast<bool>())
+    throw py::type_error("transpose: a must not hold Python objects (got dtype object)");
+  if (elem != 4 && elem != 8 && elem != 16)
+    throw py::type_error("transpose: a must have 4-, 8- or 16-byte elements (got dtype " + text(a.dtype()) + ", " +
+                         std::to_string(elem) + " bytes)");
+  const auto rows = static_cast<std::size_t>(a.shape(0)), cols = static_cast<std::size_t>(a.shape(1));
+  const std::vector<py::ssize_t> shape{a.shape(1), a.shape(0)};
+  const std::size_t bytes = rows * cols * elem;
+  if (elem == 4) return from_bytes(a.dtype(), shape, transpose_as<float>(q, rows, cols, a, tuning).data(), bytes);
+  if (elem == 8)
+    return from_bytes(a.dtype(), shape, transpose_as<std::complex<float>>(q, rows, cols, a, tuning).data(), bytes);
+  return from_bytes(a.dtype(), shape, transpose_as<Bytes16>(q, rows, cols, a, tuning).data(), bytes);
+}
+
+// Copies `in` to a new device buffer, runs `enqueue(in, out, &done)` into a device buffer of
+// out.nbytes() and reads it into `out`, blocking. The GIL is released throughout.
+template <typename F>
+void run_on_host(cl::CommandQueue& q, const py::array& in, py::array& out, F&& enqueue) {
+  const void* src = in.data();
+  void* dst = out.mutable_data();
+  const auto in_bytes = static_cast<std::size_t>(in.nbytes()), out_bytes = static_cast<std::size_t>(out.nbytes());
+  py::gil_scoped_release nogil;
+  cl_int err = CL_SUCCESS;
+  const cl::Context ctx = q.getInfo<CL_QUEUE_CONTEXT>(&err);
+  if (err != CL_SUCCESS) throw clforge::OpenCLError(err, "clGetCommandQueueInfo");
+  const cl::Buffer bin(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in_bytes, const_cast<void*>(src), &err);
+  if (err != CL_SUCCESS) throw clforge::OpenCLError(err, "clCreateBuffer", "input array");
+  const cl::Buffer bout(ctx, CL_MEM_READ_WRITE, out_bytes, nullptr, &err);
+  if (err != CL_SUCCESS) throw clforge::OpenCLError(err, "clCreateBuffer", "output array");
+  cl::Event done;
+  enqueue(bin, bout, &done);
+  const std::vector<cl::Event> wait{done};
+  err = q.enqueueReadBuffer(bout, CL_TRUE, 0, out_bytes, dst, &wait);
+  if (err != CL_SUCCESS) throw clforge::OpenCLError(err, "clEnqueueReadBuffer", "output array");
+}
+
+py::array fft_np(const py::object& queue, const py::object& x_obj, bool inverse, const std::string& norm,
+                 const py::object& tuning_obj) {
+  const char* R = inverse ? "ifft" : "fft";
+  cl::CommandQueue q = to_queue(queue);
+  const clforge::Tuning tuning = to_tuning(tuning_obj);
+  if (!py::isinstance<py::array>(x_obj))
+    throw py::type_error(std::string(R) + ": x must be a NumPy array (got " + type_name(x_obj) + ")");
+  const auto ndim = py::reinterpret_borrow<py::array>(x_obj).ndim();
+  const py::array x = checked_array(x_obj, R, "x", ndim < 1 ? 1 : static_cast<int>(ndim));
+  require_dtype(x, py::dtype::of<std::complex<float>>(), R, "x");
+  using S = clforge::FftScaling;
+  clforge::FftDesc d;
+  // numpy.fft's norm: which direction is scaled, and by what.
+  if (norm == "backward") {
+    d.inverse_scaling = S::OverN;
+  } else if (norm == "ortho") {
+    d.forward_scaling = d.inverse_scaling = S::OverSqrtN;
+  } else if (norm == "forward") {
+    d.forward_scaling = S::OverN;
+  } else {
+    invalid(R, "norm must be \"backward\", \"ortho\" or \"forward\" (got \"" + norm + "\")");
+  }
+  d.n = static_cast<std::size_t>(x.shape(ndim - 1));  // transforms along the last axis, as numpy.fft
+  d.batch = d.n == 0 ? 0 : static_cast<std::size_t>(x.size()) / d.n;
+  std::unique_ptr<clforge::FftPlan> plan;
+  {
+    py::gil_scoped_release nogil;
+    plan = std::make_unique<clforge::FftPlan>(q, d, tuning);  // checks n and batch before any allocation
+  }
+  py::array y(x.dtype(), std::vector<py::ssize_t>(x.shape(), x.shape() + ndim));
+  run_on_host(q, x, y, [&](const cl::Buffer& in, const cl::Buffer& out, cl::Event* done) {
+    if (inverse)
+      plan->inverse(q, in, out, {}, done);
+    else
+      plan->forward(q, in, out, {}, done);
+  });
+  return y;
+}
+
+py::array blur_np(const py::object& queue, const py::object& img_obj, double sigma, const py::object& sigma_y,
+                  const py::object& border, const py::object& method, const py::object& tuning_obj) {
+  const char* R = "gaussian_blur";
+  cl::CommandQueue q = to_queue(queue);
+  const clforge::Tuning tuning = to_tuning(tuning_obj);
+  const py::array img = checked_array(img_obj, R, "image", 2, 3);
+  using F = clforge::PixelFormat;
+  F format = F::R32F;
+  if (img.ndim() == 3 && img.shape(2) != 4)
+    invalid(R, "a 3-D image must have 4 channels, shape (height, width, 4) (got " + std::to_string(img.shape(2)) + ")");
+  if (img.dtype().equal(py::dtype::of<std::uint8_t>())) {
+    if (img.ndim() != 3) invalid(R, "a uint8 image must be RGBA, shape (height, width, 4)");
+    format = F::RGBA8;
+  } else {
+    require_dtype(img, py::dtype::of<float>(), R, "image");
+    if (img.ndim() == 3) format = F::RGBA32F;
+  }
+  clforge::BlurDesc d;
+  d.height = static_cast<std::size_t>(img.shape(0));
+  d.width = static_cast<std::size_t>(img.shape(1));
+  d.format = format;
+  d.sigma_x = sigma;
+  d.sigma_y = sigma_y.is_none() ? sigma : py::float_(py::reinterpret_borrow<py::object>(sigma_y)).cast<double>();
+  d.border = enum_arg<clforge::BlurBorder>(border, clforge::parse_blur_border, "border");
+  d.method = enum_arg<clforge::BlurMethod>(method, clforge::parse_blur_method, "method");
+  std::unique_ptr<clforge::BlurPlan> plan;
+  {
+    py::gil_scoped_release nogil;
+    plan = std::make_unique<clforge::BlurPlan>(q, d, tuning);  // checks everything before any allocation
+  }
+  py::array out(img.dtype(), std::vector<py::ssize_t>(img.shape(), img.shape() + img.ndim()));
+  run_on_host(q, img, out,
+              [&](const cl::Buffer& in, const cl::Buffer& o, cl::Event* done) { plan->enqueue(q, in, o, {}, done); });
+  return out;
+}
+
+}  // namespace
+
+void register_arrays(py::module_& m) {
+  m.def("sgemm", &sgemm_np, py::arg("queue"), py::arg("a"), py::arg("b"), py::arg("c") = py::none(),
+        py::arg("alpha") = 1.0f, py::arg("beta") = 0.0f, py::arg("trans_a") = false, py::arg("trans_b") = false,
+        py::arg("tuning") = py::none(),
+        "alpha * op(a) @ op(b) + beta * c as a new float32 array (op: transpose when trans_a / trans_b). a, b and c "
+        "are C-contiguous 2-D float32 arrays; c (m x n) is only read, and needed when beta is not 0. Blocking.");
+  m.def("transpose", &transpose_np, py::arg("queue"), py::arg("a"), py::arg("tuning") = py::none(),
+        "a.T as a new C-contiguous array of a's dtype; a is a C-contiguous 2-D array of 4-, 8- or 16-byte "
+        "elements. Blocking.");
+  m.def(
+      "fft",
+      [](const py::object& q, const py::object& x, const std::string& norm, const py::object& tuning) {
+        return fft_np(q, x, false, norm, tuning);
+      },
+      py::arg("queue"), py::arg("x"), py::arg("norm") = "backward", py::arg("tuning") = py::none(),
+      "Forward FFT along the last axis of a C-contiguous complex64 array, as numpy.fft.fft (norm: 'backward' "
+      "unscaled, 'ortho' 1/sqrt(n), 'forward' 1/n). Blocking.");
+  m.def(
+      "ifft",
+      [](const py::object& q, const py::object& x, const std::string& norm, const py::object& tuning) {
+        return fft_np(q, x, true, norm, tuning);
+      },
+      py::arg("queue"), py::arg("x"), py::arg("norm") = "backward", py::arg("tuning") = py::none(),
+      "Inverse FFT along the last axis of a C-contiguous complex64 array, as numpy.fft.ifft (norm: 'backward' "
+      "1/n, 'ortho' 1/sqrt(n), 'forward' unscaled). Blocking.");
+  m.def("gaussian_blur", &blur_np, py::arg("queue"), py::arg("image"), py::arg("sigma"),
+        py::arg("sigma_y") = py::none(), py::arg("border") = "clamp", py::arg("method") = "auto",
+        py::arg("tuning") = py::none(),
+        "Gaussian blur of a C-contiguous image: float32 (height, width), float32 (height, width, 4) or uint8 RGBA "
+        "(height, width, 4); sigma in pixels along x (and y unless sigma_y is given); border 'clamp', 'mirror' or "
+        "'zero'; method 'auto', 'direct', 'separable' or 'recursive' (or the BlurBorder / BlurMethod values). "
+        "Returns a new image of the same shape and dtype. Blocking.");
+}
+
+}  // namespace clforge_py

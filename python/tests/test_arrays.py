@@ -1,0 +1,110 @@
+# The NumPy conveniences against NumPy in double precision: sgemm against float64 matmul,
+# transpose exactly, fft/ifft against numpy.fft, gaussian_blur against a double reference of the
+# same truncated Gaussian (support.blur_reference).
+import math
+
+import numpy as np
+import pytest
+
+import clforge
+from support import EPS, blur_reference, rel_error, uniform
+
+
+@pytest.mark.parametrize("m,n,k", [(1, 1, 1), (7, 17, 33), (65, 31, 127), (3, 2, 1000)])
+@pytest.mark.parametrize("trans_a,trans_b", [(False, False), (True, False), (False, True), (True, True)])
+def test_sgemm_matches_float64_matmul(queue, rng, m, n, k, trans_a, trans_b):
+    a = uniform(rng, (k, m) if trans_a else (m, k))
+    b = uniform(rng, (n, k) if trans_b else (k, n))
+    opa = a.T.astype(np.float64) if trans_a else a.astype(np.float64)
+    opb = b.T.astype(np.float64) if trans_b else b.astype(np.float64)
+    c = clforge.sgemm(queue, a, b, trans_a=trans_a, trans_b=trans_b)
+    assert c.dtype == np.float32 and c.shape == (m, n) and c.flags.c_contiguous
+    err = rel_error(c, opa @ opb)
+    assert err <= 4 * k * EPS, f"{m}x{n}x{k} trans {trans_a},{trans_b}: relative error {err:.3g}"
+
+
+def test_sgemm_alpha_beta_and_c_left_alone(queue, rng):
+    a, b, c0 = uniform(rng, (17, 33)), uniform(rng, (33, 7)), uniform(rng, (17, 7))
+    c_before = c0.copy()
+    c = clforge.sgemm(queue, a, b, c=c0, alpha=-0.5, beta=2.0)
+    ref = -0.5 * (a.astype(np.float64) @ b) + 2.0 * c0.astype(np.float64)
+    assert rel_error(c, ref) <= 4 * 33 * EPS
+    np.testing.assert_array_equal(c0, c_before)
+    # alpha 0: C = beta * C exactly, A and B not read (NaN there does not reach C).
+    nan_a = np.full_like(a, np.nan)
+    np.testing.assert_array_equal(clforge.sgemm(queue, nan_a, b, c=c0, alpha=0.0, beta=3.0), 3.0 * c0)
+
+
+def test_sgemm_identity_is_exact(queue, rng):
+    a = uniform(rng, (31, 64))
+    np.testing.assert_array_equal(clforge.sgemm(queue, a, np.eye(64, dtype=np.float32)), a)
+
+
+@pytest.mark.parametrize(
+    "shape,dtype",
+    [((33, 65), np.float32), ((1, 17), np.int32), ((17, 3), np.complex64), ((64, 1), np.float64), ((7, 31), np.complex128)],
+)
+def test_transpose_is_exact(queue, rng, shape, dtype):
+    a = uniform(rng, shape, dtype) if dtype != np.int32 else rng.integers(-(2**31), 2**31, shape, dtype=np.int32)
+    t = clforge.transpose(queue, a)
+    assert t.dtype == a.dtype and t.shape == shape[::-1] and t.flags.c_contiguous
+    np.testing.assert_array_equal(t, a.T)
+
+
+@pytest.mark.parametrize("n,batch", [(1, 3), (16, 1), (64, 5), (105, 2), (17, 3), (4096, 1)])
+def test_fft_matches_numpy(queue, rng, n, batch):
+    x = uniform(rng, (batch, n), np.complex64)
+    tol = 8 * max(1.0, math.log2(n)) * EPS
+    y = clforge.fft(queue, x)
+    assert y.dtype == np.complex64 and y.shape == x.shape
+    assert rel_error(y, np.fft.fft(x.astype(np.complex128))) <= tol, f"n={n} batch={batch}"
+    yi = clforge.ifft(queue, x)
+    assert rel_error(yi, np.fft.ifft(x.astype(np.complex128))) <= tol
+    assert rel_error(clforge.ifft(queue, y), x) <= 2 * tol  # round trip
+
+
+@pytest.mark.parametrize("norm", ["ortho", "forward"])
+def test_fft_norm_follows_numpy(queue, rng, norm):
+    x = uniform(rng, (2, 3, 48), np.complex64)  # transforms along the last axis of a 3-D array
+    ref = np.fft.fft(x.astype(np.complex128), norm=norm)
+    assert rel_error(clforge.fft(queue, x, norm=norm), ref) <= 8 * 6 * EPS
+    ref_inv = np.fft.ifft(x.astype(np.complex128), norm=norm)
+    assert rel_error(clforge.ifft(queue, x, norm=norm), ref_inv) <= 8 * 6 * EPS
+
+
+def test_fft_of_an_impulse_is_flat(queue):
+    x = np.zeros(32, np.complex64)
+    x[0] = 1
+    np.testing.assert_allclose(clforge.fft(queue, x), np.ones(32), atol=1e-6)
+
+
+@pytest.mark.parametrize("method", ["direct", "separable"])
+@pytest.mark.parametrize("border", ["clamp", "mirror", "zero"])
+@pytest.mark.parametrize("shape,sigma", [((33, 65), 1.5), ((17, 4), 3.0), ((1, 9), 0.7)])
+def test_blur_matches_the_truncated_gaussian(queue, rng, method, border, shape, sigma):
+    img = uniform(rng, shape)
+    out = clforge.gaussian_blur(queue, img, sigma, border=border, method=method)
+    assert out.dtype == np.float32 and out.shape == shape
+    ref = blur_reference(img, sigma, sigma, border)
+    tol = 16 * EPS * (2 * math.ceil(3 * sigma) + 2)
+    assert rel_error(out, ref) <= tol, f"{shape} sigma {sigma} {border}"
+
+
+def test_blur_recursive_and_anisotropic_rgba(queue, rng):
+    img = uniform(rng, (40, 50, 4))
+    out = clforge.gaussian_blur(queue, img, 3.0, sigma_y=4.0, border=clforge.BlurBorder.Mirror, method="recursive")
+    assert out.shape == img.shape
+    # The recursive filter approximates the exact Gaussian (docs/blur.md: within 0.10 from sigma 2).
+    assert rel_error(out, blur_reference(img, 3.0, 4.0, "mirror", truncate=8.0)) <= 0.10
+    sep = clforge.gaussian_blur(queue, img, 3.0, sigma_y=4.0, border="mirror", method=clforge.BlurMethod.Separable)
+    assert rel_error(sep, blur_reference(img, 3.0, 4.0, "mirror")) <= 16 * EPS * 24
+
+
+def test_blur_rgba8(queue, rng):
+    img = rng.integers(0, 256, (21, 30, 4), dtype=np.uint8)
+    out = clforge.gaussian_blur(queue, img, 2.0, method="separable")
+    assert out.dtype == np.uint8 and out.shape == img.shape
+    ref = np.clip(np.rint(blur_reference(img, 2.0, 2.0, "clamp")), 0, 255)
+    assert np.abs(out.astype(np.int32) - ref).max() <= 1
+    flat = np.full((9, 8, 4), 200, np.uint8)
+    np.testing.assert_array_equal(clforge.gaussian_blur(queue, flat, 5.0), flat)

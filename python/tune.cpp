@@ -1,0 +1,176 @@
+// The tuner from Python: clforge::tune (the function `clforge tune` is a front end over) with its
+// options as keyword arguments and its result as read-only objects, plus what it can tune
+// (tune_routines, tunable_kernels, kernel_parameters). A progress callback runs on the calling
+// thread with the GIL; returning True stops the search (the best so far is still stored), and a
+// pending KeyboardInterrupt stops it the same way before it is raised.
+#include <atomic>
+#include <exception>
+
+#include "interop.hpp"
+
+namespace clforge_py {
+namespace {
+
+using namespace clforge;
+
+TuneResult tune_py(const py::object& queue, const std::string& routine, const std::vector<std::string>& sizes,
+                   const py::object& strategy, std::size_t budget, double time_limit,
+                   const std::map<std::string, std::vector<int>>& param_values, const py::object& options, bool dry_run,
+                   bool store, std::uint64_t seed, unsigned compile_threads, int warmup, int min_reps, int max_reps,
+                   double min_time_ms, std::size_t finalists, const py::object& progress) {
+  cl::CommandQueue q = to_queue(queue);
+  TuneOptions o;
+  o.sizes = sizes;
+  o.strategy = enum_arg<TuneStrategy>(strategy, parse_tune_strategy, "strategy");
+  o.budget = budget;
+  o.time_limit_s = time_limit;
+  o.param_values = param_values;
+  if (!options.is_none() && !py::isinstance<py::dict>(options))
+    throw py::type_error("options must be a dict {name: value} (got " + type_name(options) + ")");
+  if (!options.is_none())  // values may be numbers: the routine parses their text
+    for (const auto& [name, value] : py::reinterpret_borrow<py::dict>(options))
+      o.routine_options[py::str(name).cast<std::string>()] = py::str(value).cast<std::string>();
+  o.dry_run = dry_run;
+  o.store = store;
+  o.seed = seed;
+  o.compile_threads = compile_threads;
+  o.warmup = warmup;
+  o.min_reps = min_reps;
+  o.max_reps = max_reps;
+  o.min_time_ms = min_time_ms;
+  o.finalists = finalists;
+  std::atomic<bool> stop{false};
+  std::exception_ptr callback_error;
+  o.stop = &stop;
+  const py::object callback = py::reinterpret_borrow<py::object>(progress);
+  o.progress = [&](const TuneProgress& p) {
+    py::gil_scoped_acquire gil;
+    if (callback_error) return;
+    try {
+      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+      if (!callback.is_none() && py::bool_(callback(p))) stop = true;
+    } catch (...) {
+      callback_error = std::current_exception();
+      stop = true;
+    }
+  };
+  TuneResult result;
+  {
+    py::gil_scoped_release nogil;
+    result = tune(q, routine, o);
+  }
+  if (callback_error) std::rethrow_exception(callback_error);
+  return result;
+}
+
+void register_results(py::module_& m) {
+  py::enum_<TuneStrategy>(m, "TuneStrategy", "Search order over the candidate space.")
+      .value("Auto", TuneStrategy::Auto)
+      .value("Exhaustive", TuneStrategy::Exhaustive)
+      .value("Random", TuneStrategy::Random)
+      .value("Anneal", TuneStrategy::Anneal);
+  py::enum_<CandidateStatus>(m, "CandidateStatus", "What happened to one evaluated candidate.")
+      .value("Ok", CandidateStatus::Ok)
+      .value("Rejected", CandidateStatus::Rejected)
+      .value("BuildFailed", CandidateStatus::BuildFailed)
+      .value("RunFailed", CandidateStatus::RunFailed);
+  py::class_<TuneProgress>(m, "TuneProgress", "Progress after each evaluated candidate.")
+      .def_readonly("routine", &TuneProgress::routine)
+      .def_readonly("variant", &TuneProgress::variant)
+      .def_readonly("done", &TuneProgress::done)
+      .def_readonly("total", &TuneProgress::total)
+      .def_readonly("class_index", &TuneProgress::class_index)
+      .def_readonly("class_count", &TuneProgress::class_count)
+      .def_readonly("elapsed_s", &TuneProgress::elapsed_s)
+      .def_readonly("eta_s", &TuneProgress::eta_s)
+      .def_readonly("current", &TuneProgress::current)
+      .def_readonly("status", &TuneProgress::status)
+      .def_readonly("current_ms", &TuneProgress::current_ms)
+      .def_readonly("best_ms", &TuneProgress::best_ms)
+      .def_readonly("default_ms", &TuneProgress::default_ms)
+      .def_readonly("best", &TuneProgress::best);
+  py::class_<TuneRow>(m, "TuneRow", "One evaluated candidate.")
+      .def_readonly("params", &TuneRow::params)
+      .def_readonly("status", &TuneRow::status)
+      .def_readonly("ms", &TuneRow::ms)
+      .def_readonly("error", &TuneRow::error)
+      .def_readonly("message", &TuneRow::message)
+      .def_readonly("is_default", &TuneRow::is_default);
+  py::class_<TuneClassResult>(m, "TuneClassResult", "The outcome for one size class (one database entry).")
+      .def_readonly("variant", &TuneClassResult::variant)
+      .def_readonly("sizes", &TuneClassResult::sizes)
+      .def_readonly("space", &TuneClassResult::space)
+      .def_readonly("illegal", &TuneClassResult::illegal)
+      .def_readonly("unfit", &TuneClassResult::unfit)
+      .def_readonly("candidates", &TuneClassResult::candidates)
+      .def_readonly("sampled", &TuneClassResult::sampled)
+      .def_readonly("draws", &TuneClassResult::draws)
+      .def_readonly("tried", &TuneClassResult::tried)
+      .def_readonly("rejected", &TuneClassResult::rejected)
+      .def_readonly("build_failed", &TuneClassResult::build_failed)
+      .def_readonly("run_failed", &TuneClassResult::run_failed)
+      .def_readonly("default_params", &TuneClassResult::default_params)
+      .def_readonly("default_ms", &TuneClassResult::default_ms)
+      .def_readonly("has_best", &TuneClassResult::has_best)
+      .def_readonly("best", &TuneClassResult::best)
+      .def_readonly("best_ms", &TuneClassResult::best_ms)
+      .def_readonly("speedup", &TuneClassResult::speedup)
+      .def_readonly("rows", &TuneClassResult::rows)
+      .def_readonly("runoff", &TuneClassResult::runoff)
+      .def_readonly("stored", &TuneClassResult::stored)
+      .def_readonly("store_error", &TuneClassResult::store_error);
+  py::class_<TuneResult>(m, "TuneResult", "The outcome of one tune() call.")
+      .def_readonly("routine", &TuneResult::routine)
+      .def_readonly("kernel", &TuneResult::kernel)
+      .def_readonly("device", &TuneResult::device)
+      .def_readonly("routine_options", &TuneResult::routine_options)
+      .def_readonly("database_path", &TuneResult::database_path)
+      .def_readonly("strategy", &TuneResult::strategy)
+      .def_readonly("classes", &TuneResult::classes)
+      .def_readonly("interrupted", &TuneResult::interrupted)
+      .def_readonly("dry_run", &TuneResult::dry_run)
+      .def_readonly("elapsed_s", &TuneResult::elapsed_s)
+      .def_property_readonly("tried", &TuneResult::tried)
+      .def_property_readonly("rejected", &TuneResult::rejected)
+      .def_property_readonly("build_failed", &TuneResult::build_failed);
+  py::class_<TuneRoutineOption>(m, "TuneRoutineOption", "A setting of a routine's tuning beyond its sizes.")
+      .def_readonly("name", &TuneRoutineOption::name)
+      .def_readonly("help", &TuneRoutineOption::help)
+      .def_readonly("default_value", &TuneRoutineOption::default_value)
+      .def_readonly("choices", &TuneRoutineOption::choices);
+  py::class_<TuneRoutineInfo>(m, "TuneRoutineInfo", "A routine the tuner knows.")
+      .def_readonly("name", &TuneRoutineInfo::name)
+      .def_readonly("kernel", &TuneRoutineInfo::kernel)
+      .def_readonly("size_syntax", &TuneRoutineInfo::size_syntax)
+      .def_readonly("default_sizes", &TuneRoutineInfo::default_sizes)
+      .def_readonly("options", &TuneRoutineInfo::options);
+  py::class_<ParamInfo>(m, "ParamInfo", "One declared tuning parameter of a kernel.")
+      .def_readonly("name", &ParamInfo::name)
+      .def_readonly("default_value", &ParamInfo::default_value)
+      .def_readonly("legal", &ParamInfo::legal)
+      .def_readonly("help", &ParamInfo::help)
+      .def_readonly("launcher_only", &ParamInfo::launcher_only);
+}
+
+}  // namespace
+
+void register_tune(py::module_& m) {
+  register_results(m);
+  m.def("tune", &tune_py, py::arg("queue"), py::arg("routine"), py::arg("sizes") = std::vector<std::string>{},
+        py::arg("strategy") = "auto", py::arg("budget") = 0, py::arg("time_limit") = 0.0,
+        py::arg("param_values") = std::map<std::string, std::vector<int>>{}, py::arg("options") = py::none(),
+        py::arg("dry_run") = false, py::arg("store") = true, py::arg("seed") = 0, py::arg("compile_threads") = 0,
+        py::arg("warmup") = 1, py::arg("min_reps") = 5, py::arg("max_reps") = 50, py::arg("min_time_ms") = 20.0,
+        py::arg("finalists") = 3, py::arg("progress") = py::none(),
+        "Tunes routine ('transpose', 'sgemm', 'fft', 'blur'; see tune_routines()) for the queue's device (a "
+        "profiling queue): every candidate verified against the host reference, then timed; the fastest stored in "
+        "the user database unless store=False. sizes in the routine's syntax (empty: its defaults); strategy "
+        "'auto', 'exhaustive', 'random' or 'anneal'; budget candidates per size class (0: no limit); time_limit in "
+        "seconds (0: none); param_values {name: [values]} narrows the space; options {name: value} are the "
+        "routine's own settings; progress(TuneProgress) is called after each candidate, returning True stops.");
+  m.def("tune_routines", &tune_routines, "The routines tune() knows, with their size syntax and options.");
+  m.def("tunable_kernels", &tunable_kernels, "Names of every kernel with a tuning space.");
+  m.def("kernel_parameters", &kernel_parameters, py::arg("kernel"), "Declared tuning parameters of one kernel.");
+}
+
+}  // namespace clforge_py
