@@ -55,30 +55,68 @@ Record failed_record(const std::string& routine, const std::string& what) {
   return r;
 }
 
+// The options of one routine in bench all: the shared ones with the routine's own sizes.
+BenchOptions routine_options(const AllOptions& opt, const std::string& routine) {
+  BenchOptions o = opt.base;
+  const auto it = opt.sizes.find(routine);
+  o.sizes = it != opt.sizes.end() ? it->second : std::vector<std::string>{};
+  return o;
+}
+
+// Progress steps of a routine on a device; a size list the routine cannot read counts as its
+// length (the routine then stops at that size with a failed record).
+std::size_t routine_steps(const AllOptions& opt, const std::string& routine, const DeviceInfo& dev) {
+  const BenchOptions o = routine_options(opt, routine);
+  try {
+    if (routine == "transpose") return transpose_cases(o);
+    if (routine == "sgemm") return sgemm_cases(o, dev);
+    if (routine == "fft") return fft_cases(o, dev);
+    if (routine == "blur") return blur_cases(o, dev, opt.blur);
+  } catch (const std::exception&) {
+  }
+  return std::max<std::size_t>(o.sizes.size(), 1);
+}
+
 }  // namespace
 
 AllResults run_all(const AllOptions& opt) {
   const std::vector<DeviceEntry> entries = selected_devices(opt);
   AllResults res;
   res.clforge_version = version_string;
+  res.provenance = provenance();
   res.date = utc_now_iso();
   res.command_line = opt.command_line;
   res.quick = opt.base.quick;
   const std::size_t count = entries.size();
+  // One progress count over every device: the peak probes (one step) and each routine's cases.
+  std::vector<std::size_t> device_steps;
+  for (const DeviceEntry& e : entries) {
+    device_steps.push_back(1);
+    for (const std::string& routine : all_routines()) device_steps.back() += routine_steps(opt, routine, e.info);
+  }
+  std::size_t total = 0;
+  for (std::size_t n : device_steps) total += n;
+  const ProgressScope scope(total);
+  std::size_t done = 0;  // steps of the devices and routines before the current one
   for (std::size_t k = 0; k < count; ++k) {
+    const std::size_t device_start = done;
     const auto t0 = std::chrono::steady_clock::now();
     const std::string tag = "[device " + std::to_string(k + 1) + "/" + std::to_string(count) + "]";
     DeviceRun run(entries[k].info);
     set_progress_prefix("");
-    progress(tag + " " + entries[k].info.name + " (" + entries[k].info.index_string() + ", " +
-             entries[k].info.platform_name + ", driver " + entries[k].info.driver_version + ")");
+    progress_note(tag + " " + entries[k].info.name + " (" + entries[k].info.index_string() + ", " +
+                  entries[k].info.platform_name + ", driver " + entries[k].info.driver_version + ")");
+    const auto header = [&](const std::string& routine) {
+      set_progress_prefix("");
+      progress_note(tag + " " + routine);
+      set_progress_prefix(tag + " ");
+    };
+    const auto finished = [&](std::size_t steps) {
+      done += steps;
+      progress_done(done);
+    };
     try {
       Session s(entries[k]);
-      const auto header = [&](const std::string& routine) {
-        set_progress_prefix("");
-        progress(tag + " " + routine);
-        set_progress_prefix(tag + " ");
-      };
       header("peak");
       try {
         const std::size_t bytes = opt.base.quick ? (std::size_t{16} << 20) : (std::size_t{256} << 20);
@@ -86,13 +124,12 @@ AllResults run_all(const AllOptions& opt) {
                                   !opt.base.quick);
       } catch (const std::exception& e) {
         run.report.add(failed_record("peak", e.what()));
-        progress("peak probes failed: " + std::string(e.what()));
+        progress_note("peak probes failed: " + std::string(e.what()));
       }
+      finished(1);
       for (const std::string& routine : all_routines()) {
         header(routine);
-        BenchOptions o = opt.base;
-        const auto it = opt.sizes.find(routine);
-        o.sizes = it != opt.sizes.end() ? it->second : std::vector<std::string>{};
+        const BenchOptions o = routine_options(opt, routine);
         try {
           if (routine == "transpose")
             bench_transpose(s, run.report, o, run.peaks);
@@ -104,12 +141,15 @@ AllResults run_all(const AllOptions& opt) {
             bench_blur(s, run.report, o, run.peaks, opt.blur);
         } catch (const std::exception& e) {
           run.report.add(failed_record(routine, e.what()));
-          progress(routine + " failed: " + std::string(e.what()));
+          progress_note(routine + " failed: " + std::string(e.what()));
         }
+        finished(routine_steps(opt, routine, entries[k].info));
       }
     } catch (const std::exception& e) {  // the context or queue could not be made
       run.report.add(failed_record("session", e.what()));
-      progress("cannot open the device: " + std::string(e.what()));
+      progress_note("cannot open the device: " + std::string(e.what()));
+      done = device_start + device_steps[k];
+      progress_done(done);
     }
     set_progress_prefix("");
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -121,8 +161,11 @@ AllResults run_all(const AllOptions& opt) {
 
 nlohmann::json results_json(const AllResults& r) {
   nlohmann::json j;
-  j["format"] = "clforge bench all 1";
+  j["format"] = "clforge bench all 2";
   j["clforge_version"] = r.clforge_version;
+  j["commit"] = r.provenance.commit;
+  j["host"] = r.provenance.host;
+  j["os"] = r.provenance.os;
   j["date"] = r.date;
   j["command"] = r.command_line;
   j["quick"] = r.quick;
@@ -134,10 +177,13 @@ nlohmann::json results_json(const AllResults& r) {
     one["index"] = info.index_string();
     one["device"] = device_json(info);
     one["driver"] = info.driver_version;
+    one["platform_version"] = info.platform_version;
     one["peers"] = peers;
-    one["peaks"] = {{"copy_gbps", d.peaks.copy_gbps}, {"fma_gflops", d.peaks.fma_gflops}};
+    const auto peak = [](double v) { return v > 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    one["peaks"] = {{"copy_gbps", peak(d.peaks.copy_gbps)}, {"fma_gflops", peak(d.peaks.fma_gflops)}};
     one["seconds"] = d.seconds;
-    one["measurements"] = d.report.to_json()["measurements"];
+    one["measurements"] = nlohmann::json::array();
+    for (const Record& rec : d.report.records()) one["measurements"].push_back(record_json(rec));
     j["devices"].push_back(std::move(one));
   }
   return j;

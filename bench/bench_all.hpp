@@ -45,6 +45,7 @@ struct DeviceRun {
 
 struct AllResults {
   std::string clforge_version, date, command_line;
+  Provenance provenance;  ///< version, commit, host and OS of the run
   bool quick = false;
   std::vector<DeviceRun> devices;
 };
@@ -54,8 +55,9 @@ struct AllResults {
 /// A routine (or the peak probes) that throws leaves a record with status "failed: <what>".
 AllResults run_all(const AllOptions& opt);
 
-/// results.json: version, date, command line and per device its identity, driver, peer
-/// library versions, peaks and every record (median, min, max, spread, size, params).
+/// results.json: provenance (version, commit, host, OS), date, command line and per device its
+/// identity, driver, platform version, peer library versions, peaks and every record
+/// (record_json: values not measured are null).
 nlohmann::json results_json(const AllResults& r);
 /// results.csv: the columns of Report::to_csv, one row per record of every device.
 std::string results_csv(const AllResults& r);
@@ -66,21 +68,49 @@ std::vector<std::pair<std::string, std::string>> report_charts(const AllResults&
 /// Writes all of the above into dir (created when missing); returns the paths written.
 std::vector<std::string> write_results(const AllResults& r, const std::string& dir);
 
-/// Peer libraries and their versions: build-time versions of CLBlast, clFFT and VkFFT,
-/// OpenBLAS's own config string when it loads, "not built" / "not found" / "unknown" otherwise.
-nlohmann::json peer_versions();
-
-/// The regression rule of compare: the new median is slower than the old by more than
-/// max(floor, spread of the old run, spread of the new run), spread = (max - min) / median.
+/// The rule of bench compare. Records are matched by (device name, routine, library, shape),
+/// or with by_shape by (routine, library, shape) so that two devices compare. For a record
+/// timed in both files, with ratio = new median / old median and
+///   tolerance = max(floor, spread old + spread new),  spread as Record::spread(),
+/// the verdict is "slower" when ratio > 1 + tolerance, "faster" when ratio < 1 / (1 + tolerance),
+/// else "no change"; a record timed before and not now is "not timed now".
 struct CompareOptions {
   double floor = 0.02;
+  bool by_shape = false;
 };
-/// Compares two results (results.json of bench all, or the JSON of one `bench ROUTINE --out`),
-/// matching records by (device name, routine, library, shape); prints every match with
-/// new/old median time and throughput, regressions, and records found in one file only.
-/// Returns 1 when any regression is flagged, else 0. Throws Error naming the file when one
-/// cannot be read or is not such a JSON document.
+
+/// One matched pair of records.
+struct CompareRow {
+  enum class Verdict { NoChange, Faster, Slower, Lost, Gained, NotTimed };
+  std::string old_device, new_device;
+  Record old_record, new_record;
+  double ratio = 0;      ///< new median / old median (0: not timed in both)
+  double tolerance = 0;  ///< the rule's tolerance (0: not timed in both)
+  Verdict verdict = Verdict::NotTimed;
+  /// "no change", "faster 1.25x", "slower 1.20x", "not timed now (failed: ...)", ...
+  std::string verdict_text() const;
+};
+
+/// Result of compare: the matched rows (in the order of the old file; the k-th duplicate of a
+/// key matched with the k-th) and the records of one file only ("device / routine / library / shape").
+struct Comparison {
+  std::vector<CompareRow> rows;
+  std::vector<std::string> only_old, only_new;
+  /// Rows that are slower or no longer timed: what makes compare exit with status 1.
+  int regressions() const;
+};
+
+/// Compares two results, each results.json of bench all or the JSON of one `bench ROUTINE --out`.
+/// Throws Error (naming `what`) when a document is neither.
+Comparison compare_json(const nlohmann::json& old_doc, const nlohmann::json& new_doc, const CompareOptions& opt = {},
+                        const std::string& old_name = "old", const std::string& new_name = "new");
+/// Reads two such files, prints the rule, every row (old and new median, new/old time, the
+/// tolerance and the verdict), the records of one file only and a summary. Returns 1 when a
+/// row is slower or no longer timed, else 0. Throws Error naming the file when one cannot be
+/// read or is not such a JSON document.
 int compare_results(const std::string& old_path, const std::string& new_path, std::ostream& out,
                     const CompareOptions& opt = {});
+/// The rule in words, for the command's help and output.
+std::string compare_rule(const CompareOptions& opt);
 
 }  // namespace clforge::bench

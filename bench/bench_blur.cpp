@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <random>
 
 #include "bench/routines.hpp"
@@ -84,21 +85,37 @@ double sampled_error(const std::vector<float>& in, const std::vector<float>& out
   return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
 }
 
-}  // namespace
-
-void bench_blur(Session& s, Report& report, const BenchOptions& opt, const Peaks& peaks, const BlurBenchOptions& b) {
-  std::vector<std::string> sizes = opt.sizes;
+// The images, sigmas and method names bench blur runs (the defaults where `b` and `opt` name none).
+struct BlurCases {
+  std::vector<std::string> sizes, methods;
+  std::vector<double> sigmas;
+};
+BlurCases blur_cases_of(const BenchOptions& opt, const DeviceInfo& dev, const BlurBenchOptions& b) {
+  BlurCases c{opt.sizes, b.methods, b.sigmas};
   // Default images: 16 MP and 64 MP; CPU devices the 16 MP one (64 MP there takes minutes per
   // method and sigma).
-  if (sizes.empty())
-    sizes = opt.quick                    ? std::vector<std::string>{"1024x1024"}
-            : s.entry.info.type == "CPU" ? std::vector<std::string>{"4096x4096"}
-                                         : std::vector<std::string>{"4096x4096", "8192x8192"};
-  std::vector<double> sigmas = b.sigmas;
-  if (sigmas.empty()) sigmas = opt.quick ? std::vector<double>{2, 10} : std::vector<double>{0.8, 2, 5, 10, 20};
-  std::vector<std::string> names = b.methods;
-  if (names.empty())
-    names = {"direct", "separable", "recursive", "recursive-whole", "recursive-blocked", "recursive-fused"};
+  if (c.sizes.empty())
+    c.sizes = opt.quick           ? std::vector<std::string>{"1024x1024"}
+              : dev.type == "CPU" ? std::vector<std::string>{"4096x4096"}
+                                  : std::vector<std::string>{"4096x4096", "8192x8192"};
+  if (c.sigmas.empty()) c.sigmas = opt.quick ? std::vector<double>{2, 10} : std::vector<double>{0.8, 2, 5, 10, 20};
+  if (c.methods.empty())
+    c.methods = {"direct", "separable", "recursive", "recursive-whole", "recursive-blocked", "recursive-fused"};
+  return c;
+}
+
+}  // namespace
+
+std::size_t blur_cases(const BenchOptions& opt, const DeviceInfo& dev, const BlurBenchOptions& b) {
+  const BlurCases c = blur_cases_of(opt, dev, b);
+  return c.sizes.size() * c.sigmas.size() * c.methods.size();
+}
+
+void bench_blur(Session& s, Report& report, const BenchOptions& opt, const Peaks& peaks, const BlurBenchOptions& b) {
+  const BlurCases cases = blur_cases_of(opt, s.entry.info, b);
+  const std::vector<std::string>& sizes = cases.sizes;
+  const std::vector<double>& sigmas = cases.sigmas;
+  const std::vector<std::string>& names = cases.methods;
   if (b.channels != 1 && b.channels != 4) throw InvalidArgument("bench blur: channels must be 1 or 4");
   const std::size_t c = b.channels;
   const PixelFormat format = c == 1 ? PixelFormat::R32F : PixelFormat::RGBA32F;
@@ -118,6 +135,7 @@ void bench_blur(Session& s, Report& report, const BenchOptions& opt, const Peaks
     std::string status;
   };
   std::vector<Row> rows;
+  std::optional<ProgressScope> scope(std::in_place, sizes.size() * sigmas.size() * methods.size());
   for (const auto& sz : sizes) {
     const auto [W, H] = parse_shape(sz);
     const std::size_t n = W * H;
@@ -131,6 +149,7 @@ void bench_blur(Session& s, Report& report, const BenchOptions& opt, const Peaks
     std::vector<float> host_out(n * c);
     for (double sigma : sigmas)
       for (const auto& m : methods) {
+        progress_step();
         Tuning t = opt.tuning;
         for (const auto& [k, v] : m.overrides) t.overrides[k] = v;
         BlurOptions o;
@@ -176,14 +195,15 @@ void bench_blur(Session& s, Report& report, const BenchOptions& opt, const Peaks
             r.status = std::string("failed: ") + e.what();
           }
         }
+        const double mps = r.measured() ? n / r.timing.median_ms / 1e3 : 0;
+        // Not measured (no copy bandwidth, not timed): null.
         r.params = {{"method", to_string(m.method)},
                     {"plan", route.describe()},
                     {"sigma", sigma},
                     {"bytes_per_pixel", route.bytes_per_pixel},
-                    {"bound_ms", bound_ms},
-                    {"mp_per_s", r.timing.median_ms > 0 ? n / r.timing.median_ms / 1e3 : 0},
+                    {"bound_ms", bound_ms > 0 ? nlohmann::json(bound_ms) : nlohmann::json(nullptr)},
+                    {"mp_per_s", r.measured() ? nlohmann::json(mps) : nlohmann::json(nullptr)},
                     {"overrides", t.overrides}};
-        const double mps = r.timing.median_ms > 0 ? n / r.timing.median_ms / 1e3 : 0;
         char line[384];
         std::snprintf(line, sizeof line, "blur %s %s: %.3f ms, %.1f MP/s, bound %.3f ms (%.0f%% of bound) [%s] %s",
                       label, m.label.c_str(), r.timing.median_ms, mps, bound_ms,
@@ -195,6 +215,8 @@ void bench_blur(Session& s, Report& report, const BenchOptions& opt, const Peaks
         report.add(r);
       }
   }
+  scope.reset();
+  progress_clear();  // inside bench all's count, whose line may be on the terminal
   std::printf("blur, %zu channel%s, copy bandwidth %.1f GB/s (bound = bytes per pixel / copy bandwidth)\n", c,
               c == 1 ? "" : "s", peaks.copy_gbps);
   std::printf("%-12s %6s %-10s %10s %10s %10s %8s %9s  %s\n", "shape", "sigma", "method", "ms", "MP/s", "bound MP/s",

@@ -167,14 +167,14 @@ Record run_clforge(Session& s, const cl::Buffer& in, const cl::Buffer& out, cons
   return r;
 }
 
-// One library's rounds of a case as one record: the median of the rounds' medians, the least
-// and greatest repetition over all rounds, the repetitions summed, the first round's error and
-// parameters, each round's median in params["round_medians_ms"]; a round that did not time
-// (refused, failed) makes the record its status.
+// One library's rounds of a case as one record: the median of the rounds' medians (each in
+// round_medians_ms), the least and greatest repetition over all rounds, the median of the
+// rounds' quartiles (the spread within a round), the repetitions summed, the first round's
+// error and parameters; a round that did not time (refused, failed) makes the record its status.
 Record merge_rounds(const std::vector<Record>& rounds) {
   Record m = rounds.front();
   if (rounds.size() == 1) return m;
-  std::vector<double> medians;
+  std::vector<double> medians, q1, q3;
   for (const Record& r : rounds) {
     if (r.status.rfind("ok", 0) != 0) {
       m.status = r.status;
@@ -182,19 +182,25 @@ Record merge_rounds(const std::vector<Record>& rounds) {
       return m;
     }
     medians.push_back(r.timing.median_ms);
+    q1.push_back(r.timing.q1_ms);
+    q3.push_back(r.timing.q3_ms);
   }
   m.timing = detail::summarize(medians);
+  m.timing.q1_ms = detail::summarize(q1).median_ms;
+  m.timing.q3_ms = detail::summarize(q3).median_ms;
   m.timing.reps = 0;
   for (const Record& r : rounds) {
     m.timing.min_ms = std::min(m.timing.min_ms, r.timing.min_ms);
     m.timing.max_ms = std::max(m.timing.max_ms, r.timing.max_ms);
     m.timing.reps += r.timing.reps;
   }
-  m.params["round_medians_ms"] = medians;
+  m.round_medians_ms = medians;
   return m;
 }
 
 }  // namespace
+
+std::size_t fft_cases(const BenchOptions& opt, const DeviceInfo& dev) { return cases_of(opt, dev).size(); }
 
 int bench_rounds(const BenchOptions& opt, const DeviceInfo& dev) {
   return opt.rounds > 0 ? opt.rounds : dev.type == "CPU" && !opt.quick ? 3 : 1;
@@ -203,12 +209,14 @@ int bench_rounds(const BenchOptions& opt, const DeviceInfo& dev) {
 void bench_fft(Session& s, Report& report, const BenchOptions& opt, const Peaks& peaks) {
   const std::vector<FftCase> cases = cases_of(opt, s.entry.info);
   const int rounds = bench_rounds(opt, s.entry.info);
+  const ProgressScope scope(cases.size());
 #if CLFORGE_HAVE_CLFFT
   clfftSetupData setup;
   clfftInitSetupData(&setup);
   const bool clfft_ok = clfftSetup(&setup) == CLFFT_SUCCESS;
 #endif
   for (const FftCase& c : cases) {
+    progress_step();
     // The libraries of a case, each run on the same input (made again after a library that
     // needs the memory to itself released it).
     cl::Buffer in, out;

@@ -85,7 +85,7 @@ void bench_overhead(Session& s, Report& report) {
   const double launch_us = launch_cost_us(s);
   auto add = [&](const std::string& shape, const Cost& c) {
     Record r = Record::of("overhead", "clforge", shape);
-    r.timing.median_ms = r.timing.min_ms = r.timing.max_ms = c.host_us * 1e-3;
+    r.timing.median_ms = r.timing.min_ms = r.timing.max_ms = r.timing.q1_ms = r.timing.q3_ms = c.host_us * 1e-3;
     r.timing.reps = kRounds;
     r.params["host_us_per_call"] = c.host_us;
     r.params["device_span_us_per_call"] = c.span_us;

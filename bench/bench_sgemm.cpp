@@ -140,6 +140,12 @@ const Cublas& cublas() {
 }
 #endif
 
+// params["percent_of_fma_peak"]: null when the record or the peak was not measured.
+nlohmann::json percent_of_peak(const Record& r, const Peaks& peaks) {
+  if (!r.measured() || peaks.fma_gflops <= 0) return nullptr;
+  return 100 * r.gflops() / peaks.fma_gflops;
+}
+
 std::string percent(double gflops, const Peaks& peaks) {
   if (peaks.fma_gflops <= 0) return "-";
   char b[32];
@@ -149,14 +155,20 @@ std::string percent(double gflops, const Peaks& peaks) {
 
 }  // namespace
 
+std::size_t sgemm_cases(const BenchOptions& opt, const DeviceInfo& dev) {
+  return opt.sizes.empty() ? default_sizes(opt.quick, dev.type == "CPU").size() : opt.sizes.size();
+}
+
 void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peaks& peaks) {
   const bool cpu = s.entry.info.type == "CPU";
   std::vector<std::string> sizes = opt.sizes.empty() ? default_sizes(opt.quick, cpu) : opt.sizes;
+  const ProgressScope scope(sizes.size());
   std::string openblas_from;
   const CblasSgemm cblas = cpu ? openblas_sgemm(openblas_from) : nullptr;
   const float alpha = 1.0f, beta = 0.0f;
 
   for (const auto& text : sizes) {
+    progress_step();
     const GemmCase gc = parse_case(text);
     const std::string shape = gc.label();
     const std::size_t lda = gc.ta ? gc.k : gc.m, ldb = gc.tb ? gc.n : gc.k, ldc = gc.m;
@@ -228,7 +240,7 @@ void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peak
 #endif
     const std::vector<Timing> timings = time_regions(s.queue, calls, opt.plan);
     r.timing = timings[0];
-    r.params["percent_of_fma_peak"] = peaks.fma_gflops > 0 ? 100 * r.gflops() / peaks.fma_gflops : 0.0;
+    r.params["percent_of_fma_peak"] = percent_of_peak(r, peaks);
     char line[320];
     std::snprintf(line, sizeof line, "sgemm %s clforge (%s): %.3f ms, %.1f GFLOP/s, %s, rel err %.2e (%s)",
                   shape.c_str(), detail::to_string(path), r.timing.median_ms, r.gflops(),
@@ -239,7 +251,7 @@ void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peak
 #if CLFORGE_HAVE_CLBLAST
     if (timings.size() > 1) {
       cb.timing = timings[1];
-      cb.params["percent_of_fma_peak"] = peaks.fma_gflops > 0 ? 100 * cb.gflops() / peaks.fma_gflops : 0.0;
+      cb.params["percent_of_fma_peak"] = percent_of_peak(cb, peaks);
     }
     std::snprintf(line, sizeof line, "sgemm %s CLBlast: %.3f ms, %.1f GFLOP/s, %s; clforge / CLBlast = %.2f",
                   shape.c_str(), cb.timing.median_ms, cb.gflops(), percent(cb.gflops(), peaks).c_str(),

@@ -21,6 +21,12 @@ std::pair<std::size_t, std::size_t> parse_shape(const std::string& s) {
   return {std::stoul(s.substr(0, x)), std::stoul(s.substr(x + 1))};
 }
 
+std::vector<std::string> sizes_of(const BenchOptions& opt) {
+  if (!opt.sizes.empty()) return opt.sizes;
+  return opt.quick ? std::vector<std::string>{"256", "1000x999"}
+                   : std::vector<std::string>{"1024", "4096", "8192", "16384", "4097x31", "8191x8193"};
+}
+
 nlohmann::json params_json(const Configuration& cfg) {
   nlohmann::json j = nlohmann::json::object();
   for (const auto& [k, v] : cfg.values) j[k] = {{"value", v}, {"source", cfg.sources.at(k)}};
@@ -28,12 +34,13 @@ nlohmann::json params_json(const Configuration& cfg) {
 }
 }  // namespace
 
+std::size_t transpose_cases(const BenchOptions& opt) { return sizes_of(opt).size(); }
+
 void bench_transpose(Session& s, Report& report, const BenchOptions& opt, const Peaks& peaks) {
-  std::vector<std::string> sizes = opt.sizes;
-  if (sizes.empty())
-    sizes = opt.quick ? std::vector<std::string>{"256", "1000x999"}
-                      : std::vector<std::string>{"1024", "4096", "8192", "16384", "4097x31", "8191x8193"};
+  const std::vector<std::string> sizes = sizes_of(opt);
+  const ProgressScope scope(sizes.size());
   for (const auto& sz : sizes) {
+    progress_step();
     const auto [rows, cols] = parse_shape(sz);
     const std::size_t n = rows * cols;
     const std::string shape = std::to_string(rows) + "x" + std::to_string(cols);

@@ -1,9 +1,11 @@
-// `clforge bench compare OLD.json NEW.json` (see bench_all.hpp): records matched by (device
-// name, routine, library, shape), in the order of the old file (the k-th duplicate of a key
-// with the k-th), new/old median time and throughput, and the regression rule
-//   new median > old median * (1 + max(floor, spread old, spread new)),  spread = (max - min) / median,
-// so a change is only flagged when it is larger than the run-to-run scatter of both runs.
-// A record that was timed and now is not (failed, refused) is a regression too.
+// `clforge bench compare OLD.json NEW.json` (see bench_all.hpp): records read back with
+// record_from_json and matched by (device name, routine, library, shape), or with --by shape by
+// (routine, library, shape) so that two devices compare, in the order of the old file (the k-th
+// duplicate of a key with the k-th). Each row's tolerance comes from the two records' own
+// spread (quartiles of their repetitions, medians of their rounds), not from their extremes:
+// one preempted repetition widens max - min without moving the median, and a tolerance built
+// from it could hide any change.
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <ostream>
@@ -17,46 +19,27 @@ namespace clforge::bench {
 namespace {
 
 struct Entry {
-  std::string device, routine, library, shape, status;
-  double median = 0, min = 0, max = 0, spread = 0;
+  std::string device;
+  Record record;
   bool used = false;
-  std::string key() const { return device + '\x1f' + routine + '\x1f' + library + '\x1f' + shape; }
-  bool timed() const { return status.rfind("ok", 0) == 0 && median > 0; }
-  std::string name() const { return device + " / " + routine + " / " + library + " / " + shape; }
+  std::string key(bool by_shape) const {
+    return (by_shape ? std::string() : device + '\x1f') + record.routine + '\x1f' + record.library + '\x1f' +
+           record.shape;
+  }
+  std::string name() const {
+    return (device.empty() ? "(unnamed)" : device) + " / " + record.routine + " / " + record.library + " / " +
+           record.shape;
+  }
 };
 
-// A number of a measurement, or def when it is missing or not a number (NaN is written as null).
-double number(const nlohmann::json& m, const char* key, double def) {
-  const auto it = m.find(key);
-  return it != m.end() && it->is_number() ? it->get<double>() : def;
-}
+bool timed(const Record& r) { return r.status.rfind("ok", 0) == 0 && r.measured(); }
 
-std::vector<Entry> load(const std::string& path) {
-  const std::optional<std::string> text = detail::read_file(path);
-  if (!text) throw Error("bench compare: cannot read " + path);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(*text);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error("bench compare: " + path + " is not JSON (" + e.what() + ")");
-  }
+std::vector<Entry> entries_of(const nlohmann::json& j, const std::string& what) {
   std::vector<Entry> out;
   const auto take = [&](const nlohmann::json& device, const nlohmann::json& ms) {
-    if (!ms.is_array()) throw Error("bench compare: " + path + ": \"measurements\" is not a list");
+    if (!ms.is_array()) throw Error("bench compare: " + what + ": \"measurements\" is not a list");
     const std::string name = device.is_object() ? device.value("name", std::string()) : std::string();
-    for (const auto& m : ms) {
-      Entry e;
-      e.device = name;
-      e.routine = m.at("routine").get<std::string>();
-      e.library = m.at("library").get<std::string>();
-      e.shape = m.at("shape").get<std::string>();
-      e.status = m.value("status", std::string("ok"));
-      e.median = number(m, "median_ms", 0);
-      e.min = number(m, "min_ms", e.median);
-      e.max = number(m, "max_ms", e.median);
-      e.spread = number(m, "spread", e.median > 0 ? (e.max - e.min) / e.median : 0);
-      out.push_back(std::move(e));
-    }
+    for (const auto& m : ms) out.push_back({name, record_from_json(m)});
   };
   try {
     if (j.is_object() && j.contains("devices") && j["devices"].is_array()) {
@@ -64,13 +47,23 @@ std::vector<Entry> load(const std::string& path) {
     } else if (j.is_object() && j.contains("measurements")) {
       take(j.value("device", nlohmann::json::object()), j["measurements"]);
     } else {
-      throw Error("bench compare: " + path +
+      throw Error("bench compare: " + what +
                   " has neither \"devices\" (bench all) nor \"measurements\" (bench ROUTINE --out)");
     }
   } catch (const nlohmann::json::exception& e) {
-    throw Error("bench compare: " + path + ": unexpected content (" + e.what() + ")");
+    throw Error("bench compare: " + what + ": unexpected content (" + e.what() + ")");
   }
   return out;
+}
+
+nlohmann::json load(const std::string& path) {
+  const std::optional<std::string> text = detail::read_file(path);
+  if (!text) throw Error("bench compare: cannot read " + path);
+  try {
+    return nlohmann::json::parse(*text);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error("bench compare: " + path + " is not JSON (" + e.what() + ")");
+  }
 }
 
 std::string fixed(const char* f, double v) {
@@ -81,72 +74,116 @@ std::string fixed(const char* f, double v) {
 
 }  // namespace
 
-int compare_results(const std::string& old_path, const std::string& new_path, std::ostream& out,
-                    const CompareOptions& opt) {
-  std::vector<Entry> olds = load(old_path), news = load(new_path);
-  std::multimap<std::string, std::size_t> by_key;
-  for (std::size_t i = 0; i < news.size(); ++i) by_key.emplace(news[i].key(), i);
+std::string compare_rule(const CompareOptions& opt) {
+  return "a record is slower when new median > old median x (1 + tolerance), faster when new median < old median / "
+         "(1 + tolerance), else no change; tolerance = max(" +
+         fixed("%g", opt.floor * 100) +
+         " %, spread old + spread new), spread = the larger of (q3 - q1) / median over the repetitions and "
+         "(largest - smallest round median) / median over the rounds; a record timed before and not now is a "
+         "regression too";
+}
 
-  out << "bench compare: " << old_path << " (old) -> " << new_path << " (new)\n"
-      << "rule: regression when new median > old median x (1 + max(" << fixed("%.0f", opt.floor * 100)
-      << "%, spread old, spread new)), spread = (max - min) / median; or timed before and not now\n";
-  char line[512];
-  std::snprintf(line, sizeof line, "%-10s %-20s %-26s %10s %10s %9s %9s %7s  %s\n", "routine", "library", "shape",
-                "old ms", "new ms", "time n/o", "thru n/o", "tol", "verdict");
-  int regressions = 0, faster = 0, same = 0, untimed = 0, matched = 0;
-  std::string device = "\x1f";
+std::string CompareRow::verdict_text() const {
+  switch (verdict) {
+    case Verdict::NoChange:
+      return "no change";
+    case Verdict::Faster:
+      return "faster " + fixed("%.2f", 1 / ratio) + "x";
+    case Verdict::Slower:
+      return "slower " + fixed("%.2f", ratio) + "x";
+    case Verdict::Lost:
+      return "not timed now (" + new_record.status.substr(0, 80) + ")";
+    case Verdict::Gained:
+      return "timed now (was " + old_record.status.substr(0, 80) + ")";
+    case Verdict::NotTimed:
+      break;
+  }
+  return "not timed in either";
+}
+
+int Comparison::regressions() const {
+  return static_cast<int>(std::count_if(rows.begin(), rows.end(), [](const CompareRow& r) {
+    return r.verdict == CompareRow::Verdict::Slower || r.verdict == CompareRow::Verdict::Lost;
+  }));
+}
+
+Comparison compare_json(const nlohmann::json& old_doc, const nlohmann::json& new_doc, const CompareOptions& opt,
+                        const std::string& old_name, const std::string& new_name) {
+  std::vector<Entry> olds = entries_of(old_doc, old_name), news = entries_of(new_doc, new_name);
+  std::multimap<std::string, std::size_t> by_key;
+  for (std::size_t i = 0; i < news.size(); ++i) by_key.emplace(news[i].key(opt.by_shape), i);
+  Comparison c;
   for (Entry& o : olds) {
-    const auto range = by_key.equal_range(o.key());
+    const auto range = by_key.equal_range(o.key(opt.by_shape));
     Entry* n = nullptr;
     for (auto it = range.first; it != range.second && n == nullptr; ++it)
       if (!news[it->second].used) n = &news[it->second];
     if (n == nullptr) continue;
     n->used = o.used = true;
-    ++matched;
-    if (o.device != device) {
-      device = o.device;
-      out << "\ndevice: " << (device.empty() ? "(unnamed)" : device) << "\n" << line;
-    }
-    std::string verdict;
-    std::string tol_text = "-", time_ratio = "-", thru_ratio = "-";
-    if (o.timed() && n->timed()) {
-      const double ratio = n->median / o.median;
-      const double tol = std::max({opt.floor, o.spread, n->spread});
-      time_ratio = fixed("%.3f", ratio);
-      thru_ratio = fixed("%.3f", 1 / ratio);
-      tol_text = fixed("%.1f%%", tol * 100);
-      if (ratio > 1 + tol)
-        verdict = "REGRESSION", ++regressions;
-      else if (ratio < 1 - tol)
-        verdict = "faster", ++faster;
-      else
-        verdict = "within spread", ++same;
-    } else if (o.timed()) {
-      verdict = "REGRESSION (now " + n->status.substr(0, 80) + ")";
-      ++regressions;
-    } else if (n->timed()) {
-      verdict = "timed now (was " + o.status.substr(0, 80) + ")";
-      ++faster;
+    CompareRow row;
+    row.old_device = o.device;
+    row.new_device = n->device;
+    row.old_record = o.record;
+    row.new_record = n->record;
+    using V = CompareRow::Verdict;
+    if (timed(o.record) && timed(n->record)) {
+      row.ratio = n->record.timing.median_ms / o.record.timing.median_ms;
+      row.tolerance = std::max(opt.floor, o.record.spread() + n->record.spread());
+      row.verdict = row.ratio > 1 + row.tolerance         ? V::Slower
+                    : row.ratio < 1 / (1 + row.tolerance) ? V::Faster
+                                                          : V::NoChange;
     } else {
-      verdict = "not timed in either";
-      ++untimed;
+      row.verdict = timed(o.record) ? V::Lost : timed(n->record) ? V::Gained : V::NotTimed;
     }
+    c.rows.push_back(std::move(row));
+  }
+  for (const Entry& o : olds)
+    if (!o.used) c.only_old.push_back(o.name());
+  for (const Entry& n : news)
+    if (!n.used) c.only_new.push_back(n.name());
+  return c;
+}
+
+int compare_results(const std::string& old_path, const std::string& new_path, std::ostream& out,
+                    const CompareOptions& opt) {
+  const Comparison c = compare_json(load(old_path), load(new_path), opt, old_path, new_path);
+  out << "bench compare: " << old_path << " (old) -> " << new_path << " (new), records matched by "
+      << (opt.by_shape ? "routine, library and shape (any device)" : "device, routine, library and shape") << "\n"
+      << "rule: " << compare_rule(opt) << "\n";
+  char line[512];
+  std::snprintf(line, sizeof line, "%-10s %-20s %-26s %10s %10s %8s %7s  %s\n", "routine", "library", "shape", "old ms",
+                "new ms", "new/old", "tol", "verdict");
+  std::string group = "\x1f";
+  std::map<CompareRow::Verdict, int> counts;
+  for (const CompareRow& r : c.rows) {
+    const std::string devices = r.old_device == r.new_device ? (r.old_device.empty() ? "(unnamed)" : r.old_device)
+                                                             : r.old_device + " (old) -> " + r.new_device + " (new)";
+    if (devices != group) {
+      group = devices;
+      out << "\ndevice: " << devices << "\n" << line;
+    }
+    ++counts[r.verdict];
+    const auto ms = [](const Record& x) { return x.measured() ? fixed("%.4f", x.timing.median_ms) : "-"; };
+    const bool both = r.ratio > 0;
     char row[768];
-    std::snprintf(row, sizeof row, "%-10s %-20s %-26s %10s %10s %9s %9s %7s  %s\n", o.routine.c_str(),
-                  o.library.c_str(), o.shape.c_str(), o.median > 0 ? fixed("%.4f", o.median).c_str() : "-",
-                  n->median > 0 ? fixed("%.4f", n->median).c_str() : "-", time_ratio.c_str(), thru_ratio.c_str(),
-                  tol_text.c_str(), verdict.c_str());
+    std::snprintf(row, sizeof row, "%-10s %-20s %-26s %10s %10s %8s %7s  %s\n", r.old_record.routine.c_str(),
+                  r.old_record.library.c_str(), r.old_record.shape.c_str(), ms(r.old_record).c_str(),
+                  ms(r.new_record).c_str(), both ? fixed("%.3f", r.ratio).c_str() : "-",
+                  both ? fixed("%.1f%%", r.tolerance * 100).c_str() : "-", r.verdict_text().c_str());
     out << row;
   }
-  int only_old = 0, only_new = 0;
-  for (const Entry& o : olds)
-    if (!o.used) out << (only_old++ ? "" : "\nonly in " + old_path + ":\n") << "  " << o.name() << "\n";
-  for (const Entry& n : news)
-    if (!n.used) out << (only_new++ ? "" : "\nonly in " + new_path + ":\n") << "  " << n.name() << "\n";
+  if (!c.only_old.empty()) out << "\nonly in " << old_path << ":\n";
+  for (const std::string& n : c.only_old) out << "  " << n << "\n";
+  if (!c.only_new.empty()) out << "\nonly in " << new_path << ":\n";
+  for (const std::string& n : c.only_new) out << "  " << n << "\n";
+  using V = CompareRow::Verdict;
+  const int regressions = c.regressions();
   out << "\n"
-      << matched << " matched: " << regressions << " regression" << (regressions == 1 ? "" : "s") << ", " << faster
-      << " faster, " << same << " within the spread, " << untimed << " not timed; " << only_old
-      << " only in the old file, " << only_new << " only in the new file\n";
+      << c.rows.size() << " matched: " << counts[V::Slower] << " slower, " << counts[V::Faster] << " faster, "
+      << counts[V::NoChange] << " no change, " << counts[V::Lost] << " not timed now, " << counts[V::Gained]
+      << " timed now, " << counts[V::NotTimed] << " not timed in either; " << c.only_old.size()
+      << " only in the old file, " << c.only_new.size() << " only in the new file\n"
+      << regressions << " regression" << (regressions == 1 ? "" : "s") << " (slower or not timed now)\n";
   return regressions > 0 ? 1 : 0;
 }
 

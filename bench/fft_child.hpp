@@ -10,7 +10,8 @@ namespace clforge::bench {
 
 /// Plans, checks (FFTW, sampled transforms) and times one VkFFT forward transform of `batch`
 /// contiguous transforms of length n on the session's device; returns one line
-/// "VKFFT ok <median ms> <min ms> <max ms> <reps> <error>" or "VKFFT <refused|failed>: why".
+/// "VKFFT ok <median ms> <min ms> <max ms> <reps> <error> <q1 ms> <q3 ms>" or
+/// "VKFFT <refused|failed>: why".
 std::string vkfft_answer(Session& s, std::size_t n, std::size_t batch, const TimingPlan& plan);
 
 /// The child process's side: prints vkfft_answer's line.

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 
@@ -30,13 +31,22 @@ std::string self_exe() {
   return buf;
 }
 
-// Reads the answer line "VKFFT ok <median> <min> <max> <reps> <error>" or "VKFFT <why>" into r.
+// Reads the answer line "VKFFT ok <median> <min> <max> <reps> <error> <q1> <q3>" or
+// "VKFFT <why>" into r.
 void read_vkfft_answer(const std::string& line, Record& r) {
   std::istringstream in(line.substr(line.find("VKFFT ") + 6));
   std::string status;
   in >> status;
   if (status == "ok") {
-    in >> r.timing.median_ms >> r.timing.min_ms >> r.timing.max_ms >> r.timing.reps >> r.error;
+    std::string error;  // strtod reads "nan" (an output that was not finite), operator>> does not
+    in >> r.timing.median_ms >> r.timing.min_ms >> r.timing.max_ms >> r.timing.reps >> error >> r.timing.q1_ms >>
+        r.timing.q3_ms;
+    if (!in) {
+      r.timing = {};
+      r.status = "failed: unreadable answer from the VkFFT child process: " + line.substr(0, line.find('\n'));
+    } else {
+      r.error = std::strtod(error.c_str(), nullptr);
+    }
   } else {
     std::string rest;
     std::getline(in, rest);
@@ -144,7 +154,8 @@ std::string vkfft_answer(Session& s, std::size_t n, std::size_t batch, const Tim
     detail::check(s.queue.finish(), "clFinish");
     const double err = sampled_error(s.queue, in, out, c);
     const Timing t = time_region(s.queue, enqueue, plan);
-    std::snprintf(line, sizeof line, "VKFFT ok %.6f %.6f %.6f %d %.6e", t.median_ms, t.min_ms, t.max_ms, t.reps, err);
+    std::snprintf(line, sizeof line, "VKFFT ok %.6f %.6f %.6f %d %.6e %.6f %.6f", t.median_ms, t.min_ms, t.max_ms,
+                  t.reps, err, t.q1_ms, t.q3_ms);
   } catch (const std::exception& e) {
     std::snprintf(line, sizeof line, "VKFFT failed: %.200s", e.what());
   }

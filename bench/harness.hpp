@@ -24,13 +24,18 @@ using detail::time_event;
 using detail::time_region;
 using detail::time_regions;
 
-/// One measurement row of a report.
+/// One measurement row of a report. A value that was not measured (a refused or failed
+/// record's times, an error that was not checked) is written as null in JSON and as an empty
+/// field in CSV, never as 0.
 struct Record {
   std::string routine;        ///< "transpose", "sgemm", "peak", ...
   std::string library;        ///< "clforge", "CLBlast", "clFFT", "VkFFT", "cuBLAS", ...
   std::string shape;          ///< "8192x8192", "n=1024 batch=8192", ...
   std::string status = "ok";  ///< "ok", "refused: ...", "failed: ..."
-  Timing timing;
+  Timing timing;              ///< reps 0: not timed
+  /// The median of each round where a benchmark runs its libraries in rounds (fft): the record's
+  /// median is the median of these. Empty: one round, the timing itself.
+  std::vector<double> round_medians_ms;
   double bytes = 0;                                  ///< bytes moved (read + written) by one run, for GB/s
   double flops = 0;                                  ///< flops of one run, for GFLOP/s
   double error = -1;                                 ///< relative error against the host reference (-1: not checked)
@@ -43,9 +48,31 @@ struct Record {
     r.shape = std::move(shape);
     return r;
   }
-  double gbps() const { return timing.median_ms > 0 ? bytes / timing.median_ms / 1e6 : 0; }
-  double gflops() const { return timing.median_ms > 0 ? flops / timing.median_ms / 1e6 : 0; }
+  /// Whether the record holds a timing (whatever its status says of the result).
+  bool measured() const { return timing.reps > 0 && timing.median_ms > 0; }
+  /// Whether the error was checked (a finite value, 0 or more).
+  bool error_checked() const { return error >= 0; }
+  double gbps() const { return measured() ? bytes / timing.median_ms / 1e6 : 0; }
+  double gflops() const { return measured() ? flops / timing.median_ms / 1e6 : 0; }
+  /// The relative spread of the median, the tolerance unit of bench compare:
+  /// max((q3 - q1) / median over the repetitions, (largest - smallest round median) / median);
+  /// 0 when not measured.
+  double spread() const;
 };
+
+/// Where and from what a result was measured: clforge's version and git commit, the host and
+/// its operating system.
+struct Provenance {
+  std::string clforge_version;  ///< "0.1.0"
+  std::string commit;           ///< the commit the bench was built from, "-dirty" appended with local changes
+  std::string host;             ///< host name
+  std::string os;               ///< uname: system, release, version, machine
+};
+/// The provenance of this process.
+Provenance provenance();
+/// The git commit of the sources this program was built from (embedded at build time;
+/// "unknown" when built outside a git work tree).
+const char* build_commit();
 
 /// Results of one bench command on one device.
 class Report {
@@ -53,8 +80,10 @@ class Report {
   explicit Report(const DeviceInfo& device);
   void add(Record r);
   const std::vector<Record>& records() const { return records_; }
+  /// Provenance, date, device, peer versions and every record (record_json).
   nlohmann::json to_json() const;
-  /// One row per record (the device column first); header: with the column names line.
+  /// One row per record (the device column first, the provenance and versions last);
+  /// header: with the column names line.
   std::string to_csv(bool header = true) const;
   /// Fixed-width table: shape, library, median ms, GB/s, GFLOP/s, error, ratio to clforge.
   std::string to_table() const;
@@ -66,6 +95,17 @@ class Report {
   DeviceInfo device_;
   std::vector<Record> records_;
 };
+
+/// One record as JSON: what it is, status, the timing (median, min, max, quartiles, round
+/// medians, reps, spread), bytes, flops, throughput, error and params; values not measured are null.
+nlohmann::json record_json(const Record& r);
+/// The record of record_json's JSON (and of older files, where missing quartiles are taken as
+/// min and max). Throws nlohmann::json::exception when routine, library or shape is missing.
+Record record_from_json(const nlohmann::json& j);
+
+/// Peer libraries and their versions: build-time versions of CLBlast, clFFT and VkFFT,
+/// OpenBLAS's own config string when it loads, "not built" / "not found" / "unknown" otherwise.
+nlohmann::json peer_versions();
 
 /// Numeric size key of a record, derived from its shape string, for ordering and plotting:
 /// transpose "RxC" -> R*C elements, sgemm "MxNxK[ XX]" -> (M*N*K)^(1/3), fft "n=N batch=B" -> N,
@@ -81,9 +121,36 @@ nlohmann::json device_json(const DeviceInfo& d);
 /// A buffer filled with random floats in [-1, 1) (never zeros), written blocking.
 cl::Buffer random_buffer(const cl::Context& ctx, cl::CommandQueue& queue, std::size_t floats, std::uint64_t seed);
 
-/// Prints progress lines to stderr ("[3/12] transpose 8192x8192 clforge ... 0.21 ms").
+/// Progress on stderr, counted in steps (a benchmark case: one shape, or one blur image, sigma
+/// and method, against every library; the peak probes: one step). Each measurement's line
+/// carries the step and an estimate of the time left, "[3/12, ETA 1m05s] ...". On a terminal
+/// the measurement lines replace each other on one line; otherwise each is a line of its own.
+/// A scope opens a count of `steps` when none is open and closes it when it goes; inside an
+/// open count it adds nothing (bench all opens one over every device and routine, a single
+/// bench command gets one from its routine).
+class ProgressScope {
+ public:
+  explicit ProgressScope(std::size_t steps);
+  ~ProgressScope();
+  ProgressScope(const ProgressScope&) = delete;
+  ProgressScope& operator=(const ProgressScope&) = delete;
+
+ private:
+  bool owner_ = false;
+};
+/// The next step starts.
+void progress_step();
+/// Steps before `done` are over (a routine that stopped early leaves its remaining steps).
+void progress_done(std::size_t done);
+/// A measurement's line (see ProgressScope).
 void progress(const std::string& line);
+/// A line that stays on a terminal too (device and routine headers, failures).
+void progress_note(const std::string& line);
+/// Clears the updating line of a terminal before something else is printed there.
+void progress_clear();
 /// Text put before every progress line from now on ("[device 1/2] "; empty: none).
 void set_progress_prefix(const std::string& prefix);
+/// "1h02m", "3m05s", "42s": an ETA's text.
+std::string duration_text(double seconds);
 
 }  // namespace clforge::bench

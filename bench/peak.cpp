@@ -22,6 +22,8 @@ detail::KernelSpec peak_spec() {
 
 Peaks measure_peaks(Session& s, Report& report, std::size_t bytes, bool with_flop_ladder) {
   Peaks peaks;
+  const ProgressScope scope(1);
+  progress_step();
   const std::size_t floats = bytes / 4 / 4 * 4;
   cl::Buffer in = random_buffer(s.context, s.queue, floats, 17);
   cl_int st = CL_SUCCESS;

@@ -6,6 +6,7 @@
 
 namespace clforge::bench {
 
+/// 0: not measured (written as null).
 struct Peaks {
   double copy_gbps = 0;  ///< best of clEnqueueCopyBuffer and the copy kernel (read + write)
   double fma_gflops = 0;

@@ -14,7 +14,7 @@
 
 namespace clforge::bench::report {
 
-bool timed(const Record& r) { return r.status.rfind("ok", 0) == 0 && r.timing.median_ms > 0; }
+bool timed(const Record& r) { return r.status.rfind("ok", 0) == 0 && r.measured(); }
 
 namespace {
 double gbps(const Record& r) { return r.gbps(); }
@@ -106,7 +106,7 @@ double blur_sigma(const Record& r) {
   return s == std::string::npos ? 0 : std::atof(r.shape.c_str() + s + 2);
 }
 
-double blur_mps(const Record& r) { return r.timing.median_ms > 0 ? size_key(r) / r.timing.median_ms / 1e3 : 0; }
+double blur_mps(const Record& r) { return r.measured() ? size_key(r) / r.timing.median_ms / 1e3 : 0; }
 
 double blur_bound_mps(const Record& r) {
   if (!r.params.contains("bound_ms") || !r.params["bound_ms"].is_number()) return 0;
@@ -162,6 +162,12 @@ std::string num(double v) {
 }
 
 namespace {
+
+// A measured value, or "-" when it was not measured (not timed, no peak, nothing to count).
+std::string measured_num(bool present, double v) { return present && v > 0 ? num(v) : "-"; }
+
+// A peak in a column title or sentence: "2942 GB/s", or "not measured".
+std::string peak_text(double v, const std::string& unit) { return v > 0 ? num(v) + " " + unit : "not measured"; }
 
 std::string pct(double part, double whole) {
   if (!(whole > 0) || !(part > 0)) return "-";
@@ -223,8 +229,8 @@ void routine_table(std::ostringstream& o, const std::string& routine, const std:
   for (const auto& l : libs) o << ' ' << l << " " << m.unit << " |";
   o << " clforge / best peer |";
   if (flops_too) o << " clforge " << f.unit << " |";
-  if (m.peak) o << " % of " << m.peak_name << " (" << num(m.peak(peaks)) << " " << m.unit << ") |";
-  if (flops_too) o << " % of " << f.peak_name << " (" << num(f.peak(peaks)) << " " << f.unit << ") |";
+  if (m.peak) o << " % of " << m.peak_name << " (" << peak_text(m.peak(peaks), m.unit) << ") |";
+  if (flops_too) o << " % of " << f.peak_name << " (" << peak_text(f.peak(peaks), f.unit) << ") |";
   o << "\n|---|";
   for (std::size_t i = 0; i < libs.size(); ++i) o << "---:|";
   o << "---:|" << (flops_too ? "---:|" : "") << (m.peak ? "---:|" : "") << (flops_too ? "---:|" : "") << "\n";
@@ -286,15 +292,20 @@ namespace clforge::bench {
 std::string report_markdown(const AllResults& res) {
   using namespace report;
   std::ostringstream o;
+  const Provenance& p = res.provenance;
   o << "# clforge benchmark report\n\n"
-    << "- clforge " << res.clforge_version << ", " << res.date << " (UTC)\n"
+    << "- clforge " << res.clforge_version << " (commit " << (p.commit.empty() ? "unknown" : p.commit) << "), "
+    << res.date << " (UTC)\n"
+    << "- host " << (p.host.empty() ? "unknown" : p.host) << ", " << (p.os.empty() ? "unknown OS" : cell(p.os, 400))
+    << "\n"
     << "- command: `" << res.command_line << "`\n"
     << "- " << res.devices.size() << " device" << (res.devices.size() == 1 ? "" : "s")
     << (res.quick ? ", quick size lists" : "") << "\n\n"
     << "Throughput from the median device time: GB/s = bytes read + written per run, GFLOP/s = flops per run "
        "(5 n log2 n per FFT), MP/s = megapixels per second. \"clforge / best peer\" divides clforge's throughput "
        "by the fastest peer that ran; \"% of\" compares clforge with the copy bandwidth and FMA throughput "
-       "measured in the same run on the same device. Cells of peers that did not run hold their status.\n";
+       "measured in the same run on the same device. Cells of peers that did not run hold their status; "
+       "\"-\" is a value that was not measured.\n";
   const nlohmann::json peers = peer_versions();
   for (std::size_t k = 0; k < res.devices.size(); ++k) {
     const DeviceRun& run = res.devices[k];
@@ -315,10 +326,12 @@ std::string report_markdown(const AllResults& res) {
 
     o << "\n### Peaks\n\n| probe | shape | median ms | GB/s | GFLOP/s | status |\n|---|---|---:|---:|---:|---|\n";
     for (const Record* r : records_of(run.report, "peak"))
-      o << "| " << r->library << " | " << r->shape << " | " << num(r->timing.median_ms) << " | " << num(r->gbps())
-        << " | " << num(r->gflops()) << " | " << cell(r->status) << " |\n";
-    o << "\nCopy bandwidth (best of clEnqueueCopyBuffer and the copy kernel): **" << num(run.peaks.copy_gbps)
-      << " GB/s**; FMA throughput: **" << num(run.peaks.fma_gflops) << " GFLOP/s**.\n";
+      o << "| " << r->library << " | " << r->shape << " | " << measured_num(r->measured(), r->timing.median_ms) << " | "
+        << measured_num(r->measured(), r->gbps()) << " | " << measured_num(r->measured(), r->gflops()) << " | "
+        << cell(r->status) << " |\n";
+    o << "\nCopy bandwidth (best of clEnqueueCopyBuffer and the copy kernel): **"
+      << peak_text(run.peaks.copy_gbps, "GB/s") << "**; FMA throughput: **"
+      << peak_text(run.peaks.fma_gflops, "GFLOP/s") << "**.\n";
     for (const Record* r : records_of(run.report, "session"))
       o << "\nThe device could not be used: " << cell(r->status) << "\n";
 

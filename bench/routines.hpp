@@ -55,6 +55,13 @@ struct BlurBenchOptions {
 void bench_blur(Session& s, Report& report, const BenchOptions& opt, const Peaks& peaks,
                 const BlurBenchOptions& blur = {});
 
+/// The cases each benchmark runs with `opt` on `dev`, i.e. its progress steps: its sizes (fft:
+/// throws InvalidArgument for a size it cannot read), blur: images x sigmas x methods.
+std::size_t transpose_cases(const BenchOptions& opt);
+std::size_t sgemm_cases(const BenchOptions& opt, const DeviceInfo& dev);
+std::size_t fft_cases(const BenchOptions& opt, const DeviceInfo& dev);
+std::size_t blur_cases(const BenchOptions& opt, const DeviceInfo& dev, const BlurBenchOptions& blur = {});
+
 /// Host cost of repeated small calls (64x64 transpose, 64^3 sgemm, n = 64 x 16 FFT, 64^2 blur of
 /// each method) beside their device span; one "overhead" record per call, figures in params.
 void bench_overhead(Session& s, Report& report);

@@ -1,7 +1,8 @@
 // `clforge bench all` and `clforge bench compare`, through the command line (bench all runs
 // VkFFT in a child process of its own executable, so it is driven as the clforge binary): a
 // quick run with tiny sizes for every routine and the files it writes, then compare on
-// synthetic results (a 2x slowdown, identical files, a slowdown within the spread, bad files).
+// synthetic results (a 2x slowdown, identical files, a slowdown within the spread, two devices
+// matched by shape, bad files); tests/test_bench_records.cpp tests the rule itself.
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 
@@ -38,6 +39,8 @@ std::string trim_end(std::string s) {
   return s;
 }
 
+// A timed record whose quartiles lie `spread` x median apart, with an outlier repetition 40x
+// the median (which the tolerance must not take in).
 nlohmann::json measurement(const std::string& routine, const std::string& library, const std::string& shape,
                            double median, double spread) {
   return {{"routine", routine},
@@ -45,8 +48,11 @@ nlohmann::json measurement(const std::string& routine, const std::string& librar
           {"shape", shape},
           {"status", "ok"},
           {"median_ms", median},
-          {"min_ms", median * (1 - spread / 2)},
-          {"max_ms", median * (1 + spread / 2)},
+          {"q1_ms", median * (1 - spread / 2)},
+          {"q3_ms", median * (1 + spread / 2)},
+          {"min_ms", median * (1 - spread)},
+          {"max_ms", median * 40},
+          {"reps", 20},
           {"spread", spread}};
 }
 
@@ -98,9 +104,17 @@ TEST_SUITE("bench_all") {
       CAPTURE(routine);
       CAPTURE(library);
       CAPTURE(shape);
-      CHECK(m.contains("median_ms"));
-      CHECK(m.contains("min_ms"));
-      CHECK(m.contains("spread"));
+      for (const char* key : {"median_ms", "min_ms", "max_ms", "q1_ms", "q3_ms", "reps", "spread", "error"})
+        CHECK_MESSAGE(m.contains(key), key);
+      // Values not measured are null, never 0.
+      if (status.rfind("ok", 0) != 0 && m.at("median_ms").is_null()) {
+        CHECK(m.at("reps").is_null());
+        CHECK(m.at("gbps").is_null());
+      } else {
+        CHECK(m.at("median_ms").get<double>() > 0);
+        CHECK(m.at("q1_ms").get<double>() <= m.at("median_ms").get<double>());
+        CHECK(m.at("q3_ms").get<double>() >= m.at("median_ms").get<double>());
+      }
       if (routine == "sgemm" && shape == "-" && status.rfind("failed: ", 0) == 0) sgemm_failed = true;
       if (routine == "peak" || shape == "-") continue;
       CHECK(m.at("size").get<double>() > 0);
@@ -112,6 +126,17 @@ TEST_SUITE("bench_all") {
       libraries.insert(routine + "/" + library);
     }
     CHECK(routines_ok == std::set<std::string>{"transpose", "sgemm", "fft", "blur"});
+    // Provenance.
+    for (const char* key : {"commit", "host", "os"}) CHECK_FALSE(j.at(key).get<std::string>().empty());
+    CHECK(d.at("platform_version") == s.entry.info.platform_version);
+    // Progress: 13 steps (peak probes; transpose 2, sgemm 2, fft 2 sizes; blur 1 image x 2 sigmas
+    // x 3 methods), every measurement line with its step and an ETA; sgemm stops at its second
+    // size, the count goes on from fft.
+    CHECK(log.find("[1/13, ETA -] [device 1/1] peak copy") != std::string::npos);
+    CHECK(log.find("[2/13, ETA ") != std::string::npos);
+    CHECK(log.find("[6/13, ETA ") != std::string::npos);
+    CHECK(log.find("[13/13, ETA ") != std::string::npos);
+    CHECK(log.find("/14, ETA") == std::string::npos);
     CHECK(sgemm_failed);
     CHECK(transpose_sources);
     for (const char* h :
@@ -123,6 +148,9 @@ TEST_SUITE("bench_all") {
     std::string line;
     REQUIRE(std::getline(csv, line));
     CHECK(line.rfind("device,routine,library,shape,status,median_ms,min_ms", 0) == 0);
+    for (const char* column :
+         {",library_version,", ",driver,", ",platform_version,", ",clforge_version,", ",commit,", ",host,", ",os"})
+      CHECK_MESSAGE(line.find(column) != std::string::npos, column);
     std::size_t rows = 0;
     while (std::getline(csv, line)) {
       CHECK(line.rfind("\"" + s.entry.info.name + "\",", 0) == 0);
@@ -197,7 +225,7 @@ TEST_SUITE("bench_all") {
       for (int k = 1; k <= 3; ++k)
         CHECK(log.find("fft n=64 batch=16 " + library + " (round " + std::to_string(k) + "/3)") != std::string::npos);
       CHECK(log.find("fft n=64 batch=16 " + library + " (median of 3 rounds)") != std::string::npos);
-      const std::vector<double> rounds = m.at("params").at("round_medians_ms");
+      const std::vector<double> rounds = m.at("round_medians_ms");
       REQUIRE(rounds.size() == 3);
       std::vector<double> sorted = rounds;
       std::sort(sorted.begin(), sorted.end());
@@ -245,7 +273,7 @@ TEST_SUITE("bench_all") {
     CHECK(commands["blur 64x64 recursive"] > 2.0);
   }
 
-  TEST_CASE("bench compare: a 2x slowdown is a regression, identical results are not, bad files exit 2") {
+  TEST_CASE("bench compare: a 2x slowdown is slower, identical results are not, --by shape, bad files exit 2") {
     const std::string dir = test::temp_dir("bench-compare");
     const std::string cli = std::string(CLFORGE_CLI) + " bench compare ";
     nlohmann::json old_m = nlohmann::json::array(), new_m = nlohmann::json::array();
@@ -276,21 +304,36 @@ TEST_SUITE("bench_all") {
       if (l.rfind("sgemm ", 0) == 0) sgemm_line = l;
       if (l.rfind("fft ", 0) == 0 && l.find(" clforge ") != std::string::npos) fft_line = l;
     }
-    CHECK(transpose_line.find("REGRESSION") != std::string::npos);
+    CHECK(transpose_line.find("slower 2.00x") != std::string::npos);
     CHECK(transpose_line.find("2.000") != std::string::npos);  // new/old time
-    CHECK(transpose_line.find("0.500") != std::string::npos);  // new/old throughput
-    CHECK(sgemm_line.find("within spread") != std::string::npos);
-    CHECK(fft_line.find("within spread") != std::string::npos);
+    CHECK(transpose_line.find("4.0%") != std::string::npos);   // tolerance: spread old + spread new
+    CHECK(sgemm_line.find("no change") != std::string::npos);  // within the 2 % floor
+    CHECK(fft_line.find("no change") != std::string::npos);    // within the old run's spread
+    CHECK(out.find("rule: a record is slower when") != std::string::npos);
     CHECK(out.find("only in " + a) != std::string::npos);
     CHECK(out.find("Device A / fft / clFFT / n=64 batch=16") != std::string::npos);
     CHECK(out.find("only in " + b) != std::string::npos);
     CHECK(out.find("Device A / blur / separable / 64x48 s=1") != std::string::npos);
-    CHECK(out.find("1 regression,") != std::string::npos);
+    CHECK(out.find("3 matched: 1 slower, 0 faster, 2 no change,") != std::string::npos);
+    CHECK(out.find("1 regression (") != std::string::npos);
 
     // Identical files: nothing flagged.
     rc = test::run_command(cli + "'" + a + "' '" + a + "'", out);
     CHECK(rc == 0);
-    CHECK(out.find("REGRESSION") == std::string::npos);
+    CHECK(out.find("4 matched: 0 slower, 0 faster, 4 no change,") != std::string::npos);
+
+    // Another device: nothing matches by device; --by shape matches by routine, library and shape.
+    nlohmann::json other_device = doc(new_m);
+    other_device["devices"][0]["device"]["name"] = "Device B";
+    const std::string c = dir + "/device_b.json";
+    write_text(c, other_device.dump(2));
+    rc = test::run_command(cli + "'" + a + "' '" + c + "'", out);
+    CHECK(rc == 0);
+    CHECK(out.find("0 matched") != std::string::npos);
+    rc = test::run_command(cli + "--by shape '" + a + "' '" + c + "'", out);
+    CHECK(rc == 1);
+    CHECK(out.find("device: Device A (old) -> Device B (new)") != std::string::npos);
+    CHECK(out.find("3 matched: 1 slower") != std::string::npos);
 
     // The single-device JSON of `bench ROUTINE --out X.json` compares too.
     const std::string single = dir + "/single.json";

@@ -1,6 +1,6 @@
 // `clforge bench all` (every routine against its peers on one or more devices, written to a
-// results folder with report.md and SVG charts) and `clforge bench compare OLD.json NEW.json`
-// (regressions between two results). The work is in bench/bench_all.cpp and bench/compare.cpp.
+// results folder with report.md and SVG charts) and `clforge bench compare OLD.json NEW.json
+// [--by shape]` (per record: no change, faster or slower). The work is in bench/bench_all.cpp and bench/compare.cpp.
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -96,21 +96,27 @@ void register_bench_all(Apps& apps, Globals& g) {
       ->delimiter(',');
   all->callback([&g] { cmd_bench_all(g, a); });
 
-  static std::string old_path, new_path;
+  static std::string old_path, new_path, by = "device";
   static double floor_percent = 2;
   auto* cmp = apps.bench->add_subcommand(
       "compare",
-      "compare two results (results.json of bench all, or bench ROUTINE --out X.json): records matched by device "
-      "name, routine, library and shape; a regression is a new median slower than the old by more than "
-      "max(--floor, spread of the old run, spread of the new run), spread = (max - min) / median, or a record "
-      "timed before and failed or refused now. Exit status 1 when a regression is flagged, 2 when a file cannot "
-      "be read");
+      "compare two results (results.json of bench all, or bench ROUTINE --out X.json) record by record, each row "
+      "with old and new median, new/old time, its tolerance and a verdict: " +
+          bench::compare_rule({}) +
+          " (the 2 % is --floor). Exit status 1 when a record is slower or no longer timed, 2 when a file cannot "
+          "be read");
   cmp->add_option("old", old_path, "the earlier results (JSON)")->required();
   cmp->add_option("new", new_path, "the later results (JSON)")->required();
-  cmp->add_option("--floor", floor_percent, "smallest tolerated slowdown in percent")->capture_default_str();
+  cmp->add_option("--floor", floor_percent, "smallest tolerance in percent")->capture_default_str();
+  cmp->add_option("--by", by,
+                  "match records by device name, routine, library and shape (device), or by routine, library and "
+                  "shape only (shape: compares two devices)")
+      ->check(CLI::IsMember({"device", "shape"}))
+      ->capture_default_str();
   cmp->callback([] {
     bench::CompareOptions o;
     o.floor = floor_percent / 100;
+    o.by_shape = by == "shape";
     const int rc = bench::compare_results(old_path, new_path, std::cout, o);
     std::cout.flush();
     if (rc != 0) std::exit(rc);  // regressions: exit status 1, after the full listing

@@ -19,6 +19,15 @@ Timing summarize(std::vector<double> s) {
   t.min_ms = s.front();
   t.max_ms = s.back();
   t.median_ms = s.size() % 2 ? s[s.size() / 2] : 0.5 * (s[s.size() / 2 - 1] + s[s.size() / 2]);
+  // Quartiles: linear interpolation at position q (n - 1) between the sorted samples.
+  const auto quantile = [&](double q) {
+    const double pos = q * static_cast<double>(s.size() - 1);
+    const std::size_t lo = static_cast<std::size_t>(pos);
+    const std::size_t hi = std::min(lo + 1, s.size() - 1);
+    return s[lo] + (pos - static_cast<double>(lo)) * (s[hi] - s[lo]);
+  };
+  t.q1_ms = quantile(0.25);
+  t.q3_ms = quantile(0.75);
   return t;
 }
 

@@ -8,9 +8,10 @@
 
 namespace clforge::detail {
 
-/// Statistics of repeated timings, in milliseconds.
+/// Statistics of repeated timings, in milliseconds (all 0 with reps 0: nothing timed).
 struct Timing {
   double median_ms = 0, min_ms = 0, max_ms = 0;
+  double q1_ms = 0, q3_ms = 0;  ///< first and third quartile (linear interpolation between samples)
   int reps = 0;
   /// (max - min) / median: the run-to-run spread.
   double spread() const { return median_ms > 0 ? (max_ms - min_ms) / median_ms : 0; }
