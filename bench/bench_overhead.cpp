@@ -1,10 +1,14 @@
 // `clforge bench overhead`: what a repeated small call costs the host. Each case enqueues the
 // same call back to back (kCalls per round, five rounds, medians) and records, side by side:
 // the host's time per call, the device span per call (END of the first call's last command to
-// END of the last call's, over kCalls - 1 calls), the commands the call enqueues, and the host
-// time per call beyond those launches (host time minus launches x the cost of enqueueing one
-// empty kernel, measured in the same run). A small call whose host time reaches its device span
-// is host-bound.
+// END of the last call's, over kCalls - 1 calls), the commands the call enqueues, the driver's
+// time for those launches alone, and the host time per call beyond them. The launches alone are
+// the call's own kernel launches, recorded (detail::LaunchRecorder) and replayed back to back
+// in each round right after the calls: the same kernel objects with the arguments they hold,
+// the same ranges and events, through clEnqueueNDRangeKernel only. Everything else the call
+// does (checks, plan lookup, binding arguments, leases) is "beyond the launches". The cost of one
+// empty kernel's enqueue is kept beside it as the floor of any launch. A small call whose host
+// time reaches its device span is host-bound.
 #include <algorithm>
 #include <chrono>
 #include <functional>
@@ -34,29 +38,37 @@ double median(std::vector<double> v) {
 }
 
 struct Cost {
-  double host_us = 0, span_us = 0, launches = 0;
+  double host_us = 0, span_us = 0, launches = 0, replay_us = 0;
 };
 
 // `call(event)` enqueues one call; event is non-null on the first and last call of a round.
 Cost measure(cl::CommandQueue& q, const std::function<void(cl::Event*)>& call) {
   call(nullptr);  // builds and caches
+  detail::LaunchRecorder recorder;
+  const auto before_one = detail::activity().enqueued;
+  call(nullptr);
+  const auto commands = detail::activity().enqueued - before_one;
+  if (commands != recorder.launches().size())
+    throw Error("bench overhead: a call enqueued " + std::to_string(commands) + " commands but launched " +
+                std::to_string(recorder.launches().size()) + " kernels; the replay would not match it");
   q.finish();
-  std::vector<double> host, span;
-  double launches = 0;
+  std::vector<double> host, span, replay;
   for (int r = 0; r < kRounds; ++r) {
     cl::Event first, last;
-    const auto before = detail::activity().enqueued;
     const auto t0 = Clock::now();
     for (int i = 0; i < kCalls; ++i) call(i == 0 ? &first : i == kCalls - 1 ? &last : nullptr);
     host.push_back(us_since(t0) / kCalls);
-    launches = static_cast<double>(detail::activity().enqueued - before) / kCalls;
     q.finish();
     cl_ulong a = 0, b = 0;
     first.getProfilingInfo(CL_PROFILING_COMMAND_END, &a);
     last.getProfilingInfo(CL_PROFILING_COMMAND_END, &b);
     span.push_back(static_cast<double>(b - a) * 1e-3 / (kCalls - 1));
+    const auto t1 = Clock::now();
+    for (int i = 0; i < kCalls; ++i) recorder.replay(q);
+    replay.push_back(us_since(t1) / kCalls);
+    q.finish();
   }
-  return {median(host), median(span), launches};
+  return {median(host), median(span), static_cast<double>(commands), median(replay)};
 }
 
 // Host cost of enqueueing one empty kernel (the floor of any launch).
@@ -90,8 +102,10 @@ void bench_overhead(Session& s, Report& report) {
     r.params["host_us_per_call"] = c.host_us;
     r.params["device_span_us_per_call"] = c.span_us;
     r.params["commands_per_call"] = c.launches;
+    r.params["launches_alone_us_per_call"] = c.replay_us;
+    r.params["host_us_beyond_launches"] = c.host_us - c.replay_us;
     r.params["empty_launch_us"] = launch_us;
-    r.params["host_us_beyond_launches"] = c.host_us - c.launches * launch_us;
+    r.params["host_us_beyond_empty_launches"] = c.host_us - c.launches * launch_us;
     report.add(r);
   };
   const std::size_t n = 64;

@@ -255,7 +255,10 @@ TEST_SUITE("bench_all") {
       CHECK(p.at("host_us_per_call").get<double>() > 0);
       CHECK(p.at("device_span_us_per_call").get<double>() > 0);
       CHECK(p.at("empty_launch_us").get<double>() > 0);
+      CHECK(p.at("launches_alone_us_per_call").get<double>() > 0);
       CHECK(p.at("host_us_beyond_launches").get<double>() ==
+            doctest::Approx(p.at("host_us_per_call").get<double>() - p.at("launches_alone_us_per_call").get<double>()));
+      CHECK(p.at("host_us_beyond_empty_launches").get<double>() ==
             doctest::Approx(p.at("host_us_per_call").get<double>() -
                             p.at("commands_per_call").get<double>() * p.at("empty_launch_us").get<double>()));
       commands[shape] = p.at("commands_per_call").get<double>();

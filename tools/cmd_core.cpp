@@ -133,14 +133,17 @@ void cmd_bench_overhead(Globals& g) {
   Session& s = g.session();
   bench::Report report(s.entry.info);
   bench::bench_overhead(s, report);
-  std::printf("%-46s %10s %12s %9s %18s\n", "call (repeated back to back)", "host us", "device us", "commands",
-              "host us - launches");
+  std::printf("%-46s %10s %12s %9s %15s %18s\n", "call (repeated back to back)", "host us", "device us", "commands",
+              "launches us", "host us - launches");
   for (const auto& r : report.records())
-    std::printf("%-46s %10.2f %12.2f %9.1f %18.2f\n", r.shape.c_str(), r.params["host_us_per_call"].get<double>(),
-                r.params["device_span_us_per_call"].get<double>(), r.params["commands_per_call"].get<double>(),
+    std::printf("%-46s %10.2f %12.2f %9.1f %15.2f %18.2f\n", r.shape.c_str(),
+                r.params["host_us_per_call"].get<double>(), r.params["device_span_us_per_call"].get<double>(),
+                r.params["commands_per_call"].get<double>(), r.params["launches_alone_us_per_call"].get<double>(),
                 r.params["host_us_beyond_launches"].get<double>());
   if (!report.records().empty())
-    std::printf("(one empty kernel enqueue: %.2f us)\n", report.records()[0].params["empty_launch_us"].get<double>());
+    std::printf(
+        "(launches us: the call's recorded kernel launches replayed alone; one empty kernel enqueue: %.2f us)\n",
+        report.records()[0].params["empty_launch_us"].get<double>());
   if (!g.out.empty()) report.write(g.out);
 }
 

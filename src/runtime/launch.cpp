@@ -145,8 +145,27 @@ void launch(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange
   launch_plain(queue, kernel, global, local, wait_list, event);
 }
 
+namespace {
+thread_local LaunchRecorder* t_recorder = nullptr;
+}  // namespace
+
+LaunchRecorder::LaunchRecorder() : outer_(t_recorder) { t_recorder = this; }
+LaunchRecorder::~LaunchRecorder() { t_recorder = outer_; }
+
+void LaunchRecorder::replay(cl::CommandQueue& queue) const {
+  for (const Launch& l : launches_) {
+    cl_event ev = nullptr;
+    const cl_int st = clEnqueueNDRangeKernel(
+        queue(), l.kernel(), static_cast<cl_uint>(l.global.dimensions()), nullptr, l.global,
+        l.local.dimensions() ? static_cast<const size_t*>(l.local) : nullptr, 0, nullptr, l.event ? &ev : nullptr);
+    if (st != CL_SUCCESS) throw OpenCLError(st, "clEnqueueNDRangeKernel", "replaying a recorded launch");
+    if (ev != nullptr) clReleaseEvent(ev);
+  }
+}
+
 void launch_plain(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,
                   const cl::NDRange& local, const EventList* wait_list, cl::Event* event) {
+  if (t_recorder != nullptr) t_recorder->launches_.push_back({kernel, global, local, event != nullptr});
   std::vector<cl_event> waits;
   if (wait_list != nullptr)
     for (const auto& e : *wait_list) waits.push_back(e());
