@@ -44,13 +44,17 @@ struct Cost {
 // `call(event)` enqueues one call; event is non-null on the first and last call of a round.
 Cost measure(cl::CommandQueue& q, const std::function<void(cl::Event*)>& call) {
   call(nullptr);  // builds and caches
-  detail::LaunchRecorder recorder;
+  std::vector<detail::RecordedLaunch> launches;
   const auto before_one = detail::activity().enqueued;
-  call(nullptr);
+  {
+    detail::LaunchRecorder recorder;
+    call(nullptr);
+    launches = recorder.launches();
+  }
   const auto commands = detail::activity().enqueued - before_one;
-  if (commands != recorder.launches().size())
+  if (commands != launches.size())
     throw Error("bench overhead: a call enqueued " + std::to_string(commands) + " commands but launched " +
-                std::to_string(recorder.launches().size()) + " kernels; the replay would not match it");
+                std::to_string(launches.size()) + " kernels; the replay would not match it");
   q.finish();
   std::vector<double> host, span, replay;
   for (int r = 0; r < kRounds; ++r) {
@@ -64,7 +68,7 @@ Cost measure(cl::CommandQueue& q, const std::function<void(cl::Event*)>& call) {
     last.getProfilingInfo(CL_PROFILING_COMMAND_END, &b);
     span.push_back(static_cast<double>(b - a) * 1e-3 / (kCalls - 1));
     const auto t1 = Clock::now();
-    for (int i = 0; i < kCalls; ++i) recorder.replay(q);
+    for (int i = 0; i < kCalls; ++i) detail::replay_launches(q, launches);
     replay.push_back(us_since(t1) / kCalls);
     q.finish();
   }

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "host/reference.hpp"
+#include "runtime/launch.hpp"
 #include "runtime/program_cache.hpp"
 #include "runtime/util.hpp"
 #include "tests/support.hpp"
@@ -302,5 +303,33 @@ TEST_SUITE("runtime") {
     write_old("12");
     std::this_thread::sleep_for(std::chrono::milliseconds(3));
     CHECK(detail::stamp_of_reused(file).size == 2);
+  }
+
+  TEST_CASE("a recorded call's launches replay its work: same kernels, arguments and ranges") {
+    auto& s = test::session();
+    const std::size_t rows = 37, cols = 29;
+    const std::vector<float> in = host::random_floats(rows * cols, test::seed());
+    std::vector<float> ref(in.size());
+    host::transpose(rows, cols, 4, in.data(), cols, ref.data(), rows);
+    cl::Buffer bi(s.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in.size() * 4, const_cast<float*>(in.data()));
+    cl::Buffer bo(s.context, CL_MEM_READ_WRITE, in.size() * 4);
+    std::vector<detail::RecordedLaunch> launches;
+    {
+      detail::LaunchRecorder outer;
+      {
+        detail::LaunchRecorder inner;
+        transpose(s.queue, rows, cols, 4, {bi, 0, cols}, {bo, 0, rows});
+        launches = inner.launches();
+      }
+      CHECK(outer.launches().empty());  // the innermost recorder took the call
+    }
+    REQUIRE(launches.size() == 1);
+    CHECK(launches[0].global.dimensions() >= 1);
+    // Poison the output, replay: the recorded launch alone writes the transpose again.
+    std::vector<float> out = host::poisoned(in.size());
+    s.queue.enqueueWriteBuffer(bo, CL_TRUE, 0, out.size() * 4, out.data());
+    detail::replay_launches(s.queue, launches);
+    s.queue.enqueueReadBuffer(bo, CL_TRUE, 0, out.size() * 4, out.data());
+    CHECK(std::memcmp(out.data(), ref.data(), out.size() * 4) == 0);
   }
 }

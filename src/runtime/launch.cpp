@@ -152,8 +152,8 @@ thread_local LaunchRecorder* t_recorder = nullptr;
 LaunchRecorder::LaunchRecorder() : outer_(t_recorder) { t_recorder = this; }
 LaunchRecorder::~LaunchRecorder() { t_recorder = outer_; }
 
-void LaunchRecorder::replay(cl::CommandQueue& queue) const {
-  for (const Launch& l : launches_) {
+void replay_launches(cl::CommandQueue& queue, const std::vector<RecordedLaunch>& launches) {
+  for (const RecordedLaunch& l : launches) {
     cl_event ev = nullptr;
     const cl_int st = clEnqueueNDRangeKernel(
         queue(), l.kernel(), static_cast<cl_uint>(l.global.dimensions()), nullptr, l.global,

@@ -72,32 +72,36 @@ void launch(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange
 void launch_plain(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,
                   const cl::NDRange& local, const EventList* wait_list, cl::Event* event);
 
-/// The kernel launches of the calls made on this thread while it lives (nested recorders: the
-/// innermost records). `clforge bench overhead` replays them to measure what the driver alone
-/// charges for a call's launches: the same kernel objects with the arguments they hold, the same
-/// ranges, an event where the call made one (wait lists are not replayed; on an in-order queue a
-/// call's own commands wait for none).
+/// One kernel launch as launch_plain enqueued it, for LaunchRecorder.
+struct RecordedLaunch {
+  cl::Kernel kernel;
+  cl::NDRange global, local;
+  bool event;
+};
+
+/// Records the kernel launches made on this thread while it lives (nested recorders: the
+/// innermost records). `clforge bench overhead` replays one call's launches to measure what the
+/// driver alone charges for them (replay_launches).
 class LaunchRecorder {
  public:
-  struct Launch {
-    cl::Kernel kernel;
-    cl::NDRange global, local;
-    bool event;
-  };
   LaunchRecorder();
   ~LaunchRecorder();
   LaunchRecorder(const LaunchRecorder&) = delete;
   LaunchRecorder& operator=(const LaunchRecorder&) = delete;
-  const std::vector<Launch>& launches() const { return launches_; }
-  /// Enqueues the recorded launches again, in order, through clEnqueueNDRangeKernel only.
-  void replay(cl::CommandQueue& queue) const;
+  const std::vector<RecordedLaunch>& launches() const { return launches_; }
 
  private:
   friend void launch_plain(cl::CommandQueue&, const cl::Kernel&, const cl::NDRange&, const cl::NDRange&,
                            const EventList*, cl::Event*);
-  std::vector<Launch> launches_;
+  std::vector<RecordedLaunch> launches_;
   LaunchRecorder* outer_;
 };
+
+/// Enqueues recorded launches again, in order, through clEnqueueNDRangeKernel only: the same
+/// kernel objects with the arguments they hold now, the same ranges, an event where the original
+/// made one (released at once); wait lists are not replayed (on an in-order queue a call's own
+/// commands wait for none).
+void replay_launches(cl::CommandQueue& queue, const std::vector<RecordedLaunch>& launches);
 
 /// The commands of one routine call, in order: the first waits for the call's wait list, each
 /// later one for the one before. On an in-order queue only the last command makes an event (and
