@@ -3,7 +3,6 @@
 // src/runtime/timing.hpp, which the tuner uses too), statistics, and the result report
 // (JSON, CSV, table) with device identity.
 #pragma once
-#include <CL/opencl.hpp>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -11,6 +10,7 @@
 #include <vector>
 
 #include "clforge/device.hpp"
+#include "clforge/opencl.hpp"
 #include "runtime/timing.hpp"
 
 namespace clforge::bench {
