@@ -67,7 +67,8 @@ std::vector<std::pair<std::string, std::string>> report_charts(const AllResults&
 std::vector<std::string> write_results(const AllResults& r, const std::string& dir);
 
 /// Peer libraries and their versions: build-time versions of CLBlast, clFFT and VkFFT,
-/// OpenBLAS's own config string when it loads, "not built" / "not found" / "unknown" otherwise.
+/// OpenBLAS's own config string when it loads, the CUDA version and sonames of cuBLAS and cuFFT
+/// when they load, "not built" / "not found (...)" / "unknown" otherwise.
 nlohmann::json peer_versions();
 
 /// The regression rule of compare: the new median is slower than the old by more than
