@@ -2,7 +2,7 @@
 // run: out-of-place forward transforms of contiguous batches of random data, all timed alike
 // between marker kernels (clFFT and VkFFT may enqueue several kernels), with effective bandwidth
 // 2 * bytes / time and 5 n log2 n flops per transform. On NVIDIA devices cuFFT runs on the same
-// data (built with CLFORGE_WITH_CUDA; cudaEvent timing). clforge's and the peers' errors are
+// data (libcufft loaded at run time; cudaEvent timing). clforge's and the peers' errors are
 // checked against FFTW (double) on a sample of transforms.
 //
 // Each peer's runner has its own file (fft_clfft.cpp, fft_cufft.cpp, fft_vkfft.cpp: VkFFT in a

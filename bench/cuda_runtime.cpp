@@ -56,8 +56,15 @@ void* Library::symbol(const char* name) {
   return f;
 }
 
-Library open_library(const std::vector<std::pair<std::string, std::string>>& sonames) {
-  Library lib;
+const Sonames kCublasSonames = {{"13", "libcublas.so.13"}, {"12", "libcublas.so.12"}, {"11", "libcublas.so.11"}};
+const Sonames kCufftSonames = {{"13", "libcufft.so.12"}, {"12", "libcufft.so.11"}, {"11", "libcufft.so.10"}};
+
+Library open_library(const Sonames& sonames) {
+  static std::mutex m;
+  static std::map<Sonames, Library> opened;
+  std::lock_guard<std::mutex> lock(m);
+  if (auto it = opened.find(sonames); it != opened.end()) return it->second;
+  Library& lib = opened[sonames];
   std::string tried;
   for (const auto& [version, soname] : sonames) {
     tried += (tried.empty() ? "" : ", ") + soname + " + libcudart.so." + version;
@@ -72,6 +79,11 @@ Library open_library(const std::vector<std::pair<std::string, std::string>>& son
   }
   lib.problem = "not found (" + tried + ")";
   return lib;
+}
+
+std::string describe(const Sonames& sonames) {
+  const Library lib = open_library(sonames);
+  return lib.problem.empty() ? lib.from : lib.problem;
 }
 
 DeviceBuffer::DeviceBuffer(const Runtime& rt, std::size_t bytes) : rt_(rt) {

@@ -1,8 +1,9 @@
 // The CUDA side of the benchmarks' NVIDIA rows (cuBLAS in `bench sgemm`, cuFFT in `bench fft`):
-// libcudart and the peer library of one CUDA major version (11 to 13) loaded at run time, so a
-// binary built with CLFORGE_WITH_CUDA needs no CUDA to link or run; device buffers; cudaEvent
-// timing with the same warm-up and repetition rules as the OpenCL rows. Only the C calls whose
-// ABI is the same from CUDA 11 to 13 are used. Compiled when CLFORGE_BENCH_CUDA is set.
+// libcudart and the peer library of one CUDA major version (11 to 13) loaded at run time, so the
+// binary needs no CUDA to build, link or run (the rows then say "not found"); device buffers;
+// cudaEvent timing with the same warm-up and repetition rules as the OpenCL rows. Only the C
+// calls whose ABI is the same from CUDA 11 to 13 are used. Compiled when CLFORGE_BENCH_CUDA is
+// set (CLFORGE_WITH_CUDA, ON unless turned off).
 #pragma once
 #include <cstddef>
 #include <functional>
@@ -46,16 +47,29 @@ struct Library {
   void* symbol(const char* name);
 };
 
-/// The first CUDA version, newest first, for which both libcudart.so.<version> and the peer's
-/// soname load. sonames: {CUDA major version, soname of the peer library of that version}.
-/// Never throws: problem says what was missing.
-Library open_library(const std::vector<std::pair<std::string, std::string>>& sonames);
+/// {CUDA major version, soname of the peer library of that version}, newest first.
+using Sonames = std::vector<std::pair<std::string, std::string>>;
+/// cuBLAS and cuFFT of CUDA 13, 12 and 11.
+extern const Sonames kCublasSonames;
+extern const Sonames kCufftSonames;
 
-/// "refused: ..." when a CUDA row cannot run for this OpenCL device, "" when it can: the device is
-/// not an NVIDIA GPU (the row would time another device; load is then not called, so no CUDA
-/// library is loaded), or the Library (or type derived from it) that load() returns cannot be used.
+/// The first CUDA version in `sonames` for which both libcudart.so.<version> and the peer's
+/// soname load; looked for once per list, the libraries stay loaded. Loading starts nothing on
+/// any device. Never throws: problem says what was missing ("not found (...)").
+Library open_library(const Sonames& sonames);
+
+/// "CUDA 12: libcublas.so.12, libcudart.so.12" when the peer's libraries load, else its problem
+/// ("not found (...)"): the peer's entry in the benchmark reports.
+std::string describe(const Sonames& sonames);
+
+/// "refused: ..." when a CUDA row cannot run for this OpenCL device, "" when it can: the peer's
+/// libraries are not found (open_library(sonames)), the device is not an NVIDIA GPU (the row
+/// would time another device; load is then not called, so no CUDA context is created), or the
+/// Library (or type derived from it) that load() returns cannot be used.
 template <typename Load>
-std::string refusal(const DeviceInfo& device, Load load) {
+std::string refusal(const DeviceInfo& device, const Sonames& sonames, Load load) {
+  const std::string& missing = open_library(sonames).problem;
+  if (!missing.empty()) return "refused: " + missing;
   if (device.vendor_class != VendorClass::NVIDIA) return "refused: the OpenCL device is not an NVIDIA GPU";
   const Library& lib = load();
   return lib.problem.empty() ? std::string() : "refused: " + lib.problem;

@@ -1,5 +1,5 @@
-// cuFFT as a peer of `clforge bench fft` on NVIDIA devices (built with CLFORGE_WITH_CUDA; the
-// library is loaded at run time, timed with CUDA events).
+// cuFFT as a peer of `clforge bench fft` on NVIDIA devices (left out only when built with
+// -DCLFORGE_WITH_CUDA=OFF; the library is loaded at run time, timed with CUDA events).
 #include "clforge/fft.hpp"
 
 #include <algorithm>
@@ -24,9 +24,7 @@ struct Cufft : cuda::Library {
   int (*plan_many)(int*, int, int*, int*, int, int, int*, int, int, int, int) = nullptr;
   int (*exec_c2c)(int, void*, void*, int) = nullptr;
   int (*destroy)(int) = nullptr;
-  Cufft()
-      : cuda::Library(
-            cuda::open_library({{"13", "libcufft.so.12"}, {"12", "libcufft.so.11"}, {"11", "libcufft.so.10"}})) {
+  Cufft() : cuda::Library(cuda::open_library(cuda::kCufftSonames)) {
     if (!problem.empty()) return;
     bind(plan_many, "cufftPlanMany");
     bind(exec_c2c, "cufftExecC2C");
@@ -51,7 +49,7 @@ std::string cufft_result(int r) {
 
 Record run_cufft(Session& s, const cl::Buffer& in, const FftCase& c, const TimingPlan& plan) {
   Record r = make_record("cuFFT", c);
-  r.status = cuda::refusal(s.entry.info, cufft);
+  r.status = cuda::refusal(s.entry.info, cuda::kCufftSonames, cufft);
   if (!r.status.empty()) return r;
   const Cufft& cf = cufft();
   if (c.n > 0x7fffffff || c.batch > 0x7fffffff) {

@@ -37,7 +37,7 @@ Record make_record(const std::string& library, const FftCase& c);
 // The progress line of a record; `note` follows the library ("round 2/3").
 void report_line(const Record& r, const std::string& note = "");
 
-/// clFFT, cuFFT (on NVIDIA, with CLFORGE_WITH_CUDA) and VkFFT (in a child process on CPU
+/// clFFT, cuFFT (on NVIDIA, libcufft loaded at run time) and VkFFT (in a child process on CPU
 /// devices) on the same case; each returns a record whose status says why it did not run.
 Record run_clfft(Session& s, const cl::Buffer& in, const cl::Buffer& out, const FftCase& c, const TimingPlan& plan);
 Record run_cufft(Session& s, const cl::Buffer& in, const FftCase& c, const TimingPlan& plan);

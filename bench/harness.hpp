@@ -3,7 +3,6 @@
 // src/runtime/timing.hpp, which the tuner uses too), statistics, and the result report
 // (JSON, CSV, table) with device identity.
 #pragma once
-#include <CL/opencl.hpp>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -11,6 +10,7 @@
 #include <vector>
 
 #include "clforge/device.hpp"
+#include "clforge/opencl.hpp"
 #include "runtime/timing.hpp"
 
 namespace clforge::bench {
@@ -104,7 +104,8 @@ nlohmann::json record_json(const Record& r);
 Record record_from_json(const nlohmann::json& j);
 
 /// Peer libraries and their versions: build-time versions of CLBlast, clFFT and VkFFT,
-/// OpenBLAS's own config string when it loads, "not built" / "not found" / "unknown" otherwise.
+/// OpenBLAS's own config string when it loads, the CUDA version and sonames of cuBLAS and cuFFT
+/// when they load, "not built" / "not found (...)" / "unknown" otherwise.
 nlohmann::json peer_versions();
 
 /// Numeric size key of a record, derived from its shape string, for ordering and plotting:

@@ -1,12 +1,16 @@
 // Versions of the peer libraries the benchmarks compare against, for results.json and
 // report.md: the headers' versions for the linked ones (CLBlast, clFFT) and VkFFT (header
-// only), OpenBLAS's own config string for the one loaded at run time. Kept in its own file so
-// that only this one includes the large vkFFT.h beside bench_fft.cpp.
+// only), OpenBLAS's own config string and the CUDA libraries' sonames for the ones loaded at run
+// time. Kept in its own file so that only this one includes the large vkFFT.h beside
+// bench_fft.cpp.
 #include <dlfcn.h>
 
 #include <string>
 
 #include "bench/bench_all.hpp"
+#if CLFORGE_BENCH_CUDA
+#include "bench/cuda_runtime.hpp"
+#endif
 
 #if CLFORGE_HAVE_CLBLAST
 #include <clblast.h>
@@ -56,10 +60,12 @@ nlohmann::json peer_versions() {
   j["VkFFT"] = "not built";
 #endif
   j["OpenBLAS"] = openblas_version();
-#if CLFORGE_BENCH_CUDA || CLFORGE_BENCH_CUBLAS
-  j["CUDA libraries"] = "loaded at run time: the CUDA version is in each cuBLAS / cuFFT record's status";
+#if CLFORGE_BENCH_CUDA
+  j["cuBLAS"] = cuda::describe(cuda::kCublasSonames);
+  j["cuFFT"] = cuda::describe(cuda::kCufftSonames);
 #else
-  j["CUDA libraries"] = "not built";
+  j["cuBLAS"] = "not built";
+  j["cuFFT"] = "not built";
 #endif
   return j;
 }

@@ -137,6 +137,28 @@ TEST_SUITE("bench_all") {
     CHECK(log.find("[6/13, ETA ") != std::string::npos);
     CHECK(log.find("[13/13, ETA ") != std::string::npos);
     CHECK(log.find("/14, ETA") == std::string::npos);
+    // cuBLAS and cuFFT: rows in every build made with CLFORGE_WITH_CUDA (the default), their
+    // libraries looked for at run time; where they are absent the rows and peers say so.
+    for (const auto& [routine, peer] : {std::pair<std::string, std::string>{"sgemm", "cuBLAS"}, {"fft", "cuFFT"}}) {
+      CAPTURE(peer);
+      const std::string found = d.at("peers").at(peer);
+      CAPTURE(found);
+#if CLFORGE_TEST_CUDA_PEERS
+      CHECK((found.rfind("not found (", 0) == 0 || found.rfind("CUDA ", 0) == 0));
+      CHECK(libraries.count(routine + "/" + peer) == 1);
+      for (const auto& m : ms) {
+        if (m.at("library") != peer) continue;
+        const std::string status = m.at("status");
+        if (found.rfind("not found", 0) == 0)
+          CHECK(status == "refused: " + found);
+        else if (s.entry.info.vendor_class != VendorClass::NVIDIA)
+          CHECK(status == "refused: the OpenCL device is not an NVIDIA GPU");
+      }
+#else
+      CHECK(found == "not built");
+      CHECK(libraries.count(routine + "/" + peer) == 0);
+#endif
+    }
     CHECK(sgemm_failed);
     CHECK(transpose_sources);
     for (const char* h :

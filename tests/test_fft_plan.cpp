@@ -4,7 +4,6 @@
 // once (each leases its own scratch).
 #include <doctest/doctest.h>
 
-#include <CL/opencl.hpp>
 #include <algorithm>
 #include <atomic>
 #include <fstream>
@@ -12,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "clforge/opencl.hpp"
 #include "fft/fft_internal.hpp"
 #include "tests/fft_support.hpp"
 #include "tuning/spec.hpp"

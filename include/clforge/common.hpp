@@ -1,8 +1,9 @@
 // Types shared by every routine: a matrix in a cl::Buffer, and the event arguments.
 #pragma once
-#include <CL/opencl.hpp>
 #include <cstddef>
 #include <vector>
+
+#include "clforge/opencl.hpp"
 
 namespace clforge {
 

@@ -1,11 +1,12 @@
 // Device identity: every OpenCL device normalised into vendor class, type, architecture and
 // limits, and device selection by index or text ("nvidia", "cpu", "0:1", a name substring).
 #pragma once
-#include <CL/opencl.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "clforge/opencl.hpp"
 
 namespace clforge {
 

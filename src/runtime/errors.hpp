@@ -1,13 +1,13 @@
 // Internal error helpers: one check() for every OpenCL status and argument checks shared
 // by all routines.
 #pragma once
-#include <CL/opencl.hpp>
 #include <cstddef>
 #include <string>
 #include <type_traits>
 
 #include "clforge/common.hpp"
 #include "clforge/errors.hpp"
+#include "clforge/opencl.hpp"
 
 namespace clforge::detail {
 

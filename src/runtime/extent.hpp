@@ -3,13 +3,14 @@
 // distances and pitches arrive as size_t from callers; every product and sum below is checked,
 // so that a value near SIZE_MAX cannot wrap into a small extent that passes.
 #pragma once
-#include <CL/opencl.hpp>
 #include <climits>
 #include <cstddef>
 #include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "clforge/opencl.hpp"
 
 namespace clforge::detail {
 

@@ -3,11 +3,11 @@
 // counted (the argument-safety tests assert that a refused call changed neither), and (2) no
 // transfer can still read or write caller memory after a host-vector call returns or throws.
 #pragma once
-#include <CL/opencl.hpp>
 #include <cstdint>
 #include <string>
 
 #include "clforge/common.hpp"
+#include "clforge/opencl.hpp"
 
 namespace clforge::detail {
 

@@ -1,7 +1,6 @@
 // The launch layer every routine's plan goes through: kernel arguments bound by name, commands
 // chained by events, and the one enqueue of a kernel (with the optional per-launch profile).
 #pragma once
-#include <CL/opencl.hpp>
 #include <cstddef>
 #include <string>
 #include <type_traits>
@@ -9,6 +8,7 @@
 
 #include "clforge/common.hpp"
 #include "clforge/errors.hpp"
+#include "clforge/opencl.hpp"
 #include "runtime/program_cache.hpp"
 
 namespace clforge::detail {

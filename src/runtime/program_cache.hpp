@@ -1,12 +1,12 @@
 // Program building and the two-level compile cache (memory, then disk), plus the per-queue
 // context every routine starts from.
 #pragma once
-#include <CL/opencl.hpp>
 #include <string>
 #include <vector>
 
 #include "clforge/device.hpp"
 #include "clforge/errors.hpp"
+#include "clforge/opencl.hpp"
 #include "clforge/tuning.hpp"
 
 namespace clforge::detail {

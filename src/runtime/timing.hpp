@@ -2,9 +2,10 @@
 // a minimum count and a minimum total time are reached; the median is what gets compared.
 // Either one kernel's event (START to END) or everything enqueued between two marker kernels.
 #pragma once
-#include <CL/opencl.hpp>
 #include <functional>
 #include <vector>
+
+#include "clforge/opencl.hpp"
 
 namespace clforge::detail {
 

@@ -8,13 +8,13 @@
 // blur or FFT would otherwise allocate its scratch on every call); at most kMaxIdlePerContext
 // idle buffers per context.
 #pragma once
-#include <CL/opencl.hpp>
 #include <cstddef>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "clforge/common.hpp"
+#include "clforge/opencl.hpp"
 
 namespace clforge::detail {
 

@@ -5,11 +5,11 @@
 // C^T = op(B)^T op(A)^T on the same buffers, so it swaps m <-> n, A <-> B and trans_a <->
 // trans_b; C's buffer and leading dimension stay as they are.
 #pragma once
-#include <CL/opencl.hpp>
 #include <array>
 #include <cstddef>
 #include <vector>
 
+#include "clforge/opencl.hpp"
 #include "clforge/sgemm.hpp"
 #include "runtime/launch.hpp"
 #include "sgemm/sgemm_internal.hpp"

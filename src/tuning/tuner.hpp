@@ -5,7 +5,6 @@
 // (compiling, verifying, timing), tuner_anneal.cpp and tuner_runoff.cpp; the pieces declared
 // here for targets are in tune_instance.cpp. docs/tuning.md shows how to add one.
 #pragma once
-#include <CL/opencl.hpp>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -15,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "clforge/opencl.hpp"
 #include "clforge/tuning.hpp"
 #include "runtime/program_cache.hpp"
 

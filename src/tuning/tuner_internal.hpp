@@ -3,7 +3,6 @@
 // and recording candidates (tuner_class.cpp), the annealing walk (tuner_anneal.cpp) and the
 // run-off (tuner_runoff.cpp). clforge::tune() (tuner.cpp) drives them and stores the results.
 #pragma once
-#include <CL/opencl.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -17,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "clforge/opencl.hpp"
 #include "clforge/tuning.hpp"
 #include "runtime/program_cache.hpp"
 #include "runtime/timing.hpp"
