@@ -4,11 +4,11 @@
 // END of the last call's, over kCalls - 1 calls), the commands the call enqueues, the driver's
 // time for those launches alone, and the host time per call beyond them. The launches alone are
 // the call's own kernel launches, recorded (detail::LaunchRecorder) and replayed back to back
-// in each round right after the calls: the same kernel objects with the arguments they hold,
-// the same ranges and events, through clEnqueueNDRangeKernel only. Everything else the call
-// does (checks, plan lookup, binding arguments, leases) is "beyond the launches". The cost of one
-// empty kernel's enqueue is kept beside it as the floor of any launch. A small call whose host
-// time reaches its device span is host-bound.
+// in each round right after the calls: the same kernel objects, the same clSetKernelArg
+// bindings the call made, the same ranges and events, through the OpenCL C API only.
+// Everything else the call does (checks, plan lookup, argument names and shadows, chains,
+// leases) is "beyond the launches". The cost of one empty kernel's enqueue is kept beside it as
+// the floor of any launch. A small call whose host time reaches its device span is host-bound.
 #include <algorithm>
 #include <chrono>
 #include <functional>

@@ -305,7 +305,7 @@ TEST_SUITE("runtime") {
     CHECK(detail::stamp_of_reused(file).size == 2);
   }
 
-  TEST_CASE("a recorded call's launches replay its work: same kernels, arguments and ranges") {
+  TEST_CASE("a recorded call's launches replay its work: same kernels, argument bindings and ranges") {
     auto& s = test::session();
     const std::size_t rows = 37, cols = 29;
     const std::vector<float> in = host::random_floats(rows * cols, test::seed());
@@ -325,7 +325,11 @@ TEST_SUITE("runtime") {
     }
     REQUIRE(launches.size() == 1);
     CHECK(launches[0].global.dimensions() >= 1);
-    // Poison the output, replay: the recorded launch alone writes the transpose again.
+    CHECK(launches[0].args.size() >= 2);  // the buffers at least: they are bound on every call
+    // Another call binds another output on the same kernel object; the replay binds the recorded
+    // output again: into a poisoned bo, the recorded launch alone writes the transpose again.
+    cl::Buffer other(s.context, CL_MEM_READ_WRITE, in.size() * 4);
+    transpose(s.queue, rows, cols, 4, {bi, 0, cols}, {other, 0, rows});
     std::vector<float> out = host::poisoned(in.size());
     s.queue.enqueueWriteBuffer(bo, CL_TRUE, 0, out.size() * 4, out.data());
     detail::replay_launches(s.queue, launches);

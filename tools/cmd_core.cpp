@@ -142,7 +142,8 @@ void cmd_bench_overhead(Globals& g) {
                 r.params["host_us_beyond_launches"].get<double>());
   if (!report.records().empty())
     std::printf(
-        "(launches us: the call's recorded kernel launches replayed alone; one empty kernel enqueue: %.2f us)\n",
+        "(launches us: the call's recorded argument bindings and kernel launches replayed alone; one empty kernel "
+        "enqueue: %.2f us)\n",
         report.records()[0].params["empty_launch_us"].get<double>());
   if (!g.out.empty()) report.write(g.out);
 }

@@ -66,6 +66,7 @@ Args& Args::local(const char* name, std::size_t bytes) {
   if (st != CL_SUCCESS) throw OpenCLError(st, "clSetKernelArg", std::string(sig_.kernel) + " argument " + name);
   set_ |= 1ull << i;
   remember(i, 2, &n, sizeof n);
+  note_arg(kernel_, i, n, nullptr);
   return *this;
 }
 
@@ -152,8 +153,23 @@ thread_local LaunchRecorder* t_recorder = nullptr;
 LaunchRecorder::LaunchRecorder() : outer_(t_recorder) { t_recorder = this; }
 LaunchRecorder::~LaunchRecorder() { t_recorder = outer_; }
 
+void Args::note_arg(const cl::Kernel& kernel, cl_uint i, std::size_t size, const void* value) {
+  if (t_recorder == nullptr) return;
+  RecordedLaunch::Arg a{i, size, {}};
+  if (value != nullptr) {
+    const auto* b = static_cast<const unsigned char*>(value);
+    a.value.assign(b, b + size);
+  }
+  t_recorder->pending_.emplace_back(kernel(), std::move(a));
+}
+
 void replay_launches(cl::CommandQueue& queue, const std::vector<RecordedLaunch>& launches) {
   for (const RecordedLaunch& l : launches) {
+    for (const RecordedLaunch::Arg& a : l.args) {
+      const cl_int st = clSetKernelArg(l.kernel(), a.index, a.size,
+                                       a.value.empty() ? nullptr : static_cast<const void*>(a.value.data()));
+      if (st != CL_SUCCESS) throw OpenCLError(st, "clSetKernelArg", "replaying a recorded binding");
+    }
     cl_event ev = nullptr;
     const cl_int st = clEnqueueNDRangeKernel(
         queue(), l.kernel(), static_cast<cl_uint>(l.global.dimensions()), nullptr, l.global,
@@ -165,7 +181,19 @@ void replay_launches(cl::CommandQueue& queue, const std::vector<RecordedLaunch>&
 
 void launch_plain(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,
                   const cl::NDRange& local, const EventList* wait_list, cl::Event* event) {
-  if (t_recorder != nullptr) t_recorder->launches_.push_back({kernel, global, local, event != nullptr});
+  if (t_recorder != nullptr) {
+    RecordedLaunch r{kernel, {}, global, local, event != nullptr};
+    auto& pending = t_recorder->pending_;
+    for (auto it = pending.begin(); it != pending.end();) {
+      if (it->first == kernel()) {
+        r.args.push_back(std::move(it->second));
+        it = pending.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    t_recorder->launches_.push_back(std::move(r));
+  }
   std::vector<cl_event> waits;
   if (wait_list != nullptr)
     for (const auto& e : *wait_list) waits.push_back(e());

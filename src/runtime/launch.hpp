@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "clforge/common.hpp"
@@ -42,7 +43,14 @@ class Args {
     const cl_int st = kernel_.setArg(i, value);
     if (st != CL_SUCCESS) throw OpenCLError(st, "clSetKernelArg", std::string(sig_.kernel) + " argument " + name);
     set_ |= 1ull << i;
-    if constexpr (std::is_arithmetic_v<T>) remember(i, 1, &value, sizeof value);
+    if constexpr (std::is_arithmetic_v<T>) {
+      remember(i, 1, &value, sizeof value);
+      note_arg(kernel_, i, sizeof value, &value);
+    } else {
+      static_assert(std::is_base_of_v<cl::Memory, T>, "Args::set takes numbers and memory objects");
+      const cl_mem m = value();
+      note_arg(kernel_, i, sizeof m, &m);
+    }
     return *this;
   }
   /// Throws Error naming the first argument that was not set.
@@ -53,6 +61,8 @@ class Args {
   // The kernel object's shadow (ArgShadow): whether argument i holds this value already (then it
   // counts as set), and what it holds after a clSetKernelArg.
   bool same_as_before(cl_uint i, unsigned char kind, const void* bytes, std::size_t size);
+  // Tells a LaunchRecorder of this thread, if any, what was bound (value nullptr: local memory).
+  static void note_arg(const cl::Kernel& kernel, cl_uint i, std::size_t size, const void* value);
   void remember(cl_uint i, unsigned char kind, const void* bytes, std::size_t size);
   void forget(cl_uint i);
   cl::Kernel& kernel_;
@@ -72,16 +82,24 @@ void launch(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange
 void launch_plain(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,
                   const cl::NDRange& local, const EventList* wait_list, cl::Event* event);
 
-/// One kernel launch as launch_plain enqueued it, for LaunchRecorder.
+/// One kernel launch as launch_plain enqueued it, with the arguments bound on its kernel object
+/// since that object's previous launch (what Args set: an argument Args skipped because the
+/// kernel already held its value is not there), for LaunchRecorder.
 struct RecordedLaunch {
+  struct Arg {
+    cl_uint index;
+    std::size_t size;
+    std::vector<unsigned char> value;  ///< empty: local memory of `size` bytes
+  };
   cl::Kernel kernel;
+  std::vector<Arg> args;
   cl::NDRange global, local;
   bool event;
 };
 
-/// Records the kernel launches made on this thread while it lives (nested recorders: the
-/// innermost records). `clforge bench overhead` replays one call's launches to measure what the
-/// driver alone charges for them (replay_launches).
+/// Records the argument bindings and kernel launches made on this thread while it lives (nested
+/// recorders: the innermost records). `clforge bench overhead` replays one call's record to
+/// measure what the driver alone charges for that call's launches (replay_launches).
 class LaunchRecorder {
  public:
   LaunchRecorder();
@@ -91,16 +109,18 @@ class LaunchRecorder {
   const std::vector<RecordedLaunch>& launches() const { return launches_; }
 
  private:
+  friend class Args;
   friend void launch_plain(cl::CommandQueue&, const cl::Kernel&, const cl::NDRange&, const cl::NDRange&,
                            const EventList*, cl::Event*);
   std::vector<RecordedLaunch> launches_;
+  std::vector<std::pair<cl_kernel, RecordedLaunch::Arg>> pending_;  // bound, not launched yet
   LaunchRecorder* outer_;
 };
 
-/// Enqueues recorded launches again, in order, through clEnqueueNDRangeKernel only: the same
-/// kernel objects with the arguments they hold now, the same ranges, an event where the original
-/// made one (released at once); wait lists are not replayed (on an in-order queue a call's own
-/// commands wait for none).
+/// Issues a record again, in order, through the OpenCL C API only: each launch's argument
+/// bindings (clSetKernelArg), then the launch (clEnqueueNDRangeKernel) with the same ranges and
+/// an event where the original made one (released at once); wait lists are not replayed (on an
+/// in-order queue a call's own commands wait for none).
 void replay_launches(cl::CommandQueue& queue, const std::vector<RecordedLaunch>& launches);
 
 /// The commands of one routine call, in order: the first waits for the call's wait list, each
