@@ -82,13 +82,17 @@ TEST_SUITE("tune") {
     CHECK(c.speedup == doctest::Approx(c.default_ms / c.best_ms));
     CHECK(c.stored);
     CHECK(c.store_error.empty());
-    // One progress report per candidate, counting up to the planned total.
-    REQUIRE(progress.size() == c.tried);
-    for (std::size_t i = 0; i < progress.size(); ++i) {
+    // One progress report per candidate, counting up to the planned total, then one for the end.
+    REQUIRE(progress.size() == c.tried + 1);
+    for (std::size_t i = 0; i < c.tried; ++i) {
       CHECK(progress[i].done == i + 1);
       CHECK(progress[i].total == c.tried);
+      CHECK(progress[i].fraction == doctest::Approx(static_cast<double>(i + 1) / static_cast<double>(c.tried)));
       CHECK(progress[i].variant == "4");
+      CHECK(!progress[i].class_done);
     }
+    CHECK(progress.back().class_done);
+    CHECK(progress.back().fraction == 1.0);
     CHECK(progress.back().best == winner);
 
     // Persisted in this device's user database ...
@@ -232,7 +236,7 @@ TEST_SUITE("tune") {
     CHECK(logs.contains("tile 8 broken for the tuner test"));
   }
 
-  TEST_CASE("an interrupted tune stores the best so far in a valid database") {
+  TEST_CASE("an interrupted tune keeps its measurements in the tune cache, or without one stores the best so far") {
     TuneEnv env("interrupt");
     auto& s = test::session();
     std::atomic<bool> stop{false};
@@ -241,7 +245,22 @@ TEST_SUITE("tune") {
     o.progress = [&](const TuneProgress& p) {
       if (p.done == 2) stop = true;
     };
-    const TuneResult r = tune(s.queue, "transpose", o);
+    o.fault = [def = shipped("4")](const ParamMap& p) {  // any candidate beats the default
+      TuneFault f;
+      if (p != def) f.time_scale = 1e-3;
+      return f;
+    };
+    TuneResult r = tune(s.queue, "transpose", o);
+    CHECK(r.interrupted);
+    REQUIRE(r.classes.size() == 1);
+    CHECK(r.classes[0].tried == 2);
+    CHECK(!r.classes[0].stored);
+    CHECK(!detail::file_exists(r.database_path));
+    CHECK(test::cache_records(r.cache_path).size() == 2);
+
+    stop = false;
+    o.cache_file = "off";
+    r = tune(s.queue, "transpose", o);
     CHECK(r.interrupted);
     REQUIRE(r.classes.size() == 1);
     const TuneClassResult& c = r.classes[0];

@@ -192,10 +192,16 @@ TEST_SUITE("tune") {
     REQUIRE(r.classes.size() == 1);
     CHECK(r.classes[0].tried == 1);  // the default is always measured
     CHECK(r.classes[0].rows.front().is_default);
-    CHECK(r.classes[0].stored);
+    CHECK(r.classes[0].no_gain);  // nothing but the current configuration to store
+    CHECK(!r.classes[0].stored);
 
     o = small_options();
     o.budget = 2;
+    o.fault = [defaults = std::set<ParamMap>{shipped("4"), shipped("8")}](const ParamMap& p) {
+      TuneFault f;
+      if (!defaults.count(p)) f.time_scale = 1e-3;  // any candidate beats the default, so it is stored
+      return f;
+    };
     o.sizes = {"33x65", "64:8", "31:8"};
     r = tune(s.queue, "transpose", o);
     REQUIRE(r.classes.size() == 2);

@@ -1,14 +1,24 @@
 // The pieces the tuner tests share (test_tune*.cpp): tiny search spaces of the transpose, FFT
 // and blur targets with their candidates, fault hooks that make a chosen candidate look fastest
-// (or wrong and fastest), a test's own user database folder, and a log capture.
+// (or wrong and fastest), a test's own user database folder, a log capture, the records of a
+// tune cache (read, and their times replaced), and a CLI command run in the background.
 #pragma once
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
 #include <functional>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "runtime/util.hpp"
 #include "tests/support.hpp"
+
+extern char** environ;
 
 namespace clforge::test {
 
@@ -163,5 +173,54 @@ inline TuneOptions blur_options() {
 }
 
 inline ParamMap blur_candidate(int row_lx) { return candidate_of(blur_options(), {{"BLUR_S_ROW_LX", row_lx}}); }
+
+// The lines of a tune cache file that parse as JSON, in file order (a torn line is left out).
+inline std::vector<nlohmann::json> cache_lines(const std::string& path) {
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(detail::read_file(path).value_or(""));
+  for (std::string line; std::getline(in, line);) {
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_discarded()) lines.push_back(std::move(j));
+  }
+  return lines;
+}
+
+// The measurement records of a tune cache (lines with "params"), in file order.
+inline std::vector<nlohmann::json> cache_records(const std::string& path) {
+  std::vector<nlohmann::json> records;
+  for (auto& j : cache_lines(path))
+    if (j.contains("params")) records.push_back(std::move(j));
+  return records;
+}
+
+inline ParamMap params_of(const nlohmann::json& record) { return record.at("params").get<ParamMap>(); }
+
+// Replaces the time of every verified record of a tune cache by ms(params): a later run with
+// resume takes these times as its measurements.
+inline void set_cache_times(const std::string& path, const std::function<double(const ParamMap&)>& ms) {
+  std::string text;
+  for (auto& j : cache_lines(path)) {
+    if (j.contains("params") && j.at("status") == "ok") j["ms"] = ms(params_of(j));
+    text += j.dump() + "\n";
+  }
+  detail::write_file_atomic(path, text);
+}
+
+// A shell command started in the background (exec'd by /bin/sh, so its pid is the command's),
+// its stdout and stderr going to `log`.
+inline pid_t start_command(const std::string& cmd, const std::string& log) {
+  const std::string line = "exec " + cmd + " > '" + log + "' 2>&1";
+  const char* argv[] = {"sh", "-c", line.c_str(), nullptr};
+  pid_t pid = -1;
+  if (posix_spawn(&pid, "/bin/sh", nullptr, nullptr, const_cast<char* const*>(argv), environ) != 0) return -1;
+  return pid;
+}
+
+// The exit status of a command started by start_command (-1 when it did not exit normally).
+inline int wait_command(pid_t pid) {
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
 
 }  // namespace clforge::test

@@ -1,7 +1,7 @@
 // `clforge tune ROUTINE`: one subcommand per routine the tuner knows (tune_routines()) with the
 // routine's own options (e.g. blur's --method and --sigma), a progress bar on stderr, a summary
-// table on stdout, Ctrl-C stopping early (the best so far is still stored), and --out writing the
-// results as a tuning file. The work is clforge::tune().
+// table on stdout, Ctrl-C stopping early (the measurements stay in the tune cache for --resume),
+// and --out writing the results as a tuning file. The work is clforge::tune().
 #include <unistd.h>
 
 #include <algorithm>
@@ -36,6 +36,9 @@ struct TuneArgs {
   std::uint64_t seed = 0;
   unsigned threads = 0;
   std::size_t finalists = TuneOptions{}.finalists;
+  bool resume = false;
+  std::string cache;
+  double min_gain_pct = TuneOptions{}.min_gain * 100;
   std::map<std::string, std::string> routine_options;  // --NAME VALUE of the routine ("" : not given)
 };
 
@@ -81,7 +84,7 @@ class ProgressBar {
   ProgressBar() : tty_(::isatty(2) != 0) {}
   void update(const TuneProgress& p) {
     const int width = 24;
-    const int fill = p.total > 0 ? static_cast<int>(width * p.done / p.total) : 0;
+    const int fill = std::max(0, std::min(width, static_cast<int>(width * p.fraction)));
     char best[64] = "best -";
     if (p.best_ms > 0) {
       if (p.default_ms > 0)
@@ -89,23 +92,28 @@ class ProgressBar {
       else
         std::snprintf(best, sizeof best, "best %.4g ms", p.best_ms);
     }
+    char cached[48] = "";
+    if (p.cached > 0) std::snprintf(cached, sizeof cached, " (%zu cached)", p.cached);
+    const std::string eta = !p.class_done ? "ETA " + clock_text(p.eta_s) : g_stop.load() ? "stopped" : "done";
     char line[512];
-    std::snprintf(line, sizeof line, "%s/%s [%s%s] %zu/%zu  %s  ETA %s  %s", p.routine.c_str(), p.variant.c_str(),
-                  std::string(fill, '#').c_str(), std::string(width - fill, '.').c_str(), p.done, p.total,
-                  clock_text(p.elapsed_s).c_str(), clock_text(p.eta_s).c_str(), best);
+    std::snprintf(line, sizeof line, "%s/%s [%s%s] %zu/%zu%s  %s  %s  %s", p.routine.c_str(), p.variant.c_str(),
+                  std::string(fill, '#').c_str(), std::string(width - fill, '.').c_str(), p.done, p.total, cached,
+                  clock_text(p.elapsed_s).c_str(), eta.c_str(), best);
     if (tty_) {
       std::fprintf(stderr, "\r%-110s", line);
-      if (p.done == p.total) std::fprintf(stderr, "\n");
+      if (p.class_done) std::fprintf(stderr, "\n");
+    } else if (p.class_done) {
+      std::fprintf(stderr, "%s\n", line);
     } else {
       char last[64];
       if (p.status == CandidateStatus::Ok)
-        std::snprintf(last, sizeof last, "%.4g ms", p.current_ms);
+        std::snprintf(last, sizeof last, "%.4g ms%s", p.current_ms, p.current_cached ? " (cached)" : "");
       else
-        std::snprintf(last, sizeof last, "%s", to_string(p.status));
+        std::snprintf(last, sizeof last, "%s%s", to_string(p.status), p.current_cached ? " (cached)" : "");
       std::fprintf(stderr, "%s | %s: %s\n", line, params_text(p.current).c_str(), last);
     }
     std::fflush(stderr);
-    open_ = tty_ && p.done != p.total;
+    open_ = tty_ && !p.class_done;
   }
   void finish() {
     if (open_) std::fprintf(stderr, "\n");
@@ -141,16 +149,20 @@ void print_summary(const TuneResult& r, const TuneArgs& a) {
                   c.variant.c_str(), r.database_path.c_str());
       continue;
     }
-    std::printf("  tried %zu: %zu ok, %zu rejected (wrong result), %zu failed to build, %zu failed to run\n", c.tried,
-                c.tried - c.rejected - c.build_failed - c.run_failed, c.rejected, c.build_failed, c.run_failed);
+    const std::string from_cache = c.cached > 0 ? " (" + std::to_string(c.cached) + " from the tune cache)" : "";
+    std::printf("  tried %zu%s: %zu ok, %zu rejected (wrong result), %zu failed to build, %zu failed to run\n", c.tried,
+                from_cache.c_str(), c.tried - c.rejected - c.build_failed - c.run_failed, c.rejected, c.build_failed,
+                c.run_failed);
     std::vector<const TuneRow*> ok;
     for (const auto& row : c.rows)
       if (row.status == CandidateStatus::Ok) ok.push_back(&row);
     std::sort(ok.begin(), ok.end(), [](const TuneRow* x, const TuneRow* y) { return x->ms < y->ms; });
     std::printf("  %-8s %12s %10s  %s\n", "", "median ms", "speed-up", "parameters");
-    const TuneRow* def = nullptr;
-    for (const auto& row : c.rows)
+    const TuneRow *def = nullptr, *cur = nullptr;
+    for (const auto& row : c.rows) {
       if (row.is_default) def = &row;
+      if (row.is_current && !row.is_default) cur = &row;
+    }
     // Speed-ups against the default's time in the same timing (search or run-off).
     double base_ms = def != nullptr && def->status == CandidateStatus::Ok ? def->ms : 0;
     auto line = [&](const char* tag, const TuneRow& row) {
@@ -171,6 +183,7 @@ void print_summary(const TuneResult& r, const TuneArgs& a) {
         }
     }
     if (def != nullptr) line("default", *def);
+    if (cur != nullptr) line("current", *cur);
     const std::size_t show = std::min<std::size_t>(ok.size(), 10);
     if (show > 1) {
       std::printf("  fastest %zu of the search:\n", show);
@@ -179,7 +192,8 @@ void print_summary(const TuneResult& r, const TuneArgs& a) {
     if (!c.runoff.empty()) {
       std::printf("  run-off (repetitions interleaved), fastest first:\n");
       base_ms = c.default_ms;
-      for (const auto& row : c.runoff) line(row.params == c.best ? "best" : row.is_default ? "default" : "", row);
+      for (const auto& row : c.runoff)
+        line(row.params == c.best ? "best" : row.is_default ? "default" : row.is_current ? "current" : "", row);
     }
     std::size_t shown_fail = 0;
     for (const auto& row : c.rows)
@@ -196,10 +210,30 @@ void print_summary(const TuneResult& r, const TuneArgs& a) {
     if (c.stored)
       std::printf("  stored in %s (kernel %s, variant %s)\n", r.database_path.c_str(), r.kernel.c_str(),
                   c.variant.c_str());
-    else if (!a.no_store)
+    else if (a.no_store)
+      std::printf("  nothing stored (--no-store)\n");
+    else if (r.interrupted && c.store_error.empty())
+      ;  // said once below
+    else if (c.no_gain)
+      std::printf("  no configuration beat the current one by more than %g %%; nothing stored\n", a.min_gain_pct);
+    else
       std::printf("  NOT stored: %s\n", c.store_error.c_str());
   }
-  if (r.interrupted) std::printf("interrupted: the best configuration so far was kept\n");
+  if (!r.cache_error.empty()) std::printf("tune cache: %s\n", r.cache_error.c_str());
+  if (r.interrupted) {
+    // The class stopped is the last one that began.
+    const TuneClassResult* last = nullptr;
+    for (const auto& c : r.classes)
+      if (c.tried > 0) last = &c;
+    if (!r.cache_path.empty() && r.cache_error.empty())
+      std::printf(
+          "interrupted: the measurements are kept in %s; to continue, run the same command with --resume (seed "
+          "%llu)\n",
+          r.cache_path.c_str(), static_cast<unsigned long long>(r.seed));
+    else
+      std::printf("interrupted: %s\n",
+                  last != nullptr && last->stored ? "the best configuration so far was stored" : "nothing stored");
+  }
   std::printf("%zu candidates in %s\n", r.tried(), clock_text(r.elapsed_s).c_str());
 }
 
@@ -228,6 +262,9 @@ void write_results(const TuneResult& r, const DeviceInfo& dev, const TuneArgs& a
                           {"default", c.default_params},
                           {"default_ms", c.default_ms},
                           {"strategy", to_string(r.strategy)}};
+    res["cached"] = c.cached;
+    res["current"] = c.current_params;
+    res["current_ms"] = c.current_ms;
     if (c.has_best) {
       res["best"] = c.best;
       res["best_ms"] = c.best_ms;
@@ -249,7 +286,8 @@ void write_results(const TuneResult& r, const DeviceInfo& dev, const TuneArgs& a
                              {"ms", row.ms},
                              {"error", row.error},
                              {"message", row.message},
-                             {"default", row.is_default}});
+                             {"default", row.is_default},
+                             {"cached", row.cached}});
     res["runoff"] = nlohmann::json::array();
     for (const auto& row : c.runoff)
       res["runoff"].push_back({{"params", row.params}, {"ms", row.ms}, {"default", row.is_default}});
@@ -271,6 +309,9 @@ void cmd_tune(Globals& g, const TuneArgs& a) {
   o.seed = a.seed;
   o.compile_threads = a.threads;
   o.finalists = a.finalists;
+  o.resume = a.resume;
+  o.cache_file = a.cache;
+  o.min_gain = a.min_gain_pct / 100;
   for (const auto& [name, value] : a.routine_options)
     if (!value.empty()) o.routine_options[name] = value;
   ProgressBar bar;
@@ -279,7 +320,8 @@ void cmd_tune(Globals& g, const TuneArgs& a) {
   o.stop = &g_stop;
 
   Session& s = g.session();
-  // Ctrl-C: stop after the current candidate and store the best so far; a second one kills.
+  // Ctrl-C: stop after the current candidate (its measurement reaches the tune cache); a second
+  // one ends the process at once (the cache holds every measurement finished before).
   struct sigaction sa {
   }, old{};
   sa.sa_handler = on_sigint;
@@ -301,7 +343,7 @@ void cmd_tune(Globals& g, const TuneArgs& a) {
   std::fflush(stdout);
   if (!a.dry_run && !a.no_store)
     for (const auto& c : r.classes)
-      if (!c.stored && !(r.interrupted && c.tried == 0))
+      if (!c.stored && !c.no_gain && !r.interrupted)
         throw Error("tuning results of " + r.kernel + " variant " + c.variant + " were not stored: " + c.store_error);
   if (r.interrupted) std::exit(130);
 }
@@ -333,9 +375,23 @@ void register_tune(Apps& apps, Globals& g) {
     cmd->add_option("--out", a.out, "also write the results as a JSON tuning file (usable as CLFORGE_TUNING_FILE)");
     cmd->add_option("--seed", a.seed, "seed of the random data and of the random and anneal strategies");
     cmd->add_option("--threads", a.threads, "threads compiling candidates concurrently (default: up to 4)");
+    cmd->add_flag("--resume", a.resume,
+                  "take the measurements of an earlier (interrupted) run of the same tune from the tune cache "
+                  "instead of measuring them again, and continue its search (with its seed unless --seed is given)");
+    cmd->add_option("--cache", a.cache,
+                    "the tune cache, where every measurement is appended as it is made (default: beside the user "
+                    "tuning database, <user tuning dir>/<device>.tune-cache.jsonl, now in " +
+                        user_tuning_dir() + "; off: none)")
+        ->type_name("FILE");
+    cmd->add_option("--min-gain", a.min_gain_pct,
+                    "store the best only if it beats the current configuration (user database entry, else the "
+                    "default) by more than PERCENT; otherwise store nothing")
+        ->type_name("PERCENT")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
     cmd->add_option("--finalists", a.finalists,
-                    "after the search, time its fastest N and the default again with their repetitions "
-                    "interleaved and keep the fastest there (0: keep the search's fastest)")
+                    "after the search, time its fastest N, the default and the current configuration again with "
+                    "their repetitions interleaved and keep the fastest there (0: keep the search's fastest)")
         ->capture_default_str();
     for (const auto& opt : info.options) {
       auto* o = cmd->add_option("--" + opt.name, a.routine_options[opt.name],

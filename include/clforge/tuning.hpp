@@ -81,14 +81,19 @@ void store_user_entry(const DeviceInfo& device, const std::string& kernel, const
 //      TuneOptions::param_values), minus combinations the kernel's check rejects, minus those
 //      that do not fit the device (work-group size, local memory);
 //   2. measures the reference first: the configuration the library uses without the user
-//      database (shipped database, CLFORGE_TUNING_FILE if set), called "default";
+//      database (shipped database, CLFORGE_TUNING_FILE if set), called "default", then the
+//      "current" configuration (with the user database) where it differs;
 //   3. takes candidates in strategy order, compiles a batch of them concurrently (a build
 //      failure is counted and skipped; its log goes to the log hook at Debug level), then
 //      for each: runs it on random data with NaN-poisoned outputs, verifies the result
 //      against the host reference (a wrong result is counted as rejected, never kept), and
 //      times it with profiling events (median of repetitions);
-//   4. stores the fastest verified configuration in the user database of this device
-//      under (kernel, variant), atomically, also when stopped early.
+//   4. times the fastest again beside the default and the current one (the run-off), and
+//      stores the fastest there in the user database of this device under (kernel, variant),
+//      atomically, unless it beats the current configuration by no more than
+//      TuneOptions::min_gain.
+// Every evaluated candidate is appended to the tune cache as it is measured; a later call
+// with TuneOptions::resume takes the cached measurements instead of measuring them again.
 // The lookup order above applies to later calls unchanged: the stored user entry comes
 // after overrides and CLFORGE_TUNING_FILE and before the shipped database, and is ignored
 // with Tuning::user_database = false or CLFORGE_TUNING=off. The variant stored is exactly the
@@ -124,16 +129,23 @@ enum class CandidateStatus {
 /// "ok", "rejected", "build failed", "run failed".
 const char* to_string(CandidateStatus s);
 
-/// Progress report after each evaluated candidate.
+/// Progress report after each evaluated candidate, and once more when a size class is over.
 struct TuneProgress {
   std::string routine;
-  std::string variant;    ///< size class being tuned
-  std::size_t done = 0;   ///< candidates evaluated in this size class, default included
-  std::size_t total = 0;  ///< planned for this size class (space or budget, whichever is smaller)
+  std::string variant;     ///< size class being tuned
+  std::size_t done = 0;    ///< candidates evaluated in this size class, default included
+  std::size_t cached = 0;  ///< of done, taken from the tune cache (TuneOptions::resume)
+  std::size_t total = 0;   ///< planned for this size class (space or budget, whichever is smaller)
   std::size_t class_index = 0, class_count = 1;
-  double elapsed_s = 0;  ///< since tune() started
-  double eta_s = -1;     ///< estimate of the time left for this size class; -1: unknown
-  ParamMap current;      ///< the candidate just evaluated
+  /// Share of the size class done, 0 to 1: done / total, or the share of the class's time
+  /// limit used when that is larger (a --time run ends long before it has tried the space).
+  double fraction = 0;
+  /// The last report of the size class: its search and run-off are over (current is empty).
+  bool class_done = false;
+  double elapsed_s = 0;         ///< since tune() started
+  double eta_s = -1;            ///< estimate of the time left for this size class; -1: unknown
+  ParamMap current;             ///< the candidate just evaluated
+  bool current_cached = false;  ///< its result came from the tune cache
   CandidateStatus status = CandidateStatus::Ok;
   double current_ms = 0;  ///< its time (Ok only)
   double best_ms = 0;     ///< fastest verified so far in this size class (0: none yet)
@@ -148,7 +160,8 @@ struct TuneOptions {
   /// of their median times); each size class gets its own search and its own stored entry.
   std::vector<std::string> sizes;
   TuneStrategy strategy = TuneStrategy::Auto;
-  /// At most this many candidates evaluated per size class, the default included (0: no limit).
+  /// At most this many candidates evaluated per size class, the default and the current
+  /// configuration included (they are evaluated whatever the budget; 0: no limit).
   std::size_t budget = 0;
   /// Wall-clock limit in seconds for the whole call, split evenly over the size classes left
   /// (0: none). Checked between candidates; the default is always measured.
@@ -164,7 +177,24 @@ struct TuneOptions {
   bool dry_run = false;
   /// Write the best configuration to the user database (checked for readability first).
   bool store = true;
-  /// Seed of the random data, the random order and annealing (0: CLFORGE_TEST_SEED or clock).
+  /// The best is stored only when it is faster than the current configuration (what the
+  /// library uses now: the user database's entry, else the default) by more than this
+  /// fraction of the best's time (0.02: 2 %); otherwise nothing is stored
+  /// (TuneClassResult::no_gain). Must not be negative.
+  double min_gain = 0.02;
+  /// The tune cache: every evaluated candidate (parameters, time, or why it was rejected or
+  /// failed, and its verification error) is appended to this file as it is measured (one JSON
+  /// line each, written and fsync'd at once; a torn last line is skipped when read), under a key
+  /// of the device (name, platform, driver), kernel, size class, sizes, routine options, clforge
+  /// version, kernel sources and CLFORGE_BUILD_OPTIONS. A call without resume drops the
+  /// records of its keys first. "": tune_cache_path() of the device; "off": no cache.
+  std::string cache_file;
+  /// Take the measurements the tune cache holds for this call's keys instead of measuring them
+  /// again, and continue that run (with its seed when seed is 0): the search takes the same
+  /// path, so with the same measurements it ends as an uninterrupted run would.
+  bool resume = false;
+  /// Seed of the random data, the random order and annealing (0: the resumed run's seed, else
+  /// CLFORGE_TEST_SEED or clock).
   std::uint64_t seed = 0;
   /// Threads compiling candidates concurrently (0: min(4, hardware threads)); 1: no threads.
   unsigned compile_threads = 0;
@@ -177,10 +207,13 @@ struct TuneOptions {
   /// candidate alone, so on a device whose speed drifts (a shared CPU) its fastest may owe its
   /// place to a quiet moment. 0: no run-off, the search's fastest is the result.
   std::size_t finalists = 3;
-  /// Called after every evaluated candidate, from the calling thread.
+  /// Called after every evaluated candidate, and once more when a size class is over
+  /// (TuneProgress::class_done), from the calling thread.
   std::function<void(const TuneProgress&)> progress;
   /// Set (e.g. from a signal handler or the progress callback) to stop after the current
-  /// candidate; the best configuration so far is still stored.
+  /// candidate (TuneResult::interrupted). The measurements stay in the tune cache, and nothing is
+  /// stored: a call with resume continues the search. Without a tune cache ("off", or one that
+  /// could not be written) the best configuration so far is stored instead.
   const std::atomic<bool>* stop = nullptr;
   /// Test hook: called for each candidate before it runs; the returned fault is applied.
   std::function<TuneFault(const ParamMap&)> fault;
@@ -194,6 +227,8 @@ struct TuneRow {
   double error = 0;         ///< largest relative error found by verification
   std::string message;      ///< why it was rejected or failed
   bool is_default = false;  ///< the reference configuration
+  bool is_current = false;  ///< the current configuration (TuneClassResult::current_params; may be the default)
+  bool cached = false;      ///< taken from the tune cache, not measured by this call
 };
 
 /// The outcome for one size class (one stored database entry).
@@ -208,11 +243,16 @@ struct TuneClassResult {
   /// 400000 random draws, 20000 admissible candidates kept); annealing still steps to any
   /// admissible neighbour, sampled or not.
   bool sampled = false;
-  std::size_t draws = 0;  ///< combinations drawn (sampled) or enumerated
-  std::size_t tried = 0;  ///< evaluated, default included
+  std::size_t draws = 0;   ///< combinations drawn (sampled) or enumerated
+  std::size_t tried = 0;   ///< evaluated, default included
+  std::size_t cached = 0;  ///< of tried, taken from the tune cache
   std::size_t rejected = 0, build_failed = 0, run_failed = 0;
   ParamMap default_params;
   double default_ms = 0;  ///< 0 when the default did not verify or run
+  /// What the library uses now for the class (the user database's entry over the default; the
+  /// default when store is off). Evaluated after the default when it differs from it.
+  ParamMap current_params;
+  double current_ms = 0;  ///< 0 when the current configuration did not verify or run
   bool has_best = false;
   ParamMap best;
   double best_ms = 0;
@@ -221,8 +261,11 @@ struct TuneClassResult {
   /// The run-off (TuneOptions::finalists), fastest first, when one was held: its times are
   /// the ones default_ms, best_ms and speedup report (rows keep the search's).
   std::vector<TuneRow> runoff;
-  bool stored = false;      ///< written to the user database
-  std::string store_error;  ///< why it was not written, when store was asked for
+  bool stored = false;  ///< written to the user database
+  /// Nothing stored: the best is the current configuration, or beats it by no more than
+  /// TuneOptions::min_gain.
+  bool no_gain = false;
+  std::string store_error;  ///< why it was not written, when store was asked for (not no_gain)
 };
 
 /// The outcome of one tune() call.
@@ -231,6 +274,9 @@ struct TuneResult {
   std::map<std::string, std::string> routine_options;  ///< every option of the routine with the value used
   std::string database_path;                           ///< the user database of the device
   TuneStrategy strategy = TuneStrategy::Exhaustive;    ///< the strategy used (Auto resolved)
+  std::uint64_t seed = 0;                              ///< the seed used
+  std::string cache_path;                              ///< the tune cache ("" when off)
+  std::string cache_error;  ///< why the cache could not be read or written ("" when it could)
   std::vector<TuneClassResult> classes;
   bool interrupted = false;  ///< stopped through TuneOptions::stop
   bool dry_run = false;
@@ -258,6 +304,10 @@ struct TuneRoutineInfo {
   std::vector<TuneRoutineOption> options;
 };
 std::vector<TuneRoutineInfo> tune_routines();
+
+/// The default tune cache of a device (TuneOptions::cache_file): beside its user database in
+/// user_tuning_dir(), the database's name with ".tune-cache.jsonl" for ".json".
+std::string tune_cache_path(const DeviceInfo& device);
 
 /// Tunes `routine` for the device of `queue` (which needs CL_QUEUE_PROFILING_ENABLE).
 /// Throws InvalidArgument for an unknown routine, size, parameter or value; TuningError when

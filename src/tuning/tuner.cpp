@@ -3,16 +3,20 @@
 // kernel's declared values (pruned by its constraints and the device's limits), picks the
 // strategy, tunes each class within its share of the time limit (ClassTuner: the shipped
 // default first, candidates compiled in concurrent batches, verified against the host
-// reference on poisoned outputs and timed with profiling events; tuner_class.cpp), and stores
-// the fastest verified one in the user database (tuning.hpp, docs/tuning.md).
+// reference on poisoned outputs and timed with profiling events; tuner_class.cpp; each one
+// appended to the tune cache, or taken from it on resume: tuner_cache.cpp), and stores the
+// fastest verified one in the user database when it beats the current configuration
+// (tuning.hpp, docs/tuning.md).
 #include <algorithm>
 #include <chrono>
+#include <set>
 #include <sstream>
 
 #include "clforge/errors.hpp"
 #include "host/data.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/log.hpp"
+#include "runtime/util.hpp"
 #include "tuning/tuner_internal.hpp"
 
 namespace clforge {
@@ -107,6 +111,15 @@ std::map<std::string, std::string> option_values(const TuneTarget& t, const std:
   return values;
 }
 
+// Whether the class's best is worth storing: it must not be the current configuration and must
+// beat it (or the default, when the current one is the default) by more than min_gain. A
+// current configuration that failed to verify or run is beaten by any verified one.
+bool beats_current(const TuneClassResult& c, double min_gain) {
+  if (c.best == c.current_params) return false;
+  const double base_ms = c.current_params == c.default_params ? c.default_ms : c.current_ms;
+  return base_ms <= 0 || base_ms / c.best_ms - 1.0 > min_gain;
+}
+
 }  // namespace
 }  // namespace detail
 
@@ -127,6 +140,7 @@ TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneO
   const QueueContext qc = queue_context_of(queue);
   const DeviceInfo& dev = *qc.info;
   require(options.time_limit_s >= 0, "tune", "the time limit must not be negative");
+  require(options.min_gain >= 0, "tune", "the minimum gain must not be negative");
   if (!options.dry_run) {
     cl_command_queue_properties props = 0;
     check(queue.getInfo(CL_QUEUE_PROPERTIES, &props), "clGetCommandQueueInfo");
@@ -141,7 +155,6 @@ TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneO
   result.database_path = user_database_path(dev);
   result.dry_run = options.dry_run;
   result.strategy = options.strategy;
-  const std::uint64_t seed = options.seed != 0 ? options.seed : host::default_seed();
 
   // Size classes in order of first appearance.
   const std::vector<std::string> sizes = options.sizes.empty() ? target.default_sizes : options.sizes;
@@ -157,15 +170,40 @@ TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneO
     if (std::find(it->sizes.begin(), it->sizes.end(), size) == it->sizes.end()) it->sizes.push_back(size);
   }
 
+  // The tune cache: each class's key, and on resume what the cache holds for them, including the
+  // seed of the run to continue when none is given.
+  const bool use_cache = !options.dry_run && to_lower(options.cache_file) != "off";
+  TuneCache cache(use_cache ? (options.cache_file.empty() ? tune_cache_path(dev) : options.cache_file) : "");
+  std::vector<CacheKey> keys;
+  std::map<std::string, CachedRun> cached;
+  if (cache.enabled()) {
+    std::set<std::string> hashes;
+    for (const auto& c : result.classes) {
+      keys.push_back(tune_cache_key(dev, spec.name, c.variant, c.sizes, routine_options));
+      hashes.insert(keys.back().hash);
+    }
+    if (options.resume) cached = cache.load(hashes);
+  }
+  std::uint64_t seed = options.seed;
+  for (std::size_t i = 0; seed == 0 && i < keys.size(); ++i) {
+    const auto it = cached.find(keys[i].hash);
+    if (it != cached.end() && it->second.has_header) seed = it->second.seed;
+  }
+  if (seed == 0) seed = host::default_seed();
+  result.seed = seed;
+  result.cache_path = cache.path();
+
   // An unreadable user database is reported (with its path) before any work, also when
   // CLFORGE_TUNING=off keeps resolve_configuration from reading it.
   if (options.store) check_user_database(dev);
   std::vector<Space> spaces;
   for (auto& c : result.classes) {
-    // The reference: what the library uses without the user database. Resolving it with the
-    // user database too reports an unreadable user database (with its path) before any work.
+    // The reference: what the library uses without the user database. The current
+    // configuration: what it uses now, the user database included (resolving it reports an
+    // unreadable user database, with its path, before any work).
     c.default_params = resolve_configuration(spec.name, c.variant, dev, Tuning{{}, false}).values;
-    if (options.store) resolve_configuration(spec.name, c.variant, dev, Tuning{});
+    c.current_params =
+        options.store ? resolve_configuration(spec.name, c.variant, dev, Tuning{}).values : c.default_params;
     // The caller's value lists, then the target's narrowing of the parameters left open.
     std::map<std::string, std::vector<int>> values = options.param_values;
     if (target.narrow)
@@ -201,12 +239,31 @@ TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneO
       const double share = std::max(0.0, left) / static_cast<double>(result.classes.size() - i);
       deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(share));
     }
+    ClassCache class_cache;
+    if (cache.enabled()) {
+      class_cache.file = &cache;
+      class_cache.key = keys[i].hash;
+      const auto it = cached.find(keys[i].hash);
+      if (it != cached.end()) class_cache.rows = std::move(it->second.rows);
+      // A run continued with its own seed appends to it; any other starts afresh (a resumed
+      // run with another seed keeps the measurements, under a header with the new seed).
+      const bool same_run = it != cached.end() && it->second.has_header && it->second.seed == seed;
+      if (!same_run) cache.start_run(keys[i], seed, options.resume);
+    }
     {
       ClassTuner tuner(queue, target, spec, options, result.strategy, c, seed + 1000 * i, start, deadline, i,
-                       result.classes.size());
+                       result.classes.size(), class_cache);
       if (!tuner.run(spaces[i])) result.interrupted = true;
     }
-    if (options.store && c.has_best) {
+    // Stopped early, the measurements wait in the tune cache for a resumed run, which ends as an
+    // uninterrupted one would; without a cache the best so far is all that is kept.
+    const bool keep_for_resume = result.interrupted && cache.enabled();
+    if (keep_for_resume) {
+      log(LogLevel::Info, "tune: stopped; the " + std::to_string(c.tried) + " measurements of " + spec.name +
+                              " variant " + c.variant + " are kept in " + cache.path());
+    } else if (c.has_best && !detail::beats_current(c, options.min_gain)) {
+      c.no_gain = true;
+    } else if (options.store && c.has_best) {
       try {
         store_user_entry(dev, spec.name, c.variant, c.best, store_note(c, result.strategy, routine_options));
         c.stored = true;
@@ -215,11 +272,12 @@ TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneO
       } catch (const Error& e) {
         c.store_error = e.what();
       }
-    } else if (options.store) {
+    } else if (options.store && !c.has_best) {
       c.store_error = "no candidate verified; nothing stored";
     }
     if (result.interrupted) break;
   }
+  result.cache_error = cache.error();
   result.elapsed_s = seconds_since(start);
   return result;
 }

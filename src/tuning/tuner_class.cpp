@@ -1,7 +1,9 @@
-// The tuner of one size class: the reference first, then the candidates in strategy order, in
-// batches compiled concurrently and evaluated one by one on the calling thread: verified
-// against the host reference on poisoned outputs, then timed with profiling events (or
-// between markers), and recorded with progress reports.
+// The tuner of one size class: the references first (the default, then the current
+// configuration where it differs), then the candidates in strategy order, in batches compiled
+// concurrently and evaluated one by one on the calling thread: verified against the host
+// reference on poisoned outputs, then timed with profiling events (or between markers), appended
+// to the tune cache, and recorded with progress reports. Results the cache holds (resume) are
+// taken instead, in the same order, so the search takes the path it took when they were measured.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -24,7 +26,7 @@ std::string first_line(const std::string& s) { return s.substr(0, s.find('\n'));
 ClassTuner::ClassTuner(cl::CommandQueue& queue, const TuneTarget& target, const KernelSpec& spec,
                        const TuneOptions& opt, TuneStrategy strategy, TuneClassResult& out, std::uint64_t seed,
                        Clock::time_point start, Clock::time_point deadline, std::size_t class_index,
-                       std::size_t class_count)
+                       std::size_t class_count, ClassCache& cache)
     : queue_(queue),
       qc_(queue_context_of(queue)),
       target_(target),
@@ -38,7 +40,8 @@ ClassTuner::ClassTuner(cl::CommandQueue& queue, const TuneTarget& target, const 
       class_start_(Clock::now()),
       deadline_(deadline),
       class_index_(class_index),
-      class_count_(class_count) {
+      class_count_(class_count),
+      cache_(cache) {
   plan_.warmup = std::max(0, opt.warmup);
   plan_.min_reps = std::max(1, opt.min_reps);
   plan_.max_reps = std::max(plan_.min_reps, opt.max_reps);
@@ -59,35 +62,45 @@ bool ClassTuner::run(const Space& space) {
 
   candidates_ = space.candidates;
   valid_.insert(candidates_.begin(), candidates_.end());
-  const bool default_in_space = valid_.count(r_.default_params) != 0;
-  std::size_t total = candidates_.size() + (default_in_space ? 0 : 1);
+  // The references first, whatever the strategy (and whatever the budget): the default, and the
+  // current configuration when the user database makes it another one.
+  std::vector<ParamMap> references{r_.default_params};
+  if (!r_.current_params.empty() && r_.current_params != r_.default_params) references.push_back(r_.current_params);
+  std::size_t total = candidates_.size();
+  for (const auto& p : references) total += valid_.count(p) == 0 ? 1 : 0;
   if (opt_.budget != 0) total = std::min(total, opt_.budget);
-  total_ = total;
+  total_ = std::max(total, references.size());
 
-  // The reference first, whatever the strategy.
-  evaluate_batch({r_.default_params}, true);
-  visited_.insert(r_.default_params);
+  for (const auto& p : references) {
+    evaluate_batch({p}, true);
+    visited_.insert(p);
+  }
 
   if (strategy_ == TuneStrategy::Anneal) {
     anneal(space);
   } else {
+    // The order leaves out the default only, so that it does not depend on the current
+    // configuration (which is skipped where it comes up): a resumed run whose current one
+    // changed meanwhile still walks the order of the run it continues.
     std::vector<ParamMap> order;
     for (const auto& c : candidates_)
       if (c != r_.default_params) order.push_back(c);
     if (strategy_ == TuneStrategy::Random) std::shuffle(order.begin(), order.end(), rng_);
     std::size_t next = 0;
     while (next < order.size() && may_start_batch()) {
-      const std::size_t n = std::min<std::size_t>({threads_, order.size() - next, left()});
-      std::vector<ParamMap> batch(order.begin() + next, order.begin() + next + n);
-      next += n;
-      evaluate_batch(batch, false);
+      std::vector<ParamMap> batch;
+      for (const std::size_t n = std::min<std::size_t>(threads_, left()); next < order.size() && batch.size() < n;
+           ++next)
+        if (!visited_.count(order[next])) batch.push_back(order[next]);
+      if (!batch.empty()) evaluate_batch(batch, false);
     }
   }
   if (!stopped()) runoff();
+  report(nullptr);
   return !stopped();
 }
 
-void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, bool is_default) {
+void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, bool reference) {
   const auto batch_start = Clock::now();
   struct Lap {  // records the batch's duration however it ends
     Clock::duration& out;
@@ -95,8 +108,13 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, bool is_defa
     ~Lap() { out = Clock::now() - t0; }
   } lap{last_batch_, batch_start};
   std::vector<std::exception_ptr> errors(batch.size());
+  std::vector<const TuneRow*> cached(batch.size(), nullptr);
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    const auto it = cache_.rows.find(batch[i]);
+    if (it != cache_.rows.end()) cached[i] = &it->second;
+  }
   auto build_one = [&](std::size_t i) {
-    if (stopped()) return;
+    if (stopped() || cached[i] != nullptr) return;
     Configuration cfg;
     cfg.kernel = spec_.name;
     cfg.variant = r_.variant;
@@ -104,7 +122,7 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, bool is_defa
     for (const auto& kv : batch[i]) cfg.sources[kv.first] = "tuner";
     // Past the time limit nothing new is compiled (the evaluation below stops too); a build
     // already running is not interrupted.
-    auto late = [&] { return !is_default && Clock::now() >= deadline_; };
+    auto late = [&] { return !reference && Clock::now() >= deadline_; };
     try {
       for (auto* group : {&timed_, &checked_})
         for (const auto& inst : *group) {
@@ -128,10 +146,19 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, bool is_defa
     for (auto& th : pool) th.join();
   }
   for (std::size_t i = 0; i < batch.size(); ++i) {
-    if (!is_default && !may_continue()) break;
+    TuneRow row;
+    if (cached[i] != nullptr) {  // costs no time: only a stop or the budget ends it
+      if (!reference && (stopped() || left() == 0)) break;
+      row = *cached[i];
+      row.cached = true;
+    } else {
+      if (!reference && !may_continue()) break;
+      row = evaluate(batch[i], errors[i]);
+      if (cache_.file != nullptr) cache_.file->append(cache_.key, row);
+    }
     visited_.insert(batch[i]);
-    TuneRow row = evaluate(batch[i], errors[i]);
-    row.is_default = is_default;
+    row.is_default = row.params == r_.default_params;
+    row.is_current = row.params == r_.current_params;
     record(row);
   }
 }
@@ -199,9 +226,11 @@ TuneRow ClassTuner::evaluate(const ParamMap& p, const std::exception_ptr& build_
 
 void ClassTuner::record(const TuneRow& row) {
   ++r_.tried;
+  if (row.cached) ++r_.cached;
   switch (row.status) {
     case CandidateStatus::Ok:
       if (row.is_default) r_.default_ms = row.ms;
+      if (row.is_current) r_.current_ms = row.ms;
       if (!r_.has_best || row.ms < r_.best_ms) {
         r_.has_best = true;
         r_.best = row.params;
@@ -223,27 +252,46 @@ void ClassTuner::record(const TuneRow& row) {
                                ") is " + to_string(row.status) + ": " + row.message);
   r_.rows.push_back(row);
   update_speedup();
-  if (opt_.progress) {
-    TuneProgress pr;
-    pr.routine = target_.routine;
-    pr.variant = r_.variant;
-    pr.done = r_.tried;
-    pr.total = std::max(total_, r_.tried);
-    pr.class_index = class_index_;
-    pr.class_count = class_count_;
-    pr.elapsed_s = seconds_since(start_);
-    const double class_s = seconds_since(class_start_);
-    pr.eta_s = class_s / static_cast<double>(r_.tried) * static_cast<double>(pr.total - r_.tried);
-    if (deadline_ != Clock::time_point::max())
-      pr.eta_s = std::min(pr.eta_s, std::max(0.0, std::chrono::duration<double>(deadline_ - Clock::now()).count()));
-    pr.current = row.params;
-    pr.status = row.status;
-    pr.current_ms = row.ms;
-    pr.best_ms = r_.has_best ? r_.best_ms : 0;
-    pr.default_ms = r_.default_ms;
-    pr.best = r_.best;
-    opt_.progress(pr);
+  report(&row);
+}
+
+void ClassTuner::report(const TuneRow* row) {
+  if (!opt_.progress) return;
+  TuneProgress pr;
+  pr.routine = target_.routine;
+  pr.variant = r_.variant;
+  pr.done = r_.tried;
+  pr.cached = r_.cached;
+  pr.total = std::max(total_, r_.tried);
+  pr.class_index = class_index_;
+  pr.class_count = class_count_;
+  pr.elapsed_s = seconds_since(start_);
+  // The time per measured candidate (cached ones cost nothing) times the candidates left, within
+  // the time limit; the share done by count or, when larger, by the time limit.
+  const double class_s = seconds_since(class_start_);
+  const std::size_t measured = r_.tried - r_.cached;
+  if (measured > 0) pr.eta_s = class_s / static_cast<double>(measured) * static_cast<double>(pr.total - r_.tried);
+  pr.fraction = pr.total > 0 ? static_cast<double>(r_.tried) / static_cast<double>(pr.total) : 1.0;
+  if (deadline_ != Clock::time_point::max()) {
+    const double left_s = std::max(0.0, std::chrono::duration<double>(deadline_ - Clock::now()).count());
+    pr.eta_s = pr.eta_s < 0 ? left_s : std::min(pr.eta_s, left_s);
+    const double share_s = std::chrono::duration<double>(deadline_ - class_start_).count();
+    if (share_s > 0) pr.fraction = std::max(pr.fraction, std::min(1.0, class_s / share_s));
   }
+  if (row != nullptr) {
+    pr.current = row->params;
+    pr.current_cached = row->cached;
+    pr.status = row->status;
+    pr.current_ms = row->ms;
+  } else {
+    pr.class_done = true;
+    pr.eta_s = 0;
+    if (!stopped()) pr.fraction = 1.0;
+  }
+  pr.best_ms = r_.has_best ? r_.best_ms : 0;
+  pr.default_ms = r_.default_ms;
+  pr.best = r_.best;
+  opt_.progress(pr);
 }
 
 }  // namespace clforge::detail

@@ -1,7 +1,8 @@
 // The tuner's internal parts, shared by its files: the search space of a size class
 // (tuner_space.cpp) and the tuner of one size class (ClassTuner): compiling, verifying, timing
 // and recording candidates (tuner_class.cpp), the annealing walk (tuner_anneal.cpp) and the
-// run-off (tuner_runoff.cpp). clforge::tune() (tuner.cpp) drives them and stores the results.
+// run-off (tuner_runoff.cpp); measurements go to and come from the tune cache (tuner_cache.hpp).
+// clforge::tune() (tuner.cpp) drives them and stores the results.
 #pragma once
 #include <algorithm>
 #include <chrono>
@@ -22,6 +23,7 @@
 #include "runtime/timing.hpp"
 #include "tuning/spec.hpp"
 #include "tuning/tuner.hpp"
+#include "tuning/tuner_cache.hpp"
 
 namespace clforge::detail {
 
@@ -52,11 +54,18 @@ Space build_space(const KernelSpec& spec, const std::map<std::string, std::vecto
 
 // ------------------------------------------------------------------ one size class
 
+// The tune cache as a size class sees it.
+struct ClassCache {
+  TuneCache* file = nullptr;         // where each evaluated candidate is appended (nullptr: nowhere)
+  std::string key;                   // the class's key there
+  std::map<ParamMap, TuneRow> rows;  // results taken instead of measuring (resume)
+};
+
 class ClassTuner {
  public:
   ClassTuner(cl::CommandQueue& queue, const TuneTarget& target, const KernelSpec& spec, const TuneOptions& opt,
              TuneStrategy strategy, TuneClassResult& out, std::uint64_t seed, Clock::time_point start,
-             Clock::time_point deadline, std::size_t class_index, std::size_t class_count);
+             Clock::time_point deadline, std::size_t class_index, std::size_t class_count, ClassCache& cache);
 
   // Returns false when stopped through the stop flag.
   bool run(const Space& space);
@@ -71,8 +80,10 @@ class ClassTuner {
     return may_continue() && (deadline_ == Clock::time_point::max() || Clock::now() + last_batch_ <= deadline_);
   }
 
-  // Compiles the batch concurrently, then evaluates its members in order on this thread.
-  void evaluate_batch(const std::vector<ParamMap>& batch, bool is_default);
+  // Compiles the batch concurrently, then evaluates its members in order on this thread; a member
+  // the cache holds is taken from it, neither compiled nor run. References (the default and the
+  // current configuration) are evaluated past the time limit too.
+  void evaluate_batch(const std::vector<ParamMap>& batch, bool reference);
   // Verifies one candidate on every size (outputs poisoned), then times it on the timed sizes.
   TuneRow evaluate(const ParamMap& p, const std::exception_ptr& build_error);
 
@@ -89,6 +100,8 @@ class ClassTuner {
 
   // Counts the row, keeps the best so far and reports progress.
   void record(const TuneRow& row);
+  // Calls the progress callback: after `row`, or with class_done when row is nullptr.
+  void report(const TuneRow* row);
 
   // The anneal strategy's walk through the space (tuner_anneal.cpp).
   void anneal(const Space& space);
@@ -107,6 +120,7 @@ class ClassTuner {
   TimingPlan plan_;
   unsigned threads_ = 1;
   std::size_t total_ = 0;
+  ClassCache& cache_;
   Clock::duration last_batch_{0};  // duration of the last evaluate_batch
   std::vector<std::unique_ptr<TuneInstance>> timed_, checked_;
   std::vector<ParamMap> candidates_;

@@ -1,5 +1,6 @@
 // The run-off of a size class (TuneOptions::finalists): the search's fastest verified
-// candidates and the default timed again with their repetitions interleaved on each size
+// candidates, the default and the current configuration timed again with their repetitions
+// interleaved on each size
 // (time_regions: A B C, C B A, ...), with twice the search's repetitions; the fastest there
 // becomes the result. A candidate that fails now is logged and the search's result stands.
 #include <algorithm>
@@ -13,18 +14,12 @@ namespace clforge::detail {
 
 void ClassTuner::runoff() {
   if (opt_.finalists == 0) return;
-  std::vector<const TuneRow*> ok;
-  const TuneRow* def = nullptr;
+  std::vector<const TuneRow*> ok, references;
   for (const auto& row : r_.rows)
-    if (row.status == CandidateStatus::Ok) {
-      if (row.is_default)
-        def = &row;
-      else
-        ok.push_back(&row);
-    }
+    if (row.status == CandidateStatus::Ok) (row.is_default || row.is_current ? references : ok).push_back(&row);
   std::stable_sort(ok.begin(), ok.end(), [](const TuneRow* x, const TuneRow* y) { return x->ms < y->ms; });
   if (ok.size() > opt_.finalists) ok.resize(opt_.finalists);
-  if (def != nullptr) ok.push_back(def);
+  ok.insert(ok.end(), references.begin(), references.end());
   if (ok.size() < 2) return;  // nothing to decide
   TimingPlan plan = plan_;
   plan.min_reps *= 2;
@@ -53,13 +48,16 @@ void ClassTuner::runoff() {
   for (std::size_t i = 0; i < ok.size(); ++i) {
     TuneRow row = *ok[i];
     row.ms = class_score(log_sum[i]);
+    row.cached = false;
     r_.runoff.push_back(row);
   }
   std::stable_sort(r_.runoff.begin(), r_.runoff.end(), [](const TuneRow& x, const TuneRow& y) { return x.ms < y.ms; });
   r_.best = r_.runoff.front().params;
   r_.best_ms = r_.runoff.front().ms;
-  for (const auto& row : r_.runoff)
+  for (const auto& row : r_.runoff) {
     if (row.is_default) r_.default_ms = row.ms;
+    if (row.is_current) r_.current_ms = row.ms;
+  }
   update_speedup();
 }
 

@@ -1,0 +1,210 @@
+// The tune cache: keys, reading a file's runs, starting a run and appending records (see
+// tuner_cache.hpp for the format and docs/tuning.md for its use).
+#include "tuning/tuner_cache.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "clforge/errors.hpp"
+#include "clforge/runtime.hpp"
+#include "clforge/version.hpp"
+#include "runtime/log.hpp"
+#include "runtime/sources.hpp"
+#include "runtime/util.hpp"
+
+namespace clforge {
+
+std::string tune_cache_path(const DeviceInfo& device) {
+  std::string path = user_database_path(device);
+  const std::string ext = ".json";
+  if (path.size() > ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0)
+    path.resize(path.size() - ext.size());
+  return path + ".tune-cache.jsonl";
+}
+
+namespace detail {
+namespace {
+
+// Every kernel source (cl/**/*.cl from where the loader takes it): a routine may build kernels
+// of several families (a recursive blur runs transposes), so all of them are in the key.
+std::string sources_hash() {
+  std::uint64_t h = fnv1a("clforge tune cache sources");
+  for (const auto& f : source_dirs().embedded)
+    if (f.size() > 3 && f.compare(f.size() - 3, 3, ".cl") == 0)
+      h = fnv1a(f + ":" + hex64(kernel_source_stamp(f).hash) + ";", h);
+  return hex64(h);
+}
+
+const char* const kStatuses[] = {"ok", "rejected", "build failed", "run failed"};
+const CandidateStatus kStatusValues[] = {CandidateStatus::Ok, CandidateStatus::Rejected, CandidateStatus::BuildFailed,
+                                         CandidateStatus::RunFailed};
+
+// A record's row, or false when the line is not a complete record.
+bool parse_row(const nlohmann::json& j, TuneRow& row) {
+  const auto params = j.find("params");
+  const auto status = j.find("status");
+  if (params == j.end() || !params->is_object() || status == j.end() || !status->is_string()) return false;
+  for (const auto& [name, value] : params->items()) {
+    if (!value.is_number_integer()) return false;
+    row.params[name] = value.get<int>();
+  }
+  bool known = false;
+  for (std::size_t i = 0; i < 4; ++i)
+    if (*status == kStatuses[i]) {
+      row.status = kStatusValues[i];
+      known = true;
+    }
+  if (!known) return false;
+  row.ms = j.value("ms", 0.0);
+  row.error = j.value("error", 0.0);
+  row.message = j.value("message", "");
+  return row.status != CandidateStatus::Ok || row.ms > 0;
+}
+
+// Each line of the text parsed as a JSON object (lines that do not parse are left out).
+std::vector<std::pair<std::string, nlohmann::json>> parse_lines(const std::string& text) {
+  std::vector<std::pair<std::string, nlohmann::json>> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("key") || !j["key"].is_string()) continue;
+    out.emplace_back(line, std::move(j));
+  }
+  return out;
+}
+
+}  // namespace
+
+CacheKey tune_cache_key(const DeviceInfo& dev, const std::string& kernel, const std::string& variant,
+                        const std::vector<std::string>& sizes, const std::map<std::string, std::string>& options) {
+  std::string d = "device " + dev.name + " | platform " + dev.platform_name + " " + dev.platform_version +
+                  " | driver " + dev.driver_version + " | kernel " + kernel + " | variant " + variant + " | sizes";
+  for (const auto& s : sizes) d += " " + s;
+  for (const auto& [name, value] : options) d += " | " + name + " " + value;
+  d += std::string(" | clforge ") + version_string + " | sources " + sources_hash();
+  if (const auto o = env("CLFORGE_BUILD_OPTIONS")) d += " | build options " + *o;
+  return {d, hex64(fnv1a(d))};
+}
+
+void TuneCache::fail(const std::string& what) {
+  if (error_.empty()) {
+    error_ = what;
+    log(LogLevel::Warning, "tune: " + what + "; measurements are not cached from here on");
+  }
+}
+
+std::map<std::string, CachedRun> TuneCache::load(const std::set<std::string>& keys) {
+  std::map<std::string, CachedRun> runs;
+  if (!enabled()) return runs;
+  const auto text = read_file(path_);
+  if (!text) return runs;
+  std::size_t skipped = 0;
+  for (const auto& [line, j] : parse_lines(*text)) {
+    const std::string key = j["key"].get<std::string>();
+    if (keys.count(key) == 0) continue;
+    CachedRun& run = runs[key];
+    if (const auto h = j.find("run"); h != j.end()) {
+      if (h->is_object() && h->contains("seed") && (*h)["seed"].is_number_unsigned()) {
+        run.has_header = true;
+        run.seed = (*h)["seed"].get<std::uint64_t>();
+      }
+      continue;
+    }
+    TuneRow row;
+    if (parse_row(j, row))
+      run.rows[row.params] = row;
+    else
+      ++skipped;
+  }
+  if (skipped > 0) log(LogLevel::Info, "tune: " + std::to_string(skipped) + " incomplete records in " + path_ + " skipped");
+  return runs;
+}
+
+void TuneCache::start_run(const CacheKey& key, std::uint64_t seed, bool keep) {
+  if (!enabled()) return;
+  if (!keep) {
+    // Drop the key's earlier lines (and torn ones), keep the other keys'.
+    if (const auto text = read_file(path_)) {
+      std::string kept;
+      std::size_t dropped = 0;
+      for (const auto& [line, j] : parse_lines(*text)) {
+        if (j["key"] == key.hash) {
+          ++dropped;
+          continue;
+        }
+        kept += line + "\n";
+      }
+      if (dropped > 0 || kept.size() != text->size()) {
+        try {
+          write_file_atomic(path_, kept);
+        } catch (const Error& e) {
+          fail(std::string("cannot rewrite the tune cache: ") + e.what());
+          return;
+        }
+      }
+    }
+  }
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  nlohmann::json j = {{"key", key.hash}, {"run", {{"seed", seed}, {"describe", key.describe}, {"date", date}}}};
+  append_line(j.dump());
+}
+
+void TuneCache::append(const std::string& key, const TuneRow& row) {
+  if (!enabled()) return;
+  nlohmann::json j = {{"key", key},
+                      {"params", row.params},
+                      {"status", to_string(row.status)},
+                      {"ms", row.ms},
+                      {"error", row.error},
+                      {"message", row.message}};
+  append_line(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+void TuneCache::append_line(const std::string& line) {
+  if (!enabled()) return;
+  const auto slash = path_.rfind('/');
+  if (slash != std::string::npos && slash > 0 && !make_dirs(path_.substr(0, slash))) {
+    fail("cannot create the folder of the tune cache " + path_ + ": " + std::strerror(errno));
+    return;
+  }
+  const int fd = ::open(path_.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    fail("cannot open the tune cache " + path_ + ": " + std::strerror(errno));
+    return;
+  }
+  // A line cut off by a crash is left as it is (it will not parse); this one starts afresh.
+  std::string bytes = line + "\n";
+  struct stat st {};
+  char last = '\n';
+  if (::fstat(fd, &st) == 0 && st.st_size > 0 && ::pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n')
+    bytes.insert(bytes.begin(), '\n');
+  // One write() per line, so that a line is whole or cut off at its end, never interleaved.
+  std::size_t done = 0;
+  bool ok = true;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ok = false;
+      break;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  const int err = errno;
+  ok = ok && ::fsync(fd) == 0;
+  ::close(fd);
+  if (!ok) fail("cannot write the tune cache " + path_ + ": " + std::strerror(err));
+}
+
+}  // namespace detail
+}  // namespace clforge
