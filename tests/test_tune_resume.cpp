@@ -80,8 +80,9 @@ std::string db_of(const std::string& user_dir) {
 }  // namespace
 
 TEST_SUITE("tune") {
-  TEST_CASE("a tune stopped after three candidates and resumed measures only the others and ends as an "
-            "uninterrupted one") {
+  TEST_CASE(
+      "a tune stopped after three candidates and resumed measures only the others and ends as an "
+      "uninterrupted one") {
     auto& s = test::session();
     for (TuneStrategy strategy : {TuneStrategy::Random, TuneStrategy::Anneal}) {
       INFO(to_string(strategy));

@@ -2,6 +2,7 @@
 // and the optional per-launch profile.
 #include "runtime/launch.hpp"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -21,7 +22,12 @@ Args::Args(cl::Kernel& kernel, const KernelSignature& sig, bool long_index)
 bool Args::same_as_before(cl_uint i, unsigned char kind, const void* bytes, std::size_t size) {
   if (shadow_ == nullptr || size > sizeof(ArgShadow::Slot::bytes)) return false;
   const ArgShadow::Slot& s = shadow_->slots[i];
-  if (s.kind != kind || s.size != size || std::memcmp(s.bytes, bytes, size) != 0) return false;
+  if (s.kind != kind || s.size != size) return false;
+  // Values are at most 8 bytes: compare them as one word (slots keep unused bytes zero).
+  std::uint64_t have = 0, want = 0;
+  std::memcpy(&have, s.bytes, sizeof have);
+  std::memcpy(&want, bytes, size);
+  if (have != want) return false;
   set_ |= 1ull << i;
   return true;
 }
@@ -35,6 +41,7 @@ void Args::remember(cl_uint i, unsigned char kind, const void* bytes, std::size_
   }
   s.kind = kind;
   s.size = static_cast<unsigned char>(size);
+  std::memset(s.bytes, 0, sizeof s.bytes);
   std::memcpy(s.bytes, bytes, size);
 }
 
@@ -43,9 +50,16 @@ void Args::forget(cl_uint i) {
 }
 
 // The search starts after the argument set last: a launcher that binds in declaration order
-// pays one comparison per argument (a plan binds every argument on every enqueue).
+// pays one comparison per argument (a plan binds every argument on every enqueue). Names are
+// string literals, usually merged by the linker with the signature's: an equal pointer settles
+// it without reading the text.
 cl_uint Args::position(const char* name) {
   const std::size_t n = sig_.args.size();
+  if (next_ < n && sig_.args[next_] == name) {
+    const std::size_t i = next_;
+    next_ = i + 1 == n ? 0 : i + 1;
+    return static_cast<cl_uint>(i);
+  }
   for (std::size_t k = 0, i = next_; k < n; ++k, i = i + 1 == n ? 0 : i + 1)
     if (std::strcmp(sig_.args[i], name) == 0) {
       next_ = i + 1 == n ? 0 : i + 1;

@@ -124,7 +124,8 @@ std::map<std::string, CachedRun> TuneCache::load(const std::set<std::string>& ke
     else
       ++skipped;
   }
-  if (skipped > 0) log(LogLevel::Info, "tune: " + std::to_string(skipped) + " incomplete records in " + path_ + " skipped");
+  if (skipped > 0)
+    log(LogLevel::Info, "tune: " + std::to_string(skipped) + " incomplete records in " + path_ + " skipped");
   return runs;
 }
 
@@ -161,12 +162,8 @@ void TuneCache::start_run(const CacheKey& key, std::uint64_t seed, bool keep) {
 
 void TuneCache::append(const std::string& key, const TuneRow& row) {
   if (!enabled()) return;
-  nlohmann::json j = {{"key", key},
-                      {"params", row.params},
-                      {"status", to_string(row.status)},
-                      {"ms", row.ms},
-                      {"error", row.error},
-                      {"message", row.message}};
+  nlohmann::json j = {{"key", key},   {"params", row.params}, {"status", to_string(row.status)},
+                      {"ms", row.ms}, {"error", row.error},   {"message", row.message}};
   append_line(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
