@@ -55,11 +55,11 @@ void Args::forget(cl_uint i) {
 // it without reading the text.
 cl_uint Args::position(const char* name) {
   const std::size_t n = sig_.args.size();
-  if (next_ < n && sig_.args[next_] == name) {
-    const std::size_t i = next_;
-    next_ = i + 1 == n ? 0 : i + 1;
-    return static_cast<cl_uint>(i);
-  }
+  for (std::size_t k = 0, i = next_; k < n; ++k, i = i + 1 == n ? 0 : i + 1)
+    if (sig_.args[i] == name) {
+      next_ = i + 1 == n ? 0 : i + 1;
+      return static_cast<cl_uint>(i);
+    }
   for (std::size_t k = 0, i = next_; k < n; ++k, i = i + 1 == n ? 0 : i + 1)
     if (std::strcmp(sig_.args[i], name) == 0) {
       next_ = i + 1 == n ? 0 : i + 1;
