@@ -14,10 +14,7 @@
 
 namespace clforge::test::blur {
 
-inline bool long_tests() {
-  const char* v = std::getenv("CLFORGE_LONG_TESTS");
-  return v != nullptr && std::string(v) == "1";
-}
+using test::long_tests;  // CLFORGE_LONG_TESTS
 
 // Tolerances against the double reference of the same filter: host::truncated_blur_tolerance
 // (direct, separable) and host::recursive_blur_tolerance (host/blur.hpp, shared with clforge demo).

@@ -22,6 +22,8 @@
 
 namespace clforge::test::fft_cases {
 
+using test::long_tests;  // CLFORGE_LONG_TESTS
+
 struct Case {
   std::size_t n = 1, batch = 1;
   FftLayout in{}, out{};
@@ -118,11 +120,6 @@ inline Case contiguous(std::size_t n, std::size_t batch, bool inverse = false) {
   c.batch = batch;
   c.inverse = inverse;
   return c;
-}
-
-inline bool long_tests() {
-  const char* v = std::getenv("CLFORGE_LONG_TESTS");
-  return v != nullptr && std::string(v) == "1";
 }
 
 // A vendor class's shipped parameters for length n (resolved for a made-up device of that class).

@@ -12,7 +12,14 @@
 #include <iterator>
 #include <sstream>
 
+#include "runtime/util.hpp"
+
 namespace clforge::test {
+
+bool long_tests() {
+  static const bool on = detail::env_bool("CLFORGE_LONG_TESTS").value_or(false);
+  return on;
+}
 
 int run_command(const std::string& cmd, std::string& output) {
   output.clear();

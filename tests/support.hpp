@@ -27,6 +27,9 @@ inline std::uint64_t seed() {
   return s;
 }
 
+/// CLFORGE_LONG_TESTS (a boolean: 1/0, on/off, true/false, yes/no): run the long cases too.
+bool long_tests();
+
 /// This device's limits under another identity: a vendor class, an architecture, a name and a
 /// CL_DEVICE_VENDOR (unchanged when empty), so that the shipped rows of that identity resolve
 /// for it and run here.

@@ -1,5 +1,6 @@
 // The `clforge blur` command on PNG files made here (a minimal PNG writer below): round trips,
-// raw floats, clear failures that leave no output, and the measured crossovers stored for auto.
+// raw floats, clear failures that leave no output, --linear against the stored values,
+// unsupported formats, and the measured crossovers stored for auto.
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 
@@ -162,7 +163,7 @@ TEST_SUITE("blur") {
       write_bytes(dir + "/in.f32", std::string(reinterpret_cast<const char*>(img.data()), img.size() * 4));
       const int rc =
           test::run_command(cli + "'" + dir + "/in.f32' '" + dir + "/o.f32' --size " + std::to_string(W) + "x" +
-                                std::to_string(H) + " --channels 4 --sigma 3 --method recursive --border zero",
+                                std::to_string(H) + ",channels=4 --sigma 3 --method recursive --border zero",
                             out);
       INFO(out);
       REQUIRE(rc == 0);
@@ -209,6 +210,10 @@ TEST_SUITE("blur") {
     CHECK(out.find("--size") != std::string::npos);
     CHECK(!detail::file_exists(dir + "/x.png"));
 
+    rc = test::run_command(cli + "'" + dir + "/ok.png' '" + dir + "/x.png' --sigma 1 --size 23x17", out);
+    CHECK(rc == 2);  // --size describes raw input only
+    CHECK(out.find("--size") != std::string::npos);
+
     // The measured crossovers land in the user database, where method auto finds them.
     const std::string tdir = dir + "/crossover";
     rc = test::run_command("CLFORGE_USER_TUNING_DIR='" + tdir + "' " + CLFORGE_CLI + " --device " +
@@ -222,6 +227,69 @@ TEST_SUITE("blur") {
     CHECK(cfg.sources.at("BLUR_AUTO_SIGMA_RECURSIVE").find("user") == 0);
     CHECK(cfg.sources.at("BLUR_AUTO_SIGMA_DIRECT").find("user") == 0);
     CHECK(cfg.sources.at("BLUR_CV_WG").find("shipped") == 0);
+  }
+
+  TEST_CASE("clforge blur --linear blurs in linear light; other image formats are refused by name") {
+    auto& s = test::session();
+    const std::string dir = test::temp_dir("blur-linear");
+    const std::string cli = std::string(CLFORGE_CLI) + " --device " + s.entry.info.index_string() + " blur ";
+    // A black | white edge, 8-bit gray: the stored values are 0 and 1, in linear light as well.
+    const std::size_t W = 32, H = 6;
+    std::vector<unsigned> edge(W * H);
+    for (std::size_t i = 0; i < edge.size(); ++i) edge[i] = i % W < W / 2 ? 0 : 255;
+    write_bytes(dir + "/edge.png", make_png(W, H, 1, 8, edge));
+    std::string out;
+    REQUIRE(test::run_command(cli + "'" + dir + "/edge.png' '" + dir + "/plain.f32' --sigma 2", out) == 0);
+    CHECK(out.find("on the stored values") != std::string::npos);
+    REQUIRE(test::run_command(cli + "'" + dir + "/edge.png' '" + dir + "/linear.f32' --sigma 2 --linear", out) == 0);
+    CHECK(out.find("in linear light") != std::string::npos);
+    const std::vector<float> plain = read_floats(dir + "/plain.f32"), linear = read_floats(dir + "/linear.f32");
+    REQUIRE(plain.size() == W * H);
+    REQUIRE(linear.size() == W * H);
+    // Decoding 0 and 1 changes nothing, so the linear result is the same blur, sRGB-encoded
+    // (IEC 61966-2-1): brighter than the stored-value blur wherever the edge is blurred.
+    const auto encode = [](double l) { return l <= 0.0031308 ? 12.92 * l : 1.055 * std::pow(l, 1 / 2.4) - 0.055; };
+    for (std::size_t x = 0; x < W; ++x) {
+      CAPTURE(x);
+      const float p = plain[2 * W + x], l = linear[2 * W + x];
+      CHECK(l == doctest::Approx(encode(p)).epsilon(1e-4));
+      if (p > 0.05f && p < 0.95f) CHECK(l > p + 0.02f);
+    }
+    // The last black column: 0.40 of white in stored values (the Gaussian's mass past 0.5
+    // pixels), sRGB-encoded 0.40 of the light, 0.66, in linear light.
+    const float last_black_plain = plain[2 * W + W / 2 - 1], last_black_linear = linear[2 * W + W / 2 - 1];
+    CHECK(last_black_plain > 0.35f);
+    CHECK(last_black_plain < 0.45f);
+    CHECK(last_black_linear > 0.60f);
+    // A flat RGB image stays as it was through decode, blur and encode (raw output: RGBA, alpha 1).
+    write_bytes(dir + "/flat.png", make_png(9, 7, 3, 8, std::vector<unsigned>(9 * 7 * 3, 200)));
+    REQUIRE(test::run_command(cli + "'" + dir + "/flat.png' '" + dir + "/flat.f32' --sigma 1.5 --linear", out) == 0);
+    const std::vector<float> flat = read_floats(dir + "/flat.f32");
+    REQUIRE(flat.size() == 9 * 7 * 4);
+    for (std::size_t i = 0; i < flat.size(); ++i)
+      CHECK(flat[i] == doctest::Approx(i % 4 == 3 ? 1.0 : 200 / 255.0).epsilon(1e-4));
+    // Raw floats are blurred as they are: --linear is refused for them.
+    CHECK(test::run_command(cli + "'" + dir + "/plain.f32' '" + dir + "/x.f32' --size 32x6 --sigma 1 --linear", out) ==
+          2);
+    CHECK(out.find("--linear") != std::string::npos);
+
+    // JPEG (by its signature, whatever the name) and other formats: named, with what is supported.
+    const std::string jpeg = std::string("\xff\xd8\xff\xe0\x00\x10JFIF\x00", 11) + std::string(64, '\x11');
+    for (const std::string name : {"photo.jpg", "photo.dat"}) {
+      CAPTURE(name);
+      write_bytes(dir + "/" + name, jpeg);
+      CHECK(test::run_command(cli + "'" + dir + "/" + name + "' '" + dir + "/o.png' --sigma 1", out) == 1);
+      CHECK(out.find(name + ": JPEG images are not supported") != std::string::npos);
+      CHECK(out.find("PNG (8- or 16-bit gray, RGB or RGBA) and raw 32-bit floats") != std::string::npos);
+      CHECK(out.find("raw float file") == std::string::npos);
+      CHECK(!detail::file_exists(dir + "/o.png"));
+    }
+    write_bytes(dir + "/anim.gif", "GIF89a" + std::string(32, '\0'));
+    CHECK(test::run_command(cli + "'" + dir + "/anim.gif' '" + dir + "/o.png' --sigma 1", out) == 1);
+    CHECK(out.find("GIF images are not supported") != std::string::npos);
+    CHECK(test::run_command(cli + "'" + dir + "/edge.png' '" + dir + "/o.jpg' --sigma 1", out) == 2);
+    CHECK(out.find("cannot write JPEG") != std::string::npos);
+    CHECK(!detail::file_exists(dir + "/o.jpg"));
   }
 }
 #endif

@@ -236,7 +236,7 @@ TEST_SUITE("runtime") {
     const std::string cli = std::string(CLFORGE_CLI) + " --device " + test::session().entry.info.index_string() + " ";
     std::string out;
     // run sgemm: one warm-up and repetitions of a direct-kernel product; transpose-free.
-    int rc = test::run_command("CLFORGE_PROFILE_KERNELS=1 " + cli + "-v run sgemm --m 20 --n 30 --k 10", out);
+    int rc = test::run_command("CLFORGE_PROFILE_KERNELS=1 " + cli + "-v run sgemm --size 20x30x10", out);
     INFO(out);
     CHECK(rc == 0);
     std::size_t lines = 0, pos = 0;
@@ -251,7 +251,7 @@ TEST_SUITE("runtime") {
     }
     CHECK(lines >= 2);
     // Without the variable (or without -v) nothing of the kind is printed.
-    rc = test::run_command(cli + "-v run sgemm --m 20 --n 30 --k 10", out);
+    rc = test::run_command(cli + "-v run sgemm --size 20x30x10", out);
     CHECK(rc == 0);
     CHECK(out.find("profile:") == std::string::npos);
   }

@@ -263,12 +263,13 @@ TEST_SUITE("safety") {
   TEST_CASE("clforge: sizes that are not counts are usage errors, not OpenCL or allocation failures") {
     auto& s = test::session();
     const std::string cli = std::string(CLFORGE_CLI) + " --device " + s.entry.info.index_string() + " run ";
-    for (const std::string args : {"transpose --rows 0", "transpose --rows -3", "transpose --cols 99999999999",
-                                   "transpose --elem 5", "sgemm --m -1", "fft --n 0", "fft --batch -2"}) {
+    for (const std::string args :
+         {"transpose --size 0", "transpose --size -3", "transpose --size 99999999999x2", "transpose --size 4,elem=5",
+          "sgemm --size -1", "fft --size 0", "fft --size 8,batch=-2"}) {
       std::string out;
       const int rc = test::run_command(cli + args, out);
       INFO(args << ": " << out);
-      CHECK(rc > 0);  // an exit status, not a signal
+      CHECK(rc == 2);  // a usage error, not a signal
       CHECK(out.find(args.substr(args.find("--"), args.find(' ', args.find("--")) - args.find("--"))) !=
             std::string::npos);
       CHECK(out.find("CL_") == std::string::npos);
@@ -287,7 +288,7 @@ TEST_SUITE("safety") {
     }
     const std::string cmd = "exec " + std::string(CLFORGE_CLI) + " --device " + s.entry.info.index_string() +
                             " blur '" + dir + "/in.f32' '" + dir + "/out.png' --size " + std::to_string(W) + "x" +
-                            std::to_string(H) + " --channels 4 --bits 16 --sigma 1 --reps 0 > /dev/null 2>&1";
+                            std::to_string(H) + ",channels=4 --bits 16 --sigma 1 --reps 0 > /dev/null 2>&1";
     auto temps = [&] {
       int n = 0;
       DIR* d = ::opendir(dir.c_str());

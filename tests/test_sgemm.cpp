@@ -168,8 +168,7 @@ TEST_SUITE("sgemm") {
   }
 
   TEST_CASE("larger shapes (CLFORGE_LONG_TESTS=1)") {
-    const char* on = std::getenv("CLFORGE_LONG_TESTS");
-    if (on == nullptr || std::string(on) != "1") return;
+    if (!test::long_tests()) return;
     std::uint64_t seed = test::seed() + 100000;
     const Dims dims[] = {{2048, 2048, 2048}, {4097, 257, 1025}, {1025, 2049, 515}, {8192, 64, 512}};
     for (const auto& d : dims)

@@ -1,5 +1,5 @@
 // `clforge tune` for transpose, FFT and blur, then `clforge params` showing the user source;
-// dry runs, --out results usable as a tuning file, a corrupt database and option checks. Where a
+// dry runs, --tuning-file results usable as a tuning file, a corrupt database and option checks. Where a
 // stored entry matters, a first run measures, the test sets the times in its tune cache so that
 // a candidate beats the default by far, and a run with --resume decides from them.
 #include <doctest/doctest.h>
@@ -33,7 +33,7 @@ TEST_SUITE("tune") {
       return test::run_command(run + " --resume", out);
     };
     int rc = beats_default(
-        "tune fft --size 64@16 --param FFT_WG=64,256 --param FFT_RADIX=16 --param FFT_REG=32 "
+        "tune fft --size 64,batch=16 --param FFT_WG=64,256 --param FFT_RADIX=16 --param FFT_REG=32 "
         "--param FFT_HALVE=0 --param FFT_TWIDDLE=0 --param FFT_PAD=1 --param FFT_VEC=1 "
         "--param FFT_STAGE=0 --param FFT_ACROSS=8 --param FFT_VPT=0 --param FFT_MIX=0 --param "
         "FFT_DCHAIN=1 --param FFT_CHUNK=0 --seed " +
@@ -42,6 +42,7 @@ TEST_SUITE("tune") {
     INFO(out);
     REQUIRE(rc == 0);
     CHECK(out.find("fft variant 64 on") != std::string::npos);
+    CHECK(out.find("sizes 64,batch=16") != std::string::npos);
     CHECK(out.find("space 2:") != std::string::npos);
     CHECK(out.find("stored in " + path + " (kernel fft, variant 64)") != std::string::npos);
     rc = test::run_command(cli + "params fft --variant 64", out);
@@ -61,8 +62,10 @@ TEST_SUITE("tune") {
     rc = test::run_command(cli + "params blur_direct --variant 1", out);
     CHECK(rc == 0);
     CHECK(out.find("user " + path) != std::string::npos);
-    // The option values are checked by the parser.
-    CHECK(test::run_command(cli + "tune blur --size 64 --method auto --dry-run", out) != 0);
+    // The option values and sizes are checked by the parser: usage errors.
+    CHECK(test::run_command(cli + "tune blur --size 64 --method auto --dry-run", out) == 2);
+    CHECK(test::run_command(cli + "tune fft --size 64@16 --dry-run", out) == 2);
+    CHECK(out.find("64@16") != std::string::npos);
   }
 
   TEST_CASE("clforge tune, then clforge params shows the user source") {
@@ -86,7 +89,7 @@ TEST_SUITE("tune") {
     rc = test::run_command(cli + args + " --no-store", out);
     REQUIRE(rc == 0);
     test::set_cache_times(cache, [def = test::shipped("4")](const ParamMap& p) { return p == def ? 1.0 : 1e-3; });
-    rc = test::run_command(cli + args + " --resume --out " + results, out);
+    rc = test::run_command(cli + args + " --resume --tuning-file " + results, out);
     INFO(out);
     REQUIRE(rc == 0);
     CHECK(out.find("tried 3") != std::string::npos);
@@ -106,7 +109,7 @@ TEST_SUITE("tune") {
     rc = test::run_command("CLFORGE_TUNING=off " + cli + "params transpose", out);
     CHECK(rc == 0);
     CHECK(out.find("user ") == std::string::npos);
-    // --out wrote a tuning file this device matches: usable as CLFORGE_TUNING_FILE.
+    // --tuning-file wrote a tuning file this device matches: usable as CLFORGE_TUNING_FILE.
     const auto j = nlohmann::json::parse(*detail::read_file(results));
     CHECK(j["results"][0]["tried"] == 3);
     CHECK(j["results"][0]["rows"].size() == 3);
@@ -114,15 +117,15 @@ TEST_SUITE("tune") {
     CHECK(rc == 0);
     CHECK(out.find("tuning-file " + results) != std::string::npos);
 
-    // A corrupt database: non-zero exit, the path in the message, the file untouched.
+    // A corrupt database: a failure (exit status 1), the path in the message, the file untouched.
     std::ofstream(path) << "[oops";
     rc = test::run_command(cli + "tune transpose --size 64 --budget 2", out);
-    CHECK(rc != 0);
+    CHECK(rc == 1);
     CHECK(out.find(path) != std::string::npos);
     CHECK(*detail::read_file(path) == "[oops");
-    // Bad option values are refused by the parser.
-    CHECK(test::run_command(cli + "tune transpose --size 64 --strategy genetic", out) != 0);
-    CHECK(test::run_command(cli + "tune transpose --size 64 --budget 2 --time 5", out) != 0);
+    // Bad option values are refused by the parser: usage errors.
+    CHECK(test::run_command(cli + "tune transpose --size 64 --strategy genetic", out) == 2);
+    CHECK(test::run_command(cli + "tune transpose --size 64 --budget 2 --time 5", out) == 2);
   }
 #endif
 }

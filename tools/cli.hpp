@@ -1,7 +1,8 @@
 // The clforge command line: global options and how each routine family adds its commands.
 // A family's file defines a registrar and calls CLFORGE_CLI_COMMANDS(fn) at namespace scope;
 // main() calls every registrar with the root app and the shared `run`, `bench` and `tune`
-// subcommands.
+// subcommands. Exit status: 0 success, 1 failure, 2 usage error (UsageError, CLI11's parse
+// errors, a CLFORGE_* boolean that is not one).
 #pragma once
 #include <CLI/CLI.hpp>
 #include <memory>
@@ -10,6 +11,7 @@
 
 #include "bench/routines.hpp"
 #include "clforge/clforge.hpp"
+#include "tools/args.hpp"
 
 namespace clforge::cli {
 
@@ -17,15 +19,16 @@ struct Globals {
   std::string device;               ///< --device (else CLFORGE_DEVICE, else first GPU)
   std::vector<std::string> params;  ///< --param NAME=VALUE, repeatable
   bool no_user_tuning = false;      ///< --no-user-tuning
-  std::string out;                  ///< --out for bench results
+  std::string out;                  ///< --out: output folder of bench and peak
   bool quick = false;               ///< --quick for bench
-  std::vector<std::string> sizes;   ///< --size, repeatable, for bench
+  std::vector<std::string> sizes;   ///< --size, repeatable, for bench (checked by size_validator)
   int rounds = 0;                   ///< --rounds for bench fft (0: the device's default)
   int verbosity = 0;                ///< -v: log info, -vv: debug
 
-  Tuning tuning() const;  ///< overrides from --param, user database flag
+  Tuning tuning() const;  ///< overrides from --param (one value each), user database flag
   Session& session();     ///< opened on first use
-  bench::BenchOptions bench_options() const;
+  /// --quick, --rounds, --param and (for a routine) --size in the benchmarks' syntax.
+  bench::BenchOptions bench_options(const std::string& routine = {}) const;
 
  private:
   std::unique_ptr<Session> session_;
@@ -45,13 +48,23 @@ bool register_commands(Registrar r);
 #define CLFORGE_CLI_COMMANDS(fn) \
   static const bool CLFORGE_CLI_CAT(clforge_cli_registered_, __LINE__) = ::clforge::cli::register_commands(fn)
 
-/// A size given on the command line: a whole number in [lo, 2^31 - 1] (a negative number is
+/// A count given on the command line: a whole number in [lo, 2^31 - 1] (a negative number is
 /// refused, not wrapped into a huge size_t).
 inline CLI::Range size_range(std::size_t lo = 1) { return CLI::Range(lo, std::size_t{2147483647}); }
 
-/// Adds --size/--quick/--out to a bench subcommand.
-void add_bench_options(CLI::App* app, Globals& g);
-/// Writes the report (to --out if given) and prints its table on stdout.
-void finish_report(const bench::Report& report, const Globals& g, const std::string& default_name);
+/// Checks a --size value as a size of `routine` (tools/args.hpp): a refused one is a usage error.
+CLI::Validator size_validator(const std::string& routine);
+/// Checks "ROUTINE:SIZE" (bench all --size).
+CLI::Validator routine_size_validator();
+/// Checks --param NAME=VALUE[,VALUE...]: a parameter some kernel declares, integer values.
+CLI::Validator param_validator();
+
+/// Adds --out FOLDER (checked: a folder or a path that does not exist yet).
+CLI::Option* add_out_option(CLI::App* app, std::string& out, const std::string& what);
+/// Adds --size (sizes of `routine`), --quick and --out to a bench subcommand.
+void add_bench_options(CLI::App* app, Globals& g, const std::string& routine);
+/// Prints `table` (default: the report's table) on stdout and, with --out, writes results.json,
+/// results.csv and report.md (the table) into that folder.
+void finish_report(const bench::Report& report, const Globals& g, std::string table = {});
 
 }  // namespace clforge::cli

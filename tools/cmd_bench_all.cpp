@@ -56,10 +56,20 @@ void cmd_bench_all(Globals& g, const AllArgs& a) {
     spec.clear();
   }
   o.default_device = g.device;
-  for (const auto& s : a.sizes) bench::add_routine_size(o.sizes, s);
+  int channels = 0;
+  for (const auto& text : a.sizes) {
+    const Size z = parse_routine_size(text);
+    bench::add_routine_size(o.sizes, z.routine + ":" + bench_size(z));
+    if (z.routine == "blur" && z.has_channels) {
+      if (channels != 0 && channels != static_cast<int>(z.channels))
+        throw UsageError("bench all: the blur sizes give different channels; the blur benchmark runs one count");
+      channels = static_cast<int>(z.channels);
+    }
+  }
   o.base = g.bench_options();
   o.base.sizes.clear();
   o.blur = a.blur;
+  if (channels != 0) o.blur.channels = channels;
   o.command_line = command_line();
 
   o.after_device = [&a](const bench::AllResults& partial) { bench::write_results(partial, a.out); };
@@ -87,9 +97,11 @@ void register_bench_all(Apps& apps, Globals& g) {
                   "substring), e.g. nvidia,cpu or 0:0,1:0; default: --device, else the first GPU");
   all->add_flag("--quick", g.quick, "each routine's short size list and few repetitions (under 2 minutes on a GPU)");
   all->add_option("--size", a.sizes,
-                  "ROUTINE:SIZE, repeatable; replaces that routine's size list, in its own syntax: transpose:RxC|N, "
-                  "sgemm:N|MxNxK[:NT], fft:N|NxBATCH|N@MIB, blur:WxH|N (e.g. --size transpose:64 --size fft:64x16)");
-  all->add_option("--out", a.out, "output folder (created when missing)")->capture_default_str();
+                  "ROUTINE:SIZE, repeatable; replaces that routine's size list; SIZE as in the routine's own "
+                  "bench command (e.g. --size transpose:64 --size sgemm:1024,trans=NT --size fft:64,batch=16 "
+                  "--size blur:1920x1080,channels=4)")
+      ->check(routine_size_validator());
+  add_out_option(all, a.out, "results.json, results.csv, report.md and SVG charts")->capture_default_str();
   all->add_option("--sigmas", a.blur.sigmas, "blur: sigmas (default 0.8,2,5,10,20; --quick 2,10)")->delimiter(',');
   all->add_option("--methods", a.blur.methods,
                   "blur: methods (default: direct, separable, recursive and the three recursive schemes)")
@@ -100,10 +112,10 @@ void register_bench_all(Apps& apps, Globals& g) {
   static double floor_percent = 2;
   auto* cmp = apps.bench->add_subcommand(
       "compare",
-      "compare two results (results.json of bench all, or bench ROUTINE --out X.json) record by record, each row "
-      "with old and new median, new/old time, its tolerance and a verdict: " +
+      "compare two results (results.json in the --out folder of bench all or of bench ROUTINE) record by record, "
+      "each row with old and new median, new/old time, its tolerance and a verdict: " +
           bench::compare_rule({}) +
-          " (the 2 % is --floor). Exit status 1 when a record is slower or no longer timed, 2 when a file cannot "
+          " (the 2 % is --floor). Exit status 1 when a record is slower or no longer timed, or when a file cannot "
           "be read");
   cmp->add_option("old", old_path, "the earlier results (JSON)")->required();
   cmp->add_option("new", new_path, "the later results (JSON)")->required();

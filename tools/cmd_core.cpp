@@ -43,18 +43,9 @@ void cmd_info(Globals& g, bool timings) {
             << "  CLFORGE_KERNEL_DIR: " << (dirs.override_dir.empty() ? "(unset)" : dirs.override_dir) << "\n"
             << "  share dir:          " << (dirs.share_dir.empty() ? "(none)" : dirs.share_dir) << " ["
             << dirs.share_status << "]\n"
-            << "  embedded:           " << dirs.embedded.size() << " files\n";
-  // Each file once (families share files such as blur/blur_common.cl), in first-use order.
-  std::vector<std::string> shown;
-  auto show = [&](const std::string& f) {
-    if (f.empty() || std::find(shown.begin(), shown.end(), f) != shown.end()) return;
-    shown.push_back(f);
-    std::cout << "    " << f << " <- " << load_kernel_source(f).origin << "\n";
-  };
-  for (const auto& spec : detail::all_kernel_specs()) {
-    for (const auto& f : spec.files) show(f);
-    show(spec.database);
-  }
+            << "  embedded:           " << dirs.embedded.size() << " files, each read from:\n";
+  // The same list as the count: every embedded file and where it is read from now.
+  for (const auto& f : dirs.embedded) std::cout << "    " << f << " <- " << load_kernel_source(f).origin << "\n";
   const std::string cd = cache_dir();
   std::cout << "compile cache: " << (cd.empty() ? "off (CLFORGE_CACHE_DIR=off)" : cd) << "\n";
   std::cout << "user tuning database dir: " << user_tuning_dir() << "\n";
@@ -96,18 +87,61 @@ void cmd_info(Globals& g, bool timings) {
               static_cast<unsigned long long>(st.disk_rejected));
 }
 
-void cmd_params(Globals& g, const std::string& routine, const std::string& variant) {
+// The kernels `name` stands for: a routine's kernels (transpose, sgemm, fft, blur), else the
+// kernel of that name.
+std::vector<const detail::KernelSpec*> kernels_named(const std::string& name) {
+  std::vector<const detail::KernelSpec*> found;
+  const auto& routines = routine_names();
+  const bool routine = std::find(routines.begin(), routines.end(), name) != routines.end();
+  std::string kernels;
+  for (const auto& spec : detail::all_kernel_specs()) {
+    if (routine ? family_of(spec.name) == name : spec.name == name) found.push_back(&spec);
+    kernels += (kernels.empty() ? "" : ", ") + spec.name;
+  }
+  if (found.empty()) {
+    std::string r;
+    for (const auto& n : routines) r += (r.empty() ? "" : ", ") + n;
+    throw UsageError("params: unknown routine or kernel '" + name + "' (routines: " + r + "; kernels: " + kernels +
+                     ")");
+  }
+  return found;
+}
+
+bool has_variant(const detail::KernelSpec& spec, const std::string& v) {
+  return spec.variants.empty() || std::find(spec.variants.begin(), spec.variants.end(), v) != spec.variants.end();
+}
+
+void cmd_params(Globals& g, const std::string& name, const std::string& variant) {
+  const auto kernels = kernels_named(name);
+  if (!variant.empty() &&
+      std::none_of(kernels.begin(), kernels.end(), [&](const auto* k) { return has_variant(*k, variant); })) {
+    std::string all;
+    for (const auto* k : kernels)
+      for (const auto& v : k->variants) all += (all.empty() ? "" : ", ") + v;
+    throw UsageError("params " + name + ": no kernel has variant '" + variant + "' (variants: " + all + ")");
+  }
   Session& s = g.session();
-  const auto& spec = detail::kernel_spec(routine);
-  std::string v = variant;
-  if (v.empty()) v = spec.variants.empty() ? "*" : spec.variants.front();
-  const Configuration cfg = resolve_configuration(routine, v, s.entry.info, g.tuning());
-  std::cout << routine << " (variant " << v << ") on \"" << s.entry.info.name << "\" [" << s.entry.info.vendor_key()
-            << ", " << (s.entry.info.architecture.empty() ? "-" : s.entry.info.architecture) << "]\n";
-  for (const auto& p : spec.params)
-    std::printf("  %-10s = %-5d  %s\n", p.name.c_str(), cfg.values.at(p.name), cfg.sources.at(p.name).c_str());
-  for (const auto& n : cfg.notes) std::cout << "  note: " << n << "\n";
-  std::cout << "  build options: " << detail::build_options(cfg, {}) << "\n";
+  const Tuning t = g.tuning();
+  const DeviceInfo& dev = s.entry.info;
+  std::cout << name << " on \"" << dev.name << "\" [" << dev.vendor_key() << ", "
+            << (dev.architecture.empty() ? "-" : dev.architecture) << "]: " << kernels.size() << " kernel"
+            << (kernels.size() == 1 ? "" : "s") << "\n";
+  for (const auto* k : kernels) {
+    const std::string v = !variant.empty() && has_variant(*k, variant) ? variant
+                          : k->variants.empty()                        ? "*"
+                                                                       : k->variants.front();
+    const Configuration cfg = resolve_configuration(k->name, v, dev, t);
+    std::string variants;
+    for (const auto& x : k->variants) variants += (variants.empty() ? "" : ", ") + x;
+    std::cout << "kernel " << k->name << " (variant " << v
+              << (variants.empty() ? "" : "; variants " + variants + ", --variant V") << ")\n";
+    int width = 10;
+    for (const auto& p : k->params) width = std::max(width, static_cast<int>(p.name.size()));
+    for (const auto& p : k->params)
+      std::printf("  %-*s = %-5d  %s\n", width, p.name.c_str(), cfg.values.at(p.name), cfg.sources.at(p.name).c_str());
+    for (const auto& n : cfg.notes) std::cout << "  note: " << n << "\n";
+    std::cout << "  build options: " << detail::build_options(cfg, {}) << "\n";
+  }
 }
 
 void cmd_peak(Globals& g) {
@@ -115,7 +149,7 @@ void cmd_peak(Globals& g) {
   bench::Report report(s.entry.info);
   const std::size_t bytes = g.quick ? (16u << 20) : (256u << 20);
   const bench::Peaks p = bench::measure_peaks(s, report, std::min<std::size_t>(bytes, s.entry.info.max_alloc_size / 2));
-  finish_report(report, g, "peak");
+  finish_report(report, g);
   std::printf("copy bandwidth %.1f GB/s, FMA throughput %.1f GFLOP/s\n", p.copy_gbps, p.fma_gflops);
 }
 
@@ -125,35 +159,47 @@ void cmd_bench_transpose(Globals& g) {
   const std::size_t bytes = g.quick ? (16u << 20) : (256u << 20);
   const bench::Peaks p =
       bench::measure_peaks(s, report, std::min<std::size_t>(bytes, s.entry.info.max_alloc_size / 2), false);
-  bench::bench_transpose(s, report, g.bench_options(), p);
-  finish_report(report, g, "transpose");
+  bench::bench_transpose(s, report, g.bench_options("transpose"), p);
+  finish_report(report, g);
 }
 
 void cmd_bench_overhead(Globals& g) {
   Session& s = g.session();
   bench::Report report(s.entry.info);
   bench::bench_overhead(s, report);
-  std::printf("%-46s %10s %12s %9s %15s %18s\n", "call (repeated back to back)", "host us", "device us", "commands",
-              "launches us", "host us - launches");
-  for (const auto& r : report.records())
-    std::printf("%-46s %10.2f %12.2f %9.1f %15.2f %18.2f\n", r.shape.c_str(),
-                r.params["host_us_per_call"].get<double>(), r.params["device_span_us_per_call"].get<double>(),
-                r.params["commands_per_call"].get<double>(), r.params["launches_alone_us_per_call"].get<double>(),
-                r.params["host_us_beyond_launches"].get<double>());
-  if (!report.records().empty())
-    std::printf(
-        "(launches us: the call's recorded argument bindings and kernel launches replayed alone; one empty kernel "
-        "enqueue: %.2f us)\n",
-        report.records()[0].params["empty_launch_us"].get<double>());
-  if (!g.out.empty()) report.write(g.out);
+  char line[320];
+  std::string table;
+  std::snprintf(line, sizeof line, "%-46s %10s %12s %9s %15s %18s\n", "call (repeated back to back)", "host us",
+                "device us", "commands", "launches us", "host us - launches");
+  table += line;
+  for (const auto& r : report.records()) {
+    std::snprintf(line, sizeof line, "%-46s %10.2f %12.2f %9.1f %15.2f %18.2f\n", r.shape.c_str(),
+                  r.params["host_us_per_call"].get<double>(), r.params["device_span_us_per_call"].get<double>(),
+                  r.params["commands_per_call"].get<double>(), r.params["launches_alone_us_per_call"].get<double>(),
+                  r.params["host_us_beyond_launches"].get<double>());
+    table += line;
+  }
+  if (!report.records().empty()) {
+    std::snprintf(line, sizeof line,
+                  "(launches us: the call's recorded argument bindings and kernel launches replayed alone; one "
+                  "empty kernel enqueue: %.2f us)\n",
+                  report.records()[0].params["empty_launch_us"].get<double>());
+    table += line;
+  }
+  finish_report(report, g, table);
 }
 
-void cmd_run_transpose(Globals& g, std::size_t rows, std::size_t cols, std::size_t elem) {
+void cmd_run_transpose(Globals& g, const std::string& size) {
+  const Size z = parse_size("transpose", size);
+  const std::size_t rows = z.x, cols = z.y, elem = z.elem;
   std::size_t bytes = 0;
   if (__builtin_mul_overflow(rows, cols, &bytes) || __builtin_mul_overflow(bytes, elem, &bytes))
     throw InvalidArgument("run transpose: " + std::to_string(rows) + " x " + std::to_string(cols) + " elements of " +
                           std::to_string(elem) + " bytes do not fit in memory");
   Session& s = g.session();
+  if (bytes > s.entry.info.max_alloc_size)
+    throw Error("run transpose: " + std::to_string(bytes >> 20) + " MiB is larger than the device's largest buffer (" +
+                std::to_string(s.entry.info.max_alloc_size >> 20) + " MiB)");
   const std::size_t n = bytes / 4;
   cl::Buffer in = bench::random_buffer(s.context, s.queue, n, host::default_seed());
   cl::Buffer out(s.context, CL_MEM_READ_WRITE, n * 4);
@@ -186,33 +232,38 @@ void register_core(Apps& apps, Globals& g) {
   info->add_flag("--timings", timings, "build every kernel with its defaults and show compile vs cache times");
   info->callback([&g] { cmd_info(g, timings); });
 
-  auto* params = apps.root->add_subcommand("params", "effective parameters of a kernel and where each came from");
+  auto* params = apps.root->add_subcommand(
+      "params", "effective parameters of a routine's kernels (or of one kernel) and where each came from");
   static std::string routine, variant;
-  params->add_option("routine", routine, "kernel family (transpose, ...)")->required();
-  params->add_option("--variant", variant, "variant (e.g. element size 4/8/16 for transpose)");
+  params
+      ->add_option("routine", routine,
+                   "routine (transpose, sgemm, fft, blur: all its kernels) or kernel name (e.g. sgemm_direct)")
+      ->required();
+  params->add_option("--variant", variant,
+                     "variant, for the kernels that have it (transpose: element size 4/8/16; sgemm: size class "
+                     "small/medium/large; fft: length; blur: channels 1/4)");
   params->callback([&g] { cmd_params(g, routine, variant); });
 
   auto* peak = apps.root->add_subcommand("peak", "measure copy bandwidth and FMA throughput");
-  add_bench_options(peak, g);
+  peak->add_flag("--quick", g.quick, "a smaller buffer and few repetitions");
+  add_out_option(peak, g.out, "results.json, results.csv, report.md");
   peak->callback([&g] { cmd_peak(g); });
 
   auto* bt = apps.bench->add_subcommand("transpose", "clforge transpose vs CLBlast Omatcopy and copy bandwidth");
-  add_bench_options(bt, g);
+  add_bench_options(bt, g, "transpose");
   bt->callback([&g] { cmd_bench_transpose(g); });
 
   auto* bo = apps.bench->add_subcommand(
       "overhead", "host time per repeated small call (every routine) beside its device span and launch count");
-  bo->add_option("--out", g.out, "write the results to this JSON/CSV base name");
+  add_out_option(bo, g.out, "results.json, results.csv, report.md");
   bo->callback([&g] { cmd_bench_overhead(g); });
 
   auto* rt = apps.run->add_subcommand("transpose", "one transpose on random data, checked and timed");
-  static std::size_t rows = 4096, cols = 4096, elem = 4;
-  rt->add_option("--rows", rows, "rows")->capture_default_str()->check(size_range());
-  rt->add_option("--cols", cols, "columns")->capture_default_str()->check(size_range());
-  rt->add_option("--elem", elem, "element size in bytes (4, 8, 16)")
+  static std::string size = "4096";
+  rt->add_option("--size", size, "matrix: " + size_grammar("transpose"))
       ->capture_default_str()
-      ->check(CLI::IsMember({4, 8, 16}));
-  rt->callback([&g] { cmd_run_transpose(g, rows, cols, elem); });
+      ->check(size_validator("transpose"));
+  rt->callback([&g] { cmd_run_transpose(g, size); });
 }
 
 CLFORGE_CLI_COMMANDS(register_core);

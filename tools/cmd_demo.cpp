@@ -181,8 +181,10 @@ void cmd_demo(Globals& g) {
   Session& s = g.session();
   const DeviceInfo& d = s.entry.info;
   const std::uint64_t seed = host::default_seed();
-  std::printf("clforge %s demo on \"%s\" (%s %s, %u compute units, driver %s), seed %llu\n", version_string,
-              d.name.c_str(), d.vendor_key().c_str(), d.type.c_str(), d.compute_units, d.driver_version.c_str(),
+  // Vendor class and device type, once when they agree (a CPU device's class is "CPU").
+  const std::string kind = d.vendor_key() == d.type ? d.type : d.vendor_key() + " " + d.type;
+  std::printf("clforge %s demo on \"%s\" (%s, %u compute units, driver %s), seed %llu\n", version_string,
+              d.name.c_str(), kind.c_str(), d.compute_units, d.driver_version.c_str(),
               static_cast<unsigned long long>(seed));
   bench::Report report(d);
   const auto peaks = bench::measure_peaks(s, report, 64u << 20, false);

@@ -16,16 +16,25 @@ namespace clforge::cli {
 namespace {
 
 struct RunFftOptions {
-  std::size_t n = 1024, batch = 0, stride = 1, distance = 0;
+  std::string size = "1024";
+  std::size_t n = 0, stride = 1, distance = 0;
   bool inverse = false, in_place = false;
   std::string scaling = "none";
 };
 
-void cmd_run_fft(Globals& g, const RunFftOptions& o) {
-  Session& s = g.session();
+void cmd_run_fft(Globals& g, RunFftOptions o) {
+  const Size z = parse_size("fft", o.size);
+  o.n = z.x;
   FftDesc d;
   d.n = o.n;
-  d.batch = o.batch != 0 ? o.batch : std::max<std::size_t>(1, (std::size_t{64} << 20) / (8 * o.n * o.stride));
+  d.batch = z.fft_batch((std::size_t{64} << 20) / o.stride);
+  if (z.interleaved) {
+    if (o.stride != 1 || o.distance != 0)
+      throw UsageError("run fft: layout=interleaved sets the stride and distance; leave out --stride and --distance");
+    o.stride = d.batch;
+    o.distance = 1;
+  }
+  Session& s = g.session();
   d.in.stride = d.out.stride = o.stride;
   d.in.distance = d.out.distance = o.distance;
   d.in_place = o.in_place;
@@ -104,26 +113,31 @@ void cmd_bench_fft(Globals& g) {
   const std::size_t bytes = g.quick ? (16u << 20) : (256u << 20);
   const bench::Peaks p =
       bench::measure_peaks(s, report, std::min<std::size_t>(bytes, s.entry.info.max_alloc_size / 2), false);
-  bench::bench_fft(s, report, g.bench_options(), p);
-  finish_report(report, g, "fft");
+  bench::bench_fft(s, report, g.bench_options("fft"), p);
+  finish_report(report, g);
 }
 
 void register_fft(Apps& apps, Globals& g) {
   static RunFftOptions o;
   auto* rf = apps.run->add_subcommand("fft", "one batched FFT plan on random data, checked against FFTW and timed");
-  rf->add_option("--n", o.n, "transform length")->capture_default_str()->check(size_range());
-  rf->add_option("--batch", o.batch, "transforms (default: 64 MiB of data)")->check(size_range());
+  rf->add_option("--size", o.size,
+                 "length and batch (default batch: 64 MiB of data): " + size_grammar("fft") +
+                     "; interleaved: stride batch, distance 1")
+      ->capture_default_str()
+      ->check(size_validator("fft"));
   rf->add_flag("--inverse", o.inverse, "inverse transform");
   rf->add_flag("--in-place", o.in_place, "in-place plan");
   rf->add_option("--stride", o.stride, "element stride of input and output")
       ->capture_default_str()
       ->check(size_range());
   rf->add_option("--distance", o.distance, "distance between transforms (default n * stride)")->check(size_range());
-  rf->add_option("--scaling", o.scaling, "none, n (1/n) or sqrtn (1/sqrt(n))")->capture_default_str();
+  rf->add_option("--scaling", o.scaling, "none, n (1/n) or sqrtn (1/sqrt(n))")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"none", "n", "sqrtn"}));
   rf->callback([&g] { cmd_run_fft(g, o); });
 
   auto* bf = apps.bench->add_subcommand("fft", "clforge FFT vs clFFT and VkFFT on the same device");
-  add_bench_options(bf, g);
+  add_bench_options(bf, g, "fft");
   bf->add_option(
         "--rounds", g.rounds,
         "rounds per size, each running every library once (round k starts with library k); a "
@@ -133,7 +147,8 @@ void register_fft(Apps& apps, Globals& g) {
 
   static std::size_t cn = 0, cb = 0;
   static bench::TimingPlan cp;
-  auto* child = apps.bench->add_subcommand("fft-vkfft-child", "");  // empty description: hidden
+  auto* child = apps.bench->add_subcommand("fft-vkfft-child", "the FFT benchmark's VkFFT child process");
+  child->group("");  // internal: hidden from help
   child->add_option("--n", cn)->required();
   child->add_option("--batch", cb)->required();
   child->add_option("--reps", cp.min_reps);

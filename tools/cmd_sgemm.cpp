@@ -16,12 +16,16 @@ namespace clforge::cli {
 namespace {
 
 struct RunOptions {
-  std::size_t m = 1024, n = 1024, k = 1024;
+  std::string size = "1024";
+  std::size_t m = 0, n = 0, k = 0;
   bool trans_a = false, trans_b = false, row_major = false;
   float alpha = 1.0f, beta = 0.0f;
 };
 
-void cmd_run_sgemm(Globals& g, const RunOptions& o) {
+void cmd_run_sgemm(Globals& g, RunOptions o) {
+  const Size z = parse_size("sgemm", o.size);
+  o.m = z.x, o.n = z.y, o.k = z.z;
+  o.trans_a = z.trans_a, o.trans_b = z.trans_b;
   Session& s = g.session();
   const Tuning t = g.tuning();
   host::GemmShape sh;
@@ -105,8 +109,8 @@ void cmd_bench_sgemm(Globals& g) {
   const std::size_t bytes = g.quick ? (16u << 20) : (256u << 20);
   const bench::Peaks p =
       bench::measure_peaks(s, report, std::min<std::size_t>(bytes, s.entry.info.max_alloc_size / 2), false);
-  bench::bench_sgemm(s, report, g.bench_options(), p);
-  finish_report(report, g, "sgemm");
+  bench::bench_sgemm(s, report, g.bench_options("sgemm"), p);
+  finish_report(report, g);
   // Summary: clforge against each peer, per shape.
   std::printf("\nsgemm summary (FMA peak %.0f GFLOP/s)\n%-22s %12s %8s %12s %12s %9s\n", p.fma_gflops, "shape",
               "clforge GF/s", "% peak", "CLBlast GF/s", "OpenBLAS GF/s", "vs CLBlast");
@@ -129,20 +133,17 @@ void register_sgemm(Apps& apps, Globals& g) {
   static RunOptions o;
   auto* run =
       apps.run->add_subcommand("sgemm", "one sgemm on random data, checked against the host reference and timed");
-  run->add_option("--m", o.m, "rows of C")->capture_default_str()->check(size_range());
-  run->add_option("--n", o.n, "columns of C")->capture_default_str()->check(size_range());
-  run->add_option("--k", o.k, "inner dimension")->capture_default_str()->check(size_range());
-  run->add_flag("--trans-a", o.trans_a, "use A transposed");
-  run->add_flag("--trans-b", o.trans_b, "use B transposed");
+  run->add_option("--size", o.size, "C is m x n, the inner dimension k: " + size_grammar("sgemm"))
+      ->capture_default_str()
+      ->check(size_validator("sgemm"));
   run->add_flag("--row-major", o.row_major, "row-major storage (default column-major)");
   run->add_option("--alpha", o.alpha, "alpha")->capture_default_str();
   run->add_option("--beta", o.beta, "beta (0: C is poisoned with NaN first)")->capture_default_str();
   run->fallthrough();  // --param and the other global options may follow `run sgemm`
   run->callback([&g] { cmd_run_sgemm(g, o); });
 
-  auto* bench = apps.bench->add_subcommand(
-      "sgemm", "clforge sgemm vs CLBlast Gemm (and OpenBLAS on CPU devices); --size N | MxNxK[:NT]");
-  add_bench_options(bench, g);
+  auto* bench = apps.bench->add_subcommand("sgemm", "clforge sgemm vs CLBlast Gemm (and OpenBLAS on CPU devices)");
+  add_bench_options(bench, g, "sgemm");
   bench->fallthrough();
   bench->callback([&g] { cmd_bench_sgemm(g); });
 }

@@ -1,7 +1,8 @@
 // `clforge tune ROUTINE`: one subcommand per routine the tuner knows (tune_routines()) with the
-// routine's own options (e.g. blur's --method and --sigma), a progress bar on stderr, a summary
-// table on stdout, Ctrl-C stopping early (the measurements stay in the tune cache for --resume),
-// and --out writing the results as a tuning file. The work is clforge::tune().
+// routine's own options (e.g. blur's --method and --sigma), sizes in the command line's grammar
+// (tools/args.hpp), a progress bar on stderr, a summary table on stdout, Ctrl-C stopping early
+// (the measurements stay in the tune cache for --resume; exit status 130), and --tuning-file
+// writing the results as a tuning file. The work is clforge::tune().
 #include <unistd.h>
 
 #include <algorithm>
@@ -32,7 +33,7 @@ struct TuneArgs {
   double time_s = 0;
   bool dry_run = false;
   bool no_store = false;
-  std::string out;
+  std::string tuning_file;
   std::uint64_t seed = 0;
   unsigned threads = 0;
   std::size_t finalists = TuneOptions{}.finalists;
@@ -40,6 +41,7 @@ struct TuneArgs {
   std::string cache;
   double min_gain_pct = TuneOptions{}.min_gain * 100;
   std::map<std::string, std::string> routine_options;  // --NAME VALUE of the routine ("" : not given)
+  std::map<std::string, std::string> shown;            // tuner size -> the size as given
 };
 
 // --param NAME=v1,v2,... (the global option; for `tune` each gives the values to search).
@@ -125,10 +127,17 @@ class ProgressBar {
   bool open_ = false;
 };
 
+// A size as the tuner reports it, in the command line's grammar: as it was given, else as
+// reported (the tuners' default sizes are plain N or WxH, which read the same in both).
+std::string shown_size(const TuneArgs& a, const std::string& size) {
+  const auto it = a.shown.find(size);
+  return it != a.shown.end() ? it->second : size;
+}
+
 void print_summary(const TuneResult& r, const TuneArgs& a) {
   for (const auto& c : r.classes) {
     std::string sizes;
-    for (const auto& s : c.sizes) sizes += (sizes.empty() ? "" : ", ") + s;
+    for (const auto& s : c.sizes) sizes += (sizes.empty() ? "" : ", ") + shown_size(a, s);
     for (const auto& [name, value] : r.routine_options) sizes += ", " + name + " " + value;
     std::printf("%s variant %s on \"%s\", sizes %s\n", r.routine.c_str(), c.variant.c_str(), r.device.c_str(),
                 sizes.c_str());
@@ -247,8 +256,10 @@ void write_results(const TuneResult& r, const DeviceInfo& dev, const TuneArgs& a
   j["entries"] = nlohmann::json::array();
   j["results"] = nlohmann::json::array();
   for (const auto& c : r.classes) {
+    std::vector<std::string> sizes;
+    for (const auto& size : c.sizes) sizes.push_back(shown_size(a, size));
     nlohmann::json res = {{"variant", c.variant},
-                          {"sizes", c.sizes},
+                          {"sizes", sizes},
                           {"space", c.space},
                           {"illegal", c.illegal},
                           {"unfit", c.unfit},
@@ -293,13 +304,18 @@ void write_results(const TuneResult& r, const DeviceInfo& dev, const TuneArgs& a
       res["runoff"].push_back({{"params", row.params}, {"ms", row.ms}, {"default", row.is_default}});
     j["results"].push_back(res);
   }
-  detail::write_file_atomic(a.out, j.dump(2) + "\n");
-  std::printf("results written to %s\n", a.out.c_str());
+  detail::write_file_atomic(a.tuning_file, j.dump(2) + "\n");
+  std::printf("results written to %s\n", a.tuning_file.c_str());
 }
 
-void cmd_tune(Globals& g, const TuneArgs& a) {
+void cmd_tune(Globals& g, TuneArgs& a) {
   TuneOptions o;
-  o.sizes = a.sizes;
+  a.shown.clear();
+  for (const auto& text : a.sizes) {
+    const Size z = parse_size(a.routine, text);
+    o.sizes.push_back(tune_size(z));
+    a.shown[o.sizes.back()] = text;
+  }
   o.strategy = parse_tune_strategy(a.strategy);
   o.budget = a.budget;
   o.time_limit_s = a.time_s;
@@ -339,7 +355,7 @@ void cmd_tune(Globals& g, const TuneArgs& a) {
   sigaction(SIGINT, &old, nullptr);
   bar.finish();
   print_summary(r, a);
-  if (!a.out.empty() && !a.dry_run) write_results(r, s.entry.info, a);
+  if (!a.tuning_file.empty() && !a.dry_run) write_results(r, s.entry.info, a);
   std::fflush(stdout);
   if (!a.dry_run && !a.no_store)
     for (const auto& c : r.classes)
@@ -361,7 +377,9 @@ void register_tune(Apps& apps, Globals& g) {
         info.name, "search the parameters of " + kernel +
                        " on this device, verify each candidate, store the fastest in the user tuning database "
                        "(--param NAME=v1,v2,... restricts the values searched)");
-    cmd->add_option("--size", a.sizes, "problem size, repeatable: " + info.size_syntax + " (default " + defaults + ")");
+    cmd->add_option("--size", a.sizes,
+                    "problem size, repeatable: " + size_grammar(info.name) + " (default " + defaults + ")")
+        ->check(size_validator(info.name));
     cmd->add_option("--strategy", a.strategy,
                     "search order; auto: anneal when the space is too large to enumerate, else random with --budget or "
                     "--time, else exhaustive")
@@ -372,7 +390,8 @@ void register_tune(Apps& apps, Globals& g) {
     budget->excludes(time);
     cmd->add_flag("--dry-run", a.dry_run, "show the search space and the plan; compile, run and store nothing");
     cmd->add_flag("--no-store", a.no_store, "do not write the user tuning database");
-    cmd->add_option("--out", a.out, "also write the results as a JSON tuning file (usable as CLFORGE_TUNING_FILE)");
+    cmd->add_option("--tuning-file", a.tuning_file,
+                    "also write the results to this JSON tuning file (usable as CLFORGE_TUNING_FILE)");
     cmd->add_option("--seed", a.seed, "seed of the random data and of the random and anneal strategies");
     cmd->add_option("--threads", a.threads, "threads compiling candidates concurrently (default: up to 4)");
     cmd->add_flag("--resume", a.resume,

@@ -163,6 +163,60 @@ bool is_png_path(const std::string& path) {
   return ext == ".png";
 }
 
+const char* const kSupportedImages =
+    "clforge blur reads and writes PNG (8- or 16-bit gray, RGB or RGBA) and raw 32-bit floats (any name without an "
+    "image extension; input with --size WxH[,channels=4])";
+
+std::string image_format_of_name(const std::string& path) {
+  const auto dot = path.rfind('.');
+  if (dot == std::string::npos || path.find('/', dot) != std::string::npos) return {};
+  std::string ext = path.substr(dot + 1);
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  static const std::pair<const char*, const char*> kinds[] = {
+      {"png", "PNG"},          {"jpg", "JPEG"},  {"jpeg", "JPEG"}, {"jpe", "JPEG"},      {"jfif", "JPEG"},
+      {"gif", "GIF"},          {"tif", "TIFF"},  {"tiff", "TIFF"}, {"webp", "WebP"},     {"bmp", "BMP"},
+      {"heic", "HEIF"},        {"heif", "HEIF"}, {"avif", "AVIF"}, {"jp2", "JPEG 2000"}, {"jxl", "JPEG XL"},
+      {"pbm", "PNM"},          {"pgm", "PNM"},   {"ppm", "PNM"},   {"pnm", "PNM"},       {"exr", "OpenEXR"},
+      {"hdr", "Radiance HDR"}, {"tga", "TGA"},   {"qoi", "QOI"},   {"ico", "ICO"},       {"svg", "SVG"}};
+  for (const auto& [e, kind] : kinds)
+    if (ext == e) return kind;
+  return {};
+}
+
+std::string image_format(const std::string& path) {
+  unsigned char b[12] = {};
+  std::size_t n = 0;
+  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+    n = std::fread(b, 1, sizeof b, f);
+    std::fclose(f);
+  }
+  const auto starts = [&](const char* sig, std::size_t len, std::size_t at = 0) {
+    return n >= at + len && std::memcmp(b + at, sig, len) == 0;
+  };
+  if (starts("\x89PNG\r\n\x1a\n", 8)) return "PNG";
+  if (starts("\xff\xd8\xff", 3)) return "JPEG";
+  if (starts("GIF87a", 6) || starts("GIF89a", 6)) return "GIF";
+  if (starts("II*\0", 4) || starts("MM\0*", 4)) return "TIFF";
+  if (starts("RIFF", 4) && starts("WEBP", 4, 8)) return "WebP";
+  if (starts("ftyp", 4, 4)) return "HEIF/AVIF";
+  if (starts("\0\0\0\x0cjP  ", 8)) return "JPEG 2000";
+  if (starts("\0\0\0\x0cJXL ", 8)) return "JPEG XL";
+  if (starts("v/1\x01", 4)) return "OpenEXR";
+  if (starts("qoif", 4)) return "QOI";
+  return image_format_of_name(path);
+}
+
+float srgb_to_linear(float v) {
+  const double x = v;
+  return static_cast<float>(x <= 0.04045 ? x / 12.92 : std::pow((x + 0.055) / 1.055, 2.4));
+}
+
+float linear_to_srgb(float v) {
+  const double x = std::max(0.0, static_cast<double>(v));
+  return static_cast<float>(x <= 0.0031308 ? 12.92 * x : 1.055 * std::pow(x, 1 / 2.4) - 0.055);
+}
+
 Image read_png(const std::string& path) {
   File file;
   file.f = std::fopen(path.c_str(), "rb");

@@ -24,6 +24,20 @@ struct Image {
 /// True when the path ends in ".png" (any case).
 bool is_png_path(const std::string& path);
 
+/// What clforge blur reads and writes, for messages.
+extern const char* const kSupportedImages;
+/// The image format a file name's extension names ("PNG", "JPEG", "GIF", "TIFF", "WebP", ...),
+/// or "" when it names none (clforge blur then reads and writes raw floats).
+std::string image_format_of_name(const std::string& path);
+/// The format of the file at `path`: from its first bytes when it starts with an image
+/// signature ("PNG", "JPEG", ...), else from its name (image_format_of_name).
+std::string image_format(const std::string& path);
+
+/// The sRGB transfer functions (IEC 61966-2-1) on values in [0, 1]: encoded value to linear
+/// light and back.
+float srgb_to_linear(float v);
+float linear_to_srgb(float v);
+
 /// Reads a PNG. Throws clforge::Error naming the file when it cannot be opened, is not a PNG,
 /// is corrupt or truncated (libpng's message included), or is of an unsupported kind
 /// (palette, gray+alpha, fewer than 8 bits per sample).

@@ -67,7 +67,7 @@ std::string fft_variant(const std::string& size) {
                           " is longer than one kernel (" + std::to_string(max_kernel_length()) +
                           ") and runs as passes, whose parameters are the rows of variants pass<length> and "
                           "pass<length>:later (`clforge "
-                          "run fft --n " +
+                          "run fft --size " +
                           std::to_string(n) + "` lists the passes; measure pass rows with its --param)");
   return std::to_string(len);
 }

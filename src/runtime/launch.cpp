@@ -115,11 +115,10 @@ void Chain::kernel(const cl::Kernel& k, const cl::NDRange& global, const cl::NDR
 namespace {
 // CLFORGE_PROFILE_KERNELS=1: every launch logs (level info) its kernel, sizes and device time
 // when it completes, from the event's profiling counters (the queue needs profiling enabled).
+// A value that is not a boolean throws Error naming the variable (at every launch: a static
+// whose initialiser throws is initialised again on the next call).
 bool kernel_profiling() {
-  static const bool on = [] {
-    const auto v = env("CLFORGE_PROFILE_KERNELS");
-    return v && !v->empty() && *v != "0";
-  }();
+  static const bool on = env_bool("CLFORGE_PROFILE_KERNELS").value_or(false);
   return on;
 }
 

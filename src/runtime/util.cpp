@@ -43,6 +43,19 @@ std::optional<std::string> env(const char* name) {
   return std::string(v);
 }
 
+bool parse_env_bool(const char* name, const std::string& value) {
+  const std::string v = to_lower(trim(value));
+  if (v == "1" || v == "on" || v == "true" || v == "yes") return true;
+  if (v == "0" || v == "off" || v == "false" || v == "no") return false;
+  throw Error(std::string(name) + "='" + value + "' is not a boolean: use 1, on, true or yes / 0, off, false or no");
+}
+
+std::optional<bool> env_bool(const char* name) {
+  const std::optional<std::string> v = env(name);
+  if (!v) return std::nullopt;
+  return parse_env_bool(name, *v);
+}
+
 void env_values(const char* const* names, const char** values, std::size_t count) {
   constexpr std::size_t kMax = 16;
   std::size_t len[kMax];

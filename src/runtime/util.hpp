@@ -17,6 +17,14 @@ std::string hex64(std::uint64_t v);
 /// Environment variable, or nullopt when unset or empty.
 std::optional<std::string> env(const char* name);
 
+/// The boolean environment variables of clforge, each read through env_bool().
+inline constexpr const char* kBooleanEnvironment[] = {"CLFORGE_TUNING", "CLFORGE_PROFILE_KERNELS"};
+/// The value of the boolean variable `name`: 1, on, true, yes / 0, off, false, no, in any case
+/// (surrounding blanks ignored). Throws Error naming the variable for any other value.
+bool parse_env_bool(const char* name, const std::string& value);
+/// Boolean environment variable (parse_env_bool), or nullopt when unset or empty.
+std::optional<bool> env_bool(const char* name);
+
 /// Reads a whole file; nullopt if it cannot be opened.
 std::optional<std::string> read_file(const std::string& path);
 /// Writes a file through a temp file in the same folder and rename(); creates the folder.

@@ -88,14 +88,13 @@ std::string sanitize(const std::string& s) {
   return o;
 }
 
-// Whether `t` reads the user database, with CLFORGE_TUNING's value (nullptr: unset).
+// Whether `t` reads the user database, with CLFORGE_TUNING's value (nullptr: unset); a value
+// that is not a boolean throws Error naming the variable.
 bool user_db_enabled(const Tuning& t, const char* clforge_tuning) {
-  return t.user_database && !(clforge_tuning != nullptr && to_lower(clforge_tuning) == "off");
+  const bool on = clforge_tuning == nullptr || parse_env_bool("CLFORGE_TUNING", clforge_tuning);
+  return t.user_database && on;
 }
-bool user_db_enabled(const Tuning& t) {
-  const auto v = env("CLFORGE_TUNING");
-  return user_db_enabled(t, v ? v->c_str() : nullptr);
-}
+bool user_db_enabled(const Tuning& t) { return t.user_database && env_bool("CLFORGE_TUNING").value_or(true); }
 
 }  // namespace
 }  // namespace detail

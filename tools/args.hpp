@@ -1,0 +1,72 @@
+// Arguments of the clforge command line that several commands share: the usage error (exit
+// status 2), the one size grammar of `--size` (run, bench, tune, bench all, blur, tune
+// blur-crossover), the routine names, and output folders. No CLI11 here: the tests link it.
+//
+//   SIZE  := DIMS { "," KEY "=" VALUE }
+//   DIMS  := COUNT | COUNT "x" COUNT | COUNT "x" COUNT "x" COUNT
+//   COUNT := decimal digits, 1 ... 2^31 - 1
+//
+//   routine    DIMS                        KEYS
+//   transpose  N (N x N) or RxC            elem=4|8|16 (bytes per element; default 4)
+//   sgemm      N (N x N x N) or MxNxK      trans=NN|NT|TN|TT (op of A, op of B; default NN)
+//   fft        N (transform length)        batch=B (transforms) or mib=M (a batch of M MiB),
+//                                          layout=contiguous|interleaved (default contiguous)
+//   blur       N (N x N) or WxH            channels=1|4 (floats per pixel; default 1)
+#pragma once
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace clforge::cli {
+
+/// A command line that cannot be understood: main() prints it and exits with status 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The routine families, in the order commands list them: transpose, sgemm, fft, blur.
+const std::vector<std::string>& routine_names();
+/// The family of a routine or kernel name ("sgemm_direct" -> "sgemm", "blur" -> "blur"); ""
+/// when the name belongs to none.
+std::string family_of(const std::string& name);
+
+/// One parsed size. Fields not used by the routine keep their defaults.
+struct Size {
+  std::string routine;                    ///< family: transpose, sgemm, fft or blur
+  std::size_t x = 0, y = 0, z = 0;        ///< transpose rows, cols; sgemm m, n, k; fft n; blur width, height
+  std::size_t elem = 4;                   ///< transpose: bytes per element
+  bool trans_a = false, trans_b = false;  ///< sgemm: op(A), op(B) transposed
+  std::size_t batch = 0, mib = 0;         ///< fft: transforms, or MiB of data; 0: not given
+  bool interleaved = false;               ///< fft: stride batch, distance 1
+  std::size_t channels = 1;               ///< blur: floats per pixel
+  bool has_channels = false;              ///< blur: channels given
+
+  /// The canonical text, which parses to the same size ("4096x4096", "64,batch=16").
+  std::string text() const;
+  /// fft: batch, else the transforms in mib MiB, else in default_bytes (at least 1).
+  std::size_t fft_batch(std::size_t default_bytes) const;
+};
+
+/// Parses `text` as a size of `routine` (a family or kernel name); throws UsageError saying
+/// what is wrong and what the routine's sizes look like.
+Size parse_size(const std::string& routine, const std::string& text);
+/// The grammar of a routine's sizes, for help texts ("N or RxC, keys elem=4|8|16").
+std::string size_grammar(const std::string& routine);
+/// The size in the syntax of TuneOptions::sizes (the library's tuner targets).
+std::string tune_size(const Size& s);
+/// The size in the syntax of bench::BenchOptions::sizes; throws UsageError for what the
+/// benchmarks do not measure (transpose elem other than 4, fft layout interleaved). Blur
+/// channels are not part of it (bench::BlurBenchOptions::channels).
+std::string bench_size(const Size& s);
+/// "ROUTINE:SIZE" of bench all: the routine and its parsed size.
+Size parse_routine_size(const std::string& text);
+
+/// A folder that `--out` may name: an existing folder or a path that does not exist yet;
+/// throws UsageError naming the option when it is something else.
+void check_output_folder_arg(const std::string& path);
+/// Creates the folder (and its parents) when missing; throws clforge::Error when it cannot.
+void make_output_folder(const std::string& path);
+
+}  // namespace clforge::cli
