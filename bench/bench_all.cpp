@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <set>
 
 #include "clforge/errors.hpp"
@@ -178,7 +179,7 @@ nlohmann::json results_json(const AllResults& r) {
     one["device"] = device_json(info);
     one["driver"] = info.driver_version;
     one["platform_version"] = info.platform_version;
-    one["peers"] = peers;
+    one["peers"] = d.peers.is_null() ? peers : d.peers;
     const auto peak = [](double v) { return v > 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
     one["peaks"] = {{"copy_gbps", peak(d.peaks.copy_gbps)}, {"fma_gflops", peak(d.peaks.fma_gflops)}};
     one["seconds"] = d.seconds;
@@ -189,6 +190,60 @@ nlohmann::json results_json(const AllResults& r) {
   return j;
 }
 
+AllResults results_from_json(const nlohmann::json& doc) {
+  const auto text = [](const nlohmann::json& j, const char* key) {
+    const auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  const auto number = [](const nlohmann::json& j, const char* key) {
+    const auto it = j.find(key);
+    return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
+  };
+  if (!doc.is_object() || text(doc, "format").rfind("clforge bench all", 0) != 0 || !doc.contains("devices") ||
+      !doc["devices"].is_array())
+    throw Error("not the results of clforge bench all (no \"format\": \"clforge bench all ...\" and \"devices\")");
+  AllResults r;
+  r.clforge_version = text(doc, "clforge_version");
+  r.date = text(doc, "date");
+  r.command_line = text(doc, "command");
+  r.provenance = {r.clforge_version, text(doc, "commit"), text(doc, "host"), text(doc, "os")};
+  r.quick = doc.value("quick", false);
+  for (const nlohmann::json& d : doc["devices"]) {
+    const nlohmann::json id = d.value("device", nlohmann::json::object());
+    DeviceInfo info;
+    info.name = text(id, "name");
+    info.platform_name = text(id, "platform");
+    info.platform_version = text(id, "platform_version");
+    info.vendor = text(id, "vendor");
+    for (VendorClass v :
+         {VendorClass::NVIDIA, VendorClass::AMD, VendorClass::Intel, VendorClass::Apple, VendorClass::CPU})
+      if (text(id, "vendor_class") == to_string(v)) info.vendor_class = v;
+    info.type = text(id, "type");
+    info.architecture = text(id, "architecture");
+    info.driver_version = text(id, "driver");
+    info.compute_units = static_cast<unsigned>(number(id, "compute_units"));
+    info.max_clock_mhz = static_cast<unsigned>(number(id, "max_clock_mhz"));
+    info.local_mem_size = static_cast<std::uint64_t>(number(id, "local_mem_bytes"));
+    info.global_mem_size = static_cast<std::uint64_t>(number(id, "global_mem_bytes"));
+    info.max_work_group_size = static_cast<std::size_t>(number(id, "max_work_group_size"));
+    const std::string index = text(d, "index");
+    if (index.find(':') != std::string::npos) {
+      info.platform_index = std::atoi(index.c_str());
+      info.device_index = std::atoi(index.c_str() + index.find(':') + 1);
+    }
+    DeviceRun run(info);
+    const nlohmann::json peaks = d.value("peaks", nlohmann::json::object());
+    run.peaks.copy_gbps = number(peaks, "copy_gbps");
+    run.peaks.fma_gflops = number(peaks, "fma_gflops");
+    run.seconds = number(d, "seconds");
+    if (d.contains("peers") && d["peers"].is_object()) run.peers = d["peers"];
+    if (d.contains("measurements") && d["measurements"].is_array())
+      for (const nlohmann::json& m : d["measurements"]) run.report.add(record_from_json(m));
+    r.devices.push_back(std::move(run));
+  }
+  return r;
+}
+
 std::string results_csv(const AllResults& r) {
   std::string out;
   for (std::size_t i = 0; i < r.devices.size(); ++i) out += r.devices[i].report.to_csv(i == 0);
@@ -196,12 +251,10 @@ std::string results_csv(const AllResults& r) {
   return out;
 }
 
-std::vector<std::string> write_results(const AllResults& r, const std::string& dir) {
-  if (!detail::make_dirs(dir)) throw Error("bench all: cannot create the output folder " + dir);
-  std::vector<std::pair<std::string, std::string>> files{{"results.json", results_json(r).dump(2) + "\n"},
-                                                         {"results.csv", results_csv(r)},
-                                                         {"report.md", report_markdown(r)}};
-  for (auto& chart : report_charts(r)) files.push_back(std::move(chart));
+namespace {
+std::vector<std::string> write_files(const std::vector<std::pair<std::string, std::string>>& files,
+                                     const std::string& dir) {
+  if (!detail::make_dirs(dir)) throw Error("bench: cannot create the output folder " + dir);
   std::vector<std::string> written;
   for (const auto& [name, text] : files) {
     const std::string path = dir + (dir.empty() || dir.back() == '/' ? "" : "/") + name;
@@ -209,6 +262,21 @@ std::vector<std::string> write_results(const AllResults& r, const std::string& d
     written.push_back(path);
   }
   return written;
+}
+}  // namespace
+
+std::vector<std::string> write_results(const AllResults& r, const std::string& dir) {
+  std::vector<std::pair<std::string, std::string>> files{{"results.json", results_json(r).dump(2) + "\n"},
+                                                         {"results.csv", results_csv(r)},
+                                                         {"report.md", report_markdown(r)}};
+  for (auto& chart : report_charts(r)) files.push_back(std::move(chart));
+  return write_files(files, dir);
+}
+
+std::vector<std::string> write_report(const AllResults& r, const std::string& dir) {
+  std::vector<std::pair<std::string, std::string>> files{{"report.md", report_markdown(r)}};
+  for (auto& chart : report_charts(r)) files.push_back(std::move(chart));
+  return write_files(files, dir);
 }
 
 }  // namespace clforge::bench

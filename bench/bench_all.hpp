@@ -41,6 +41,7 @@ struct DeviceRun {
   Report report;  ///< peak probes first, then every routine's records
   Peaks peaks;
   double seconds = 0;
+  nlohmann::json peers;  ///< peer library versions of the run (null: this process's peer_versions())
 };
 
 struct AllResults {
@@ -59,6 +60,9 @@ AllResults run_all(const AllOptions& opt);
 /// identity, driver, platform version, peer library versions, peaks and every record
 /// (record_json: values not measured are null).
 nlohmann::json results_json(const AllResults& r);
+/// The results of a results.json (results_from_json(results_json(r)) draws the same report and
+/// charts as r). Throws Error when the document is not the results of bench all.
+AllResults results_from_json(const nlohmann::json& doc);
 /// results.csv: the columns of Report::to_csv, one row per record of every device.
 std::string results_csv(const AllResults& r);
 /// report.md: per device a peaks table and per routine a table against the peers and peaks.
@@ -67,6 +71,8 @@ std::string report_markdown(const AllResults& r);
 std::vector<std::pair<std::string, std::string>> report_charts(const AllResults& r);
 /// Writes all of the above into dir (created when missing); returns the paths written.
 std::vector<std::string> write_results(const AllResults& r, const std::string& dir);
+/// Writes report.md and the SVG charts only (`clforge bench report`); returns the paths written.
+std::vector<std::string> write_report(const AllResults& r, const std::string& dir);
 
 /// The rule of bench compare. Records are matched by (device name, routine, library, shape),
 /// or with by_shape by (routine, library, shape) so that two devices compare. For a record

@@ -53,6 +53,10 @@ std::string size_axis(const std::string& routine);
 std::string chart_file(const std::string& routine, std::size_t device);  ///< device counts from 1
 std::string blur_chart_file(std::size_t device, const std::string& image);
 std::string devices_chart_file(const std::string& routine);
+std::string ratio_chart_file(const std::string& routine, std::size_t device);  ///< clforge / best peer
+/// Whether a routine's records get a ratio chart: not blur, and a shape that clforge and a peer
+/// both measured.
+bool has_ratio_chart(const std::string& routine, const std::vector<const Record*>& records);
 
 /// 3 significant digits (no exponent up to 10^15): 2942, 47.4, 0.312.
 std::string num(double v);

@@ -150,6 +150,20 @@ std::string blur_chart_file(std::size_t device, const std::string& image) {
   return "blur_device" + std::to_string(device) + "_" + image + ".svg";
 }
 std::string devices_chart_file(const std::string& routine) { return routine + "_devices.svg"; }
+std::string ratio_chart_file(const std::string& routine, std::size_t device) {
+  return routine + "_device" + std::to_string(device) + "_ratio.svg";
+}
+
+bool has_ratio_chart(const std::string& routine, const std::vector<const Record*>& records) {
+  if (routine == "blur") return false;
+  const Metric m = primary_metric(routine, records);
+  const auto valued = [&](const Record* r) { return timed(*r) && m.value(*r) > 0; };
+  for (const Record* c : records)
+    if (c->library == "clforge" && valued(c))
+      for (const Record* p : records)
+        if (p->library != "clforge" && p->shape == c->shape && valued(p)) return true;
+  return false;
+}
 
 std::string num(double v) {
   char b[64];
@@ -304,8 +318,8 @@ std::string report_markdown(const AllResults& res) {
     << "Throughput from the median device time: GB/s = bytes read + written per run, GFLOP/s = flops per run "
        "(5 n log2 n per FFT), MP/s = megapixels per second. \"clforge / best peer\" divides clforge's throughput "
        "by the fastest peer that ran; \"% of\" compares clforge with the copy bandwidth and FMA throughput "
-       "measured in the same run on the same device. Cells of peers that did not run hold their status; "
-       "\"-\" is a value that was not measured.\n";
+       "measured in the same run on the same device; the second chart of a routine plots clforge / best peer on a "
+       "linear axis. Cells of peers that did not run hold their status; \"-\" is a value that was not measured.\n";
   const nlohmann::json peers = peer_versions();
   for (std::size_t k = 0; k < res.devices.size(); ++k) {
     const DeviceRun& run = res.devices[k];
@@ -321,8 +335,9 @@ std::string report_markdown(const AllResults& res) {
       << "| compute units, clock | " << d.compute_units << ", " << d.max_clock_mhz << " MHz |\n"
       << "| memory | " << (d.global_mem_size >> 20) << " MiB global, " << (d.local_mem_size >> 10) << " KiB local |\n"
       << "| run time | " << num(run.seconds) << " s |\n";
-    for (const auto& [peer, version] : peers.items())
-      o << "| peer " << peer << " | " << cell(version.get<std::string>(), 400) << " |\n";
+    for (const auto& [peer, version] : (run.peers.is_object() ? run.peers : peers).items())
+      o << "| peer " << peer << " | " << cell(version.is_string() ? version.get<std::string>() : version.dump(), 400)
+        << " |\n";
 
     o << "\n### Peaks\n\n| probe | shape | median ms | GB/s | GFLOP/s | status |\n|---|---|---:|---:|---:|---|\n";
     for (const Record* r : records_of(run.report, "peak"))
@@ -344,6 +359,9 @@ std::string report_markdown(const AllResults& res) {
         continue;
       }
       o << "![" << routine << " on device " << dev << "](" << chart_file(routine, dev) << ")\n\n";
+      if (has_ratio_chart(routine, rs))
+        o << "![" << routine << " on device " << dev << ": clforge / best peer](" << ratio_chart_file(routine, dev)
+          << ")\n\n";
       routine_table(o, routine, rs, run.peaks);
     }
   }

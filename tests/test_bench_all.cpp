@@ -1,8 +1,9 @@
-// `clforge bench all` and `clforge bench compare`, through the command line (bench all runs
-// VkFFT in a child process of its own executable, so it is driven as the clforge binary): a
+// `clforge bench all`, `bench compare` and `bench report`, through the command line (bench all
+// runs VkFFT in a child process of its own executable, so it is driven as the clforge binary): a
 // quick run with tiny sizes for every routine and the files it writes, then compare on
 // synthetic results (a 2x slowdown, identical files, a slowdown within the spread, two devices
-// matched by shape, bad files); tests/test_bench_records.cpp tests the rule itself.
+// matched by shape, bad files) and report on the committed H100 results;
+// tests/test_bench_records.cpp tests the rule, tests/test_bench_charts.cpp the charts.
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 
@@ -210,24 +211,25 @@ TEST_SUITE("bench_all") {
                           "transpose_devices.svg", "sgemm_devices.svg", "fft_devices.svg", "blur_devices.svg"})
       CHECK_MESSAGE(linked.count(f) == 1, f);
 
-    // Charts: whole SVG documents with a line per library (blur: per method) and a legend.
+    // Charts: whole SVG documents with the series of every library (blur: method) and a legend
+    // (tests/test_bench_charts.cpp checks what they draw).
     for (const std::string& f : linked) {
       CAPTURE(f);
       const std::string svg = read_text(dir + "/" + f);
       CHECK(svg.rfind("<svg", 0) == 0);
       CHECK(trim_end(svg).size() >= 6);
       CHECK(trim_end(svg).substr(trim_end(svg).size() - 6) == "</svg>");
-      CHECK(count_of(svg, "<polyline") >= 1);
+      CHECK(count_of(svg, "<path class=\"marker ") >= 1);
       const std::string routine = f.substr(0, f.find('_'));
       if (f.find("_devices") != std::string::npos) {
         CHECK(svg.find("data-label=\"1: " + s.entry.info.name) != std::string::npos);
-        CHECK(count_of(svg, "<polyline") >= 1);
         continue;
       }
+      if (f.find("_ratio") != std::string::npos) continue;  // clforge only
       for (const std::string& rl : libraries) {
         if (rl.rfind(routine + "/", 0) != 0) continue;
         const std::string lib = rl.substr(routine.size() + 1);
-        CHECK_MESSAGE(svg.find("data-label=\"" + lib + "\">\n<polyline ") != std::string::npos, lib);
+        CHECK_MESSAGE(svg.find("<g class=\"series\" data-key=\"" + lib + "\"") != std::string::npos, lib);
       }
     }
   }
@@ -386,6 +388,37 @@ TEST_SUITE("bench_all") {
     rc = test::run_command(cli + "'" + corrupt + "' '" + a + "'", out);
     CHECK(rc == 1);
     CHECK(out.find(corrupt) != std::string::npos);
+  }
+
+  TEST_CASE("bench report: report.md and every chart it links drawn again from a results.json") {
+    const std::string dir = test::temp_dir("bench-report");
+    const std::string results = std::string(CLFORGE_SOURCE_DIR) + "/docs/bench/h100/results.json";
+    std::string out;
+    int rc = test::run_command(std::string(CLFORGE_CLI) + " bench report '" + results + "' --out '" + dir + "/r'", out);
+    INFO(out);
+    REQUIRE(rc == 0);
+    const std::string md = read_text(dir + "/r/report.md");
+    CHECK(md.find("## Device 1: NVIDIA H100 80GB HBM3") != std::string::npos);
+    CHECK(md.find("Cooperlake") != std::string::npos);  // the peers of that run, not of this machine
+    std::size_t charts = 0;
+    for (auto p = md.find("]("); p != std::string::npos; p = md.find("](", p + 2), ++charts) {
+      const std::string f = md.substr(p + 2, md.find(')', p) - p - 2);
+      CAPTURE(f);
+      CHECK(read_text(dir + "/r/" + f).rfind("<svg ", 0) == 0);
+    }
+    CHECK(charts == 12);
+    CHECK_FALSE(detail::read_file(dir + "/r/results.json").has_value());
+
+    // Bad input: a message naming the file, nothing written.
+    const std::string other = dir + "/other.json", missing = dir + "/missing.json";
+    write_text(other, "{\"measurements\": []}");
+    for (const std::string& bad : {other, missing}) {
+      CAPTURE(bad);
+      rc = test::run_command(std::string(CLFORGE_CLI) + " bench report '" + bad + "' --out '" + dir + "/bad'", out);
+      CHECK(rc != 0);
+      CHECK(out.find(bad) != std::string::npos);
+      CHECK_FALSE(detail::read_file(dir + "/bad/report.md").has_value());
+    }
   }
 #endif
 }

@@ -1,11 +1,15 @@
 // `clforge bench all` (every routine against its peers on one or more devices, written to a
-// results folder with report.md and SVG charts) and `clforge bench compare OLD.json NEW.json
-// [--by shape]` (per record: no change, faster or slower). The work is in bench/bench_all.cpp and bench/compare.cpp.
+// results folder with report.md and SVG charts), `clforge bench report RESULTS.json --out DIR`
+// (report.md and the charts drawn again from the results) and `clforge bench compare OLD.json
+// NEW.json [--by shape]` (per record: no change, faster or slower). The work is in
+// bench/bench_all.cpp and bench/compare.cpp.
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "bench/bench_all.hpp"
+#include "clforge/errors.hpp"
 #include "runtime/util.hpp"
 #include "tools/cli.hpp"
 
@@ -107,6 +111,29 @@ void register_bench_all(Apps& apps, Globals& g) {
                   "blur: methods (default: direct, separable, recursive and the three recursive schemes)")
       ->delimiter(',');
   all->callback([&g] { cmd_bench_all(g, a); });
+
+  static std::string results_path, report_out;
+  auto* report = apps.bench->add_subcommand(
+      "report",
+      "draw report.md and the SVG charts again from the results.json of bench all (no device is used); "
+      "results.json and results.csv are not written");
+  report->add_option("results", results_path, "results.json of bench all")->required();
+  report->add_option("--out", report_out, "output folder (created when missing)")->required();
+  report->callback([] {
+    const std::optional<std::string> text = detail::read_file(results_path);
+    if (!text) throw Error("bench report: cannot read " + results_path);
+    bench::AllResults res;
+    try {
+      res = bench::results_from_json(nlohmann::json::parse(*text));
+    } catch (const nlohmann::json::exception& e) {
+      throw Error("bench report: " + results_path + ": " + e.what());
+    } catch (const Error& e) {
+      throw Error("bench report: " + results_path + ": " + e.what());
+    }
+    const std::vector<std::string> files = bench::write_report(res, report_out);
+    std::printf("%zu files written to %s: report.md and %zu SVG charts\n", files.size(), report_out.c_str(),
+                files.size() - 1);
+  });
 
   static std::string old_path, new_path, by = "device";
   static double floor_percent = 2;
