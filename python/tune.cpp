@@ -17,7 +17,8 @@ TuneResult tune_py(const py::object& queue, const std::string& routine, const st
                    const py::object& strategy, std::size_t budget, double time_limit,
                    const std::map<std::string, std::vector<int>>& param_values, const py::object& options, bool dry_run,
                    bool store, std::uint64_t seed, unsigned compile_threads, int warmup, int min_reps, int max_reps,
-                   double min_time_ms, std::size_t finalists, const py::object& progress) {
+                   double min_time_ms, std::size_t finalists, const py::object& progress, const std::string& cache_file,
+                   bool resume, double min_gain) {
   cl::CommandQueue q = to_queue(queue);
   TuneOptions o;
   o.sizes = sizes;
@@ -39,6 +40,9 @@ TuneResult tune_py(const py::object& queue, const std::string& routine, const st
   o.max_reps = max_reps;
   o.min_time_ms = min_time_ms;
   o.finalists = finalists;
+  o.cache_file = cache_file;
+  o.resume = resume;
+  o.min_gain = min_gain;
   std::atomic<bool> stop{false};
   std::exception_ptr callback_error;
   o.stop = &stop;
@@ -78,6 +82,10 @@ void register_results(py::module_& m) {
       .def_readonly("routine", &TuneProgress::routine)
       .def_readonly("variant", &TuneProgress::variant)
       .def_readonly("done", &TuneProgress::done)
+      .def_readonly("cached", &TuneProgress::cached)
+      .def_readonly("fraction", &TuneProgress::fraction)
+      .def_readonly("class_done", &TuneProgress::class_done)
+      .def_readonly("current_cached", &TuneProgress::current_cached)
       .def_readonly("total", &TuneProgress::total)
       .def_readonly("class_index", &TuneProgress::class_index)
       .def_readonly("class_count", &TuneProgress::class_count)
@@ -95,7 +103,9 @@ void register_results(py::module_& m) {
       .def_readonly("ms", &TuneRow::ms)
       .def_readonly("error", &TuneRow::error)
       .def_readonly("message", &TuneRow::message)
-      .def_readonly("is_default", &TuneRow::is_default);
+      .def_readonly("is_default", &TuneRow::is_default)
+      .def_readonly("is_current", &TuneRow::is_current)
+      .def_readonly("cached", &TuneRow::cached);
   py::class_<TuneClassResult>(m, "TuneClassResult", "The outcome for one size class (one database entry).")
       .def_readonly("variant", &TuneClassResult::variant)
       .def_readonly("sizes", &TuneClassResult::sizes)
@@ -106,6 +116,10 @@ void register_results(py::module_& m) {
       .def_readonly("sampled", &TuneClassResult::sampled)
       .def_readonly("draws", &TuneClassResult::draws)
       .def_readonly("tried", &TuneClassResult::tried)
+      .def_readonly("cached", &TuneClassResult::cached)
+      .def_readonly("current_params", &TuneClassResult::current_params)
+      .def_readonly("current_ms", &TuneClassResult::current_ms)
+      .def_readonly("no_gain", &TuneClassResult::no_gain)
       .def_readonly("rejected", &TuneClassResult::rejected)
       .def_readonly("build_failed", &TuneClassResult::build_failed)
       .def_readonly("run_failed", &TuneClassResult::run_failed)
@@ -161,13 +175,17 @@ void register_tune(py::module_& m) {
         py::arg("param_values") = std::map<std::string, std::vector<int>>{}, py::arg("options") = py::none(),
         py::arg("dry_run") = false, py::arg("store") = true, py::arg("seed") = 0, py::arg("compile_threads") = 0,
         py::arg("warmup") = 1, py::arg("min_reps") = 5, py::arg("max_reps") = 50, py::arg("min_time_ms") = 20.0,
-        py::arg("finalists") = 3, py::arg("progress") = py::none(),
+        py::arg("finalists") = 3, py::arg("progress") = py::none(), py::arg("cache_file") = "",
+        py::arg("resume") = false, py::arg("min_gain") = 0.02,
         "Tunes routine ('transpose', 'sgemm', 'fft', 'blur'; see tune_routines()) for the queue's device (a "
         "profiling queue): every candidate verified against the host reference, then timed; the fastest stored in "
         "the user database unless store=False. sizes in the routine's syntax (empty: its defaults); strategy "
         "'auto', 'exhaustive', 'random' or 'anneal'; budget candidates per size class (0: no limit); time_limit in "
         "seconds (0: none); param_values {name: [values]} narrows the space; options {name: value} are the "
-        "routine's own settings; progress(TuneProgress) is called after each candidate, returning True stops.");
+        "routine's own settings; progress(TuneProgress) is called after each candidate, returning True stops (and once "
+        "more with class_done at the end of each size class); every measurement goes to "
+        "the tune cache (cache_file; '' the device's, 'off' none) and resume=True continues a stopped run from it; "
+        "the best is stored only when it beats the current configuration by more than min_gain.");
   m.def("tune_routines", &tune_routines, "The routines tune() knows, with their size syntax and options.");
   m.def("tunable_kernels", &tunable_kernels, "Names of every kernel with a tuning space.");
   m.def("kernel_parameters", &kernel_parameters, py::arg("kernel"), "Declared tuning parameters of one kernel.");

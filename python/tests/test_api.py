@@ -142,14 +142,24 @@ def test_tune_reports_stores_and_stops(queue, tmp_path, monkeypatch):
 
     monkeypatch.setenv("CLFORGE_USER_TUNING_DIR", str(tmp_path))
     seen = []
+    cache = str(tmp_path / "tune-cache.jsonl")
     r = clforge.tune(queue, "transpose", sizes=["64"], param_values=TINY, strategy="exhaustive",
-                     progress=seen.append, **FAST)
+                     progress=seen.append, cache_file=cache, **FAST)
     c = r.classes[0]
     assert r.routine == "transpose" and not r.interrupted and r.strategy == clforge.TuneStrategy.Exhaustive
     assert c.variant == "4" and c.rejected == 0 and c.build_failed == 0 and c.has_best
-    assert len(seen) == c.tried == len(c.rows) and c.tried >= 2 and c.rows[0].is_default
+    measured = [p for p in seen if not p.class_done]
+    assert len(measured) == c.tried == len(c.rows) and c.tried >= 2 and c.rows[0].is_default
+    assert [p.class_done for p in seen].count(True) == 1 and seen[-1].class_done
     assert all(row.status == clforge.CandidateStatus.Ok for row in c.rows)
-    assert c.stored and r.database_path.startswith(str(tmp_path)) and os.path.exists(r.database_path)
+    # Stored only when the best beats the current configuration by more than min_gain.
+    assert c.stored != c.no_gain
+    assert r.database_path.startswith(str(tmp_path)) and os.path.exists(r.database_path) == c.stored
+    # Resumed from the tune cache: every candidate comes from it, nothing is measured again.
+    again = clforge.tune(queue, "transpose", sizes=["64"], param_values=TINY, strategy="exhaustive",
+                         cache_file=cache, resume=True, store=False, **FAST)
+    a = again.classes[0]
+    assert a.tried == c.tried and a.cached == a.tried and all(row.cached for row in a.rows)
 
     stopped = clforge.tune(queue, "transpose", sizes=["64"], param_values=TINY, store=False,
                            progress=lambda p: True, **FAST)
