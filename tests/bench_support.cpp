@@ -1,16 +1,28 @@
 // Checks of bench all's results shared by the bench tests (see bench_support.hpp).
 #include "tests/bench_support.hpp"
 
+#include <dirent.h>
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <map>
 #include <string>
 
+#include "clforge/runtime.hpp"
+#include "host/fft.hpp"
 
 namespace clforge::test {
 
 namespace {
+
+bool has_wisdom_file(const std::string& dir) {
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return false;
+  bool found = false;
+  while (const dirent* e = readdir(d)) found = found || std::string(e->d_name).rfind("wisdom-float-", 0) == 0;
+  closedir(d);
+  return found;
+}
 
 // The "peak" records of one device in results.json by library.
 std::map<std::string, nlohmann::json> peak_records(const nlohmann::json& device) {
@@ -79,6 +91,48 @@ void check_peaks(const nlohmann::json& d, const DeviceInfo& dev) {
   }
   for (const char* key : {"launch_enqueue_us", "launch_gap_us", "launch_round_trip_us"}) CHECK(number(p, key) > 0);
   CHECK(number(p, "launch_round_trip_us") >= number(p, "launch_enqueue_us"));
+}
+
+void check_cpu_peers(const nlohmann::json& d, const DeviceInfo& dev) {
+  std::size_t fftw_rows = 0;
+  std::string openblas_core;
+  for (const auto& m : d.at("measurements")) {
+    const std::string library = m.at("library"), status = m.at("status");
+    CAPTURE(m.dump());
+    if (library == "FFTW") {
+      ++fftw_rows;
+      CHECK(status.rfind("ok (host wall clock, ", 0) == 0);
+      const std::string shape = m.at("shape");
+      const std::size_t n = std::stoul(shape.substr(2));
+      CHECK(number(m, "error") <= host::fft_tolerance(n));
+      CHECK(number(m, "median_ms") > 0);
+      CHECK(m.at("params").at("threads").get<int>() >= 1);
+    }
+    if (library == "OpenBLAS" && m.at("routine") == "sgemm") {
+      openblas_core = m.at("params").at("openblas_core");
+      CHECK(status.find(openblas_core + " kernels") != std::string::npos);
+      CHECK_FALSE(m.at("params").at("kernels_chosen").get<std::string>().empty());
+    }
+  }
+  const std::string fftw_peer = d.at("peers").at("FFTW");
+#if CLFORGE_HAVE_FFTWF
+  CHECK(fftw_peer.rfind("fftw-3", 0) == 0);
+  CHECK(fftw_peer.find(" threads") != std::string::npos);
+  if (dev.type == "CPU") {
+    CHECK(fftw_rows == 2);  // fft:64x16 and fft:256x8
+    if (!cache_dir().empty()) CHECK(has_wisdom_file(cache_dir() + "/fftw"));
+  } else {
+    CHECK(fftw_rows == 0);
+  }
+#else
+  CHECK(fftw_peer == "not built");
+  CHECK(fftw_rows == 0);
+#endif
+  const std::string openblas_peer = d.at("peers").at("OpenBLAS");
+  if (dev.type == "CPU" && openblas_peer != "not found") {
+    REQUIRE_FALSE(openblas_core.empty());
+    CHECK(openblas_peer.find("; kernels " + openblas_core + " (") != std::string::npos);
+  }
 }
 
 }  // namespace clforge::test

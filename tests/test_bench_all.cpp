@@ -163,6 +163,7 @@ TEST_SUITE("bench_all") {
     CHECK(sgemm_failed);
     CHECK(transpose_sources);
     test::check_peaks(d, s.entry.info);
+    test::check_cpu_peers(d, s.entry.info);
     for (const char* h :
          {"[device 1/1] peak", "[device 1/1] transpose", "[device 1/1] sgemm", "[device 1/1] fft", "[device 1/1] blur"})
       CHECK_MESSAGE(log.find(h) != std::string::npos, h);
