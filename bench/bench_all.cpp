@@ -120,9 +120,13 @@ AllResults run_all(const AllOptions& opt) {
       Session s(entries[k]);
       header("peak");
       try {
-        const std::size_t bytes = opt.base.quick ? (std::size_t{16} << 20) : (std::size_t{256} << 20);
-        run.peaks = measure_peaks(s, run.report, std::min<std::size_t>(bytes, s.entry.info.max_alloc_size / 2),
-                                  !opt.base.quick);
+        // Every probe on the quick list too, but no flop ladder and the quick FMA search; the
+        // copy buffers outsize the last-level cache either way (PeakOptions::copy_bytes).
+        PeakOptions po;
+        po.copy_bytes = opt.base.quick ? (std::size_t{64} << 20) : (std::size_t{256} << 20);
+        po.flop_ladder = !opt.base.quick;
+        po.quick_search = opt.base.quick;
+        run.peaks = measure_peaks(s, run.report, po);
       } catch (const std::exception& e) {
         run.report.add(failed_record("peak", e.what()));
         progress_note("peak probes failed: " + std::string(e.what()));
@@ -180,8 +184,7 @@ nlohmann::json results_json(const AllResults& r) {
     one["driver"] = info.driver_version;
     one["platform_version"] = info.platform_version;
     one["peers"] = d.peers.is_null() ? peers : d.peers;
-    const auto peak = [](double v) { return v > 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
-    one["peaks"] = {{"copy_gbps", peak(d.peaks.copy_gbps)}, {"fma_gflops", peak(d.peaks.fma_gflops)}};
+    one["peaks"] = peaks_json(d.peaks);
     one["seconds"] = d.seconds;
     one["measurements"] = nlohmann::json::array();
     for (const Record& rec : d.report.records()) one["measurements"].push_back(record_json(rec));

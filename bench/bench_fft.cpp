@@ -2,12 +2,13 @@
 // run: out-of-place forward transforms of contiguous batches of random data, all timed alike
 // between marker kernels (clFFT and VkFFT may enqueue several kernels), with effective bandwidth
 // 2 * bytes / time and 5 n log2 n flops per transform. On NVIDIA devices cuFFT runs on the same
-// data (libcufft loaded at run time; cudaEvent timing). clforge's and the peers' errors are
-// checked against FFTW (double) on a sample of transforms.
+// data (libcufft loaded at run time; cudaEvent timing), on CPU devices FFTW float on the host
+// (threaded; host clock). clforge's and the peers' errors are checked against FFTW (double) on a
+// sample of transforms.
 //
-// Each peer's runner has its own file (fft_clfft.cpp, fft_cufft.cpp, fft_vkfft.cpp: VkFFT in a
-// child process on CPU devices); this file holds the cases, clforge's runner, the rounds and the
-// shared error check.
+// Each peer's runner has its own file (fft_clfft.cpp, fft_cufft.cpp, fft_fftw.cpp,
+// fft_vkfft.cpp: VkFFT in a child process on CPU devices); this file holds the cases, clforge's
+// runner, the rounds and the shared error check.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -228,6 +229,10 @@ void bench_fft(Session& s, Report& report, const BenchOptions& opt, const Peaks&
 #endif
 #if CLFORGE_BENCH_CUDA
     libraries.push_back([&] { return run_cufft(s, in, c, opt.plan); });
+#endif
+#if CLFORGE_HAVE_FFTWF
+    std::shared_ptr<FftwCaseState> fftw;  // the plan and host arrays of this case's rounds
+    if (s.entry.info.type == "CPU") libraries.push_back([&] { return run_fftw(fftw, s, in, c, opt.plan); });
 #endif
 #if CLFORGE_HAVE_VKFFT
     libraries.push_back([&] {

@@ -1,8 +1,7 @@
 // clforge sgemm against CLBlast's Gemm on the same device in the same run, OpenBLAS
-// cblas_sgemm on CPU devices (host wall clock), cuBLAS on NVIDIA devices (loaded at run time
-// unless built with -DCLFORGE_WITH_CUDA=OFF; cudaEvent timing), and the device's measured FMA peak.
-#include <dlfcn.h>
-
+// cblas_sgemm on CPU devices (host wall clock; its kernels chosen and named as bench/openblas.hpp
+// says), cuBLAS on NVIDIA devices (loaded at run time unless built with -DCLFORGE_WITH_CUDA=OFF;
+// cudaEvent timing), and the device's measured FMA peak.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -10,6 +9,7 @@
 #include <functional>
 #include <random>
 
+#include "bench/openblas.hpp"
 #include "bench/routines.hpp"
 #include "clforge/sgemm.hpp"
 #include "host/data.hpp"
@@ -55,21 +55,6 @@ nlohmann::json params_json(const Configuration& cfg) {
   nlohmann::json j = nlohmann::json::object();
   for (const auto& [k, v] : cfg.values) j[k] = {{"value", v}, {"source", cfg.sources.at(k)}};
   return j;
-}
-
-// OpenBLAS found at run time (no link dependency: the binary also runs where it is absent).
-using CblasSgemm = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*,
-                            int);
-CblasSgemm openblas_sgemm(std::string& from) {
-  for (const char* lib : {"libopenblas.so.0", "libopenblas.so"}) {
-    if (void* h = dlopen(lib, RTLD_NOW | RTLD_LOCAL)) {
-      if (void* f = dlsym(h, "cblas_sgemm")) {
-        from = lib;
-        return reinterpret_cast<CblasSgemm>(f);
-      }
-    }
-  }
-  return nullptr;
 }
 
 // Errors of C (column-major, ldc = m) against the double reference: every element when
@@ -161,8 +146,8 @@ void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peak
   const bool cpu = s.entry.info.type == "CPU";
   std::vector<std::string> sizes = opt.sizes.empty() ? default_sizes(opt.quick, cpu) : opt.sizes;
   const ProgressScope scope(sizes.size());
-  std::string openblas_from;
-  const CblasSgemm cblas = cpu ? openblas_sgemm(openblas_from) : nullptr;
+  const OpenBlas* blas = cpu ? &openblas() : nullptr;
+  const CblasSgemm cblas = blas != nullptr ? blas->sgemm : nullptr;
   const float alpha = 1.0f, beta = 0.0f;
 
   for (const auto& text : sizes) {
@@ -306,7 +291,8 @@ void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peak
       Record ob = make_record("OpenBLAS", shape);
       ob.flops = flops;
       ob.bytes = r.bytes;
-      ob.status = "ok (host wall clock, " + openblas_from + ")";
+      ob.status = "ok (host wall clock, " + blas->from + ", " + blas->core + " kernels)";
+      ob.params = {{"openblas_core", blas->core}, {"openblas_config", blas->config}, {"kernels_chosen", blas->choice}};
       std::vector<float> oc(nc);
       const auto once = [&] {
         const auto t0 = std::chrono::steady_clock::now();
@@ -317,8 +303,9 @@ void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peak
       };
       ob.timing = detail::sample_runs(opt.plan, {once}).front();
       ob.error = check_result(gc, ha, hb, oc, alpha).rel;
-      std::snprintf(line, sizeof line, "sgemm %s OpenBLAS (host): %.3f ms, %.1f GFLOP/s", shape.c_str(),
-                    ob.timing.median_ms, ob.gflops());
+      ob.params["percent_of_fma_peak"] = percent_of_peak(ob, peaks);
+      std::snprintf(line, sizeof line, "sgemm %s OpenBLAS (host, %s kernels): %.3f ms, %.1f GFLOP/s", shape.c_str(),
+                    blas->core.c_str(), ob.timing.median_ms, ob.gflops());
       progress(line);
       report.add(ob);
     }

@@ -1,9 +1,10 @@
 // What clforge's FFT bench shares with its peers' runners (one file each: fft_clfft.cpp,
-// fft_cufft.cpp, fft_vkfft.cpp): the case, the sampled error check against FFTW, the record and
+// fft_cufft.cpp, fft_fftw.cpp, fft_vkfft.cpp): the case, the sampled error check against FFTW, the record and
 // its progress line.
 #pragma once
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -43,5 +44,16 @@ Record run_clfft(Session& s, const cl::Buffer& in, const cl::Buffer& out, const 
 Record run_cufft(Session& s, const cl::Buffer& in, const FftCase& c, const TimingPlan& plan);
 Record run_vkfft_child(Session& s, const FftCase& c, const BenchOptions& opt);
 Record run_vkfft_here(Session& s, const FftCase& c, const BenchOptions& opt);
+
+/// FFTW float on the host, the peer of CPU devices (fft_fftw.cpp, built when CLFORGE_HAVE_FFTWF):
+/// threaded over the CPUs this process may use, FFTW_MEASURE with its wisdom kept in the user
+/// cache dir, one out-of-place fftwf_plan_many_dft over the case's batch (the layout of
+/// clforge's rows), timed on the host clock around fftwf_execute. The plan and host arrays
+/// live in `state`, made on the first call of a case (input read from `in`) and kept for its rounds.
+struct FftwCaseState;
+Record run_fftw(std::shared_ptr<FftwCaseState>& state, Session& s, const cl::Buffer& in, const FftCase& c,
+                const TimingPlan& plan);
+/// FFTW's version and threads for the peers ("fftw-3.3.10-sse2-avx, 16 threads"), or "not built".
+std::string fftw_version_text();
 
 }  // namespace clforge::bench

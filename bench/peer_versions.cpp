@@ -1,13 +1,13 @@
 // Versions of the peer libraries the benchmarks compare against, for results.json and
 // report.md: the headers' versions for the linked ones (CLBlast, clFFT) and VkFFT (header
-// only), OpenBLAS's own config string and the CUDA libraries' sonames for the ones loaded at run
-// time. Kept in its own file so that only this one includes the large vkFFT.h beside
-// bench_fft.cpp.
-#include <dlfcn.h>
-
+// only), FFTW's own version string and thread count, OpenBLAS's config string and kernels, and
+// the CUDA libraries' sonames for the ones loaded at run time. Kept in its own file so that only
+// this one includes the large vkFFT.h beside bench_fft.cpp.
 #include <string>
 
 #include "bench/bench_all.hpp"
+#include "bench/fft_peers.hpp"
+#include "bench/openblas.hpp"
 #if CLFORGE_BENCH_CUDA
 #include "bench/cuda_runtime.hpp"
 #endif
@@ -25,17 +25,6 @@ namespace clforge::bench {
 namespace {
 std::string dotted(long major, long minor, long patch) {
   return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
-}
-
-std::string openblas_version() {
-  for (const char* lib : {"libopenblas.so.0", "libopenblas.so"}) {
-    if (void* h = dlopen(lib, RTLD_NOW | RTLD_LOCAL)) {
-      using Config = const char* (*)();
-      if (auto f = reinterpret_cast<Config>(dlsym(h, "openblas_get_config"))) return f();
-      return "unknown (" + std::string(lib) + ")";
-    }
-  }
-  return "not found";
 }
 }  // namespace
 
@@ -59,7 +48,8 @@ nlohmann::json peer_versions() {
 #else
   j["VkFFT"] = "not built";
 #endif
-  j["OpenBLAS"] = openblas_version();
+  j["OpenBLAS"] = openblas().describe();
+  j["FFTW"] = fftw_version_text();
 #if CLFORGE_BENCH_CUDA
   j["cuBLAS"] = cuda::describe(cuda::kCublasSonames);
   j["cuFFT"] = cuda::describe(cuda::kCufftSonames);

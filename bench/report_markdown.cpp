@@ -267,6 +267,27 @@ void routine_table(std::ostringstream& o, const std::string& routine, const std:
   notes(o, rs);
 }
 
+// The peaks in words under their table: what each "% of" below is taken against.
+void peaks_summary(std::ostringstream& o, const Peaks& p) {
+  const auto mib = [](double bytes) { return num(bytes / (1 << 20)) + " MiB"; };
+  o << "\nCopy bandwidth (best of clEnqueueCopyBuffer and the copy kernel";
+  if (p.copy_bytes > 0) {
+    o << ", buffers of " << mib(p.copy_bytes);
+    if (p.cache_bytes > 0)
+      o << ", " << num(p.copy_bytes / p.cache_bytes) << "x the " << mib(p.cache_bytes) << " cache the device reports";
+  }
+  o << "): **" << peak_text(p.copy_gbps, "GB/s") << "**; FMA throughput (best of the FMA search"
+    << (p.fma_config.empty() ? "" : ": " + cell(p.fma_config)) << "): **" << peak_text(p.fma_gflops, "GFLOP/s")
+    << "**.\n";
+  if (p.h2d_gbps > 0 || p.d2h_gbps > 0 || p.both_gbps > 0)
+    o << "Host to device " << peak_text(p.h2d_gbps, "GB/s") << ", device to host " << peak_text(p.d2h_gbps, "GB/s")
+      << ", both at once " << peak_text(p.both_gbps, "GB/s") << " (pinned host memory; pageable in the table).\n";
+  if (p.launch_enqueue_us > 0 || p.launch_gap_us > 0 || p.launch_round_trip_us > 0)
+    o << "Kernel launch: " << peak_text(p.launch_enqueue_us, "us") << " to enqueue, "
+      << peak_text(p.launch_gap_us, "us") << " from one kernel's end to the next one's start on the device, "
+      << peak_text(p.launch_round_trip_us, "us") << " to enqueue and finish one.\n";
+}
+
 void blur_tables(std::ostringstream& o, std::size_t device, const std::vector<const Record*>& rs) {
   o << "MP/s (megapixels per second) of each method; in brackets the share of the method's bandwidth "
        "bound (its bytes read + written per pixel at the copy bandwidth of this run).\n";
@@ -344,9 +365,7 @@ std::string report_markdown(const AllResults& res) {
       o << "| " << r->library << " | " << r->shape << " | " << measured_num(r->measured(), r->timing.median_ms) << " | "
         << measured_num(r->measured(), r->gbps()) << " | " << measured_num(r->measured(), r->gflops()) << " | "
         << cell(r->status) << " |\n";
-    o << "\nCopy bandwidth (best of clEnqueueCopyBuffer and the copy kernel): **"
-      << peak_text(run.peaks.copy_gbps, "GB/s") << "**; FMA throughput: **"
-      << peak_text(run.peaks.fma_gflops, "GFLOP/s") << "**.\n";
+    peaks_summary(o, run.peaks);
     for (const Record* r : records_of(run.report, "session"))
       o << "\nThe device could not be used: " << cell(r->status) << "\n";
 

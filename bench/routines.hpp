@@ -31,15 +31,16 @@ int bench_rounds(const BenchOptions& opt, const DeviceInfo& dev);
 /// clforge transpose vs CLBlast Omatcopy and the copy bandwidth. sizes: "RxC" or "N" (square).
 void bench_transpose(Session& s, Report& report, const BenchOptions& opt, const Peaks& peaks);
 
-/// clforge FFT vs clFFT, VkFFT (a child process on CPU devices) and, on NVIDIA devices where
-/// libcufft loads, cuFFT: out-of-place forward, contiguous batches.
+/// clforge FFT vs clFFT, VkFFT (a child process on CPU devices), on NVIDIA devices where
+/// libcufft loads cuFFT, and on CPU devices FFTW float on the host: out-of-place forward,
+/// contiguous batches.
 /// sizes: "N" (64 MiB batch), "NxBATCH" or "N@MIB"; default n = 8 ... 2^20, 1000, 3000, 4095,
 /// 1009, 65537 at 64 MiB and 512 MiB (CPU devices: n up to 2^16 and the others, 64 MiB only).
 void bench_fft(Session& s, Report& report, const BenchOptions& opt, const Peaks& peaks);
 
 /// clforge sgemm vs CLBlast Gemm (same device, same run), OpenBLAS cblas_sgemm on CPU devices
-/// (host wall clock), cuBLAS on NVIDIA devices where libcublas loads, and the FMA peak.
-/// sizes: "N" (square) or "MxNxK", optionally ":NT" etc.
+/// (host wall clock, its kernels named: bench/openblas.hpp), cuBLAS on NVIDIA devices where
+/// libcublas loads, and the FMA peak. sizes: "N" (square) or "MxNxK", optionally ":NT" etc.
 void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peaks& peaks);
 
 /// Options of the blur benchmark beyond BenchOptions (empty lists: the defaults).

@@ -17,6 +17,7 @@
 
 #include "clforge/version.hpp"
 #include "runtime/util.hpp"
+#include "tests/bench_support.hpp"
 #include "tests/support.hpp"
 
 using namespace clforge;
@@ -166,6 +167,8 @@ TEST_SUITE("bench_all") {
     }
     CHECK(sgemm_failed);
     CHECK(transpose_sources);
+    test::check_peaks(d, s.entry.info);
+    test::check_cpu_peers(d, s.entry.info);
     for (const char* h :
          {"[device 1/1] peak", "[device 1/1] transpose", "[device 1/1] sgemm", "[device 1/1] fft", "[device 1/1] blur"})
       CHECK_MESSAGE(log.find(h) != std::string::npos, h);
@@ -195,6 +198,9 @@ TEST_SUITE("bench_all") {
       if (at != std::string::npos) CHECK(md.find("\n| size |", at) != std::string::npos);
     }
     CHECK(md.find("% of copy bandwidth") != std::string::npos);
+    CHECK(md.find("best of the FMA search: float") != std::string::npos);
+    CHECK(md.find("Host to device ") != std::string::npos);
+    CHECK(md.find("Kernel launch: ") != std::string::npos);
     CHECK(md.find("% of FMA peak") != std::string::npos);
     CHECK(md.find("clforge / best peer") != std::string::npos);
     const auto blur_at = md.find("### blur (MP/s)");

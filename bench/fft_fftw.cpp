@@ -1,0 +1,174 @@
+// FFTW (float) as a peer of `clforge bench fft` on CPU devices, built when CLFORGE_HAVE_FFTWF:
+// the host library a CPU's OpenCL FFT has to beat. Threaded (fftwf_init_threads, one thread per
+// CPU this process may run on), FFTW_MEASURE with its wisdom read from and written back to
+// <user cache dir>/fftw/ so that later runs plan in milliseconds, one out-of-place
+// fftwf_plan_many_dft over the case's contiguous batch. Timed as the other peers are: the same
+// sampling plan, back-to-back calls grouped so that a sample lasts about TimingPlan::region_ms,
+// here on the host clock around fftwf_execute; the error against FFTW in double on the same
+// sampled transforms.
+#include <sched.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <thread>
+
+#include "bench/fft_peers.hpp"
+#include "clforge/runtime.hpp"
+#include "runtime/errors.hpp"
+#include "runtime/util.hpp"
+#if CLFORGE_HAVE_FFTWF
+#include <fftw3.h>
+#endif
+
+namespace clforge::bench {
+
+#if CLFORGE_HAVE_FFTWF
+namespace {
+
+// The CPUs this process may run on (its affinity mask), else the hardware threads.
+int host_threads() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+// The wisdom file: per host (wisdom measured on one CPU misleads another); empty when the
+// user cache is off (CLFORGE_CACHE_DIR=off).
+std::string wisdom_path() {
+  const std::string dir = cache_dir();
+  if (dir.empty()) return {};
+  return dir + "/fftw/wisdom-float-" + provenance().host + ".txt";
+}
+
+struct Setup {
+  int threads = 1;
+  std::string wisdom;  // file path
+  std::string saved;   // the wisdom last read or written
+};
+
+Setup& setup() {
+  static Setup s = [] {
+    Setup v;
+    v.threads = fftwf_init_threads() != 0 ? host_threads() : 1;
+    v.wisdom = wisdom_path();
+    if (!v.wisdom.empty())
+      if (const auto text = detail::read_file(v.wisdom))
+        if (fftwf_import_wisdom_from_string(text->c_str()) != 0) v.saved = *text;
+    return v;
+  }();
+  return s;
+}
+
+// Writes the accumulated wisdom when it grew; a failure to write costs only planning time later.
+void save_wisdom(Setup& s) {
+  if (s.wisdom.empty()) return;
+  std::string text;
+  fftwf_export_wisdom([](char ch, void* data) { static_cast<std::string*>(data)->push_back(ch); }, &text);
+  if (text == s.saved) return;
+  try {
+    detail::write_file_atomic(s.wisdom, text);
+    s.saved = text;
+  } catch (const std::exception&) {
+  }
+}
+
+using Clock = std::chrono::steady_clock;
+
+}  // namespace
+
+struct FftwCaseState {
+  fftwf_plan plan = nullptr;
+  fftwf_complex *in = nullptr, *out = nullptr;
+  std::string problem;  // a refusal, when not empty
+  double plan_ms = 0;
+  ~FftwCaseState() {
+    if (plan != nullptr) fftwf_destroy_plan(plan);
+    fftwf_free(in);
+    fftwf_free(out);
+  }
+};
+
+namespace {
+
+std::shared_ptr<FftwCaseState> make_state(Session& s, const cl::Buffer& input, const FftCase& c) {
+  auto st = std::make_shared<FftwCaseState>();
+  if (c.n > static_cast<std::size_t>(INT_MAX) || c.batch > static_cast<std::size_t>(INT_MAX)) {
+    st->problem = "refused: n or batch above INT_MAX";
+    return st;
+  }
+  Setup& config = setup();
+  const std::size_t count = c.n * c.batch;
+  st->in = fftwf_alloc_complex(count);
+  st->out = fftwf_alloc_complex(count);
+  if (st->in == nullptr || st->out == nullptr) {
+    st->problem = "refused: fftwf_alloc_complex failed";
+    return st;
+  }
+  const int n = static_cast<int>(c.n);
+  fftwf_plan_with_nthreads(config.threads);
+  const auto t0 = Clock::now();
+  // FFTW_MEASURE runs candidate plans on the arrays: the input is read after planning.
+  st->plan = fftwf_plan_many_dft(1, &n, static_cast<int>(c.batch), st->in, nullptr, 1, n, st->out, nullptr, 1, n,
+                                 FFTW_FORWARD, FFTW_MEASURE);
+  st->plan_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  if (st->plan == nullptr) {
+    st->problem = "refused: fftwf_plan_many_dft made no plan";
+    return st;
+  }
+  save_wisdom(config);
+  detail::check(s.queue.enqueueReadBuffer(input, CL_TRUE, 0, count * 8, st->in), "clEnqueueReadBuffer");
+  return st;
+}
+
+}  // namespace
+
+Record run_fftw(std::shared_ptr<FftwCaseState>& state, Session& s, const cl::Buffer& in, const FftCase& c,
+                const TimingPlan& plan) {
+  Record r = make_record("FFTW", c);
+  try {
+    if (!state) state = make_state(s, in, c);
+    FftwCaseState& st = *state;
+    if (!st.problem.empty()) {
+      r.status = st.problem;
+      return r;
+    }
+    std::fill_n(&st.out[0][0], 2 * c.n * c.batch, std::nanf(""));
+    fftwf_execute(st.plan);
+    r.error = sampled_error(c, [&](std::size_t b, float* x, float* y) {
+      std::copy_n(&st.in[b * c.n][0], 2 * c.n, x);
+      std::copy_n(&st.out[b * c.n][0], 2 * c.n, y);
+    });
+    int calls = 1;  // back-to-back calls per sample, as time_region does (TimingPlan::region_ms)
+    const auto once = [&] {
+      const auto t0 = Clock::now();
+      for (int i = 0; i < calls; ++i) fftwf_execute(st.plan);
+      const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count() / calls;
+      if (calls == 1) calls = detail::region_calls(plan, ms);
+      return ms;
+    };
+    r.timing = detail::sample_runs(plan, {once}).front();
+    const int threads = setup().threads;
+    r.status = "ok (host wall clock, " + std::to_string(threads) + " threads, FFTW_MEASURE)";
+    r.params = {{"threads", threads},
+                {"planner", "FFTW_MEASURE"},
+                {"plan_ms", st.plan_ms},
+                {"wisdom_file", setup().wisdom.empty() ? nlohmann::json(nullptr) : nlohmann::json(setup().wisdom)},
+                {"version", std::string(fftwf_version)}};
+  } catch (const std::exception& e) {
+    r.status = std::string("failed: ") + e.what();
+  }
+  return r;
+}
+
+std::string fftw_version_text() {
+  return std::string(fftwf_version) + ", " + std::to_string(setup().threads) + " threads";
+}
+
+#else
+std::string fftw_version_text() { return "not built"; }
+#endif
+
+}  // namespace clforge::bench
