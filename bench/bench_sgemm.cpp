@@ -173,18 +173,27 @@ void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peak
     Record r = make_record("clforge", shape);
     r.flops = flops;
     r.bytes = 4.0 * (na + nb + nc);
+    SgemmDesc desc;
+    desc.trans_a = ta;
+    desc.trans_b = tb;
+    desc.m = gc.m;
+    desc.n = gc.n;
+    desc.k = gc.k;
+    desc.alpha = alpha;
+    desc.beta = beta;
+    desc.a_ld = lda;
+    desc.b_ld = ldb;
+    desc.c_ld = ldc;
+    const SgemmPlan plan(s.queue, desc, opt.tuning);
+    // The parameters of the plan's multiply kernel (configurations() also holds the route and
+    // the packing kernel's).
+    for (const Configuration& cfg : plan.configurations())
+      if (cfg.kernel == "sgemm_direct" || cfg.kernel == "sgemm_stream" || cfg.kernel == "sgemm_xgemm")
+        r.params = params_json(cfg);
     const detail::SgemmPath path = detail::sgemm_path(s.entry.info, gc.m, gc.n, gc.k, alpha, beta, opt.tuning);
-    const char* fam = path == detail::SgemmPath::Direct   ? "sgemm_direct"
-                      : path == detail::SgemmPath::Stream ? "sgemm_stream"
-                                                          : "sgemm_xgemm";
-    const std::string variant = path == detail::SgemmPath::Direct ? "*" : detail::sgemm_size_class(gc.m, gc.n, gc.k);
-    r.params =
-        params_json(resolve_configuration(fam, variant, s.entry.info, detail::sgemm_tuning_for(opt.tuning, fam)));
     r.params["path"] = detail::to_string(path);
-    const auto run_clforge = [&] {
-      sgemm(s.queue, Layout::ColMajor, ta, tb, gc.m, gc.n, gc.k, alpha, {a, 0, lda}, {b, 0, ldb}, beta, {c, 0, ldc}, {},
-            nullptr, opt.tuning);
-    };
+    r.params["plan"] = plan.describe();
+    const auto run_clforge = [&] { plan.enqueue(s.queue, a, b, c); };
     run_clforge();
     detail::check(s.queue.enqueueReadBuffer(c, CL_TRUE, 0, nc * 4, hc.data()), "clEnqueueReadBuffer");
     const Check chk = check_result(gc, ha, hb, hc, alpha);

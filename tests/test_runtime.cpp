@@ -250,6 +250,9 @@ TEST_SUITE("runtime") {
       pos = end;
     }
     CHECK(lines >= 2);
+    // What ran is the plan's: its description and the direct kernel's parameters.
+    CHECK(out.find("direct kernel sgemm_direct_nn") != std::string::npos);
+    CHECK(out.find("sgemm_direct (variant *): ") != std::string::npos);
     // Without the variable (or without -v) nothing of the kind is printed.
     rc = test::run_command(cli + "-v run sgemm --size 20x30x10", out);
     CHECK(rc == 0);

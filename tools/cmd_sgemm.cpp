@@ -92,14 +92,20 @@ void cmd_run_sgemm(Globals& g, RunOptions o) {
               o.alpha, o.beta, s.entry.info.name.c_str(), detail::to_string(path), timing.median_ms, gflops);
   std::printf("  %s (%s); ||C - ref|| / || |alpha||A||B| + |beta||C| || = %.2e, tolerance %.2e: %s\n",
               cmp.summary().c_str(), full ? "all entries" : "1024 sampled entries", err, tol, ok ? "ok" : "WRONG");
-  if (path == detail::SgemmPath::Direct || path == detail::SgemmPath::Xgemm || path == detail::SgemmPath::Stream) {
-    const char* fam = path == detail::SgemmPath::Direct   ? "sgemm_direct"
-                      : path == detail::SgemmPath::Stream ? "sgemm_stream"
-                                                          : "sgemm_xgemm";
-    const std::string variant = path == detail::SgemmPath::Direct ? "*" : detail::sgemm_size_class(o.m, o.n, o.k);
-    const Configuration cfg = resolve_configuration(fam, variant, s.entry.info, detail::sgemm_tuning_for(t, fam));
-    std::printf("  %s (variant %s): %s\n", fam, variant.c_str(), detail::describe_params(cfg.values).c_str());
-  }
+  // What the call ran: the plan the free function took from the plan cache, as it describes itself.
+  SgemmDesc desc;
+  desc.layout = layout;
+  desc.trans_a = ta;
+  desc.trans_b = tb;
+  desc.m = o.m, desc.n = o.n, desc.k = o.k;
+  desc.alpha = o.alpha, desc.beta = o.beta;
+  desc.a_ld = sh.lda, desc.b_ld = sh.ldb, desc.c_ld = sh.ldc;
+  const SgemmPlan plan(s.queue, desc, t);
+  std::printf("  %s\n", plan.describe().c_str());
+  for (const Configuration& cfg : plan.configurations())
+    if (cfg.kernel != "sgemm_route")
+      std::printf("  %s (variant %s): %s\n", cfg.kernel.c_str(), cfg.variant.c_str(),
+                  detail::describe_params(cfg.values).c_str());
   if (!ok) throw Error("sgemm result differs from the host reference");
 }
 
