@@ -163,10 +163,18 @@ namespace {
 thread_local LaunchRecorder* t_recorder = nullptr;
 }  // namespace
 
-LaunchRecorder::LaunchRecorder() : outer_(t_recorder) { t_recorder = this; }
-LaunchRecorder::~LaunchRecorder() { t_recorder = outer_; }
+std::atomic<int> Args::recorders_alive{0};
 
-void Args::note_arg(const cl::Kernel& kernel, cl_uint i, std::size_t size, const void* value) {
+LaunchRecorder::LaunchRecorder() : outer_(t_recorder) {
+  t_recorder = this;
+  Args::recorders_alive.fetch_add(1, std::memory_order_relaxed);
+}
+LaunchRecorder::~LaunchRecorder() {
+  Args::recorders_alive.fetch_sub(1, std::memory_order_relaxed);
+  t_recorder = outer_;
+}
+
+void Args::record_arg(const cl::Kernel& kernel, cl_uint i, std::size_t size, const void* value) {
   if (t_recorder == nullptr) return;
   RecordedLaunch::Arg a{i, size, {}};
   if (value != nullptr) {

@@ -1,6 +1,7 @@
 // The launch layer every routine's plan goes through: kernel arguments bound by name, commands
 // chained by events, and the one enqueue of a kernel (with the optional per-launch profile).
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <string>
 #include <type_traits>
@@ -62,7 +63,13 @@ class Args {
   // counts as set), and what it holds after a clSetKernelArg.
   bool same_as_before(cl_uint i, unsigned char kind, const void* bytes, std::size_t size);
   // Tells a LaunchRecorder of this thread, if any, what was bound (value nullptr: local memory).
-  static void note_arg(const cl::Kernel& kernel, cl_uint i, std::size_t size, const void* value);
+  // Binding is on every launch's path: while no recorder lives anywhere it costs one load.
+  static void note_arg(const cl::Kernel& kernel, cl_uint i, std::size_t size, const void* value) {
+    if (recorders_alive.load(std::memory_order_relaxed) != 0) record_arg(kernel, i, size, value);
+  }
+  static void record_arg(const cl::Kernel& kernel, cl_uint i, std::size_t size, const void* value);
+  static std::atomic<int> recorders_alive;  // LaunchRecorders of every thread
+  friend class LaunchRecorder;
   void remember(cl_uint i, unsigned char kind, const void* bytes, std::size_t size);
   void forget(cl_uint i);
   cl::Kernel& kernel_;
