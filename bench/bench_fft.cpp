@@ -154,9 +154,8 @@ Record run_clforge(Session& s, const cl::Buffer& in, const cl::Buffer& out, cons
     r.params["plan"] = plan.describe();
     nlohmann::json cfgs = nlohmann::json::array();
     for (const auto& cfg : plan.configurations()) {
-      nlohmann::json j = nlohmann::json::object();
+      nlohmann::json j = params_json(cfg);
       j["variant"] = cfg.variant;
-      for (const auto& [k, v] : cfg.values) j[k] = {{"value", v}, {"source", cfg.sources.at(k)}};
       cfgs.push_back(j);
     }
     r.params["kernels"] = cfgs;

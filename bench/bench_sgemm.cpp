@@ -51,12 +51,6 @@ std::vector<std::string> default_sizes(bool quick, bool cpu) {
           "1935", "3999", "8127", "4097", "8192x512x8192", "512x8192x512", "4096:NT", "4096:TN", "4096:TT"};
 }
 
-nlohmann::json params_json(const Configuration& cfg) {
-  nlohmann::json j = nlohmann::json::object();
-  for (const auto& [k, v] : cfg.values) j[k] = {{"value", v}, {"source", cfg.sources.at(k)}};
-  return j;
-}
-
 // Errors of C (column-major, ldc = m) against the double reference: every element when
 // m*n*k <= 2048^3, else 1024 random entries. Returns the relative error ||C - ref|| / ||ref||,
 // the scaled error ||C - ref|| / || |A||B| || that host::gemm_tolerance(k) bounds, and what was checked.

@@ -27,11 +27,6 @@ std::vector<std::string> sizes_of(const BenchOptions& opt) {
                    : std::vector<std::string>{"1024", "4096", "8192", "16384", "4097x31", "8191x8193"};
 }
 
-nlohmann::json params_json(const Configuration& cfg) {
-  nlohmann::json j = nlohmann::json::object();
-  for (const auto& [k, v] : cfg.values) j[k] = {{"value", v}, {"source", cfg.sources.at(k)}};
-  return j;
-}
 }  // namespace
 
 std::size_t transpose_cases(const BenchOptions& opt) { return sizes_of(opt).size(); }

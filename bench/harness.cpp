@@ -287,4 +287,10 @@ cl::Buffer random_buffer(const cl::Context& ctx, cl::CommandQueue& queue, std::s
   return b;
 }
 
+nlohmann::json params_json(const Configuration& cfg) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [k, v] : cfg.values) j[k] = {{"value", v}, {"source", cfg.sources.at(k)}};
+  return j;
+}
+
 }  // namespace clforge::bench

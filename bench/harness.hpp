@@ -11,6 +11,7 @@
 
 #include "clforge/device.hpp"
 #include "clforge/opencl.hpp"
+#include "clforge/tuning.hpp"
 #include "runtime/timing.hpp"
 
 namespace clforge::bench {
@@ -95,6 +96,9 @@ class Report {
   DeviceInfo device_;
   std::vector<Record> records_;
 };
+
+/// A kernel's parameters as a record's params: {"NAME": {"value": V, "source": S}, ...}.
+nlohmann::json params_json(const Configuration& cfg);
 
 /// One record as JSON: what it is, status, the timing (median, min, max, quartiles, round
 /// medians, reps, spread), bytes, flops, throughput, error and params; values not measured are null.

@@ -98,7 +98,7 @@ void copy_probes(Session& s, Report& report, Peaks& peaks, const PeakOptions& op
   peaks.cache_bytes = std::max(cl_cache, host_cache);
   // GPUs report a first-level cache here, if anything (the H100: 4.3 MB beside a 50 MB L2), so
   // their buffers are at least 512 MiB.
-  const std::size_t floor = std::size_t{dev.type == "GPU" ? 512 : 64} << 20;
+  const std::size_t floor = (dev.type == "GPU" ? std::size_t{512} : std::size_t{64}) << 20;
   std::size_t bytes = std::max<std::size_t>({opt.copy_bytes, floor, static_cast<std::size_t>(4 * peaks.cache_bytes)});
   if (dev.max_alloc_size > 0) bytes = std::min<std::size_t>(bytes, dev.max_alloc_size);
   if (dev.global_mem_size > 0) bytes = std::min<std::size_t>(bytes, dev.global_mem_size / 4);

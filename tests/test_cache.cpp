@@ -1,5 +1,7 @@
 // Compile cache: a second build of the same program comes from disk, a corrupt or stale
-// entry is discarded and rebuilt (never trusted), and CLFORGE_CACHE_DIR=off disables it.
+// entry is discarded and rebuilt (never trusted), CLFORGE_CACHE_DIR=off disables it, and
+// binaries are stored by default on every driver but PoCL (CLFORGE_CACHE_BINARIES). The cases
+// that read entries back store binaries on every device (CLFORGE_CACHE_BINARIES=on).
 #include <dirent.h>
 #include <doctest/doctest.h>
 
@@ -34,6 +36,7 @@ TEST_SUITE("cache") {
   TEST_CASE("second build hits the disk cache; a corrupt entry is rebuilt") {
     const std::string dir = test::temp_dir("cache");
     test::ScopedEnv env("CLFORGE_CACHE_DIR", dir);
+    test::ScopedEnv store("CLFORGE_CACHE_BINARIES", "on");
     CHECK(cache_dir() == dir);
     const Tuning t{{{"TRA_TILE", 8}, {"TRA_WPT", 4}, {"TRA_VW", 2}, {"TRA_PAD", 0}, {"TRA_DIAG", 1}}, false};
 
@@ -87,6 +90,7 @@ TEST_SUITE("cache") {
   TEST_CASE("the cache key covers the options: another parameter set is another entry") {
     const std::string dir = test::temp_dir("cache2");
     test::ScopedEnv env("CLFORGE_CACHE_DIR", dir);
+    test::ScopedEnv store("CLFORGE_CACHE_BINARIES", "on");
     clear_memory_cache();
     run_once(Tuning{{{"TRA_TILE", 8}, {"TRA_WPT", 1}}, false});
     run_once(Tuning{{{"TRA_TILE", 8}, {"TRA_WPT", 2}}, false});
@@ -96,6 +100,7 @@ TEST_SUITE("cache") {
   TEST_CASE("CLFORGE_BUILD_OPTIONS joins every build's options and the cache key") {
     const std::string dir = test::temp_dir("cache3");
     test::ScopedEnv env("CLFORGE_CACHE_DIR", dir);
+    test::ScopedEnv store("CLFORGE_CACHE_BINARIES", "on");
     clear_memory_cache();
     const Tuning t{{{"TRA_TILE", 8}, {"TRA_WPT", 4}}, false};
     run_once(t);
@@ -130,5 +135,27 @@ TEST_SUITE("cache") {
     const CacheStats b = cache_stats();
     CHECK(b.compiles == a.compiles + 2);
     CHECK(b.disk_hits == a.disk_hits);
+  }
+
+  TEST_CASE("CLFORGE_CACHE_BINARIES: by default every driver but PoCL stores binaries; on and off decide") {
+    const bool pocl = test::session().entry.info.platform_name.find("Portable Computing Language") != std::string::npos;
+    const Tuning t{{{"TRA_TILE", 8}, {"TRA_WPT", 2}, {"TRA_VW", 1}}, false};
+    for (const char* value : {"", "auto", "AUTO", "on", "off", "1", "0"}) {
+      CAPTURE(value);
+      const std::string dir = test::temp_dir("cache-binaries");
+      test::ScopedEnv env("CLFORGE_CACHE_DIR", dir);
+      test::ScopedEnv store("CLFORGE_CACHE_BINARIES", value);
+      clear_memory_cache();
+      const CacheStats a = cache_stats();
+      run_once(t);
+      CHECK(cache_stats().compiles == a.compiles + 1);  // built either way
+      const std::string v = value;
+      const bool stored = v == "on" || v == "1" || ((v.empty() || v == "auto" || v == "AUTO") && !pocl);
+      CHECK(files_in(dir).size() == (stored ? 1u : 0u));
+    }
+    test::ScopedEnv bad("CLFORGE_CACHE_BINARIES", "sometimes");
+    clear_memory_cache();
+    CHECK_THROWS_WITH_AS(run_once(Tuning{{{"TRA_TILE", 8}, {"TRA_WPT", 1}, {"TRA_VW", 1}}, false}),
+                         doctest::Contains("CLFORGE_CACHE_BINARIES='sometimes' is not a boolean"), Error);
   }
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The sanitizer job (run by tools/run_tests.sh after CTest): builds the library and the tests with
-# AddressSanitizer + UndefinedBehaviorSanitizer into build-asan/ and with ThreadSanitizer into
+# The sanitizer job, CI's second command (.ci/run runs it after tools/run_tests.sh): builds the
+# library and the tests with AddressSanitizer + UndefinedBehaviorSanitizer into build-asan/ and with ThreadSanitizer into
 # build-tsan/ (CLFORGE_SANITIZE=address|thread), then runs the test selection below on the OpenCL
 # device the tests pick. Any report fails the job; reports from inside the OpenCL runtime are
 # suppressed by tools/sanitizers/*.supp, never those from clforge code.
@@ -9,7 +9,7 @@
 # machine with PoCL: every suite runs, less the cases that spend minutes in PoCL's kernel compiler
 # or in instrumented host references (excluded with -tce; fft runs an explicit list with -tc).
 # That assumes PoCL's own kernel cache (~/.cache/pocl) is warm, as it is after the CTest run of
-# tools/run_tests.sh: with a cold one PoCL compiles every kernel again and the same runs take
+# tools/run_tests.sh (CI runs that first): with a cold one PoCL compiles every kernel again and the same runs take
 # about ten times longer (2-core EPYC: blur 196 s, sgemm 253 s instead of 15 s and 10 s).
 # Usage: tools/run_sanitizers.sh [address|thread]...   (default: both)
 set -uo pipefail
