@@ -1,7 +1,9 @@
-// FFT parameter sets against FFTW (tests/fft_support.hpp): every shipped vendor-class row with
-// local-memory halving off and on, other valid configurations (radices, registers, values per
-// work-item, staging, twiddle modes, padding, float2 access, exchanges in quarters, passes and
-// chunks), merged odd factors (FFT_MIX), and the shipped sm_90 and CPU rows on this device.
+// FFT parameter sets against FFTW (tests/fft_support.hpp), in three suites that CTest runs side
+// by side (each compiles a hundred or more kernels): fft_params, every shipped vendor-class row
+// with local-memory halving off and on and other valid configurations (radices, registers,
+// values per work-item, staging, twiddle modes, padding, float2 access, exchanges in quarters);
+// fft_passes, passes and chunks under those sets and merged odd factors (FFT_MIX); fft_rows, the
+// shipped sm_90 and CPU rows on this device.
 #include <doctest/doctest.h>
 
 #include <fstream>
@@ -18,7 +20,42 @@
 using namespace clforge;
 using namespace clforge::test::fft_cases;
 
-TEST_SUITE("fft") {
+namespace {
+// Parameter sets beside the shipped rows: radices, registers, values per work-item, staging,
+// twiddle modes, padding, float2 access, exchanges in quarters.
+const std::vector<ParamMap>& other_sets() {
+  static const std::vector<ParamMap> sets = {
+      {{"FFT_RADIX", 2}, {"FFT_WG", 64}, {"FFT_REG", 1}},
+      {{"FFT_RADIX", 4}, {"FFT_WG", 128}, {"FFT_REG", 4}, {"FFT_STAGE", 1}, {"FFT_PAD", 0}},
+      {{"FFT_RADIX", 16}, {"FFT_WG", 1024}, {"FFT_REG", 64}, {"FFT_TWIDDLE", 1}, {"FFT_VEC", 0}},
+      {{"FFT_RADIX", 8}, {"FFT_WG", 32}, {"FFT_REG", 32}, {"FFT_STAGE", 2}, {"FFT_HALVE", 1}, {"FFT_VEC", 1}},
+      {{"FFT_LOCAL_MAX", 256}, {"FFT_WG", 64}, {"FFT_STAGE", 1}, {"FFT_HALVE", 1}, {"FFT_TWIDDLE", 1}},
+      {{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 16}, {"FFT_HALVE", 1}},
+      // Several butterflies per work-item and pass (fewer work-items per transform).
+      {{"FFT_RADIX", 16}, {"FFT_VPT", 32}, {"FFT_WG", 128}, {"FFT_HALVE", 1}},
+      {{"FFT_RADIX", 8}, {"FFT_VPT", 64}, {"FFT_WG", 64}, {"FFT_TWIDDLE", 1}},
+      // Exchanges in quarters (FFT_HALVE 2): a round picks a work-item's butterflies by its index
+      // (one butterfly each) or by the butterfly (two each); odd radices, Bluestein, one
+      // transform per work-item and staged loads fall back to halves.
+      {{"FFT_HALVE", 2}, {"FFT_RADIX", 16}, {"FFT_WG", 256}},
+      {{"FFT_HALVE", 2}, {"FFT_RADIX", 16}, {"FFT_VPT", 32}, {"FFT_WG", 64}, {"FFT_PAD", 0}},
+      // One twiddle per butterfly in double, the others its powers (FFT_TWIDDLE 2), in
+      // local-memory kernels and in one transform per work-item, float2 or float access.
+      {{"FFT_TWIDDLE", 2}, {"FFT_RADIX", 16}, {"FFT_WG", 256}, {"FFT_HALVE", 2}},
+      {{"FFT_TWIDDLE", 2}, {"FFT_RADIX", 8}, {"FFT_REG", 64}, {"FFT_VEC", 0}, {"FFT_WG", 32}},
+      // Radix 32 (1024 = 32*32 on 32 work-items; 32 points in registers; twiddle powers up to
+      // the 31st in double).
+      {{"FFT_RADIX", 32}, {"FFT_WG", 64}, {"FFT_REG", 32}},
+      {{"FFT_RADIX", 32}, {"FFT_TWIDDLE", 2}, {"FFT_HALVE", 2}, {"FFT_WG", 128}},
+      // Every pass's twiddles as float products of the powers w^(2^k) (FFT_TWIDDLE 5).
+      {{"FFT_TWIDDLE", 5}, {"FFT_RADIX", 16}, {"FFT_WG", 256}, {"FFT_HALVE", 2}},
+      {{"FFT_TWIDDLE", 5}, {"FFT_RADIX", 32}, {"FFT_WG", 64}, {"FFT_REG", 32}},
+  };
+  return sets;
+}
+}  // namespace
+
+TEST_SUITE("fft_params") {
   TEST_CASE("every shipped vendor-class parameter set, with local-memory halving off and on") {
     // Each row as shipped on the lengths that take the different kernel kinds (registers, one
     // work-group per transform, mixed radix, Bluestein), then with halving flipped on the kernels
@@ -54,33 +91,7 @@ TEST_SUITE("fft") {
   TEST_CASE(
       "other parameter sets: radices, registers, values per work-item, staging, twiddles, padding, float2 access") {
     std::uint64_t seed = test::seed() + 800;
-    const ParamMap sets[] = {
-        {{"FFT_RADIX", 2}, {"FFT_WG", 64}, {"FFT_REG", 1}},
-        {{"FFT_RADIX", 4}, {"FFT_WG", 128}, {"FFT_REG", 4}, {"FFT_STAGE", 1}, {"FFT_PAD", 0}},
-        {{"FFT_RADIX", 16}, {"FFT_WG", 1024}, {"FFT_REG", 64}, {"FFT_TWIDDLE", 1}, {"FFT_VEC", 0}},
-        {{"FFT_RADIX", 8}, {"FFT_WG", 32}, {"FFT_REG", 32}, {"FFT_STAGE", 2}, {"FFT_HALVE", 1}, {"FFT_VEC", 1}},
-        {{"FFT_LOCAL_MAX", 256}, {"FFT_WG", 64}, {"FFT_STAGE", 1}, {"FFT_HALVE", 1}, {"FFT_TWIDDLE", 1}},
-        {{"FFT_LOCAL_MAX", 16384}, {"FFT_RADIX", 16}, {"FFT_HALVE", 1}},
-        // Several butterflies per work-item and pass (fewer work-items per transform).
-        {{"FFT_RADIX", 16}, {"FFT_VPT", 32}, {"FFT_WG", 128}, {"FFT_HALVE", 1}},
-        {{"FFT_RADIX", 8}, {"FFT_VPT", 64}, {"FFT_WG", 64}, {"FFT_TWIDDLE", 1}},
-        // Exchanges in quarters (FFT_HALVE 2): a round picks a work-item's butterflies by its index
-        // (one butterfly each) or by the butterfly (two each); odd radices, Bluestein, one
-        // transform per work-item and staged loads fall back to halves.
-        {{"FFT_HALVE", 2}, {"FFT_RADIX", 16}, {"FFT_WG", 256}},
-        {{"FFT_HALVE", 2}, {"FFT_RADIX", 16}, {"FFT_VPT", 32}, {"FFT_WG", 64}, {"FFT_PAD", 0}},
-        // One twiddle per butterfly in double, the others its powers (FFT_TWIDDLE 2), in
-        // local-memory kernels and in one transform per work-item, float2 or float access.
-        {{"FFT_TWIDDLE", 2}, {"FFT_RADIX", 16}, {"FFT_WG", 256}, {"FFT_HALVE", 2}},
-        {{"FFT_TWIDDLE", 2}, {"FFT_RADIX", 8}, {"FFT_REG", 64}, {"FFT_VEC", 0}, {"FFT_WG", 32}},
-        // Radix 32 (1024 = 32*32 on 32 work-items; 32 points in registers; twiddle powers up to
-        // the 31st in double).
-        {{"FFT_RADIX", 32}, {"FFT_WG", 64}, {"FFT_REG", 32}},
-        {{"FFT_RADIX", 32}, {"FFT_TWIDDLE", 2}, {"FFT_HALVE", 2}, {"FFT_WG", 128}},
-        // Every pass's twiddles as float products of the powers w^(2^k) (FFT_TWIDDLE 5).
-        {{"FFT_TWIDDLE", 5}, {"FFT_RADIX", 16}, {"FFT_WG", 256}, {"FFT_HALVE", 2}},
-        {{"FFT_TWIDDLE", 5}, {"FFT_RADIX", 32}, {"FFT_WG", 64}, {"FFT_REG", 32}},
-    };
+    const std::vector<ParamMap>& sets = other_sets();
     for (const auto& p : sets) {
       CAPTURE(params_of(Tuning{p, false}));
       // A set needing more local memory than the device has (FFT_WG=1024 with 64 registers on a
@@ -101,6 +112,13 @@ TEST_SUITE("fft") {
       c.out = {1, 130, 0};
       check_fft(with(c, p), seed++);
     }
+  }
+}
+
+TEST_SUITE("fft_passes") {
+  TEST_CASE("multi-pass plans, chunks, long kernels in quarters and odd radices under other parameter sets") {
+    std::uint64_t seed = test::seed() + 900;
+    const std::vector<ParamMap>& sets = other_sets();
     // Multi-pass plans under a small single-kernel limit, and one long kernel where the device's
     // local memory holds it (PoCL; a 48 KiB GPU refuses it by name).
     check_fft(with(contiguous(8192, 2, true), sets[4]), seed++);
@@ -229,7 +247,9 @@ TEST_SUITE("fft") {
         check_fft(c, seed++);
       }
   }
+}
 
+TEST_SUITE("fft_rows") {
   TEST_CASE("every shipped sm_90 row computes the right answer here") {
     // The H100 rows (architecture sm_90), resolved for a made-up NVIDIA sm_90 device with this
     // device's limits, run on their own lengths (PoCL on CI), forward and inverse.

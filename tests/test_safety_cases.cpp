@@ -225,6 +225,7 @@ TEST_SUITE("safety") {
     const std::string dir = test::temp_dir("cache-evict");
     test::ScopedEnv cache("CLFORGE_CACHE_DIR", dir);
     test::ScopedEnv limit("CLFORGE_CACHE_MAX_MB", std::string("1"));
+    test::ScopedEnv store("CLFORGE_CACHE_BINARIES", std::string("on"));  // PoCL stores none by default
     // Three old entries of 600 KiB (1.8 MiB) and a temp file a killed writer left two hours ago.
     const std::string junk(600 << 10, 'x');
     for (int i = 0; i < 3; ++i) detail::write_file_atomic(dir + "/old" + std::to_string(i) + ".bin", junk);

@@ -7,7 +7,9 @@
 #
 # The selection keeps the whole job near 8 minutes from clean build directories on a 2-core
 # machine with PoCL: every suite runs, less the cases that spend minutes in PoCL's kernel compiler
-# or in instrumented host references (excluded with -tce; fft runs an explicit list with -tc).
+# or in instrumented host references (excluded with -tce; fft runs an explicit list with -tc; the
+# FFT parameter-set suites fft_params, fft_passes and fft_rows, a hundred or more kernels each,
+# run in CTest only).
 # That assumes PoCL's own kernel cache (~/.cache/pocl) is warm, as it is after the CTest run of
 # tools/run_tests.sh (CI runs that first): with a cold one PoCL compiles every kernel again and the same runs take
 # about ten times longer (2-core EPYC: blur 196 s, sgemm 253 s instead of 15 s and 10 s).
