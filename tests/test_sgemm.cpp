@@ -9,12 +9,14 @@
 
 #include <cmath>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 #include <thread>
 
 #include "host/gemm.hpp"
 #include "runtime/program_cache.hpp"
+#include "runtime/sources.hpp"
 #include "sgemm/sgemm_internal.hpp"
 #include "tests/sgemm_support.hpp"
 #include "tests/support.hpp"
@@ -141,6 +143,38 @@ TEST_SUITE("sgemm") {
         CHECK(sgemm_problem(c, Tuning{vendor_row(v, "sgemm_route"), false}, seed++) == "");
       }
     }
+  }
+
+  TEST_CASE("every shipped architecture row of the tiled kernel computes the right answer here") {
+    // Rows measured on one architecture (sm_90, x86_64-skylake-avx512, ...), resolved for a
+    // made-up device of that vendor and architecture with this device's limits.
+    using namespace clforge::detail;
+    const auto j = nlohmann::json::parse(load_kernel_source(kernel_spec("sgemm_xgemm").database).text);
+    std::uint64_t seed = test::seed() + 65000;
+    int rows = 0;
+    for (const auto& e : j["entries"]) {
+      if (!e.contains("architecture")) continue;
+      const std::string vendor = e["vendor"].get<std::string>();
+      const VendorClass v = vendor == "NVIDIA"  ? VendorClass::NVIDIA
+                            : vendor == "AMD"   ? VendorClass::AMD
+                            : vendor == "Intel" ? VendorClass::Intel
+                                                : VendorClass::CPU;
+      const std::string arch = e["architecture"].get<std::string>();
+      const std::string variant = e.value("variant", "*");
+      const DeviceInfo fake = test::fake_device(v, arch);
+      const Configuration cfg = resolve_configuration("sgemm_xgemm", variant, fake, Tuning{{}, false});
+      CAPTURE(arch);
+      CAPTURE(variant);
+      for (const auto& [k, val] : e["params"].items()) CHECK(cfg.values.at(k) == val.get<int>());  // this row
+      ++rows;
+      const Tuning t = forced(detail::SgemmPath::Xgemm, cfg.values);
+      Case c;
+      c.m = 300, c.n = 200, c.k = 100, c.alpha = -0.5f, c.beta = 2.5f;
+      CHECK(sgemm_problem(c, t, seed++) == "");
+      c.m = 256, c.n = 128, c.k = 64, c.tb = Transpose::Yes, c.beta = 0.0f;
+      CHECK(sgemm_problem(c, t, seed++) == "");
+    }
+    CHECK(rows >= 4);  // sm_90 and x86_64-skylake-avx512, each a default and a small row
   }
 
   TEST_CASE("random legal parameter sets of each kernel family") {
