@@ -228,7 +228,7 @@ KernelSpec sgemm_route_spec() {
   s.params = {
       {"SGEMM_DIRECT_MAX",
        128,
-       {0, 32, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 4096, 16384},
+       {0, 32, 64, 96, 128, 192, 256, 384, 512, 640, 768, 1024, 1536, 2048, 4096, 16384},
        "the direct kernel runs when m*n*k <= SGEMM_DIRECT_MAX^3 (0: never)"},
       {"SGEMM_TILED", 0, {0, 1}, "tiled kernel above the threshold: 0 sgemm_xgemm, 1 sgemm_stream"},
       {"SGEMM_SPLITK",
