@@ -154,11 +154,10 @@ TEST_SUITE("sgemm") {
     int rows = 0;
     for (const auto& e : j["entries"]) {
       if (!e.contains("architecture")) continue;
-      const std::string vendor = e["vendor"].get<std::string>();
-      const VendorClass v = vendor == "NVIDIA"  ? VendorClass::NVIDIA
-                            : vendor == "AMD"   ? VendorClass::AMD
-                            : vendor == "Intel" ? VendorClass::Intel
-                                                : VendorClass::CPU;
+      VendorClass v = VendorClass::Other;
+      for (VendorClass c : {VendorClass::NVIDIA, VendorClass::AMD, VendorClass::Intel, VendorClass::CPU})
+        if (e["vendor"].get<std::string>() == to_string(c)) v = c;
+      REQUIRE(v != VendorClass::Other);
       const std::string arch = e["architecture"].get<std::string>();
       const std::string variant = e.value("variant", "*");
       const DeviceInfo fake = test::fake_device(v, arch);

@@ -59,6 +59,10 @@ CLI::Validator routine_size_validator();
 /// Checks --param NAME=VALUE[,VALUE...]: a parameter some kernel declares, integer values.
 CLI::Validator param_validator();
 
+/// Adds a run command's --size for `routine` (one size of the size grammar, checked, default shown):
+/// "WHAT: <grammar>", then `more` when given.
+CLI::Option* add_run_size_option(CLI::App* app, std::string& size, const std::string& routine, const std::string& what,
+                                 const std::string& more = "");
 /// Adds --out FOLDER (checked: a folder or a path that does not exist yet).
 CLI::Option* add_out_option(CLI::App* app, std::string& out, const std::string& what);
 /// Adds --size (sizes of `routine`), --quick and --out to a bench subcommand.

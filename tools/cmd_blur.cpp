@@ -305,6 +305,16 @@ void cmd_blur_crossover(Globals& g, const CrossoverArgs& a) {
   }
 }
 
+// -m/--method and -b/--border, as `clforge blur` and `clforge run blur` take them.
+void add_method_border(CLI::App* app, std::string& method, std::string& border) {
+  app->add_option("-m,--method", method, "auto, direct, separable or recursive")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "direct", "separable", "recursive"}));
+  app->add_option("-b,--border", border, "clamp, mirror or zero")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"clamp", "mirror", "zero"}));
+}
+
 void register_blur(Apps& apps, Globals& g) {
   static BlurArgs a;
   auto* cmd = apps.root->add_subcommand(
@@ -319,12 +329,7 @@ void register_blur(Apps& apps, Globals& g) {
       ->required();
   cmd->add_option("-s,--sigma", a.sigma, "standard deviation in pixels (x, and y unless --sigma-y)")->required();
   cmd->add_option("--sigma-y", a.sigma_y, "standard deviation along y");
-  cmd->add_option("-m,--method", a.method, "auto, direct, separable or recursive")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "direct", "separable", "recursive"}));
-  cmd->add_option("-b,--border", a.border, "clamp, mirror or zero")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"clamp", "mirror", "zero"}));
+  add_method_border(cmd, a.method, a.border);
   cmd->add_flag("--linear", a.linear, "blur in linear light: decode sRGB samples, blur, encode back (PNG input)");
   cmd->add_option("--size", a.size, "raw input: " + size_grammar("blur"))->check(size_validator("blur"));
   cmd->add_option("--bits", a.bits, "PNG output: 8 or 16 bits per sample (default: as the input, 8 for raw)")
@@ -337,16 +342,9 @@ void register_blur(Apps& apps, Globals& g) {
   static RunBlurArgs r;
   auto* run =
       apps.run->add_subcommand("blur", "one Gaussian blur of a random image, checked against the host and timed");
-  run->add_option("--size", r.size, "image: " + size_grammar("blur"))
-      ->capture_default_str()
-      ->check(size_validator("blur"));
+  add_run_size_option(run, r.size, "blur", "image");
   run->add_option("-s,--sigma", r.sigma, "standard deviation in pixels")->capture_default_str();
-  run->add_option("-m,--method", r.method, "auto, direct, separable or recursive")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "direct", "separable", "recursive"}));
-  run->add_option("-b,--border", r.border, "clamp, mirror or zero")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"clamp", "mirror", "zero"}));
+  add_method_border(run, r.method, r.border);
   run->callback([&g] { cmd_run_blur(g, r); });
 
   static bench::BlurBenchOptions b;

@@ -260,9 +260,7 @@ void register_core(Apps& apps, Globals& g) {
 
   auto* rt = apps.run->add_subcommand("transpose", "one transpose on random data, checked and timed");
   static std::string size = "4096";
-  rt->add_option("--size", size, "matrix: " + size_grammar("transpose"))
-      ->capture_default_str()
-      ->check(size_validator("transpose"));
+  add_run_size_option(rt, size, "transpose", "matrix");
   rt->callback([&g] { cmd_run_transpose(g, size); });
 }
 

@@ -120,11 +120,8 @@ void cmd_bench_fft(Globals& g) {
 void register_fft(Apps& apps, Globals& g) {
   static RunFftOptions o;
   auto* rf = apps.run->add_subcommand("fft", "one batched FFT plan on random data, checked against FFTW and timed");
-  rf->add_option("--size", o.size,
-                 "length and batch (default batch: 64 MiB of data): " + size_grammar("fft") +
-                     "; interleaved: stride batch, distance 1")
-      ->capture_default_str()
-      ->check(size_validator("fft"));
+  add_run_size_option(rf, o.size, "fft", "length and batch (default batch: 64 MiB of data)",
+                      "; interleaved: stride batch, distance 1");
   rf->add_flag("--inverse", o.inverse, "inverse transform");
   rf->add_flag("--in-place", o.in_place, "in-place plan");
   rf->add_option("--stride", o.stride, "element stride of input and output")

@@ -139,9 +139,7 @@ void register_sgemm(Apps& apps, Globals& g) {
   static RunOptions o;
   auto* run =
       apps.run->add_subcommand("sgemm", "one sgemm on random data, checked against the host reference and timed");
-  run->add_option("--size", o.size, "C is m x n, the inner dimension k: " + size_grammar("sgemm"))
-      ->capture_default_str()
-      ->check(size_validator("sgemm"));
+  add_run_size_option(run, o.size, "sgemm", "C is m x n, the inner dimension k");
   run->add_flag("--row-major", o.row_major, "row-major storage (default column-major)");
   run->add_option("--alpha", o.alpha, "alpha")->capture_default_str();
   run->add_option("--beta", o.beta, "beta (0: C is poisoned with NaN first)")->capture_default_str();

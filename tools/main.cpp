@@ -157,6 +157,13 @@ CLI::Validator param_validator() {
       "NAME=VALUE");
 }
 
+CLI::Option* add_run_size_option(CLI::App* app, std::string& size, const std::string& routine, const std::string& what,
+                                 const std::string& more) {
+  return app->add_option("--size", size, what + ": " + size_grammar(routine) + more)
+      ->capture_default_str()
+      ->check(size_validator(routine));
+}
+
 CLI::Option* add_out_option(CLI::App* app, std::string& out, const std::string& what) {
   return app->add_option("--out", out, "output folder (created when missing): " + what)
       ->check(checked([](const std::string& v) { check_output_folder_arg(v); }, "FOLDER"));
