@@ -88,8 +88,11 @@ class ClassTuner {
   TuneRow evaluate(const ParamMap& p, const std::exception_ptr& build_error);
 
   // A candidate's score: the geometric mean over the class's timed sizes of its median times
-  // (log_ms of each, summed), each scaled by the fault hook's time_scale.
-  static double log_ms(const Timing& t, double scale) { return std::log(std::max(t.median_ms * scale, 1e-9)); }
+  // (log_ms of each, summed), each scaled by the fault hook's time_scale. The floor (a timer that
+  // read 0) applies to the measured time, so that scales set candidates apart whatever it read.
+  static double log_ms(const Timing& t, double scale) {
+    return std::log(std::max(t.median_ms, 1e-9)) + std::log(scale);
+  }
   double class_score(double log_sum) const {
     return std::exp(log_sum / static_cast<double>(std::max<std::size_t>(1, timed_.size())));
   }
