@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Checks that includes point down the layers: runtime <- tuning <- families <- library.
+# Checks that includes point down the layers: runtime <- tuning <- families <- group <- library.
 #   include/clforge/  public headers: only other public headers
 #   src/runtime/      devices, sources, program cache, launch layer: runtime and public headers
 #   src/tuning/       specs, database, tuner: runtime, tuning, public headers (the tuner also the
 #                     host references it verifies candidates against)
 #   src/<family>/     families: any of the above and families; the host references only in a
 #                     family's tuner target (*_tune.cpp)
+#   src/group/        one job across devices (the chunk pipeline over the families' plans): any of
+#                     the above; no family includes it
 #   src/library/      the one list of the families (specs, tuner targets): any of the above
 #   host/             references and test data (test side): anything
 #   python/           the Python module: public headers and its own headers only
@@ -13,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bad=0
-families=$(cd src && ls -d */ | tr -d / | grep -vx 'runtime\|tuning\|library' | paste -sd'|')
+families=$(cd src && ls -d */ | tr -d / | grep -vx 'runtime\|tuning\|library\|group' | paste -sd'|')
 check() {  # file, allowed-prefix regex
   local f=$1 allowed=$2
   while IFS= read -r line; do
@@ -32,8 +34,9 @@ for f in src/tuning/*; do
     *) check "$f" 'clforge/|runtime/|tuning/' ;;
   esac
 done
-for f in src/library/*; do check "$f" "clforge/|runtime/|tuning/|($families)/"; done
-for d in $(cd src && ls -d */ | tr -d / | grep -vx 'runtime\|tuning\|library'); do
+for f in src/library/*; do check "$f" "clforge/|runtime/|tuning/|($families)/|group/"; done
+for f in src/group/*; do check "$f" "clforge/|runtime/|tuning/|($families)/|group/"; done
+for d in $(cd src && ls -d */ | tr -d / | grep -vx 'runtime\|tuning\|library\|group'); do
   for f in src/$d/*; do
     case "$f" in
       *_tune.cpp) check "$f" "clforge/|runtime/|tuning/|host/|($families)/" ;;

@@ -10,10 +10,30 @@
 #include <vector>
 
 #include "bench/routines.hpp"
+#include "bench/split.hpp"
 #include "clforge/clforge.hpp"
 #include "tools/args.hpp"
 
 namespace clforge::cli {
+
+/// The options of a command run on a device group (`run ROUTINE --devices`, `bench split`).
+struct SplitArgs {
+  std::string devices;           ///< --devices: DeviceGroup selectors ("nvidia,cpu", "all", "0,2")
+  std::string split = "auto";    ///< --split auto|weights|dynamic
+  std::vector<double> weights;   ///< --weights W,W,...: one per device (implies --split weights)
+  double cpu_percent = -1;       ///< --cpu-percent P: CPU devices get P % (implies --split weights)
+  std::size_t chunk = 0;         ///< --chunk: items per chunk (0: the "group" parameters)
+  std::size_t queues = 0;        ///< --queues: queues per device (0: the "group" parameters)
+  std::string staging = "auto";  ///< --staging auto|on|off
+  bool no_overlap = false;       ///< --no-overlap
+  int reps = 5;                  ///< --reps: timed calls
+  /// The SplitOptions these ask for on `group` (UsageError for contradictions).
+  SplitOptions options(const DeviceGroup& group, const Tuning& tuning) const;
+};
+
+/// Adds --devices (required when `devices_required`), --split, --weights, --cpu-percent,
+/// --chunk, --queues, --staging, --no-overlap and --reps.
+void add_split_options(CLI::App* app, SplitArgs& a, bool devices_required);
 
 struct Globals {
   std::string device;               ///< --device (else CLFORGE_DEVICE, else first GPU)
@@ -24,6 +44,7 @@ struct Globals {
   std::vector<std::string> sizes;   ///< --size, repeatable, for bench (checked by size_validator)
   int rounds = 0;                   ///< --rounds for bench fft (0: the device's default)
   int verbosity = 0;                ///< -v: log info, -vv: debug
+  SplitArgs split;                  ///< run ROUTINE --devices ..., bench split
 
   Tuning tuning() const;  ///< overrides from --param (one value each), user database flag
   Session& session();     ///< opened on first use
@@ -63,6 +84,10 @@ CLI::Validator param_validator();
 /// "WHAT: <grammar>", then `more` when given.
 CLI::Option* add_run_size_option(CLI::App* app, std::string& size, const std::string& routine, const std::string& what,
                                  const std::string& more = "");
+/// `run ROUTINE --devices ...`: the case on the group of g.split.devices, checked and timed
+/// (bench::run_split); throws Error when the result is wrong.
+void run_on_group(Globals& g, const bench::SplitCase& c);
+
 /// Adds --out FOLDER (checked: a folder or a path that does not exist yet).
 CLI::Option* add_out_option(CLI::App* app, std::string& out, const std::string& what);
 /// Adds --size (sizes of `routine`), --quick and --out to a bench subcommand.

@@ -176,6 +176,15 @@ void cmd_run_blur(Globals& g, const RunBlurArgs& a) {
   const Size z = parse_size("blur", a.size);
   if (!(a.sigma > 0)) throw UsageError("--sigma must be positive");
   const std::size_t w = z.x, h = z.y, c = z.channels;
+  if (!g.split.devices.empty()) {
+    bench::SplitCase sc;
+    sc.routine = "blur";
+    sc.x = w, sc.y = h, sc.channels = c;
+    sc.sigma = a.sigma;
+    sc.method = parse_blur_method(a.method);
+    sc.border = parse_blur_border(a.border);
+    return run_on_group(g, sc);
+  }
   std::size_t n = 0, bytes = 0;
   if (__builtin_mul_overflow(w, h, &n) || __builtin_mul_overflow(n, c, &n) || __builtin_mul_overflow(n, 4, &bytes))
     throw Error("run blur: a " + z.text() + " image of floats does not fit in memory");
@@ -345,6 +354,7 @@ void register_blur(Apps& apps, Globals& g) {
   add_run_size_option(run, r.size, "blur", "image");
   run->add_option("-s,--sigma", r.sigma, "standard deviation in pixels")->capture_default_str();
   add_method_border(run, r.method, r.border);
+  add_split_options(run, g.split, false);
   run->callback([&g] { cmd_run_blur(g, r); });
 
   static bench::BlurBenchOptions b;

@@ -87,15 +87,15 @@ void cmd_info(Globals& g, bool timings) {
               static_cast<unsigned long long>(st.disk_rejected));
 }
 
-// The kernels `name` stands for: a routine's kernels (transpose, sgemm, fft, blur), else the
-// kernel of that name.
+// The kernels `name` stands for: a routine's kernels (transpose, sgemm, fft, blur) and the
+// "group" parameters of its group calls, else the kernel of that name.
 std::vector<const detail::KernelSpec*> kernels_named(const std::string& name) {
   std::vector<const detail::KernelSpec*> found;
   const auto& routines = routine_names();
   const bool routine = std::find(routines.begin(), routines.end(), name) != routines.end();
   std::string kernels;
   for (const auto& spec : detail::all_kernel_specs()) {
-    if (routine ? family_of(spec.name) == name : spec.name == name) found.push_back(&spec);
+    if (routine ? family_of(spec.name) == name || spec.name == "group" : spec.name == name) found.push_back(&spec);
     kernels += (kernels.empty() ? "" : ", ") + spec.name;
   }
   if (found.empty()) {
@@ -127,9 +127,11 @@ void cmd_params(Globals& g, const std::string& name, const std::string& variant)
             << (dev.architecture.empty() ? "-" : dev.architecture) << "]: " << kernels.size() << " kernel"
             << (kernels.size() == 1 ? "" : "s") << "\n";
   for (const auto* k : kernels) {
-    const std::string v = !variant.empty() && has_variant(*k, variant) ? variant
-                          : k->variants.empty()                        ? "*"
-                                                                       : k->variants.front();
+    const bool group_row = k->name == "group" && has_variant(*k, name);  // the routine's group calls
+    const std::string v = group_row                                      ? name
+                          : !variant.empty() && has_variant(*k, variant) ? variant
+                          : k->variants.empty()                          ? "*"
+                                                                         : k->variants.front();
     const Configuration cfg = resolve_configuration(k->name, v, dev, t);
     std::string variants;
     for (const auto& x : k->variants) variants += (variants.empty() ? "" : ", ") + x;
@@ -192,6 +194,12 @@ void cmd_bench_overhead(Globals& g) {
 void cmd_run_transpose(Globals& g, const std::string& size) {
   const Size z = parse_size("transpose", size);
   const std::size_t rows = z.x, cols = z.y, elem = z.elem;
+  if (!g.split.devices.empty()) {
+    bench::SplitCase c;
+    c.routine = "transpose";
+    c.x = rows, c.y = cols, c.elem = elem;
+    return run_on_group(g, c);
+  }
   std::size_t bytes = 0;
   if (__builtin_mul_overflow(rows, cols, &bytes) || __builtin_mul_overflow(bytes, elem, &bytes))
     throw InvalidArgument("run transpose: " + std::to_string(rows) + " x " + std::to_string(cols) + " elements of " +
@@ -261,6 +269,7 @@ void register_core(Apps& apps, Globals& g) {
   auto* rt = apps.run->add_subcommand("transpose", "one transpose on random data, checked and timed");
   static std::string size = "4096";
   add_run_size_option(rt, size, "transpose", "matrix");
+  add_split_options(rt, g.split, false);
   rt->callback([&g] { cmd_run_transpose(g, size); });
 }
 

@@ -25,6 +25,18 @@ struct RunFftOptions {
 void cmd_run_fft(Globals& g, RunFftOptions o) {
   const Size z = parse_size("fft", o.size);
   o.n = z.x;
+  if (!g.split.devices.empty()) {
+    if (o.in_place || o.stride != 1 || o.distance != 0 || o.scaling != "none" || z.interleaved)
+      throw UsageError(
+          "run fft --devices: contiguous transforms, out of place, unscaled (leave out --in-place, "
+          "--stride, --distance, --scaling, layout=)");
+    bench::SplitCase c;
+    c.routine = "fft";
+    c.x = o.n;
+    c.y = z.fft_batch(std::size_t{64} << 20);
+    c.inverse = o.inverse;
+    return run_on_group(g, c);
+  }
   FftDesc d;
   d.n = o.n;
   d.batch = z.fft_batch((std::size_t{64} << 20) / o.stride);
@@ -131,6 +143,7 @@ void register_fft(Apps& apps, Globals& g) {
   rf->add_option("--scaling", o.scaling, "none, n (1/n) or sqrtn (1/sqrt(n))")
       ->capture_default_str()
       ->check(CLI::IsMember({"none", "n", "sqrtn"}));
+  add_split_options(rf, g.split, false);
   rf->callback([&g] { cmd_run_fft(g, o); });
 
   auto* bf = apps.bench->add_subcommand("fft", "clforge FFT vs clFFT and VkFFT on the same device");

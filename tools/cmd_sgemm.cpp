@@ -26,6 +26,14 @@ void cmd_run_sgemm(Globals& g, RunOptions o) {
   const Size z = parse_size("sgemm", o.size);
   o.m = z.x, o.n = z.y, o.k = z.z;
   o.trans_a = z.trans_a, o.trans_b = z.trans_b;
+  if (!g.split.devices.empty()) {
+    bench::SplitCase c;
+    c.routine = "sgemm";
+    c.x = o.m, c.y = o.n, c.z = o.k;
+    c.trans_a = o.trans_a, c.trans_b = o.trans_b, c.row_major = o.row_major;
+    c.alpha = o.alpha, c.beta = o.beta;
+    return run_on_group(g, c);
+  }
   Session& s = g.session();
   const Tuning t = g.tuning();
   host::GemmShape sh;
@@ -143,6 +151,7 @@ void register_sgemm(Apps& apps, Globals& g) {
   run->add_flag("--row-major", o.row_major, "row-major storage (default column-major)");
   run->add_option("--alpha", o.alpha, "alpha")->capture_default_str();
   run->add_option("--beta", o.beta, "beta (0: C is poisoned with NaN first)")->capture_default_str();
+  add_split_options(run, g.split, false);
   run->fallthrough();  // --param and the other global options may follow `run sgemm`
   run->callback([&g] { cmd_run_sgemm(g, o); });
 

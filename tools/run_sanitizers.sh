@@ -37,7 +37,8 @@ asan_runs=(
 [ -f "$root/tests/test_safety.cpp" ] && asan_runs+=("safety|--test-suite=safety")
 # bench_all only has cases when the command line is built (CLFORGE_BUILD_TOOLS), which it is not here.
 
-# ThreadSanitizer: the tests that start threads, plus the tuner, which compiles candidates on
+# ThreadSanitizer: the tests that start threads (and the group suite, run below with two PoCL
+# devices: every group call runs a thread per device), plus the tuner, which compiles candidates on
 # several threads of its own (std::thread in src/tuning/tuner_class.cpp).
 tsan_runs=(
   "runtime_threads|--test-suite=runtime|-tc=concurrent calls from 8 threads*"
@@ -117,6 +118,8 @@ for kind in "${kinds[@]}"; do
         IFS='|' read -r -a f <<<"$r"
         run "$dir" "${f[0]}" "$dir/tests/clforge_tests" "${f[@]:1}"
       done
+      # Group calls on two PoCL devices (a thread per device in every call).
+      run "$dir" group env "POCL_DEVICES=pthread pthread" "$dir/tests/clforge_tests" --test-suite=group
       # The 16-thread first contact under ASan too (it needs use_sigaltstack=0, see above).
       run "$dir" first_contact sh -c 'CLFORGE_CACHE_DIR=off "$0" 16' "$dir/tests/clforge_first_contact"
       unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
@@ -135,6 +138,7 @@ for kind in "${kinds[@]}"; do
         IFS='|' read -r -a f <<<"$r"
         run "$dir" "${f[0]}" "$dir/tests/clforge_tests" "${f[@]:1}"
       done
+      run "$dir" group_threads env "POCL_DEVICES=pthread pthread" "$dir/tests/clforge_tests" --test-suite=group
       unset TSAN_OPTIONS
       note "runs thread" "$(secs "$t0" "$(now)")"
       ;;

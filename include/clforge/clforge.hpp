@@ -5,6 +5,7 @@
 #include "clforge/device.hpp"
 #include "clforge/errors.hpp"
 #include "clforge/fft.hpp"
+#include "clforge/group.hpp"
 #include "clforge/runtime.hpp"
 #include "clforge/sgemm.hpp"
 #include "clforge/transpose.hpp"

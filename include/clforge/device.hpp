@@ -66,6 +66,12 @@ std::vector<DeviceEntry> list_devices();
 /// device or platform name. Throws UnsupportedDevice naming the spec when nothing matches.
 DeviceEntry select_device(const std::string& spec = {});
 
+/// Every device a comma-separated list of selectors picks, each device once, in the order of
+/// first match. A selector is one of select_device()'s, but "gpu", "cpu", a vendor or a name
+/// substring picks every device it matches, and "all" picks every device. Throws
+/// UnsupportedDevice naming a selector that matches nothing, InvalidArgument for an empty entry.
+std::vector<DeviceEntry> select_devices(const std::string& selectors);
+
 /// A context and an in-order profiling queue on one device: what the CLI, the benchmarks
 /// and the tests use. Library routines take any cl::CommandQueue.
 struct Session {

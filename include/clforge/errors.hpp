@@ -1,8 +1,10 @@
 // The exceptions clforge throws. Every failure is one of these types; what() opens with
 // one line naming the problem, followed by details (a build log, the file at fault).
 #pragma once
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace clforge {
 
@@ -67,6 +69,32 @@ class TuningError : public Error {
 class UnsupportedDevice : public Error {
  public:
   using Error::Error;
+};
+
+/// A device of a DeviceGroup failed during a group call (clforge/group.hpp). what() names the
+/// device, the chunk and its items, then the device's own error. The other devices stopped
+/// taking chunks, all enqueued work was waited for, and the outputs of every chunk that did
+/// not finish are NaN (0xFF bytes).
+class DeviceFailure : public Error {
+ public:
+  DeviceFailure(const std::string& what, std::size_t device, std::string device_name, std::size_t chunk,
+                std::size_t first_item, std::size_t items)
+      : Error(what),
+        device_(device),
+        device_name_(std::move(device_name)),
+        chunk_(chunk),
+        first_item_(first_item),
+        items_(items) {}
+  std::size_t device() const noexcept { return device_; }  ///< index in the group
+  const std::string& device_name() const noexcept { return device_name_; }
+  std::size_t chunk() const noexcept { return chunk_; }
+  std::size_t first_item() const noexcept { return first_item_; }
+  std::size_t items() const noexcept { return items_; }
+
+ private:
+  std::size_t device_;
+  std::string device_name_;
+  std::size_t chunk_, first_item_, items_;
 };
 
 /// Symbolic name of an OpenCL status code ("CL_OUT_OF_RESOURCES"), or "CL_UNKNOWN_ERROR".

@@ -176,43 +176,83 @@ std::vector<DeviceEntry> list_devices() {
   return out;
 }
 
-DeviceEntry select_device(const std::string& spec_in) {
-  std::string spec = spec_in;
-  if (spec.empty()) spec = detail::env("CLFORGE_DEVICE").value_or("");
-  auto all = list_devices();
-  if (all.empty()) throw UnsupportedDevice("no OpenCL device found (is an OpenCL driver such as PoCL installed?)");
-  if (spec.empty()) {
-    for (auto& e : all)
-      if (e.info.type == "GPU") return e;
-    return all.front();
-  }
+namespace {
+
+// The devices one selector matches (indices into `all`, in order): an index "N" or "P:D" (one
+// device), "all", "gpu"/"cpu" or a vendor (every such device), else every device whose name,
+// platform or vendor contains the text. Throws UnsupportedDevice when nothing matches.
+std::vector<std::size_t> matching(const std::string& spec, const std::vector<DeviceEntry>& all) {
   const std::string s = detail::to_lower(detail::trim(spec));
   auto is_number = [](const std::string& t) {
     return !t.empty() && std::all_of(t.begin(), t.end(), [](unsigned char c) { return std::isdigit(c); });
   };
   if (is_number(s)) {
     const auto i = std::stoul(s);
-    if (i < all.size()) return all[i];
+    if (i < all.size()) return {i};
     throw UnsupportedDevice("device index " + s + " out of range: " + std::to_string(all.size()) + " devices found");
   }
   const auto colon = s.find(':');
   if (colon != std::string::npos && is_number(s.substr(0, colon)) && is_number(s.substr(colon + 1))) {
-    for (auto& e : all)
-      if (e.info.index_string() == s) return e;
+    for (std::size_t i = 0; i < all.size(); ++i)
+      if (all[i].info.index_string() == s) return {i};
     throw UnsupportedDevice("no device " + s + " (platform:device)");
   }
-  for (auto& e : all) {
-    if ((s == "gpu" && e.info.type == "GPU") || (s == "cpu" && e.info.type == "CPU")) return e;
-    if (detail::to_lower(e.info.vendor_key()) == s) return e;
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const auto& e = all[i];
+    if (s == "all" || (s == "gpu" && e.info.type == "GPU") || (s == "cpu" && e.info.type == "CPU") ||
+        detail::to_lower(e.info.vendor_key()) == s)
+      out.push_back(i);
   }
-  for (auto& e : all) {
+  if (!out.empty()) return out;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const auto& e = all[i];
     if (detail::to_lower(e.info.name).find(s) != std::string::npos ||
         detail::to_lower(e.info.platform_name).find(s) != std::string::npos ||
         detail::to_lower(e.info.vendor).find(s) != std::string::npos)
-      return e;
+      out.push_back(i);
   }
+  if (!out.empty()) return out;
   throw UnsupportedDevice("no OpenCL device matches '" + spec + "' (" + std::to_string(all.size()) +
                           " devices; see `clforge devices`)");
+}
+
+std::vector<DeviceEntry> listed_devices() {
+  auto all = list_devices();
+  if (all.empty()) throw UnsupportedDevice("no OpenCL device found (is an OpenCL driver such as PoCL installed?)");
+  return all;
+}
+
+}  // namespace
+
+DeviceEntry select_device(const std::string& spec_in) {
+  std::string spec = spec_in;
+  if (spec.empty()) spec = detail::env("CLFORGE_DEVICE").value_or("");
+  auto all = listed_devices();
+  if (spec.empty()) {
+    for (auto& e : all)
+      if (e.info.type == "GPU") return e;
+    return all.front();
+  }
+  return all[matching(spec, all).front()];
+}
+
+std::vector<DeviceEntry> select_devices(const std::string& selectors) {
+  auto all = listed_devices();
+  std::vector<std::size_t> picked;
+  std::size_t start = 0;
+  while (start <= selectors.size()) {
+    const std::size_t comma = std::min(selectors.find(',', start), selectors.size());
+    const std::string token = detail::trim(selectors.substr(start, comma - start));
+    if (token.empty())
+      throw InvalidArgument("device list '" + selectors + "': an empty entry (selectors are separated by commas)");
+    for (std::size_t i : matching(token, all))
+      if (std::find(picked.begin(), picked.end(), i) == picked.end()) picked.push_back(i);
+    start = comma + 1;
+  }
+  std::vector<DeviceEntry> out;
+  for (std::size_t i : picked) out.push_back(all[i]);
+  return out;
 }
 
 Session::Session(const std::string& spec) : Session(select_device(spec)) {}

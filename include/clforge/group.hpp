@@ -1,0 +1,178 @@
+// One job across several devices of a host: a DeviceGroup (a context and queues per device) and
+// host-resident entry points for every family that split the work into chunks (transforms,
+// columns of C, bands of rows), hand the chunks to the devices by weights or on demand, and run
+// each device's chunks as a pipeline over several queues: upload chunk i+1 while chunk i computes
+// while chunk i-1 comes back. See docs/group.md.
+#pragma once
+#include <complex>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "clforge/blur.hpp"
+#include "clforge/device.hpp"
+#include "clforge/opencl.hpp"
+#include "clforge/sgemm.hpp"
+#include "clforge/tuning.hpp"
+
+namespace clforge {
+
+namespace detail {
+struct GroupAccess;  // the library's own access (pinned ranges)
+}
+
+/// Devices used together: per device a context of its own and `queues` in-order profiling
+/// queues. Copies share the same devices, contexts and queues. The group's entry points may run
+/// on several host threads at once (each call has its own buffers and events; they share the
+/// queues, which OpenCL makes safe).
+class DeviceGroup {
+ public:
+  /// `selectors`: comma-separated; each selects every device it matches, in list_devices()
+  /// order: "all", "gpu", "cpu", a vendor ("nvidia", "amd", "intel"), an index "N" or
+  /// "P:D", or a case-insensitive substring of the device or platform name. A device matched
+  /// twice is taken once. Throws UnsupportedDevice naming the selector that matches nothing,
+  /// InvalidArgument for an empty list or `queues` outside 1..8.
+  explicit DeviceGroup(const std::string& selectors = "all", std::size_t queues = 3);
+  /// The given devices (each once), in that order.
+  explicit DeviceGroup(std::vector<DeviceEntry> devices, std::size_t queues = 3);
+
+  std::size_t size() const;
+  std::size_t queues() const;
+  const DeviceEntry& entry(std::size_t device) const;
+  const cl::Context& context(std::size_t device) const;
+  /// Queue q (< queues()) of a device.
+  cl::CommandQueue& queue(std::size_t device, std::size_t q = 0) const;
+  /// "0: NVIDIA H100 80GB HBM3 [GPU], 1: pthread-... [CPU]".
+  std::string describe() const;
+
+  struct Impl;
+
+ private:
+  friend struct detail::GroupAccess;
+  std::shared_ptr<Impl> impl_;
+};
+
+/// How a group call hands its chunks to the devices.
+enum class SplitMode {
+  /// Weights from each device's measured throughput for the routine (GROUP_RATE in the tuning
+  /// databases); a call that finds a device without one runs Dynamic, measures every device's
+  /// throughput and stores it in the user database (in memory only when it is off).
+  Auto,
+  Weights,  ///< SplitOptions::weights: device d takes a contiguous share in proportion
+  Dynamic,  ///< every device takes the next chunk when it has a free queue
+};
+const char* to_string(SplitMode m);
+/// "auto", "weights", "dynamic" (case-insensitive); throws InvalidArgument naming the text.
+SplitMode parse_split_mode(const std::string& text);
+
+/// Whether chunks of pageable memory travel through pinned staging buffers (CL_MEM_ALLOC_HOST_PTR,
+/// mapped): the caller's memory is copied into them on the host and the device transfers from and
+/// to them. Host arrays inside PinnedMemory of the group are always transferred directly.
+enum class Staging {
+  Auto,  ///< on GPUs and accelerators; off on CPU devices (whose transfers are host copies anyway)
+  On,    ///< on every device
+  Off,   ///< the device transfers straight from and to the caller's memory
+};
+
+/// Options of one group call.
+struct SplitOptions {
+  SplitMode mode = SplitMode::Auto;
+  std::vector<double> weights;  ///< Weights: one per device, each >= 0, finite, sum > 0
+  std::size_t chunk = 0;        ///< items per chunk (transforms, columns, rows); 0: each device's GROUP_CHUNK_KIB
+  std::size_t queues = 0;       ///< queues per device in use, 1..group.queues(); 0: each device's GROUP_QUEUES
+  Staging staging = Staging::Auto;
+  /// false: each device runs one chunk at a time, upload, compute, download (the baseline that
+  /// `clforge bench split` compares the pipeline against).
+  bool overlap = true;
+  Tuning tuning;  ///< passed to every device's plans; may also override GROUP_CHUNK_KIB and GROUP_QUEUES
+  /// Test hook: called on the device's thread before each of its chunks is enqueued; an
+  /// exception thrown there is that device failing on that chunk.
+  std::function<void(std::size_t device, std::size_t chunk)> fault;
+};
+
+/// Weights that give the CPU devices of the group `percent` (0..100) of the work, split evenly
+/// among them, and the other devices the rest, split evenly. Throws InvalidArgument for a
+/// percent outside 0..100, or one that gives work to a kind of device the group lacks.
+std::vector<double> cpu_percent_weights(const DeviceGroup& group, double percent);
+
+/// What one device did in a group call.
+struct DeviceShare {
+  std::size_t device = 0;  ///< index in the group
+  std::string name;
+  std::size_t chunk = 0;   ///< items per chunk on this device (0: it had no work)
+  std::size_t queues = 0;  ///< queues it used
+  std::size_t items = 0;   ///< transforms, columns or rows it did
+  std::size_t chunks = 0;
+  bool staged = false;     ///< some of its chunks went through pinned staging buffers
+  double seconds = 0;      ///< from the start of the chunks to this device's last chunk back on the host
+};
+
+/// What a group call did.
+struct GroupRun {
+  /// The mode that ran: Auto runs Weights from the devices' stored GROUP_RATE, or Dynamic when a
+  /// device has none yet (that call measures and stores them).
+  SplitMode mode = SplitMode::Weights;
+  std::vector<double> weights;      ///< the weights used (Weights), empty for Dynamic
+  std::vector<DeviceShare> shares;  ///< one per device of the group
+  double seconds = 0;               ///< wall time of the chunks (argument checks and plans excluded)
+};
+
+/// Pinned (page-locked) host memory from the OpenCL driver: a CL_MEM_ALLOC_HOST_PTR buffer of the
+/// group's first non-CPU device (else its first device), mapped for the object's lifetime. Group
+/// calls whose host arrays lie inside pinned memory of their group transfer from and to it
+/// directly, with no staging copies (Staging Auto and On). Move-only; the memory is released by the
+/// destructor, which must not run while a group call uses it.
+class PinnedMemory {
+ public:
+  /// Throws InvalidArgument for 0 bytes, OpenCLError when the driver refuses.
+  PinnedMemory(const DeviceGroup& group, std::size_t bytes);
+  ~PinnedMemory();
+  PinnedMemory(PinnedMemory&&) noexcept;
+  PinnedMemory& operator=(PinnedMemory&&) noexcept;
+  PinnedMemory(const PinnedMemory&) = delete;
+  PinnedMemory& operator=(const PinnedMemory&) = delete;
+  void* data() const;
+  std::size_t size() const;
+  template <typename T>
+  T* as() const {
+    return static_cast<T*>(data());
+  }
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Batched complex FFT of `batch` contiguous transforms of length n, host memory to host memory
+/// (in == out allowed: in place), split on the batch. Forward unless `inverse`; the inverse is
+/// unnormalised like FftPlan's default. Results equal FftPlan's on each device (same kernels).
+/// Throws InvalidArgument before anything is built or allocated for null pointers, n or batch 0
+/// or sizes FftPlan refuses, bad split options; DeviceFailure when a device fails (then the
+/// outputs of every chunk not finished are NaN).
+GroupRun fft(const DeviceGroup& group, std::size_t n, std::size_t batch, const std::complex<float>* in,
+             std::complex<float>* out, bool inverse = false, const SplitOptions& options = {});
+
+/// out (cols x rows) = in (rows x cols)^T, both packed row-major, elem_size 4, 8 or 16 bytes,
+/// split in bands of input rows. Bitwise equal to transpose(). in and out must not overlap.
+GroupRun transpose(const DeviceGroup& group, std::size_t rows, std::size_t cols, std::size_t elem_size, const void* in,
+                   void* out, const SplitOptions& options = {});
+
+/// C = alpha op(A) op(B) + beta C with sgemm()'s semantics on host matrices, C split in blocks
+/// of columns (column-major; rows in row-major): each device receives A once and its slices of
+/// B and C. beta == 0 does not read C. C must not overlap A or B.
+GroupRun sgemm(const DeviceGroup& group, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m,
+               std::size_t n, std::size_t k, float alpha, const float* a, std::size_t lda, const float* b,
+               std::size_t ldb, float beta, float* c, std::size_t ldc, const SplitOptions& options = {});
+
+/// Gaussian blur of a packed row-major image (pitch = width) in bands of rows, each with the
+/// rows above and below that its filter reaches (docs/group.md: the recursive method's reach is
+/// where its impulse response falls below 2^-30 of its peak). Methods Direct and Separable give
+/// gaussian_blur()'s result bitwise, Recursive within its stated tolerance. Auto resolves on the
+/// group's first device. in and out must not overlap.
+GroupRun gaussian_blur(const DeviceGroup& group, std::size_t width, std::size_t height, PixelFormat format,
+                       const void* in, void* out, const BlurOptions& options, const SplitOptions& split = {});
+
+}  // namespace clforge

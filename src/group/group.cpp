@@ -1,0 +1,257 @@
+// DeviceGroup (a context and queues per device), the split options' helpers and the "group"
+// parameter set (cl/db/group.json).
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "clforge/errors.hpp"
+#include "group/group_internal.hpp"
+#include "runtime/errors.hpp"
+#include "runtime/host_io.hpp"
+#include "runtime/util.hpp"
+
+namespace clforge {
+
+namespace {
+
+std::shared_ptr<DeviceGroup::Impl> make_group(std::vector<DeviceEntry> devices, std::size_t queues) {
+  detail::require(!devices.empty(), "DeviceGroup", "no devices");
+  detail::require(queues >= 1 && queues <= 8, "DeviceGroup",
+                  [&] { return "queues per device must be 1..8 (got " + std::to_string(queues) + ")"; });
+  auto impl = std::make_shared<DeviceGroup::Impl>();
+  std::set<cl_device_id> seen;
+  for (auto& e : devices) {
+    detail::require(seen.insert(e.device()).second, "DeviceGroup",
+                    [&] { return "device " + e.info.index_string() + " (" + e.info.name + ") given twice"; });
+    Session first(e);  // context and the first queue, under the first-contact lock
+    DeviceGroup::Impl::Member m{first.entry, first.context, {first.queue}, std::make_unique<DeviceGroup::Impl::StagingPool>()};
+    for (std::size_t q = 1; q < queues; ++q) {
+      cl_int st = CL_SUCCESS;
+      cl_command_queue cq = clCreateCommandQueue(m.context(), m.entry.device(), CL_QUEUE_PROFILING_ENABLE, &st);
+      detail::check(st, "clCreateCommandQueue", "for " + m.entry.info.name);
+      m.queues.emplace_back(cq, false);
+    }
+    impl->members.push_back(std::move(m));
+  }
+  return impl;
+}
+
+}  // namespace
+
+DeviceGroup::DeviceGroup(const std::string& selectors, std::size_t queues)
+    : impl_(make_group(select_devices(selectors), queues)) {}
+
+DeviceGroup::DeviceGroup(std::vector<DeviceEntry> devices, std::size_t queues)
+    : impl_(make_group(std::move(devices), queues)) {}
+
+std::size_t DeviceGroup::size() const { return impl_->members.size(); }
+std::size_t DeviceGroup::queues() const { return impl_->members.front().queues.size(); }
+
+const DeviceEntry& DeviceGroup::entry(std::size_t device) const { return impl_->members.at(device).entry; }
+const cl::Context& DeviceGroup::context(std::size_t device) const { return impl_->members.at(device).context; }
+cl::CommandQueue& DeviceGroup::queue(std::size_t device, std::size_t q) const {
+  return impl_->members.at(device).queues.at(q);
+}
+
+std::string DeviceGroup::describe() const {
+  std::string s;
+  for (std::size_t d = 0; d < size(); ++d) {
+    const auto& i = entry(d).info;
+    s += (d ? ", " : "") + std::to_string(d) + ": " + i.name + " [" + i.type + "]";
+  }
+  return s;
+}
+
+DeviceGroup::Impl::Staging DeviceGroup::Impl::acquire_staging(std::size_t d, std::size_t bytes) {
+  Member& m = members.at(d);
+  {
+    const std::lock_guard<std::mutex> lock(m.staging->mutex);
+    auto& f = m.staging->free;
+    auto best = f.end();
+    for (auto it = f.begin(); it != f.end(); ++it)
+      if (it->bytes >= bytes && (best == f.end() || it->bytes < best->bytes)) best = it;
+    if (best != f.end()) {
+      Staging s = *best;
+      m.staging->free_bytes -= s.bytes;
+      f.erase(best);
+      return s;
+    }
+  }
+  Staging s;
+  s.buffer = detail::device_buffer(m.context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, "group staging buffer");
+  cl_int st = CL_SUCCESS;
+  detail::count_enqueue();
+  s.ptr = static_cast<char*>(
+      m.queues[0].enqueueMapBuffer(s.buffer, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, nullptr, nullptr, &st));
+  detail::check(st, "clEnqueueMapBuffer", "group staging buffer");
+  s.bytes = bytes;
+  return s;
+}
+
+void DeviceGroup::Impl::release_staging(std::size_t d, Staging s) {
+  if (!s.ptr) return;
+  Member& m = members.at(d);
+  {
+    const std::lock_guard<std::mutex> lock(m.staging->mutex);
+    if (m.staging->free_bytes + s.bytes <= kStagingKeep) {
+      m.staging->free_bytes += s.bytes;
+      m.staging->free.push_back(std::move(s));
+      return;
+    }
+  }
+  detail::count_enqueue();
+  m.queues[0].enqueueUnmapMemObject(s.buffer, s.ptr);
+  m.queues[0].finish();
+}
+
+DeviceGroup::Impl::~Impl() {
+  for (Member& m : members) {
+    try {
+      for (Staging& s : m.staging->free) {
+        detail::count_enqueue();
+        m.queues[0].enqueueUnmapMemObject(s.buffer, s.ptr);
+      }
+      if (!m.staging->free.empty()) m.queues[0].finish();
+    } catch (...) {
+    }
+  }
+}
+
+bool DeviceGroup::Impl::is_pinned(const void* p, std::size_t bytes) {
+  const auto b = reinterpret_cast<std::uintptr_t>(p);
+  const std::lock_guard<std::mutex> lock(pinned_mutex);
+  for (const auto& [lo, hi] : pinned)
+    if (b >= lo && b <= hi && bytes <= hi - b) return true;
+  return false;
+}
+
+struct PinnedMemory::Impl {
+  std::shared_ptr<DeviceGroup::Impl> group;
+  cl::CommandQueue queue;
+  cl::Buffer buffer;
+  void* data = nullptr;
+  std::size_t bytes = 0;
+  // Unregisters the range, unmaps the buffer and waits for that.
+  ~Impl() {
+    if (!data) return;
+    {
+      const auto b = reinterpret_cast<std::uintptr_t>(data);
+      const std::lock_guard<std::mutex> lock(group->pinned_mutex);
+      auto& v = group->pinned;
+      v.erase(std::remove(v.begin(), v.end(), std::pair{b, b + bytes}), v.end());
+    }
+    try {
+      detail::count_enqueue();
+      queue.enqueueUnmapMemObject(buffer, data);
+      queue.finish();
+    } catch (...) {
+    }
+  }
+};
+
+PinnedMemory::PinnedMemory(const DeviceGroup& group, std::size_t bytes) : impl_(std::make_unique<Impl>()) {
+  detail::require(bytes > 0, "PinnedMemory", "0 bytes");
+  std::size_t d = 0;
+  while (d + 1 < group.size() && group.entry(d).info.type == "CPU") ++d;
+  impl_->group = detail::GroupAccess::impl(group);
+  impl_->queue = group.queue(d, 0);
+  impl_->buffer =
+      detail::device_buffer(group.context(d), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, "pinned host memory");
+  cl_int st = CL_SUCCESS;
+  detail::count_enqueue();
+  impl_->data = impl_->queue.enqueueMapBuffer(impl_->buffer, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, nullptr,
+                                              nullptr, &st);
+  detail::check(st, "clEnqueueMapBuffer", "pinned host memory");
+  impl_->bytes = bytes;
+  const auto b = reinterpret_cast<std::uintptr_t>(impl_->data);
+  const std::lock_guard<std::mutex> lock(impl_->group->pinned_mutex);
+  impl_->group->pinned.emplace_back(b, b + bytes);
+}
+
+PinnedMemory::~PinnedMemory() = default;
+PinnedMemory::PinnedMemory(PinnedMemory&&) noexcept = default;
+PinnedMemory& PinnedMemory::operator=(PinnedMemory&&) noexcept = default;
+void* PinnedMemory::data() const { return impl_ ? impl_->data : nullptr; }
+std::size_t PinnedMemory::size() const { return impl_ ? impl_->bytes : 0; }
+
+const char* to_string(SplitMode m) {
+  switch (m) {
+    case SplitMode::Auto:
+      return "auto";
+    case SplitMode::Weights:
+      return "weights";
+    case SplitMode::Dynamic:
+      return "dynamic";
+  }
+  return "?";
+}
+
+SplitMode parse_split_mode(const std::string& text) {
+  const std::string t = detail::to_lower(detail::trim(text));
+  for (SplitMode m : {SplitMode::Auto, SplitMode::Weights, SplitMode::Dynamic})
+    if (t == to_string(m)) return m;
+  throw InvalidArgument("unknown split mode '" + text + "' (auto, weights, dynamic)");
+}
+
+std::vector<double> cpu_percent_weights(const DeviceGroup& group, double percent) {
+  detail::require(std::isfinite(percent) && percent >= 0 && percent <= 100, "cpu percent",
+                  [&] { return "must be in 0..100 (got " + std::to_string(percent) + ")"; });
+  std::size_t cpus = 0;
+  for (std::size_t d = 0; d < group.size(); ++d) cpus += group.entry(d).info.type == "CPU";
+  const std::size_t others = group.size() - cpus;
+  detail::require(percent == 0 || cpus > 0, "cpu percent", "the group has no CPU device to give work to");
+  detail::require(percent == 100 || others > 0, "cpu percent", "the group has only CPU devices");
+  std::vector<double> w;
+  for (std::size_t d = 0; d < group.size(); ++d)
+    w.push_back(group.entry(d).info.type == "CPU" ? percent / static_cast<double>(cpus)
+                                                  : (100 - percent) / static_cast<double>(others));
+  return w;
+}
+
+}  // namespace clforge
+
+namespace clforge::detail {
+
+// Throughputs in MB/s that GROUP_RATE may hold: 0 (not measured) and round(2^(k/4)) up to 2^22
+// (4 TB/s), steps of 19 %.
+std::vector<int> rate_ladder() {
+  std::vector<int> v = {0};
+  for (int k = 0; k <= 88; ++k) {
+    const int r = static_cast<int>(std::lround(std::pow(2.0, k / 4.0)));
+    if (r != v.back()) v.push_back(r);
+  }
+  return v;
+}
+
+int quantize_rate(double mbs) {
+  static const std::vector<int> ladder = rate_ladder();
+  int best = ladder[1];
+  for (std::size_t i = 1; i < ladder.size(); ++i)
+    if (std::fabs(std::log(ladder[i] / mbs)) < std::fabs(std::log(best / mbs))) best = ladder[i];
+  return best;
+}
+
+KernelSpec group_spec() {
+  KernelSpec s;
+  s.name = "group";
+  s.database = "db/group.json";
+  s.variants = {"fft", "sgemm", "transpose", "blur"};
+  s.params = {
+      {"GROUP_CHUNK_KIB",
+       8192,
+       {64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536},
+       "host bytes (KiB) a chunk of a group call moves in, at most (fewer when the job is small)",
+       true},
+      {"GROUP_QUEUES", 3, {1, 2, 3, 4}, "queues (chunks in flight) per device in a group call", true},
+      {"GROUP_RATE",
+       0,
+       rate_ladder(),
+       "MB/s of host data this device did in a group call of the routine (the auto split's weights; 0: not "
+       "measured, the next auto call measures it)",
+       true},
+  };
+  s.check = [](const ParamMap&, const std::string&) -> std::string { return {}; };
+  return s;
+}
+
+}  // namespace clforge::detail

@@ -1,0 +1,125 @@
+// Group blur (clforge/group.hpp): bands of rows, each uploaded with the rows above and below
+// that the filter reaches (its halo) and blurred as an image of its own; only the band's rows
+// come back. Direct and separable reach r = ceil(3 sigma_y) rows, so a band's rows are computed
+// from exactly the pixels the whole image's would be (bitwise equal). The recursive filter
+// reaches infinitely far; its halo is where its impulse response has decayed below 2^-30 of
+// its peak, and the band's edge rows enter as the filter's clamp border there.
+#include <cmath>
+#include <map>
+#include <mutex>
+
+#include "blur/blur_design.hpp"
+#include "group/group_internal.hpp"
+#include "runtime/errors.hpp"
+#include "runtime/extent.hpp"
+
+namespace clforge {
+
+namespace {
+
+// Rows above and below a band that a method's vertical filter reaches.
+std::size_t halo_rows(BlurMethod m, double sigma_y) {
+  if (m != BlurMethod::Recursive) return static_cast<std::size_t>(detail::gaussian_radius(sigma_y));
+  // The slowest pole of the cascade (a real pole p1 and a complex pair of modulus sqrt(-c2))
+  // sets the decay of the impulse response: rho^h <= 2^-30.
+  const detail::RecursiveGaussian g = detail::recursive_gaussian(sigma_y);
+  const double rho = std::max(g.p1, std::sqrt(std::max(0.0, -g.c2)));
+  return static_cast<std::size_t>(std::ceil(30 * std::log(2.0) / -std::log(rho))) + 1;
+}
+
+class BlurTask : public detail::ChunkTask {
+ public:
+  BlurTask(cl::CommandQueue& queue, const BlurDesc& whole, std::size_t halo, std::size_t chunk, const char* in,
+           char* out, const Tuning& tuning)
+      : queue_(queue), whole_(whole), halo_(halo), chunk_(chunk), px_(pixel_bytes(whole.format)), in_(in), out_(out),
+        tuning_(tuning) {
+    plan(std::min(whole.height, chunk + 2 * halo));  // the common band: arguments and kernels checked now
+  }
+
+  std::vector<std::size_t> slot_buffers() const override {
+    const std::size_t rows = std::min(whole_.height, chunk_ + 2 * halo_);
+    return {rows * whole_.width * px_, rows * whole_.width * px_};
+  }
+  void inputs(std::size_t first, std::size_t count, std::vector<detail::BlockCopy>& v) const override {
+    const auto [r0, r1] = band(first, count);
+    v.push_back({const_cast<char*>(in_) + r0 * row(), (r1 - r0) * row(), 1, 0, 0, 0, 0});
+  }
+  void outputs(std::size_t first, std::size_t count, std::vector<detail::BlockCopy>& v) const override {
+    const std::size_t r0 = band(first, count).first;
+    v.push_back({out_ + first * row(), count * row(), 1, 0, 1, (first - r0) * row(), 0});
+  }
+  void compute(cl::CommandQueue& queue, const std::vector<cl::Buffer>& b, std::size_t first,
+               std::size_t count) override {
+    const auto [r0, r1] = band(first, count);
+    plan(r1 - r0).enqueue(queue, b[0], b[1]);
+  }
+
+ private:
+  std::size_t row() const { return whole_.width * px_; }
+  std::pair<std::size_t, std::size_t> band(std::size_t first, std::size_t count) const {
+    return {first > halo_ ? first - halo_ : 0, std::min(whole_.height, first + count + halo_)};
+  }
+  // The plan of a band of `rows` rows (bands differ at the image's top and bottom).
+  const BlurPlan& plan(std::size_t rows) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    auto it = plans_.find(rows);
+    if (it == plans_.end()) {
+      BlurDesc d = whole_;
+      d.height = rows;
+      it = plans_.emplace(rows, BlurPlan(queue_, d, tuning_)).first;
+    }
+    return it->second;
+  }
+  cl::CommandQueue queue_;
+  BlurDesc whole_;
+  std::size_t halo_, chunk_, px_;
+  const char* in_;
+  char* out_;
+  Tuning tuning_;
+  std::mutex mutex_;
+  std::map<std::size_t, BlurPlan> plans_;
+};
+
+}  // namespace
+
+GroupRun gaussian_blur(const DeviceGroup& group, std::size_t width, std::size_t height, PixelFormat format,
+                       const void* in, void* out, const BlurOptions& options, const SplitOptions& split) {
+  const char* what = "group gaussian_blur";
+  detail::require(width > 0 && height > 0, what, "width and height must be at least 1");
+  detail::require(in != nullptr && out != nullptr, what, "null input or output");
+  detail::require(format == PixelFormat::R32F || format == PixelFormat::RGBA32F || format == PixelFormat::RGBA8, what,
+                  "unknown pixel format");
+  const std::size_t bytes =
+      detail::mul_or_throw(detail::mul_or_throw(width, height, what, "width * height"), pixel_bytes(format), what,
+                           "the image's bytes");
+  const auto i0 = reinterpret_cast<std::uintptr_t>(in), o0 = reinterpret_cast<std::uintptr_t>(out);
+  detail::require(!detail::ranges_overlap(i0, i0 + bytes, o0, o0 + bytes), what, "input and output overlap");
+  for (double s : {options.sigma_x, options.sigma_y})
+    detail::require(s > 0 && s <= 4096, what, [&] { return "sigma must be in (0, 4096] (got " + std::to_string(s) + ")"; });
+  const Tuning tuning = detail::family_tuning(split.tuning);
+  BlurDesc whole;
+  whole.width = width;
+  whole.height = height;
+  whole.format = format;
+  whole.sigma_x = options.sigma_x;
+  whole.sigma_y = options.sigma_y;
+  whole.border = options.border;
+  // One method for every device: Auto as the first device resolves it for the whole image.
+  whole.method = options.method != BlurMethod::Auto
+                     ? options.method
+                     : resolve_blur_method(group.queue(0), width, height, format, options.sigma_x, options.sigma_y,
+                                           tuning);
+  const std::size_t halo = halo_rows(whole.method, options.sigma_y);
+  detail::GroupJob job;
+  job.routine = "blur";
+  job.size_class = std::string(to_string(whole.method)) + " " + std::to_string(width) + "x" + std::to_string(height);
+  job.items = height;
+  job.item_bytes = width * pixel_bytes(format);
+  job.make_task = [&](std::size_t, cl::CommandQueue& queue, std::size_t chunk) {
+    return std::make_unique<BlurTask>(queue, whole, halo, chunk, static_cast<const char*>(in), static_cast<char*>(out),
+                                      tuning);
+  };
+  return detail::run_group_job(group, job, split);
+}
+
+}  // namespace clforge

@@ -1,0 +1,75 @@
+// Group FFT (clforge/group.hpp): the batch split in chunks of transforms; each device runs an
+// out-of-place FftPlan of `chunk` transforms per chunk (a short last chunk computes the whole
+// chunk and brings back only its own transforms).
+#include "clforge/fft.hpp"
+#include "group/group_internal.hpp"
+#include "runtime/errors.hpp"
+#include "runtime/extent.hpp"
+
+namespace clforge {
+
+namespace {
+
+class FftTask : public detail::ChunkTask {
+ public:
+  FftTask(cl::CommandQueue& queue, std::size_t n, std::size_t chunk, const char* in, char* out, bool inverse,
+          const Tuning& tuning)
+      : plan_(queue, desc(n, chunk), tuning), bytes_(n * 8), chunk_(chunk), in_(in), out_(out), inverse_(inverse) {}
+
+  std::vector<std::size_t> slot_buffers() const override { return {chunk_ * bytes_, chunk_ * bytes_}; }
+  void inputs(std::size_t first, std::size_t count, std::vector<detail::BlockCopy>& v) const override {
+    v.push_back({const_cast<char*>(in_) + first * bytes_, count * bytes_, 1, 0, 0, 0, 0});
+  }
+  void outputs(std::size_t first, std::size_t count, std::vector<detail::BlockCopy>& v) const override {
+    v.push_back({out_ + first * bytes_, count * bytes_, 1, 0, 1, 0, 0});
+  }
+  void compute(cl::CommandQueue& queue, const std::vector<cl::Buffer>& b, std::size_t, std::size_t) override {
+    if (inverse_)
+      plan_.inverse(queue, b[0], b[1]);
+    else
+      plan_.forward(queue, b[0], b[1]);
+  }
+
+ private:
+  static FftDesc desc(std::size_t n, std::size_t chunk) {
+    FftDesc d;
+    d.n = n;
+    d.batch = chunk;
+    return d;
+  }
+  FftPlan plan_;
+  std::size_t bytes_, chunk_;
+  const char* in_;
+  char* out_;
+  bool inverse_;
+};
+
+}  // namespace
+
+GroupRun fft(const DeviceGroup& group, std::size_t n, std::size_t batch, const std::complex<float>* in,
+             std::complex<float>* out, bool inverse, const SplitOptions& options) {
+  const char* what = "group fft";
+  detail::require(n > 0 && batch > 0, what, "n and batch must be at least 1");
+  detail::require(in != nullptr && out != nullptr, what, "null input or output");
+  const std::size_t elems = detail::mul_or_throw(n, batch, what, "n * batch");
+  const std::size_t bytes = detail::mul_or_throw(elems, 8, what, "n * batch * 8 bytes");
+  const auto* i0 = reinterpret_cast<const char*>(in);
+  const auto* o0 = reinterpret_cast<const char*>(out);
+  detail::require(i0 == o0 || !detail::ranges_overlap(reinterpret_cast<std::uintptr_t>(i0),
+                                                      reinterpret_cast<std::uintptr_t>(i0) + bytes,
+                                                      reinterpret_cast<std::uintptr_t>(o0),
+                                                      reinterpret_cast<std::uintptr_t>(o0) + bytes),
+                  what, "input and output overlap without being the same array");
+  const Tuning tuning = detail::family_tuning(options.tuning);
+  detail::GroupJob job;
+  job.routine = "fft";
+  job.size_class = "n=" + std::to_string(n);
+  job.items = batch;
+  job.item_bytes = n * 8;
+  job.make_task = [&](std::size_t, cl::CommandQueue& queue, std::size_t chunk) {
+    return std::make_unique<FftTask>(queue, n, chunk, i0, reinterpret_cast<char*>(out), inverse, tuning);
+  };
+  return detail::run_group_job(group, job, options);
+}
+
+}  // namespace clforge

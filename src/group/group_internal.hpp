@@ -1,0 +1,118 @@
+// The group layer's internals: the chunk pipeline that every family's group entry point runs
+// (src/group/pipeline.cpp), the "group" parameter set (chunk size, queues), and the DeviceGroup's
+// state. A family describes its job as items (transforms, columns, rows) and, per device, a
+// ChunkTask: which host blocks a chunk reads and writes and how the device computes it.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "clforge/group.hpp"
+#include "tuning/spec.hpp"
+
+namespace clforge {
+
+struct DeviceGroup::Impl {
+  /// A mapped CL_MEM_ALLOC_HOST_PTR buffer: pinned host memory the device transfers at full speed.
+  struct Staging {
+    cl::Buffer buffer;
+    char* ptr = nullptr;
+    std::size_t bytes = 0;
+  };
+  /// Staging buffers of one device kept between calls (allocating pinned memory costs far more
+  /// than copying into it), at most kStagingKeep bytes of them.
+  struct StagingPool {
+    std::mutex mutex;
+    std::vector<Staging> free;
+    std::size_t free_bytes = 0;
+  };
+  static constexpr std::size_t kStagingKeep = std::size_t{1} << 30;
+  struct Member {
+    DeviceEntry entry;
+    cl::Context context;
+    std::vector<cl::CommandQueue> queues;
+    std::unique_ptr<StagingPool> staging = std::make_unique<StagingPool>();
+  };
+  std::vector<Member> members;
+  /// A staging buffer of at least `bytes` for device d (from the pool, else new and mapped).
+  Staging acquire_staging(std::size_t d, std::size_t bytes);
+  /// Gives it back (its transfers must be complete); unmaps what the pool does not keep.
+  void release_staging(std::size_t d, Staging s);
+  ~Impl();
+  /// The PinnedMemory ranges of the group, [begin, end) addresses.
+  std::mutex pinned_mutex;
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> pinned;
+  bool is_pinned(const void* p, std::size_t bytes);
+};
+
+}  // namespace clforge
+
+namespace clforge::detail {
+
+/// Rows of bytes in host memory (rows x row_bytes, pitch apart) and their image on the device at
+/// `device_offset` of the slot buffer number `buffer`, rows device_pitch apart (0: packed).
+struct BlockCopy {
+  char* host = nullptr;  ///< first byte of the first row (inputs are only read)
+  std::size_t row_bytes = 0, rows = 1, pitch = 0;
+  std::size_t buffer = 0;
+  std::size_t device_offset = 0, device_pitch = 0;
+  std::size_t bytes() const { return row_bytes * rows; }
+};
+
+/// One device's part of a job: built on the caller's thread before anything is allocated (plans
+/// are made there, so a bad argument throws before any work), then used by that device's thread.
+class ChunkTask {
+ public:
+  virtual ~ChunkTask() = default;
+  /// Bytes of each device buffer of a slot (one slot per queue), enough for any chunk.
+  virtual std::vector<std::size_t> slot_buffers() const = 0;
+  /// Writes a host block into a device buffer (at block.device_offset) the way the pipeline
+  /// moves chunks (through staging where it would stage), blocking.
+  using Upload = std::function<void(const cl::Buffer&, const BlockCopy&)>;
+  /// Called on the device's thread before its first chunk (e.g. sgemm uploads A).
+  virtual void prepare(const cl::Context& /*context*/, const Upload& /*upload*/) {}
+  /// The host blocks that chunk [first, first + count) reads, and those it writes.
+  virtual void inputs(std::size_t first, std::size_t count, std::vector<BlockCopy>& out) const = 0;
+  virtual void outputs(std::size_t first, std::size_t count, std::vector<BlockCopy>& out) const = 0;
+  /// Enqueues the computation of the chunk on `queue` (in order after its uploads).
+  virtual void compute(cl::CommandQueue& queue, const std::vector<cl::Buffer>& buffers, std::size_t first,
+                       std::size_t count) = 0;
+};
+
+/// A job for the pipeline: `items` items of `item_bytes` host bytes each (for the chunk size),
+/// and the factory of each device's task (called on the caller's thread, device by device).
+struct GroupJob {
+  const char* routine = "";  ///< "fft", "sgemm", ... (errors, the "group" variant, calibration)
+  std::string size_class;    ///< calibration key beside the routine, e.g. "n=1024"
+  std::size_t items = 0;
+  std::size_t item_bytes = 1;
+  /// Chunks hold a multiple of this many items (except the last).
+  std::size_t granule = 1;
+  std::function<std::unique_ptr<ChunkTask>(std::size_t device, cl::CommandQueue& queue, std::size_t chunk)> make_task;
+};
+
+/// The group's shared state (the pinned ranges).
+struct GroupAccess {
+  static const std::shared_ptr<DeviceGroup::Impl>& impl(const DeviceGroup& g) { return g.impl_; }
+};
+
+/// Runs a job on the group (src/group/pipeline.cpp): resolves the split, makes every device's
+/// task, then runs each device's chunks on its own thread. On a device failure every thread
+/// stops taking chunks, all enqueued work is waited for, the outputs of unfinished chunks are
+/// filled with 0xFF bytes (NaN for float data) and DeviceFailure is thrown.
+GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const SplitOptions& options);
+
+/// Tuning without the "group" parameters (what the families' plans get).
+Tuning family_tuning(const Tuning& t);
+
+/// The "group" parameter set: GROUP_CHUNK_KIB, GROUP_QUEUES, GROUP_RATE (cl/db/group.json).
+KernelSpec group_spec();
+/// The GROUP_RATE value nearest to `mbs` MB/s (on a log scale).
+int quantize_rate(double mbs);
+
+}  // namespace clforge::detail

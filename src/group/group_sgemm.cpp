@@ -1,0 +1,134 @@
+// Group sgemm (clforge/group.hpp): C split in blocks of columns of its column-major form (a
+// row-major call is the column-major product C^T = op(B)^T op(A)^T). Each device receives A once
+// (prepare) and per chunk its columns of op(B) and, when beta != 0, of C; it runs an SgemmPlan of
+// `chunk` columns (a short last block computes the whole chunk and brings back only its own
+// columns).
+#include "clforge/sgemm.hpp"
+#include "group/group_internal.hpp"
+#include "runtime/errors.hpp"
+#include "runtime/extent.hpp"
+#include "runtime/host_io.hpp"
+
+namespace clforge {
+
+namespace {
+
+// A column-major problem on host memory.
+struct HostGemm {
+  Transpose ta = Transpose::No, tb = Transpose::No;
+  std::size_t m = 0, n = 0, k = 0;
+  float alpha = 1, beta = 0;
+  const float* a = nullptr;
+  const float* b = nullptr;
+  float* c = nullptr;
+  std::size_t lda = 0, ldb = 0, ldc = 0;
+  bool reads_ab() const { return k > 0 && alpha != 0.0f; }
+};
+
+class SgemmTask : public detail::ChunkTask {
+ public:
+  SgemmTask(cl::CommandQueue& queue, const HostGemm& g, std::size_t chunk, const Tuning& tuning)
+      : g_(g), chunk_(chunk), plan_(queue, desc(g, chunk), tuning) {}
+
+  std::vector<std::size_t> slot_buffers() const override {
+    return {g_.reads_ab() ? g_.k * chunk_ * 4 : 4, g_.m * chunk_ * 4};
+  }
+  void prepare(const cl::Context& context, const Upload& upload) override {
+    if (!g_.reads_ab() || a_()) return;
+    // A packed on the device: m x k (No) or k x m (Yes), column-major.
+    const std::size_t rows = g_.ta == Transpose::No ? g_.m : g_.k, cols = g_.ta == Transpose::No ? g_.k : g_.m;
+    a_ = detail::device_buffer(context, CL_MEM_READ_ONLY, rows * cols * 4, "group sgemm A");
+    upload(a_, {reinterpret_cast<char*>(const_cast<float*>(g_.a)), rows * 4, cols, g_.lda * 4, 0, 0, rows * 4});
+  }
+  void inputs(std::size_t first, std::size_t count, std::vector<detail::BlockCopy>& v) const override {
+    if (g_.reads_ab()) {
+      auto* b = reinterpret_cast<char*>(const_cast<float*>(g_.b));
+      if (g_.tb == Transpose::No)  // op(B) columns = B columns: count runs of k floats, ldb apart
+        v.push_back({b + first * g_.ldb * 4, g_.k * 4, count, g_.ldb * 4, 0, 0, g_.k * 4});
+      else  // op(B) columns = B rows: k runs of count floats, ldb apart; device ld = chunk
+        v.push_back({b + first * 4, count * 4, g_.k, g_.ldb * 4, 0, 0, chunk_ * 4});
+    }
+    if (g_.beta != 0.0f) v.push_back(c_block(first, count));
+  }
+  void outputs(std::size_t first, std::size_t count, std::vector<detail::BlockCopy>& v) const override {
+    v.push_back(c_block(first, count));
+  }
+  void compute(cl::CommandQueue& queue, const std::vector<cl::Buffer>& b, std::size_t, std::size_t) override {
+    plan_.enqueue(queue, a_, g_.reads_ab() ? b[0] : cl::Buffer(), b[1]);
+  }
+
+ private:
+  detail::BlockCopy c_block(std::size_t first, std::size_t count) const {
+    return {reinterpret_cast<char*>(g_.c + first * g_.ldc), g_.m * 4, count, g_.ldc * 4, 1, 0, g_.m * 4};
+  }
+  static SgemmDesc desc(const HostGemm& g, std::size_t chunk) {
+    SgemmDesc d;
+    d.layout = Layout::ColMajor;
+    d.trans_a = g.ta;
+    d.trans_b = g.tb;
+    d.m = g.m;
+    d.n = chunk;
+    d.k = g.reads_ab() ? g.k : 0;  // alpha == 0: C = beta C without A and B, as in BLAS
+    d.alpha = g.alpha;
+    d.beta = g.beta;
+    d.a_ld = g.ta == Transpose::No ? g.m : g.k;
+    d.b_ld = g.tb == Transpose::No ? g.k : chunk;
+    d.c_ld = g.m;
+    return d;
+  }
+  HostGemm g_;
+  std::size_t chunk_;
+  SgemmPlan plan_;
+  cl::Buffer a_;
+};
+
+}  // namespace
+
+GroupRun sgemm(const DeviceGroup& group, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m,
+               std::size_t n, std::size_t k, float alpha, const float* a, std::size_t lda, const float* b,
+               std::size_t ldb, float beta, float* c, std::size_t ldc, const SplitOptions& options) {
+  const char* what = "group sgemm";
+  detail::require(layout == Layout::RowMajor || layout == Layout::ColMajor, what, "unknown layout");
+  detail::require((trans_a == Transpose::No || trans_a == Transpose::Yes) &&
+                      (trans_b == Transpose::No || trans_b == Transpose::Yes),
+                  what, "unknown transpose");
+  HostGemm g{trans_a, trans_b, m, n, k, alpha, beta, a, b, c, lda, ldb, ldc};
+  if (layout == Layout::RowMajor) g = {trans_b, trans_a, n, m, k, alpha, beta, b, a, c, ldb, lda, ldc};
+  const char* a_name = layout == Layout::RowMajor ? "ldb" : "lda";
+  const char* b_name = layout == Layout::RowMajor ? "lda" : "ldb";
+  // Stored shapes (column-major): A is m x k or k x m, B k x n or n x k, C m x n.
+  const std::size_t a_rows = g.ta == Transpose::No ? g.m : g.k, a_cols = g.ta == Transpose::No ? g.k : g.m;
+  const std::size_t b_rows = g.tb == Transpose::No ? g.k : g.n, b_cols = g.tb == Transpose::No ? g.n : g.k;
+  for (std::size_t s : {m, n, k}) detail::require(s <= detail::kMaxDim, what, "m, n and k must be below 2^31");
+  detail::require(g.lda >= std::max<std::size_t>(1, a_rows), what, [&] { return std::string(a_name) + " too small"; });
+  detail::require(g.ldb >= std::max<std::size_t>(1, b_rows), what, [&] { return std::string(b_name) + " too small"; });
+  detail::require(g.ldc >= std::max<std::size_t>(1, g.m), what, "ldc too small");
+  if (m == 0 || n == 0) return {};
+  const std::size_t c_span = detail::matrix_span(what, "ldc", g.n, g.m, g.ldc);
+  detail::require(c != nullptr, what, "null C");
+  detail::mul_or_throw(c_span, 4, what, "C's bytes");
+  if (g.reads_ab()) {
+    detail::require(g.a != nullptr && g.b != nullptr, what, "null A or B");
+    const std::size_t a_span = detail::matrix_span(what, a_name, a_cols, a_rows, g.lda);
+    const std::size_t b_span = detail::matrix_span(what, b_name, b_cols, b_rows, g.ldb);
+    detail::mul_or_throw(a_span, 4, what, "A's bytes");
+    detail::mul_or_throw(b_span, 4, what, "B's bytes");
+    const auto c0 = reinterpret_cast<std::uintptr_t>(g.c);
+    for (auto [p, span] : {std::pair{g.a, a_span}, std::pair{g.b, b_span}}) {
+      const auto p0 = reinterpret_cast<std::uintptr_t>(p);
+      detail::require(!detail::ranges_overlap(c0, c0 + c_span * 4, p0, p0 + span * 4), what, "C overlaps A or B");
+    }
+  }
+  const Tuning tuning = detail::family_tuning(options.tuning);
+  detail::GroupJob job;
+  job.routine = "sgemm";
+  job.size_class = "m=" + std::to_string(g.m) + " k=" + std::to_string(g.k);
+  job.items = g.n;
+  job.item_bytes = (g.reads_ab() ? g.k * 4 : 0) + g.m * 4 * (beta != 0.0f ? 2 : 1);
+  job.make_task = [&](std::size_t, cl::CommandQueue& queue, std::size_t chunk) {
+    return std::make_unique<SgemmTask>(queue, g, chunk, tuning);
+  };
+  return detail::run_group_job(group, job, options);
+}
+
+}  // namespace clforge

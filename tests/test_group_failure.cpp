@@ -1,0 +1,172 @@
+// Group calls under failure and load: a device failing on a chunk (injected through
+// SplitOptions::fault) gives DeviceFailure naming the device and chunk, leaves NaN where chunks
+// did not finish and everything else correct, and hangs nothing; bad arguments throw
+// InvalidArgument before any buffer is made or command enqueued; 16 threads share one group.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <thread>
+
+#include "host/fft.hpp"
+#include "host/reference.hpp"
+#include "runtime/host_io.hpp"
+#include "tests/support.hpp"
+
+using namespace clforge;
+
+namespace {
+
+const DeviceGroup& group() {
+  static const DeviceGroup g([] {
+    const char* s = std::getenv("CLFORGE_TEST_GROUP");
+    return std::string(s ? s : "all");
+  }());
+  return g;
+}
+
+}  // namespace
+
+TEST_SUITE("group") {
+  TEST_CASE("a device failing mid-run: DeviceFailure names it, unfinished chunks are NaN, no hang") {
+    const std::size_t rows = 64, cols = 48;
+    const auto in = host::random_floats(rows * cols, test::seed() + 50);
+    std::vector<float> ref(in.size());
+    host::transpose(rows, cols, 4, in.data(), cols, ref.data(), rows);
+    const std::size_t bad = group().size() - 1;
+    for (SplitMode mode : {SplitMode::Weights, SplitMode::Dynamic}) {
+      for (Staging st : {Staging::Off, Staging::On}) {
+        INFO(to_string(mode) << (st == Staging::On ? " staged" : ""));
+        SplitOptions o;
+        o.mode = mode;
+        o.weights.assign(group().size(), 1.0);
+        o.chunk = 4;  // 16 chunks
+        o.staging = st;
+        std::atomic<int> calls{0};
+        std::size_t failed_chunk = 0;
+        o.fault = [&](std::size_t device, std::size_t) {
+          ++calls;
+          if (device != bad) std::this_thread::sleep_for(std::chrono::milliseconds(20));  // dynamic: bad gets chunks
+          if (device == bad && ++failed_chunk == 2) throw OpenCLError(-5, "clEnqueueNDRangeKernel", "injected");
+        };
+        std::vector<float> out = host::poisoned(in.size());
+        std::fill(out.begin(), out.end(), 7.0f);
+        bool thrown = false;
+        try {
+          transpose(group(), rows, cols, 4, in.data(), out.data(), o);
+        } catch (const DeviceFailure& e) {
+          thrown = true;
+          CHECK(e.device() == bad);
+          CHECK(e.device_name() == group().entry(bad).info.name);
+          CHECK(e.items() == 4);
+          CHECK(e.first_item() % 4 == 0);
+          const std::string w = e.what();
+          CHECK(w.find("device " + std::to_string(bad)) != std::string::npos);
+          CHECK(w.find("chunk " + std::to_string(e.chunk())) != std::string::npos);
+          CHECK(w.find("injected") != std::string::npos);
+          // Output columns of the failed chunk: NaN; every element either right or NaN.
+          for (std::size_t c = 0; c < cols; ++c)
+            for (std::size_t r = e.first_item(); r < e.first_item() + e.items(); ++r) CHECK(std::isnan(out[c * rows + r]));
+          std::size_t right = 0, nan = 0;
+          for (std::size_t i = 0; i < out.size(); ++i) {
+            right += out[i] == ref[i];
+            nan += std::isnan(out[i]);
+          }
+          CHECK(right + nan == out.size());
+          CHECK(nan >= 4 * cols);  // at least the failed chunk
+        }
+        CHECK(thrown);
+        CHECK(calls > 0);
+      }
+    }
+    // The group still works after the failure.
+    std::vector<float> out(in.size());
+    transpose(group(), rows, cols, 4, in.data(), out.data());
+    CHECK(out == ref);
+  }
+
+  TEST_CASE("bad arguments throw InvalidArgument before anything is made or enqueued") {
+    const auto before = detail::activity();
+    std::vector<float> x(64), y(64);
+    auto* cx = reinterpret_cast<std::complex<float>*>(x.data());
+    auto* cy = reinterpret_cast<std::complex<float>*>(y.data());
+    SplitOptions wrong_weights;
+    wrong_weights.mode = SplitMode::Weights;
+    wrong_weights.weights = {1.0};
+    if (group().size() == 1) wrong_weights.weights = {1.0, 1.0};
+    SplitOptions negative = wrong_weights;
+    negative.weights.assign(group().size(), -1.0);
+    SplitOptions zero = wrong_weights;
+    zero.weights.assign(group().size(), 0.0);
+    SplitOptions nan_weight = wrong_weights;
+    nan_weight.weights.assign(group().size(), std::nan(""));
+    SplitOptions queues;
+    queues.queues = group().queues() + 1;
+    SplitOptions unknown;
+    unknown.tuning.overrides["NO_SUCH_PARAMETER"] = 1;
+    SplitOptions bad_chunk_value;
+    bad_chunk_value.tuning.overrides["GROUP_QUEUES"] = 7;
+    for (const SplitOptions* o : {&wrong_weights, &negative, &zero, &nan_weight, &queues, &unknown, &bad_chunk_value})
+      CHECK_THROWS_AS(fft(group(), 8, 4, cx, cy, false, *o), InvalidArgument);
+    CHECK_THROWS_AS(fft(group(), 0, 4, cx, cy), InvalidArgument);
+    CHECK_THROWS_AS(fft(group(), 8, 0, cx, cy), InvalidArgument);
+    CHECK_THROWS_AS(fft(group(), 8, 4, nullptr, cy), InvalidArgument);
+    CHECK_THROWS_AS(fft(group(), 8, 4, cx, cx + 1), InvalidArgument);  // overlapping, not the same
+    CHECK_THROWS_AS(fft(group(), std::size_t(1) << 40, std::size_t(1) << 40, cx, cy), InvalidArgument);
+    CHECK_THROWS_AS(fft(group(), std::size_t(1) << 28, 1, cx, cy), InvalidArgument);  // above FftPlan's 2^27
+    CHECK_THROWS_AS(transpose(group(), 8, 8, 3, x.data(), y.data()), InvalidArgument);
+    CHECK_THROWS_AS(transpose(group(), 8, 8, 4, x.data(), x.data() + 4), InvalidArgument);
+    CHECK_THROWS_AS(transpose(group(), SIZE_MAX / 2, 4, 4, x.data(), y.data()), InvalidArgument);
+    CHECK_THROWS_AS(sgemm(group(), Layout::ColMajor, Transpose::No, Transpose::No, 8, 8, 8, 1, x.data(), 7, y.data(),
+                          8, 0, y.data(), 8),
+                    InvalidArgument);  // lda < m
+    CHECK_THROWS_AS(sgemm(group(), Layout::RowMajor, Transpose::No, Transpose::No, 4, 4, 4, 1, x.data(), 4, y.data(),
+                          4, 0, x.data() + 8, 4),
+                    InvalidArgument);  // C overlaps A
+    CHECK_THROWS_AS(sgemm(group(), Layout::ColMajor, Transpose::No, Transpose::No, 4, 4, 4, 1, nullptr, 4, y.data(),
+                          4, 0, x.data(), 4),
+                    InvalidArgument);
+    CHECK_THROWS_AS(sgemm(group(), Layout::ColMajor, Transpose::No, Transpose::No, std::size_t(1) << 31, 1, 1, 1,
+                          x.data(), std::size_t(1) << 31, y.data(), 1, 0, x.data(), std::size_t(1) << 31),
+                    InvalidArgument);
+    BlurOptions bo;
+    bo.sigma_y = 0;
+    CHECK_THROWS_AS(gaussian_blur(group(), 8, 8, PixelFormat::R32F, x.data(), y.data(), bo), InvalidArgument);
+    bo.sigma_y = 0.3;
+    bo.method = BlurMethod::Recursive;
+    CHECK_THROWS_AS(gaussian_blur(group(), 8, 8, PixelFormat::R32F, x.data(), y.data(), bo), InvalidArgument);
+    bo = {};
+    CHECK_THROWS_AS(gaussian_blur(group(), 8, 8, PixelFormat::R32F, x.data(), x.data() + 1, bo), InvalidArgument);
+    CHECK_THROWS_AS(gaussian_blur(group(), 8, 8, static_cast<PixelFormat>(9), x.data(), y.data(), bo), InvalidArgument);
+    const auto after = detail::activity();
+    CHECK(after.buffers == before.buffers);
+    CHECK(after.enqueued == before.enqueued);
+  }
+
+  TEST_CASE("16 threads share one group") {
+    const std::size_t n = 32, batch = 24;
+    std::vector<std::thread> threads;
+    std::atomic<int> good{0};
+    for (int t = 0; t < 16; ++t)
+      threads.emplace_back([&, t] {
+        const auto x = host::random_floats(2 * n * batch, test::seed() + 100 + static_cast<std::uint64_t>(t));
+        std::vector<std::complex<float>> out(n * batch);
+        SplitOptions o;
+        o.mode = t % 2 ? SplitMode::Dynamic : SplitMode::Weights;
+        o.weights.assign(group().size(), 1.0 + t % 3);
+        o.chunk = 1 + static_cast<std::size_t>(t) % 5;
+        o.staging = t % 4 < 2 ? Staging::On : Staging::Off;
+        try {
+          fft(group(), n, batch, reinterpret_cast<const std::complex<float>*>(x.data()), out.data(), false, o);
+          const auto ref = host::fft_batch(x.data(), n, batch, 1, n, 0, false);
+          const auto e = host::fft_compare(reinterpret_cast<const float*>(out.data()), n, batch, 1, n, 0, ref);
+          if (e.nonfinite == 0 && e.max_rel_l2 <= host::fft_tolerance(n)) ++good;
+        } catch (...) {
+        }
+      });
+    for (auto& t : threads) t.join();
+    CHECK(good == 16);
+  }
+}
