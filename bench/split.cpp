@@ -70,8 +70,9 @@ class FftJob : public HostJob {
   }
   double tolerance() const override { return host::fft_tolerance(n_); }
   bool host_vector(cl::CommandQueue& queue) override {
-    if (vec_.empty()) vec_.assign(reinterpret_cast<const std::complex<float>*>(in_.data()),
-                                  reinterpret_cast<const std::complex<float>*>(in_.data()) + n_ * batch_);
+    if (vec_.empty())
+      vec_.assign(reinterpret_cast<const std::complex<float>*>(in_.data()),
+                  reinterpret_cast<const std::complex<float>*>(in_.data()) + n_ * batch_);
     fft(queue, vec_, n_, inverse_);
     return true;
   }
@@ -108,15 +109,8 @@ class TransposeJob : public HostJob {
 
 class SgemmJob : public HostJob {
  public:
-  SgemmJob(const SplitCase& c, const DeviceGroup* pinned) : c_(c) {
-    s_.row_major = c.row_major;
-    s_.trans_a = c.trans_a;
-    s_.trans_b = c.trans_b;
-    s_.m = c.x, s_.n = c.y, s_.k = c.z;
-    auto ld = [&](std::size_t rows, std::size_t cols) { return std::max<std::size_t>(1, c.row_major ? cols : rows); };
-    s_.lda = c.trans_a ? ld(c.z, c.x) : ld(c.x, c.z);
-    s_.ldb = c.trans_b ? ld(c.y, c.z) : ld(c.z, c.y);
-    s_.ldc = ld(c.x, c.y);
+  SgemmJob(const SplitCase& c, const DeviceGroup* pinned)
+      : c_(c), s_(host::tight_gemm_shape(c.row_major, c.trans_a, c.trans_b, c.x, c.y, c.z)) {
     const auto seed = host::default_seed();
     a_ = std::make_unique<HostArray>(std::max<std::size_t>(1, host::gemm_span(s_, 'a')), pinned);
     b_ = std::make_unique<HostArray>(std::max<std::size_t>(1, host::gemm_span(s_, 'b')), pinned);
@@ -173,17 +167,18 @@ class BlurJob : public HostJob {
     o.border = c_.border;
     const GroupRun r = gaussian_blur(g, c_.x, c_.y, c_.channels == 4 ? PixelFormat::RGBA32F : PixelFormat::R32F,
                                      in_.data(), out_.data(), o, s);
-    method_ = c_.method == BlurMethod::Auto
-                  ? resolve_blur_method(g.queue(0), c_.x, c_.y,
-                                        c_.channels == 4 ? PixelFormat::RGBA32F : PixelFormat::R32F, c_.sigma, c_.sigma,
-                                        s.tuning)
-                  : c_.method;
+    method_ =
+        c_.method == BlurMethod::Auto
+            ? resolve_blur_method(g.queue(0), c_.x, c_.y, c_.channels == 4 ? PixelFormat::RGBA32F : PixelFormat::R32F,
+                                  c_.sigma, c_.sigma, s.tuning)
+            : c_.method;
     return r;
   }
   double error() override {
     const bool rec = method_ == BlurMethod::Recursive;
-    const auto ref = rec ? host::recursive_blur(in_.data(), c_.x, c_.y, c_.channels, c_.x, c_.sigma, c_.sigma, c_.border)
-                         : host::gaussian_blur(in_.data(), c_.x, c_.y, c_.channels, c_.x, c_.sigma, c_.sigma, c_.border);
+    const auto ref =
+        rec ? host::recursive_blur(in_.data(), c_.x, c_.y, c_.channels, c_.x, c_.sigma, c_.sigma, c_.border)
+            : host::gaussian_blur(in_.data(), c_.x, c_.y, c_.channels, c_.x, c_.sigma, c_.sigma, c_.border);
     const host::Comparison cmp = host::compare(out_.data(), ref.data(), ref.size());
     return cmp.nonfinite ? INFINITY : cmp.rel_error;
   }
@@ -236,8 +231,8 @@ void print_shares(const DeviceGroup& g, const GroupRun& r, std::size_t items) {
   for (const auto& s : r.shares)
     std::printf("  %-3zu %-40.40s %5.1f%% %8zu %7zu %7zu %6zu %7s %9.2f\n", s.device,
                 (s.name + " [" + g.entry(s.device).info.type + "]").c_str(),
-                100.0 * static_cast<double>(s.items) / static_cast<double>(items), s.items, s.chunks, s.chunk,
-                s.queues, s.staged ? "yes" : "no", 1e3 * s.seconds);
+                100.0 * static_cast<double>(s.items) / static_cast<double>(items), s.items, s.chunks, s.chunk, s.queues,
+                s.staged ? "yes" : "no", 1e3 * s.seconds);
 }
 
 std::size_t items_of(const SplitCase& c) {
@@ -257,7 +252,8 @@ std::string SplitCase::shape() const {
   else if (routine == "transpose")
     std::snprintf(buf, sizeof buf, "%zux%zu elem=%zu", x, y, elem);
   else
-    std::snprintf(buf, sizeof buf, "%zux%zu%s sigma %g %s", x, y, channels == 4 ? " rgba" : "", sigma, to_string(method));
+    std::snprintf(buf, sizeof buf, "%zux%zu%s sigma %g %s", x, y, channels == 4 ? " rgba" : "", sigma,
+                  to_string(method));
   return buf;
 }
 
@@ -284,8 +280,7 @@ bool run_split(const DeviceGroup& group, const SplitCase& c, const SplitOptions&
   std::printf("  %.3f ms median of %d calls (host data to host data), %.2f GB/s", t.median_ms, t.reps,
               job->bytes / t.median_ms / 1e6);
   if (job->flops > 0) std::printf(", %.1f GFLOP/s", job->flops / t.median_ms / 1e6);
-  std::printf("\n  error against the host reference %.2e, tolerance %.2e: %s\n", err, tol,
-              err <= tol ? "ok" : "WRONG");
+  std::printf("\n  error against the host reference %.2e, tolerance %.2e: %s\n", err, tol, err <= tol ? "ok" : "WRONG");
   return err <= tol;
 }
 
@@ -350,8 +345,8 @@ void bench_split(const DeviceGroup& group, Report& report, const SplitCase& c, c
     r.params = {{"mode", to_string(last[k].mode)}, {"weights", last[k].weights}, {"shares", shares}};
     report.add(r);
   }
-  std::printf("%s %s on %zu devices: %s split (%s)\n", c.routine.c_str(), c.shape().c_str(), D,
-              to_string(last[0].mode), weights_text(last[0]).c_str());
+  std::printf("%s %s on %zu devices: %s split (%s)\n", c.routine.c_str(), c.shape().c_str(), D, to_string(last[0].mode),
+              weights_text(last[0]).c_str());
   print_shares(group, last[0], items_of(c));
   std::printf("  %-28s %10s %9s %10s\n", "configuration", "median ms", "GB/s", job->flops > 0 ? "GFLOP/s" : "");
   for (std::size_t k = 0; k < configs.size(); ++k) {
@@ -361,9 +356,10 @@ void bench_split(const DeviceGroup& group, Report& report, const SplitCase& c, c
   }
   if (hv.reps > 0)
     std::printf("  %-28s %10.3f %9.2f\n", "host-vector fft() on dev 0", hv.median_ms, job->bytes / hv.median_ms / 1e6);
-  std::printf("  speed-up over the best device alone %.2fx, over the same split without overlap %.2fx; error %.2e "
-              "(tolerance %.2e): %s\n",
-              best_alone / t[0].median_ms, t[1].median_ms / t[0].median_ms, err, tol, err <= tol ? "ok" : "WRONG");
+  std::printf(
+      "  speed-up over the best device alone %.2fx, over the same split without overlap %.2fx; error %.2e "
+      "(tolerance %.2e): %s\n",
+      best_alone / t[0].median_ms, t[1].median_ms / t[0].median_ms, err, tol, err <= tol ? "ok" : "WRONG");
 }
 
 }  // namespace clforge::bench

@@ -63,6 +63,15 @@ void parallel_for(std::size_t count, unsigned threads, F&& body) {
 }
 }  // namespace
 
+GemmShape tight_gemm_shape(bool row_major, bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k) {
+  GemmShape s{row_major, trans_a, trans_b, m, n, k, 0, 0, 0};
+  auto ld = [&](std::size_t rows, std::size_t cols) { return std::max<std::size_t>(1, row_major ? cols : rows); };
+  s.lda = trans_a ? ld(k, m) : ld(m, k);
+  s.ldb = trans_b ? ld(n, k) : ld(k, n);
+  s.ldc = ld(m, n);
+  return s;
+}
+
 std::size_t gemm_span(const GemmShape& s, char which) {
   std::size_t rows = 0, cols = 0, ld = 0;
   if (which == 'a') {

@@ -15,6 +15,9 @@ struct GemmShape {
   std::size_t lda = 0, ldb = 0, ldc = 0;
 };
 
+/// The shape with the tightest leading dimensions (at least 1) for its layout and transposes.
+GemmShape tight_gemm_shape(bool row_major, bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k);
+
 /// Index of element (i, j) of the m x n matrix C in its buffer (row- or column-major).
 inline std::size_t gemm_c_index(const GemmShape& s, std::size_t i, std::size_t j) {
   return s.row_major ? i * s.ldc + j : i + j * s.ldc;

@@ -30,12 +30,14 @@ TEST_SUITE("group") {
       CAPTURE(out);
       CHECK(out.find("on " + std::to_string(devices) + " devices") != std::string::npos);
       CHECK(out.find(": ok") != std::string::npos);
-      for (std::size_t d = 0; d < devices; ++d) CHECK(out.find("\n  " + std::to_string(d) + "   ") != std::string::npos);
+      for (std::size_t d = 0; d < devices; ++d)
+        CHECK(out.find("\n  " + std::to_string(d) + "   ") != std::string::npos);
     }
     // Weights by hand: the first device takes three quarters of 100 rows.
     std::string w = "3";
     for (std::size_t d = 1; d < devices; ++d) w += ",0";
-    REQUIRE(test::run_command(cli + "run transpose --size 100x37 --devices all --weights " + w + " --chunk 10", out) == 0);
+    REQUIRE(test::run_command(cli + "run transpose --size 100x37 --devices all --weights " + w + " --chunk 10", out) ==
+            0);
     CHECK(out.find("100.0%      100") != std::string::npos);
   }
 
@@ -43,8 +45,10 @@ TEST_SUITE("group") {
     const std::string cli = std::string(CLFORGE_CLI) + " ";
     const std::string dir = test::temp_dir("bench-split");
     std::string out;
-    REQUIRE(test::run_command(cli + "bench split transpose --size 128x96 --devices all --split dynamic --chunk 16 "
-                                    "--reps 2 --out " + dir,
+    REQUIRE(test::run_command(cli +
+                                  "bench split transpose --size 128x96 --devices all --split dynamic --chunk 16 "
+                                  "--reps 2 --out " +
+                                  dir,
                               out) == 0);
     CAPTURE(out);
     CHECK(out.find("speed-up over the best device alone") != std::string::npos);
@@ -64,9 +68,9 @@ TEST_SUITE("group") {
   TEST_CASE("split options that contradict each other or the group are usage errors") {
     const std::string cli = std::string(CLFORGE_CLI) + " run transpose --size 64 --devices all ";
     std::string out;
-    for (const std::string args : {"--weights 1,1,1,1,1,1,1,1,1", "--split weights", "--split dynamic --weights 1,1",
-                                    "--weights 1,1 --cpu-percent 50", "--cpu-percent 101", "--staging maybe",
-                                    "--split fastest", "--queues 9"}) {
+    for (const std::string args :
+         {"--weights 1,1,1,1,1,1,1,1,1", "--split weights", "--split dynamic --weights 1,1",
+          "--weights 1,1 --cpu-percent 50", "--cpu-percent 101", "--staging maybe", "--split fastest", "--queues 9"}) {
       CAPTURE(args);
       CHECK(test::run_command(cli + args, out) == 2);
     }

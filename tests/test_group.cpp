@@ -16,19 +16,14 @@
 #include "host/fft.hpp"
 #include "host/gemm.hpp"
 #include "host/reference.hpp"
+#include "tests/group_support.hpp"
 #include "tests/support.hpp"
 
 using namespace clforge;
 
 namespace {
 
-const DeviceGroup& group() {
-  static const DeviceGroup g([] {
-    const char* s = std::getenv("CLFORGE_TEST_GROUP");
-    return std::string(s ? s : "all");
-  }());
-  return g;
-}
+using test::group;
 
 // The splits every family runs: weights 50/50, 90/10, 100/0, 0/100 over the first two devices
 // (the others get nothing), dynamic, auto; staging and overlap varied along the way.
@@ -148,8 +143,8 @@ TEST_SUITE("group") {
         std::vector<std::complex<float>> in(n * batch), out(n * batch, {NAN, NAN});
         std::memcpy(static_cast<void*>(in.data()), x.data(), x.size() * 4);
         const GroupRun r = fft(group(), n, batch, in.data(), out.data(), inverse, o);
-        const auto e = host::fft_compare(reinterpret_cast<const float*>(out.data()), n, batch, 1, n, 0,
-                                         inverse ? ref_i : ref_f);
+        const auto e =
+            host::fft_compare(reinterpret_cast<const float*>(out.data()), n, batch, 1, n, 0, inverse ? ref_i : ref_f);
         CHECK(e.nonfinite == 0);
         CHECK(e.max_rel_l2 <= tol);
         CHECK(std::memcmp(in.data(), x.data(), x.size() * 4) == 0);  // the input is only read
@@ -219,8 +214,8 @@ TEST_SUITE("group") {
             std::vector<double> ref(c.size(), 0.0), mag(c.size(), 0.0);
             host::gemm(s, 1.5, a.data(), b.data(), beta, c0.data(), ref.data(), 0, mag.data());
             const GroupRun r = sgemm(group(), row_major ? Layout::RowMajor : Layout::ColMajor,
-                                     ta ? Transpose::Yes : Transpose::No, tb ? Transpose::Yes : Transpose::No, m, n,
-                                     k, 1.5f, a.data(), s.lda, b.data(), s.ldb, beta, c.data(), s.ldc, o);
+                                     ta ? Transpose::Yes : Transpose::No, tb ? Transpose::Yes : Transpose::No, m, n, k,
+                                     1.5f, a.data(), s.lda, b.data(), s.ldb, beta, c.data(), s.ldc, o);
             // Inside C: within the tolerance; in the gaps between its rows or columns: untouched.
             std::vector<float> inside, gaps_now, gaps_before;
             std::vector<double> ref_in, mag_in;
@@ -251,8 +246,9 @@ TEST_SUITE("group") {
       double sigma;
       BlurBorder border;
     };
-    for (const Case& bc : {Case{BlurMethod::Direct, 1.5, BlurBorder::Mirror}, Case{BlurMethod::Separable, 2.0, BlurBorder::Clamp},
-                           Case{BlurMethod::Recursive, 3.0, BlurBorder::Zero}, Case{BlurMethod::Recursive, 1.0, BlurBorder::Mirror}}) {
+    for (const Case& bc :
+         {Case{BlurMethod::Direct, 1.5, BlurBorder::Mirror}, Case{BlurMethod::Separable, 2.0, BlurBorder::Clamp},
+          Case{BlurMethod::Recursive, 3.0, BlurBorder::Zero}, Case{BlurMethod::Recursive, 1.0, BlurBorder::Mirror}}) {
       BlurOptions bo;
       bo.sigma_x = bc.sigma;
       bo.sigma_y = bc.sigma;
@@ -314,7 +310,8 @@ TEST_SUITE("group") {
     CHECK(host::fft_compare(reinterpret_cast<const float*>(pageable.data()), n, batch, 1, n, 0, ref).max_rel_l2 <=
           host::fft_tolerance(n));
     // Part of a pinned array is pinned too; an array that runs past its end is not.
-    r = fft(group(), n, batch / 2, in.as<std::complex<float>>() + n * batch / 2, out.as<std::complex<float>>(), false, o);
+    r = fft(group(), n, batch / 2, in.as<std::complex<float>>() + n * batch / 2, out.as<std::complex<float>>(), false,
+            o);
     for (const auto& s : r.shares) CHECK(!s.staged);
     PinnedMemory moved = std::move(in);
     CHECK(moved.size() == n * batch * 8);

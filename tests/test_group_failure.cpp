@@ -13,19 +13,14 @@
 #include "host/fft.hpp"
 #include "host/reference.hpp"
 #include "runtime/host_io.hpp"
+#include "tests/group_support.hpp"
 #include "tests/support.hpp"
 
 using namespace clforge;
 
 namespace {
 
-const DeviceGroup& group() {
-  static const DeviceGroup g([] {
-    const char* s = std::getenv("CLFORGE_TEST_GROUP");
-    return std::string(s ? s : "all");
-  }());
-  return g;
-}
+using test::group;
 
 }  // namespace
 
@@ -68,7 +63,8 @@ TEST_SUITE("group") {
           CHECK(w.find("injected") != std::string::npos);
           // Output columns of the failed chunk: NaN; every element either right or NaN.
           for (std::size_t c = 0; c < cols; ++c)
-            for (std::size_t r = e.first_item(); r < e.first_item() + e.items(); ++r) CHECK(std::isnan(out[c * rows + r]));
+            for (std::size_t r = e.first_item(); r < e.first_item() + e.items(); ++r)
+              CHECK(std::isnan(out[c * rows + r]));
           std::size_t right = 0, nan = 0;
           for (std::size_t i = 0; i < out.size(); ++i) {
             right += out[i] == ref[i];
@@ -119,14 +115,14 @@ TEST_SUITE("group") {
     CHECK_THROWS_AS(transpose(group(), 8, 8, 3, x.data(), y.data()), InvalidArgument);
     CHECK_THROWS_AS(transpose(group(), 8, 8, 4, x.data(), x.data() + 4), InvalidArgument);
     CHECK_THROWS_AS(transpose(group(), SIZE_MAX / 2, 4, 4, x.data(), y.data()), InvalidArgument);
-    CHECK_THROWS_AS(sgemm(group(), Layout::ColMajor, Transpose::No, Transpose::No, 8, 8, 8, 1, x.data(), 7, y.data(),
-                          8, 0, y.data(), 8),
+    CHECK_THROWS_AS(sgemm(group(), Layout::ColMajor, Transpose::No, Transpose::No, 8, 8, 8, 1, x.data(), 7, y.data(), 8,
+                          0, y.data(), 8),
                     InvalidArgument);  // lda < m
-    CHECK_THROWS_AS(sgemm(group(), Layout::RowMajor, Transpose::No, Transpose::No, 4, 4, 4, 1, x.data(), 4, y.data(),
-                          4, 0, x.data() + 8, 4),
+    CHECK_THROWS_AS(sgemm(group(), Layout::RowMajor, Transpose::No, Transpose::No, 4, 4, 4, 1, x.data(), 4, y.data(), 4,
+                          0, x.data() + 8, 4),
                     InvalidArgument);  // C overlaps A
-    CHECK_THROWS_AS(sgemm(group(), Layout::ColMajor, Transpose::No, Transpose::No, 4, 4, 4, 1, nullptr, 4, y.data(),
-                          4, 0, x.data(), 4),
+    CHECK_THROWS_AS(sgemm(group(), Layout::ColMajor, Transpose::No, Transpose::No, 4, 4, 4, 1, nullptr, 4, y.data(), 4,
+                          0, x.data(), 4),
                     InvalidArgument);
     CHECK_THROWS_AS(sgemm(group(), Layout::ColMajor, Transpose::No, Transpose::No, std::size_t(1) << 31, 1, 1, 1,
                           x.data(), std::size_t(1) << 31, y.data(), 1, 0, x.data(), std::size_t(1) << 31),

@@ -36,16 +36,7 @@ void cmd_run_sgemm(Globals& g, RunOptions o) {
   }
   Session& s = g.session();
   const Tuning t = g.tuning();
-  host::GemmShape sh;
-  sh.row_major = o.row_major;
-  sh.trans_a = o.trans_a;
-  sh.trans_b = o.trans_b;
-  sh.m = o.m, sh.n = o.n, sh.k = o.k;
-  // Tight leading dimensions (at least 1).
-  auto ld = [&](std::size_t rows, std::size_t cols) { return std::max<std::size_t>(1, o.row_major ? cols : rows); };
-  sh.lda = o.trans_a ? ld(o.k, o.m) : ld(o.m, o.k);
-  sh.ldb = o.trans_b ? ld(o.n, o.k) : ld(o.k, o.n);
-  sh.ldc = ld(o.m, o.n);
+  const host::GemmShape sh = host::tight_gemm_shape(o.row_major, o.trans_a, o.trans_b, o.m, o.n, o.k);
   const std::size_t na = std::max<std::size_t>(1, host::gemm_span(sh, 'a')),
                     nb = std::max<std::size_t>(1, host::gemm_span(sh, 'b')),
                     nc = std::max<std::size_t>(1, host::gemm_span(sh, 'c'));

@@ -48,7 +48,9 @@ void add_split_options(CLI::App* app, SplitArgs& a, bool devices_required) {
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
   app->add_flag("--no-overlap", a.no_overlap, "one chunk at a time per device (upload, compute, download)");
-  app->add_option("--reps", a.reps, "timed calls (the median counts)")->check(CLI::Range(1, 1000))->capture_default_str();
+  app->add_option("--reps", a.reps, "timed calls (the median counts)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
 }
 
 void run_on_group(Globals& g, const bench::SplitCase& c) {
@@ -75,7 +77,9 @@ bench::SplitCase split_case(const std::string& routine, const std::string& text)
 void cmd_bench_split(Globals& g, const std::string& routine, double sigma, const std::string& method, bool pinned) {
   std::vector<std::string> sizes = g.sizes;
   if (sizes.empty()) {
-    if (routine == "fft") sizes = g.quick ? std::vector<std::string>{"256,mib=4"} : std::vector<std::string>{"1024,mib=256", "65536,mib=256"};
+    if (routine == "fft")
+      sizes =
+          g.quick ? std::vector<std::string>{"256,mib=4"} : std::vector<std::string>{"1024,mib=256", "65536,mib=256"};
     if (routine == "sgemm") sizes = {g.quick ? "256" : "4096"};
     if (routine == "transpose") sizes = {g.quick ? "512" : "8192"};
     if (routine == "blur") sizes = {g.quick ? "256x256" : "8192x8192"};

@@ -105,8 +105,8 @@ struct DeviceShare {
   std::size_t queues = 0;  ///< queues it used
   std::size_t items = 0;   ///< transforms, columns or rows it did
   std::size_t chunks = 0;
-  bool staged = false;     ///< some of its chunks went through pinned staging buffers
-  double seconds = 0;      ///< from the start of the chunks to this device's last chunk back on the host
+  bool staged = false;  ///< some of its chunks went through pinned staging buffers
+  double seconds = 0;   ///< from the start of the chunks to this device's last chunk back on the host
 };
 
 /// What a group call did.

@@ -29,6 +29,8 @@ std::shared_ptr<const BlurPlan> cached_plan(const QueueContext& qc, const BlurDe
   return cache.get(key, [&] { return std::make_shared<const BlurPlan>(BlurPlanAccess::make(qc, d, tuning)); });
 }
 
+}  // namespace
+
 BlurDesc desc_of(std::size_t width, std::size_t height, PixelFormat format, const BlurOptions& o) {
   BlurDesc d;
   d.width = width;
@@ -41,7 +43,6 @@ BlurDesc desc_of(std::size_t width, std::size_t height, PixelFormat format, cons
   return d;
 }
 
-}  // namespace
 }  // namespace detail
 
 BlurMethod gaussian_blur(cl::CommandQueue& queue, std::size_t width, std::size_t height, PixelFormat format,

@@ -81,4 +81,7 @@ void check_blur_request(std::size_t width, std::size_t height, PixelFormat forma
 Resolved check_blur_options(std::size_t width, std::size_t height, PixelFormat format, const BlurOptions& options,
                             const Tuning& tuning, const DeviceInfo& dev);
 
+/// The plan description of a whole image blurred with `o` (packed rows, offsets 0).
+BlurDesc desc_of(std::size_t width, std::size_t height, PixelFormat format, const BlurOptions& o);
+
 }  // namespace clforge::detail

@@ -24,7 +24,8 @@ std::shared_ptr<DeviceGroup::Impl> make_group(std::vector<DeviceEntry> devices, 
     detail::require(seen.insert(e.device()).second, "DeviceGroup",
                     [&] { return "device " + e.info.index_string() + " (" + e.info.name + ") given twice"; });
     Session first(e);  // context and the first queue, under the first-contact lock
-    DeviceGroup::Impl::Member m{first.entry, first.context, {first.queue}, std::make_unique<DeviceGroup::Impl::StagingPool>()};
+    DeviceGroup::Impl::Member m{
+        first.entry, first.context, {first.queue}, std::make_unique<DeviceGroup::Impl::StagingPool>()};
     for (std::size_t q = 1; q < queues; ++q) {
       cl_int st = CL_SUCCESS;
       cl_command_queue cq = clCreateCommandQueue(m.context(), m.entry.device(), CL_QUEUE_PROFILING_ENABLE, &st);
@@ -243,9 +244,7 @@ KernelSpec group_spec() {
        "host bytes (KiB) a chunk of a group call moves in, at most (fewer when the job is small)",
        true},
       {"GROUP_QUEUES", 3, {1, 2, 3, 4}, "queues (chunks in flight) per device in a group call", true},
-      {"GROUP_RATE",
-       0,
-       rate_ladder(),
+      {"GROUP_RATE", 0, rate_ladder(),
        "MB/s of host data this device did in a group call of the routine (the auto split's weights; 0: not "
        "measured, the next auto call measures it)",
        true},

@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "blur/blur_design.hpp"
+#include "blur/blur_internal.hpp"
 #include "group/group_internal.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/extent.hpp"
@@ -31,7 +32,13 @@ class BlurTask : public detail::ChunkTask {
  public:
   BlurTask(cl::CommandQueue& queue, const BlurDesc& whole, std::size_t halo, std::size_t chunk, const char* in,
            char* out, const Tuning& tuning)
-      : queue_(queue), whole_(whole), halo_(halo), chunk_(chunk), px_(pixel_bytes(whole.format)), in_(in), out_(out),
+      : queue_(queue),
+        whole_(whole),
+        halo_(halo),
+        chunk_(chunk),
+        px_(pixel_bytes(whole.format)),
+        in_(in),
+        out_(out),
         tuning_(tuning) {
     plan(std::min(whole.height, chunk + 2 * halo));  // the common band: arguments and kernels checked now
   }
@@ -89,26 +96,19 @@ GroupRun gaussian_blur(const DeviceGroup& group, std::size_t width, std::size_t 
   detail::require(in != nullptr && out != nullptr, what, "null input or output");
   detail::require(format == PixelFormat::R32F || format == PixelFormat::RGBA32F || format == PixelFormat::RGBA8, what,
                   "unknown pixel format");
-  const std::size_t bytes =
-      detail::mul_or_throw(detail::mul_or_throw(width, height, what, "width * height"), pixel_bytes(format), what,
-                           "the image's bytes");
+  const std::size_t bytes = detail::mul_or_throw(detail::mul_or_throw(width, height, what, "width * height"),
+                                                 pixel_bytes(format), what, "the image's bytes");
   const auto i0 = reinterpret_cast<std::uintptr_t>(in), o0 = reinterpret_cast<std::uintptr_t>(out);
   detail::require(!detail::ranges_overlap(i0, i0 + bytes, o0, o0 + bytes), what, "input and output overlap");
   for (double s : {options.sigma_x, options.sigma_y})
-    detail::require(s > 0 && s <= 4096, what, [&] { return "sigma must be in (0, 4096] (got " + std::to_string(s) + ")"; });
+    detail::require(s > 0 && s <= 4096, what,
+                    [&] { return "sigma must be in (0, 4096] (got " + std::to_string(s) + ")"; });
   const Tuning tuning = detail::family_tuning(split.tuning);
-  BlurDesc whole;
-  whole.width = width;
-  whole.height = height;
-  whole.format = format;
-  whole.sigma_x = options.sigma_x;
-  whole.sigma_y = options.sigma_y;
-  whole.border = options.border;
+  BlurDesc whole = detail::desc_of(width, height, format, options);
   // One method for every device: Auto as the first device resolves it for the whole image.
-  whole.method = options.method != BlurMethod::Auto
-                     ? options.method
-                     : resolve_blur_method(group.queue(0), width, height, format, options.sigma_x, options.sigma_y,
-                                           tuning);
+  whole.method = options.method != BlurMethod::Auto ? options.method
+                                                    : resolve_blur_method(group.queue(0), width, height, format,
+                                                                          options.sigma_x, options.sigma_y, tuning);
   const std::size_t halo = halo_rows(whole.method, options.sigma_y);
   detail::GroupJob job;
   job.routine = "blur";

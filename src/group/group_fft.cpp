@@ -55,10 +55,9 @@ GroupRun fft(const DeviceGroup& group, std::size_t n, std::size_t batch, const s
   const std::size_t bytes = detail::mul_or_throw(elems, 8, what, "n * batch * 8 bytes");
   const auto* i0 = reinterpret_cast<const char*>(in);
   const auto* o0 = reinterpret_cast<const char*>(out);
-  detail::require(i0 == o0 || !detail::ranges_overlap(reinterpret_cast<std::uintptr_t>(i0),
-                                                      reinterpret_cast<std::uintptr_t>(i0) + bytes,
-                                                      reinterpret_cast<std::uintptr_t>(o0),
-                                                      reinterpret_cast<std::uintptr_t>(o0) + bytes),
+  detail::require(i0 == o0 || !detail::ranges_overlap(
+                                  reinterpret_cast<std::uintptr_t>(i0), reinterpret_cast<std::uintptr_t>(i0) + bytes,
+                                  reinterpret_cast<std::uintptr_t>(o0), reinterpret_cast<std::uintptr_t>(o0) + bytes),
                   what, "input and output overlap without being the same array");
   const Tuning tuning = detail::family_tuning(options.tuning);
   detail::GroupJob job;

@@ -4,9 +4,9 @@
 // ChunkTask: which host blocks a chunk reads and writes and how the device computes it.
 #pragma once
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <cstddef>
 #include <memory>
 #include <mutex>
 #include <string>

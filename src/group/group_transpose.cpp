@@ -23,9 +23,7 @@ class TransposeTask : public detail::ChunkTask {
         in_(in),
         out_(out) {}
 
-  std::vector<std::size_t> slot_buffers() const override {
-    return {chunk_ * cols_ * elem_, chunk_ * cols_ * elem_};
-  }
+  std::vector<std::size_t> slot_buffers() const override { return {chunk_ * cols_ * elem_, chunk_ * cols_ * elem_}; }
   void inputs(std::size_t first, std::size_t count, std::vector<detail::BlockCopy>& v) const override {
     v.push_back({const_cast<char*>(in_) + first * cols_ * elem_, count * cols_ * elem_, 1, 0, 0, 0, 0});
   }
@@ -59,8 +57,8 @@ GroupRun transpose(const DeviceGroup& group, std::size_t rows, std::size_t cols,
   detail::require(rows > 0 && cols > 0, what, "rows and cols must be at least 1");
   detail::require(elem_size == 4 || elem_size == 8 || elem_size == 16, what, "elem_size must be 4, 8 or 16");
   detail::require(in != nullptr && out != nullptr, what, "null input or output");
-  const std::size_t bytes = detail::mul_or_throw(detail::mul_or_throw(rows, cols, what, "rows * cols"), elem_size,
-                                                 what, "rows * cols * elem_size");
+  const std::size_t bytes = detail::mul_or_throw(detail::mul_or_throw(rows, cols, what, "rows * cols"), elem_size, what,
+                                                 "rows * cols * elem_size");
   const auto i0 = reinterpret_cast<std::uintptr_t>(in), o0 = reinterpret_cast<std::uintptr_t>(out);
   detail::require(!detail::ranges_overlap(i0, i0 + bytes, o0, o0 + bytes), what, "input and output overlap");
   const Tuning tuning = detail::family_tuning(options.tuning);

@@ -49,11 +49,11 @@ struct Shared {
   const SplitOptions* options = nullptr;
   std::size_t items = 0;
   bool dynamic = false;
-  std::atomic<std::size_t> next_item{0};        // Dynamic: first item of the next chunk
-  std::atomic<std::size_t> next_id{0};          // chunk numbers in the order chunks are taken
+  std::atomic<std::size_t> next_item{0};                 // Dynamic: first item of the next chunk
+  std::atomic<std::size_t> next_id{0};                   // chunk numbers in the order chunks are taken
   std::vector<std::pair<std::size_t, std::size_t>> own;  // Weights: each device's [first, last)
   std::atomic<bool> abort{false};
-  std::mutex mutex;                             // guards finished and the failure
+  std::mutex mutex;                                           // guards finished and the failure
   std::vector<std::pair<std::size_t, std::size_t>> finished;  // (first, count) of chunks back on the host
   std::exception_ptr error;
   std::size_t failed_device = 0;
@@ -71,7 +71,9 @@ struct Shared {
   }
 };
 
-bool stages_on(Staging s, const DeviceEntry& e) { return s == Staging::On || (s == Staging::Auto && e.info.type != "CPU"); }
+bool stages_on(Staging s, const DeviceEntry& e) {
+  return s == Staging::On || (s == Staging::Auto && e.info.type != "CPU");
+}
 
 // One block between host memory (`host`, rows host_pitch apart) and a slot buffer, not blocking.
 void enqueue_copy(cl::CommandQueue& q, bool to_device, const cl::Buffer& buf, const BlockCopy& b, void* host,
@@ -87,10 +89,10 @@ void enqueue_copy(cl::CommandQueue& q, bool to_device, const cl::Buffer& buf, co
   }
   const cl::array<cl::size_type, 3> buffer_origin = {b.device_offset, 0, 0}, host_origin = {0, 0, 0},
                                     region = {b.row_bytes, b.rows, 1};
-  st = to_device ? q.enqueueWriteBufferRect(buf, CL_FALSE, buffer_origin, host_origin, region, dev_pitch, 0,
-                                            host_pitch, 0, host, nullptr, ev)
-                 : q.enqueueReadBufferRect(buf, CL_FALSE, buffer_origin, host_origin, region, dev_pitch, 0,
-                                           host_pitch, 0, host, nullptr, ev);
+  st = to_device ? q.enqueueWriteBufferRect(buf, CL_FALSE, buffer_origin, host_origin, region, dev_pitch, 0, host_pitch,
+                                            0, host, nullptr, ev)
+                 : q.enqueueReadBufferRect(buf, CL_FALSE, buffer_origin, host_origin, region, dev_pitch, 0, host_pitch,
+                                           0, host, nullptr, ev);
   check(st, to_device ? "clEnqueueWriteBufferRect" : "clEnqueueReadBufferRect", "group chunk");
 }
 
@@ -172,8 +174,8 @@ class DeviceRunner {
       Slot& slot = slots_[i];
       slot.queue = s_.group->queue(d_, i);
       for (std::size_t b : sizes)
-        slot.buffers.push_back(device_buffer(s_.group->context(d_), CL_MEM_READ_WRITE, std::max<std::size_t>(b, 4),
-                                             "group slot buffer"));
+        slot.buffers.push_back(
+            device_buffer(s_.group->context(d_), CL_MEM_READ_WRITE, std::max<std::size_t>(b, 4), "group slot buffer"));
     }
     task_.prepare(s_.group->context(d_), [this](const cl::Buffer& buf, const BlockCopy& b) {
       Slot& slot = slots_[0];
@@ -366,7 +368,9 @@ std::map<std::string, double>& rates() {
   static std::map<std::string, double> m;
   return m;
 }
-std::string rate_key(const char* routine, const DeviceInfo& i) { return std::string(routine) + "|" + i.name + "|" + i.driver_version; }
+std::string rate_key(const char* routine, const DeviceInfo& i) {
+  return std::string(routine) + "|" + i.name + "|" + i.driver_version;
+}
 
 }  // namespace
 
@@ -419,8 +423,8 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
                            : 1;
     std::size_t chunk = opt.chunk;
     if (!chunk) {
-      chunk = std::max<std::size_t>(1, static_cast<std::size_t>(cfg.at("GROUP_CHUNK_KIB")) * 1024 /
-                                           std::max<std::size_t>(job.item_bytes, 1));
+      chunk = std::max<std::size_t>(
+          1, static_cast<std::size_t>(cfg.at("GROUP_CHUNK_KIB")) * 1024 / std::max<std::size_t>(job.item_bytes, 1));
       chunk = std::min(chunk, ceil_div(job.items, D * s.queues));  // every queue of every device can get work
     }
     s.chunk = std::min(round_up(std::max(chunk, granule), granule), round_up(job.items, granule));
@@ -493,8 +497,8 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
     const std::string name = group.entry(s.failed_device).info.name;
     const Chunk& c = s.failed_chunk;
     throw DeviceFailure("group " + std::string(what) + ": device " + std::to_string(s.failed_device) + " (" + name +
-                            ") failed on chunk " + std::to_string(c.id) + " (items " + std::to_string(c.first) +
-                            ".." + std::to_string(c.first + c.count - 1) + "): " + what_of(s.error),
+                            ") failed on chunk " + std::to_string(c.id) + " (items " + std::to_string(c.first) + ".." +
+                            std::to_string(c.first + c.count - 1) + "): " + what_of(s.error),
                         s.failed_device, name, c.id, c.first, c.count);
   }
   if (measure) {
