@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "bench/split.hpp"
 #include "clforge/errors.hpp"
 #include "clforge/version.hpp"
 #include "runtime/util.hpp"
@@ -161,7 +162,41 @@ AllResults run_all(const AllOptions& opt) {
     res.devices.push_back(std::move(run));
     if (opt.after_device) opt.after_device(res);
   }
+  if (count > 1) {
+    set_progress_prefix("");
+    progress_note("[group] every device: " + std::to_string(count) + " devices");
+    run_split_section(entries, opt.base.quick, res);
+    if (opt.after_device) opt.after_device(res);
+  }
   return res;
+}
+
+void run_split_section(const std::vector<DeviceEntry>& entries, bool quick, AllResults& res) {
+  std::vector<SplitCase> cases(4);
+  cases[0].routine = "fft", cases[0].x = 1024, cases[0].y = quick ? 512 : 32768;  // 4 or 256 MiB
+  cases[1].routine = "sgemm", cases[1].x = cases[1].y = cases[1].z = quick ? 256 : 4096;
+  cases[2].routine = "transpose", cases[2].x = cases[2].y = quick ? 512 : 8192;
+  cases[3].routine = "blur", cases[3].x = cases[3].y = quick ? 256 : 8192;
+  try {
+    const DeviceGroup group(entries);
+    res.split_group = group.describe();
+    Report report(entries.front().info);
+    SplitBenchOptions o;
+    o.reps = quick ? 2 : 5;
+    o.print = false;
+    for (const SplitCase& c : cases) {
+      progress("split " + c.routine + " " + c.shape());
+      try {
+        bench_split(group, report, c, o);
+      } catch (const std::exception& e) {
+        report.add(failed_record("split " + c.routine, e.what()));
+        progress_note("split " + c.routine + " failed: " + std::string(e.what()));
+      }
+    }
+    res.split = report.records();
+  } catch (const std::exception& e) {  // the group could not be made
+    res.split.push_back(failed_record("split", e.what()));
+  }
 }
 
 nlohmann::json results_json(const AllResults& r) {
@@ -189,6 +224,10 @@ nlohmann::json results_json(const AllResults& r) {
     one["measurements"] = nlohmann::json::array();
     for (const Record& rec : d.report.records()) one["measurements"].push_back(record_json(rec));
     j["devices"].push_back(std::move(one));
+  }
+  if (!r.split.empty()) {
+    j["split"] = {{"group", r.split_group}, {"measurements", nlohmann::json::array()}};
+    for (const Record& rec : r.split) j["split"]["measurements"].push_back(record_json(rec));
   }
   return j;
 }
@@ -243,6 +282,11 @@ AllResults results_from_json(const nlohmann::json& doc) {
     if (d.contains("measurements") && d["measurements"].is_array())
       for (const nlohmann::json& m : d["measurements"]) run.report.add(record_from_json(m));
     r.devices.push_back(std::move(run));
+  }
+  if (doc.contains("split") && doc["split"].is_object()) {
+    r.split_group = text(doc["split"], "group");
+    for (const nlohmann::json& m : doc["split"].value("measurements", nlohmann::json::array()))
+      r.split.push_back(record_from_json(m));
   }
   return r;
 }

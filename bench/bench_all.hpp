@@ -49,7 +49,16 @@ struct AllResults {
   Provenance provenance;  ///< version, commit, host and OS of the run
   bool quick = false;
   std::vector<DeviceRun> devices;
+  /// With more than one device: one job on all of them (bench_split, routine "split <routine>"),
+  /// the group described as DeviceGroup::describe() says.
+  std::string split_group;
+  std::vector<Record> split;
 };
+
+/// The split section of bench all on these devices: each routine's case (quick: small sizes) on
+/// the group with the auto split, against each device alone and without overlap; a case that
+/// throws leaves a "failed: ..." record. Adds to res.split.
+void run_split_section(const std::vector<DeviceEntry>& entries, bool quick, AllResults& res);
 
 /// Runs everything on every selected device, printing progress to stderr. Selectors are all
 /// resolved first: one that matches no device throws UnsupportedDevice before anything runs.

@@ -324,6 +324,28 @@ void blur_tables(std::ostringstream& o, std::size_t device, const std::vector<co
 
 namespace clforge::bench {
 
+// One job on every device (AllResults::split): each case's configurations, with the speed-up of
+// each over the best device alone (host data to host data, wall clock).
+void split_section(std::ostream& o, const AllResults& res) {
+  if (res.split.empty()) return;
+  o << "\n## One job on every device\n\nGroup: " << report::cell(res.split_group, 400)
+    << ". Host data to host data, median wall time of whole calls (`clforge bench split`, docs/group.md); "
+       "\"vs best alone\" divides the best single device's time by the row's.\n\n"
+    << "| routine | shape | configuration | median ms | GB/s | vs best alone | status |\n"
+       "|---|---|---|---:|---:|---:|---|\n";
+  for (const Record& r : res.split) {
+    double best_alone = 0;
+    for (const Record& a : res.split)
+      if (a.routine == r.routine && a.shape == r.shape && a.library.find(" alone") != std::string::npos &&
+          a.measured() && (best_alone == 0 || a.timing.median_ms < best_alone))
+        best_alone = a.timing.median_ms;
+    o << "| " << r.routine << " | " << r.shape << " | " << r.library << " | "
+      << report::measured_num(r.measured(), r.timing.median_ms) << " | " << report::measured_num(r.measured(), r.gbps())
+      << " | " << report::measured_num(r.measured() && best_alone > 0, best_alone / std::max(r.timing.median_ms, 1e-12))
+      << " | " << report::cell(r.status) << " |\n";
+  }
+}
+
 std::string report_markdown(const AllResults& res) {
   using namespace report;
   std::ostringstream o;
@@ -392,6 +414,7 @@ std::string report_markdown(const AllResults& res) {
         if (std::find(routines.begin(), routines.end(), r) == routines.end()) routines.push_back(r);
     for (const auto& r : routines) o << "![" << r << " on each device](" << devices_chart_file(r) << ")\n\n";
   }
+  split_section(o, res);
   return o.str();
 }
 

@@ -345,6 +345,7 @@ void bench_split(const DeviceGroup& group, Report& report, const SplitCase& c, c
     r.params = {{"mode", to_string(last[k].mode)}, {"weights", last[k].weights}, {"shares", shares}};
     report.add(r);
   }
+  if (!o.print) return;
   std::printf("%s %s on %zu devices: %s split (%s)\n", c.routine.c_str(), c.shape().c_str(), D, to_string(last[0].mode),
               weights_text(last[0]).c_str());
   print_shares(group, last[0], items_of(c));

@@ -63,6 +63,7 @@ bool run_split(const DeviceGroup& group, const SplitCase& c, const SplitOptions&
 struct SplitBenchOptions {
   SplitOptions split;  ///< the group's split (mode, weights, chunk, queues, staging)
   int reps = 5;        ///< timed calls per configuration (the median counts)
+  bool print = true;   ///< print the table on stdout
 };
 
 /// The case on the group with `o.split`, the same without overlap, and each device alone (weight
