@@ -1,0 +1,105 @@
+// `clforge tune group ROUTINE`: the "group" parameters of a routine's group calls
+// (GROUP_CHUNK_KIB, GROUP_QUEUES) searched per device on host data, timed as users run them (whole
+// calls, host to host), every candidate's result checked; the fastest is stored in the device's
+// user tuning database when it beats the current values by more than 2 %.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "tools/cli.hpp"
+
+namespace clforge::cli {
+namespace {
+
+struct TuneGroupArgs {
+  std::string routine, size, devices;
+  std::vector<int> chunks = {256, 1024, 4096, 8192, 16384, 65536};
+  std::vector<int> queues = {1, 2, 3, 4};
+  int reps = 3;
+  bool pinned = false, no_store = false;
+};
+
+double median_ms(bench::HostJob& job, const DeviceGroup& group, const SplitOptions& o, int reps) {
+  std::vector<double> ms;
+  for (int r = 0; r <= reps; ++r) {  // the first call (plans, kernels) is not counted
+    job.reset();
+    const auto t0 = std::chrono::steady_clock::now();
+    job.run(group, o);
+    if (r > 0) ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+void cmd_tune_group(Globals& g, const TuneGroupArgs& a) {
+  const Size z = parse_size(a.routine, a.size);
+  bench::SplitCase c;
+  c.routine = a.routine;
+  c.x = z.x, c.y = z.y, c.z = z.z;
+  if (a.routine == "fft") c.y = z.fft_batch(std::size_t{64} << 20);
+  if (a.routine == "sgemm") c.trans_a = z.trans_a, c.trans_b = z.trans_b;
+  if (a.routine == "transpose") c.elem = z.elem;
+  if (a.routine == "blur") c.channels = z.channels;
+  c.pinned = a.pinned;
+  const std::vector<DeviceEntry> entries =
+      a.devices.empty() ? std::vector<DeviceEntry>{g.session().entry} : select_devices(a.devices);
+  const Tuning base = g.tuning();
+  for (const DeviceEntry& e : entries) {
+    const DeviceGroup group(std::vector<DeviceEntry>{e}, 4);
+    auto job = bench::make_host_job(c, group);
+    std::printf("tune group %s %s on \"%s\": chunk KiB x queues, median of %d whole calls\n", a.routine.c_str(),
+                c.shape().c_str(), e.info.name.c_str(), a.reps);
+    SplitOptions o;
+    o.tuning = base;
+    const double current = median_ms(*job, group, o, a.reps);
+    const Configuration cfg = resolve_configuration("group", a.routine, e.info, base);
+    std::printf("  current (GROUP_CHUNK_KIB=%d, GROUP_QUEUES=%d): %.3f ms\n", cfg.at("GROUP_CHUNK_KIB"),
+                cfg.at("GROUP_QUEUES"), current);
+    double best = current;
+    int best_kib = cfg.at("GROUP_CHUNK_KIB"), best_q = cfg.at("GROUP_QUEUES");
+    for (int kib : a.chunks)
+      for (int q : a.queues) {
+        o.tuning = base;
+        o.tuning.overrides["GROUP_CHUNK_KIB"] = kib;
+        o.tuning.overrides["GROUP_QUEUES"] = q;
+        const double ms = median_ms(*job, group, o, a.reps);
+        const double err = job->error();
+        const bool ok = err <= job->tolerance();
+        std::printf("  %6d KiB x %d: %9.3f ms%s\n", kib, q, ms, ok ? "" : "  WRONG (left out)");
+        if (ok && ms < best) best = ms, best_kib = kib, best_q = q;
+      }
+    if (best < current / 1.02 && !a.no_store) {
+      store_user_entry(e.info, "group", a.routine, {{"GROUP_CHUNK_KIB", best_kib}, {"GROUP_QUEUES", best_q}},
+                       "tune group " + a.routine + " " + c.shape());
+      std::printf("  stored GROUP_CHUNK_KIB=%d GROUP_QUEUES=%d (%.3f ms, %.2fx) in %s\n", best_kib, best_q, best,
+                  current / best, user_database_path(e.info).c_str());
+    } else {
+      std::printf("  best GROUP_CHUNK_KIB=%d GROUP_QUEUES=%d (%.3f ms, %.2fx): %s\n", best_kib, best_q, best,
+                  current / best, a.no_store ? "nothing stored (--no-store)" : "not 2 % faster, nothing stored");
+    }
+  }
+}
+
+void register_tune_group(Apps& apps, Globals& g) {
+  static TuneGroupArgs a;
+  auto* t = apps.tune->add_subcommand(
+      "group", "chunk size and queue count of a routine's group calls (host data), per device, into the user database");
+  t->add_option("routine", a.routine, "fft, sgemm, transpose or blur")
+      ->required()
+      ->check(CLI::IsMember({"fft", "sgemm", "transpose", "blur"}));
+  t->add_option("--size", a.size, "one size in the run commands' grammar")->required();
+  t->add_option("--devices", a.devices, "devices to tune, each alone (default: the -d device)");
+  t->add_option("--chunks", a.chunks, "GROUP_CHUNK_KIB values to try")->delimiter(',')->capture_default_str();
+  t->add_option("--queues", a.queues, "GROUP_QUEUES values to try")->delimiter(',')->capture_default_str();
+  t->add_option("--reps", a.reps, "timed calls per candidate (the median counts)")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  t->add_flag("--pinned", a.pinned, "host arrays in pinned memory");
+  t->add_flag("--no-store", a.no_store, "measure only");
+  t->callback([&g] { cmd_tune_group(g, a); });
+}
+
+CLFORGE_CLI_COMMANDS(register_tune_group);
+
+}  // namespace
+}  // namespace clforge::cli
