@@ -24,6 +24,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+class HostArray;
+float* named(const std::string& name, std::initializer_list<std::pair<const char*, const HostArray*>> arrays);
+
 // Host floats of a job: a std::vector, or PinnedMemory of the group.
 class HostArray {
  public:
@@ -42,6 +45,12 @@ class HostArray {
   std::vector<float> vec_;
   std::unique_ptr<PinnedMemory> pinned_;
 };
+
+float* named(const std::string& name, std::initializer_list<std::pair<const char*, const HostArray*>> arrays) {
+  for (const auto& [n, a] : arrays)
+    if (name == n) return a->data();
+  throw InvalidArgument("split job: no array '" + name + "'");
+}
 
 class FftJob : public HostJob {
  public:
@@ -69,6 +78,7 @@ class FftJob : public HostJob {
     return worst;
   }
   double tolerance() const override { return host::fft_tolerance(n_); }
+  float* array(const std::string& name) override { return named(name, {{"in", &in_}, {"out", &out_}}); }
   bool host_vector(cl::CommandQueue& queue) override {
     if (vec_.empty())
       vec_.assign(reinterpret_cast<const std::complex<float>*>(in_.data()),
@@ -101,6 +111,7 @@ class TransposeJob : public HostJob {
     return std::memcmp(ref.data(), out_.data(), ref.size() * 4) == 0 ? 0.0 : INFINITY;
   }
   double tolerance() const override { return 0; }
+  float* array(const std::string& name) override { return named(name, {{"in", &in_}, {"out", &out_}}); }
 
  private:
   std::size_t rows_, cols_, elem_;
@@ -144,6 +155,9 @@ class SgemmJob : public HostJob {
     return host::gemm_scaled_error(y.data(), ref.data(), mag.data(), y.size());
   }
   double tolerance() const override { return host::gemm_tolerance(c_.z); }
+  float* array(const std::string& name) override {
+    return named(name, {{"a", a_.get()}, {"b", b_.get()}, {"out", out_.get()}});
+  }
 
  private:
   SplitCase c_;
@@ -155,7 +169,7 @@ class SgemmJob : public HostJob {
 class BlurJob : public HostJob {
  public:
   BlurJob(const SplitCase& c, const DeviceGroup* pinned)
-      : c_(c), in_(c.x * c.y * c.channels, pinned), out_(in_.size(), pinned) {
+      : c_(c), in_(c.x * c.y * c.channels, pinned), out_(in_.size(), pinned), method_(c.method) {
     host::fill_random(in_.data(), in_.size(), host::default_seed());
     bytes = 2.0 * 4 * static_cast<double>(in_.size());
   }
@@ -186,11 +200,12 @@ class BlurJob : public HostJob {
     return method_ == BlurMethod::Recursive ? host::recursive_blur_tolerance(c_.sigma, c_.sigma)
                                             : host::truncated_blur_tolerance(c_.sigma, c_.sigma);
   }
+  float* array(const std::string& name) override { return named(name, {{"in", &in_}, {"out", &out_}}); }
 
  private:
   SplitCase c_;
   HostArray in_, out_;
-  BlurMethod method_ = BlurMethod::Auto;
+  BlurMethod method_;  // the method the error is judged for (Auto: set by run())
 };
 
 // Median seconds of `reps` timed calls of each configuration, their calls interleaved

@@ -44,6 +44,9 @@ class HostJob {
   /// infinite otherwise) and the bound it must stay within.
   virtual double error() = 0;
   virtual double tolerance() const = 0;
+  /// A host array of the job by name: "in" and "out" (fft, transpose, blur), "a", "b" and "out"
+  /// (C) for sgemm; for distributing the job over MPI ranks. Throws InvalidArgument otherwise.
+  virtual float* array(const std::string& name) = 0;
   /// One call of the library's host-vector overload on `queue` where the routine has one to
   /// compare with (fft); false when it has none.
   virtual bool host_vector(cl::CommandQueue& /*queue*/) { return false; }

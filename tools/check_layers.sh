@@ -8,6 +8,8 @@
 #                     family's tuner target (*_tune.cpp)
 #   src/group/        one job across devices (the chunk pipeline over the families' plans): any of
 #                     the above; no family includes it
+#   src/mpi/          the MPI component (its own library, clforge::mpi): any of the above; nothing
+#                     in the main library includes it
 #   src/library/      the one list of the families (specs, tuner targets): any of the above
 #   host/             references and test data (test side): anything
 #   python/           the Python module: public headers and its own headers only
@@ -15,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bad=0
-families=$(cd src && ls -d */ | tr -d / | grep -vx 'runtime\|tuning\|library\|group' | paste -sd'|')
+families=$(cd src && ls -d */ | tr -d / | grep -vx 'runtime\|tuning\|library\|group\|mpi' | paste -sd'|')
 check() {  # file, allowed-prefix regex
   local f=$1 allowed=$2
   while IFS= read -r line; do
@@ -36,7 +38,8 @@ for f in src/tuning/*; do
 done
 for f in src/library/*; do check "$f" "clforge/|runtime/|tuning/|($families)/|group/"; done
 for f in src/group/*; do check "$f" "clforge/|runtime/|tuning/|($families)/|group/"; done
-for d in $(cd src && ls -d */ | tr -d / | grep -vx 'runtime\|tuning\|library\|group'); do
+for f in src/mpi/*; do check "$f" "clforge/|runtime/|tuning/|($families)/|group/"; done
+for d in $(cd src && ls -d */ | tr -d / | grep -vx 'runtime\|tuning\|library\|group\|mpi'); do
   for f in src/$d/*; do
     case "$f" in
       *_tune.cpp) check "$f" "clforge/|runtime/|tuning/|host/|($families)/" ;;

@@ -27,6 +27,7 @@ struct SplitArgs {
   std::string staging = "auto";  ///< --staging auto|on|off
   bool no_overlap = false;       ///< --no-overlap
   int reps = 5;                  ///< --reps: timed calls
+  bool mpi = false;              ///< --mpi: across the ranks of mpirun (--devices per rank, '|' between)
   /// The SplitOptions these ask for on `group` (UsageError for contradictions).
   SplitOptions options(const DeviceGroup& group, const Tuning& tuning) const;
 };
@@ -87,6 +88,11 @@ CLI::Option* add_run_size_option(CLI::App* app, std::string& size, const std::st
 /// `run ROUTINE --devices ...`: the case on the group of g.split.devices, checked and timed
 /// (bench::run_split); throws Error when the result is wrong.
 void run_on_group(Globals& g, const bench::SplitCase& c);
+
+/// `run ROUTINE --mpi` / `bench split ROUTINE --mpi`: the case across the MPI ranks (each on its
+/// own devices), checked on rank 0 (tools/cmd_mpi.cpp); throws Error when the result is wrong or
+/// clforge was built without MPI. `bench` adds the table of ranks alone against all together.
+void run_on_ranks(Globals& g, const bench::SplitCase& c, bool bench);
 
 /// Adds --out FOLDER (checked: a folder or a path that does not exist yet).
 CLI::Option* add_out_option(CLI::App* app, std::string& out, const std::string& what);

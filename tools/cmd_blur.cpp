@@ -176,7 +176,7 @@ void cmd_run_blur(Globals& g, const RunBlurArgs& a) {
   const Size z = parse_size("blur", a.size);
   if (!(a.sigma > 0)) throw UsageError("--sigma must be positive");
   const std::size_t w = z.x, h = z.y, c = z.channels;
-  if (!g.split.devices.empty()) {
+  if (!g.split.devices.empty() || g.split.mpi) {
     bench::SplitCase sc;
     sc.routine = "blur";
     sc.x = w, sc.y = h, sc.channels = c;

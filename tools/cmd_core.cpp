@@ -194,7 +194,7 @@ void cmd_bench_overhead(Globals& g) {
 void cmd_run_transpose(Globals& g, const std::string& size) {
   const Size z = parse_size("transpose", size);
   const std::size_t rows = z.x, cols = z.y, elem = z.elem;
-  if (!g.split.devices.empty()) {
+  if (!g.split.devices.empty() || g.split.mpi) {
     bench::SplitCase c;
     c.routine = "transpose";
     c.x = rows, c.y = cols, c.elem = elem;

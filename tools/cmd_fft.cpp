@@ -25,7 +25,7 @@ struct RunFftOptions {
 void cmd_run_fft(Globals& g, RunFftOptions o) {
   const Size z = parse_size("fft", o.size);
   o.n = z.x;
-  if (!g.split.devices.empty()) {
+  if (!g.split.devices.empty() || g.split.mpi) {
     if (o.in_place || o.stride != 1 || o.distance != 0 || o.scaling != "none" || z.interleaved)
       throw UsageError(
           "run fft --devices: contiguous transforms, out of place, unscaled (leave out --in-place, "

@@ -26,7 +26,7 @@ void cmd_run_sgemm(Globals& g, RunOptions o) {
   const Size z = parse_size("sgemm", o.size);
   o.m = z.x, o.n = z.y, o.k = z.z;
   o.trans_a = z.trans_a, o.trans_b = z.trans_b;
-  if (!g.split.devices.empty()) {
+  if (!g.split.devices.empty() || g.split.mpi) {
     bench::SplitCase c;
     c.routine = "sgemm";
     c.x = o.m, c.y = o.n, c.z = o.k;

@@ -48,12 +48,15 @@ void add_split_options(CLI::App* app, SplitArgs& a, bool devices_required) {
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
   app->add_flag("--no-overlap", a.no_overlap, "one chunk at a time per device (upload, compute, download)");
+  app->add_flag("--mpi", a.mpi,
+                "across the ranks of mpirun, each on its own --devices (per rank, separated by '|': 'nvidia|cpu')");
   app->add_option("--reps", a.reps, "timed calls (the median counts)")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
 }
 
 void run_on_group(Globals& g, const bench::SplitCase& c) {
+  if (g.split.mpi) return run_on_ranks(g, c, false);
   const DeviceGroup group(g.split.devices, std::max<std::size_t>(3, g.split.queues));
   if (!bench::run_split(group, c, g.split.options(group, g.tuning()), g.split.reps))
     throw Error("run " + c.routine + ": the group's result differs from the host reference");
@@ -83,6 +86,16 @@ void cmd_bench_split(Globals& g, const std::string& routine, double sigma, const
     if (routine == "sgemm") sizes = {g.quick ? "256" : "4096"};
     if (routine == "transpose") sizes = {g.quick ? "512" : "8192"};
     if (routine == "blur") sizes = {g.quick ? "256x256" : "8192x8192"};
+  }
+  if (!g.split.mpi && g.split.devices.empty()) throw UsageError("bench split: --devices is required (or --mpi)");
+  if (g.split.mpi) {
+    for (const auto& text : sizes) {
+      bench::SplitCase c = split_case(routine, text);
+      c.sigma = sigma;
+      c.method = parse_blur_method(method);
+      run_on_ranks(g, c, true);
+    }
+    return;
   }
   const DeviceGroup group(g.split.devices, std::max<std::size_t>(3, g.split.queues));
   bench::Report report(group.entry(0).info);
@@ -114,7 +127,7 @@ void register_split(Apps& apps, Globals& g) {
   b->add_option("-s,--sigma", sigma, "blur: standard deviation in pixels")->capture_default_str();
   b->add_option("--method", method, "blur: auto, direct, separable, recursive")->capture_default_str();
   b->add_flag("--pinned", pinned, "the host arrays in pinned memory (PinnedMemory) instead of pageable vectors");
-  add_split_options(b, g.split, true);
+  add_split_options(b, g.split, false);  // --devices: required unless --mpi (checked below)
   add_out_option(b, g.out, "results.json, results.csv, report.md");
   b->callback([&g] { cmd_bench_split(g, routine, sigma, method, pinned); });
 }

@@ -16,10 +16,9 @@
 
 namespace clforge {
 
-namespace {
+namespace detail {
 
-// Rows above and below a band that a method's vertical filter reaches.
-std::size_t halo_rows(BlurMethod m, double sigma_y) {
+std::size_t blur_halo_rows(BlurMethod m, double sigma_y) {
   if (m != BlurMethod::Recursive) return static_cast<std::size_t>(detail::gaussian_radius(sigma_y));
   // The slowest pole of the cascade (a real pole p1 and a complex pair of modulus sqrt(-c2))
   // sets the decay of the impulse response: rho^h <= 2^-30.
@@ -27,6 +26,10 @@ std::size_t halo_rows(BlurMethod m, double sigma_y) {
   const double rho = std::max(g.p1, std::sqrt(std::max(0.0, -g.c2)));
   return static_cast<std::size_t>(std::ceil(30 * std::log(2.0) / -std::log(rho))) + 1;
 }
+
+}  // namespace detail
+
+namespace {
 
 class BlurTask : public detail::ChunkTask {
  public:
@@ -109,7 +112,7 @@ GroupRun gaussian_blur(const DeviceGroup& group, std::size_t width, std::size_t 
   whole.method = options.method != BlurMethod::Auto ? options.method
                                                     : resolve_blur_method(group.queue(0), width, height, format,
                                                                           options.sigma_x, options.sigma_y, tuning);
-  const std::size_t halo = halo_rows(whole.method, options.sigma_y);
+  const std::size_t halo = detail::blur_halo_rows(whole.method, options.sigma_y);
   detail::GroupJob job;
   job.routine = "blur";
   job.size_class = std::string(to_string(whole.method)) + " " + std::to_string(width) + "x" + std::to_string(height);

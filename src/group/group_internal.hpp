@@ -107,6 +107,11 @@ struct GroupAccess {
 /// filled with 0xFF bytes (NaN for float data) and DeviceFailure is thrown.
 GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const SplitOptions& options);
 
+/// Rows above and below a band of an image that a method's vertical filter reaches: r = ceil(3
+/// sigma) for direct and separable; for the recursive filter the distance at which its impulse
+/// response has decayed below 2^-30 of its peak (src/group/group_blur.cpp).
+std::size_t blur_halo_rows(BlurMethod m, double sigma_y);
+
 /// Tuning without the "group" parameters (what the families' plans get).
 Tuning family_tuning(const Tuning& t);
 
