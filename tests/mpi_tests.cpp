@@ -188,8 +188,7 @@ TEST_CASE("a rank that never arrives: the others abort every rank after the time
   mpi::MpiOptions o = uneven();
   o.timeout_s = 3;
   const mpi::Distribution d = mpi::distribute(world(), "fft", 8, o);
-  if (rank() == ranks() - 1)
-    std::this_thread::sleep_for(std::chrono::seconds(600));  // never joins; MPI_Abort ends it
+  if (rank() == ranks() - 1) std::this_thread::sleep_for(std::chrono::seconds(600));  // never joins; MPI_Abort ends it
   std::vector<std::complex<float>> mine(d.count[rank()] * 16), out(mine.size());
   mpi::fft(world(), local(), d, 16, mine.data(), out.data(), false, o);
   FAIL("the collective returned although a rank never joined");

@@ -45,7 +45,7 @@ mpi::MpiRun distributed(const bench::SplitCase& c, bench::HostJob* job, const De
   if (rank == 0) job->reset();
   if (c.routine == "fft") {
     const mpi::Distribution d = mpi::distribute(w, "fft", c.y, o);
-    std::vector<std::complex<float>> in(d.count[rank] * c.x), out(in.size());
+    std::vector<std::complex<float> > in(d.count[rank] * c.x), out(in.size());
     mpi::scatter(w, 0, d, c.x * 8, arr("in"), in.data(), o.timeout_s);
     const auto run = mpi::fft(w, local, d, c.x, in.data(), out.data(), c.inverse, o);
     mpi::gather(w, 0, d, c.x * 8, out.data(), arr("out"), o.timeout_s);
@@ -148,9 +148,10 @@ void run_ranks(Globals& g, bench::SplitCase c, bool bench) {
     if (bench) {
       double rate_sum = 0, best = INFINITY;
       for (double a : alone) rate_sum += 1.0 / a, best = std::min(best, a);
-      std::printf("  speed-up over the best rank alone %.2fx; scaling efficiency %.2f (all ranks' rate over the sum "
-                  "of their rates alone)\n",
-                  best / secs, (1.0 / secs) / rate_sum);
+      std::printf(
+          "  speed-up over the best rank alone %.2fx; scaling efficiency %.2f (all ranks' rate over the sum "
+          "of their rates alone)\n",
+          best / secs, (1.0 / secs) / rate_sum);
     }
     std::printf("  error against the host reference %.2e, tolerance %.2e: %s\n", err, tol, ok ? "ok" : "WRONG");
   }

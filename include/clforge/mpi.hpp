@@ -32,7 +32,7 @@ struct MpiOptions {
   /// One weight per rank, each >= 0, sum > 0. Empty: each rank's measured throughput for the
   /// routine in its previous call (MPI_Allgather), equal shares until every rank has one.
   std::vector<double> weights;
-  SplitOptions local;     ///< how a rank splits its share over its own devices
+  SplitOptions local;      ///< how a rank splits its share over its own devices
   double timeout_s = 120;  ///< the longest a rank waits for the others; then every rank is aborted
   /// Test hook: called on every rank before its local work; an exception thrown there is that
   /// rank failing.
@@ -79,9 +79,9 @@ MpiRun fft(MPI_Comm comm, const DeviceGroup& local, const Distribution& d, std::
 /// (n = d.items): rank r holds B's columns as a k x count[r] matrix (leading dimension k) and
 /// C's as m x count[r] (leading dimension m). A (m x k, or k x m when trans_a is Yes, leading
 /// dimension lda) is read on `root` only and broadcast once; each rank needs all of A.
-MpiRun sgemm(MPI_Comm comm, const DeviceGroup& local, const Distribution& d, int root, Transpose trans_a,
-             std::size_t m, std::size_t k, float alpha, const float* a, std::size_t lda, const float* local_b,
-             float beta, float* local_c, const MpiOptions& o);
+MpiRun sgemm(MPI_Comm comm, const DeviceGroup& local, const Distribution& d, int root, Transpose trans_a, std::size_t m,
+             std::size_t k, float alpha, const float* a, std::size_t lda, const float* local_b, float beta,
+             float* local_c, const MpiOptions& o);
 
 /// Gaussian blur of a width x d.items image distributed by rows (packed rows of `format`): each
 /// rank receives the halo rows its filter reaches from the ranks that own them, blurs its band on

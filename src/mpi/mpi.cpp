@@ -185,9 +185,8 @@ Distribution distribute(MPI_Comm comm, const std::string& routine, std::size_t i
     if (std::any_of(w.begin(), w.end(), [](double x) { return !(x > 0); })) w.assign(w.size(), 1.0);
   }
   const char* what = "clforge mpi distribute";
-  detail::require(w.size() == static_cast<std::size_t>(n), what, [&] {
-    return std::to_string(w.size()) + " weights for " + std::to_string(n) + " ranks";
-  });
+  detail::require(w.size() == static_cast<std::size_t>(n), what,
+                  [&] { return std::to_string(w.size()) + " weights for " + std::to_string(n) + " ranks"; });
   double total = 0;
   for (double x : w) {
     detail::require(std::isfinite(x) && x >= 0, what, "weights must be finite and >= 0");
@@ -201,11 +200,11 @@ Distribution distribute(MPI_Comm comm, const std::string& routine, std::size_t i
   std::size_t at = 0;
   for (int q = 0; q < n; ++q) {
     cum += w[static_cast<std::size_t>(q)];
-    std::size_t end = q + 1 == n ? items
-                                 : std::min(items, static_cast<std::size_t>(std::llround(
-                                                       static_cast<double>(items) * (cum / total) /
-                                                       static_cast<double>(granule))) *
-                                                       granule);
+    std::size_t end =
+        q + 1 == n ? items
+                   : std::min(items, static_cast<std::size_t>(std::llround(static_cast<double>(items) * (cum / total) /
+                                                                           static_cast<double>(granule))) *
+                                         granule);
     end = std::max(end, at);
     d.first.push_back(at);
     d.count.push_back(end - at);
@@ -251,9 +250,9 @@ MpiRun fft(MPI_Comm comm, const DeviceGroup& local, const Distribution& d, std::
   return finish(comm, "fft", d, secs, o.timeout_s);
 }
 
-MpiRun sgemm(MPI_Comm comm, const DeviceGroup& local, const Distribution& d, int root, Transpose trans_a,
-             std::size_t m, std::size_t k, float alpha, const float* a, std::size_t lda, const float* local_b,
-             float beta, float* local_c, const MpiOptions& o) {
+MpiRun sgemm(MPI_Comm comm, const DeviceGroup& local, const Distribution& d, int root, Transpose trans_a, std::size_t m,
+             std::size_t k, float alpha, const float* a, std::size_t lda, const float* local_b, float beta,
+             float* local_c, const MpiOptions& o) {
   const int me = rank_of(comm);
   const char* what = "clforge mpi sgemm";
   const auto t0 = Clock::now();
