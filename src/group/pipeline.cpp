@@ -496,9 +496,11 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
     }
     const std::string name = group.entry(s.failed_device).info.name;
     const Chunk& c = s.failed_chunk;
+    const std::string where = c.count == 0 ? "before its first chunk (buffers, shared operands)"
+                                           : "on chunk " + std::to_string(c.id) + " (items " + std::to_string(c.first) +
+                                                 ".." + std::to_string(c.first + c.count - 1) + ")";
     throw DeviceFailure("group " + std::string(what) + ": device " + std::to_string(s.failed_device) + " (" + name +
-                            ") failed on chunk " + std::to_string(c.id) + " (items " + std::to_string(c.first) + ".." +
-                            std::to_string(c.first + c.count - 1) + "): " + what_of(s.error),
+                            ") failed " + where + ": " + what_of(s.error),
                         s.failed_device, name, c.id, c.first, c.count);
   }
   if (measure) {
