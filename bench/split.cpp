@@ -299,7 +299,63 @@ bool run_split(const DeviceGroup& group, const SplitCase& c, const SplitOptions&
   return err <= tol;
 }
 
+namespace {
+
+// bench split --resident: the group and each device alone on device-resident shares (each the
+// median of SplitOptions::resident_reps computations with every device at once, no transfers).
+void bench_resident(const DeviceGroup& group, Report& report, const SplitCase& c, const SplitBenchOptions& o) {
+  auto job = make_host_job(c, group);
+  const std::size_t D = group.size();
+  std::vector<SplitOptions> configs = {o.split};
+  std::vector<std::string> names = {"group resident"};
+  for (std::size_t d = 0; d < D; ++d) {
+    SplitOptions alone = o.split;
+    alone.mode = SplitMode::Weights;
+    alone.weights.assign(D, 0.0);
+    alone.weights[d] = 1.0;
+    configs.push_back(alone);
+    names.push_back("device " + std::to_string(d) + " alone resident");
+  }
+  std::vector<GroupRun> runs;
+  double err = 0;
+  for (std::size_t k = 0; k < configs.size(); ++k) {
+    job->reset();
+    runs.push_back(job->run(group, configs[k]));
+    if (k == 0) err = job->error();
+  }
+  const double tol = job->tolerance();
+  double best_alone = INFINITY;
+  for (std::size_t d = 0; d < D; ++d) best_alone = std::min(best_alone, runs[1 + d].seconds);
+  for (std::size_t k = 0; k < configs.size(); ++k) {
+    Record r = Record::of("split " + c.routine, names[k], c.shape());
+    const double ms = 1e3 * runs[k].seconds;
+    r.timing = summarize(std::vector<double>{ms});
+    r.timing.reps = configs[k].resident_reps;
+    r.bytes = job->bytes;
+    r.flops = job->flops;
+    if (k == 0) r.error = err;
+    if (k == 0 && !(err <= tol)) r.status = "failed: error above tolerance";
+    nlohmann::json shares = nlohmann::json::array();
+    for (const auto& s : runs[k].shares)
+      shares.push_back({{"device", s.name}, {"items", s.items}, {"ms", 1e3 * s.seconds}});
+    r.params = {{"resident", true}, {"weights", runs[k].weights}, {"shares", shares}};
+    report.add(r);
+  }
+  if (!o.print) return;
+  std::printf("%s %s on %zu devices, device-resident (%s): median of %d computations with every device at once\n",
+              c.routine.c_str(), c.shape().c_str(), D, weights_text(runs[0]).c_str(), o.split.resident_reps);
+  print_shares(group, runs[0], items_of(c));
+  for (std::size_t k = 0; k < configs.size(); ++k)
+    std::printf("  %-28s %10.3f ms %9.2f GB/s\n", names[k].c_str(), 1e3 * runs[k].seconds,
+                job->bytes / runs[k].seconds / 1e9);
+  std::printf("  speed-up over the best device alone %.2fx; error %.2e (tolerance %.2e): %s\n",
+              best_alone / runs[0].seconds, err, tol, err <= tol ? "ok" : "WRONG");
+}
+
+}  // namespace
+
 void bench_split(const DeviceGroup& group, Report& report, const SplitCase& c, const SplitBenchOptions& o) {
+  if (o.split.resident_reps > 0) return bench_resident(group, report, c, o);
   auto job = make_host_job(c, group);
   const std::size_t D = group.size();
   std::vector<SplitOptions> configs = {o.split};

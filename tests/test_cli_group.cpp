@@ -63,6 +63,14 @@ TEST_SUITE("group") {
     std::set<std::string> expected = {"group dynamic", "group dynamic no overlap"};
     for (std::size_t d = 0; d < list_devices().size(); ++d) expected.insert("device " + std::to_string(d) + " alone");
     CHECK(libraries == expected);
+    // Device-resident: every routine, checked.
+    for (const std::string args : {"sgemm --size 40x33x20", "blur --size 64x50 --method recursive --sigma 2",
+                                   "fft --size 64,batch=30", "transpose --size 50x20"}) {
+      CAPTURE(args);
+      REQUIRE(test::run_command(cli + "bench split " + args + " --devices all --resident --reps 1", out) == 0);
+      CHECK(out.find("device-resident") != std::string::npos);
+      CHECK(out.find(": ok") != std::string::npos);
+    }
   }
 
   TEST_CASE("split options that contradict each other or the group are usage errors") {

@@ -165,4 +165,36 @@ TEST_SUITE("group") {
     for (auto& t : threads) t.join();
     CHECK(good == 16);
   }
+
+  TEST_CASE("resident runs: each share computed in place on its device, the result downloaded and right") {
+    SplitOptions o;
+    o.mode = SplitMode::Weights;
+    o.weights.assign(group().size(), 1.0);
+    o.weights[0] = 2.0;
+    o.resident_reps = 2;
+    const std::size_t rows = 45, cols = 38;
+    const auto in = host::random_floats(rows * cols * 2, test::seed() + 70);
+    std::vector<float> ref(in.size()), out = host::poisoned(in.size());
+    host::transpose(rows, cols, 8, in.data(), cols, ref.data(), rows);
+    const GroupRun r = transpose(group(), rows, cols, 8, in.data(), out.data(), o);
+    CHECK(out == ref);
+    std::size_t total = 0;
+    for (const auto& s : r.shares) {
+      total += s.items;
+      CHECK(s.chunks == (s.items > 0 ? 1u : 0u));
+      if (s.items > 0) CHECK(s.seconds > 0);
+    }
+    CHECK(total == rows);
+    CHECK(r.seconds > 0);
+    const std::size_t n = 128, batch = 21;
+    const auto x = host::random_floats(2 * n * batch, test::seed() + 71);
+    std::vector<std::complex<float>> y(n * batch);
+    fft(group(), n, batch, reinterpret_cast<const std::complex<float>*>(x.data()), y.data(), true, o);
+    CHECK(host::fft_compare(reinterpret_cast<const float*>(y.data()), n, batch, 1, n, 0,
+                            host::fft_batch(x.data(), n, batch, 1, n, 0, true))
+              .max_rel_l2 <= host::fft_tolerance(n));
+    o.mode = SplitMode::Dynamic;
+    CHECK_THROWS_AS(fft(group(), n, batch, reinterpret_cast<const std::complex<float>*>(x.data()), y.data(), true, o),
+                    InvalidArgument);
+  }
 }

@@ -77,7 +77,8 @@ bench::SplitCase split_case(const std::string& routine, const std::string& text)
   return c;
 }
 
-void cmd_bench_split(Globals& g, const std::string& routine, double sigma, const std::string& method, bool pinned) {
+void cmd_bench_split(Globals& g, const std::string& routine, double sigma, const std::string& method, bool pinned,
+                     bool resident) {
   std::vector<std::string> sizes = g.sizes;
   if (sizes.empty()) {
     if (routine == "fft")
@@ -102,6 +103,10 @@ void cmd_bench_split(Globals& g, const std::string& routine, double sigma, const
   bench::SplitBenchOptions o;
   o.split = g.split.options(group, g.tuning());
   o.reps = g.split.reps;
+  if (resident) {
+    if (o.split.mode == SplitMode::Dynamic) throw UsageError("bench split --resident: weights or auto, not dynamic");
+    o.split.resident_reps = g.split.reps;
+  }
   std::printf("group: %s\n", group.describe().c_str());
   for (const auto& text : sizes) {
     bench::SplitCase c = split_case(routine, text);
@@ -118,7 +123,7 @@ void register_split(Apps& apps, Globals& g) {
       "split", "one job on a device group: the group against each device alone and without overlap, same run");
   static std::string routine, method = "auto";
   static double sigma = 5;
-  static bool pinned = false;
+  static bool pinned = false, resident = false;
   b->add_option("routine", routine, "fft, sgemm, transpose or blur")
       ->required()
       ->check(CLI::IsMember({"fft", "sgemm", "transpose", "blur"}));
@@ -127,9 +132,12 @@ void register_split(Apps& apps, Globals& g) {
   b->add_option("-s,--sigma", sigma, "blur: standard deviation in pixels")->capture_default_str();
   b->add_option("--method", method, "blur: auto, direct, separable, recursive")->capture_default_str();
   b->add_flag("--pinned", pinned, "the host arrays in pinned memory (PinnedMemory) instead of pageable vectors");
+  b->add_flag("--resident", resident,
+              "device-resident: each device's share uploaded once, then the median of --reps computations with every "
+              "device at once (no transfers), against each device alone on the whole job");
   add_split_options(b, g.split, false);  // --devices: required unless --mpi (checked below)
   add_out_option(b, g.out, "results.json, results.csv, report.md");
-  b->callback([&g] { cmd_bench_split(g, routine, sigma, method, pinned); });
+  b->callback([&g] { cmd_bench_split(g, routine, sigma, method, pinned, resident); });
 }
 
 CLFORGE_CLI_COMMANDS(register_split);

@@ -87,6 +87,12 @@ struct SplitOptions {
   /// `clforge bench split` compares the pipeline against).
   bool overlap = true;
   Tuning tuning;  ///< passed to every device's plans; may also override GROUP_CHUNK_KIB and GROUP_QUEUES
+  /// Benchmark form (`clforge bench split --resident`), 0: off. Each device's share (Weights, or
+  /// Auto's weights, equal where a rate is missing; not Dynamic) is uploaded once into its buffers,
+  /// then computed resident_reps + 1 times with every device at once; GroupRun::seconds and each
+  /// share's seconds are the median of the last resident_reps (device work only, no transfers),
+  /// and the result is downloaded into the output as a normal call's.
+  int resident_reps = 0;
   /// Test hook: called on the device's thread before each of its chunks is enqueued; an
   /// exception thrown there is that device failing on that chunk.
   std::function<void(std::size_t device, std::size_t chunk)> fault;
