@@ -51,5 +51,6 @@ void register_device(py::module_& m);
 void register_arrays(py::module_& m);
 void register_plans(py::module_& m);
 void register_tune(py::module_& m);
+void register_group(py::module_& m);
 
 }  // namespace clforge_py

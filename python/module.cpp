@@ -148,4 +148,5 @@ PYBIND11_MODULE(clforge, m) {
   register_arrays(m);
   register_plans(m);
   register_tune(m);
+  register_group(m);
 }

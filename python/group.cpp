@@ -1,0 +1,201 @@
+// Device groups from Python (clforge/group.hpp): clforge.DeviceGroup, and fft / sgemm / transpose /
+// gaussian_blur over a group on NumPy arrays, each returning (result, run) where run describes the
+// split (mode, weights, and per device its share). The split options are keyword arguments.
+#include <complex>
+#include <cstring>
+
+#include "interop.hpp"
+
+namespace clforge_py {
+namespace {
+
+clforge::SplitOptions split_of(const clforge::DeviceGroup& g, const py::object& mode, const py::object& weights,
+                               const py::object& cpu_percent, std::size_t chunk, std::size_t queues,
+                               const std::string& staging, bool overlap, const py::object& tuning) {
+  clforge::SplitOptions o;
+  o.tuning = to_tuning(tuning);
+  o.mode = enum_arg<clforge::SplitMode>(mode, clforge::parse_split_mode, "mode");
+  if (!weights.is_none() && !cpu_percent.is_none()) invalid("split", "give weights or cpu_percent, not both");
+  if (!weights.is_none()) {
+    o.mode = clforge::SplitMode::Weights;
+    o.weights = weights.cast<std::vector<double>>();
+  } else if (!cpu_percent.is_none()) {
+    o.mode = clforge::SplitMode::Weights;
+    o.weights = clforge::cpu_percent_weights(g, cpu_percent.cast<double>());
+  }
+  o.chunk = chunk;
+  o.queues = queues;
+  if (staging == "auto")
+    o.staging = clforge::Staging::Auto;
+  else if (staging == "on")
+    o.staging = clforge::Staging::On;
+  else if (staging == "off")
+    o.staging = clforge::Staging::Off;
+  else
+    invalid("split", "staging must be \"auto\", \"on\" or \"off\" (got \"" + staging + "\")");
+  o.overlap = overlap;
+  return o;
+}
+
+py::dict run_dict(const clforge::GroupRun& r) {
+  py::list shares;
+  for (const auto& s : r.shares) {
+    py::dict d;
+    d["device"] = s.device;
+    d["name"] = s.name;
+    d["items"] = s.items;
+    d["chunks"] = s.chunks;
+    d["chunk"] = s.chunk;
+    d["queues"] = s.queues;
+    d["staged"] = s.staged;
+    d["seconds"] = s.seconds;
+    shares.append(d);
+  }
+  py::dict d;
+  d["mode"] = clforge::to_string(r.mode);
+  d["weights"] = r.weights;
+  d["shares"] = shares;
+  d["seconds"] = r.seconds;
+  return d;
+}
+
+// The keyword arguments every group call takes, after its own.
+#define CLFORGE_SPLIT_ARGS                                                                                          \
+  py::kw_only(), py::arg("mode") = "auto", py::arg("weights") = py::none(), py::arg("cpu_percent") = py::none(), \
+      py::arg("chunk") = 0, py::arg("queues") = 0, py::arg("staging") = "auto", py::arg("overlap") = true,       \
+      py::arg("tuning") = py::none()
+
+}  // namespace
+
+void register_group(py::module_& m) {
+  py::enum_<clforge::SplitMode>(m, "SplitMode", "How a group call hands its chunks to the devices.")
+      .value("Auto", clforge::SplitMode::Auto)
+      .value("Weights", clforge::SplitMode::Weights)
+      .value("Dynamic", clforge::SplitMode::Dynamic);
+
+  py::class_<clforge::DeviceGroup>(m, "DeviceGroup",
+                                   "Devices used together: a context and `queues` queues per device. selectors: "
+                                   "comma-separated, each picks every device it matches ('all', 'gpu', 'cpu', a vendor, "
+                                   "an index 'N' or 'P:D', a name substring).")
+      .def(py::init<const std::string&, std::size_t>(), py::arg("selectors") = "all", py::arg("queues") = 3,
+           py::call_guard<py::gil_scoped_release>())
+      .def_property_readonly("size", &clforge::DeviceGroup::size)
+      .def_property_readonly("names",
+                             [](const clforge::DeviceGroup& g) {
+                               std::vector<std::string> v;
+                               for (std::size_t d = 0; d < g.size(); ++d) v.push_back(g.entry(d).info.name);
+                               return v;
+                             })
+      .def("describe", &clforge::DeviceGroup::describe)
+      .def("__len__", &clforge::DeviceGroup::size)
+      .def("__repr__", [](const clforge::DeviceGroup& g) { return "<clforge.DeviceGroup " + g.describe() + ">"; });
+
+  m.def(
+      "group_fft",
+      [](const clforge::DeviceGroup& g, const py::object& x_obj, bool inverse, const py::object& mode,
+         const py::object& weights, const py::object& cpu_percent, std::size_t chunk, std::size_t queues,
+         const std::string& staging, bool overlap, const py::object& tuning) {
+        const char* R = "group_fft";
+        const py::array x = checked_array(x_obj, R, "x", 2);
+        require_dtype(x, py::dtype::of<std::complex<float>>(), R, "x");
+        const auto o = split_of(g, mode, weights, cpu_percent, chunk, queues, staging, overlap, tuning);
+        py::array y(x.dtype(), std::vector<py::ssize_t>{x.shape(0), x.shape(1)});
+        const auto* in = static_cast<const std::complex<float>*>(x.data());
+        auto* out = static_cast<std::complex<float>*>(y.mutable_data());
+        const auto n = static_cast<std::size_t>(x.shape(1)), batch = static_cast<std::size_t>(x.shape(0));
+        clforge::GroupRun r;
+        {
+          py::gil_scoped_release nogil;
+          r = clforge::fft(g, n, batch, in, out, inverse, o);
+        }
+        return py::make_tuple(y, run_dict(r));
+      },
+      py::arg("group"), py::arg("x"), py::arg("inverse") = false, CLFORGE_SPLIT_ARGS,
+      "Batched FFT of the rows of a C-contiguous complex64 (batch, n) array split over the group's devices "
+      "(unnormalised both ways). Returns (result, run).");
+
+  m.def(
+      "group_sgemm",
+      [](const clforge::DeviceGroup& g, const py::object& a_obj, const py::object& b_obj, float alpha,
+         const py::object& mode, const py::object& weights, const py::object& cpu_percent, std::size_t chunk,
+         std::size_t queues, const std::string& staging, bool overlap, const py::object& tuning) {
+        const char* R = "group_sgemm";
+        const py::array a = checked_array(a_obj, R, "a", 2), b = checked_array(b_obj, R, "b", 2);
+        require_dtype(a, py::dtype::of<float>(), R, "a");
+        require_dtype(b, py::dtype::of<float>(), R, "b");
+        const auto m_ = static_cast<std::size_t>(a.shape(0)), k = static_cast<std::size_t>(a.shape(1)),
+                   n = static_cast<std::size_t>(b.shape(1));
+        if (static_cast<std::size_t>(b.shape(0)) != k) invalid(R, "a's columns and b's rows differ");
+        const auto o = split_of(g, mode, weights, cpu_percent, chunk, queues, staging, overlap, tuning);
+        py::array c(py::dtype::of<float>(), std::vector<py::ssize_t>{a.shape(0), b.shape(1)});
+        const auto* ap = static_cast<const float*>(a.data());
+        const auto* bp = static_cast<const float*>(b.data());
+        auto* cp = static_cast<float*>(c.mutable_data());
+        clforge::GroupRun r;
+        {
+          py::gil_scoped_release nogil;
+          r = clforge::sgemm(g, clforge::Layout::RowMajor, clforge::Transpose::No, clforge::Transpose::No, m_, n, k,
+                             alpha, ap, std::max<std::size_t>(1, k), bp, std::max<std::size_t>(1, n), 0.0f, cp,
+                             std::max<std::size_t>(1, n), o);
+        }
+        return py::make_tuple(c, run_dict(r));
+      },
+      py::arg("group"), py::arg("a"), py::arg("b"), py::arg("alpha") = 1.0f, CLFORGE_SPLIT_ARGS,
+      "alpha * a @ b for C-contiguous float32 matrices, C's rows split over the group's devices. Returns (c, run).");
+
+  m.def(
+      "group_transpose",
+      [](const clforge::DeviceGroup& g, const py::object& x_obj, const py::object& mode, const py::object& weights,
+         const py::object& cpu_percent, std::size_t chunk, std::size_t queues, const std::string& staging,
+         bool overlap, const py::object& tuning) {
+        const char* R = "group_transpose";
+        const py::array x = checked_array(x_obj, R, "x", 2);
+        const auto elem = static_cast<std::size_t>(x.itemsize());
+        if (elem != 4 && elem != 8 && elem != 16) invalid(R, "elements of 4, 8 or 16 bytes");
+        const auto o = split_of(g, mode, weights, cpu_percent, chunk, queues, staging, overlap, tuning);
+        py::array y(x.dtype(), std::vector<py::ssize_t>{x.shape(1), x.shape(0)});
+        const void* in = x.data();
+        void* out = y.mutable_data();
+        const auto rows = static_cast<std::size_t>(x.shape(0)), cols = static_cast<std::size_t>(x.shape(1));
+        clforge::GroupRun r;
+        {
+          py::gil_scoped_release nogil;
+          r = clforge::transpose(g, rows, cols, elem, in, out, o);
+        }
+        return py::make_tuple(y, run_dict(r));
+      },
+      py::arg("group"), py::arg("x"), CLFORGE_SPLIT_ARGS,
+      "Transpose of a C-contiguous 2-D array of 4-, 8- or 16-byte elements, bands of rows over the group's devices. "
+      "Returns (result, run).");
+
+  m.def(
+      "group_gaussian_blur",
+      [](const clforge::DeviceGroup& g, const py::object& img_obj, double sigma, const py::object& border,
+         const py::object& method, const py::object& mode, const py::object& weights, const py::object& cpu_percent,
+         std::size_t chunk, std::size_t queues, const std::string& staging, bool overlap, const py::object& tuning) {
+        const char* R = "group_gaussian_blur";
+        const py::array img = checked_array(img_obj, R, "image", 2);
+        require_dtype(img, py::dtype::of<float>(), R, "image");
+        clforge::BlurOptions bo;
+        bo.sigma_x = bo.sigma_y = sigma;
+        bo.border = enum_arg<clforge::BlurBorder>(border, clforge::parse_blur_border, "border");
+        bo.method = enum_arg<clforge::BlurMethod>(method, clforge::parse_blur_method, "method");
+        const auto o = split_of(g, mode, weights, cpu_percent, chunk, queues, staging, overlap, tuning);
+        py::array out(img.dtype(), std::vector<py::ssize_t>{img.shape(0), img.shape(1)});
+        const void* in = img.data();
+        void* op = out.mutable_data();
+        const auto h = static_cast<std::size_t>(img.shape(0)), w = static_cast<std::size_t>(img.shape(1));
+        clforge::GroupRun r;
+        {
+          py::gil_scoped_release nogil;
+          r = clforge::gaussian_blur(g, w, h, clforge::PixelFormat::R32F, in, op, bo, o);
+        }
+        return py::make_tuple(out, run_dict(r));
+      },
+      py::arg("group"), py::arg("image"), py::arg("sigma"), py::arg("border") = "clamp", py::arg("method") = "auto",
+      CLFORGE_SPLIT_ARGS,
+      "Gaussian blur of a C-contiguous float32 (height, width) image in bands of rows over the group's devices. "
+      "Returns (result, run).");
+}
+
+}  // namespace clforge_py
