@@ -60,10 +60,10 @@ py::dict run_dict(const clforge::GroupRun& r) {
 }
 
 // The keyword arguments every group call takes, after its own.
-#define CLFORGE_SPLIT_ARGS                                                                                          \
-  py::kw_only(), py::arg("mode") = "auto", py::arg("weights") = py::none(), py::arg("cpu_percent") = py::none(), \
-      py::arg("chunk") = 0, py::arg("queues") = 0, py::arg("staging") = "auto", py::arg("overlap") = true,       \
-      py::arg("tuning") = py::none()
+#define CLFORGE_SPLIT_ARGS                                                                                            \
+  py::kw_only(), py::arg("mode") = "auto", py::arg("weights") = py::none(), py::arg("cpu_percent") = py::none(),      \
+                 py::arg("chunk") = 0, py::arg("queues") = 0, py::arg("staging") = "auto", py::arg("overlap") = true, \
+                 py::arg("tuning") = py::none()
 
 }  // namespace
 
@@ -73,10 +73,11 @@ void register_group(py::module_& m) {
       .value("Weights", clforge::SplitMode::Weights)
       .value("Dynamic", clforge::SplitMode::Dynamic);
 
-  py::class_<clforge::DeviceGroup>(m, "DeviceGroup",
-                                   "Devices used together: a context and `queues` queues per device. selectors: "
-                                   "comma-separated, each picks every device it matches ('all', 'gpu', 'cpu', a vendor, "
-                                   "an index 'N' or 'P:D', a name substring).")
+  py::class_<clforge::DeviceGroup>(
+      m, "DeviceGroup",
+      "Devices used together: a context and `queues` queues per device. selectors: "
+      "comma-separated, each picks every device it matches ('all', 'gpu', 'cpu', a vendor, "
+      "an index 'N' or 'P:D', a name substring).")
       .def(py::init<const std::string&, std::size_t>(), py::arg("selectors") = "all", py::arg("queues") = 3,
            py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("size", &clforge::DeviceGroup::size)
@@ -146,8 +147,8 @@ void register_group(py::module_& m) {
   m.def(
       "group_transpose",
       [](const clforge::DeviceGroup& g, const py::object& x_obj, const py::object& mode, const py::object& weights,
-         const py::object& cpu_percent, std::size_t chunk, std::size_t queues, const std::string& staging,
-         bool overlap, const py::object& tuning) {
+         const py::object& cpu_percent, std::size_t chunk, std::size_t queues, const std::string& staging, bool overlap,
+         const py::object& tuning) {
         const char* R = "group_transpose";
         const py::array x = checked_array(x_obj, R, "x", 2);
         const auto elem = static_cast<std::size_t>(x.itemsize());
