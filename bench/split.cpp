@@ -241,8 +241,8 @@ std::string weights_text(const GroupRun& r) {
 }
 
 void print_shares(const DeviceGroup& g, const GroupRun& r, std::size_t items) {
-  std::printf("  %-3s %-40s %6s %8s %7s %7s %6s %7s %9s\n", "dev", "device", "share", "items", "chunks", "chunk",
-              "queues", "staged", "busy ms");
+  std::printf("  %-3s %-40s %6s %8s %7s %7s %7s %6s %7s %9s\n", "dev", "device", "share", "items", "chunks", "stolen",
+              "chunk", "queues", "staged", "busy ms");
   for (const auto& s : r.shares)
     std::printf("  %-3zu %-40.40s %5.1f%% %8zu %7zu %7zu %6zu %7s %9.2f\n", s.device,
                 (s.name + " [" + g.entry(s.device).info.type + "]").c_str(),
@@ -410,6 +410,7 @@ void bench_split(const DeviceGroup& group, Report& report, const SplitCase& c, c
                         {"items", s.items},
                         {"chunk", s.chunk},
                         {"chunks", s.chunks},
+                        {"stolen", s.stolen},
                         {"queues", s.queues},
                         {"staged", s.staged},
                         {"ms", 1e3 * s.seconds}});

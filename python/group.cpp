@@ -45,6 +45,7 @@ py::dict run_dict(const clforge::GroupRun& r) {
     d["name"] = s.name;
     d["items"] = s.items;
     d["chunks"] = s.chunks;
+    d["stolen"] = s.stolen;
     d["chunk"] = s.chunk;
     d["queues"] = s.queues;
     d["staged"] = s.staged;

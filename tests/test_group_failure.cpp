@@ -197,4 +197,37 @@ TEST_SUITE("group") {
     CHECK_THROWS_AS(fft(group(), n, batch, reinterpret_cast<const std::complex<float>*>(x.data()), y.data(), true, o),
                     InvalidArgument);
   }
+
+  TEST_CASE("auto: a device done with its share takes chunks from the end of a slower one's") {
+    if (group().size() < 2) return;
+    const std::size_t rows = 96, cols = 40;
+    const auto in = host::random_floats(rows * cols, test::seed() + 80);
+    std::vector<float> ref(in.size()), out = host::poisoned(in.size());
+    host::transpose(rows, cols, 4, in.data(), cols, ref.data(), rows);
+    SplitOptions o;
+    o.mode = SplitMode::Auto;
+    o.tuning.overrides["GROUP_RATE"] = 1024;  // the same stored rate for every device: equal shares
+    o.chunk = 4;
+    o.fault = [](std::size_t device, std::size_t) {  // the last device is slow
+      if (device + 1 == test::group().size()) std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    };
+    const GroupRun r = transpose(group(), rows, cols, 4, in.data(), out.data(), o);
+    CHECK(out == ref);
+    CHECK(r.mode == SplitMode::Weights);
+    const DeviceShare& fast = r.shares.front();
+    const DeviceShare& slow = r.shares.back();
+    CHECK(fast.stolen > 0);
+    CHECK(slow.stolen == 0);
+    CHECK(fast.items > rows / group().size());
+    CHECK(fast.items + slow.items <= rows);
+    std::size_t total = 0;
+    for (const auto& s : r.shares) total += s.items;
+    CHECK(total == rows);
+    // Explicit weights are kept as given.
+    o.mode = SplitMode::Weights;
+    o.weights.assign(group().size(), 1.0);
+    const GroupRun w = transpose(group(), rows, cols, 4, in.data(), out.data(), o);
+    for (const auto& s : w.shares) CHECK(s.stolen == 0);
+    CHECK(out == ref);
+  }
 }

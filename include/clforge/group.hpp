@@ -57,8 +57,10 @@ class DeviceGroup {
 /// How a group call hands its chunks to the devices.
 enum class SplitMode {
   /// Weights from each device's measured throughput for the routine (GROUP_RATE in the tuning
-  /// databases); a call that finds a device without one runs Dynamic, measures every device's
-  /// throughput and stores it in the user database (in memory only when it is off).
+  /// databases); a device done with its share then takes chunks from the end of the share of the
+  /// device with the most left, so a rate that is off costs little. A call that finds a device
+  /// without a rate runs Dynamic, measures every device's throughput and stores it in the user
+  /// database (in memory only when it is off).
   Auto,
   Weights,  ///< SplitOptions::weights: device d takes a contiguous share in proportion
   Dynamic,  ///< every device takes the next chunk when it has a free queue
@@ -111,8 +113,9 @@ struct DeviceShare {
   std::size_t queues = 0;  ///< queues it used
   std::size_t items = 0;   ///< transforms, columns or rows it did
   std::size_t chunks = 0;
-  bool staged = false;  ///< some of its chunks went through pinned staging buffers
-  double seconds = 0;   ///< from the start of the chunks to this device's last chunk back on the host
+  std::size_t stolen = 0;  ///< chunks it took from the end of another device's share (Auto)
+  bool staged = false;     ///< some of its chunks went through pinned staging buffers
+  double seconds = 0;      ///< from the start of the chunks to this device's last chunk back on the host
 };
 
 /// What a group call did.

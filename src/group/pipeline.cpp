@@ -52,7 +52,9 @@ struct Shared {
   bool dynamic = false;
   std::atomic<std::size_t> next_item{0};                 // Dynamic: first item of the next chunk
   std::atomic<std::size_t> next_id{0};                   // chunk numbers in the order chunks are taken
-  std::vector<std::pair<std::size_t, std::size_t>> own;  // Weights: each device's [first, last)
+  std::vector<std::pair<std::size_t, std::size_t>> own;  // Weights: each device's [first, last) not yet taken
+  bool steal = false;    // Auto: a device done with its share takes chunks from the end of another's
+  std::mutex own_mutex;  // guards own
   std::atomic<bool> abort{false};
   std::mutex mutex;                                           // guards finished and the failure
   std::vector<std::pair<std::size_t, std::size_t>> finished;  // (first, count) of chunks back on the host
@@ -202,10 +204,24 @@ class DeviceRunner {
       c = {s_.next_id.fetch_add(1), first, std::min(chunk, s_.items - first)};
       return true;
     }
+    const std::lock_guard<std::mutex> lock(s_.own_mutex);
     auto& [first, last] = s_.own[d_];
-    if (first >= last) return false;
-    c = {s_.next_id.fetch_add(1), first, std::min(chunk, last - first)};
-    first += c.count;
+    if (first < last) {
+      c = {s_.next_id.fetch_add(1), first, std::min(chunk, last - first)};
+      first += c.count;
+      return true;
+    }
+    if (!s_.steal) return false;
+    // The device with the most items not yet taken gives up a chunk from the end of its share
+    // (those items were never enqueued anywhere).
+    std::size_t victim = s_.own.size(), most = 0;
+    for (std::size_t q = 0; q < s_.own.size(); ++q)
+      if (s_.own[q].second - s_.own[q].first > most) most = s_.own[q].second - s_.own[q].first, victim = q;
+    if (most == 0) return false;
+    const std::size_t count = std::min(chunk, most);
+    s_.own[victim].second -= count;
+    c = {s_.next_id.fetch_add(1), s_.own[victim].second, count};
+    ++share_.stolen;
     return true;
   }
 
@@ -543,6 +559,7 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
     const auto b = boundaries(weights, job.items, granule);
     for (std::size_t d = 0; d < D; ++d) s.own.emplace_back(b[d], b[d + 1]);
     run.weights = weights;
+    s.steal = opt.mode == SplitMode::Auto && granule == 1;
   }
   // Every working device's task (plans built here, before anything is allocated).
   std::vector<std::unique_ptr<ChunkTask>> tasks(D);
