@@ -173,16 +173,18 @@ AllResults run_all(const AllOptions& opt) {
 
 void run_split_section(const std::vector<DeviceEntry>& entries, bool quick, AllResults& res) {
   std::vector<SplitCase> cases(4);
-  cases[0].routine = "fft", cases[0].x = 1024, cases[0].y = quick ? 512 : 32768;  // 4 or 256 MiB
-  cases[1].routine = "sgemm", cases[1].x = cases[1].y = cases[1].z = quick ? 256 : 4096;
-  cases[2].routine = "transpose", cases[2].x = cases[2].y = quick ? 512 : 8192;
-  cases[3].routine = "blur", cases[3].x = cases[3].y = quick ? 256 : 8192;
+  // Sizes that keep the section near a minute with a CPU device among the devices (each case
+  // runs on each device alone too): 4 or 64 MiB FFT batches, 256 or 2048 SGEMM, 64 MiB images.
+  cases[0].routine = "fft", cases[0].x = 1024, cases[0].y = quick ? 512 : 8192;
+  cases[1].routine = "sgemm", cases[1].x = cases[1].y = cases[1].z = quick ? 256 : 2048;
+  cases[2].routine = "transpose", cases[2].x = cases[2].y = quick ? 512 : 4096;
+  cases[3].routine = "blur", cases[3].x = cases[3].y = quick ? 256 : 4096;
   try {
     const DeviceGroup group(entries);
     res.split_group = group.describe();
     Report report(entries.front().info);
     SplitBenchOptions o;
-    o.reps = quick ? 2 : 5;
+    o.reps = quick ? 2 : 3;
     o.print = false;
     for (const SplitCase& c : cases) {
       progress("split " + c.routine + " " + c.shape());
