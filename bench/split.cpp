@@ -301,6 +301,15 @@ bool run_split(const DeviceGroup& group, const SplitCase& c, const SplitOptions&
 
 namespace {
 
+// `base` with all of the work on device d of D.
+SplitOptions alone(const SplitOptions& base, std::size_t D, std::size_t d) {
+  SplitOptions o = base;
+  o.mode = SplitMode::Weights;
+  o.weights.assign(D, 0.0);
+  o.weights[d] = 1.0;
+  return o;
+}
+
 // bench split --resident: the group and each device alone on device-resident shares (each the
 // median of SplitOptions::resident_reps computations with every device at once, no transfers).
 void bench_resident(const DeviceGroup& group, Report& report, const SplitCase& c, const SplitBenchOptions& o) {
@@ -309,11 +318,7 @@ void bench_resident(const DeviceGroup& group, Report& report, const SplitCase& c
   std::vector<SplitOptions> configs = {o.split};
   std::vector<std::string> names = {"group resident"};
   for (std::size_t d = 0; d < D; ++d) {
-    SplitOptions alone = o.split;
-    alone.mode = SplitMode::Weights;
-    alone.weights.assign(D, 0.0);
-    alone.weights[d] = 1.0;
-    configs.push_back(alone);
+    configs.push_back(alone(o.split, D, d));
     names.push_back("device " + std::to_string(d) + " alone resident");
   }
   std::vector<GroupRun> runs;
@@ -361,13 +366,7 @@ void bench_split(const DeviceGroup& group, Report& report, const SplitCase& c, c
   std::vector<SplitOptions> configs = {o.split};
   configs.push_back(o.split);
   configs.back().overlap = false;
-  for (std::size_t d = 0; d < D; ++d) {
-    SplitOptions alone = o.split;
-    alone.mode = SplitMode::Weights;
-    alone.weights.assign(D, 0.0);
-    alone.weights[d] = 1.0;
-    configs.push_back(alone);
-  }
+  for (std::size_t d = 0; d < D; ++d) configs.push_back(alone(o.split, D, d));
   // A first call of each (plans, kernels, Auto's calibration), the group's checked.
   job->reset();
   job->run(group, configs[0]);
