@@ -107,8 +107,10 @@ class FftPlan {
 };
 
 /// Host-vector convenience: a forward (or inverse) transform of `x.size() / n` contiguous
-/// transforms of length n, copied in and out, blocking. Throws InvalidArgument when n is 0 or
-/// does not divide x.size().
+/// transforms of length n, blocking. Runs as a group call on the queue's device alone
+/// (clforge/group.hpp): chunks of transforms through pinned staging buffers, their upload,
+/// transform and download overlapped on queues of its own in the queue's context. Throws
+/// InvalidArgument when n is 0 or does not divide x.size().
 std::vector<std::complex<float>> fft(cl::CommandQueue& queue, const std::vector<std::complex<float>>& x, std::size_t n,
                                      bool inverse = false, const Tuning& tuning = {});
 

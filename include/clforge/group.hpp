@@ -37,6 +37,8 @@ class DeviceGroup {
   explicit DeviceGroup(const std::string& selectors = "all", std::size_t queues = 3);
   /// The given devices (each once), in that order.
   explicit DeviceGroup(std::vector<DeviceEntry> devices, std::size_t queues = 3);
+  /// One device in an existing context (the group's queues are new, in-order, in that context).
+  DeviceGroup(const cl::Context& context, const cl::Device& device, std::size_t queues = 3);
 
   std::size_t size() const;
   std::size_t queues() const;

@@ -239,28 +239,4 @@ std::vector<Configuration> FftPlan::configurations() const {
   return v;
 }
 
-std::vector<std::complex<float>> fft(cl::CommandQueue& queue, const std::vector<std::complex<float>>& x, std::size_t n,
-                                     bool inverse, const Tuning& tuning) {
-  detail::require(n >= 1, kRoutine, "n must be at least 1 (got 0)");
-  detail::require(!x.empty() && x.size() % n == 0, kRoutine,
-                  "host vector holds " + std::to_string(x.size()) +
-                      " elements, not a positive multiple of n = " + std::to_string(n));
-  FftDesc d;
-  d.n = n;
-  d.batch = x.size() / n;
-  FftPlan plan(queue, d, tuning);  // every argument is checked here, before anything is allocated
-  const cl::Context ctx = detail::queue_context(queue);
-  const std::size_t bytes = detail::mul_or_throw(x.size(), sizeof(std::complex<float>), kRoutine, "the vector's bytes");
-  const cl::Buffer bin = detail::upload(ctx, CL_MEM_READ_ONLY, x.data(), bytes, "fft input");
-  const cl::Buffer bout = detail::device_buffer(ctx, CL_MEM_READ_WRITE, bytes, "fft output");
-  cl::Event done;
-  if (inverse)
-    plan.inverse(bin, bout, {}, &done);
-  else
-    plan.forward(bin, bout, {}, &done);
-  std::vector<std::complex<float>> y(x.size());
-  detail::download(queue, bout, bytes, y.data(), {done}, "fft output");
-  return y;
-}
-
 }  // namespace clforge

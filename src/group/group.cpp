@@ -45,6 +45,21 @@ DeviceGroup::DeviceGroup(const std::string& selectors, std::size_t queues)
 DeviceGroup::DeviceGroup(std::vector<DeviceEntry> devices, std::size_t queues)
     : impl_(make_group(std::move(devices), queues)) {}
 
+DeviceGroup::DeviceGroup(const cl::Context& context, const cl::Device& device, std::size_t queues)
+    : impl_(std::make_shared<Impl>()) {
+  detail::require(queues >= 1 && queues <= 8, "DeviceGroup",
+                  [&] { return "queues per device must be 1..8 (got " + std::to_string(queues) + ")"; });
+  DeviceEntry e{cl::Platform(device.getInfo<CL_DEVICE_PLATFORM>(), true), device, clforge::describe(device)};
+  DeviceGroup::Impl::Member m{e, context, {}, std::make_unique<DeviceGroup::Impl::StagingPool>()};
+  for (std::size_t q = 0; q < queues; ++q) {
+    cl_int st = CL_SUCCESS;
+    cl_command_queue cq = clCreateCommandQueue(context(), device(), CL_QUEUE_PROFILING_ENABLE, &st);
+    detail::check(st, "clCreateCommandQueue", "for " + e.info.name);
+    m.queues.emplace_back(cq, false);
+  }
+  impl_->members.push_back(std::move(m));
+}
+
 std::size_t DeviceGroup::size() const { return impl_->members.size(); }
 std::size_t DeviceGroup::queues() const { return impl_->members.front().queues.size(); }
 
@@ -212,6 +227,20 @@ std::vector<double> cpu_percent_weights(const DeviceGroup& group, double percent
 }  // namespace clforge
 
 namespace clforge::detail {
+
+DeviceGroup queue_group(const cl::CommandQueue& queue) {
+  static std::mutex mutex;
+  static std::vector<std::pair<std::pair<cl_context, cl_device_id>, DeviceGroup>> groups;
+  const cl::Context context = queue_context(queue);
+  const cl::Device device = queue_device(queue);
+  const std::pair<cl_context, cl_device_id> key{context(), device()};
+  const std::lock_guard<std::mutex> lock(mutex);
+  for (const auto& [k, g] : groups)
+    if (k == key) return g;
+  if (groups.size() >= 8) groups.erase(groups.begin());  // the oldest; a call using it holds its own copy
+  groups.emplace_back(key, DeviceGroup(context, device));
+  return groups.back().second;
+}
 
 // Throughputs in MB/s that GROUP_RATE may hold: 0 (not measured) and round(2^(k/4)) up to 2^22
 // (4 TB/s), steps of 19 %.

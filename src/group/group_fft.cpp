@@ -71,4 +71,23 @@ GroupRun fft(const DeviceGroup& group, std::size_t n, std::size_t batch, const s
   return detail::run_group_job(group, job, options);
 }
 
+std::vector<std::complex<float>> fft(cl::CommandQueue& queue, const std::vector<std::complex<float>>& x, std::size_t n,
+                                     bool inverse, const Tuning& tuning) {
+  const char* what = "fft";
+  detail::require(n >= 1, what, "n must be at least 1 (got 0)");
+  detail::require(!x.empty() && x.size() % n == 0, what, [&] {
+    return "host vector holds " + std::to_string(x.size()) +
+           " elements, not a positive multiple of n = " + std::to_string(n);
+  });
+  // The pipeline of a one-device group on the queue's device: chunks through pinned staging,
+  // upload, transform and download overlapped.
+  SplitOptions o;
+  o.mode = SplitMode::Weights;
+  o.weights = {1.0};
+  o.tuning = tuning;
+  std::vector<std::complex<float>> y(x.size());
+  fft(detail::queue_group(queue), n, x.size() / n, x.data(), y.data(), inverse, o);
+  return y;
+}
+
 }  // namespace clforge

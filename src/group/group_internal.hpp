@@ -112,6 +112,11 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
 /// response has decayed below 2^-30 of its peak (src/group/group_blur.cpp).
 std::size_t blur_halo_rows(BlurMethod m, double sigma_y);
 
+/// A one-device group on the context and device of `queue` (its own in-order queues), kept for
+/// the next call (at most 8 such groups). The host-vector overloads run through it, so that they
+/// pipeline their transfers like the group calls.
+DeviceGroup queue_group(const cl::CommandQueue& queue);
+
 /// Tuning without the "group" parameters (what the families' plans get).
 Tuning family_tuning(const Tuning& t);
 
