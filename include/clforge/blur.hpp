@@ -142,7 +142,9 @@ BlurMethod resolve_blur_method(const cl::CommandQueue& queue, std::size_t width,
 
 /// Host-vector convenience: blurs width x height pixels of `channels` (1 or 4) interleaved
 /// floats, blocking. Returns the blurred image (same layout). Every argument is checked and the
-/// plan built before a device buffer is allocated.
+/// plans built before a device buffer is allocated. Runs as a group call on the queue's device
+/// alone (clforge/group.hpp): bands of rows with their halos through pinned staging, transfers
+/// overlapped with the blur; direct and separable give gaussian_blur()'s result bitwise.
 std::vector<float> gaussian_blur(cl::CommandQueue& queue, std::size_t width, std::size_t height, std::size_t channels,
                                  const std::vector<float>& in, const BlurOptions& options, const Tuning& tuning = {});
 

@@ -110,8 +110,10 @@ void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose 
            std::size_t k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta, const MatrixRef& c,
            const EventList& wait_list = {}, cl::Event* event = nullptr, const Tuning& tuning = {});
 
-/// Host-vector convenience: copies A, B and C to the device, multiplies, copies C back
-/// (blocking). Leading dimensions as above; the vectors must hold the described matrices.
+/// Host-vector convenience, blocking. Leading dimensions as above; the vectors must hold the
+/// described matrices. Runs as a group call on the queue's device alone (clforge/group.hpp): A
+/// sent once, blocks of C's columns (rows in row-major storage) with their B and C through pinned
+/// staging, transfers overlapped with the products.
 void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m, std::size_t n,
            std::size_t k, float alpha, const std::vector<float>& a, std::size_t lda, const std::vector<float>& b,
            std::size_t ldb, float beta, std::vector<float>& c, std::size_t ldc, const Tuning& tuning = {});

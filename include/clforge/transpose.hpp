@@ -64,7 +64,8 @@ void transpose(cl::CommandQueue& queue, std::size_t rows, std::size_t cols, std:
                const MatrixRef& out, const EventList& wait_list = {}, cl::Event* event = nullptr,
                const Tuning& tuning = {});
 
-/// Host-vector convenience: copies in, transposes on the device, copies back, blocking.
+/// Host-vector convenience, blocking: a group call on the queue's device alone (bands of rows
+/// through pinned staging, transfers overlapped with the transposes; clforge/group.hpp).
 /// T is float, std::complex<float> or any 16-byte trivially copyable type.
 template <typename T>
 std::vector<T> transpose(cl::CommandQueue& queue, std::size_t rows, std::size_t cols, const std::vector<T>& in,

@@ -80,31 +80,4 @@ BlurMethod resolve_blur_method(const cl::CommandQueue& queue, std::size_t width,
   return detail::blur_route(*detail::queue_context_of(queue).info, width, height, format, o, tuning).method;
 }
 
-std::vector<float> gaussian_blur(cl::CommandQueue& queue, std::size_t width, std::size_t height, std::size_t channels,
-                                 const std::vector<float>& in, const BlurOptions& options, const Tuning& tuning) {
-  using namespace detail;
-  const char* R = kRoutine;
-  require(channels == 1 || channels == 4, R, "channels must be 1 or 4 (got " + std::to_string(channels) + ")");
-  const PixelFormat f = channels == 1 ? PixelFormat::R32F : PixelFormat::RGBA32F;
-  // Sizes, options and tuning, the vector, then the plan (which checks the rest), before
-  // anything is allocated.
-  check_blur_request(width, height, f, options, tuning);
-  const std::size_t floats =
-      mul_or_throw(mul_or_throw(width, height, R, "width * height"), channels, R, "width * height * channels");
-  require(
-      in.size() == floats, R,
-      "host vector holds " + std::to_string(in.size()) + " floats, width*height*channels is " + std::to_string(floats));
-  require(queue() != nullptr, R, "null command queue");
-  const QueueContext qc = queue_context_of(queue);
-  const auto plan = cached_plan(qc, desc_of(width, height, f, options), tuning);
-  const std::size_t bytes = floats * sizeof(float);
-  const cl::Buffer bin = upload(qc.context, CL_MEM_READ_ONLY, in.data(), bytes, "blur input");
-  const cl::Buffer bout = device_buffer(qc.context, CL_MEM_READ_WRITE, bytes, "blur output");
-  cl::Event done;
-  BlurPlanAccess::impl(*plan).run(queue, bin, bout, {}, &done);
-  std::vector<float> out(in.size());
-  download(queue, bout, bytes, out.data(), {done}, "blur output");
-  return out;
-}
-
 }  // namespace clforge

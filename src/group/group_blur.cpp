@@ -118,11 +118,36 @@ GroupRun gaussian_blur(const DeviceGroup& group, std::size_t width, std::size_t 
   job.size_class = std::string(to_string(whole.method)) + " " + std::to_string(width) + "x" + std::to_string(height);
   job.items = height;
   job.item_bytes = width * pixel_bytes(format);
+  job.min_chunk = std::min(height, 4 * halo);
   job.make_task = [&](std::size_t, cl::CommandQueue& queue, std::size_t chunk) {
     return std::make_unique<BlurTask>(queue, whole, halo, chunk, static_cast<const char*>(in), static_cast<char*>(out),
                                       tuning);
   };
   return detail::run_group_job(group, job, split);
+}
+
+std::vector<float> gaussian_blur(cl::CommandQueue& queue, std::size_t width, std::size_t height, std::size_t channels,
+                                 const std::vector<float>& in, const BlurOptions& options, const Tuning& tuning) {
+  const char* what = "gaussian_blur";
+  detail::require(channels == 1 || channels == 4, what,
+                  [&] { return "channels must be 1 or 4 (got " + std::to_string(channels) + ")"; });
+  const PixelFormat f = channels == 1 ? PixelFormat::R32F : PixelFormat::RGBA32F;
+  detail::check_blur_request(width, height, f, options, tuning);  // sizes, options, tuning, as gaussian_blur
+  const std::size_t floats = detail::mul_or_throw(detail::mul_or_throw(width, height, what, "width * height"), channels,
+                                                  what, "width * height * channels");
+  detail::require(in.size() == floats, what, [&] {
+    return "host vector holds " + std::to_string(in.size()) + " floats, width*height*channels is " +
+           std::to_string(floats);
+  });
+  detail::require(queue() != nullptr, what, "null command queue");
+  // A one-device group call: bands through pinned staging, transfers overlapped with the blur.
+  SplitOptions o;
+  o.mode = SplitMode::Weights;
+  o.weights = {1.0};
+  o.tuning = tuning;
+  std::vector<float> out(in.size());
+  gaussian_blur(detail::queue_group(queue), width, height, f, in.data(), out.data(), options, o);
+  return out;
 }
 
 }  // namespace clforge

@@ -93,6 +93,9 @@ struct GroupJob {
   std::size_t item_bytes = 1;
   /// Chunks hold a multiple of this many items (except the last).
   std::size_t granule = 1;
+  /// Chunks of at least this many items unless SplitOptions::chunk says otherwise (blur: four
+  /// times the halo, so that the rows a band computes again stay below half of its own).
+  std::size_t min_chunk = 1;
   std::function<std::unique_ptr<ChunkTask>(std::size_t device, cl::CommandQueue& queue, std::size_t chunk)> make_task;
 };
 

@@ -8,6 +8,7 @@
 #include "runtime/errors.hpp"
 #include "runtime/extent.hpp"
 #include "runtime/host_io.hpp"
+#include "sgemm/sgemm_internal.hpp"
 
 namespace clforge {
 
@@ -129,6 +130,38 @@ GroupRun sgemm(const DeviceGroup& group, Layout layout, Transpose trans_a, Trans
     return std::make_unique<SgemmTask>(queue, g, chunk, tuning);
   };
   return detail::run_group_job(group, job, options);
+}
+
+void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m, std::size_t n,
+           std::size_t k, float alpha, const std::vector<float>& a, std::size_t lda, const std::vector<float>& b,
+           std::size_t ldb, float beta, std::vector<float>& c, std::size_t ldc, const Tuning& tuning) {
+  const char* R = "sgemm";
+  // Shapes and leading dimensions, the vectors' sizes, then (through the plans) the tuning
+  // overrides, all before anything is allocated.
+  const std::array<std::size_t, 3> span = detail::sgemm_spans(layout, trans_a, trans_b, m, n, k, lda, ldb, ldc);
+  const std::vector<float>* vecs[3] = {&a, &b, &c};
+  const char* names[3] = {"a", "b", "c"};
+  for (int i = 0; i < 3; ++i)
+    detail::require(vecs[i]->size() >= span[i], R, [&] {
+      return std::string("host vector ") + names[i] + " holds " + std::to_string(vecs[i]->size()) +
+             " elements, the described matrix needs " + std::to_string(span[i]);
+    });
+  detail::require(queue() != nullptr, R, "null command queue");
+  if (m == 0 || n == 0) {  // C is not touched (BLAS); the plan still checks the tuning overrides
+    SgemmDesc d;
+    d.layout = layout, d.trans_a = trans_a, d.trans_b = trans_b;
+    d.m = m, d.n = n, d.k = k, d.alpha = alpha, d.beta = beta;
+    d.a_ld = lda, d.b_ld = ldb, d.c_ld = ldc;
+    SgemmPlan(queue, d, tuning);
+    return;
+  }
+  // A one-device group call: blocks of C's columns through pinned staging, A sent once.
+  SplitOptions o;
+  o.mode = SplitMode::Weights;
+  o.weights = {1.0};
+  o.tuning = tuning;
+  sgemm(detail::queue_group(queue), layout, trans_a, trans_b, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta,
+        c.data(), ldc, o);
 }
 
 }  // namespace clforge

@@ -74,4 +74,20 @@ GroupRun transpose(const DeviceGroup& group, std::size_t rows, std::size_t cols,
   return detail::run_group_job(group, job, options);
 }
 
+namespace detail {
+
+// The host-vector transpose (transpose.hpp; transpose_host_check ran first): a one-device group
+// call, bands through pinned staging with their transfers overlapped.
+void transpose_host(cl::CommandQueue& queue, std::size_t rows, std::size_t cols, std::size_t elem_size, const void* in,
+                    void* out, const Tuning& tuning) {
+  require(queue() != nullptr, "transpose", "null command queue");
+  SplitOptions o;
+  o.mode = SplitMode::Weights;
+  o.weights = {1.0};
+  o.tuning = tuning;
+  transpose(queue_group(queue), rows, cols, elem_size, in, out, o);
+}
+
+}  // namespace detail
+
 }  // namespace clforge

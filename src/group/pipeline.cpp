@@ -171,15 +171,10 @@ class DeviceRunner {
   }
 
  private:
+  // Queues now; a slot's device buffers when it takes its first chunk (a job of one chunk
+  // allocates one slot's).
   void setup() {
-    const auto sizes = task_.slot_buffers();
-    for (std::size_t i = 0; i < slots_.size(); ++i) {
-      Slot& slot = slots_[i];
-      slot.queue = s_.group->queue(d_, i);
-      for (std::size_t b : sizes)
-        slot.buffers.push_back(
-            device_buffer(s_.group->context(d_), CL_MEM_READ_WRITE, std::max<std::size_t>(b, 4), "group slot buffer"));
-    }
+    for (std::size_t i = 0; i < slots_.size(); ++i) slots_[i].queue = s_.group->queue(d_, i);
     task_.prepare(s_.group->context(d_), [this](const cl::Buffer& buf, const BlockCopy& b) {
       Slot& slot = slots_[0];
       if (staged(b)) {
@@ -245,6 +240,10 @@ class DeviceRunner {
   void enqueue(Slot& slot, const Chunk& c) {
     pending_ = true;
     pending_chunk_ = c;
+    if (slot.buffers.empty())
+      for (std::size_t b : task_.slot_buffers())
+        slot.buffers.push_back(
+            device_buffer(s_.group->context(d_), CL_MEM_READ_WRITE, std::max<std::size_t>(b, 4), "group slot buffer"));
     ins_.clear();
     slot.outs.clear();
     task_.inputs(c.first, c.count, ins_);
@@ -523,6 +522,7 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
       chunk = std::max<std::size_t>(
           1, static_cast<std::size_t>(cfg.at("GROUP_CHUNK_KIB")) * 1024 / std::max<std::size_t>(job.item_bytes, 1));
       chunk = std::min(chunk, ceil_div(job.items, D * s.queues));  // every queue of every device can get work
+      chunk = std::max(chunk, job.min_chunk);
     }
     s.chunk = std::min(round_up(std::max(chunk, granule), granule), round_up(job.items, granule));
     rate[d] = cfg.at("GROUP_RATE");

@@ -152,36 +152,4 @@ void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose 
   SgemmPlanAccess::run(*plan, queue, a.buffer, b.buffer, c.buffer, wait_list, event);  // checked above, same queue
 }
 
-void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m, std::size_t n,
-           std::size_t k, float alpha, const std::vector<float>& a, std::size_t lda, const std::vector<float>& b,
-           std::size_t ldb, float beta, std::vector<float>& c, std::size_t ldc, const Tuning& tuning) {
-  using namespace detail;
-  const char* R = "sgemm";
-  // Every argument is checked before anything is allocated: shapes and leading dimensions,
-  // the vectors' sizes, then the tuning overrides (by building the plan).
-  const std::array<std::size_t, 3> span = sgemm_spans(layout, trans_a, trans_b, m, n, k, lda, ldb, ldc);
-  const std::vector<float>* vecs[3] = {&a, &b, &c};
-  const char* names[3] = {"a", "b", "c"};
-  for (int i = 0; i < 3; ++i)
-    require(vecs[i]->size() >= span[i], R,
-            std::string("host vector ") + names[i] + " holds " + std::to_string(vecs[i]->size()) +
-                " elements, the described matrix needs " + std::to_string(span[i]));
-  require(queue() != nullptr, R, "null command queue");
-  const auto plan =
-      cached_plan(queue, desc_of(layout, trans_a, trans_b, m, n, k, alpha, beta, 0, lda, 0, ldb, 0, ldc), tuning);
-  if (m == 0 || n == 0) return;  // C is not touched (BLAS)
-  const QueueContext qc = queue_context_of(queue);
-  auto to_device = [&](int i, cl_mem_flags flags) {
-    // An operand that describes no element (k == 0) is passed as a null buffer.
-    if (span[i] == 0) return cl::Buffer();
-    return upload(qc.context, flags, vecs[i]->data(), span[i] * sizeof(float),
-                  std::string("sgemm host vector ") + names[i]);
-  };
-  const cl::Buffer ba = to_device(0, CL_MEM_READ_ONLY), bb = to_device(1, CL_MEM_READ_ONLY),
-                   bc = to_device(2, CL_MEM_READ_WRITE);
-  cl::Event done;
-  plan->enqueue(queue, ba, bb, bc, {}, &done);
-  download(queue, bc, span[2] * sizeof(float), c.data(), {done}, "sgemm host vector c");
-}
-
 }  // namespace clforge

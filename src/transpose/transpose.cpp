@@ -249,29 +249,6 @@ std::string TransposePlan::describe() const {
   return s + (impl_->long_index ? ", 64-bit indices" : "");
 }
 
-namespace detail {
-
-void transpose_host(cl::CommandQueue& queue, std::size_t rows, std::size_t cols, std::size_t elem_size, const void* in,
-                    void* out, const Tuning& tuning) {
-  check_shape(rows, cols, elem_size, cols, rows);
-  const std::size_t bytes =
-      mul_or_throw(mul_or_throw(rows, cols, kRoutine, "rows * cols"), elem_size, kRoutine, "the matrix size in bytes");
-  // Built (and every argument checked) before anything is allocated.
-  TransposeDesc d;
-  d.rows = rows;
-  d.cols = cols;
-  d.elem_size = elem_size;
-  const TransposePlan plan(queue, d, tuning);
-  const QueueContext qc = queue_context_of(queue);
-  const cl::Buffer bin = upload(qc.context, CL_MEM_READ_ONLY, in, bytes, "transpose input");
-  const cl::Buffer bout = device_buffer(qc.context, CL_MEM_WRITE_ONLY, bytes, "transpose output");
-  cl::Event done;
-  plan.enqueue(queue, bin, bout, {}, &done);
-  download(queue, bout, bytes, out, {done}, "transpose output");
-}
-
-}  // namespace detail
-
 void transpose(cl::CommandQueue& queue, std::size_t rows, std::size_t cols, std::size_t elem_size, const MatrixRef& in,
                const MatrixRef& out, const EventList& wait_list, cl::Event* event, const Tuning& tuning) {
   using namespace detail;
