@@ -120,6 +120,11 @@ std::size_t blur_halo_rows(BlurMethod m, double sigma_y);
 /// pipeline their transfers like the group calls.
 DeviceGroup queue_group(const cl::CommandQueue& queue);
 
+/// Throughputs remembered in this process by key: the auto split's rates when the user database
+/// is off, each MPI rank's last rate per routine. 0 when none.
+double remembered_rate(const std::string& key);
+void remember_rate(const std::string& key, double rate);
+
 /// Tuning without the "group" parameters (what the families' plans get).
 Tuning family_tuning(const Tuning& t);
 

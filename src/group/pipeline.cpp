@@ -374,8 +374,6 @@ std::vector<std::pair<std::size_t, std::size_t>> unfinished(std::vector<std::pai
   return gaps;
 }
 
-// In-process throughputs (MB/s) measured by auto calls whose user database is off, per routine
-// and device.
 std::mutex& rates_mutex() {
   static std::mutex m;
   return m;
@@ -470,6 +468,17 @@ void run_resident(const DeviceGroup& group, std::vector<std::unique_ptr<ChunkTas
 
 }  // namespace
 
+double remembered_rate(const std::string& key) {
+  const std::lock_guard<std::mutex> lock(rates_mutex());
+  const auto it = rates().find(key);
+  return it == rates().end() ? 0.0 : it->second;
+}
+
+void remember_rate(const std::string& key, double rate) {
+  const std::lock_guard<std::mutex> lock(rates_mutex());
+  rates()[key] = rate;
+}
+
 Tuning family_tuning(const Tuning& t) {
   Tuning out = t;
   for (const auto& p : group_spec().params) out.overrides.erase(p.name);
@@ -526,11 +535,7 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
     }
     s.chunk = std::min(round_up(std::max(chunk, granule), granule), round_up(job.items, granule));
     rate[d] = cfg.at("GROUP_RATE");
-    if (rate[d] == 0 && !opt.tuning.user_database) {
-      const std::lock_guard<std::mutex> lock(rates_mutex());
-      const auto it = rates().find(rate_key(what, group.entry(d).info));
-      if (it != rates().end()) rate[d] = it->second;
-    }
+    if (rate[d] == 0 && !opt.tuning.user_database) rate[d] = remembered_rate(rate_key(what, group.entry(d).info));
   }
   run.mode = opt.mode;
   std::vector<double> weights = opt.weights;
@@ -634,8 +639,7 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
           log(LogLevel::Warning, std::string("group: the measured rate was not stored: ") + e.what());
         }
       } else {
-        const std::lock_guard<std::mutex> lock(rates_mutex());
-        rates()[rate_key(what, info)] = mbs;
+        remember_rate(rate_key(what, info), mbs);
       }
     }
   }

@@ -89,16 +89,6 @@ std::string attempt(F&& work) {
   }
 }
 
-// Each rank's last throughput per routine (items per second), for distribute() without weights.
-std::mutex& rates_mutex() {
-  static std::mutex m;
-  return m;
-}
-std::map<std::string, double>& rates() {
-  static std::map<std::string, double> m;
-  return m;
-}
-
 // Collects every rank's share; remembers this rank's throughput.
 MpiRun finish(MPI_Comm comm, const std::string& routine, const Distribution& d, double seconds, double timeout_s) {
   const int me = rank_of(comm), n = size_of(comm);
@@ -113,10 +103,9 @@ MpiRun finish(MPI_Comm comm, const std::string& routine, const Distribution& d, 
     run.ranks.push_back({q, static_cast<std::size_t>(v[0]), static_cast<std::size_t>(v[1]), v[2]});
     run.seconds = std::max(run.seconds, v[2]);
   }
-  if (d.count[me] > 0 && seconds > 0) {
-    const std::lock_guard<std::mutex> lock(rates_mutex());
-    rates()[routine] = static_cast<double>(d.count[me]) / seconds;
-  }
+  // This rank's throughput (items per second), for distribute() without weights.
+  if (d.count[me] > 0 && seconds > 0)
+    detail::remember_rate("mpi|" + routine, static_cast<double>(d.count[me]) / seconds);
   return run;
 }
 
@@ -172,12 +161,7 @@ Distribution distribute(MPI_Comm comm, const std::string& routine, std::size_t i
   const int n = size_of(comm);
   std::vector<double> w = o.weights;
   if (w.empty()) {
-    double mine = 0;
-    {
-      const std::lock_guard<std::mutex> lock(rates_mutex());
-      const auto it = rates().find(routine);
-      if (it != rates().end()) mine = it->second;
-    }
+    double mine = detail::remembered_rate("mpi|" + routine);
     w.assign(static_cast<std::size_t>(n), 0.0);
     MPI_Request r;
     MPI_Iallgather(&mine, 1, MPI_DOUBLE, w.data(), 1, MPI_DOUBLE, comm, &r);
