@@ -11,8 +11,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <map>
-#include <mutex>
 #include <thread>
 
 #include "group/group_internal.hpp"
