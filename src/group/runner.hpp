@@ -25,7 +25,6 @@ struct Chunk {
   std::size_t id = 0, first = 0, count = 0;
 };
 
-
 // What the device threads share.
 struct Shared {
   const DeviceGroup* group = nullptr;

@@ -195,26 +195,34 @@ Distribution distribute(MPI_Comm comm, const std::string& routine, std::size_t i
   return d;
 }
 
+namespace {
+
+// Scatterv (to_ranks) or Gatherv of whole items between root's array and every rank's slice.
+void move_items(MPI_Comm comm, int root, const Distribution& d, std::size_t item_bytes, const void* all_in,
+                void* all_out, const void* local_in, void* local_out, bool to_ranks, double timeout_s) {
+  const char* what = to_ranks ? "clforge mpi scatter" : "clforge mpi gather";
+  check_distribution(comm, d, what);
+  const Bytes item(item_bytes);
+  const auto counts = int_counts(d.count, what), firsts = int_counts(d.first, what);
+  const int mine = counts[static_cast<std::size_t>(rank_of(comm))];
+  MPI_Request r;
+  if (to_ranks)
+    MPI_Iscatterv(all_in, counts.data(), firsts.data(), item.type, local_out, mine, item.type, root, comm, &r);
+  else
+    MPI_Igatherv(local_in, mine, item.type, all_out, counts.data(), firsts.data(), item.type, root, comm, &r);
+  wait(comm, r, timeout_s, to_ranks ? "scatter" : "gather");
+}
+
+}  // namespace
+
 void scatter(MPI_Comm comm, int root, const Distribution& d, std::size_t item_bytes, const void* all, void* local,
              double timeout_s) {
-  check_distribution(comm, d, "clforge mpi scatter");
-  const Bytes item(item_bytes);
-  const auto counts = int_counts(d.count, "clforge mpi scatter"), firsts = int_counts(d.first, "clforge mpi scatter");
-  MPI_Request r;
-  MPI_Iscatterv(all, counts.data(), firsts.data(), item.type, local, counts[static_cast<std::size_t>(rank_of(comm))],
-                item.type, root, comm, &r);
-  wait(comm, r, timeout_s, "scatter");
+  move_items(comm, root, d, item_bytes, all, nullptr, nullptr, local, true, timeout_s);
 }
 
 void gather(MPI_Comm comm, int root, const Distribution& d, std::size_t item_bytes, const void* local, void* all,
             double timeout_s) {
-  check_distribution(comm, d, "clforge mpi gather");
-  const Bytes item(item_bytes);
-  const auto counts = int_counts(d.count, "clforge mpi gather"), firsts = int_counts(d.first, "clforge mpi gather");
-  MPI_Request r;
-  MPI_Igatherv(local, counts[static_cast<std::size_t>(rank_of(comm))], item.type, all, counts.data(), firsts.data(),
-               item.type, root, comm, &r);
-  wait(comm, r, timeout_s, "gather");
+  move_items(comm, root, d, item_bytes, nullptr, all, local, nullptr, false, timeout_s);
 }
 
 MpiRun fft(MPI_Comm comm, const DeviceGroup& local, const Distribution& d, std::size_t n,
