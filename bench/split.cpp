@@ -208,23 +208,24 @@ class BlurJob : public HostJob {
   BlurMethod method_;  // the method the error is judged for (Auto: set by run())
 };
 
-// Median seconds of `reps` timed calls of each configuration, their calls interleaved
-// (A B C, B C A, ...); the last run of each configuration kept in `last`.
+// `reps` timed whole calls of each configuration, interleaved (sample_runs: A B C, C B A, ...);
+// the last run of each configuration kept in `last`.
 std::vector<Timing> time_configs(HostJob& job, const DeviceGroup& g, const std::vector<SplitOptions>& configs, int reps,
                                  std::vector<GroupRun>& last) {
-  std::vector<std::vector<double>> ms(configs.size());
   last.assign(configs.size(), {});
-  for (int r = 0; r < reps; ++r)
-    for (std::size_t k = 0; k < configs.size(); ++k) {
-      const std::size_t i = (k + static_cast<std::size_t>(r)) % configs.size();
-      job.reset();
+  std::vector<std::function<double()>> runs;
+  for (std::size_t i = 0; i < configs.size(); ++i)
+    runs.push_back([&, i] {
+      job.reset();  // not timed
       const auto t0 = Clock::now();
       last[i] = job.run(g, configs[i]);
-      ms[i].push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-    }
-  std::vector<Timing> out;
-  for (auto& v : ms) out.push_back(summarize(v));
-  return out;
+      return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    });
+  TimingPlan plan;  // the runs before were the warm-up; exactly `reps` timed calls each, interleaved
+  plan.warmup = 0;
+  plan.min_reps = plan.max_reps = std::max(1, reps);
+  plan.min_time_ms = 0;
+  return detail::sample_runs(plan, runs);
 }
 
 std::string weights_text(const GroupRun& r) {

@@ -19,16 +19,21 @@ struct TuneGroupArgs {
   bool pinned = false, no_store = false;
 };
 
+// Median of `reps` whole calls after a first one (plans, kernels), the output reset before each.
 double median_ms(bench::HostJob& job, const DeviceGroup& group, const SplitOptions& o, int reps) {
-  std::vector<double> ms;
-  for (int r = 0; r <= reps; ++r) {  // the first call (plans, kernels) is not counted
-    job.reset();
-    const auto t0 = std::chrono::steady_clock::now();
-    job.run(group, o);
-    if (r > 0) ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  bench::TimingPlan plan;
+  plan.warmup = 1;
+  plan.min_reps = plan.max_reps = reps;
+  plan.min_time_ms = 0;
+  return detail::sample_runs(
+             plan, {[&] {
+               job.reset();
+               const auto t0 = std::chrono::steady_clock::now();
+               job.run(group, o);
+               return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+             }})
+      .front()
+      .median_ms;
 }
 
 void cmd_tune_group(Globals& g, const TuneGroupArgs& a) {
