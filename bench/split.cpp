@@ -245,10 +245,10 @@ void print_shares(const DeviceGroup& g, const GroupRun& r, std::size_t items) {
   std::printf("  %-3s %-40s %6s %8s %7s %7s %7s %6s %7s %9s\n", "dev", "device", "share", "items", "chunks", "stolen",
               "chunk", "queues", "staged", "busy ms");
   for (const auto& s : r.shares)
-    std::printf("  %-3zu %-40.40s %5.1f%% %8zu %7zu %7zu %6zu %7s %9.2f\n", s.device,
+    std::printf("  %-3zu %-40.40s %5.1f%% %8zu %7zu %7zu %7zu %6zu %7s %9.2f\n", s.device,
                 (s.name + " [" + g.entry(s.device).info.type + "]").c_str(),
-                100.0 * static_cast<double>(s.items) / static_cast<double>(items), s.items, s.chunks, s.chunk, s.queues,
-                s.staged ? "yes" : "no", 1e3 * s.seconds);
+                100.0 * static_cast<double>(s.items) / static_cast<double>(items), s.items, s.chunks, s.stolen, s.chunk,
+                s.queues, s.staged ? "yes" : "no", 1e3 * s.seconds);
 }
 
 std::size_t items_of(const SplitCase& c) {

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <thread>
 
+#include "group/group_internal.hpp"
 #include "host/blur.hpp"
 #include "host/fft.hpp"
 #include "host/gemm.hpp"
@@ -129,6 +130,43 @@ TEST_SUITE("group") {
     CHECK_THROWS_AS(cpu_percent_weights(group(), -1), InvalidArgument);
     CHECK_THROWS_AS(cpu_percent_weights(group(), 101), InvalidArgument);
     CHECK_THROWS_AS(cpu_percent_weights(group(), std::nan("")), InvalidArgument);
+  }
+
+  TEST_CASE("auto weights: measured rates, a device under 4 % of the group's left out") {
+    using detail::auto_weights;
+    CHECK(auto_weights({14.0, 7.0}) == std::vector<double>{14.0, 7.0});
+    CHECK(auto_weights({22700.0, 191.0}) == std::vector<double>{22700.0, 0.0});      // 0.8 %
+    CHECK(auto_weights({50.0, 4.0, 50.0}) == std::vector<double>{50.0, 0.0, 50.0});  // 3.8 %
+    CHECK(auto_weights({48.0, 4.0, 48.0}) == std::vector<double>{48.0, 4.0, 48.0});  // 4.0 %
+  }
+
+  TEST_CASE("auto: the first call of a size class measures the rates, later calls split by them") {
+    if (group().size() < 2) return;
+    const test::ScopedEnv env("CLFORGE_USER_TUNING_DIR", test::temp_dir("group_auto_rates"));
+    const std::size_t batch = 96;
+    SplitOptions o;
+    o.mode = SplitMode::Auto;
+    o.chunk = 2;
+    for (const std::size_t n : {64, 48}) {
+      const auto xf = host::random_floats(2 * n * batch, test::seed() + n);
+      const auto ref = host::fft_batch(xf.data(), n, batch, 1, n, 0, false);
+      std::vector<std::complex<float>> x(n * batch), y(n * batch);
+      std::memcpy(static_cast<void*>(x.data()), xf.data(), xf.size() * 4);
+      const std::string variant = "fft:n=" + std::to_string(n);
+      for (std::size_t d = 0; d < group().size(); ++d)
+        CHECK(resolve_configuration("group", variant, group().entry(d).info, Tuning{}).at("GROUP_RATE") == 0);
+      const GroupRun first = fft(group(), n, batch, x.data(), y.data(), false, o);
+      CHECK(first.mode == SplitMode::Dynamic);
+      for (std::size_t d = 0; d < group().size(); ++d)
+        CHECK(resolve_configuration("group", variant, group().entry(d).info, Tuning{}).at("GROUP_RATE") > 0);
+      const GroupRun second = fft(group(), n, batch, x.data(), y.data(), false, o);
+      CHECK(second.mode == SplitMode::Weights);
+      std::size_t items = 0;
+      for (const auto& s : second.shares) items += s.items;
+      CHECK(items == batch);
+      CHECK(host::fft_compare(reinterpret_cast<const float*>(y.data()), n, batch, 1, n, 0, ref).max_rel_l2 <=
+            host::fft_tolerance(n));
+    }
   }
 
   TEST_CASE("fft: every split against the double reference, in and out of place") {

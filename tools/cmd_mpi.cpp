@@ -7,6 +7,9 @@
 #include "tools/cli.hpp"
 
 #ifdef CLFORGE_WITH_MPI
+#include <sched.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
 
@@ -35,6 +38,23 @@ DeviceGroup rank_group(const Globals& g, int rank) {
   }
   if (per_rank.empty()) return DeviceGroup(std::vector<DeviceEntry>{select_device(g.device)});
   return DeviceGroup(per_rank[static_cast<std::size_t>(rank) % per_rank.size()]);
+}
+
+// mpirun binds each rank to one core by default (two ranks or fewer): a rank whose CPU device
+// would then run on that core alone, or whose GPU staging copies would share it, is warned.
+void warn_if_bound(const DeviceGroup& local, int rank) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return;
+  const long usable = CPU_COUNT(&set), online = sysconf(_SC_NPROCESSORS_ONLN);
+  long want = 2;  // a GPU's staging copies beside its host thread
+  for (std::size_t d = 0; d < local.size(); ++d)
+    if (local.entry(d).info.type == "CPU") want = std::max<long>(want, local.entry(d).info.compute_units);
+  if (usable < std::min(want, online))
+    std::fprintf(stderr,
+                 "clforge: warning: rank %d may run on %ld of this host's %ld cores while its devices want %ld "
+                 "(mpirun binds ranks to cores: add --bind-to none, or --map-by ...:pe=N)\n",
+                 rank, usable, online, want);
 }
 
 // One distributed call of the case: scatter from rank 0, the collective routine, gather to rank 0.
@@ -98,6 +118,7 @@ void run_ranks(Globals& g, bench::SplitCase c, bool bench) {
   if (c.routine == "sgemm" && (c.row_major || c.trans_b))
     throw UsageError("--mpi: sgemm is column-major with op(B) = B (C and B are distributed by columns)");
   const DeviceGroup local = rank_group(g, rank);
+  warn_if_bound(local, rank);
   mpi::MpiOptions o;
   o.local = g.split.options(local, g.tuning());
   if (c.routine == "blur" && c.method == BlurMethod::Auto) {  // one method, judged on rank 0 alike

@@ -120,6 +120,10 @@ std::size_t blur_halo_rows(BlurMethod m, double sigma_y);
 /// pipeline their transfers like the group calls.
 DeviceGroup queue_group(const cl::CommandQueue& queue);
 
+/// Auto's weights from the devices' measured rates (all > 0): the rates, with 0 for a device
+/// whose rate is under 4 % of their sum.
+std::vector<double> auto_weights(const std::vector<double>& rates);
+
 /// Throughputs remembered in this process by key: the auto split's rates when the user database
 /// is off, each MPI rank's last rate per routine. 0 when none.
 double remembered_rate(const std::string& key);

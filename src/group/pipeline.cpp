@@ -12,6 +12,7 @@
 #include <cstring>
 #include <exception>
 #include <map>
+#include <numeric>
 #include <thread>
 
 #include "group/runner.hpp"
@@ -76,11 +77,23 @@ std::map<std::string, double>& rates() {
   static std::map<std::string, double> m;
   return m;
 }
-std::string rate_key(const char* routine, const DeviceInfo& i) {
-  return std::string(routine) + "|" + i.name + "|" + i.driver_version;
+std::string rate_key(const std::string& variant, const DeviceInfo& i) {
+  return variant + "|" + i.name + "|" + i.driver_version;
 }
 
 }  // namespace
+
+std::vector<double> auto_weights(const std::vector<double>& rates) {
+  // A device that would add under 4 % of the group's throughput costs more than it gives (its
+  // setup, shared operands, and the host cores and memory bandwidth it takes from the others'
+  // staging copies).
+  constexpr double kMinAutoShare = 0.04;
+  const double total = std::accumulate(rates.begin(), rates.end(), 0.0);
+  std::vector<double> w = rates;
+  for (double& x : w)
+    if (x < kMinAutoShare * total) x = 0;
+  return w;
+}
 
 double remembered_rate(const std::string& key) {
   const std::lock_guard<std::mutex> lock(rates_mutex());
@@ -122,6 +135,10 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
     require(total > 0, what, "split weights sum to 0");
   }
   // Each device's "group" parameters for this routine.
+  // Chunk and queue rows per routine; rates per routine and size class (the sub-variant
+  // "fft:n=1024" falls back to the routine's rows).
+  const std::string rate_variant =
+      job.size_class.empty() ? std::string(what) : std::string(what) + ":" + job.size_class;
   Tuning group_tuning;
   for (const auto& p : group_spec().params) {
     const auto it = opt.tuning.overrides.find(p.name);
@@ -148,8 +165,9 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
       chunk = std::max(chunk, job.min_chunk);
     }
     s.chunk = std::min(round_up(std::max(chunk, granule), granule), round_up(job.items, granule));
-    rate[d] = cfg.at("GROUP_RATE");
-    if (rate[d] == 0 && !opt.tuning.user_database) rate[d] = remembered_rate(rate_key(what, group.entry(d).info));
+    rate[d] = resolve_configuration("group", rate_variant, group.entry(d).info, group_tuning).at("GROUP_RATE");
+    if (rate[d] == 0 && !opt.tuning.user_database)
+      rate[d] = remembered_rate(rate_key(rate_variant, group.entry(d).info));
   }
   run.mode = opt.mode;
   std::vector<double> weights = opt.weights;
@@ -160,7 +178,7 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
   } else if (run.mode == SplitMode::Auto) {
     measure = std::any_of(rate.begin(), rate.end(), [](double r) { return r <= 0; });
     run.mode = measure ? SplitMode::Dynamic : SplitMode::Weights;
-    weights = rate;
+    weights = measure ? rate : auto_weights(rate);
   }
   if (opt.resident_reps > 0) {
     require(opt.mode != SplitMode::Dynamic, what, "a resident run needs weights (Weights or Auto)");
@@ -235,11 +253,12 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
                         s.failed_device, name, c.id, c.first, c.count);
   }
   if (measure) {
-    // Auto's measurement: each device's MB/s of host data in this dynamic run after its first
-    // chunk, for later calls (a device with fewer than two chunks is measured by a later call).
+    // Auto's measurement: each device's MB/s of host data in this dynamic run after the chunks
+    // that were in flight at its first completion, for later calls (a device without chunks after
+    // those is measured by a later call).
     for (std::size_t d = 0; d < D; ++d) {
       const DeviceShare& sh = run.shares[d];
-      if (!runners[d] || sh.chunks < 2) continue;
+      if (!runners[d] || sh.chunks <= runners[d]->warm_chunks_) continue;
       const double secs = sh.seconds - runners[d]->first_seconds_;
       if (secs <= 0) continue;
       const double mbs =
@@ -247,13 +266,13 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
       const DeviceInfo& info = group.entry(d).info;
       if (opt.tuning.user_database) {
         try {
-          store_user_entry(info, "group", what, {{"GROUP_RATE", quantize_rate(mbs)}},
+          store_user_entry(info, "group", rate_variant, {{"GROUP_RATE", quantize_rate(mbs)}},
                            "auto split: measured in a dynamic run");
         } catch (const std::exception& e) {
           log(LogLevel::Warning, std::string("group: the measured rate was not stored: ") + e.what());
         }
       } else {
-        remember_rate(rate_key(what, info), mbs);
+        remember_rate(rate_key(rate_variant, info), mbs);
       }
     }
   }

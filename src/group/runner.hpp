@@ -224,6 +224,7 @@ class DeviceRunner {
     slot.done = last;
     slot.chunk = c;
     slot.busy = true;
+    ++enqueued_;
     pending_ = false;
   }
 
@@ -245,7 +246,8 @@ class DeviceRunner {
     ++share_.chunks;
     share_.items += slot.chunk.count;
     share_.seconds = std::chrono::duration<double>(Clock::now() - s_.start).count();
-    if (share_.chunks == 1) {
+    if (share_.chunks == 1) warm_chunks_ = enqueued_;
+    if (share_.chunks == warm_chunks_) {
       first_items_ = share_.items;
       first_seconds_ = share_.seconds;
     }
@@ -278,8 +280,12 @@ class DeviceRunner {
   Chunk pending_chunk_;
 
  public:
-  // Items and seconds when the first chunk was back (its time holds the kernels' first-launch
-  // compilation on some drivers, so rates are measured after it).
+  // Items and seconds when the chunks in flight at the first completion were back: the first
+  // chunk's time holds the kernels' first-launch compilation on some drivers, and the chunks
+  // queued behind it finish right after it, so a rate is measured over the chunks after those
+  // (warm_chunks_ of them).
+  std::size_t enqueued_ = 0;
+  std::size_t warm_chunks_ = 0;
   std::size_t first_items_ = 0;
   double first_seconds_ = 0;
 };
