@@ -110,6 +110,37 @@ TEST_SUITE("group") {
     CHECK_THROWS_AS(parse_split_mode("fast"), InvalidArgument);
   }
 
+  TEST_CASE("SELECTOR@N: a sub-device of N compute units") {
+    const auto all = list_devices();
+    const DeviceEntry& cpu = all[0];
+    REQUIRE(cpu.info.type == "CPU");
+    REQUIRE(cpu.info.compute_units >= 2);
+    const DeviceGroup part("0@1,1", 2);
+    REQUIRE(part.size() == 2);
+    CHECK(part.entry(0).info.compute_units == 1);
+    CHECK(part.entry(0).device.getInfo<CL_DEVICE_PARENT_DEVICE>()() == cpu.device());
+    CHECK(part.entry(0).info.name == cpu.info.name);  // the same tuning rows
+    CHECK(part.entry(1).device() == all[1].device());
+    CHECK(DeviceGroup("0@" + std::to_string(cpu.info.compute_units)).entry(0).device() == cpu.device());  // all of it
+    for (const char* bad : {"0@", "0@0", "0@x", "0@-1", "0@1.5", "0@99999999999"})
+      test::expect_invalid_argument([&] { DeviceGroup g(bad); }, "compute units");
+    test::expect_invalid_argument([&] { DeviceGroup g("0@1,0"); }, "two different compute-unit counts");
+    // A split over the sub-device and a whole device, against the double reference.
+    const std::size_t n = 48, batch = 21;
+    const auto xf = host::random_floats(2 * n * batch, test::seed() + 5);
+    const auto ref = host::fft_batch(xf.data(), n, batch, 1, n, 0, false);
+    std::vector<std::complex<float>> x(n * batch), y(n * batch, {NAN, NAN});
+    std::memcpy(static_cast<void*>(x.data()), xf.data(), xf.size() * 4);
+    SplitOptions o;
+    o.mode = SplitMode::Weights;
+    o.weights = {3, 1};
+    o.chunk = 4;
+    const GroupRun r = fft(part, n, batch, x.data(), y.data(), false, o);
+    CHECK(r.shares[0].items > 0);
+    CHECK(host::fft_compare(reinterpret_cast<const float*>(y.data()), n, batch, 1, n, 0, ref).max_rel_l2 <=
+          host::fft_tolerance(n));
+  }
+
   TEST_CASE("cpu percent weights") {
     std::size_t cpus = 0;
     for (std::size_t d = 0; d < group().size(); ++d) cpus += group().entry(d).info.type == "CPU";

@@ -29,9 +29,11 @@ SplitOptions SplitArgs::options(const DeviceGroup& group, const Tuning& tuning) 
 }
 
 void add_split_options(CLI::App* app, SplitArgs& a, bool devices_required) {
-  auto* d = app->add_option("--devices", a.devices,
-                            "run on a group of devices, comma-separated selectors: all, gpu, cpu, a vendor, an index "
-                            "N or P:D, a name substring (each picks every device it matches)");
+  auto* d = app->add_option(
+      "--devices", a.devices,
+      "run on a group of devices, comma-separated selectors: all, gpu, cpu, a vendor, an index "
+      "N or P:D, a name substring (each picks every device it matches); SELECTOR@N takes N compute units of "
+      "it (e.g. nvidia,cpu@12: the CPU device on 12 cores, the rest left to the GPU's host copies)");
   if (devices_required) d->required();
   app->add_option("--split", a.split, "how the chunks go to the devices: auto (from a calibration), weights, dynamic")
       ->check(CLI::IsMember({"auto", "weights", "dynamic"}))

@@ -68,8 +68,12 @@ DeviceEntry select_device(const std::string& spec = {});
 
 /// Every device a comma-separated list of selectors picks, each device once, in the order of
 /// first match. A selector is one of select_device()'s, but "gpu", "cpu", a vendor or a name
-/// substring picks every device it matches, and "all" picks every device. Throws
-/// UnsupportedDevice naming a selector that matches nothing, InvalidArgument for an empty entry.
+/// substring picks every device it matches, and "all" picks every device. "SELECTOR@N" takes N
+/// compute units of each device it matches (an OpenCL sub-device, e.g. "nvidia,cpu@12": a CPU
+/// device on 12 cores, leaving the others to the host threads that feed the GPU; the whole
+/// device when it has no more than N). Throws UnsupportedDevice naming a selector that matches
+/// nothing, InvalidArgument for an empty entry, a bad N, a device picked with two counts, or a
+/// device that cannot be partitioned.
 std::vector<DeviceEntry> select_devices(const std::string& selectors);
 
 /// A context and an in-order profiling queue on one device: what the CLI, the benchmarks

@@ -134,11 +134,15 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
     }
     require(total > 0, what, "split weights sum to 0");
   }
-  // Each device's "group" parameters for this routine.
-  // Chunk and queue rows per routine; rates per routine and size class (the sub-variant
-  // "fft:n=1024" falls back to the routine's rows).
-  const std::string rate_variant =
-      job.size_class.empty() ? std::string(what) : std::string(what) + ":" + job.size_class;
+  // Each device's "group" parameters: chunk and queue rows per routine; rates per routine and
+  // size class (the sub-variant "fft:n=1024" falls back to the routine's rows), and a
+  // sub-device ("cpu@12") apart from its whole device.
+  auto rate_variant = [&](std::size_t d) {
+    std::string v = job.size_class.empty() ? std::string(what) : std::string(what) + ":" + job.size_class;
+    if (group.entry(d).device.getInfo<CL_DEVICE_PARENT_DEVICE>()() != nullptr)
+      v += " cu=" + std::to_string(group.entry(d).info.compute_units);
+    return v;
+  };
   Tuning group_tuning;
   for (const auto& p : group_spec().params) {
     const auto it = opt.tuning.overrides.find(p.name);
@@ -165,9 +169,9 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
       chunk = std::max(chunk, job.min_chunk);
     }
     s.chunk = std::min(round_up(std::max(chunk, granule), granule), round_up(job.items, granule));
-    rate[d] = resolve_configuration("group", rate_variant, group.entry(d).info, group_tuning).at("GROUP_RATE");
+    rate[d] = resolve_configuration("group", rate_variant(d), group.entry(d).info, group_tuning).at("GROUP_RATE");
     if (rate[d] == 0 && !opt.tuning.user_database)
-      rate[d] = remembered_rate(rate_key(rate_variant, group.entry(d).info));
+      rate[d] = remembered_rate(rate_key(rate_variant(d), group.entry(d).info));
   }
   run.mode = opt.mode;
   std::vector<double> weights = opt.weights;
@@ -266,13 +270,13 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
       const DeviceInfo& info = group.entry(d).info;
       if (opt.tuning.user_database) {
         try {
-          store_user_entry(info, "group", rate_variant, {{"GROUP_RATE", quantize_rate(mbs)}},
+          store_user_entry(info, "group", rate_variant(d), {{"GROUP_RATE", quantize_rate(mbs)}},
                            "auto split: measured in a dynamic run");
         } catch (const std::exception& e) {
           log(LogLevel::Warning, std::string("group: the measured rate was not stored: ") + e.what());
         }
       } else {
-        remember_rate(rate_key(rate_variant, info), mbs);
+        remember_rate(rate_key(rate_variant(d), info), mbs);
       }
     }
   }

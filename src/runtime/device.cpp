@@ -4,7 +4,9 @@
 #include "clforge/device.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 
 #include "clforge/errors.hpp"
@@ -237,21 +239,61 @@ DeviceEntry select_device(const std::string& spec_in) {
   return all[matching(spec, all).front()];
 }
 
+namespace {
+
+// A sub-device of `e` with `units` compute units (clCreateSubDevices by counts); the device
+// itself when it has no more.
+DeviceEntry part_of(const DeviceEntry& e, unsigned units, const std::string& token) {
+  if (units >= e.info.compute_units) return e;
+  const auto types = e.device.getInfo<CL_DEVICE_PARTITION_PROPERTIES>();
+  if (std::find(types.begin(), types.end(), CL_DEVICE_PARTITION_BY_COUNTS) == types.end())
+    throw InvalidArgument("device selector '" + token + "': " + e.info.name +
+                          " cannot be partitioned by counts (no sub-devices)");
+  const cl_device_partition_property props[] = {CL_DEVICE_PARTITION_BY_COUNTS,
+                                                static_cast<cl_device_partition_property>(units),
+                                                CL_DEVICE_PARTITION_BY_COUNTS_LIST_END, 0};
+  cl_device_id sub = nullptr;
+  cl_uint got = 0;
+  detail::check(clCreateSubDevices(e.device(), props, 1, &sub, &got), "clCreateSubDevices",
+                std::to_string(units) + " compute units of " + e.info.name);
+  DeviceEntry out{e.platform, cl::Device(sub, false), {}};
+  out.info = describe(out.device);
+  return out;
+}
+
+}  // namespace
+
 std::vector<DeviceEntry> select_devices(const std::string& selectors) {
   auto all = listed_devices();
-  std::vector<std::size_t> picked;
+  std::vector<std::pair<std::size_t, unsigned>> picked;  // device index, compute units (0: all)
   std::size_t start = 0;
   while (start <= selectors.size()) {
     const std::size_t comma = std::min(selectors.find(',', start), selectors.size());
-    const std::string token = detail::trim(selectors.substr(start, comma - start));
+    std::string token = detail::trim(selectors.substr(start, comma - start));
     if (token.empty())
       throw InvalidArgument("device list '" + selectors + "': an empty entry (selectors are separated by commas)");
-    for (std::size_t i : matching(token, all))
-      if (std::find(picked.begin(), picked.end(), i) == picked.end()) picked.push_back(i);
+    unsigned units = 0;
+    if (const std::size_t at = token.find('@'); at != std::string::npos) {
+      const std::string count = token.substr(at + 1);
+      char* end = nullptr;
+      const unsigned long v = std::strtoul(count.c_str(), &end, 10);
+      if (count.empty() || *end != '\0' || !std::isdigit(static_cast<unsigned char>(count[0])) || v < 1 || v > 65536)
+        throw InvalidArgument("device selector '" + token + "': SELECTOR@N needs N, the compute units, in 1..65536");
+      units = static_cast<unsigned>(v);
+      token = detail::trim(token.substr(0, at));
+    }
+    for (std::size_t i : matching(token, all)) {
+      const auto same = std::find_if(picked.begin(), picked.end(), [&](const auto& p) { return p.first == i; });
+      if (same == picked.end())
+        picked.emplace_back(i, units);
+      else if (same->second != units)
+        throw InvalidArgument("device list '" + selectors + "': " + all[i].info.name +
+                              " is selected with two different compute-unit counts");
+    }
     start = comma + 1;
   }
   std::vector<DeviceEntry> out;
-  for (std::size_t i : picked) out.push_back(all[i]);
+  for (const auto& [i, units] : picked) out.push_back(units ? part_of(all[i], units, selectors) : all[i]);
   return out;
 }
 
