@@ -206,7 +206,8 @@ TEST_SUITE("group") {
     host::transpose(rows, cols, 4, in.data(), cols, ref.data(), rows);
     SplitOptions o;
     o.mode = SplitMode::Auto;
-    o.tuning.overrides["GROUP_RATE"] = 1024;  // the same stored rate for every device: equal shares
+    o.tuning.overrides["GROUP_RATE"] = 1024;  // the same stored rate for every device: equal shares,
+    o.tuning.overrides["GROUP_ALONE"] = 1;    // and each far slower alone: the group runs
     o.chunk = 4;
     o.fault = [](std::size_t device, std::size_t) {  // the last device is slow
       if (device + 1 == test::group().size()) std::this_thread::sleep_for(std::chrono::milliseconds(30));

@@ -58,11 +58,13 @@ class DeviceGroup {
 
 /// How a group call hands its chunks to the devices.
 enum class SplitMode {
-  /// Weights from each device's measured throughput for the routine (GROUP_RATE in the tuning
-  /// databases); a device done with its share then takes chunks from the end of the share of the
-  /// device with the most left, so a rate that is off costs little. A call that finds a device
-  /// without a rate runs Dynamic, measures every device's throughput and stores it in the user
-  /// database (in memory only when it is off).
+  /// Weights from each device's measured throughput for the routine and size class (GROUP_RATE
+  /// in the tuning databases), or the fastest device alone where its measured rate alone
+  /// (GROUP_ALONE) beats the sum; a device done with its share then takes chunks from the end of
+  /// the share of the device with the most left, so a rate that is off costs little. A call that
+  /// finds a device without a rate runs Dynamic and measures every device's throughput; the next
+  /// runs the fastest alone and measures that; both go to the user database (in memory only when
+  /// it is off). docs/group.md.
   Auto,
   Weights,  ///< SplitOptions::weights: device d takes a contiguous share in proportion
   Dynamic,  ///< every device takes the next chunk when it has a free queue

@@ -242,12 +242,12 @@ DeviceGroup queue_group(const cl::CommandQueue& queue) {
   return groups.back().second;
 }
 
-// Throughputs in MB/s that GROUP_RATE may hold: 0 (not measured) and round(2^(k/4)) up to 2^22
-// (4 TB/s), steps of 19 %.
+// Throughputs in MB/s that GROUP_RATE and GROUP_ALONE may hold: 0 (not measured) and
+// round(2^(k/16)) up to 2^22 (4 TB/s), steps of 4.4 %.
 std::vector<int> rate_ladder() {
   std::vector<int> v = {0};
-  for (int k = 0; k <= 88; ++k) {
-    const int r = static_cast<int>(std::lround(std::pow(2.0, k / 4.0)));
+  for (int k = 0; k <= 352; ++k) {
+    const int r = static_cast<int>(std::lround(std::pow(2.0, k / 16.0)));
     if (r != v.back()) v.push_back(r);
   }
   return v;
@@ -274,8 +274,12 @@ KernelSpec group_spec() {
        true},
       {"GROUP_QUEUES", 3, {1, 2, 3, 4}, "queues (chunks in flight) per device in a group call", true},
       {"GROUP_RATE", 0, rate_ladder(),
-       "MB/s of host data this device did in a group call of the routine (the auto split's weights; 0: not "
-       "measured, the next auto call measures it)",
+       "MB/s of host data this device did in a group call of the routine beside the others (the auto split's "
+       "weights; 0: not measured, the next auto call measures it)",
+       true},
+      {"GROUP_ALONE", 0, rate_ladder(),
+       "MB/s of host data this device did alone in a group call of the routine, on the fastest device of a group "
+       "(auto runs it alone when this beats the group's summed GROUP_RATE; 0: not measured)",
        true},
   };
   s.check = [](const ParamMap&, const std::string&) -> std::string { return {}; };

@@ -152,7 +152,7 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
   const std::size_t granule = std::max<std::size_t>(job.granule, 1);
   GroupRun run;
   run.shares.resize(D);
-  std::vector<double> rate(D, 0);
+  std::vector<double> rate(D, 0), alone(D, 0);
   for (std::size_t d = 0; d < D; ++d) {
     const Configuration cfg = resolve_configuration("group", what, group.entry(d).info, group_tuning);
     DeviceShare& s = run.shares[d];
@@ -169,13 +169,16 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
       chunk = std::max(chunk, job.min_chunk);
     }
     s.chunk = std::min(round_up(std::max(chunk, granule), granule), round_up(job.items, granule));
-    rate[d] = resolve_configuration("group", rate_variant(d), group.entry(d).info, group_tuning).at("GROUP_RATE");
-    if (rate[d] == 0 && !opt.tuning.user_database)
-      rate[d] = remembered_rate(rate_key(rate_variant(d), group.entry(d).info));
+    const Configuration rates = resolve_configuration("group", rate_variant(d), group.entry(d).info, group_tuning);
+    rate[d] = rates.at("GROUP_RATE");
+    alone[d] = rates.at("GROUP_ALONE");
+    if (rate[d] == 0) rate[d] = remembered_rate(rate_key(rate_variant(d), group.entry(d).info));
+    if (alone[d] == 0) alone[d] = remembered_rate("alone|" + rate_key(rate_variant(d), group.entry(d).info));
   }
   run.mode = opt.mode;
   std::vector<double> weights = opt.weights;
-  bool measure = false;
+  bool measure = false;           // Auto: a dynamic run measuring every device's rate beside the others
+  std::size_t measure_alone = D;  // Auto: the fastest device alone, measuring its rate alone
   if (D == 1) {
     run.mode = SplitMode::Weights;
     weights = {1.0};
@@ -183,12 +186,24 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
     measure = std::any_of(rate.begin(), rate.end(), [](double r) { return r <= 0; });
     run.mode = measure ? SplitMode::Dynamic : SplitMode::Weights;
     weights = measure ? rate : auto_weights(rate);
+    if (!measure) {
+      // The group against its fastest device alone: whichever has the higher measured rate.
+      const std::size_t best = static_cast<std::size_t>(std::max_element(rate.begin(), rate.end()) - rate.begin());
+      const double together = std::accumulate(weights.begin(), weights.end(), 0.0);
+      const bool others = together > weights[best];
+      if (others && alone[best] <= 0) measure_alone = best;
+      if (!others || alone[best] <= 0 || alone[best] >= together) {
+        weights.assign(D, 0.0);
+        weights[best] = 1.0;
+      }
+    }
   }
   if (opt.resident_reps > 0) {
     require(opt.mode != SplitMode::Dynamic, what, "a resident run needs weights (Weights or Auto)");
     if (run.mode == SplitMode::Dynamic) weights.assign(D, 1.0);  // Auto without every rate: equal shares
     run.mode = SplitMode::Weights;
     measure = false;
+    measure_alone = D;
   }
 
   Shared s;
@@ -256,29 +271,48 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
                             ") failed " + where + ": " + what_of(s.error),
                         s.failed_device, name, c.id, c.first, c.count);
   }
-  if (measure) {
-    // Auto's measurement: each device's MB/s of host data in this dynamic run after the chunks
-    // that were in flight at its first completion, for later calls (a device without chunks after
-    // those is measured by a later call).
-    for (std::size_t d = 0; d < D; ++d) {
-      const DeviceShare& sh = run.shares[d];
-      if (!runners[d] || sh.chunks <= runners[d]->warm_chunks_) continue;
-      const double secs = sh.seconds - runners[d]->first_seconds_;
-      if (secs <= 0) continue;
-      const double mbs =
-          static_cast<double>(sh.items - runners[d]->first_items_) * static_cast<double>(job.item_bytes) / secs / 1e6;
-      const DeviceInfo& info = group.entry(d).info;
-      if (opt.tuning.user_database) {
-        try {
-          store_user_entry(info, "group", rate_variant(d), {{"GROUP_RATE", quantize_rate(mbs)}},
-                           "auto split: measured in a dynamic run");
-        } catch (const std::exception& e) {
-          log(LogLevel::Warning, std::string("group: the measured rate was not stored: ") + e.what());
-        }
-      } else {
-        remember_rate(rate_key(rate_variant(d), info), mbs);
+  // Auto's measurements, for later calls: a device's MB/s of host data after the chunks that were
+  // in flight at its first completion, beside the others (measure) or alone (measure_alone).
+  auto measured = [&](std::size_t d) {
+    const DeviceShare& sh = run.shares[d];
+    if (!runners[d] || sh.chunks <= runners[d]->warm_chunks_) return 0.0;
+    const double secs = sh.seconds - runners[d]->first_seconds_;
+    return secs <= 0 ? 0.0
+                     : static_cast<double>(sh.items - runners[d]->first_items_) * static_cast<double>(job.item_bytes) /
+                           secs / 1e6;
+  };
+  auto store = [&](std::size_t d, const ParamMap& values, const char* note) {
+    const DeviceInfo& info = group.entry(d).info;
+    if (opt.tuning.user_database) {
+      try {
+        store_user_entry(info, "group", rate_variant(d), values, note);
+        return;
+      } catch (const std::exception& e) {
+        log(LogLevel::Warning, std::string("group: the measured rate was not stored: ") + e.what());
       }
     }
+    for (const auto& [name, v] : values)
+      remember_rate((name == "GROUP_ALONE" ? "alone|" : "") + rate_key(rate_variant(d), info), v);
+  };
+  if (measure) {
+    for (std::size_t d = 0; d < D; ++d) {
+      if (const double mbs = measured(d); mbs > 0) {
+        store(d, {{"GROUP_RATE", quantize_rate(mbs)}}, "auto split: measured in a dynamic run");
+      } else {
+        // No chunk past its first ones while the others did the job (a slow device, or one
+        // whose setup, such as SGEMM's A, outlasted it): at most one more chunk in the call's
+        // time, remembered by this process only (a first-launch compilation is not held against
+        // the device in the database).
+        const double bound = static_cast<double>(run.shares[d].items + run.shares[d].chunk) *
+                             static_cast<double>(job.item_bytes) / std::max(run.seconds, 1e-9) / 1e6;
+        remember_rate(rate_key(rate_variant(d), group.entry(d).info), std::max(bound, 1e-3));
+      }
+    }
+  }
+  if (measure_alone < D) {
+    if (const double mbs = measured(measure_alone); mbs > 0)
+      store(measure_alone, {{"GROUP_RATE", quantize_rate(rate[measure_alone])}, {"GROUP_ALONE", quantize_rate(mbs)}},
+            "auto split: measured in a dynamic run, and alone");
   }
   return run;
 }
