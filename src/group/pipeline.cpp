@@ -295,14 +295,17 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
       remember_rate((name == "GROUP_ALONE" ? "alone|" : "") + rate_key(rate_variant(d), info), v);
   };
   if (measure) {
+    double job_end = 0;  // the last chunk's completion
+    for (const auto& sh : run.shares) job_end = std::max(job_end, sh.seconds);
     for (std::size_t d = 0; d < D; ++d) {
       if (const double mbs = measured(d); mbs > 0) {
         store(d, {{"GROUP_RATE", quantize_rate(mbs)}}, "auto split: measured in a dynamic run");
-      } else {
-        // No chunk past its first ones while the others did the job (a slow device, or one
-        // whose setup, such as SGEMM's A, outlasted it): at most one more chunk in the call's
-        // time, remembered by this process only (a first-launch compilation is not held against
-        // the device in the database).
+      } else if (runners[d] && (run.shares[d].chunks > 0 || runners[d]->prepared_at_ > job_end)) {
+        // No chunk past its first ones while the others did the job, though its first ones came
+        // back (a slow device) or its setup outlasted the job (SGEMM's A on a slow device): at
+        // most one more chunk in the call's time, remembered by this process only. A device
+        // set up but without any chunk back (its first launch compiling) is measured again by
+        // the next call.
         const double bound = static_cast<double>(run.shares[d].items + run.shares[d].chunk) *
                              static_cast<double>(job.item_bytes) / std::max(run.seconds, 1e-9) / 1e6;
         remember_rate(rate_key(rate_variant(d), group.entry(d).info), std::max(bound, 1e-3));

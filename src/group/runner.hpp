@@ -87,6 +87,7 @@ class DeviceRunner {
     Chunk current;
     try {
       setup();
+      prepared_at_ = std::chrono::duration<double>(Clock::now() - s_.start).count();
       for (std::size_t k = 0;; ++k) {
         Slot& slot = slots_[k % slots_.size()];
         if (slot.busy) complete(slot);
@@ -284,6 +285,7 @@ class DeviceRunner {
   // chunk's time holds the kernels' first-launch compilation on some drivers, and the chunks
   // queued behind it finish right after it, so a rate is measured over the chunks after those
   // (warm_chunks_ of them).
+  double prepared_at_ = 0;  // seconds from the start when its setup (queues, shared operands) was done
   std::size_t enqueued_ = 0;
   std::size_t warm_chunks_ = 0;
   std::size_t first_items_ = 0;
