@@ -23,4 +23,10 @@ if "$@" -n 2 "$cli" run transpose --size 64 --mpi >/dev/null 2>&1; then
   echo "run transpose --mpi should be refused"
   exit 1
 fi
+# A rank whose devices cannot be had ends every rank, with its message, while the others wait.
+if out=$(timeout 60 "$@" -n 2 "$cli" run fft --size 64,batch=40 --mpi --devices '0|no-such-device' 2>&1); then
+  echo "a rank without its device should fail every rank"
+  exit 1
+fi
+echo "$out" | grep -q "rank 1: .*no-such-device"
 echo "mpi_cli: ok"

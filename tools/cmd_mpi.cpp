@@ -187,9 +187,17 @@ void run_on_ranks(Globals& g, const bench::SplitCase& c, bool bench) {
   if (!initialized) MPI_Init(nullptr, nullptr);
   try {
     run_ranks(g, c, bench);
-  } catch (...) {
+  } catch (const mpi::RankFailure&) {  // every rank throws it, agreed: each ends alike
     MPI_Finalize();
     throw;
+  } catch (const std::exception& e) {
+    // This rank alone (e.g. its --devices entry matches nothing) while the others may wait in a
+    // collective: its message, then every rank ends.
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    std::fprintf(stderr, "clforge: rank %d: %s\n", rank, e.what());
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, dynamic_cast<const UsageError*>(&e) ? 2 : 1);
   }
   MPI_Finalize();
 }

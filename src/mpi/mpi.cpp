@@ -37,11 +37,18 @@ int size_of(MPI_Comm c) {
 // Waits for the requests, at most timeout_s; when that passes, says so and aborts every rank.
 void wait_all(MPI_Comm comm, std::vector<MPI_Request>& reqs, double timeout_s, const std::string& what) {
   const auto t0 = Clock::now();
+  bool said = false;
   for (;;) {
     int done = 0;
     MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &done, MPI_STATUSES_IGNORE);
     if (done) return;
     const double waited = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (!said && waited > std::min(10.0, timeout_s / 4)) {  // says what it waits for, once
+      std::fprintf(stderr, "clforge mpi: rank %d has waited %.0f s for the other ranks (%s)\n", rank_of(comm), waited,
+                   what.c_str());
+      std::fflush(stderr);
+      said = true;
+    }
     if (waited > timeout_s) {
       std::fprintf(stderr, "clforge mpi: rank %d waited %.0f s for the other ranks (%s); aborting every rank\n",
                    rank_of(comm), waited, what.c_str());
