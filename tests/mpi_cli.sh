@@ -18,6 +18,7 @@ echo "$out" | grep -q "tolerance .*: ok"
 out=$("$@" -n 2 "$cli" bench split fft --size 64,batch=40 --mpi --reps 1)
 echo "$out"
 echo "$out" | grep -q "scaling efficiency"
+echo "$out" | grep -q "median of the distributed call alone"
 # A usage the MPI form does not have fails on every rank with the same message.
 if "$@" -n 2 "$cli" run transpose --size 64 --mpi >/dev/null 2>&1; then
   echo "run transpose --mpi should be refused"

@@ -58,16 +58,25 @@ void warn_if_bound(const DeviceGroup& local, int rank) {
 }
 
 // One distributed call of the case: scatter from rank 0, the collective routine, gather to rank 0.
+// `call` gets the seconds of the collective routine alone (the data already on the ranks).
 mpi::MpiRun distributed(const bench::SplitCase& c, bench::HostJob* job, const DeviceGroup& local,
-                        const mpi::MpiOptions& o, int rank) {
+                        const mpi::MpiOptions& o, int rank, double* call = nullptr) {
   MPI_Comm w = MPI_COMM_WORLD;
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point t0;
+  auto start = [&] { t0 = Clock::now(); };
+  auto stop = [&](mpi::MpiRun r) {
+    if (call) *call = std::chrono::duration<double>(Clock::now() - t0).count();
+    return r;
+  };
   auto arr = [&](const char* name) { return rank == 0 ? job->array(name) : nullptr; };
   if (rank == 0) job->reset();
   if (c.routine == "fft") {
     const mpi::Distribution d = mpi::distribute(w, "fft", c.y, o);
     std::vector<std::complex<float> > in(d.count[rank] * c.x), out(in.size());
     mpi::scatter(w, 0, d, c.x * 8, arr("in"), in.data(), o.timeout_s);
-    const auto run = mpi::fft(w, local, d, c.x, in.data(), out.data(), c.inverse, o);
+    start();
+    const auto run = stop(mpi::fft(w, local, d, c.x, in.data(), out.data(), c.inverse, o));
     mpi::gather(w, 0, d, c.x * 8, out.data(), arr("out"), o.timeout_s);
     return run;
   }
@@ -77,8 +86,9 @@ mpi::MpiRun distributed(const bench::SplitCase& c, bench::HostJob* job, const De
     std::vector<float> b(k * d.count[rank]), cc(m * d.count[rank]);
     mpi::scatter(w, 0, d, k * 4, arr("b"), b.data(), o.timeout_s);
     if (c.beta != 0.0f) mpi::scatter(w, 0, d, m * 4, arr("out"), cc.data(), o.timeout_s);
-    const auto run = mpi::sgemm(w, local, d, 0, c.trans_a ? Transpose::Yes : Transpose::No, m, k, c.alpha, arr("a"),
-                                c.trans_a ? k : m, b.data(), c.beta, cc.data(), o);
+    start();
+    const auto run = stop(mpi::sgemm(w, local, d, 0, c.trans_a ? Transpose::Yes : Transpose::No, m, k, c.alpha,
+                                     arr("a"), c.trans_a ? k : m, b.data(), c.beta, cc.data(), o));
     mpi::gather(w, 0, d, m * 4, cc.data(), arr("out"), o.timeout_s);
     return run;
   }
@@ -90,23 +100,29 @@ mpi::MpiRun distributed(const bench::SplitCase& c, bench::HostJob* job, const De
   bo.sigma_x = bo.sigma_y = c.sigma;
   bo.method = c.method;
   bo.border = c.border;
-  const auto run = mpi::gaussian_blur(w, local, d, c.x, c.channels == 4 ? PixelFormat::RGBA32F : PixelFormat::R32F,
-                                      in.data(), out.data(), bo, o);
+  start();
+  const auto run = stop(mpi::gaussian_blur(w, local, d, c.x, c.channels == 4 ? PixelFormat::RGBA32F : PixelFormat::R32F,
+                                           in.data(), out.data(), bo, o));
   mpi::gather(w, 0, d, row, out.data(), arr("out"), o.timeout_s);
   return run;
 }
 
-// Median wall seconds of `reps` distributed calls (after a first one), the last run kept.
+// Median wall seconds of `reps` distributed calls (after a first one), the last run kept; `call`
+// gets the median of the collective routine alone.
 double timed(const bench::SplitCase& c, bench::HostJob* job, const DeviceGroup& local, const mpi::MpiOptions& o,
-             int rank, int reps, mpi::MpiRun& last) {
-  std::vector<double> s;
+             int rank, int reps, mpi::MpiRun& last, double* call = nullptr) {
+  std::vector<double> s, calls;
   for (int r = 0; r <= reps; ++r) {
     MPI_Barrier(MPI_COMM_WORLD);
     const auto t0 = std::chrono::steady_clock::now();
-    last = distributed(c, job, local, o, rank);
+    double one = 0;
+    last = distributed(c, job, local, o, rank, &one);
     if (r > 0) s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    if (r > 0) calls.push_back(one);
   }
   std::sort(s.begin(), s.end());
+  std::sort(calls.begin(), calls.end());
+  if (call) *call = calls[calls.size() / 2];
   return s[s.size() / 2];
 }
 
@@ -139,7 +155,8 @@ void run_ranks(Globals& g, bench::SplitCase c, bool bench) {
     err = job->error(), tol = job->tolerance();
     ok = err <= tol;
   }
-  const double secs = timed(c, job.get(), local, o, rank, std::max(1, g.split.reps), run);
+  double call = 0;
+  const double secs = timed(c, job.get(), local, o, rank, std::max(1, g.split.reps), run, &call);
   // Each rank alone on the whole job, for the scaling efficiency.
   std::vector<double> alone;
   if (bench)
@@ -166,6 +183,8 @@ void run_ranks(Globals& g, bench::SplitCase c, bool bench) {
     }
     std::printf("  %.3f ms median of %d calls (scatter, compute, gather), %.2f GB/s\n", 1e3 * secs, g.split.reps,
                 bytes / secs / 1e9);
+    std::printf("  %.3f ms median of the distributed call alone (each rank's slice in its memory), %.2f GB/s\n",
+                1e3 * call, bytes / call / 1e9);
     if (bench) {
       double rate_sum = 0, best = INFINITY;
       for (double a : alone) rate_sum += 1.0 / a, best = std::min(best, a);
