@@ -15,7 +15,7 @@ namespace clforge::test {
 
 namespace {
 
-bool has_wisdom_file(const std::string& dir) {
+[[maybe_unused]] bool has_wisdom_file(const std::string& dir) {
   DIR* d = opendir(dir.c_str());
   if (d == nullptr) return false;
   bool found = false;

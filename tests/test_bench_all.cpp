@@ -25,27 +25,27 @@ using namespace clforge;
 
 namespace {
 
-std::string read_text(const std::string& path) {
+[[maybe_unused]] std::string read_text(const std::string& path) {
   const auto t = detail::read_file(path);
   REQUIRE_MESSAGE(t.has_value(), "cannot read " << path);
   return *t;
 }
 
-std::size_t count_of(const std::string& text, const std::string& what) {
+[[maybe_unused]] std::size_t count_of(const std::string& text, const std::string& what) {
   std::size_t n = 0;
   for (auto p = text.find(what); p != std::string::npos; p = text.find(what, p + what.size())) ++n;
   return n;
 }
 
-std::string trim_end(std::string s) {
+[[maybe_unused]] std::string trim_end(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
   return s;
 }
 
 // A timed record whose quartiles lie `spread` x median apart, with an outlier repetition 40x
 // the median (which the tolerance must not take in).
-nlohmann::json measurement(const std::string& routine, const std::string& library, const std::string& shape,
-                           double median, double spread) {
+[[maybe_unused]] nlohmann::json measurement(const std::string& routine, const std::string& library,
+                                            const std::string& shape, double median, double spread) {
   return {{"routine", routine},
           {"library", library},
           {"shape", shape},
@@ -59,7 +59,7 @@ nlohmann::json measurement(const std::string& routine, const std::string& librar
           {"spread", spread}};
 }
 
-void write_text(const std::string& path, const std::string& text) {
+[[maybe_unused]] void write_text(const std::string& path, const std::string& text) {
   std::ofstream f(path, std::ios::binary);
   f << text;
   REQUIRE(f.good());

@@ -72,7 +72,7 @@ std::vector<ParamMap> row_params(const TuneClassResult& c) {
   return v;
 }
 
-std::string db_of(const std::string& user_dir) {
+[[maybe_unused]] std::string db_of(const std::string& user_dir) {
   test::ScopedEnv user("CLFORGE_USER_TUNING_DIR", user_dir);
   return user_database_path(test::session().entry.info);
 }
