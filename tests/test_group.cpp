@@ -244,32 +244,6 @@ TEST_SUITE("group") {
     CHECK(host::fft_compare(reinterpret_cast<const float*>(data.data()), n, batch, 1, n, 0, ref_f).max_rel_l2 <= tol);
   }
 
-  TEST_CASE("tuned chunks ramp: a quarter and a half first, the last halving down to a quarter") {
-    const std::size_t n = 256, batch = 200;  // 2 KiB items; 64 KiB chunks hold 32
-    const auto xf = host::random_floats(2 * n * batch, test::seed() + 9);
-    const auto ref = host::fft_batch(xf.data(), n, batch, 1, n, 0, false);
-    std::vector<std::complex<float>> x(n * batch), y(n * batch, {NAN, NAN});
-    std::memcpy(static_cast<void*>(x.data()), xf.data(), xf.size() * 4);
-    SplitOptions o;
-    o.mode = SplitMode::Weights;
-    o.weights.assign(group().size(), 0.0);
-    o.weights[0] = 1;
-    o.tuning.overrides = {{"GROUP_CHUNK_KIB", 64}, {"GROUP_QUEUES", 3}};
-    const GroupRun r = fft(group(), n, batch, x.data(), y.data(), false, o);
-    CHECK(r.shares[0].chunk == 32);
-    CHECK(r.shares[0].items == batch);
-    CHECK(r.shares[0].chunks == 10);  // 8, 16, 32, 32, 32, 32, 24, 12, 8, 4
-    CHECK(host::fft_compare(reinterpret_cast<const float*>(y.data()), n, batch, 1, n, 0, ref).max_rel_l2 <=
-          host::fft_tolerance(n));
-    // A chunk the caller asks for is kept: ceil(200 / 32) chunks.
-    o.chunk = 32;
-    CHECK(fft(group(), n, batch, x.data(), y.data(), false, o).shares[0].chunks == 7);
-    // Without overlap (one chunk at a time) nothing ramps either.
-    o.chunk = 0;
-    o.overlap = false;
-    CHECK(fft(group(), n, batch, x.data(), y.data(), false, o).shares[0].chunks == 7);
-  }
-
   TEST_CASE("transpose: every split and element size, bitwise") {
     const std::size_t rows = 53, cols = 37;
     // Megabytes per chunk and staged: the host copies run on several threads, split inside rows.

@@ -217,11 +217,6 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
     run.weights = weights;
     s.steal = opt.mode == SplitMode::Auto && granule == 1;
   }
-  // Chunk sizes from the tuning ramp at the ends of each device's work; a chunk the caller
-  // asked for is kept exactly.
-  s.ramp = opt.overlap && opt.chunk == 0;
-  s.granule = granule;
-  s.unit = round_up(std::max(job.min_chunk, granule), granule);
   // Every working device's task (plans built here, before anything is allocated).
   std::vector<std::unique_ptr<ChunkTask>> tasks(D);
   for (std::size_t d = 0; d < D; ++d) {

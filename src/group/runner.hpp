@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdint>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -35,11 +34,8 @@ struct Shared {
   std::atomic<std::size_t> next_item{0};                 // Dynamic: first item of the next chunk
   std::atomic<std::size_t> next_id{0};                   // chunk numbers in the order chunks are taken
   std::vector<std::pair<std::size_t, std::size_t>> own;  // Weights: each device's [first, last) not yet taken
-  bool steal = false;       // Auto: a device done with its share takes chunks from the end of another's
-  bool ramp = false;        // chunk sizes ramp up and (own shares) down: see DeviceRunner::count_for
-  std::size_t granule = 1;  // chunks hold multiples of it (but the last of a share)
-  std::size_t unit = 1;     // the smallest chunk a ramp makes: the job's min_chunk, on the granule
-  std::mutex own_mutex;     // guards own
+  bool steal = false;    // Auto: a device done with its share takes chunks from the end of another's
+  std::mutex own_mutex;  // guards own
   std::atomic<bool> abort{false};
   std::mutex mutex;                                           // guards finished and the failure
   std::vector<std::pair<std::size_t, std::size_t>> finished;  // (first, count) of chunks back on the host
@@ -130,36 +126,18 @@ class DeviceRunner {
     });
   }
 
-  // Items of the device's next chunk with `left` items left to it (unbounded: dynamic). With a
-  // ramp its first two chunks are a quarter and a half of its chunk, and the last ones of its
-  // own share halve down to a quarter: the pipeline's first upload and last download run alone
-  // (nothing to overlap them with), so they are kept short while the chunks between stay long.
-  std::size_t count_for(std::size_t left) {
-    const std::size_t chunk = share_.chunk;
-    std::size_t size = chunk;
-    if (s_.ramp && slots_.size() >= 2 && chunk >= 4 * s_.unit) {
-      if (taken_ == 0) size = chunk / 4;
-      if (taken_ == 1) size = chunk / 2;
-      if (left < 2 * chunk) size = std::min(size, std::max(chunk / 4, (left + 1) / 2));
-      size = std::min(chunk, (size + s_.granule - 1) / s_.granule * s_.granule);
-    }
-    ++taken_;
-    return std::min(size, left);
-  }
-
   bool take(Chunk& c) {
     const std::size_t chunk = share_.chunk;
     if (s_.dynamic) {
-      const std::size_t count = count_for(SIZE_MAX);
-      const std::size_t first = s_.next_item.fetch_add(count);
+      const std::size_t first = s_.next_item.fetch_add(chunk);
       if (first >= s_.items) return false;
-      c = {s_.next_id.fetch_add(1), first, std::min(count, s_.items - first)};
+      c = {s_.next_id.fetch_add(1), first, std::min(chunk, s_.items - first)};
       return true;
     }
     const std::lock_guard<std::mutex> lock(s_.own_mutex);
     auto& [first, last] = s_.own[d_];
     if (first < last) {
-      c = {s_.next_id.fetch_add(1), first, count_for(last - first)};
+      c = {s_.next_id.fetch_add(1), first, std::min(chunk, last - first)};
       first += c.count;
       return true;
     }
@@ -308,7 +286,6 @@ class DeviceRunner {
   // queued behind it finish right after it, so a rate is measured over the chunks after those
   // (warm_chunks_ of them).
   double prepared_at_ = 0;  // seconds from the start when its setup (queues, shared operands) was done
-  std::size_t taken_ = 0;   // chunks taken from its own share or the dynamic pool
   std::size_t enqueued_ = 0;
   std::size_t warm_chunks_ = 0;
   std::size_t first_items_ = 0;
