@@ -210,6 +210,15 @@ class BlurJob : public HostJob {
 
 // `reps` timed whole calls of each configuration, interleaved (sample_runs: A B C, C B A, ...);
 // the last run of each configuration kept in `last`.
+// The runs before were the warm-up: exactly `reps` timed calls of each, interleaved.
+TimingPlan whole_calls(int reps) {
+  TimingPlan plan;
+  plan.warmup = 0;
+  plan.min_reps = plan.max_reps = std::max(1, reps);
+  plan.min_time_ms = 0;
+  return plan;
+}
+
 std::vector<Timing> time_configs(HostJob& job, const DeviceGroup& g, const std::vector<SplitOptions>& configs, int reps,
                                  std::vector<GroupRun>& last) {
   last.assign(configs.size(), {});
@@ -221,11 +230,7 @@ std::vector<Timing> time_configs(HostJob& job, const DeviceGroup& g, const std::
       last[i] = job.run(g, configs[i]);
       return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     });
-  TimingPlan plan;  // the runs before were the warm-up; exactly `reps` timed calls each, interleaved
-  plan.warmup = 0;
-  plan.min_reps = plan.max_reps = std::max(1, reps);
-  plan.min_time_ms = 0;
-  return detail::sample_runs(plan, runs);
+  return detail::sample_runs(whole_calls(reps), runs);
 }
 
 std::string weights_text(const GroupRun& r) {
@@ -303,6 +308,19 @@ bool run_split(const DeviceGroup& group, const SplitCase& c, const SplitOptions&
 
 namespace {
 
+// The record of configuration `name` of a split bench; the first configuration (`checked`)
+// carries the error against the host reference and fails above the tolerance.
+Record split_record(const SplitCase& c, const std::string& name, const HostJob& job, const Timing& t, bool checked,
+                    double err, double tol) {
+  Record r = Record::of("split " + c.routine, name, c.shape());
+  r.timing = t;
+  r.bytes = job.bytes;
+  r.flops = job.flops;
+  if (checked) r.error = err;
+  if (checked && !(err <= tol)) r.status = "failed: error above tolerance";
+  return r;
+}
+
 // `base` with all of the work on device d of D.
 SplitOptions alone(const SplitOptions& base, std::size_t D, std::size_t d) {
   SplitOptions o = base;
@@ -334,14 +352,9 @@ void bench_resident(const DeviceGroup& group, Report& report, const SplitCase& c
   double best_alone = INFINITY;
   for (std::size_t d = 0; d < D; ++d) best_alone = std::min(best_alone, runs[1 + d].seconds);
   for (std::size_t k = 0; k < configs.size(); ++k) {
-    Record r = Record::of("split " + c.routine, names[k], c.shape());
-    const double ms = 1e3 * runs[k].seconds;
-    r.timing = summarize(std::vector<double>{ms});
-    r.timing.reps = configs[k].resident_reps;
-    r.bytes = job->bytes;
-    r.flops = job->flops;
-    if (k == 0) r.error = err;
-    if (k == 0 && !(err <= tol)) r.status = "failed: error above tolerance";
+    Timing one = summarize(std::vector<double>{1e3 * runs[k].seconds});
+    one.reps = configs[k].resident_reps;
+    Record r = split_record(c, names[k], *job, one, k == 0, err, tol);
     nlohmann::json shares = nlohmann::json::array();
     for (const auto& s : runs[k].shares)
       shares.push_back({{"device", s.name}, {"items", s.items}, {"ms", 1e3 * s.seconds}});
@@ -382,18 +395,13 @@ void bench_split(const DeviceGroup& group, Report& report, const SplitCase& c, c
   // The library's host-vector overload on device 0 (pageable memory, copy in, compute, copy out).
   Timing hv;
   if (job->host_vector(group.queue(0))) {
-    std::vector<double> ms;
-    for (int r = 0; r < o.reps; ++r) {
-      const auto t0 = Clock::now();
-      job->host_vector(group.queue(0));
-      ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-    }
-    hv = summarize(ms);
-    Record r = Record::of("split " + c.routine, "host-vector fft() on device 0", c.shape());
-    r.timing = hv;
-    r.bytes = job->bytes;
-    r.flops = job->flops;
-    report.add(r);
+    hv = detail::sample_runs(whole_calls(o.reps), {[&] {
+                               const auto t0 = Clock::now();
+                               job->host_vector(group.queue(0));
+                               return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+                             }})
+             .front();
+    report.add(split_record(c, "host-vector fft() on device 0", *job, hv, false, 0, 0));
   }
   const std::string mode = to_string(o.split.mode);
   std::vector<std::string> names = {"group " + mode, "group " + mode + " no overlap"};
@@ -401,12 +409,7 @@ void bench_split(const DeviceGroup& group, Report& report, const SplitCase& c, c
   double best_alone = INFINITY;
   for (std::size_t d = 0; d < D; ++d) best_alone = std::min(best_alone, t[2 + d].median_ms);
   for (std::size_t k = 0; k < configs.size(); ++k) {
-    Record r = Record::of("split " + c.routine, names[k], c.shape());
-    r.timing = t[k];
-    r.bytes = job->bytes;
-    r.flops = job->flops;
-    if (k == 0) r.error = err;
-    if (k == 0 && !(err <= tol)) r.status = "failed: error above tolerance";
+    Record r = split_record(c, names[k], *job, t[k], k == 0, err, tol);
     nlohmann::json shares = nlohmann::json::array();
     for (const auto& s : last[k].shares)
       shares.push_back({{"device", s.name},
