@@ -60,6 +60,17 @@ py::dict run_dict(const clforge::GroupRun& r) {
   return d;
 }
 
+// Runs `call` (a group routine writing into `out`) without the GIL; returns (out, run).
+template <class Call>
+py::tuple released(const py::array& out, Call&& call) {
+  clforge::GroupRun r;
+  {
+    py::gil_scoped_release nogil;
+    r = call();
+  }
+  return py::make_tuple(out, run_dict(r));
+}
+
 // The keyword arguments every group call takes, after its own.
 #define CLFORGE_SPLIT_ARGS                                                                                            \
   py::kw_only(), py::arg("mode") = "auto", py::arg("weights") = py::none(), py::arg("cpu_percent") = py::none(),      \
@@ -78,7 +89,7 @@ void register_group(py::module_& m) {
       m, "DeviceGroup",
       "Devices used together: a context and `queues` queues per device. selectors: "
       "comma-separated, each picks every device it matches ('all', 'gpu', 'cpu', a vendor, "
-      "an index 'N' or 'P:D', a name substring).")
+      "an index 'N' or 'P:D', a name substring; 'cpu@12': 12 compute units of it, an OpenCL sub-device).")
       .def(py::init<const std::string&, std::size_t>(), py::arg("selectors") = "all", py::arg("queues") = 3,
            py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("size", &clforge::DeviceGroup::size)
@@ -105,12 +116,7 @@ void register_group(py::module_& m) {
         const auto* in = static_cast<const std::complex<float>*>(x.data());
         auto* out = static_cast<std::complex<float>*>(y.mutable_data());
         const auto n = static_cast<std::size_t>(x.shape(1)), batch = static_cast<std::size_t>(x.shape(0));
-        clforge::GroupRun r;
-        {
-          py::gil_scoped_release nogil;
-          r = clforge::fft(g, n, batch, in, out, inverse, o);
-        }
-        return py::make_tuple(y, run_dict(r));
+        return released(y, [&] { return clforge::fft(g, n, batch, in, out, inverse, o); });
       },
       py::arg("group"), py::arg("x"), py::arg("inverse") = false, CLFORGE_SPLIT_ARGS,
       "Batched FFT of the rows of a C-contiguous complex64 (batch, n) array split over the group's devices "
@@ -133,14 +139,11 @@ void register_group(py::module_& m) {
         const auto* ap = static_cast<const float*>(a.data());
         const auto* bp = static_cast<const float*>(b.data());
         auto* cp = static_cast<float*>(c.mutable_data());
-        clforge::GroupRun r;
-        {
-          py::gil_scoped_release nogil;
-          r = clforge::sgemm(g, clforge::Layout::RowMajor, clforge::Transpose::No, clforge::Transpose::No, m_, n, k,
-                             alpha, ap, std::max<std::size_t>(1, k), bp, std::max<std::size_t>(1, n), 0.0f, cp,
-                             std::max<std::size_t>(1, n), o);
-        }
-        return py::make_tuple(c, run_dict(r));
+        return released(c, [&] {
+          return clforge::sgemm(g, clforge::Layout::RowMajor, clforge::Transpose::No, clforge::Transpose::No, m_, n, k,
+                                alpha, ap, std::max<std::size_t>(1, k), bp, std::max<std::size_t>(1, n), 0.0f, cp,
+                                std::max<std::size_t>(1, n), o);
+        });
       },
       py::arg("group"), py::arg("a"), py::arg("b"), py::arg("alpha") = 1.0f, CLFORGE_SPLIT_ARGS,
       "alpha * a @ b for C-contiguous float32 matrices, C's rows split over the group's devices. Returns (c, run).");
@@ -159,12 +162,7 @@ void register_group(py::module_& m) {
         const void* in = x.data();
         void* out = y.mutable_data();
         const auto rows = static_cast<std::size_t>(x.shape(0)), cols = static_cast<std::size_t>(x.shape(1));
-        clforge::GroupRun r;
-        {
-          py::gil_scoped_release nogil;
-          r = clforge::transpose(g, rows, cols, elem, in, out, o);
-        }
-        return py::make_tuple(y, run_dict(r));
+        return released(y, [&] { return clforge::transpose(g, rows, cols, elem, in, out, o); });
       },
       py::arg("group"), py::arg("x"), CLFORGE_SPLIT_ARGS,
       "Transpose of a C-contiguous 2-D array of 4-, 8- or 16-byte elements, bands of rows over the group's devices. "
@@ -187,12 +185,8 @@ void register_group(py::module_& m) {
         const void* in = img.data();
         void* op = out.mutable_data();
         const auto h = static_cast<std::size_t>(img.shape(0)), w = static_cast<std::size_t>(img.shape(1));
-        clforge::GroupRun r;
-        {
-          py::gil_scoped_release nogil;
-          r = clforge::gaussian_blur(g, w, h, clforge::PixelFormat::R32F, in, op, bo, o);
-        }
-        return py::make_tuple(out, run_dict(r));
+        return released(out,
+                        [&] { return clforge::gaussian_blur(g, w, h, clforge::PixelFormat::R32F, in, op, bo, o); });
       },
       py::arg("group"), py::arg("image"), py::arg("sigma"), py::arg("border") = "clamp", py::arg("method") = "auto",
       CLFORGE_SPLIT_ARGS,
