@@ -44,12 +44,12 @@ std::vector<std::size_t> sample_of(std::size_t batch, std::size_t n) {
 
 // Largest relative L2 error over the sampled transforms against FFTW (NaN when an output is
 // not finite); read(b, x, y) fills the input x and output y of transform b (n complex each).
-double sampled_error(const FftCase& c, const std::function<void(std::size_t, float*, float*)>& read) {
+double sampled_error(const FftCase& c, const std::function<void(std::size_t, float*, float*)>& read, bool inverse) {
   double worst = 0;
   std::vector<float> x(2 * c.n), y(2 * c.n);
   for (std::size_t b : sample_of(c.batch, c.n)) {
     read(b, x.data(), y.data());
-    const auto ref = host::fftw_batch(x.data(), c.n, 1, 1, c.n, 0, false);
+    const auto ref = host::fftw_batch(x.data(), c.n, 1, 1, c.n, 0, inverse);
     const host::FftError e = host::fft_compare(y.data(), c.n, 1, 1, c.n, 0, ref);
     if (e.nonfinite) return std::nan("");
     worst = std::max(worst, e.max_rel_l2);

@@ -26,7 +26,8 @@ std::vector<std::size_t> sample_of(std::size_t batch, std::size_t n);
 
 // Largest relative L2 error over the sampled transforms against FFTW (NaN when an output is
 // not finite); read(b, x, y) fills the input x and output y of transform b (n complex each).
-double sampled_error(const FftCase& c, const std::function<void(std::size_t, float*, float*)>& read);
+double sampled_error(const FftCase& c, const std::function<void(std::size_t, float*, float*)>& read,
+                     bool inverse = false);
 
 // The same for contiguous transforms in OpenCL buffers.
 double sampled_error(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out, const FftCase& c);

@@ -9,12 +9,12 @@
 #include <cstring>
 #include <random>
 
+#include "bench/fft_peers.hpp"
 #include "clforge/errors.hpp"
 #include "clforge/fft.hpp"
 #include "host/blur.hpp"
 #include "host/data.hpp"
 #include "host/fft.hpp"
-#include "host/fftw_reference.hpp"
 #include "host/gemm.hpp"
 #include "host/reference.hpp"
 
@@ -65,17 +65,18 @@ class FftJob : public HostJob {
     return fft(g, n_, batch_, reinterpret_cast<const std::complex<float>*>(in_.data()),
                reinterpret_cast<std::complex<float>*>(out_.data()), inverse_, s);
   }
-  // The largest relative L2 error of 64 transforms spread over the batch against FFTW.
+  // The largest relative L2 error of bench fft's sample of transforms against FFTW.
   double error() override {
-    double worst = 0;
-    const std::size_t step = std::max<std::size_t>(1, batch_ / 64);
-    for (std::size_t b = 0; b < batch_; b += step) {
-      const auto ref = host::fftw_batch(in_.data(), n_, 1, 1, n_, b * n_, inverse_);
-      const host::FftError e = host::fft_compare(out_.data(), n_, 1, 1, n_, b * n_, ref);
-      if (e.nonfinite) return INFINITY;
-      worst = std::max(worst, e.max_rel_l2);
-    }
-    return worst;
+    FftCase c;
+    c.n = n_;
+    c.batch = batch_;
+    return sampled_error(
+        c,
+        [&](std::size_t b, float* x, float* y) {
+          std::memcpy(x, in_.data() + 2 * b * n_, n_ * 8);
+          std::memcpy(y, out_.data() + 2 * b * n_, n_ * 8);
+        },
+        inverse_);
   }
   double tolerance() const override { return host::fft_tolerance(n_); }
   float* array(const std::string& name) override { return named(name, {{"in", &in_}, {"out", &out_}}); }
