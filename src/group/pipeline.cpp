@@ -137,12 +137,12 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
   // Each device's "group" parameters: chunk and queue rows per routine; rates per routine and
   // size class (the sub-variant "fft:n=1024" falls back to the routine's rows), and a
   // sub-device ("cpu@12") apart from its whole device.
-  auto rate_variant = [&](std::size_t d) {
-    std::string v = job.size_class.empty() ? std::string(what) : std::string(what) + ":" + job.size_class;
+  std::vector<std::string> variants(D);
+  for (std::size_t d = 0; d < D; ++d) {
+    variants[d] = job.size_class.empty() ? std::string(what) : std::string(what) + ":" + job.size_class;
     if (group.entry(d).device.getInfo<CL_DEVICE_PARENT_DEVICE>()() != nullptr)
-      v += " cu=" + std::to_string(group.entry(d).info.compute_units);
-    return v;
-  };
+      variants[d] += " cu=" + std::to_string(group.entry(d).info.compute_units);
+  }
   Tuning group_tuning;
   for (const auto& p : group_spec().params) {
     const auto it = opt.tuning.overrides.find(p.name);
@@ -169,11 +169,11 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
       chunk = std::max(chunk, job.min_chunk);
     }
     s.chunk = std::min(round_up(std::max(chunk, granule), granule), round_up(job.items, granule));
-    const Configuration rates = resolve_configuration("group", rate_variant(d), group.entry(d).info, group_tuning);
+    const Configuration rates = resolve_configuration("group", variants[d], group.entry(d).info, group_tuning);
     rate[d] = rates.at("GROUP_RATE");
     alone[d] = rates.at("GROUP_ALONE");
-    if (rate[d] == 0) rate[d] = remembered_rate(rate_key(rate_variant(d), group.entry(d).info));
-    if (alone[d] == 0) alone[d] = remembered_rate("alone|" + rate_key(rate_variant(d), group.entry(d).info));
+    if (rate[d] == 0) rate[d] = remembered_rate(rate_key(variants[d], group.entry(d).info));
+    if (alone[d] == 0) alone[d] = remembered_rate("alone|" + rate_key(variants[d], group.entry(d).info));
   }
   run.mode = opt.mode;
   std::vector<double> weights = opt.weights;
@@ -285,14 +285,14 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
     const DeviceInfo& info = group.entry(d).info;
     if (opt.tuning.user_database) {
       try {
-        store_user_entry(info, "group", rate_variant(d), values, note);
+        store_user_entry(info, "group", variants[d], values, note);
         return;
       } catch (const std::exception& e) {
         log(LogLevel::Warning, std::string("group: the measured rate was not stored: ") + e.what());
       }
     }
     for (const auto& [name, v] : values)
-      remember_rate((name == "GROUP_ALONE" ? "alone|" : "") + rate_key(rate_variant(d), info), v);
+      remember_rate((name == "GROUP_ALONE" ? "alone|" : "") + rate_key(variants[d], info), v);
   };
   if (measure) {
     double job_end = 0;  // the last chunk's completion
@@ -308,7 +308,7 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
         // the next call.
         const double bound = static_cast<double>(run.shares[d].items + run.shares[d].chunk) *
                              static_cast<double>(job.item_bytes) / std::max(run.seconds, 1e-9) / 1e6;
-        remember_rate(rate_key(rate_variant(d), group.entry(d).info), std::max(bound, 1e-3));
+        remember_rate(rate_key(variants[d], group.entry(d).info), std::max(bound, 1e-3));
       }
     }
   }
