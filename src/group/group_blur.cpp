@@ -5,8 +5,6 @@
 // reaches infinitely far; its halo is where its impulse response has decayed below 2^-30 of
 // its peak, and the band's edge rows enter as the filter's clamp border there.
 #include <cmath>
-#include <map>
-#include <mutex>
 
 #include "blur/blur_design.hpp"
 #include "blur/blur_internal.hpp"
@@ -35,14 +33,17 @@ class BlurTask : public detail::ChunkTask {
  public:
   BlurTask(cl::CommandQueue& queue, const BlurDesc& whole, std::size_t halo, std::size_t chunk, const char* in,
            char* out, const Tuning& tuning)
-      : queue_(queue),
-        whole_(whole),
+      : whole_(whole),
         halo_(halo),
         chunk_(chunk),
         px_(pixel_bytes(whole.format)),
         in_(in),
         out_(out),
-        tuning_(tuning) {
+        plans_([q = queue, whole, tuning](std::size_t rows) mutable {
+          BlurDesc d = whole;
+          d.height = rows;
+          return BlurPlan(q, d, tuning);
+        }) {
     plan(std::min(whole.height, chunk + 2 * halo));  // the common band: arguments and kernels checked now
   }
 
@@ -69,25 +70,14 @@ class BlurTask : public detail::ChunkTask {
   std::pair<std::size_t, std::size_t> band(std::size_t first, std::size_t count) const {
     return {first > halo_ ? first - halo_ : 0, std::min(whole_.height, first + count + halo_)};
   }
-  // The plan of a band of `rows` rows (bands differ at the image's top and bottom).
-  const BlurPlan& plan(std::size_t rows) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    auto it = plans_.find(rows);
-    if (it == plans_.end()) {
-      BlurDesc d = whole_;
-      d.height = rows;
-      it = plans_.emplace(rows, BlurPlan(queue_, d, tuning_)).first;
-    }
-    return it->second;
-  }
-  cl::CommandQueue queue_;
+  // The plan of a band of `rows` rows (bands differ at the image's top and bottom, and with
+  // their chunk's items).
+  const BlurPlan& plan(std::size_t rows) { return plans_.get(rows); }
   BlurDesc whole_;
   std::size_t halo_, chunk_, px_;
   const char* in_;
   char* out_;
-  Tuning tuning_;
-  std::mutex mutex_;
-  std::map<std::size_t, BlurPlan> plans_;
+  detail::PlansBySize<BlurPlan> plans_;
 };
 
 }  // namespace

@@ -1,6 +1,6 @@
-// Group FFT (clforge/group.hpp): the batch split in chunks of transforms; each device runs an
-// out-of-place FftPlan of `chunk` transforms per chunk (a short last chunk computes the whole
-// chunk and brings back only its own transforms).
+// Group FFT (clforge/group.hpp): the batch split in chunks of transforms; each device runs a
+// chunk on an out-of-place FftPlan of `chunk` transforms, or of chunk / 2^k for a short chunk
+// (plan_items), and brings back only the chunk's own transforms.
 #include "clforge/fft.hpp"
 #include "group/group_internal.hpp"
 #include "runtime/errors.hpp"
@@ -14,7 +14,14 @@ class FftTask : public detail::ChunkTask {
  public:
   FftTask(cl::CommandQueue& queue, std::size_t n, std::size_t chunk, const char* in, char* out, bool inverse,
           const Tuning& tuning)
-      : plan_(queue, desc(n, chunk), tuning), bytes_(n * 8), chunk_(chunk), in_(in), out_(out), inverse_(inverse) {}
+      : plans_([q = queue, n, tuning](std::size_t b) mutable { return FftPlan(q, desc(n, b), tuning); }),
+        bytes_(n * 8),
+        chunk_(chunk),
+        in_(in),
+        out_(out),
+        inverse_(inverse) {
+    plans_.get(chunk);
+  }
 
   std::vector<std::size_t> slot_buffers() const override { return {chunk_ * bytes_, chunk_ * bytes_}; }
   void inputs(std::size_t first, std::size_t count, std::vector<detail::BlockCopy>& v) const override {
@@ -23,11 +30,12 @@ class FftTask : public detail::ChunkTask {
   void outputs(std::size_t first, std::size_t count, std::vector<detail::BlockCopy>& v) const override {
     v.push_back({out_ + first * bytes_, count * bytes_, 1, 0, 1, 0, 0});
   }
-  void compute(cl::CommandQueue& queue, const std::vector<cl::Buffer>& b, std::size_t, std::size_t) override {
+  void compute(cl::CommandQueue& queue, const std::vector<cl::Buffer>& b, std::size_t, std::size_t count) override {
+    const FftPlan& plan = plans_.get(detail::plan_items(chunk_, count));
     if (inverse_)
-      plan_.inverse(queue, b[0], b[1]);
+      plan.inverse(queue, b[0], b[1]);
     else
-      plan_.forward(queue, b[0], b[1]);
+      plan.forward(queue, b[0], b[1]);
   }
 
  private:
@@ -37,7 +45,7 @@ class FftTask : public detail::ChunkTask {
     d.batch = chunk;
     return d;
   }
-  FftPlan plan_;
+  detail::PlansBySize<FftPlan> plans_;
   std::size_t bytes_, chunk_;
   const char* in_;
   char* out_;

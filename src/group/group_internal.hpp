@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -96,7 +97,37 @@ struct GroupJob {
   /// Chunks of at least this many items unless SplitOptions::chunk says otherwise (blur: four
   /// times the halo, so that the rows a band computes again stay below half of its own).
   std::size_t min_chunk = 1;
+  /// The task computes a chunk at about the cost of its own items (its plans by size, below), so
+  /// the pipeline may ramp the chunk size (GROUP_RAMP). False: a short chunk costs a whole one
+  /// (its plan might need other kernels), and every chunk but the last has the chunk size.
+  bool sized_chunks = true;
   std::function<std::unique_ptr<ChunkTask>(std::size_t device, cl::CommandQueue& queue, std::size_t chunk)> make_task;
+};
+
+/// The items of the plan that a task runs a chunk of `count` items on (count <= chunk): the
+/// smallest of chunk, chunk / 2, ..., chunk / 16 (each rounded up) that holds them. The pipeline's
+/// ramps and short last chunks then cost about their own items, with at most five plans a task.
+std::size_t plan_items(std::size_t chunk, std::size_t count);
+
+/// A family's plans by size, each made on its first use. The task makes its chunk's plan when it
+/// is made (on the caller's thread, where a bad argument throws before any work); the smaller
+/// ones describe the same job on fewer items.
+template <class Plan>
+class PlansBySize {
+ public:
+  using Make = std::function<Plan(std::size_t)>;
+  explicit PlansBySize(Make make) : make_(std::move(make)) {}
+  Plan& get(std::size_t size) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    auto it = plans_.find(size);
+    if (it == plans_.end()) it = plans_.emplace(size, make_(size)).first;
+    return it->second;
+  }
+
+ private:
+  Make make_;
+  std::mutex mutex_;
+  std::map<std::size_t, Plan> plans_;
 };
 
 /// The group's shared state (the pinned ranges).
@@ -132,7 +163,8 @@ void remember_rate(const std::string& key, double rate);
 /// Tuning without the "group" parameters (what the families' plans get).
 Tuning family_tuning(const Tuning& t);
 
-/// The "group" parameter set: GROUP_CHUNK_KIB, GROUP_QUEUES, GROUP_RATE (cl/db/group.json).
+/// The "group" parameter set: GROUP_CHUNK_KIB, GROUP_QUEUES, GROUP_RAMP, GROUP_RATE, GROUP_ALONE
+/// (cl/db/group.json).
 KernelSpec group_spec();
 /// The GROUP_RATE value nearest to `mbs` MB/s (on a log scale).
 int quantize_rate(double mbs);

@@ -1,7 +1,7 @@
 // Group transpose (clforge/group.hpp): bands of input rows; band [r, r + count) of the
 // rows x cols input becomes columns r .. r + count - 1 of the cols x rows output, brought back
-// as a strided block. Each device runs a TransposePlan of `chunk` rows (a short last band
-// computes the whole chunk and brings back only its own columns).
+// as a strided block. Each device runs a band on a TransposePlan of `chunk` rows, or of
+// chunk / 2^k for a short band (plan_items), and brings back only the band's own columns.
 #include "clforge/transpose.hpp"
 #include "group/group_internal.hpp"
 #include "runtime/errors.hpp"
@@ -15,24 +15,30 @@ class TransposeTask : public detail::ChunkTask {
  public:
   TransposeTask(cl::CommandQueue& queue, std::size_t rows, std::size_t cols, std::size_t elem, std::size_t chunk,
                 const char* in, char* out, const Tuning& tuning)
-      : plan_(queue, desc(chunk, cols, elem), tuning),
+      : plans_([q = queue, cols, elem, tuning](std::size_t r) mutable {
+          return TransposePlan(q, desc(r, cols, elem), tuning);
+        }),
         rows_(rows),
         cols_(cols),
         elem_(elem),
         chunk_(chunk),
         in_(in),
-        out_(out) {}
+        out_(out) {
+    plans_.get(chunk);
+  }
 
   std::vector<std::size_t> slot_buffers() const override { return {chunk_ * cols_ * elem_, chunk_ * cols_ * elem_}; }
   void inputs(std::size_t first, std::size_t count, std::vector<detail::BlockCopy>& v) const override {
     v.push_back({const_cast<char*>(in_) + first * cols_ * elem_, count * cols_ * elem_, 1, 0, 0, 0, 0});
   }
   void outputs(std::size_t first, std::size_t count, std::vector<detail::BlockCopy>& v) const override {
-    // cols rows of `count` elements: host rows `rows` elements apart, device rows `chunk` apart.
-    v.push_back({out_ + first * elem_, count * elem_, cols_, rows_ * elem_, 1, 0, chunk_ * elem_});
+    // cols rows of `count` elements: host rows `rows` elements apart, device rows as many
+    // elements apart as the band's plan has rows.
+    v.push_back(
+        {out_ + first * elem_, count * elem_, cols_, rows_ * elem_, 1, 0, detail::plan_items(chunk_, count) * elem_});
   }
-  void compute(cl::CommandQueue& queue, const std::vector<cl::Buffer>& b, std::size_t, std::size_t) override {
-    plan_.enqueue(queue, b[0], b[1]);
+  void compute(cl::CommandQueue& queue, const std::vector<cl::Buffer>& b, std::size_t, std::size_t count) override {
+    plans_.get(detail::plan_items(chunk_, count)).enqueue(queue, b[0], b[1]);
   }
 
  private:
@@ -43,7 +49,7 @@ class TransposeTask : public detail::ChunkTask {
     d.elem_size = elem;
     return d;
   }
-  TransposePlan plan_;
+  detail::PlansBySize<TransposePlan> plans_;
   std::size_t rows_, cols_, elem_, chunk_;
   const char* in_;
   char* out_;

@@ -83,6 +83,16 @@ std::string rate_key(const std::string& variant, const DeviceInfo& i) {
 
 }  // namespace
 
+std::size_t plan_items(std::size_t chunk, std::size_t count) {
+  std::size_t items = chunk;
+  for (std::size_t k = 1; k <= 4; ++k) {
+    const std::size_t smaller = ceil_div(chunk, std::size_t{1} << k);
+    if (smaller < count) break;
+    items = smaller;
+  }
+  return items;
+}
+
 std::vector<double> auto_weights(const std::vector<double>& rates) {
   // A device that would add under 4 % of the group's throughput costs more than it gives (its
   // setup, shared operands, and the host cores and memory bandwidth it takes from the others'
@@ -153,6 +163,7 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
   GroupRun run;
   run.shares.resize(D);
   std::vector<double> rate(D, 0), alone(D, 0);
+  std::vector<std::size_t> ramp(D, 0);
   for (std::size_t d = 0; d < D; ++d) {
     const Configuration cfg = resolve_configuration("group", what, group.entry(d).info, group_tuning);
     DeviceShare& s = run.shares[d];
@@ -169,6 +180,7 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
       chunk = std::max(chunk, job.min_chunk);
     }
     s.chunk = std::min(round_up(std::max(chunk, granule), granule), round_up(job.items, granule));
+    ramp[d] = job.sized_chunks && opt.overlap ? static_cast<std::size_t>(cfg.at("GROUP_RAMP")) : 0;
     const Configuration rates = resolve_configuration("group", variants[d], group.entry(d).info, group_tuning);
     rate[d] = rates.at("GROUP_RATE");
     alone[d] = rates.at("GROUP_ALONE");
@@ -211,6 +223,9 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
   s.options = &opt;
   s.items = job.items;
   s.dynamic = run.mode == SplitMode::Dynamic;
+  s.granule = granule;
+  s.min_chunk = job.min_chunk;
+  s.ramp = ramp;
   if (!s.dynamic) {
     const auto b = boundaries(weights, job.items, granule);
     for (std::size_t d = 0; d < D; ++d) s.own.emplace_back(b[d], b[d + 1]);
