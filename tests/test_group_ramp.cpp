@@ -79,7 +79,8 @@ TEST_SUITE("group") {
       w[0] = 1;
       if (c.two) w[1] = 1;
       std::vector<std::complex<float>> out(n * batch, {NAN, NAN});
-      const GroupRun r = fft(group(), n, batch, in.data(), out.data(), false, ramped(SplitMode::Weights, w, 100, c.ramp));
+      const GroupRun r =
+          fft(group(), n, batch, in.data(), out.data(), false, ramped(SplitMode::Weights, w, 100, c.ramp));
       CHECK(r.shares[0].chunks == c.chunks);
       CHECK(r.shares[0].items == (c.two ? 500 : 1000));
       if (c.two) CHECK(r.shares[1].chunks == c.chunks);
@@ -128,7 +129,8 @@ TEST_SUITE("group") {
         }
         {  // sgemm has no sized chunks: the ramp is not used, every chunk but the last is whole
           const std::size_t m = 19, nn = 150, k = 23;
-          const auto a = host::random_floats(m * k, test::seed() + 75), b = host::random_floats(k * nn, test::seed() + 76);
+          const auto a = host::random_floats(m * k, test::seed() + 75),
+                     b = host::random_floats(k * nn, test::seed() + 76);
           std::vector<float> c = host::poisoned(m * nn);
           const GroupRun r = sgemm(group(), Layout::ColMajor, Transpose::No, Transpose::No, m, nn, k, 1.0f, a.data(), m,
                                    b.data(), k, 0.0f, c.data(), m, o);

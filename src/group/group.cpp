@@ -7,6 +7,7 @@
 #include "clforge/errors.hpp"
 #include "group/group_internal.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/extent.hpp"
 #include "runtime/host_io.hpp"
 #include "runtime/util.hpp"
 
@@ -118,6 +119,35 @@ void DeviceGroup::Impl::release_staging(std::size_t d, Staging s) {
   detail::count_enqueue();
   m.queues[0].enqueueUnmapMemObject(s.buffer, s.ptr);
   m.queues[0].finish();
+}
+
+cl::Buffer DeviceGroup::Impl::acquire_device(std::size_t d, std::size_t bytes) {
+  Member& m = members.at(d);
+  {
+    const std::lock_guard<std::mutex> lock(m.staging->mutex);
+    auto& f = m.staging->device_free;
+    auto best = f.end();
+    for (auto it = f.begin(); it != f.end(); ++it)
+      if (it->second >= bytes && (best == f.end() || it->second < best->second)) best = it;
+    if (best != f.end()) {
+      cl::Buffer b = std::move(best->first);
+      m.staging->device_free_bytes -= best->second;
+      f.erase(best);
+      return b;
+    }
+  }
+  return detail::device_buffer(m.context, CL_MEM_READ_WRITE, bytes, "group slot buffer");
+}
+
+void DeviceGroup::Impl::release_device(std::size_t d, cl::Buffer buffer) {
+  const std::size_t bytes = detail::buffer_bytes(buffer);
+  if (bytes == 0) return;
+  Member& m = members.at(d);
+  const std::lock_guard<std::mutex> lock(m.staging->mutex);
+  if (m.staging->device_free_bytes + bytes <= kStagingKeep) {
+    m.staging->device_free_bytes += bytes;
+    m.staging->device_free.emplace_back(std::move(buffer), bytes);
+  }
 }
 
 DeviceGroup::Impl::~Impl() {

@@ -39,10 +39,10 @@ class BlurTask : public detail::ChunkTask {
         px_(pixel_bytes(whole.format)),
         in_(in),
         out_(out),
-        plans_([q = queue, whole, tuning](std::size_t rows) mutable {
+        plans_(queue, tuning, [whole](std::size_t rows) {
           BlurDesc d = whole;
           d.height = rows;
-          return BlurPlan(q, d, tuning);
+          return d;
         }) {
     plan(std::min(whole.height, chunk + 2 * halo));  // the common band: arguments and kernels checked now
   }
@@ -77,7 +77,7 @@ class BlurTask : public detail::ChunkTask {
   std::size_t halo_, chunk_, px_;
   const char* in_;
   char* out_;
-  detail::PlansBySize<BlurPlan> plans_;
+  detail::PlansBySize<BlurPlan, BlurDesc> plans_;
 };
 
 }  // namespace

@@ -14,7 +14,7 @@ class FftTask : public detail::ChunkTask {
  public:
   FftTask(cl::CommandQueue& queue, std::size_t n, std::size_t chunk, const char* in, char* out, bool inverse,
           const Tuning& tuning)
-      : plans_([q = queue, n, tuning](std::size_t b) mutable { return FftPlan(q, desc(n, b), tuning); }),
+      : plans_(queue, tuning, [n](std::size_t b) { return desc(n, b); }),
         bytes_(n * 8),
         chunk_(chunk),
         in_(in),
@@ -45,7 +45,7 @@ class FftTask : public detail::ChunkTask {
     d.batch = chunk;
     return d;
   }
-  detail::PlansBySize<FftPlan> plans_;
+  detail::PlansBySize<FftPlan, FftDesc> plans_;
   std::size_t bytes_, chunk_;
   const char* in_;
   char* out_;

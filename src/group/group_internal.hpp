@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "clforge/group.hpp"
+#include "runtime/plan_cache.hpp"
+#include "runtime/program_cache.hpp"
 #include "tuning/spec.hpp"
 
 namespace clforge {
@@ -31,6 +33,10 @@ struct DeviceGroup::Impl {
     std::mutex mutex;
     std::vector<Staging> free;
     std::size_t free_bytes = 0;
+    /// The slots' device buffers, kept between calls too (a driver may allocate device memory
+    /// only at a buffer's first use, inside the call's pipeline): (buffer, bytes).
+    std::vector<std::pair<cl::Buffer, std::size_t>> device_free;
+    std::size_t device_free_bytes = 0;
   };
   static constexpr std::size_t kStagingKeep = std::size_t{1} << 30;
   struct Member {
@@ -44,6 +50,10 @@ struct DeviceGroup::Impl {
   Staging acquire_staging(std::size_t d, std::size_t bytes);
   /// Gives it back (its transfers must be complete); unmaps what the pool does not keep.
   void release_staging(std::size_t d, Staging s);
+  /// A device buffer of device d of at least `bytes` (from the pool, else new), and back (its
+  /// commands complete); at most kStagingKeep bytes of them are kept.
+  cl::Buffer acquire_device(std::size_t d, std::size_t bytes);
+  void release_device(std::size_t d, cl::Buffer buffer);
   ~Impl();
   /// The PinnedMemory ranges of the group, [begin, end) addresses.
   std::mutex pinned_mutex;
@@ -109,25 +119,46 @@ struct GroupJob {
 /// ramps and short last chunks then cost about their own items, with at most five plans a task.
 std::size_t plan_items(std::size_t chunk, std::size_t count);
 
-/// A family's plans by size, each made on its first use. The task makes its chunk's plan when it
-/// is made (on the caller's thread, where a bad argument throws before any work); the smaller
-/// ones describe the same job on fewer items.
-template <class Plan>
+/// A family's plans by size for one device's task: the plan of `size` items is the family's
+/// plan of desc(size), made on the task's queue. Plans are shared through a process-wide cache
+/// (keyed like the free functions' plans: tuning fingerprint, context, device, description), so
+/// that a call's plans, and the smaller ones its ramp uses, cost a lookup after the first call.
+/// The task makes its chunk's plan when it is made (on the caller's thread, where a bad argument
+/// throws before any work); the smaller ones describe the same job on fewer items.
+template <class Plan, class Desc>
 class PlansBySize {
  public:
-  using Make = std::function<Plan(std::size_t)>;
-  explicit PlansBySize(Make make) : make_(std::move(make)) {}
-  Plan& get(std::size_t size) {
+  PlansBySize(const cl::CommandQueue& queue, const Tuning& tuning, std::function<Desc(std::size_t)> desc)
+      : queue_(queue), tuning_(tuning), desc_(std::move(desc)) {
+    const QueueContext qc = queue_context_of(queue);
+    context_ = qc.context();
+    device_ = qc.device();
+    fingerprint_ = tuning_fingerprint(*qc.info, tuning);
+  }
+  const Plan& get(std::size_t size) {
     const std::lock_guard<std::mutex> lock(mutex_);
     auto it = plans_.find(size);
-    if (it == plans_.end()) it = plans_.emplace(size, make_(size)).first;
-    return it->second;
+    if (it == plans_.end()) {
+      const Desc d = desc_(size);
+      // Never destroyed: releasing OpenCL objects during static destruction can outlive the driver.
+      static PlanCache<Plan>& cache = *new PlanCache<Plan>(64);
+      it = plans_
+               .emplace(size, cache.get(plan_key(fingerprint_, context_, device_, d),
+                                        [&] { return std::make_shared<const Plan>(queue_, d, tuning_); }))
+               .first;
+    }
+    return *it->second;
   }
 
  private:
-  Make make_;
+  cl::CommandQueue queue_;
+  Tuning tuning_;
+  std::function<Desc(std::size_t)> desc_;
+  cl_context context_ = nullptr;
+  cl_device_id device_ = nullptr;
+  std::string fingerprint_;
   std::mutex mutex_;
-  std::map<std::size_t, Plan> plans_;
+  std::map<std::size_t, std::shared_ptr<const Plan>> plans_;
 };
 
 /// The group's shared state (the pinned ranges).

@@ -15,9 +15,7 @@ class TransposeTask : public detail::ChunkTask {
  public:
   TransposeTask(cl::CommandQueue& queue, std::size_t rows, std::size_t cols, std::size_t elem, std::size_t chunk,
                 const char* in, char* out, const Tuning& tuning)
-      : plans_([q = queue, cols, elem, tuning](std::size_t r) mutable {
-          return TransposePlan(q, desc(r, cols, elem), tuning);
-        }),
+      : plans_(queue, tuning, [cols, elem](std::size_t r) { return desc(r, cols, elem); }),
         rows_(rows),
         cols_(cols),
         elem_(elem),
@@ -49,7 +47,7 @@ class TransposeTask : public detail::ChunkTask {
     d.elem_size = elem;
     return d;
   }
-  detail::PlansBySize<TransposePlan> plans_;
+  detail::PlansBySize<TransposePlan, TransposeDesc> plans_;
   std::size_t rows_, cols_, elem_, chunk_;
   const char* in_;
   char* out_;

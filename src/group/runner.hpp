@@ -206,8 +206,7 @@ class DeviceRunner {
     pending_chunk_ = c;
     if (slot.buffers.empty())
       for (std::size_t b : task_.slot_buffers())
-        slot.buffers.push_back(
-            device_buffer(s_.group->context(d_), CL_MEM_READ_WRITE, std::max<std::size_t>(b, 4), "group slot buffer"));
+        slot.buffers.push_back(GroupAccess::impl(*s_.group)->acquire_device(d_, std::max<std::size_t>(b, 4)));
     ins_.clear();
     slot.outs.clear();
     task_.inputs(c.first, c.count, ins_);
@@ -293,6 +292,8 @@ class DeviceRunner {
         if (slot.queue()) slot.queue.finish();
         impl.release_staging(d_, std::move(slot.in));
         impl.release_staging(d_, std::move(slot.out));
+        for (cl::Buffer& b : slot.buffers) impl.release_device(d_, std::move(b));
+        slot.buffers.clear();
       } catch (...) {
       }
     }
