@@ -1,5 +1,5 @@
 // `clforge tune group ROUTINE`: the "group" parameters of a routine's group calls
-// (GROUP_CHUNK_KIB, GROUP_QUEUES, GROUP_RAMP) searched per device on host data, timed as users run them (whole
+// (GROUP_CHUNK_KIB, GROUP_QUEUES) searched per device on host data, timed as users run them (whole
 // calls, host to host), every candidate's result checked; the fastest is stored in the device's
 // user tuning database when it beats the current values by more than 2 %.
 #include <algorithm>
@@ -15,7 +15,6 @@ struct TuneGroupArgs {
   std::string routine, size, devices;
   std::vector<int> chunks = {256, 1024, 4096, 8192, 16384, 65536};
   std::vector<int> queues = {1, 2, 3, 4};
-  std::vector<int> ramps = {0, 2};
   int reps = 3;
   bool pinned = false, no_store = false;
 };
@@ -53,41 +52,35 @@ void cmd_tune_group(Globals& g, const TuneGroupArgs& a) {
   for (const DeviceEntry& e : entries) {
     const DeviceGroup group(std::vector<DeviceEntry>{e}, 4);
     auto job = bench::make_host_job(c, group);
-    std::printf("tune group %s %s on \"%s\": chunk KiB x queues, ramp, median of %d whole calls\n", a.routine.c_str(),
+    std::printf("tune group %s %s on \"%s\": chunk KiB x queues, median of %d whole calls\n", a.routine.c_str(),
                 c.shape().c_str(), e.info.name.c_str(), a.reps);
     SplitOptions o;
     o.tuning = base;
     const double current = median_ms(*job, group, o, a.reps);
     const Configuration cfg = resolve_configuration("group", a.routine, e.info, base);
-    std::printf("  current (GROUP_CHUNK_KIB=%d, GROUP_QUEUES=%d, GROUP_RAMP=%d): %.3f ms\n", cfg.at("GROUP_CHUNK_KIB"),
-                cfg.at("GROUP_QUEUES"), cfg.at("GROUP_RAMP"), current);
+    std::printf("  current (GROUP_CHUNK_KIB=%d, GROUP_QUEUES=%d): %.3f ms\n", cfg.at("GROUP_CHUNK_KIB"),
+                cfg.at("GROUP_QUEUES"), current);
     double best = current;
-    int best_kib = cfg.at("GROUP_CHUNK_KIB"), best_q = cfg.at("GROUP_QUEUES"), best_ramp = cfg.at("GROUP_RAMP");
+    int best_kib = cfg.at("GROUP_CHUNK_KIB"), best_q = cfg.at("GROUP_QUEUES");
     for (int kib : a.chunks)
-      for (int q : a.queues)
-        for (int ramp : a.ramps) {
-          o.tuning = base;
-          o.tuning.overrides["GROUP_CHUNK_KIB"] = kib;
-          o.tuning.overrides["GROUP_QUEUES"] = q;
-          o.tuning.overrides["GROUP_RAMP"] = ramp;
-          const double ms = median_ms(*job, group, o, a.reps);
-          const double err = job->error();
-          const bool ok = err <= job->tolerance();
-          std::printf("  %6d KiB x %d, ramp %d: %9.3f ms%s\n", kib, q, ramp, ms, ok ? "" : "  WRONG (left out)");
-          if (ok && ms < best) best = ms, best_kib = kib, best_q = q, best_ramp = ramp;
-        }
-    char chosen[96];
-    std::snprintf(chosen, sizeof chosen, "GROUP_CHUNK_KIB=%d GROUP_QUEUES=%d GROUP_RAMP=%d", best_kib, best_q,
-                  best_ramp);
+      for (int q : a.queues) {
+        o.tuning = base;
+        o.tuning.overrides["GROUP_CHUNK_KIB"] = kib;
+        o.tuning.overrides["GROUP_QUEUES"] = q;
+        const double ms = median_ms(*job, group, o, a.reps);
+        const double err = job->error();
+        const bool ok = err <= job->tolerance();
+        std::printf("  %6d KiB x %d: %9.3f ms%s\n", kib, q, ms, ok ? "" : "  WRONG (left out)");
+        if (ok && ms < best) best = ms, best_kib = kib, best_q = q;
+      }
     if (best < current / 1.02 && !a.no_store) {
-      store_user_entry(e.info, "group", a.routine,
-                       {{"GROUP_CHUNK_KIB", best_kib}, {"GROUP_QUEUES", best_q}, {"GROUP_RAMP", best_ramp}},
+      store_user_entry(e.info, "group", a.routine, {{"GROUP_CHUNK_KIB", best_kib}, {"GROUP_QUEUES", best_q}},
                        "tune group " + a.routine + " " + c.shape());
-      std::printf("  stored %s (%.3f ms, %.2fx) in %s\n", chosen, best, current / best,
-                  user_database_path(e.info).c_str());
+      std::printf("  stored GROUP_CHUNK_KIB=%d GROUP_QUEUES=%d (%.3f ms, %.2fx) in %s\n", best_kib, best_q, best,
+                  current / best, user_database_path(e.info).c_str());
     } else {
-      std::printf("  best %s (%.3f ms, %.2fx): %s\n", chosen, best, current / best,
-                  a.no_store ? "nothing stored (--no-store)" : "not 2 % faster, nothing stored");
+      std::printf("  best GROUP_CHUNK_KIB=%d GROUP_QUEUES=%d (%.3f ms, %.2fx): %s\n", best_kib, best_q, best,
+                  current / best, a.no_store ? "nothing stored (--no-store)" : "not 2 % faster, nothing stored");
     }
   }
 }
@@ -95,8 +88,7 @@ void cmd_tune_group(Globals& g, const TuneGroupArgs& a) {
 void register_tune_group(Apps& apps, Globals& g) {
   static TuneGroupArgs a;
   auto* t = apps.tune->add_subcommand(
-      "group",
-      "chunk size, queue count and ramp of a routine's group calls (host data), per device, into the user database");
+      "group", "chunk size and queue count of a routine's group calls (host data), per device, into the user database");
   t->add_option("routine", a.routine, "fft, sgemm, transpose or blur")
       ->required()
       ->check(CLI::IsMember({"fft", "sgemm", "transpose", "blur"}));
@@ -104,10 +96,6 @@ void register_tune_group(Apps& apps, Globals& g) {
   t->add_option("--devices", a.devices, "devices to tune, each alone (default: the -d device)");
   t->add_option("--chunks", a.chunks, "GROUP_CHUNK_KIB values to try")->delimiter(',')->capture_default_str();
   t->add_option("--queues", a.queues, "GROUP_QUEUES values to try")->delimiter(',')->capture_default_str();
-  t->add_option("--ramps", a.ramps, "GROUP_RAMP values to try")
-      ->delimiter(',')
-      ->check(CLI::Range(0, 4))
-      ->capture_default_str();
   t->add_option("--reps", a.reps, "timed calls per candidate (the median counts)")
       ->check(CLI::Range(1, 100))
       ->capture_default_str();

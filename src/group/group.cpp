@@ -303,12 +303,6 @@ KernelSpec group_spec() {
        "host bytes (KiB) a chunk of a group call moves in, at most (fewer when the job is small)",
        true},
       {"GROUP_QUEUES", 3, {1, 2, 3, 4}, "queues (chunks in flight) per device in a group call", true},
-      {"GROUP_RAMP",
-       0,
-       {0, 1, 2, 3, 4},
-       "halvings of the chunk at the start and the end of each device's share (its first chunks chunk / 2^R, "
-       "..., chunk / 2, its last ones halving down to chunk / 2^R): the pipeline's fill and drain move less",
-       true},
       {"GROUP_RATE", 0, rate_ladder(),
        "MB/s of host data this device did in a group call of the routine beside the others (the auto split's "
        "weights; 0: not measured, the next auto call measures it)",

@@ -107,22 +107,18 @@ struct GroupJob {
   /// Chunks of at least this many items unless SplitOptions::chunk says otherwise (blur: four
   /// times the halo, so that the rows a band computes again stay below half of its own).
   std::size_t min_chunk = 1;
-  /// The task computes a chunk at about the cost of its own items (its plans by size, below), so
-  /// the pipeline may ramp the chunk size (GROUP_RAMP). False: a short chunk costs a whole one
-  /// (its plan might need other kernels), and every chunk but the last has the chunk size.
-  bool sized_chunks = true;
   std::function<std::unique_ptr<ChunkTask>(std::size_t device, cl::CommandQueue& queue, std::size_t chunk)> make_task;
 };
 
 /// The items of the plan that a task runs a chunk of `count` items on (count <= chunk): the
-/// smallest of chunk, chunk / 2, ..., chunk / 16 (each rounded up) that holds them. The pipeline's
-/// ramps and short last chunks then cost about their own items, with at most five plans a task.
+/// smallest of chunk, chunk / 2, ..., chunk / 16 (each rounded up) that holds them. A short last
+/// chunk then costs about its own items, with at most five plans a task.
 std::size_t plan_items(std::size_t chunk, std::size_t count);
 
 /// A family's plans by size for one device's task: the plan of `size` items is the family's
 /// plan of desc(size), made on the task's queue. Plans are shared through a process-wide cache
 /// (keyed like the free functions' plans: tuning fingerprint, context, device, description), so
-/// that a call's plans, and the smaller ones its ramp uses, cost a lookup after the first call.
+/// that a call's plans cost a lookup after the first call.
 /// The task makes its chunk's plan when it is made (on the caller's thread, where a bad argument
 /// throws before any work); the smaller ones describe the same job on fewer items.
 template <class Plan, class Desc>
@@ -194,7 +190,7 @@ void remember_rate(const std::string& key, double rate);
 /// Tuning without the "group" parameters (what the families' plans get).
 Tuning family_tuning(const Tuning& t);
 
-/// The "group" parameter set: GROUP_CHUNK_KIB, GROUP_QUEUES, GROUP_RAMP, GROUP_RATE, GROUP_ALONE
+/// The "group" parameter set: GROUP_CHUNK_KIB, GROUP_QUEUES, GROUP_RATE, GROUP_ALONE
 /// (cl/db/group.json).
 KernelSpec group_spec();
 /// The GROUP_RATE value nearest to `mbs` MB/s (on a log scale).

@@ -126,7 +126,6 @@ GroupRun sgemm(const DeviceGroup& group, Layout layout, Transpose trans_a, Trans
   job.size_class = "m=" + std::to_string(g.m) + " k=" + std::to_string(g.k);
   job.items = g.n;
   job.item_bytes = (g.reads_ab() ? g.k * 4 : 0) + g.m * 4 * (beta != 0.0f ? 2 : 1);
-  job.sized_chunks = false;  // an SgemmPlan of fewer columns may pick other kernels (a build on the device thread)
   job.make_task = [&](std::size_t, cl::CommandQueue& queue, std::size_t chunk) {
     return std::make_unique<SgemmTask>(queue, g, chunk, tuning);
   };

@@ -163,7 +163,6 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
   GroupRun run;
   run.shares.resize(D);
   std::vector<double> rate(D, 0), alone(D, 0);
-  std::vector<std::size_t> ramp(D, 0);
   for (std::size_t d = 0; d < D; ++d) {
     const Configuration cfg = resolve_configuration("group", what, group.entry(d).info, group_tuning);
     DeviceShare& s = run.shares[d];
@@ -180,7 +179,6 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
       chunk = std::max(chunk, job.min_chunk);
     }
     s.chunk = std::min(round_up(std::max(chunk, granule), granule), round_up(job.items, granule));
-    ramp[d] = job.sized_chunks && opt.overlap ? static_cast<std::size_t>(cfg.at("GROUP_RAMP")) : 0;
     const Configuration rates = resolve_configuration("group", variants[d], group.entry(d).info, group_tuning);
     rate[d] = rates.at("GROUP_RATE");
     alone[d] = rates.at("GROUP_ALONE");
@@ -223,9 +221,6 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
   s.options = &opt;
   s.items = job.items;
   s.dynamic = run.mode == SplitMode::Dynamic;
-  s.granule = granule;
-  s.min_chunk = job.min_chunk;
-  s.ramp = ramp;
   if (!s.dynamic) {
     const auto b = boundaries(weights, job.items, granule);
     for (std::size_t d = 0; d < D; ++d) s.own.emplace_back(b[d], b[d + 1]);

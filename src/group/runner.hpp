@@ -30,8 +30,6 @@ struct Shared {
   const DeviceGroup* group = nullptr;
   const SplitOptions* options = nullptr;
   std::size_t items = 0;
-  std::size_t granule = 1, min_chunk = 1;  // GroupJob's
-  std::vector<std::size_t> ramp;           // each device's GROUP_RAMP (0 where the job has no sized chunks)
   bool dynamic = false;
   std::atomic<std::size_t> next_item{0};                 // Dynamic: first item of the next chunk
   std::atomic<std::size_t> next_id{0};                   // chunk numbers in the order chunks are taken
@@ -128,48 +126,21 @@ class DeviceRunner {
     });
   }
 
-  // Items of a chunk of 1 / 2^j of the device's chunk (a multiple of the granule, at least the
-  // job's smallest chunk, at most the chunk).
-  std::size_t rung(std::size_t j) const {
-    const std::size_t c = share_.chunk;
-    return std::min(c, std::max(s_.min_chunk, round_up(ceil_div(c, std::size_t{1} << j), s_.granule)));
-  }
-
-  // Items of the device's next chunk when `left` items are left to take: the chunk, or with a ramp
-  // of R halvings, chunk / 2^R, ..., chunk / 2 for its first R chunks, and once fewer than two
-  // chunks are left, half of what is left down to chunk / 2^R. The pipeline's fill (the first
-  // upload) and drain (the last download) then move a small chunk, its steady state large ones.
-  std::size_t next_count(std::size_t left) const {
-    const std::size_t R = s_.ramp[d_];
-    std::size_t n = share_.chunk;
-    if (R > 0) {
-      if (taken_ < R) n = rung(R - taken_);
-      if (left <= rung(R)) return left;
-      if (left < 2 * share_.chunk) n = std::min(n, std::max(rung(R), round_up(ceil_div(left, 2), s_.granule)));
-    }
-    return std::min(n, left);
-  }
-
   bool take(Chunk& c) {
+    const std::size_t chunk = share_.chunk;
     if (s_.dynamic) {
-      const std::size_t seen = s_.next_item.load();
-      if (seen >= s_.items) return false;
-      const std::size_t n = next_count(s_.items - seen);
-      const std::size_t first = s_.next_item.fetch_add(n);
+      const std::size_t first = s_.next_item.fetch_add(chunk);
       if (first >= s_.items) return false;
-      c = {s_.next_id.fetch_add(1), first, std::min(n, s_.items - first)};
-      ++taken_;
+      c = {s_.next_id.fetch_add(1), first, std::min(chunk, s_.items - first)};
       return true;
     }
     const std::lock_guard<std::mutex> lock(s_.own_mutex);
     auto& [first, last] = s_.own[d_];
     if (first < last) {
-      c = {s_.next_id.fetch_add(1), first, next_count(last - first)};
+      c = {s_.next_id.fetch_add(1), first, std::min(chunk, last - first)};
       first += c.count;
-      ++taken_;
       return true;
     }
-    const std::size_t chunk = share_.chunk;
     if (!s_.steal) return false;
     // The device with the most items not yet taken gives up a chunk from the end of its share
     // (those items were never enqueued anywhere).
@@ -309,7 +280,6 @@ class DeviceRunner {
   std::vector<bool> in_staged_;
   bool pending_ = false;
   Chunk pending_chunk_;
-  std::size_t taken_ = 0;  // chunks this device took from its share (or the dynamic counter)
 
  public:
   // Items and seconds when the chunks in flight at the first completion were back: the first
