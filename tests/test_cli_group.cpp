@@ -98,6 +98,10 @@ TEST_SUITE("group") {
       CHECK(out.find(row) != std::string::npos);
     CHECK(out.find("WRONG") == std::string::npos);
     CHECK(out.find("nothing stored (--no-store)") != std::string::npos);
+    // Blur's job resolves its Auto method with the candidate's tuning, which holds group parameters.
+    REQUIRE(test::run_command(cli + "tune group blur --size 64x48 --chunks 64 --queues 1 --reps 1 --no-store", out) ==
+            0);
+    CHECK(out.find("64 KiB x 1:") != std::string::npos);
     // One candidate against the current values: whichever wins on this machine, the command says
     // what it did, and what it stored is what params then shows.
     REQUIRE(test::run_command(cli + "tune group transpose --size 300x200 --chunks 64 --queues 1 --reps 1", out) == 0);
