@@ -297,7 +297,8 @@ bool run_split(const DeviceGroup& group, const SplitCase& c, const SplitOptions&
   job->reset();
   GroupRun r = job->run(group, split);
   const double err = job->error(), tol = job->tolerance();
-  if (split.mode == SplitMode::Auto) job->run(group, split);  // Auto's second calibration call
+  if (split.mode == SplitMode::Auto)  // Auto's other calibration calls
+    for (int k = 1; k < kAutoCalibrationCalls; ++k) job->run(group, split);
   std::vector<GroupRun> last;
   const Timing t = time_configs(*job, group, {split}, std::max(1, reps), last).front();
   r = last.front();
@@ -387,13 +388,14 @@ void bench_split(const DeviceGroup& group, Report& report, const SplitCase& c, c
   configs.push_back(o.split);
   configs.back().overlap = false;
   for (std::size_t d = 0; d < D; ++d) configs.push_back(alone(o.split, D, d));
-  // A first call of each (plans, kernels), the group's checked; Auto calibrates in up to two
-  // calls (the devices together, then the fastest alone), both before the timed ones.
+  // A first call of each (plans, kernels), the group's checked; Auto calibrates in up to three
+  // calls (the devices together, the fastest alone, the split), all before the timed ones.
   job->reset();
   job->run(group, configs[0]);
   const double err = job->error(), tol = job->tolerance();
   for (std::size_t k = 1; k < configs.size(); ++k) job->run(group, configs[k]);
-  if (o.split.mode == SplitMode::Auto) job->run(group, configs[0]);
+  if (o.split.mode == SplitMode::Auto)
+    for (int k = 1; k < kAutoCalibrationCalls; ++k) job->run(group, configs[0]);
   std::vector<GroupRun> last;
   const std::vector<Timing> t = time_configs(*job, group, configs, o.reps, last);
 

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <thread>
+#include <tuple>
 
 #include "group/group_internal.hpp"
 #include "host/blur.hpp"
@@ -196,21 +197,57 @@ TEST_SUITE("group") {
       CHECK(first.mode == SplitMode::Dynamic);
       for (std::size_t d = 0; d < group().size(); ++d)
         CHECK(resolve_configuration("group", variant, group().entry(d).info, Tuning{}).at("GROUP_RATE") > 0);
-      // The second call runs the fastest device alone and stores its rate alone; the third
-      // splits by the rates, or runs that device alone where its rate alone is higher.
+      // The second call runs the fastest device alone and stores its whole call's rate; the
+      // third splits by the rates and stores the split's; the fourth runs whichever was faster.
+      auto working = [](const GroupRun& r) {
+        std::size_t w = 0;
+        for (const auto& s : r.shares) w += s.items > 0;
+        return w;
+      };
       const GroupRun second = fft(group(), n, batch, x.data(), y.data(), false, o);
       CHECK(second.mode == SplitMode::Weights);
-      std::size_t working = 0;
-      for (const auto& s : second.shares) working += s.items > 0;
-      CHECK(working == 1);
-      CHECK(resolve_configuration("group", variant, group().entry(0).info, Tuning{}).at("GROUP_ALONE") > 0);
+      CHECK(working(second) == 1);
+      const std::size_t best = second.shares[0].items > 0 ? 0 : 1;
+      const auto stored = [&](const char* p) {
+        return resolve_configuration("group", variant, group().entry(best).info, Tuning{}).at(p);
+      };
+      CHECK(stored("GROUP_ALONE") > 0);
+      CHECK(stored("GROUP_SPLIT") == 0);
       const GroupRun third = fft(group(), n, batch, x.data(), y.data(), false, o);
       CHECK(third.mode == SplitMode::Weights);
+      CHECK(working(third) >= 2);
+      CHECK(stored("GROUP_SPLIT") > 0);
+      const GroupRun fourth = fft(group(), n, batch, x.data(), y.data(), false, o);
+      CHECK(working(fourth) == (stored("GROUP_ALONE") >= stored("GROUP_SPLIT") ? 1 : working(third)));
       std::size_t items = 0;
-      for (const auto& s : third.shares) items += s.items;
+      for (const auto& s : fourth.shares) items += s.items;
       CHECK(items == batch);
       CHECK(host::fft_compare(reinterpret_cast<const float*>(y.data()), n, batch, 1, n, 0, ref).max_rel_l2 <=
             host::fft_tolerance(n));
+    }
+  }
+
+  TEST_CASE("auto: the split or the fastest device alone, whichever whole calls measured faster") {
+    if (group().size() < 2) return;
+    const std::size_t rows = 64, cols = 40;
+    const auto in = host::random_floats(rows * cols, test::seed() + 81);
+    std::vector<float> ref(in.size());
+    host::transpose(rows, cols, 4, in.data(), cols, ref.data(), rows);
+    for (const auto& [alone, split, devices] :
+         {std::tuple{1000, 500, std::size_t{1}}, std::tuple{500, 1000, group().size()}}) {
+      INFO("GROUP_ALONE " << alone << ", GROUP_SPLIT " << split);
+      SplitOptions o;
+      o.mode = SplitMode::Auto;
+      o.tuning.overrides["GROUP_RATE"] = 1024;  // every device alike: the rates' sum alone would split
+      o.tuning.overrides["GROUP_ALONE"] = alone;
+      o.tuning.overrides["GROUP_SPLIT"] = split;
+      o.chunk = 4;
+      std::vector<float> out = host::poisoned(in.size());
+      const GroupRun r = transpose(group(), rows, cols, 4, in.data(), out.data(), o);
+      CHECK(out == ref);
+      std::size_t working = 0;
+      for (const auto& s : r.shares) working += s.items > 0;
+      CHECK(working == devices);
     }
   }
 

@@ -207,7 +207,8 @@ TEST_SUITE("group") {
     SplitOptions o;
     o.mode = SplitMode::Auto;
     o.tuning.overrides["GROUP_RATE"] = 1024;  // the same stored rate for every device: equal shares,
-    o.tuning.overrides["GROUP_ALONE"] = 1;    // and each far slower alone: the group runs
+    o.tuning.overrides["GROUP_ALONE"] = 1;    // and each far slower alone than the split: the group runs
+    o.tuning.overrides["GROUP_SPLIT"] = 2048;
     o.chunk = 4;
     o.fault = [](std::size_t device, std::size_t) {  // the last device is slow
       if (device + 1 == test::group().size()) std::this_thread::sleep_for(std::chrono::milliseconds(30));

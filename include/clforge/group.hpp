@@ -59,16 +59,20 @@ class DeviceGroup {
 /// How a group call hands its chunks to the devices.
 enum class SplitMode {
   /// Weights from each device's measured throughput for the routine and size class (GROUP_RATE
-  /// in the tuning databases), or the fastest device alone where its measured rate alone
-  /// (GROUP_ALONE) beats the sum; a device done with its share then takes chunks from the end of
-  /// the share of the device with the most left, so a rate that is off costs little. A call that
-  /// finds a device without a rate runs Dynamic and measures every device's throughput; the next
-  /// runs the fastest alone and measures that; both go to the user database (in memory only when
-  /// it is off). docs/group.md.
+  /// in the tuning databases), or the fastest device alone where its measured whole calls alone
+  /// (GROUP_ALONE) beat the split's (GROUP_SPLIT); a device done with its share then takes chunks
+  /// from the end of the share of the device with the most left, so a rate that is off costs
+  /// little. It calibrates in kAutoCalibrationCalls complete calls: a call that finds a device
+  /// without a rate runs Dynamic and measures every device's throughput; the next runs the
+  /// fastest alone, the next the split, each measured; all go to the user database (in memory
+  /// only when it is off). docs/group.md.
   Auto,
   Weights,  ///< SplitOptions::weights: device d takes a contiguous share in proportion
   Dynamic,  ///< every device takes the next chunk when it has a free queue
 };
+/// Calls of a routine and size class in which SplitMode::Auto measures a group (each a complete,
+/// correct call): the devices together (Dynamic), the fastest alone, the split by the rates.
+inline constexpr int kAutoCalibrationCalls = 3;
 const char* to_string(SplitMode m);
 /// "auto", "weights", "dynamic" (case-insensitive); throws InvalidArgument naming the text.
 SplitMode parse_split_mode(const std::string& text);

@@ -272,7 +272,7 @@ DeviceGroup queue_group(const cl::CommandQueue& queue) {
   return groups.back().second;
 }
 
-// Throughputs in MB/s that GROUP_RATE and GROUP_ALONE may hold: 0 (not measured) and
+// Throughputs in MB/s that GROUP_RATE, GROUP_ALONE and GROUP_SPLIT may hold: 0 (not measured) and
 // round(2^(k/16)) up to 2^22 (4 TB/s), steps of 4.4 %.
 std::vector<int> rate_ladder() {
   std::vector<int> v = {0};
@@ -308,8 +308,12 @@ KernelSpec group_spec() {
        "weights; 0: not measured, the next auto call measures it)",
        true},
       {"GROUP_ALONE", 0, rate_ladder(),
-       "MB/s of host data this device did alone in a group call of the routine, on the fastest device of a group "
-       "(auto runs it alone when this beats the group's summed GROUP_RATE; 0: not measured)",
+       "MB/s of host data of a whole group call of the routine that this device, the fastest of its group, did "
+       "alone (auto runs it alone when this beats GROUP_SPLIT; 0: not measured)",
+       true},
+      {"GROUP_SPLIT", 0, rate_ladder(),
+       "MB/s of host data of a whole group call of the routine split by GROUP_RATE over the group of which this "
+       "device is the fastest (auto splits when this beats GROUP_ALONE; 0: not measured)",
        true},
   };
   s.check = [](const ParamMap&, const std::string&) -> std::string { return {}; };

@@ -190,7 +190,7 @@ void remember_rate(const std::string& key, double rate);
 /// Tuning without the "group" parameters (what the families' plans get).
 Tuning family_tuning(const Tuning& t);
 
-/// The "group" parameter set: GROUP_CHUNK_KIB, GROUP_QUEUES, GROUP_RATE, GROUP_ALONE
+/// The "group" parameter set: GROUP_CHUNK_KIB, GROUP_QUEUES, GROUP_RATE, GROUP_ALONE, GROUP_SPLIT
 /// (cl/db/group.json).
 KernelSpec group_spec();
 /// The GROUP_RATE value nearest to `mbs` MB/s (on a log scale).

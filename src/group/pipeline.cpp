@@ -162,7 +162,7 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
   const std::size_t granule = std::max<std::size_t>(job.granule, 1);
   GroupRun run;
   run.shares.resize(D);
-  std::vector<double> rate(D, 0), alone(D, 0);
+  std::vector<double> rate(D, 0), alone(D, 0), split(D, 0);
   for (std::size_t d = 0; d < D; ++d) {
     const Configuration cfg = resolve_configuration("group", what, group.entry(d).info, group_tuning);
     DeviceShare& s = run.shares[d];
@@ -182,13 +182,16 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
     const Configuration rates = resolve_configuration("group", variants[d], group.entry(d).info, group_tuning);
     rate[d] = rates.at("GROUP_RATE");
     alone[d] = rates.at("GROUP_ALONE");
+    split[d] = rates.at("GROUP_SPLIT");
     if (rate[d] == 0) rate[d] = remembered_rate(rate_key(variants[d], group.entry(d).info));
     if (alone[d] == 0) alone[d] = remembered_rate("alone|" + rate_key(variants[d], group.entry(d).info));
+    if (split[d] == 0) split[d] = remembered_rate("split|" + rate_key(variants[d], group.entry(d).info));
   }
   run.mode = opt.mode;
   std::vector<double> weights = opt.weights;
   bool measure = false;           // Auto: a dynamic run measuring every device's rate beside the others
-  std::size_t measure_alone = D;  // Auto: the fastest device alone, measuring its rate alone
+  std::size_t measure_alone = D;  // Auto: the fastest device alone, measuring its whole call
+  std::size_t measure_split = D;  // Auto: the split by the rates, measuring its whole call (on the fastest's row)
   if (D == 1) {
     run.mode = SplitMode::Weights;
     weights = {1.0};
@@ -197,12 +200,17 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
     run.mode = measure ? SplitMode::Dynamic : SplitMode::Weights;
     weights = measure ? rate : auto_weights(rate);
     if (!measure) {
-      // The group against its fastest device alone: whichever has the higher measured rate.
+      // The split against its fastest device alone, whole calls measured each way (the split's
+      // rates leave out its fill, drain and the devices' setup, which may outweigh what the
+      // others add): first the device alone, then the split, then whichever was faster.
       const std::size_t best = static_cast<std::size_t>(std::max_element(rate.begin(), rate.end()) - rate.begin());
       const double together = std::accumulate(weights.begin(), weights.end(), 0.0);
       const bool others = together > weights[best];
-      if (others && alone[best] <= 0) measure_alone = best;
-      if (!others || alone[best] <= 0 || alone[best] >= together) {
+      if (others && alone[best] <= 0)
+        measure_alone = best;
+      else if (others && split[best] <= 0)
+        measure_split = best;
+      if (!others || measure_alone == best || (measure_split != best && alone[best] >= split[best])) {
         weights.assign(D, 0.0);
         weights[best] = 1.0;
       }
@@ -213,7 +221,7 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
     if (run.mode == SplitMode::Dynamic) weights.assign(D, 1.0);  // Auto without every rate: equal shares
     run.mode = SplitMode::Weights;
     measure = false;
-    measure_alone = D;
+    measure_alone = measure_split = D;
   }
 
   Shared s;
@@ -302,7 +310,11 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
       }
     }
     for (const auto& [name, v] : values)
-      remember_rate((name == "GROUP_ALONE" ? "alone|" : "") + rate_key(variants[d], info), v);
+      remember_rate((name == "GROUP_ALONE"   ? "alone|"
+                     : name == "GROUP_SPLIT" ? "split|"
+                                             : "") +
+                        rate_key(variants[d], info),
+                    v);
   };
   if (measure) {
     double job_end = 0;  // the last chunk's completion
@@ -322,11 +334,18 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
       }
     }
   }
-  if (measure_alone < D) {
-    if (const double mbs = measured(measure_alone); mbs > 0)
-      store(measure_alone, {{"GROUP_RATE", quantize_rate(rate[measure_alone])}, {"GROUP_ALONE", quantize_rate(mbs)}},
-            "auto split: measured in a dynamic run, and alone");
-  }
+  // A whole call's MB/s of host data (argument checks and plans left out, as in GroupRun::seconds).
+  const double whole =
+      static_cast<double>(job.items) * static_cast<double>(job.item_bytes) / std::max(run.seconds, 1e-9) / 1e6;
+  if (measure_alone < D)
+    store(measure_alone, {{"GROUP_RATE", quantize_rate(rate[measure_alone])}, {"GROUP_ALONE", quantize_rate(whole)}},
+          "auto split: measured in a dynamic run, then alone");
+  if (measure_split < D)
+    store(measure_split,
+          {{"GROUP_RATE", quantize_rate(rate[measure_split])},
+           {"GROUP_ALONE", quantize_rate(alone[measure_split])},
+           {"GROUP_SPLIT", quantize_rate(whole)}},
+          "auto split: measured in a dynamic run, alone, then split");
   return run;
 }
 
