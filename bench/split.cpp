@@ -389,13 +389,14 @@ void bench_split(const DeviceGroup& group, Report& report, const SplitCase& c, c
   configs.back().overlap = false;
   for (std::size_t d = 0; d < D; ++d) configs.push_back(alone(o.split, D, d));
   // A first call of each (plans, kernels), the group's checked; Auto calibrates in up to three
-  // calls (the devices together, the fastest alone, the split), all before the timed ones.
+  // calls (the devices together, the fastest alone, the split), all before the other
+  // configurations (the one without overlap is an Auto call too, which uses what they stored).
   job->reset();
   job->run(group, configs[0]);
   const double err = job->error(), tol = job->tolerance();
-  for (std::size_t k = 1; k < configs.size(); ++k) job->run(group, configs[k]);
   if (o.split.mode == SplitMode::Auto)
     for (int k = 1; k < kAutoCalibrationCalls; ++k) job->run(group, configs[0]);
+  for (std::size_t k = 1; k < configs.size(); ++k) job->run(group, configs[k]);
   std::vector<GroupRun> last;
   const std::vector<Timing> t = time_configs(*job, group, configs, o.reps, last);
 

@@ -249,6 +249,20 @@ TEST_SUITE("group") {
       for (const auto& s : r.shares) working += s.items > 0;
       CHECK(working == devices);
     }
+    // A call without overlap measures nothing (users' calls overlap): it runs Dynamic and stores no rate.
+    const test::ScopedEnv env("CLFORGE_USER_TUNING_DIR", test::temp_dir("group_auto_no_overlap"));
+    SplitOptions o;
+    o.mode = SplitMode::Auto;
+    o.overlap = false;
+    o.chunk = 4;
+    std::vector<float> out = host::poisoned(in.size());
+    for (int call = 0; call < kAutoCalibrationCalls; ++call) {
+      CHECK(transpose(group(), rows, cols, 4, in.data(), out.data(), o).mode == SplitMode::Dynamic);
+      CHECK(out == ref);
+    }
+    for (std::size_t d = 0; d < group().size(); ++d)
+      CHECK(resolve_configuration("group", "transpose:4B cols=40", group().entry(d).info, Tuning{}).at("GROUP_RATE") ==
+            0);
   }
 
   TEST_CASE("fft: every split against the double reference, in and out of place") {

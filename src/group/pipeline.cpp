@@ -196,21 +196,26 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
     run.mode = SplitMode::Weights;
     weights = {1.0};
   } else if (run.mode == SplitMode::Auto) {
-    measure = std::any_of(rate.begin(), rate.end(), [](double r) { return r <= 0; });
-    run.mode = measure ? SplitMode::Dynamic : SplitMode::Weights;
-    weights = measure ? rate : auto_weights(rate);
-    if (!measure) {
+    // Only calls that overlap measure (one without overlap would store what users never run).
+    const bool missing = std::any_of(rate.begin(), rate.end(), [](double r) { return r <= 0; });
+    measure = missing && opt.overlap;
+    run.mode = missing ? SplitMode::Dynamic : SplitMode::Weights;
+    weights = missing ? rate : auto_weights(rate);
+    if (!missing) {
       // The split against its fastest device alone, whole calls measured each way (the split's
       // rates leave out its fill, drain and the devices' setup, which may outweigh what the
       // others add): first the device alone, then the split, then whichever was faster.
       const std::size_t best = static_cast<std::size_t>(std::max_element(rate.begin(), rate.end()) - rate.begin());
       const double together = std::accumulate(weights.begin(), weights.end(), 0.0);
       const bool others = together > weights[best];
-      if (others && alone[best] <= 0)
+      if (others && alone[best] <= 0 && opt.overlap)
         measure_alone = best;
-      else if (others && split[best] <= 0)
+      else if (others && split[best] <= 0 && opt.overlap)
         measure_split = best;
-      if (!others || measure_alone == best || (measure_split != best && alone[best] >= split[best])) {
+      bool by_itself = !others || measure_alone == best;
+      if (others && measure_alone == D && measure_split == D)
+        by_itself = alone[best] > 0 && split[best] > 0 && alone[best] >= split[best];  // else not calibrated: split
+      if (by_itself) {
         weights.assign(D, 0.0);
         weights[best] = 1.0;
       }
