@@ -21,6 +21,22 @@ bool long_tests() {
   return on;
 }
 
+std::vector<float> transpose_by_new_plan(std::size_t rows, std::size_t cols, const std::vector<float>& in,
+                                         const Tuning& tuning) {
+  auto& s = session();
+  TransposeDesc d;
+  d.rows = rows;
+  d.cols = cols;
+  d.elem_size = 4;
+  const TransposePlan plan(s.queue, d, tuning);
+  const cl::Buffer a(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, in.size() * 4, const_cast<float*>(in.data()));
+  const cl::Buffer b(s.context, CL_MEM_READ_WRITE, in.size() * 4);
+  plan.enqueue(s.queue, a, b);
+  std::vector<float> out(in.size());
+  s.queue.enqueueReadBuffer(b, CL_TRUE, 0, out.size() * 4, out.data());
+  return out;
+}
+
 int run_command(const std::string& cmd, std::string& output) {
   output.clear();
   FILE* p = popen((cmd + " 2>&1").c_str(), "r");

@@ -87,6 +87,11 @@ std::vector<std::string> compiled_params(const cl::Program& program, const char*
 /// stdout and stderr together in output.
 int run_command(const std::string& cmd, std::string& output);
 
+/// A float rows x cols transpose through a TransposePlan made for the call (its kernels resolved
+/// through the program cache, from the current kernel sources), on the session's queue.
+std::vector<float> transpose_by_new_plan(std::size_t rows, std::size_t cols, const std::vector<float>& in,
+                                         const Tuning& tuning);
+
 /// Checks that fn throws InvalidArgument whose what() contains `needle`; no exception fails the
 /// test case, another exception type propagates (and fails it too).
 void expect_invalid_argument(const std::function<void()>& fn, const std::string& needle);

@@ -7,6 +7,7 @@
 // sharing one group.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -199,24 +200,32 @@ TEST_SUITE("group") {
         CHECK(resolve_configuration("group", variant, group().entry(d).info, Tuning{}).at("GROUP_RATE") > 0);
       // The second call runs the fastest device alone and stores its whole call's rate; the
       // third splits by the rates and stores the split's; the fourth runs whichever was faster.
+      // Devices with a share (under Auto a device done early may take all of a slow one's chunks).
       auto working = [](const GroupRun& r) {
-        std::size_t w = 0;
-        for (const auto& s : r.shares) w += s.items > 0;
-        return w;
+        return static_cast<std::size_t>(
+            std::count_if(r.weights.begin(), r.weights.end(), [](double v) { return v > 0; }));
       };
       const GroupRun second = fft(group(), n, batch, x.data(), y.data(), false, o);
       CHECK(second.mode == SplitMode::Weights);
       CHECK(working(second) == 1);
-      const std::size_t best = second.shares[0].items > 0 ? 0 : 1;
+      const std::size_t best = second.weights[0] > 0 ? 0 : 1;
       const auto stored = [&](const char* p) {
         return resolve_configuration("group", variant, group().entry(best).info, Tuning{}).at(p);
       };
       CHECK(stored("GROUP_ALONE") > 0);
       CHECK(stored("GROUP_SPLIT") == 0);
+      // (Unless a device's rate is under 4 % of their sum, which a loaded machine can make: then
+      // no split is measured and that device is left out.)
+      std::vector<double> rates;
+      for (std::size_t d = 0; d < group().size(); ++d)
+        rates.push_back(resolve_configuration("group", variant, group().entry(d).info, Tuning{}).at("GROUP_RATE"));
+      const auto w = detail::auto_weights(rates);
+      const bool split = std::count_if(w.begin(), w.end(), [](double v) { return v > 0; }) >= 2;
       const GroupRun third = fft(group(), n, batch, x.data(), y.data(), false, o);
       CHECK(third.mode == SplitMode::Weights);
-      CHECK(working(third) >= 2);
-      CHECK(stored("GROUP_SPLIT") > 0);
+      CHECK(working(third) ==
+            (split ? static_cast<std::size_t>(std::count_if(w.begin(), w.end(), [](double v) { return v > 0; })) : 1));
+      CHECK((stored("GROUP_SPLIT") > 0) == split);
       const GroupRun fourth = fft(group(), n, batch, x.data(), y.data(), false, o);
       CHECK(working(fourth) == (stored("GROUP_ALONE") >= stored("GROUP_SPLIT") ? 1 : working(third)));
       std::size_t items = 0;
@@ -234,7 +243,7 @@ TEST_SUITE("group") {
     std::vector<float> ref(in.size());
     host::transpose(rows, cols, 4, in.data(), cols, ref.data(), rows);
     for (const auto& [alone, split, devices] :
-         {std::tuple{1000, 500, std::size_t{1}}, std::tuple{500, 1000, group().size()}}) {
+         {std::tuple{1024, 512, std::size_t{1}}, std::tuple{512, 1024, group().size()}}) {
       INFO("GROUP_ALONE " << alone << ", GROUP_SPLIT " << split);
       SplitOptions o;
       o.mode = SplitMode::Auto;
@@ -245,9 +254,9 @@ TEST_SUITE("group") {
       std::vector<float> out = host::poisoned(in.size());
       const GroupRun r = transpose(group(), rows, cols, 4, in.data(), out.data(), o);
       CHECK(out == ref);
-      std::size_t working = 0;
-      for (const auto& s : r.shares) working += s.items > 0;
-      CHECK(working == devices);
+      // Devices with a share (a device done early may take all of a slow one's chunks).
+      CHECK(static_cast<std::size_t>(
+                std::count_if(r.weights.begin(), r.weights.end(), [](double v) { return v > 0; })) == devices);
     }
     // A call without overlap measures nothing (users' calls overlap): it runs Dynamic and stores no rate.
     const test::ScopedEnv env("CLFORGE_USER_TUNING_DIR", test::temp_dir("group_auto_no_overlap"));
