@@ -79,22 +79,31 @@ std::string DeviceGroup::describe() const {
   return s;
 }
 
+namespace {
+
+// Moves the smallest pooled entry of at least `bytes` into `out` (the caller holds the pool's
+// lock); false when none is that large.
+template <class T>
+bool take_smallest(std::vector<T>& free, std::size_t& free_bytes, std::size_t bytes, T& out) {
+  auto best = free.end();
+  for (auto it = free.begin(); it != free.end(); ++it)
+    if (it->bytes >= bytes && (best == free.end() || it->bytes < best->bytes)) best = it;
+  if (best == free.end()) return false;
+  out = std::move(*best);
+  free_bytes -= out.bytes;
+  free.erase(best);
+  return true;
+}
+
+}  // namespace
+
 DeviceGroup::Impl::Staging DeviceGroup::Impl::acquire_staging(std::size_t d, std::size_t bytes) {
   Member& m = members.at(d);
+  Staging s;
   {
     const std::lock_guard<std::mutex> lock(m.staging->mutex);
-    auto& f = m.staging->free;
-    auto best = f.end();
-    for (auto it = f.begin(); it != f.end(); ++it)
-      if (it->bytes >= bytes && (best == f.end() || it->bytes < best->bytes)) best = it;
-    if (best != f.end()) {
-      Staging s = *best;
-      m.staging->free_bytes -= s.bytes;
-      f.erase(best);
-      return s;
-    }
+    if (take_smallest(m.staging->free, m.staging->free_bytes, bytes, s)) return s;
   }
-  Staging s;
   s.buffer = detail::device_buffer(m.context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, "group staging buffer");
   cl_int st = CL_SUCCESS;
   detail::count_enqueue();
@@ -125,16 +134,8 @@ cl::Buffer DeviceGroup::Impl::acquire_device(std::size_t d, std::size_t bytes) {
   Member& m = members.at(d);
   {
     const std::lock_guard<std::mutex> lock(m.staging->mutex);
-    auto& f = m.staging->device_free;
-    auto best = f.end();
-    for (auto it = f.begin(); it != f.end(); ++it)
-      if (it->second >= bytes && (best == f.end() || it->second < best->second)) best = it;
-    if (best != f.end()) {
-      cl::Buffer b = std::move(best->first);
-      m.staging->device_free_bytes -= best->second;
-      f.erase(best);
-      return b;
-    }
+    StagingPool::DeviceBuffer b;
+    if (take_smallest(m.staging->device_free, m.staging->device_free_bytes, bytes, b)) return b.buffer;
   }
   return detail::device_buffer(m.context, CL_MEM_READ_WRITE, bytes, "group slot buffer");
 }
@@ -146,7 +147,7 @@ void DeviceGroup::Impl::release_device(std::size_t d, cl::Buffer buffer) {
   const std::lock_guard<std::mutex> lock(m.staging->mutex);
   if (m.staging->device_free_bytes + bytes <= kStagingKeep) {
     m.staging->device_free_bytes += bytes;
-    m.staging->device_free.emplace_back(std::move(buffer), bytes);
+    m.staging->device_free.push_back({std::move(buffer), bytes});
   }
 }
 

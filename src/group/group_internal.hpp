@@ -34,8 +34,12 @@ struct DeviceGroup::Impl {
     std::vector<Staging> free;
     std::size_t free_bytes = 0;
     /// The slots' device buffers, kept between calls too (a driver may allocate device memory
-    /// only at a buffer's first use, inside the call's pipeline): (buffer, bytes).
-    std::vector<std::pair<cl::Buffer, std::size_t>> device_free;
+    /// only at a buffer's first use, inside the call's pipeline).
+    struct DeviceBuffer {
+      cl::Buffer buffer;
+      std::size_t bytes = 0;
+    };
+    std::vector<DeviceBuffer> device_free;
     std::size_t device_free_bytes = 0;
   };
   static constexpr std::size_t kStagingKeep = std::size_t{1} << 30;
