@@ -76,6 +76,31 @@ class CopyThreads {
 
 }  // namespace
 
+}  // namespace clforge::detail::pipeline
+
+namespace clforge::detail {
+
+cl::Buffer host_buffer(const cl::Context& context, cl_mem_flags flags, std::size_t bytes, void* host) {
+  cl_int st = CL_SUCCESS;
+  count_buffer();
+  cl::Buffer b(context, flags | CL_MEM_USE_HOST_PTR, bytes, host, &st);
+  check(st, "clCreateBuffer", "group chunk in host memory");
+  return b;
+}
+
+void sync_to_host(cl::CommandQueue& queue, const cl::Buffer& buffer, std::size_t bytes, cl::Event* done) {
+  cl_int st = CL_SUCCESS;
+  count_enqueue();
+  void* p = queue.enqueueMapBuffer(buffer, CL_FALSE, CL_MAP_READ, 0, bytes, nullptr, nullptr, &st);
+  check(st, "clEnqueueMapBuffer", "group chunk in host memory");
+  count_enqueue();
+  check(queue.enqueueUnmapMemObject(buffer, p, nullptr, done), "clEnqueueUnmapMemObject", "group chunk in host memory");
+}
+
+}  // namespace clforge::detail
+
+namespace clforge::detail::pipeline {
+
 // One block between host memory (`host`, rows host_pitch apart) and a slot buffer, not blocking.
 void enqueue_copy(cl::CommandQueue& q, bool to_device, const cl::Buffer& buf, const BlockCopy& b, void* host,
                   std::size_t host_pitch, cl::Event* ev) {

@@ -15,6 +15,12 @@ class FftTask : public detail::ChunkTask {
   FftTask(cl::CommandQueue& queue, std::size_t n, std::size_t chunk, const char* in, char* out, bool inverse,
           const Tuning& tuning)
       : plans_(queue, tuning, [n](std::size_t b) { return desc(n, b); }),
+        in_place_(queue, tuning,
+                  [n](std::size_t b) {
+                    FftDesc d = desc(n, b);
+                    d.in_place = true;
+                    return d;
+                  }),
         bytes_(n * 8),
         chunk_(chunk),
         in_(in),
@@ -29,6 +35,32 @@ class FftTask : public detail::ChunkTask {
   }
   void outputs(std::size_t first, std::size_t count, std::vector<detail::BlockCopy>& v) const override {
     v.push_back({out_ + first * bytes_, count * bytes_, 1, 0, 1, 0, 0});
+  }
+  bool compute_in_host_memory(cl::CommandQueue& queue, const cl::Context& context, std::size_t first, std::size_t count,
+                              cl::Event* done) override {
+    // The chunk's transforms where they are: a plan of exactly `count` transforms on buffers over
+    // the caller's arrays; mapping the output then makes the result visible in host memory.
+    const std::size_t bytes = count * bytes_;
+    char* in = const_cast<char*>(in_) + first * bytes_;
+    char* out = out_ + first * bytes_;
+    const cl::Buffer bi = detail::host_buffer(context, in == out ? CL_MEM_READ_WRITE : CL_MEM_READ_ONLY, bytes, in);
+    cl::Buffer bo = bi;
+    if (in == out) {
+      const FftPlan& plan = in_place_.get(count);
+      if (inverse_)
+        plan.inverse(queue, bi, bi);
+      else
+        plan.forward(queue, bi, bi);
+    } else {
+      bo = detail::host_buffer(context, CL_MEM_WRITE_ONLY, bytes, out);
+      const FftPlan& plan = plans_.get(count);
+      if (inverse_)
+        plan.inverse(queue, bi, bo);
+      else
+        plan.forward(queue, bi, bo);
+    }
+    detail::sync_to_host(queue, bo, bytes, done);
+    return true;
   }
   void compute(cl::CommandQueue& queue, const std::vector<cl::Buffer>& b, std::size_t, std::size_t count) override {
     const FftPlan& plan = plans_.get(detail::plan_items(chunk_, count));
@@ -45,7 +77,7 @@ class FftTask : public detail::ChunkTask {
     d.batch = chunk;
     return d;
   }
-  detail::PlansBySize<FftPlan, FftDesc> plans_;
+  detail::PlansBySize<FftPlan, FftDesc> plans_, in_place_;
   std::size_t bytes_, chunk_;
   const char* in_;
   char* out_;

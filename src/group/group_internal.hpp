@@ -97,6 +97,14 @@ class ChunkTask {
   /// Enqueues the computation of the chunk on `queue` (in order after its uploads).
   virtual void compute(cl::CommandQueue& queue, const std::vector<cl::Buffer>& buffers, std::size_t first,
                        std::size_t count) = 0;
+  /// For a device that computes in host memory (a CPU device without staging): enqueues the
+  /// chunk's computation on buffers over the caller's memory itself (CL_MEM_USE_HOST_PTR), no
+  /// slot buffers and no copies, and *done when its result is in host memory; false where the
+  /// task cannot (then the chunk goes through the slots).
+  virtual bool compute_in_host_memory(cl::CommandQueue& /*queue*/, const cl::Context& /*context*/,
+                                      std::size_t /*first*/, std::size_t /*count*/, cl::Event* /*done*/) {
+    return false;
+  }
 };
 
 /// A job for the pipeline: `items` items of `item_bytes` host bytes each (for the chunk size),
@@ -160,6 +168,11 @@ class PlansBySize {
   std::mutex mutex_;
   std::map<std::size_t, std::shared_ptr<const Plan>> plans_;
 };
+
+/// A buffer over host memory (CL_MEM_USE_HOST_PTR | flags) for compute_in_host_memory, and the
+/// map and unmap of its `bytes` that make a device's writes visible there (*done: the unmap).
+cl::Buffer host_buffer(const cl::Context& context, cl_mem_flags flags, std::size_t bytes, void* host);
+void sync_to_host(cl::CommandQueue& queue, const cl::Buffer& buffer, std::size_t bytes, cl::Event* done);
 
 /// The group's shared state (the pinned ranges).
 struct GroupAccess {

@@ -81,7 +81,13 @@ struct Slot {
 class DeviceRunner {
  public:
   DeviceRunner(Shared& s, std::size_t d, ChunkTask& task, bool staging, DeviceShare& share)
-      : s_(s), d_(d), task_(task), staging_(staging), share_(share), slots_(share.queues) {}
+      : s_(s),
+        d_(d),
+        task_(task),
+        staging_(staging),
+        in_host_memory_(!staging && s.group->entry(d).info.type == "CPU"),
+        share_(share),
+        slots_(share.queues) {}
 
   void run() {
     Chunk current;
@@ -175,6 +181,20 @@ class DeviceRunner {
   void enqueue(Slot& slot, const Chunk& c) {
     pending_ = true;
     pending_chunk_ = c;
+    if (in_host_memory_) {  // a CPU device computing where the caller's arrays are: no slots, no copies
+      cl::Event done;
+      if (task_.compute_in_host_memory(slot.queue, s_.group->context(d_), c.first, c.count, &done)) {
+        slot.outs.clear();
+        slot.out_staged.clear();
+        slot.queue.flush();
+        slot.done = done;
+        slot.chunk = c;
+        slot.busy = true;
+        ++enqueued_;
+        pending_ = false;
+        return;
+      }
+    }
     if (slot.buffers.empty())
       for (std::size_t b : task_.slot_buffers())
         slot.buffers.push_back(GroupAccess::impl(*s_.group)->acquire_device(d_, std::max<std::size_t>(b, 4)));
@@ -274,6 +294,7 @@ class DeviceRunner {
   std::size_t d_;
   ChunkTask& task_;
   bool staging_;
+  bool in_host_memory_;  // a CPU device without staging: tasks that can compute in host memory do
   DeviceShare& share_;
   std::vector<Slot> slots_;
   std::vector<BlockCopy> ins_;
