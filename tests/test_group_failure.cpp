@@ -4,6 +4,7 @@
 // InvalidArgument before any buffer is made or command enqueued; 16 threads share one group.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -231,5 +232,36 @@ TEST_SUITE("group") {
     const GroupRun w = transpose(group(), rows, cols, 4, in.data(), out.data(), o);
     for (const auto& s : w.shares) CHECK(s.stolen == 0);
     CHECK(out == ref);
+  }
+
+  TEST_CASE("auto: a choice whose calls run slower than the other option measured gives way to it") {
+    if (group().size() < 2) return;
+    const test::ScopedEnv env("CLFORGE_USER_TUNING_DIR", test::temp_dir("group_auto_recheck"));
+    const std::size_t rows = 64, cols = 41;  // a size class no other case uses (the checks are per process)
+    const auto in = host::random_floats(rows * cols, test::seed() + 82);
+    std::vector<float> ref(in.size());
+    host::transpose(rows, cols, 4, in.data(), cols, ref.data(), rows);
+    // Stored: equal rates, the split at 1024 MB/s and the fastest device (the first) alone at 512,
+    // so Auto splits; but the second device sleeps 20 ms per chunk, and so each split call runs at
+    // under 1 MB/s. Averaged into the split's value, the first call leaves it just above 512, the
+    // second below it: from the third call on the first device runs alone.
+    for (std::size_t d = 0; d < group().size(); ++d)
+      store_user_entry(group().entry(d).info, "group", "transpose:4B cols=41",
+                       {{"GROUP_RATE", 1024}, {"GROUP_ALONE", 512}, {"GROUP_SPLIT", 1024}}, "test");
+    SplitOptions o;
+    o.mode = SplitMode::Auto;
+    o.chunk = 4;
+    o.fault = [](std::size_t device, std::size_t) {
+      if (device == 1) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    };
+    std::vector<std::size_t> devices;
+    for (int call = 0; call < 4; ++call) {
+      std::vector<float> out = host::poisoned(in.size());
+      const GroupRun r = transpose(group(), rows, cols, 4, in.data(), out.data(), o);
+      CHECK(out == ref);
+      devices.push_back(
+          static_cast<std::size_t>(std::count_if(r.weights.begin(), r.weights.end(), [](double w) { return w > 0; })));
+    }
+    CHECK(devices == std::vector<std::size_t>{group().size(), group().size(), 1, 1});
   }
 }

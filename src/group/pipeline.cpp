@@ -183,15 +183,24 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
     rate[d] = rates.at("GROUP_RATE");
     alone[d] = rates.at("GROUP_ALONE");
     split[d] = rates.at("GROUP_SPLIT");
-    if (rate[d] == 0) rate[d] = remembered_rate(rate_key(variants[d], group.entry(d).info));
-    if (alone[d] == 0) alone[d] = remembered_rate("alone|" + rate_key(variants[d], group.entry(d).info));
-    if (split[d] == 0) split[d] = remembered_rate("split|" + rate_key(variants[d], group.entry(d).info));
+    const std::string key = rate_key(variants[d], group.entry(d).info);
+    if (rate[d] == 0) rate[d] = remembered_rate(key);
+    if (alone[d] == 0) alone[d] = remembered_rate("alone|" + key);
+    if (split[d] == 0) split[d] = remembered_rate("split|" + key);
+    // What this process's later calls measured of the choice they made (below) comes first,
+    // unless the caller gave the value.
+    if (!opt.tuning.overrides.count("GROUP_ALONE"))
+      if (const double v = remembered_rate("now-alone|" + key); v > 0) alone[d] = v;
+    if (!opt.tuning.overrides.count("GROUP_SPLIT"))
+      if (const double v = remembered_rate("now-split|" + key); v > 0) split[d] = v;
   }
   run.mode = opt.mode;
   std::vector<double> weights = opt.weights;
   bool measure = false;           // Auto: a dynamic run measuring every device's rate beside the others
   std::size_t measure_alone = D;  // Auto: the fastest device alone, measuring its whole call
   std::size_t measure_split = D;  // Auto: the split by the rates, measuring its whole call (on the fastest's row)
+  std::size_t decided = D;        // Auto: the fastest device, when the call chose from both measured options
+  bool decided_alone = false;
   if (D == 1) {
     run.mode = SplitMode::Weights;
     weights = {1.0};
@@ -213,8 +222,10 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
       else if (others && split[best] <= 0 && opt.overlap)
         measure_split = best;
       bool by_itself = !others || measure_alone == best;
-      if (others && measure_alone == D && measure_split == D)
+      if (others && measure_alone == D && measure_split == D) {
         by_itself = alone[best] > 0 && split[best] > 0 && alone[best] >= split[best];  // else not calibrated: split
+        if (alone[best] > 0 && split[best] > 0 && opt.overlap) decided = best, decided_alone = by_itself;
+      }
       if (by_itself) {
         weights.assign(D, 0.0);
         weights[best] = 1.0;
@@ -226,7 +237,7 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
     if (run.mode == SplitMode::Dynamic) weights.assign(D, 1.0);  // Auto without every rate: equal shares
     run.mode = SplitMode::Weights;
     measure = false;
-    measure_alone = measure_split = D;
+    measure_alone = measure_split = decided = D;
   }
 
   Shared s;
@@ -351,6 +362,14 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
            {"GROUP_ALONE", quantize_rate(alone[measure_split])},
            {"GROUP_SPLIT", quantize_rate(whole)}},
           "auto split: measured in a dynamic run, alone, then split");
+  if (decided < D) {
+    // Every later call checks its choice: its whole call's rate averaged into the value the
+    // choice was made by (kept by this process), so a choice that one calibration call's noise
+    // favoured is dropped once its calls run slower than the other option measured.
+    const std::string key = rate_key(variants[decided], group.entry(decided).info);
+    const double before = decided_alone ? alone[decided] : split[decided];
+    remember_rate((decided_alone ? "now-alone|" : "now-split|") + key, 0.5 * (before + whole));
+  }
   return run;
 }
 
