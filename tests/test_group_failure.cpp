@@ -244,7 +244,8 @@ TEST_SUITE("group") {
     // Stored: equal rates, the split at 1024 MB/s and the fastest device (the first) alone at 512,
     // so Auto splits; but the second device sleeps 20 ms per chunk, and so each split call runs at
     // under 1 MB/s. Averaged into the split's value, the first call leaves it just above 512, the
-    // second below it: from the third call on the first device runs alone.
+    // second below it: the third call runs the first device alone. (What follows depends on how
+    // fast the machine runs the call alone, which also enters its value.)
     for (std::size_t d = 0; d < group().size(); ++d)
       store_user_entry(group().entry(d).info, "group", "transpose:4B cols=41",
                        {{"GROUP_RATE", 1024}, {"GROUP_ALONE", 512}, {"GROUP_SPLIT", 1024}}, "test");
@@ -255,13 +256,15 @@ TEST_SUITE("group") {
       if (device == 1) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     };
     std::vector<std::size_t> devices;
-    for (int call = 0; call < 4; ++call) {
+    for (int call = 0; call < 3; ++call) {
       std::vector<float> out = host::poisoned(in.size());
       const GroupRun r = transpose(group(), rows, cols, 4, in.data(), out.data(), o);
       CHECK(out == ref);
       devices.push_back(
           static_cast<std::size_t>(std::count_if(r.weights.begin(), r.weights.end(), [](double w) { return w > 0; })));
     }
-    CHECK(devices == std::vector<std::size_t>{group().size(), group().size(), 1, 1});
+    CHECK(devices[0] == group().size());
+    CHECK(devices[1] == group().size());
+    CHECK(devices[2] == 1);
   }
 }
