@@ -109,13 +109,20 @@ void write_atomic(const std::string& path, const std::string& bytes) {
   sigset_t block, prev;
   sigemptyset(&block);
   for (int s : signals) sigaddset(&block, s);
-  ::sigprocmask(SIG_BLOCK, &block, &prev);  // the path is published before a handler can run
-  const int fd = ::mkstemp(tmpl.data());
+  // The path and the handlers come before the file: another thread of the process, which need not
+  // block these signals, may take one at any time, and then the path must be there (mkstemp fills
+  // it in place; a handler that runs before the file exists removes nothing).
+  ::sigprocmask(SIG_BLOCK, &block, &prev);
+  std::memcpy(g_temp_path, tmpl.c_str(), tmpl.size() + 1);
+  g_temp_live = 1;
+  for (int i = 0; i < 3; ++i) ::sigaction(signals[i], &act, &old[i]);
+  const int fd = ::mkstemp(g_temp_path);
   const int mkstemp_errno = errno;
   if (fd >= 0) {
-    std::memcpy(g_temp_path, tmpl.c_str(), tmpl.size() + 1);
-    g_temp_live = 1;
-    for (int i = 0; i < 3; ++i) ::sigaction(signals[i], &act, &old[i]);
+    tmpl = g_temp_path;
+  } else {
+    g_temp_live = 0;
+    for (int i = 0; i < 3; ++i) ::sigaction(signals[i], &old[i], nullptr);
   }
   ::sigprocmask(SIG_SETMASK, &prev, nullptr);
   if (fd < 0)

@@ -1,5 +1,8 @@
 // Host<->device copies of a chunk's blocks (runner.hpp): one enqueue per block (a rectangle
 // where either side is strided), and the host copies into and out of pinned staging buffers.
+#include <pthread.h>
+#include <signal.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <cstring>
@@ -46,6 +49,11 @@ class CopyThreads {
 
  private:
   CopyThreads() {
+    // The threads outlive the call that starts them: they take no signals (they inherit this
+    // mask), which stay with the application's own threads and handlers.
+    sigset_t all, prev;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &prev);
     const std::size_t hw = std::max(1u, std::thread::hardware_concurrency());
     for (std::size_t i = 0; i + 1 < std::min<std::size_t>(hw, 8); ++i) {
       try {
@@ -55,6 +63,7 @@ class CopyThreads {
         break;
       }
     }
+    pthread_sigmask(SIG_SETMASK, &prev, nullptr);
   }
   void serve() {
     for (;;) {
