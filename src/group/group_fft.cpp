@@ -1,6 +1,7 @@
 // Group FFT (clforge/group.hpp): the batch split in chunks of transforms; each device runs a
 // chunk on an out-of-place FftPlan of `chunk` transforms, or of chunk / 2^k for a short chunk
-// (plan_items), and brings back only the chunk's own transforms.
+// (plan_items), and brings back only the chunk's own transforms. A CPU device without staging
+// transforms its chunks where they are, in the caller's arrays (compute_in_host_memory).
 #include "clforge/fft.hpp"
 #include "group/group_internal.hpp"
 #include "runtime/errors.hpp"
