@@ -2,9 +2,13 @@
 // where either side is strided), and the host copies into and out of pinned staging buffers.
 #include <pthread.h>
 #include <signal.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdint>
 #include <cstring>
 #include <deque>
 #include <functional>
@@ -16,6 +20,36 @@
 namespace clforge::detail::pipeline {
 
 namespace {
+// n bytes with streaming (non-temporal) stores where the target has them: the destination is
+// read by a DMA engine (staging) or by the caller later, so the stores need not first read its
+// lines into the cache, which would add a third of the copy's memory traffic.
+void copy_streaming(char* dst, const char* src, std::size_t n) {
+#if defined(__SSE2__)
+  if (n < 4096) {
+    std::memcpy(dst, src, n);
+    return;
+  }
+  const std::size_t head = (16 - reinterpret_cast<std::uintptr_t>(dst) % 16) % 16;
+  std::memcpy(dst, src, head);
+  dst += head, src += head, n -= head;
+  const std::size_t body = n / 64 * 64;
+  for (std::size_t i = 0; i < body; i += 64) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 16));
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 32));
+    const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 48));
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), a);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 16), b);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 32), c);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 48), d);
+  }
+  _mm_sfence();  // the streamed lines are visible before the copy counts as done
+  std::memcpy(dst + body, src + body, n - body);
+#else
+  std::memcpy(dst, src, n);
+#endif
+}
+
 // Bytes [from, to) of a block (rows of row_bytes, counted packed) to or from its packed image.
 void copy_part(const BlockCopy& b, char* packed, bool to_packed, std::size_t from, std::size_t to) {
   while (from < to) {
@@ -23,7 +57,7 @@ void copy_part(const BlockCopy& b, char* packed, bool to_packed, std::size_t fro
     const std::size_t n = std::min(b.row_bytes - in_row, to - from);
     char* h = b.host + r * b.pitch + in_row;
     char* p = packed + from;
-    std::memcpy(to_packed ? p : h, to_packed ? h : p, n);
+    copy_streaming(to_packed ? p : h, to_packed ? h : p, n);
     from += n;
   }
 }
