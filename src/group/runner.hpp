@@ -186,13 +186,7 @@ class DeviceRunner {
       if (task_.compute_in_host_memory(slot.queue, s_.group->context(d_), c.first, c.count, &done)) {
         slot.outs.clear();
         slot.out_staged.clear();
-        slot.queue.flush();
-        slot.done = done;
-        slot.chunk = c;
-        slot.busy = true;
-        ++enqueued_;
-        pending_ = false;
-        return;
+        return in_flight(slot, c, done);
       }
     }
     if (slot.buffers.empty())
@@ -240,8 +234,13 @@ class DeviceRunner {
         enqueue_copy(slot.queue, false, slot.buffers.at(b.buffer), b, b.host, b.pitch, &last);
       }
     }
+    in_flight(slot, c, last);
+  }
+
+  // The slot's commands for chunk c are enqueued; `done` completes when its results are on the host.
+  void in_flight(Slot& slot, const Chunk& c, const cl::Event& done) {
     slot.queue.flush();
-    slot.done = last;
+    slot.done = done;
     slot.chunk = c;
     slot.busy = true;
     ++enqueued_;
