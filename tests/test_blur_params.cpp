@@ -74,6 +74,16 @@ TEST_SUITE("blur") {
          {"BLUR_S_COL_LY", 2}},
         {{"BLUR_S_LOCAL", 0}, {"BLUR_S_COL_WPT", 2}, {"BLUR_D_LOCAL", 0}, {"BLUR_D_WPT", 8}, {"BLUR_D_LY", 1}},
         {{"BLUR_D_LX", 64}, {"BLUR_D_LY", 2}, {"BLUR_D_WPT", 4}, {"BLUR_D_LOCAL", 1}},
+        // Vector passes over global-memory taps: 131 columns leave a tail of 3, 11 and 3.
+        {{"BLUR_S_LOCAL", 0},
+         {"BLUR_S_ROW_VW", 16},
+         {"BLUR_S_COL_VW", 16},
+         {"BLUR_S_ROW_LX", 16},
+         {"BLUR_S_COL_LX", 16},
+         {"BLUR_S_COL_LY", 1},
+         {"BLUR_S_COL_WPT", 8}},
+        {{"BLUR_S_LOCAL", 0}, {"BLUR_S_ROW_VW", 8}, {"BLUR_S_COL_VW", 4}, {"BLUR_S_ROW_LY", 2}, {"BLUR_S_COL_WPT", 16}},
+        {{"BLUR_S_LOCAL", 0}, {"BLUR_S_ROW_VW", 4}, {"BLUR_S_COL_VW", 8}, {"BLUR_S_COL_WPT", 1}},
     };
     for (const auto& p : sets)
       for (BlurMethod m : {BlurMethod::Direct, BlurMethod::Separable})
@@ -88,6 +98,21 @@ TEST_SUITE("blur") {
           k.tuning = Tuning{p, false};
           check_float(k, seed++);
         }
+    // Images narrower than one vector and than the blur's radius, every border mode: each output
+    // takes the one-by-one path, with windows that leave both edges.
+    for (BlurBorder border : {BlurBorder::Clamp, BlurBorder::Mirror, BlurBorder::Zero})
+      for (std::size_t w : {5, 19}) {
+        Case k;
+        k.w = w;
+        k.h = 9;
+        k.sx = 3.3;
+        k.sy = 2.1;
+        k.border = border;
+        k.in_pad = 3;
+        k.out_off = 1;
+        k.tuning = Tuning{sets[4], false};
+        check_float(k, seed++);
+      }
     // A row halo that exceeds the device's local memory (16-byte pixels, 8 rows of
     // 16 + 2 * 12288 pixels = 3.1 MiB). From a database row, the launcher takes the global-memory
     // path for it; as an explicit override it is an argument error (README: an explicit override

@@ -169,6 +169,7 @@ inline TuneOptions blur_options() {
                               {"BLUR_S_COL_LX", {32}},
                               {"BLUR_S_COL_LY", {4}},
                               {"BLUR_S_COL_WPT", {4}},
+                              {"BLUR_S_COL_VW", {1}},
                               {"BLUR_S_LOCAL", {1}}});
 }
 

@@ -15,7 +15,8 @@
 //   which is 16 FMAs per float4 read of local memory. The launcher passes wp for that case.
 //   Tile row (pixels): [x0 - R, x0 + TX + R + 4), TX = LX * VW.
 //
-// blur_cols: work-group BLUR_S_COL_LX x BLUR_S_COL_LY; work-item (lx, ly) computes column x0 + lx,
+// blur_cols: work-group BLUR_S_COL_LX x BLUR_S_COL_LY; work-item (lx, ly) computes column x0 + lx
+//   (columns x0 + CVW lx .. + CVW - 1 with BLUR_S_COL_VW = CVW),
 //   rows y0 + ly * WPT + k (k < BLUR_S_COL_WPT) with a sliding window in registers (each local
 //   read feeds WPT FMAs). Tile: (TY + 2r) rows x LX columns, TY = LY * WPT.
 //
@@ -23,7 +24,13 @@
 //                                                                   x0 .. x0+LX (coalesced)
 // Local tiles are dynamic (kernel argument), sized by the launcher from r.
 // BLUR_S_LOCAL = 0: no tiles, every tap reads global memory (suits CPUs; the launcher also
-// takes it when a tile does not fit the device's local memory). VW is then 1.
+// takes it when a tile does not fit the device's local memory). With one channel a work-item
+// then computes BLUR_S_ROW_VW consecutive row outputs and BLUR_S_COL_VW consecutive columns as
+// explicit float vectors (vloadn of the taps): CPU compilers such as PoCL vectorise explicit
+// vector code at full width, while their vectorisation across work-items stops at barriers and
+// local memory. The row pass keeps four accumulators (taps k mod 4) so its FMAs do not wait on
+// each other; the column window already gives WPT independent ones. Work-items whose vector
+// reaches past an image edge compute their outputs one by one.
 
 // ---- tuning parameters ----
 #ifndef BLUR_S_ROW_LX
@@ -33,7 +40,7 @@
 #define BLUR_S_ROW_LY 1  // row pass work-group height = image rows per work-group (1, 2, 4, 8)
 #endif
 #ifndef BLUR_S_ROW_VW
-#define BLUR_S_ROW_VW 1  // consecutive row outputs per work-item, one channel only (1, 4)
+#define BLUR_S_ROW_VW 1  // consecutive row outputs per work-item, one channel (1, 4, 8, 16; local tiles: 4 or 1)
 #endif
 #ifndef BLUR_S_COL_LX
 #define BLUR_S_COL_LX 32  // column pass work-group width (16, 32, 64, 128)
@@ -44,6 +51,9 @@
 #ifndef BLUR_S_COL_WPT
 #define BLUR_S_COL_WPT 4  // consecutive column outputs per work-item (1, 2, 4, 8, 16)
 #endif
+#ifndef BLUR_S_COL_VW
+#define BLUR_S_COL_VW 1  // consecutive columns per work-item, one channel, global-memory taps only (1, 4, 8, 16)
+#endif
 #ifndef BLUR_S_LOCAL
 #define BLUR_S_LOCAL 1  // 1: local tiles with halo; 0: taps read from global memory (0, 1)
 #endif
@@ -51,21 +61,63 @@
 // ---- derived ----
 #if BLUR_S_LOCAL && BLUR_C == 1 && BLUR_S_ROW_VW == 4
 #define BLUR_S_VEC 1  // float4 sliding row window
-#define BLUR_S_TX (BLUR_S_ROW_LX * 4)
 #else
 #define BLUR_S_VEC 0
-#define BLUR_S_TX BLUR_S_ROW_LX
 #endif
+#if !BLUR_S_LOCAL && BLUR_C == 1
+#define BLUR_S_RVW BLUR_S_ROW_VW  // row outputs per work-item of the global-tap row pass
+#define BLUR_S_CVW BLUR_S_COL_VW  // columns per work-item of the global-tap column pass
+#else
+#define BLUR_S_RVW 1
+#define BLUR_S_CVW 1
+#endif
+#define BLUR_S_TX (BLUR_S_ROW_LX * (BLUR_S_VEC ? 4 : BLUR_S_RVW))  // row outputs per work-group row
 #define BLUR_S_TY (BLUR_S_COL_LY * BLUR_S_COL_WPT)
-#if BLUR_S_ROW_VW != 1 && BLUR_S_ROW_VW != 4
-#error "BLUR_S_ROW_VW must be 1 or 4"
+#if BLUR_S_ROW_VW != 1 && BLUR_S_ROW_VW != 4 && BLUR_S_ROW_VW != 8 && BLUR_S_ROW_VW != 16
+#error "BLUR_S_ROW_VW must be 1, 4, 8 or 16"
+#endif
+#if BLUR_S_COL_VW != 1 && BLUR_S_COL_VW != 4 && BLUR_S_COL_VW != 8 && BLUR_S_COL_VW != 16
+#error "BLUR_S_COL_VW must be 1, 4, 8 or 16"
+#endif
+#define BLUR_S_CAT2(a, b) a##b
+#define BLUR_S_CAT(a, b) BLUR_S_CAT2(a, b)
+#define BLUR_S_RT BLUR_S_CAT(float, BLUR_S_RVW)  // row-pass vector (BLUR_S_RVW > 1 only)
+#define BLUR_S_RLOAD BLUR_S_CAT(vload, BLUR_S_RVW)
+#define BLUR_S_RSTORE BLUR_S_CAT(vstore, BLUR_S_RVW)
+#if BLUR_S_CVW > 1
+#define BLUR_S_CT BLUR_S_CAT(float, BLUR_S_CVW)  // column-pass value: BLUR_S_CVW columns
+#define BLUR_S_CLOAD BLUR_S_CAT(vload, BLUR_S_CVW)
+#define BLUR_S_CSTORE BLUR_S_CAT(vstore, BLUR_S_CVW)
+#define BLUR_S_CZERO ((BLUR_S_CT)(0.0f))
+#else
+#define BLUR_S_CT blur_t
+#define BLUR_S_CZERO BLUR_ZERO
 #endif
 
-// Row `row` (border-mapped) of column x, for the variant without local memory.
-inline blur_t blur_col_at(const __global blur_t* in, const clf_index pitch, const int x, const int row,
-                          const int height, const int border) {
+// Output x of row `src` from global-memory taps, border-mapped where the window leaves the row.
+inline blur_t blur_row_out(const __global blur_t* src, const int x, const int width, const int border, const int r,
+                           BLUR_WSPACE float* wts) {
+  blur_t acc = BLUR_ZERO;
+  if (x - r >= 0 && x + r < width) {
+    for (int k = 0; k <= 2 * r; ++k) acc = mad((blur_t)wts[k], src[x - r + k], acc);
+  } else {
+    for (int k = 0; k <= 2 * r; ++k) {
+      const int sx = blur_index(x - r + k, width, border);
+      if (sx >= 0) acc = mad((blur_t)wts[k], src[sx], acc);
+    }
+  }
+  return acc;
+}
+
+// Row `row` (border-mapped) of columns x .. x + BLUR_S_CVW - 1, for the variant without local memory.
+inline BLUR_S_CT blur_col_at(const __global blur_t* in, const clf_index pitch, const int x, const int row,
+                             const int height, const int border) {
   const int sy = blur_index(row, height, border);
+#if BLUR_S_CVW > 1
+  return sy < 0 ? BLUR_S_CZERO : BLUR_S_CLOAD(0, in + (clf_index)sy * pitch + x);
+#else
   return sy < 0 ? BLUR_ZERO : in[(clf_index)sy * pitch + x];
+#endif
 }
 
 __kernel __attribute__((reqd_work_group_size(BLUR_S_ROW_LX, BLUR_S_ROW_LY, 1))) void blur_rows(
@@ -144,19 +196,29 @@ __kernel __attribute__((reqd_work_group_size(BLUR_S_ROW_LX, BLUR_S_ROW_LY, 1))) 
 #endif
 #else  // no local memory
   (void)tile4;
-  const int x = x0 + lx;
+  const int x = x0 + lx * BLUR_S_RVW;
   if (x >= width || y >= height) return;
   const __global blur_t* src = in + (clf_index)y * in_pitch;
-  blur_t acc = BLUR_ZERO;
-  if (x - r >= 0 && x + r < width) {
-    for (int k = 0; k <= 2 * r; ++k) acc = mad((blur_t)wts[k], src[x - r + k], acc);
-  } else {
-    for (int k = 0; k <= 2 * r; ++k) {
-      const int sx = blur_index(x - r + k, width, border);
-      if (sx >= 0) acc = mad((blur_t)wts[k], src[sx], acc);
+  __global blur_t* dst = out + (clf_index)y * out_pitch;
+#if BLUR_S_RVW > 1
+  if (x - r >= 0 && x + BLUR_S_RVW - 1 + r < width) {
+    const __global float* s0 = src + x - r;
+    BLUR_S_RT a0 = (BLUR_S_RT)(0.0f), a1 = a0, a2 = a0, a3 = a0;
+    int k = 0;
+    for (; k + 3 <= 2 * r; k += 4) {
+      a0 = mad((BLUR_S_RT)wts[k], BLUR_S_RLOAD(0, s0 + k), a0);
+      a1 = mad((BLUR_S_RT)wts[k + 1], BLUR_S_RLOAD(0, s0 + k + 1), a1);
+      a2 = mad((BLUR_S_RT)wts[k + 2], BLUR_S_RLOAD(0, s0 + k + 2), a2);
+      a3 = mad((BLUR_S_RT)wts[k + 3], BLUR_S_RLOAD(0, s0 + k + 3), a3);
     }
+    for (; k <= 2 * r; ++k) a0 = mad((BLUR_S_RT)wts[k], BLUR_S_RLOAD(0, s0 + k), a0);
+    BLUR_S_RSTORE((a0 + a1) + (a2 + a3), 0, dst + x);
+    return;
   }
-  out[(clf_index)y * out_pitch + x] = acc;
+  for (int j = 0; j < BLUR_S_RVW && x + j < width; ++j) dst[x + j] = blur_row_out(src, x + j, width, border, r, wts);
+#else
+  dst[x] = blur_row_out(src, x, width, border, r, wts);
+#endif
 #endif
 }
 
@@ -165,7 +227,7 @@ __kernel __attribute__((reqd_work_group_size(BLUR_S_COL_LX, BLUR_S_COL_LY, 1))) 
     const __global blur_t* restrict in, const clf_index in_off, const clf_index in_pitch, __global blur_t* restrict out,
     const clf_index out_off, const clf_index out_pitch, __local blur_t* restrict tile) {
   const int lx = get_local_id(0), ly = get_local_id(1);
-  const int x = get_group_id(0) * BLUR_S_COL_LX + lx;
+  const int x = (get_group_id(0) * BLUR_S_COL_LX + lx) * BLUR_S_CVW;  // first column
   const int y0 = get_group_id(1) * BLUR_S_TY;
   const int base = ly * BLUR_S_COL_WPT;  // first output row of this work-item, relative to y0
   in += in_off;
@@ -183,12 +245,26 @@ __kernel __attribute__((reqd_work_group_size(BLUR_S_COL_LX, BLUR_S_COL_LY, 1))) 
 #define BLUR_S_COL_AT(i) blur_col_at(in, in_pitch, x, y0 - r + (i), height, border)
 #endif
   if (x >= width || y0 + base >= height) return;
+#if BLUR_S_CVW > 1
+  if (x + BLUR_S_CVW > width) {  // the columns left at the right edge, one by one
+    for (int c = x; c < width; ++c)
+      for (int k = 0; k < BLUR_S_COL_WPT && y0 + base + k < height; ++k) {
+        float acc = 0.0f;
+        for (int t = 0; t <= 2 * r; ++t) {
+          const int sy = blur_index(y0 + base + k - r + t, height, border);
+          if (sy >= 0) acc = mad(wts[t], in[(clf_index)sy * in_pitch + c], acc);
+        }
+        out[(clf_index)(y0 + base + k) * out_pitch + c] = acc;
+      }
+    return;
+  }
+#endif
   // Rotating register window: during tap t, win[(t + k) % WPT] holds tile row base + t + k, so
   // output k adds w[t] * win[(t + k) % WPT]. Taps go in chunks of WPT (t0 a multiple of WPT),
   // which makes every index a compile-time constant: no register moves, no local arrays.
-  blur_t acc[BLUR_S_COL_WPT], win[BLUR_S_COL_WPT];
+  BLUR_S_CT acc[BLUR_S_COL_WPT], win[BLUR_S_COL_WPT];
 #pragma unroll
-  for (int k = 0; k < BLUR_S_COL_WPT; ++k) acc[k] = BLUR_ZERO;
+  for (int k = 0; k < BLUR_S_COL_WPT; ++k) acc[k] = BLUR_S_CZERO;
 #pragma unroll
   for (int k = 0; k + 1 < BLUR_S_COL_WPT; ++k) win[k] = BLUR_S_COL_AT(base + k);
   for (int t0 = 0; t0 <= 2 * r; t0 += BLUR_S_COL_WPT) {
@@ -196,7 +272,7 @@ __kernel __attribute__((reqd_work_group_size(BLUR_S_COL_LX, BLUR_S_COL_LY, 1))) 
     for (int j = 0; j < BLUR_S_COL_WPT; ++j) {
       if (t0 + j <= 2 * r) {
         win[(j + BLUR_S_COL_WPT - 1) % BLUR_S_COL_WPT] = BLUR_S_COL_AT(base + t0 + j + BLUR_S_COL_WPT - 1);
-        const blur_t wt = (blur_t)wts[t0 + j];
+        const BLUR_S_CT wt = (BLUR_S_CT)wts[t0 + j];
 #pragma unroll
         for (int k = 0; k < BLUR_S_COL_WPT; ++k) acc[k] = mad(wt, win[(j + k) % BLUR_S_COL_WPT], acc[k]);
       }
@@ -205,5 +281,11 @@ __kernel __attribute__((reqd_work_group_size(BLUR_S_COL_LX, BLUR_S_COL_LY, 1))) 
 #undef BLUR_S_COL_AT
 #pragma unroll
   for (int k = 0; k < BLUR_S_COL_WPT; ++k)
-    if (y0 + base + k < height) out[(clf_index)(y0 + base + k) * out_pitch + x] = acc[k];
+    if (y0 + base + k < height) {
+#if BLUR_S_CVW > 1
+      BLUR_S_CSTORE(acc[k], 0, out + (clf_index)(y0 + base + k) * out_pitch + x);
+#else
+      out[(clf_index)(y0 + base + k) * out_pitch + x] = acc[k];
+#endif
+    }
 }

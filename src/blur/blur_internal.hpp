@@ -45,6 +45,10 @@ struct Resolved {
 std::uint64_t direct_tile_bytes(const Configuration& c, int rx, int ry, std::size_t px);
 
 bool separable_row_vec(const Configuration& c, std::size_t channels, bool local);
+/// Outputs per work-item along a row in the row pass, and columns per work-item in the column
+/// pass (blur_separable.cl: BLUR_S_TX and BLUR_S_CVW); `local`: the pass uses its local tile.
+std::size_t separable_row_outputs(const Configuration& c, std::size_t channels, bool local);
+std::size_t separable_col_columns(const Configuration& c, std::size_t channels, bool local);
 
 std::uint64_t row_tile_bytes(const Configuration& c, int r, std::size_t channels, bool vec);
 

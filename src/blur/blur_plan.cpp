@@ -179,11 +179,13 @@ BlurPlan BlurPlanAccess::make(const QueueContext& qc, const BlurDesc& d, const T
     im->cols = separable_program(qc, res, li, false);
     kernel_of(im->rows, kBlurRows);
     kernel_of(im->cols, kBlurCols);
-    const std::size_t lx = rc.at("BLUR_S_ROW_LX"), ly = rc.at("BLUR_S_ROW_LY"), tx = lx * (vec ? 4 : 1);
+    const std::size_t lx = rc.at("BLUR_S_ROW_LX"), ly = rc.at("BLUR_S_ROW_LY"),
+                      tx = lx * separable_row_outputs(rc, res.channels, res.row_local);
     im->rows_shape = {cl::NDRange(ceil_div(W, tx) * lx, round_up(H, ly)), cl::NDRange(lx, ly),
                       res.row_local ? row_tile_bytes(rc, res.rx, res.channels, vec) : 0};
-    const std::size_t cx = cc.at("BLUR_S_COL_LX"), cy = cc.at("BLUR_S_COL_LY"), ty = cy * cc.at("BLUR_S_COL_WPT");
-    im->cols_shape = {cl::NDRange(round_up(W, cx), ceil_div(H, ty) * cy), cl::NDRange(cx, cy),
+    const std::size_t cx = cc.at("BLUR_S_COL_LX"), cy = cc.at("BLUR_S_COL_LY"), ty = cy * cc.at("BLUR_S_COL_WPT"),
+                      tc = cx * separable_col_columns(cc, res.channels, res.col_local);
+    im->cols_shape = {cl::NDRange(ceil_div(W, tc) * cx, ceil_div(H, ty) * cy), cl::NDRange(cx, cy),
                       res.col_local ? col_tile_bytes(cc, res.ry, res.channels) : 0};
     im->configs.push_back(res.separable);
   } else {

@@ -74,6 +74,15 @@ bool separable_row_vec(const Configuration& c, std::size_t channels, bool local)
   return local && channels == 1 && c.at("BLUR_S_ROW_VW") == 4;
 }
 
+std::size_t separable_row_outputs(const Configuration& c, std::size_t channels, bool local) {
+  if (channels != 1) return 1;
+  return local ? (separable_row_vec(c, channels, local) ? 4 : 1) : static_cast<std::size_t>(c.at("BLUR_S_ROW_VW"));
+}
+
+std::size_t separable_col_columns(const Configuration& c, std::size_t channels, bool local) {
+  return channels == 1 && !local ? static_cast<std::size_t>(c.at("BLUR_S_COL_VW")) : 1;
+}
+
 std::uint64_t row_tile_bytes(const Configuration& c, int r, std::size_t channels, bool vec) {
   const std::uint64_t lx = c.at("BLUR_S_ROW_LX"), ly = c.at("BLUR_S_ROW_LY");
   const std::uint64_t R = vec ? (r + 3) / 4 * 4 : r;

@@ -152,11 +152,29 @@ KernelSpec blur_separable_spec() {
   s.params = {
       {"BLUR_S_ROW_LX", 64, {16, 32, 64, 128, 256}, "row pass: work-group width"},
       {"BLUR_S_ROW_LY", 1, {1, 2, 4, 8}, "row pass: image rows per work-group"},
-      {"BLUR_S_ROW_VW", 1, {1, 4}, "row pass: consecutive outputs per work-item (one channel, local tiles)"},
+      {"BLUR_S_ROW_VW",
+       1,
+       {1, 4, 8, 16},
+       "row pass: consecutive outputs per work-item (one channel; with local tiles only 4 counts)"},
       {"BLUR_S_COL_LX", 32, {16, 32, 64, 128}, "column pass: work-group width"},
       {"BLUR_S_COL_LY", 8, {1, 2, 4, 8, 16}, "column pass: work-group height"},
       {"BLUR_S_COL_WPT", 4, {1, 2, 4, 8, 16}, "column pass: consecutive outputs per work-item"},
+      {"BLUR_S_COL_VW",
+       1,
+       {1, 4, 8, 16},
+       "column pass: consecutive columns per work-item (one channel, global-memory taps only)"},
       {"BLUR_S_LOCAL", 1, {0, 1}, "1: halo tiles in local memory; 0: taps from global memory"},
+  };
+  // With local tiles the row pass has a float4 path only and the column pass no vector path, so
+  // those widths build the local kernels of width 1 (they matter again only where a tile does not
+  // fit and the pass falls back to global-memory taps).
+  s.canonical = [](const ParamMap& p) {
+    ParamMap q = p;
+    if (q.at("BLUR_S_LOCAL")) {
+      if (q.at("BLUR_S_ROW_VW") != 4) q["BLUR_S_ROW_VW"] = 1;
+      q["BLUR_S_COL_VW"] = 1;
+    }
+    return q;
   };
   // The larger of the two work-groups, and the tiles without their sigma-dependent halo.
   s.resources = [](const ParamMap& p, const std::string& variant) {

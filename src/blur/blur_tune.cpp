@@ -137,13 +137,14 @@ class BlurInstance : public TuneInstance {
   GuardedOutput out_;
 };
 
-// Values that give the same work at every size of the class collapse to one: the float4 row
-// path exists for one channel only, and the recursive split threshold matters only through
+// Values that give the same work at every size of the class collapse to one: the vector widths
+// of the separable passes exist for one channel only, and the recursive split threshold matters only through
 // which of the class's images it splits. The reference's value represents its group.
 std::map<std::string, std::vector<int>> blur_narrow(BlurMethod method, const std::string& variant,
                                                     const std::vector<std::string>& sizes, const ParamMap& reference) {
   std::map<std::string, std::vector<int>> v;
-  if (method == BlurMethod::Separable && variant != "1") v["BLUR_S_ROW_VW"] = {reference.at("BLUR_S_ROW_VW")};
+  if (method == BlurMethod::Separable && variant != "1")
+    for (const char* p : {"BLUR_S_ROW_VW", "BLUR_S_COL_VW"}) v[p] = {reference.at(p)};
   if (method == BlurMethod::Recursive) {
     std::vector<BlurSize> shapes;
     for (const auto& s : sizes) shapes.push_back(parse_blur_size(s));
