@@ -88,8 +88,11 @@ TEST_SUITE("blur") {
   TEST_CASE("host-vector convenience and the pooled scratch") {
     // Repeated calls take their scratch from the workspace pool, their plan from the plan cache
     // and their input and output buffers from the pool of their one-device group: past the first
-    // round, a call allocates no buffer.
+    // round, a call allocates no buffer. A CPU device blurs a separable band where the vectors are
+    // (docs/group.md): that call makes two buffers over them, the band's input and output, and
+    // allocates nothing.
     auto& s = test::session();
+    const std::uint64_t wrapped = s.entry.info.type == "CPU" ? 2 : 0;
     const std::vector<float> in = host::random_floats(19 * 23 * 4, test::seed() + 950);
     BlurOptions o;
     o.sigma_x = 1.5;
@@ -105,7 +108,7 @@ TEST_SUITE("blur") {
       CHECK(host::compare(r, host::recursive_blur(in.data(), 19, 23, 4, 19, 1.5, 2.5, BlurBorder::Clamp))
                 .ok(host::recursive_blur_tolerance(1.5, 2.5)));
       o.method = BlurMethod::Separable;
-      if (rep == 1) CHECK(detail::activity().buffers == buffers);
+      if (rep == 1) CHECK(detail::activity().buffers == buffers + wrapped);
     }
     CHECK_THROWS_AS(gaussian_blur(s.queue, 19, 23, 3, in, o), InvalidArgument);
     CHECK_THROWS_AS(gaussian_blur(s.queue, 19, 22, 4, in, o), InvalidArgument);

@@ -16,9 +16,11 @@
 //   Tile row (pixels): [x0 - R, x0 + TX + R + 4), TX = LX * VW.
 //
 // blur_cols: work-group BLUR_S_COL_LX x BLUR_S_COL_LY; work-item (lx, ly) computes column x0 + lx
-//   (columns x0 + CVW lx .. + CVW - 1 with BLUR_S_COL_VW = CVW),
-//   rows y0 + ly * WPT + k (k < BLUR_S_COL_WPT) with a sliding window in registers (each local
-//   read feeds WPT FMAs). Tile: (TY + 2r) rows x LX columns, TY = LY * WPT.
+//   (columns x0 + CVW lx .. + CVW - 1 with BLUR_S_COL_VW = CVW), rows y0 + ly * WPT + k
+//   (k < BLUR_S_COL_WPT) with a sliding window in registers (each local read feeds WPT FMAs).
+//   Tile: (TY + 2r) rows x LX columns, TY = LY * WPT. Only output rows [y_first, y_first + rows)
+//   are computed, row y written at out row y - y_first (the whole image: 0, height; a band of a
+//   group call that computes in host memory: its own rows, not its halo).
 //
 //   rows:   tile ly: |halo R|  x0 .. x0+TX  |halo R+4|      cols:  rows y0-r .. y0+TY+r
 //                                                                   x0 .. x0+LX (coalesced)
@@ -223,12 +225,15 @@ __kernel __attribute__((reqd_work_group_size(BLUR_S_ROW_LX, BLUR_S_ROW_LY, 1))) 
 }
 
 __kernel __attribute__((reqd_work_group_size(BLUR_S_COL_LX, BLUR_S_COL_LY, 1))) void blur_cols(
-    const int width, const int height, const int border, const int r, BLUR_WSPACE float* restrict wts,
-    const __global blur_t* restrict in, const clf_index in_off, const clf_index in_pitch, __global blur_t* restrict out,
-    const clf_index out_off, const clf_index out_pitch, __local blur_t* restrict tile) {
+    const int width, const int height, const int border, const int r, const int y_first, const int rows,
+    BLUR_WSPACE float* restrict wts, const __global blur_t* restrict in, const clf_index in_off,
+    const clf_index in_pitch, __global blur_t* restrict out, const clf_index out_off, const clf_index out_pitch,
+    __local blur_t* restrict tile) {
   const int lx = get_local_id(0), ly = get_local_id(1);
   const int x = (get_group_id(0) * BLUR_S_COL_LX + lx) * BLUR_S_CVW;  // first column
-  const int y0 = get_group_id(1) * BLUR_S_TY;
+  const int y0 = y_first + get_group_id(1) * BLUR_S_TY;
+  const int y_end =
+      y_first + rows;  // output rows [y_first, y_end) of the height-row image, row y at out row y - y_first
   const int base = ly * BLUR_S_COL_WPT;  // first output row of this work-item, relative to y0
   in += in_off;
   out += out_off;
@@ -244,17 +249,17 @@ __kernel __attribute__((reqd_work_group_size(BLUR_S_COL_LX, BLUR_S_COL_LY, 1))) 
   (void)tile;
 #define BLUR_S_COL_AT(i) blur_col_at(in, in_pitch, x, y0 - r + (i), height, border)
 #endif
-  if (x >= width || y0 + base >= height) return;
+  if (x >= width || y0 + base >= y_end) return;
 #if BLUR_S_CVW > 1
   if (x + BLUR_S_CVW > width) {  // the columns left at the right edge, one by one
     for (int c = x; c < width; ++c)
-      for (int k = 0; k < BLUR_S_COL_WPT && y0 + base + k < height; ++k) {
+      for (int k = 0; k < BLUR_S_COL_WPT && y0 + base + k < y_end; ++k) {
         float acc = 0.0f;
         for (int t = 0; t <= 2 * r; ++t) {
           const int sy = blur_index(y0 + base + k - r + t, height, border);
           if (sy >= 0) acc = mad(wts[t], in[(clf_index)sy * in_pitch + c], acc);
         }
-        out[(clf_index)(y0 + base + k) * out_pitch + c] = acc;
+        out[(clf_index)(y0 + base + k - y_first) * out_pitch + c] = acc;
       }
     return;
   }
@@ -281,11 +286,11 @@ __kernel __attribute__((reqd_work_group_size(BLUR_S_COL_LX, BLUR_S_COL_LY, 1))) 
 #undef BLUR_S_COL_AT
 #pragma unroll
   for (int k = 0; k < BLUR_S_COL_WPT; ++k)
-    if (y0 + base + k < height) {
+    if (y0 + base + k < y_end) {
 #if BLUR_S_CVW > 1
-      BLUR_S_CSTORE(acc[k], 0, out + (clf_index)(y0 + base + k) * out_pitch + x);
+      BLUR_S_CSTORE(acc[k], 0, out + (clf_index)(y0 + base + k - y_first) * out_pitch + x);
 #else
-      out[(clf_index)(y0 + base + k) * out_pitch + x] = acc[k];
+      out[(clf_index)(y0 + base + k - y_first) * out_pitch + x] = acc[k];
 #endif
     }
 }

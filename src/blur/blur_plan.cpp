@@ -185,6 +185,7 @@ BlurPlan BlurPlanAccess::make(const QueueContext& qc, const BlurDesc& d, const T
                       res.row_local ? row_tile_bytes(rc, res.rx, res.channels, vec) : 0};
     const std::size_t cx = cc.at("BLUR_S_COL_LX"), cy = cc.at("BLUR_S_COL_LY"), ty = cy * cc.at("BLUR_S_COL_WPT"),
                       tc = cx * separable_col_columns(cc, res.channels, res.col_local);
+    im->cols_rows_per_group = ty;
     im->cols_shape = {cl::NDRange(ceil_div(W, tc) * cx, ceil_div(H, ty) * cy), cl::NDRange(cx, cy),
                       res.col_local ? col_tile_bytes(cc, res.ry, res.channels) : 0};
     im->configs.push_back(res.separable);

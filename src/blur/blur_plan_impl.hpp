@@ -32,6 +32,14 @@ struct ScratchLayout {
   std::size_t tmp = 0, tmp2 = 0, carry_y = 0, carry_x = 0, conv = 0;
 };
 
+// The output rows an enqueue writes: rows [first, first + count) of the blurred image, row y at
+// the output's row y - first; count 0: the whole image. Only the separable method of float
+// images writes a part (rows_window_supported): a group band in host memory writes its own rows
+// and leaves its halo rows, which belong to its neighbours, untouched.
+struct BlurRows {
+  std::size_t first = 0, count = 0;
+};
+
 // A kernel's launch shape and dynamic local memory.
 struct LaunchShape {
   cl::NDRange global, local;
@@ -54,6 +62,7 @@ struct BlurPlan::Impl {
   cl::Program direct, rows, cols, conversion;
   cl::Program recursive[2];  // index: fused (transposed block store)
   detail::LaunchShape direct_shape, rows_shape, cols_shape, conv_shape;
+  std::size_t cols_rows_per_group = 1;  // output rows of one column-pass work-group
   std::size_t rec_lx = 0, rec_split = 1;
 
   // Constant tables, made once.
@@ -66,9 +75,13 @@ struct BlurPlan::Impl {
 
   detail::ScratchLayout scratch;
 
-  // Enqueues without checks (the caller checked the buffers and the queue).
+  // Enqueues without checks (the caller checked the buffers and the queue; a part of the rows
+  // only where rows_window_supported).
   void run(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait,
-           cl::Event* event) const;
+           cl::Event* event, detail::BlurRows rows = {}) const;
+  bool rows_window_supported() const {
+    return res.route.method == BlurMethod::Separable && desc.format != PixelFormat::RGBA8;
+  }
 };
 
 namespace detail {

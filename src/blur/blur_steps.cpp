@@ -1,7 +1,9 @@
 // The commands of one BlurPlan enqueue: the kernels of each method with their arguments bound
 // by name, the recursive method's transposes as TransposePlan steps, all in one Chain, with the
 // scratch buffer leased from the workspace pool.
+#include <functional>
 #include <memory>
+#include <stdexcept>
 
 #include "blur/blur_plan_impl.hpp"
 #include "runtime/errors.hpp"
@@ -19,9 +21,9 @@ const KernelSignature kBlurDirect{"blur_direct",
 const KernelSignature kBlurRows{
     "blur_rows",
     {"width", "height", "border", "r", "wts", "in", "in_off", "in_pitch", "out", "out_off", "out_pitch", "tile4"}};
-const KernelSignature kBlurCols{
-    "blur_cols",
-    {"width", "height", "border", "r", "wts", "in", "in_off", "in_pitch", "out", "out_off", "out_pitch", "tile"}};
+const KernelSignature kBlurCols{"blur_cols",
+                                {"width", "height", "border", "r", "y_first", "rows", "wts", "in", "in_off", "in_pitch",
+                                 "out", "out_off", "out_pitch", "tile"}};
 const KernelSignature kBlurRecCols{
     "blur_rec_cols", {"n", "cols", "border", "K", "prm", "in", "in_off", "in_pitch", "out", "out_off", "out_pitch"}};
 const KernelSignature kBlurRecCarry{"blur_rec_carry",
@@ -44,11 +46,13 @@ struct Img {
   std::size_t offset, pitch;
 };
 
-// One enqueue in flight: the plan, its command chain and the leased scratch buffer.
+// One enqueue in flight: the plan, its command chain, the leased scratch buffer and the output
+// rows it writes (BlurRows: all of them unless a group band asks for its own).
 struct Run {
   const BlurPlan::Impl& p;
   Chain& chain;
   const cl::Buffer& scratch;
+  BlurRows rows;
   long long width() const { return static_cast<long long>(p.desc.width); }
   long long height() const { return static_cast<long long>(p.desc.height); }
 };
@@ -76,16 +80,27 @@ void run_separable(Run& c, const Img& in, const Img& out, bool last) {
   const BlurPlan::Impl& p = c.p;
   const Img tmp{c.scratch, p.scratch.tmp, p.desc.width};
   auto pass = [&](const cl::Program& prog, const KernelSignature& sig, const LaunchShape& shape, int r,
-                  const cl::Buffer& weights, const char* tile, const Img& from, const Img& to, bool is_last) {
+                  const cl::Buffer& weights, const char* tile, const Img& from, const Img& to,
+                  const std::function<void(Args&)>& more, const cl::NDRange& global, bool is_last) {
     cl::Kernel k = get_kernel(prog, sig.kernel);
     Args a(k, sig, p.long_index);
     a.i32("width", c.width()).i32("height", c.height()).i32("border", p.border).i32("r", r);
     a.buffer("wts", weights).local(tile, shape.local_bytes);
+    more(a);
     images(a, from, to).finish();
-    c.chain.kernel(k, shape.global, shape.local, is_last);
+    c.chain.kernel(k, global, shape.local, is_last);
   };
-  pass(p.rows, kBlurRows, p.rows_shape, p.res.rx, p.row_weights, "tile4", in, tmp, false);
-  pass(p.cols, kBlurCols, p.cols_shape, p.res.ry, p.col_weights, "tile", tmp, out, last);
+  pass(
+      p.rows, kBlurRows, p.rows_shape, p.res.rx, p.row_weights, "tile4", in, tmp, [](Args&) {}, p.rows_shape.global,
+      false);
+  // The column pass covers the window's rows only: as many work-group rows as they need.
+  const std::size_t first = c.rows.count > 0 ? c.rows.first : 0,
+                    count = c.rows.count > 0 ? c.rows.count : p.desc.height;
+  const cl::NDRange& g = p.cols_shape.global;
+  pass(
+      p.cols, kBlurCols, p.cols_shape, p.res.ry, p.col_weights, "tile", tmp, out,
+      [&](Args& a) { a.i32("y_first", static_cast<long long>(first)).i32("rows", static_cast<long long>(count)); },
+      cl::NDRange(g[0], ceil_div(count, p.cols_rows_per_group) * p.cols_shape.local[1]), last);
 }
 
 // The following pass whose carries a pass's apply kernel also fills (route.carry_fused): its
@@ -201,8 +216,10 @@ void convert(Run& c, const KernelSignature& sig, const Img& in, const Img& out, 
 }  // namespace detail
 
 void BlurPlan::Impl::run(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait,
-                         cl::Event* event) const {
+                         cl::Event* event, detail::BlurRows rows) const {
   using namespace detail;
+  if (rows.count > 0 && (!rows_window_supported() || rows.first + rows.count > desc.height))
+    throw std::logic_error("blur: a part of the output rows asked of a plan that cannot write one");
   // The scratch comes from the pool; the first command waits for its previous user, and it goes
   // back with this enqueue's last use (on an out-of-order queue the last command's event, which
   // is then always made).
@@ -218,7 +235,7 @@ void BlurPlan::Impl::run(cl::CommandQueue& queue, const cl::Buffer& in, const cl
   const cl::Buffer none;
   const cl::Buffer& s = lease ? lease->buffer() : none;
   Chain chain(queue, first, lease && !ordered ? &done : event, ordered);
-  Run c{*this, chain, s};
+  Run c{*this, chain, s, rows};
   try {
     const Img src{in, desc.in_offset, desc.in_pitch}, dst{out, desc.out_offset, desc.out_pitch};
     if (desc.format == PixelFormat::RGBA8) {

@@ -1,6 +1,7 @@
 // Group blur (clforge/group.hpp): bands of rows, each uploaded with the rows above and below
 // that the filter reaches (its halo) and blurred as an image of its own; only the band's rows
-// come back. Direct and separable reach r = ceil(3 sigma_y) rows, so a band's rows are computed
+// come back (a CPU device computes separable bands in the caller's memory instead, writing only
+// the band's rows). Direct and separable reach r = ceil(3 sigma_y) rows, so a band's rows are computed
 // from exactly the pixels the whole image's would be (bitwise equal). The recursive filter
 // reaches infinitely far; its halo is where its impulse response has decayed below 2^-30 of
 // its peak, and the band's edge rows enter as the filter's clamp border there.
@@ -8,6 +9,7 @@
 
 #include "blur/blur_design.hpp"
 #include "blur/blur_internal.hpp"
+#include "blur/blur_plan_impl.hpp"
 #include "group/group_internal.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/extent.hpp"
@@ -58,6 +60,21 @@ class BlurTask : public detail::ChunkTask {
   void outputs(std::size_t first, std::size_t count, std::vector<detail::BlockCopy>& v) const override {
     const std::size_t r0 = band(first, count).first;
     v.push_back({out_ + first * row(), count * row(), 1, 0, 1, (first - r0) * row(), 0});
+  }
+  bool compute_in_host_memory(cl::CommandQueue& queue, const cl::Context& context, std::size_t first, std::size_t count,
+                              cl::Event* done) override {
+    // The band where it is: its plan reads the band's rows with their halo from the caller's
+    // input and writes only the band's own rows into the caller's output (the halo rows there
+    // belong to the neighbouring bands). The separable method of float images can.
+    const auto [r0, r1] = band(first, count);
+    const BlurPlan::Impl& p = detail::BlurPlanAccess::impl(plan(r1 - r0));
+    if (!p.rows_window_supported()) return false;
+    const cl::Buffer bi =
+        detail::host_buffer(context, CL_MEM_READ_ONLY, (r1 - r0) * row(), const_cast<char*>(in_) + r0 * row());
+    const cl::Buffer bo = detail::host_buffer(context, CL_MEM_WRITE_ONLY, count * row(), out_ + first * row());
+    p.run(queue, bi, bo, {}, nullptr, {first - r0, count});
+    detail::sync_to_host(queue, bo, count * row(), done);
+    return true;
   }
   void compute(cl::CommandQueue& queue, const std::vector<cl::Buffer>& b, std::size_t first,
                std::size_t count) override {
