@@ -10,6 +10,7 @@
 
 #include "host/reference.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/pocl_guard.hpp"
 #include "runtime/program_cache.hpp"
 #include "runtime/util.hpp"
 #include "tests/support.hpp"
@@ -188,6 +189,45 @@ TEST_SUITE("runtime") {
       CHECK(done[t] == 6);
       CHECK(failures[t] == 0);
     }
+  }
+
+  TEST_CASE("on PoCL a launch wider than a running one of the same kernel waits for it") {
+    // PoCL aborts when a kernel's narrower launch completes after a wider one whose work-group
+    // function it loaded while the narrower was running (runtime/pocl_guard.hpp). A slow narrow
+    // launch on one queue, then a wide one on another: the wide launch must return only once the
+    // narrow one is complete; a narrow launch after them waits for nothing.
+    auto& s = test::session();
+    if (!detail::pocl_guarded(s.queue)) {
+      CHECK(s.entry.info.platform_name.find("Portable Computing Language") == std::string::npos);
+      return;
+    }
+    // A program of its own (a source no other test builds), so that no earlier launch counts.
+    const std::string src = "__kernel void spin_" + std::to_string(test::seed()) +
+                            "(__global float* a, int n) { const int i = get_global_id(0); float x = a[i];"
+                            " for (int j = 0; j < n; ++j) x = x * 0.999f + 1.0f; a[i] = x; }";
+    cl::Program program(s.context, src);
+    REQUIRE(program.build({s.entry.device}) == CL_SUCCESS);
+    cl::Kernel narrow(program, ("spin_" + std::to_string(test::seed())).c_str());
+    cl::Kernel wide(program, ("spin_" + std::to_string(test::seed())).c_str());
+    cl::Buffer a(s.context, CL_MEM_READ_WRITE, 4096 * sizeof(float));
+    s.queue.enqueueFillBuffer(a, 0.0f, 0, 4096 * sizeof(float));
+    s.queue.finish();
+    narrow.setArg(0, a);
+    narrow.setArg(1, 40000000);
+    wide.setArg(0, a);
+    wide.setArg(1, 1);
+    cl::CommandQueue other(s.context, s.entry.device);
+    const unsigned long long waits = detail::pocl_guard_waits();
+    cl::Event slow, fast, again;
+    detail::launch_plain(s.queue, narrow, cl::NDRange(64), cl::NDRange(64), nullptr, &slow);
+    s.queue.flush();
+    detail::launch_plain(other, wide, cl::NDRange(4096), cl::NDRange(64), nullptr, &fast);
+    CHECK(slow.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>() == CL_COMPLETE);
+    CHECK(detail::pocl_guard_waits() == waits + 1);
+    detail::launch_plain(s.queue, wide, cl::NDRange(64), cl::NDRange(64), nullptr, &again);
+    CHECK(detail::pocl_guard_waits() == waits + 1);
+    other.finish();
+    s.queue.finish();
   }
 
   TEST_CASE("the log hook receives messages and the library prints nothing itself") {

@@ -10,6 +10,7 @@
 #include "runtime/errors.hpp"
 #include "runtime/host_io.hpp"
 #include "runtime/log.hpp"
+#include "runtime/pocl_guard.hpp"
 #include "runtime/util.hpp"
 
 namespace clforge::detail {
@@ -218,18 +219,22 @@ void launch_plain(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::N
   std::vector<cl_event> waits;
   if (wait_list != nullptr)
     for (const auto& e : *wait_list) waits.push_back(e());
+  const bool guarded = pocl_guarded(queue);
+  if (guarded) pocl_before_launch(queue, kernel, global, local);
   cl_event ev = nullptr;
   count_enqueue();
   const cl_int st = clEnqueueNDRangeKernel(queue(), kernel(), static_cast<cl_uint>(global.dimensions()), nullptr,
                                            global, local.dimensions() ? static_cast<const size_t*>(local) : nullptr,
                                            static_cast<cl_uint>(waits.size()), waits.empty() ? nullptr : waits.data(),
-                                           event != nullptr ? &ev : nullptr);
+                                           event != nullptr || guarded ? &ev : nullptr);
   if (st != CL_SUCCESS) {
     std::string name;
     kernel.getInfo(CL_KERNEL_FUNCTION_NAME, &name);
     throw OpenCLError(st, "clEnqueueNDRangeKernel", "launching " + name);
   }
-  if (event != nullptr) *event = cl::Event(ev, false);
+  const cl::Event launched = ev != nullptr ? cl::Event(ev, false) : cl::Event();
+  if (guarded) pocl_after_launch(queue, kernel, local, launched);
+  if (event != nullptr) *event = launched;
 }
 
 }  // namespace clforge::detail

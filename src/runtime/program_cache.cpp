@@ -328,10 +328,11 @@ cl::Program build_program(const QueueContext& qc, const std::string& name, const
 }
 
 namespace {
-// Kernel objects are created and released under one lock: PoCL 5 aborts in
-// pocl_release_dlhandle_cache when threads create and release kernels of one program at
-// once (seen with 8 threads on its CPU device). Creation is rare (kernels are cached per
-// thread), so the lock costs nothing measurable.
+// Kernel objects are created and released under one lock, so that no driver sees one program's
+// kernels made and released from several threads at once. Creation is rare (kernels are cached
+// per thread), so the lock costs nothing measurable. (PoCL's abort in
+// pocl_release_dlhandle_cache, once blamed on this, comes from its work-group function cache:
+// runtime/pocl_guard.hpp.)
 std::mutex g_kernel_mutex;
 
 struct ThreadKernels {

@@ -1,0 +1,124 @@
+// The PoCL launch guard (see pocl_guard.hpp).
+#include "runtime/pocl_guard.hpp"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/errors.hpp"
+
+namespace clforge::detail {
+
+namespace {
+
+// PoCL's key of a loaded work-group function, widened to the kernel's name (the programs of one
+// source share their functions in PoCL, so launches of every program with this name count).
+struct Key {
+  cl_device_id device;
+  std::string name;
+  std::array<std::size_t, 3> local;
+  bool operator<(const Key& o) const {
+    return std::tie(device, name, local) < std::tie(o.device, o.name, o.local);
+  }
+};
+
+struct State {
+  std::map<cl_program, std::size_t> widest;  // the widest grid dimension launched, per program
+  std::vector<cl::Event> in_flight;           // launches not yet seen complete
+};
+
+std::mutex g_mutex;
+// Never destroyed: releasing OpenCL objects during static destruction can outlive the driver.
+std::map<Key, State>& g_states = *new std::map<Key, State>;
+std::atomic<unsigned long long> g_waits{0};
+
+cl_device_id device_of(const cl::CommandQueue& queue) {
+  cl_device_id d = nullptr;
+  check(clGetCommandQueueInfo(queue(), CL_QUEUE_DEVICE, sizeof d, &d, nullptr), "clGetCommandQueueInfo");
+  return d;
+}
+
+Key key_of(const cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& local) {
+  std::string name;
+  check(kernel.getInfo(CL_KERNEL_FUNCTION_NAME, &name), "clGetKernelInfo");
+  Key k{device_of(queue), name, {1, 1, 1}};
+  for (cl_uint i = 0; i < local.dimensions(); ++i) k.local[i] = local[i];
+  return k;
+}
+
+// The grid width PoCL compares (pocl_cmd_max_grid_dim_width: the widest of local * groups in x
+// and y, and local z squared in z).
+std::size_t grid_width(const cl::NDRange& global, const cl::NDRange& local) {
+  std::size_t w = 1;
+  for (cl_uint i = 0; i < std::min<cl_uint>(global.dimensions(), 2); ++i) w = std::max(w, global[i]);
+  if (local.dimensions() == 3) w = std::max(w, local[2] * local[2]);
+  return w;
+}
+
+bool complete(const cl::Event& e) {
+  cl_int status = CL_QUEUED;
+  return e.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &status) == CL_SUCCESS && status <= CL_COMPLETE;
+}
+
+}  // namespace
+
+bool pocl_guarded(const cl::CommandQueue& queue) {
+  // On every launch's path: a lookup in this thread's own table after the first launch on a
+  // device (device handles live as long as the process here).
+  thread_local std::unordered_map<cl_device_id, bool> known;
+  const cl_device_id d = device_of(queue);
+  auto it = known.find(d);
+  if (it != known.end()) return it->second;
+  cl_platform_id p = nullptr;
+  check(clGetDeviceInfo(d, CL_DEVICE_PLATFORM, sizeof p, &p, nullptr), "clGetDeviceInfo");
+  std::size_t n = 0;
+  check(clGetPlatformInfo(p, CL_PLATFORM_NAME, 0, nullptr, &n), "clGetPlatformInfo");
+  std::string name(n, '\0');
+  check(clGetPlatformInfo(p, CL_PLATFORM_NAME, n, name.data(), nullptr), "clGetPlatformInfo");
+  const bool pocl = name.find("Portable Computing Language") != std::string::npos;
+  known.emplace(d, pocl);
+  return pocl;
+}
+
+void pocl_before_launch(const cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,
+                        const cl::NDRange& local) {
+  const Key key = key_of(queue, kernel, local);
+  cl_program program = nullptr;
+  check(clGetKernelInfo(kernel(), CL_KERNEL_PROGRAM, sizeof program, &program, nullptr), "clGetKernelInfo");
+  const std::size_t width = grid_width(global, local);
+  std::vector<cl::Event> wait;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    State& s = g_states[key];
+    std::size_t& widest = s.widest[program];
+    if (width <= widest) return;
+    widest = width;
+    wait = s.in_flight;
+  }
+  if (wait.empty()) return;
+  g_waits.fetch_add(1, std::memory_order_relaxed);
+  std::vector<cl_event> events;
+  for (const cl::Event& e : wait) events.push_back(e());
+  check(clFlush(queue()), "clFlush");
+  check(clWaitForEvents(static_cast<cl_uint>(events.size()), events.data()), "clWaitForEvents",
+        "waiting for narrower launches of a kernel on PoCL");
+}
+
+void pocl_after_launch(const cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& local,
+                       const cl::Event& launched) {
+  const Key key = key_of(queue, kernel, local);
+  std::lock_guard<std::mutex> lock(g_mutex);
+  std::vector<cl::Event>& v = g_states[key].in_flight;
+  v.erase(std::remove_if(v.begin(), v.end(), complete), v.end());
+  v.push_back(launched);
+}
+
+unsigned long long pocl_guard_waits() { return g_waits.load(); }
+
+}  // namespace clforge::detail
