@@ -23,14 +23,12 @@ struct Key {
   cl_device_id device;
   std::string name;
   std::array<std::size_t, 3> local;
-  bool operator<(const Key& o) const {
-    return std::tie(device, name, local) < std::tie(o.device, o.name, o.local);
-  }
+  bool operator<(const Key& o) const { return std::tie(device, name, local) < std::tie(o.device, o.name, o.local); }
 };
 
 struct State {
   std::map<cl_program, std::size_t> widest;  // the widest grid dimension launched, per program
-  std::vector<cl::Event> in_flight;           // launches not yet seen complete
+  std::vector<cl::Event> in_flight;          // launches not yet seen complete
 };
 
 std::mutex g_mutex;
