@@ -122,11 +122,19 @@ inline Case contiguous(std::size_t n, std::size_t batch, bool inverse = false) {
   return c;
 }
 
-// A vendor class's shipped parameters for length n (resolved for a made-up device of that class).
-inline ParamMap vendor_row(VendorClass v, std::size_t n) { return test::vendor_row("fft", v, std::to_string(n)); }
+// A vendor class's shipped parameters for length n (resolved for a made-up device of that class),
+// the lane kernel's included (FFT_LANES 0 on GPUs: their rows run fft_local here too).
+inline ParamMap vendor_row(VendorClass v, std::size_t n) {
+  ParamMap p = test::vendor_row("fft", v, std::to_string(n));
+  for (const auto& [k, val] : test::vendor_row("fft_lanes", v, std::to_string(n))) p[k] = val;
+  return p;
+}
 
+// The case with these parameters; sets of fft_local's parameters alone run fft_local (FFT_LANES 0),
+// not the CPU lane kernel that the device's own row may choose.
 inline Case with(Case c, const ParamMap& p) {
   c.tuning = Tuning{p, false};
+  c.tuning.overrides.emplace("FFT_LANES", 0);
   return c;
 }
 

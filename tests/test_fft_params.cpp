@@ -115,6 +115,40 @@ TEST_SUITE("fft_params") {
   }
 }
 
+TEST_SUITE("fft_params") {
+  TEST_CASE("the CPU lane kernel: every width and radix, odd lengths, layouts, in place, inverse") {
+    // Lane tails (batches not a multiple of the width), every butterfly the kernel can meet
+    // (2 … 16 and the odd primes), one to eight passes, and the layouts of the plan API.
+    std::uint64_t seed = test::seed() + 900;
+    for (int lanes : {4, 8, 16})
+      for (int radix : {4, 8, 16}) {
+        const ParamMap p{{"FFT_LANES", lanes}, {"FFT_LANE_RADIX", radix}, {"FFT_LANE_MIN", 1}, {"FFT_LANE_MAX", 4096}};
+        CAPTURE(params_of(Tuning{p, false}));
+        for (std::size_t n : {std::size_t{128}, std::size_t{360}, std::size_t{2310}})
+          check_fft(with(contiguous(n, 13, n == 360), p), seed++);
+      }
+    const ParamMap p{{"FFT_LANES", 8}, {"FFT_LANE_RADIX", 4}, {"FFT_LANE_MIN", 1}, {"FFT_LANE_MAX", 4096}};
+    for (std::size_t n : {2, 3, 13, 4096}) check_fft(with(contiguous(n, n < 16 ? 21 : 3), p), seed++);
+    Case c = contiguous(1000, 9, true);  // interleaved in, strided out with an offset, inverse scaled
+    c.in = {9, 1, 0};
+    c.out = {2, 2003, 5};
+    c.scaling = FftScaling::OverN;
+    check_fft(with(c, p), seed++);
+    c = contiguous(256, 10);
+    c.in_place = true;
+    c.in = {1, 260, 3};
+    check_fft(with(c, p), seed++);
+    // The plan says which kernel it runs.
+    FftDesc d;
+    d.n = 1000;
+    d.batch = 3;
+    const FftPlan plan(test::session().queue, d, Tuning{p, false});
+    CHECK(plan.describe().find("lane kernel, 8 transforms per work-item: radix 4*2*5*5*5") != std::string::npos);
+    d.n = 5000;  // above FFT_LANE_MAX: fft_local
+    CHECK(FftPlan(test::session().queue, d, Tuning{p, false}).describe().find("lane kernel") == std::string::npos);
+  }
+}
+
 TEST_SUITE("fft_passes") {
   TEST_CASE("multi-pass plans, chunks, long kernels in quarters and odd radices under other parameter sets") {
     std::uint64_t seed = test::seed() + 900;

@@ -110,7 +110,7 @@ TEST_SUITE("fft") {
           std::string::npos);
     d.n = 256;
     d.batch = 3;
-    FftPlan one(s.queue, d, Tuning{{}, false});
+    FftPlan one(s.queue, d, Tuning{{{"FFT_LANES", 0}}, false});  // fft_local's rows, not the CPU lane kernel
     REQUIRE(one.configurations().size() == 1);
     CHECK(one.configurations()[0].variant == "256");
     CHECK(one.configurations()[0].at("FFT_WG") == 64);
@@ -160,9 +160,15 @@ TEST_SUITE("fft") {
       FftShape sh = fft_base_shape(64, cfg.values, qc.info->max_work_group_size);
       sh.long_index = long_index;
       sh.inplace = long_index;
-      const cl::Program program = get_program(qc, kernel_spec("fft"), cfg, sh.options() + " -cl-kernel-arg-info");
+      const cl::Program program_local = get_program(qc, kernel_spec("fft"), cfg, sh.options() + " -cl-kernel-arg-info");
+      // The lane kernel is a program of its own (64 points in two radix-8 passes, 8 lanes).
+      Configuration lane_cfg = resolve_configuration("fft_lanes", "64", *qc.info, Tuning{{{"FFT_LANES", 8}}, false});
+      const cl::Program lanes = get_program(qc, kernel_spec("fft_lanes"), lane_cfg,
+                                            std::string("-DFFT_N=64 -DFFT_NP=2 -DFFT_R1=8 -DFFT_R2=8") +
+                                                (long_index ? " -DCLF_LONG_INDEX=1" : "") + " -cl-kernel-arg-info");
       for (const KernelSignature* sig : fft_signatures()) {
         CAPTURE(sig->kernel);
+        const cl::Program& program = sig == &kFftLanes ? lanes : program_local;
         CAPTURE(long_index);
         CHECK(test::compiled_params(program, sig->kernel) ==
               std::vector<std::string>(sig->args.begin(), sig->args.end()));

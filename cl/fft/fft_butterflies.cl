@@ -13,8 +13,17 @@
 #pragma OPENCL FP_CONTRACT ON
 
 // A complex value: two floats, 8-byte aligned so that GPU compilers move it in one access;
-// without FFT_VEC (CPUs) plainly aligned, so that it stays two scalars.
-#if !defined(FFT_VEC) || FFT_VEC
+// without FFT_VEC (CPUs) plainly aligned, so that it stays two scalars. The lane kernel
+// (fft_lanes.cl, FFT_LANES defined) transforms FFT_LANES transforms at once: its values are
+// vectors, lane l of transform l, and the same butterflies apply lane by lane.
+#if defined(FFT_LANES)
+#define FFT_LANE_CAT2(a, b) a##b
+#define FFT_LANE_CAT(a, b) FFT_LANE_CAT2(a, b)
+#define FFT_LANE_T FFT_LANE_CAT(float, FFT_LANES)
+typedef struct {
+  FFT_LANE_T r, i;
+} fft_c;
+#elif !defined(FFT_VEC) || FFT_VEC
 typedef struct __attribute__((aligned(8))) {
   float r, i;
 } fft_c;

@@ -19,6 +19,8 @@ namespace clforge::detail {
 
 /// The family's kernel spec and tuner target (listed by src/library/families.cpp).
 KernelSpec fft_spec();
+/// The CPU lane kernel (cl/fft/fft_lanes.cl): several transforms per work-item, one per vector lane.
+KernelSpec fft_lanes_spec();
 TuneTarget fft_tune_target();
 
 /// Prime factors of n in ascending order.
@@ -132,6 +134,8 @@ bool fft_fits_quartered(FftShape& shape, const DeviceInfo& dev);
 
 /// The parameters of fft_local, the one entry point of every FFT kernel (cl/fft/fft.cl).
 extern const KernelSignature kFftLocal;
+/// The parameters of fft_lanes, the CPU lane kernel (cl/fft/fft_lanes.cl).
+extern const KernelSignature kFftLanes;
 /// Every FFT entry point's signature (tests check each against the compiled kernel).
 std::vector<const KernelSignature*> fft_signatures();
 

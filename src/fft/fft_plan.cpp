@@ -14,7 +14,11 @@ const KernelSignature kFftLocal{
     {"total", "in",     "in_off", "in_dh", "in_S",  "in_len", "out",      "out_off", "out_dh",  "out_S", "out_len",
      "cj_in", "cj_out", "scale",  "twl",   "tw_hi", "tw_lo",  "tw_shift", "aux_in",  "aux_out", "bq",    "tw_b"}};
 
-std::vector<const KernelSignature*> fft_signatures() { return {&kFftLocal}; }
+const KernelSignature kFftLanes{
+    "fft_lanes",
+    {"count", "in", "in_off", "in_dh", "in_S", "out", "out_off", "out_dh", "out_S", "cj_in", "cj_out", "scale", "tw"}};
+
+std::vector<const KernelSignature*> fft_signatures() { return {&kFftLocal, &kFftLanes}; }
 
 }  // namespace detail
 
@@ -75,6 +79,27 @@ void FftPlan::Impl::run(cl::CommandQueue& q, int dir, const cl::Buffer& in, cons
             static_cast<std::size_t>(s.in_off) + (s.in_buf == Buf::User ? c0 * desc.in.distance : 0);
         const std::size_t out_off =
             static_cast<std::size_t>(s.out_off) + (s.out_buf == Buf::User ? c0 * desc.out.distance : 0);
+        if (s.lanes) {
+          const std::size_t lanes = static_cast<std::size_t>(s.cfg.at("FFT_LANES"));
+          cl::Kernel k = detail::get_kernel(s.program, detail::kFftLanes.kernel);
+          detail::Args(k, detail::kFftLanes, s.shape.long_index)
+              .i32("count", static_cast<long long>(cnt))
+              .buffer("in", bin)
+              .index("in_off", in_off)
+              .index("in_dh", static_cast<std::size_t>(s.in_dh))
+              .index("in_S", static_cast<std::size_t>(s.in_S))
+              .buffer("out", bout)
+              .index("out_off", out_off)
+              .index("out_dh", static_cast<std::size_t>(s.out_dh))
+              .index("out_S", static_cast<std::size_t>(s.out_S))
+              .f32("cj_in", sign_value(s.cj_in, dir))
+              .f32("cj_out", sign_value(s.cj_out, dir))
+              .f32("scale", s.scaled ? scale : 1.0f)
+              .buffer("tw", s.twl)
+              .finish();
+          chain.kernel(k, cl::NDRange((cnt + lanes - 1) / lanes), cl::NDRange(1), ++index == launches, s.role);
+          continue;
+        }
         const std::size_t total = cnt * s.shape.split_l;
         cl::Kernel k = detail::get_kernel(s.program, detail::kFftLocal.kernel);  // this thread's kernel object
         detail::Args(k, detail::kFftLocal, s.shape.long_index)
@@ -169,7 +194,7 @@ FftDesc checked_desc(const FftDesc& d) {
 
 FftPlan::FftPlan(cl::CommandQueue& queue, const FftDesc& d, const Tuning& tuning) : impl_(std::make_unique<Impl>()) {
   const FftDesc desc = checked_desc(d);
-  detail::check_override_names(kRoutine, tuning, {kRoutine});
+  detail::check_override_names(kRoutine, tuning, {kRoutine, "fft_lanes"});
   Impl& im = *impl_;
   im.queue = queue;
   im.qc = detail::queue_context_of(queue);

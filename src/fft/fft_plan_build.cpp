@@ -2,7 +2,10 @@
 // several passes through global memory, or Bluestein), twiddle and chirp tables, the size of
 // the scratch an execution leases, and the programs.
 //
-// Kernel kinds of a plan (each a "stage", all the same entry point with different constants):
+// Kernel kinds of a plan (each a "stage", the same entry point with different constants, except
+// the lane kernel):
+//   lanes       CPU devices (fft_lanes: FFT_LANES > 0), smooth n in [FFT_LANE_MIN, FFT_LANE_MAX]:
+//               fft_lanes.cl, FFT_LANES transforms per work-item in vector lanes, one launch
 //   single      n <= local limit, smooth: the whole batch in one launch
 //   passes      smooth n = R_1 * ... * R_P: pass p is a batch of R_p-point FFTs over the
 //               Stockham positions (input stride n / R_p, twiddle on load, output split by NS)
@@ -14,14 +17,49 @@
 
 namespace clforge {
 
-void FftPlan::Impl::build(const Tuning& tuning) {
+void FftPlan::Impl::build(const Tuning& all) {
   const DeviceInfo& dev = *qc.info;
   const std::size_t n = desc.n, batch = desc.batch;
   const FftLayout& li = desc.in;
   const FftLayout& lo = desc.out;
+  const Tuning tuning = detail::overrides_for(all, kRoutine);
   const Configuration top = resolve_configuration(kRoutine, std::to_string(n), dev, tuning);
   std::ostringstream how_s;
   how_s << "n=" << n << " batch=" << batch << ": ";
+
+  // The lane kernel where its row asks for it and the length is in its range (and its passes
+  // have butterflies: smooth lengths, at most 8 passes).
+  const Configuration lanes =
+      resolve_configuration("fft_lanes", std::to_string(n), dev, detail::overrides_for(all, "fft_lanes"));
+  if (lanes.at("FFT_LANES") > 0 && detail::fft_smooth(n) && n >= static_cast<std::size_t>(lanes.at("FFT_LANE_MIN")) &&
+      n <= static_cast<std::size_t>(lanes.at("FFT_LANE_MAX"))) {
+    const std::vector<int> radices = detail::fft_radices(n, lanes.at("FFT_LANE_RADIX"), 0);
+    if (!radices.empty() && radices.size() <= 8) {
+      Stage s;
+      s.lanes = true;
+      s.cfg = lanes;
+      s.shape.n = static_cast<int>(n);
+      s.shape.radices = radices;
+      s.in_off = static_cast<long long>(li.offset);
+      s.in_dh = static_cast<long long>(li.distance);
+      s.in_S = static_cast<long long>(li.stride);
+      s.out_off = static_cast<long long>(lo.offset);
+      s.out_dh = static_cast<long long>(lo.distance);
+      s.out_S = static_cast<long long>(lo.stride);
+      s.scaled = true;
+      s.twl = twiddles(n);
+      s.role = "lane kernel, " + std::to_string(lanes.at("FFT_LANES")) + " transforms per work-item";
+      stages.push_back(std::move(s));
+      chunk = std::min<std::size_t>(batch, std::size_t{1} << 30);
+      const bool long_index = span_of(li, n, batch) > static_cast<std::size_t>(INT_MAX) ||
+                              span_of(lo, n, batch) > static_cast<std::size_t>(INT_MAX);
+      stages[0].shape.long_index = long_index;
+      how_s << "one lane kernel\n  " << stages[0].role << ": radix ";
+      for (std::size_t i = 0; i < radices.size(); ++i) how_s << (i ? "*" : "") << radices[i];
+      how = how_s.str();
+      return;
+    }
+  }
 
   // One kernel of the length (smooth) or of its power-of-two Bluestein length, where the limit
   // allows it and make_stage fits it with the layout's own access modes (a length that fits only
@@ -232,6 +270,14 @@ void FftPlan::Impl::build(const Tuning& tuning) {
 void FftPlan::Impl::compile() {
   const detail::KernelSpec& spec = detail::kernel_spec(kRoutine);
   for (auto& s : stages) {
+    if (s.lanes) {  // routine constants: the length and the radices of its passes
+      std::ostringstream o;
+      o << "-DFFT_N=" << s.shape.n << " -DFFT_NP=" << s.shape.radices.size();
+      for (std::size_t i = 0; i < s.shape.radices.size(); ++i) o << " -DFFT_R" << i + 1 << "=" << s.shape.radices[i];
+      if (s.shape.long_index) o << " -DCLF_LONG_INDEX=1";
+      s.program = detail::get_program(qc, detail::kernel_spec("fft_lanes"), s.cfg, o.str());
+      continue;
+    }
     // The program depends on the routine constants (which already encode the radices, the
     // work-group and the modes) and on the parameters the kernel reads: the launcher-only ones
     // stay out of the build options (ParamInfo::launcher_only), and the local-memory ones of a

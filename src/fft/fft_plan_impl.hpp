@@ -63,6 +63,7 @@ struct Stage {
   cl::Buffer twl, tw_hi, tw_lo, aux_in, aux_out, bq, tw_b;
   int tw_shift = 0;
   std::string role;
+  bool lanes = false;  // the lane kernel (fft_lanes.cl): shape.n and shape.radices, cfg of fft_lanes
 };
 
 inline cl_float2 to_float2(const detail::cdouble& v) {

@@ -203,8 +203,15 @@ class FftInstance : public TuneInstance {
            (z_.interleaved ? ", interleaved" : "");
   }
 
+  // The candidates are fft_local's parameters: the lane kernel, which would ignore them, stays off.
+  static Tuning without_lanes(const ParamMap& p) {
+    Tuning t{p, false};
+    t.overrides["FFT_LANES"] = 0;
+    return t;
+  }
+
   void build(const QueueContext& qc, const Configuration& cfg) const override {
-    fft_build_programs(qc, desc_, Tuning{cfg.values, false});
+    fft_build_programs(qc, desc_, without_lanes(cfg.values));
   }
 
   void poison(cl::CommandQueue& queue) override { out_.poison(queue); }
@@ -212,7 +219,7 @@ class FftInstance : public TuneInstance {
   cl::Event run(cl::CommandQueue& queue, const ParamMap& params) override {
     if (!plan_ || plan_params_ != params) {  // one plan per candidate, made at its first run
       plan_.reset();
-      plan_ = std::make_unique<FftPlan>(queue, desc_, Tuning{params, false});
+      plan_ = std::make_unique<FftPlan>(queue, desc_, without_lanes(params));
       plan_params_ = params;
     }
     cl::Event ev;
