@@ -146,6 +146,13 @@ TEST_SUITE("fft_params") {
     CHECK(plan.describe().find("lane kernel, 8 transforms per work-item: radix 4*2*5*5*5") != std::string::npos);
     d.n = 5000;  // above FFT_LANE_MAX: fft_local
     CHECK(FftPlan(test::session().queue, d, Tuning{p, false}).describe().find("lane kernel") == std::string::npos);
+    // fft_local parameters chosen for the length beat the device's shipped lane row (CPU row: lanes).
+    d.n = 1000;
+    const bool cpu_lanes = test::session().entry.info.type == "CPU";
+    CHECK((FftPlan(test::session().queue, d, Tuning{{}, false}).describe().find("lane kernel") != std::string::npos) ==
+          cpu_lanes);
+    CHECK(FftPlan(test::session().queue, d, Tuning{{{"FFT_WG", 64}}, false}).describe().find("lane kernel") ==
+          std::string::npos);
   }
 }
 

@@ -79,12 +79,9 @@ void FftPlan::Impl::run(cl::CommandQueue& q, int dir, const cl::Buffer& in, cons
             static_cast<std::size_t>(s.in_off) + (s.in_buf == Buf::User ? c0 * desc.in.distance : 0);
         const std::size_t out_off =
             static_cast<std::size_t>(s.out_off) + (s.out_buf == Buf::User ? c0 * desc.out.distance : 0);
-        if (s.lanes) {
-          const std::size_t lanes = static_cast<std::size_t>(s.cfg.at("FFT_LANES"));
-          cl::Kernel k = detail::get_kernel(s.program, detail::kFftLanes.kernel);
-          detail::Args(k, detail::kFftLanes, s.shape.long_index)
-              .i32("count", static_cast<long long>(cnt))
-              .buffer("in", bin)
+        // The arguments both entry points take: the two sides, the conjugations and the scale.
+        auto sides = [&](detail::Args& a) -> detail::Args& {
+          return a.buffer("in", bin)
               .index("in_off", in_off)
               .index("in_dh", static_cast<std::size_t>(s.in_dh))
               .index("in_S", static_cast<std::size_t>(s.in_S))
@@ -94,29 +91,22 @@ void FftPlan::Impl::run(cl::CommandQueue& q, int dir, const cl::Buffer& in, cons
               .index("out_S", static_cast<std::size_t>(s.out_S))
               .f32("cj_in", sign_value(s.cj_in, dir))
               .f32("cj_out", sign_value(s.cj_out, dir))
-              .f32("scale", s.scaled ? scale : 1.0f)
-              .buffer("tw", s.twl)
-              .finish();
+              .f32("scale", s.scaled ? scale : 1.0f);
+        };
+        if (s.lanes) {
+          const std::size_t lanes = static_cast<std::size_t>(s.cfg.at("FFT_LANES"));
+          cl::Kernel k = detail::get_kernel(s.program, detail::kFftLanes.kernel);
+          detail::Args a(k, detail::kFftLanes, s.shape.long_index);
+          sides(a.i32("count", static_cast<long long>(cnt))).buffer("tw", s.twl).finish();
           chain.kernel(k, cl::NDRange((cnt + lanes - 1) / lanes), cl::NDRange(1), ++index == launches, s.role);
           continue;
         }
         const std::size_t total = cnt * s.shape.split_l;
         cl::Kernel k = detail::get_kernel(s.program, detail::kFftLocal.kernel);  // this thread's kernel object
-        detail::Args(k, detail::kFftLocal, s.shape.long_index)
-            .i32("total", static_cast<long long>(total))
-            .buffer("in", bin)
-            .index("in_off", in_off)
-            .index("in_dh", static_cast<std::size_t>(s.in_dh))
-            .index("in_S", static_cast<std::size_t>(s.in_S))
+        detail::Args a(k, detail::kFftLocal, s.shape.long_index);
+        sides(a.i32("total", static_cast<long long>(total)))
             .i32("in_len", s.in_len)
-            .buffer("out", bout)
-            .index("out_off", out_off)
-            .index("out_dh", static_cast<std::size_t>(s.out_dh))
-            .index("out_S", static_cast<std::size_t>(s.out_S))
             .i32("out_len", s.out_len)
-            .f32("cj_in", sign_value(s.cj_in, dir))
-            .f32("cj_out", sign_value(s.cj_out, dir))
-            .f32("scale", s.scaled ? scale : 1.0f)
             .buffer("twl", s.twl() ? s.twl : dummy)
             .buffer("tw_hi", s.tw_hi() ? s.tw_hi : dummy)
             .buffer("tw_lo", s.tw_lo() ? s.tw_lo : dummy)

@@ -27,11 +27,30 @@ void FftPlan::Impl::build(const Tuning& all) {
   std::ostringstream how_s;
   how_s << "n=" << n << " batch=" << batch << ": ";
 
+  // A stage of the whole transform: it reads and writes the caller's layouts and scales.
+  auto user_sides = [&](Stage& s) {
+    s.in_off = static_cast<long long>(li.offset);
+    s.in_dh = static_cast<long long>(li.distance);
+    s.in_S = static_cast<long long>(li.stride);
+    s.out_off = static_cast<long long>(lo.offset);
+    s.out_dh = static_cast<long long>(lo.distance);
+    s.out_S = static_cast<long long>(lo.stride);
+    s.scaled = true;
+  };
+
   // The lane kernel where its row asks for it and the length is in its range (and its passes
-  // have butterflies: smooth lengths, at most 8 passes).
+  // have butterflies: smooth lengths, at most 8 passes). fft_local parameters that someone chose
+  // for this length (the user database, a tuning file, an override: a `clforge tune fft` result)
+  // take precedence over a shipped lane row; a lane row chosen the same way over them.
   const Configuration lanes =
       resolve_configuration("fft_lanes", std::to_string(n), dev, detail::overrides_for(all, "fft_lanes"));
-  if (lanes.at("FFT_LANES") > 0 && detail::fft_smooth(n) && n >= static_cast<std::size_t>(lanes.at("FFT_LANE_MIN")) &&
+  auto chosen = [](const std::string& source) {
+    return source.rfind("shipped", 0) != 0 && source.rfind("built-in", 0) != 0;
+  };
+  bool local_chosen = false;
+  for (const auto& [name, source] : top.sources) local_chosen = local_chosen || chosen(source);
+  const bool lanes_wanted = lanes.at("FFT_LANES") > 0 && (chosen(lanes.sources.at("FFT_LANES")) || !local_chosen);
+  if (lanes_wanted && detail::fft_smooth(n) && n >= static_cast<std::size_t>(lanes.at("FFT_LANE_MIN")) &&
       n <= static_cast<std::size_t>(lanes.at("FFT_LANE_MAX"))) {
     const std::vector<int> radices = detail::fft_radices(n, lanes.at("FFT_LANE_RADIX"), 0);
     if (!radices.empty() && radices.size() <= 8) {
@@ -40,13 +59,7 @@ void FftPlan::Impl::build(const Tuning& all) {
       s.cfg = lanes;
       s.shape.n = static_cast<int>(n);
       s.shape.radices = radices;
-      s.in_off = static_cast<long long>(li.offset);
-      s.in_dh = static_cast<long long>(li.distance);
-      s.in_S = static_cast<long long>(li.stride);
-      s.out_off = static_cast<long long>(lo.offset);
-      s.out_dh = static_cast<long long>(lo.distance);
-      s.out_S = static_cast<long long>(lo.stride);
-      s.scaled = true;
+      user_sides(s);
       s.twl = twiddles(n);
       s.role = "lane kernel, " + std::to_string(lanes.at("FFT_LANES")) + " transforms per work-item";
       stages.push_back(std::move(s));
@@ -68,13 +81,7 @@ void FftPlan::Impl::build(const Tuning& all) {
     if (len > detail::fft_local_limit(cfg.values, dev, !bluestein)) return std::nullopt;
     try {
       Stage s = make_stage(len, cfg, li.stride, li.distance, lo.stride, lo.distance, bluestein);
-      s.in_off = static_cast<long long>(li.offset);
-      s.in_dh = static_cast<long long>(li.distance);
-      s.in_S = static_cast<long long>(li.stride);
-      s.out_off = static_cast<long long>(lo.offset);
-      s.out_dh = static_cast<long long>(lo.distance);
-      s.out_S = static_cast<long long>(lo.stride);
-      s.scaled = true;
+      user_sides(s);
       s.shape.inplace = desc.in_place;
       return s;
     } catch (const UnsupportedDevice&) {
