@@ -282,8 +282,6 @@ void FftPlan::Impl::compile() {
       o << "-DFFT_N=" << s.shape.n << " -DFFT_NP=" << s.shape.radices.size();
       for (std::size_t i = 0; i < s.shape.radices.size(); ++i) o << " -DFFT_R" << i + 1 << "=" << s.shape.radices[i];
       if (s.shape.long_index) o << " -DCLF_LONG_INDEX=1";
-      if (s.in_S == 1) o << " -DFFT_IN_UNIT=1";
-      if (s.out_S == 1) o << " -DFFT_OUT_UNIT=1";
       s.program = detail::get_program(qc, detail::kernel_spec("fft_lanes"), s.cfg, o.str());
       continue;
     }
