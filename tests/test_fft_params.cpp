@@ -120,14 +120,15 @@ TEST_SUITE("fft_params") {
     // Lane tails (batches not a multiple of the width), every butterfly the kernel can meet
     // (2 … 16 and the odd primes), one to eight passes, and the layouts of the plan API.
     std::uint64_t seed = test::seed() + 900;
-    for (int lanes : {4, 8, 16})
-      for (int radix : {4, 8, 16}) {
-        const ParamMap p{{"FFT_LANES", lanes}, {"FFT_LANE_RADIX", radix}, {"FFT_LANE_MIN", 1}, {"FFT_LANE_MAX", 4096}};
-        CAPTURE(params_of(Tuning{p, false}));
-        for (std::size_t n : {std::size_t{128}, std::size_t{360}, std::size_t{2310}})
-          check_fft(with(contiguous(n, 13, n == 360), p), seed++);
-      }
-    const ParamMap p{{"FFT_LANES", 8}, {"FFT_LANE_RADIX", 4}, {"FFT_LANE_MIN", 1}, {"FFT_LANE_MAX", 4096}};
+    auto lane_params = [](int lanes, int radix) {
+      return ParamMap{{"FFT_LANES", lanes}, {"FFT_LANE_RADIX", radix}, {"FFT_LANE_MIN", 1}, {"FFT_LANE_MAX", 4096}};
+    };
+    for (int lanes : {4, 8, 16})  // 360 = 4*2*3*3*5 or 8*3*3*5
+      for (int radix : {4, 8, 16}) check_fft(with(contiguous(360, 13, true), lane_params(lanes, radix)), seed++);
+    for (int radix : {4, 8, 16})  // 128 = 4*4*4*2, 8*8*2, 16*8
+      check_fft(with(contiguous(128, 13), lane_params(8, radix)), seed++);
+    check_fft(with(contiguous(2310, 13), lane_params(16, 8)), seed++);  // 2*3*5*7*11: five odd passes
+    const ParamMap p = lane_params(8, 4);
     for (std::size_t n : {2, 3, 13, 4096}) check_fft(with(contiguous(n, n < 16 ? 21 : 3), p), seed++);
     Case c = contiguous(1000, 9, true);  // interleaved in, strided out with an offset, inverse scaled
     c.in = {9, 1, 0};
