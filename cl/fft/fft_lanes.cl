@@ -15,8 +15,8 @@
 // last transform again and store nothing.
 //
 // Work-groups of one work-item: each work-item is independent, and PoCL gives work-groups to its
-// threads. A work-item's private arrays take 2 FFT_N FFT_LANES 8 bytes (512 KiB for 4096 points
-// in 8 lanes); the launcher keeps that within the device's limit (FFT_LANE_MAX).
+// threads. A work-item's private arrays take 2 FFT_N FFT_LANES 8 bytes (2 MiB for 16384 points
+// in 8 lanes); the database row's FFT_LANE_MAX bounds the lengths that come here.
 //
 // The inverse direction conjugates on load and store (cj_in, cj_out = -1), as fft.cl does.
 

@@ -168,7 +168,11 @@ KernelSpec fft_lanes_spec() {
       {"FFT_LANES", 0, {0, 4, 8, 16}, "transforms per work-item of the CPU lane kernel (0: not used)"},
       {"FFT_LANE_RADIX", 8, {4, 8, 16}, "lane kernel: largest power-of-two radix of a pass", true},
       {"FFT_LANE_MIN", 128, {1, 16, 32, 64, 128, 256, 512}, "lane kernel: shortest length it computes", true},
-      {"FFT_LANE_MAX", 4096, {256, 512, 1024, 2048, 4096, 8192}, "lane kernel: longest length it computes", true},
+      {"FFT_LANE_MAX",
+       4096,
+       {256, 512, 1024, 2048, 4096, 8192, 16384},
+       "lane kernel: longest length it computes",
+       true},
   };
   s.check = [](const ParamMap& p, const std::string&) -> std::string {
     if (p.at("FFT_LANE_MIN") > p.at("FFT_LANE_MAX")) return "FFT_LANE_MIN must not exceed FFT_LANE_MAX";
