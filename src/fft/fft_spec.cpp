@@ -166,7 +166,7 @@ KernelSpec fft_lanes_spec() {
   s.database = "db/fft_lanes.json";
   s.params = {
       {"FFT_LANES", 0, {0, 4, 8, 16}, "transforms per work-item of the CPU lane kernel (0: not used)"},
-      {"FFT_LANE_RADIX", 8, {4, 8, 16}, "lane kernel: largest power-of-two radix of a pass", true},
+      {"FFT_LANE_RADIX", 8, {4, 8, 16, 32}, "lane kernel: largest power-of-two radix of a pass", true},
       {"FFT_LANE_MIN", 128, {1, 16, 32, 64, 128, 256, 512}, "lane kernel: shortest length it computes", true},
       {"FFT_LANE_MAX",
        4096,
