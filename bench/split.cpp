@@ -298,7 +298,7 @@ bool run_split(const DeviceGroup& group, const SplitCase& c, const SplitOptions&
   GroupRun r = job->run(group, split);
   const double err = job->error(), tol = job->tolerance();
   if (split.mode == SplitMode::Auto)  // Auto's other calibration calls
-    for (int k = 1; k < kAutoCalibrationCalls; ++k) job->run(group, split);
+    for (int k = 1; k < kAutoCalibrationCallsMax; ++k) job->run(group, split);
   std::vector<GroupRun> last;
   const Timing t = time_configs(*job, group, {split}, std::max(1, reps), last).front();
   r = last.front();
@@ -388,14 +388,15 @@ void bench_split(const DeviceGroup& group, Report& report, const SplitCase& c, c
   configs.push_back(o.split);
   configs.back().overlap = false;
   for (std::size_t d = 0; d < D; ++d) configs.push_back(alone(o.split, D, d));
-  // A first call of each (plans, kernels), the group's checked; Auto calibrates in up to three
-  // calls (the devices together, the fastest alone, the split), all before the other
-  // configurations (the one without overlap is an Auto call too, which uses what they stored).
+  // A first call of each (plans, kernels), the group's checked; Auto calibrates in three calls
+  // (the devices together, the fastest alone, the split) and one more per halving of the others'
+  // shares after a losing split, all before the other configurations (the one without overlap
+  // is an Auto call too, which uses what they stored).
   job->reset();
   job->run(group, configs[0]);
   const double err = job->error(), tol = job->tolerance();
   if (o.split.mode == SplitMode::Auto)
-    for (int k = 1; k < kAutoCalibrationCalls; ++k) job->run(group, configs[0]);
+    for (int k = 1; k < kAutoCalibrationCallsMax; ++k) job->run(group, configs[0]);
   for (std::size_t k = 1; k < configs.size(); ++k) job->run(group, configs[k]);
   std::vector<GroupRun> last;
   const std::vector<Timing> t = time_configs(*job, group, configs, o.reps, last);

@@ -267,4 +267,45 @@ TEST_SUITE("group") {
     CHECK(devices[1] == group().size());
     CHECK(devices[2] == 1);
   }
+
+  TEST_CASE("auto: a split slower than the fastest device alone is measured again with smaller shares") {
+    if (group().size() != 2) return;
+    const test::ScopedEnv env("CLFORGE_USER_TUNING_DIR", test::temp_dir("group_auto_halve"));
+    const std::size_t rows = 64, cols = 43;  // a size class no other case uses
+    const auto in = host::random_floats(rows * cols, test::seed() + 83);
+    std::vector<float> ref(in.size());
+    host::transpose(rows, cols, 4, in.data(), cols, ref.data(), rows);
+    // Stored: equal rates (the first device counts as the fastest), the first alone at 512 MB/s,
+    // no split measured yet; the second device sleeps 20 ms per chunk, so every split runs far
+    // below 512. Each split call then halves the first device's GROUP_SHARE (100, 50, 25, 12, 6
+    // percent of the second's rate): its share goes 1/2, 1/3, 1/5, 0.12/1.12, 0.06/1.06; at the
+    // last, under twice the 4 % minimum, the split's value is stored and the next call runs the
+    // first device alone.
+    const std::string variant = "transpose:4B cols=43";
+    for (std::size_t d = 0; d < 2; ++d)
+      store_user_entry(group().entry(d).info, "group", variant, {{"GROUP_RATE", 1024}, {"GROUP_ALONE", 512}}, "test");
+    SplitOptions o;
+    o.mode = SplitMode::Auto;
+    o.chunk = 4;
+    o.fault = [](std::size_t device, std::size_t) {
+      if (device == 1) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    };
+    const double shares[] = {1.0 / 2, 1.0 / 3, 1.0 / 5, 0.12 / 1.12, 0.06 / 1.06, 0.0};
+    const int percent[] = {50, 25, 12, 6, 6, 6};  // GROUP_SHARE stored after each call
+    int call = 0;
+    for (double share : shares) {
+      CAPTURE(share);
+      std::vector<float> out = host::poisoned(in.size());
+      const GroupRun r = transpose(group(), rows, cols, 4, in.data(), out.data(), o);
+      CHECK(out == ref);
+      REQUIRE(r.weights.size() == 2);
+      CHECK(std::fabs(r.weights[1] / (r.weights[0] + r.weights[1]) - share) < 0.01);
+      const auto stored = [&](std::size_t d, const char* p) {
+        return resolve_configuration("group", variant, group().entry(d).info, Tuning{}).at(p);
+      };
+      CHECK(stored(0, "GROUP_SHARE") == percent[call]);
+      CHECK((stored(0, "GROUP_SPLIT") == 0) == (call < 4));  // measured again by the next call
+      ++call;
+    }
+  }
 }

@@ -64,15 +64,19 @@ enum class SplitMode {
   /// from the end of the share of the device with the most left, so a rate that is off costs
   /// little. It calibrates in kAutoCalibrationCalls complete calls: a call that finds a device
   /// without a rate runs Dynamic and measures every device's throughput; the next runs the
-  /// fastest alone, the next the split, each measured; all go to the user database (in memory
-  /// only when it is off). docs/group.md.
+  /// fastest alone, the next the split, each measured; a split slower than the fastest alone is
+  /// measured again in a further call with the other devices' shares halved, while they stay
+  /// above 4 %; all go to the user database (in memory only when it is off). docs/group.md.
   Auto,
   Weights,  ///< SplitOptions::weights: device d takes a contiguous share in proportion
   Dynamic,  ///< every device takes the next chunk when it has a free queue
 };
 /// Calls of a routine and size class in which SplitMode::Auto measures a group (each a complete,
-/// correct call): the devices together (Dynamic), the fastest alone, the split by the rates.
+/// correct call): the devices together (Dynamic), the fastest alone, the split by the rates (and,
+/// where that split lost, one more call per halving of the other devices' shares).
 inline constexpr int kAutoCalibrationCalls = 3;
+/// At most this many: the three, then one per halving of GROUP_SHARE (100, 50, 25, 12, 6, 3).
+inline constexpr int kAutoCalibrationCallsMax = kAutoCalibrationCalls + 5;
 const char* to_string(SplitMode m);
 /// "auto", "weights", "dynamic" (case-insensitive); throws InvalidArgument naming the text.
 SplitMode parse_split_mode(const std::string& text);

@@ -316,6 +316,12 @@ KernelSpec group_spec() {
        "MB/s of host data of a whole group call of the routine split by GROUP_RATE over the group of which this "
        "device is the fastest (auto splits when this beats GROUP_ALONE; 0: not measured)",
        true},
+      {"GROUP_SHARE",
+       100,
+       {100, 50, 25, 12, 6, 3},
+       "percent of their GROUP_RATE that the auto split gives the devices other than this one, the fastest of its "
+       "group (halved after each measured split slower than this device alone)",
+       true},
   };
   s.check = [](const ParamMap&, const std::string&) -> std::string { return {}; };
   return s;

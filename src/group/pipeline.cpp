@@ -93,11 +93,12 @@ std::size_t plan_items(std::size_t chunk, std::size_t count) {
   return items;
 }
 
+// A device that would add under 4 % of the group's throughput costs more than it gives (its
+// setup, shared operands, and the host cores and memory bandwidth it takes from the others'
+// staging copies).
+constexpr double kMinAutoShare = 0.04;
+
 std::vector<double> auto_weights(const std::vector<double>& rates) {
-  // A device that would add under 4 % of the group's throughput costs more than it gives (its
-  // setup, shared operands, and the host cores and memory bandwidth it takes from the others'
-  // staging copies).
-  constexpr double kMinAutoShare = 0.04;
   const double total = std::accumulate(rates.begin(), rates.end(), 0.0);
   std::vector<double> w = rates;
   for (double& x : w)
@@ -201,6 +202,7 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
   std::size_t measure_split = D;  // Auto: the split by the rates, measuring its whole call (on the fastest's row)
   std::size_t decided = D;        // Auto: the fastest device, when the call chose from both measured options
   bool decided_alone = false;
+  int share = 100;  // Auto: GROUP_SHARE of the fastest device
   if (D == 1) {
     run.mode = SplitMode::Weights;
     weights = {1.0};
@@ -209,12 +211,17 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
     const bool missing = std::any_of(rate.begin(), rate.end(), [](double r) { return r <= 0; });
     measure = missing && opt.overlap;
     run.mode = missing ? SplitMode::Dynamic : SplitMode::Weights;
-    weights = missing ? rate : auto_weights(rate);
+    weights = rate;
     if (!missing) {
       // The split against its fastest device alone, whole calls measured each way (the split's
       // rates leave out its fill, drain and the devices' setup, which may outweigh what the
-      // others add): first the device alone, then the split, then whichever was faster.
+      // others add): first the device alone, then the split, then whichever was faster. The
+      // others get GROUP_SHARE percent of their rates (of the fastest device's row).
       const std::size_t best = static_cast<std::size_t>(std::max_element(rate.begin(), rate.end()) - rate.begin());
+      share = resolve_configuration("group", variants[best], group.entry(best).info, group_tuning).at("GROUP_SHARE");
+      for (std::size_t d = 0; d < D; ++d)
+        if (d != best) weights[d] *= share / 100.0;
+      weights = auto_weights(weights);
       const double together = std::accumulate(weights.begin(), weights.end(), 0.0);
       const bool others = together > weights[best];
       if (others && alone[best] <= 0 && opt.overlap)
@@ -356,12 +363,24 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
   if (measure_alone < D)
     store(measure_alone, {{"GROUP_RATE", quantize_rate(rate[measure_alone])}, {"GROUP_ALONE", quantize_rate(whole)}},
           "auto split: measured in a dynamic run, then alone");
-  if (measure_split < D)
-    store(measure_split,
-          {{"GROUP_RATE", quantize_rate(rate[measure_split])},
-           {"GROUP_ALONE", quantize_rate(alone[measure_split])},
-           {"GROUP_SPLIT", quantize_rate(whole)}},
-          "auto split: measured in a dynamic run, alone, then split");
+  if (measure_split < D) {
+    // A split slower than its fastest device alone is measured again with the other devices'
+    // shares halved (GROUP_SHARE on the fastest's row, the split's value cleared), while they
+    // stay above twice the minimum share: the devices slow each other down (host memory, host
+    // cores), so the best split often gives the others less than the rates they reached beside
+    // each other.
+    const std::size_t b = measure_split;
+    const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
+    const bool lost = whole < alone[b] && !opt.tuning.overrides.count("GROUP_SHARE");
+    const bool smaller = lost && share > 3 && total > 0 && (total - weights[b]) / total > 2 * kMinAutoShare;
+    store(b,
+          {{"GROUP_RATE", quantize_rate(rate[b])},
+           {"GROUP_ALONE", quantize_rate(alone[b])},
+           {"GROUP_SPLIT", smaller ? 0 : quantize_rate(whole)},
+           {"GROUP_SHARE", smaller ? share / 2 : share}},
+          smaller ? "auto split: measured in a dynamic run, alone, then split; split again with smaller shares"
+                  : "auto split: measured in a dynamic run, alone, then split");
+  }
   if (decided < D) {
     // Every later call checks its choice: its whole call's rate averaged into the value the
     // choice was made by (kept by this process), so a choice that one calibration call's noise
