@@ -313,10 +313,16 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
                         s.failed_device, name, c.id, c.first, c.count);
   }
   // Auto's measurements, for later calls: a device's MB/s of host data after the chunks that were
-  // in flight at its first completion, beside the others (measure) or alone (measure_alone).
+  // in flight at its first completion, beside the others (measure) or alone (measure_alone). A
+  // device that got no chunk past those (few, large chunks: the blur's bands on a GPU) counts its
+  // whole share over its time to the last one back, fill included: taking that device for a
+  // slow one (the call's time, set by the slowest device) once made a CPU device the "fastest"
+  // of an H100's group and Auto split a blur that the H100 does 2.5x faster alone.
   auto measured = [&](std::size_t d) {
     const DeviceShare& sh = run.shares[d];
-    if (!runners[d] || sh.chunks <= runners[d]->warm_chunks_) return 0.0;
+    if (!runners[d] || sh.chunks == 0 || sh.seconds <= 0) return 0.0;
+    if (sh.chunks <= runners[d]->warm_chunks_)
+      return static_cast<double>(sh.items) * static_cast<double>(job.item_bytes) / sh.seconds / 1e6;
     const double secs = sh.seconds - runners[d]->first_seconds_;
     return secs <= 0 ? 0.0
                      : static_cast<double>(sh.items - runners[d]->first_items_) * static_cast<double>(job.item_bytes) /
@@ -345,12 +351,11 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
     for (std::size_t d = 0; d < D; ++d) {
       if (const double mbs = measured(d); mbs > 0) {
         store(d, {{"GROUP_RATE", quantize_rate(mbs)}}, "auto split: measured in a dynamic run");
-      } else if (runners[d] && (run.shares[d].chunks > 0 || runners[d]->prepared_at_ > job_end)) {
-        // No chunk past its first ones while the others did the job, though its first ones came
-        // back (a slow device) or its setup outlasted the job (SGEMM's A on a slow device): at
-        // most one more chunk in the call's time, remembered by this process only. A device
-        // set up but without any chunk back (its first launch compiling) is measured again by
-        // the next call.
+      } else if (runners[d] && runners[d]->prepared_at_ > job_end) {
+        // No chunk while the others did the job, its setup outlasting it (SGEMM's A on a slow
+        // device): at most one chunk in the call's time, remembered by this process only. A
+        // device set up but without any chunk back (its first launch compiling) is measured
+        // again by the next call.
         const double bound = static_cast<double>(run.shares[d].items + run.shares[d].chunk) *
                              static_cast<double>(job.item_bytes) / std::max(run.seconds, 1e-9) / 1e6;
         remember_rate(rate_key(variants[d], group.entry(d).info), std::max(bound, 1e-3));
