@@ -64,7 +64,9 @@ enum class SplitMode {
   /// from the end of the share of the device with the most left, so a rate that is off costs
   /// little. It calibrates in kAutoCalibrationCalls complete calls: a call that finds a device
   /// without a rate runs Dynamic and measures every device's throughput; the next runs the
-  /// fastest alone, the next the split, each measured; a split slower than the fastest alone is
+  /// fastest alone (every device within half of the best rate once, the fastest alone being the
+  /// one whose whole call was fastest), the next the split, each measured; a split slower than
+  /// the fastest alone is
   /// measured again in a further call with the other devices' shares halved, while they stay
   /// above 4 %; all go to the user database (in memory only when it is off). docs/group.md.
   Auto,
@@ -75,8 +77,10 @@ enum class SplitMode {
 /// correct call): the devices together (Dynamic), the fastest alone, the split by the rates (and,
 /// where that split lost, one more call per halving of the other devices' shares).
 inline constexpr int kAutoCalibrationCalls = 3;
-/// At most this many: the three, then one per halving of GROUP_SHARE (100, 50, 25, 12, 6, 3).
-inline constexpr int kAutoCalibrationCallsMax = kAutoCalibrationCalls + 5;
+/// At most this many for two devices: the three, one more where the second device's rate is
+/// within half of the first's (each such device runs alone once), then one per halving of
+/// GROUP_SHARE (100, 50, 25, 12, 6, 3).
+inline constexpr int kAutoCalibrationCallsMax = kAutoCalibrationCalls + 6;
 const char* to_string(SplitMode m);
 /// "auto", "weights", "dynamic" (case-insensitive); throws InvalidArgument naming the text.
 SplitMode parse_split_mode(const std::string& text);

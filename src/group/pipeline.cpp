@@ -215,27 +215,46 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
     if (!missing) {
       // The split against its fastest device alone, whole calls measured each way (the split's
       // rates leave out its fill, drain and the devices' setup, which may outweigh what the
-      // others add): first the device alone, then the split, then whichever was faster. The
-      // others get GROUP_SHARE percent of their rates (of the fastest device's row).
-      const std::size_t best = static_cast<std::size_t>(std::max_element(rate.begin(), rate.end()) - rate.begin());
+      // others add): first the device alone, then the split, then whichever was faster. Rates
+      // measured beside each other carry the contention the devices cause each other (a CPU
+      // device's kernels slow a GPU's staging copies), so every device within half of the best
+      // rate runs alone once (GROUP_ALONE on its row) and the fastest is the one whose whole call
+      // alone was fastest. The others get GROUP_SHARE percent of their rates (of its row).
+      const double top = *std::max_element(rate.begin(), rate.end());
+      std::vector<std::size_t> candidates;  // by rate, fastest first
+      for (std::size_t d = 0; d < D; ++d)
+        if (rate[d] >= 0.5 * top) candidates.push_back(d);
+      std::stable_sort(candidates.begin(), candidates.end(),
+                       [&](std::size_t x, std::size_t y) { return rate[x] > rate[y]; });
+      std::size_t best = candidates.front();
+      for (const std::size_t d : candidates)
+        if (alone[d] > alone[best]) best = d;
       share = resolve_configuration("group", variants[best], group.entry(best).info, group_tuning).at("GROUP_SHARE");
       for (std::size_t d = 0; d < D; ++d)
         if (d != best) weights[d] *= share / 100.0;
       weights = auto_weights(weights);
       const double together = std::accumulate(weights.begin(), weights.end(), 0.0);
       const bool others = together > weights[best];
-      if (others && alone[best] <= 0 && opt.overlap)
-        measure_alone = best;
-      else if (others && split[best] <= 0 && opt.overlap)
-        measure_split = best;
-      bool by_itself = !others || measure_alone == best;
-      if (others && measure_alone == D && measure_split == D) {
-        by_itself = alone[best] > 0 && split[best] > 0 && alone[best] >= split[best];  // else not calibrated: split
+      if (others && opt.overlap)
+        for (const std::size_t d : candidates)
+          if (alone[d] <= 0) {
+            measure_alone = d;
+            break;
+          }
+      if (others && measure_alone == D && split[best] <= 0 && opt.overlap) measure_split = best;
+      std::size_t solo = D;  // the device that runs this call alone
+      if (measure_alone < D) {
+        solo = measure_alone;
+      } else if (!others) {
+        solo = best;
+      } else if (measure_split == D) {
+        const bool by_itself = alone[best] > 0 && split[best] > 0 && alone[best] >= split[best];  // else: split
         if (alone[best] > 0 && split[best] > 0 && opt.overlap) decided = best, decided_alone = by_itself;
+        if (by_itself) solo = best;
       }
-      if (by_itself) {
+      if (solo < D) {
         weights.assign(D, 0.0);
-        weights[best] = 1.0;
+        weights[solo] = 1.0;
       }
     }
   }
