@@ -64,7 +64,7 @@ enum class SplitMode {
   /// from the end of the share of the device with the most left, so a rate that is off costs
   /// little. It calibrates in kAutoCalibrationCalls complete calls: a call that finds a device
   /// without a rate runs Dynamic and measures every device's throughput; the next runs the
-  /// fastest alone (every device within half of the best rate once, the fastest alone being the
+  /// fastest alone (every device above a tenth of the best rate once, the fastest alone being the
   /// one whose whole call was fastest), the next the split, each measured; a split slower than
   /// the fastest alone is
   /// measured again in a further call with the other devices' shares halved, while they stay
@@ -78,7 +78,7 @@ enum class SplitMode {
 /// where that split lost, one more call per halving of the other devices' shares).
 inline constexpr int kAutoCalibrationCalls = 3;
 /// At most this many for two devices: the three, one more where the second device's rate is
-/// within half of the first's (each such device runs alone once), then one per halving of
+/// above a tenth of the first's (each such device runs alone once), then one per halving of
 /// GROUP_SHARE (100, 50, 25, 12, 6, 3).
 inline constexpr int kAutoCalibrationCallsMax = kAutoCalibrationCalls + 6;
 const char* to_string(SplitMode m);

@@ -217,13 +217,13 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
       // rates leave out its fill, drain and the devices' setup, which may outweigh what the
       // others add): first the device alone, then the split, then whichever was faster. Rates
       // measured beside each other carry the contention the devices cause each other (a CPU
-      // device's kernels slow a GPU's staging copies), so every device within half of the best
+      // device's kernels slow a GPU's staging copies), so every device above a tenth of the best
       // rate runs alone once (GROUP_ALONE on its row) and the fastest is the one whose whole call
       // alone was fastest. The others get GROUP_SHARE percent of their rates (of its row).
       const double top = *std::max_element(rate.begin(), rate.end());
       std::vector<std::size_t> candidates;  // by rate, fastest first
       for (std::size_t d = 0; d < D; ++d)
-        if (rate[d] >= 0.5 * top) candidates.push_back(d);
+        if (rate[d] >= 0.1 * top) candidates.push_back(d);
       std::stable_sort(candidates.begin(), candidates.end(),
                        [&](std::size_t x, std::size_t y) { return rate[x] > rate[y]; });
       std::size_t best = candidates.front();
