@@ -297,8 +297,7 @@ bool run_split(const DeviceGroup& group, const SplitCase& c, const SplitOptions&
   job->reset();
   GroupRun r = job->run(group, split);
   const double err = job->error(), tol = job->tolerance();
-  if (split.mode == SplitMode::Auto)  // Auto's other calibration calls
-    for (int k = 1; k < kAutoCalibrationCallsMax; ++k) job->run(group, split);
+  for (int k = 1; k < kAutoCalibrationCallsMax && r.calibrating; ++k) r = job->run(group, split);  // Auto's others
   std::vector<GroupRun> last;
   const Timing t = time_configs(*job, group, {split}, std::max(1, reps), last).front();
   r = last.front();
@@ -393,10 +392,9 @@ void bench_split(const DeviceGroup& group, Report& report, const SplitCase& c, c
   // shares after a losing split, all before the other configurations (the one without overlap
   // is an Auto call too, which uses what they stored).
   job->reset();
-  job->run(group, configs[0]);
+  GroupRun first = job->run(group, configs[0]);
   const double err = job->error(), tol = job->tolerance();
-  if (o.split.mode == SplitMode::Auto)
-    for (int k = 1; k < kAutoCalibrationCallsMax; ++k) job->run(group, configs[0]);
+  for (int k = 1; k < kAutoCalibrationCallsMax && first.calibrating; ++k) first = job->run(group, configs[0]);
   for (std::size_t k = 1; k < configs.size(); ++k) job->run(group, configs[k]);
   std::vector<GroupRun> last;
   const std::vector<Timing> t = time_configs(*job, group, configs, o.reps, last);

@@ -195,7 +195,7 @@ TEST_SUITE("group") {
       even.mode = SplitMode::Weights;
       even.weights.assign(group().size(), 1.0);
       fft(group(), n, batch, x.data(), y.data(), false, even);
-      const GroupRun first = fft(group(), n, batch, x.data(), y.data(), false, o);
+      const GroupRun first = test::warm([&] { return fft(group(), n, batch, x.data(), y.data(), false, o); });
       CHECK(first.mode == SplitMode::Dynamic);
       for (std::size_t d = 0; d < group().size(); ++d)
         CHECK(resolve_configuration("group", variant, group().entry(d).info, Tuning{}).at("GROUP_RATE") > 0);
@@ -206,7 +206,7 @@ TEST_SUITE("group") {
         return static_cast<std::size_t>(
             std::count_if(r.weights.begin(), r.weights.end(), [](double v) { return v > 0; }));
       };
-      const GroupRun second = fft(group(), n, batch, x.data(), y.data(), false, o);
+      const GroupRun second = test::warm([&] { return fft(group(), n, batch, x.data(), y.data(), false, o); });
       CHECK(second.mode == SplitMode::Weights);
       CHECK(working(second) == 1);
       const std::size_t best = second.weights[0] > 0 ? 0 : 1;
@@ -222,7 +222,7 @@ TEST_SUITE("group") {
         rates.push_back(resolve_configuration("group", variant, group().entry(d).info, Tuning{}).at("GROUP_RATE"));
       const auto w = detail::auto_weights(rates);
       const bool split = std::count_if(w.begin(), w.end(), [](double v) { return v > 0; }) >= 2;
-      const GroupRun third = fft(group(), n, batch, x.data(), y.data(), false, o);
+      const GroupRun third = test::warm([&] { return fft(group(), n, batch, x.data(), y.data(), false, o); });
       CHECK(third.mode == SplitMode::Weights);
       CHECK(working(third) ==
             (split ? static_cast<std::size_t>(std::count_if(w.begin(), w.end(), [](double v) { return v > 0; })) : 1));
@@ -235,7 +235,7 @@ TEST_SUITE("group") {
       INFO("third call " << whole << " MB/s, alone " << stored("GROUP_ALONE"));
       CHECK((stored("GROUP_SPLIT") > 0) == (split && !again));
       CHECK(stored("GROUP_SHARE") == (again ? 50 : 100));
-      const GroupRun fourth = fft(group(), n, batch, x.data(), y.data(), false, o);
+      const GroupRun fourth = test::warm([&] { return fft(group(), n, batch, x.data(), y.data(), false, o); });
       if (again) {  // the split again, the others at half their rates
         std::vector<double> half = rates;
         for (std::size_t d = 0; d < half.size(); ++d)

@@ -258,7 +258,7 @@ TEST_SUITE("group") {
     std::vector<std::size_t> devices;
     for (int call = 0; call < 3; ++call) {
       std::vector<float> out = host::poisoned(in.size());
-      const GroupRun r = transpose(group(), rows, cols, 4, in.data(), out.data(), o);
+      const GroupRun r = test::warm([&] { return transpose(group(), rows, cols, 4, in.data(), out.data(), o); });
       CHECK(out == ref);
       devices.push_back(
           static_cast<std::size_t>(std::count_if(r.weights.begin(), r.weights.end(), [](double w) { return w > 0; })));
@@ -296,7 +296,7 @@ TEST_SUITE("group") {
     for (double share : shares) {
       CAPTURE(share);
       std::vector<float> out = host::poisoned(in.size());
-      const GroupRun r = transpose(group(), rows, cols, 4, in.data(), out.data(), o);
+      const GroupRun r = test::warm([&] { return transpose(group(), rows, cols, 4, in.data(), out.data(), o); });
       CHECK(out == ref);
       REQUIRE(r.weights.size() == 2);
       CHECK(std::fabs(r.weights[1] / (r.weights[0] + r.weights[1]) - share) < 0.01);
@@ -307,5 +307,41 @@ TEST_SUITE("group") {
       CHECK((stored(0, "GROUP_SPLIT") == 0) == (call < 4));  // measured again by the next call
       ++call;
     }
+  }
+
+  TEST_CASE("auto: a call that made buffers or programs is measured again, at most twice") {
+    if (group().size() < 2) return;
+    const test::ScopedEnv env("CLFORGE_USER_TUNING_DIR", test::temp_dir("group_auto_cold"));
+    const std::size_t rows = 64, cols = 44;  // a size class no other case uses
+    const auto in = host::random_floats(rows * cols, test::seed() + 84);
+    std::vector<float> ref(in.size());
+    host::transpose(rows, cols, 4, in.data(), cols, ref.data(), rows);
+    const std::string variant = "transpose:4B cols=44";
+    const auto rates_stored = [&](const DeviceGroup& g) {
+      for (std::size_t d = 0; d < g.size(); ++d)
+        if (resolve_configuration("group", variant, g.entry(d).info, Tuning{}).at("GROUP_RATE") == 0) return false;
+      return true;
+    };
+    // A new group has no pooled buffers: its first call creates each working device's slot
+    // buffers inside its time, so it measures nothing; the calls after it measure the rates again
+    // until one is warm, and the third takes even a cold call.
+    const DeviceGroup fresh("all");
+    SplitOptions o;
+    o.mode = SplitMode::Auto;
+    o.chunk = 4;
+    int call = 0;
+    for (; call < 3; ++call) {
+      CAPTURE(call);
+      std::vector<float> out = host::poisoned(in.size());
+      const GroupRun r = transpose(fresh, rows, cols, 4, in.data(), out.data(), o);
+      CHECK(out == ref);
+      CHECK(r.mode == SplitMode::Dynamic);
+      CHECK(r.calibrating);
+      if (call == 0) CHECK(r.cold);
+      CHECK(rates_stored(fresh) == (!r.cold || call == 2));
+      if (rates_stored(fresh)) break;
+    }
+    CHECK(call >= 1);
+    CHECK(call <= 2);
   }
 }

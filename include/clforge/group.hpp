@@ -77,9 +77,10 @@ enum class SplitMode {
 /// correct call): the devices together (Dynamic), the fastest alone, the split by the rates (and,
 /// where that split lost, one more call per halving of the other devices' shares).
 inline constexpr int kAutoCalibrationCalls = 3;
-/// At most this many for two devices: the three, one more where the second device's rate is
-/// above a tenth of the first's (each such device runs alone once), then one per halving of
-/// GROUP_SHARE (100, 50, 25, 12, 6, 3).
+/// At most this many measuring calls for two devices: the three, one more where the second
+/// device's rate is above a tenth of the first's (each such device runs alone once), then one per
+/// halving of GROUP_SHARE (100, 50, 25, 12, 6, 3). A cold call (GroupRun::cold) does not count as
+/// a measurement: its step is repeated, at most twice.
 inline constexpr int kAutoCalibrationCallsMax = kAutoCalibrationCalls + 6;
 const char* to_string(SplitMode m);
 /// "auto", "weights", "dynamic" (case-insensitive); throws InvalidArgument naming the text.
@@ -142,6 +143,12 @@ struct GroupRun {
   std::vector<double> weights;      ///< the weights used (Weights), empty for Dynamic
   std::vector<DeviceShare> shares;  ///< one per device of the group
   double seconds = 0;               ///< wall time of the chunks (argument checks and plans excluded)
+  /// Auto: this call measured the group for later calls (the devices together, one alone, or a
+  /// split); the calls after the last such call run what the measurements chose.
+  bool calibrating = false;
+  /// Buffers were created (pinned staging, device memory) or programs built during the call,
+  /// inside its time; Auto takes such a call as a measurement only after two repeats.
+  bool cold = false;
 };
 
 /// Pinned (page-locked) host memory from the OpenCL driver: a CL_MEM_ALLOC_HOST_PTR buffer of the

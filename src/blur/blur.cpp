@@ -23,9 +23,7 @@ const char* const kRoutine = "gaussian_blur";
 std::shared_ptr<const BlurPlan> cached_plan(const QueueContext& qc, const BlurDesc& d, const Tuning& tuning) {
   // Never destroyed: releasing OpenCL objects during static destruction can outlive the driver.
   static PlanCache<BlurPlan>& cache = *new PlanCache<BlurPlan>(64);
-  const std::string key =
-      plan_key(tuning_fingerprint(*qc.info, tuning), qc.context(), qc.device(), d.width, d.height, d.format, d.sigma_x,
-               d.sigma_y, d.border, d.method, d.in_offset, d.in_pitch, d.out_offset, d.out_pitch);
+  const std::string key = desc_plan_key(tuning_fingerprint(*qc.info, tuning), d, qc.context(), qc.device());
   return cache.get(key, [&] { return std::make_shared<const BlurPlan>(BlurPlanAccess::make(qc, d, tuning)); });
 }
 

@@ -8,9 +8,18 @@
 #include "blur/blur_route.hpp"
 #include "clforge/blur.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/plan_cache.hpp"
 #include "runtime/program_cache.hpp"
 #include "tuning/spec.hpp"
 #include "tuning/tuner.hpp"
+
+namespace clforge {
+/// The fields of a description as plan-cache key bytes (detail::desc_plan_key).
+inline std::string desc_key(const BlurDesc& d) {
+  return detail::key_bytes(d.width, d.height, d.format, d.sigma_x, d.sigma_y, d.border, d.method, d.in_offset,
+                           d.in_pitch, d.out_offset, d.out_pitch);
+}
+}  // namespace clforge
 
 namespace clforge::detail {
 

@@ -95,14 +95,27 @@ bool take_smallest(std::vector<T>& free, std::size_t& free_bytes, std::size_t by
   return true;
 }
 
+// The size a pooled buffer is made with: `bytes` rounded up to a quarter step of its power of
+// two (at most a quarter more), so that chunks of nearly equal size (a blur band with or without
+// its halo rows, a short last chunk) reuse one buffer instead of each creating its own inside a
+// later call.
+std::size_t pooled_size(std::size_t bytes) {
+  std::size_t p = 1;
+  while (p <= bytes / 2) p *= 2;  // the largest power of two <= bytes
+  const std::size_t step = std::max<std::size_t>(p / 4, 4096);
+  return (bytes + step - 1) / step * step;
+}
+
 }  // namespace
 
-DeviceGroup::Impl::Staging DeviceGroup::Impl::acquire_staging(std::size_t d, std::size_t bytes) {
+DeviceGroup::Impl::Staging DeviceGroup::Impl::acquire_staging(std::size_t d, std::size_t need) {
+  const std::size_t bytes = pooled_size(need);
   Member& m = members.at(d);
   Staging s;
   {
     const std::lock_guard<std::mutex> lock(m.staging->mutex);
     if (take_smallest(m.staging->free, m.staging->free_bytes, bytes, s)) return s;
+    ++m.staging->created, m.staging->created_bytes += bytes;
   }
   s.buffer = detail::device_buffer(m.context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, "group staging buffer");
   cl_int st = CL_SUCCESS;
@@ -130,12 +143,14 @@ void DeviceGroup::Impl::release_staging(std::size_t d, Staging s) {
   m.queues[0].finish();
 }
 
-cl::Buffer DeviceGroup::Impl::acquire_device(std::size_t d, std::size_t bytes) {
+cl::Buffer DeviceGroup::Impl::acquire_device(std::size_t d, std::size_t need) {
+  const std::size_t bytes = pooled_size(need);
   Member& m = members.at(d);
   {
     const std::lock_guard<std::mutex> lock(m.staging->mutex);
     StagingPool::DeviceBuffer b;
     if (take_smallest(m.staging->device_free, m.staging->device_free_bytes, bytes, b)) return b.buffer;
+    ++m.staging->created, m.staging->created_bytes += bytes;
   }
   return detail::device_buffer(m.context, CL_MEM_READ_WRITE, bytes, "group slot buffer");
 }

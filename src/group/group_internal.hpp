@@ -3,7 +3,6 @@
 // state. A family describes its job as items (transforms, columns, rows) and, per device, a
 // ChunkTask: which host blocks a chunk reads and writes and how the device computes it.
 #pragma once
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -41,6 +40,8 @@ struct DeviceGroup::Impl {
     };
     std::vector<DeviceBuffer> device_free;
     std::size_t device_free_bytes = 0;
+    /// Buffers this pool had to create (staging and device), for the debug log of each call.
+    std::size_t created = 0, created_bytes = 0;
   };
   static constexpr std::size_t kStagingKeep = std::size_t{1} << 30;
   struct Member {
@@ -151,7 +152,7 @@ class PlansBySize {
       // Never destroyed: releasing OpenCL objects during static destruction can outlive the driver.
       static PlanCache<Plan>& cache = *new PlanCache<Plan>(64);
       it = plans_
-               .emplace(size, cache.get(plan_key(fingerprint_, context_, device_, d),
+               .emplace(size, cache.get(desc_plan_key(fingerprint_, d, context_, device_),
                                         [&] { return std::make_shared<const Plan>(queue_, d, tuning_); }))
                .first;
     }

@@ -83,6 +83,9 @@ std::string rate_key(const std::string& variant, const DeviceInfo& i) {
 
 }  // namespace
 
+// Cold calls (below) Auto measures again before taking one as a measurement.
+constexpr double kColdRepeats = 2;
+
 std::size_t plan_items(std::size_t chunk, std::size_t count) {
   std::size_t items = chunk;
   for (std::size_t k = 1; k <= 4; ++k) {
@@ -295,6 +298,20 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
     return run;
   }
 
+  // Buffers each device's pool had to create during the call (the debug log's "new").
+  auto created = [&](std::size_t d) {
+    auto& pool = *GroupAccess::impl(group)->members.at(d).staging;
+    const std::lock_guard<std::mutex> lock(pool.mutex);
+    return std::pair{pool.created, pool.created_bytes};
+  };
+  std::vector<std::pair<std::size_t, std::size_t>> created_before(D);
+  for (std::size_t d = 0; d < D; ++d) created_before[d] = created(d);
+  // Programs compiled or loaded from disk during the call (the debug log's "programs").
+  auto programs = [] {
+    const CacheStats c = cache_stats();
+    return c.compiles + c.disk_hits;
+  };
+  const std::uint64_t programs_before = programs();
   s.start = Clock::now();
   std::vector<std::unique_ptr<DeviceRunner>> runners(D);
   for (std::size_t d = 0; d < D; ++d)
@@ -312,6 +329,35 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
   }
   for (auto& t : threads) t.join();
   run.seconds = std::chrono::duration<double>(Clock::now() - s.start).count();
+  // A call in which a device created buffers (pinned staging, device memory) or programs were
+  // built paid for them inside its time: as a measurement it makes its option look slower than
+  // its later calls run (an H100's first call alone on pageable blur bands took 51-96 ms against
+  // 20 ms), so Auto measures again in the next call (below).
+  std::vector<std::pair<std::size_t, std::size_t>> created_now(D);
+  for (std::size_t d = 0; d < D; ++d) {
+    const auto [n, bytes] = created(d);
+    created_now[d] = {n - created_before[d].first, bytes - created_before[d].second};
+    run.cold = run.cold || created_now[d].first > 0;
+  }
+  const std::uint64_t programs_now = programs() - programs_before;
+  run.cold = run.cold || programs_now > 0;
+  if (log_enabled(LogLevel::Debug)) {
+    std::string m = std::string("group ") + what + ": " + std::to_string(run.seconds * 1e3) + " ms, " +
+                    (measure             ? "auto: measuring rates (dynamic)"
+                     : measure_alone < D ? "auto: device " + std::to_string(measure_alone) + " alone (measuring)"
+                     : measure_split < D ? "auto: split at share " + std::to_string(share) + " (measuring)"
+                     : decided < D ? std::string(decided_alone ? "auto: alone (decided)" : "auto: split (decided)")
+                     : s.dynamic   ? std::string("dynamic")
+                                   : std::string("weights")) +
+                    (run.cold ? ", cold" : "") + ", programs built " + std::to_string(programs_now);
+    for (std::size_t d = 0; d < D; ++d) {
+      const DeviceShare& sh = run.shares[d];
+      m += "; device " + std::to_string(d) + ": " + std::to_string(sh.items) + " items, " + std::to_string(sh.chunks) +
+           " chunks, " + std::to_string(sh.seconds * 1e3) + " ms, new buffers " + std::to_string(created_now[d].first) +
+           " (" + std::to_string(created_now[d].second >> 20) + " MiB)";
+    }
+    log(LogLevel::Debug, m);
+  }
 
   if (s.error) {
     // Unfinished chunks become NaN (0xFF bytes): no output looks complete that is not.
@@ -331,6 +377,21 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
                             ") failed " + where + ": " + what_of(s.error),
                         s.failed_device, name, c.id, c.first, c.count);
   }
+  // A cold call (above) is measured again by the next call, at most kColdRepeats times for one
+  // measurement (then a cold call counts: a pool that cannot keep its buffers).
+  auto repeat_cold = [&](const std::string& step) {
+    if (!run.cold) return false;
+    const std::string key = "cold|" + step + "|" + rate_key(variants[0], group.entry(0).info);
+    const double repeats = remembered_rate(key);
+    if (repeats >= kColdRepeats) return false;
+    remember_rate(key, repeats + 1);
+    return true;
+  };
+  run.calibrating = measure || measure_alone < D || measure_split < D;
+  if (measure && repeat_cold("dynamic")) measure = false;
+  if (measure_alone < D && repeat_cold("alone " + std::to_string(measure_alone))) measure_alone = D;
+  if (measure_split < D && repeat_cold("split " + std::to_string(share))) measure_split = D;
+  if (run.cold) decided = D;
   // Auto's measurements, for later calls: a device's MB/s of host data after the chunks that were
   // in flight at its first completion, beside the others (measure) or alone (measure_alone). A
   // device that got no chunk past those (few, large chunks: the blur's bands on a GPU) counts its

@@ -13,19 +13,36 @@
 
 namespace clforge::detail {
 
-/// A plan-cache key: the bytes of each value (context and device handles, sizes, the bits of
-/// floating-point values), then the tuning fingerprint; empty when the fingerprint is (a database
-/// file changed a moment ago: no caching). Bytes, not text: formatting numbers cost more host
-/// time than the rest of a cached call.
+/// The bytes of each value (context and device handles, sizes, the bits of floating-point
+/// values). Bytes, not text: formatting numbers cost more host time than the rest of a cached
+/// call. A struct with padding bytes would make equal descriptions differ (padding is not copied
+/// reliably): only scalars and structs without padding are taken (a description's fields are
+/// listed by its family's desc_key).
+template <typename... T>
+std::string key_bytes(const T&... values) {
+  static_assert(((std::has_unique_object_representations_v<T> || std::is_floating_point_v<T>)&&...),
+                "key_bytes takes scalars and structs without padding");
+  std::string key;
+  key.reserve((sizeof(T) + ... + 0));
+  (key.append(reinterpret_cast<const char*>(&values), sizeof values), ...);
+  return key;
+}
+
+/// A plan-cache key: key_bytes of the values, then the tuning fingerprint; empty when the
+/// fingerprint is (a database file changed a moment ago: no caching).
 template <typename... T>
 std::string plan_key(const std::string& fingerprint, const T&... values) {
-  static_assert((std::is_trivially_copyable_v<T> && ...), "plan_key takes plain values");
   if (fingerprint.empty()) return {};
-  std::string key;
-  key.reserve((sizeof(T) + ... + 0) + fingerprint.size());
-  (key.append(reinterpret_cast<const char*>(&values), sizeof values), ...);
-  key += fingerprint;
-  return key;
+  return key_bytes(values...) + fingerprint;
+}
+
+/// The plan key of a family's description d on a context and device: desc_key(d) is the family's
+/// list of the description's fields (found by argument-dependent lookup in namespace clforge),
+/// so that the free functions' caches and the group's plans by size key a description alike.
+template <typename Desc, typename... T>
+std::string desc_plan_key(const std::string& fingerprint, const Desc& d, const T&... values) {
+  if (fingerprint.empty()) return {};
+  return key_bytes(values...) + desc_key(d) + fingerprint;
 }
 
 /// Registers a function that clear_memory_cache() calls (plan caches drop their plans).

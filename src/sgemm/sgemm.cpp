@@ -119,9 +119,7 @@ std::shared_ptr<const SgemmPlan> cached_plan(const cl::CommandQueue& queue, cons
   // Never destroyed: releasing OpenCL objects during static destruction can outlive the driver.
   static PlanCache<SgemmPlan>& cache = *new PlanCache<SgemmPlan>(64);
   const QueueContext qc = queue_context_of(queue);
-  const std::string key =
-      plan_key(tuning_fingerprint(*qc.info, tuning), qc.context(), qc.device(), d.layout, d.trans_a, d.trans_b, d.m,
-               d.n, d.k, d.alpha, d.beta, d.a_offset, d.a_ld, d.b_offset, d.b_ld, d.c_offset, d.c_ld);
+  const std::string key = desc_plan_key(tuning_fingerprint(*qc.info, tuning), d, qc.context(), qc.device());
   return cache.get(key, [&] { return std::make_shared<const SgemmPlan>(SgemmPlanAccess::make(qc, d, tuning)); });
 }
 

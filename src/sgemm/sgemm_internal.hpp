@@ -11,8 +11,17 @@
 #include "clforge/sgemm.hpp"
 #include "clforge/tuning.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/plan_cache.hpp"
 #include "tuning/spec.hpp"
 #include "tuning/tuner.hpp"
+
+namespace clforge {
+/// The fields of a description as plan-cache key bytes (detail::desc_plan_key).
+inline std::string desc_key(const SgemmDesc& d) {
+  return detail::key_bytes(d.layout, d.trans_a, d.trans_b, d.m, d.n, d.k, d.alpha, d.beta, d.a_offset, d.a_ld,
+                           d.b_offset, d.b_ld, d.c_offset, d.c_ld);
+}
+}  // namespace clforge
 
 namespace clforge::detail {
 

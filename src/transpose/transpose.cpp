@@ -267,8 +267,7 @@ void transpose(cl::CommandQueue& queue, std::size_t rows, std::size_t cols, std:
   check_buffers(d, in.buffer, out.buffer);
   require(queue() != nullptr, kRoutine, "null command queue");
   const QueueContext qc = queue_context_of(queue);
-  const std::string key = plan_key(tuning_fingerprint(*qc.info, tuning), qc.context(), qc.device(), rows, cols,
-                                   elem_size, in.offset, in.ld, out.offset, out.ld);
+  const std::string key = desc_plan_key(tuning_fingerprint(*qc.info, tuning), d, qc.context(), qc.device());
   const auto plan = cache.get(key, [&] { return std::make_shared<const TransposePlan>(queue, d, tuning); });
   plan->impl_->run(queue, in.buffer, out.buffer, wait_list, event);  // checked above, same queue
 }
