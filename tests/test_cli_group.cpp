@@ -98,6 +98,10 @@ TEST_SUITE("group") {
       CHECK(out.find(row) != std::string::npos);
     CHECK(out.find("WRONG") == std::string::npos);
     CHECK(out.find("nothing stored (--no-store)") != std::string::npos);
+    // A candidate the parameter set does not allow is refused before anything is measured.
+    CHECK(test::run_command(cli + "tune group transpose --size 300x200 --chunks 64,131072 --reps 1", out) == 2);
+    CHECK(out.find("GROUP_CHUNK_KIB=131072 is not legal") != std::string::npos);
+    CHECK(out.find("KiB x") == std::string::npos);
     // Blur's job resolves its Auto method with the candidate's tuning, which holds group parameters.
     REQUIRE(test::run_command(cli + "tune group blur --size 64x48 --chunks 64 --queues 1 --reps 1 --no-store", out) ==
             0);

@@ -49,6 +49,19 @@ void cmd_tune_group(Globals& g, const TuneGroupArgs& a) {
   const std::vector<DeviceEntry> entries =
       a.devices.empty() ? std::vector<DeviceEntry>{g.session().entry} : select_devices(a.devices);
   const Tuning base = g.tuning();
+  // Every candidate checked before anything is measured: an illegal value is a usage error.
+  for (const DeviceEntry& e : entries)
+    for (int kib : a.chunks)
+      for (int q : a.queues) {
+        Tuning t = base;
+        t.overrides["GROUP_CHUNK_KIB"] = kib;
+        t.overrides["GROUP_QUEUES"] = q;
+        try {
+          resolve_configuration("group", a.routine, e.info, t);
+        } catch (const InvalidArgument& x) {
+          throw UsageError(std::string("tune group: ") + x.what());
+        }
+      }
   for (const DeviceEntry& e : entries) {
     const DeviceGroup group(std::vector<DeviceEntry>{e}, 4);
     auto job = bench::make_host_job(c, group);
