@@ -207,6 +207,47 @@ void remember_rate(const std::string& key, double rate);
 
 /// Tuning without the "group" parameters (what the families' plans get).
 Tuning family_tuning(const Tuning& t);
+/// Only the "group" parameters of a tuning (its overrides of them, and its user-database switch).
+Tuning group_tuning_of(const Tuning& t);
+
+/// SplitMode::Auto's part of one group call (src/group/auto_split.cpp, docs/group.md): reads each
+/// device's GROUP_RATE, GROUP_ALONE and GROUP_SPLIT of the call's size class (and what this
+/// process measured since), chooses the split the call runs and what it measures, and after the
+/// call stores what it measured (unless the call was cold: GroupRun::cold).
+class AutoSplit {
+ public:
+  AutoSplit(const DeviceGroup& group, const char* routine, const std::string& size_class, const Tuning& tuning);
+  /// The row variant of device d ("fft:n=1024", "fft:n=1024 cu=12" for a sub-device).
+  const std::string& variant(std::size_t d) const { return variants_[d]; }
+  /// Auto's mode and weights for this call (a group of two or more devices): Dynamic while a
+  /// rate is missing (the call measures them when it overlaps), else weights by the rates, or one
+  /// device alone.
+  void choose(bool overlap, SplitMode& mode, std::vector<double>& weights);
+  /// The call measures nothing (resident runs).
+  void passive();
+  /// Whether the call measures a step (GroupRun::calibrating).
+  bool calibrating() const;
+  /// The step, for the debug log ("" when the call is not Auto's).
+  std::string step() const;
+  /// After the call: each device's MB/s after its first chunks (0: none), the upper bound for a
+  /// device whose setup outlasted the job (0: none), and the whole call's MB/s of host data.
+  void record(const GroupRun& run, const std::vector<double>& measured, const std::vector<double>& bounds,
+              double whole);
+
+ private:
+  const DeviceGroup& group_;
+  std::size_t D_;
+  Tuning tuning_;  // the "group" parameters only
+  Tuning caller_;  // the caller's (which values it gave, whether the user database is on)
+  std::vector<std::string> variants_;
+  std::vector<double> rate_, alone_, split_;
+  bool measure_ = false;       // a dynamic run measuring every device's rate beside the others
+  std::size_t measure_alone_;  // a device alone, measuring its whole call
+  std::size_t measure_split_;  // the split by the rates, measuring its whole call (on the fastest's row)
+  std::size_t decided_;        // the fastest device, when the call chose from both measured options
+  bool decided_alone_ = false;
+  int share_ = 100;  // GROUP_SHARE of the fastest device
+};
 
 /// The "group" parameter set: GROUP_CHUNK_KIB, GROUP_QUEUES, GROUP_RATE, GROUP_ALONE, GROUP_SPLIT
 /// (cl/db/group.json).

@@ -1,0 +1,235 @@
+// SplitMode::Auto (group_internal.hpp, docs/group.md): each device's measured throughputs for a
+// routine and size class, the split a call runs from them, and what a call measures and stores
+// (the devices together, each candidate alone, the split; a split that lost measured again with
+// the others' shares halved; cold calls measured again).
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <numeric>
+
+#include "group/group_internal.hpp"
+#include "runtime/log.hpp"
+
+namespace clforge::detail {
+
+namespace {
+
+std::mutex& rates_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::map<std::string, double>& rates() {
+  static std::map<std::string, double> m;
+  return m;
+}
+std::string rate_key(const std::string& variant, const DeviceInfo& i) {
+  return variant + "|" + i.name + "|" + i.driver_version;
+}
+
+// A device that would add under 4 % of the group's throughput costs more than it gives (its
+// setup, shared operands, and the host cores and memory bandwidth it takes from the others'
+// staging copies).
+constexpr double kMinAutoShare = 0.04;
+// Cold calls Auto measures again before taking one as a measurement.
+constexpr double kColdRepeats = 2;
+
+}  // namespace
+
+std::vector<double> auto_weights(const std::vector<double>& rates) {
+  const double total = std::accumulate(rates.begin(), rates.end(), 0.0);
+  std::vector<double> w = rates;
+  for (double& x : w)
+    if (x < kMinAutoShare * total) x = 0;
+  return w;
+}
+
+double remembered_rate(const std::string& key) {
+  const std::lock_guard<std::mutex> lock(rates_mutex());
+  const auto it = rates().find(key);
+  return it == rates().end() ? 0.0 : it->second;
+}
+
+void remember_rate(const std::string& key, double rate) {
+  const std::lock_guard<std::mutex> lock(rates_mutex());
+  rates()[key] = rate;
+}
+
+Tuning group_tuning_of(const Tuning& t) {
+  Tuning out;
+  for (const auto& p : group_spec().params) {
+    const auto it = t.overrides.find(p.name);
+    if (it != t.overrides.end()) out.overrides.insert(*it);
+  }
+  out.user_database = t.user_database;
+  return out;
+}
+
+AutoSplit::AutoSplit(const DeviceGroup& group, const char* routine, const std::string& size_class, const Tuning& tuning)
+    : group_(group), D_(group.size()), tuning_(group_tuning_of(tuning)), caller_(tuning) {
+  variants_.resize(D_);
+  rate_.assign(D_, 0), alone_.assign(D_, 0), split_.assign(D_, 0);
+  for (std::size_t d = 0; d < D_; ++d) {
+    // Rates per routine and size class (the sub-variant "fft:n=1024" falls back to the
+    // routine's rows), and a sub-device ("cpu@12") apart from its whole device.
+    variants_[d] = size_class.empty() ? std::string(routine) : std::string(routine) + ":" + size_class;
+    if (group.entry(d).device.getInfo<CL_DEVICE_PARENT_DEVICE>()() != nullptr)
+      variants_[d] += " cu=" + std::to_string(group.entry(d).info.compute_units);
+    const Configuration rates = resolve_configuration("group", variants_[d], group.entry(d).info, tuning_);
+    rate_[d] = rates.at("GROUP_RATE");
+    alone_[d] = rates.at("GROUP_ALONE");
+    split_[d] = rates.at("GROUP_SPLIT");
+    const std::string key = rate_key(variants_[d], group.entry(d).info);
+    if (rate_[d] == 0) rate_[d] = remembered_rate(key);
+    if (alone_[d] == 0) alone_[d] = remembered_rate("alone|" + key);
+    if (split_[d] == 0) split_[d] = remembered_rate("split|" + key);
+    // What this process's later calls measured of the choice they made (record) comes first,
+    // unless the caller gave the value.
+    if (!caller_.overrides.count("GROUP_ALONE"))
+      if (const double v = remembered_rate("now-alone|" + key); v > 0) alone_[d] = v;
+    if (!caller_.overrides.count("GROUP_SPLIT"))
+      if (const double v = remembered_rate("now-split|" + key); v > 0) split_[d] = v;
+  }
+  measure_alone_ = measure_split_ = decided_ = D_;
+}
+
+void AutoSplit::choose(bool overlap, SplitMode& mode, std::vector<double>& weights) {
+  // Only calls that overlap measure (one without overlap would store what users never run).
+  const bool missing = std::any_of(rate_.begin(), rate_.end(), [](double r) { return r <= 0; });
+  measure_ = missing && overlap;
+  mode = missing ? SplitMode::Dynamic : SplitMode::Weights;
+  weights = rate_;
+  if (missing) return;
+  // The split against its fastest device alone, whole calls measured each way (the split's
+  // rates leave out its fill, drain and the devices' setup, which may outweigh what the others
+  // add): first the device alone, then the split, then whichever was faster. Rates measured
+  // beside each other carry the contention the devices cause each other (a CPU device's kernels
+  // slow a GPU's staging copies), so every device above a tenth of the best rate runs alone once
+  // (GROUP_ALONE on its row) and the fastest is the one whose whole call alone was fastest. The
+  // others get GROUP_SHARE percent of their rates (of its row).
+  const double top = *std::max_element(rate_.begin(), rate_.end());
+  std::vector<std::size_t> candidates;  // by rate, fastest first
+  for (std::size_t d = 0; d < D_; ++d)
+    if (rate_[d] >= 0.1 * top) candidates.push_back(d);
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [&](std::size_t x, std::size_t y) { return rate_[x] > rate_[y]; });
+  std::size_t best = candidates.front();
+  for (const std::size_t d : candidates)
+    if (alone_[d] > alone_[best]) best = d;
+  share_ = resolve_configuration("group", variants_[best], group_.entry(best).info, tuning_).at("GROUP_SHARE");
+  for (std::size_t d = 0; d < D_; ++d)
+    if (d != best) weights[d] *= share_ / 100.0;
+  weights = auto_weights(weights);
+  const double together = std::accumulate(weights.begin(), weights.end(), 0.0);
+  const bool others = together > weights[best];
+  if (others && overlap)
+    for (const std::size_t d : candidates)
+      if (alone_[d] <= 0) {
+        measure_alone_ = d;
+        break;
+      }
+  if (others && measure_alone_ == D_ && split_[best] <= 0 && overlap) measure_split_ = best;
+  std::size_t solo = D_;  // the device that runs this call alone
+  if (measure_alone_ < D_) {
+    solo = measure_alone_;
+  } else if (!others) {
+    solo = best;
+  } else if (measure_split_ == D_) {
+    const bool by_itself = alone_[best] > 0 && split_[best] > 0 && alone_[best] >= split_[best];  // else: split
+    if (alone_[best] > 0 && split_[best] > 0 && overlap) decided_ = best, decided_alone_ = by_itself;
+    if (by_itself) solo = best;
+  }
+  if (solo < D_) {
+    weights.assign(D_, 0.0);
+    weights[solo] = 1.0;
+  }
+}
+
+void AutoSplit::passive() {
+  measure_ = false;
+  measure_alone_ = measure_split_ = decided_ = D_;
+}
+
+bool AutoSplit::calibrating() const { return measure_ || measure_alone_ < D_ || measure_split_ < D_; }
+
+std::string AutoSplit::step() const {
+  if (measure_) return "auto: measuring rates (dynamic)";
+  if (measure_alone_ < D_) return "auto: device " + std::to_string(measure_alone_) + " alone (measuring)";
+  if (measure_split_ < D_) return "auto: split at share " + std::to_string(share_) + " (measuring)";
+  if (decided_ < D_) return decided_alone_ ? "auto: alone (decided)" : "auto: split (decided)";
+  return {};
+}
+
+void AutoSplit::record(const GroupRun& run, const std::vector<double>& measured, const std::vector<double>& bounds,
+                       double whole) {
+  // A cold call is measured again by the next call, at most kColdRepeats times for one
+  // measurement (then a cold call counts: a pool that cannot keep its buffers).
+  auto repeat_cold = [&](const std::string& step) {
+    if (!run.cold) return false;
+    const std::string key = "cold|" + step + "|" + rate_key(variants_[0], group_.entry(0).info);
+    const double repeats = remembered_rate(key);
+    if (repeats >= kColdRepeats) return false;
+    remember_rate(key, repeats + 1);
+    return true;
+  };
+  bool measure = measure_;
+  std::size_t measure_alone = measure_alone_, measure_split = measure_split_, decided = decided_;
+  if (measure && repeat_cold("dynamic")) measure = false;
+  if (measure_alone < D_ && repeat_cold("alone " + std::to_string(measure_alone))) measure_alone = D_;
+  if (measure_split < D_ && repeat_cold("split " + std::to_string(share_))) measure_split = D_;
+  if (run.cold) decided = D_;
+  auto store = [&](std::size_t d, const ParamMap& values, const char* note) {
+    const DeviceInfo& info = group_.entry(d).info;
+    if (caller_.user_database) {
+      try {
+        store_user_entry(info, "group", variants_[d], values, note);
+        return;
+      } catch (const std::exception& e) {
+        log(LogLevel::Warning, std::string("group: the measured rate was not stored: ") + e.what());
+      }
+    }
+    for (const auto& [name, v] : values)
+      remember_rate((name == "GROUP_ALONE"   ? "alone|"
+                     : name == "GROUP_SPLIT" ? "split|"
+                                             : "") +
+                        rate_key(variants_[d], info),
+                    v);
+  };
+  if (measure)
+    for (std::size_t d = 0; d < D_; ++d) {
+      if (measured[d] > 0)
+        store(d, {{"GROUP_RATE", quantize_rate(measured[d])}}, "auto split: measured in a dynamic run");
+      else if (bounds[d] > 0)  // remembered by this process only
+        remember_rate(rate_key(variants_[d], group_.entry(d).info), bounds[d]);
+    }
+  if (measure_alone < D_)
+    store(measure_alone, {{"GROUP_RATE", quantize_rate(rate_[measure_alone])}, {"GROUP_ALONE", quantize_rate(whole)}},
+          "auto split: measured in a dynamic run, then alone");
+  if (measure_split < D_) {
+    // A split slower than its fastest device alone is measured again with the other devices'
+    // shares halved (GROUP_SHARE on the fastest's row, the split's value cleared), while they
+    // stay above twice the minimum share: the devices slow each other down (host memory, host
+    // cores), so the best split often gives the others less than the rates they reached beside
+    // each other.
+    const std::size_t b = measure_split;
+    const double total = std::accumulate(run.weights.begin(), run.weights.end(), 0.0);
+    const bool lost = whole < alone_[b] && !caller_.overrides.count("GROUP_SHARE");
+    const bool smaller = lost && share_ > 3 && total > 0 && (total - run.weights[b]) / total > 2 * kMinAutoShare;
+    store(b,
+          {{"GROUP_RATE", quantize_rate(rate_[b])},
+           {"GROUP_ALONE", quantize_rate(alone_[b])},
+           {"GROUP_SPLIT", smaller ? 0 : quantize_rate(whole)},
+           {"GROUP_SHARE", smaller ? share_ / 2 : share_}},
+          smaller ? "auto split: measured in a dynamic run, alone, then split; split again with smaller shares"
+                  : "auto split: measured in a dynamic run, alone, then split");
+  }
+  if (decided < D_) {
+    // Every later call checks its choice: its whole call's rate averaged into the value the
+    // choice was made by (kept by this process), so a choice that one calibration call's noise
+    // favoured is dropped once its calls run slower than the other option measured.
+    const std::string key = rate_key(variants_[decided], group_.entry(decided).info);
+    const double before = decided_alone_ ? alone_[decided] : split_[decided];
+    remember_rate((decided_alone_ ? "now-alone|" : "now-split|") + key, 0.5 * (before + whole));
+  }
+}
+
+}  // namespace clforge::detail
