@@ -220,7 +220,8 @@ void launch_plain(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::N
   if (wait_list != nullptr)
     for (const auto& e : *wait_list) waits.push_back(e());
   const bool guarded = pocl_guarded(queue);
-  if (guarded) pocl_before_launch(queue, kernel, global, local);
+  PoclLaunchKey guard_key;
+  if (guarded) guard_key = pocl_before_launch(queue, kernel, global, local);
   cl_event ev = nullptr;
   count_enqueue();
   const cl_int st = clEnqueueNDRangeKernel(queue(), kernel(), static_cast<cl_uint>(global.dimensions()), nullptr,
@@ -233,7 +234,7 @@ void launch_plain(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::N
     throw OpenCLError(st, "clEnqueueNDRangeKernel", "launching " + name);
   }
   const cl::Event launched = ev != nullptr ? cl::Event(ev, false) : cl::Event();
-  if (guarded) pocl_after_launch(queue, kernel, local, launched);
+  if (guarded) pocl_after_launch(queue, guard_key, launched);
   if (event != nullptr) *event = launched;
 }
 

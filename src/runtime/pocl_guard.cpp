@@ -17,23 +17,15 @@ namespace clforge::detail {
 
 namespace {
 
-// PoCL's key of a loaded work-group function, widened to the kernel's name (the programs of one
-// source share their functions in PoCL, so launches of every program with this name count).
-struct Key {
-  cl_device_id device;
-  std::string name;
-  std::array<std::size_t, 3> local;
-  bool operator<(const Key& o) const { return std::tie(device, name, local) < std::tie(o.device, o.name, o.local); }
-};
-
 struct State {
   std::map<cl_program, std::size_t> widest;  // the widest grid dimension launched, per program
-  std::vector<cl::Event> in_flight;          // launches not yet seen complete
+  // Per queue: its last launch (an in-order queue) or every launch not yet seen complete.
+  std::map<cl_command_queue, std::vector<cl::Event>> in_flight;
 };
 
 std::mutex g_mutex;
 // Never destroyed: releasing OpenCL objects during static destruction can outlive the driver.
-std::map<Key, State>& g_states = *new std::map<Key, State>;
+std::map<PoclLaunchKey, State>& g_states = *new std::map<PoclLaunchKey, State>;
 std::atomic<unsigned long long> g_waits{0};
 
 cl_device_id device_of(const cl::CommandQueue& queue) {
@@ -42,10 +34,10 @@ cl_device_id device_of(const cl::CommandQueue& queue) {
   return d;
 }
 
-Key key_of(const cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& local) {
-  std::string name;
-  check(kernel.getInfo(CL_KERNEL_FUNCTION_NAME, &name), "clGetKernelInfo");
-  Key k{device_of(queue), name, {1, 1, 1}};
+PoclLaunchKey key_of(const cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& local) {
+  PoclLaunchKey k;
+  k.device = device_of(queue);
+  check(kernel.getInfo(CL_KERNEL_FUNCTION_NAME, &k.name), "clGetKernelInfo");
   for (cl_uint i = 0; i < local.dimensions(); ++i) k.local[i] = local[i];
   return k;
 }
@@ -66,6 +58,10 @@ bool complete(const cl::Event& e) {
 
 }  // namespace
 
+bool PoclLaunchKey::operator<(const PoclLaunchKey& o) const {
+  return std::tie(device, name, local) < std::tie(o.device, o.name, o.local);
+}
+
 bool pocl_guarded(const cl::CommandQueue& queue) {
   // On every launch's path: a lookup in this thread's own table after the first launch on a
   // device (device handles live as long as the process here).
@@ -84,9 +80,9 @@ bool pocl_guarded(const cl::CommandQueue& queue) {
   return pocl;
 }
 
-void pocl_before_launch(const cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,
-                        const cl::NDRange& local) {
-  const Key key = key_of(queue, kernel, local);
+PoclLaunchKey pocl_before_launch(const cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,
+                                 const cl::NDRange& local) {
+  PoclLaunchKey key = key_of(queue, kernel, local);
   cl_program program = nullptr;
   check(clGetKernelInfo(kernel(), CL_KERNEL_PROGRAM, sizeof program, &program, nullptr), "clGetKernelInfo");
   const std::size_t width = grid_width(global, local);
@@ -95,26 +91,40 @@ void pocl_before_launch(const cl::CommandQueue& queue, const cl::Kernel& kernel,
     std::lock_guard<std::mutex> lock(g_mutex);
     State& s = g_states[key];
     std::size_t& widest = s.widest[program];
-    if (width <= widest) return;
+    if (width <= widest) return key;
     widest = width;
-    wait = s.in_flight;
+    for (const auto& [q, events] : s.in_flight)
+      for (const cl::Event& e : events)
+        if (!complete(e)) wait.push_back(e);
   }
-  if (wait.empty()) return;
+  if (wait.empty()) return key;
   g_waits.fetch_add(1, std::memory_order_relaxed);
-  std::vector<cl_event> events;
-  for (const cl::Event& e : wait) events.push_back(e());
   check(clFlush(queue()), "clFlush");
-  check(clWaitForEvents(static_cast<cl_uint>(events.size()), events.data()), "clWaitForEvents",
-        "waiting for narrower launches of a kernel on PoCL");
+  // One at a time: the launches of one device may belong to several contexts (groups), and one
+  // clWaitForEvents takes the events of one context.
+  for (const cl::Event& e : wait)
+    check(clWaitForEvents(1, &e()), "clWaitForEvents", "waiting for narrower launches of a kernel on PoCL");
+  return key;
 }
 
-void pocl_after_launch(const cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& local,
-                       const cl::Event& launched) {
-  const Key key = key_of(queue, kernel, local);
+void pocl_after_launch(const cl::CommandQueue& queue, const PoclLaunchKey& key, const cl::Event& launched) {
+  cl_command_queue_properties props = 0;
+  check(clGetCommandQueueInfo(queue(), CL_QUEUE_PROPERTIES, sizeof props, &props, nullptr), "clGetCommandQueueInfo");
+  const bool in_order = (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) == 0;
   std::lock_guard<std::mutex> lock(g_mutex);
-  std::vector<cl::Event>& v = g_states[key].in_flight;
-  v.erase(std::remove_if(v.begin(), v.end(), complete), v.end());
-  v.push_back(launched);
+  State& s = g_states[key];
+  std::vector<cl::Event>& v = s.in_flight[queue()];
+  if (in_order) {
+    v.assign(1, launched);  // completes after every earlier launch of the queue
+  } else {
+    v.erase(std::remove_if(v.begin(), v.end(), complete), v.end());
+    v.push_back(launched);
+  }
+  // Queues whose launches have all completed leave the table now and then (a group makes
+  // queues per call on some paths; their handles may come back for new queues).
+  if (s.in_flight.size() > 16)
+    for (auto it = s.in_flight.begin(); it != s.in_flight.end();)
+      it = std::all_of(it->second.begin(), it->second.end(), complete) ? s.in_flight.erase(it) : std::next(it);
 }
 
 unsigned long long pocl_guard_waits() { return g_waits.load(); }

@@ -11,9 +11,13 @@
 //
 // On PoCL devices every launch is recorded by (device, kernel name, local size); a launch wider
 // than any earlier one of its program under that key first waits until the key's launches in
-// flight have completed, so no older entry is referenced when PoCL loads the wider one. Other
-// platforms pass straight through.
+// flight have completed, so no older entry is referenced when PoCL loads the wider one. Only the
+// last launch per in-order queue is kept (its completion implies the earlier ones'), so a launch
+// costs a few lookups however many are queued. Other platforms pass straight through.
 #pragma once
+#include <array>
+#include <string>
+
 #include "clforge/opencl.hpp"
 
 namespace clforge::detail {
@@ -21,14 +25,21 @@ namespace clforge::detail {
 /// Whether launches on this queue's device go through the guard (a PoCL device).
 bool pocl_guarded(const cl::CommandQueue& queue);
 
-/// Called before a launch on a guarded queue: waits where the launch could load a second
-/// work-group function of a key with one in flight (see above).
-void pocl_before_launch(const cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,
-                        const cl::NDRange& local);
+/// A launch as the guard knows it: PoCL's key of its work-group function, widened to the name.
+struct PoclLaunchKey {
+  cl_device_id device = nullptr;
+  std::string name;
+  std::array<std::size_t, 3> local{1, 1, 1};
+  bool operator<(const PoclLaunchKey& o) const;
+};
 
-/// Called after that launch was enqueued, with its event.
-void pocl_after_launch(const cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& local,
-                       const cl::Event& launched);
+/// Called before a launch on a guarded queue: waits where the launch could load a second
+/// work-group function of a key with one in flight (see above). Returns the launch's key.
+PoclLaunchKey pocl_before_launch(const cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,
+                                 const cl::NDRange& local);
+
+/// Called after that launch was enqueued, with its key and event.
+void pocl_after_launch(const cl::CommandQueue& queue, const PoclLaunchKey& key, const cl::Event& launched);
 
 /// Launches that had to wait (tests).
 unsigned long long pocl_guard_waits();
