@@ -9,8 +9,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <set>
 #include <thread>
 
+#include "group/group_internal.hpp"
 #include "host/fft.hpp"
 #include "host/reference.hpp"
 #include "runtime/host_io.hpp"
@@ -279,8 +281,9 @@ TEST_SUITE("group") {
     // no split measured yet; the second device sleeps 20 ms per chunk, so every split runs far
     // below 512. Each split call then halves the first device's GROUP_SHARE (100, 50, 25, 12, 6
     // percent of the second's rate): its share goes 1/2, 1/3, 1/5, 0.12/1.12, 0.06/1.06; at the
-    // last, under twice the 4 % minimum, the split's value is stored and the next call runs the
-    // first device alone.
+    // last, under twice the 4 % minimum, the best split of the chain is stored with its share
+    // (which one is the machine's: the first device takes chunks from the end of the second's
+    // share), and the next call runs the first device alone.
     const std::string variant = "transpose:4B cols=43";
     for (std::size_t d = 0; d < 2; ++d)
       store_user_entry(group().entry(d).info, "group", variant, {{"GROUP_RATE", 1024}, {"GROUP_ALONE", 512}}, "test");
@@ -291,7 +294,7 @@ TEST_SUITE("group") {
       if (device == 1) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     };
     const double shares[] = {1.0 / 2, 1.0 / 3, 1.0 / 5, 0.12 / 1.12, 0.06 / 1.06, 0.0};
-    const int percent[] = {50, 25, 12, 6, 6, 6};  // GROUP_SHARE stored after each call
+    const int percent[] = {50, 25, 12, 6};  // GROUP_SHARE stored after each call of the chain
     int call = 0;
     for (double share : shares) {
       CAPTURE(share);
@@ -303,10 +306,52 @@ TEST_SUITE("group") {
       const auto stored = [&](std::size_t d, const char* p) {
         return resolve_configuration("group", variant, group().entry(d).info, Tuning{}).at(p);
       };
-      CHECK(stored(0, "GROUP_SHARE") == percent[call]);
+      if (call < 4)
+        CHECK(stored(0, "GROUP_SHARE") == percent[call]);
+      else
+        CHECK(std::set<int>{100, 50, 25, 12, 6}.count(stored(0, "GROUP_SHARE")) == 1);
       CHECK((stored(0, "GROUP_SPLIT") == 0) == (call < 4));  // measured again by the next call
       ++call;
     }
+  }
+
+  TEST_CASE("auto: after a chain of losing splits the best of them is kept, with its share") {
+    if (group().size() != 2) return;
+    const test::ScopedEnv env("CLFORGE_USER_TUNING_DIR", test::temp_dir("group_auto_chain"));
+    const std::size_t rows = 64, cols = 45;  // a size class no other case uses
+    const auto in = host::random_floats(rows * cols, test::seed() + 85);
+    std::vector<float> ref(in.size());
+    host::transpose(rows, cols, 4, in.data(), cols, ref.data(), rows);
+    // Stored: equal rates and the first device alone at the top of the ladder, so every split
+    // loses and the chain runs shares 100, 50, 25, 12, 6 of the second device's rate. The second
+    // device sleeps 20 ms per chunk except in the second split (share 50), which is then the
+    // fastest of the chain: at its end GROUP_SHARE goes back to 50 with that split's rate.
+    const std::string variant = "transpose:4B cols=45";
+    for (std::size_t d = 0; d < 2; ++d)
+      store_user_entry(group().entry(d).info, "group", variant, {{"GROUP_RATE", 1024}, {"GROUP_ALONE", 4194304}},
+                       "test");
+    int call = 0;
+    SplitOptions o;
+    o.mode = SplitMode::Auto;
+    o.chunk = 4;
+    o.fault = [&call](std::size_t device, std::size_t) {
+      if (device == 1) std::this_thread::sleep_for(std::chrono::milliseconds(call == 1 ? 0 : 20));
+    };
+    const auto stored = [&](const char* p) {
+      return resolve_configuration("group", variant, group().entry(0).info, Tuning{}).at(p);
+    };
+    const int percent[] = {50, 25, 12, 6, 50};  // GROUP_SHARE stored after each split
+    double fastest = 0;
+    for (; call < 5; ++call) {
+      CAPTURE(call);
+      std::vector<float> out = host::poisoned(in.size());
+      const GroupRun r = test::warm([&] { return transpose(group(), rows, cols, 4, in.data(), out.data(), o); });
+      CHECK(out == ref);
+      CHECK(r.calibrating);
+      CHECK(stored("GROUP_SHARE") == percent[call]);
+      if (call == 1) fastest = static_cast<double>(rows * cols * 4) / r.seconds / 1e6;
+    }
+    CHECK(stored("GROUP_SPLIT") == detail::quantize_rate(fastest));
   }
 
   TEST_CASE("auto: a call that made buffers or programs is measured again, at most twice") {

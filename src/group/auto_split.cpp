@@ -210,15 +210,24 @@ void AutoSplit::record(const GroupRun& run, const std::vector<double>& measured,
     // stay above twice the minimum share: the devices slow each other down (host memory, host
     // cores), so the best split often gives the others less than the rates they reached beside
     // each other.
+    // When the chain of halvings ends, the best split of the chain (kept by this process; a chain
+    // starts at share 100) is stored with its share, so that one split measured low among them
+    // does not hand the call to the device alone while a larger share ran faster.
     const std::size_t b = measure_split;
     const double total = std::accumulate(run.weights.begin(), run.weights.end(), 0.0);
     const bool lost = whole < alone_[b] && !caller_.overrides.count("GROUP_SHARE");
     const bool smaller = lost && share_ > 3 && total > 0 && (total - run.weights[b]) / total > 2 * kMinAutoShare;
+    const std::string key = rate_key(variants_[b], group_.entry(b).info);
+    double best = share_ == 100 ? 0.0 : remembered_rate("chain-split|" + key);
+    int best_share = static_cast<int>(remembered_rate("chain-share|" + key));
+    if (whole > best) best = whole, best_share = share_;
+    remember_rate("chain-split|" + key, best);
+    remember_rate("chain-share|" + key, best_share);
     store(b,
           {{"GROUP_RATE", quantize_rate(rate_[b])},
            {"GROUP_ALONE", quantize_rate(alone_[b])},
-           {"GROUP_SPLIT", smaller ? 0 : quantize_rate(whole)},
-           {"GROUP_SHARE", smaller ? share_ / 2 : share_}},
+           {"GROUP_SPLIT", smaller ? 0 : quantize_rate(best)},
+           {"GROUP_SHARE", smaller ? share_ / 2 : best_share}},
           smaller ? "auto split: measured in a dynamic run, alone, then split; split again with smaller shares"
                   : "auto split: measured in a dynamic run, alone, then split");
   }
