@@ -389,4 +389,35 @@ TEST_SUITE("group") {
     CHECK(call >= 1);
     CHECK(call <= 2);
   }
+
+  TEST_CASE("a device's first chunk takes buffers for every slot it will use") {
+    if (group().size() < 2) return;
+    const std::size_t rows = 64, cols = 46;
+    const auto in = host::random_floats(rows * cols, test::seed() + 86);
+    std::vector<float> ref(in.size());
+    host::transpose(rows, cols, 4, in.data(), cols, ref.data(), rows);
+    // A new group; in a dynamic call the first device is slow and takes one or two of the 16
+    // chunks, yet takes buffers for all its slots at its first, so that the next call, which
+    // gives it 8 chunks over all its slots, creates none (GroupRun::cold false).
+    const DeviceGroup fresh("all");
+    SplitOptions o;
+    o.mode = SplitMode::Dynamic;
+    o.chunk = 4;
+    o.fault = [](std::size_t device, std::size_t) {
+      if (device == 0) std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    };
+    std::vector<float> out = host::poisoned(in.size());
+    const GroupRun first = transpose(fresh, rows, cols, 4, in.data(), out.data(), o);
+    CHECK(out == ref);
+    CHECK(first.cold);
+    CHECK(first.shares[0].chunks < first.shares[0].queues);
+    o.mode = SplitMode::Weights;
+    o.weights.assign(fresh.size(), 1.0);
+    o.fault = nullptr;
+    out = host::poisoned(in.size());
+    const GroupRun second = transpose(fresh, rows, cols, 4, in.data(), out.data(), o);
+    CHECK(out == ref);
+    CHECK(second.shares[0].chunks >= second.shares[0].queues);
+    CHECK_FALSE(second.cold);
+  }
 }

@@ -93,6 +93,11 @@ class DeviceRunner {
     Chunk current;
     try {
       setup();
+      if (!s_.dynamic) {
+        const std::lock_guard<std::mutex> lock(s_.own_mutex);
+        const auto& [first, last] = s_.own[d_];
+        planned_chunks_ = std::max<std::size_t>(1, ceil_div(last - first, std::max<std::size_t>(share_.chunk, 1)));
+      }
       prepared_at_ = std::chrono::duration<double>(Clock::now() - s_.start).count();
       for (std::size_t k = 0;; ++k) {
         Slot& slot = slots_[k % slots_.size()];
@@ -112,8 +117,8 @@ class DeviceRunner {
   }
 
  private:
-  // Queues now; a slot's device buffers when it takes its first chunk (a job of one chunk
-  // allocates one slot's).
+  // Queues now; the slots' device buffers at the first chunk (as many slots as the device's share
+  // has chunks, every slot in a dynamic run: a job of one chunk allocates one slot's).
   void setup() {
     for (std::size_t i = 0; i < slots_.size(); ++i) slots_[i].queue = s_.group->queue(d_, i);
     task_.prepare(s_.group->context(d_), [this](const cl::Buffer& buf, const BlockCopy& b) {
@@ -189,9 +194,16 @@ class DeviceRunner {
         return in_flight(slot, c, done);
       }
     }
+    // The device buffers of every slot this device will use, at its first chunk: a call that
+    // takes buffers from the pool one slot at a time creates some inside a later call, which
+    // Auto then has to measure again (GroupRun::cold).
     if (slot.buffers.empty())
-      for (std::size_t b : task_.slot_buffers())
-        slot.buffers.push_back(GroupAccess::impl(*s_.group)->acquire_device(d_, std::max<std::size_t>(b, 4)));
+      for (std::size_t i = 0; i < slots_used(); ++i) {
+        Slot& other = slots_[(&slot - slots_.data() + i) % slots_.size()];
+        if (other.buffers.empty())
+          for (std::size_t b : task_.slot_buffers())
+            other.buffers.push_back(GroupAccess::impl(*s_.group)->acquire_device(d_, std::max<std::size_t>(b, 4)));
+      }
     ins_.clear();
     slot.outs.clear();
     task_.inputs(c.first, c.count, ins_);
@@ -208,6 +220,10 @@ class DeviceRunner {
       if (slot.out_staged.back()) out_bytes += b.bytes();
     }
     if (in_bytes || out_bytes) {
+      if (!staged_all_)  // every slot's staging buffers at the first staged chunk, as above
+        for (std::size_t i = 0; i < slots_used(); ++i)
+          stage(slots_[(&slot - slots_.data() + i) % slots_.size()], in_bytes, out_bytes);
+      staged_all_ = true;
       stage(slot, in_bytes, out_bytes);
       share_.staged = true;
     }
@@ -296,6 +312,12 @@ class DeviceRunner {
   bool in_host_memory_;  // a CPU device without staging: tasks that can compute in host memory do
   DeviceShare& share_;
   std::vector<Slot> slots_;
+  bool staged_all_ = false;
+  std::size_t planned_chunks_ = 0;  // of its own share when it started (0: dynamic)
+  // Slots the device will use: all of them in a dynamic run, else as many as its share's chunks.
+  std::size_t slots_used() const {
+    return planned_chunks_ == 0 ? slots_.size() : std::min(slots_.size(), planned_chunks_);
+  }
   std::vector<BlockCopy> ins_;
   std::vector<bool> in_staged_;
   bool pending_ = false;
