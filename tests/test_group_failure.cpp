@@ -270,6 +270,33 @@ TEST_SUITE("group") {
     CHECK(devices[2] == 1);
   }
 
+  TEST_CASE("auto: every eighth decided call runs the option not chosen") {
+    if (group().size() < 2) return;
+    const test::ScopedEnv env("CLFORGE_USER_TUNING_DIR", test::temp_dir("group_auto_explore"));
+    const std::size_t rows = 64, cols = 47;  // a size class no other case uses (the counts are per process)
+    const auto in = host::random_floats(rows * cols, test::seed() + 87);
+    std::vector<float> ref(in.size());
+    host::transpose(rows, cols, 4, in.data(), cols, ref.data(), rows);
+    // Stored: the split at 2 MB/s and the fastest device alone at 1, so Auto splits, and every
+    // split call (far above 2 MB/s) keeps the split's value above 1: the first seven calls
+    // split, the eighth runs the first device alone.
+    for (std::size_t d = 0; d < group().size(); ++d)
+      store_user_entry(group().entry(d).info, "group", "transpose:4B cols=47",
+                       {{"GROUP_RATE", 1024}, {"GROUP_ALONE", 1}, {"GROUP_SPLIT", 2}}, "test");
+    SplitOptions o;
+    o.mode = SplitMode::Auto;
+    o.chunk = 4;
+    for (int call = 1; call <= 8; ++call) {
+      CAPTURE(call);
+      std::vector<float> out = host::poisoned(in.size());
+      const GroupRun r = test::warm([&] { return transpose(group(), rows, cols, 4, in.data(), out.data(), o); });
+      CHECK(out == ref);
+      CHECK_FALSE(r.calibrating);
+      const auto working = std::count_if(r.weights.begin(), r.weights.end(), [](double w) { return w > 0; });
+      CHECK(working == (call == 8 ? 1 : static_cast<long>(group().size())));
+    }
+  }
+
   TEST_CASE("auto: a split slower than the fastest device alone is measured again with smaller shares") {
     if (group().size() != 2) return;
     const test::ScopedEnv env("CLFORGE_USER_TUNING_DIR", test::temp_dir("group_auto_halve"));

@@ -32,6 +32,8 @@ std::string rate_key(const std::string& variant, const DeviceInfo& i) {
 constexpr double kMinAutoShare = 0.04;
 // Cold calls Auto measures again before taking one as a measurement.
 constexpr double kColdRepeats = 2;
+// One decided call in this many runs the option not chosen.
+constexpr long kExploreEvery = 8;
 
 }  // namespace
 
@@ -134,8 +136,19 @@ void AutoSplit::choose(bool overlap, SplitMode& mode, std::vector<double>& weigh
   } else if (!others) {
     solo = best;
   } else if (measure_split_ == D_) {
-    const bool by_itself = alone_[best] > 0 && split_[best] > 0 && alone_[best] >= split_[best];  // else: split
-    if (alone_[best] > 0 && split_[best] > 0 && overlap) decided_ = best, decided_alone_ = by_itself;
+    bool by_itself = alone_[best] > 0 && split_[best] > 0 && alone_[best] >= split_[best];  // else: split
+    if (alone_[best] > 0 && split_[best] > 0 && overlap) {
+      // Every kExploreEvery-th decided call runs the other option, its whole call averaged into
+      // that option's value like the choice's own calls: a value one calibration call measured
+      // far too low (single calls on the H100 machine showed outliers of 2.6x) comes back.
+      // (Cold calls do not count: record takes them back.)
+      explore_key_ = "explore|" + rate_key(variants_[best], group_.entry(best).info);
+      const double calls = remembered_rate(explore_key_) + 1;
+      remember_rate(explore_key_, calls);
+      exploring_ = static_cast<long>(calls) % kExploreEvery == 0;
+      if (exploring_) by_itself = !by_itself;
+      decided_ = best, decided_alone_ = by_itself;
+    }
     if (by_itself) solo = best;
   }
   if (solo < D_) {
@@ -145,6 +158,7 @@ void AutoSplit::choose(bool overlap, SplitMode& mode, std::vector<double>& weigh
 }
 
 void AutoSplit::passive() {
+  if (decided_ < D_) remember_rate(explore_key_, remembered_rate(explore_key_) - 1);  // not a decided call
   measure_ = false;
   measure_alone_ = measure_split_ = decided_ = D_;
 }
@@ -155,7 +169,8 @@ std::string AutoSplit::step() const {
   if (measure_) return "auto: measuring rates (dynamic)";
   if (measure_alone_ < D_) return "auto: device " + std::to_string(measure_alone_) + " alone (measuring)";
   if (measure_split_ < D_) return "auto: split at share " + std::to_string(share_) + " (measuring)";
-  if (decided_ < D_) return decided_alone_ ? "auto: alone (decided)" : "auto: split (decided)";
+  if (decided_ < D_)
+    return std::string(decided_alone_ ? "auto: alone" : "auto: split") + (exploring_ ? " (exploring)" : " (decided)");
   return {};
 }
 
@@ -176,7 +191,10 @@ void AutoSplit::record(const GroupRun& run, const std::vector<double>& measured,
   if (measure && repeat_cold("dynamic")) measure = false;
   if (measure_alone < D_ && repeat_cold("alone " + std::to_string(measure_alone))) measure_alone = D_;
   if (measure_split < D_ && repeat_cold("split " + std::to_string(share_))) measure_split = D_;
-  if (run.cold) decided = D_;
+  if (run.cold && decided < D_) {
+    decided = D_;
+    remember_rate(explore_key_, remembered_rate(explore_key_) - 1);
+  }
   auto store = [&](std::size_t d, const ParamMap& values, const char* note) {
     const DeviceInfo& info = group_.entry(d).info;
     if (caller_.user_database) {

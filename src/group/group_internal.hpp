@@ -246,7 +246,9 @@ class AutoSplit {
   std::size_t measure_split_;  // the split by the rates, measuring its whole call (on the fastest's row)
   std::size_t decided_;        // the fastest device, when the call chose from both measured options
   bool decided_alone_ = false;
-  int share_ = 100;  // GROUP_SHARE of the fastest device
+  bool exploring_ = false;   // this decided call runs the option not chosen
+  std::string explore_key_;  // the process's count of decided calls of this size class
+  int share_ = 100;          // GROUP_SHARE of the fastest device
 };
 
 /// The "group" parameter set: GROUP_CHUNK_KIB, GROUP_QUEUES, GROUP_RATE, GROUP_ALONE, GROUP_SPLIT
