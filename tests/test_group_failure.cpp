@@ -351,7 +351,7 @@ TEST_SUITE("group") {
     host::transpose(rows, cols, 4, in.data(), cols, ref.data(), rows);
     // Stored: equal rates and the first device alone at the top of the ladder, so every split
     // loses and the chain runs shares 100, 50, 25, 12, 6 of the second device's rate. The second
-    // device sleeps 20 ms per chunk except in the second split (share 50), which is then the
+    // device sleeps 60 ms per chunk except in the second split (share 50), which is then the
     // fastest of the chain: at its end GROUP_SHARE goes back to 50 with that split's rate.
     const std::string variant = "transpose:4B cols=45";
     for (std::size_t d = 0; d < 2; ++d)
@@ -362,7 +362,7 @@ TEST_SUITE("group") {
     o.mode = SplitMode::Auto;
     o.chunk = 4;
     o.fault = [&call](std::size_t device, std::size_t) {
-      if (device == 1) std::this_thread::sleep_for(std::chrono::milliseconds(call == 1 ? 0 : 20));
+      if (device == 1) std::this_thread::sleep_for(std::chrono::milliseconds(call == 1 ? 0 : 60));
     };
     const auto stored = [&](const char* p) {
       return resolve_configuration("group", variant, group().entry(0).info, Tuning{}).at(p);

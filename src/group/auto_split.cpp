@@ -3,6 +3,7 @@
 // (the devices together, each candidate alone, the split; a split that lost measured again with
 // the others' shares halved; cold calls measured again).
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <numeric>
@@ -24,6 +25,31 @@ std::map<std::string, double>& rates() {
 }
 std::string rate_key(const std::string& variant, const DeviceInfo& i) {
   return variant + "|" + i.name + "|" + i.driver_version;
+}
+
+// The whole-call rates a decided option ran at in this process, the calibrated value first, at
+// most kChecked of them: the option's value is their median, so that one call slowed by the
+// machine (outliers of 2.6x on the H100 machine) does not flip the choice.
+constexpr std::size_t kChecked = 5;
+std::map<std::string, std::deque<double>>& checks() {
+  static std::map<std::string, std::deque<double>> m;
+  return m;
+}
+double checked_rate(const std::string& key) {
+  const std::lock_guard<std::mutex> lock(rates_mutex());
+  const auto it = checks().find(key);
+  if (it == checks().end() || it->second.empty()) return 0;
+  std::vector<double> v(it->second.begin(), it->second.end());
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+void add_check(const std::string& key, double calibrated, double whole) {
+  const std::lock_guard<std::mutex> lock(rates_mutex());
+  std::deque<double>& d = checks()[key];
+  if (d.empty()) d.push_back(calibrated);
+  d.push_back(whole);
+  while (d.size() > kChecked) d.pop_front();
 }
 
 // A device that would add under 4 % of the group's throughput costs more than it gives (its
@@ -87,9 +113,9 @@ AutoSplit::AutoSplit(const DeviceGroup& group, const char* routine, const std::s
     // What this process's later calls measured of the choice they made (record) comes first,
     // unless the caller gave the value.
     if (!caller_.overrides.count("GROUP_ALONE"))
-      if (const double v = remembered_rate("now-alone|" + key); v > 0) alone_[d] = v;
+      if (const double v = checked_rate("now-alone|" + key); v > 0) alone_[d] = v;
     if (!caller_.overrides.count("GROUP_SPLIT"))
-      if (const double v = remembered_rate("now-split|" + key); v > 0) split_[d] = v;
+      if (const double v = checked_rate("now-split|" + key); v > 0) split_[d] = v;
   }
   measure_alone_ = measure_split_ = decided_ = D_;
 }
@@ -250,12 +276,13 @@ void AutoSplit::record(const GroupRun& run, const std::vector<double>& measured,
                   : "auto split: measured in a dynamic run, alone, then split");
   }
   if (decided < D_) {
-    // Every later call checks its choice: its whole call's rate averaged into the value the
-    // choice was made by (kept by this process), so a choice that one calibration call's noise
-    // favoured is dropped once its calls run slower than the other option measured.
+    // Every later call checks its choice: its whole call's rate joins the value the choice was
+    // made by (the median of the last kChecked, kept by this process), so a choice that one
+    // calibration call's noise favoured is dropped once its calls run slower than the other
+    // option measured.
     const std::string key = rate_key(variants_[decided], group_.entry(decided).info);
     const double before = decided_alone_ ? alone_[decided] : split_[decided];
-    remember_rate((decided_alone_ ? "now-alone|" : "now-split|") + key, 0.5 * (before + whole));
+    add_check((decided_alone_ ? "now-alone|" : "now-split|") + key, before, whole);
   }
 }
 
