@@ -297,7 +297,8 @@ bool run_split(const DeviceGroup& group, const SplitCase& c, const SplitOptions&
   job->reset();
   GroupRun r = job->run(group, split);
   const double err = job->error(), tol = job->tolerance();
-  for (int k = 1; k < kAutoCalibrationCallsMax && r.calibrating; ++k) r = job->run(group, split);  // Auto's others
+  // Auto's other calibration calls (each step may be measured up to three times when cold).
+  for (int k = 1; k < 3 * kAutoCalibrationCallsMax && r.calibrating; ++k) r = job->run(group, split);
   std::vector<GroupRun> last;
   const Timing t = time_configs(*job, group, {split}, std::max(1, reps), last).front();
   r = last.front();
@@ -394,7 +395,7 @@ void bench_split(const DeviceGroup& group, Report& report, const SplitCase& c, c
   job->reset();
   GroupRun first = job->run(group, configs[0]);
   const double err = job->error(), tol = job->tolerance();
-  for (int k = 1; k < kAutoCalibrationCallsMax && first.calibrating; ++k) first = job->run(group, configs[0]);
+  for (int k = 1; k < 3 * kAutoCalibrationCallsMax && first.calibrating; ++k) first = job->run(group, configs[0]);
   for (std::size_t k = 1; k < configs.size(); ++k) job->run(group, configs[k]);
   std::vector<GroupRun> last;
   const std::vector<Timing> t = time_configs(*job, group, configs, o.reps, last);
