@@ -25,6 +25,24 @@ namespace {
 
 using test::group;
 
+// A float transpose of host data with its host reference: run() calls the group on poisoned
+// output and checks the result (the Auto cases each take columns of their own: their own size
+// class).
+struct TransposeCase {
+  std::size_t rows, cols;
+  std::vector<float> in, ref;
+  TransposeCase(std::size_t r, std::size_t c, std::uint64_t seed)
+      : rows(r), cols(c), in(host::random_floats(r * c, seed)), ref(in.size()) {
+    host::transpose(rows, cols, 4, in.data(), cols, ref.data(), rows);
+  }
+  GroupRun run(const DeviceGroup& g, const SplitOptions& o) const {
+    std::vector<float> out = host::poisoned(in.size());
+    const GroupRun r = transpose(g, rows, cols, 4, in.data(), out.data(), o);
+    CHECK(out == ref);
+    return r;
+  }
+};
+
 }  // namespace
 
 TEST_SUITE("group") {
@@ -239,14 +257,12 @@ TEST_SUITE("group") {
   TEST_CASE("auto: a choice whose calls run slower than the other option measured gives way to it") {
     if (group().size() < 2) return;
     const test::ScopedEnv env("CLFORGE_USER_TUNING_DIR", test::temp_dir("group_auto_recheck"));
-    const std::size_t rows = 64, cols = 41;  // a size class no other case uses (the checks are per process)
-    const auto in = host::random_floats(rows * cols, test::seed() + 82);
-    std::vector<float> ref(in.size());
-    host::transpose(rows, cols, 4, in.data(), cols, ref.data(), rows);
+    const TransposeCase c(64, 41, test::seed() + 82);  // a size class no other case uses (the checks are per process)
     // Stored: equal rates, the split at 1024 MB/s and the fastest device (the first) alone at 512,
     // so Auto splits; but the second device sleeps 20 ms per chunk, and so each split call runs at
-    // under 1 MB/s. Averaged into the split's value, the first call leaves it just above 512, the
-    // second below it: the third call runs the first device alone. (What follows depends on how
+    // under 1 MB/s. The split's value is then the median of 1024 and those calls' rates: the first
+    // call leaves it just above 512 (the mean of the two), the second below it: the third call runs
+    // the first device alone. (What follows depends on how
     // fast the machine runs the call alone, which also enters its value.)
     for (std::size_t d = 0; d < group().size(); ++d)
       store_user_entry(group().entry(d).info, "group", "transpose:4B cols=41",
@@ -259,9 +275,7 @@ TEST_SUITE("group") {
     };
     std::vector<std::size_t> devices;
     for (int call = 0; call < 3; ++call) {
-      std::vector<float> out = host::poisoned(in.size());
-      const GroupRun r = test::warm([&] { return transpose(group(), rows, cols, 4, in.data(), out.data(), o); });
-      CHECK(out == ref);
+      const GroupRun r = test::warm([&] { return c.run(group(), o); });
       devices.push_back(
           static_cast<std::size_t>(std::count_if(r.weights.begin(), r.weights.end(), [](double w) { return w > 0; })));
     }
@@ -273,10 +287,7 @@ TEST_SUITE("group") {
   TEST_CASE("auto: every eighth decided call runs the option not chosen") {
     if (group().size() < 2) return;
     const test::ScopedEnv env("CLFORGE_USER_TUNING_DIR", test::temp_dir("group_auto_explore"));
-    const std::size_t rows = 64, cols = 47;  // a size class no other case uses (the counts are per process)
-    const auto in = host::random_floats(rows * cols, test::seed() + 87);
-    std::vector<float> ref(in.size());
-    host::transpose(rows, cols, 4, in.data(), cols, ref.data(), rows);
+    const TransposeCase c(64, 47, test::seed() + 87);  // a size class no other case uses (the counts are per process)
     // Stored: the split at 2 MB/s and the fastest device alone at 1, so Auto splits, and every
     // split call (far above 2 MB/s) keeps the split's value above 1: the first seven calls
     // split, the eighth runs the first device alone.
@@ -288,9 +299,7 @@ TEST_SUITE("group") {
     o.chunk = 4;
     for (int call = 1; call <= 8; ++call) {
       CAPTURE(call);
-      std::vector<float> out = host::poisoned(in.size());
-      const GroupRun r = test::warm([&] { return transpose(group(), rows, cols, 4, in.data(), out.data(), o); });
-      CHECK(out == ref);
+      const GroupRun r = test::warm([&] { return c.run(group(), o); });
       CHECK_FALSE(r.calibrating);
       const auto working = std::count_if(r.weights.begin(), r.weights.end(), [](double w) { return w > 0; });
       CHECK(working == (call == 8 ? 1 : static_cast<long>(group().size())));
@@ -300,10 +309,7 @@ TEST_SUITE("group") {
   TEST_CASE("auto: a split slower than the fastest device alone is measured again with smaller shares") {
     if (group().size() != 2) return;
     const test::ScopedEnv env("CLFORGE_USER_TUNING_DIR", test::temp_dir("group_auto_halve"));
-    const std::size_t rows = 64, cols = 43;  // a size class no other case uses
-    const auto in = host::random_floats(rows * cols, test::seed() + 83);
-    std::vector<float> ref(in.size());
-    host::transpose(rows, cols, 4, in.data(), cols, ref.data(), rows);
+    const TransposeCase c(64, 43, test::seed() + 83);  // a size class no other case uses
     // Stored: equal rates (the first device counts as the fastest), the first alone at 512 MB/s,
     // no split measured yet; the second device sleeps 20 ms per chunk, so every split runs far
     // below 512. Each split call then halves the first device's GROUP_SHARE (100, 50, 25, 12, 6
@@ -325,9 +331,7 @@ TEST_SUITE("group") {
     int call = 0;
     for (double share : shares) {
       CAPTURE(share);
-      std::vector<float> out = host::poisoned(in.size());
-      const GroupRun r = test::warm([&] { return transpose(group(), rows, cols, 4, in.data(), out.data(), o); });
-      CHECK(out == ref);
+      const GroupRun r = test::warm([&] { return c.run(group(), o); });
       REQUIRE(r.weights.size() == 2);
       CHECK(std::fabs(r.weights[1] / (r.weights[0] + r.weights[1]) - share) < 0.01);
       const auto stored = [&](std::size_t d, const char* p) {
@@ -345,10 +349,7 @@ TEST_SUITE("group") {
   TEST_CASE("auto: after a chain of losing splits the best of them is kept, with its share") {
     if (group().size() != 2) return;
     const test::ScopedEnv env("CLFORGE_USER_TUNING_DIR", test::temp_dir("group_auto_chain"));
-    const std::size_t rows = 64, cols = 45;  // a size class no other case uses
-    const auto in = host::random_floats(rows * cols, test::seed() + 85);
-    std::vector<float> ref(in.size());
-    host::transpose(rows, cols, 4, in.data(), cols, ref.data(), rows);
+    const TransposeCase c(64, 45, test::seed() + 85);  // a size class no other case uses
     // Stored: equal rates and the first device alone at the top of the ladder, so every split
     // loses and the chain runs shares 100, 50, 25, 12, 6 of the second device's rate. The second
     // device sleeps 60 ms per chunk except in the second split (share 50), which is then the
@@ -371,12 +372,10 @@ TEST_SUITE("group") {
     double fastest = 0;
     for (; call < 5; ++call) {
       CAPTURE(call);
-      std::vector<float> out = host::poisoned(in.size());
-      const GroupRun r = test::warm([&] { return transpose(group(), rows, cols, 4, in.data(), out.data(), o); });
-      CHECK(out == ref);
+      const GroupRun r = test::warm([&] { return c.run(group(), o); });
       CHECK(r.calibrating);
       CHECK(stored("GROUP_SHARE") == percent[call]);
-      if (call == 1) fastest = static_cast<double>(rows * cols * 4) / r.seconds / 1e6;
+      if (call == 1) fastest = static_cast<double>(c.rows * c.cols * 4) / r.seconds / 1e6;
     }
     CHECK(stored("GROUP_SPLIT") == detail::quantize_rate(fastest));
   }
@@ -384,10 +383,7 @@ TEST_SUITE("group") {
   TEST_CASE("auto: a call that made buffers or programs is measured again, at most twice") {
     if (group().size() < 2) return;
     const test::ScopedEnv env("CLFORGE_USER_TUNING_DIR", test::temp_dir("group_auto_cold"));
-    const std::size_t rows = 64, cols = 44;  // a size class no other case uses
-    const auto in = host::random_floats(rows * cols, test::seed() + 84);
-    std::vector<float> ref(in.size());
-    host::transpose(rows, cols, 4, in.data(), cols, ref.data(), rows);
+    const TransposeCase c(64, 44, test::seed() + 84);  // a size class no other case uses
     const std::string variant = "transpose:4B cols=44";
     const auto rates_stored = [&](const DeviceGroup& g) {
       for (std::size_t d = 0; d < g.size(); ++d)
@@ -404,9 +400,7 @@ TEST_SUITE("group") {
     int call = 0;
     for (; call < 3; ++call) {
       CAPTURE(call);
-      std::vector<float> out = host::poisoned(in.size());
-      const GroupRun r = transpose(fresh, rows, cols, 4, in.data(), out.data(), o);
-      CHECK(out == ref);
+      const GroupRun r = c.run(fresh, o);
       CHECK(r.mode == SplitMode::Dynamic);
       CHECK(r.calibrating);
       if (call == 0) CHECK(r.cold);
@@ -419,10 +413,7 @@ TEST_SUITE("group") {
 
   TEST_CASE("a device's first chunk takes buffers for every slot it will use") {
     if (group().size() < 2) return;
-    const std::size_t rows = 64, cols = 46;
-    const auto in = host::random_floats(rows * cols, test::seed() + 86);
-    std::vector<float> ref(in.size());
-    host::transpose(rows, cols, 4, in.data(), cols, ref.data(), rows);
+    const TransposeCase c(64, 46, test::seed() + 86);
     // A new group; in a dynamic call the first device is slow and takes one or two of the 16
     // chunks, yet takes buffers for all its slots at its first, so that the next call, which
     // gives it 8 chunks over all its slots, creates none (GroupRun::cold false).
@@ -433,17 +424,13 @@ TEST_SUITE("group") {
     o.fault = [](std::size_t device, std::size_t) {
       if (device == 0) std::this_thread::sleep_for(std::chrono::milliseconds(30));
     };
-    std::vector<float> out = host::poisoned(in.size());
-    const GroupRun first = transpose(fresh, rows, cols, 4, in.data(), out.data(), o);
-    CHECK(out == ref);
+    const GroupRun first = c.run(fresh, o);
     CHECK(first.cold);
     CHECK(first.shares[0].chunks < first.shares[0].queues);
     o.mode = SplitMode::Weights;
     o.weights.assign(fresh.size(), 1.0);
     o.fault = nullptr;
-    out = host::poisoned(in.size());
-    const GroupRun second = transpose(fresh, rows, cols, 4, in.data(), out.data(), o);
-    CHECK(out == ref);
+    const GroupRun second = c.run(fresh, o);
     CHECK(second.shares[0].chunks >= second.shares[0].queues);
     CHECK_FALSE(second.cold);
   }

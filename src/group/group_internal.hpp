@@ -217,8 +217,8 @@ Tuning group_tuning_of(const Tuning& t);
 class AutoSplit {
  public:
   AutoSplit(const DeviceGroup& group, const char* routine, const std::string& size_class, const Tuning& tuning);
-  /// The row variant of device d ("fft:n=1024", "fft:n=1024 cu=12" for a sub-device).
-  const std::string& variant(std::size_t d) const { return variants_[d]; }
+  /// The caller's tuning reduced to the "group" parameters (group_tuning_of).
+  const Tuning& group_tuning() const { return tuning_; }
   /// Auto's mode and weights for this call (a group of two or more devices): Dynamic while a
   /// rate is missing (the call measures them when it overlaps), else weights by the rates, or one
   /// device alone.

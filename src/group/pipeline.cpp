@@ -110,8 +110,8 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
     require(total > 0, what, "split weights sum to 0");
   }
   // Each device's "group" parameters: chunk and queue rows per routine, rates per size class.
-  const Tuning group_tuning = group_tuning_of(opt.tuning);
   AutoSplit auto_split(group, what, job.size_class, opt.tuning);
+  const Tuning& group_tuning = auto_split.group_tuning();
   const std::size_t granule = std::max<std::size_t>(job.granule, 1);
   GroupRun run;
   run.shares.resize(D);
