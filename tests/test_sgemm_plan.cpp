@@ -112,6 +112,12 @@ TEST_SUITE("sgemm") {
     r.layout = Layout::RowMajor, r.m = 64, r.n = 64, r.k = 32;
     CHECK(contains(SgemmPlan(s.queue, r, small_tiles()).describe(), "row-major NN, alpha 1, beta 0: xgemm"));
     CHECK(contains(SgemmPlan(s.queue, r, small_tiles()).describe(), "A packed, B read in place"));
+    // Panels (PANEL=1) pack both operands, also those that could be read in place.
+    Tuning panels = small_tiles();
+    panels.overrides["PANEL"] = 1;
+    const SgemmPlan paneled(s.queue, d, panels);
+    CHECK(contains(paneled.describe(), "A packed, B packed (in panels of a tile's width)"));
+    CHECK(paneled.workspace_bytes() == 2 * 32 * 64 * 4);
 
     // The other paths.
     SgemmDesc z;

@@ -116,6 +116,87 @@ TEST_SUITE("sgemm") {
     CHECK(detail::sgemm_k_slices(dev, 20, 20, 400, forced(detail::SgemmPath::Stream, {{"SGEMM_SPLITK", 8}})) == 1);
   }
 
+  TEST_CASE("panels (PANEL=1) and k blocks (KBLOCK): transposes, layouts, edges, offsets, split k, queues") {
+    // The CPU row's register blocks (operands read from global memory) and a GPU-like shape
+    // with local tiles and double buffering; sizes that leave partial tiles and panels on every
+    // side, and one product split along k.
+    std::uint64_t seed = test::seed() + 58000;
+    const ParamMap cpu_like = {{"MWG", 16},  {"NWG", 16}, {"KWG", 32}, {"MDIMC", 1}, {"NDIMC", 1}, {"MDIMA", 1},
+                               {"NDIMB", 1}, {"KWI", 4},  {"VWM", 16}, {"VWN", 16},  {"STRM", 0},  {"STRN", 0},
+                               {"SA", 0},    {"SB", 0},   {"DBUF", 0}, {"PANEL", 1}, {"NVRREG", 0}};
+    ParamMap gpu_like = cpu_like;
+    for (const auto& [k, v] : ParamMap{{"MWG", 32},
+                                       {"NWG", 64},
+                                       {"KWG", 16},
+                                       {"MDIMC", 8},
+                                       {"NDIMC", 8},
+                                       {"MDIMA", 8},
+                                       {"NDIMB", 8},
+                                       {"KWI", 2},
+                                       {"VWM", 2},
+                                       {"VWN", 4},
+                                       {"STRM", 1},
+                                       {"SA", 1},
+                                       {"SB", 1},
+                                       {"DBUF", 1}})
+      gpu_like[k] = v;
+    for (const ParamMap& p : {cpu_like, gpu_like}) {
+      CAPTURE(p.at("MWG"));
+      int i = 0;
+      for (Layout l : kLayouts)
+        for (Transpose ta : kT)
+          for (Transpose tb : kT) {
+            Case c;
+            c.layout = l, c.ta = ta, c.tb = tb;
+            c.m = 97 + 13 * i, c.n = 33 + 21 * i, c.k = 71 + 9 * i;
+            c.alpha = i % 2 ? -0.5f : 1.0f;
+            c.beta = i % 3 == 0 ? 0.0f : 2.5f;
+            c.off_a = i % 3, c.off_b = i % 2, c.pad_a = i, c.off_c = i % 4, c.pad_c = 2 * i;
+            CHECK(sgemm_problem(c, forced(detail::SgemmPath::Xgemm, p), seed++) == "");
+            ++i;
+          }
+      // Tile-multiple sizes that would be read in place without panels.
+      Case c;
+      c.m = 128, c.n = 128, c.k = 64, c.tb = Transpose::Yes;
+      CHECK(sgemm_problem(c, forced(detail::SgemmPath::Xgemm, p), seed++) == "");
+    }
+    ParamMap split = cpu_like;
+    split["SGEMM_SPLITK"] = 4;
+    split["SGEMM_SPLIT_WAVES"] = 64;
+    Case c;
+    c.m = 65, c.n = 47, c.k = 333, c.ta = Transpose::Yes, c.beta = 1.0f;
+    CHECK(detail::sgemm_k_slices(test::session().entry.info, c.m, c.n, c.k, forced(detail::SgemmPath::Xgemm, split)) >=
+          2);
+    CHECK(sgemm_problem(c, forced(detail::SgemmPath::Xgemm, split), seed++) == "");
+
+    // K blocks: C accumulates launch after launch; the first launch alone applies beta (beta 0
+    // with NaN in C: never read). 333 rows in tiles of 32 are 11 tiles: blocks of 4, 4 and 3.
+    auto& s = test::session();
+    cl_int st = CL_SUCCESS;
+    cl::CommandQueue ooo(s.context, s.entry.device, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &st);
+    if (st != CL_SUCCESS) ooo = s.queue;  // the device has no out-of-order queues
+    ParamMap blocked = cpu_like;
+    blocked["KBLOCK"] = 128;
+    for (float beta : {0.0f, 2.5f})
+      for (cl::CommandQueue* q : {&s.queue, &ooo}) {
+        c = Case{};
+        c.m = 97, c.n = 61, c.k = 333, c.tb = Transpose::Yes, c.alpha = -0.5f, c.beta = beta, c.off_c = 3;
+        const SgemmPlan plan(*q, desc_of(c), forced(detail::SgemmPath::Xgemm, blocked));
+        CHECK(plan.describe().find("3 k blocks") != std::string::npos);
+        CHECK(sgemm_problem(c, forced(detail::SgemmPath::Xgemm, blocked), seed++, q) == "");
+      }
+    // Without panels, both operands read in place (one chain of launches, no workspace).
+    ParamMap in_place = gpu_like;
+    in_place["PANEL"] = 0;
+    in_place["KBLOCK"] = 128;
+    c = Case{};
+    c.m = 64, c.n = 128, c.k = 512, c.tb = Transpose::Yes, c.beta = 1.0f;
+    const SgemmPlan plan(s.queue, desc_of(c), forced(detail::SgemmPath::Xgemm, in_place));
+    CHECK(plan.workspace_bytes() == 0);
+    CHECK(plan.describe().find("4 k blocks") != std::string::npos);
+    CHECK(sgemm_problem(c, forced(detail::SgemmPath::Xgemm, in_place), seed++) == "");
+  }
+
   TEST_CASE("wait lists are honoured and the output event covers all of the work, on every path") {
     auto& s = test::session();
     const std::size_t m = 70, n = 50, k = 40;

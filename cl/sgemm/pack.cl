@@ -3,6 +3,8 @@
 //
 // Packed operand P (Kp rows of Xp floats, row pitch d_ld, Kp >= K, Xp >= X):
 //   P[d_off + p * d_ld + x] = op(p, x) for p < K and x < X, 0 elsewhere (the padding),
+// or, with panels of d_pw > 0 columns (sgemm_xgemm's PANEL; d_pw a power of two dividing Xp),
+//   P[d_off + ((x / d_pw) * Kp + p) * d_pw + x % d_pw] = op(p, x) likewise,
 // where the source element op(p, x) of the user's (internal column-major) matrix is
 //   sgemm_pack_copy:  src[s_off + p * s_ld + x]   (x contiguous: A not transposed, B transposed)
 //   sgemm_pack_trans: src[s_off + x * s_ld + p]   (p contiguous: A transposed, B not transposed)
@@ -28,9 +30,17 @@
 #error "PACK_WPT must not exceed PACK_TILE"
 #endif
 
+// Index of packed element (p, x): rows of d_ld floats, or panels of d_pw columns (a power of
+// two: shifts and masks, which vectorize across work-items where divisions do not).
+inline clf_index pack_at(const int p, const int x, const int Kp, const clf_index d_ld, const int d_pw) {
+  if (d_pw == 0) return (clf_index)p * d_ld + x;
+  const int sh = 31 - clz(d_pw);
+  return (((clf_index)(x >> sh) * Kp + p) << sh) + (x & (d_pw - 1));
+}
+
 __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1))) void sgemm_pack_copy(
     const int K, const int X, const int Kp, const int Xp, const __global float* restrict src, const clf_index s_off,
-    const clf_index s_ld, __global float* restrict dst, const clf_index d_off, const clf_index d_ld) {
+    const clf_index s_ld, __global float* restrict dst, const clf_index d_off, const clf_index d_ld, const int d_pw) {
   const int x = get_group_id(0) * PACK_TILE + get_local_id(0);
   const int p0 = get_group_id(1) * PACK_TILE + get_local_id(1);
   if (x >= Xp) return;
@@ -39,13 +49,13 @@ __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1))) void sgemm
 #pragma unroll
   for (int w = 0; w < PACK_WPT; ++w) {
     const int p = p0 + w * PACK_LY;
-    if (p < Kp) dst[(clf_index)p * d_ld + x] = (p < K && x < X) ? src[(clf_index)p * s_ld + x] : 0.0f;
+    if (p < Kp) dst[pack_at(p, x, Kp, d_ld, d_pw)] = (p < K && x < X) ? src[(clf_index)p * s_ld + x] : 0.0f;
   }
 }
 
 __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1))) void sgemm_pack_trans(
     const int K, const int X, const int Kp, const int Xp, const __global float* restrict src, const clf_index s_off,
-    const clf_index s_ld, __global float* restrict dst, const clf_index d_off, const clf_index d_ld) {
+    const clf_index s_ld, __global float* restrict dst, const clf_index d_off, const clf_index d_ld, const int d_pw) {
   __local float tile[PACK_TILE * (PACK_TILE + 1)];
   const int lx = get_local_id(0), ly = get_local_id(1);
   const int x0 = get_group_id(0) * PACK_TILE;  // tile origin in x
@@ -66,7 +76,7 @@ __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1))) void sgemm
   for (int w = 0; w < PACK_WPT; ++w) {
     const int pr = ly + w * PACK_LY;
     const int p = p0 + pr;
-    if (x < Xp && p < Kp) dst[(clf_index)p * d_ld + x] = tile[lx * (PACK_TILE + 1) + pr];
+    if (x < Xp && p < Kp) dst[pack_at(p, x, Kp, d_ld, d_pw)] = tile[lx * (PACK_TILE + 1) + pr];
   }
 }
 
@@ -89,7 +99,7 @@ __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1))) void sgemm
       float sum = 0.0f;
       for (int sl = 0; sl < S; ++sl) sum += x[(clf_index)sl * w_split];
       __global float* p = c + (clf_index)n * c_ld + m;
-      *p = beta == 0.0f ? sum : mad(beta, *p, sum);
+      *p = beta == 0.0f ? sum : beta * (*p) + sum;
     }
   }
 }

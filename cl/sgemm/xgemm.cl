@@ -37,6 +37,12 @@
 // cl/sgemm/pack.cl then adds the slices into C. Without a split: kt_split = Kp / KWG, one
 // slice, c_split = 0, C directly.
 //
+// PANEL = 1: the launcher packs each operand in panels of one work-group's width (MWG columns
+// of A, NWG of B): panel g holds rows 0 .. Kp-1 of its columns contiguously, so a_ld (b_ld) is
+// the panel's width in vectors and panel g starts Kp * a_ld vectors after panel g - 1. A
+// work-group then walks its operands as two contiguous streams instead of one row segment per
+// k step a whole padded row apart (CPUs: one cache line and TLB page after the other).
+//
 // SA = 0 / SB = 0 read that operand straight from global memory in the inner loop (CPUs:
 // local memory is ordinary memory there and barriers cost; caches do the staging). DBUF = 1
 // keeps two local tiles: the next tile is fetched into registers while the current one is
@@ -87,6 +93,9 @@
 #endif
 #ifndef DBUF
 #define DBUF 0  // double-buffered local tiles with register prefetch (needs SA or SB)
+#endif
+#ifndef PANEL
+#define PANEL 0  // 1: operands packed in panels of one work-group's width (see above)
 #endif
 #ifndef NVRREG
 // not used in the source: on NVIDIA's OpenCL the launcher passes it as
@@ -185,23 +194,29 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void sgemm_xgemm
 #if SA || SB
   const int tid = lid1 * MDIMC + lid0;
 #endif
+  // Vectors from one work-group's columns of an operand to the next one's.
+#if PANEL
+  const clf_index a_panel = (clf_index)Kp * a_ld, b_panel = (clf_index)Kp * b_ld;
+#else
+  const clf_index a_panel = MVG, b_panel = NVG;
+#endif
 
 #if SA
   __local realM alm[NBUF * KWG * MVG];
   const int la0 = tid % MDIMA, la1 = tid / MDIMA;
   // This work-item's first A element to load: row la1, vector la0 of the tile.
-  const __global realM* agl = ag + a_off + (clf_index)la1 * a_ld + gm * MVG + la0;
+  const __global realM* agl = ag + a_off + (clf_index)la1 * a_ld + gm * a_panel + la0;
   realM ar[KWA][MVA];
 #else
-  const __global realM* agc = ag + a_off + gm * MVG;  // row 0 of the A tile
+  const __global realM* agc = ag + a_off + gm * a_panel;  // row 0 of the A tile
 #endif
 #if SB
   __local realN blm[NBUF * KWG * NVG];
   const int lb0 = tid % NDIMB, lb1 = tid / NDIMB;
-  const __global realN* bgl = bg + b_off + (clf_index)lb1 * b_ld + gn * NVG + lb0;
+  const __global realN* bgl = bg + b_off + (clf_index)lb1 * b_ld + gn * b_panel + lb0;
   realN br[KWB][NVB];
 #else
-  const __global realN* bgc = bg + b_off + gn * NVG;
+  const __global realN* bgc = bg + b_off + gn * b_panel;
 #endif
 
   realM cpm[NWI][MVI];
@@ -285,7 +300,7 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void sgemm_xgemm
 #pragma unroll
           for (int ni = 0; ni < NWI; ++ni)
 #pragma unroll
-            for (int mi = 0; mi < MVI; ++mi) cpm[ni][mi] = mad(apm[mi], (realM)(bpm[ni]), cpm[ni][mi]);
+            for (int mi = 0; mi < MVI; ++mi) cpm[ni][mi] += apm[mi] * bpm[ni];
         }
       }
       (void)k0;
@@ -329,7 +344,7 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void sgemm_xgemm
         if (beta == 0.0f)
           *cp = alpha * cpm[ni][mi];
         else
-          *cp = mad((realM)(alpha), cpm[ni][mi], beta * *cp);
+          *cp = (realM)(alpha)*cpm[ni][mi] + beta * *cp;
       }
     }
   } else {
@@ -343,7 +358,7 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void sgemm_xgemm
         XG_UNPACKM(rv, r, 0)
         __global float* cp = cgo + (clf_index)n * c_ld + m;
         for (int v = 0; v < VWM; ++v) {
-          if (m + v < M) cp[v] = beta == 0.0f ? r[v] : mad(beta, cp[v], r[v]);
+          if (m + v < M) cp[v] = beta == 0.0f ? r[v] : beta * cp[v] + r[v];
         }
       }
     }

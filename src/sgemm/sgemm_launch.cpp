@@ -30,7 +30,7 @@ const KernelSignature kSgemmStream{
 namespace {
 const std::vector<const char*> kDirectArgs{"M",    "N", "K",     "alpha", "beta", "a",     "a_off",
                                            "a_ld", "b", "b_off", "b_ld",  "c",    "c_off", "c_ld"};
-const std::vector<const char*> kPackArgs{"K", "X", "Kp", "Xp", "src", "s_off", "s_ld", "dst", "d_off", "d_ld"};
+const std::vector<const char*> kPackArgs{"K", "X", "Kp", "Xp", "src", "s_off", "s_ld", "dst", "d_off", "d_ld", "d_pw"};
 }  // namespace
 
 const KernelSignature kSgemmDirect[2][2] = {{{"sgemm_direct_nn", kDirectArgs}, {"sgemm_direct_nt", kDirectArgs}},
@@ -122,33 +122,43 @@ void SgemmPlan::Impl::run_tiled(cl::CommandQueue& queue, const cl::Buffer& a, co
   using namespace detail;
   const bool split = slices > 1;
   // Binds the multiply: the operands as read (packed or in place) and its output (C, or the
-  // slices of the workspace: alpha times each partial product, beta 0).
-  auto bind_multiply = [&](cl::Kernel& k, const Operand& pa, const Operand& pb, const Operand& out) {
+  // slices of the workspace: alpha times each partial product, beta 0). With k blocks, launch
+  // `block` covers k rows block * kblock_tiles * kt onwards, and the blocks after the first add
+  // to C (beta 1).
+  const std::size_t blocks = kblocks;
+  auto bind_multiply = [&](cl::Kernel& k, const Operand& pa, const Operand& pb, const Operand& out, std::size_t block) {
+    const std::size_t row = block * kblock_tiles * kt;  // first k row of this launch
     Args args(k, *sig, long_index);
     args.i32("M", static_cast<long long>(m))
         .i32("N", static_cast<long long>(n))
         .i32("Kp", static_cast<long long>(kp))
         .f32("alpha", desc.alpha)
-        .f32("beta", split ? 0.0f : desc.beta)
+        .f32("beta", split       ? 0.0f
+                     : block > 0 ? 1.0f
+                                 : desc.beta)
         .buffer("ag", *pa.buffer)
-        .index("a_off", pa.offset / va)
+        .index("a_off", (pa.offset + row * pa.ld) / va)
         .index("a_ld", pa.ld / va)
         .buffer("bg", *pb.buffer)
-        .index("b_off", pb.offset / vb)
+        .index("b_off", (pb.offset + row * pb.ld) / vb)
         .index("b_ld", pb.ld / vb)
         .buffer("cg", *out.buffer)
         .index("c_off", out.offset)
         .index("c_ld", out.ld)
         .i32("c_vec", c_vec ? 1 : 0);
     if (path == SgemmPath::Xgemm)
-      args.i32("kt_split", static_cast<long long>(kt_split)).index("c_split", split ? mp * np : 0);
+      args.i32("kt_split", static_cast<long long>(blocks > 1 ? std::min(kblock_tiles, kp / kt - row / kt) : kt_split))
+          .index("c_split", split ? mp * np : 0);
     args.finish();
   };
   cl::Kernel multiply = get_kernel(program, sig->kernel);
 
-  if (workspace_elems() == 0) {  // both operands in place, no split: one kernel
-    bind_multiply(multiply, {&a, a_off, a_ld}, {&b, b_off, b_ld}, {&c, c_off, c_ld});
-    Chain(queue, wait, event).kernel(multiply, global, local, true);
+  if (workspace_elems() == 0) {  // both operands in place, no split: the multiply's launches
+    Chain chain(queue, wait, event);
+    for (std::size_t block = 0; block < blocks; ++block) {
+      bind_multiply(multiply, {&a, a_off, a_ld}, {&b, b_off, b_ld}, {&c, c_off, c_ld}, block);
+      chain.kernel(multiply, global, local, block + 1 == blocks);
+    }
     return;
   }
 
@@ -159,9 +169,10 @@ void SgemmPlan::Impl::run_tiled(cl::CommandQueue& queue, const cl::Buffer& a, co
   const bool ordered = in_order(queue);
   const EventList pack_wait = joined(wait, ws.waits(queue));
   EventList gemm_wait;
-  // Packs one operand into rows p < kp of xp floats at dst_off of the workspace.
+  // Packs one operand into rows p < kp of xp floats at dst_off of the workspace, or (panel
+  // width pw > 0) into panels of pw columns, kp rows each.
   auto pack_one = [&](const KernelSignature& s, const cl::Buffer& src, std::size_t off, std::size_t ld, std::size_t x,
-                      std::size_t xp, std::size_t dst_off, const cl::NDRange& g, const char* tag) {
+                      std::size_t xp, std::size_t pw, std::size_t dst_off, const cl::NDRange& g, const char* tag) {
     cl::Kernel pk = get_kernel(pack, s.kernel);
     Args(pk, s, long_index)
         .i32("K", static_cast<long long>(k))
@@ -174,6 +185,7 @@ void SgemmPlan::Impl::run_tiled(cl::CommandQueue& queue, const cl::Buffer& a, co
         .buffer("dst", ws.buffer())
         .index("d_off", dst_off)
         .index("d_ld", xp)
+        .i32("d_pw", static_cast<long long>(pw))
         .finish();
     if (ordered) {
       launch(queue, pk, g, pack_local, &pack_wait, nullptr, tag);  // the tag tells the two packs apart
@@ -188,12 +200,13 @@ void SgemmPlan::Impl::run_tiled(cl::CommandQueue& queue, const cl::Buffer& a, co
   Operand pa{&a, a_off, a_ld}, pb{&b, b_off, b_ld};
   // A is copied when not transposed (its rows are k-major already), B when transposed.
   if (pack_a) {
-    pack_one(ta ? kSgemmPackTrans : kSgemmPackCopy, a, a_off, a_ld, m, mp, 0, pack_a_global, "pack A");
-    pa = {&ws.buffer(), 0, mp};
+    pack_one(ta ? kSgemmPackTrans : kSgemmPackCopy, a, a_off, a_ld, m, mp, panel ? mt : 0, 0, pack_a_global, "pack A");
+    pa = {&ws.buffer(), 0, panel ? mt : mp};
   }
   if (pack_b) {
-    pack_one(tb ? kSgemmPackCopy : kSgemmPackTrans, b, b_off, b_ld, n, np, a_elems, pack_b_global, "pack B");
-    pb = {&ws.buffer(), a_elems, np};
+    pack_one(tb ? kSgemmPackCopy : kSgemmPackTrans, b, b_off, b_ld, n, np, panel ? nt : 0, a_elems, pack_b_global,
+             "pack B");
+    pb = {&ws.buffer(), a_elems, panel ? nt : np};
   }
   // An operand read in place is read after the call's wait list (and, like everything here,
   // after the workspace's previous user).
@@ -201,21 +214,29 @@ void SgemmPlan::Impl::run_tiled(cl::CommandQueue& queue, const cl::Buffer& a, co
   if (ordered && !pack_a && !pack_b) gemm_wait = pack_wait;  // nothing packed: the multiply is first
 
   const Operand out = split ? Operand{&ws.buffer(), a_elems + b_elems, mp} : Operand{&c, c_off, c_ld};
-  bind_multiply(multiply, pa, pb, out);
   if (ordered) {
     cl::Kernel sum;
     if (split) {
       sum = get_kernel(pack, kSgemmSumScale.kernel);
       bind_sum(sum, *this, ws.buffer(), a_elems + b_elems, slices, c);
     }
-    launch(queue, multiply, global, local, &gemm_wait, split ? nullptr : event);
+    for (std::size_t block = 0; block < blocks; ++block) {
+      bind_multiply(multiply, pa, pb, out, block);
+      const bool last = block + 1 == blocks && !split;
+      launch(queue, multiply, global, local, block == 0 ? &gemm_wait : nullptr, last ? event : nullptr);
+      ws.used_on(queue);
+    }
     if (split) launch(queue, sum, sum_global, pack_local, nullptr, event);
     ws.used_on(queue);
     return;
   }
   cl::Event done;
-  launch(queue, multiply, global, local, &gemm_wait, &done);
-  ws.used_until({done});
+  for (std::size_t block = 0; block < blocks; ++block) {
+    bind_multiply(multiply, pa, pb, out, block);
+    const EventList after{done};
+    launch(queue, multiply, global, local, block == 0 ? &gemm_wait : &after, &done);
+    ws.used_until({done});
+  }
   if (split) {
     cl::Kernel sum = get_kernel(pack, kSgemmSumScale.kernel);
     bind_sum(sum, *this, ws.buffer(), a_elems + b_elems, slices, c);

@@ -110,15 +110,20 @@ Configuration plan_tiled(SgemmPlan::Impl& im, const DeviceInfo& dev, const Confi
   require(im.mp <= kMaxDim && im.np <= kMaxDim && im.kp <= kMaxDim, kRoutine, "padded sizes must be below 2^31");
 
   // An operand already in k-major form with tile-multiple sizes and aligned rows is read in
-  // place; the others are packed into the workspace.
-  im.pack_a = !(!im.ta && im.m == im.mp && im.k == im.kp && im.a_ld % im.va == 0 && im.a_off % im.va == 0);
-  im.pack_b = !(im.tb && im.n == im.np && im.k == im.kp && im.b_ld % im.vb == 0 && im.b_off % im.vb == 0);
+  // place; the others are packed into the workspace. Panels (PANEL) are always packed.
+  im.panel = !stream && cfg.at("PANEL") != 0;
+  im.pack_a = im.panel || !(!im.ta && im.m == im.mp && im.k == im.kp && im.a_ld % im.va == 0 && im.a_off % im.va == 0);
+  im.pack_b = im.panel || !(im.tb && im.n == im.np && im.k == im.kp && im.b_ld % im.vb == 0 && im.b_off % im.vb == 0);
   im.a_elems = im.pack_a ? round_up(im.kp * im.mp, 64) : 0;
   im.b_elems = im.pack_b ? round_up(im.kp * im.np, 64) : 0;
   // Split k: `slices` partial products of mp x np floats each, after the packed operands.
   const std::size_t ktiles = im.kp / im.kt;
   im.slices = stream ? 1 : k_slices_for(route, dev, (im.mp / im.mt) * (im.np / im.nt), ktiles);
   im.kt_split = ceil_div(ktiles, im.slices);
+  // K blocks, one launch each (not with a split, whose slices already divide k).
+  const std::size_t kblock = stream ? 0 : static_cast<std::size_t>(cfg.at("KBLOCK")) / im.kt;
+  im.kblock_tiles = im.slices == 1 && kblock > 0 && kblock < ktiles ? kblock : 0;
+  im.kblocks = im.kblock_tiles > 0 ? ceil_div(ktiles, im.kblock_tiles) : 1;
   im.w_elems = im.slices > 1 ? mul_or_throw(im.slices, im.mp * im.np, kRoutine, "the k slices' workspace") : 0;
   mul_or_throw(add_or_throw(im.a_elems + im.b_elems, im.w_elems, kRoutine, "the packing workspace"), sizeof(float),
                kRoutine, "the packing workspace in bytes");
@@ -295,7 +300,8 @@ std::string SgemmPlan::describe() const {
       s += std::string(detail::to_string(p.path)) + " with " + std::to_string(p.mt) + "x" + std::to_string(p.nt) +
            " C tiles, k tiles of " + std::to_string(p.kt) + ", " + std::to_string(p.slices) +
            (p.slices == 1 ? " k slice; A " : " k slices; A ") + (a_packed ? "packed" : "read in place") + ", B " +
-           (b_packed ? "packed" : "read in place") + "; workspace " +
+           (b_packed ? "packed" : "read in place") + (p.panel ? " (in panels of a tile's width)" : "") +
+           (p.kblocks > 1 ? "; " + std::to_string(p.kblocks) + " k blocks" : "") + "; workspace " +
            detail::number(static_cast<double>(workspace_bytes()) / (1024.0 * 1024.0)) + " MiB";
       break;
     }

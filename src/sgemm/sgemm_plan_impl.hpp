@@ -43,9 +43,11 @@ struct SgemmPlan::Impl {
   std::size_t va = 1, vb = 1;          // vector widths of the A and B reads
   std::size_t mp = 0, np = 0, kp = 0;  // padded sizes
   bool pack_a = false, pack_b = false;
+  bool panel = false;                                 // operands packed in panels of mt (A) and nt (B) columns (PANEL)
   std::size_t a_elems = 0, b_elems = 0, w_elems = 0;  // workspace: packed A, packed B, k slices
   std::size_t slices = 1, kt_split = 0;
-  bool c_vec = false;  // whole-vector stores into the multiply's output
+  std::size_t kblock_tiles = 0, kblocks = 1;  // k tiles per multiply launch (KBLOCK), launches
+  bool c_vec = false;                         // whole-vector stores into the multiply's output
   cl::NDRange pack_a_global, pack_b_global;
 
   std::size_t workspace_elems() const { return a_elems + b_elems + w_elems; }

@@ -27,7 +27,7 @@ KernelSpec sgemm_xgemm_spec() {
   s.params = {
       {"MWG", 64, {8, 16, 32, 64, 128, 256}, "C tile rows (m) per work-group"},
       {"NWG", 64, {8, 16, 32, 64, 128, 256}, "C tile columns (n) per work-group"},
-      {"KWG", 16, {4, 8, 16, 32, 64}, "depth of a k tile"},
+      {"KWG", 16, {4, 8, 16, 32, 64, 128, 256}, "depth of a k tile"},
       {"MDIMC", 8, kPow2_1_32, "work-items along m"},
       {"NDIMC", 8, kPow2_1_32, "work-items along n"},
       {"MDIMA", 8, kPow2_1_64, "work-items along m when loading the A tile (in VWM vectors)"},
@@ -40,6 +40,13 @@ KernelSpec sgemm_xgemm_spec() {
       {"SA", 1, kBool, "stage the A tile in local memory"},
       {"SB", 1, kBool, "stage the B tile in local memory"},
       {"DBUF", 0, kBool, "double-buffered local tiles with register prefetch (needs SA or SB)"},
+      {"PANEL", 0, kBool, "1: operands packed in panels of one work-group's width (contiguous k streams)"},
+      {"KBLOCK",
+       0,
+       {0, 128, 256, 512, 1024},
+       "k rows per launch (0: all): C accumulates one k block after the other, so that a block's panels stay in "
+       "the caches of CPUs",
+       true},
       {"NVRREG",
        0,
        {0, 64, 96, 128, 168, 255},
@@ -52,7 +59,10 @@ KernelSpec sgemm_xgemm_spec() {
     if (mwg % (mdimc * vwm) != 0) return "MWG must be a multiple of MDIMC*VWM";
     if (nwg % (ndimc * vwn) != 0) return "NWG must be a multiple of NDIMC*VWN";
     if (kwg % p.at("KWI") != 0) return "KWI must divide KWG";
-    if ((mwg / mdimc) * (nwg / ndimc) > 256) return "MWG/MDIMC * NWG/NDIMC (accumulators per work-item) exceeds 256";
+    // Accumulators per work-item: 256 floats, or 512 as 32 vectors of 16 (AVX-512 CPUs have 32
+    // such registers).
+    if ((mwg / mdimc) * (nwg / ndimc) > (vwm == 16 ? 512 : 256))
+      return "MWG/MDIMC * NWG/NDIMC (accumulators per work-item) exceeds 256 (512 with VWM=16)";
     if (p.at("SA")) {
       const int mdima = p.at("MDIMA");
       if (wgs % mdima != 0 || (mwg / vwm) % mdima != 0 || kwg % (wgs / mdima) != 0)
@@ -70,6 +80,7 @@ KernelSpec sgemm_xgemm_spec() {
     if (p.at("SB") && kwg * (nwg / vwn) / wgs > 64)
       return "KWG*NWG/VWN/(MDIMC*NDIMC) (B vectors each work-item loads) exceeds 64";
     if (p.at("DBUF") && !p.at("SA") && !p.at("SB")) return "DBUF=1 needs SA=1 or SB=1";
+    if (p.at("KBLOCK") % kwg != 0) return "KBLOCK must be a multiple of KWG";
     return {};
   };
   s.resources = [](const ParamMap& p, const std::string&) {
@@ -86,9 +97,9 @@ KernelSpec sgemm_xgemm_spec() {
       q["DBUF"] = 0;
       return q;
     }
-    const ParamMap small = {{"MWG", 32},  {"NWG", 32}, {"KWG", 16}, {"MDIMC", 8}, {"NDIMC", 8}, {"MDIMA", 8},
-                            {"NDIMB", 8}, {"KWI", 2},  {"VWM", 1},  {"VWN", 1},   {"STRM", 0},  {"STRN", 0},
-                            {"SA", 1},    {"SB", 1},   {"DBUF", 0}, {"NVRREG", 0}};
+    const ParamMap small = {{"MWG", 32},  {"NWG", 32}, {"KWG", 16}, {"MDIMC", 8}, {"NDIMC", 8},  {"MDIMA", 8},
+                            {"NDIMB", 8}, {"KWI", 2},  {"VWM", 1},  {"VWN", 1},   {"STRM", 0},   {"STRN", 0},
+                            {"SA", 1},    {"SB", 1},   {"DBUF", 0}, {"PANEL", 0}, {"KBLOCK", 0}, {"NVRREG", 0}};
     ParamMap tiny = small;
     tiny["MWG"] = tiny["NWG"] = 8;
     tiny["MDIMC"] = tiny["NDIMC"] = tiny["MDIMA"] = tiny["NDIMB"] = 2;
