@@ -25,7 +25,8 @@ namespace {
 // Programs looked up (built, or found in the memory or disk cache) in this process.
 std::uint64_t lookups(const CacheStats& c = cache_stats()) { return c.memory_hits + c.disk_hits + c.compiles; }
 
-// 32 x 32 C tiles, k tiles of 16, vectors of 2, no split k: tile multiples decide the packing.
+// 32 x 32 C tiles, k tiles of 16, vectors of 2, no split k, operands in rows and k in one launch:
+// tile multiples decide the packing.
 Tuning small_tiles() {
   return forced(SgemmPath::Xgemm, {{"MWG", 32},
                                    {"NWG", 32},
@@ -42,6 +43,8 @@ Tuning small_tiles() {
                                    {"SA", 1},
                                    {"SB", 1},
                                    {"DBUF", 1},
+                                   {"PANEL", 0},
+                                   {"KBLOCK", 0},
                                    {"NVRREG", 0},
                                    {"SGEMM_SPLITK", 0}});
 }
