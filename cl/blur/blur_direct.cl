@@ -68,8 +68,8 @@ __kernel __attribute__((reqd_work_group_size(BLUR_D_LX, BLUR_D_LY, 1))) void blu
     for (int dy = 0; dy <= 2 * ry; ++dy) {
       const __local blur_t* row = tile + (ty + dy) * tw + lx;
       blur_t s = BLUR_ZERO;
-      for (int dx = 0; dx <= 2 * rx; ++dx) s = (blur_t)gx[dx] * row[dx] + s;
-      acc = (blur_t)gy[dy] * s + acc;
+      for (int dx = 0; dx <= 2 * rx; ++dx) s = CLF_MAD((blur_t)gx[dx], row[dx], s);
+      acc = CLF_MAD((blur_t)gy[dy], s, acc);
     }
     out[(clf_index)(y0 + ty) * out_pitch + x] = acc;
   }
@@ -87,14 +87,14 @@ __kernel __attribute__((reqd_work_group_size(BLUR_D_LX, BLUR_D_LY, 1))) void blu
       const __global blur_t* row = in + (clf_index)sy * in_pitch;
       blur_t s = BLUR_ZERO;
       if (inside_x) {
-        for (int dx = 0; dx <= 2 * rx; ++dx) s = (blur_t)gx[dx] * row[x - rx + dx] + s;
+        for (int dx = 0; dx <= 2 * rx; ++dx) s = CLF_MAD((blur_t)gx[dx], row[x - rx + dx], s);
       } else {
         for (int dx = 0; dx <= 2 * rx; ++dx) {
           const int sx = blur_index(x - rx + dx, width, border);
-          if (sx >= 0) s = (blur_t)gx[dx] * row[sx] + s;
+          if (sx >= 0) s = CLF_MAD((blur_t)gx[dx], row[sx], s);
         }
       }
-      acc = (blur_t)gy[dy] * s + acc;
+      acc = CLF_MAD((blur_t)gy[dy], s, acc);
     }
     out[(clf_index)y * out_pitch + x] = acc;
   }

@@ -88,20 +88,20 @@
 
 #define REC_STEP(s0, s1, s2, x)                                   \
   do {                                                            \
-    s0 = k1 * ((x)-s0) + s0;                                      \
-    const blur_t rec_w_ = g2 * (s0 - s1) + (c2 * (s2 - s1) + s1); \
+    s0 = mad(k1, (x)-s0, s0);                                     \
+    const blur_t rec_w_ = mad(g2, s0 - s1, mad(c2, s2 - s1, s1)); \
     s2 = s1;                                                      \
     s1 = rec_w_;                                                  \
   } while (0)
 
 // Step m of a block's zero-state carry: the causal step on x, then the anti-causal zero-state
 // sum (e0, e1, e2) += g[m] * s1 with the impulse table of prm (blur_rec_carry's results).
-#define CARRY_STEP(prm, m, s0, s1, s2, e0, e1, e2, x)   \
-  do {                                                  \
-    REC_STEP(s0, s1, s2, x);                            \
-    e0 = (blur_t)((prm)[RP_G + 3 * (m)]) * s1 + e0;     \
-    e1 = (blur_t)((prm)[RP_G + 3 * (m) + 1]) * s1 + e1; \
-    e2 = (blur_t)((prm)[RP_G + 3 * (m) + 2]) * s1 + e2; \
+#define CARRY_STEP(prm, m, s0, s1, s2, e0, e1, e2, x)      \
+  do {                                                     \
+    REC_STEP(s0, s1, s2, x);                               \
+    e0 = mad((blur_t)((prm)[RP_G + 3 * (m)]), s1, e0);     \
+    e1 = mad((blur_t)((prm)[RP_G + 3 * (m) + 1]), s1, e1); \
+    e2 = mad((blur_t)((prm)[RP_G + 3 * (m) + 2]), s1, e2); \
   } while (0)
 
 // (o0, o1, o2) = m (v0, v1, v2), m row-major 3 x 3.

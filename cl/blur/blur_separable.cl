@@ -101,11 +101,11 @@ inline blur_t blur_row_out(const __global blur_t* src, const int x, const int wi
                            BLUR_WSPACE float* wts) {
   blur_t acc = BLUR_ZERO;
   if (x - r >= 0 && x + r < width) {
-    for (int k = 0; k <= 2 * r; ++k) acc = (blur_t)wts[k] * src[x - r + k] + acc;
+    for (int k = 0; k <= 2 * r; ++k) acc = CLF_MAD((blur_t)wts[k], src[x - r + k], acc);
   } else {
     for (int k = 0; k <= 2 * r; ++k) {
       const int sx = blur_index(x - r + k, width, border);
-      if (sx >= 0) acc = (blur_t)wts[k] * src[sx] + acc;
+      if (sx >= 0) acc = CLF_MAD((blur_t)wts[k], src[sx], acc);
     }
   }
   return acc;
@@ -161,11 +161,11 @@ __kernel __attribute__((reqd_work_group_size(BLUR_S_ROW_LX, BLUR_S_ROW_LY, 1))) 
   // Taps 4m .. 4m+3 of outputs 4lx+j read floats 4(lx+m)+j .. +3 of the pair (a, b) = (t4[m],
   // t4[m+1]); two steps per iteration let a and b swap roles without moves.
   float4 a = t4[0], acc = (float4)(0.0f);
-#define BLUR_S_ROW_STEP(A, B, W)                                       \
-  acc.x = W.x * A.x + (W.y * A.y + (W.z * A.z + (W.w * A.w + acc.x))); \
-  acc.y = W.x * A.y + (W.y * A.z + (W.z * A.w + (W.w * B.x + acc.y))); \
-  acc.z = W.x * A.z + (W.y * A.w + (W.z * B.x + (W.w * B.y + acc.z))); \
-  acc.w = W.x * A.w + (W.y * B.x + (W.z * B.y + (W.w * B.z + acc.w)))
+#define BLUR_S_ROW_STEP(A, B, W)                                                             \
+  acc.x = CLF_MAD(W.x, A.x, CLF_MAD(W.y, A.y, CLF_MAD(W.z, A.z, CLF_MAD(W.w, A.w, acc.x)))); \
+  acc.y = CLF_MAD(W.x, A.y, CLF_MAD(W.y, A.z, CLF_MAD(W.z, A.w, CLF_MAD(W.w, B.x, acc.y)))); \
+  acc.z = CLF_MAD(W.x, A.z, CLF_MAD(W.y, A.w, CLF_MAD(W.z, B.x, CLF_MAD(W.w, B.y, acc.z)))); \
+  acc.w = CLF_MAD(W.x, A.w, CLF_MAD(W.y, B.x, CLF_MAD(W.z, B.y, CLF_MAD(W.w, B.z, acc.w))))
   int m = 0;
   for (; m + 1 < groups; m += 2) {
     const float4 b = t4[m + 1], c = t4[m + 2];
@@ -193,7 +193,7 @@ __kernel __attribute__((reqd_work_group_size(BLUR_S_ROW_LX, BLUR_S_ROW_LY, 1))) 
   if (x >= width) return;
   const __local blur_t* t = trow + lx;
   blur_t acc = BLUR_ZERO;
-  for (int k = 0; k <= 2 * r; ++k) acc = (blur_t)wts[k] * t[k] + acc;
+  for (int k = 0; k <= 2 * r; ++k) acc = CLF_MAD((blur_t)wts[k], t[k], acc);
   dst[x] = acc;
 #endif
 #else  // no local memory
@@ -208,12 +208,12 @@ __kernel __attribute__((reqd_work_group_size(BLUR_S_ROW_LX, BLUR_S_ROW_LY, 1))) 
     BLUR_S_RT a0 = (BLUR_S_RT)(0.0f), a1 = a0, a2 = a0, a3 = a0;
     int k = 0;
     for (; k + 3 <= 2 * r; k += 4) {
-      a0 = (BLUR_S_RT)wts[k] * BLUR_S_RLOAD(0, s0 + k) + a0;
-      a1 = (BLUR_S_RT)wts[k + 1] * BLUR_S_RLOAD(0, s0 + k + 1) + a1;
-      a2 = (BLUR_S_RT)wts[k + 2] * BLUR_S_RLOAD(0, s0 + k + 2) + a2;
-      a3 = (BLUR_S_RT)wts[k + 3] * BLUR_S_RLOAD(0, s0 + k + 3) + a3;
+      a0 = CLF_MAD((BLUR_S_RT)wts[k], BLUR_S_RLOAD(0, s0 + k), a0);
+      a1 = CLF_MAD((BLUR_S_RT)wts[k + 1], BLUR_S_RLOAD(0, s0 + k + 1), a1);
+      a2 = CLF_MAD((BLUR_S_RT)wts[k + 2], BLUR_S_RLOAD(0, s0 + k + 2), a2);
+      a3 = CLF_MAD((BLUR_S_RT)wts[k + 3], BLUR_S_RLOAD(0, s0 + k + 3), a3);
     }
-    for (; k <= 2 * r; ++k) a0 = (BLUR_S_RT)wts[k] * BLUR_S_RLOAD(0, s0 + k) + a0;
+    for (; k <= 2 * r; ++k) a0 = CLF_MAD((BLUR_S_RT)wts[k], BLUR_S_RLOAD(0, s0 + k), a0);
     BLUR_S_RSTORE((a0 + a1) + (a2 + a3), 0, dst + x);
     return;
   }
@@ -257,7 +257,7 @@ __kernel __attribute__((reqd_work_group_size(BLUR_S_COL_LX, BLUR_S_COL_LY, 1))) 
         float acc = 0.0f;
         for (int t = 0; t <= 2 * r; ++t) {
           const int sy = blur_index(y0 + base + k - r + t, height, border);
-          if (sy >= 0) acc = wts[t] * in[(clf_index)sy * in_pitch + c] + acc;
+          if (sy >= 0) acc = CLF_MAD(wts[t], in[(clf_index)sy * in_pitch + c], acc);
         }
         out[(clf_index)(y0 + base + k - y_first) * out_pitch + c] = acc;
       }
@@ -279,7 +279,7 @@ __kernel __attribute__((reqd_work_group_size(BLUR_S_COL_LX, BLUR_S_COL_LY, 1))) 
         win[(j + BLUR_S_COL_WPT - 1) % BLUR_S_COL_WPT] = BLUR_S_COL_AT(base + t0 + j + BLUR_S_COL_WPT - 1);
         const BLUR_S_CT wt = (BLUR_S_CT)wts[t0 + j];
 #pragma unroll
-        for (int k = 0; k < BLUR_S_COL_WPT; ++k) acc[k] = wt * win[(j + k) % BLUR_S_COL_WPT] + acc[k];
+        for (int k = 0; k < BLUR_S_COL_WPT; ++k) acc[k] = CLF_MAD(wt, win[(j + k) % BLUR_S_COL_WPT], acc[k]);
       }
     }
   }

@@ -155,7 +155,7 @@ void sgemm_direct_body(const int M, const int N, const int K, const float alpha,
 #pragma unroll
         for (int ni = 0; ni < NWID; ++ni)
 #pragma unroll
-          for (int mi = 0; mi < MVID; ++mi) cpm[ni][mi] = apm[mi] * (realMD)(bpm[ni]) + cpm[ni][mi];
+          for (int mi = 0; mi < MVID; ++mi) cpm[ni][mi] = CLF_MAD(apm[mi], (realMD)(bpm[ni]), cpm[ni][mi]);
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -174,11 +174,12 @@ void sgemm_direct_body(const int M, const int N, const int K, const float alpha,
         if (beta == 0.0f)
           XD_STOREM(r, cp);
         else
-          XD_STOREM((realMD)(beta)*XD_LOADM(cp) + r, cp);
+          XD_STOREM(CLF_MAD((realMD)(beta), XD_LOADM(cp), r), cp);
       } else if (n < N) {
         float rs[VWMD];
         XD_CAT(XD_UNPACK, VWMD)
-        (r, rs, 0) for (int v = 0; v < VWMD; ++v) if (m + v < M) cp[v] = beta == 0.0f ? rs[v] : beta * cp[v] + rs[v];
+        (r, rs, 0) for (int v = 0; v < VWMD; ++v) if (m + v < M) cp[v] =
+            beta == 0.0f ? rs[v] : CLF_MAD(beta, cp[v], rs[v]);
       }
     }
   }

@@ -99,7 +99,7 @@ __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1))) void sgemm
       float sum = 0.0f;
       for (int sl = 0; sl < S; ++sl) sum += x[(clf_index)sl * w_split];
       __global float* p = c + (clf_index)n * c_ld + m;
-      *p = beta == 0.0f ? sum : beta * (*p) + sum;
+      *p = beta == 0.0f ? sum : CLF_MAD(beta, *p, sum);
     }
   }
 }

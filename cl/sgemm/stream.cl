@@ -86,10 +86,10 @@ __kernel __attribute__((reqd_work_group_size(SGS_WG, 1, 1))) void sgemm_stream(
 #pragma unroll
       for (int j4 = 0; j4 < SGS_N / 4; ++j4) {
         const float4 b = bl[kk * (SGS_N / 4) + j4];
-        acc[4 * j4 + 0] = a * (realS)(b.x) + acc[4 * j4 + 0];
-        acc[4 * j4 + 1] = a * (realS)(b.y) + acc[4 * j4 + 1];
-        acc[4 * j4 + 2] = a * (realS)(b.z) + acc[4 * j4 + 2];
-        acc[4 * j4 + 3] = a * (realS)(b.w) + acc[4 * j4 + 3];
+        acc[4 * j4 + 0] = CLF_MAD(a, (realS)(b.x), acc[4 * j4 + 0]);
+        acc[4 * j4 + 1] = CLF_MAD(a, (realS)(b.y), acc[4 * j4 + 1]);
+        acc[4 * j4 + 2] = CLF_MAD(a, (realS)(b.z), acc[4 * j4 + 2]);
+        acc[4 * j4 + 3] = CLF_MAD(a, (realS)(b.w), acc[4 * j4 + 3]);
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -105,7 +105,7 @@ __kernel __attribute__((reqd_work_group_size(SGS_WG, 1, 1))) void sgemm_stream(
       if (beta == 0.0f)
         *cp = alpha * acc[j];
       else
-        *cp = (realS)(alpha)*acc[j] + (beta * *cp);
+        *cp = CLF_MAD((realS)(alpha), acc[j], beta * *cp);
     }
   } else {
     for (int j = 0; j < SGS_N; ++j) {
@@ -115,7 +115,7 @@ __kernel __attribute__((reqd_work_group_size(SGS_WG, 1, 1))) void sgemm_stream(
       float r[SGS_MWI];
       SGS_CAT(SGS_UNPACK, SGS_MWI)(rv, r, 0) __global float* cp = cgo + (clf_index)n * c_ld + m;
       for (int v = 0; v < SGS_MWI; ++v)
-        if (m + v < M) cp[v] = beta == 0.0f ? r[v] : beta * cp[v] + r[v];
+        if (m + v < M) cp[v] = beta == 0.0f ? r[v] : CLF_MAD(beta, cp[v], r[v]);
     }
   }
 }

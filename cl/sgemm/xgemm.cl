@@ -300,7 +300,7 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void sgemm_xgemm
 #pragma unroll
           for (int ni = 0; ni < NWI; ++ni)
 #pragma unroll
-            for (int mi = 0; mi < MVI; ++mi) cpm[ni][mi] += apm[mi] * bpm[ni];
+            for (int mi = 0; mi < MVI; ++mi) cpm[ni][mi] = CLF_MAD(apm[mi], (realM)(bpm[ni]), cpm[ni][mi]);
         }
       }
       (void)k0;
@@ -344,7 +344,7 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void sgemm_xgemm
         if (beta == 0.0f)
           *cp = alpha * cpm[ni][mi];
         else
-          *cp = (realM)(alpha)*cpm[ni][mi] + beta * *cp;
+          *cp = CLF_MAD((realM)(alpha), cpm[ni][mi], beta * *cp);
       }
     }
   } else {
@@ -358,7 +358,7 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void sgemm_xgemm
         XG_UNPACKM(rv, r, 0)
         __global float* cp = cgo + (clf_index)n * c_ld + m;
         for (int v = 0; v < VWM; ++v) {
-          if (m + v < M) cp[v] = beta == 0.0f ? r[v] : beta * cp[v] + r[v];
+          if (m + v < M) cp[v] = beta == 0.0f ? r[v] : CLF_MAD(beta, cp[v], r[v]);
         }
       }
     }

@@ -240,10 +240,12 @@ cl::Program build_program(const QueueContext& qc, const std::string& name, const
   }
   // CLFORGE_BUILD_OPTIONS: compiler options added to every build (diagnostics such as
   // -cl-nv-verbose); part of the keys, and the compiler's log goes to the log hook (info).
+  // CLF_CPU=1 on CPU devices selects the contracted form of CLF_MAD (cl/common/common.cl).
+  const DeviceInfo& dev = *qc.info;
   const std::optional<std::string> env_options = env("CLFORGE_BUILD_OPTIONS");
   std::string options = build_options;
+  if (dev.type == "CPU") options += " -DCLF_CPU=1";
   if (env_options && !env_options->empty()) options += " " + *env_options;
-  const DeviceInfo& dev = *qc.info;
 
   std::ostringstream key_ss;
   key_ss << reinterpret_cast<std::uintptr_t>(qc.context()) << "|" << reinterpret_cast<std::uintptr_t>(qc.device())
