@@ -121,25 +121,12 @@ TEST_SUITE("sgemm") {
     // with local tiles and double buffering; sizes that leave partial tiles and panels on every
     // side, and one product split along k.
     std::uint64_t seed = test::seed() + 58000;
-    const ParamMap cpu_like = {{"MWG", 16},  {"NWG", 16}, {"KWG", 32}, {"MDIMC", 1}, {"NDIMC", 1}, {"MDIMA", 1},
-                               {"NDIMB", 1}, {"KWI", 4},  {"VWM", 16}, {"VWN", 16},  {"STRM", 0},  {"STRN", 0},
-                               {"SA", 0},    {"SB", 0},   {"DBUF", 0}, {"PANEL", 1}, {"NVRREG", 0}};
-    ParamMap gpu_like = cpu_like;
-    for (const auto& [k, v] : ParamMap{{"MWG", 32},
-                                       {"NWG", 64},
-                                       {"KWG", 16},
-                                       {"MDIMC", 8},
-                                       {"NDIMC", 8},
-                                       {"MDIMA", 8},
-                                       {"NDIMB", 8},
-                                       {"KWI", 2},
-                                       {"VWM", 2},
-                                       {"VWN", 4},
-                                       {"STRM", 1},
-                                       {"SA", 1},
-                                       {"SB", 1},
-                                       {"DBUF", 1}})
-      gpu_like[k] = v;
+    const ParamMap cpu_like = {{"MWG", 16},  {"NWG", 16}, {"KWG", 32}, {"MDIMC", 1}, {"NDIMC", 1},  {"MDIMA", 1},
+                               {"NDIMB", 1}, {"KWI", 4},  {"VWM", 16}, {"VWN", 16},  {"STRM", 0},   {"STRN", 0},
+                               {"SA", 0},    {"SB", 0},   {"DBUF", 0}, {"PANEL", 1}, {"KBLOCK", 0}, {"NVRREG", 0}};
+    const ParamMap gpu_like = {{"MWG", 32},  {"NWG", 64}, {"KWG", 16}, {"MDIMC", 8}, {"NDIMC", 8},  {"MDIMA", 8},
+                               {"NDIMB", 8}, {"KWI", 2},  {"VWM", 2},  {"VWN", 4},   {"STRM", 1},   {"STRN", 0},
+                               {"SA", 1},    {"SB", 1},   {"DBUF", 1}, {"PANEL", 1}, {"KBLOCK", 0}, {"NVRREG", 0}};
     for (const ParamMap& p : {cpu_like, gpu_like}) {
       CAPTURE(p.at("MWG"));
       int i = 0;
