@@ -2,7 +2,8 @@
 // row-major call is the column-major product C^T = op(B)^T op(A)^T). Each device receives A once
 // (prepare) and per chunk its columns of op(B) and, when beta != 0, of C; it runs an SgemmPlan of
 // `chunk` columns (a short last block computes the whole chunk and brings back only its own
-// columns).
+// columns). Where that plan packs A, the device packs it once, at its first chunk, and every
+// chunk reads the packed copy (a chunk would otherwise pack all of A for its few columns).
 #include "clforge/sgemm.hpp"
 #include "group/group_internal.hpp"
 #include "runtime/errors.hpp"
@@ -40,6 +41,8 @@ class SgemmTask : public detail::ChunkTask {
     const std::size_t rows = g_.ta == Transpose::No ? g_.m : g_.k, cols = g_.ta == Transpose::No ? g_.k : g_.m;
     a_ = detail::device_buffer(context, CL_MEM_READ_ONLY, rows * cols * 4, "group sgemm A");
     upload(a_, {reinterpret_cast<char*>(const_cast<float*>(g_.a)), rows * 4, cols, g_.lda * 4, 0, 0, rows * 4});
+    if (const std::size_t bytes = detail::SgemmPlanAccess::packed_a_bytes(plan_); bytes > 0)
+      packed_a_ = detail::device_buffer(context, CL_MEM_READ_WRITE, bytes, "group sgemm packed A");
   }
   void inputs(std::size_t first, std::size_t count, std::vector<detail::BlockCopy>& v) const override {
     if (g_.reads_ab()) {
@@ -55,7 +58,17 @@ class SgemmTask : public detail::ChunkTask {
     v.push_back(c_block(first, count));
   }
   void compute(cl::CommandQueue& queue, const std::vector<cl::Buffer>& b, std::size_t, std::size_t) override {
-    plan_.enqueue(queue, a_, g_.reads_ab() ? b[0] : cl::Buffer(), b[1]);
+    if (!packed_a_()) {
+      plan_.enqueue(queue, a_, g_.reads_ab() ? b[0] : cl::Buffer(), b[1]);
+      return;
+    }
+    // A device's chunks come from one thread, possibly on several queues of its context: the
+    // first packs A, the others wait for that pack's event.
+    if (!packed_) {
+      detail::SgemmPlanAccess::pack_a(plan_, queue, a_, packed_a_, {}, &packed_event_);
+      packed_ = true;
+    }
+    detail::SgemmPlanAccess::run_packed(plan_, queue, packed_a_, b[0], b[1], {packed_event_}, nullptr);
   }
 
  private:
@@ -81,6 +94,9 @@ class SgemmTask : public detail::ChunkTask {
   std::size_t chunk_;
   SgemmPlan plan_;
   cl::Buffer a_;
+  cl::Buffer packed_a_;  // A as the plan's multiply reads it, when the plan packs A
+  cl::Event packed_event_;
+  bool packed_ = false;
 };
 
 }  // namespace

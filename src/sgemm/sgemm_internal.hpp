@@ -117,6 +117,15 @@ struct SgemmPlanAccess {
   /// plan's context and device.
   static void run(const SgemmPlan& plan, cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b,
                   const cl::Buffer& c, const EventList& wait_list, cl::Event* event);
+  /// A packed once for several calls of one column-major plan (the group's column blocks share
+  /// A): its bytes (0 when the plan reads A in place or has no packing path), the pack, and
+  /// run() reading that packed A instead of packing its own (the pack's event in wait_list, or
+  /// earlier on the same in-order queue).
+  static std::size_t packed_a_bytes(const SgemmPlan& plan);
+  static void pack_a(const SgemmPlan& plan, cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& packed,
+                     const EventList& wait_list, cl::Event* event);
+  static void run_packed(const SgemmPlan& plan, cl::CommandQueue& queue, const cl::Buffer& packed_a,
+                         const cl::Buffer& b, const cl::Buffer& c, const EventList& wait_list, cl::Event* event);
 };
 
 /// The sgemm kernel families, in the order they are listed in the registry.

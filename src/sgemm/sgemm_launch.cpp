@@ -10,6 +10,7 @@
 // event of the last command that touches it.
 #include <vector>
 
+#include "runtime/errors.hpp"
 #include "runtime/host_io.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/program_cache.hpp"
@@ -75,7 +76,8 @@ struct Operand {
 }  // namespace detail
 
 void SgemmPlan::Impl::run(cl::CommandQueue& queue, const cl::Buffer& user_a, const cl::Buffer& user_b,
-                          const cl::Buffer& c, const EventList& wait, cl::Event* event) const {
+                          const cl::Buffer& c, const EventList& wait, cl::Event* event,
+                          const cl::Buffer* packed_a) const {
   using namespace detail;
   const cl::Buffer& a = swap ? user_b : user_a;
   const cl::Buffer& b = swap ? user_a : user_b;
@@ -112,13 +114,46 @@ void SgemmPlan::Impl::run(cl::CommandQueue& queue, const cl::Buffer& user_a, con
     }
     case SgemmPath::Xgemm:
     case SgemmPath::Stream:
-      run_tiled(queue, a, b, c, wait, event);
+      run_tiled(queue, a, b, c, wait, event, packed_a);
       return;
   }
 }
 
+std::size_t SgemmPlan::Impl::packed_a_bytes() const {
+  const bool tiled = path == detail::SgemmPath::Xgemm || path == detail::SgemmPath::Stream;
+  return tiled && pack_a && !swap ? kp * mp * sizeof(float) : 0;
+}
+
+void SgemmPlan::Impl::bind_pack(cl::Kernel& k, const detail::KernelSignature& s, const cl::Buffer& src, std::size_t off,
+                                std::size_t ld, std::size_t x, std::size_t xp, std::size_t pw, const cl::Buffer& dst,
+                                std::size_t dst_off) const {
+  detail::Args(k, s, long_index)
+      .i32("K", static_cast<long long>(this->k))
+      .i32("X", static_cast<long long>(x))
+      .i32("Kp", static_cast<long long>(kp))
+      .i32("Xp", static_cast<long long>(xp))
+      .buffer("src", src)
+      .index("s_off", off)
+      .index("s_ld", ld)
+      .buffer("dst", dst)
+      .index("d_off", dst_off)
+      .index("d_ld", xp)
+      .i32("d_pw", static_cast<long long>(pw))
+      .finish();
+}
+
+void SgemmPlan::Impl::pack_a_into(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& packed,
+                                  const EventList& wait, cl::Event* event) const {
+  using namespace detail;
+  require(packed_a_bytes() > 0, "sgemm", "this plan does not pack A");
+  const KernelSignature& s = ta ? kSgemmPackTrans : kSgemmPackCopy;
+  cl::Kernel pk = get_kernel(pack, s.kernel);
+  bind_pack(pk, s, a, a_off, a_ld, m, mp, panel ? mt : 0, packed, 0);
+  Chain(queue, wait, event).kernel(pk, pack_a_global, pack_local, true, "pack A");
+}
+
 void SgemmPlan::Impl::run_tiled(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
-                                const EventList& wait, cl::Event* event) const {
+                                const EventList& wait, cl::Event* event, const cl::Buffer* packed_a) const {
   using namespace detail;
   const bool split = slices > 1;
   // Binds the multiply: the operands as read (packed or in place) and its output (C, or the
@@ -153,16 +188,22 @@ void SgemmPlan::Impl::run_tiled(cl::CommandQueue& queue, const cl::Buffer& a, co
   };
   cl::Kernel multiply = get_kernel(program, sig->kernel);
 
-  if (workspace_elems() == 0) {  // both operands in place, no split: the multiply's launches
+  // A packed by the caller (pack_a_into) is read from packed_a and takes no room in the
+  // workspace: B and the slices move down.
+  const bool packs_a = pack_a && packed_a == nullptr;
+  const Operand caller_a = pack_a ? Operand{packed_a, 0, panel ? mt : mp} : Operand{&a, a_off, a_ld};
+  const std::size_t a_ws = packs_a ? a_elems : 0;
+  const std::size_t ws_elems = a_ws + b_elems + w_elems;
+  if (ws_elems == 0) {  // operands in place or packed by the caller, no split: the multiply's launches
     Chain chain(queue, wait, event);
     for (std::size_t block = 0; block < blocks; ++block) {
-      bind_multiply(multiply, {&a, a_off, a_ld}, {&b, b_off, b_ld}, {&c, c_off, c_ld}, block);
+      bind_multiply(multiply, caller_a, {&b, b_off, b_ld}, {&c, c_off, c_ld}, block);
       chain.kernel(multiply, global, local, block + 1 == blocks);
     }
     return;
   }
 
-  WorkspaceLease ws(workspace_pool().acquire(context, workspace_elems() * sizeof(float), "sgemm packing workspace"));
+  WorkspaceLease ws(workspace_pool().acquire(context, ws_elems * sizeof(float), "sgemm packing workspace"));
   // The packs (or the multiply) wait for the previous user of the workspace. On an in-order
   // queue the commands run in order: no event between them, and the workspace goes back with
   // the queue as its last use; on an out-of-order queue the two packs may overlap.
@@ -174,19 +215,7 @@ void SgemmPlan::Impl::run_tiled(cl::CommandQueue& queue, const cl::Buffer& a, co
   auto pack_one = [&](const KernelSignature& s, const cl::Buffer& src, std::size_t off, std::size_t ld, std::size_t x,
                       std::size_t xp, std::size_t pw, std::size_t dst_off, const cl::NDRange& g, const char* tag) {
     cl::Kernel pk = get_kernel(pack, s.kernel);
-    Args(pk, s, long_index)
-        .i32("K", static_cast<long long>(k))
-        .i32("X", static_cast<long long>(x))
-        .i32("Kp", static_cast<long long>(kp))
-        .i32("Xp", static_cast<long long>(xp))
-        .buffer("src", src)
-        .index("s_off", off)
-        .index("s_ld", ld)
-        .buffer("dst", ws.buffer())
-        .index("d_off", dst_off)
-        .index("d_ld", xp)
-        .i32("d_pw", static_cast<long long>(pw))
-        .finish();
+    bind_pack(pk, s, src, off, ld, x, xp, pw, ws.buffer(), dst_off);
     if (ordered) {
       launch(queue, pk, g, pack_local, &pack_wait, nullptr, tag);  // the tag tells the two packs apart
       ws.used_on(queue);
@@ -197,28 +226,28 @@ void SgemmPlan::Impl::run_tiled(cl::CommandQueue& queue, const cl::Buffer& a, co
     gemm_wait.push_back(e);
     ws.used_until(gemm_wait);  // given back with this event should a later launch throw
   };
-  Operand pa{&a, a_off, a_ld}, pb{&b, b_off, b_ld};
+  Operand pa = caller_a, pb{&b, b_off, b_ld};
   // A is copied when not transposed (its rows are k-major already), B when transposed.
-  if (pack_a) {
+  if (packs_a) {
     pack_one(ta ? kSgemmPackTrans : kSgemmPackCopy, a, a_off, a_ld, m, mp, panel ? mt : 0, 0, pack_a_global, "pack A");
     pa = {&ws.buffer(), 0, panel ? mt : mp};
   }
   if (pack_b) {
-    pack_one(tb ? kSgemmPackCopy : kSgemmPackTrans, b, b_off, b_ld, n, np, panel ? nt : 0, a_elems, pack_b_global,
+    pack_one(tb ? kSgemmPackCopy : kSgemmPackTrans, b, b_off, b_ld, n, np, panel ? nt : 0, a_ws, pack_b_global,
              "pack B");
-    pb = {&ws.buffer(), a_elems, panel ? nt : np};
+    pb = {&ws.buffer(), a_ws, panel ? nt : np};
   }
   // An operand read in place is read after the call's wait list (and, like everything here,
   // after the workspace's previous user).
-  if (!ordered && (!pack_a || !pack_b)) gemm_wait.insert(gemm_wait.end(), pack_wait.begin(), pack_wait.end());
-  if (ordered && !pack_a && !pack_b) gemm_wait = pack_wait;  // nothing packed: the multiply is first
+  if (!ordered && (!packs_a || !pack_b)) gemm_wait.insert(gemm_wait.end(), pack_wait.begin(), pack_wait.end());
+  if (ordered && !packs_a && !pack_b) gemm_wait = pack_wait;  // nothing packed here: the multiply is first
 
-  const Operand out = split ? Operand{&ws.buffer(), a_elems + b_elems, mp} : Operand{&c, c_off, c_ld};
+  const Operand out = split ? Operand{&ws.buffer(), a_ws + b_elems, mp} : Operand{&c, c_off, c_ld};
   if (ordered) {
     cl::Kernel sum;
     if (split) {
       sum = get_kernel(pack, kSgemmSumScale.kernel);
-      bind_sum(sum, *this, ws.buffer(), a_elems + b_elems, slices, c);
+      bind_sum(sum, *this, ws.buffer(), a_ws + b_elems, slices, c);
     }
     for (std::size_t block = 0; block < blocks; ++block) {
       bind_multiply(multiply, pa, pb, out, block);
@@ -239,7 +268,7 @@ void SgemmPlan::Impl::run_tiled(cl::CommandQueue& queue, const cl::Buffer& a, co
   }
   if (split) {
     cl::Kernel sum = get_kernel(pack, kSgemmSumScale.kernel);
-    bind_sum(sum, *this, ws.buffer(), a_elems + b_elems, slices, c);
+    bind_sum(sum, *this, ws.buffer(), a_ws + b_elems, slices, c);
     const EventList sum_wait{done};
     cl::Event summed;
     launch(queue, sum, sum_global, pack_local, &sum_wait, &summed);

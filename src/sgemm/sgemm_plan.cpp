@@ -253,6 +253,20 @@ void SgemmPlanAccess::run(const SgemmPlan& plan, cl::CommandQueue& queue, const 
   plan.impl_->run(queue, a, b, c, wait_list, event);
 }
 
+std::size_t SgemmPlanAccess::packed_a_bytes(const SgemmPlan& plan) { return plan.impl_->packed_a_bytes(); }
+
+void SgemmPlanAccess::pack_a(const SgemmPlan& plan, cl::CommandQueue& queue, const cl::Buffer& a,
+                             const cl::Buffer& packed, const EventList& wait_list, cl::Event* event) {
+  plan.impl_->pack_a_into(queue, a, packed, wait_list, event);
+}
+
+void SgemmPlanAccess::run_packed(const SgemmPlan& plan, cl::CommandQueue& queue, const cl::Buffer& packed_a,
+                                 const cl::Buffer& b, const cl::Buffer& c, const EventList& wait_list,
+                                 cl::Event* event) {
+  require(plan.impl_->packed_a_bytes() > 0, "sgemm", "this plan does not pack A");
+  plan.impl_->run(queue, packed_a, b, c, wait_list, event, &packed_a);
+}
+
 }  // namespace detail
 
 SgemmPlan::SgemmPlan(const cl::CommandQueue& queue, const SgemmDesc& desc, const Tuning& tuning) {

@@ -53,11 +53,22 @@ struct SgemmPlan::Impl {
   std::size_t workspace_elems() const { return a_elems + b_elems + w_elems; }
   // Enqueues the call without checks (the caller checked the buffers and the queue).
   void run(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
-           const EventList& wait, cl::Event* event) const;
+           const EventList& wait, cl::Event* event, const cl::Buffer* packed_a = nullptr) const;
+  /// Bytes of A as the multiply reads it when the plan packs A (0 when it does not): what
+  /// pack_a() writes and run() takes as packed_a.
+  std::size_t packed_a_bytes() const;
+  /// Packs A (the caller's, column-major plans only) into `packed`, as run() would.
+  void pack_a_into(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& packed, const EventList& wait,
+                   cl::Event* event) const;
 
  private:
   void run_tiled(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
-                 const EventList& wait, cl::Event* event) const;
+                 const EventList& wait, cl::Event* event, const cl::Buffer* packed_a) const;
+  // Binds one packing kernel: the operand src (offset, ld) of x columns into rows of xp floats,
+  // or panels of pw columns, at dst_off of dst.
+  void bind_pack(cl::Kernel& k, const detail::KernelSignature& s, const cl::Buffer& src, std::size_t off,
+                 std::size_t ld, std::size_t x, std::size_t xp, std::size_t pw, const cl::Buffer& dst,
+                 std::size_t dst_off) const;
 };
 
 }  // namespace clforge
