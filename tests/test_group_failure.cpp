@@ -43,6 +43,22 @@ struct TransposeCase {
   }
 };
 
+// Auto's options for a TransposeCase (chunks of 4 rows), after storing `values` as every device's
+// group row of `variant` in the user database (the case's own folder, set by the caller).
+SplitOptions auto_over_stored(const std::string& variant, const ParamMap& values) {
+  for (std::size_t d = 0; d < group().size(); ++d)
+    store_user_entry(group().entry(d).info, "group", variant, values, "test");
+  SplitOptions o;
+  o.mode = SplitMode::Auto;
+  o.chunk = 4;
+  return o;
+}
+
+// Devices that got work in a call.
+std::size_t devices_working(const GroupRun& r) {
+  return static_cast<std::size_t>(std::count_if(r.weights.begin(), r.weights.end(), [](double w) { return w > 0; }));
+}
+
 }  // namespace
 
 TEST_SUITE("group") {
@@ -264,20 +280,15 @@ TEST_SUITE("group") {
     // call leaves it just above 512 (the mean of the two), the second below it: the third call runs
     // the first device alone. (What follows depends on how
     // fast the machine runs the call alone, which also enters its value.)
-    for (std::size_t d = 0; d < group().size(); ++d)
-      store_user_entry(group().entry(d).info, "group", "transpose:4B cols=41",
-                       {{"GROUP_RATE", 1024}, {"GROUP_ALONE", 512}, {"GROUP_SPLIT", 1024}}, "test");
-    SplitOptions o;
-    o.mode = SplitMode::Auto;
-    o.chunk = 4;
+    SplitOptions o =
+        auto_over_stored("transpose:4B cols=41", {{"GROUP_RATE", 1024}, {"GROUP_ALONE", 512}, {"GROUP_SPLIT", 1024}});
     o.fault = [](std::size_t device, std::size_t) {
       if (device == 1) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     };
     std::vector<std::size_t> devices;
     for (int call = 0; call < 3; ++call) {
       const GroupRun r = test::warm([&] { return c.run(group(), o); });
-      devices.push_back(
-          static_cast<std::size_t>(std::count_if(r.weights.begin(), r.weights.end(), [](double w) { return w > 0; })));
+      devices.push_back(devices_working(r));
     }
     CHECK(devices[0] == group().size());
     CHECK(devices[1] == group().size());
@@ -291,18 +302,13 @@ TEST_SUITE("group") {
     // Stored: the split at 2 MB/s and the fastest device alone at 1, so Auto splits, and every
     // split call (far above 2 MB/s) keeps the split's value above 1: the first seven calls
     // split, the eighth runs the first device alone.
-    for (std::size_t d = 0; d < group().size(); ++d)
-      store_user_entry(group().entry(d).info, "group", "transpose:4B cols=47",
-                       {{"GROUP_RATE", 1024}, {"GROUP_ALONE", 1}, {"GROUP_SPLIT", 2}}, "test");
-    SplitOptions o;
-    o.mode = SplitMode::Auto;
-    o.chunk = 4;
+    const SplitOptions o =
+        auto_over_stored("transpose:4B cols=47", {{"GROUP_RATE", 1024}, {"GROUP_ALONE", 1}, {"GROUP_SPLIT", 2}});
     for (int call = 1; call <= 8; ++call) {
       CAPTURE(call);
       const GroupRun r = test::warm([&] { return c.run(group(), o); });
       CHECK_FALSE(r.calibrating);
-      const auto working = std::count_if(r.weights.begin(), r.weights.end(), [](double w) { return w > 0; });
-      CHECK(working == (call == 8 ? 1 : static_cast<long>(group().size())));
+      CHECK(devices_working(r) == (call == 8 ? 1 : group().size()));
     }
   }
 
@@ -318,11 +324,7 @@ TEST_SUITE("group") {
     // (which one is the machine's: the first device takes chunks from the end of the second's
     // share), and the next call runs the first device alone.
     const std::string variant = "transpose:4B cols=43";
-    for (std::size_t d = 0; d < 2; ++d)
-      store_user_entry(group().entry(d).info, "group", variant, {{"GROUP_RATE", 1024}, {"GROUP_ALONE", 512}}, "test");
-    SplitOptions o;
-    o.mode = SplitMode::Auto;
-    o.chunk = 4;
+    SplitOptions o = auto_over_stored(variant, {{"GROUP_RATE", 1024}, {"GROUP_ALONE", 512}});
     o.fault = [](std::size_t device, std::size_t) {
       if (device == 1) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     };
@@ -355,13 +357,8 @@ TEST_SUITE("group") {
     // device sleeps 60 ms per chunk except in the second split (share 50), which is then the
     // fastest of the chain: at its end GROUP_SHARE goes back to 50 with that split's rate.
     const std::string variant = "transpose:4B cols=45";
-    for (std::size_t d = 0; d < 2; ++d)
-      store_user_entry(group().entry(d).info, "group", variant, {{"GROUP_RATE", 1024}, {"GROUP_ALONE", 4194304}},
-                       "test");
     int call = 0;
-    SplitOptions o;
-    o.mode = SplitMode::Auto;
-    o.chunk = 4;
+    SplitOptions o = auto_over_stored(variant, {{"GROUP_RATE", 1024}, {"GROUP_ALONE", 4194304}});
     o.fault = [&call](std::size_t device, std::size_t) {
       if (device == 1) std::this_thread::sleep_for(std::chrono::milliseconds(call == 1 ? 0 : 60));
     };
