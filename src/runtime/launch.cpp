@@ -219,9 +219,10 @@ void launch_plain(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::N
   std::vector<cl_event> waits;
   if (wait_list != nullptr)
     for (const auto& e : *wait_list) waits.push_back(e());
-  const bool guarded = pocl_guarded(queue);
+  cl_device_id device = nullptr;
+  const bool guarded = pocl_guarded(queue, &device);
   PoclLaunchKey guard_key;
-  if (guarded) guard_key = pocl_before_launch(queue, kernel, global, local);
+  if (guarded) guard_key = pocl_before_launch(queue, device, kernel, global, local);
   cl_event ev = nullptr;
   count_enqueue();
   const cl_int st = clEnqueueNDRangeKernel(queue(), kernel(), static_cast<cl_uint>(global.dimensions()), nullptr,

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "runtime/errors.hpp"
+#include "runtime/launch.hpp"
 
 namespace clforge::detail {
 
@@ -34,9 +35,9 @@ cl_device_id device_of(const cl::CommandQueue& queue) {
   return d;
 }
 
-PoclLaunchKey key_of(const cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& local) {
+PoclLaunchKey key_of(cl_device_id device, const cl::Kernel& kernel, const cl::NDRange& local) {
   PoclLaunchKey k;
-  k.device = device_of(queue);
+  k.device = device;
   check(kernel.getInfo(CL_KERNEL_FUNCTION_NAME, &k.name), "clGetKernelInfo");
   for (cl_uint i = 0; i < local.dimensions(); ++i) k.local[i] = local[i];
   return k;
@@ -62,11 +63,12 @@ bool PoclLaunchKey::operator<(const PoclLaunchKey& o) const {
   return std::tie(device, name, local) < std::tie(o.device, o.name, o.local);
 }
 
-bool pocl_guarded(const cl::CommandQueue& queue) {
+bool pocl_guarded(const cl::CommandQueue& queue, cl_device_id* device) {
   // On every launch's path: a lookup in this thread's own table after the first launch on a
   // device (device handles live as long as the process here).
   thread_local std::unordered_map<cl_device_id, bool> known;
   const cl_device_id d = device_of(queue);
+  if (device != nullptr) *device = d;
   auto it = known.find(d);
   if (it != known.end()) return it->second;
   cl_platform_id p = nullptr;
@@ -80,9 +82,9 @@ bool pocl_guarded(const cl::CommandQueue& queue) {
   return pocl;
 }
 
-PoclLaunchKey pocl_before_launch(const cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,
-                                 const cl::NDRange& local) {
-  PoclLaunchKey key = key_of(queue, kernel, local);
+PoclLaunchKey pocl_before_launch(const cl::CommandQueue& queue, cl_device_id device, const cl::Kernel& kernel,
+                                 const cl::NDRange& global, const cl::NDRange& local) {
+  PoclLaunchKey key = key_of(device, kernel, local);
   cl_program program = nullptr;
   check(clGetKernelInfo(kernel(), CL_KERNEL_PROGRAM, sizeof program, &program, nullptr), "clGetKernelInfo");
   const std::size_t width = grid_width(global, local);
@@ -108,13 +110,11 @@ PoclLaunchKey pocl_before_launch(const cl::CommandQueue& queue, const cl::Kernel
 }
 
 void pocl_after_launch(const cl::CommandQueue& queue, const PoclLaunchKey& key, const cl::Event& launched) {
-  cl_command_queue_properties props = 0;
-  check(clGetCommandQueueInfo(queue(), CL_QUEUE_PROPERTIES, sizeof props, &props, nullptr), "clGetCommandQueueInfo");
-  const bool in_order = (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) == 0;
+  const bool ordered = in_order(queue);
   std::lock_guard<std::mutex> lock(g_mutex);
   State& s = g_states[key];
   std::vector<cl::Event>& v = s.in_flight[queue()];
-  if (in_order) {
+  if (ordered) {
     v.assign(1, launched);  // completes after every earlier launch of the queue
   } else {
     v.erase(std::remove_if(v.begin(), v.end(), complete), v.end());

@@ -22,8 +22,9 @@
 
 namespace clforge::detail {
 
-/// Whether launches on this queue's device go through the guard (a PoCL device).
-bool pocl_guarded(const cl::CommandQueue& queue);
+/// Whether launches on this queue's device go through the guard (a PoCL device); the queue's
+/// device in *device when given (one query per launch serves both).
+bool pocl_guarded(const cl::CommandQueue& queue, cl_device_id* device = nullptr);
 
 /// A launch as the guard knows it: PoCL's key of its work-group function, widened to the name.
 struct PoclLaunchKey {
@@ -35,8 +36,8 @@ struct PoclLaunchKey {
 
 /// Called before a launch on a guarded queue: waits where the launch could load a second
 /// work-group function of a key with one in flight (see above). Returns the launch's key.
-PoclLaunchKey pocl_before_launch(const cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,
-                                 const cl::NDRange& local);
+PoclLaunchKey pocl_before_launch(const cl::CommandQueue& queue, cl_device_id device, const cl::Kernel& kernel,
+                                 const cl::NDRange& global, const cl::NDRange& local);
 
 /// Called after that launch was enqueued, with its key and event.
 void pocl_after_launch(const cl::CommandQueue& queue, const PoclLaunchKey& key, const cl::Event& launched);
