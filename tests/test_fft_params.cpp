@@ -157,6 +157,62 @@ TEST_SUITE("fft_params") {
   }
 }
 
+TEST_SUITE("fft_params") {
+  TEST_CASE("the lane kernel: element blocks transposed in registers, and two launches for long lengths") {
+    std::uint64_t seed = test::seed() + 950;
+    auto params = [](int lanes, int eblock, int lane_max, int lanes2) {
+      return ParamMap{{"FFT_LANES", lanes},       {"FFT_LANE_RADIX", 8},  {"FFT_LANE_MIN", 16},
+                      {"FFT_LANE_MAX", lane_max}, {"FFT_LANES2", lanes2}, {"FFT_LANE_EBLOCK", eblock}};
+    };
+    // Element blocks of every width: loads and stores transposed in registers where elements are
+    // adjacent (n a multiple of the width), element by element elsewhere; lane tails (batches not
+    // a multiple of the width) read the last transform again and store nothing.
+    for (int lanes : {4, 8, 16}) {
+      check_fft(with(contiguous(64, 37), params(lanes, 1, 4096, 8)), seed++);
+      check_fft(with(contiguous(240, 5, true), params(lanes, 1, 4096, 8)), seed++);  // 240 % 16 = 0
+    }
+    check_fft(with(contiguous(360, 9), params(16, 1, 4096, 8)), seed++);  // 360 % 16 != 0: no blocks
+    Case c = contiguous(256, 11, true);  // strided input (no blocks there), blocked output with an offset
+    c.in = {3, 800, 2};
+    c.out = {1, 260, 7};
+    c.scaling = FftScaling::OverN;
+    check_fft(with(c, params(8, 1, 4096, 8)), seed++);
+    c = contiguous(128, 13);
+    c.in_place = true;
+    c.in = {1, 131, 5};
+    check_fft(with(c, params(16, 1, 4096, 8)), seed++);
+
+    // Two launches above FFT_LANE_MAX: n = n1 n2 with both a multiple of FFT_LANES2 and in
+    // [FFT_LANE_MIN, FFT_LANE_MAX], the most even split; columns read as whole vectors where the
+    // caller's stride is 1, rows blocked or gathered.
+    for (int lanes2 : {4, 8, 16})
+      for (int eblock : {0, 1})
+        check_fft(with(contiguous(4096, 5, lanes2 == 8), params(8, eblock, 256, lanes2)), seed++);
+    check_fft(with(contiguous(1536, 3), params(8, 1, 256, 16)), seed++);  // 48 x 32
+    c = contiguous(2048, 3, true);  // interleaved input, strided output with an offset, scaled
+    c.in = {3, 1, 0};
+    c.out = {2, 4099, 3};
+    c.scaling = FftScaling::OverSqrtN;
+    check_fft(with(c, params(8, 1, 256, 8)), seed++);
+    c = contiguous(1024, 4);
+    c.in_place = true;
+    c.in = {1, 1030, 6};
+    check_fft(with(c, params(8, 1, 256, 8)), seed++);
+    FftDesc d;
+    d.n = 4096;
+    d.batch = 3;
+    const auto describe = [&](const ParamMap& p) {
+      return FftPlan(test::session().queue, d, Tuning{p, false}).describe();
+    };
+    CHECK(describe(params(8, 1, 256, 16)).find("two lane kernels, 64 x 64") != std::string::npos);
+    d.n = 8192;  // 128 x 64: the most even split within the limits
+    CHECK(describe(params(8, 1, 256, 16)).find("two lane kernels, 128 x 64") != std::string::npos);
+    d.n = 1152;  // 2^7 * 9: 48 x 24 with 8 lanes; no split into multiples of 16, so fft_local
+    CHECK(describe(params(8, 1, 256, 8)).find("two lane kernels, 48 x 24") != std::string::npos);
+    CHECK(describe(params(8, 1, 256, 16)).find("lane kernel") == std::string::npos);
+  }
+}
+
 TEST_SUITE("fft_passes") {
   TEST_CASE("multi-pass plans, chunks, long kernels in quarters and odd radices under other parameter sets") {
     std::uint64_t seed = test::seed() + 900;

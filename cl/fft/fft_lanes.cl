@@ -1,5 +1,5 @@
 // Batched 1-D complex FFT for CPU devices (after fft_butterflies.cl): one work-item transforms
-// FFT_LANES transforms at once, lane l of every value vector holding transform t0 + l.
+// FFT_LANES transforms at once, lane l of every value vector holding transform c0 + l.
 //
 // CPU compilers such as PoCL run a work-group as a loop over its work-items and vectorise across
 // them only where no barrier or local memory intervenes; the kernels of fft.cl exchange through
@@ -9,14 +9,22 @@
 // keeps its transforms in two private arrays of FFT_N values (ping-pong between the passes,
 // Stockham autosort: pass p with radix R reads v[j + r N/R], multiplies by W_(NS R)^(r (j mod NS)),
 // runs the R-point butterfly and writes (j / NS) NS R + j mod NS + q NS, NS the product of the
-// earlier radices; the last pass leaves natural order). Loads gather element e of the lanes'
-// transforms, stores scatter it: element e of transform t at in[in_off + t in_dh + e in_S]
-// (complex units), so every layout works. Lanes past the launch's `count` transforms read the
-// last transform again and store nothing.
+// earlier radices; the last pass leaves natural order).
+//
+// Transforms come in rows: row = get_global_id(1), transform c < count of the row; element e of
+// transform c at in[in_off + row in_dh + c in_dc + e in_S] (complex units), so every layout
+// works. A plan of one launch has one row (in_dc the caller's distance); a plan of two launches
+// (n = n1 n2, docs/fft.md) has a row per transform of the plan: the first launch transforms the
+// n2 columns of length n1 (in_dc = the caller's stride) and multiplies element k1 of column j2 by
+// W_n^(k1 j2) (FFT_LANE_TW, table tw2[k1 n2 + j2]), the second the n1 rows of length n2. Where
+// a side's transforms are adjacent (FFT_IN_LUNIT, FFT_OUT_LUNIT: in_dc or out_dc 1, count a
+// multiple of FFT_LANES) element e of a work-item's transforms is one contiguous vector;
+// elsewhere loads gather element e of the lanes' transforms and stores scatter it. Lanes past
+// `count` read the last transform again and store nothing.
 //
 // Work-groups of one work-item: each work-item is independent, and PoCL gives work-groups to its
 // threads. A work-item's private arrays take 2 FFT_N FFT_LANES 8 bytes (2 MiB for 16384 points
-// in 8 lanes); the database row's FFT_LANE_MAX bounds the lengths that come here.
+// in 8 lanes); the database row's FFT_LANE_MAX bounds the lengths of one launch.
 //
 // The inverse direction conjugates on load and store (cj_in, cj_out = -1), as fft.cl does.
 
@@ -43,6 +51,21 @@
 #ifndef FFT_R3
 #define FFT_R3 4
 #endif
+#ifndef FFT_LANE_TW
+#define FFT_LANE_TW 0  // 1: multiply the result by tw2 (first launch of two)
+#endif
+#ifndef FFT_IN_LUNIT
+#define FFT_IN_LUNIT 0  // 1: the lanes' transforms are adjacent on the input side (in_dc 1)
+#endif
+#ifndef FFT_OUT_LUNIT
+#define FFT_OUT_LUNIT 0  // 1: the same on the output side
+#endif
+#ifndef FFT_IN_EUNIT
+#define FFT_IN_EUNIT 0  // 1: a transform's elements are adjacent on the input side (in_S 1, FFT_N % FFT_LANES 0)
+#endif
+#ifndef FFT_OUT_EUNIT
+#define FFT_OUT_EUNIT 0  // 1: the same on the output side
+#endif
 
 // ---- derived ----
 #if FFT_LANES != 4 && FFT_LANES != 8 && FFT_LANES != 16
@@ -54,6 +77,104 @@
 #define FFT_LANE_LOAD FFT_LANE_CAT(vload, FFT_LANES)
 #define FFT_LANE_STORE FFT_LANE_CAT(vstore, FFT_LANES)
 #define FFT_LANE_BF(R) FFT_LANE_CAT(fft_bf, R)
+
+// Transpose of a square block of FFT_LANES vectors in registers, v[i].s(k) <-> v[k].s(i): rounds
+// d = FFT_LANES / 2 ... 1 swap the off-diagonal d x d blocks of every pair of rows d apart, each
+// new row drawn from two old ones (one two-source shuffle; swizzles, not shuffle2(), which PoCL
+// runs element by element).
+#define FFT_TR_ROUND(v, d, LO, HI)                \
+  for (int i = 0; i < FFT_LANES; ++i) {           \
+    if ((i & (d)) == 0) {                         \
+      const FFT_LANE_T x_ = LO(v[i], v[i + (d)]); \
+      v[i + (d)] = HI(v[i], v[i + (d)]);          \
+      v[i] = x_;                                  \
+    }                                             \
+  }
+#if FFT_LANES == 4
+#define FFT_TR2_LO(a, b) (float4)(a.lo, b.lo)
+#define FFT_TR2_HI(a, b) (float4)(a.hi, b.hi)
+#define FFT_TR1_LO(a, b) (float4)(a.s0, b.s0, a.s2, b.s2)
+#define FFT_TR1_HI(a, b) (float4)(a.s1, b.s1, a.s3, b.s3)
+#define FFT_LANE_TRANSPOSE(v)                \
+  FFT_TR_ROUND(v, 2, FFT_TR2_LO, FFT_TR2_HI) \
+  FFT_TR_ROUND(v, 1, FFT_TR1_LO, FFT_TR1_HI)
+#elif FFT_LANES == 8
+#define FFT_TR4_LO(a, b) (float8)(a.lo, b.lo)
+#define FFT_TR4_HI(a, b) (float8)(a.hi, b.hi)
+#define FFT_TR2_LO(a, b) (float8)(a.s01, b.s01, a.s45, b.s45)
+#define FFT_TR2_HI(a, b) (float8)(a.s23, b.s23, a.s67, b.s67)
+#define FFT_TR1_LO(a, b) (float8)(a.s0, b.s0, a.s2, b.s2, a.s4, b.s4, a.s6, b.s6)
+#define FFT_TR1_HI(a, b) (float8)(a.s1, b.s1, a.s3, b.s3, a.s5, b.s5, a.s7, b.s7)
+#define FFT_LANE_TRANSPOSE(v)                \
+  FFT_TR_ROUND(v, 4, FFT_TR4_LO, FFT_TR4_HI) \
+  FFT_TR_ROUND(v, 2, FFT_TR2_LO, FFT_TR2_HI) \
+  FFT_TR_ROUND(v, 1, FFT_TR1_LO, FFT_TR1_HI)
+#else
+#define FFT_TR8_LO(a, b) (float16)(a.lo, b.lo)
+#define FFT_TR8_HI(a, b) (float16)(a.hi, b.hi)
+#define FFT_TR4_LO(a, b) (float16)(a.s0123, b.s0123, a.s89ab, b.s89ab)
+#define FFT_TR4_HI(a, b) (float16)(a.s4567, b.s4567, a.scdef, b.scdef)
+#define FFT_TR2_LO(a, b) (float16)(a.s01, b.s01, a.s45, b.s45, a.s89, b.s89, a.scd, b.scd)
+#define FFT_TR2_HI(a, b) (float16)(a.s23, b.s23, a.s67, b.s67, a.sab, b.sab, a.sef, b.sef)
+#define FFT_TR1_LO(a, b) \
+  (float16)(a.s0, b.s0, a.s2, b.s2, a.s4, b.s4, a.s6, b.s6, a.s8, b.s8, a.sa, b.sa, a.sc, b.sc, a.se, b.se)
+#define FFT_TR1_HI(a, b) \
+  (float16)(a.s1, b.s1, a.s3, b.s3, a.s5, b.s5, a.s7, b.s7, a.s9, b.s9, a.sb, b.sb, a.sd, b.sd, a.sf, b.sf)
+#define FFT_LANE_TRANSPOSE(v)                \
+  FFT_TR_ROUND(v, 8, FFT_TR8_LO, FFT_TR8_HI) \
+  FFT_TR_ROUND(v, 4, FFT_TR4_LO, FFT_TR4_HI) \
+  FFT_TR_ROUND(v, 2, FFT_TR2_LO, FFT_TR2_HI) \
+  FFT_TR_ROUND(v, 1, FFT_TR1_LO, FFT_TR1_HI)
+#endif
+
+// Element e of FFT_LANES adjacent transforms: 2 FFT_LANES floats from p, split into the real
+// parts (even) and imaginary parts (odd), and back.
+#if FFT_LANES == 4
+#define FFT_LANE_VLOADC(p, re, im)  \
+  {                                 \
+    const float8 x_ = vload8(0, p); \
+    re = x_.even;                   \
+    im = x_.odd;                    \
+  }
+#define FFT_LANE_VSTOREC(re, im, p) \
+  {                                 \
+    float8 x_;                      \
+    x_.even = re;                   \
+    x_.odd = im;                    \
+    vstore8(x_, 0, p);              \
+  }
+#elif FFT_LANES == 8
+#define FFT_LANE_VLOADC(p, re, im)    \
+  {                                   \
+    const float16 x_ = vload16(0, p); \
+    re = x_.even;                     \
+    im = x_.odd;                      \
+  }
+#define FFT_LANE_VSTOREC(re, im, p) \
+  {                                 \
+    float16 x_;                     \
+    x_.even = re;                   \
+    x_.odd = im;                    \
+    vstore16(x_, 0, p);             \
+  }
+#else
+#define FFT_LANE_VLOADC(p, re, im)                        \
+  {                                                       \
+    const float16 x_ = vload16(0, p), y_ = vload16(1, p); \
+    re = (float16)(x_.even, y_.even);                     \
+    im = (float16)(x_.odd, y_.odd);                       \
+  }
+#define FFT_LANE_VSTOREC(re, im, p) \
+  {                                 \
+    float16 x_, y_;                 \
+    x_.even = re.lo;                \
+    x_.odd = im.lo;                 \
+    y_.even = re.hi;                \
+    y_.odd = im.hi;                 \
+    vstore16(x_, 0, p);             \
+    vstore16(y_, 1, p);             \
+  }
+#endif
 
 static inline __attribute__((always_inline)) fft_c fft_lane_twiddle(const fft_c x, const float2 w) {
   const fft_c o = {x.r * w.x - x.i * w.y, x.r * w.y + x.i * w.x};
@@ -75,22 +196,47 @@ static inline __attribute__((always_inline)) fft_c fft_lane_twiddle(const fft_c 
   }
 
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void fft_lanes(
-    const int count, const __global float2* in, const clf_index in_off, const clf_index in_dh, const clf_index in_S,
-    __global float2* out, const clf_index out_off, const clf_index out_dh, const clf_index out_S, const float cj_in,
-    const float cj_out, const float scale, const __global float2* restrict tw) {
+    const int count, const __global float2* in, const clf_index in_off, const clf_index in_dh, const clf_index in_dc,
+    const clf_index in_S, __global float2* out, const clf_index out_off, const clf_index out_dh, const clf_index out_dc,
+    const clf_index out_S, const float cj_in, const float cj_out, const float scale, const __global float2* restrict tw,
+    const __global float2* restrict tw2) {
   fft_c a[FFT_N], b[FFT_N];
-  const int t0 = get_global_id(0) * FFT_LANES;
-  for (int e = 0; e < FFT_N; ++e) {
+  const int c0 = get_global_id(0) * FFT_LANES;
+  const clf_index row = get_global_id(1);
+  const __global float2* src = in + in_off + row * in_dh;
+  __global float2* dst = out + out_off + row * out_dh;
+#if FFT_IN_LUNIT
+  for (int e = 0; e < FFT_N; ++e) {  // element e of the lanes' adjacent transforms: one vector
+    FFT_LANE_VLOADC((const __global float*)(src + c0 + (clf_index)e * in_S), a[e].r, a[e].i);
+    a[e].i *= cj_in;
+  }
+#elif FFT_IN_EUNIT
+  for (int e = 0; e < FFT_N; e += FFT_LANES) {  // elements e ... e + FFT_LANES - 1 of every lane
+    FFT_LANE_T re[FFT_LANES], im[FFT_LANES];
+    for (int l = 0; l < FFT_LANES; ++l) {
+      const int t = min(c0 + l, count - 1);
+      FFT_LANE_VLOADC((const __global float*)(src + (clf_index)t * in_dc + e), re[l], im[l]);
+    }
+    FFT_LANE_TRANSPOSE(re)
+    FFT_LANE_TRANSPOSE(im)
+    for (int k = 0; k < FFT_LANES; ++k) {
+      a[e + k].r = re[k];
+      a[e + k].i = im[k] * cj_in;
+    }
+  }
+#else
+  for (int e = 0; e < FFT_N; ++e) {  // gathered lane by lane
     float re[FFT_LANES], im[FFT_LANES];
     for (int l = 0; l < FFT_LANES; ++l) {
-      const int t = min(t0 + l, count - 1);
-      const float2 x = in[in_off + (clf_index)t * in_dh + (clf_index)e * in_S];
+      const int t = min(c0 + l, count - 1);
+      const float2 x = src[(clf_index)t * in_dc + (clf_index)e * in_S];
       re[l] = x.x;
       im[l] = x.y * cj_in;
     }
     a[e].r = FFT_LANE_LOAD(0, re);
     a[e].i = FFT_LANE_LOAD(0, im);
   }
+#endif
   // Passes alternate between a and b; FFT_NS<p> is the product of the radices before pass p.
   FFT_LANE_PASS(FFT_R1, 1, a, b)
 #if FFT_NP >= 2
@@ -126,13 +272,40 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void fft_lanes(
 #else
 #define FFT_LANE_RESULT a
 #endif
+#if FFT_OUT_EUNIT && !FFT_OUT_LUNIT
+  FFT_LANE_T ore[FFT_LANES], oim[FFT_LANES];
+#endif
   for (int e = 0; e < FFT_N; ++e) {
-    float re[FFT_LANES], im[FFT_LANES];
-    FFT_LANE_STORE(FFT_LANE_RESULT[e].r * scale, 0, re);
-    FFT_LANE_STORE(FFT_LANE_RESULT[e].i * (scale * cj_out), 0, im);
-    for (int l = 0; l < FFT_LANES; ++l) {
-      const int t = t0 + l;
-      if (t < count) out[out_off + (clf_index)t * out_dh + (clf_index)e * out_S] = (float2)(re[l], im[l]);
+    fft_c y = FFT_LANE_RESULT[e];
+#if FFT_LANE_TW
+    fft_c w;
+    FFT_LANE_VLOADC((const __global float*)(tw2 + (clf_index)e * count + c0), w.r, w.i);
+    const fft_c yw = {y.r * w.r - y.i * w.i, y.r * w.i + y.i * w.r};
+    y = yw;
+#endif
+    y.r *= scale;
+    y.i *= scale * cj_out;
+#if FFT_OUT_LUNIT
+    FFT_LANE_VSTOREC(y.r, y.i, (__global float*)(dst + c0 + (clf_index)e * out_S));
+#elif FFT_OUT_EUNIT
+    const int k = e % FFT_LANES;  // gathered over FFT_LANES elements, transposed, stored by lane
+    ore[k] = y.r;
+    oim[k] = y.i;
+    if (k == FFT_LANES - 1) {
+      FFT_LANE_TRANSPOSE(ore)
+      FFT_LANE_TRANSPOSE(oim)
+      for (int l = 0; l < FFT_LANES; ++l)
+        if (c0 + l < count)
+          FFT_LANE_VSTOREC(ore[l], oim[l], (__global float*)(dst + (clf_index)(c0 + l) * out_dc + (e - k)));
     }
+#else
+    float re[FFT_LANES], im[FFT_LANES];
+    FFT_LANE_STORE(y.r, 0, re);
+    FFT_LANE_STORE(y.i, 0, im);
+    for (int l = 0; l < FFT_LANES; ++l) {
+      const int t = c0 + l;
+      if (t < count) dst[(clf_index)t * out_dc + (clf_index)e * out_S] = (float2)(re[l], im[l]);
+    }
+#endif
   }
 }

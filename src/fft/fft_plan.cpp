@@ -14,9 +14,9 @@ const KernelSignature kFftLocal{
     {"total", "in",     "in_off", "in_dh", "in_S",  "in_len", "out",      "out_off", "out_dh",  "out_S", "out_len",
      "cj_in", "cj_out", "scale",  "twl",   "tw_hi", "tw_lo",  "tw_shift", "aux_in",  "aux_out", "bq",    "tw_b"}};
 
-const KernelSignature kFftLanes{
-    "fft_lanes",
-    {"count", "in", "in_off", "in_dh", "in_S", "out", "out_off", "out_dh", "out_S", "cj_in", "cj_out", "scale", "tw"}};
+const KernelSignature kFftLanes{"fft_lanes",
+                                {"count", "in", "in_off", "in_dh", "in_dc", "in_S", "out", "out_off", "out_dh",
+                                 "out_dc", "out_S", "cj_in", "cj_out", "scale", "tw", "tw2"}};
 
 std::vector<const KernelSignature*> fft_signatures() { return {&kFftLocal, &kFftLanes}; }
 
@@ -93,12 +93,19 @@ void FftPlan::Impl::run(cl::CommandQueue& q, int dir, const cl::Buffer& in, cons
               .f32("cj_out", sign_value(s.cj_out, dir))
               .f32("scale", s.scaled ? scale : 1.0f);
         };
-        if (s.lanes) {
+        if (s.lanes) {  // one row of the chunk's transforms, or a row per transform (two launches)
           const std::size_t lanes = static_cast<std::size_t>(s.cfg.at("FFT_LANES"));
+          const std::size_t count = s.lane_count > 0 ? static_cast<std::size_t>(s.lane_count) : cnt;
           cl::Kernel k = detail::get_kernel(s.program, detail::kFftLanes.kernel);
           detail::Args a(k, detail::kFftLanes, s.shape.long_index);
-          sides(a.i32("count", static_cast<long long>(cnt))).buffer("tw", s.twl).finish();
-          chain.kernel(k, cl::NDRange((cnt + lanes - 1) / lanes), cl::NDRange(1), ++index == launches, s.role);
+          sides(a.i32("count", static_cast<long long>(count)))
+              .index("in_dc", static_cast<std::size_t>(s.in_dc))
+              .index("out_dc", static_cast<std::size_t>(s.out_dc))
+              .buffer("tw", s.twl)
+              .buffer("tw2", s.tw2() ? s.tw2 : dummy)
+              .finish();
+          chain.kernel(k, cl::NDRange((count + lanes - 1) / lanes, s.lane_count > 0 ? cnt : 1), cl::NDRange(1, 1),
+                       ++index == launches, s.role);
           continue;
         }
         const std::size_t total = cnt * s.shape.split_l;

@@ -64,6 +64,11 @@ struct Stage {
   int tw_shift = 0;
   std::string role;
   bool lanes = false;  // the lane kernel (fft_lanes.cl): shape.n and shape.radices, cfg of fft_lanes
+  // Lane kernel of a two-launch plan: a row per transform of the chunk, lane_count transforms of
+  // length shape.n per row, in_dc / out_dc apart; tw2 the first launch's table (FFT_LANE_TW).
+  int lane_count = 0;  // 0: one row, the chunk's transforms (in_dc, out_dc the caller's distances)
+  long long in_dc = 0, out_dc = 0;
+  cl::Buffer tw2;
 };
 
 inline cl_float2 to_float2(const detail::cdouble& v) {

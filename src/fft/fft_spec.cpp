@@ -171,7 +171,18 @@ KernelSpec fft_lanes_spec() {
       {"FFT_LANE_MAX",
        4096,
        {256, 512, 1024, 2048, 4096, 8192, 16384},
-       "lane kernel: longest length it computes",
+       "lane kernel: longest length it computes in one launch (longer ones: two launches)",
+       true},
+      {"FFT_LANES2",
+       8,
+       {4, 8, 16},
+       "lane kernel: transforms per work-item in the two launches of a longer length",
+       true},
+      {"FFT_LANE_EBLOCK",
+       0,
+       {0, 1},
+       "lane kernel: where a transform's elements are adjacent, move blocks of elements as whole vectors "
+       "transposed in registers (0: element by element)",
        true},
   };
   s.check = [](const ParamMap& p, const std::string&) -> std::string {
