@@ -129,33 +129,28 @@
 
 // Element e of FFT_LANES adjacent transforms: 2 FFT_LANES floats from p, split into the real
 // parts (even) and imaginary parts (odd), and back.
+#if FFT_LANES != 16
 #if FFT_LANES == 4
-#define FFT_LANE_VLOADC(p, re, im)  \
-  {                                 \
-    const float8 x_ = vload8(0, p); \
-    re = x_.even;                   \
-    im = x_.odd;                    \
+#define FFT_LANE_T2 float8  // two values per lane
+#define FFT_LANE_VLOAD2 vload8
+#define FFT_LANE_VSTORE2 vstore8
+#else
+#define FFT_LANE_T2 float16
+#define FFT_LANE_VLOAD2 vload16
+#define FFT_LANE_VSTORE2 vstore16
+#endif
+#define FFT_LANE_VLOADC(p, re, im)                \
+  {                                               \
+    const FFT_LANE_T2 x_ = FFT_LANE_VLOAD2(0, p); \
+    re = x_.even;                                 \
+    im = x_.odd;                                  \
   }
 #define FFT_LANE_VSTOREC(re, im, p) \
   {                                 \
-    float8 x_;                      \
+    FFT_LANE_T2 x_;                 \
     x_.even = re;                   \
     x_.odd = im;                    \
-    vstore8(x_, 0, p);              \
-  }
-#elif FFT_LANES == 8
-#define FFT_LANE_VLOADC(p, re, im)    \
-  {                                   \
-    const float16 x_ = vload16(0, p); \
-    re = x_.even;                     \
-    im = x_.odd;                      \
-  }
-#define FFT_LANE_VSTOREC(re, im, p) \
-  {                                 \
-    float16 x_;                     \
-    x_.even = re;                   \
-    x_.odd = im;                    \
-    vstore16(x_, 0, p);             \
+    FFT_LANE_VSTORE2(x_, 0, p);     \
   }
 #else
 #define FFT_LANE_VLOADC(p, re, im)                        \
