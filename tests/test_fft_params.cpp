@@ -207,6 +207,21 @@ TEST_SUITE("fft_params") {
     CHECK(describe(params(8, 1, 256, 16)).find("two lane kernels, 64 x 64") != std::string::npos);
     d.n = 8192;  // 128 x 64: the most even split within the limits
     CHECK(describe(params(8, 1, 256, 16)).find("two lane kernels, 128 x 64") != std::string::npos);
+    // Bluestein in one lane launch (M = 64 for 17, 2048 for 1009): chirp, zero padding, the
+    // spectrum's product, the second transform, layouts, lane tails, in place.
+    for (int lanes : {4, 16}) check_fft(with(contiguous(17, 21, lanes == 4), params(lanes, 1, 4096, 8)), seed++);
+    c = contiguous(1009, 5, true);
+    c.in = {2, 2100, 3};
+    c.out = {5, 1, 1};  // interleaved output: element k of transform b at 1 + 5k + b
+    c.scaling = FftScaling::OverN;
+    check_fft(with(c, params(8, 1, 4096, 8)), seed++);
+    c = contiguous(211, 9);
+    c.in_place = true;
+    c.in = {1, 215, 4};
+    check_fft(with(c, params(8, 1, 512, 8)), seed++);
+    d.n = 1009;
+    CHECK(describe(params(8, 1, 4096, 8)).find("Bluestein, one lane kernel of 2048 points") != std::string::npos);
+    CHECK(describe(params(8, 1, 1024, 8)).find("lane kernel") == std::string::npos);  // M above the limit
     d.n = 1152;  // 2^7 * 9: 48 x 24 with 8 lanes; no split into multiples of 16, so fft_local
     CHECK(describe(params(8, 1, 256, 8)).find("two lane kernels, 48 x 24") != std::string::npos);
     CHECK(describe(params(8, 1, 256, 16)).find("lane kernel") == std::string::npos);

@@ -26,6 +26,12 @@
 // threads. A work-item's private arrays take 2 FFT_N FFT_LANES 8 bytes (2 MiB for 16384 points
 // in 8 lanes); the database row's FFT_LANE_MAX bounds the lengths of one launch.
 //
+// Bluestein (FFT_LANE_BLUE, a length FFT_LANE_LEN with a prime factor above 13): the loads
+// multiply element e < FFT_LANE_LEN by the chirp tw2[e] and pad with zeros to FFT_N (a power of
+// two >= 2 FFT_LANE_LEN - 1); after the transform, the product with the chirp's spectrum bq,
+// conjugated, is transformed again; the stores multiply by the conjugate chirp and conjugate
+// (cj_out -1 forward).
+//
 // The inverse direction conjugates on load and store (cj_in, cj_out = -1), as fft.cl does.
 
 // ---- tuning parameters ----
@@ -59,6 +65,12 @@
 #endif
 #ifndef FFT_OUT_LUNIT
 #define FFT_OUT_LUNIT 0  // 1: the same on the output side
+#endif
+#ifndef FFT_LANE_BLUE
+#define FFT_LANE_BLUE 0  // 1: Bluestein; FFT_N the convolution length, FFT_LANE_LEN the transform's
+#endif
+#ifndef FFT_LANE_LEN
+#define FFT_LANE_LEN FFT_N
 #endif
 #ifndef FFT_IN_EUNIT
 #define FFT_IN_EUNIT 0  // 1: a transform's elements are adjacent on the input side (in_S 1, FFT_N % FFT_LANES 0)
@@ -200,7 +212,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void fft_lanes(
     const int count, const __global float2* in, const clf_index in_off, const clf_index in_dh, const clf_index in_dc,
     const clf_index in_S, __global float2* out, const clf_index out_off, const clf_index out_dh, const clf_index out_dc,
     const clf_index out_S, const float cj_in, const float cj_out, const float scale, const __global float2* restrict tw,
-    const __global float2* restrict tw2) {
+    const __global float2* restrict tw2, const __global float2* restrict bq) {
   fft_c a[FFT_N], b[FFT_N];
   const int c0 = get_global_id(0) * FFT_LANES;
   const clf_index row = get_global_id(1);
@@ -226,7 +238,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void fft_lanes(
     }
   }
 #else
-  for (int e = 0; e < FFT_N; ++e) {  // gathered lane by lane
+  for (int e = 0; e < FFT_LANE_LEN; ++e) {  // gathered lane by lane
     float re[FFT_LANES], im[FFT_LANES];
     for (int l = 0; l < FFT_LANES; ++l) {
       const int t = min(c0 + l, count - 1);
@@ -236,53 +248,77 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void fft_lanes(
     }
     a[e].r = FFT_LANE_LOAD(0, re);
     a[e].i = FFT_LANE_LOAD(0, im);
+#if FFT_LANE_BLUE
+    a[e] = fft_lane_twiddle(a[e], tw2[e]);  // the chirp
+#endif
+  }
+#if FFT_LANE_BLUE
+  for (int e = FFT_LANE_LEN; e < FFT_N; ++e) {  // zero padding to the convolution length
+    a[e].r = 0.0f;
+    a[e].i = 0.0f;
   }
 #endif
-  // Passes alternate between a and b; FFT_NS<p> is the product of the radices before pass p.
-  FFT_LANE_PASS(FFT_R1, 1, a, b)
-#if FFT_NP >= 2
-#define FFT_NS2 (FFT_R1)
-  FFT_LANE_PASS(FFT_R2, FFT_NS2, b, a)
-#endif
-#if FFT_NP >= 3
-#define FFT_NS3 (FFT_NS2 * FFT_R2)
-  FFT_LANE_PASS(FFT_R3, FFT_NS3, a, b)
-#endif
-#if FFT_NP >= 4
-#define FFT_NS4 (FFT_NS3 * FFT_R3)
-  FFT_LANE_PASS(FFT_R4, FFT_NS4, b, a)
-#endif
-#if FFT_NP >= 5
-#define FFT_NS5 (FFT_NS4 * FFT_R4)
-  FFT_LANE_PASS(FFT_R5, FFT_NS5, a, b)
-#endif
-#if FFT_NP >= 6
-#define FFT_NS6 (FFT_NS5 * FFT_R5)
-  FFT_LANE_PASS(FFT_R6, FFT_NS6, b, a)
-#endif
-#if FFT_NP >= 7
-#define FFT_NS7 (FFT_NS6 * FFT_R6)
-  FFT_LANE_PASS(FFT_R7, FFT_NS7, a, b)
-#endif
-#if FFT_NP >= 8
-#define FFT_NS8 (FFT_NS7 * FFT_R7)
-  FFT_LANE_PASS(FFT_R8, FFT_NS8, b, a)
 #endif
 #if FFT_NP % 2
 #define FFT_LANE_RESULT b
 #else
 #define FFT_LANE_RESULT a
 #endif
+  // One transform; Bluestein: then the product with the chirp's spectrum bq (1/FFT_N included),
+  // conjugated, and the same transform again (an inverse one, conjugated back at the store).
+  for (int rep = 0; rep <= FFT_LANE_BLUE; ++rep) {
+    if (rep == 1) {
+      for (int e = 0; e < FFT_N; ++e) {
+        const fft_c y = fft_lane_twiddle(FFT_LANE_RESULT[e], bq[e]);
+        a[e].r = y.r;
+        a[e].i = -y.i;
+      }
+    }
+    // Passes alternate between a and b; FFT_NS<p> is the product of the radices before pass p.
+    FFT_LANE_PASS(FFT_R1, 1, a, b)
+#if FFT_NP >= 2
+#define FFT_NS2 (FFT_R1)
+    FFT_LANE_PASS(FFT_R2, FFT_NS2, b, a)
+#endif
+#if FFT_NP >= 3
+#define FFT_NS3 (FFT_NS2 * FFT_R2)
+    FFT_LANE_PASS(FFT_R3, FFT_NS3, a, b)
+#endif
+#if FFT_NP >= 4
+#define FFT_NS4 (FFT_NS3 * FFT_R3)
+    FFT_LANE_PASS(FFT_R4, FFT_NS4, b, a)
+#endif
+#if FFT_NP >= 5
+#define FFT_NS5 (FFT_NS4 * FFT_R4)
+    FFT_LANE_PASS(FFT_R5, FFT_NS5, a, b)
+#endif
+#if FFT_NP >= 6
+#define FFT_NS6 (FFT_NS5 * FFT_R5)
+    FFT_LANE_PASS(FFT_R6, FFT_NS6, b, a)
+#endif
+#if FFT_NP >= 7
+#define FFT_NS7 (FFT_NS6 * FFT_R6)
+    FFT_LANE_PASS(FFT_R7, FFT_NS7, a, b)
+#endif
+#if FFT_NP >= 8
+#define FFT_NS8 (FFT_NS7 * FFT_R7)
+    FFT_LANE_PASS(FFT_R8, FFT_NS8, b, a)
+#endif
+  }
 #if FFT_OUT_EUNIT && !FFT_OUT_LUNIT
   FFT_LANE_T ore[FFT_LANES], oim[FFT_LANES];
 #endif
-  for (int e = 0; e < FFT_N; ++e) {
+  for (int e = 0; e < FFT_LANE_LEN; ++e) {
     fft_c y = FFT_LANE_RESULT[e];
 #if FFT_LANE_TW
     fft_c w;
     FFT_LANE_VLOADC((const __global float*)(tw2 + (clf_index)e * count + c0), w.r, w.i);
     const fft_c yw = {y.r * w.r - y.i * w.i, y.r * w.i + y.i * w.r};
     y = yw;
+#endif
+#if FFT_LANE_BLUE
+    const float2 w = tw2[e];
+    y = fft_lane_twiddle(y, (float2)(w.x, -w.y));  // the conjugate chirp, before cj_out conjugates
 #endif
     y.r *= scale;
     y.i *= scale * cj_out;

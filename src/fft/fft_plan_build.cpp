@@ -92,6 +92,32 @@ void FftPlan::Impl::build(const Tuning& all) {
       return;
     }
   }
+  // Bluestein in one lane launch where its power-of-two convolution length fits one (fft_lanes.cl,
+  // FFT_LANE_BLUE): elements gathered and scattered one by one (the length is odd).
+  if (lanes_wanted && !detail::fft_smooth(n)) {
+    const std::size_t m = detail::fft_bluestein_length(n);
+    const std::vector<int> radices = m >= lane_min && m <= lane_max ? lane_radices(m) : std::vector<int>{};
+    if (!radices.empty()) {
+      Stage s = lane_stage(m, radices, lanes.at("FFT_LANES"));
+      user_sides(s);
+      s.in_dc = s.in_dh;
+      s.out_dc = s.out_dh;
+      s.lane_len = static_cast<int>(n);
+      s.cj_out = Sign::MinusDir;
+      const BluesteinTables t = bluestein_tables(n, m);
+      s.tw2 = t.w;
+      s.bq = t.bq;
+      s.shape.long_index = span_of(li, n, batch) > static_cast<std::size_t>(INT_MAX) ||
+                           span_of(lo, n, batch) > static_cast<std::size_t>(INT_MAX);
+      s.role = "Bluestein in one " + s.role + ", M=" + std::to_string(m);
+      stages.push_back(std::move(s));
+      chunk = std::min<std::size_t>(batch, std::size_t{1} << 30);
+      how_s << "Bluestein, one lane kernel of " << m << " points";
+      lane_how(stages[0]);
+      how = how_s.str();
+      return;
+    }
+  }
   // Longer lengths in two lane launches through a scratch buffer, n = n1 n2 (the most even split
   // whose sides both fit a launch and hold whole vectors of transforms): the first transforms
   // the n2 columns x[j1 n2 + j2] of length n1 and multiplies by W_n^(k1 j2), storing Y[k1 n2 +
@@ -329,22 +355,12 @@ void FftPlan::Impl::build(const Tuning& all) {
 
   // Bluestein tables: chirp w_k = exp(-pi i k^2 / n), its conjugate, and the kernel spectrum.
   if (!smooth) {
-    std::vector<detail::cdouble> w(n), wc(n), b(ntot);
-    for (std::size_t k = 0; k < n; ++k) {
-      const unsigned long long q = (static_cast<unsigned long long>(k) * k) % (2ull * n);
-      w[k] = root(static_cast<std::size_t>(q), 2 * n);
-      wc[k] = std::conj(w[k]);
-    }
-    b[0] = wc[0];
-    for (std::size_t k = 1; k < n; ++k) b[k] = b[ntot - k] = wc[k];
-    std::vector<detail::cdouble> bq = detail::fft_double(b, -1);
-    for (auto& v : bq) v /= static_cast<double>(ntot);
-    const cl::Buffer bw = table(to_float2(w)), bwc = table(to_float2(wc)), bbq = table(to_float2(bq));
+    const BluesteinTables t = bluestein_tables(n, ntot);
     for (std::size_t i = 0; i < stages.size(); ++i) {
       Stage& s = stages[i];
-      s.aux_in = bw;
-      s.bq = bbq;
-      s.aux_out = (stages.size() == 1 || i == stages.size() - 1) ? bwc : bbq;
+      s.aux_in = t.w;
+      s.bq = t.bq;
+      s.aux_out = (stages.size() == 1 || i == stages.size() - 1) ? t.wc : t.bq;
     }
   }
 
@@ -371,12 +387,13 @@ void FftPlan::Impl::compile() {
       o << "-DFFT_N=" << s.shape.n << " -DFFT_NP=" << s.shape.radices.size();
       for (std::size_t i = 0; i < s.shape.radices.size(); ++i) o << " -DFFT_R" << i + 1 << "=" << s.shape.radices[i];
       if (s.shape.long_index) o << " -DCLF_LONG_INDEX=1";
-      if (s.tw2()) o << " -DFFT_LANE_TW=1";
+      if (s.lane_len > 0) o << " -DFFT_LANE_BLUE=1 -DFFT_LANE_LEN=" << s.lane_len;
+      if (s.tw2() && s.lane_count > 0) o << " -DFFT_LANE_TW=1";
       // Whole vectors where a side's lanes are adjacent transforms (two-launch plans) or its
       // transforms' elements are adjacent (transposed in registers, FFT_LANE_EBLOCK).
       const bool in_lanes = s.lane_count > 0 && s.shape.in_unit;
       const bool out_lanes = s.lane_count > 0 && s.shape.out_unit;
-      const bool eblock = s.cfg.at("FFT_LANE_EBLOCK") == 1 && s.shape.n % s.cfg.at("FFT_LANES") == 0;
+      const bool eblock = s.cfg.at("FFT_LANE_EBLOCK") == 1 && s.lane_len == 0 && s.shape.n % s.cfg.at("FFT_LANES") == 0;
       if (in_lanes) o << " -DFFT_IN_LUNIT=1";
       if (out_lanes) o << " -DFFT_OUT_LUNIT=1";
       if (!in_lanes && eblock && s.in_S == 1) o << " -DFFT_IN_EUNIT=1";

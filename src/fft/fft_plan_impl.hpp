@@ -68,7 +68,8 @@ struct Stage {
   // length shape.n per row, in_dc / out_dc apart; tw2 the first launch's table (FFT_LANE_TW).
   int lane_count = 0;  // 0: one row, the chunk's transforms (in_dc, out_dc the caller's distances)
   long long in_dc = 0, out_dc = 0;
-  cl::Buffer tw2;
+  int lane_len = 0;  // Bluestein in one lane launch (FFT_LANE_BLUE): the transform's length
+  cl::Buffer tw2;    // two launches: W_n^(k1 j2); Bluestein: the chirp (bq its spectrum)
 };
 
 inline cl_float2 to_float2(const detail::cdouble& v) {
@@ -142,6 +143,26 @@ struct FftPlan::Impl {
   // two 1024-point passes of 2^20, the two phases of a Bluestein plan).
   std::map<std::size_t, cl::Buffer> root_tables;
   std::map<std::pair<std::vector<int>, int>, cl::Buffer> pass_tables;
+
+  // Bluestein's tables for length n and convolution length m: the chirp w_k = exp(-pi i k^2 / n),
+  // its conjugate, and the spectrum of the conjugate chirp's circular extension over m points,
+  // divided by m.
+  struct BluesteinTables {
+    cl::Buffer w, wc, bq;
+  };
+  BluesteinTables bluestein_tables(std::size_t n, std::size_t m) {
+    std::vector<detail::cdouble> w(n), wc(n), b(m);
+    for (std::size_t k = 0; k < n; ++k) {
+      const unsigned long long q = (static_cast<unsigned long long>(k) * k) % (2ull * n);
+      w[k] = root(static_cast<std::size_t>(q), 2 * n);
+      wc[k] = std::conj(w[k]);
+    }
+    b[0] = wc[0];
+    for (std::size_t k = 1; k < n; ++k) b[k] = b[m - k] = wc[k];
+    std::vector<detail::cdouble> bq = detail::fft_double(b, -1);
+    for (auto& v : bq) v /= static_cast<double>(m);
+    return {table(to_float2(w)), table(to_float2(wc)), table(to_float2(bq))};
+  }
 
   // W_n^k, k < n, as float2.
   cl::Buffer twiddles(std::size_t n) {
