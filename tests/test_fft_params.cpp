@@ -219,9 +219,24 @@ TEST_SUITE("fft_params") {
     c.in_place = true;
     c.in = {1, 215, 4};
     check_fft(with(c, params(8, 1, 512, 8)), seed++);
+    // Bluestein in four lane launches (the convolution length above FFT_LANE_MAX): chirp and zero
+    // padding on the first launch's loads, the spectrum on the second's results into a second
+    // scratch buffer, the conjugate chirp on the last's first n results only.
+    for (int lanes2 : {8, 16}) check_fft(with(contiguous(131, 7, lanes2 == 16), params(8, 1, 256, lanes2)), seed++);
+    c = contiguous(257, 6, true);
+    c.in = {6, 1, 2};  // interleaved input with an offset, strided output, scaled
+    c.out = {3, 800, 0};
+    c.scaling = FftScaling::OverSqrtN;
+    check_fft(with(c, params(8, 1, 256, 8)), seed++);
+    c = contiguous(131, 5);
+    c.in_place = true;
+    c.in = {1, 140, 9};
+    check_fft(with(c, params(8, 1, 256, 8)), seed++);
+    d.n = 131;  // 2n - 1 = 261: 320 does not split into multiples of 8 from 16 on, 384 = 24 x 16
+    CHECK(describe(params(8, 1, 256, 8)).find("Bluestein M=384, four lane kernels, 24 x 16") != std::string::npos);
     d.n = 1009;
     CHECK(describe(params(8, 1, 4096, 8)).find("Bluestein, one lane kernel of 2048 points") != std::string::npos);
-    CHECK(describe(params(8, 1, 1024, 8)).find("lane kernel") == std::string::npos);  // M above the limit
+    CHECK(describe(params(8, 1, 1024, 8)).find("four lane kernels") != std::string::npos);  // M above the limit
     d.n = 1152;  // 2^7 * 9: 48 x 24 with 8 lanes; no split into multiples of 16, so fft_local
     CHECK(describe(params(8, 1, 256, 8)).find("two lane kernels, 48 x 24") != std::string::npos);
     CHECK(describe(params(8, 1, 256, 16)).find("lane kernel") == std::string::npos);

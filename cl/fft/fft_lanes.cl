@@ -26,9 +26,14 @@
 // threads. A work-item's private arrays take 2 FFT_N FFT_LANES 8 bytes (2 MiB for 16384 points
 // in 8 lanes); the database row's FFT_LANE_MAX bounds the lengths of one launch.
 //
+// Launches of a longer plan may multiply each loaded element or each result by a table indexed
+// like the columns' input and the rows' output (FFT_LANE_PRE, FFT_LANE_POST: tab[c + e count]),
+// and stop at a length (FFT_LANE_GLEN): the chirps and the spectrum of a Bluestein plan in four
+// launches.
+//
 // Bluestein (FFT_LANE_BLUE, a length FFT_LANE_LEN with a prime factor above 13): the loads
 // multiply element e < FFT_LANE_LEN by the chirp tw2[e] and pad with zeros to FFT_N (a power of
-// two >= 2 FFT_LANE_LEN - 1); after the transform, the product with the chirp's spectrum bq,
+// two >= 2 FFT_LANE_LEN - 1); after the transform, the product with the chirp's spectrum tab,
 // conjugated, is transformed again; the stores multiply by the conjugate chirp and conjugate
 // (cj_out -1 forward).
 //
@@ -71,6 +76,17 @@
 #endif
 #ifndef FFT_LANE_LEN
 #define FFT_LANE_LEN FFT_N
+#endif
+#ifndef FFT_LANE_PRE
+#define FFT_LANE_PRE 0  // 1: multiply the loads by tab[c + e count] (lane c, element e)
+#endif
+#ifndef FFT_LANE_POST
+#define FFT_LANE_POST 0  // 1: multiply the results by tab[c + e count]
+#endif
+#ifndef FFT_LANE_GLEN
+#define FFT_LANE_GLEN \
+  0  // > 0: element c + e count from FFT_LANE_GLEN on reads as zero (with
+     // FFT_LANE_PRE) or is not stored (with FFT_LANE_POST)
 #endif
 #ifndef FFT_IN_EUNIT
 #define FFT_IN_EUNIT 0  // 1: a transform's elements are adjacent on the input side (in_S 1, FFT_N % FFT_LANES 0)
@@ -189,6 +205,16 @@
   }
 #endif
 
+// Element e of the table t for this work-item's lanes c0 ... c0 + FFT_LANES - 1 of a row of
+// `count` (index c + e count), multiplied into x.
+#define FFT_LANE_TABLE_MUL(x, t, e)                                                        \
+  {                                                                                        \
+    fft_c w_;                                                                              \
+    FFT_LANE_VLOADC((const __global float*)((t) + (clf_index)(e)*count + c0), w_.r, w_.i); \
+    const fft_c p_ = {x.r * w_.r - x.i * w_.i, x.r * w_.i + x.i * w_.r};                   \
+    x = p_;                                                                                \
+  }
+
 static inline __attribute__((always_inline)) fft_c fft_lane_twiddle(const fft_c x, const float2 w) {
   const fft_c o = {x.r * w.x - x.i * w.y, x.r * w.y + x.i * w.x};
   return o;
@@ -212,7 +238,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void fft_lanes(
     const int count, const __global float2* in, const clf_index in_off, const clf_index in_dh, const clf_index in_dc,
     const clf_index in_S, __global float2* out, const clf_index out_off, const clf_index out_dh, const clf_index out_dc,
     const clf_index out_S, const float cj_in, const float cj_out, const float scale, const __global float2* restrict tw,
-    const __global float2* restrict tw2, const __global float2* restrict bq) {
+    const __global float2* restrict tw2, const __global float2* restrict tab) {
   fft_c a[FFT_N], b[FFT_N];
   const int c0 = get_global_id(0) * FFT_LANES;
   const clf_index row = get_global_id(1);
@@ -242,7 +268,11 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void fft_lanes(
     float re[FFT_LANES], im[FFT_LANES];
     for (int l = 0; l < FFT_LANES; ++l) {
       const int t = min(c0 + l, count - 1);
+#if FFT_LANE_GLEN && FFT_LANE_PRE
+      const float2 x = t + e * count < FFT_LANE_GLEN ? src[(clf_index)t * in_dc + (clf_index)e * in_S] : (float2)(0.0f);
+#else
       const float2 x = src[(clf_index)t * in_dc + (clf_index)e * in_S];
+#endif
       re[l] = x.x;
       im[l] = x.y * cj_in;
     }
@@ -250,6 +280,9 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void fft_lanes(
     a[e].i = FFT_LANE_LOAD(0, im);
 #if FFT_LANE_BLUE
     a[e] = fft_lane_twiddle(a[e], tw2[e]);  // the chirp
+#endif
+#if FFT_LANE_PRE
+    FFT_LANE_TABLE_MUL(a[e], tab, e)
 #endif
   }
 #if FFT_LANE_BLUE
@@ -264,12 +297,12 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void fft_lanes(
 #else
 #define FFT_LANE_RESULT a
 #endif
-  // One transform; Bluestein: then the product with the chirp's spectrum bq (1/FFT_N included),
+  // One transform; Bluestein: then the product with the chirp's spectrum tab (1/FFT_N included),
   // conjugated, and the same transform again (an inverse one, conjugated back at the store).
   for (int rep = 0; rep <= FFT_LANE_BLUE; ++rep) {
     if (rep == 1) {
       for (int e = 0; e < FFT_N; ++e) {
-        const fft_c y = fft_lane_twiddle(FFT_LANE_RESULT[e], bq[e]);
+        const fft_c y = fft_lane_twiddle(FFT_LANE_RESULT[e], tab[e]);
         a[e].r = y.r;
         a[e].i = -y.i;
       }
@@ -311,10 +344,10 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void fft_lanes(
   for (int e = 0; e < FFT_LANE_LEN; ++e) {
     fft_c y = FFT_LANE_RESULT[e];
 #if FFT_LANE_TW
-    fft_c w;
-    FFT_LANE_VLOADC((const __global float*)(tw2 + (clf_index)e * count + c0), w.r, w.i);
-    const fft_c yw = {y.r * w.r - y.i * w.i, y.r * w.i + y.i * w.r};
-    y = yw;
+    FFT_LANE_TABLE_MUL(y, tw2, e)
+#endif
+#if FFT_LANE_POST
+    FFT_LANE_TABLE_MUL(y, tab, e)
 #endif
 #if FFT_LANE_BLUE
     const float2 w = tw2[e];
@@ -340,7 +373,8 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void fft_lanes(
     FFT_LANE_STORE(y.i, 0, im);
     for (int l = 0; l < FFT_LANES; ++l) {
       const int t = c0 + l;
-      if (t < count) dst[(clf_index)t * out_dc + (clf_index)e * out_S] = (float2)(re[l], im[l]);
+      if (t < count && (FFT_LANE_GLEN == 0 || !FFT_LANE_POST || t + e * count < FFT_LANE_GLEN))
+        dst[(clf_index)t * out_dc + (clf_index)e * out_S] = (float2)(re[l], im[l]);
     }
 #endif
   }

@@ -16,7 +16,7 @@ const KernelSignature kFftLocal{
 
 const KernelSignature kFftLanes{"fft_lanes",
                                 {"count", "in", "in_off", "in_dh", "in_dc", "in_S", "out", "out_off", "out_dh",
-                                 "out_dc", "out_S", "cj_in", "cj_out", "scale", "tw", "tw2", "bq"}};
+                                 "out_dc", "out_S", "cj_in", "cj_out", "scale", "tw", "tw2", "tab"}};
 
 std::vector<const KernelSignature*> fft_signatures() { return {&kFftLocal, &kFftLanes}; }
 
@@ -103,7 +103,7 @@ void FftPlan::Impl::run(cl::CommandQueue& q, int dir, const cl::Buffer& in, cons
               .index("out_dc", static_cast<std::size_t>(s.out_dc))
               .buffer("tw", s.twl)
               .buffer("tw2", s.tw2() ? s.tw2 : dummy)
-              .buffer("bq", s.bq() ? s.bq : dummy)
+              .buffer("tab", s.tab() ? s.tab : dummy)
               .finish();
           chain.kernel(k, cl::NDRange((count + lanes - 1) / lanes, s.lane_count > 0 ? cnt : 1), cl::NDRange(1, 1),
                        ++index == launches, s.role);

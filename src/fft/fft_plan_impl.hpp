@@ -1,4 +1,4 @@
-// Internals of the FFT plan shared by its construction (fft_plan_build.cpp) and its execution
+// Internals of the FFT plan shared by its construction (fft_plan_build.cpp, fft_plan_lanes.cpp) and its execution
 // and checks (fft_plan.cpp): stage descriptions, table helpers, and FftPlan::Impl.
 #pragma once
 #include <algorithm>
@@ -69,7 +69,13 @@ struct Stage {
   int lane_count = 0;  // 0: one row, the chunk's transforms (in_dc, out_dc the caller's distances)
   long long in_dc = 0, out_dc = 0;
   int lane_len = 0;  // Bluestein in one lane launch (FFT_LANE_BLUE): the transform's length
-  cl::Buffer tw2;    // two launches: W_n^(k1 j2); Bluestein: the chirp (bq its spectrum)
+  // Launches of two or four: tab multiplies the loads (lane_pre) or the results (lane_post) by
+  // element (index c + e count of lane c, element e); from lane_glen on (0: none) the loads read
+  // zeros (lane_pre), the results are not stored (lane_post).
+  bool lane_pre = false, lane_post = false;
+  long long lane_glen = 0;
+  cl::Buffer tw2;  // two launches: W_m^(k1 j2); Bluestein in one launch: the chirp (tab its spectrum)
+  cl::Buffer tab;
 };
 
 inline cl_float2 to_float2(const detail::cdouble& v) {
@@ -145,13 +151,13 @@ struct FftPlan::Impl {
   std::map<std::pair<std::vector<int>, int>, cl::Buffer> pass_tables;
 
   // Bluestein's tables for length n and convolution length m: the chirp w_k = exp(-pi i k^2 / n),
-  // its conjugate, and the spectrum of the conjugate chirp's circular extension over m points,
-  // divided by m.
+  // its conjugate (both zero from n to pad), and the spectrum of the conjugate chirp's circular
+  // extension over m points, divided by m.
   struct BluesteinTables {
     cl::Buffer w, wc, bq;
   };
-  BluesteinTables bluestein_tables(std::size_t n, std::size_t m) {
-    std::vector<detail::cdouble> w(n), wc(n), b(m);
+  BluesteinTables bluestein_tables(std::size_t n, std::size_t m, std::size_t pad) {  // w, wc: pad >= n entries
+    std::vector<detail::cdouble> w(pad), wc(pad), b(m);
     for (std::size_t k = 0; k < n; ++k) {
       const unsigned long long q = (static_cast<unsigned long long>(k) * k) % (2ull * n);
       w[k] = root(static_cast<std::size_t>(q), 2 * n);
@@ -280,7 +286,49 @@ struct FftPlan::Impl {
     return s;
   }
 
+  // A stage of the whole transform: it reads and writes the caller's layouts and scales.
+  void user_sides(Stage& s) const {
+    s.in_off = static_cast<long long>(desc.in.offset);
+    s.in_dh = static_cast<long long>(desc.in.distance);
+    s.in_S = static_cast<long long>(desc.in.stride);
+    s.out_off = static_cast<long long>(desc.out.offset);
+    s.out_dh = static_cast<long long>(desc.out.distance);
+    s.out_S = static_cast<long long>(desc.out.stride);
+    s.scaled = true;
+  }
+
+  // Scratch for transforms of ntot points: the batch runs in chunks of at most FFT_CHUNK MiB
+  // (kScratchCap) per buffer, every stage of a chunk before the next chunk. Every execution
+  // leases its scratch (run()), so that executions of one plan can overlap: buffer A at the start
+  // of one workspace and, where two are needed, buffer B after it, or in a workspace of its own
+  // where the two together would pass the device's largest allocation. Returns B's offset.
+  std::size_t lay_out_scratch(std::size_t ntot, const Configuration& cfg, bool two) {
+    const DeviceInfo& dev = *qc.info;
+    const std::size_t per = ntot * sizeof(cl_float2);
+    std::size_t cap = cfg.at("FFT_CHUNK") > 0 ? static_cast<std::size_t>(cfg.at("FFT_CHUNK")) << 20 : kScratchCap;
+    if (dev.max_alloc_size != 0) cap = std::min<std::size_t>(cap, dev.max_alloc_size);
+    chunk = std::max<std::size_t>(1, std::min<std::size_t>(desc.batch, cap / per));
+    while (chunk > 1 && chunk * ntot > static_cast<std::size_t>(INT_MAX)) chunk /= 2;
+    const std::size_t region = chunk * ntot;
+    std::size_t b_off = 0;
+    scratch_elems = region;
+    if (two) {
+      const std::size_t joint = detail::round_up(region, kScratchAlign) + region;
+      if (dev.max_alloc_size == 0 || joint * sizeof(cl_float2) <= dev.max_alloc_size) {
+        b_off = joint - region;
+        scratch_elems = joint;
+      } else {
+        scratch_b_bytes = region * sizeof(cl_float2);
+      }
+    }
+    scratch_bytes = scratch_elems * sizeof(cl_float2) + scratch_b_bytes;
+    return b_off;
+  }
+
   void build(const Tuning& tuning);
+  // The lane kernel's plans (fft_plan_lanes.cpp): false where the device's lane row or the
+  // length does not call for them.
+  bool build_lanes(const Tuning& tuning, const Configuration& top, std::ostringstream& how_s);
   void compile();
   // Checks the buffers (and a queue other than the plan's), then enqueues one execution.
   void run(cl::CommandQueue& queue, int dir, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait,
