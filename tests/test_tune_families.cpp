@@ -81,6 +81,64 @@ TEST_SUITE("tune") {
     CHECK(resolve_configuration("fft", "128", dev).sources.at("FFT_WG").rfind("shipped", 0) == 0);
   }
 
+  TEST_CASE("tune fft_lanes: the lane kernel's best for a length is stored under it and used by later plans") {
+    TuneEnv env("fft-lanes");
+    auto& s = test::session();
+    TuneOptions o = test::tiny_space("96", {{"FFT_LANES", {4, 16}},
+                                            {"FFT_LANE_RADIX", {8}},
+                                            {"FFT_LANE_MIN", {1}},
+                                            {"FFT_LANE_MAX", {4096}},
+                                            {"FFT_LANES2", {8}},
+                                            {"FFT_LANE_EBLOCK", {1}}});
+    const ParamMap winner = test::candidate_of(o, {{"FFT_LANES", 4}});
+    o.fault = looks_fastest(winner);
+    const TuneResult r = tune(s.queue, "fft_lanes", o);
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult& c = r.classes[0];
+    CHECK(r.kernel == "fft_lanes");
+    CHECK(c.variant == "96");
+    CHECK(c.space == 2);
+    for (const auto& row : c.rows) {
+      INFO(params_text(row.params) << to_string(row.status) << " " << row.message);
+      CHECK(row.status == CandidateStatus::Ok);
+    }
+    REQUIRE(c.has_best);
+    CHECK(c.best == winner);
+    CHECK(c.stored);
+    // A later plan of length 96 runs the lane kernel with the stored width on any device (the
+    // tuned row is chosen, so it beats the shipped fft_local rows of GPUs), other lengths not.
+    FftDesc d;
+    d.n = 96;
+    d.batch = 7;
+    CHECK(FftPlan(s.queue, d).describe().find("lane kernel, 4 transforms per work-item") != std::string::npos);
+    const std::vector<float> x = host::random_floats(2 * 96 * 7, test::seed() + 5);
+    std::vector<std::complex<float>> xc(96 * 7);
+    for (std::size_t i = 0; i < xc.size(); ++i) xc[i] = {x[2 * i], x[2 * i + 1]};
+    const std::vector<std::complex<float>> y = fft(s.queue, xc, 96);
+    const std::vector<host::cdouble> ref = host::fft_batch(x.data(), 96, 7, 1, 96, 0, false);
+    const host::FftError e = host::fft_compare(reinterpret_cast<const float*>(y.data()), 96, 7, 1, 96, 0, ref);
+    CHECK(e.nonfinite == 0);
+    CHECK(e.max_rel_l2 <= host::fft_tolerance(96));
+    d.n = 80;
+    CHECK(FftPlan(s.queue, d).describe().find("4 transforms per work-item") == std::string::npos);
+    // The narrowed space of a length: widths 4, 8 and 16 (the kernel on), FFT_LANE_MIN 1, one
+    // FFT_LANE_MAX for one launch and one below the length (two launches) with their widths.
+    TuneOptions dry;
+    dry.dry_run = true;
+    dry.sizes = {"16384"};
+    const auto space = [&](const ParamMap& fixed) {
+      TuneOptions t = dry;
+      for (const auto& [name, v] : fixed) t.param_values[name] = {v};
+      return tune(s.queue, "fft_lanes", t).classes.at(0).space;
+    };
+    const std::size_t all = space({});
+    CHECK(all / space({{"FFT_LANES", 8}}) == 3);
+    CHECK(all / space({{"FFT_LANE_MAX", 16384}}) == 2);
+    CHECK(all / space({{"FFT_LANE_MIN", 1}}) == 1);
+    dry.sizes = {"128"};  // 128 is below every FFT_LANE_MAX: one launch only, one FFT_LANES2
+    CHECK(space({}) / space({{"FFT_LANES2", 8}}) == 1);
+  }
+
   TEST_CASE("tune blur: the method's kernel is tuned per channel count and used by later blurs") {
     TuneEnv env("blur");
     auto& s = test::session();

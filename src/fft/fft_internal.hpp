@@ -31,6 +31,8 @@ KernelSpec fft_spec();
 /// The CPU lane kernel (cl/fft/fft_lanes.cl): several transforms per work-item, one per vector lane.
 KernelSpec fft_lanes_spec();
 TuneTarget fft_tune_target();
+/// `clforge tune fft_lanes`: the CPU lane kernel's parameters (fft_lanes) of one length.
+TuneTarget fft_lanes_tune_target();
 
 /// Prime factors of n in ascending order.
 std::vector<std::size_t> fft_prime_factors(std::size_t n);

@@ -1,4 +1,5 @@
-// Tuning target of the FFT (`clforge tune fft`): sizes "N", "N@BATCH" or "N@BATCH:t" (batched
+// Tuning targets of the FFT (`clforge tune fft`, and `clforge tune fft_lanes` for the CPU lane
+// kernel's parameters of a length): sizes "N", "N@BATCH" or "N@BATCH:t" (batched
 // forward transforms, contiguous or interleaved), stored under the variant the plan resolves for
 // its kernel: the length N, or for a length with a prime factor above 13 the power-of-two
 // Bluestein length. Candidates run as FftPlans with explicit parameters and are checked per
@@ -184,9 +185,40 @@ std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, c
   return v;
 }
 
+// The lane kernel's parameters for one length (`clforge tune fft_lanes`): the variant is the
+// length itself, whatever kernel lengths its plan runs.
+std::string fft_lanes_variant(const std::string& size) { return std::to_string(parse_fft_size(size).n); }
+
+// The lane kernel on (fft_local's parameters are `tune fft`'s), every length and piece in lanes
+// (FFT_LANE_MIN 1), and FFT_LANE_MAX one value for one launch and one (the largest below the
+// length, so the most even split) for two or four; the width of those launches only where they
+// run.
+std::map<std::string, std::vector<int>> fft_lanes_narrow(const std::string& variant, const std::vector<std::string>&,
+                                                         const ParamMap& reference) {
+  const std::size_t n = std::stoull(variant);
+  const std::size_t len = fft_smooth(n) ? n : fft_bluestein_length(n);       // of one launch
+  const auto& legal = kernel_spec("fft_lanes").find("FFT_LANE_MAX")->legal;  // ascending
+  std::map<std::string, std::vector<int>> v;
+  v["FFT_LANES"] = {4, 8, 16};
+  v["FFT_LANE_MIN"] = {1};
+  std::vector<int>& maxes = v["FFT_LANE_MAX"];
+  const int ref_max = reference.at("FFT_LANE_MAX");
+  const auto one = std::find_if(legal.begin(), legal.end(), [&](int m) { return static_cast<std::size_t>(m) >= len; });
+  if (one != legal.end()) maxes.push_back(static_cast<std::size_t>(ref_max) >= len ? ref_max : *one);
+  if (one != legal.begin()) maxes.push_back(*std::prev(one));
+  if (one != legal.begin()) {
+    v["FFT_LANES2"] = kernel_spec("fft_lanes").find("FFT_LANES2")->legal;
+  } else {
+    v["FFT_LANES2"] = {reference.at("FFT_LANES2")};
+  }
+  return v;
+}
+
 class FftInstance : public TuneInstance {
  public:
-  FftInstance(cl::CommandQueue& queue, const FftSize& z, std::uint64_t seed) : z_(z) {
+  // lanes: candidates are the lane kernel's parameters (fft_lanes), else fft_local's with the
+  // lane kernel off.
+  FftInstance(cl::CommandQueue& queue, const FftSize& z, std::uint64_t seed, bool lanes) : z_(z), lanes_(lanes) {
     desc_.n = z.n;
     desc_.batch = z.batch;
     if (z.interleaved) desc_.in = desc_.out = FftLayout{z.batch, 1, 0};
@@ -203,15 +235,15 @@ class FftInstance : public TuneInstance {
            (z_.interleaved ? ", interleaved" : "");
   }
 
-  // The candidates are fft_local's parameters: the lane kernel, which would ignore them, stays off.
-  static Tuning without_lanes(const ParamMap& p) {
+  // fft_local's candidates run with the lane kernel, which would ignore them, off.
+  Tuning tuning(const ParamMap& p) const {
     Tuning t{p, false};
-    t.overrides["FFT_LANES"] = 0;
+    if (!lanes_) t.overrides["FFT_LANES"] = 0;
     return t;
   }
 
   void build(const QueueContext& qc, const Configuration& cfg) const override {
-    fft_build_programs(qc, desc_, without_lanes(cfg.values));
+    fft_build_programs(qc, desc_, tuning(cfg.values));
   }
 
   void poison(cl::CommandQueue& queue) override { out_.poison(queue); }
@@ -219,7 +251,7 @@ class FftInstance : public TuneInstance {
   cl::Event run(cl::CommandQueue& queue, const ParamMap& params) override {
     if (!plan_ || plan_params_ != params) {  // one plan per candidate, made at its first run
       plan_.reset();
-      plan_ = std::make_unique<FftPlan>(queue, desc_, without_lanes(params));
+      plan_ = std::make_unique<FftPlan>(queue, desc_, tuning(params));
       plan_params_ = params;
     }
     cl::Event ev;
@@ -259,6 +291,7 @@ class FftInstance : public TuneInstance {
   std::size_t distance() const { return z_.interleaved ? 1 : z_.n; }
 
   FftSize z_;
+  bool lanes_;
   FftDesc desc_;
   std::vector<host::cdouble> ref_;
   cl::Buffer in_;
@@ -282,9 +315,21 @@ TuneTarget fft_tune_target() {
     return std::vector<std::string>{variant + "@37", variant + "@37:t"};
   };
   t.make = [](cl::CommandQueue& queue, const std::string& size, std::uint64_t seed) -> std::unique_ptr<TuneInstance> {
-    return std::make_unique<FftInstance>(queue, parse_fft_size(size), seed);
+    return std::make_unique<FftInstance>(queue, parse_fft_size(size), seed, false);
   };
   t.narrow = fft_narrow;
+  return t;
+}
+
+TuneTarget fft_lanes_tune_target() {
+  TuneTarget t = fft_tune_target();
+  t.routine = "fft_lanes";
+  t.kernel = "fft_lanes";
+  t.variant_of = fft_lanes_variant;
+  t.make = [](cl::CommandQueue& queue, const std::string& size, std::uint64_t seed) -> std::unique_ptr<TuneInstance> {
+    return std::make_unique<FftInstance>(queue, parse_fft_size(size), seed, true);
+  };
+  t.narrow = fft_lanes_narrow;
   return t;
 }
 
