@@ -317,24 +317,51 @@ std::string svg_chart(const Chart& c) {
   }
 
   // Series: a polyline where joined, a marker per point with its tooltip.
-  std::map<std::string, bool> key_drawn, key_joined, family_drawn;
-  for (const auto& s : c.series) {
-    const KeyStyle& st = key_of(s.key).style;
+  const std::size_t ns = c.series.size();
+  std::vector<std::vector<ChartPoint>> pts_of(ns);
+  std::vector<std::vector<std::pair<double, double>>> line_of(ns);
+  std::vector<bool> joined_of(ns);
+  for (std::size_t i = 0; i < ns; ++i) {
+    const ChartSeries& s = c.series[i];
     const ChartFamily* f = family_of(s.family);
-    const bool joined = f == nullptr || f->line;
-    const std::string& dash = f ? f->dash : st.dash;
-    std::vector<ChartPoint> pts;
+    joined_of[i] = f == nullptr || f->line;
+    std::vector<ChartPoint>& pts = pts_of[i];
     for (const auto& p : s.points)
       if (ax.usable(p.x) && in_y(p.y)) pts.push_back(p);
     std::stable_sort(pts.begin(), pts.end(), [](const auto& a, const auto& b) { return a.x < b.x; });
+    for (const auto& p : pts) line_of[i].emplace_back(px(p.x), py(p.y));
+    if (line_of[i].size() == 1 &&
+        key_of(s.key).style.marker == Marker::None)  // a lone point without markers: a short dash
+      line_of[i] = {{std::max(kLeft, line_of[i][0].first - 12), line_of[i][0].second},
+                    {std::min(kRight, line_of[i][0].first + 12), line_of[i][0].second}};
+  }
+  // A joined line of another key lying on a later one (within 2 units at every point, as equal
+  // throughputs do) is drawn wider, a band under it: 3 units wider than every such later line.
+  std::vector<double> width_of(ns);
+  for (std::size_t i = ns; i-- > 0;) {
+    width_of[i] = key_of(c.series[i].key).style.width;
+    for (std::size_t j = i + 1; j < ns; ++j) {
+      const auto &a = line_of[i], &b = line_of[j];
+      if (!joined_of[i] || !joined_of[j] || a.size() < 2 || a.size() != b.size() || c.series[i].key == c.series[j].key)
+        continue;
+      bool same = true;
+      for (std::size_t k = 0; k < a.size() && same; ++k)
+        same = std::fabs(a[k].first - b[k].first) <= 2 && std::fabs(a[k].second - b[k].second) <= 2;
+      if (same) width_of[i] = std::max(width_of[i], width_of[j] + 3);
+    }
+  }
+  std::map<std::string, bool> key_drawn, key_joined, family_drawn;
+  for (std::size_t i = 0; i < ns; ++i) {
+    const ChartSeries& s = c.series[i];
+    const KeyStyle& st = key_of(s.key).style;
+    const ChartFamily* f = family_of(s.family);
+    const bool joined = joined_of[i];
+    const std::string& dash = f ? f->dash : st.dash;
+    const std::vector<ChartPoint>& pts = pts_of[i];
+    const std::vector<std::pair<double, double>>& line = line_of[i];
     o << "<g class=\"series\" data-key=\"" << xml(s.key) << "\" data-family=\"" << xml(f ? s.family : "") << "\">\n";
-    std::vector<std::pair<double, double>> line;
-    for (const auto& p : pts) line.emplace_back(px(p.x), py(p.y));
-    if (line.size() == 1 && st.marker == Marker::None)  // a lone point of a line without markers: a short dash
-      line = {{std::max(kLeft, line[0].first - 12), line[0].second},
-              {std::min(kRight, line[0].first + 12), line[0].second}};
     if (joined && line.size() >= 2) {
-      o << "<polyline " << stroke(st.color, st.width, dash) << " stroke-linejoin=\"round\" points=\"";
+      o << "<polyline " << stroke(st.color, width_of[i], dash) << " stroke-linejoin=\"round\" points=\"";
       for (std::size_t k = 0; k < line.size(); ++k)
         o << (k ? " " : "") << fmt("%.1f", line[k].first) << ',' << fmt("%.1f", line[k].second);
       o << "\"/>\n";
