@@ -139,6 +139,24 @@ TEST_SUITE("tune") {
     CHECK(space({}) / space({{"FFT_LANES2", 8}}) == 1);
   }
 
+  TEST_CASE("tune fft: the default row runs what the library runs by default, the lane kernel on CPUs") {
+    TuneEnv env("fft-default-lanes");
+    auto& s = test::session();
+    const bool lanes = resolve_configuration("fft_lanes", "64", s.entry.info, Tuning{{}, false}).at("FFT_LANES") > 0;
+    LogCapture logs;
+    test::ScopedEnv no_disk("CLFORGE_CACHE_DIR", "off");
+    clear_memory_cache();
+    TuneOptions o = fft_options();
+    o.store = false;
+    const TuneResult r = tune(s.queue, "fft", o);
+    REQUIRE(r.classes.size() == 1);
+    REQUIRE(!r.classes[0].rows.empty());
+    CHECK(r.classes[0].rows.front().is_default);
+    // The default row's plan compiled the lane kernel where the device's shipped lane row covers
+    // the length (the CPU row), and only there: the candidates run with it off.
+    CHECK(logs.contains("compiled fft_lanes") == lanes);
+  }
+
   TEST_CASE("tune blur: the method's kernel is tuned per channel count and used by later blurs") {
     TuneEnv env("blur");
     auto& s = test::session();
