@@ -234,6 +234,12 @@ TEST_SUITE("fft_params") {
     check_fft(with(c, params(8, 1, 256, 8)), seed++);
     d.n = 131;  // 2n - 1 = 261: 320 does not split into multiples of 8 from 16 on, 384 = 24 x 16
     CHECK(describe(params(8, 1, 256, 8)).find("Bluestein M=384, four lane kernels, 24 x 16") != std::string::npos);
+    {
+      // Scratch A for the chunk's 3 x 384 points, then B from the next multiple of 512 elements.
+      const FftPlan p4(test::session().queue, d, Tuning{params(8, 1, 256, 8), false});
+      CHECK(p4.launches() == 4);
+      CHECK(p4.scratch_bytes() == (1536 + 1152) * 8);
+    }
     d.n = 1009;
     CHECK(describe(params(8, 1, 4096, 8)).find("Bluestein, one lane kernel of 2048 points") != std::string::npos);
     CHECK(describe(params(8, 1, 1024, 8)).find("four lane kernels") != std::string::npos);  // M above the limit
