@@ -181,6 +181,20 @@ TEST_SUITE("fft_params") {
     c.in_place = true;
     c.in = {1, 131, 5};
     check_fft(with(c, params(16, 1, 4096, 8)), seed++);
+    // Interleaved transforms (distance 1) in batches of whole vectors: element e of a
+    // work-item's lanes loaded and stored as one vector; in place too.
+    c = contiguous(256, 16, true);
+    c.in = {16, 1, 0};
+    c.out = {16, 1, 3};
+    check_fft(with(c, params(8, 1, 4096, 8)), seed++);
+    c = contiguous(96, 32);
+    c.in = {33, 1, 2};  // stride 33: the lanes adjacent, the elements not
+    c.out = {1, 96, 0};
+    check_fft(with(c, params(16, 1, 4096, 8)), seed++);
+    c = contiguous(64, 8);
+    c.in_place = true;
+    c.in = {8, 1, 1};
+    check_fft(with(c, params(4, 1, 4096, 8)), seed++);
 
     // Two launches above FFT_LANE_MAX: n = n1 n2 with both a multiple of FFT_LANES2 and in
     // [FFT_LANE_MIN, FFT_LANE_MAX], the most even split; columns read as whole vectors where the

@@ -213,10 +213,11 @@ void FftPlan::Impl::compile() {
       if (s.lane_pre) o << " -DFFT_LANE_PRE=1";
       if (s.lane_post) o << " -DFFT_LANE_POST=1";
       if (s.lane_glen > 0) o << " -DFFT_LANE_GLEN=" << s.lane_glen;
-      // Whole vectors where a side's lanes are adjacent transforms (two-launch plans) or its
-      // transforms' elements are adjacent (transposed in registers, FFT_LANE_EBLOCK).
-      const bool in_lanes = s.lane_count > 0 && s.shape.in_unit;
-      const bool out_lanes = s.lane_count > 0 && s.shape.out_unit;
+      // Whole vectors where a side's lanes are adjacent transforms (shape.in_unit, out_unit: set
+      // by fft_plan_lanes.cpp) or its transforms' elements are adjacent (transposed in
+      // registers, FFT_LANE_EBLOCK).
+      const bool in_lanes = s.shape.in_unit;
+      const bool out_lanes = s.shape.out_unit;
       const bool eblock = s.cfg.at("FFT_LANE_EBLOCK") == 1 && s.lane_len == 0 && s.shape.n % s.cfg.at("FFT_LANES") == 0;
       if (in_lanes) o << " -DFFT_IN_LUNIT=1";
       if (out_lanes) o << " -DFFT_OUT_LUNIT=1";
