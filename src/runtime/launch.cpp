@@ -230,6 +230,7 @@ void launch_plain(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::N
                                            static_cast<cl_uint>(waits.size()), waits.empty() ? nullptr : waits.data(),
                                            event != nullptr || guarded ? &ev : nullptr);
   if (st != CL_SUCCESS) {
+    if (guarded) pocl_launch_abandoned(guard_key);
     std::string name;
     kernel.getInfo(CL_KERNEL_FUNCTION_NAME, &name);
     throw OpenCLError(st, "clEnqueueNDRangeKernel", "launching " + name);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <string>
@@ -22,9 +23,15 @@ struct State {
   std::map<cl_program, std::size_t> widest;  // the widest grid dimension launched, per program
   // Per queue: its last launch (an in-order queue) or every launch not yet seen complete.
   std::map<cl_command_queue, std::vector<cl::Event>> in_flight;
+  // Launches between pocl_before_launch and pocl_after_launch on any thread: decided, not yet
+  // in in_flight. A wider launch waits until none is left, and while it is between the two
+  // (widening) the key's other launches wait for it, so that no launch slips in beside it.
+  int pending = 0;
+  bool widening = false;
 };
 
 std::mutex g_mutex;
+std::condition_variable g_changed;  // pending or widening of some key changed
 // Never destroyed: releasing OpenCL objects during static destruction can outlive the driver.
 std::map<PoclLaunchKey, State>& g_states = *new std::map<PoclLaunchKey, State>;
 std::atomic<unsigned long long> g_waits{0};
@@ -90,24 +97,47 @@ PoclLaunchKey pocl_before_launch(const cl::CommandQueue& queue, cl_device_id dev
   const std::size_t width = grid_width(global, local);
   std::vector<cl::Event> wait;
   {
-    std::lock_guard<std::mutex> lock(g_mutex);
+    std::unique_lock<std::mutex> lock(g_mutex);
     State& s = g_states[key];
+    g_changed.wait(lock, [&] { return !s.widening; });
     std::size_t& widest = s.widest[program];
-    if (width <= widest) return key;
+    if (width <= widest) {
+      ++s.pending;
+      return key;
+    }
     widest = width;
+    s.widening = true;
+    key.widening = true;
+    g_changed.wait(lock, [&] { return s.pending == 0; });  // the others decided before it, recorded
     for (const auto& [q, events] : s.in_flight)
       for (const cl::Event& e : events)
         if (!complete(e)) wait.push_back(e);
   }
   if (wait.empty()) return key;
   g_waits.fetch_add(1, std::memory_order_relaxed);
-  check(clFlush(queue()), "clFlush");
-  // One at a time: the launches of one device may belong to several contexts (groups), and one
-  // clWaitForEvents takes the events of one context.
-  for (const cl::Event& e : wait)
-    check(clWaitForEvents(1, &e()), "clWaitForEvents", "waiting for narrower launches of a kernel on PoCL");
+  try {
+    check(clFlush(queue()), "clFlush");
+    // One at a time: the launches of one device may belong to several contexts (groups), and one
+    // clWaitForEvents takes the events of one context.
+    for (const cl::Event& e : wait)
+      check(clWaitForEvents(1, &e()), "clWaitForEvents", "waiting for narrower launches of a kernel on PoCL");
+  } catch (...) {
+    pocl_launch_abandoned(key);
+    throw;
+  }
   return key;
 }
+
+namespace {
+// The end of a launch's turn between pocl_before_launch and pocl_after_launch (or its failure).
+void end_turn(State& s, const PoclLaunchKey& key) {
+  if (key.widening)
+    s.widening = false;
+  else
+    --s.pending;
+  g_changed.notify_all();
+}
+}  // namespace
 
 void pocl_after_launch(const cl::CommandQueue& queue, const PoclLaunchKey& key, const cl::Event& launched) {
   const bool ordered = in_order(queue);
@@ -125,6 +155,12 @@ void pocl_after_launch(const cl::CommandQueue& queue, const PoclLaunchKey& key, 
   if (s.in_flight.size() > 16)
     for (auto it = s.in_flight.begin(); it != s.in_flight.end();)
       it = std::all_of(it->second.begin(), it->second.end(), complete) ? s.in_flight.erase(it) : std::next(it);
+  end_turn(s, key);
+}
+
+void pocl_launch_abandoned(const PoclLaunchKey& key) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  end_turn(g_states[key], key);
 }
 
 unsigned long long pocl_guard_waits() { return g_waits.load(); }

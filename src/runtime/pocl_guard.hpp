@@ -11,7 +11,11 @@
 //
 // On PoCL devices every launch is recorded by (device, kernel name, local size); a launch wider
 // than any earlier one of its program under that key first waits until the key's launches in
-// flight have completed, so no older entry is referenced when PoCL loads the wider one. Only the
+// flight have completed, so no older entry is referenced when PoCL loads the wider one. Launches
+// of other threads count from the moment they pass the guard: a wider launch also waits for
+// those not yet enqueued, and the key's launches wait while a wider one is between the guard
+// and its enqueue (8 threads launching one kernel at different widths had aborted PoCL now and
+// then: tests/test_runtime.cpp's concurrent case under ASan, 2 of about 30 runs). Only the
 // last launch per in-order queue is kept (its completion implies the earlier ones'), so a launch
 // costs a few lookups however many are queued. Other platforms pass straight through.
 #pragma once
@@ -31,6 +35,7 @@ struct PoclLaunchKey {
   cl_device_id device = nullptr;
   std::string name;
   std::array<std::size_t, 3> local{1, 1, 1};
+  bool widening = false;  ///< this launch widens its program's grid (not part of the order)
   bool operator<(const PoclLaunchKey& o) const;
 };
 
@@ -41,6 +46,9 @@ PoclLaunchKey pocl_before_launch(const cl::CommandQueue& queue, cl_device_id dev
 
 /// Called after that launch was enqueued, with its key and event.
 void pocl_after_launch(const cl::CommandQueue& queue, const PoclLaunchKey& key, const cl::Event& launched);
+
+/// Called instead where the launch was not enqueued (its enqueue failed).
+void pocl_launch_abandoned(const PoclLaunchKey& key);
 
 /// Launches that had to wait (tests).
 unsigned long long pocl_guard_waits();
