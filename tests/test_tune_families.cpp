@@ -23,6 +23,33 @@ using test::params_text;
 using test::TuneEnv;
 using test::wrong_looks_fastest;
 
+namespace {
+// A class whose every candidate ran correctly (within max_error where it is not negative) and
+// whose fastest, `winner`, was stored.
+void check_stored_winner(const TuneClassResult& c, const ParamMap& winner, double max_error = -1) {
+  for (const auto& row : c.rows) {
+    INFO(params_text(row.params) << to_string(row.status) << " " << row.message);
+    CHECK(row.status == CandidateStatus::Ok);
+    if (max_error >= 0) CHECK(row.error <= max_error);
+  }
+  REQUIRE(c.has_best);
+  CHECK(c.best == winner);
+  CHECK(c.stored);
+}
+
+// The host-vector fft() of `batch` transforms of n points on random data, against the host FFT.
+void check_host_fft(cl::CommandQueue& queue, std::size_t n, std::size_t batch, std::uint64_t seed) {
+  const std::vector<float> x = host::random_floats(2 * n * batch, seed);
+  std::vector<std::complex<float>> xc(n * batch);
+  for (std::size_t i = 0; i < xc.size(); ++i) xc[i] = {x[2 * i], x[2 * i + 1]};
+  const std::vector<std::complex<float>> y = fft(queue, xc, n);
+  const std::vector<host::cdouble> ref = host::fft_batch(x.data(), n, batch, 1, n, 0, false);
+  const host::FftError e = host::fft_compare(reinterpret_cast<const float*>(y.data()), n, batch, 1, n, 0, ref);
+  CHECK(e.nonfinite == 0);
+  CHECK(e.max_rel_l2 <= host::fft_tolerance(n));
+}
+}  // namespace
+
 TEST_SUITE("tune") {
   TEST_CASE("tune fft: the best of a tiny space is stored under the length and used by later plans") {
     TuneEnv env("fft");
@@ -41,14 +68,7 @@ TEST_SUITE("tune") {
     CHECK(c.candidates + c.unfit == 2);
     REQUIRE(!c.rows.empty());
     CHECK(c.rows.front().is_default);
-    for (const auto& row : c.rows) {
-      INFO(params_text(row.params) << to_string(row.status) << " " << row.message);
-      CHECK(row.status == CandidateStatus::Ok);
-      CHECK(row.error <= host::fft_tolerance(64));
-    }
-    REQUIRE(c.has_best);
-    CHECK(c.best == winner);
-    CHECK(c.stored);
+    check_stored_winner(c, winner, host::fft_tolerance(64));
 
     // A later plan of length 64 resolves the stored entry (values, sources) and compiles its shape:
     // 8 work-items per transform (radix 8*8), 64 / 8 = 8 transforms per work-group.
@@ -69,14 +89,7 @@ TEST_SUITE("tune") {
     }
     CHECK(logs.contains("-DFFT_T=8 -DFFT_B=8 "));
     // ... and computes the right transform.
-    const std::vector<float> x = host::random_floats(2 * 64 * 5, test::seed() + 3);
-    std::vector<std::complex<float>> xc(64 * 5);
-    for (std::size_t i = 0; i < xc.size(); ++i) xc[i] = {x[2 * i], x[2 * i + 1]};
-    const std::vector<std::complex<float>> y = fft(s.queue, xc, 64);
-    const std::vector<host::cdouble> ref = host::fft_batch(x.data(), 64, 5, 1, 64, 0, false);
-    const host::FftError e = host::fft_compare(reinterpret_cast<const float*>(y.data()), 64, 5, 1, 64, 0, ref);
-    CHECK(e.nonfinite == 0);
-    CHECK(e.max_rel_l2 <= host::fft_tolerance(64));
+    check_host_fft(s.queue, 64, 5, test::seed() + 3);
     // Other lengths keep their shipped entries.
     CHECK(resolve_configuration("fft", "128", dev).sources.at("FFT_WG").rfind("shipped", 0) == 0);
   }
@@ -98,27 +111,14 @@ TEST_SUITE("tune") {
     CHECK(r.kernel == "fft_lanes");
     CHECK(c.variant == "96");
     CHECK(c.space == 2);
-    for (const auto& row : c.rows) {
-      INFO(params_text(row.params) << to_string(row.status) << " " << row.message);
-      CHECK(row.status == CandidateStatus::Ok);
-    }
-    REQUIRE(c.has_best);
-    CHECK(c.best == winner);
-    CHECK(c.stored);
+    check_stored_winner(c, winner);
     // A later plan of length 96 runs the lane kernel with the stored width on any device (the
     // tuned row is chosen, so it beats the shipped fft_local rows of GPUs), other lengths not.
     FftDesc d;
     d.n = 96;
     d.batch = 7;
     CHECK(FftPlan(s.queue, d).describe().find("lane kernel, 4 transforms per work-item") != std::string::npos);
-    const std::vector<float> x = host::random_floats(2 * 96 * 7, test::seed() + 5);
-    std::vector<std::complex<float>> xc(96 * 7);
-    for (std::size_t i = 0; i < xc.size(); ++i) xc[i] = {x[2 * i], x[2 * i + 1]};
-    const std::vector<std::complex<float>> y = fft(s.queue, xc, 96);
-    const std::vector<host::cdouble> ref = host::fft_batch(x.data(), 96, 7, 1, 96, 0, false);
-    const host::FftError e = host::fft_compare(reinterpret_cast<const float*>(y.data()), 96, 7, 1, 96, 0, ref);
-    CHECK(e.nonfinite == 0);
-    CHECK(e.max_rel_l2 <= host::fft_tolerance(96));
+    check_host_fft(s.queue, 96, 7, test::seed() + 5);
     d.n = 80;
     CHECK(FftPlan(s.queue, d).describe().find("4 transforms per work-item") == std::string::npos);
     // The narrowed space of a length: widths 4, 8 and 16 (the kernel on), FFT_LANE_MIN 1, one
@@ -173,13 +173,7 @@ TEST_SUITE("tune") {
     const TuneClassResult& c = r.classes[0];
     CHECK(c.variant == "1");  // one float channel
     CHECK(c.space == 2);
-    for (const auto& row : c.rows) {
-      INFO(params_text(row.params) << to_string(row.status) << " " << row.message);
-      CHECK(row.status == CandidateStatus::Ok);
-    }
-    REQUIRE(c.has_best);
-    CHECK(c.best == winner);
-    CHECK(c.stored);
+    check_stored_winner(c, winner);
     const Configuration cfg = resolve_configuration("blur_separable", "1", dev);
     CHECK(cfg.values == winner);
     CHECK(cfg.sources.at("BLUR_S_ROW_LX").rfind("user " + r.database_path, 0) == 0);
