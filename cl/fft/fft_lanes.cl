@@ -205,20 +205,24 @@
   }
 #endif
 
+// Lane by lane complex products: x w, and x times one value w for every lane.
+static inline __attribute__((always_inline)) fft_c fft_lane_mul(const fft_c x, const fft_c w) {
+  const fft_c o = {x.r * w.r - x.i * w.i, x.r * w.i + x.i * w.r};
+  return o;
+}
+static inline __attribute__((always_inline)) fft_c fft_lane_twiddle(const fft_c x, const float2 w) {
+  const fft_c wv = {(FFT_LANE_T)(w.x), (FFT_LANE_T)(w.y)};
+  return fft_lane_mul(x, wv);
+}
+
 // Element e of the table t for this work-item's lanes c0 ... c0 + FFT_LANES - 1 of a row of
 // `count` (index c + e count), multiplied into x.
 #define FFT_LANE_TABLE_MUL(x, t, e)                                                        \
   {                                                                                        \
     fft_c w_;                                                                              \
     FFT_LANE_VLOADC((const __global float*)((t) + (clf_index)(e)*count + c0), w_.r, w_.i); \
-    const fft_c p_ = {x.r * w_.r - x.i * w_.i, x.r * w_.i + x.i * w_.r};                   \
-    x = p_;                                                                                \
+    x = fft_lane_mul(x, w_);                                                               \
   }
-
-static inline __attribute__((always_inline)) fft_c fft_lane_twiddle(const fft_c x, const float2 w) {
-  const fft_c o = {x.r * w.x - x.i * w.y, x.r * w.y + x.i * w.x};
-  return o;
-}
 
 // One Stockham pass of radix R after passes whose radices multiply to NS, from SRC to DST.
 #define FFT_LANE_PASS(R, NS, SRC, DST)                                                                                 \
