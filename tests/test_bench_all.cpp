@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 
+#include "blur/blur_route.hpp"
 #include "clforge/version.hpp"
 #include "runtime/util.hpp"
 #include "tests/bench_support.hpp"
@@ -302,14 +303,18 @@ TEST_SUITE("bench_all") {
       CHECK(log.find(shape) != std::string::npos);
     }
     // One kernel for transpose, sgemm 64^3 (direct), the n = 64 FFT and the direct blur; two or
-    // more passes for n = 65536 (passes on every shipped row); two passes for the separable blur;
-    // more for the recursive one.
+    // more passes for n = 65536 (passes on every shipped row); two passes for the separable blur,
+    // one where the device's row fuses them (CPUs); more for the recursive one.
+    BlurOptions bo;
+    bo.method = BlurMethod::Separable;
+    bo.sigma_x = bo.sigma_y = 2;
+    const bool fused = detail::blur_route(s.entry.info, 64, 64, PixelFormat::R32F, bo, Tuning{}).fused;
     CHECK(commands.size() == 7);
     CHECK(commands["transpose 64x64"] == 1.0);
     CHECK(commands["fft n=64 batch=16"] == 1.0);
     CHECK(commands["fft n=65536 batch=1 (passes)"] >= 2.0);
     CHECK(commands["blur 64x64 direct"] == 1.0);
-    CHECK(commands["blur 64x64 separable"] == 2.0);
+    CHECK(commands["blur 64x64 separable"] == (fused ? 1.0 : 2.0));
     CHECK(commands["blur 64x64 recursive"] > 2.0);
   }
 

@@ -123,12 +123,14 @@ TEST_SUITE("blur") {
     o.sigma_y = 1;
     o.method = BlurMethod::Separable;
     const bool fits = 16ull * 8 * (16 + 2 * 12288) <= s.entry.info.local_mem_size;
-    const ParamMap big{{"BLUR_S_LOCAL", 1}, {"BLUR_S_ROW_LX", 16}, {"BLUR_S_ROW_LY", 8}, {"BLUR_S_ROW_VW", 1}};
+    // (Two passes: the CPU row's fused kernel would take the blur otherwise.)
+    const ParamMap big{
+        {"BLUR_S_LOCAL", 1}, {"BLUR_S_ROW_LX", 16}, {"BLUR_S_ROW_LY", 8}, {"BLUR_S_ROW_VW", 1}, {"BLUR_S_FUSED", 0}};
     {
       const std::string dir = test::temp_dir("blur-big-tile");
       const std::string file = dir + "/t.json";
       std::ofstream(file) << R"({"entries": [{"kernel": "blur_separable", "variant": "4", "params": {"BLUR_S_LOCAL": 1,
-                                "BLUR_S_ROW_LX": 16, "BLUR_S_ROW_LY": 8, "BLUR_S_ROW_VW": 1}}]})";
+                                "BLUR_S_ROW_LX": 16, "BLUR_S_ROW_LY": 8, "BLUR_S_ROW_VW": 1, "BLUR_S_FUSED": 0}}]})";
       test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
       const auto plan = detail::blur_route(s.entry.info, 50, 40, PixelFormat::RGBA32F, o, Tuning{{}, false});
       CHECK(plan.local_tiles == fits);
@@ -166,6 +168,89 @@ TEST_SUITE("blur") {
     d.method = BlurMethod::Direct;
     d.border = BlurBorder::Mirror;
     check_float(d, seed++);
+  }
+
+  TEST_CASE("the fused separable kernel: tiles, tails, borders, channels, and its fallback") {
+    auto& s = test::session();
+    std::uint64_t seed = test::seed() + 750;
+    // Output rows per work-group F (rounded up to WPT) over 77 rows: partial last groups; tile
+    // widths LX * VW of 256, 64, 32 and 128 columns over 131: one group with a tail of 125
+    // columns, and groups whose last vector leaves the image (131 = 2 * 64 + 3).
+    const ParamMap sets[] = {
+        {{"BLUR_S_FUSED", 16},
+         {"BLUR_S_COL_VW", 16},
+         {"BLUR_S_COL_LX", 16},
+         {"BLUR_S_COL_LY", 1},
+         {"BLUR_S_COL_WPT", 8}},
+        {{"BLUR_S_FUSED", 32},
+         {"BLUR_S_COL_VW", 4},
+         {"BLUR_S_COL_LX", 16},
+         {"BLUR_S_COL_LY", 2},
+         {"BLUR_S_COL_WPT", 4}},
+        {{"BLUR_S_FUSED", 64},
+         {"BLUR_S_COL_VW", 1},
+         {"BLUR_S_COL_LX", 32},
+         {"BLUR_S_COL_LY", 4},
+         {"BLUR_S_COL_WPT", 2}},
+        {{"BLUR_S_FUSED", 16},
+         {"BLUR_S_COL_VW", 8},
+         {"BLUR_S_COL_LX", 16},
+         {"BLUR_S_COL_LY", 1},
+         {"BLUR_S_COL_WPT", 16}},
+    };
+    for (const auto& p : sets)
+      for (BlurBorder border : {BlurBorder::Clamp, BlurBorder::Mirror, BlurBorder::Zero})
+        for (double sigma : {0.6, 3.3}) {
+          Case k;
+          k.w = 131;
+          k.h = 77;
+          k.sx = sigma;
+          k.sy = sigma + 1;
+          k.border = border;
+          k.in_pad = 5;
+          k.out_off = 3;
+          k.tuning = Tuning{p, false};
+          check_float(k, seed++);
+        }
+    // Four channels (one float4 per column), and images narrower than one vector or shorter than
+    // the radius.
+    for (std::size_t c : {1, 4})
+      for (auto [w, h] : {std::pair<std::size_t, std::size_t>{5, 9}, {19, 3}, {40, 33}}) {
+        Case k;
+        k.w = w;
+        k.h = h;
+        k.c = c;
+        k.sx = 3.3;
+        k.sy = 2.1;
+        k.border = BlurBorder::Mirror;
+        k.in_off = 2;
+        k.out_pad = 1;
+        k.tuning = Tuning{sets[c == 1 ? 0 : 2], false};
+        check_float(k, seed++);
+      }
+    BlurOptions o;
+    o.method = BlurMethod::Separable;
+    o.sigma_x = 2;
+    o.sigma_y = 3;
+    CHECK(detail::blur_route(s.entry.info, 131, 77, PixelFormat::R32F, o, Tuning{sets[1], false}).fused);
+    CHECK(detail::blur_route(s.entry.info, 131, 77, PixelFormat::R32F, o, Tuning{sets[1], false}).bytes_per_pixel == 8);
+    // A halo whose tile does not fit the device's local memory: from a database row the plan
+    // takes the two passes, as an explicit override it is an argument error.
+    o.sigma_y = static_cast<double>(s.entry.info.local_mem_size) / (4 * 16 * 16);  // 2 ry rows of 1 KiB > local
+    const std::string file = test::temp_dir("blur-fused-big") + "/t.json";
+    std::ofstream(file) << R"({"entries": [{"kernel": "blur_separable", "variant": "1", "params": {"BLUR_S_FUSED": 16,
+                              "BLUR_S_COL_VW": 16, "BLUR_S_COL_LX": 16, "BLUR_S_COL_LY": 1, "BLUR_S_COL_WPT": 8}}]})";
+    {
+      test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
+      const auto route = detail::blur_route(s.entry.info, 131, 77, PixelFormat::R32F, o, Tuning{{}, false});
+      CHECK_FALSE(route.fused);
+      CHECK(route.bytes_per_pixel == 16);
+    }
+    test::expect_invalid_argument(
+        [&] {
+          detail::blur_route(s.entry.info, 131, 77, PixelFormat::R32F, o, Tuning{sets[0], false});
+        },
+        "BLUR_S_FUSED=16 was asked for");
   }
 
   TEST_CASE("auto picks by the crossovers in the tuning database") {

@@ -194,7 +194,8 @@ TEST_SUITE("tune") {
     CHECK(host::compare(got, ref).ok(host::truncated_blur_tolerance(1.5, 2)));
     CHECK(
         logs.contains("compiled blur_separable with -cl-std=CL1.2 -DBLUR_S_COL_LX=32 -DBLUR_S_COL_LY=4 "
-                      "-DBLUR_S_COL_VW=1 -DBLUR_S_COL_WPT=4 -DBLUR_S_LOCAL=1 -DBLUR_S_ROW_LX=32 -DBLUR_S_ROW_LY=1 "
+                      "-DBLUR_S_COL_VW=1 -DBLUR_S_COL_WPT=4 -DBLUR_S_FUSED=0 -DBLUR_S_LOCAL=1 -DBLUR_S_ROW_LX=32 "
+                      "-DBLUR_S_ROW_LY=1 "
                       "-DBLUR_S_ROW_VW=1"));
   }
 

@@ -170,7 +170,8 @@ inline TuneOptions blur_options() {
                               {"BLUR_S_COL_LY", {4}},
                               {"BLUR_S_COL_WPT", {4}},
                               {"BLUR_S_COL_VW", {1}},
-                              {"BLUR_S_LOCAL", {1}}});
+                              {"BLUR_S_LOCAL", {1}},
+                              {"BLUR_S_FUSED", {0}}});
 }
 
 inline ParamMap blur_candidate(int row_lx) { return candidate_of(blur_options(), {{"BLUR_S_ROW_LX", row_lx}}); }

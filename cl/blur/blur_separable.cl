@@ -33,6 +33,19 @@
 // local memory. The row pass keeps four accumulators (taps k mod 4) so its FMAs do not wait on
 // each other; the column window already gives WPT independent ones. Work-items whose vector
 // reaches past an image edge compute their outputs one by one.
+//
+// blur_sep_fused (BLUR_S_FUSED = F > 0): both passes in one kernel, for CPUs (local memory is
+//   cache there). A work-group of the column pass's shape (NW = LX * LY work-items) computes
+//   output rows y0 .. y0 + FY (FY = F rounded up to a multiple of WPT) of TX = LX * CVW
+//   columns: first the row pass of the FY + 2 ry source rows they reach (border-mapped; rows of
+//   a zero border are zero) into a local tile, from global-memory taps as blur_rows without
+//   tiles, then the column pass from that tile with the register window of blur_cols. Work-item
+//   t takes whole tile rows t, t + NW, ... in the row pass and blocks of WPT output rows across
+//   the whole tile width in the column pass, so that each reads and writes runs of TX pixels (a
+//   CPU runs a work-group's work-items one after the other: a work-item that took one column of
+//   vectors down the tile would read a few cache lines from every row, which defeats the
+//   prefetchers). The row pass's output never goes to global memory: 2 pixels of traffic per
+//   pixel instead of 4, for (FY + 2 ry) / FY times the row pass's arithmetic.
 
 // ---- tuning parameters ----
 #ifndef BLUR_S_ROW_LX
@@ -59,6 +72,9 @@
 #ifndef BLUR_S_LOCAL
 #define BLUR_S_LOCAL 1  // 1: local tiles with halo; 0: taps read from global memory (0, 1)
 #endif
+#ifndef BLUR_S_FUSED
+#define BLUR_S_FUSED 0  // output rows per work-group of blur_sep_fused; 0: two passes (0, 16 .. 256)
+#endif
 
 // ---- derived ----
 #if BLUR_S_LOCAL && BLUR_C == 1 && BLUR_S_ROW_VW == 4
@@ -75,6 +91,8 @@
 #endif
 #define BLUR_S_TX (BLUR_S_ROW_LX * (BLUR_S_VEC ? 4 : BLUR_S_RVW))  // row outputs per work-group row
 #define BLUR_S_TY (BLUR_S_COL_LY * BLUR_S_COL_WPT)
+#define BLUR_S_FY \
+  ((BLUR_S_FUSED + BLUR_S_COL_WPT - 1) / BLUR_S_COL_WPT * BLUR_S_COL_WPT)  // fused: output rows per group
 #if BLUR_S_ROW_VW != 1 && BLUR_S_ROW_VW != 4 && BLUR_S_ROW_VW != 8 && BLUR_S_ROW_VW != 16
 #error "BLUR_S_ROW_VW must be 1, 4, 8 or 16"
 #endif
@@ -95,6 +113,50 @@
 #define BLUR_S_CT blur_t
 #define BLUR_S_CZERO BLUR_ZERO
 #endif
+
+// Row outputs x .. x + V - 1 as one V-float vector T from global-memory taps, s0 = row + x - r (the
+// window inside the row): four accumulators (taps k mod 4), so that the FMAs do not wait on each other.
+#define BLUR_S_ROW_VEC_FN(NAME, T, VLOAD)                                        \
+  inline T NAME(const __global float* s0, const int r, BLUR_WSPACE float* wts) { \
+    T a0 = (T)(0.0f), a1 = a0, a2 = a0, a3 = a0;                                 \
+    int k = 0;                                                                   \
+    for (; k + 3 <= 2 * r; k += 4) {                                             \
+      a0 = CLF_MAD((T)wts[k], VLOAD(0, s0 + k), a0);                             \
+      a1 = CLF_MAD((T)wts[k + 1], VLOAD(0, s0 + k + 1), a1);                     \
+      a2 = CLF_MAD((T)wts[k + 2], VLOAD(0, s0 + k + 2), a2);                     \
+      a3 = CLF_MAD((T)wts[k + 3], VLOAD(0, s0 + k + 3), a3);                     \
+    }                                                                            \
+    for (; k <= 2 * r; ++k) a0 = CLF_MAD((T)wts[k], VLOAD(0, s0 + k), a0);       \
+    return (a0 + a1) + (a2 + a3);                                                \
+  }
+#if BLUR_S_RVW > 1
+BLUR_S_ROW_VEC_FN(blur_row_vec_r, BLUR_S_RT, BLUR_S_RLOAD)
+#endif
+#if BLUR_S_CVW > 1 && BLUR_S_FUSED
+BLUR_S_ROW_VEC_FN(blur_row_vec_c, BLUR_S_CT, BLUR_S_CLOAD)
+#endif
+
+// Rotating register window of the column passes: with BLUR_S_COL_AT(i) tile row i (row y0 - r + i
+// of the image), acc[k] = sum_t w[t] * row (base + k + t), k < BLUR_S_COL_WPT. During tap t,
+// win[(t + k) % WPT] holds tile row base + t + k, so output k adds w[t] * win[(t + k) % WPT]. Taps
+// go in chunks of WPT (t0 a multiple of WPT), which makes every index a compile-time constant: no
+// register moves, no local arrays.
+#define BLUR_S_COL_WINDOW(acc, base, r, wts)                                                                    \
+  do {                                                                                                          \
+    BLUR_S_CT win[BLUR_S_COL_WPT];                                                                              \
+    _Pragma("unroll") for (int k = 0; k < BLUR_S_COL_WPT; ++k) acc[k] = BLUR_S_CZERO;                           \
+    _Pragma("unroll") for (int k = 0; k + 1 < BLUR_S_COL_WPT; ++k) win[k] = BLUR_S_COL_AT((base) + k);          \
+    for (int t0 = 0; t0 <= 2 * (r); t0 += BLUR_S_COL_WPT) {                                                     \
+      _Pragma("unroll") for (int j = 0; j < BLUR_S_COL_WPT; ++j) {                                              \
+        if (t0 + j <= 2 * (r)) {                                                                                \
+          win[(j + BLUR_S_COL_WPT - 1) % BLUR_S_COL_WPT] = BLUR_S_COL_AT((base) + t0 + j + BLUR_S_COL_WPT - 1); \
+          const BLUR_S_CT wt = (BLUR_S_CT)((wts)[t0 + j]);                                                      \
+          _Pragma("unroll") for (int k = 0; k < BLUR_S_COL_WPT; ++k) acc[k] =                                   \
+              CLF_MAD(wt, win[(j + k) % BLUR_S_COL_WPT], acc[k]);                                               \
+        }                                                                                                       \
+      }                                                                                                         \
+    }                                                                                                           \
+  } while (0)
 
 // Output x of row `src` from global-memory taps, border-mapped where the window leaves the row.
 inline blur_t blur_row_out(const __global blur_t* src, const int x, const int width, const int border, const int r,
@@ -204,17 +266,7 @@ __kernel __attribute__((reqd_work_group_size(BLUR_S_ROW_LX, BLUR_S_ROW_LY, 1))) 
   __global blur_t* dst = out + (clf_index)y * out_pitch;
 #if BLUR_S_RVW > 1
   if (x - r >= 0 && x + BLUR_S_RVW - 1 + r < width) {
-    const __global float* s0 = src + x - r;
-    BLUR_S_RT a0 = (BLUR_S_RT)(0.0f), a1 = a0, a2 = a0, a3 = a0;
-    int k = 0;
-    for (; k + 3 <= 2 * r; k += 4) {
-      a0 = CLF_MAD((BLUR_S_RT)wts[k], BLUR_S_RLOAD(0, s0 + k), a0);
-      a1 = CLF_MAD((BLUR_S_RT)wts[k + 1], BLUR_S_RLOAD(0, s0 + k + 1), a1);
-      a2 = CLF_MAD((BLUR_S_RT)wts[k + 2], BLUR_S_RLOAD(0, s0 + k + 2), a2);
-      a3 = CLF_MAD((BLUR_S_RT)wts[k + 3], BLUR_S_RLOAD(0, s0 + k + 3), a3);
-    }
-    for (; k <= 2 * r; ++k) a0 = CLF_MAD((BLUR_S_RT)wts[k], BLUR_S_RLOAD(0, s0 + k), a0);
-    BLUR_S_RSTORE((a0 + a1) + (a2 + a3), 0, dst + x);
+    BLUR_S_RSTORE(blur_row_vec_r(src + x - r, r, wts), 0, dst + x);
     return;
   }
   for (int j = 0; j < BLUR_S_RVW && x + j < width; ++j) dst[x + j] = blur_row_out(src, x + j, width, border, r, wts);
@@ -264,25 +316,8 @@ __kernel __attribute__((reqd_work_group_size(BLUR_S_COL_LX, BLUR_S_COL_LY, 1))) 
     return;
   }
 #endif
-  // Rotating register window: during tap t, win[(t + k) % WPT] holds tile row base + t + k, so
-  // output k adds w[t] * win[(t + k) % WPT]. Taps go in chunks of WPT (t0 a multiple of WPT),
-  // which makes every index a compile-time constant: no register moves, no local arrays.
-  BLUR_S_CT acc[BLUR_S_COL_WPT], win[BLUR_S_COL_WPT];
-#pragma unroll
-  for (int k = 0; k < BLUR_S_COL_WPT; ++k) acc[k] = BLUR_S_CZERO;
-#pragma unroll
-  for (int k = 0; k + 1 < BLUR_S_COL_WPT; ++k) win[k] = BLUR_S_COL_AT(base + k);
-  for (int t0 = 0; t0 <= 2 * r; t0 += BLUR_S_COL_WPT) {
-#pragma unroll
-    for (int j = 0; j < BLUR_S_COL_WPT; ++j) {
-      if (t0 + j <= 2 * r) {
-        win[(j + BLUR_S_COL_WPT - 1) % BLUR_S_COL_WPT] = BLUR_S_COL_AT(base + t0 + j + BLUR_S_COL_WPT - 1);
-        const BLUR_S_CT wt = (BLUR_S_CT)wts[t0 + j];
-#pragma unroll
-        for (int k = 0; k < BLUR_S_COL_WPT; ++k) acc[k] = CLF_MAD(wt, win[(j + k) % BLUR_S_COL_WPT], acc[k]);
-      }
-    }
-  }
+  BLUR_S_CT acc[BLUR_S_COL_WPT];
+  BLUR_S_COL_WINDOW(acc, base, r, wts);
 #undef BLUR_S_COL_AT
 #pragma unroll
   for (int k = 0; k < BLUR_S_COL_WPT; ++k)
@@ -294,3 +329,72 @@ __kernel __attribute__((reqd_work_group_size(BLUR_S_COL_LX, BLUR_S_COL_LY, 1))) 
 #endif
     }
 }
+
+#if BLUR_S_FUSED
+#if BLUR_S_LOCAL
+#error "blur_sep_fused reads its row taps from global memory: build it with BLUR_S_LOCAL = 0"
+#endif
+// Row-pass outputs of columns x .. x + BLUR_S_CVW - 1 of row `src`, zero past the right edge.
+inline BLUR_S_CT blur_row_cols(const __global blur_t* src, const int x, const int width, const int border, const int r,
+                               BLUR_WSPACE float* wts) {
+  if (x >= width) return BLUR_S_CZERO;
+#if BLUR_S_CVW > 1
+  if (x - r >= 0 && x + BLUR_S_CVW - 1 + r < width) return blur_row_vec_c(src + x - r, r, wts);
+  float v[BLUR_S_CVW];
+  for (int j = 0; j < BLUR_S_CVW; ++j) v[j] = x + j < width ? blur_row_out(src, x + j, width, border, r, wts) : 0.0f;
+  return BLUR_S_CLOAD(0, v);
+#else
+  return blur_row_out(src, x, width, border, r, wts);
+#endif
+}
+
+// Output rows [y_first, y_first + rows) as blur_cols writes them; tile: (FY + 2 ry) x LX values
+// of BLUR_S_CVW columns.
+__kernel __attribute__((reqd_work_group_size(BLUR_S_COL_LX, BLUR_S_COL_LY, 1))) void blur_sep_fused(
+    const int width, const int height, const int border, const int rx, const int ry, const int y_first, const int rows,
+    BLUR_WSPACE float* restrict wx, BLUR_WSPACE float* restrict wy, const __global blur_t* restrict in,
+    const clf_index in_off, const clf_index in_pitch, __global blur_t* restrict out, const clf_index out_off,
+    const clf_index out_pitch, __local BLUR_S_CT* restrict tile) {
+  const int nw = BLUR_S_COL_LX * BLUR_S_COL_LY, t = get_local_id(1) * BLUR_S_COL_LX + get_local_id(0);
+  const int x0 = get_group_id(0) * BLUR_S_COL_LX * BLUR_S_CVW;  // first column
+  const int y0 = y_first + get_group_id(1) * BLUR_S_FY;
+  const int y_end = y_first + rows;
+  const int vecs = min(BLUR_S_COL_LX, (width - x0 + BLUR_S_CVW - 1) / BLUR_S_CVW);  // tile columns inside the image
+  in += in_off;
+  out += out_off;
+  const int th = BLUR_S_FY + 2 * ry;
+  for (int i = t; i < th; i += nw) {
+    const int sy = blur_index(y0 - ry + i, height, border);
+    const __global blur_t* src = in + (clf_index)(sy < 0 ? 0 : sy) * in_pitch;
+    for (int c = 0; c < vecs; ++c)
+      tile[i * BLUR_S_COL_LX + c] =
+          sy < 0 ? BLUR_S_CZERO : blur_row_cols(src, x0 + c * BLUR_S_CVW, width, border, rx, wx);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int base = t * BLUR_S_COL_WPT; base < BLUR_S_FY && y0 + base < y_end; base += nw * BLUR_S_COL_WPT) {
+    for (int c = 0; c < vecs; ++c) {
+      const int x = x0 + c * BLUR_S_CVW;
+#define BLUR_S_COL_AT(i) tile[(i)*BLUR_S_COL_LX + c]
+      BLUR_S_CT acc[BLUR_S_COL_WPT];
+      BLUR_S_COL_WINDOW(acc, base, ry, wy);
+#undef BLUR_S_COL_AT
+#pragma unroll
+      for (int k = 0; k < BLUR_S_COL_WPT; ++k) {
+        if (y0 + base + k >= y_end) break;
+        __global blur_t* dst = out + (clf_index)(y0 + base + k - y_first) * out_pitch;
+#if BLUR_S_CVW > 1
+        if (x + BLUR_S_CVW <= width) {
+          BLUR_S_CSTORE(acc[k], 0, dst + x);
+        } else {
+          float v[BLUR_S_CVW];
+          BLUR_S_CSTORE(acc[k], 0, v);
+          for (int j = 0; x + j < width; ++j) dst[x + j] = v[j];
+        }
+#else
+        dst[x] = acc[k];
+#endif
+      }
+    }
+  }
+}
+#endif

@@ -35,6 +35,7 @@ TuneTarget blur_tune_target();
 extern const KernelSignature kBlurDirect;    // blur_direct.cl
 extern const KernelSignature kBlurRows;      // blur_separable.cl
 extern const KernelSignature kBlurCols;      // blur_separable.cl
+extern const KernelSignature kBlurSepFused;  // blur_separable.cl
 extern const KernelSignature kBlurRecCols;   // blur_recursive.cl
 extern const KernelSignature kBlurRecCarry;  // blur_recursive.cl
 extern const KernelSignature kBlurRecLink;   // blur_recursive.cl
@@ -63,6 +64,11 @@ std::uint64_t row_tile_bytes(const Configuration& c, int r, std::size_t channels
 
 std::uint64_t col_tile_bytes(const Configuration& c, int r, std::size_t channels);
 
+/// The fused kernel (BLUR_S_FUSED > 0): output rows per work-group (BLUR_S_FUSED rounded up to a
+/// multiple of BLUR_S_COL_WPT) and its tile of row-pass outputs.
+std::size_t fused_rows(const Configuration& c);
+std::uint64_t fused_tile_bytes(const Configuration& c, int ry, std::size_t channels);
+
 Resolved resolve(const DeviceInfo& dev, std::size_t width, std::size_t height, PixelFormat format, const BlurOptions& o,
                  const Tuning& tuning);
 
@@ -71,7 +77,8 @@ Resolved resolve(const DeviceInfo& dev, std::size_t width, std::size_t height, P
 Configuration direct_config(const Resolved& r);
 cl::Program direct_program(const QueueContext& qc, const Resolved& r, bool long_index);
 
-// Separable passes: `row` selects the row pass (else the column pass).
+// Separable passes: `row` selects the row pass (else the column pass; with route.fused, the
+// fused kernel's program, built from the column pass's configuration).
 Configuration separable_config(const Resolved& r, bool row);
 
 // Row weights of the float4 path: zero-padded to 2R + 4 taps, R = rx rounded up to a multiple of 4.

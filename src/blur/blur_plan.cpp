@@ -137,7 +137,7 @@ BlurPlan BlurPlanAccess::make(const QueueContext& qc, const BlurDesc& d, const T
     return off;
   };
   if (desc.format == PixelFormat::RGBA8) s.conv = region(mul_or_throw(pixels, 2, R, "the scratch size"));
-  if (rt.method == BlurMethod::Separable) s.tmp = region(pixels);
+  if (rt.method == BlurMethod::Separable && !rt.fused) s.tmp = region(pixels);
   if (rt.method == BlurMethod::Recursive) {
     im->ry = rec_pass(res, H, desc.sigma_y, desc.border, rt.blocked_y);
     im->rx = rec_pass(res, W, desc.sigma_x, desc.border, rt.blocked_x);
@@ -172,6 +172,16 @@ BlurPlan BlurPlanAccess::make(const QueueContext& qc, const BlurDesc& d, const T
     im->direct_shape = {cl::NDRange(round_up(W, lx), ceil_div(H, ty) * ly), cl::NDRange(lx, ly),
                         res.row_local ? direct_tile_bytes(cfg, res.rx, res.ry, im->px) : 0};
     im->configs.push_back(res.direct);
+  } else if (rt.method == BlurMethod::Separable && rt.fused) {
+    const Configuration cc = separable_config(res, false);
+    im->cols = separable_program(qc, res, li, false);
+    kernel_of(im->cols, kBlurSepFused);
+    const std::size_t cx = cc.at("BLUR_S_COL_LX"), cy = cc.at("BLUR_S_COL_LY"), fy = fused_rows(cc),
+                      tc = cx * separable_col_columns(cc, res.channels, false);
+    im->cols_rows_per_group = fy;
+    im->cols_shape = {cl::NDRange(ceil_div(W, tc) * cx, ceil_div(H, fy) * cy), cl::NDRange(cx, cy),
+                      fused_tile_bytes(cc, res.ry, res.channels)};
+    im->configs.push_back(res.separable);
   } else if (rt.method == BlurMethod::Separable) {
     const Configuration rc = separable_config(res, true), cc = separable_config(res, false);
     const bool vec = separable_row_vec(rc, res.channels, res.row_local);
@@ -250,7 +260,7 @@ BlurPlan BlurPlanAccess::make(const QueueContext& qc, const BlurDesc& d, const T
   } else if (rt.method == BlurMethod::Separable) {
     const std::vector<double> g = gaussian_weights(desc.sigma_x);
     std::vector<float> w;
-    if (separable_row_vec(separable_config(res, true), res.channels, res.row_local)) {
+    if (!rt.fused && separable_row_vec(separable_config(res, true), res.channels, res.row_local)) {
       const int Rv = row_vec_radius(res.rx);
       w.assign(2 * Rv + 4, 0.0f);
       for (int k = 0; k <= 2 * res.rx; ++k) w[Rv - res.rx + k] = static_cast<float>(g[k]);

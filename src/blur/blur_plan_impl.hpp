@@ -58,11 +58,12 @@ struct BlurPlan::Impl {
   int border = 0;      // as the kernels take it: 0 clamp, 1 mirror, 2 zero
   std::size_t px = 4;  // bytes per float pixel of the blur kernels (16 for RGBA8's float4 copies)
 
-  // Programs of the method's kernels (those the plan runs are built), launch shapes.
+  // Programs of the method's kernels (those the plan runs are built; a fused separable blur's
+  // kernel is in `cols`, with cols_shape), launch shapes.
   cl::Program direct, rows, cols, conversion;
   cl::Program recursive[2];  // index: fused (transposed block store)
   detail::LaunchShape direct_shape, rows_shape, cols_shape, conv_shape;
-  std::size_t cols_rows_per_group = 1;  // output rows of one column-pass work-group
+  std::size_t cols_rows_per_group = 1;  // output rows of one column-pass (or fused) work-group
   std::size_t rec_lx = 0, rec_split = 1;
 
   // Constant tables, made once.

@@ -40,9 +40,10 @@ BlurMethod auto_method(const Configuration& blur, std::size_t width, std::size_t
 void require_local_fits(const Tuning& tuning, const char* param, std::size_t tile_bytes, const DeviceInfo& dev) {
   const auto it = tuning.overrides.find(param);
   if (it == tuning.overrides.end() || it->second == 0 || tile_bytes <= dev.local_mem_size) return;
-  throw InvalidArgument(std::string("gaussian_blur: ") + param + "=1 was asked for, but the tile needs " +
-                        std::to_string(tile_bytes) + " bytes of local memory and the device has " +
-                        std::to_string(dev.local_mem_size) + " (smaller sigma, or " + param + "=0)");
+  throw InvalidArgument(std::string("gaussian_blur: ") + param + "=" + std::to_string(it->second) +
+                        " was asked for, but the tile needs " + std::to_string(tile_bytes) +
+                        " bytes of local memory and the device has " + std::to_string(dev.local_mem_size) +
+                        " (a smaller sigma, or " + param + "=0)");
 }
 
 // Routine constants. Weights beyond the 64 KiB of __constant memory every device guarantees go
@@ -95,6 +96,16 @@ std::uint64_t col_tile_bytes(const Configuration& c, int r, std::size_t channels
          channels * 4;
 }
 
+std::size_t fused_rows(const Configuration& c) {
+  const std::size_t wpt = c.at("BLUR_S_COL_WPT");
+  return ceil_div(static_cast<std::size_t>(c.at("BLUR_S_FUSED")), wpt) * wpt;
+}
+
+std::uint64_t fused_tile_bytes(const Configuration& c, int ry, std::size_t channels) {
+  return (static_cast<std::uint64_t>(fused_rows(c)) + 2 * ry) * c.at("BLUR_S_COL_LX") *
+         separable_col_columns(c, channels, false) * channels * 4;
+}
+
 Resolved resolve(const DeviceInfo& dev, std::size_t width, std::size_t height, PixelFormat format, const BlurOptions& o,
                  const Tuning& tuning) {
   check_overrides(tuning);
@@ -124,11 +135,14 @@ Resolved resolve(const DeviceInfo& dev, std::size_t width, std::size_t height, P
     const std::size_t row_tile =
         row_tile_bytes(r.separable, r.rx, r.channels, separable_row_vec(r.separable, r.channels, true));
     const std::size_t col_tile = col_tile_bytes(r.separable, r.ry, r.channels);
-    require_local_fits(tuning, "BLUR_S_LOCAL", std::max(row_tile, col_tile), dev);
-    r.row_local = local && row_tile <= dev.local_mem_size;
-    r.col_local = local && col_tile <= dev.local_mem_size;
-    r.route.local_tiles = r.row_local && r.col_local;
-    bytes = 4.0 * px;
+    const std::size_t fused_tile = fused_tile_bytes(r.separable, r.ry, r.channels);
+    require_local_fits(tuning, "BLUR_S_FUSED", fused_tile, dev);
+    r.route.fused = r.separable.at("BLUR_S_FUSED") > 0 && fused_tile <= dev.local_mem_size;
+    if (!r.route.fused) require_local_fits(tuning, "BLUR_S_LOCAL", std::max(row_tile, col_tile), dev);
+    r.row_local = !r.route.fused && local && row_tile <= dev.local_mem_size;
+    r.col_local = !r.route.fused && local && col_tile <= dev.local_mem_size;
+    r.route.local_tiles = r.route.fused || (r.row_local && r.col_local);
+    bytes = (r.route.fused ? 2.0 : 4.0) * px;
   } else {
     r.recursive = resolve_configuration("blur_recursive", variant, dev, sub_tuning(tuning, "blur_recursive"));
     const int block = r.recursive.at("BLUR_R_BLOCK"), narrow = r.recursive.at("BLUR_R_NARROW");
@@ -163,6 +177,7 @@ cl::Program direct_program(const QueueContext& qc, const Resolved& r, bool long_
 Configuration separable_config(const Resolved& r, bool row) {
   Configuration cfg = r.separable;
   cfg.values["BLUR_S_LOCAL"] = (row ? r.row_local : r.col_local) ? 1 : 0;
+  if (!r.route.fused) cfg.values["BLUR_S_FUSED"] = 0;
   return cfg;
 }
 
@@ -171,7 +186,7 @@ int row_vec_radius(int rx) { return (rx + 3) / 4 * 4; }
 
 cl::Program separable_program(const QueueContext& qc, const Resolved& r, bool long_index, bool row) {
   const Configuration cfg = separable_config(r, row);
-  std::size_t weights = taps(row ? r.rx : r.ry);
+  std::size_t weights = r.route.fused ? taps(r.rx) + taps(r.ry) : taps(row ? r.rx : r.ry);
   if (row && separable_row_vec(cfg, r.channels, r.row_local))
     weights = 2 * static_cast<std::size_t>(row_vec_radius(r.rx)) + 4;
   return get_program(qc, kernel_spec("blur_separable"), cfg, blur_defines(r, long_index, weights));
@@ -231,6 +246,8 @@ std::string BlurRoute::describe() const {
     };
     s += " (vertical: " + pass(blocked_y, fused_y) + ", horizontal: " + pass(blocked_x, fused_x) +
          (carry_fused ? ", its carries from the vertical pass)" : ")");
+  } else if (fused) {
+    s += " (fused passes)";
   } else if (!local_tiles) {
     s += " (global-memory taps)";
   }

@@ -15,8 +15,9 @@ struct BlurRoute {
   bool fused_y = false, fused_x = false;      ///< recursive: pass writes transposed (no separate transpose)
   bool carry_fused = false;                   ///< recursive: the vertical pass writes the horizontal one's carries
   bool local_tiles = true;                    ///< direct/separable: halo tiles in local memory (both passes)
+  bool fused = false;                         ///< separable: both passes in one kernel (blur_sep_fused)
   /// Bytes read + written per pixel by the kernels (halo re-reads and carries not counted):
-  /// direct 2P, separable 4P, recursive per pass 4P whole-column / 3P blocked (2P for the
+  /// direct 2P, separable 4P (2P fused), recursive per pass 4P whole-column / 3P blocked (2P for the
   /// horizontal pass when its carries come from the vertical one), plus 2P per separate
   /// transpose; P = bytes per float pixel (4 or 16); RGBA8 adds its conversions.
   double bytes_per_pixel = 0;

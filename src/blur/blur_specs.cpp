@@ -164,12 +164,22 @@ KernelSpec blur_separable_spec() {
        {1, 4, 8, 16},
        "column pass: consecutive columns per work-item (one channel, global-memory taps only)"},
       {"BLUR_S_LOCAL", 1, {0, 1}, "1: halo tiles in local memory; 0: taps from global memory"},
+      {"BLUR_S_FUSED",
+       0,
+       {0, 16, 32, 64, 128, 256},
+       "output rows per work-group of the fused kernel (both passes in one; column pass's work-group); 0: two passes"},
   };
   // With local tiles the row pass has a float4 path only and the column pass no vector path, so
   // those widths build the local kernels of width 1 (they matter again only where a tile does not
   // fit and the pass falls back to global-memory taps).
+  // The fused kernel reads its row taps from global memory and uses neither the row pass's
+  // work-group nor its vector width (they stay for images whose fused tile does not fit).
   s.canonical = [](const ParamMap& p) {
     ParamMap q = p;
+    if (q.at("BLUR_S_FUSED")) {
+      q["BLUR_S_LOCAL"] = 0;
+      for (const char* n : {"BLUR_S_ROW_LX", "BLUR_S_ROW_LY", "BLUR_S_ROW_VW"}) q[n] = 0;
+    }
     if (q.at("BLUR_S_LOCAL")) {
       if (q.at("BLUR_S_ROW_VW") != 4) q["BLUR_S_ROW_VW"] = 1;
       q["BLUR_S_COL_VW"] = 1;
@@ -188,6 +198,10 @@ KernelSpec blur_separable_spec() {
     const std::uint64_t row = static_cast<std::uint64_t>(rl) * p.at("BLUR_S_ROW_VW"),
                         col = static_cast<std::uint64_t>(cl) * p.at("BLUR_S_COL_WPT");
     r.local_mem_bytes = p.at("BLUR_S_LOCAL") ? std::max(row, col) * variant_pixel(variant) : 0;
+    if (p.at("BLUR_S_FUSED"))  // the fused tile without its halo
+      r.local_mem_bytes = std::max<std::uint64_t>(
+          r.local_mem_bytes, static_cast<std::uint64_t>(p.at("BLUR_S_FUSED")) * p.at("BLUR_S_COL_LX") *
+                                 (variant == "1" ? p.at("BLUR_S_COL_VW") : 1) * variant_pixel(variant));
     return r;
   };
   s.shrink = [](const ParamMap& p, const std::string&) -> std::optional<ParamMap> {

@@ -24,6 +24,9 @@ const KernelSignature kBlurRows{
 const KernelSignature kBlurCols{"blur_cols",
                                 {"width", "height", "border", "r", "y_first", "rows", "wts", "in", "in_off", "in_pitch",
                                  "out", "out_off", "out_pitch", "tile"}};
+const KernelSignature kBlurSepFused{"blur_sep_fused",
+                                    {"width", "height", "border", "rx", "ry", "y_first", "rows", "wx", "wy", "in",
+                                     "in_off", "in_pitch", "out", "out_off", "out_pitch", "tile"}};
 const KernelSignature kBlurRecCols{
     "blur_rec_cols", {"n", "cols", "border", "K", "prm", "in", "in_off", "in_pitch", "out", "out_off", "out_pitch"}};
 const KernelSignature kBlurRecCarry{"blur_rec_carry",
@@ -78,6 +81,22 @@ void run_direct(Run& c, const Img& in, const Img& out, bool last) {
 
 void run_separable(Run& c, const Img& in, const Img& out, bool last) {
   const BlurPlan::Impl& p = c.p;
+  // The column pass (or the fused kernel) covers the window's rows only: as many work-group rows
+  // as they need.
+  const std::size_t first = c.rows.count > 0 ? c.rows.first : 0,
+                    count = c.rows.count > 0 ? c.rows.count : p.desc.height;
+  const cl::NDRange& g = p.cols_shape.global;
+  const cl::NDRange global(g[0], ceil_div(count, p.cols_rows_per_group) * p.cols_shape.local[1]);
+  if (p.res.route.fused) {
+    cl::Kernel k = get_kernel(p.cols, kBlurSepFused.kernel);
+    Args a(k, kBlurSepFused, p.long_index);
+    a.i32("width", c.width()).i32("height", c.height()).i32("border", p.border).i32("rx", p.res.rx).i32("ry", p.res.ry);
+    a.i32("y_first", static_cast<long long>(first)).i32("rows", static_cast<long long>(count));
+    a.buffer("wx", p.row_weights).buffer("wy", p.col_weights).local("tile", p.cols_shape.local_bytes);
+    images(a, in, out).finish();
+    c.chain.kernel(k, global, p.cols_shape.local, last);
+    return;
+  }
   const Img tmp{c.scratch, p.scratch.tmp, p.desc.width};
   auto pass = [&](const cl::Program& prog, const KernelSignature& sig, const LaunchShape& shape, int r,
                   const cl::Buffer& weights, const char* tile, const Img& from, const Img& to,
@@ -93,14 +112,10 @@ void run_separable(Run& c, const Img& in, const Img& out, bool last) {
   pass(
       p.rows, kBlurRows, p.rows_shape, p.res.rx, p.row_weights, "tile4", in, tmp, [](Args&) {}, p.rows_shape.global,
       false);
-  // The column pass covers the window's rows only: as many work-group rows as they need.
-  const std::size_t first = c.rows.count > 0 ? c.rows.first : 0,
-                    count = c.rows.count > 0 ? c.rows.count : p.desc.height;
-  const cl::NDRange& g = p.cols_shape.global;
   pass(
       p.cols, kBlurCols, p.cols_shape, p.res.ry, p.col_weights, "tile", tmp, out,
       [&](Args& a) { a.i32("y_first", static_cast<long long>(first)).i32("rows", static_cast<long long>(count)); },
-      cl::NDRange(g[0], ceil_div(count, p.cols_rows_per_group) * p.cols_shape.local[1]), last);
+      global, last);
 }
 
 // The following pass whose carries a pass's apply kernel also fills (route.carry_fused): its
