@@ -59,6 +59,15 @@ std::size_t devices_working(const GroupRun& r) {
   return static_cast<std::size_t>(std::count_if(r.weights.begin(), r.weights.end(), [](double w) { return w > 0; }));
 }
 
+// Auto's next share of a chain from one run, as the test "the next share of a chain ..." states
+// it (two devices, the first the fastest, equal stored rates).
+int expected_next(const GroupRun& r, int share) {
+  const double r0 = r.shares[0].items / r.shares[0].seconds, r1 = r.shares[1].items / r.shares[1].seconds;
+  const double balanced = share * (r1 / r0) / (r.weights[1] / r.weights[0]);
+  const long next = std::lround(balanced);
+  return next < 0.9 * share ? static_cast<int>(std::max(1L, next)) : share / 2;
+}
+
 }  // namespace
 
 TEST_SUITE("group") {
@@ -312,40 +321,81 @@ TEST_SUITE("group") {
     }
   }
 
+  TEST_CASE("auto: the next share of a chain balances the devices' times in the split") {
+    // Shares in proportion to each device's rate over its whole share in the split (items over
+    // its time) would have ended the devices together; half the share where that is not below
+    // 0.9 times it.
+    auto run = [](std::vector<double> weights, std::vector<std::size_t> items, std::vector<double> seconds) {
+      GroupRun r;
+      r.weights = weights;
+      for (std::size_t d = 0; d < items.size(); ++d) {
+        DeviceShare s;
+        s.device = d;
+        s.items = items[d];
+        s.seconds = seconds[d];
+        r.shares.push_back(s);
+      }
+      return r;
+    };
+    // Rates 60 and 40 at weights 1:1 -> 40/60 of the share: 66.7 %.
+    CHECK(detail::next_share(run({1, 1}, {60, 40}, {1, 1}), 0, 100) == 67);
+    // At share 50 (weights 1:0.5), rates 80 and 20 -> 50 * (20/80) / 0.5 = 25.
+    CHECK(detail::next_share(run({1, 0.5}, {80, 20}, {1, 1}), 0, 50) == 25);
+    // Balanced already (rates as the weights), yet slower than the device alone: half.
+    CHECK(detail::next_share(run({1, 1}, {50, 50}, {1, 1}), 0, 100) == 50);
+    // Three devices, the second the fastest: the others' rates 5 + 10 against 40 at weights
+    // 0.75 against 1 -> 100 * (15/40) / 0.75 = 50.
+    CHECK(detail::next_share(run({0.5, 1, 0.25}, {10, 40, 10}, {2, 1, 1}), 1, 100) == 50);
+    // The other device did nothing (the fastest took all its chunks): the smallest share.
+    CHECK(detail::next_share(run({1, 1}, {100, 0}, {1, 0}), 0, 100) == 1);
+  }
+
   TEST_CASE("auto: a split slower than the fastest device alone is measured again with smaller shares") {
     if (group().size() != 2) return;
     const test::ScopedEnv env("CLFORGE_USER_TUNING_DIR", test::temp_dir("group_auto_halve"));
     const TransposeCase c(64, 43, test::seed() + 83);  // a size class no other case uses
-    // Stored: equal rates (the first device counts as the fastest), the first alone at 512 MB/s,
-    // no split measured yet; the second device sleeps 20 ms per chunk, so every split runs far
-    // below 512. Each split call then halves the first device's GROUP_SHARE (100, 50, 25, 12, 6
-    // percent of the second's rate): its share goes 1/2, 1/3, 1/5, 0.12/1.12, 0.06/1.06; at the
-    // last, under twice the 4 % minimum, the best split of the chain is stored with its share
-    // (which one is the machine's: the first device takes chunks from the end of the second's
-    // share), and the next call runs the first device alone.
+    // Stored: equal rates (the first device counts as the fastest), the first alone at the top
+    // of the ladder: every split loses. Both devices sleep per chunk, the second three times as
+    // long, so their rates in a split are about 3:1 whatever PoCL does: the first split (shares
+    // 1:1) calls for a share of about a third, the next (balanced) for no less, so it halves, and
+    // so on until the second device's part would fall under twice the 4 % minimum; then the best
+    // split of the chain is stored with its share and the next call runs the first device alone.
     const std::string variant = "transpose:4B cols=43";
-    SplitOptions o = auto_over_stored(variant, {{"GROUP_RATE", 1024}, {"GROUP_ALONE", 512}});
+    SplitOptions o = auto_over_stored(variant, {{"GROUP_RATE", 1024}, {"GROUP_ALONE", 4194304}});
     o.fault = [](std::size_t device, std::size_t) {
-      if (device == 1) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      std::this_thread::sleep_for(std::chrono::milliseconds(device == 1 ? 30 : 10));
     };
-    const double shares[] = {1.0 / 2, 1.0 / 3, 1.0 / 5, 0.12 / 1.12, 0.06 / 1.06, 0.0};
-    const int percent[] = {50, 25, 12, 6};  // GROUP_SHARE stored after each call of the chain
-    int call = 0;
-    for (double share : shares) {
+    const auto stored = [&](const char* p) {
+      return resolve_configuration("group", variant, group().entry(0).info, Tuning{}).at(p);
+    };
+    int share = 100, calls = 0;
+    bool ended = false;
+    std::set<int> shares;
+    while (!ended && calls < kAutoCalibrationCallsMax) {
       CAPTURE(share);
       const GroupRun r = test::warm([&] { return c.run(group(), o); });
+      ++calls;
       REQUIRE(r.weights.size() == 2);
-      CHECK(std::fabs(r.weights[1] / (r.weights[0] + r.weights[1]) - share) < 0.01);
-      const auto stored = [&](std::size_t d, const char* p) {
-        return resolve_configuration("group", variant, group().entry(d).info, Tuning{}).at(p);
-      };
-      if (call < 4)
-        CHECK(stored(0, "GROUP_SHARE") == percent[call]);
-      else
-        CHECK(std::set<int>{100, 50, 25, 12, 6}.count(stored(0, "GROUP_SHARE")) == 1);
-      CHECK((stored(0, "GROUP_SPLIT") == 0) == (call < 4));  // measured again by the next call
-      ++call;
+      REQUIRE(devices_working(r) == 2);
+      CHECK(std::fabs(r.weights[1] / r.weights[0] - share / 100.0) < 0.01);
+      shares.insert(share);
+      const int next = expected_next(r, share);
+      if (calls == 1) CHECK((next >= 20 && next <= 45));  // the balance, not a halving
+      const double part = r.weights[1] / (r.weights[0] + r.weights[1]);
+      ended = !(next < share && part * next / (part * next + (1 - part) * share) > 0.08);
+      if (ended) {
+        CHECK(stored("GROUP_SPLIT") > 0);
+        CHECK(shares.count(stored("GROUP_SHARE")) == 1);
+      } else {
+        CHECK(stored("GROUP_SPLIT") == 0);  // measured again by the next call
+        CHECK(stored("GROUP_SHARE") == next);
+        share = next;
+      }
     }
+    CHECK(ended);
+    CHECK(calls >= 2);
+    const GroupRun after = test::warm([&] { return c.run(group(), o); });
+    CHECK(devices_working(after) == 1);
   }
 
   TEST_CASE("auto: after a chain of losing splits the best of them is kept, with its share") {
@@ -353,28 +403,32 @@ TEST_SUITE("group") {
     const test::ScopedEnv env("CLFORGE_USER_TUNING_DIR", test::temp_dir("group_auto_chain"));
     const TransposeCase c(64, 45, test::seed() + 85);  // a size class no other case uses
     // Stored: equal rates and the first device alone at the top of the ladder, so every split
-    // loses and the chain runs shares 100, 50, 25, 12, 6 of the second device's rate. The second
-    // device sleeps 60 ms per chunk except in the second split (share 50), which is then the
-    // fastest of the chain: at its end GROUP_SHARE goes back to 50 with that split's rate.
+    // loses. The devices sleep per chunk as above, except in the second split, where neither
+    // does: that split is then the fastest of the chain, and at its end GROUP_SHARE goes back to
+    // its share with its rate.
     const std::string variant = "transpose:4B cols=45";
     int call = 0;
     SplitOptions o = auto_over_stored(variant, {{"GROUP_RATE", 1024}, {"GROUP_ALONE", 4194304}});
     o.fault = [&call](std::size_t device, std::size_t) {
-      if (device == 1) std::this_thread::sleep_for(std::chrono::milliseconds(call == 1 ? 0 : 60));
+      if (call != 1) std::this_thread::sleep_for(std::chrono::milliseconds(device == 1 ? 30 : 10));
     };
     const auto stored = [&](const char* p) {
       return resolve_configuration("group", variant, group().entry(0).info, Tuning{}).at(p);
     };
-    const int percent[] = {50, 25, 12, 6, 50};  // GROUP_SHARE stored after each split
     double fastest = 0;
-    for (; call < 5; ++call) {
+    int fastest_share = 0;
+    for (; call < kAutoCalibrationCallsMax; ++call) {
       CAPTURE(call);
       const GroupRun r = test::warm([&] { return c.run(group(), o); });
-      CHECK(r.calibrating);
-      CHECK(stored("GROUP_SHARE") == percent[call]);
-      if (call == 1) fastest = static_cast<double>(c.rows * c.cols * 4) / r.seconds / 1e6;
+      if (!r.calibrating || devices_working(r) < 2) break;
+      const double whole = static_cast<double>(c.rows * c.cols * 4) / r.seconds / 1e6;
+      if (whole > fastest)
+        fastest = whole, fastest_share = static_cast<int>(std::lround(100 * r.weights[1] / r.weights[0]));
+      if (stored("GROUP_SPLIT") > 0) break;  // the chain ended
     }
+    REQUIRE(call >= 1);
     CHECK(stored("GROUP_SPLIT") == detail::quantize_rate(fastest));
+    CHECK(stored("GROUP_SHARE") == fastest_share);
   }
 
   TEST_CASE("auto: a call that made buffers or programs is measured again, at most twice") {

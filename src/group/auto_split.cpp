@@ -63,6 +63,28 @@ constexpr long kExploreEvery = 8;
 
 }  // namespace
 
+int next_share(const GroupRun& run, std::size_t fastest, int share) {
+  // Each device's rate over its whole share, from the chunks' start to its last chunk back:
+  // shares in proportion to them would have ended every device together.
+  double others_weight = 0, others_rate = 0, fastest_rate = 0;
+  for (std::size_t d = 0; d < run.shares.size() && d < run.weights.size(); ++d) {
+    const DeviceShare& sh = run.shares[d];
+    const double rate = sh.items > 0 && sh.seconds > 0 ? static_cast<double>(sh.items) / sh.seconds : 0;
+    if (d == fastest) {
+      fastest_rate = rate;
+    } else if (run.weights[d] > 0) {
+      others_weight += run.weights[d];
+      others_rate += rate;
+    }
+  }
+  const double w = run.weights.size() > fastest ? run.weights[fastest] : 0;
+  const double balanced = fastest_rate > 0 && others_weight > 0 && w > 0
+                              ? share * (others_rate / fastest_rate) / (others_weight / w)
+                              : share;  // nothing to go by
+  const long next = std::lround(balanced);
+  return next < 0.9 * share ? static_cast<int>(std::max(1L, next)) : share / 2;
+}
+
 std::vector<double> auto_weights(const std::vector<double>& rates) {
   const double total = std::accumulate(rates.begin(), rates.end(), 0.0);
   std::vector<double> w = rates;
@@ -249,18 +271,23 @@ void AutoSplit::record(const GroupRun& run, const std::vector<double>& measured,
     store(measure_alone, {{"GROUP_RATE", quantize_rate(rate_[measure_alone])}, {"GROUP_ALONE", quantize_rate(whole)}},
           "auto split: measured in a dynamic run, then alone");
   if (measure_split < D_) {
-    // A split slower than its fastest device alone is measured again with the other devices'
-    // shares halved (GROUP_SHARE on the fastest's row, the split's value cleared), while they
-    // stay above twice the minimum share: the devices slow each other down (host memory, host
-    // cores), so the best split often gives the others less than the rates they reached beside
-    // each other.
-    // When the chain of halvings ends, the best split of the chain (kept by this process; a chain
-    // starts at share 100) is stored with its share, so that one split measured low among them
-    // does not hand the call to the device alone while a larger share ran faster.
+    // A split slower than its fastest device alone is measured again with smaller shares for the
+    // other devices (GROUP_SHARE on the fastest's row, the split's value cleared), while they stay
+    // above twice the minimum share: the devices slow each other down (host memory, host cores),
+    // so the best split often gives the others less than the rates they reached beside each
+    // other. The next share is the one this split's own times call for (next_share); where
+    // those ask for no less, it halves.
+    // When the chain ends, the best split of the chain (kept by this process; a chain starts at
+    // share 100) is stored with its share, so that one split measured low among them does not
+    // hand the call to the device alone while a larger share ran faster.
     const std::size_t b = measure_split;
-    const double total = std::accumulate(run.weights.begin(), run.weights.end(), 0.0);
     const bool lost = whole < alone_[b] && !caller_.overrides.count("GROUP_SHARE");
-    const bool smaller = lost && share_ > 3 && total > 0 && (total - run.weights[b]) / total > 2 * kMinAutoShare;
+    const int next = next_share(run, b, share_);
+    const double total = std::accumulate(run.weights.begin(), run.weights.end(), 0.0),
+                 others = total > 0 ? (total - run.weights[b]) / total : 0;
+    // The others' part of the next split (their weights scale with the share).
+    const double next_others = others * next / (others * next + (1 - others) * share_);
+    const bool smaller = lost && next < share_ && next_others > 2 * kMinAutoShare;
     const std::string key = rate_key(variants_[b], group_.entry(b).info);
     double best = share_ == 100 ? 0.0 : remembered_rate("chain-split|" + key);
     int best_share = static_cast<int>(remembered_rate("chain-share|" + key));
@@ -271,7 +298,7 @@ void AutoSplit::record(const GroupRun& run, const std::vector<double>& measured,
           {{"GROUP_RATE", quantize_rate(rate_[b])},
            {"GROUP_ALONE", quantize_rate(alone_[b])},
            {"GROUP_SPLIT", smaller ? 0 : quantize_rate(best)},
-           {"GROUP_SHARE", smaller ? share_ / 2 : best_share}},
+           {"GROUP_SHARE", smaller ? next : best_share}},
           smaller ? "auto split: measured in a dynamic run, alone, then split; split again with smaller shares"
                   : "auto split: measured in a dynamic run, alone, then split");
   }

@@ -2,6 +2,7 @@
 // parameter set (cl/db/group.json).
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <set>
 
 #include "clforge/errors.hpp"
@@ -299,6 +300,12 @@ std::vector<int> rate_ladder() {
   return v;
 }
 
+std::vector<int> percent_ladder() {
+  std::vector<int> v(100);
+  std::iota(v.begin(), v.end(), 1);
+  return v;
+}
+
 int quantize_rate(double mbs) {
   static const std::vector<int> ladder = rate_ladder();
   int best = ladder[1];
@@ -331,11 +338,10 @@ KernelSpec group_spec() {
        "MB/s of host data of a whole group call of the routine split by GROUP_RATE over the group of which this "
        "device is the fastest (auto splits when this beats GROUP_ALONE; 0: not measured)",
        true},
-      {"GROUP_SHARE",
-       100,
-       {100, 50, 25, 12, 6, 3},
+      {"GROUP_SHARE", 100, percent_ladder(),
        "percent of their GROUP_RATE that the auto split gives the devices other than this one, the fastest of its "
-       "group (halved after each measured split slower than this device alone)",
+       "group (after each measured split slower than this device alone: the share that split's own times call "
+       "for, or half)",
        true},
   };
   s.check = [](const ParamMap&, const std::string&) -> std::string { return {}; };

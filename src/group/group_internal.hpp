@@ -200,6 +200,12 @@ DeviceGroup queue_group(const cl::CommandQueue& queue);
 /// whose rate is under 4 % of their sum.
 std::vector<double> auto_weights(const std::vector<double>& rates);
 
+/// Auto's share chain: the GROUP_SHARE (percent of their rates the devices other than `fastest`
+/// get) that a split which ran at `share` calls for: the one whose shares, in proportion to each
+/// device's rate over its whole share in that run, would have ended every device together; half
+/// of `share` where that is not below 0.9 `share` (the split lost by more than its balance).
+int next_share(const GroupRun& run, std::size_t fastest, int share);
+
 /// Throughputs remembered in this process by key: the auto split's rates when the user database
 /// is off, each MPI rank's last rate per routine. 0 when none.
 double remembered_rate(const std::string& key);
