@@ -398,6 +398,45 @@ TEST_SUITE("group") {
     CHECK(devices_working(after) == 1);
   }
 
+  TEST_CASE("auto: a faster split whose own times call for a smaller share is measured at that share") {
+    if (group().size() != 2) return;
+    const test::ScopedEnv env("CLFORGE_USER_TUNING_DIR", test::temp_dir("group_auto_rebalance"));
+    const TransposeCase c(64, 4096, test::seed() + 82);  // a size class no other case uses
+    // Stored: equal rates and the first device alone at 1 MB/s, so every split beats it (1 MiB in
+    // well under a second). The devices sleep per chunk, the second three times as long: the
+    // first split (shares 1:1) is
+    // faster than the device alone but its times call for a share of about a third, at which the
+    // next call runs; that one is balanced, so the chain ends there with its best split and share.
+    const std::string variant = "transpose:4B cols=4096";
+    SplitOptions o = auto_over_stored(variant, {{"GROUP_RATE", 1024}, {"GROUP_ALONE", 1}});
+    o.fault = [](std::size_t device, std::size_t) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(device == 1 ? 30 : 10));
+    };
+    const auto stored = [&](const char* p) {
+      return resolve_configuration("group", variant, group().entry(0).info, Tuning{}).at(p);
+    };
+    const auto whole = [&](const GroupRun& r) { return static_cast<double>(c.rows * c.cols * 4) / r.seconds / 1e6; };
+    const GroupRun first = test::warm([&] { return c.run(group(), o); });
+    REQUIRE(devices_working(first) == 2);
+    CHECK(first.calibrating);
+    REQUIRE(whole(first) > 1);
+    const double b1 = detail::balanced_share(first, 0, 100);
+    INFO("balanced share of the first split " << b1);
+    REQUIRE(b1 < 90);  // the sleeps' 3:1 (about 33)
+    CHECK(stored("GROUP_SPLIT") == 0);
+    CHECK(stored("GROUP_SHARE") == std::lround(b1));
+    const int share = static_cast<int>(std::lround(b1));
+    const GroupRun second = test::warm([&] { return c.run(group(), o); });
+    REQUIRE(devices_working(second) == 2);
+    CHECK(std::fabs(second.weights[1] / second.weights[0] - share / 100.0) < 0.01);
+    REQUIRE(whole(second) > 1);
+    if (detail::balanced_share(second, 0, share) >= 0.9 * share) {  // balanced: the chain ends
+      const bool second_best = whole(second) > whole(first);
+      CHECK(stored("GROUP_SPLIT") == detail::quantize_rate(std::max(whole(first), whole(second))));
+      CHECK(stored("GROUP_SHARE") == (second_best ? share : 100));
+    }
+  }
+
   TEST_CASE("auto: after a chain of losing splits the best of them is kept, with its share") {
     if (group().size() != 2) return;
     const test::ScopedEnv env("CLFORGE_USER_TUNING_DIR", test::temp_dir("group_auto_chain"));

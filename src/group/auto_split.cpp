@@ -63,7 +63,7 @@ constexpr long kExploreEvery = 8;
 
 }  // namespace
 
-int next_share(const GroupRun& run, std::size_t fastest, int share) {
+double balanced_share(const GroupRun& run, std::size_t fastest, int share) {
   // Each device's rate over its whole share, from the chunks' start to its last chunk back:
   // shares in proportion to them would have ended every device together.
   double others_weight = 0, others_rate = 0, fastest_rate = 0;
@@ -78,11 +78,13 @@ int next_share(const GroupRun& run, std::size_t fastest, int share) {
     }
   }
   const double w = run.weights.size() > fastest ? run.weights[fastest] : 0;
-  const double balanced = fastest_rate > 0 && others_weight > 0 && w > 0
-                              ? share * (others_rate / fastest_rate) / (others_weight / w)
-                              : share;  // nothing to go by
-  const long next = std::lround(balanced);
-  return next < 0.9 * share ? static_cast<int>(std::max(1L, next)) : share / 2;
+  return fastest_rate > 0 && others_weight > 0 && w > 0 ? share * (others_rate / fastest_rate) / (others_weight / w)
+                                                        : share;  // nothing to go by
+}
+
+int next_share(const GroupRun& run, std::size_t fastest, int share) {
+  const double balanced = balanced_share(run, fastest, share);
+  return balanced < 0.9 * share ? static_cast<int>(std::max(1L, std::lround(balanced))) : share / 2;
 }
 
 std::vector<double> auto_weights(const std::vector<double>& rates) {
@@ -271,27 +273,33 @@ void AutoSplit::record(const GroupRun& run, const std::vector<double>& measured,
     store(measure_alone, {{"GROUP_RATE", quantize_rate(rate_[measure_alone])}, {"GROUP_ALONE", quantize_rate(whole)}},
           "auto split: measured in a dynamic run, then alone");
   if (measure_split < D_) {
-    // A split slower than its fastest device alone is measured again with smaller shares for the
-    // other devices (GROUP_SHARE on the fastest's row, the split's value cleared), while they stay
-    // above twice the minimum share: the devices slow each other down (host memory, host cores),
-    // so the best split often gives the others less than the rates they reached beside each
-    // other. The next share is the one this split's own times call for (next_share); where
-    // those ask for no less, it halves.
+    // The devices slow each other down (host memory, host cores), so the best split often gives
+    // the others less than the rates they reached beside each other in the dynamic call. A split
+    // is measured again with smaller shares for the other devices (GROUP_SHARE on the fastest's
+    // row, the split's value cleared), while their part stays above twice the minimum share:
+    // - after a split slower than its fastest device alone, while no split of the chain has beaten
+    //   that device: at the share this split's own times call for (balanced_share), or at half
+    //   the share where those ask for no less;
+    // - after a faster split whose own times call for a share below 0.9 of its own (the others
+    //   finished late): at that share.
     // When the chain ends, the best split of the chain (kept by this process; a chain starts at
     // share 100) is stored with its share, so that one split measured low among them does not
-    // hand the call to the device alone while a larger share ran faster.
+    // hand the call to the device alone while another share ran faster.
     const std::size_t b = measure_split;
-    const bool lost = whole < alone_[b] && !caller_.overrides.count("GROUP_SHARE");
+    const std::string key = rate_key(variants_[b], group_.entry(b).info);
+    const double before = share_ == 100 ? 0.0 : remembered_rate("chain-split|" + key);  // the chain's best so far
+    double best = before;
+    int best_share = static_cast<int>(remembered_rate("chain-share|" + key));
+    if (whole > best) best = whole, best_share = share_;
+    const bool lost = whole < alone_[b];
+    const bool lower = balanced_share(run, b, share_) < 0.9 * share_;
     const int next = next_share(run, b, share_);
     const double total = std::accumulate(run.weights.begin(), run.weights.end(), 0.0),
                  others = total > 0 ? (total - run.weights[b]) / total : 0;
     // The others' part of the next split (their weights scale with the share).
     const double next_others = others * next / (others * next + (1 - others) * share_);
-    const bool smaller = lost && next < share_ && next_others > 2 * kMinAutoShare;
-    const std::string key = rate_key(variants_[b], group_.entry(b).info);
-    double best = share_ == 100 ? 0.0 : remembered_rate("chain-split|" + key);
-    int best_share = static_cast<int>(remembered_rate("chain-share|" + key));
-    if (whole > best) best = whole, best_share = share_;
+    const bool smaller = !caller_.overrides.count("GROUP_SHARE") && next < share_ && next_others > 2 * kMinAutoShare &&
+                         (lost ? before < alone_[b] : lower);
     remember_rate("chain-split|" + key, best);
     remember_rate("chain-share|" + key, best_share);
     store(b,

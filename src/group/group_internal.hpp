@@ -202,8 +202,11 @@ std::vector<double> auto_weights(const std::vector<double>& rates);
 
 /// Auto's share chain: the GROUP_SHARE (percent of their rates the devices other than `fastest`
 /// get) that a split which ran at `share` calls for: the one whose shares, in proportion to each
-/// device's rate over its whole share in that run, would have ended every device together; half
-/// of `share` where that is not below 0.9 `share` (the split lost by more than its balance).
+/// device's rate over its whole share in that run (items over its time to its last chunk back),
+/// would have ended every device together (`share` where the run tells nothing).
+double balanced_share(const GroupRun& run, std::size_t fastest, int share);
+/// The next share of a chain after a split that lost: balanced_share rounded where it is below 0.9
+/// `share`, else half of `share` (the split lost by more than its balance).
 int next_share(const GroupRun& run, std::size_t fastest, int share);
 
 /// Throughputs remembered in this process by key: the auto split's rates when the user database
