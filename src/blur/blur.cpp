@@ -18,8 +18,7 @@ namespace {
 
 const char* const kRoutine = "gaussian_blur";
 
-// The plan of a description from the cache (a new one when the fingerprint is empty: a database
-// file changed a moment ago). Every argument was checked by the caller.
+// The plan of a description from the cache. Every argument was checked by the caller.
 std::shared_ptr<const BlurPlan> cached_plan(const QueueContext& qc, const BlurDesc& d, const Tuning& tuning) {
   // Never destroyed: releasing OpenCL objects during static destruction can outlive the driver.
   static PlanCache<BlurPlan>& cache = *new PlanCache<BlurPlan>(64);

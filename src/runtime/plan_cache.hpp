@@ -28,11 +28,9 @@ std::string key_bytes(const T&... values) {
   return key;
 }
 
-/// A plan-cache key: key_bytes of the values, then the tuning fingerprint; empty when the
-/// fingerprint is (a database file changed a moment ago: no caching).
+/// A plan-cache key: key_bytes of the values, then the tuning fingerprint.
 template <typename... T>
 std::string plan_key(const std::string& fingerprint, const T&... values) {
-  if (fingerprint.empty()) return {};
   return key_bytes(values...) + fingerprint;
 }
 
@@ -41,7 +39,6 @@ std::string plan_key(const std::string& fingerprint, const T&... values) {
 /// so that the free functions' caches and the group's plans by size key a description alike.
 template <typename Desc, typename... T>
 std::string desc_plan_key(const std::string& fingerprint, const Desc& d, const T&... values) {
-  if (fingerprint.empty()) return {};
   return key_bytes(values...) + desc_key(d) + fingerprint;
 }
 

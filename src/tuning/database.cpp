@@ -164,17 +164,23 @@ std::string tuning_fingerprint(const DeviceInfo& device, const Tuning& tuning) {
   std::string key;
   auto file = [&](const std::string& path) {
     const FileStamp st = stamp_of_reused(path);
-    if (st.size >= 0 && st.recent()) return false;
-    key += path;  // then the stamp's bytes (formatting numbers costs more than the rest of the key)
-    key.append(reinterpret_cast<const char*>(&st.mtime), sizeof st.mtime);
-    key.append(reinterpret_cast<const char*>(&st.size), sizeof st.size);
-    key.append(reinterpret_cast<const char*>(&st.inode), sizeof st.inode);
+    key += path;
+    if (st.size >= 0 && st.recent()) {
+      // A fresh file's stamp may not show its latest write (coarse file times): its contents
+      // name it instead (one read of a small file, against building the plan again).
+      const auto text = read_file(path);
+      const std::uint64_t h = text ? fnv1a(*text) : 0;
+      key += text ? "#c" : "#-";
+      key.append(reinterpret_cast<const char*>(&h), sizeof h);
+    } else {  // the stamp's bytes (formatting numbers costs more than the rest of the key)
+      key.append(reinterpret_cast<const char*>(&st.mtime), sizeof st.mtime);
+      key.append(reinterpret_cast<const char*>(&st.size), sizeof st.size);
+      key.append(reinterpret_cast<const char*>(&st.inode), sizeof st.inode);
+    }
     key += '\n';
-    return true;
   };
-  if (v[0] != nullptr && !file(v[0])) return {};
-  if (user_db_enabled(tuning, v[6]) && !file(user_database_in(user_tuning_dir_from(v[3], v[4], v[5]), device)))
-    return {};
+  if (v[0] != nullptr) file(v[0]);
+  if (user_db_enabled(tuning, v[6])) file(user_database_in(user_tuning_dir_from(v[3], v[4], v[5]), device));
   key += "o:";
   if (v[1] != nullptr) key += v[1];
   key += "\nk:";
@@ -247,7 +253,7 @@ Configuration resolve_configuration(const std::string& kernel, const std::string
   if (user_db_enabled(tuning)) user = load_file_entries(user_database_path(device), {}, false);
   const Loaded shipped = load_shipped(spec);
   std::string key;
-  if (tuning_file.stable && user.stable) {
+  {
     // Everything of the device that entry matching and the fit check read (a caller may pass a
     // modified copy of a device's identity).
     std::string dev = device.platform_name + '\n' + device.name + '\n' + device.vendor + '\n' + device.vendor_key() +

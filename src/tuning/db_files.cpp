@@ -125,6 +125,9 @@ Entry parse_entry(const nlohmann::json& je, const std::string& where, const std:
 }
 
 namespace {
+// Versions from a file's contents apart from those of its stamp.
+constexpr std::uint64_t kContentVersionSeed = 0x636f6e74656e7473ull;
+
 EntriesPtr load_cached(const std::string& key, std::uint64_t version, const std::function<Entries()>& load) {
   {
     std::lock_guard<std::mutex> lock(g_db_mutex);
@@ -151,9 +154,15 @@ Loaded load_file_entries(const std::string& path, const std::string& default_ker
     if (!text) throw TuningError("tuning file " + path + " cannot be read");
     return parse_database(*text, path, default_kernel, true);
   };
-  if (st.recent()) {  // a fresh file's stamp may not show its latest write
-    out.entries = std::make_shared<const Entries>(load());
-    out.stable = false;
+  if (st.recent()) {
+    // A fresh file's stamp may not show its latest write (coarse file times): its contents name
+    // the version instead, so that the calls right after a write (a tune, Auto's calibration)
+    // still find their parsed entries, resolved configurations and plans cached.
+    const auto text = read_file(path);
+    if (!text) throw TuningError("tuning file " + path + " cannot be read");
+    out.version = fnv1a(*text, kContentVersionSeed);
+    out.entries =
+        load_cached("file:" + path, out.version, [&] { return parse_database(*text, path, default_kernel, true); });
     return out;
   }
   out.version = fnv1a(std::to_string(st.mtime) + ":" + std::to_string(st.size) + ":" + std::to_string(st.inode));

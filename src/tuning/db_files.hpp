@@ -53,11 +53,10 @@ using Entries = std::vector<Entry>;
 using EntriesPtr = std::shared_ptr<const Entries>;
 
 // One database as a lookup saw it: its entries, and a version that changes with its contents
-// (`stable` false when the version cannot be trusted: a file written a moment ago).
+// (from the file's stamp, or from its contents where the file was written a moment ago).
 struct Loaded {
   EntriesPtr entries = std::make_shared<const Entries>();
   std::uint64_t version = 0;
-  bool stable = true;
 };
 
 /// Parses and validates one database file. Every problem names the file and the key. Strict

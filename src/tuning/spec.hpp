@@ -64,9 +64,9 @@ Tuning overrides_for(const Tuning& tuning, const std::string& kernel);
 void check_override_names(const char* routine, const Tuning& tuning, const std::vector<std::string>& kernels);
 
 /// A key of everything outside a call's arguments that resolving and building its kernels reads
-/// for `device`: the tuning file and user database (paths and file stamps), the overrides and
-/// the environment that changes programs (CLFORGE_BUILD_OPTIONS, CLFORGE_KERNEL_DIR). Empty when
-/// a database file changed a moment ago (its stamp cannot be trusted yet): do not cache then.
+/// for `device`: the tuning file and user database (paths and file stamps; the contents of a file
+/// changed a moment ago, whose stamp cannot be trusted yet), the overrides and the environment
+/// that changes programs (CLFORGE_BUILD_OPTIONS, CLFORGE_KERNEL_DIR).
 std::string tuning_fingerprint(const DeviceInfo& device, const Tuning& tuning);
 
 /// Build options: -cl-std=CL1.2, then -D NAME=VALUE for every parameter sorted by name except
