@@ -59,6 +59,17 @@ std::size_t devices_working(const GroupRun& r) {
   return static_cast<std::size_t>(std::count_if(r.weights.begin(), r.weights.end(), [](double w) { return w > 0; }));
 }
 
+// The chain tests' devices: both sleep per chunk, the second three times as long, so that their
+// rates in a split are about 3:1 whatever PoCL does.
+void sleep_three_to_one(std::size_t device) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(device == 1 ? 30 : 10));
+}
+
+// A value of the first device's group row of `variant`, as a call resolves it.
+int stored_group_value(const std::string& variant, const char* param) {
+  return resolve_configuration("group", variant, group().entry(0).info, Tuning{}).at(param);
+}
+
 // Auto's next share of a chain from one run, as the test "the next share of a chain ..." states
 // it (two devices, the first the fastest, equal stored rates).
 int expected_next(const GroupRun& r, int share) {
@@ -362,12 +373,8 @@ TEST_SUITE("group") {
     // split of the chain is stored with its share and the next call runs the first device alone.
     const std::string variant = "transpose:4B cols=43";
     SplitOptions o = auto_over_stored(variant, {{"GROUP_RATE", 1024}, {"GROUP_ALONE", 4194304}});
-    o.fault = [](std::size_t device, std::size_t) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(device == 1 ? 30 : 10));
-    };
-    const auto stored = [&](const char* p) {
-      return resolve_configuration("group", variant, group().entry(0).info, Tuning{}).at(p);
-    };
+    o.fault = [](std::size_t device, std::size_t) { sleep_three_to_one(device); };
+    const auto stored = [&](const char* p) { return stored_group_value(variant, p); };
     int share = 100, calls = 0;
     bool ended = false;
     std::set<int> shares;
@@ -404,17 +411,13 @@ TEST_SUITE("group") {
     const TransposeCase c(64, 4096, test::seed() + 82);  // a size class no other case uses
     // Stored: equal rates and the first device alone at 1 MB/s, so every split beats it (1 MiB in
     // well under a second). The devices sleep per chunk, the second three times as long: the
-    // first split (shares 1:1) is
-    // faster than the device alone but its times call for a share of about a third, at which the
-    // next call runs; that one is balanced, so the chain ends there with its best split and share.
+    // first split (shares 1:1) is faster than the device alone but its times call for a share of
+    // about a third, at which the next call runs; that one is balanced, so the chain ends there
+    // with its best split and share.
     const std::string variant = "transpose:4B cols=4096";
     SplitOptions o = auto_over_stored(variant, {{"GROUP_RATE", 1024}, {"GROUP_ALONE", 1}});
-    o.fault = [](std::size_t device, std::size_t) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(device == 1 ? 30 : 10));
-    };
-    const auto stored = [&](const char* p) {
-      return resolve_configuration("group", variant, group().entry(0).info, Tuning{}).at(p);
-    };
+    o.fault = [](std::size_t device, std::size_t) { sleep_three_to_one(device); };
+    const auto stored = [&](const char* p) { return stored_group_value(variant, p); };
     const auto whole = [&](const GroupRun& r) { return static_cast<double>(c.rows * c.cols * 4) / r.seconds / 1e6; };
     const GroupRun first = test::warm([&] { return c.run(group(), o); });
     REQUIRE(devices_working(first) == 2);
@@ -449,11 +452,9 @@ TEST_SUITE("group") {
     int call = 0;
     SplitOptions o = auto_over_stored(variant, {{"GROUP_RATE", 1024}, {"GROUP_ALONE", 4194304}});
     o.fault = [&call](std::size_t device, std::size_t) {
-      if (call != 1) std::this_thread::sleep_for(std::chrono::milliseconds(device == 1 ? 30 : 10));
+      if (call != 1) sleep_three_to_one(device);
     };
-    const auto stored = [&](const char* p) {
-      return resolve_configuration("group", variant, group().entry(0).info, Tuning{}).at(p);
-    };
+    const auto stored = [&](const char* p) { return stored_group_value(variant, p); };
     double fastest = 0;
     int fastest_share = 0;
     for (; call < kAutoCalibrationCallsMax; ++call) {
