@@ -234,6 +234,30 @@ TEST_SUITE("blur") {
     o.sigma_y = 3;
     CHECK(detail::blur_route(s.entry.info, 131, 77, PixelFormat::R32F, o, Tuning{sets[1], false}).fused);
     CHECK(detail::blur_route(s.entry.info, 131, 77, PixelFormat::R32F, o, Tuning{sets[1], false}).bytes_per_pixel == 8);
+    // From a database row the kernel fuses only where the halo rows add at most a quarter to the
+    // row pass (8 ry <= F: with F = 64, ry 8 (sigma 2.5) fuses and ry 9 (sigma 3) does not); an
+    // explicit override fuses wherever its tile fits.
+    {
+      const std::string rows = test::temp_dir("blur-fused-halo") + "/t.json";
+      std::ofstream(rows) << R"({"entries": [{"kernel": "blur_separable", "variant": "1", "params": {"BLUR_S_FUSED": 64,
+                                "BLUR_S_COL_VW": 4, "BLUR_S_COL_LX": 16, "BLUR_S_COL_LY": 2, "BLUR_S_COL_WPT": 4}}]})";
+      test::ScopedEnv env("CLFORGE_TUNING_FILE", rows);
+      BlurOptions h = o;
+      h.sigma_y = 2.5;
+      CHECK(detail::blur_route(s.entry.info, 131, 77, PixelFormat::R32F, h, Tuning{{}, false}).fused);
+      h.sigma_y = 3;
+      CHECK_FALSE(detail::blur_route(s.entry.info, 131, 77, PixelFormat::R32F, h, Tuning{{}, false}).fused);
+      CHECK(
+          detail::blur_route(s.entry.info, 131, 77, PixelFormat::R32F, h, Tuning{{{"BLUR_S_FUSED", 64}}, false}).fused);
+      Case k;  // the two passes the row then takes compute the right answer
+      k.w = 131;
+      k.h = 77;
+      k.sx = 2;
+      k.sy = 3;
+      k.border = BlurBorder::Mirror;
+      k.tuning = Tuning{{}, false};
+      check_float(k, seed++);
+    }
     // A halo whose tile does not fit the device's local memory: from a database row the plan
     // takes the two passes, as an explicit override it is an argument error.
     o.sigma_y = static_cast<double>(s.entry.info.local_mem_size) / (4 * 16 * 16);  // 2 ry rows of 1 KiB > local

@@ -505,18 +505,21 @@ TEST_SUITE("group") {
   TEST_CASE("a device's first chunk takes buffers for every slot it will use") {
     if (group().size() < 2) return;
     const TransposeCase c(64, 46, test::seed() + 86);
-    // A new group; in a dynamic call the first device is slow and takes one or two of the 16
-    // chunks, yet takes buffers for all its slots at its first, so that the next call, which
-    // gives it 8 chunks over all its slots, creates none (GroupRun::cold false).
+    // A new group; in a dynamic call the first device is slow (100 ms per chunk) and takes one
+    // of the 16 chunks, yet takes buffers for all its slots at its first, so that the next call,
+    // which gives it 8 chunks over all its slots, creates none (GroupRun::cold false). The
+    // second device sleeps 1 ms per chunk, so that it cannot finish all 16 before a loaded
+    // machine starts the first device's thread (which then had no chunk and no buffers).
     const DeviceGroup fresh("all");
     SplitOptions o;
     o.mode = SplitMode::Dynamic;
     o.chunk = 4;
     o.fault = [](std::size_t device, std::size_t) {
-      if (device == 0) std::this_thread::sleep_for(std::chrono::milliseconds(30));
+      std::this_thread::sleep_for(std::chrono::milliseconds(device == 0 ? 100 : 1));
     };
     const GroupRun first = c.run(fresh, o);
     CHECK(first.cold);
+    REQUIRE(first.shares[0].chunks >= 1);
     CHECK(first.shares[0].chunks < first.shares[0].queues);
     o.mode = SplitMode::Weights;
     o.weights.assign(fresh.size(), 1.0);
