@@ -6,6 +6,7 @@
 
 #include <complex>
 
+#include "blur/blur_internal.hpp"
 #include "host/blur.hpp"
 #include "host/fft.hpp"
 #include "runtime/program_cache.hpp"
@@ -319,6 +320,19 @@ TEST_SUITE("tune") {
     // LX, BLOCK, NARROW (3), FUSE_T, BATCH, NEXT_CARRY, LINK_SPLIT, LINK_BATCH
     CHECK(r.classes[0].space == 5 * 6 * 3 * 2 * 5 * 2 * 5 * 5);
     CHECK(r.classes[1].space == 5 * 6 * 3 * 2 * 5 * 2 * 5 * 5);
+
+    // The fused separable kernel is searched on CPU devices only (a GPU reads its whole-row
+    // work-items uncoalesced); every value of it on a CPU device.
+    {
+      const detail::TuneTarget bt = detail::blur_tune_target();
+      const ParamMap ref = resolve_configuration("blur_separable", "1", s.entry.info, Tuning{{}, false}).values;
+      DeviceInfo gpu = s.entry.info, cpu = s.entry.info;
+      gpu.vendor_class = VendorClass::NVIDIA;
+      gpu.type = "GPU";
+      cpu.vendor_class = VendorClass::CPU;
+      CHECK(bt.narrow("1", {"300x200"}, ref, gpu).at("BLUR_S_FUSED") == std::vector<int>{0});
+      CHECK(bt.narrow("1", {"300x200"}, ref, cpu).count("BLUR_S_FUSED") == 0);
+    }
 
     auto expect = [&](const std::string& routine, const TuneOptions& opt, const std::string& needle) {
       test::expect_invalid_argument([&] { tune(s.queue, routine, opt); }, needle);

@@ -139,12 +139,16 @@ class BlurInstance : public TuneInstance {
 
 // Values that give the same work at every size of the class collapse to one: the vector widths
 // of the separable passes exist for one channel only, and the recursive split threshold matters only through
-// which of the class's images it splits. The reference's value represents its group.
+// which of the class's images it splits. The reference's value represents its group. The fused
+// separable kernel is searched on CPU devices only: its work-items take whole tile rows, which a
+// GPU reads uncoalesced (2.2x slower than the two passes on the H100, docs/blur.md).
 std::map<std::string, std::vector<int>> blur_narrow(BlurMethod method, const std::string& variant,
-                                                    const std::vector<std::string>& sizes, const ParamMap& reference) {
+                                                    const std::vector<std::string>& sizes, const ParamMap& reference,
+                                                    const DeviceInfo& device) {
   std::map<std::string, std::vector<int>> v;
   if (method == BlurMethod::Separable && variant != "1")
     for (const char* p : {"BLUR_S_ROW_VW", "BLUR_S_COL_VW"}) v[p] = {reference.at(p)};
+  if (method == BlurMethod::Separable && device.vendor_class != VendorClass::CPU) v["BLUR_S_FUSED"] = {0};
   if (method == BlurMethod::Recursive) {
     std::vector<BlurSize> shapes;
     for (const auto& s : sizes) shapes.push_back(parse_blur_size(s));
@@ -187,9 +191,8 @@ TuneTarget make_target(BlurMethod method, double sigma) {
                            std::uint64_t seed) -> std::unique_ptr<TuneInstance> {
     return std::make_unique<BlurInstance>(queue, parse_blur_size(size), method, sigma, seed);
   };
-  t.narrow = [method](const std::string& variant, const std::vector<std::string>& sizes, const ParamMap& reference) {
-    return blur_narrow(method, variant, sizes, reference);
-  };
+  t.narrow = [method](const std::string& variant, const std::vector<std::string>& sizes, const ParamMap& reference,
+                      const DeviceInfo& device) { return blur_narrow(method, variant, sizes, reference, device); };
   return t;
 }
 

@@ -92,7 +92,7 @@ std::vector<int> collapse(const std::vector<int>& legal, int reference, Key key)
 // Values that cannot change the kernel of length n collapse to one; FFT_LOCAL_MAX stays at or
 // above n (a smaller limit would split the length into passes using other lengths' entries).
 std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, const std::vector<std::string>& sizes,
-                                                   const ParamMap& reference) {
+                                                   const ParamMap& reference, const DeviceInfo&) {
   const KernelSpec& spec = kernel_spec("fft");
   const std::size_t n = std::stoull(variant);
   std::map<std::string, std::vector<int>> v;
@@ -195,7 +195,7 @@ std::string fft_lanes_variant(const std::string& size) { return std::to_string(p
 // length, so the most even split) for two or four; the width of those launches only where they
 // run.
 std::map<std::string, std::vector<int>> fft_lanes_narrow(const std::string& variant, const std::vector<std::string>&,
-                                                         const ParamMap& reference) {
+                                                         const ParamMap& reference, const DeviceInfo&) {
   const std::size_t n = std::stoull(variant);
   const std::size_t len = fft_smooth(n) ? n : fft_bluestein_length(n);       // of one launch
   const auto& legal = kernel_spec("fft_lanes").find("FFT_LANE_MAX")->legal;  // ascending

@@ -207,7 +207,7 @@ TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneO
     // The caller's value lists, then the target's narrowing of the parameters left open.
     std::map<std::string, std::vector<int>> values = options.param_values;
     if (target.narrow)
-      for (auto& [name, vals] : target.narrow(c.variant, c.sizes, c.default_params)) values.emplace(name, vals);
+      for (auto& [name, vals] : target.narrow(c.variant, c.sizes, c.default_params, dev)) values.emplace(name, vals);
     spaces.push_back(build_space(spec, values, c.variant, dev, seed + 7 + 1000 * spaces.size()));
     const Space& s = spaces.back();
     c.space = s.total;

@@ -136,10 +136,12 @@ struct TuneTarget {
   /// The values searched for a size class when the caller does not restrict a parameter
   /// (default: every legal value): values that cannot change the work of the class's sizes
   /// are collapsed to one (the reference's where it is among them), and values that would make
-  /// the routine use other database entries than the class's are left out. `reference` is the
+  /// the routine use other database entries than the class's are left out, as are forms the
+  /// device's kind does not run well (the blur's fused kernel off CPUs). `reference` is the
   /// configuration measured first.
-  std::function<std::map<std::string, std::vector<int>>(
-      const std::string& variant, const std::vector<std::string>& sizes, const ParamMap& reference)>
+  std::function<std::map<std::string, std::vector<int>>(const std::string& variant,
+                                                        const std::vector<std::string>& sizes,
+                                                        const ParamMap& reference, const DeviceInfo& device)>
       narrow;
   /// Settings beyond the sizes (TuneOptions::routine_options, CLI --NAME).
   std::vector<TuneRoutineOption> options;
