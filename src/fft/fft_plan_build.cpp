@@ -167,11 +167,7 @@ void FftPlan::Impl::build(const Tuning& all) {
         ns *= r;
       }
     }
-    const std::size_t b_off = lay_out_scratch(ntot, cfg_t, n_stages > 2);
-    for (Stage& s : stages) {
-      if (s.in_buf == Buf::B) s.in_off = static_cast<long long>(b_off);
-      if (s.out_buf == Buf::B) s.out_off = static_cast<long long>(b_off);
-    }
+    lay_out_scratch(ntot, cfg_t, n_stages > 2);
   }
 
   // Bluestein tables: chirp w_k = exp(-pi i k^2 / n), its conjugate, and the kernel spectrum.

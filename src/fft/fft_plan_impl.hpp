@@ -301,8 +301,9 @@ struct FftPlan::Impl {
   // (kScratchCap) per buffer, every stage of a chunk before the next chunk. Every execution
   // leases its scratch (run()), so that executions of one plan can overlap: buffer A at the start
   // of one workspace and, where two are needed, buffer B after it, or in a workspace of its own
-  // where the two together would pass the device's largest allocation. Returns B's offset.
-  std::size_t lay_out_scratch(std::size_t ntot, const Configuration& cfg, bool two) {
+  // where the two together would pass the device's largest allocation. The stages' sides on B
+  // get B's offset.
+  void lay_out_scratch(std::size_t ntot, const Configuration& cfg, bool two) {
     const DeviceInfo& dev = *qc.info;
     const std::size_t per = ntot * sizeof(cl_float2);
     std::size_t cap = cfg.at("FFT_CHUNK") > 0 ? static_cast<std::size_t>(cfg.at("FFT_CHUNK")) << 20 : kScratchCap;
@@ -322,7 +323,10 @@ struct FftPlan::Impl {
       }
     }
     scratch_bytes = scratch_elems * sizeof(cl_float2) + scratch_b_bytes;
-    return b_off;
+    for (Stage& s : stages) {
+      if (s.in_buf == Buf::B) s.in_off = static_cast<long long>(b_off);
+      if (s.out_buf == Buf::B) s.out_off = static_cast<long long>(b_off);
+    }
   }
 
   void build(const Tuning& tuning);

@@ -195,11 +195,7 @@ bool FftPlan::Impl::build_lanes(const Tuning& all, const Configuration& top, std
     s.shape.in_unit = s.in_dc == 1 && !s.lane_pre;
     s.shape.out_unit = s.out_dc == 1 && !(s.lane_post && s.lane_glen > 0);
   }
-  const std::size_t b_off = lay_out_scratch(m, top, !smooth);
-  for (Stage& s : stages) {
-    if (s.in_buf == Buf::B) s.in_off = static_cast<long long>(b_off);
-    if (s.out_buf == Buf::B) s.out_off = static_cast<long long>(b_off);
-  }
+  lay_out_scratch(m, top, !smooth);
   return finish((smooth ? "two lane kernels, " : "Bluestein M=" + std::to_string(m) + ", four lane kernels, ") +
                 std::to_string(n1) + " x " + std::to_string(n2));
 }
