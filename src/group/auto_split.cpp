@@ -82,9 +82,16 @@ double balanced_share(const GroupRun& run, std::size_t fastest, int share) {
                                                         : share;  // nothing to go by
 }
 
+namespace {
+// The next share from a split's balanced share: that one where it is below 0.9 `share`, else half.
+bool lower_share(double balanced, int share) { return balanced < 0.9 * share; }
+int share_after(double balanced, int share) {
+  return lower_share(balanced, share) ? static_cast<int>(std::max(1L, std::lround(balanced))) : share / 2;
+}
+}  // namespace
+
 int next_share(const GroupRun& run, std::size_t fastest, int share) {
-  const double balanced = balanced_share(run, fastest, share);
-  return balanced < 0.9 * share ? static_cast<int>(std::max(1L, std::lround(balanced))) : share / 2;
+  return share_after(balanced_share(run, fastest, share), share);
 }
 
 std::vector<double> auto_weights(const std::vector<double>& rates) {
@@ -292,8 +299,9 @@ void AutoSplit::record(const GroupRun& run, const std::vector<double>& measured,
     int best_share = static_cast<int>(remembered_rate("chain-share|" + key));
     if (whole > best) best = whole, best_share = share_;
     const bool lost = whole < alone_[b];
-    const bool lower = balanced_share(run, b, share_) < 0.9 * share_;
-    const int next = next_share(run, b, share_);
+    const double balanced = balanced_share(run, b, share_);
+    const bool lower = lower_share(balanced, share_);
+    const int next = share_after(balanced, share_);
     const double total = std::accumulate(run.weights.begin(), run.weights.end(), 0.0),
                  others = total > 0 ? (total - run.weights[b]) / total : 0;
     // The others' part of the next split (their weights scale with the share).
