@@ -244,7 +244,7 @@ TEST_SUITE("cli") {
     const std::map<std::string, std::set<std::string>> routines = {
         {"transpose", {"transpose", "group"}},
         {"sgemm", {"sgemm_xgemm", "sgemm_stream", "sgemm_direct", "sgemm_pack", "sgemm_route", "group"}},
-        {"fft", {"fft", "fft_lanes", "group"}},
+        {"fft", {"fft", "fft_lanes", "fft_rader", "group"}},
         {"blur", {"blur", "blur_direct", "blur_separable", "blur_recursive", "group"}},
     };
     std::set<std::string> listed;

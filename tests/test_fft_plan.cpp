@@ -166,9 +166,17 @@ TEST_SUITE("fft") {
       const cl::Program lanes = get_program(qc, kernel_spec("fft_lanes"), lane_cfg,
                                             std::string("-DFFT_N=64 -DFFT_NP=2 -DFFT_R1=8 -DFFT_R2=8") +
                                                 (long_index ? " -DCLF_LONG_INDEX=1" : "") + " -cl-kernel-arg-info");
-      for (const KernelSignature* sig : fft_signatures()) {
+      // Rader's gather and scatter are one program (n = 17, one gather group per transform).
+      const Configuration rader_cfg = resolve_configuration("fft_rader", "17", *qc.info, Tuning{{}, false});
+      const cl::Program rader = get_program(qc, kernel_spec("fft_rader"), rader_cfg,
+                                            std::string("-DFFT_RADER_N=17 -DFFT_RADER_G=1") +
+                                                (long_index ? " -DCLF_LONG_INDEX=1" : "") + " -cl-kernel-arg-info");
+      const std::vector<const KernelSignature*> sigs = fft_signatures();
+      REQUIRE(sigs.size() == 4);
+      for (const KernelSignature* sig : sigs) {
         CAPTURE(sig->kernel);
-        const cl::Program& program = sig == &kFftLanes ? lanes : program_local;
+        const bool is_rader = sig == &kFftRaderIn || sig == &kFftRaderOut;
+        const cl::Program& program = sig == &kFftLanes ? lanes : is_rader ? rader : program_local;
         CAPTURE(long_index);
         CHECK(test::compiled_params(program, sig->kernel) ==
               std::vector<std::string>(sig->args.begin(), sig->args.end()));

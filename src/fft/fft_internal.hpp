@@ -34,6 +34,13 @@ TuneTarget fft_tune_target();
 /// `clforge tune fft_lanes`: the CPU lane kernel's parameters (fft_lanes) of one length.
 TuneTarget fft_lanes_tune_target();
 
+/// Rader's gather and scatter kernels (cl/fft/fft_rader.cl) and their tuning space.
+KernelSpec fft_rader_spec();
+/// Is n a prime from 17 on whose n - 1 is smooth (Rader's algorithm can transform it)?
+bool fft_rader_applies(std::size_t n);
+/// The smallest primitive root modulo the prime p.
+std::size_t fft_primitive_root(std::size_t p);
+
 /// Prime factors of n in ascending order.
 std::vector<std::size_t> fft_prime_factors(std::size_t n);
 /// True when every prime factor of n is 2, 3, 5, 7, 11 or 13 (n = 1 included).
@@ -147,6 +154,8 @@ bool fft_fits_quartered(FftShape& shape, const DeviceInfo& dev);
 extern const KernelSignature kFftLocal;
 /// The parameters of fft_lanes, the CPU lane kernel (cl/fft/fft_lanes.cl).
 extern const KernelSignature kFftLanes;
+/// The parameters of fft_rader_in and fft_rader_out (cl/fft/fft_rader.cl).
+extern const KernelSignature kFftRaderIn, kFftRaderOut;
 /// Every FFT entry point's signature (tests check each against the compiled kernel).
 std::vector<const KernelSignature*> fft_signatures();
 

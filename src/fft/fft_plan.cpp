@@ -18,7 +18,7 @@ const KernelSignature kFftLanes{"fft_lanes",
                                 {"count", "in", "in_off", "in_dh", "in_dc", "in_S", "out", "out_off", "out_dh",
                                  "out_dc", "out_S", "cj_in", "cj_out", "scale", "tw", "tw2", "tab"}};
 
-std::vector<const KernelSignature*> fft_signatures() { return {&kFftLocal, &kFftLanes}; }
+std::vector<const KernelSignature*> fft_signatures() { return {&kFftLocal, &kFftLanes, &kFftRaderIn, &kFftRaderOut}; }
 
 }  // namespace detail
 
@@ -93,6 +93,16 @@ void FftPlan::Impl::run(cl::CommandQueue& q, int dir, const cl::Buffer& in, cons
               .f32("cj_out", sign_value(s.cj_out, dir))
               .f32("scale", s.scaled ? scale : 1.0f);
         };
+        if (s.rader) {  // groups per transform: the gather's, or those of n outputs
+          const std::size_t wg = static_cast<std::size_t>(s.cfg.at("FFT_RADER_WG"));
+          const std::size_t groups = s.rader == 1 ? static_cast<std::size_t>(rader_groups) : (n + wg - 1) / wg;
+          const detail::KernelSignature& sig = s.rader == 1 ? detail::kFftRaderIn : detail::kFftRaderOut;
+          cl::Kernel k = detail::get_kernel(s.program, sig.kernel);
+          detail::Args a(k, sig, s.shape.long_index);
+          sides(a).buffer("perm", s.perm).buffer("side", lease->buffer()).index("side_off", side_off).finish();
+          chain.kernel(k, cl::NDRange(groups * cnt * wg), cl::NDRange(wg), ++index == launches, s.role);
+          continue;
+        }
         if (s.lanes) {  // one row of the chunk's transforms, or a row per transform (two launches)
           const std::size_t lanes = static_cast<std::size_t>(s.cfg.at("FFT_LANES"));
           const std::size_t count = s.lane_count > 0 ? static_cast<std::size_t>(s.lane_count) : cnt;
@@ -192,7 +202,7 @@ FftDesc checked_desc(const FftDesc& d) {
 
 FftPlan::FftPlan(cl::CommandQueue& queue, const FftDesc& d, const Tuning& tuning) : impl_(std::make_unique<Impl>()) {
   const FftDesc desc = checked_desc(d);
-  detail::check_override_names(kRoutine, tuning, {kRoutine, "fft_lanes"});
+  detail::check_override_names(kRoutine, tuning, {kRoutine, "fft_lanes", "fft_rader"});
   Impl& im = *impl_;
   im.queue = queue;
   im.qc = detail::queue_context_of(queue);

@@ -16,6 +16,9 @@
 //               fits, else the passes of two M-point FFTs, M the smallest 7-smooth length
 //               >= 2n - 1, with the chirps fused into the first load and the last store and the
 //               spectrum into the store between them.
+//   rader       a prime n with a smooth n - 1 where Bluestein would take passes (FFT_RADER;
+//               fft_rader.cpp): a gather launch, the passes of two (n - 1)-point FFTs through
+//               scratch with the spectrum fused into the store between them, a scatter launch.
 #include "fft/fft_plan_impl.hpp"
 
 namespace clforge {
@@ -30,7 +33,10 @@ void FftPlan::Impl::build(const Tuning& all) {
   std::ostringstream how_s;
   how_s << "n=" << n << " batch=" << batch << ": ";
 
-  if (build_lanes(all, top, how_s)) return;
+  // Rader's algorithm for prime lengths whose n - 1 is smooth: 0 never, 1 where Bluestein would
+  // take more than one launch, 2 wherever it applies (fft_rader.cpp).
+  const int rader_mode = detail::fft_rader_applies(n) ? rader_setting(all).at("FFT_RADER") : 0;
+  if (build_lanes(all, top, rader_mode, how_s)) return;
 
   // One kernel of the length (smooth) or of its power-of-two Bluestein length, where the limit
   // allows it and make_stage fits it with the layout's own access modes (a length that fits only
@@ -56,11 +62,12 @@ void FftPlan::Impl::build(const Tuning& all) {
     ntot = detail::fft_bluestein_length(n);
     single = single_stage(ntot, resolve_configuration(kRoutine, std::to_string(ntot), dev, tuning), true);
   }
+  const bool rader = !smooth && (rader_mode == 2 || (rader_mode == 1 && !single));
   if (single && smooth) {
     single->role = "single kernel";
     stages.push_back(std::move(*single));
     how_s << "one kernel";
-  } else if (single) {
+  } else if (single && !rader) {
     Stage s = std::move(*single);
     s.in_len = static_cast<int>(n);
     s.out_len = static_cast<int>(n);
@@ -74,7 +81,7 @@ void FftPlan::Impl::build(const Tuning& all) {
     how_s << "Bluestein, one kernel of " << ntot << " points";
   } else {
     // Passes through global memory ---------------------------------------------------------
-    if (!smooth) ntot = detail::fft_bluestein_length_smooth(n);
+    if (!smooth) ntot = rader ? n - 1 : detail::fft_bluestein_length_smooth(n);
     const Configuration cfg_t = smooth ? top : resolve_configuration(kRoutine, std::to_string(ntot), dev, tuning);
     // Passes of at most FFT_PASS_MAX points: a long pass has few transforms per work-group on
     // its strided side (16-byte runs for 1024 points in 128 work-items on the H100), so three
@@ -93,7 +100,8 @@ void FftPlan::Impl::build(const Tuning& all) {
     for (std::size_t q = 0; q < hi_t.size(); ++q) hi_t[q] = root(q << shift, ntot);
     for (std::size_t r = 0; r < lo_t.size(); ++r) lo_t[r] = root(r, ntot);
     const cl::Buffer tw_hi = table(to_float2(hi_t)), tw_lo = table(to_float2(lo_t));
-    how_s << (smooth ? "" : "Bluestein M=" + std::to_string(ntot) + ", 2 x ") << P << " passes of ";
+    const std::string conv = rader ? "Rader" : "Bluestein";
+    how_s << (smooth ? "" : conv + " M=" + std::to_string(ntot) + ", 2 x ") << P << " passes of ";
     for (std::size_t i = 0; i < P; ++i) how_s << (i ? "*" : "") << factors[i];
     std::map<std::pair<std::size_t, bool>, Configuration> cfgs;  // by (length, later pass)
     int stage_index = 0;
@@ -105,14 +113,17 @@ void FftPlan::Impl::build(const Tuning& all) {
         const auto key = std::make_pair(r, p > 0);
         if (!cfgs.count(key))
           cfgs.emplace(key, resolve_configuration(kRoutine, detail::fft_pass_variant(r, p > 0), dev, tuning));
-        const bool first = stage_index == 0, last = stage_index == n_stages - 1;
+        // Rader's passes read the gathered rows from A and leave the convolution in A for the
+        // scatter (first and last here mean the caller's sides): the buffers alternate one later.
+        const bool first = stage_index == 0 && !rader, last = stage_index == n_stages - 1 && !rader;
+        const int alt = rader ? 1 : 0;
         const std::size_t in_mem_s = first ? li.stride : 1, out_mem_s = last ? lo.stride : 1;
         Stage s = make_stage(r, cfgs.at(key), (ntot / r) * in_mem_s, in_mem_s, ns * out_mem_s, out_mem_s);
         s.shape.split = true;
         s.shape.split_l = static_cast<int>(ntot / r);
         s.shape.split_ns = static_cast<int>(ns);
-        s.in_buf = first ? Buf::User : (stage_index - 1) % 2 == 0 ? Buf::A : Buf::B;
-        s.out_buf = last ? Buf::User : stage_index % 2 == 0 ? Buf::A : Buf::B;
+        s.in_buf = first ? Buf::User : stage_index == 0 ? Buf::A : (stage_index - 1 + alt) % 2 == 0 ? Buf::A : Buf::B;
+        s.out_buf = last ? Buf::User : (stage_index + alt) % 2 == 0 ? Buf::A : Buf::B;
         if (first) {
           s.in_off = static_cast<long long>(li.offset);
           s.in_dh = static_cast<long long>(li.distance);
@@ -139,10 +150,15 @@ void FftPlan::Impl::build(const Tuning& all) {
             s.tw_b = twiddles(nb);
           }
         }
-        s.cj_in = p == 0 && ph == 0 ? Sign::Dir : Sign::Plus;
+        s.cj_in = first ? Sign::Dir : Sign::Plus;
         s.cj_out = Sign::Plus;
         if (smooth) {
           if (p == P - 1) s.cj_out = Sign::Dir;
+        } else if (rader) {
+          // The gather conjugated the input for the inverse: forward FFT, spectrum, then
+          // conj(F(conj(.))) for the inverse FFT, whose result the scatter conjugates back.
+          if (p == P - 1) s.cj_out = Sign::Minus;
+          if (ph == 0 && p == P - 1) s.shape.post = 1;
         } else {
           if (ph == 0 && p == 0) {  // chirp and zero padding on the user's input
             s.shape.pre = 2;
@@ -161,17 +177,24 @@ void FftPlan::Impl::build(const Tuning& all) {
           }
         }
         s.scaled = last;
-        s.role = std::string(phases == 2 ? (ph == 0 ? "Bluestein forward " : "Bluestein inverse ") : "") + "pass " +
+        s.role = std::string(phases == 2 ? conv + (ph == 0 ? " forward " : " inverse ") : "") + "pass " +
                  std::to_string(p + 1) + "/" + std::to_string(P) + " (" + std::to_string(r) + " points)";
         stages.push_back(std::move(s));
         ns *= r;
       }
     }
-    lay_out_scratch(ntot, cfg_t, n_stages > 2);
+    if (rader) {  // the gather before the passes, the scatter after, the spectrum on phase 0's last store
+      RaderEnds e = rader_ends(rader_setting(all), Buf::A, Buf::A);
+      for (Stage& s : stages) s.aux_out = e.spectrum;
+      stages.insert(stages.begin(), std::move(e.gather));
+      stages.push_back(std::move(e.scatter));
+      how_s << ", gathered and scattered";
+    }
+    lay_out_scratch(ntot, cfg_t, n_stages > 2 || rader, rader ? rader_groups + 1 : 0);
   }
 
   // Bluestein tables: chirp w_k = exp(-pi i k^2 / n), its conjugate, and the kernel spectrum.
-  if (!smooth) {
+  if (!smooth && !rader) {
     const BluesteinTables t = bluestein_tables(n, ntot, n);
     for (std::size_t i = 0; i < stages.size(); ++i) {
       Stage& s = stages[i];
@@ -191,14 +214,20 @@ void FftPlan::Impl::build(const Tuning& all) {
     s.shape.in_unit = s.in_S == 1;
     s.shape.out_unit = s.out_S == 1;
   }
-  for (std::size_t i = 0; i < stages.size(); ++i)
-    how_s << "\n  " << stages[i].role << ": " << stages[i].shape.summary();
+  for (const Stage& s : stages) how_s << "\n  " << s.role << (s.rader ? "" : ": " + s.shape.summary());
   how = how_s.str();
 }
 
 void FftPlan::Impl::compile() {
   const detail::KernelSpec& spec = detail::kernel_spec(kRoutine);
   for (auto& s : stages) {
+    if (s.rader) {  // routine constants: the length and the gather's groups per transform
+      std::ostringstream o;
+      o << "-DFFT_RADER_N=" << desc.n << " -DFFT_RADER_G=" << rader_groups;
+      if (s.shape.long_index) o << " -DCLF_LONG_INDEX=1";
+      s.program = detail::get_program(qc, detail::kernel_spec("fft_rader"), s.cfg, o.str());
+      continue;
+    }
     if (s.lanes) {  // routine constants: the length, the radices of its passes and the sides
       std::ostringstream o;
       o << "-DFFT_N=" << s.shape.n << " -DFFT_NP=" << s.shape.radices.size();

@@ -76,6 +76,10 @@ struct Stage {
   long long lane_glen = 0;
   cl::Buffer tw2;  // two launches: W_m^(k1 j2); Bluestein in one launch: the chirp (tab its spectrum)
   cl::Buffer tab;
+  // Rader's gather (1, fft_rader_in: the caller's input to rows of n - 1 in scratch) or scatter
+  // (2, fft_rader_out: the convolution to the caller's output); perm its index table.
+  int rader = 0;
+  cl::Buffer perm;
 };
 
 inline cl_float2 to_float2(const detail::cdouble& v) {
@@ -135,6 +139,10 @@ struct FftPlan::Impl {
   // which scratch_b_bytes in a second workspace for buffer B when A and B do not fit one
   // allocation; scratch_elems complex elements in the first workspace.
   std::size_t scratch_bytes = 0, scratch_b_bytes = 0, scratch_elems = 0;
+  // Rader plans: the gather's work-groups per transform, and where in the first workspace the
+  // side values (x_0 and the groups' partial sums, rader_groups + 1 per transform) start.
+  int rader_groups = 1;
+  std::size_t side_off = 0;
   cl::Buffer dummy;
   std::string how;
   float scale_fwd = 1.0f, scale_inv = 1.0f;
@@ -302,25 +310,32 @@ struct FftPlan::Impl {
   // leases its scratch (run()), so that executions of one plan can overlap: buffer A at the start
   // of one workspace and, where two are needed, buffer B after it, or in a workspace of its own
   // where the two together would pass the device's largest allocation. The stages' sides on B
-  // get B's offset.
-  void lay_out_scratch(std::size_t ntot, const Configuration& cfg, bool two) {
+  // get B's offset. `side` elements per transform (Rader's side values) follow in the first
+  // workspace, at side_off.
+  void lay_out_scratch(std::size_t ntot, const Configuration& cfg, bool two, std::size_t side = 0) {
     const DeviceInfo& dev = *qc.info;
-    const std::size_t per = ntot * sizeof(cl_float2);
+    const std::size_t per = (ntot + side) * sizeof(cl_float2);
     std::size_t cap = cfg.at("FFT_CHUNK") > 0 ? static_cast<std::size_t>(cfg.at("FFT_CHUNK")) << 20 : kScratchCap;
     if (dev.max_alloc_size != 0) cap = std::min<std::size_t>(cap, dev.max_alloc_size);
+    if (side > 0) cap -= kScratchAlign * sizeof(cl_float2);  // the side values' alignment
     chunk = std::max<std::size_t>(1, std::min<std::size_t>(desc.batch, cap / per));
     while (chunk > 1 && chunk * ntot > static_cast<std::size_t>(INT_MAX)) chunk /= 2;
     const std::size_t region = chunk * ntot;
     std::size_t b_off = 0;
     scratch_elems = region;
+    const std::size_t extra = side > 0 ? kScratchAlign + chunk * side : 0;
     if (two) {
       const std::size_t joint = detail::round_up(region, kScratchAlign) + region;
-      if (dev.max_alloc_size == 0 || joint * sizeof(cl_float2) <= dev.max_alloc_size) {
+      if (dev.max_alloc_size == 0 || (joint + extra) * sizeof(cl_float2) <= dev.max_alloc_size) {
         b_off = joint - region;
         scratch_elems = joint;
       } else {
         scratch_b_bytes = region * sizeof(cl_float2);
       }
+    }
+    if (side > 0) {
+      side_off = detail::round_up(scratch_elems, kScratchAlign);
+      scratch_elems = side_off + chunk * side;
     }
     scratch_bytes = scratch_elems * sizeof(cl_float2) + scratch_b_bytes;
     for (Stage& s : stages) {
@@ -331,8 +346,18 @@ struct FftPlan::Impl {
 
   void build(const Tuning& tuning);
   // The lane kernel's plans (fft_plan_lanes.cpp): false where the device's lane row or the
-  // length does not call for them.
-  bool build_lanes(const Tuning& tuning, const Configuration& top, std::ostringstream& how_s);
+  // length does not call for them. rader_mode: FFT_RADER for this length (0 where it does not apply).
+  bool build_lanes(const Tuning& tuning, const Configuration& top, int rader_mode, std::ostringstream& how_s);
+  // Rader's algorithm (fft_rader.cpp): the fft_rader configuration of this plan's length, and the
+  // launches before and after the convolution's FFTs: the gather writes rows of n - 1 to
+  // `gathered`, the scatter reads the convolution from `conv`; spectrum is FFT(b) / (n - 1), for
+  // the store of the forward FFT's last launch. Sets rader_groups.
+  struct RaderEnds {
+    Stage gather, scatter;
+    cl::Buffer spectrum;
+  };
+  Configuration rader_setting(const Tuning& tuning) const;
+  RaderEnds rader_ends(const Configuration& cfg, Buf gathered, Buf conv);
   void compile();
   // Checks the buffers (and a queue other than the plan's), then enqueues one execution.
   void run(cl::CommandQueue& queue, int dir, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait,

@@ -1,10 +1,11 @@
 // FFT plans of the CPU lane kernel (cl/fft/fft_lanes.cl): one launch, Bluestein in one launch,
-// and long lengths in two launches (four for Bluestein) through scratch buffers.
+// and long lengths in two launches (four for Bluestein and Rader) through scratch buffers.
 #include "fft/fft_plan_impl.hpp"
 
 namespace clforge {
 
-bool FftPlan::Impl::build_lanes(const Tuning& all, const Configuration& top, std::ostringstream& how_s) {
+bool FftPlan::Impl::build_lanes(const Tuning& all, const Configuration& top, int rader_mode,
+                                std::ostringstream& how_s) {
   const DeviceInfo& dev = *qc.info;
   const std::size_t n = desc.n, batch = desc.batch;
   const FftLayout& li = desc.in;
@@ -50,16 +51,32 @@ bool FftPlan::Impl::build_lanes(const Tuning& all, const Configuration& top, std
     how_s << what;
     for (Stage& s : stages) {
       s.shape.long_index = long_index;
-      how_s << "\n  " << s.role << ": radix ";
+      how_s << "\n  " << s.role << (s.rader ? "" : ": radix ");
       for (std::size_t i = 0; i < s.shape.radices.size(); ++i) how_s << (i ? "*" : "") << s.shape.radices[i];
     }
     how = how_s.str();
     return true;
   };
 
-  // One launch: the lanes are the chunk's transforms (one row), the caller's sides.
+  // The longer lengths' split (below) into two launches of FFT_LANES2 transforms per work-item.
+  const int width = lanes.at("FFT_LANES2");
+  const std::size_t L = static_cast<std::size_t>(width);
+  auto split = [&](std::size_t len) {  // n1, or 0 where none
+    std::size_t r = 0;
+    for (std::size_t d = L; d * d <= len; d += L) {
+      if (len % d != 0 || (len / d) % L != 0 || len / d > lane_max || d < lane_min || len / d < lane_min) continue;
+      if (!lane_radices(d).empty() && !lane_radices(len / d).empty()) r = len / d;  // the last: the most even
+    }
+    return r;
+  };
+  // Rader (fft_rader.cpp) where n - 1 splits so: with FFT_RADER 1 where Bluestein takes more
+  // than one launch, with 2 always.
   std::size_t m = smooth ? n : detail::fft_bluestein_length(n);  // length of the transforms
-  if (m >= lane_min && m <= lane_max && !lane_radices(m).empty()) {
+  const bool one_launch = m >= lane_min && m <= lane_max && !lane_radices(m).empty();
+  const bool rader = !smooth && (rader_mode == 2 || (rader_mode == 1 && !one_launch)) && split(n - 1) != 0;
+
+  // One launch: the lanes are the chunk's transforms (one row), the caller's sides.
+  if (one_launch && !rader) {
     Stage s = lane_stage(m, lanes.at("FFT_LANES"));
     user_sides(s);
     s.in_dc = s.in_dh;
@@ -84,7 +101,7 @@ bool FftPlan::Impl::build_lanes(const Tuning& all, const Configuration& top, std
     stages.push_back(std::move(s));
     return finish("Bluestein, one lane kernel of " + std::to_string(m) + " points");
   }
-  if (m <= lane_max) return false;
+  if (m <= lane_max && !rader) return false;
 
   // Longer lengths in two lane launches through a scratch buffer, m = n1 n2 (the most even split
   // whose sides both fit a launch and hold whole vectors of transforms): the first transforms
@@ -92,20 +109,14 @@ bool FftPlan::Impl::build_lanes(const Tuning& all, const Configuration& top, std
   // j2]; the second transforms the n1 rows of Y, storing X[k1 + n1 k2]. Both launches read or
   // write adjacent transforms as whole vectors on the scratch side and on a unit-stride side of
   // the caller's.
-  const int width = lanes.at("FFT_LANES2");
-  const std::size_t L = static_cast<std::size_t>(width);
-  auto split = [&](std::size_t len) {  // n1, or 0 where none
-    std::size_t r = 0;
-    for (std::size_t d = L; d * d <= len; d += L) {
-      if (len % d != 0 || (len / d) % L != 0 || len / d > lane_max || d < lane_min || len / d < lane_min) continue;
-      if (!lane_radices(d).empty() && !lane_radices(len / d).empty()) r = len / d;  // the last: the most even
-    }
-    return r;
-  };
   // Bluestein's convolution length: the first multiple of L^2 from 2n - 1 on that splits so (about
   // half the power of two for 65537: 133120 = 416 x 320 against 2^18).
+  // Rader's convolution is n - 1 points.
   std::size_t n1 = 0;
   if (smooth) {
+    n1 = split(m);
+  } else if (rader) {
+    m = n - 1;
     n1 = split(m);
   } else {
     const std::size_t step = L * L;
@@ -168,6 +179,18 @@ bool FftPlan::Impl::build_lanes(const Tuning& all, const Configuration& top, std
   if (smooth) {
     last.cj_out = Sign::Dir;
     stages = {std::move(first), std::move(last)};
+  } else if (rader) {
+    // Rader: the gather's rows (scratch B) through the four launches of the convolution, the
+    // spectrum on the second's results and the fourth's conjugated back into B, then the scatter.
+    RaderEnds e = rader_ends(rader_setting(all), Buf::B, Buf::B);
+    Stage spectrum = rows(Buf::B, M, 1), result = rows(Buf::B, M, 1);
+    spectrum.lane_post = true;
+    spectrum.tab = e.spectrum;
+    spectrum.cj_out = result.cj_out = Sign::Minus;
+    stages = {std::move(e.gather),   columns(Buf::B, M, 1), std::move(spectrum),
+              columns(Buf::B, M, 1), std::move(result),     std::move(e.scatter)};
+    for (Stage& s : stages)
+      if (s.lanes) s.role = "Rader M=" + std::to_string(m) + ", " + s.role;
   } else {
     // Bluestein in four launches: the chirp (zero beyond n) multiplies the first launch's loads,
     // the spectrum the second's results (conjugated, into scratch B in natural order), the
@@ -195,8 +218,10 @@ bool FftPlan::Impl::build_lanes(const Tuning& all, const Configuration& top, std
     s.shape.in_unit = s.in_dc == 1 && !s.lane_pre;
     s.shape.out_unit = s.out_dc == 1 && !(s.lane_post && s.lane_glen > 0);
   }
-  lay_out_scratch(m, top, !smooth);
-  return finish((smooth ? "two lane kernels, " : "Bluestein M=" + std::to_string(m) + ", four lane kernels, ") +
+  lay_out_scratch(m, top, !smooth, rader ? rader_groups + 1 : 0);
+  return finish((smooth ? "two lane kernels, "
+                        : std::string(rader ? "Rader" : "Bluestein") + " M=" + std::to_string(m) +
+                              ", four lane kernels" + (rader ? " between a gather and a scatter, " : ", ")) +
                 std::to_string(n1) + " x " + std::to_string(n2));
 }
 

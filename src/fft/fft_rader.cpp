@@ -1,0 +1,148 @@
+// Rader's algorithm for prime lengths n whose n - 1 is smooth (cl/fft/fft_rader.cl, docs/fft.md
+// "Rader"): a gather launch, the two (n - 1)-point FFTs of a cyclic convolution in the plan's
+// multi-launch form (passes, or the CPU lane kernel's two launches each), a scatter launch.
+// Bluestein convolves about 2n points (a power of two or a 7-smooth length); Rader convolves
+// n - 1, which for 65537 is 2^16 against 2^18 (or 133120 in lanes). The tuning space, the
+// number theory and the two ends of such a plan are here; fft_plan_build.cpp and
+// fft_plan_lanes.cpp place the FFTs between them.
+#include "fft/fft_plan_impl.hpp"
+
+namespace clforge {
+
+namespace detail {
+
+const KernelSignature kFftRaderIn{"fft_rader_in",
+                                  {"in", "in_off", "in_dh", "in_S", "out", "out_off", "out_dh", "out_S", "cj_in",
+                                   "cj_out", "scale", "perm", "side", "side_off"}};
+const KernelSignature kFftRaderOut{"fft_rader_out",
+                                   {"in", "in_off", "in_dh", "in_S", "out", "out_off", "out_dh", "out_S", "cj_in",
+                                    "cj_out", "scale", "perm", "side", "side_off"}};
+
+KernelSpec fft_rader_spec() {
+  KernelSpec s;
+  s.name = "fft_rader";
+  s.files = {"fft/fft_rader.cl"};
+  s.database = "db/fft_rader.json";
+  s.params = {
+      {"FFT_RADER",
+       1,
+       {0, 1, 2},
+       "prime lengths n whose n - 1 has no prime factor above 13: 0 Bluestein; 1 Rader's algorithm (FFTs of n - 1 "
+       "points instead of about 2n) where Bluestein would take more than one launch; 2 Rader wherever the plan's "
+       "multi-launch form (passes, or the lane kernel's two launches) can transform n - 1 points",
+       true},
+      {"FFT_RADER_WG", 256, {32, 64, 128, 256, 512}, "work-items per group of Rader's gather and scatter launches"},
+      {"FFT_RADER_VPT",
+       16,
+       {1, 2, 4, 8, 16, 32, 64},
+       "values per work-item of Rader's gather (n - 1 / (this x FFT_RADER_WG) work-groups per transform, at most "
+       "1024): fewer values, more groups per transform and fewer transforms in flight, whose scattered reads then "
+       "stay in the last-level cache",
+       true},
+  };
+  s.check = [](const ParamMap&, const std::string&) -> std::string { return {}; };
+  s.resources = [](const ParamMap& p, const std::string&) {
+    Resources r;
+    r.local = {static_cast<std::size_t>(p.at("FFT_RADER_WG")), 1, 1};
+    r.local_mem_bytes = r.local[0] * 8;
+    return r;
+  };
+  s.shrink = [](const ParamMap& p, const std::string&) -> std::optional<ParamMap> {
+    ParamMap q = p;
+    if (q["FFT_RADER_WG"] <= 32) return std::nullopt;
+    q["FFT_RADER_WG"] /= 2;
+    return q;
+  };
+  return s;
+}
+
+namespace {
+std::size_t mul_mod(std::size_t a, std::size_t b, std::size_t p) {  // p < 2^32: no overflow
+  return static_cast<std::size_t>((static_cast<unsigned long long>(a) * b) % p);
+}
+std::size_t pow_mod(std::size_t g, std::size_t e, std::size_t p) {
+  std::size_t r = 1 % p;
+  for (g %= p; e > 0; e >>= 1, g = mul_mod(g, g, p))
+    if (e & 1) r = mul_mod(r, g, p);
+  return r;
+}
+}  // namespace
+
+bool fft_rader_applies(std::size_t n) {
+  // Index tables are 32-bit and the kernels count in int: n below 2^31 (FftDesc allows 2^23 here).
+  if (n < 17 || n > static_cast<std::size_t>(INT_MAX) || fft_smooth(n) || !fft_smooth(n - 1)) return false;
+  const std::vector<std::size_t> f = fft_prime_factors(n);
+  return f.size() == 1;  // prime
+}
+
+std::size_t fft_primitive_root(std::size_t p) {
+  if (p < 3 || p > static_cast<std::size_t>(INT_MAX) || fft_prime_factors(p).size() != 1)
+    throw Error("fft_primitive_root: " + std::to_string(p) + " is not an odd prime below 2^31");
+  std::vector<std::size_t> f = fft_prime_factors(p - 1);
+  f.erase(std::unique(f.begin(), f.end()), f.end());
+  for (std::size_t g = 2; g < p; ++g) {
+    bool generates = true;
+    for (const std::size_t q : f) generates = generates && pow_mod(g, (p - 1) / q, p) != 1;
+    if (generates) return g;
+  }
+  throw Error("fft_primitive_root: " + std::to_string(p) + " is not prime");
+}
+
+}  // namespace detail
+
+Configuration FftPlan::Impl::rader_setting(const Tuning& all) const {
+  return resolve_configuration("fft_rader", std::to_string(desc.n), *qc.info, detail::overrides_for(all, "fft_rader"));
+}
+
+FftPlan::Impl::RaderEnds FftPlan::Impl::rader_ends(const Configuration& cfg, Buf gathered, Buf conv) {
+  const std::size_t n = desc.n, m = n - 1;
+  const std::size_t wg = static_cast<std::size_t>(cfg.at("FFT_RADER_WG"));
+  // Groups per transform of the gather: FFT_RADER_VPT values per work-item, at most 1024 partial sums.
+  const std::size_t per_group = wg * static_cast<std::size_t>(cfg.at("FFT_RADER_VPT"));
+  rader_groups = static_cast<int>(std::clamp<std::size_t>((m + per_group - 1) / per_group, 1, 1024));
+  // perm_in[q] = g^q, perm_out[j - 1] = the q with g^-q = j, b_q = W_n^(g^-q): all mod n.
+  const std::size_t g = detail::fft_primitive_root(n), g_inv = detail::pow_mod(g, n - 2, n);
+  std::vector<cl_uint> perm_in(m), perm_out(m);
+  std::vector<detail::cdouble> b(m);
+  for (std::size_t q = 0, up = 1, down = 1; q < m; ++q) {
+    perm_in[q] = static_cast<cl_uint>(up);
+    perm_out[down - 1] = static_cast<cl_uint>(q);
+    b[q] = root(down, n);
+    up = detail::mul_mod(up, g, n);
+    down = detail::mul_mod(down, g_inv, n);
+  }
+  std::vector<detail::cdouble> bq = detail::fft_double(b, -1);
+  for (auto& v : bq) v /= static_cast<double>(m);
+  auto perm = [&](const std::vector<cl_uint>& p) {
+    return detail::upload(qc.context, CL_MEM_READ_ONLY, p.data(), p.size() * sizeof(cl_uint), "fft Rader permutation");
+  };
+  RaderEnds e;
+  e.spectrum = table(to_float2(bq));
+  e.gather.rader = 1;
+  e.gather.cfg = cfg;
+  e.gather.in_off = static_cast<long long>(desc.in.offset);
+  e.gather.in_dh = static_cast<long long>(desc.in.distance);
+  e.gather.in_S = static_cast<long long>(desc.in.stride);
+  e.gather.out_buf = gathered;
+  e.gather.out_dh = static_cast<long long>(m);
+  e.gather.cj_in = Sign::Dir;
+  e.gather.cj_out = Sign::Plus;
+  e.gather.perm = perm(perm_in);
+  e.gather.role = "Rader gather, " + std::to_string(rader_groups) + (rader_groups == 1 ? " group" : " groups") +
+                  " of " + std::to_string(wg) + " work-items per transform";
+  e.scatter.rader = 2;
+  e.scatter.cfg = cfg;
+  e.scatter.in_buf = conv;
+  e.scatter.in_dh = static_cast<long long>(m);
+  e.scatter.out_off = static_cast<long long>(desc.out.offset);
+  e.scatter.out_dh = static_cast<long long>(desc.out.distance);
+  e.scatter.out_S = static_cast<long long>(desc.out.stride);
+  e.scatter.cj_in = Sign::Plus;
+  e.scatter.cj_out = Sign::Dir;
+  e.scatter.scaled = true;
+  e.scatter.perm = perm(perm_out);
+  e.scatter.role = "Rader scatter, g = " + std::to_string(g);
+  return e;
+}
+
+}  // namespace clforge
