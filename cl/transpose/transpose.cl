@@ -135,13 +135,16 @@ typedef float4 tra_t;
 // down its column strip. TRA_SQUARE_BLOCK(r) loads rows r + k (k < TRA_VW) as vectors a0, a1, ...
 // and stores output row c0 + v from r on as (a0.sv, a1.sv, ...); with TRA_WPT = 16 each output
 // row gets a whole 64-byte line from one work-item.
-#if TRA_LOCAL == 0 && TRA_ELEM_SIZE == 4 && TRA_ALIGN_IN && TRA_ALIGN_OUT && (TRA_VW == 4 || TRA_VW == 8) && \
-    TRA_WPT % TRA_VW == 0
+#if TRA_LOCAL == 0 && TRA_ELEM_SIZE == 4 && (TRA_VW == 4 || TRA_VW == 8) && TRA_WPT % TRA_VW == 0
 #define TRA_SQUARE_VEC 1
 #else
 #define TRA_SQUARE_VEC 0
 #endif
+#if TRA_ALIGN_IN
 #define TRA_ROW_AT(r, k) (*(const __global TRA_VEC(TRA_VW)*)(in + (clf_index)((r) + (k)) * in_ld + c0))
+#else
+#define TRA_ROW_AT(r, k) TRA_CAT(vload, TRA_VW)(0, in + (clf_index)((r) + (k)) * in_ld + c0)
+#endif
 // TRA_NT = 1: output vectors go around the caches (a CPU then neither reads the output lines
 // before writing them nor evicts the input for them); plain stores where the compiler has no
 // non-temporal store.
@@ -154,7 +157,11 @@ typedef float4 tra_t;
 #define TRA_STORE(dst, x) (*(dst) = (x))
 #endif
 #define TRA_COL_PTR(r, v) ((__global TRA_VEC(TRA_VW)*)(out + (clf_index)(c0 + (v)) * out_ld + (r)))
+#if TRA_ALIGN_OUT
 #define TRA_PUT_COL(r, v, x) TRA_STORE(TRA_COL_PTR(r, v), x)
+#else
+#define TRA_PUT_COL(r, v, x) TRA_CAT(vstore, TRA_VW)(x, 0, out + (clf_index)(c0 + (v)) * out_ld + (r))
+#endif
 #if TRA_SQUARE_VEC && TRA_VW == 4
 #define TRA_C4(c) (float4)(a0.c, a1.c, a2.c, a3.c)
 #define TRA_SQUARE_BLOCK(r)                                                                                  \
