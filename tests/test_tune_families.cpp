@@ -140,6 +140,35 @@ TEST_SUITE("tune") {
     CHECK(space({}) / space({{"FFT_LANES2", 8}}) == 1);
   }
 
+  TEST_CASE("tune fft_rader: Rader or Bluestein for a prime length, stored under it and used by later plans") {
+    TuneEnv env("fft-rader");
+    auto& s = test::session();
+    TuneOptions o = test::tiny_space("257", {{"FFT_RADER", {0, 2}}, {"FFT_RADER_WG", {64}}, {"FFT_RADER_VPT", {16}}});
+    const ParamMap winner = test::candidate_of(o, {{"FFT_RADER", 2}});
+    o.fault = looks_fastest(winner);
+    const TuneResult r = tune(s.queue, "fft_rader", o);
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult& c = r.classes[0];
+    CHECK(r.kernel == "fft_rader");
+    CHECK(c.variant == "257");
+    CHECK(c.space == 2);
+    check_stored_winner(c, winner, host::fft_tolerance(257));
+    // As shipped, 257 runs Bluestein in one launch (its 512-point convolution fits one kernel);
+    // the stored row takes Rader's algorithm, for 257 only.
+    FftDesc d;
+    d.n = 257;
+    d.batch = 5;
+    CHECK(FftPlan(s.queue, d).describe().find("Rader M=256") != std::string::npos);
+    check_host_fft(s.queue, 257, 5, test::seed() + 7);
+    d.n = 17;
+    CHECK(FftPlan(s.queue, d).describe().find("Rader") == std::string::npos);
+    // A length Rader's algorithm cannot take (46 = 2 * 23) is refused by name.
+    TuneOptions bad;
+    bad.sizes = {"47"};
+    bad.dry_run = true;
+    CHECK_THROWS_WITH_AS(tune(s.queue, "fft_rader", bad), doctest::Contains("47 is not a prime"), InvalidArgument);
+  }
+
   TEST_CASE("tune fft: the default row runs what the library runs by default, the lane kernel on CPUs") {
     TuneEnv env("fft-default-lanes");
     auto& s = test::session();

@@ -33,6 +33,8 @@ KernelSpec fft_lanes_spec();
 TuneTarget fft_tune_target();
 /// `clforge tune fft_lanes`: the CPU lane kernel's parameters (fft_lanes) of one length.
 TuneTarget fft_lanes_tune_target();
+/// `clforge tune fft_rader`: Rader's parameters (fft_rader) of one prime length.
+TuneTarget fft_rader_tune_target();
 
 /// Rader's gather and scatter kernels (cl/fft/fft_rader.cl) and their tuning space.
 KernelSpec fft_rader_spec();

@@ -190,6 +190,16 @@ std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, c
 // length itself, whatever kernel lengths its plan runs.
 std::string fft_lanes_variant(const std::string& size) { return std::to_string(parse_fft_size(size).n); }
 
+// `clforge tune fft_rader`: Rader's rows (kernel fft_rader) are per length too, for the prime
+// lengths Rader's algorithm can take; FFT_RADER 0 among the candidates lets Bluestein win.
+std::string fft_rader_variant(const std::string& size) {
+  const std::size_t n = parse_fft_size(size).n;
+  if (!fft_rader_applies(n))
+    throw InvalidArgument("fft_rader size '" + size + "': " + std::to_string(n) +
+                          " is not a prime from 17 on whose n - 1 has no prime factor above 13");
+  return std::to_string(n);
+}
+
 // The lane kernel on (fft_local's parameters are `tune fft`'s), every length and piece in lanes
 // (FFT_LANE_MIN 1), and FFT_LANE_MAX one value for one launch and one (the largest below the
 // length, so the most even split) for two or four; the width of those launches only where they
@@ -343,6 +353,16 @@ TuneTarget fft_lanes_tune_target() {
     return std::make_unique<FftInstance>(queue, parse_fft_size(size), seed, true);
   };
   t.narrow = fft_lanes_narrow;
+  return t;
+}
+
+TuneTarget fft_rader_tune_target() {
+  TuneTarget t = fft_lanes_tune_target();  // candidates as overrides, the plan as the library makes it
+  t.routine = "fft_rader";
+  t.kernel = "fft_rader";
+  t.default_sizes = {"65537"};
+  t.variant_of = fft_rader_variant;
+  t.narrow = nullptr;  // every legal value: Bluestein or Rader, and the gather's groups
   return t;
 }
 

@@ -22,7 +22,7 @@ const std::vector<KernelSpec>& all_kernel_specs() {
 const std::vector<TuneTarget>& all_tune_targets() {
   static const std::vector<TuneTarget> targets = {
       transpose_tune_target(), sgemm_tune_target(),     sgemm_stream_tune_target(), sgemm_direct_tune_target(),
-      fft_tune_target(),       fft_lanes_tune_target(), blur_tune_target(),
+      fft_tune_target(),       fft_lanes_tune_target(), fft_rader_tune_target(),    blur_tune_target(),
   };
   return targets;
 }
