@@ -270,15 +270,14 @@ class FftInstance : public TuneInstance {
 
   void poison(cl::CommandQueue& queue) override { out_.poison(queue); }
 
+  // A candidate's plan is made at its first (untimed, warm-up) run and kept, so that the run-off,
+  // which interleaves candidates, times their launches and never a plan's construction between
+  // the markers of a multi-launch plan.
   cl::Event run(cl::CommandQueue& queue, const ParamMap& params) override {
-    if (!plan_ || plan_params_ != params) {  // one plan per candidate, made at its first run
-      plan_.reset();
-      plan_ = std::make_unique<FftPlan>(queue, desc_, tuning(params));
-      plan_params_ = params;
-    }
+    const auto plan = plans_.get(params, [&] { return std::make_shared<const FftPlan>(queue, desc_, tuning(params)); });
     cl::Event ev;
-    plan_->forward(in_, out_.buffer(), {}, &ev);
-    return plan_->launches() == 1 ? ev : cl::Event();  // passes: timed between markers
+    plan->forward(in_, out_.buffer(), {}, &ev);
+    return plan->launches() == 1 ? ev : cl::Event();  // passes: timed between markers
   }
 
   std::vector<float> read_output(cl::CommandQueue& queue) override { return out_.read(queue); }
@@ -319,8 +318,7 @@ class FftInstance : public TuneInstance {
   std::vector<host::cdouble> ref_;
   cl::Buffer in_;
   GuardedOutput out_;
-  std::unique_ptr<FftPlan> plan_;
-  ParamMap plan_params_;
+  CandidatePlans<FftPlan> plans_;
 };
 
 }  // namespace
