@@ -32,6 +32,7 @@ asan_runs=(
   "sgemm|--test-suite=sgemm|-tce=333x1000x17 and 1000x1000x1000*,random legal parameter sets*"
   "fft|--test-suite=fft|-tc=in place,scaling:*,decomposition,host-vector convenience overload,bad arguments*,a new plan with the same description*,passes resolve rows*,shipped GPU rows fit*,the host reference without FFTW*,the launcher names each FFT kernel*,one multi-pass plan*"
   "tune|--test-suite=tune|-tce=a space too large to enumerate*,tune fft and blur: size classes*"
+  "fft_rader|--test-suite=fft_rader"
 )
 # The safety suite (tests/test_safety.cpp) joins when its file exists.
 [ -f "$root/tests/test_safety.cpp" ] && asan_runs+=("safety|--test-suite=safety")
