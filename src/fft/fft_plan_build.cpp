@@ -33,10 +33,13 @@ void FftPlan::Impl::build(const Tuning& all) {
   std::ostringstream how_s;
   how_s << "n=" << n << " batch=" << batch << ": ";
 
-  // Rader's algorithm for prime lengths whose n - 1 is smooth: 0 never, 1 where Bluestein would
-  // take more than one launch, 2 wherever it applies (fft_rader.cpp).
-  const int rader_mode = detail::fft_rader_applies(n) ? rader_setting(all).at("FFT_RADER") : 0;
-  if (build_lanes(all, top, rader_mode, how_s)) return;
+  // Rader's algorithm for prime lengths whose n - 1 is smooth (fft_rader.cpp): its configuration
+  // where it applies; FFT_RADER 0 never, 1 where Bluestein would take more than one launch, 2
+  // wherever the multi-launch form can transform n - 1 points.
+  const std::optional<Configuration> rader_cfg =
+      detail::fft_rader_applies(n) ? std::optional<Configuration>(rader_setting(all)) : std::nullopt;
+  const int rader_mode = rader_cfg ? rader_cfg->at("FFT_RADER") : 0;
+  if (build_lanes(all, top, rader_cfg ? &*rader_cfg : nullptr, how_s)) return;
 
   // One kernel of the length (smooth) or of its power-of-two Bluestein length, where the limit
   // allows it and make_stage fits it with the layout's own access modes (a length that fits only
@@ -184,7 +187,7 @@ void FftPlan::Impl::build(const Tuning& all) {
       }
     }
     if (rader) {  // the gather before the passes, the scatter after, the spectrum on phase 0's last store
-      RaderEnds e = rader_ends(rader_setting(all), Buf::A, Buf::A);
+      RaderEnds e = rader_ends(*rader_cfg, Buf::A, Buf::A);
       for (Stage& s : stages) s.aux_out = e.spectrum;
       stages.insert(stages.begin(), std::move(e.gather));
       stages.push_back(std::move(e.scatter));

@@ -346,8 +346,10 @@ struct FftPlan::Impl {
 
   void build(const Tuning& tuning);
   // The lane kernel's plans (fft_plan_lanes.cpp): false where the device's lane row or the
-  // length does not call for them. rader_mode: FFT_RADER for this length (0 where it does not apply).
-  bool build_lanes(const Tuning& tuning, const Configuration& top, int rader_mode, std::ostringstream& how_s);
+  // length does not call for them. rader_cfg: Rader's configuration of this length (nullptr where
+  // Rader's algorithm does not apply).
+  bool build_lanes(const Tuning& tuning, const Configuration& top, const Configuration* rader_cfg,
+                   std::ostringstream& how_s);
   // Rader's algorithm (fft_rader.cpp): the fft_rader configuration of this plan's length, and the
   // launches before and after the convolution's FFTs: the gather writes rows of n - 1 to
   // `gathered`, the scatter reads the convolution from `conv`; spectrum is FFT(b) / (n - 1), for

@@ -4,7 +4,7 @@
 
 namespace clforge {
 
-bool FftPlan::Impl::build_lanes(const Tuning& all, const Configuration& top, int rader_mode,
+bool FftPlan::Impl::build_lanes(const Tuning& all, const Configuration& top, const Configuration* rader_cfg,
                                 std::ostringstream& how_s) {
   const DeviceInfo& dev = *qc.info;
   const std::size_t n = desc.n, batch = desc.batch;
@@ -73,6 +73,7 @@ bool FftPlan::Impl::build_lanes(const Tuning& all, const Configuration& top, int
   // than one launch, with 2 always.
   std::size_t m = smooth ? n : detail::fft_bluestein_length(n);  // length of the transforms
   const bool one_launch = m >= lane_min && m <= lane_max && !lane_radices(m).empty();
+  const int rader_mode = rader_cfg != nullptr ? rader_cfg->at("FFT_RADER") : 0;
   const bool rader = !smooth && (rader_mode == 2 || (rader_mode == 1 && !one_launch)) && split(n - 1) != 0;
 
   // One launch: the lanes are the chunk's transforms (one row), the caller's sides.
@@ -182,7 +183,7 @@ bool FftPlan::Impl::build_lanes(const Tuning& all, const Configuration& top, int
   } else if (rader) {
     // Rader: the gather's rows (scratch B) through the four launches of the convolution, the
     // spectrum on the second's results and the fourth's conjugated back into B, then the scatter.
-    RaderEnds e = rader_ends(rader_setting(all), Buf::B, Buf::B);
+    RaderEnds e = rader_ends(*rader_cfg, Buf::B, Buf::B);
     Stage spectrum = rows(Buf::B, M, 1), result = rows(Buf::B, M, 1);
     spectrum.lane_post = true;
     spectrum.tab = e.spectrum;
