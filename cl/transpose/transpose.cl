@@ -140,6 +140,13 @@ typedef float4 tra_t;
 #else
 #define TRA_SQUARE_VEC 0
 #endif
+// Odd output rows on CPUs (TRA_PHASED): floats, register blocks of 16 rows, non-temporal stores,
+// an output side off the vector grid; see the kernel.
+#if TRA_LOCAL == 0 && TRA_ELEM_SIZE == 4 && !TRA_ALIGN_OUT && TRA_WPT == 16 && TRA_NT
+#define TRA_PHASED 1
+#else
+#define TRA_PHASED 0
+#endif
 #if TRA_ALIGN_IN
 #define TRA_ROW_AT(r, k) (*(const __global TRA_VEC(TRA_VW)*)(in + (clf_index)((r) + (k)) * in_ld + c0))
 #else
@@ -225,7 +232,48 @@ __kernel __attribute__((reqd_work_group_size(TRA_LX, TRA_LY, 1))) void transpose
   in += in_off;
   out += out_off;
 
-#if TRA_LOCAL == 0
+#if TRA_PHASED
+  // Output rows off the 64-byte grid (TRA_PHASED): work-item (lx, ly) writes, in each output row
+  // c0 + v, the 16 floats of one whole 64-byte line, block b = its 16-row block of the input,
+  // starting at that row's own line boundary e0 + 16 (b - 1) (e0: the first line boundary of
+  // the row, 0 .. 15 floats in), so no line is written twice and every full line goes around
+  // the caches; the last block also writes the row's tail past its last full line.
+  (void)full;
+  const int c0 = col0 + lx * TRA_VW;
+  const int b = by * TRA_LY + ly, last = get_num_groups(1) * TRA_LY - 1;
+  for (int v = 0; v < TRA_VW; ++v) {
+    const int c = c0 + v;
+    if (c >= cols) break;
+    __global float* orow = out + (clf_index)c * out_ld;
+    const int e0 = (16 - (int)(((size_t)orow >> 2) & 15)) & 15;
+    const int s = e0 + 16 * (b - 1);
+    const __global float* icol = in + c;
+    if (s >= 0 && s + 16 <= rows) {
+      float16 x;
+      x.s0 = icol[(clf_index)(s + 0) * in_ld];
+      x.s1 = icol[(clf_index)(s + 1) * in_ld];
+      x.s2 = icol[(clf_index)(s + 2) * in_ld];
+      x.s3 = icol[(clf_index)(s + 3) * in_ld];
+      x.s4 = icol[(clf_index)(s + 4) * in_ld];
+      x.s5 = icol[(clf_index)(s + 5) * in_ld];
+      x.s6 = icol[(clf_index)(s + 6) * in_ld];
+      x.s7 = icol[(clf_index)(s + 7) * in_ld];
+      x.s8 = icol[(clf_index)(s + 8) * in_ld];
+      x.s9 = icol[(clf_index)(s + 9) * in_ld];
+      x.sa = icol[(clf_index)(s + 10) * in_ld];
+      x.sb = icol[(clf_index)(s + 11) * in_ld];
+      x.sc = icol[(clf_index)(s + 12) * in_ld];
+      x.sd = icol[(clf_index)(s + 13) * in_ld];
+      x.se = icol[(clf_index)(s + 14) * in_ld];
+      x.sf = icol[(clf_index)(s + 15) * in_ld];
+      TRA_STORE((__global float16*)(orow + s), x);
+    } else {
+      for (int r = max(s, 0); r < min(s + 16, rows); ++r) orow[r] = icol[(clf_index)r * in_ld];
+    }
+    if (b == last)
+      for (int r = max(s + 16, 0); r < rows; ++r) orow[r] = icol[(clf_index)r * in_ld];
+  }
+#elif TRA_LOCAL == 0
   // Register blocks: work-item (lx, ly) owns input rows r0 + k and columns c0 + v.
   tra_t blk[TRA_WPT][TRA_VW];
   const int r0 = row0 + ly * TRA_WPT, c0 = col0 + lx * TRA_VW;
