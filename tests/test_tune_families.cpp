@@ -38,6 +38,20 @@ void check_stored_winner(const TuneClassResult& c, const ParamMap& winner, doubl
   CHECK(c.stored);
 }
 
+// Tunes `routine` over o's one size class with `winner` made to look fastest; every candidate
+// ran correctly and `winner` was stored under `variant` as the best of `space` candidates.
+void check_tuned_class(cl::CommandQueue& queue, const std::string& routine, TuneOptions o, const ParamMap& winner,
+                       const std::string& variant, std::size_t space, double max_error = -1) {
+  o.fault = looks_fastest(winner);
+  const TuneResult r = tune(queue, routine, o);
+  REQUIRE(r.classes.size() == 1);
+  const TuneClassResult& c = r.classes[0];
+  CHECK(r.kernel == routine);
+  CHECK(c.variant == variant);
+  CHECK(c.space == space);
+  check_stored_winner(c, winner, max_error);
+}
+
 // The host-vector fft() of `batch` transforms of n points on random data, against the host FFT.
 void check_host_fft(cl::CommandQueue& queue, std::size_t n, std::size_t batch, std::uint64_t seed) {
   const std::vector<float> x = host::random_floats(2 * n * batch, seed);
@@ -104,15 +118,7 @@ TEST_SUITE("tune") {
                                             {"FFT_LANE_MAX", {4096}},
                                             {"FFT_LANES2", {8}},
                                             {"FFT_LANE_EBLOCK", {1}}});
-    const ParamMap winner = test::candidate_of(o, {{"FFT_LANES", 4}});
-    o.fault = looks_fastest(winner);
-    const TuneResult r = tune(s.queue, "fft_lanes", o);
-    REQUIRE(r.classes.size() == 1);
-    const TuneClassResult& c = r.classes[0];
-    CHECK(r.kernel == "fft_lanes");
-    CHECK(c.variant == "96");
-    CHECK(c.space == 2);
-    check_stored_winner(c, winner);
+    check_tuned_class(s.queue, "fft_lanes", o, test::candidate_of(o, {{"FFT_LANES", 4}}), "96", 2);
     // A later plan of length 96 runs the lane kernel with the stored width on any device (the
     // tuned row is chosen, so it beats the shipped fft_local rows of GPUs), other lengths not.
     FftDesc d;
@@ -144,15 +150,8 @@ TEST_SUITE("tune") {
     TuneEnv env("fft-rader");
     auto& s = test::session();
     TuneOptions o = test::tiny_space("257", {{"FFT_RADER", {0, 2}}, {"FFT_RADER_WG", {64}}, {"FFT_RADER_VPT", {16}}});
-    const ParamMap winner = test::candidate_of(o, {{"FFT_RADER", 2}});
-    o.fault = looks_fastest(winner);
-    const TuneResult r = tune(s.queue, "fft_rader", o);
-    REQUIRE(r.classes.size() == 1);
-    const TuneClassResult& c = r.classes[0];
-    CHECK(r.kernel == "fft_rader");
-    CHECK(c.variant == "257");
-    CHECK(c.space == 2);
-    check_stored_winner(c, winner, host::fft_tolerance(257));
+    check_tuned_class(s.queue, "fft_rader", o, test::candidate_of(o, {{"FFT_RADER", 2}}), "257", 2,
+                      host::fft_tolerance(257));
     // As shipped, 257 runs Bluestein in one launch (its 512-point convolution fits one kernel);
     // the stored row takes Rader's algorithm, for 257 only.
     FftDesc d;
