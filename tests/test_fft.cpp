@@ -39,13 +39,20 @@ TEST_SUITE("fft") {
     }
   }
 
-  TEST_CASE("long lengths: several passes, and Bluestein in several passes") {
+  TEST_CASE("long lengths: several passes, and Bluestein and Rader in several passes") {
     std::uint64_t seed = test::seed() + 200;
+    // 65537 runs by Rader's algorithm as shipped (its Bluestein convolution needs passes), and by
+    // Bluestein's with FFT_RADER 0.
     const std::size_t lengths[] = {3 * 4096, 7 * 11 * 13 * 16, 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3, 65537};
     for (std::size_t n : lengths) {
       CAPTURE(n);
       check_fft(contiguous(n, 2), seed++);
       check_fft(contiguous(n, 1, true), seed++);
+    }
+    for (const bool inverse : {false, true}) {
+      Case c = contiguous(65537, 2, inverse);
+      c.tuning = Tuning{{{"FFT_RADER", 0}}, false};
+      check_fft(c, seed++);
     }
     if (long_tests()) {
       for (std::size_t n :
