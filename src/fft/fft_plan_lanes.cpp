@@ -86,9 +86,9 @@ bool FftPlan::Impl::build_lanes(const Tuning& all, const Configuration& top, con
     if (smooth) {
       // Interleaved transforms (distance 1, the columns of a 2-D FFT): a work-item's lanes are
       // adjacent, element e of them one vector, where the batch holds whole vectors.
-      const std::size_t L = static_cast<std::size_t>(lanes.at("FFT_LANES"));
-      s.shape.in_unit = li.distance == 1 && batch % L == 0;
-      s.shape.out_unit = lo.distance == 1 && batch % L == 0;
+      const std::size_t width1 = static_cast<std::size_t>(lanes.at("FFT_LANES"));
+      s.shape.in_unit = li.distance == 1 && batch % width1 == 0;
+      s.shape.out_unit = lo.distance == 1 && batch % width1 == 0;
       stages.push_back(std::move(s));
       return finish("one lane kernel");
     }
