@@ -4,6 +4,7 @@
 #include "bench/peak.hpp"
 
 #include <dirent.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -45,14 +46,24 @@ double sysfs_size(const std::string& text) {
   return unit == 'K' ? v * 1024 : unit == 'M' ? v * 1024 * 1024 : unit == 'G' ? v * 1024 * 1024 * 1024 : v;
 }
 
+// The last-level cache as the C library reads it from the processor (CPUID), for machines whose
+// sysfs has no cache folders (some virtual machines): 0 when it does not say either.
+double libc_llc_bytes() {
+  for (int name : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
+    const long bytes = sysconf(name);
+    if (bytes > 0) return static_cast<double>(bytes);
+  }
+  return 0;
+}
+
 // The host's last-level cache over every CPU: the caches of the highest level, each counted once
-// (by the CPUs that share it): 0 when sysfs does not say.
+// (by the CPUs that share it); where sysfs does not say, what the C library reads.
 double host_llc_bytes() {
   const std::string root = "/sys/devices/system/cpu/";
   std::map<std::string, double> top;  // shared_cpu_list -> size of the highest level seen
   int top_level = 0;
   DIR* d = opendir(root.c_str());
-  if (d == nullptr) return 0;
+  if (d == nullptr) return libc_llc_bytes();
   while (const dirent* e = readdir(d)) {
     const std::string cpu = e->d_name;
     if (cpu.size() < 4 || cpu.compare(0, 3, "cpu") != 0 || cpu[3] < '0' || cpu[3] > '9') continue;
@@ -72,7 +83,7 @@ double host_llc_bytes() {
   closedir(d);
   double sum = 0;
   for (const auto& [cpus, bytes] : top) sum += bytes;
-  return sum;
+  return sum > 0 ? sum : libc_llc_bytes();
 }
 
 // A buffer of random floats (never zeros, nothing a memory system could compress): up to 64 MiB

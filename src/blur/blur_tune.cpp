@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 
+#include "blur/blur_design.hpp"
 #include "blur/blur_plan_impl.hpp"
 #include "clforge/blur.hpp"
 #include "host/blur.hpp"
@@ -83,7 +84,7 @@ class BlurInstance : public TuneInstance {
 
   // The candidate's plan: programs, constant tables and scratch layout, made once.
   void build(const QueueContext& qc, const Configuration& cfg) const override {
-    auto plan = std::make_shared<const BlurPlan>(BlurPlanAccess::make(qc, desc_, Tuning{cfg.values, false}));
+    auto plan = std::make_shared<const BlurPlan>(BlurPlanAccess::make(qc, desc_, row_tuning(cfg.values, *qc.info)));
     plans_.keep(cfg.values, std::move(plan));
   }
 
@@ -91,7 +92,7 @@ class BlurInstance : public TuneInstance {
 
   cl::Event run(cl::CommandQueue& queue, const ParamMap& params) override {
     const auto plan = plans_.get(params, [&] {
-      return std::make_shared<const BlurPlan>(queue, desc_, Tuning{params, false});
+      return std::make_shared<const BlurPlan>(queue, desc_, row_tuning(params, *queue_context_of(queue).info));
     });
     cl::Event ev;
     plan->enqueue(queue, in_, out_.buffer(), {}, &ev);
@@ -100,6 +101,22 @@ class BlurInstance : public TuneInstance {
   }
 
   std::vector<float> read_output(cl::CommandQueue& queue) override { return out_.read(queue); }
+
+  // A candidate is a database row to be, so it runs as a row would: a fused tile that does not
+  // fit the device with this image's halo, or whose halo rows add more than a quarter to the row
+  // pass (blur_resolve.cpp), takes the two passes, where an explicit override would be refused.
+  Tuning row_tuning(const ParamMap& params, const DeviceInfo& dev) const {
+    ParamMap p = params;
+    const auto fused = p.find("BLUR_S_FUSED");
+    if (opt_.method == BlurMethod::Separable && fused != p.end() && fused->second > 0) {
+      Configuration c;
+      c.values = p;
+      const int ry = gaussian_radius(opt_.sigma_y);
+      if (fused_tile_bytes(c, ry, z_.c) > dev.local_mem_size || 8 * static_cast<std::size_t>(ry) > fused_rows(c))
+        fused->second = 0;
+    }
+    return Tuning{p, false};
+  }
 
   Verdict check(const std::vector<float>& out) const override {
     Verdict v;
