@@ -8,8 +8,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "runtime/environment.hpp"
+#include "runtime/files.hpp"
 #include "runtime/program_cache.hpp"
-#include "runtime/util.hpp"
 #include "tests/support.hpp"
 #include "tuning/spec.hpp"
 

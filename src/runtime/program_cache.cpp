@@ -24,12 +24,15 @@
 #include "clforge/errors.hpp"
 #include "clforge/runtime.hpp"
 #include "clforge/version.hpp"
+#include "runtime/environment.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/files.hpp"
+#include "runtime/hashing.hpp"
 #include "runtime/host_io.hpp"
 #include "runtime/log.hpp"
 #include "runtime/plan_cache.hpp"
 #include "runtime/sources.hpp"
-#include "runtime/util.hpp"
+#include "runtime/strings.hpp"
 
 namespace clforge {
 namespace detail {
@@ -45,9 +48,6 @@ struct ProgramEntry {
 };
 std::mutex g_map_mutex;
 std::map<std::string, std::shared_ptr<ProgramEntry>> g_programs;
-
-std::mutex g_info_mutex;
-std::map<cl_device_id, std::unique_ptr<DeviceInfo>> g_infos;
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -339,20 +339,6 @@ cl_program compile_from_source(const QueueContext& qc, const std::string& name, 
 }
 
 }  // namespace
-
-const DeviceInfo& device_info(const cl::Device& device) {
-  std::lock_guard<std::mutex> lock(g_info_mutex);
-  auto& slot = g_infos[device()];
-  if (!slot) slot = std::make_unique<DeviceInfo>(describe(device));
-  return *slot;
-}
-
-QueueContext queue_context_of(const cl::CommandQueue& queue) {
-  require(queue() != nullptr, "clforge", "null command queue");
-  QueueContext qc{queue_context(queue), queue_device(queue), nullptr};
-  qc.info = &device_info(qc.device);
-  return qc;
-}
 
 cl::Program build_program(const QueueContext& qc, const std::string& name, const std::vector<std::string>& family_files,
                           const std::string& build_options) {

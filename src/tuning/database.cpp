@@ -26,9 +26,12 @@
 #include "clforge/errors.hpp"
 #include "clforge/runtime.hpp"
 #include "clforge/tuning.hpp"
+#include "runtime/environment.hpp"
+#include "runtime/files.hpp"
+#include "runtime/hashing.hpp"
 #include "runtime/log.hpp"
 #include "runtime/sources.hpp"
-#include "runtime/util.hpp"
+#include "runtime/strings.hpp"
 #include "tuning/db_files.hpp"
 #include "tuning/spec.hpp"
 

@@ -16,7 +16,7 @@
 #include "host/data.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/log.hpp"
-#include "runtime/util.hpp"
+#include "runtime/strings.hpp"
 #include "tuning/tuner_internal.hpp"
 
 namespace clforge {
