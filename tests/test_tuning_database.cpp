@@ -43,7 +43,7 @@ void expect_tuning_error(const std::string& text, const std::string& needle) {
 }
 }  // namespace
 
-TEST_SUITE("tuning") {
+TEST_SUITE("tuning_database") {
   TEST_CASE("shipped lookup: device > architecture > vendor > default, exact variant before *") {
     const std::string dir = test::temp_dir("lookup");
     const std::string file = write_json(dir, "t.json", R"({"kernel": "transpose", "entries": [
