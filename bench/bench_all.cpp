@@ -11,7 +11,8 @@
 #include "bench/split.hpp"
 #include "clforge/errors.hpp"
 #include "clforge/version.hpp"
-#include "runtime/util.hpp"
+#include "runtime/files.hpp"
+#include "runtime/strings.hpp"
 
 namespace clforge::bench {
 

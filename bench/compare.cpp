@@ -12,7 +12,7 @@
 
 #include "bench/bench_all.hpp"
 #include "clforge/errors.hpp"
-#include "runtime/util.hpp"
+#include "runtime/files.hpp"
 
 namespace clforge::bench {
 

@@ -17,7 +17,7 @@
 #include "bench/fft_peers.hpp"
 #include "clforge/runtime.hpp"
 #include "runtime/errors.hpp"
-#include "runtime/util.hpp"
+#include "runtime/files.hpp"
 #if CLFORGE_HAVE_FFTWF
 #include <fftw3.h>
 #endif

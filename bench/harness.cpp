@@ -17,7 +17,7 @@
 #include "clforge/version.hpp"
 #include "host/data.hpp"
 #include "runtime/errors.hpp"
-#include "runtime/util.hpp"
+#include "runtime/files.hpp"
 
 namespace clforge::bench {
 

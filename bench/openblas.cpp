@@ -7,7 +7,9 @@
 #include <set>
 #include <sstream>
 
-#include "runtime/util.hpp"
+#include "runtime/environment.hpp"
+#include "runtime/files.hpp"
+#include "runtime/strings.hpp"
 
 namespace clforge::bench {
 

@@ -13,8 +13,9 @@
 #include "bench/peak_internal.hpp"
 #include "host/data.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/files.hpp"
 #include "runtime/launch.hpp"
-#include "runtime/util.hpp"
+#include "runtime/strings.hpp"
 
 namespace clforge::bench {
 

@@ -12,7 +12,7 @@
 #include <iterator>
 #include <sstream>
 
-#include "runtime/util.hpp"
+#include "runtime/environment.hpp"
 
 namespace clforge::test {
 

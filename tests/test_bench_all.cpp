@@ -18,7 +18,7 @@
 
 #include "blur/blur_route.hpp"
 #include "clforge/version.hpp"
-#include "runtime/util.hpp"
+#include "runtime/files.hpp"
 #include "tests/bench_support.hpp"
 #include "tests/support.hpp"
 

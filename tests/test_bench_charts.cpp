@@ -14,7 +14,7 @@
 
 #include "bench/bench_all.hpp"
 #include "bench/svg_plot.hpp"
-#include "runtime/util.hpp"
+#include "runtime/files.hpp"
 #include "tests/chart_support.hpp"
 
 using namespace clforge;

@@ -12,7 +12,8 @@
 #include <vector>
 
 #include "host/blur.hpp"
-#include "runtime/util.hpp"
+#include "runtime/environment.hpp"
+#include "runtime/files.hpp"
 #include "tests/support.hpp"
 
 using namespace clforge;

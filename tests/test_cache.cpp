@@ -7,7 +7,8 @@
 
 #include <fstream>
 
-#include "runtime/util.hpp"
+#include "runtime/environment.hpp"
+#include "runtime/files.hpp"
 #include "tests/support.hpp"
 
 using namespace clforge;

@@ -10,7 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "runtime/util.hpp"
+#include "runtime/environment.hpp"
+#include "runtime/files.hpp"
 #include "tests/support.hpp"
 #ifdef CLFORGE_CLI
 #include "tools/args.hpp"  // the command line's argument library, built with the command line

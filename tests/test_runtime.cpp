@@ -9,10 +9,12 @@
 #include <thread>
 
 #include "host/reference.hpp"
+#include "runtime/environment.hpp"
+#include "runtime/files.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/pocl_guard.hpp"
 #include "runtime/program_cache.hpp"
-#include "runtime/util.hpp"
+#include "runtime/strings.hpp"
 #include "tests/support.hpp"
 
 using namespace clforge;

@@ -16,7 +16,8 @@
 #include <memory>
 
 #include "host/data.hpp"
-#include "runtime/util.hpp"
+#include "runtime/environment.hpp"
+#include "runtime/files.hpp"
 #include "tests/safety_support.hpp"
 
 using namespace clforge;

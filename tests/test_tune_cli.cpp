@@ -8,7 +8,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "runtime/util.hpp"
+#include "runtime/environment.hpp"
+#include "runtime/files.hpp"
 #include "tests/tune_support.hpp"
 
 using namespace clforge;

@@ -9,8 +9,9 @@
 #include "blur/blur_internal.hpp"
 #include "host/blur.hpp"
 #include "host/fft.hpp"
+#include "runtime/environment.hpp"
+#include "runtime/files.hpp"
 #include "runtime/program_cache.hpp"
-#include "runtime/util.hpp"
 #include "tests/tune_support.hpp"
 
 using namespace clforge;

@@ -17,6 +17,7 @@
 #include <set>
 #include <thread>
 
+#include "runtime/hashing.hpp"
 #include "tests/tune_support.hpp"
 #include "tuning/spec.hpp"
 

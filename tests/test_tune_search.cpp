@@ -10,7 +10,8 @@
 #include <memory>
 #include <set>
 
-#include "runtime/util.hpp"
+#include "runtime/environment.hpp"
+#include "runtime/files.hpp"
 #include "tests/tune_support.hpp"
 #include "tuning/spec.hpp"
 

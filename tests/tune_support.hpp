@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/util.hpp"
+#include "runtime/files.hpp"
 #include "tests/support.hpp"
 
 extern char** environ;

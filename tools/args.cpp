@@ -8,7 +8,8 @@
 #include <map>
 
 #include "clforge/errors.hpp"
-#include "runtime/util.hpp"
+#include "runtime/files.hpp"
+#include "runtime/strings.hpp"
 
 namespace clforge::cli {
 

@@ -10,7 +10,8 @@
 
 #include "bench/bench_all.hpp"
 #include "clforge/errors.hpp"
-#include "runtime/util.hpp"
+#include "runtime/files.hpp"
+#include "runtime/strings.hpp"
 #include "tools/cli.hpp"
 
 namespace clforge::cli {

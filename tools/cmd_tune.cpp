@@ -16,7 +16,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "runtime/util.hpp"
+#include "runtime/files.hpp"
+#include "runtime/strings.hpp"
 #include "tools/cli.hpp"
 
 namespace clforge::cli {

@@ -5,7 +5,9 @@
 #include <iostream>
 #include <sstream>
 
-#include "runtime/util.hpp"
+#include "runtime/environment.hpp"
+#include "runtime/files.hpp"
+#include "runtime/strings.hpp"
 #include "tools/cli.hpp"
 #include "tuning/spec.hpp"
 

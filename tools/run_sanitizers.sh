@@ -21,11 +21,11 @@ jobs=$(nproc)
 kinds=("$@")
 [ ${#kinds[@]} -gt 0 ] || kinds=(address thread)
 
-# ASan + UBSan, one build. -Og -g1 instead of -O1 -g: a third of the compile time (test_tune.cpp:
+# ASan + UBSan, one build. -Og -g1 instead of -O1 -g: a third of the compile time (test_tune_results.cpp:
 # 28 s against 69 s) with line numbers in every report; assertions stay on.
 asan_runs=(
   "runtime|--test-suite=runtime"
-  "tuning|--test-suite=tuning"
+  "tuning_database|--test-suite=tuning_database"
   "cache|--test-suite=cache"
   "transpose|--test-suite=transpose|-tce=every tile / rows-per-item*"
   "blur|--test-suite=blur|-tce=large image*"

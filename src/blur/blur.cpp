@@ -46,17 +46,16 @@ BlurMethod gaussian_blur(cl::CommandQueue& queue, std::size_t width, std::size_t
                          const ImageRef& in, const ImageRef& out, const BlurOptions& options,
                          const EventList& wait_list, cl::Event* event, const Tuning& tuning) {
   using namespace detail;
-  const char* R = kRoutine;
   // Every argument is checked before a plan is looked up or built (the plan's constructor
   // checks what depends on the resolution, also before it builds anything).
   check_blur_request(width, height, format, options, tuning);
-  require(in.pitch >= width, R, [&] {
+  require(in.pitch >= width, kRoutine, [&] {
     return "in.pitch (" + std::to_string(in.pitch) + ") is smaller than the width (" + std::to_string(width) + ")";
   });
-  require(out.pitch >= width, R, [&] {
+  require(out.pitch >= width, kRoutine, [&] {
     return "out.pitch (" + std::to_string(out.pitch) + ") is smaller than the width (" + std::to_string(width) + ")";
   });
-  require(queue() != nullptr, R, "null command queue");
+  require(queue() != nullptr, kRoutine, "null command queue");
   BlurDesc d = desc_of(width, height, format, options);
   d.in_offset = in.offset;
   d.in_pitch = in.pitch;

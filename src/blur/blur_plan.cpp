@@ -8,7 +8,6 @@
 #include "blur/blur_plan_impl.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/extent.hpp"
-#include "runtime/util.hpp"
 #include "transpose/transpose_internal.hpp"
 #include "tuning/spec.hpp"
 

@@ -12,6 +12,7 @@ namespace clforge::detail {
 
 namespace {
 
+const char* const kRoutine = "gaussian_blur";
 const char* const kBlurKernels[] = {"blur", "blur_direct", "blur_separable", "blur_recursive"};
 
 // The overrides that belong to one blur kernel; names known to none of them are errors.
@@ -56,10 +57,10 @@ std::string blur_defines(const Resolved& r, bool long_index, std::size_t weight_
 // Taps of a truncated Gaussian of radius r (gaussian_weights).
 std::size_t taps(int r) { return 2 * static_cast<std::size_t>(r) + 1; }
 
-void check_sigma(const char* R, const char* name, double s, BlurMethod m) {
-  require(std::isfinite(s) && s > 0 && s <= 4096, R,
+void check_sigma(const char* routine, const char* name, double s, BlurMethod m) {
+  require(std::isfinite(s) && s > 0 && s <= 4096, routine,
           [&] { return std::string(name) + " must be in (0, 4096] (got " + std::to_string(s) + ")"; });
-  require(m != BlurMethod::Recursive || s >= 0.5, R, [&] {
+  require(m != BlurMethod::Recursive || s >= 0.5, routine, [&] {
     return std::string(name) + " = " + std::to_string(s) + " is below 0.5, the smallest sigma of the recursive method";
   });
 }
@@ -212,21 +213,20 @@ cl::Program conversion_program(const QueueContext& qc, const Resolved& r, bool l
 
 void check_blur_request(std::size_t width, std::size_t height, PixelFormat format, const BlurOptions& options,
                         const Tuning& tuning) {
-  const char* R = "gaussian_blur";
-  require(width >= 1 && height >= 1, R, [&] {
+  require(width >= 1 && height >= 1, kRoutine, [&] {
     return "width and height must be at least 1 (got " + std::to_string(width) + " x " + std::to_string(height) + ")";
   });
-  require(width <= (1u << 30) && height <= (1u << 30), R, "width and height must be at most 2^30");
+  require(width <= (1u << 30) && height <= (1u << 30), kRoutine, "width and height must be at most 2^30");
   require(options.method == BlurMethod::Auto || options.method == BlurMethod::Direct ||
               options.method == BlurMethod::Separable || options.method == BlurMethod::Recursive,
-          R, [&] { return "unknown blur method (" + std::to_string(static_cast<int>(options.method)) + ")"; });
-  require(format == PixelFormat::R32F || format == PixelFormat::RGBA32F || format == PixelFormat::RGBA8, R,
+          kRoutine, [&] { return "unknown blur method (" + std::to_string(static_cast<int>(options.method)) + ")"; });
+  require(format == PixelFormat::R32F || format == PixelFormat::RGBA32F || format == PixelFormat::RGBA8, kRoutine,
           [&] { return "unknown pixel format (" + std::to_string(static_cast<int>(format)) + ")"; });
-  check_sigma(R, "sigma_x", options.sigma_x, options.method);
-  check_sigma(R, "sigma_y", options.sigma_y, options.method);
+  check_sigma(kRoutine, "sigma_x", options.sigma_x, options.method);
+  check_sigma(kRoutine, "sigma_y", options.sigma_y, options.method);
   require(
       options.border == BlurBorder::Clamp || options.border == BlurBorder::Mirror || options.border == BlurBorder::Zero,
-      R, [&] { return "unknown border mode (" + std::to_string(static_cast<int>(options.border)) + ")"; });
+      kRoutine, [&] { return "unknown border mode (" + std::to_string(static_cast<int>(options.border)) + ")"; });
   check_overrides(tuning);
 }
 

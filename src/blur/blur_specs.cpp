@@ -5,7 +5,7 @@
 
 #include "clforge/blur.hpp"
 #include "clforge/errors.hpp"
-#include "runtime/util.hpp"
+#include "runtime/strings.hpp"
 #include "tuning/spec.hpp"
 
 namespace clforge {

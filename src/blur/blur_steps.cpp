@@ -8,7 +8,6 @@
 #include "blur/blur_plan_impl.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/launch.hpp"
-#include "runtime/util.hpp"
 #include "runtime/workspace.hpp"
 #include "transpose/transpose_internal.hpp"
 

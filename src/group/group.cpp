@@ -10,7 +10,7 @@
 #include "runtime/errors.hpp"
 #include "runtime/extent.hpp"
 #include "runtime/host_io.hpp"
-#include "runtime/util.hpp"
+#include "runtime/strings.hpp"
 
 namespace clforge {
 

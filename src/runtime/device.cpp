@@ -10,8 +10,9 @@
 #include <mutex>
 
 #include "clforge/errors.hpp"
+#include "runtime/environment.hpp"
 #include "runtime/errors.hpp"
-#include "runtime/util.hpp"
+#include "runtime/strings.hpp"
 
 #ifndef CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV
 #define CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV 0x4000

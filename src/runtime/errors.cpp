@@ -1,9 +1,7 @@
-// OpenCL status names, the exception constructors and the argument checks every routine uses.
+// OpenCL status names (the one code -> name table) and the constructors of the error types.
 #include "runtime/errors.hpp"
 
 #include <string>
-
-#include "runtime/util.hpp"
 
 namespace clforge {
 
@@ -48,28 +46,4 @@ OpenCLError::OpenCLError(int code, std::string call, const std::string& context)
 
 std::string OpenCLError::code_name() const { return cl_error_name(code_); }
 
-namespace detail {
-
-cl::Context queue_context(const cl::CommandQueue& q) {
-  cl_context ctx = nullptr;
-  check(clGetCommandQueueInfo(q(), CL_QUEUE_CONTEXT, sizeof ctx, &ctx, nullptr), "clGetCommandQueueInfo");
-  return cl::Context(ctx, true);
-}
-
-cl::Device queue_device(const cl::CommandQueue& q) {
-  cl_device_id dev = nullptr;
-  check(clGetCommandQueueInfo(q(), CL_QUEUE_DEVICE, sizeof dev, &dev, nullptr), "clGetCommandQueueInfo");
-  return cl::Device(dev, true);
-}
-
-void require_plan_queue(const char* routine, const cl::CommandQueue& queue, cl_context context, cl_device_id device) {
-  require(queue() != nullptr, routine, "null command queue");
-  cl_context ctx = nullptr;
-  cl_device_id dev = nullptr;
-  check(clGetCommandQueueInfo(queue(), CL_QUEUE_CONTEXT, sizeof ctx, &ctx, nullptr), "clGetCommandQueueInfo");
-  check(clGetCommandQueueInfo(queue(), CL_QUEUE_DEVICE, sizeof dev, &dev, nullptr), "clGetCommandQueueInfo");
-  require(ctx == context && dev == device, routine, "the queue belongs to another context or device than the plan");
-}
-
-}  // namespace detail
 }  // namespace clforge

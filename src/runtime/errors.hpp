@@ -31,14 +31,6 @@ inline void require(bool cond, const char* routine, F&& message) {
   if (!cond) throw InvalidArgument(std::string(routine) + ": " + message());
 }
 
-/// Throws InvalidArgument("<routine>: ...") unless `queue` is a queue of this context and device
-/// (a plan's enqueue on a queue the plan was not built for).
-void require_plan_queue(const char* routine, const cl::CommandQueue& queue, cl_context context, cl_device_id device);
-
-/// Context and device of a queue, throwing OpenCLError on failure.
-cl::Context queue_context(const cl::CommandQueue& q);
-cl::Device queue_device(const cl::CommandQueue& q);
-
 inline std::size_t round_up(std::size_t x, std::size_t m) { return (x + m - 1) / m * m; }
 inline std::size_t ceil_div(std::size_t x, std::size_t m) { return (x + m - 1) / m; }
 

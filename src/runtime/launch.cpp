@@ -7,11 +7,11 @@
 #include <cstring>
 #include <memory>
 
+#include "runtime/environment.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/host_io.hpp"
 #include "runtime/log.hpp"
 #include "runtime/pocl_guard.hpp"
-#include "runtime/util.hpp"
 
 namespace clforge::detail {
 

@@ -4,7 +4,8 @@
 #include <atomic>
 #include <mutex>
 
-#include "runtime/util.hpp"
+#include "runtime/environment.hpp"
+#include "runtime/strings.hpp"
 
 namespace clforge {
 namespace {

@@ -24,12 +24,15 @@
 #include "clforge/errors.hpp"
 #include "clforge/runtime.hpp"
 #include "clforge/version.hpp"
+#include "runtime/environment.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/files.hpp"
+#include "runtime/hashing.hpp"
 #include "runtime/host_io.hpp"
 #include "runtime/log.hpp"
 #include "runtime/plan_cache.hpp"
 #include "runtime/sources.hpp"
-#include "runtime/util.hpp"
+#include "runtime/strings.hpp"
 
 namespace clforge {
 namespace detail {
@@ -45,9 +48,6 @@ struct ProgramEntry {
 };
 std::mutex g_map_mutex;
 std::map<std::string, std::shared_ptr<ProgramEntry>> g_programs;
-
-std::mutex g_info_mutex;
-std::map<cl_device_id, std::unique_ptr<DeviceInfo>> g_infos;
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -201,62 +201,154 @@ cl_program build_from_binary(const QueueContext& qc, const std::string& bin, con
   return p;
 }
 
-}  // namespace
-
-const DeviceInfo& device_info(const cl::Device& device) {
-  std::lock_guard<std::mutex> lock(g_info_mutex);
-  auto& slot = g_infos[device()];
-  if (!slot) slot = std::make_unique<DeviceInfo>(describe(device));
-  return *slot;
-}
-
-QueueContext queue_context_of(const cl::CommandQueue& queue) {
-  require(queue() != nullptr, "clforge", "null command queue");
-  QueueContext qc{queue_context(queue), queue_device(queue), nullptr};
-  qc.info = &device_info(qc.device);
-  return qc;
-}
-
-cl::Program build_program(const QueueContext& qc, const std::string& name, const std::vector<std::string>& family_files,
-                          const std::string& build_options) {
-  // Sources: cl/common/*.cl helpers (in name order), then the family's files. The key hashes
-  // each file's name and content hash (kernel_source_stamp: a stat per file on disk); the
-  // texts are read only when a build is needed, so a cached call does not touch them.
+// The cl/common/*.cl helpers, in name order: the start of every program's sources.
+const std::vector<std::string>& common_files() {
   static const std::vector<std::string> common = [] {
     std::vector<std::string> c;
     for (const auto& f : source_dirs().embedded)
       if (f.rfind("common/", 0) == 0 && f.size() > 3 && f.compare(f.size() - 3, 3, ".cl") == 0) c.push_back(f);
     return c;
   }();
-  std::vector<std::string> files = common;
-  for (const auto& f : family_files) files.push_back(f);
+  return common;
+}
+
+// A program's source files as the keys see them: each file's stamp, the hash of every file's
+// name and content hash, and where the family's files come from (for errors and logs).
+struct ProgramSources {
+  std::vector<std::string> files;
   std::vector<SourceStamp> stamps;
   std::string origins;
-  std::uint64_t source_hash = fnv1a("clforge sources");
-  for (const auto& f : files) {
-    stamps.push_back(kernel_source_stamp(f));
-    source_hash = fnv1a(f + ":" + hex64(stamps.back().hash) + ";", source_hash);
-    if (f.rfind("common/", 0) != 0) origins += (origins.empty() ? "" : ", ") + f + " from " + stamps.back().origin;
+  std::uint64_t hash = fnv1a("clforge sources");
+};
+
+// The common helpers followed by the family's files. The hash needs only each file's stamp
+// (kernel_source_stamp: a stat per file on disk); the texts are read only when a build is
+// needed, so a cached call does not touch them.
+ProgramSources stamp_sources(const std::vector<std::string>& family_files) {
+  ProgramSources s;
+  s.files = common_files();
+  for (const auto& f : family_files) s.files.push_back(f);
+  for (const auto& f : s.files) {
+    s.stamps.push_back(kernel_source_stamp(f));
+    s.hash = fnv1a(f + ":" + hex64(s.stamps.back().hash) + ";", s.hash);
+    if (f.rfind("common/", 0) != 0)
+      s.origins += (s.origins.empty() ? "" : ", ") + f + " from " + s.stamps.back().origin;
   }
-  // CLFORGE_BUILD_OPTIONS: compiler options added to every build (diagnostics such as
-  // -cl-nv-verbose); part of the keys, and the compiler's log goes to the log hook (info).
-  // CLF_CPU=1 on CPU devices selects the contracted form of CLF_MAD (cl/common/common.cl).
-  const DeviceInfo& dev = *qc.info;
-  const std::optional<std::string> env_options = env("CLFORGE_BUILD_OPTIONS");
+  return s;
+}
+
+// The options a program is built with: the caller's, CLF_CPU=1 on CPU devices (it selects the
+// contracted form of CLF_MAD, cl/common/common.cl), then CLFORGE_BUILD_OPTIONS (compiler
+// options added to every build, diagnostics such as -cl-nv-verbose; part of the keys).
+std::string full_options(const DeviceInfo& dev, const std::string& build_options,
+                         const std::optional<std::string>& env_options) {
   std::string options = build_options;
   if (dev.type == "CPU") options += " -DCLF_CPU=1";
   if (env_options && !env_options->empty()) options += " " + *env_options;
+  return options;
+}
 
+// The memory cache's entry for (context, device, sources, options), made empty when new.
+std::shared_ptr<ProgramEntry> program_entry(const QueueContext& qc, std::uint64_t source_hash,
+                                            const std::string& options) {
   std::ostringstream key_ss;
   key_ss << reinterpret_cast<std::uintptr_t>(qc.context()) << "|" << reinterpret_cast<std::uintptr_t>(qc.device())
          << "|" << hex64(source_hash) << "|" << options;
-  std::shared_ptr<ProgramEntry> entry;
-  {
-    std::lock_guard<std::mutex> lock(g_map_mutex);
-    auto& slot = g_programs[key_ss.str()];
-    if (!slot) slot = std::make_shared<ProgramEntry>();
-    entry = slot;
+  std::lock_guard<std::mutex> lock(g_map_mutex);
+  auto& slot = g_programs[key_ss.str()];
+  if (!slot) slot = std::make_shared<ProgramEntry>();
+  return slot;
+}
+
+// The full key of a disk cache entry: everything the binary depends on.
+std::string disk_key_of(const DeviceInfo& dev, std::uint64_t source_hash, const std::string& options) {
+  return "clforge-program-cache v1\nplatform=" + dev.platform_version + "\ndevice=" + dev.name +
+         "\ndriver=" + dev.driver_version + "\nclforge=" + version_string + "\nsource=" + hex64(source_hash) +
+         "\noptions=" + options + "\n";
+}
+
+// The program built from the disk cache's binary at path, or nullptr (no entry, or one that
+// did not load: then it is deleted, to be rebuilt from source).
+cl_program load_from_disk(const QueueContext& qc, const std::string& path, const std::string& disk_key,
+                          const std::string& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto bin = disk_load(path, disk_key);
+  if (!bin) return nullptr;
+  cl_program prog = build_from_binary(qc, *bin, options);
+  std::lock_guard<std::mutex> lock(g_stats_mutex);
+  if (prog) {
+    ++g_stats.disk_hits;
+    g_stats.disk_load_ms += ms_since(t0);
+  } else {
+    ++g_stats.disk_rejected;
+    std::remove(path.c_str());
+    log(LogLevel::Warning, "compile cache: entry " + path + " did not load; rebuilding from source");
   }
+  return prog;
+}
+
+// The sources' texts, each behind a #line naming its file. A file edited between its stamp and
+// this read builds the newer text: as_stamped turns false, and such a program is not stored on
+// disk under the older key (the next call's stamp differs and rebuilds).
+std::string read_sources(const ProgramSources& s, bool& as_stamped) {
+  std::string text;
+  as_stamped = true;
+  for (std::size_t i = 0; i < s.files.size(); ++i) {
+    const KernelSource src = load_kernel_source(s.files[i]);
+    as_stamped = as_stamped && src.hash == s.stamps[i].hash;
+    text += "#line 1 \"" + src.path + "\"\n" + src.text + "\n";
+  }
+  return text;
+}
+
+// Compiles the program from source (as_stamped: read_sources); a failed build throws BuildError
+// with the compiler's log. With log_build (CLFORGE_BUILD_OPTIONS set), the log of a successful
+// build goes to the log hook (info).
+cl_program compile_from_source(const QueueContext& qc, const std::string& name, const ProgramSources& sources,
+                               const std::string& options, bool log_build, bool& as_stamped) {
+  const DeviceInfo& dev = *qc.info;
+  const std::string& origins = sources.origins;
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string text = read_sources(sources, as_stamped);
+  const char* src = text.c_str();
+  const std::size_t len = text.size();
+  cl_int st = CL_SUCCESS;
+  cl_program prog = clCreateProgramWithSource(qc.context(), 1, &src, &len, &st);
+  check(st, "clCreateProgramWithSource", "for " + name);
+  cl_device_id d = qc.device();
+  st = clBuildProgram(prog, 1, &d, options.c_str(), nullptr, nullptr);
+  if (st != CL_SUCCESS) {
+    std::string blog = program_build_log(prog, d);
+    clReleaseProgram(prog);
+    if (blog.empty()) blog = "(the compiler gave no log)";
+    throw BuildError("clBuildProgram: " + cl_error_name(st) + " (" + std::to_string(st) + ") building " + name +
+                         " for \"" + dev.name + "\" with " + options + " from " + origins + "\n" + blog,
+                     blog, options, name, origins, dev.name);
+  }
+  {
+    std::lock_guard<std::mutex> lock(g_stats_mutex);
+    ++g_stats.compiles;
+    g_stats.compile_ms += ms_since(t0);
+  }
+  log(LogLevel::Debug, "compiled " + name + " with " + options + " (" + origins + ")");
+  if (log_build && log_enabled(LogLevel::Info)) {
+    const std::string blog = program_build_log(prog, d);
+    if (!blog.empty()) log(LogLevel::Info, "build log of " + name + " with " + options + ":\n" + blog);
+  }
+  return prog;
+}
+
+}  // namespace
+
+cl::Program build_program(const QueueContext& qc, const std::string& name, const std::vector<std::string>& family_files,
+                          const std::string& build_options) {
+  const ProgramSources sources = stamp_sources(family_files);
+  const DeviceInfo& dev = *qc.info;
+  const std::optional<std::string> env_options = env("CLFORGE_BUILD_OPTIONS");
+  const std::string options = full_options(dev, build_options, env_options);
+
+  // One build per key: concurrent callers of a key wait on its entry's lock for the first one.
+  const std::shared_ptr<ProgramEntry> entry = program_entry(qc, sources.hash, options);
   std::lock_guard<std::mutex> build_lock(entry->m);
   if (entry->ready) {
     std::lock_guard<std::mutex> lock(g_stats_mutex);
@@ -264,64 +356,13 @@ cl::Program build_program(const QueueContext& qc, const std::string& name, const
     return entry->program;
   }
 
-  const std::string disk_key = "clforge-program-cache v1\nplatform=" + dev.platform_version + "\ndevice=" + dev.name +
-                               "\ndriver=" + dev.driver_version + "\nclforge=" + version_string +
-                               "\nsource=" + hex64(source_hash) + "\noptions=" + options + "\n";
+  const std::string disk_key = disk_key_of(dev, sources.hash, options);
   const std::string dir = cache_dir();
   const std::string path = dir.empty() ? std::string() : dir + "/" + hex64(fnv1a(disk_key)) + ".bin";
-
-  cl_program prog = nullptr;
-  if (!path.empty()) {
-    const auto t0 = std::chrono::steady_clock::now();
-    if (auto bin = disk_load(path, disk_key)) {
-      prog = build_from_binary(qc, *bin, options);
-      std::lock_guard<std::mutex> lock(g_stats_mutex);
-      if (prog) {
-        ++g_stats.disk_hits;
-        g_stats.disk_load_ms += ms_since(t0);
-      } else {
-        ++g_stats.disk_rejected;
-        std::remove(path.c_str());
-        log(LogLevel::Warning, "compile cache: entry " + path + " did not load; rebuilding from source");
-      }
-    }
-  }
+  cl_program prog = path.empty() ? nullptr : load_from_disk(qc, path, disk_key, options);
   if (prog == nullptr) {
-    const auto t0 = std::chrono::steady_clock::now();
-    // A file edited between its stamp and this read builds the newer text: such a program is
-    // not stored on disk under the older key (the next call's stamp differs and rebuilds).
-    std::string text;
     bool as_stamped = true;
-    for (std::size_t i = 0; i < files.size(); ++i) {
-      const KernelSource src = load_kernel_source(files[i]);
-      as_stamped = as_stamped && src.hash == stamps[i].hash;
-      text += "#line 1 \"" + src.path + "\"\n" + src.text + "\n";
-    }
-    const char* src = text.c_str();
-    const std::size_t len = text.size();
-    cl_int st = CL_SUCCESS;
-    prog = clCreateProgramWithSource(qc.context(), 1, &src, &len, &st);
-    check(st, "clCreateProgramWithSource", "for " + name);
-    cl_device_id d = qc.device();
-    st = clBuildProgram(prog, 1, &d, options.c_str(), nullptr, nullptr);
-    if (st != CL_SUCCESS) {
-      std::string blog = program_build_log(prog, d);
-      clReleaseProgram(prog);
-      if (blog.empty()) blog = "(the compiler gave no log)";
-      throw BuildError("clBuildProgram: " + cl_error_name(st) + " (" + std::to_string(st) + ") building " + name +
-                           " for \"" + dev.name + "\" with " + options + " from " + origins + "\n" + blog,
-                       blog, options, name, origins, dev.name);
-    }
-    {
-      std::lock_guard<std::mutex> lock(g_stats_mutex);
-      ++g_stats.compiles;
-      g_stats.compile_ms += ms_since(t0);
-    }
-    log(LogLevel::Debug, "compiled " + name + " with " + options + " (" + origins + ")");
-    if (env_options && !env_options->empty() && log_enabled(LogLevel::Info)) {
-      const std::string blog = program_build_log(prog, d);
-      if (!blog.empty()) log(LogLevel::Info, "build log of " + name + " with " + options + ":\n" + blog);
-    }
+    prog = compile_from_source(qc, name, sources, options, env_options && !env_options->empty(), as_stamped);
     if (!path.empty() && as_stamped && stores_binaries(dev)) disk_store(path, disk_key, prog);
   }
   entry->program = cl::Program(prog, false);

@@ -1,5 +1,5 @@
-// Program building and the two-level compile cache (memory, then disk), plus the per-queue
-// context every routine starts from.
+// Program building and the two-level compile cache (memory, then disk), for the queue context
+// every routine starts from (runtime/queue.hpp).
 #pragma once
 #include <string>
 #include <vector>
@@ -8,18 +8,9 @@
 #include "clforge/errors.hpp"
 #include "clforge/opencl.hpp"
 #include "clforge/tuning.hpp"
+#include "runtime/queue.hpp"
 
 namespace clforge::detail {
-
-/// What a routine needs to know about the queue it was given.
-struct QueueContext {
-  cl::Context context;
-  cl::Device device;
-  const DeviceInfo* info;  ///< cached identity, valid for the process lifetime
-};
-QueueContext queue_context_of(const cl::CommandQueue& queue);
-/// Cached identity of a device.
-const DeviceInfo& device_info(const cl::Device& device);
 
 /// The compiled program named `name` (in errors and logs) of the cl/common/*.cl helpers followed
 /// by `files`, built with `build_options` (plus CLFORGE_BUILD_OPTIONS). Memory cache, then disk

@@ -20,7 +20,10 @@
 #include "clforge/runtime.hpp"
 #include "clforge/version.hpp"
 #include "runtime/embedded.hpp"
-#include "runtime/util.hpp"
+#include "runtime/environment.hpp"
+#include "runtime/files.hpp"
+#include "runtime/hashing.hpp"
+#include "runtime/strings.hpp"
 
 #ifndef CLFORGE_SHARE_SUBDIR
 #define CLFORGE_SHARE_SUBDIR "share/clforge"

@@ -8,6 +8,7 @@
 
 #include "runtime/errors.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/queue.hpp"
 
 namespace clforge::detail {
 

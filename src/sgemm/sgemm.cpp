@@ -20,6 +20,8 @@
 namespace clforge {
 namespace detail {
 
+const char* const kRoutine = "sgemm";
+
 const char* to_string(SgemmPath p) {
   switch (p) {
     case SgemmPath::Nothing:
@@ -66,13 +68,12 @@ void sgemm_validate_overrides(const Tuning& tuning, const DeviceInfo& dev) {
 std::array<std::size_t, 3> sgemm_spans(Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m,
                                        std::size_t n, std::size_t k, std::size_t lda, std::size_t ldb,
                                        std::size_t ldc) {
-  const char* R = "sgemm";
-  require(m <= kMaxDim, R, [&] { return "m (" + std::to_string(m) + ") must be below 2^31"; });
-  require(n <= kMaxDim, R, [&] { return "n (" + std::to_string(n) + ") must be below 2^31"; });
-  require(k <= kMaxDim, R, [&] { return "k (" + std::to_string(k) + ") must be below 2^31"; });
-  require(layout == Layout::RowMajor || layout == Layout::ColMajor, R, "unknown layout");
-  require(trans_a == Transpose::No || trans_a == Transpose::Yes, R, "unknown trans_a");
-  require(trans_b == Transpose::No || trans_b == Transpose::Yes, R, "unknown trans_b");
+  require(m <= kMaxDim, kRoutine, [&] { return "m (" + std::to_string(m) + ") must be below 2^31"; });
+  require(n <= kMaxDim, kRoutine, [&] { return "n (" + std::to_string(n) + ") must be below 2^31"; });
+  require(k <= kMaxDim, kRoutine, [&] { return "k (" + std::to_string(k) + ") must be below 2^31"; });
+  require(layout == Layout::RowMajor || layout == Layout::ColMajor, kRoutine, "unknown layout");
+  require(trans_a == Transpose::No || trans_a == Transpose::Yes, kRoutine, "unknown trans_a");
+  require(trans_b == Transpose::No || trans_b == Transpose::Yes, kRoutine, "unknown trans_b");
   const bool row = layout == Layout::RowMajor, ta = trans_a == Transpose::Yes, tb = trans_b == Transpose::Yes;
   // Stored shape of each operand (rows x cols) and its contiguous extent.
   struct Stored {
@@ -87,26 +88,25 @@ std::array<std::size_t, 3> sgemm_spans(Layout layout, Transpose trans_a, Transpo
     const Stored& s = ops[i];
     const std::size_t inner = row ? s.cols : s.rows, outer = row ? s.rows : s.cols;
     const std::size_t need = std::max<std::size_t>(1, inner);
-    require(s.ld >= need, R, [&] {
+    require(s.ld >= need, kRoutine, [&] {
       return std::string(s.ld_name) + " (" + std::to_string(s.ld) + ") is smaller than " +
              (row ? "the columns" : "the rows") + " of " + s.name + " (" + std::to_string(need) + ", " +
              (row ? "row" : "column") + "-major " + std::to_string(s.rows) + " x " + std::to_string(s.cols) + ")";
     });
-    span[i] = matrix_span(R, s.ld_name, outer, inner, s.ld);
+    span[i] = matrix_span(kRoutine, s.ld_name, outer, inner, s.ld);
   }
   return span;
 }
 
 void sgemm_check_buffers(const std::array<std::size_t, 3>& span, const std::array<const cl::Buffer*, 3>& buffers,
                          const std::array<std::size_t, 3>& offsets) {
-  const char* R = "sgemm";
   const char* names[3] = {"a", "b", "c"};
   std::size_t end[3] = {0, 0, 0};
   for (int i = 0; i < 3; ++i)
-    if (span[i] > 0) end[i] = require_extent(R, names[i], *buffers[i], offsets[i], span[i], sizeof(float));
+    if (span[i] > 0) end[i] = require_extent(kRoutine, names[i], *buffers[i], offsets[i], span[i], sizeof(float));
   for (int i = 0; i < 2; ++i) {
     if (span[i] == 0 || span[2] == 0 || (*buffers[i])() != (*buffers[2])()) continue;
-    require(!ranges_overlap(offsets[i], end[i], offsets[2], end[2]), R,
+    require(!ranges_overlap(offsets[i], end[i], offsets[2], end[2]), kRoutine,
             [&] { return std::string("c overlaps ") + names[i] + " in the same buffer (C must not alias an input)"; });
   }
 }

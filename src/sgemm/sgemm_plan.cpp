@@ -58,7 +58,6 @@ struct Checked {
 };
 
 Checked check_desc(SgemmDesc d) {
-  const char* R = kRoutine;
   const bool row = d.layout == Layout::RowMajor, ta = d.trans_a == Transpose::Yes, tb = d.trans_b == Transpose::Yes;
   auto tight = [&](std::size_t rows, std::size_t cols) { return std::max<std::size_t>(1, row ? cols : rows); };
   if (d.a_ld == 0) d.a_ld = ta ? tight(d.k, d.m) : tight(d.m, d.k);
@@ -69,8 +68,9 @@ Checked check_desc(SgemmDesc d) {
   const char* names[3] = {"a", "b", "c"};
   for (int i = 0; i < 3; ++i) {
     if (c.span[i] == 0) continue;
-    c.end[i] = add_or_throw(offsets[i], c.span[i], R, std::string(names[i]) + ".offset plus the described extent");
-    mul_or_throw(c.end[i], sizeof(float), R, std::string(names[i]) + "'s extent in bytes");
+    c.end[i] =
+        add_or_throw(offsets[i], c.span[i], kRoutine, std::string(names[i]) + ".offset plus the described extent");
+    mul_or_throw(c.end[i], sizeof(float), kRoutine, std::string(names[i]) + "'s extent in bytes");
   }
   return c;
 }

@@ -1,4 +1,4 @@
-// Transpose launcher: argument checks, tuning space, and the host-vector convenience.
+// Transpose launcher: argument checks, the plan, and the host-vector convenience.
 #include "clforge/transpose.hpp"
 
 #include <climits>
@@ -15,62 +15,6 @@
 
 namespace clforge {
 namespace detail {
-
-KernelSpec transpose_spec() {
-  KernelSpec s;
-  s.name = "transpose";
-  s.files = {"transpose/transpose.cl"};
-  s.database = "db/transpose.json";
-  s.variants = {"4", "8", "16"};
-  s.params = {
-      {"TRA_TILE", 16, {4, 8, 16, 32, 64}, "tile edge in elements"},
-      {"TRA_WPT", 1, {1, 2, 4, 8, 16}, "tile rows moved by each work-item"},
-      {"TRA_VW", 1, {1, 2, 4, 8}, "consecutive columns moved by each work-item"},
-      {"TRA_PAD", 1, {0, 1}, "local-memory padding column against bank conflicts"},
-      {"TRA_DIAG", 0, {0, 1}, "diagonal work-group mapping"},
-      {"TRA_SWZ",
-       0,
-       {0, 1, 2, 4, 8, 16, 32},
-       "band swizzle of the work-group order: band width in tiles (0: off; ignored when TRA_DIAG = 1)"},
-      {"TRA_LOCAL", 1, {0, 1}, "1: local-memory tile; 0: register blocks of TRA_WPT x TRA_VW"},
-      {"TRA_NT",
-       0,
-       {0, 1},
-       "non-temporal stores of the square register blocks (TRA_LOCAL = 0, TRA_WPT a multiple of TRA_VW = 4 or 8)"},
-  };
-  s.check = [](const ParamMap& p, const std::string&) -> std::string {
-    if (p.at("TRA_WPT") > p.at("TRA_TILE")) return "TRA_WPT must not exceed TRA_TILE";
-    if (p.at("TRA_VW") > p.at("TRA_TILE")) return "TRA_VW must not exceed TRA_TILE";
-    return {};
-  };
-  // Two work-group orders: the diagonal mapping, when on, takes precedence over the band
-  // swizzle (a user who turns TRA_DIAG on over a database row with a swizzle gets the diagonal).
-  // Non-temporal stores exist only in the register-block path.
-  s.canonical = [](const ParamMap& p) {
-    ParamMap q = p;
-    if (q.at("TRA_DIAG")) q["TRA_SWZ"] = 0;
-    if (q.at("TRA_LOCAL")) q["TRA_NT"] = 0;  // the local-tile path has plain stores
-    return q;
-  };
-  s.resources = [](const ParamMap& p, const std::string& variant) {
-    Resources r;
-    const int t = p.at("TRA_TILE");
-    r.local = {static_cast<std::size_t>(t / p.at("TRA_VW")), static_cast<std::size_t>(t / p.at("TRA_WPT")), 1};
-    const std::size_t elem = variant == "*" ? 16 : std::stoul(variant);
-    r.local_mem_bytes = p.at("TRA_LOCAL") ? static_cast<std::uint64_t>(t) * (t + p.at("TRA_PAD")) * elem : 0;
-    return r;
-  };
-  // Halve the tile (the local memory falls by 4, the work-group by up to 4).
-  s.shrink = [](const ParamMap& p, const std::string&) -> std::optional<ParamMap> {
-    ParamMap q = p;
-    if (q["TRA_TILE"] <= 4) return std::nullopt;
-    q["TRA_TILE"] /= 2;
-    q["TRA_WPT"] = std::min(q["TRA_WPT"], q["TRA_TILE"]);
-    q["TRA_VW"] = std::min(q["TRA_VW"], q["TRA_TILE"]);
-    return q;
-  };
-  return s;
-}
 
 namespace {
 // Routine constants of a transpose build (element size, 64-bit indexing, whole-vector access
@@ -91,18 +35,17 @@ const char* const kRoutine = "transpose";
 
 // The shape checks shared by the buffer and host-vector forms.
 void check_shape(std::size_t rows, std::size_t cols, std::size_t elem_size, std::size_t in_ld, std::size_t out_ld) {
-  const char* R = kRoutine;
-  require(rows >= 1 && cols >= 1, R, [&] {
+  require(rows >= 1 && cols >= 1, kRoutine, [&] {
     return "rows and cols must be at least 1 (got " + std::to_string(rows) + " x " + std::to_string(cols) + ")";
   });
-  require(rows <= kMaxDim && cols <= kMaxDim, R, [&] {
+  require(rows <= kMaxDim && cols <= kMaxDim, kRoutine, [&] {
     return "rows and cols must be below 2^31 (got " + std::to_string(rows) + " x " + std::to_string(cols) + ")";
   });
-  require(elem_size == 4 || elem_size == 8 || elem_size == 16, R,
+  require(elem_size == 4 || elem_size == 8 || elem_size == 16, kRoutine,
           [&] { return "elem_size must be 4, 8 or 16 bytes (got " + std::to_string(elem_size) + ")"; });
-  require(in_ld >= cols, R,
+  require(in_ld >= cols, kRoutine,
           [&] { return "in.ld (" + std::to_string(in_ld) + ") is smaller than cols (" + std::to_string(cols) + ")"; });
-  require(out_ld >= rows, R, [&] {
+  require(out_ld >= rows, kRoutine, [&] {
     return "out.ld (" + std::to_string(out_ld) + ") is smaller than rows (" + std::to_string(rows) + ")";
   });
 }
@@ -125,23 +68,22 @@ struct Spans {
   std::size_t in_end, out_end;
 };
 Spans check_desc(const TransposeDesc& d) {
-  const char* R = kRoutine;
   check_shape(d.rows, d.cols, d.elem_size, d.in_ld, d.out_ld);
-  const std::size_t in_span = matrix_span(R, "in.ld", d.rows, d.cols, d.in_ld);
-  const std::size_t out_span = matrix_span(R, "out.ld", d.cols, d.rows, d.out_ld);
-  const Spans s{add_or_throw(d.in_offset, in_span, R, "in.offset plus the described extent"),
-                add_or_throw(d.out_offset, out_span, R, "out.offset plus the described extent")};
-  mul_or_throw(s.in_end, d.elem_size, R, "in's extent in bytes");
-  mul_or_throw(s.out_end, d.elem_size, R, "out's extent in bytes");
+  const std::size_t in_span = matrix_span(kRoutine, "in.ld", d.rows, d.cols, d.in_ld);
+  const std::size_t out_span = matrix_span(kRoutine, "out.ld", d.cols, d.rows, d.out_ld);
+  const Spans s{add_or_throw(d.in_offset, in_span, kRoutine, "in.offset plus the described extent"),
+                add_or_throw(d.out_offset, out_span, kRoutine, "out.offset plus the described extent")};
+  mul_or_throw(s.in_end, d.elem_size, kRoutine, "in's extent in bytes");
+  mul_or_throw(s.out_end, d.elem_size, kRoutine, "out's extent in bytes");
   return s;
 }
 
 // The checks of enqueue(): buffers that hold the described memory, and two of them.
 void check_buffers(const TransposeDesc& d, const cl::Buffer& in, const cl::Buffer& out) {
-  const char* R = kRoutine;
-  require_extent(R, "in", in, d.in_offset, matrix_span(R, "in.ld", d.rows, d.cols, d.in_ld), d.elem_size);
-  require_extent(R, "out", out, d.out_offset, matrix_span(R, "out.ld", d.cols, d.rows, d.out_ld), d.elem_size);
-  require(in() != out(), R, "in and out must be different buffers (the transpose is out-of-place)");
+  require_extent(kRoutine, "in", in, d.in_offset, matrix_span(kRoutine, "in.ld", d.rows, d.cols, d.in_ld), d.elem_size);
+  require_extent(kRoutine, "out", out, d.out_offset, matrix_span(kRoutine, "out.ld", d.cols, d.rows, d.out_ld),
+                 d.elem_size);
+  require(in() != out(), kRoutine, "in and out must be different buffers (the transpose is out-of-place)");
 }
 
 TransposeDesc packed(TransposeDesc d) {

@@ -20,14 +20,18 @@
 #include <ctime>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "clforge/errors.hpp"
 #include "clforge/runtime.hpp"
 #include "clforge/tuning.hpp"
+#include "runtime/environment.hpp"
+#include "runtime/files.hpp"
+#include "runtime/hashing.hpp"
 #include "runtime/log.hpp"
 #include "runtime/sources.hpp"
-#include "runtime/util.hpp"
+#include "runtime/strings.hpp"
 #include "tuning/db_files.hpp"
 #include "tuning/spec.hpp"
 
@@ -221,82 +225,111 @@ void check_override_names(const char* routine, const Tuning& tuning, const std::
 }
 }  // namespace detail
 
-Configuration resolve_configuration(const std::string& kernel, const std::string& variant, const DeviceInfo& device,
-                                    const Tuning& tuning) {
-  using namespace detail;
-  const KernelSpec& spec = kernel_spec(kernel);
-  Configuration cfg;
-  cfg.kernel = kernel;
-  cfg.variant = variant;
+namespace detail {
+namespace {
 
+// The caller's overrides, each checked against the kernel's declared parameters and values.
+void apply_overrides(const KernelSpec& spec, const Tuning& tuning, Configuration& cfg) {
   for (const auto& [name, value] : tuning.overrides) {
     const ParamInfo* p = spec.find(name);
     if (p == nullptr) {
       std::string known;
       for (const auto& q : spec.params) known += (known.empty() ? "" : ", ") + q.name;
-      throw InvalidArgument("unknown parameter '" + name + "' for kernel " + kernel + " (known: " + known + ")");
+      throw InvalidArgument("unknown parameter '" + name + "' for kernel " + cfg.kernel + " (known: " + known + ")");
     }
     if (std::find(p->legal.begin(), p->legal.end(), value) == p->legal.end()) {
       std::string legal;
       for (int l : p->legal) legal += (legal.empty() ? "" : ", ") + std::to_string(l);
-      throw InvalidArgument("parameter " + name + "=" + std::to_string(value) + " is not legal for kernel " + kernel +
-                            " (legal: " + legal + ")");
+      throw InvalidArgument("parameter " + name + "=" + std::to_string(value) + " is not legal for kernel " +
+                            cfg.kernel + " (legal: " + legal + ")");
     }
     cfg.values[name] = value;
     cfg.sources[name] = "override";
   }
+}
 
-  // Candidate entries in lookup order: tuning file, user database, shipped (by specificity).
-  std::vector<std::pair<const Entry*, std::string>> order;
-  Loaded tuning_file, user;
-  if (const auto tf = env("CLFORGE_TUNING_FILE")) tuning_file = load_file_entries(*tf, {}, true);
-  if (user_db_enabled(tuning)) user = load_file_entries(user_database_path(device), {}, false);
-  const Loaded shipped = load_shipped(spec);
-  std::string key;
-  {
-    // Everything of the device that entry matching and the fit check read (a caller may pass a
-    // modified copy of a device's identity).
-    std::string dev = device.platform_name + '\n' + device.name + '\n' + device.vendor + '\n' + device.vendor_key() +
-                      '\n' + device.type + '\n' + device.architecture + '\n' + device.driver_version + '\n' +
-                      std::to_string(device.max_work_group_size) + ':' + std::to_string(device.local_mem_size) + ':' +
-                      std::to_string(device.max_alloc_size) + ':' + std::to_string(device.compute_units) + ':' +
-                      (device.fp64 ? "fp64" : "fp32");
-    for (std::size_t v : device.max_work_item_sizes) dev += ',' + std::to_string(v);
-    key = kernel + '\n' + variant + '\n' + dev + '\n' + std::to_string(tuning_file.version) + ':' +
-          std::to_string(user.version) + ':' + std::to_string(shipped.version);
-    for (const auto& [name, value] : tuning.overrides) key += '\n' + name + '=' + std::to_string(value);
-    std::lock_guard<std::mutex> lock(g_resolved_mutex);
-    auto it = g_resolved.find(key);
-    if (it != g_resolved.end()) return it->second;
-  }
-  // 2: the variant itself, 1: its family (before the ':' of a sub-variant), 0: "*", -1: none.
+// The databases a lookup reads, each with its version: the CLFORGE_TUNING_FILE, the user
+// database (when the tuning reads it) and the kernel's shipped rows.
+struct Databases {
+  Loaded tuning_file, user, shipped;
+};
+
+Databases load_databases(const KernelSpec& spec, const DeviceInfo& device, const Tuning& tuning) {
+  Databases db;
+  if (const auto tf = env("CLFORGE_TUNING_FILE")) db.tuning_file = load_file_entries(*tf, {}, true);
+  if (user_db_enabled(tuning)) db.user = load_file_entries(user_database_path(device), {}, false);
+  db.shipped = load_shipped(spec);
+  return db;
+}
+
+// The key of a resolved configuration: kernel, variant, everything of the device that entry
+// matching and the fit check read (a caller may pass a modified copy of a device's identity),
+// the databases' versions and the overrides.
+std::string resolved_key(const std::string& kernel, const std::string& variant, const DeviceInfo& device,
+                         const Tuning& tuning, const Databases& db) {
+  std::string dev = device.platform_name + '\n' + device.name + '\n' + device.vendor + '\n' + device.vendor_key() +
+                    '\n' + device.type + '\n' + device.architecture + '\n' + device.driver_version + '\n' +
+                    std::to_string(device.max_work_group_size) + ':' + std::to_string(device.local_mem_size) + ':' +
+                    std::to_string(device.max_alloc_size) + ':' + std::to_string(device.compute_units) + ':' +
+                    (device.fp64 ? "fp64" : "fp32");
+  for (std::size_t v : device.max_work_item_sizes) dev += ',' + std::to_string(v);
+  std::string key = kernel + '\n' + variant + '\n' + dev + '\n' + std::to_string(db.tuning_file.version) + ':' +
+                    std::to_string(db.user.version) + ':' + std::to_string(db.shipped.version);
+  for (const auto& [name, value] : tuning.overrides) key += '\n' + name + '=' + std::to_string(value);
+  return key;
+}
+
+std::optional<Configuration> remembered(const std::string& key) {
+  std::lock_guard<std::mutex> lock(g_resolved_mutex);
+  auto it = g_resolved.find(key);
+  if (it != g_resolved.end()) return it->second;
+  return std::nullopt;
+}
+
+void remember(const std::string& key, const Configuration& cfg) {
+  std::lock_guard<std::mutex> lock(g_resolved_mutex);
+  if (g_resolved.size() >= 4096) g_resolved.clear();
+  g_resolved.emplace(key, cfg);
+}
+
+// Database rows that apply to a kernel's variant on a device, each with the label its values
+// carry as their source, in lookup order.
+using LookupOrder = std::vector<std::pair<const Entry*, std::string>>;
+
+// How closely a row's variant matches: 2 the variant itself, 1 its family (before the ':' of a
+// sub-variant), 0 "*", -1 none.
+int variant_rank(const Entry& e, const std::string& variant, const std::string& family) {
+  return e.variant == variant ? 2 : e.variant == "*" ? 0 : e.variant == family ? 1 : -1;
+}
+
+// Appends the rows of one database (`what`: "tuning-file", "user" or "shipped") that match,
+// most specific first; a row of the kernel that failed to validate throws TuningError.
+void add_level(LookupOrder& order, const Entries& es, const std::string& what, const std::string& kernel,
+               const std::string& variant, const DeviceInfo& device) {
   const std::string family = variant.substr(0, variant.find(':'));
-  auto variant_rank = [&](const Entry& e) {
-    return e.variant == variant ? 2 : e.variant == "*" ? 0 : e.variant == family ? 1 : -1;
-  };
-  auto add_level = [&](const Entries& es, const std::string& what, bool by_specificity) {
-    std::vector<const Entry*> m;
-    for (const auto& e : es) {
-      if (!e.error.empty() && (e.kernel.empty() || e.kernel == kernel)) {
-        const std::string bypass = what == "user"
-                                       ? "fix or remove the file, or run without the user database "
-                                         "(CLFORGE_TUNING=off, --no-user-tuning, Tuning::user_database = false)"
-                                       : "fix the file or unset CLFORGE_TUNING_FILE";
-        throw TuningError(e.error + " (kernel " + kernel + " cannot use this " + what + " database: " + bypass + ")");
-      }
-      if (e.error.empty() && e.kernel == kernel && e.matches(device) && variant_rank(e) >= 0) m.push_back(&e);
+  auto rank = [&](const Entry& e) { return variant_rank(e, variant, family); };
+  std::vector<const Entry*> m;
+  for (const auto& e : es) {
+    if (!e.error.empty() && (e.kernel.empty() || e.kernel == kernel)) {
+      const std::string bypass = what == "user"
+                                     ? "fix or remove the file, or run without the user database "
+                                       "(CLFORGE_TUNING=off, --no-user-tuning, Tuning::user_database = false)"
+                                     : "fix the file or unset CLFORGE_TUNING_FILE";
+      throw TuningError(e.error + " (kernel " + kernel + " cannot use this " + what + " database: " + bypass + ")");
     }
-    std::stable_sort(m.begin(), m.end(), [&](const Entry* a, const Entry* b) {
-      if (by_specificity && a->level() != b->level()) return a->level() > b->level();
-      if (variant_rank(*a) != variant_rank(*b)) return variant_rank(*a) > variant_rank(*b);
-      return !a->device_vendor.empty() && b->device_vendor.empty();
-    });
-    for (const Entry* e : m) order.emplace_back(e, what + " " + e->file + " [" + e->label() + "]");
-  };
-  add_level(*tuning_file.entries, "tuning-file", true);
-  add_level(*user.entries, "user", true);
-  add_level(*shipped.entries, "shipped", true);
+    if (e.error.empty() && e.kernel == kernel && e.matches(device) && rank(e) >= 0) m.push_back(&e);
+  }
+  std::stable_sort(m.begin(), m.end(), [&](const Entry* a, const Entry* b) {
+    if (a->level() != b->level()) return a->level() > b->level();
+    if (rank(*a) != rank(*b)) return rank(*a) > rank(*b);
+    return !a->device_vendor.empty() && b->device_vendor.empty();
+  });
+  for (const Entry* e : m) order.emplace_back(e, what + " " + e->file + " [" + e->label() + "]");
+}
 
+// Every parameter not overridden: from the first row in lookup order that sets it, else the
+// kernel's built-in default.
+void fill_from_rows(const KernelSpec& spec, const LookupOrder& order, Configuration& cfg) {
   for (const auto& p : spec.params) {
     if (cfg.values.count(p.name)) continue;
     bool found = false;
@@ -313,26 +346,34 @@ Configuration resolve_configuration(const std::string& kernel, const std::string
       cfg.sources[p.name] = "built-in default";
     }
   }
+}
 
-  if (spec.check) {
-    const std::string bad = spec.check(cfg.values, variant);
-    if (!bad.empty()) {
-      std::string where;
-      for (const auto& [n, s] : cfg.sources) where += "\n  " + n + "=" + std::to_string(cfg.values[n]) + " from " + s;
-      if (!tuning.overrides.empty())
-        throw InvalidArgument("illegal parameters for kernel " + kernel + ": " + bad + where);
-      throw TuningError("illegal parameters for kernel " + kernel + ": " + bad + where);
-    }
-  }
+// The kernel's constraints: a combination that breaks them is the caller's fault when it gave
+// overrides (InvalidArgument), else a database's (TuningError); both list every value's source.
+void check_constraints(const KernelSpec& spec, const Tuning& tuning, Configuration& cfg) {
+  if (!spec.check) return;
+  const std::string bad = spec.check(cfg.values, cfg.variant);
+  if (bad.empty()) return;
+  std::string where;
+  for (const auto& [n, s] : cfg.sources) where += "\n  " + n + "=" + std::to_string(cfg.values[n]) + " from " + s;
+  if (!tuning.overrides.empty())
+    throw InvalidArgument("illegal parameters for kernel " + cfg.kernel + ": " + bad + where);
+  throw TuningError("illegal parameters for kernel " + cfg.kernel + ": " + bad + where);
+}
 
-  std::string problem = fit_problem(spec, cfg.values, variant, device);
+// Shrinks a configuration that does not fit the device through the kernel's fallback, noting
+// each step; overrides that do not fit are refused (InvalidArgument), and a kernel that cannot
+// shrink far enough throws UnsupportedDevice.
+void fit_to_device(const KernelSpec& spec, const DeviceInfo& device, const Tuning& tuning, Configuration& cfg) {
+  const std::string& kernel = cfg.kernel;
+  std::string problem = fit_problem(spec, cfg.values, cfg.variant, device);
   if (!problem.empty() && !tuning.overrides.empty()) {
     throw InvalidArgument("parameters " + describe_params(tuning.overrides) + " for kernel " + kernel +
                           " do not fit device \"" + device.name + "\": " + problem);
   }
   int guard = 0;
   while (!problem.empty()) {
-    std::optional<ParamMap> smaller = spec.shrink ? spec.shrink(cfg.values, variant) : std::nullopt;
+    std::optional<ParamMap> smaller = spec.shrink ? spec.shrink(cfg.values, cfg.variant) : std::nullopt;
     if (!smaller || ++guard > 32)
       throw UnsupportedDevice("kernel " + kernel + ": no configuration fits device \"" + device.name +
                               "\": " + problem);
@@ -343,13 +384,35 @@ Configuration resolve_configuration(const std::string& kernel, const std::string
     cfg.values = *smaller;
     cfg.notes.push_back(note);
     log(LogLevel::Info, kernel + ": " + note);
-    problem = fit_problem(spec, cfg.values, variant, device);
+    problem = fit_problem(spec, cfg.values, cfg.variant, device);
   }
-  if (!key.empty()) {
-    std::lock_guard<std::mutex> lock(g_resolved_mutex);
-    if (g_resolved.size() >= 4096) g_resolved.clear();
-    g_resolved.emplace(key, cfg);
-  }
+}
+
+}  // namespace
+}  // namespace detail
+
+Configuration resolve_configuration(const std::string& kernel, const std::string& variant, const DeviceInfo& device,
+                                    const Tuning& tuning) {
+  using namespace detail;
+  const KernelSpec& spec = kernel_spec(kernel);
+  Configuration cfg;
+  cfg.kernel = kernel;
+  cfg.variant = variant;
+  apply_overrides(spec, tuning, cfg);
+
+  const Databases db = load_databases(spec, device, tuning);
+  const std::string key = resolved_key(kernel, variant, device, tuning, db);
+  if (std::optional<Configuration> known = remembered(key)) return *known;
+
+  // Rows in lookup order: tuning file, user database, shipped; each by specificity.
+  LookupOrder order;
+  add_level(order, *db.tuning_file.entries, "tuning-file", kernel, variant, device);
+  add_level(order, *db.user.entries, "user", kernel, variant, device);
+  add_level(order, *db.shipped.entries, "shipped", kernel, variant, device);
+  fill_from_rows(spec, order, cfg);
+  check_constraints(spec, tuning, cfg);
+  fit_to_device(spec, device, tuning, cfg);
+  remember(key, cfg);
   return cfg;
 }
 

@@ -9,7 +9,10 @@
 
 #include "clforge/errors.hpp"
 #include "clforge/runtime.hpp"
+#include "runtime/files.hpp"
+#include "runtime/hashing.hpp"
 #include "runtime/sources.hpp"
+#include "runtime/strings.hpp"
 
 namespace clforge::detail {
 

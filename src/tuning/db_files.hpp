@@ -8,7 +8,7 @@
 
 #include "clforge/device.hpp"
 #include "clforge/tuning.hpp"
-#include "runtime/util.hpp"
+#include "runtime/strings.hpp"
 #include "tuning/spec.hpp"
 
 namespace clforge::detail {

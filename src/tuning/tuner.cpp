@@ -16,7 +16,7 @@
 #include "host/data.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/log.hpp"
-#include "runtime/util.hpp"
+#include "runtime/strings.hpp"
 #include "tuning/tuner_internal.hpp"
 
 namespace clforge {
@@ -120,25 +120,9 @@ bool beats_current(const TuneClassResult& c, double min_gain) {
   return base_ms <= 0 || base_ms / c.best_ms - 1.0 > min_gain;
 }
 
-}  // namespace
-}  // namespace detail
-
-std::vector<TuneRoutineInfo> tune_routines() {
-  std::vector<TuneRoutineInfo> v;
-  for (const auto& t : detail::all_tune_targets())
-    v.push_back({t.routine, t.kernel, t.size_syntax, t.default_sizes, t.options});
-  return v;
-}
-
-TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneOptions& options) {
-  using namespace detail;
-  const auto start = Clock::now();
-  const TuneTarget& base = tune_target(routine);
-  std::map<std::string, std::string> routine_options = option_values(base, options.routine_options);
-  const TuneTarget target = base.configure ? base.configure(routine_options) : base;
-  const KernelSpec& spec = kernel_spec(target.kernel);
-  const QueueContext qc = queue_context_of(queue);
-  const DeviceInfo& dev = *qc.info;
+// The checks made before any work: limits that are not negative and, for a run that measures,
+// a queue with profiling.
+void check_tune_request(cl::CommandQueue& queue, const TuneOptions& options) {
   require(options.time_limit_s >= 0, "tune", "the time limit must not be negative");
   require(options.min_gain >= 0, "tune", "the minimum gain must not be negative");
   if (!options.dry_run) {
@@ -146,7 +130,12 @@ TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneO
     check(queue.getInfo(CL_QUEUE_PROPERTIES, &props), "clGetCommandQueueInfo");
     require((props & CL_QUEUE_PROFILING_ENABLE) != 0, "tune", "the queue needs CL_QUEUE_PROFILING_ENABLE");
   }
+}
 
+// The result before anything is measured: what is tuned, for which device and where it is stored.
+TuneResult start_result(const std::string& routine, const KernelSpec& spec,
+                        const std::map<std::string, std::string>& routine_options, const DeviceInfo& dev,
+                        const TuneOptions& options) {
   TuneResult result;
   result.routine = routine;
   result.kernel = spec.name;
@@ -155,49 +144,66 @@ TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneO
   result.database_path = user_database_path(dev);
   result.dry_run = options.dry_run;
   result.strategy = options.strategy;
+  return result;
+}
 
-  // Size classes in order of first appearance.
+// The size classes of the sizes asked for (the target's defaults when none), in order of first
+// appearance, each with its sizes once.
+void add_size_classes(const TuneTarget& target, const TuneOptions& options, std::vector<TuneClassResult>& classes) {
   const std::vector<std::string> sizes = options.sizes.empty() ? target.default_sizes : options.sizes;
   for (const auto& size : sizes) {
     const std::string variant = target.variant_of(size);
-    auto it = std::find_if(result.classes.begin(), result.classes.end(),
-                           [&](const TuneClassResult& c) { return c.variant == variant; });
-    if (it == result.classes.end()) {
-      result.classes.emplace_back();
-      result.classes.back().variant = variant;
-      it = result.classes.end() - 1;
+    auto it =
+        std::find_if(classes.begin(), classes.end(), [&](const TuneClassResult& c) { return c.variant == variant; });
+    if (it == classes.end()) {
+      classes.emplace_back();
+      classes.back().variant = variant;
+      it = classes.end() - 1;
     }
     if (std::find(it->sizes.begin(), it->sizes.end(), size) == it->sizes.end()) it->sizes.push_back(size);
   }
+}
 
-  // The tune cache: each class's key, and on resume what the cache holds for them, including the
-  // seed of the run to continue when none is given.
-  const bool use_cache = !options.dry_run && to_lower(options.cache_file) != "off";
-  TuneCache cache(use_cache ? (options.cache_file.empty() ? tune_cache_path(dev) : options.cache_file) : "");
+// The tune cache of a run: the file, each class's key and, on resume, what the file holds for them.
+struct RunCache {
+  TuneCache file;
   std::vector<CacheKey> keys;
   std::map<std::string, CachedRun> cached;
-  if (cache.enabled()) {
-    std::set<std::string> hashes;
-    for (const auto& c : result.classes) {
-      keys.push_back(tune_cache_key(dev, spec.name, c.variant, c.sizes, routine_options));
-      hashes.insert(keys.back().hash);
-    }
-    if (options.resume) cached = cache.load(hashes);
-  }
-  std::uint64_t seed = options.seed;
-  for (std::size_t i = 0; seed == 0 && i < keys.size(); ++i) {
-    const auto it = cached.find(keys[i].hash);
-    if (it != cached.end() && it->second.has_header) seed = it->second.seed;
-  }
-  if (seed == 0) seed = host::default_seed();
-  result.seed = seed;
-  result.cache_path = cache.path();
+};
 
-  // An unreadable user database is reported (with its path) before any work, also when
-  // CLFORGE_TUNING=off keeps resolve_configuration from reading it.
-  if (options.store) check_user_database(dev);
+RunCache open_run_cache(const DeviceInfo& dev, const KernelSpec& spec,
+                        const std::map<std::string, std::string>& routine_options, const TuneOptions& options,
+                        const std::vector<TuneClassResult>& classes) {
+  const bool use_cache = !options.dry_run && to_lower(options.cache_file) != "off";
+  RunCache cache{
+      TuneCache(use_cache ? (options.cache_file.empty() ? tune_cache_path(dev) : options.cache_file) : ""), {}, {}};
+  if (cache.file.enabled()) {
+    std::set<std::string> hashes;
+    for (const auto& c : classes) {
+      cache.keys.push_back(tune_cache_key(dev, spec.name, c.variant, c.sizes, routine_options));
+      hashes.insert(cache.keys.back().hash);
+    }
+    if (options.resume) cache.cached = cache.file.load(hashes);
+  }
+  return cache;
+}
+
+// The seed of the run: the caller's, else that of the cached run to continue, else a fresh one.
+std::uint64_t run_seed(const TuneOptions& options, const RunCache& cache) {
+  std::uint64_t seed = options.seed;
+  for (std::size_t i = 0; seed == 0 && i < cache.keys.size(); ++i) {
+    const auto it = cache.cached.find(cache.keys[i].hash);
+    if (it != cache.cached.end() && it->second.has_header) seed = it->second.seed;
+  }
+  return seed != 0 ? seed : host::default_seed();
+}
+
+// Each class's reference and current configuration, and its search space (counted in the class).
+std::vector<Space> build_class_spaces(const TuneTarget& target, const KernelSpec& spec, const DeviceInfo& dev,
+                                      const TuneOptions& options, std::uint64_t seed,
+                                      std::vector<TuneClassResult>& classes) {
   std::vector<Space> spaces;
-  for (auto& c : result.classes) {
+  for (auto& c : classes) {
     // The reference: what the library uses without the user database. The current
     // configuration: what it uses now, the user database included (resolving it reports an
     // unreadable user database, with its path, before any work).
@@ -217,15 +223,109 @@ TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneO
     c.sampled = s.sampled;
     c.draws = s.draws;
   }
+  return spaces;
+}
+
+// The strategy Auto stands for: anneal a sampled space, draw at random under a budget or time
+// limit, else try everything. Exhaustive on a sampled space is refused.
+TuneStrategy pick_strategy(TuneStrategy asked, const TuneOptions& options, const KernelSpec& spec,
+                           const std::vector<Space>& spaces) {
   const bool any_sampled = std::any_of(spaces.begin(), spaces.end(), [](const Space& s) { return s.sampled; });
-  if (result.strategy == TuneStrategy::Auto)
-    result.strategy = any_sampled                                       ? TuneStrategy::Anneal
-                      : options.budget != 0 || options.time_limit_s > 0 ? TuneStrategy::Random
-                                                                        : TuneStrategy::Exhaustive;
-  if (any_sampled && result.strategy == TuneStrategy::Exhaustive)
+  TuneStrategy strategy = asked;
+  if (strategy == TuneStrategy::Auto)
+    strategy = any_sampled                                       ? TuneStrategy::Anneal
+               : options.budget != 0 || options.time_limit_s > 0 ? TuneStrategy::Random
+                                                                 : TuneStrategy::Exhaustive;
+  if (any_sampled && strategy == TuneStrategy::Exhaustive)
     throw InvalidArgument("the search space of " + spec.name + " has " + std::to_string(spaces.front().total) +
                           " combinations, too many to enumerate (at most " + std::to_string(kMaxSpace) +
                           "): use --strategy random or anneal, or restrict some parameters with --param");
+  return strategy;
+}
+
+// When a class must stop: an equal share of the time left among the classes left, or never.
+Clock::time_point class_deadline(const TuneOptions& options, Clock::time_point start, std::size_t classes_left) {
+  if (options.time_limit_s <= 0) return Clock::time_point::max();
+  const double left = options.time_limit_s - seconds_since(start);
+  const double share = std::max(0.0, left) / static_cast<double>(classes_left);
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(share));
+}
+
+// The tune cache as class i sees it: its key, the rows cached for it, and a run header written
+// unless the class continues its own run.
+ClassCache class_cache_for(RunCache& cache, std::size_t i, std::uint64_t seed, bool resume) {
+  ClassCache class_cache;
+  if (!cache.file.enabled()) return class_cache;
+  class_cache.file = &cache.file;
+  class_cache.key = cache.keys[i].hash;
+  const auto it = cache.cached.find(cache.keys[i].hash);
+  if (it != cache.cached.end()) class_cache.rows = std::move(it->second.rows);
+  // A run continued with its own seed appends to it; any other starts afresh (a resumed
+  // run with another seed keeps the measurements, under a header with the new seed).
+  const bool same_run = it != cache.cached.end() && it->second.has_header && it->second.seed == seed;
+  if (!same_run) cache.file.start_run(cache.keys[i], seed, resume);
+  return class_cache;
+}
+
+// What becomes of a tuned class: kept in the tune cache when the run was stopped, else stored
+// in the user database when it beats the current configuration (or why it was not).
+void settle_class(TuneClassResult& c, const TuneResult& result, const TuneCache& cache, const DeviceInfo& dev,
+                  const KernelSpec& spec, const TuneOptions& options) {
+  // Stopped early, the measurements wait in the tune cache for a resumed run, which ends as an
+  // uninterrupted one would; without a cache the best so far is all that is kept.
+  const bool keep_for_resume = result.interrupted && cache.enabled();
+  if (keep_for_resume) {
+    log(LogLevel::Info, "tune: stopped; the " + std::to_string(c.tried) + " measurements of " + spec.name +
+                            " variant " + c.variant + " are kept in " + cache.path());
+  } else if (c.has_best && !beats_current(c, options.min_gain)) {
+    c.no_gain = true;
+  } else if (options.store && c.has_best) {
+    try {
+      store_user_entry(dev, spec.name, c.variant, c.best, store_note(c, result.strategy, result.routine_options));
+      c.stored = true;
+      log(LogLevel::Info, "tune: stored " + spec.name + " variant " + c.variant + " " + describe_params(c.best) +
+                              " in " + result.database_path);
+    } catch (const Error& e) {
+      c.store_error = e.what();
+    }
+  } else if (options.store && !c.has_best) {
+    c.store_error = "no candidate verified; nothing stored";
+  }
+}
+
+}  // namespace
+}  // namespace detail
+
+std::vector<TuneRoutineInfo> tune_routines() {
+  std::vector<TuneRoutineInfo> v;
+  for (const auto& t : detail::all_tune_targets())
+    v.push_back({t.routine, t.kernel, t.size_syntax, t.default_sizes, t.options});
+  return v;
+}
+
+TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneOptions& options) {
+  using namespace detail;
+  const auto start = Clock::now();
+  const TuneTarget& base = tune_target(routine);
+  std::map<std::string, std::string> routine_options = option_values(base, options.routine_options);
+  const TuneTarget target = base.configure ? base.configure(routine_options) : base;
+  const KernelSpec& spec = kernel_spec(target.kernel);
+  const QueueContext qc = queue_context_of(queue);
+  const DeviceInfo& dev = *qc.info;
+  check_tune_request(queue, options);
+
+  TuneResult result = start_result(routine, spec, routine_options, dev, options);
+  add_size_classes(target, options, result.classes);
+  RunCache cache = open_run_cache(dev, spec, routine_options, options, result.classes);
+  const std::uint64_t seed = run_seed(options, cache);
+  result.seed = seed;
+  result.cache_path = cache.file.path();
+
+  // An unreadable user database is reported (with its path) before any work, also when
+  // CLFORGE_TUNING=off keeps resolve_configuration from reading it.
+  if (options.store) check_user_database(dev);
+  const std::vector<Space> spaces = build_class_spaces(target, spec, dev, options, seed, result.classes);
+  result.strategy = pick_strategy(result.strategy, options, spec, spaces);
   if (options.dry_run) {
     result.elapsed_s = seconds_since(start);
     return result;
@@ -233,51 +333,17 @@ TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneO
 
   for (std::size_t i = 0; i < result.classes.size(); ++i) {
     TuneClassResult& c = result.classes[i];
-    auto deadline = Clock::time_point::max();
-    if (options.time_limit_s > 0) {
-      const double left = options.time_limit_s - seconds_since(start);
-      const double share = std::max(0.0, left) / static_cast<double>(result.classes.size() - i);
-      deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(share));
-    }
-    ClassCache class_cache;
-    if (cache.enabled()) {
-      class_cache.file = &cache;
-      class_cache.key = keys[i].hash;
-      const auto it = cached.find(keys[i].hash);
-      if (it != cached.end()) class_cache.rows = std::move(it->second.rows);
-      // A run continued with its own seed appends to it; any other starts afresh (a resumed
-      // run with another seed keeps the measurements, under a header with the new seed).
-      const bool same_run = it != cached.end() && it->second.has_header && it->second.seed == seed;
-      if (!same_run) cache.start_run(keys[i], seed, options.resume);
-    }
+    const Clock::time_point deadline = class_deadline(options, start, result.classes.size() - i);
+    ClassCache class_cache = class_cache_for(cache, i, seed, options.resume);
     {
       ClassTuner tuner(queue, target, spec, options, result.strategy, c, seed + 1000 * i, start, deadline, i,
                        result.classes.size(), class_cache);
       if (!tuner.run(spaces[i])) result.interrupted = true;
     }
-    // Stopped early, the measurements wait in the tune cache for a resumed run, which ends as an
-    // uninterrupted one would; without a cache the best so far is all that is kept.
-    const bool keep_for_resume = result.interrupted && cache.enabled();
-    if (keep_for_resume) {
-      log(LogLevel::Info, "tune: stopped; the " + std::to_string(c.tried) + " measurements of " + spec.name +
-                              " variant " + c.variant + " are kept in " + cache.path());
-    } else if (c.has_best && !detail::beats_current(c, options.min_gain)) {
-      c.no_gain = true;
-    } else if (options.store && c.has_best) {
-      try {
-        store_user_entry(dev, spec.name, c.variant, c.best, store_note(c, result.strategy, routine_options));
-        c.stored = true;
-        log(LogLevel::Info, "tune: stored " + spec.name + " variant " + c.variant + " " + describe_params(c.best) +
-                                " in " + result.database_path);
-      } catch (const Error& e) {
-        c.store_error = e.what();
-      }
-    } else if (options.store && !c.has_best) {
-      c.store_error = "no candidate verified; nothing stored";
-    }
+    settle_class(c, result, cache.file, dev, spec, options);
     if (result.interrupted) break;
   }
-  result.cache_error = cache.error();
+  result.cache_error = cache.file.error();
   result.elapsed_s = seconds_since(start);
   return result;
 }

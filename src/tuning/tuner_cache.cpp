@@ -15,9 +15,11 @@
 #include "clforge/errors.hpp"
 #include "clforge/runtime.hpp"
 #include "clforge/version.hpp"
+#include "runtime/environment.hpp"
+#include "runtime/files.hpp"
+#include "runtime/hashing.hpp"
 #include "runtime/log.hpp"
 #include "runtime/sources.hpp"
-#include "runtime/util.hpp"
 
 namespace clforge {
 

@@ -9,8 +9,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "runtime/environment.hpp"
+#include "runtime/files.hpp"
 #include "runtime/program_cache.hpp"
-#include "runtime/util.hpp"
 #include "tests/support.hpp"
 #include "tuning/spec.hpp"
 
@@ -43,7 +44,7 @@ void expect_tuning_error(const std::string& text, const std::string& needle) {
 }
 }  // namespace
 
-TEST_SUITE("tuning") {
+TEST_SUITE("tuning_database") {
   TEST_CASE("shipped lookup: device > architecture > vendor > default, exact variant before *") {
     const std::string dir = test::temp_dir("lookup");
     const std::string file = write_json(dir, "t.json", R"({"kernel": "transpose", "entries": [

@@ -15,8 +15,9 @@
 #include <set>
 
 #include "host/reference.hpp"
+#include "runtime/environment.hpp"
+#include "runtime/files.hpp"
 #include "runtime/program_cache.hpp"
-#include "runtime/util.hpp"
 #include "tests/tune_support.hpp"
 #include "tuning/spec.hpp"
 

@@ -1,86 +1,23 @@
-// Hashing, environment and atomic file writes used across the runtime.
-#include "runtime/util.hpp"
+// Whole-file reads, atomic writes (temp file, fsync, rename), folders and file stamps.
+#include "runtime/files.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <mutex>
 #include <sstream>
 #include <thread>
 #include <unordered_map>
-#include <vector>
 
 #include "clforge/errors.hpp"
 
 namespace clforge::detail {
-
-std::uint64_t fnv1a(const void* data, std::size_t size, std::uint64_t h) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (std::size_t i = 0; i < size; ++i) {
-    h ^= p[i];
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-std::string hex64(std::uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-std::optional<std::string> env(const char* name) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return std::nullopt;
-  return std::string(v);
-}
-
-bool parse_env_bool(const char* name, const std::string& value) {
-  const std::string v = to_lower(trim(value));
-  if (v == "1" || v == "on" || v == "true" || v == "yes") return true;
-  if (v == "0" || v == "off" || v == "false" || v == "no") return false;
-  throw Error(std::string(name) + "='" + value + "' is not a boolean: use 1, on, true or yes / 0, off, false or no");
-}
-
-std::optional<bool> env_bool(const char* name) {
-  const std::optional<std::string> v = env(name);
-  if (!v) return std::nullopt;
-  return parse_env_bool(name, *v);
-}
-
-void env_values(const char* const* names, const char** values, std::size_t count) {
-  constexpr std::size_t kMax = 16;
-  std::size_t len[kMax];
-  bool found[kMax] = {};  // the first entry of a name counts, as for getenv
-  bool first[256] = {};   // the names' first characters: most entries are passed over at once
-  if (count > kMax) throw Error("env_values: too many names");
-  for (std::size_t i = 0; i < count; ++i) {
-    values[i] = nullptr;
-    len[i] = std::strlen(names[i]);
-    first[static_cast<unsigned char>(names[i][0])] = true;
-  }
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    const char* entry = *e;
-    if (!first[static_cast<unsigned char>(entry[0])]) continue;
-    const char* eq = std::strchr(entry, '=');
-    if (eq == nullptr) continue;
-    const std::size_t n = static_cast<std::size_t>(eq - entry);
-    for (std::size_t i = 0; i < count; ++i) {
-      if (n != len[i] || found[i] || std::memcmp(entry, names[i], n) != 0) continue;
-      found[i] = true;
-      if (eq[1] != '\0') values[i] = eq + 1;
-      break;
-    }
-  }
-}
 
 std::optional<std::string> read_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
@@ -142,18 +79,6 @@ void write_file_atomic(const std::string& path, const std::string& bytes) {
     throw Error("cannot rename " + tmp_path + " to " + path + ": " + std::strerror(e));
   }
   stamp_generation().fetch_add(1);  // stamps reused by stamp_of_reused are stale now
-}
-
-std::string to_lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return {};
-  const auto e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
 }
 
 bool FileStamp::recent() const {
