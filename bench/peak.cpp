@@ -1,6 +1,6 @@
 // Peak probes (see peak.hpp): the copy probes on buffers larger than the last-level cache, the
-// order of the probes, and the peaks as JSON. Kernels in cl/bench/peak.cl, built through the
-// library's program cache like every other kernel.
+// order of the probes, and the peaks as JSON. Kernels in bench/peak.cl, embedded into the bench
+// library (not libclforge) and built through the library's program cache like every other kernel.
 #include "bench/peak.hpp"
 
 #include <dirent.h>
@@ -22,6 +22,15 @@ namespace clforge::bench {
 namespace detail_peak {
 
 cl::Program peak_program(Session& s, const std::string& options) {
+  // bench/peak.cl is found in the bench library's own table (generated/bench_kernels.cpp); a
+  // CLFORGE_KERNEL_DIR holding bench/peak.cl still overrides it.
+  static const bool added = [] {
+    std::size_t n = 0;
+    const detail::EmbeddedFile* files = detail::bench_embedded_files(&n);
+    detail::add_embedded_files(files, n);
+    return true;
+  }();
+  (void)added;
   detail::KernelSpec spec;
   spec.name = "peak";
   spec.files = {"bench/peak.cl"};

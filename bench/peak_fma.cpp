@@ -1,4 +1,4 @@
-// The FMA probe (see peak_internal.hpp): a search over the kernel peak_fma (cl/bench/peak.cl)
+// The FMA probe (see peak_internal.hpp): a search over the kernel peak_fma (bench/peak.cl)
 // and its launch shape, since no one configuration is near the peak everywhere: PoCL on an
 // AVX-512 CPU needs float16 chains (scalar work-items are not vectorised there), a GPU needs
 // enough independent chains and work-groups to hide the FMA latency on every unit.

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 files=$(git ls-files 'src/*.cpp' 'src/*.hpp' 'include/*.hpp' 'tests/*.cpp' 'tests/*.hpp' 'bench/*.cpp' 'bench/*.hpp' \
-  'tools/*.cpp' 'tools/*.hpp' 'host/*.cpp' 'host/*.hpp' 'python/*.cpp' 'python/*.hpp' 'cl/*.cl' | grep -v '^cl/fft/fft_butterflies.cl$')
+  'tools/*.cpp' 'tools/*.hpp' 'host/*.cpp' 'host/*.hpp' 'python/*.cpp' 'python/*.hpp' 'cl/*.cl' 'bench/*.cl' | grep -v '^cl/fft/fft_butterflies.cl$')
 if [ "${1:-}" = --check ]; then
   bad=0
   for f in $files; do

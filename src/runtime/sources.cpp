@@ -92,11 +92,19 @@ std::optional<std::uint64_t> disk_hash(const std::string& file) {
   return h;
 }
 
+// Tables added by the program (detail::add_embedded_files), searched after the library's own.
+std::mutex g_added_mutex;
+std::vector<std::pair<const detail::EmbeddedFile*, std::size_t>> g_added;
+
 const detail::EmbeddedFile* embedded_file(const std::string& path) {
   std::size_t n = 0;
   const auto* files = detail::embedded_files(&n);
   for (std::size_t i = 0; i < n; ++i)
     if (path == files[i].path) return &files[i];
+  std::lock_guard<std::mutex> lock(g_added_mutex);
+  for (const auto& [table, count] : g_added)
+    for (std::size_t i = 0; i < count; ++i)
+      if (path == table[i].path) return &table[i];
   return nullptr;
 }
 
@@ -138,6 +146,13 @@ KernelSource load_kernel_source(const std::string& path) {
 }
 
 namespace detail {
+
+void add_embedded_files(const EmbeddedFile* files, std::size_t count) {
+  std::lock_guard<std::mutex> lock(g_added_mutex);
+  for (const auto& added : g_added)
+    if (added.first == files) return;
+  g_added.emplace_back(files, count);
+}
 
 SourceStamp kernel_source_stamp(const std::string& path) {
   for (const auto& [origin, file] : disk_places(path))
