@@ -11,7 +11,9 @@
 #   src/mpi/          the MPI component (its own library, clforge::mpi): any of the above; nothing
 #                     in the main library includes it
 #   src/library/      the one list of the families (specs, tuner targets): any of the above
-#   host/             references and test data (test side): anything
+#   host/             references and test data (used by tests, bench and the tuner): public headers
+#                     and host/ only, never src/, so that every reference is computed from its
+#                     definition and a mistake in the library's own math cannot hide in it
 #   python/           the Python module: public headers and its own headers only
 # Prints every include that goes up a layer and exits 1 if there is one.
 set -euo pipefail
@@ -47,6 +49,7 @@ for d in $(cd src && ls -d */ | tr -d / | grep -vx 'runtime\|tuning\|library\|gr
     esac
   done
 done
+for f in host/*; do check "$f" 'clforge/|host/'; done
 for f in python/*.cpp python/*.hpp; do check "$f" 'clforge/|[a-z_]+\.hpp$'; done
 if [ $bad -ne 0 ]; then echo "check_layers: includes that go up a layer (see tools/check_layers.sh)"; exit 1; fi
 echo "check_layers: every include points down the layers"
