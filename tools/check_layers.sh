@@ -3,7 +3,7 @@
 #   include/clforge/  public headers: only other public headers
 #   src/runtime/      devices, sources, program cache, launch layer: runtime and public headers
 #   src/tuning/       specs, database, tuner: runtime, tuning, public headers (the tuner also the
-#                     host references it verifies candidates against)
+#                     host references it verifies candidates against and the output harness)
 #   src/<family>/     families: any of the above and families; the host references only in a
 #                     family's tuner target (*_tune.cpp)
 #   src/group/        one job across devices (the chunk pipeline over the families' plans): any of
@@ -34,7 +34,7 @@ for f in include/clforge/*.hpp include/clforge/detail/*.hpp; do check "$f" 'clfo
 for f in src/runtime/*; do check "$f" 'clforge/|runtime/'; done
 for f in src/tuning/*; do
   case "$f" in
-    src/tuning/tuner.*) check "$f" 'clforge/|runtime/|tuning/|host/' ;;
+    src/tuning/tuner.*|src/tuning/tune_instance.cpp) check "$f" 'clforge/|runtime/|tuning/|host/' ;;
     *) check "$f" 'clforge/|runtime/|tuning/' ;;
   esac
 done
