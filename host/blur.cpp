@@ -1,4 +1,4 @@
-// Host references and the recursive filter's design (see blur.hpp).
+// Double-precision blur references from the filters' definitions (see blur.hpp).
 #include "host/blur.hpp"
 
 #include <algorithm>
@@ -25,6 +25,22 @@ long blur_border_index(long i, long n, BlurBorder border) {
       break;
   }
   return -1;
+}
+
+int gaussian_radius(double sigma, double truncate) {
+  return std::max(1, static_cast<int>(std::ceil(truncate * sigma)));
+}
+
+std::vector<double> gaussian_weights(double sigma, double truncate) {
+  const int r = gaussian_radius(sigma, truncate);
+  std::vector<double> w(2 * static_cast<std::size_t>(r) + 1);
+  double sum = 0;
+  for (int k = -r; k <= r; ++k) {
+    const double t = k / sigma;  // k^2 / sigma^2 as (k / sigma)^2: a tiny sigma gives 1 at k = 0, not 0 / 0
+    sum += w[k + r] = std::exp(-0.5 * t * t);
+  }
+  for (double& v : w) v /= sum;
+  return w;
 }
 
 double truncated_blur_tolerance(double sigma_x, double sigma_y) {
@@ -93,53 +109,81 @@ std::vector<double> gaussian_blur_direct(const float* in, std::size_t w, std::si
 
 // ---------------------------------------------------------------- recursive Gaussian
 
-void recursive_line(const double* x, std::size_t n, std::size_t stride, double* y, const RecursiveGaussian& g,
-                    BlurBorder border) {
-  const long N = static_cast<long>(n), K = recursive_margin(g.sigma, border);
-  auto ext = [&](long i) {
-    const long j = blur_border_index(i, N, border);
-    return j < 0 ? 0.0 : x[static_cast<std::size_t>(j) * stride];
-  };
-  const double first = border == BlurBorder::Zero ? 0.0 : ext(-K);
-  const double last = border == BlurBorder::Zero ? 0.0 : ext(N + K - 1);
-  std::vector<double> w(static_cast<std::size_t>(N + 2 * K));
-  double s[3] = {first, first, first};
-  for (long i = -K; i < N + K; ++i) {
-    recursive_step(s, ext(i), g);
-    w[i + K] = s[1];
+namespace {
+
+// The real root of z^3 - a1 z^2 - a2 z - a3 (the real pole), by bisection on [0, 1]: the
+// polynomial is -a3 < 0 at 0 and B > 0 at 1 for every sigma in the library's range.
+double real_pole(double a1, double a2, double a3) {
+  double lo = 0, hi = 1;
+  for (int i = 0; i < 200 && hi - lo > 0; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    const double f = ((mid - a1) * mid - a2) * mid - a3;
+    (f < 0 ? lo : hi) = mid;
   }
-  const Mat3 M = recursive_boundary(g);
-  double a[3];
-  for (int i = 0; i < 3; ++i)
-    a[i] = last + M[i * 3] * (s[0] - last) + M[i * 3 + 1] * (s[1] - last) + M[i * 3 + 2] * (s[2] - last);
-  for (long i = N + K - 1; i >= 0; --i) {
-    recursive_step(a, w[i + K], g);
-    if (i < N) y[static_cast<std::size_t>(i) * stride] = a[1];
-  }
+  return 0.5 * (lo + hi);
 }
 
-void recursive_line_extended(const double* x, std::size_t n, double* y, const RecursiveGaussian& g, BlurBorder border,
-                             std::size_t extension) {
-  const long N = static_cast<long>(n), K = recursive_margin(g.sigma, border), E = static_cast<long>(extension);
-  auto ext = [&](long i) {
+// Length after which the tail of one pass's impulse response sums to less than 1e-17. With all
+// three poles of modulus <= rho, |h[j]| <= B (j+1)(j+2)/2 rho^j, whose tail from n is at most
+// B (n+1)(n+2)/2 rho^n / (1 - rho)^3.
+std::size_t extension_length(const RecursiveGaussian& g) {
+  const double a1 = g.b1 / g.b0, a2 = g.b2 / g.b0, a3 = g.b3 / g.b0;
+  const double p = real_pole(a1, a2, a3);
+  const double rho = std::max(p, std::sqrt(a3 / p));  // |complex pair|^2 = a3 / p
+  const double target = std::log(1e-17) - std::log(g.B) + 3 * std::log1p(-rho);
+  const double log_rho = std::log(rho);
+  std::size_t n = 0;
+  while (std::log(0.5 * (n + 1.0) * (n + 2.0)) + static_cast<double>(n) * log_rho >= target) ++n;
+  return n;
+}
+
+}  // namespace
+
+RecursiveGaussian recursive_gaussian(double sigma) {
+  if (!(sigma >= 0.5) || !(sigma <= 4096))
+    throw InvalidArgument("recursive Gaussian: sigma must be in [0.5, 4096] (got " + std::to_string(sigma) + ")");
+  RecursiveGaussian g;
+  g.sigma = sigma;
+  g.q = sigma >= 2.5 ? 0.98711 * sigma - 0.96330 : 3.97156 - 4.14554 * std::sqrt(1 - 0.26891 * sigma);
+  const double q = g.q;
+  g.b0 = 1.57825 + q * (2.44413 + q * (1.4281 + q * 0.422205));
+  g.b1 = q * (2.44413 + q * (2.85619 + q * 1.26661));
+  g.b2 = -q * q * (1.4281 + q * 1.26661);
+  g.b3 = 0.422205 * q * q * q;
+  g.B = 1 - (g.b1 + g.b2 + g.b3) / g.b0;
+  g.extension = extension_length(g);
+  return g;
+}
+
+long recursive_mirror_margin(double sigma, BlurBorder border) {
+  return border == BlurBorder::Mirror ? static_cast<long>(std::ceil(6 * sigma)) : 0;
+}
+
+void recursive_line(const double* x, std::size_t n, std::size_t stride, double* y, const RecursiveGaussian& g,
+                    BlurBorder border) {
+  const long N = static_cast<long>(n), K = recursive_mirror_margin(g.sigma, border);
+  const long lo = -K, hi = N + K + static_cast<long>(g.extension);
+  auto sample = [&](long i) {  // the extended line
     if (border == BlurBorder::Zero && (i < 0 || i >= N)) return 0.0;
-    i = std::min(std::max(i, -K), N + K - 1);  // constants beyond the margin
-    const long j = blur_border_index(i, N, border);
-    return j < 0 ? 0.0 : x[j];
+    const long j = blur_border_index(std::min(std::max(i, -K), N + K - 1), N, border);
+    return x[static_cast<std::size_t>(j) * stride];
   };
-  const long lo = -K - E, hi = N + K + E;
+  const double a1 = g.b1 / g.b0, a2 = g.b2 / g.b0, a3 = g.b3 / g.b0;
   std::vector<double> w(static_cast<std::size_t>(hi - lo));
-  const double first = ext(lo);
-  double s[3] = {first, first, first};
+  double w1 = sample(lo - 1), w2 = w1, w3 = w1;  // at rest on the leading constant
   for (long i = lo; i < hi; ++i) {
-    recursive_step(s, ext(i), g);
-    w[i - lo] = s[1];
+    const double u = sample(i), v = u + a1 * (w1 - u) + a2 * (w2 - u) + a3 * (w3 - u);
+    w3 = w2;
+    w2 = w1;
+    w1 = w[i - lo] = v;
   }
-  const double last = ext(hi - 1);
-  double a[3] = {last, last, last};
+  double y1 = w.back(), y2 = y1, y3 = y1;  // at rest on the causal output's far end
   for (long i = hi - 1; i >= 0; --i) {
-    recursive_step(a, w[i - lo], g);
-    if (i < N) y[i] = a[1];
+    const double u = w[i - lo], v = u + a1 * (y1 - u) + a2 * (y2 - u) + a3 * (y3 - u);
+    y3 = y2;
+    y2 = y1;
+    y1 = v;
+    if (i < N) y[static_cast<std::size_t>(i) * stride] = v;
   }
 }
 

@@ -1,23 +1,26 @@
-// Double-precision DFT/FFT references that need no FFTW: a direct O(n^2) DFT, a mixed-radix FFT
-// for any length (Bluestein for lengths with a prime factor above 64), and batched strided
-// helpers. fft() is the library's own host FFT (src/fft/fft_math.hpp); the tuner and tests use
-// the batched reference and the per-transform error.
+// Double-precision DFT/FFT references that need no FFTW and share nothing with the library's
+// own FFT code: a direct O(n^2) DFT, an FFT for any length (mixed radix over the factors 2, 3,
+// 5 and 7, Bluestein's chirp convolution for the other lengths), both on their own roots of
+// unity, and batched strided helpers. The tuner and tests use the batched reference and the
+// per-transform error.
 #pragma once
 #include <complex>
 #include <cstddef>
 #include <vector>
 
-#include "fft/fft_math.hpp"
-
 namespace clforge::host {
 
 using cdouble = std::complex<double>;
 
+/// exp(sign * 2 pi i k / n), with the angle folded into [0, pi/4] by exact integer arithmetic
+/// first, so that it stays accurate to a few ulp for any n.
+cdouble unit_root(std::size_t k, std::size_t n, int sign);
+
 /// y_k = sum_j x_j exp(sign * 2 pi i jk / n), O(n^2). sign is -1 (forward) or +1 (inverse).
 std::vector<cdouble> dft(const std::vector<cdouble>& x, int sign = -1);
 
-/// The same result in O(n log n) for any n >= 1 (unscaled): the library's host FFT.
-inline std::vector<cdouble> fft(const std::vector<cdouble>& x, int sign = -1) { return detail::fft_double(x, sign); }
+/// The same result in O(n log n) for any n >= 1 (unscaled).
+std::vector<cdouble> fft(const std::vector<cdouble>& x, int sign = -1);
 
 /// Batched strided reference: transform b of the input is the complex (float pair) sequence
 /// in[offset + b * distance + k * stride], k < n; returns the results contiguously

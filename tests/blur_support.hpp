@@ -5,11 +5,11 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include "host/blur.hpp"
+#include "host/guard.hpp"
 #include "tests/support.hpp"
 
 namespace clforge::test::blur {
@@ -58,15 +58,14 @@ struct Outcome {
   BlurMethod used = BlurMethod::Auto;
 };
 
-// Runs one float blur with poisoned output (and a 127-pixel guard tail) and compares it.
+// Runs one float blur with poisoned output (and a guard tail, host/guard.hpp) and compares it.
 inline Outcome run_float(const Case& k, std::uint64_t seed, bool with_exact = false) {
   auto& s = test::session();
-  const std::size_t c = k.c, in_pitch = k.w + k.in_pad, out_pitch = k.w + k.out_pad, guard = 127;
+  const std::size_t c = k.c, in_pitch = k.w + k.in_pad, out_pitch = k.w + k.out_pad;
   const std::size_t in_px = k.in_off + (k.h - 1) * in_pitch + k.w;
-  const std::size_t out_px = k.out_off + (k.h - 1) * out_pitch + k.w + guard;
+  const host::PoisonedOutput poison(k.out_off + (k.h - 1) * out_pitch + k.w, c * 4);
   const std::vector<float> in = host::random_floats(in_px * c, seed);
-  std::vector<float> out = host::poisoned(out_px * c);
-  const std::vector<float> poison = out;
+  std::vector<float> out = poison.floats();
   cl::Buffer bin(s.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in.size() * 4, const_cast<float*>(in.data()));
   cl::Buffer bout(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, out.size() * 4, out.data());
   BlurOptions o;
@@ -86,15 +85,13 @@ inline Outcome run_float(const Case& k, std::uint64_t seed, bool with_exact = fa
                                 ? host::recursive_blur(src, k.w, k.h, c, in_pitch, k.sx, k.sy, k.border)
                                 : host::gaussian_blur(src, k.w, k.h, c, in_pitch, k.sx, k.sy, k.border);
   std::vector<float> got(k.w * k.h * c);
-  std::vector<bool> inside(out_px, false);
   for (std::size_t y = 0; y < k.h; ++y)
-    for (std::size_t x = 0; x < k.w; ++x) {
-      const std::size_t p = k.out_off + y * out_pitch + x;
-      inside[p] = true;
-      for (std::size_t ch = 0; ch < c; ++ch) got[(y * k.w + x) * c + ch] = out[p * c + ch];
-    }
-  for (std::size_t p = 0; p < out_px; ++p)
-    if (!inside[p] && std::memcmp(&out[p * c], &poison[p * c], c * 4) != 0) ++r.outside_touched;
+    for (std::size_t x = 0; x < k.w; ++x)
+      for (std::size_t ch = 0; ch < c; ++ch)
+        got[(y * k.w + x) * c + ch] = out[(k.out_off + y * out_pitch + x) * c + ch];
+  std::vector<bool> inside(poison.elements(), false);
+  host::mark_rows(inside, k.out_off, k.h, k.w, out_pitch);
+  r.outside_touched = poison.changed_outside(out.data(), inside);
   r.cmp = host::compare(got, ref);
   if (with_exact) {
     const std::vector<double> exact = host::gaussian_blur(src, k.w, k.h, c, in_pitch, k.sx, k.sy, k.border, 8.0);

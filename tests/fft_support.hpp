@@ -18,6 +18,7 @@
 #include "clforge/runtime.hpp"
 #include "host/fft.hpp"
 #include "host/fftw_reference.hpp"
+#include "host/guard.hpp"
 #include "tests/support.hpp"
 
 namespace clforge::test::fft_cases {
@@ -53,13 +54,12 @@ inline double check_fft(Case c, std::uint64_t seed) {
   if (c.in.distance == 0) c.in.distance = c.n * c.in.stride;
   if (c.in_place) c.out = c.in;
   if (c.out.distance == 0) c.out.distance = c.n * c.out.stride;
-  const std::size_t guard = 127;
-  const std::size_t in_elems = span(c.in, c.n, c.batch) + guard;
-  const std::size_t out_elems = c.in_place ? in_elems : span(c.out, c.n, c.batch) + guard;
-
+  const std::size_t in_elems = span(c.in, c.n, c.batch) + host::kGuardTail;
   std::vector<float> in = host::random_floats(2 * in_elems, seed);
-  std::vector<float> out = c.in_place ? in : host::poisoned(2 * out_elems);
-  const std::vector<double> dummy;
+  // In place, the input is what must survive outside the layout.
+  const host::PoisonedOutput poison =
+      c.in_place ? host::PoisonedOutput(in, 8) : host::PoisonedOutput(span(c.out, c.n, c.batch), 8);
+  const std::vector<float> out = poison.floats();
   const double scale = scale_of(c.scaling, c.n);
   const std::vector<host::cdouble> ref =
       host::fftw_batch(in.data(), c.n, c.batch, c.in.stride, c.in.distance, c.in.offset, c.inverse, scale);
@@ -79,8 +79,9 @@ inline double check_fft(Case c, std::uint64_t seed) {
   INFO("plan: " << plan.describe());
 
   cl::Buffer bin(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, in.size() * 4, in.data());
-  cl::Buffer bout =
-      c.in_place ? bin : cl::Buffer(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, out.size() * 4, out.data());
+  cl::Buffer bout = c.in_place ? bin
+                               : cl::Buffer(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, out.size() * 4,
+                                            const_cast<float*>(out.data()));
   cl::Event ev;
   if (c.inverse)
     plan.inverse(bin, bout, {}, &ev);
@@ -98,12 +99,11 @@ inline double check_fft(Case c, std::uint64_t seed) {
   CHECK(e.max_rel_l2 <= tol);
 
   // Nothing outside the output layout changes: poison (out of place) or the input (in place).
-  std::vector<char> mask(got.size() / 2, 0);
+  std::vector<bool> mask(poison.elements(), false);
   for (std::size_t b = 0; b < c.batch; ++b)
-    for (std::size_t k = 0; k < c.n; ++k) mask[c.out.offset + b * c.out.distance + k * c.out.stride] = 1;
-  std::size_t touched = 0, first = 0;
-  for (std::size_t i = 0; i < mask.size(); ++i)
-    if (!mask[i] && std::memcmp(&got[2 * i], &out[2 * i], 8) != 0 && touched++ == 0) first = i;
+    for (std::size_t k = 0; k < c.n; ++k) mask[c.out.offset + b * c.out.distance + k * c.out.stride] = true;
+  std::size_t first = 0;
+  const std::size_t touched = poison.changed_outside(got.data(), mask, &first);
   INFO("first changed element outside the layout: " << first);
   CHECK(touched == 0);
   if (!c.in_place) {  // the input is never written

@@ -56,12 +56,13 @@ SgemmDesc desc_of(const Case& c) {
 Outcome run_case(const Case& c, const Tuning& tuning, std::uint64_t seed, cl::CommandQueue& q, const SgemmPlan* plan) {
   auto& s = test::session();
   const host::GemmShape sh = shape_of(c);
-  const std::size_t na = c.off_a + host::gemm_span(sh, 'a') + kGuard;
-  const std::size_t nb = c.off_b + host::gemm_span(sh, 'b') + kGuard;
-  const std::size_t nc = c.off_c + host::gemm_span(sh, 'c') + kGuard;
+  const std::size_t na = c.off_a + host::gemm_span(sh, 'a') + host::kGuardTail;
+  const std::size_t nb = c.off_b + host::gemm_span(sh, 'b') + host::kGuardTail;
+  const host::PoisonedOutput poison(c.off_c + host::gemm_span(sh, 'c'));
+  const std::size_t nc = poison.elements();
   std::vector<float> a = c.nan_inputs ? host::poisoned(na) : host::random_floats(na, seed);
   std::vector<float> b = c.nan_inputs ? host::poisoned(nb) : host::random_floats(nb, seed + 1);
-  std::vector<float> c0 = host::poisoned(nc);
+  std::vector<float> c0 = poison.floats();
   if (c.beta != 0.0f) {
     const std::vector<float> r = host::random_floats(c.m * c.n, seed + 2);
     for (std::size_t j = 0; j < c.n; ++j)
@@ -85,7 +86,7 @@ Outcome run_case(const Case& c, const Tuning& tuning, std::uint64_t seed, cl::Co
   const cl_int st = q.enqueueReadBuffer(bc, CL_TRUE, 0, nc * 4, got.data(), &deps);
   if (st != CL_SUCCESS) throw OpenCLError(st, "clEnqueueReadBuffer", "reading C back");
 
-  std::vector<char> inside(nc, 0);
+  std::vector<bool> inside(nc, false);
   std::vector<float> y;
   std::vector<double> r, mg;
   y.reserve(c.m * c.n);
@@ -94,14 +95,13 @@ Outcome run_case(const Case& c, const Tuning& tuning, std::uint64_t seed, cl::Co
   for (std::size_t j = 0; j < c.n; ++j)
     for (std::size_t i = 0; i < c.m; ++i) {
       const std::size_t idx = c.off_c + host::gemm_c_index(sh, i, j);
-      inside[idx] = 1;
+      inside[idx] = true;
       y.push_back(got[idx]);
       r.push_back(ref[idx]);
       mg.push_back(mag[idx]);
     }
   Outcome o;
-  for (std::size_t i = 0; i < nc; ++i)
-    if (!inside[i] && std::memcmp(&got[i], &c0[i], 4) != 0 && o.touched++ == 0) o.first = i;
+  o.touched = poison.changed_outside(got.data(), inside, &o.first);
   o.summary = host::compare(y, r).summary();
   o.tolerance = tolerance(c.k);
   o.error = scaled_error(y, r, mg);

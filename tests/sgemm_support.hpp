@@ -8,7 +8,7 @@
 // alpha/beta update), normalised by the magnitude of the terms as GEMM error bounds are, so
 // that cancellation in a tiny product (1x1x1) cannot fail a correct result. The plain
 // ||C - C_ref|| / ||C_ref|| is reported as well. Every element of C's buffer outside the
-// m x n matrix (the offset prefix, the ld gaps and a 127-element guard tail) is NaN before
+// m x n matrix (the offset prefix, the ld gaps and the guard tail of host/guard.hpp) is NaN before
 // the call and must still hold the same bits afterwards.
 #pragma once
 #include <cstdint>
@@ -18,12 +18,11 @@
 #include <vector>
 
 #include "host/gemm.hpp"
+#include "host/guard.hpp"
 #include "sgemm/sgemm_internal.hpp"
 #include "tests/support.hpp"
 
 namespace clforge::sgemm_test {
-
-constexpr std::size_t kGuard = 127;
 
 struct Case {
   Layout layout = Layout::ColMajor;

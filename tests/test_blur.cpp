@@ -9,15 +9,48 @@
 
 #include <cmath>
 #include <random>
+#include <utility>
 #include <vector>
 
+#include "blur/blur_design.hpp"
 #include "blur/blur_route.hpp"
 #include "host/blur.hpp"
+#include "host/guard.hpp"
 #include "tests/blur_support.hpp"
 #include "tests/support.hpp"
 
 using namespace clforge;
 using namespace clforge::test::blur;
+
+namespace {
+
+// The library's recursive filter on one line as its kernels run it: the cascade with the
+// Triggs-Sdika boundary matrix at the far end and the Mirror margin (blur_design.hpp).
+void design_line(const double* x, std::size_t n, double* y, const detail::RecursiveGaussian& g, BlurBorder border) {
+  const long N = static_cast<long>(n), K = detail::recursive_margin(g.sigma, border);
+  auto ext = [&](long i) {
+    const long j = host::blur_border_index(i, N, border);
+    return j < 0 ? 0.0 : x[j];
+  };
+  const double first = border == BlurBorder::Zero ? 0.0 : ext(-K);
+  const double last = border == BlurBorder::Zero ? 0.0 : ext(N + K - 1);
+  std::vector<double> w(static_cast<std::size_t>(N + 2 * K));
+  double s[3] = {first, first, first};
+  for (long i = -K; i < N + K; ++i) {
+    detail::recursive_step(s, ext(i), g);
+    w[i + K] = s[1];
+  }
+  const detail::Mat3 M = detail::recursive_boundary(g);
+  double a[3];
+  for (int i = 0; i < 3; ++i)
+    a[i] = last + M[i * 3] * (s[0] - last) + M[i * 3 + 1] * (s[1] - last) + M[i * 3 + 2] * (s[2] - last);
+  for (long i = N + K - 1; i >= 0; --i) {
+    detail::recursive_step(a, w[i + K], g);
+    if (i < N) y[i] = a[1];
+  }
+}
+
+}  // namespace
 
 TEST_SUITE("blur") {
   TEST_CASE("host references: direct = separable, Triggs-Sdika boundary = long extension, design checks") {
@@ -30,30 +63,47 @@ TEST_SUITE("blur") {
         for (std::size_t i = 0; i < d.size(); ++i) m = std::max(m, std::fabs(d[i] - p[i]));
         CHECK(m < 1e-13);
       }
-    // The boundary matrix gives what an explicit, very long constant extension gives.
+    // The library's design (src/blur/blur_design.hpp) against the independent reference: the
+    // Triggs-Sdika boundary matrix gives what the reference's explicit extension gives.
     std::vector<double> x(40), y1(40), y2(40);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.7 * i) + 0.3;
     for (BlurBorder b : {BlurBorder::Clamp, BlurBorder::Mirror, BlurBorder::Zero})
       for (double s : {0.5, 2.0, 9.0, 30.0}) {
-        const auto g = host::recursive_gaussian(s);
-        host::recursive_line(x.data(), x.size(), 1, y1.data(), g, b);
-        host::recursive_line_extended(x.data(), x.size(), y2.data(), g, b, static_cast<std::size_t>(200 * s + 200));
+        design_line(x.data(), x.size(), y1.data(), detail::recursive_gaussian(s), b);
+        host::recursive_line(x.data(), x.size(), 1, y2.data(), host::recursive_gaussian(s), b);
         double m = 0;
         for (std::size_t i = 0; i < x.size(); ++i) m = std::max(m, std::fabs(y1[i] - y2[i]));
         INFO("sigma " << s << " border " << std::string(to_string(b)));
         CHECK(m < 1e-10);
       }
-    // The cascade reproduces the published direct-form feedback, and has unit DC gain.
+    // The library's coefficients are the published ones, its cascade reproduces the published
+    // direct-form feedback, and the reference has unit DC gain.
     for (double s : {0.5, 1.0, 2.49, 2.5, 10.0, 100.0}) {
-      const auto g = host::recursive_gaussian(s);
-      CHECK(std::fabs((g.p1 + g.c1) - g.b1 / g.b0) < 1e-12);
-      CHECK(std::fabs((g.c2 - g.p1 * g.c1) - g.b2 / g.b0) < 1e-12);
-      CHECK(std::fabs(-g.p1 * g.c2 - g.b3 / g.b0) < 1e-12);
+      const auto g = detail::recursive_gaussian(s);
+      const auto h = host::recursive_gaussian(s);
+      INFO("sigma " << s);
+      CHECK(std::fabs(g.q - h.q) <= 1e-15 * h.q);
+      const std::pair<double, double> coefficients[] = {{g.b0, h.b0}, {g.b1, h.b1}, {g.b2, h.b2}, {g.b3, h.b3}};
+      for (const auto& [lib, ref] : coefficients) CHECK(std::fabs(lib - ref) <= 1e-14 * std::fabs(ref));
+      // B = 1 - (b1 + b2 + b3) / b0 cancels: its rounding is relative to the sum, not to B.
+      CHECK(std::fabs(g.B - h.B) <= 1e-15 * (std::fabs(h.b1) + std::fabs(h.b2) + std::fabs(h.b3)) / h.b0);
+      CHECK(std::fabs((g.p1 + g.c1) - h.b1 / h.b0) < 1e-12);
+      CHECK(std::fabs((g.c2 - g.p1 * g.c1) - h.b2 / h.b0) < 1e-12);
+      CHECK(std::fabs(-g.p1 * g.c2 - h.b3 / h.b0) < 1e-12);
       std::vector<double> ones(50, 1.0), out(50);
-      host::recursive_line(ones.data(), 50, 1, out.data(), g, BlurBorder::Clamp);
+      host::recursive_line(ones.data(), 50, 1, out.data(), h, BlurBorder::Clamp);
       for (double v : out) CHECK(std::fabs(v - 1) < 1e-12);
     }
+    // The library's truncated Gaussian is the reference's.
+    for (double s : {0.01, 0.5, 1.3, 6.0, 40.0})
+      for (double t : {3.0, 4.5}) {
+        const auto lib = detail::gaussian_weights(s, t), ref = host::gaussian_weights(s, t);
+        CHECK(detail::gaussian_radius(s, t) == host::gaussian_radius(s, t));
+        REQUIRE(lib.size() == ref.size());
+        for (std::size_t i = 0; i < ref.size(); ++i) CHECK(std::fabs(lib[i] - ref[i]) <= 1e-15);
+      }
     CHECK_THROWS_AS(host::recursive_gaussian(0.49), InvalidArgument);
+    CHECK_THROWS_AS(detail::recursive_gaussian(0.49), InvalidArgument);
     // Mirror border index: reflection about the edge with period 2n.
     CHECK(host::blur_border_index(-1, 5, BlurBorder::Mirror) == 0);
     CHECK(host::blur_border_index(5, 5, BlurBorder::Mirror) == 4);
@@ -227,13 +277,13 @@ TEST_SUITE("blur") {
     std::uint64_t seed = test::seed() + 500;
     for (BlurMethod m : {BlurMethod::Direct, BlurMethod::Separable, BlurMethod::Recursive})
       for (BlurBorder b : {BlurBorder::Clamp, BlurBorder::Zero}) {
-        const std::size_t W = 45, H = 23, pitch = 48, off = 5, guard = 127;
+        const std::size_t W = 45, H = 23, pitch = 48, off = 5;
         std::mt19937_64 rng(seed++);
         std::vector<unsigned char> in((off + H * pitch) * 4);
         for (auto& v : in) v = static_cast<unsigned char>(rng() & 0xff);
         for (std::size_t i = 0; i < 64; ++i) in[(off + i) * 4 + 1] = 255;  // saturated runs
-        const std::size_t out_n = (off + (H - 1) * pitch + W + guard) * 4;
-        std::vector<unsigned char> out(out_n, 0xA5);
+        const host::PoisonedOutput poison(off + (H - 1) * pitch + W, 4, 0xA5);
+        std::vector<unsigned char> out(poison.data(), poison.data() + poison.bytes());
         cl::Buffer bin(s.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in.size(), in.data());
         cl::Buffer bout(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, out.size(), out.data());
         BlurOptions o;
@@ -248,7 +298,7 @@ TEST_SUITE("blur") {
         const auto ref = m == BlurMethod::Recursive ? host::recursive_blur(f.data(), W, H, 4, pitch, 1.7, 3.1, b)
                                                     : host::gaussian_blur(f.data(), W, H, 4, pitch, 1.7, 3.1, b);
         int worst = 0;
-        std::size_t off_by_one = 0, outside = 0;
+        std::size_t off_by_one = 0;
         for (std::size_t y = 0; y < H; ++y)
           for (std::size_t x = 0; x < W; ++x)
             for (std::size_t ch = 0; ch < 4; ++ch) {
@@ -257,11 +307,9 @@ TEST_SUITE("blur") {
               worst = std::max(worst, d);
               off_by_one += d == 1;
             }
-        for (std::size_t p = 0; p < out_n / 4; ++p) {
-          const bool in_image = p >= off && (p - off) / pitch < H && (p - off) % pitch < W;
-          if (!in_image)
-            for (int ch = 0; ch < 4; ++ch) outside += out[p * 4 + ch] != 0xA5;
-        }
+        std::vector<bool> in_image(poison.elements(), false);
+        host::mark_rows(in_image, off, H, W, pitch);
+        const std::size_t outside = poison.changed_outside(out.data(), in_image);
         INFO(to_string(m) << " " << to_string(b) << ": worst difference " << worst << ", " << off_by_one
                           << " values off by one (float rounding at .5)");
         CHECK(worst <= 1);

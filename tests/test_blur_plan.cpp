@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "host/blur.hpp"
+#include "host/guard.hpp"
 #include "runtime/host_io.hpp"
 #include "tests/blur_support.hpp"
 #include "tests/safety_support.hpp"
@@ -22,8 +23,6 @@ using namespace clforge::test::blur;
 
 namespace {
 
-constexpr std::size_t kGuard = 127;  // pixels after the output image that must stay poisoned
-
 // Programs looked up (built, or found in the memory or disk cache) in this process.
 std::uint64_t lookups(const CacheStats& c = cache_stats()) { return c.memory_hits + c.disk_hits + c.compiles; }
 
@@ -33,26 +32,23 @@ std::size_t channels(PixelFormat f) { return f == PixelFormat::R32F ? 1 : 4; }
 // poisoned (NaN, or 0xA5 bytes) up to a guard tail, and the input as compact floats.
 struct Images {
   cl::Buffer in, out;
-  std::vector<unsigned char> poison;
+  host::PoisonedOutput poison;  // with the guard tail after the output image (host/guard.hpp)
   std::vector<float> compact;
 };
 
 Images make_images(const cl::Context& ctx, const BlurDesc& d, std::uint64_t seed) {
   const std::size_t c = channels(d.format), pb = pixel_bytes(d.format);
   const std::size_t in_px = d.in_offset + (d.height - 1) * d.in_pitch + d.width;
-  const std::size_t out_px = d.out_offset + (d.height - 1) * d.out_pitch + d.width + kGuard;
+  const std::size_t out_span = d.out_offset + (d.height - 1) * d.out_pitch + d.width;
+  const bool bytes = d.format == PixelFormat::RGBA8;
   std::vector<unsigned char> in(in_px * pb);
-  Images m;
-  if (d.format == PixelFormat::RGBA8) {
+  Images m{{}, {}, bytes ? host::PoisonedOutput(out_span, pb, 0xA5) : host::PoisonedOutput(out_span, pb), {}};
+  if (bytes) {
     std::mt19937_64 rng(seed);
     for (auto& v : in) v = static_cast<unsigned char>(rng() & 0xff);
-    m.poison.assign(out_px * pb, 0xA5);
   } else {
     const std::vector<float> f = host::random_floats(in_px * c, seed);
     std::memcpy(in.data(), f.data(), in.size());
-    const std::vector<float> nan = host::poisoned(out_px * c);
-    m.poison.resize(out_px * pb);
-    std::memcpy(m.poison.data(), nan.data(), m.poison.size());
   }
   m.compact.resize(d.width * d.height * c);
   for (std::size_t y = 0; y < d.height; ++y)
@@ -67,13 +63,14 @@ Images make_images(const cl::Context& ctx, const BlurDesc& d, std::uint64_t seed
         m.compact[(y * d.width + x) * c + ch] = v;
       }
   m.in = cl::Buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in.size(), in.data());
-  m.out = cl::Buffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, m.poison.size(), m.poison.data());
+  m.out = cl::Buffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, m.poison.bytes(),
+                     const_cast<unsigned char*>(m.poison.data()));
   return m;
 }
 
 // The output buffer read back after `done`.
 std::vector<unsigned char> read_back(cl::CommandQueue& q, const Images& m, const cl::Event& done) {
-  std::vector<unsigned char> got(m.poison.size());
+  std::vector<unsigned char> got(m.poison.bytes());
   const std::vector<cl::Event> deps{done};
   REQUIRE(q.enqueueReadBuffer(m.out, CL_TRUE, 0, got.size(), got.data(), &deps) == CL_SUCCESS);
   return got;
@@ -88,14 +85,12 @@ void check_output(const BlurPlan& plan, const Images& m, const std::vector<unsig
   const std::vector<double> ref =
       rec ? host::recursive_blur(m.compact.data(), W, H, c, W, d.sigma_x, d.sigma_y, d.border)
           : host::gaussian_blur(m.compact.data(), W, H, c, W, d.sigma_x, d.sigma_y, d.border);
-  std::vector<bool> inside(got.size() / pb, false);
   std::vector<float> out(W * H * c);
   int worst = 0;
-  std::size_t off_by_one = 0, outside = 0;
+  std::size_t off_by_one = 0;
   for (std::size_t y = 0; y < H; ++y)
     for (std::size_t x = 0; x < W; ++x) {
       const std::size_t p = d.out_offset + y * d.out_pitch + x;
-      inside[p] = true;
       for (std::size_t ch = 0; ch < c; ++ch) {
         const std::size_t i = (y * W + x) * c + ch;
         if (d.format == PixelFormat::RGBA8) {
@@ -108,8 +103,9 @@ void check_output(const BlurPlan& plan, const Images& m, const std::vector<unsig
         }
       }
     }
-  for (std::size_t p = 0; p < inside.size(); ++p)
-    if (!inside[p] && std::memcmp(got.data() + p * pb, m.poison.data() + p * pb, pb) != 0) ++outside;
+  std::vector<bool> inside(m.poison.elements(), false);
+  host::mark_rows(inside, d.out_offset, H, W, d.out_pitch);
+  const std::size_t outside = m.poison.changed_outside(got.data(), inside);
   INFO(plan.describe());
   CHECK(outside == 0);
   if (d.format == PixelFormat::RGBA8) {
@@ -278,8 +274,8 @@ TEST_SUITE("blur") {
           cl::CommandQueue own(s.context, s.entry.device);
           cl::CommandQueue& q = t < 2 ? own : shared;
           // Per thread: its own output buffers, the same inputs.
-          cl::Buffer out_rec(s.context, CL_MEM_READ_WRITE, mr.poison.size()),
-              out_sep(s.context, CL_MEM_READ_WRITE, ms.poison.size());
+          cl::Buffer out_rec(s.context, CL_MEM_READ_WRITE, mr.poison.bytes()),
+              out_sep(s.context, CL_MEM_READ_WRITE, ms.poison.bytes());
           for (int i = 0; i < 10; ++i) {
             cl::Event a, b;
             rec.enqueue(q, mr.in, out_rec, {}, &a);

@@ -1,15 +1,18 @@
 // Batched 1-D complex FFT against FFTW in double precision (tests/fft_support.hpp: metric,
 // poison, guard tail): powers of two 2^0 .. 2^20, mixed radices, primes (Bluestein), forward,
 // inverse and round trips, strides, padded distances and offsets, in-place and out-of-place,
-// scaling; the host reference, the host-vector overload, invalid arguments and the compile cache.
+// scaling; the host reference, the library's host FFT and roots of unity against it, the
+// host-vector overload, invalid arguments and the compile cache.
 // Parameter sets are in test_fft_params.cpp, the structure of plans in test_fft_plan.cpp.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <string>
 #include <vector>
 
+#include "fft/fft_math.hpp"
 #include "tests/fft_support.hpp"
 
 using namespace clforge;
@@ -154,6 +157,33 @@ TEST_SUITE("fft") {
       }
       CHECK(std::sqrt(eab / nb) < 1e-13);
       CHECK(std::sqrt(eac / nb) < 1e-12);
+    }
+  }
+
+  TEST_CASE("the library's host FFT and roots of unity (src/fft/fft_math.hpp) agree with the reference") {
+    std::uint64_t seed = test::seed() + 950;
+    for (std::size_t n : {1, 2, 12, 17, 97, 128, 210, 1009, 4096, 65537}) {
+      CAPTURE(n);
+      const std::vector<float> x = host::random_floats(2 * n, seed++);
+      std::vector<host::cdouble> xc(n);
+      for (std::size_t k = 0; k < n; ++k) xc[k] = {x[2 * k], x[2 * k + 1]};
+      for (int sign : {-1, 1}) {
+        const auto lib = detail::fft_double(xc, sign), ref = host::fft(xc, sign);
+        double e = 0, nr = 0;
+        for (std::size_t k = 0; k < n; ++k) {
+          e += std::norm(lib[k] - ref[k]);
+          nr += std::norm(ref[k]);
+        }
+        CHECK(std::sqrt(e / nr) < 1e-13);
+      }
+    }
+    for (std::size_t n : {std::size_t{3}, std::size_t{1000}, std::size_t{65537}, std::size_t{1} << 27}) {
+      double worst = 0;
+      for (std::size_t k = 0; k < n; k += n / 211 + 1)
+        for (int sign : {-1, 1})
+          worst = std::max(worst, std::abs(detail::unit_root(k, n, sign) - host::unit_root(k, n, sign)));
+      CAPTURE(n);
+      CHECK(worst < 1e-15);
     }
   }
 

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "host/guard.hpp"
 #include "host/reference.hpp"
 #include "tests/support.hpp"
 #include "transpose/transpose_internal.hpp"
@@ -24,18 +25,18 @@ struct Shape {
   std::size_t rows, cols;
 };
 
-// Runs one transpose on the device with poisoned output and guard tail; returns true when the
-// result equals the host reference bit for bit and nothing outside the matrix was touched.
+// Runs one transpose on the device with poisoned output and guard tail (host/guard.hpp); checks
+// that the result equals the host reference bit for bit and nothing outside the matrix changed.
 void check_transpose(std::size_t rows, std::size_t cols, std::size_t elem, std::size_t in_pad, std::size_t out_pad,
                      std::size_t in_off, std::size_t out_off, const Tuning& tuning, std::uint64_t seed) {
   auto& s = test::session();
   const std::size_t fpe = elem / 4;  // floats per element
   const std::size_t in_ld = cols + in_pad, out_ld = rows + out_pad;
-  const std::size_t guard = 127;
   const std::size_t in_n = (in_off + (rows - 1) * in_ld + cols) * fpe;
-  const std::size_t out_n = (out_off + (cols - 1) * out_ld + rows) * fpe + guard;
+  const host::PoisonedOutput poison(out_off + (cols - 1) * out_ld + rows, elem);
+  const std::size_t out_n = poison.bytes() / 4;
   std::vector<float> in = host::random_floats(in_n, seed);
-  std::vector<float> out = host::poisoned(out_n);
+  std::vector<float> out = poison.floats();
   std::vector<float> ref = out;
   host::transpose(rows, cols, elem, in.data() + in_off * fpe, in_ld, ref.data() + out_off * fpe, out_ld);
 
@@ -52,11 +53,10 @@ void check_transpose(std::size_t rows, std::size_t cols, std::size_t elem, std::
                     for (auto& [k, v] : tuning.overrides) p += k + "=" + std::to_string(v) + " ";
                     return p;
                   }());
-  // NaN != NaN, so compare bits: poison outside the matrix must stay poison.
-  std::size_t mismatches = 0, first = 0;
-  for (std::size_t i = 0; i < out_n; ++i)
-    if (std::memcmp(&out[i], &ref[i], 4) != 0 && mismatches++ == 0) first = i;
-  INFO("first mismatch at float " << first);
+  // Exact, bit for bit: the matrix equals the reference and the poison outside it stays.
+  std::size_t first = 0;
+  const std::size_t mismatches = poison.differences(out.data(), ref.data(), &first);
+  INFO("first mismatch at element " << first);
   CHECK(mismatches == 0);
 }
 

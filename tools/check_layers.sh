@@ -3,7 +3,7 @@
 #   include/clforge/  public headers: only other public headers
 #   src/runtime/      devices, sources, program cache, launch layer: runtime and public headers
 #   src/tuning/       specs, database, tuner: runtime, tuning, public headers (the tuner also the
-#                     host references it verifies candidates against)
+#                     host references it verifies candidates against and the output harness)
 #   src/<family>/     families: any of the above and families; the host references only in a
 #                     family's tuner target (*_tune.cpp)
 #   src/group/        one job across devices (the chunk pipeline over the families' plans): any of
@@ -11,7 +11,9 @@
 #   src/mpi/          the MPI component (its own library, clforge::mpi): any of the above; nothing
 #                     in the main library includes it
 #   src/library/      the one list of the families (specs, tuner targets): any of the above
-#   host/             references and test data (test side): anything
+#   host/             references and test data (used by tests, bench and the tuner): public headers
+#                     and host/ only, never src/, so that every reference is computed from its
+#                     definition and a mistake in the library's own math cannot hide in it
 #   python/           the Python module: public headers and its own headers only
 # Prints every include that goes up a layer and exits 1 if there is one.
 set -euo pipefail
@@ -32,7 +34,7 @@ for f in include/clforge/*.hpp include/clforge/detail/*.hpp; do check "$f" 'clfo
 for f in src/runtime/*; do check "$f" 'clforge/|runtime/'; done
 for f in src/tuning/*; do
   case "$f" in
-    src/tuning/tuner.*) check "$f" 'clforge/|runtime/|tuning/|host/' ;;
+    src/tuning/tuner.*|src/tuning/tune_instance.cpp) check "$f" 'clforge/|runtime/|tuning/|host/' ;;
     *) check "$f" 'clforge/|runtime/|tuning/' ;;
   esac
 done
@@ -47,6 +49,7 @@ for d in $(cd src && ls -d */ | tr -d / | grep -vx 'runtime\|tuning\|library\|gr
     esac
   done
 done
+for f in host/*; do check "$f" 'clforge/|host/'; done
 for f in python/*.cpp python/*.hpp; do check "$f" 'clforge/|[a-z_]+\.hpp$'; done
 if [ $bad -ne 0 ]; then echo "check_layers: includes that go up a layer (see tools/check_layers.sh)"; exit 1; fi
 echo "check_layers: every include points down the layers"

@@ -1,6 +1,7 @@
-// The Gaussian filters' design, shared by the blur launcher (weights, radii and the recursive
-// filter's poles, boundary and block matrices passed to the kernels) and by the host references
-// in host/blur.hpp, so that kernels and references use one definition of each filter.
+// The Gaussian filters' design used by the blur launcher: weights, radii and the recursive
+// filter's poles, boundary and block matrices passed to the kernels. The host references
+// (host/blur.hpp) compute the filters from their definitions on their own, so the tests check
+// this design rather than share it.
 #pragma once
 #include <array>
 #include <vector>

@@ -1,5 +1,6 @@
-// The host-side FFT in double precision the FFT plans need (the Bluestein kernel's spectrum),
-// also used by the double-precision references in host/fft.hpp.
+// The host-side FFT in double precision the FFT plans need (the Bluestein kernel's spectrum) and
+// their roots of unity. The references in host/fft.hpp have their own FFT, so the tests check
+// this one rather than share it.
 #pragma once
 #include <complex>
 #include <cstddef>

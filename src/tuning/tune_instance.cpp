@@ -1,5 +1,6 @@
 // The pieces every routine's TuneInstance shares (tuner.hpp): the read-only input buffer, the
-// output with a NaN guard tail (allocation, poisoning, reading back, size and guard checks),
+// output with a NaN guard tail (allocation, poisoning, reading back, size and guard checks; the
+// guard's length and count are the host output harness's, host/guard.hpp),
 // and the parsing of counts in size strings.
 #include <algorithm>
 #include <climits>
@@ -7,10 +8,14 @@
 #include <limits>
 
 #include "clforge/errors.hpp"
+#include "host/guard.hpp"
 #include "runtime/errors.hpp"
 #include "tuning/tuner.hpp"
 
 namespace clforge::detail {
+
+// The tuner's outputs carry the guard tail of the tests' output harness (host/guard.hpp).
+static_assert(GuardedOutput::kGuard == host::kGuardTail);
 
 GuardedOutput::GuardedOutput(const cl::Context& context, std::size_t n, const std::string& what) : n_(n) {
   cl_int st = CL_SUCCESS;
@@ -46,9 +51,7 @@ bool GuardedOutput::wrong_size(const std::vector<float>& out, Verdict& v) const 
 }
 
 std::size_t GuardedOutput::guard_hits(const std::vector<float>& out) const {
-  std::size_t hits = 0;
-  for (std::size_t i = n_; i < n_ + kGuard && i < out.size(); ++i) hits += !std::isnan(out[i]);
-  return hits;
+  return host::guard_hits(out.data(), n_, out.size());
 }
 
 bool GuardedOutput::note_guard(const std::vector<float>& out, const std::string& what, std::string& message) const {
