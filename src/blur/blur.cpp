@@ -18,12 +18,11 @@ namespace {
 
 const char* const kRoutine = "gaussian_blur";
 
-// The plan of a description from the cache. Every argument was checked by the caller.
-std::shared_ptr<const BlurPlan> cached_plan(const QueueContext& qc, const BlurDesc& d, const Tuning& tuning) {
-  // Never destroyed: releasing OpenCL objects during static destruction can outlive the driver.
-  static PlanCache<BlurPlan>& cache = *new PlanCache<BlurPlan>(64);
-  const std::string key = desc_plan_key(tuning_fingerprint(*qc.info, tuning), d, qc.context(), qc.device());
-  return cache.get(key, [&] { return std::make_shared<const BlurPlan>(BlurPlanAccess::make(qc, d, tuning)); });
+// The plan of a description from the process's plan cache. Every argument was checked by the
+// caller.
+std::shared_ptr<const BlurPlan> cached_blur_plan(const QueueContext& qc, const BlurDesc& d, const Tuning& tuning) {
+  return cached_plan<BlurPlan>(tuning_fingerprint(*qc.info, tuning), d, qc.context(), qc.device(),
+                               [&] { return BlurPlanAccess::make(qc, d, tuning); });
 }
 
 }  // namespace
@@ -64,7 +63,7 @@ BlurMethod gaussian_blur(cl::CommandQueue& queue, std::size_t width, std::size_t
   d.out_pitch = out.pitch;
   const QueueContext qc = queue_context_of(queue);
   check_blur_buffers(d, qc.context, in.buffer, out.buffer);
-  const auto plan = cached_plan(qc, d, tuning);
+  const auto plan = cached_blur_plan(qc, d, tuning);
   BlurPlanAccess::impl(*plan).run(queue, in.buffer, out.buffer, wait_list, event);  // checked above, same queue
   return plan->method();
 }

@@ -113,14 +113,12 @@ void sgemm_check_buffers(const std::array<std::size_t, 3>& span, const std::arra
 
 namespace {
 // The plan of a checked call, from the process's plan cache (keyed by context, device, the
-// whole description with alpha's and beta's bits, and the tuning fingerprint; a fingerprint
-// that cannot be trusted yet bypasses the cache).
-std::shared_ptr<const SgemmPlan> cached_plan(const cl::CommandQueue& queue, const SgemmDesc& d, const Tuning& tuning) {
-  // Never destroyed: releasing OpenCL objects during static destruction can outlive the driver.
-  static PlanCache<SgemmPlan>& cache = *new PlanCache<SgemmPlan>(64);
+// whole description with alpha's and beta's bits, and the tuning fingerprint).
+std::shared_ptr<const SgemmPlan> cached_sgemm_plan(const cl::CommandQueue& queue, const SgemmDesc& d,
+                                                   const Tuning& tuning) {
   const QueueContext qc = queue_context_of(queue);
-  const std::string key = desc_plan_key(tuning_fingerprint(*qc.info, tuning), d, qc.context(), qc.device());
-  return cache.get(key, [&] { return std::make_shared<const SgemmPlan>(SgemmPlanAccess::make(qc, d, tuning)); });
+  return cached_plan<SgemmPlan>(tuning_fingerprint(*qc.info, tuning), d, qc.context(), qc.device(),
+                                [&] { return SgemmPlanAccess::make(qc, d, tuning); });
 }
 
 SgemmDesc desc_of(Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m, std::size_t n, std::size_t k,
@@ -146,7 +144,7 @@ void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose 
   require(queue() != nullptr, "sgemm", "null command queue");
   const SgemmDesc d =
       desc_of(layout, trans_a, trans_b, m, n, k, alpha, beta, a.offset, a.ld, b.offset, b.ld, c.offset, c.ld);
-  const auto plan = cached_plan(queue, d, tuning);
+  const auto plan = cached_sgemm_plan(queue, d, tuning);
   SgemmPlanAccess::run(*plan, queue, a.buffer, b.buffer, c.buffer, wait_list, event);  // checked above, same queue
 }
 
