@@ -97,11 +97,12 @@ std::size_t image_end(const BlurDesc& d, bool in) {
 
 }  // namespace
 
-void check_blur_buffers(const BlurDesc& d, const cl::Context& context, const cl::Buffer& in, const cl::Buffer& out) {
+void check_blur_buffers(const BlurDesc& d, const cl::Context& context, const cl::Buffer& in, const cl::Buffer& out,
+                        std::size_t out_rows) {
   const char* R = kRoutine;
   const std::size_t pb = pixel_bytes(d.format);
   require_extent(R, "in", in, d.in_offset, matrix_span(R, "in.pitch", d.height, d.width, d.in_pitch), pb);
-  require_extent(R, "out", out, d.out_offset, matrix_span(R, "out.pitch", d.height, d.width, d.out_pitch), pb);
+  require_extent(R, "out", out, d.out_offset, matrix_span(R, "out.pitch", out_rows, d.width, d.out_pitch), pb);
   require(in() != out(), R, "in and out must be different buffers (the blur is out-of-place)");
   for (const cl::Buffer* b : {&in, &out}) {
     cl_context c = nullptr;
@@ -355,8 +356,25 @@ void BlurPlan::enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl::
                        cl::Event* event) const {
   using namespace detail;
   require_plan_queue(kRoutine, queue, impl_->context(), impl_->device);
-  check_blur_buffers(impl_->desc, impl_->context, in, out);
+  check_blur_buffers(impl_->desc, impl_->context, in, out, impl_->desc.height);
   impl_->run(queue, in, out, wait_list, event);
+}
+
+bool BlurPlan::writes_row_windows() const { return impl_->rows_window_supported(); }
+
+void BlurPlan::enqueue_rows(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, std::size_t first,
+                            std::size_t count, const EventList& wait_list, cl::Event* event) const {
+  using namespace detail;
+  const BlurDesc& d = impl_->desc;
+  require(writes_row_windows(), kRoutine,
+          "this plan cannot write a window of rows (only the separable method on float images can)");
+  require(count > 0 && first < d.height && count <= d.height - first, kRoutine, [&] {
+    return "rows [" + std::to_string(first) + ", " + std::to_string(first) + " + " + std::to_string(count) +
+           ") are not a window of the image's " + std::to_string(d.height) + " rows";
+  });
+  require_plan_queue(kRoutine, queue, impl_->context(), impl_->device);
+  check_blur_buffers(d, impl_->context, in, out, count);
+  impl_->run(queue, in, out, wait_list, event, {first, count});
 }
 
 BlurMethod BlurPlan::method() const { return impl_->res.route.method; }

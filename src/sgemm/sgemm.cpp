@@ -63,40 +63,6 @@ void sgemm_validate_overrides(const Tuning& tuning, const DeviceInfo& dev) {
   }
 }
 
-std::array<std::size_t, 3> sgemm_spans(Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m,
-                                       std::size_t n, std::size_t k, std::size_t lda, std::size_t ldb,
-                                       std::size_t ldc) {
-  const char* R = "sgemm";
-  require(m <= kMaxDim, R, [&] { return "m (" + std::to_string(m) + ") must be below 2^31"; });
-  require(n <= kMaxDim, R, [&] { return "n (" + std::to_string(n) + ") must be below 2^31"; });
-  require(k <= kMaxDim, R, [&] { return "k (" + std::to_string(k) + ") must be below 2^31"; });
-  require(layout == Layout::RowMajor || layout == Layout::ColMajor, R, "unknown layout");
-  require(trans_a == Transpose::No || trans_a == Transpose::Yes, R, "unknown trans_a");
-  require(trans_b == Transpose::No || trans_b == Transpose::Yes, R, "unknown trans_b");
-  const bool row = layout == Layout::RowMajor, ta = trans_a == Transpose::Yes, tb = trans_b == Transpose::Yes;
-  // Stored shape of each operand (rows x cols) and its contiguous extent.
-  struct Stored {
-    const char* name;
-    const char* ld_name;
-    std::size_t ld, rows, cols;
-  };
-  const Stored ops[3] = {
-      {"a", "a.ld", lda, ta ? k : m, ta ? m : k}, {"b", "b.ld", ldb, tb ? n : k, tb ? k : n}, {"c", "c.ld", ldc, m, n}};
-  std::array<std::size_t, 3> span{};
-  for (int i = 0; i < 3; ++i) {
-    const Stored& s = ops[i];
-    const std::size_t inner = row ? s.cols : s.rows, outer = row ? s.rows : s.cols;
-    const std::size_t need = std::max<std::size_t>(1, inner);
-    require(s.ld >= need, R, [&] {
-      return std::string(s.ld_name) + " (" + std::to_string(s.ld) + ") is smaller than " +
-             (row ? "the columns" : "the rows") + " of " + s.name + " (" + std::to_string(need) + ", " +
-             (row ? "row" : "column") + "-major " + std::to_string(s.rows) + " x " + std::to_string(s.cols) + ")";
-    });
-    span[i] = matrix_span(R, s.ld_name, outer, inner, s.ld);
-  }
-  return span;
-}
-
 void sgemm_check_buffers(const std::array<std::size_t, 3>& span, const std::array<const cl::Buffer*, 3>& buffers,
                          const std::array<std::size_t, 3>& offsets) {
   const char* R = "sgemm";
@@ -132,6 +98,41 @@ SgemmDesc desc_of(Layout layout, Transpose trans_a, Transpose trans_b, std::size
 }
 }  // namespace
 }  // namespace detail
+
+std::array<std::size_t, 3> sgemm_spans(Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m,
+                                       std::size_t n, std::size_t k, std::size_t lda, std::size_t ldb,
+                                       std::size_t ldc) {
+  using namespace detail;
+  const char* R = "sgemm";
+  require(m <= kMaxDim, R, [&] { return "m (" + std::to_string(m) + ") must be below 2^31"; });
+  require(n <= kMaxDim, R, [&] { return "n (" + std::to_string(n) + ") must be below 2^31"; });
+  require(k <= kMaxDim, R, [&] { return "k (" + std::to_string(k) + ") must be below 2^31"; });
+  require(layout == Layout::RowMajor || layout == Layout::ColMajor, R, "unknown layout");
+  require(trans_a == Transpose::No || trans_a == Transpose::Yes, R, "unknown trans_a");
+  require(trans_b == Transpose::No || trans_b == Transpose::Yes, R, "unknown trans_b");
+  const bool row = layout == Layout::RowMajor, ta = trans_a == Transpose::Yes, tb = trans_b == Transpose::Yes;
+  // Stored shape of each operand (rows x cols) and its contiguous extent.
+  struct Stored {
+    const char* name;
+    const char* ld_name;
+    std::size_t ld, rows, cols;
+  };
+  const Stored ops[3] = {
+      {"a", "a.ld", lda, ta ? k : m, ta ? m : k}, {"b", "b.ld", ldb, tb ? n : k, tb ? k : n}, {"c", "c.ld", ldc, m, n}};
+  std::array<std::size_t, 3> span{};
+  for (int i = 0; i < 3; ++i) {
+    const Stored& s = ops[i];
+    const std::size_t inner = row ? s.cols : s.rows, outer = row ? s.rows : s.cols;
+    const std::size_t need = std::max<std::size_t>(1, inner);
+    require(s.ld >= need, R, [&] {
+      return std::string(s.ld_name) + " (" + std::to_string(s.ld) + ") is smaller than " +
+             (row ? "the columns" : "the rows") + " of " + s.name + " (" + std::to_string(need) + ", " +
+             (row ? "row" : "column") + "-major " + std::to_string(s.rows) + " x " + std::to_string(s.cols) + ")";
+    });
+    span[i] = matrix_span(R, s.ld_name, outer, inner, s.ld);
+  }
+  return span;
+}
 
 void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m, std::size_t n,
            std::size_t k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta, const MatrixRef& c,

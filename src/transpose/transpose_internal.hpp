@@ -5,16 +5,10 @@
 #include "runtime/execution.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/plan_cache.hpp"
+#include "runtime/plan_keys.hpp"
 #include "runtime/program_cache.hpp"
 #include "tuning/spec.hpp"
 #include "tuning/tuner.hpp"
-
-namespace clforge {
-/// The fields of a description as plan-cache key bytes (detail::desc_plan_key).
-inline std::string desc_key(const TransposeDesc& d) {
-  return detail::key_bytes(d.rows, d.cols, d.elem_size, d.in_offset, d.in_ld, d.out_offset, d.out_ld);
-}
-}  // namespace clforge
 
 namespace clforge::detail {
 
