@@ -3,6 +3,7 @@
 // enqueued, enqueued from several threads at once, and the free function's plan cache.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -341,5 +342,49 @@ TEST_SUITE("blur") {
       run(o);
       CHECK(lookups() > programs);
     }
+  }
+
+  TEST_CASE("BlurPlan: a window of output rows, bitwise as the whole image's, and the halo") {
+    auto& s = test::session();
+    BlurDesc d;
+    d.width = 33;
+    d.height = 40;
+    d.format = PixelFormat::R32F;
+    d.sigma_x = 1.3;
+    d.sigma_y = 2.0;
+    d.method = BlurMethod::Separable;
+    const BlurPlan plan(s.queue, d);
+    REQUIRE(plan.writes_row_windows());
+    std::vector<float> in(d.width * d.height);
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>((i * 29 + 7) % 97);
+    const cl::Buffer bin = detail::upload(s.context, CL_MEM_READ_ONLY, in.data(), in.size() * 4, "test");
+    const cl::Buffer whole = detail::device_buffer(s.context, CL_MEM_READ_WRITE, in.size() * 4, "test");
+    const std::size_t first = 10, count = 12;
+    const cl::Buffer window = detail::device_buffer(s.context, CL_MEM_READ_WRITE, count * d.width * 4, "test");
+    plan.enqueue(s.queue, bin, whole);
+    plan.enqueue_rows(s.queue, bin, window, first, count);
+    std::vector<float> all(in.size()), part(count * d.width);
+    detail::download(s.queue, whole, all.size() * 4, all.data(), {}, "test");
+    detail::download(s.queue, window, part.size() * 4, part.data(), {}, "test");
+    CHECK(std::equal(part.begin(), part.end(), all.begin() + first * d.width));
+
+    test::expect_invalid_argument([&] { plan.enqueue_rows(s.queue, bin, window, 30, 12); }, "not a window");
+    test::expect_invalid_argument([&] { plan.enqueue_rows(s.queue, bin, window, 0, 0); }, "not a window");
+    test::expect_invalid_argument([&] { plan.enqueue_rows(s.queue, bin, window, 0, 13); }, "out");
+    BlurDesc direct = d;
+    direct.method = BlurMethod::Direct;
+    const BlurPlan no_window(s.queue, direct);
+    CHECK(!no_window.writes_row_windows());
+    test::expect_invalid_argument([&] { no_window.enqueue_rows(s.queue, bin, window, first, count); },
+                                  "cannot write a window");
+
+    // Direct and separable read r = ceil(3 sigma_y) rows; the recursive filter's halo is where
+    // its impulse response has decayed below 2^-30, far beyond that.
+    CHECK(blur_halo_rows(BlurMethod::Separable, 2.0) == 6);
+    CHECK(blur_halo_rows(BlurMethod::Direct, 2.5) == 8);
+    CHECK(blur_halo_rows(BlurMethod::Recursive, 2.0) > 6);
+    CHECK(blur_desc(7, 5, PixelFormat::RGBA8, BlurOptions{}).height == 5);
+    test::expect_invalid_argument([&] { check_blur_arguments(0, 5, PixelFormat::R32F, BlurOptions{}); },
+                                  "at least 1");
   }
 }

@@ -330,4 +330,44 @@ TEST_SUITE("sgemm") {
         CHECK_NOTHROW(detail::get_program(qc, detail::kernel_spec(kernel), cfg, "-DCLF_LONG_INDEX=1"));
       }
   }
+
+  TEST_CASE("SgemmPlan: A packed once serves later calls, bitwise as the plan's own packing") {
+    auto& s = test::session();
+    Case c;
+    c.m = 67, c.n = 45, c.k = 70, c.alpha = 1.5f, c.beta = 0.0f;  // 67 is no tile multiple: A is packed
+    const SgemmPlan plan(s.queue, desc_of(c), small_tiles());
+    CAPTURE(plan.describe());
+    REQUIRE(plan.packed_a_bytes() > 0);
+    auto values = [](std::size_t n, float scale) {
+      std::vector<float> v(n);
+      for (std::size_t i = 0; i < n; ++i) v[i] = scale * static_cast<float>((i * 37 + 11) % 101) - 50.0f * scale;
+      return v;
+    };
+    const std::vector<float> ha = values(c.m * c.k, 0.01f), hb = values(c.k * c.n, 0.02f);
+    auto device = [&](const std::vector<float>& v) {
+      return detail::upload(s.context, CL_MEM_READ_WRITE, v.data(), v.size() * sizeof(float), "test");
+    };
+    const cl::Buffer a = device(ha), b = device(hb);
+    const cl::Buffer own = device(std::vector<float>(c.m * c.n)), shared = device(std::vector<float>(c.m * c.n));
+    const cl::Buffer packed = detail::device_buffer(s.context, CL_MEM_READ_WRITE, plan.packed_a_bytes(), "test");
+    plan.enqueue(s.queue, a, b, own);
+    cl::Event pack_done;
+    plan.pack_a(s.queue, a, packed, {}, &pack_done);
+    for (int call = 0; call < 2; ++call) plan.enqueue_packed_a(s.queue, packed, b, shared, {pack_done});
+    std::vector<float> want(c.m * c.n), got(c.m * c.n);
+    detail::download(s.queue, own, want.size() * sizeof(float), want.data(), {}, "test");
+    detail::download(s.queue, shared, got.size() * sizeof(float), got.data(), {}, "test");
+    CHECK(want == got);
+
+    const cl::Buffer small = detail::device_buffer(s.context, CL_MEM_READ_WRITE, plan.packed_a_bytes() - 4, "test");
+    test::expect_invalid_argument([&] { plan.pack_a(s.queue, a, small); }, "packed_a");
+    test::expect_invalid_argument([&] { plan.pack_a(s.queue, a, a); }, "another buffer than a");
+    test::expect_invalid_argument([&] { plan.enqueue_packed_a(s.queue, packed, b, packed); },
+                                  "another buffer than c");
+    Case row = c;
+    row.layout = Layout::RowMajor;  // the internal A is the caller's B: nothing to share
+    const SgemmPlan swapped(s.queue, desc_of(row), small_tiles());
+    CHECK(swapped.packed_a_bytes() == 0);
+    test::expect_invalid_argument([&] { swapped.pack_a(s.queue, a, packed); }, "does not pack A");
+  }
 }

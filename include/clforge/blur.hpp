@@ -101,6 +101,18 @@ class BlurPlan {
   /// buffer, or a queue of another context or device than the plan's.
   void enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait_list = {},
                cl::Event* event = nullptr) const;
+  /// Whether enqueue_rows() can write a window of the output rows: the separable method on float
+  /// images (R32F, RGBA32F).
+  bool writes_row_windows() const;
+  /// enqueue() writing only the output rows [first, first + count) of the plan's image, row y at
+  /// row y - first of `out` (from the description's out offset, with its out pitch): the rows a
+  /// band of a larger image owns, computed from the band and its halo rows (blur_halo_rows()
+  /// above and below it) as the plan's image in `in`, bitwise as the whole image would give them.
+  /// The other rows of `out`'s memory are not written. Throws InvalidArgument, before anything
+  /// is enqueued, when the plan cannot (writes_row_windows() is false), for an empty window or one
+  /// outside the image, and as enqueue() (`out` holds `count` rows).
+  void enqueue_rows(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, std::size_t first,
+                    std::size_t count, const EventList& wait_list = {}, cl::Event* event = nullptr) const;
   /// The method the plan runs (never Auto).
   BlurMethod method() const;
   /// The description, pitches resolved (never 0).
@@ -135,6 +147,23 @@ class BlurPlan {
 BlurMethod gaussian_blur(cl::CommandQueue& queue, std::size_t width, std::size_t height, PixelFormat format,
                          const ImageRef& in, const ImageRef& out, const BlurOptions& options,
                          const EventList& wait_list = {}, cl::Event* event = nullptr, const Tuning& tuning = {});
+
+/// The rows above and below an output row that the filter of `method` reads for sigma_y (Auto
+/// counts as direct and separable): r = ceil(3 sigma_y) for direct and separable, which read
+/// exactly those; for the recursive filter, which reaches infinitely far, the distance where its
+/// impulse response has decayed below 2^-30 of its peak. A band of rows blurred with this many
+/// rows of the image above and below it (BlurPlan::enqueue_rows) gives the whole image's rows.
+std::size_t blur_halo_rows(BlurMethod method, double sigma_y);
+
+/// The description of a gaussian_blur() call on a width x height image with tight rows (offsets
+/// 0, pitches the width).
+BlurDesc blur_desc(std::size_t width, std::size_t height, PixelFormat format, const BlurOptions& options);
+
+/// The checks gaussian_blur() makes before it looks at the device or the buffers: throws its
+/// InvalidArgument for zero sizes or sizes above 2^30, an unknown format, method or border,
+/// sigma not in (0, 4096] (or below 0.5 for Recursive), or bad tuning overrides.
+void check_blur_arguments(std::size_t width, std::size_t height, PixelFormat format, const BlurOptions& options,
+                          const Tuning& tuning = {});
 
 /// The method that Auto resolves to for this queue's device, image size and sigmas.
 BlurMethod resolve_blur_method(const cl::CommandQueue& queue, std::size_t width, std::size_t height, PixelFormat format,

@@ -2,6 +2,7 @@
 //   C = alpha * op(A) * op(B) + beta * C,   op(X) = X or X^T,
 // C is m x n, op(A) is m x k, op(B) is k x n, in row-major or column-major storage.
 #pragma once
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -61,6 +62,21 @@ class SgemmPlan {
   /// a queue of another context or device.
   void enqueue(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
                const EventList& wait_list = {}, cl::Event* event = nullptr) const;
+  /// A packed once for several calls that share it (e.g. blocks of C's columns against one A):
+  /// the bytes of A as the plan's multiply reads it, or 0 when the plan does not pack A (it reads
+  /// A in place, takes the direct or no kernel, or is row-major, where the internal A is B).
+  std::size_t packed_a_bytes() const;
+  /// Packs the caller's A into `packed` (packed_a_bytes() bytes from offset 0) exactly as
+  /// enqueue() would; waits for wait_list, *event (if given) completes when the pack is done.
+  /// Throws InvalidArgument, before anything is enqueued, when the plan does not pack A, for a
+  /// null or too-small buffer, `packed` being A's buffer, or a queue of another context or device.
+  void pack_a(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& packed, const EventList& wait_list = {},
+              cl::Event* event = nullptr) const;
+  /// enqueue() reading A from `packed_a`, filled by pack_a() (its event in wait_list, or the pack
+  /// enqueued earlier on the same in-order queue), instead of packing A again. Throws as pack_a()
+  /// for packed_a (and for packed_a being C's buffer) and as enqueue() for B and C.
+  void enqueue_packed_a(cl::CommandQueue& queue, const cl::Buffer& packed_a, const cl::Buffer& b, const cl::Buffer& c,
+                        const EventList& wait_list = {}, cl::Event* event = nullptr) const;
   /// The description with leading dimensions of 0 replaced by the smallest legal ones.
   const SgemmDesc& desc() const;
   /// The path and how it runs, e.g. "sgemm 1000x1000x1000 column-major NN, alpha 1, beta 0: xgemm
@@ -79,6 +95,14 @@ class SgemmPlan {
   explicit SgemmPlan(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
   std::shared_ptr<const Impl> impl_;
 };
+
+/// Elements spanned by A, B and C of an sgemm call (0 for an operand that describes no
+/// element: A and B when k is 0, all three when m or n is 0), from each matrix's first element:
+/// what a buffer or host vector must hold past the operand's offset. Throws InvalidArgument
+/// naming the first bad argument, as sgemm() does, for m, n or k of 2^31 or more, an unknown
+/// layout or transpose, or a leading dimension smaller than allowed.
+std::array<std::size_t, 3> sgemm_spans(Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m,
+                                       std::size_t n, std::size_t k, std::size_t lda, std::size_t ldb, std::size_t ldc);
 
 /// C = alpha * op(A) * op(B) + beta * C on the device, asynchronously on `queue`.
 ///

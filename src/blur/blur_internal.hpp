@@ -9,17 +9,10 @@
 #include "clforge/blur.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/plan_cache.hpp"
+#include "runtime/plan_keys.hpp"
 #include "runtime/program_cache.hpp"
 #include "tuning/spec.hpp"
 #include "tuning/tuner.hpp"
-
-namespace clforge {
-/// The fields of a description as plan-cache key bytes (detail::desc_plan_key).
-inline std::string desc_key(const BlurDesc& d) {
-  return detail::key_bytes(d.width, d.height, d.format, d.sigma_x, d.sigma_y, d.border, d.method, d.in_offset,
-                           d.in_pitch, d.out_offset, d.out_pitch);
-}
-}  // namespace clforge
 
 namespace clforge::detail {
 
@@ -100,8 +93,5 @@ void check_blur_request(std::size_t width, std::size_t height, PixelFormat forma
 // sigma of a recursive method that Auto picked, local tiles asked for by an override).
 Resolved check_blur_options(std::size_t width, std::size_t height, PixelFormat format, const BlurOptions& options,
                             const Tuning& tuning, const DeviceInfo& dev);
-
-/// The plan description of a whole image blurred with `o` (packed rows, offsets 0).
-BlurDesc desc_of(std::size_t width, std::size_t height, PixelFormat format, const BlurOptions& o);
 
 }  // namespace clforge::detail

@@ -94,9 +94,10 @@ struct BlurPlanAccess {
   static const BlurPlan::Impl& impl(const BlurPlan& plan) { return *plan.impl_; }
 };
 
-/// The checks of BlurPlan::enqueue that concern the buffers: both hold the described images,
-/// belong to `context`, and are two buffers.
-void check_blur_buffers(const BlurDesc& desc, const cl::Context& context, const cl::Buffer& in, const cl::Buffer& out);
+/// The checks of BlurPlan::enqueue that concern the buffers: both hold the described images
+/// (`out` its first out_rows rows), belong to `context`, and are two buffers.
+void check_blur_buffers(const BlurDesc& desc, const cl::Context& context, const cl::Buffer& in, const cl::Buffer& out,
+                        std::size_t out_rows);
 
 }  // namespace detail
 }  // namespace clforge

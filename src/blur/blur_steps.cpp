@@ -1,12 +1,12 @@
 // The commands of one BlurPlan enqueue: the kernels of each method with their arguments bound
-// by name, the recursive method's transposes as TransposePlan steps, all in one Chain, with the
-// scratch buffer leased from the workspace pool.
+// by name, the recursive method's transposes as TransposePlan steps, each after the one before
+// in one detail::Execution, which leases the scratch buffer from the workspace pool.
 #include <functional>
-#include <memory>
 #include <stdexcept>
 
 #include "blur/blur_plan_impl.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/execution.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/workspace.hpp"
 #include "transpose/transpose_internal.hpp"
@@ -48,11 +48,11 @@ struct Img {
   std::size_t offset, pitch;
 };
 
-// One enqueue in flight: the plan, its command chain, the leased scratch buffer and the output
+// One enqueue in flight: the plan, its execution, the leased scratch buffer and the output
 // rows it writes (BlurRows: all of them unless a group band asks for its own).
 struct Run {
   const BlurPlan::Impl& p;
-  Chain& chain;
+  Execution& x;
   const cl::Buffer& scratch;
   BlurRows rows;
   long long width() const { return static_cast<long long>(p.desc.width); }
@@ -75,7 +75,7 @@ void run_direct(Run& c, const Img& in, const Img& out, bool last) {
   a.i32("width", c.width()).i32("height", c.height()).i32("border", p.border).i32("rx", p.res.rx).i32("ry", p.res.ry);
   a.buffer("wts", p.direct_weights).local("tile", p.direct_shape.local_bytes);
   images(a, in, out).finish();
-  c.chain.kernel(k, p.direct_shape.global, p.direct_shape.local, last);
+  c.x.then(k, p.direct_shape.global, p.direct_shape.local, last);
 }
 
 void run_separable(Run& c, const Img& in, const Img& out, bool last) {
@@ -93,7 +93,7 @@ void run_separable(Run& c, const Img& in, const Img& out, bool last) {
     a.i32("y_first", static_cast<long long>(first)).i32("rows", static_cast<long long>(count));
     a.buffer("wx", p.row_weights).buffer("wy", p.col_weights).local("tile", p.cols_shape.local_bytes);
     images(a, in, out).finish();
-    c.chain.kernel(k, global, p.cols_shape.local, last);
+    c.x.then(k, global, p.cols_shape.local, last);
     return;
   }
   const Img tmp{c.scratch, p.scratch.tmp, p.desc.width};
@@ -106,7 +106,7 @@ void run_separable(Run& c, const Img& in, const Img& out, bool last) {
     a.buffer("wts", weights).local(tile, shape.local_bytes);
     more(a);
     images(a, from, to).finish();
-    c.chain.kernel(k, global, shape.local, is_last);
+    c.x.then(k, global, shape.local, is_last);
   };
   pass(
       p.rows, kBlurRows, p.rows_shape, p.res.rx, p.row_weights, "tile4", in, tmp, [](Args&) {}, p.rows_shape.global,
@@ -139,7 +139,7 @@ void recursive_pass(Run& c, const cl::Program& prog, std::size_t n, std::size_t 
     Args a(k, kBlurRecCols, p.long_index);
     a.i32("n", N).i32("cols", C).i32("border", p.border).i32("K", rp.K).buffer("prm", rp.prm);
     images(a, in, out).finish();
-    c.chain.kernel(k, cl::NDRange(round_up(cols, lx)), cl::NDRange(lx), last);
+    c.x.then(k, cl::NDRange(round_up(cols, lx)), cl::NDRange(lx), last);
     return;
   }
   // The arguments the block kernels share: sizes, the pass's table, the input and the carries.
@@ -157,14 +157,14 @@ void recursive_pass(Run& c, const cl::Program& prog, std::size_t n, std::size_t 
     cl::Kernel k = get_kernel(prog, kBlurRecCarry.kernel);
     Args a(k, kBlurRecCarry, p.long_index);
     pass_args(a).finish();
-    c.chain.kernel(k, cl::NDRange(round_up(cols, lx), rp.nb), cl::NDRange(lx, 1), false);
+    c.x.then(k, cl::NDRange(round_up(cols, lx), rp.nb), cl::NDRange(lx, 1), false);
   }
   {
     cl::Kernel k = get_kernel(prog, kBlurRecLink.kernel);
     Args a(k, kBlurRecLink, p.long_index);
     a.i32("nb", static_cast<long long>(rp.nb)).i32("q", rp.q).i32("border", p.border).i32("K", rp.K);
     pass_args(a).finish();
-    c.chain.kernel(k, cl::NDRange(round_up(cols, lx), p.rec_split), cl::NDRange(lx, p.rec_split), false);
+    c.x.then(k, cl::NDRange(round_up(cols, lx), p.rec_split), cl::NDRange(lx, p.rec_split), false);
   }
   cl::Kernel k = get_kernel(prog, kBlurRecApply.kernel);
   Args a(k, kBlurRecApply, p.long_index);
@@ -176,7 +176,7 @@ void recursive_pass(Run& c, const cl::Program& prog, std::size_t n, std::size_t 
       .buffer("carry_next", c.scratch)
       .index("carry_next_off", next.rp != nullptr ? next.carry : carry);
   images(a, in, out).finish();
-  c.chain.kernel(k, cl::NDRange(round_up(cols, lx), rp.nb), cl::NDRange(lx, 1), last);
+  c.x.then(k, cl::NDRange(round_up(cols, lx), rp.nb), cl::NDRange(lx, 1), last);
 }
 
 void run_recursive(Run& c, const Img& in, const Img& out, bool last) {
@@ -192,7 +192,7 @@ void run_recursive(Run& c, const Img& in, const Img& out, bool last) {
                    rt.carry_fused ? NextPass{&p.rx, p.scratch.carry_x} : NextPass{}, false);
   } else {
     recursive_pass(c, plain, H, W, p.ry, in, out, p.scratch.carry_y, false, {}, false);
-    transpose_step(*p.transpose_y, c.chain, out.buffer, c.scratch, false);
+    transpose_step(*p.transpose_y, c.x, out.buffer, c.scratch, false);
   }
   // Horizontal pass (sigma_x) as a vertical pass of the transposed image, transposed back.
   if (rt.fused_x) {
@@ -200,7 +200,7 @@ void run_recursive(Run& c, const Img& in, const Img& out, bool last) {
   } else {
     recursive_pass(c, plain, W, H, p.rx, t, Img{c.scratch, p.scratch.tmp2, H}, p.scratch.carry_x, rt.carry_fused, {},
                    false);
-    transpose_step(*p.transpose_x, c.chain, c.scratch, out.buffer, last);
+    transpose_step(*p.transpose_x, c.x, c.scratch, out.buffer, last);
   }
 }
 
@@ -223,7 +223,7 @@ void convert(Run& c, const KernelSignature& sig, const Img& in, const Img& out, 
   Args a(k, sig, c.p.long_index);
   a.i32("width", c.width()).i32("height", c.height());
   images(a, in, out).finish();
-  c.chain.kernel(k, c.p.conv_shape.global, c.p.conv_shape.local, last);
+  c.x.then(k, c.p.conv_shape.global, c.p.conv_shape.local, last);
 }
 
 }  // namespace
@@ -234,45 +234,23 @@ void BlurPlan::Impl::run(cl::CommandQueue& queue, const cl::Buffer& in, const cl
   using namespace detail;
   if (rows.count > 0 && (!rows_window_supported() || rows.first + rows.count > desc.height))
     throw std::logic_error("blur: a part of the output rows asked of a plan that cannot write one");
-  // The scratch comes from the pool; the first command waits for its previous user, and it goes
-  // back with this enqueue's last use (on an out-of-order queue the last command's event, which
-  // is then always made).
-  const bool ordered = in_order(queue);
-  std::unique_ptr<WorkspaceLease> lease;
-  EventList first = wait;
-  cl::Event done;
-  if (scratch.pixels > 0) {
-    lease = std::make_unique<WorkspaceLease>(workspace_pool().acquire(context, scratch.pixels * px, "blur scratch"));
-    const EventList before = lease->waits(queue);
-    first.insert(first.end(), before.begin(), before.end());
-  }
+  // The scratch comes from the pool: the first command waits for its previous user, and it
+  // goes back with this enqueue's last use.
+  Execution x(queue, wait, event);
   const cl::Buffer none;
-  const cl::Buffer& s = lease ? lease->buffer() : none;
-  Chain chain(queue, first, lease && !ordered ? &done : event, ordered);
-  Run c{*this, chain, s, rows};
-  try {
-    const Img src{in, desc.in_offset, desc.in_pitch}, dst{out, desc.out_offset, desc.out_pitch};
-    if (desc.format == PixelFormat::RGBA8) {
-      const std::size_t pixels = desc.width * desc.height;
-      const Img a{s, scratch.conv, desc.width}, b{s, scratch.conv + pixels, desc.width};
-      convert(c, kBlurU8ToF32, src, a, false);
-      run_method(c, a, b, false);
-      convert(c, kBlurF32ToU8, b, dst, true);
-    } else {
-      run_method(c, src, dst, true);
-    }
-  } catch (...) {
-    // Commands already enqueued may still use the scratch: it goes back to the pool only once
-    // they are done.
-    if (lease) queue.finish();
-    throw;
+  const cl::Buffer& s = scratch.pixels > 0 ? x.workspace(context, scratch.pixels * px, "blur scratch") : none;
+  Run c{*this, x, s, rows};
+  const Img src{in, desc.in_offset, desc.in_pitch}, dst{out, desc.out_offset, desc.out_pitch};
+  if (desc.format == PixelFormat::RGBA8) {
+    const std::size_t pixels = desc.width * desc.height;
+    const Img a{s, scratch.conv, desc.width}, b{s, scratch.conv + pixels, desc.width};
+    convert(c, kBlurU8ToF32, src, a, false);
+    run_method(c, a, b, false);
+    convert(c, kBlurF32ToU8, b, dst, true);
+  } else {
+    run_method(c, src, dst, true);
   }
-  if (lease && ordered) {
-    lease->used_on(queue);
-  } else if (lease) {
-    lease->used_until({done});
-    if (event != nullptr) *event = done;
-  }
+  x.finish();
 }
 
 }  // namespace clforge

@@ -5,27 +5,17 @@
 // from exactly the pixels the whole image's would be (bitwise equal). The recursive filter
 // reaches infinitely far; its halo is where its impulse response has decayed below 2^-30 of
 // its peak, and the band's edge rows enter as the filter's clamp border there.
-#include <cmath>
-
-#include "blur/blur_design.hpp"
-#include "blur/blur_internal.hpp"
-#include "blur/blur_plan_impl.hpp"
+#include "clforge/blur.hpp"
 #include "group/group_internal.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/extent.hpp"
+#include "runtime/plan_keys.hpp"
 
 namespace clforge {
 
 namespace detail {
 
-std::size_t blur_halo_rows(BlurMethod m, double sigma_y) {
-  if (m != BlurMethod::Recursive) return static_cast<std::size_t>(detail::gaussian_radius(sigma_y));
-  // The slowest pole of the cascade (a real pole p1 and a complex pair of modulus sqrt(-c2))
-  // sets the decay of the impulse response: rho^h <= 2^-30.
-  const detail::RecursiveGaussian g = detail::recursive_gaussian(sigma_y);
-  const double rho = std::max(g.p1, std::sqrt(std::max(0.0, -g.c2)));
-  return static_cast<std::size_t>(std::ceil(30 * std::log(2.0) / -std::log(rho))) + 1;
-}
+std::size_t blur_halo_rows(BlurMethod m, double sigma_y) { return clforge::blur_halo_rows(m, sigma_y); }
 
 }  // namespace detail
 
@@ -67,12 +57,12 @@ class BlurTask : public detail::ChunkTask {
     // input and writes only the band's own rows into the caller's output (the halo rows there
     // belong to the neighbouring bands). The separable method of float images can.
     const auto [r0, r1] = band(first, count);
-    const BlurPlan::Impl& p = detail::BlurPlanAccess::impl(plan(r1 - r0));
-    if (!p.rows_window_supported()) return false;
+    const BlurPlan& p = plan(r1 - r0);
+    if (!p.writes_row_windows()) return false;
     const cl::Buffer bi =
         detail::host_buffer(context, CL_MEM_READ_ONLY, (r1 - r0) * row(), const_cast<char*>(in_) + r0 * row());
     const cl::Buffer bo = detail::host_buffer(context, CL_MEM_WRITE_ONLY, count * row(), out_ + first * row());
-    p.run(queue, bi, bo, {}, nullptr, {first - r0, count});
+    p.enqueue_rows(queue, bi, bo, first - r0, count);
     detail::sync_to_host(queue, bo, count * row(), done);
     return true;
   }
@@ -114,12 +104,12 @@ GroupRun gaussian_blur(const DeviceGroup& group, std::size_t width, std::size_t 
     detail::require(s > 0 && s <= 4096, what,
                     [&] { return "sigma must be in (0, 4096] (got " + std::to_string(s) + ")"; });
   const Tuning tuning = detail::family_tuning(split.tuning);
-  BlurDesc whole = detail::desc_of(width, height, format, options);
+  BlurDesc whole = blur_desc(width, height, format, options);
   // One method for every device: Auto as the first device resolves it for the whole image.
   whole.method = options.method != BlurMethod::Auto ? options.method
                                                     : resolve_blur_method(group.queue(0), width, height, format,
                                                                           options.sigma_x, options.sigma_y, tuning);
-  const std::size_t halo = detail::blur_halo_rows(whole.method, options.sigma_y);
+  const std::size_t halo = blur_halo_rows(whole.method, options.sigma_y);
   detail::GroupJob job;
   job.routine = "blur";
   job.size_class = std::string(to_string(whole.method)) + " " + std::to_string(width) + "x" + std::to_string(height);
@@ -139,7 +129,7 @@ std::vector<float> gaussian_blur(cl::CommandQueue& queue, std::size_t width, std
   detail::require(channels == 1 || channels == 4, what,
                   [&] { return "channels must be 1 or 4 (got " + std::to_string(channels) + ")"; });
   const PixelFormat f = channels == 1 ? PixelFormat::R32F : PixelFormat::RGBA32F;
-  detail::check_blur_request(width, height, f, options, tuning);  // sizes, options, tuning, as gaussian_blur
+  check_blur_arguments(width, height, f, options, tuning);  // sizes, options, tuning, as gaussian_blur
   const std::size_t floats = detail::mul_or_throw(detail::mul_or_throw(width, height, what, "width * height"), channels,
                                                   what, "width * height * channels");
   detail::require(in.size() == floats, what, [&] {

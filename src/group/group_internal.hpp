@@ -149,12 +149,9 @@ class PlansBySize {
     auto it = plans_.find(size);
     if (it == plans_.end()) {
       const Desc d = desc_(size);
-      // Never destroyed: releasing OpenCL objects during static destruction can outlive the driver.
-      static PlanCache<Plan>& cache = *new PlanCache<Plan>(64);
-      it = plans_
-               .emplace(size, cache.get(desc_plan_key(fingerprint_, d, context_, device_),
-                                        [&] { return std::make_shared<const Plan>(queue_, d, tuning_); }))
-               .first;
+      it = plans_.emplace(size, cached_plan<Plan>(fingerprint_, d, context_, device_, [&] {
+                   return Plan(queue_, d, tuning_);
+                 })).first;
     }
     return *it->second;
   }

@@ -9,7 +9,6 @@
 #include "runtime/errors.hpp"
 #include "runtime/extent.hpp"
 #include "runtime/host_io.hpp"
-#include "sgemm/sgemm_internal.hpp"
 
 namespace clforge {
 
@@ -41,7 +40,7 @@ class SgemmTask : public detail::ChunkTask {
     const std::size_t rows = g_.ta == Transpose::No ? g_.m : g_.k, cols = g_.ta == Transpose::No ? g_.k : g_.m;
     a_ = detail::device_buffer(context, CL_MEM_READ_ONLY, rows * cols * 4, "group sgemm A");
     upload(a_, {reinterpret_cast<char*>(const_cast<float*>(g_.a)), rows * 4, cols, g_.lda * 4, 0, 0, rows * 4});
-    if (const std::size_t bytes = detail::SgemmPlanAccess::packed_a_bytes(plan_); bytes > 0)
+    if (const std::size_t bytes = plan_.packed_a_bytes(); bytes > 0)
       packed_a_ = detail::device_buffer(context, CL_MEM_READ_WRITE, bytes, "group sgemm packed A");
   }
   void inputs(std::size_t first, std::size_t count, std::vector<detail::BlockCopy>& v) const override {
@@ -65,10 +64,10 @@ class SgemmTask : public detail::ChunkTask {
     // A device's chunks come from one thread, possibly on several queues of its context: the
     // first packs A, the others wait for that pack's event.
     if (!packed_) {
-      detail::SgemmPlanAccess::pack_a(plan_, queue, a_, packed_a_, {}, &packed_event_);
+      plan_.pack_a(queue, a_, packed_a_, {}, &packed_event_);
       packed_ = true;
     }
-    detail::SgemmPlanAccess::run_packed(plan_, queue, packed_a_, b[0], b[1], {packed_event_}, nullptr);
+    plan_.enqueue_packed_a(queue, packed_a_, b[0], b[1], {packed_event_});
   }
 
  private:
@@ -151,18 +150,18 @@ GroupRun sgemm(const DeviceGroup& group, Layout layout, Transpose trans_a, Trans
 void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m, std::size_t n,
            std::size_t k, float alpha, const std::vector<float>& a, std::size_t lda, const std::vector<float>& b,
            std::size_t ldb, float beta, std::vector<float>& c, std::size_t ldc, const Tuning& tuning) {
-  const char* R = "sgemm";
+  const char* const kRoutine = "sgemm";
   // Shapes and leading dimensions, the vectors' sizes, then (through the plans) the tuning
   // overrides, all before anything is allocated.
-  const std::array<std::size_t, 3> span = detail::sgemm_spans(layout, trans_a, trans_b, m, n, k, lda, ldb, ldc);
+  const std::array<std::size_t, 3> span = sgemm_spans(layout, trans_a, trans_b, m, n, k, lda, ldb, ldc);
   const std::vector<float>* vecs[3] = {&a, &b, &c};
   const char* names[3] = {"a", "b", "c"};
   for (int i = 0; i < 3; ++i)
-    detail::require(vecs[i]->size() >= span[i], R, [&] {
+    detail::require(vecs[i]->size() >= span[i], kRoutine, [&] {
       return std::string("host vector ") + names[i] + " holds " + std::to_string(vecs[i]->size()) +
              " elements, the described matrix needs " + std::to_string(span[i]);
     });
-  detail::require(queue() != nullptr, R, "null command queue");
+  detail::require(queue() != nullptr, kRoutine, "null command queue");
   if (m == 0 || n == 0) {  // C is not touched (BLAS); the plan still checks the tuning overrides
     SgemmDesc d;
     d.layout = layout, d.trans_a = trans_a, d.trans_b = trans_b;

@@ -11,6 +11,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "clforge/opencl.hpp"
+
 namespace clforge::detail {
 
 /// The bytes of each value (context and device handles, sizes, the bits of floating-point
@@ -89,5 +91,18 @@ class PlanCache {
   std::list<std::string> order_;
   std::unordered_map<std::string, std::pair<std::shared_ptr<const Plan>, std::list<std::string>::iterator>> map_;
 };
+
+/// The plan of description d on a context and device from the process's cache of Plans (one
+/// cache per plan type, shared by the free functions and the group's plans by size; keyed by
+/// desc_plan_key), made by `make()` (which returns a Plan) when missing. `fingerprint` is the
+/// tuning fingerprint of the device and the call's tuning.
+template <typename Plan, typename Desc, typename Make>
+std::shared_ptr<const Plan> cached_plan(const std::string& fingerprint, const Desc& d, cl_context context,
+                                        cl_device_id device, Make&& make) {
+  // Never destroyed: releasing OpenCL objects during static destruction can outlive the driver.
+  static PlanCache<Plan>& cache = *new PlanCache<Plan>(64);
+  return cache.get(desc_plan_key(fingerprint, d, context, device),
+                   [&] { return std::make_shared<const Plan>(make()); });
+}
 
 }  // namespace clforge::detail

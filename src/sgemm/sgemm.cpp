@@ -65,9 +65,45 @@ void sgemm_validate_overrides(const Tuning& tuning, const DeviceInfo& dev) {
   }
 }
 
+void sgemm_check_buffers(const std::array<std::size_t, 3>& span, const std::array<const cl::Buffer*, 3>& buffers,
+                         const std::array<std::size_t, 3>& offsets) {
+  const char* names[3] = {"a", "b", "c"};
+  std::size_t end[3] = {0, 0, 0};
+  for (int i = 0; i < 3; ++i)
+    if (span[i] > 0) end[i] = require_extent(kRoutine, names[i], *buffers[i], offsets[i], span[i], sizeof(float));
+  for (int i = 0; i < 2; ++i) {
+    if (span[i] == 0 || span[2] == 0 || (*buffers[i])() != (*buffers[2])()) continue;
+    require(!ranges_overlap(offsets[i], end[i], offsets[2], end[2]), kRoutine,
+            [&] { return std::string("c overlaps ") + names[i] + " in the same buffer (C must not alias an input)"; });
+  }
+}
+
+namespace {
+// The plan of a checked call, from the process's plan cache (keyed by context, device, the
+// whole description with alpha's and beta's bits, and the tuning fingerprint).
+std::shared_ptr<const SgemmPlan> cached_sgemm_plan(const cl::CommandQueue& queue, const SgemmDesc& d,
+                                                   const Tuning& tuning) {
+  const QueueContext qc = queue_context_of(queue);
+  return cached_plan<SgemmPlan>(tuning_fingerprint(*qc.info, tuning), d, qc.context(), qc.device(),
+                                [&] { return SgemmPlanAccess::make(qc, d, tuning); });
+}
+
+SgemmDesc desc_of(Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m, std::size_t n, std::size_t k,
+                  float alpha, float beta, std::size_t a_off, std::size_t lda, std::size_t b_off, std::size_t ldb,
+                  std::size_t c_off, std::size_t ldc) {
+  SgemmDesc d;
+  d.layout = layout, d.trans_a = trans_a, d.trans_b = trans_b;
+  d.m = m, d.n = n, d.k = k, d.alpha = alpha, d.beta = beta;
+  d.a_offset = a_off, d.a_ld = lda, d.b_offset = b_off, d.b_ld = ldb, d.c_offset = c_off, d.c_ld = ldc;
+  return d;
+}
+}  // namespace
+}  // namespace detail
+
 std::array<std::size_t, 3> sgemm_spans(Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m,
                                        std::size_t n, std::size_t k, std::size_t lda, std::size_t ldb,
                                        std::size_t ldc) {
+  using namespace detail;
   require(m <= kMaxDim, kRoutine, [&] { return "m (" + std::to_string(m) + ") must be below 2^31"; });
   require(n <= kMaxDim, kRoutine, [&] { return "n (" + std::to_string(n) + ") must be below 2^31"; });
   require(k <= kMaxDim, kRoutine, [&] { return "k (" + std::to_string(k) + ") must be below 2^31"; });
@@ -98,43 +134,6 @@ std::array<std::size_t, 3> sgemm_spans(Layout layout, Transpose trans_a, Transpo
   return span;
 }
 
-void sgemm_check_buffers(const std::array<std::size_t, 3>& span, const std::array<const cl::Buffer*, 3>& buffers,
-                         const std::array<std::size_t, 3>& offsets) {
-  const char* names[3] = {"a", "b", "c"};
-  std::size_t end[3] = {0, 0, 0};
-  for (int i = 0; i < 3; ++i)
-    if (span[i] > 0) end[i] = require_extent(kRoutine, names[i], *buffers[i], offsets[i], span[i], sizeof(float));
-  for (int i = 0; i < 2; ++i) {
-    if (span[i] == 0 || span[2] == 0 || (*buffers[i])() != (*buffers[2])()) continue;
-    require(!ranges_overlap(offsets[i], end[i], offsets[2], end[2]), kRoutine,
-            [&] { return std::string("c overlaps ") + names[i] + " in the same buffer (C must not alias an input)"; });
-  }
-}
-
-namespace {
-// The plan of a checked call, from the process's plan cache (keyed by context, device, the
-// whole description with alpha's and beta's bits, and the tuning fingerprint; a fingerprint
-// that cannot be trusted yet bypasses the cache).
-std::shared_ptr<const SgemmPlan> cached_plan(const cl::CommandQueue& queue, const SgemmDesc& d, const Tuning& tuning) {
-  // Never destroyed: releasing OpenCL objects during static destruction can outlive the driver.
-  static PlanCache<SgemmPlan>& cache = *new PlanCache<SgemmPlan>(64);
-  const QueueContext qc = queue_context_of(queue);
-  const std::string key = desc_plan_key(tuning_fingerprint(*qc.info, tuning), d, qc.context(), qc.device());
-  return cache.get(key, [&] { return std::make_shared<const SgemmPlan>(SgemmPlanAccess::make(qc, d, tuning)); });
-}
-
-SgemmDesc desc_of(Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m, std::size_t n, std::size_t k,
-                  float alpha, float beta, std::size_t a_off, std::size_t lda, std::size_t b_off, std::size_t ldb,
-                  std::size_t c_off, std::size_t ldc) {
-  SgemmDesc d;
-  d.layout = layout, d.trans_a = trans_a, d.trans_b = trans_b;
-  d.m = m, d.n = n, d.k = k, d.alpha = alpha, d.beta = beta;
-  d.a_offset = a_off, d.a_ld = lda, d.b_offset = b_off, d.b_ld = ldb, d.c_offset = c_off, d.c_ld = ldc;
-  return d;
-}
-}  // namespace
-}  // namespace detail
-
 void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m, std::size_t n,
            std::size_t k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta, const MatrixRef& c,
            const EventList& wait_list, cl::Event* event, const Tuning& tuning) {
@@ -146,7 +145,7 @@ void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose 
   require(queue() != nullptr, "sgemm", "null command queue");
   const SgemmDesc d =
       desc_of(layout, trans_a, trans_b, m, n, k, alpha, beta, a.offset, a.ld, b.offset, b.ld, c.offset, c.ld);
-  const auto plan = cached_plan(queue, d, tuning);
+  const auto plan = cached_sgemm_plan(queue, d, tuning);
   SgemmPlanAccess::run(*plan, queue, a.buffer, b.buffer, c.buffer, wait_list, event);  // checked above, same queue
 }
 

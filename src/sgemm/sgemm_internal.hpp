@@ -12,16 +12,9 @@
 #include "clforge/tuning.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/plan_cache.hpp"
+#include "runtime/plan_keys.hpp"
 #include "tuning/spec.hpp"
 #include "tuning/tuner.hpp"
-
-namespace clforge {
-/// The fields of a description as plan-cache key bytes (detail::desc_plan_key).
-inline std::string desc_key(const SgemmDesc& d) {
-  return detail::key_bytes(d.layout, d.trans_a, d.trans_b, d.m, d.n, d.k, d.alpha, d.beta, d.a_offset, d.a_ld,
-                           d.b_offset, d.b_ld, d.c_offset, d.c_ld);
-}
-}  // namespace clforge
 
 namespace clforge::detail {
 
@@ -79,12 +72,6 @@ struct SgemmSize {
 /// Throws InvalidArgument naming the text when it is not such a size.
 SgemmSize parse_sgemm_size(const std::string& text);
 
-/// Elements spanned by A, B and C of a call (0 for an operand that describes no element), after
-/// the checks of the sizes (below 2^31), the enums and the leading dimensions: InvalidArgument
-/// naming the first bad one.
-std::array<std::size_t, 3> sgemm_spans(Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m,
-                                       std::size_t n, std::size_t k, std::size_t lda, std::size_t ldb, std::size_t ldc);
-
 /// The checks of the buffers of a call whose operands span `span` elements (sgemm_spans) from
 /// `offsets`: each operand that describes an element is a buffer that holds it, and C does not
 /// overlap A or B in the same buffer. InvalidArgument naming the operand otherwise.
@@ -117,15 +104,6 @@ struct SgemmPlanAccess {
   /// plan's context and device.
   static void run(const SgemmPlan& plan, cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b,
                   const cl::Buffer& c, const EventList& wait_list, cl::Event* event);
-  /// A packed once for several calls of one column-major plan (the group's column blocks share
-  /// A): its bytes (0 when the plan reads A in place or has no packing path), the pack, and
-  /// run() reading that packed A instead of packing its own (the pack's event in wait_list, or
-  /// earlier on the same in-order queue).
-  static std::size_t packed_a_bytes(const SgemmPlan& plan);
-  static void pack_a(const SgemmPlan& plan, cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& packed,
-                     const EventList& wait_list, cl::Event* event);
-  static void run_packed(const SgemmPlan& plan, cl::CommandQueue& queue, const cl::Buffer& packed_a,
-                         const cl::Buffer& b, const cl::Buffer& c, const EventList& wait_list, cl::Event* event);
 };
 
 /// The sgemm kernel families, in the order they are listed in the registry.

@@ -1,20 +1,20 @@
-// The launches of one SgemmPlan call, on the launch layer: every argument bound by name
-// (the signatures below, checked against the compiled kernels by a test), single-kernel paths
-// chained with detail::Chain, and the tiled paths' small graph with explicit events:
+// The launches of one SgemmPlan call, described to one detail::Execution: every argument bound
+// by name (the signatures below, checked against the compiled kernels by a test), and the tiled
+// paths' small graph of launches with the launches each one waits for:
 //
-//   wait list + workspace's last use --> pack A --+
-//                                    \-> pack B --+--> multiply --> (split k) sum into C
+//   start (wait list + workspace's last use) --> pack A --+
+//                                            \-> pack B --+--> multiply --> (split k) sum into C
 //
-// The two packs depend on nothing but the call's wait list and the workspace's previous user,
-// so an out-of-order queue may run them at once; the workspace goes back to the pool with the
-// event of the last command that touches it.
+// The two packs wait for nothing but the start, so an out-of-order queue may run them at once;
+// the execution gives the workspace back with the last command that touches it.
+#include <algorithm>
 #include <vector>
 
 #include "runtime/errors.hpp"
+#include "runtime/execution.hpp"
 #include "runtime/host_io.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/program_cache.hpp"
-#include "runtime/workspace.hpp"
 #include "sgemm/sgemm_internal.hpp"
 #include "sgemm/sgemm_plan_impl.hpp"
 
@@ -42,12 +42,6 @@ const KernelSignature kSgemmSumScale{"sgemm_sum_scale",
                                      {"M", "N", "S", "w", "w_off", "w_ld", "w_split", "beta", "c", "c_off", "c_ld"}};
 
 namespace {
-EventList joined(const EventList& a, const EventList& b) {
-  EventList l = a;
-  l.insert(l.end(), b.begin(), b.end());
-  return l;
-}
-
 // C = beta * C, or (slices > 0) C = sum of the slices + beta * C, over the internal m x n C.
 void bind_sum(cl::Kernel& k, const SgemmPlan::Impl& p, const cl::Buffer& w, std::size_t w_off, std::size_t slices,
               const cl::Buffer& c) {
@@ -66,11 +60,97 @@ void bind_sum(cl::Kernel& k, const SgemmPlan::Impl& p, const cl::Buffer& w, std:
       .finish();
 }
 
+// Binds one packing kernel: the operand src (offset, ld) of x columns into rows p < kp of xp
+// floats, or (panel width pw > 0) into panels of pw columns, kp rows each, at dst_off of dst.
+void bind_pack(cl::Kernel& k, const SgemmPlan::Impl& p, const KernelSignature& s, const cl::Buffer& src,
+               std::size_t off, std::size_t ld, std::size_t x, std::size_t xp, std::size_t pw, const cl::Buffer& dst,
+               std::size_t dst_off) {
+  Args(k, s, p.long_index)
+      .i32("K", static_cast<long long>(p.k))
+      .i32("X", static_cast<long long>(x))
+      .i32("Kp", static_cast<long long>(p.kp))
+      .i32("Xp", static_cast<long long>(xp))
+      .buffer("src", src)
+      .index("s_off", off)
+      .index("s_ld", ld)
+      .buffer("dst", dst)
+      .index("d_off", dst_off)
+      .index("d_ld", xp)
+      .i32("d_pw", static_cast<long long>(pw))
+      .finish();
+}
+
 // The multiply's operands as the kernel reads them: offsets and leading dimensions in floats.
 struct Operand {
   const cl::Buffer* buffer;
   std::size_t offset, ld;
 };
+
+// What the multiply reads and writes: A and B (packed or in place) and its output (C, or the
+// slices of the workspace).
+struct Operands {
+  Operand a, b, out;
+};
+
+// Packs the internal A (A is copied when not transposed: its rows are k-major already).
+Step launch_pack_a(Execution& x, const SgemmPlan::Impl& p, const cl::Buffer& a, const cl::Buffer& dst) {
+  const KernelSignature& s = p.ta ? kSgemmPackTrans : kSgemmPackCopy;
+  cl::Kernel k = get_kernel(p.pack, s.kernel);  // this thread's kernel object
+  bind_pack(k, p, s, a, p.a_off, p.a_ld, p.m, p.mp, p.panel ? p.mt : 0, dst, 0);
+  return x.launch(k, p.pack_a_global, p.pack_local, {}, false, "pack A");  // the tag tells the packs apart
+}
+
+// Packs the internal B at dst_off of dst (B is copied when transposed).
+Step launch_pack_b(Execution& x, const SgemmPlan::Impl& p, const cl::Buffer& b, const cl::Buffer& dst,
+                   std::size_t dst_off) {
+  const KernelSignature& s = p.tb ? kSgemmPackCopy : kSgemmPackTrans;
+  cl::Kernel k = get_kernel(p.pack, s.kernel);
+  bind_pack(k, p, s, b, p.b_off, p.b_ld, p.n, p.np, p.panel ? p.nt : 0, dst, dst_off);
+  return x.launch(k, p.pack_b_global, p.pack_local, {}, false, "pack B");
+}
+
+// Binds the multiply's launch `block`. Its output is C, or (split k) the slices: alpha times
+// each partial product, beta 0. With k blocks, launch `block` covers k rows block *
+// kblock_tiles * kt onwards, and the blocks after the first add to C (beta 1).
+void bind_multiply(cl::Kernel& k, const SgemmPlan::Impl& p, const Operands& o, std::size_t block) {
+  const bool split = p.slices > 1;
+  const std::size_t row = block * p.kblock_tiles * p.kt;  // first k row of this launch
+  Args args(k, *p.sig, p.long_index);
+  args.i32("M", static_cast<long long>(p.m))
+      .i32("N", static_cast<long long>(p.n))
+      .i32("Kp", static_cast<long long>(p.kp))
+      .f32("alpha", p.desc.alpha)
+      .f32("beta", split       ? 0.0f
+                   : block > 0 ? 1.0f
+                               : p.desc.beta)
+      .buffer("ag", *o.a.buffer)
+      .index("a_off", (o.a.offset + row * o.a.ld) / p.va)
+      .index("a_ld", o.a.ld / p.va)
+      .buffer("bg", *o.b.buffer)
+      .index("b_off", (o.b.offset + row * o.b.ld) / p.vb)
+      .index("b_ld", o.b.ld / p.vb)
+      .buffer("cg", *o.out.buffer)
+      .index("c_off", o.out.offset)
+      .index("c_ld", o.out.ld)
+      .i32("c_vec", p.c_vec ? 1 : 0);
+  if (p.path == SgemmPath::Xgemm)
+    args.i32("kt_split",
+             static_cast<long long>(p.kblocks > 1 ? std::min(p.kblock_tiles, p.kp / p.kt - row / p.kt) : p.kt_split))
+        .index("c_split", split ? p.mp * p.np : 0);
+  args.finish();
+}
+
+// The multiply's launches, one per k block, each after the one before; the first after
+// `ready`. `last`: the final block ends the call.
+Step launch_multiply(Execution& x, const SgemmPlan::Impl& p, const Operands& o, const Deps& ready, bool last) {
+  cl::Kernel k = get_kernel(p.program, p.sig->kernel);
+  Step done = Execution::kStart;
+  for (std::size_t block = 0; block < p.kblocks; ++block) {
+    bind_multiply(k, p, o, block);
+    done = x.launch(k, p.global, p.local, block == 0 ? ready : Deps{done}, last && block + 1 == p.kblocks);
+  }
+  return done;
+}
 
 }  // namespace
 }  // namespace detail
@@ -88,7 +168,9 @@ void SgemmPlan::Impl::run(cl::CommandQueue& queue, const cl::Buffer& user_a, con
     case SgemmPath::Scale: {
       cl::Kernel k = get_kernel(pack, kSgemmSumScale.kernel);  // this thread's kernel object
       bind_sum(k, *this, c, 0, 0, c);                          // no slices: the w arguments are not read
-      Chain(queue, wait, event).kernel(k, sum_global, pack_local, true);
+      Execution x(queue, wait, event);
+      x.then(k, sum_global, pack_local, true);
+      x.finish();
       return;
     }
     case SgemmPath::Direct: {
@@ -109,7 +191,9 @@ void SgemmPlan::Impl::run(cl::CommandQueue& queue, const cl::Buffer& user_a, con
           .index("c_off", c_off)
           .index("c_ld", c_ld)
           .finish();
-      Chain(queue, wait, event).kernel(k, global, local, true);
+      Execution x(queue, wait, event);
+      x.then(k, global, local, true);
+      x.finish();
       return;
     }
     case SgemmPath::Xgemm:
@@ -124,158 +208,51 @@ std::size_t SgemmPlan::Impl::packed_a_bytes() const {
   return tiled && pack_a && !swap ? kp * mp * sizeof(float) : 0;
 }
 
-void SgemmPlan::Impl::bind_pack(cl::Kernel& k, const detail::KernelSignature& s, const cl::Buffer& src, std::size_t off,
-                                std::size_t ld, std::size_t x, std::size_t xp, std::size_t pw, const cl::Buffer& dst,
-                                std::size_t dst_off) const {
-  detail::Args(k, s, long_index)
-      .i32("K", static_cast<long long>(this->k))
-      .i32("X", static_cast<long long>(x))
-      .i32("Kp", static_cast<long long>(kp))
-      .i32("Xp", static_cast<long long>(xp))
-      .buffer("src", src)
-      .index("s_off", off)
-      .index("s_ld", ld)
-      .buffer("dst", dst)
-      .index("d_off", dst_off)
-      .index("d_ld", xp)
-      .i32("d_pw", static_cast<long long>(pw))
-      .finish();
-}
-
 void SgemmPlan::Impl::pack_a_into(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& packed,
                                   const EventList& wait, cl::Event* event) const {
   using namespace detail;
   require(packed_a_bytes() > 0, "sgemm", "this plan does not pack A");
   const KernelSignature& s = ta ? kSgemmPackTrans : kSgemmPackCopy;
   cl::Kernel pk = get_kernel(pack, s.kernel);
-  bind_pack(pk, s, a, a_off, a_ld, m, mp, panel ? mt : 0, packed, 0);
-  Chain(queue, wait, event).kernel(pk, pack_a_global, pack_local, true, "pack A");
+  bind_pack(pk, *this, s, a, a_off, a_ld, m, mp, panel ? mt : 0, packed, 0);
+  Execution x(queue, wait, event);
+  x.then(pk, pack_a_global, pack_local, true, "pack A");
+  x.finish();
 }
 
+// The packs (each after the call's start: an out-of-order queue may run them at once), the
+// multiply after them (and after the start when it reads an operand in place), then the split-k
+// sum. A packed by the caller (pack_a_into) is read from packed_a and takes no room in the
+// workspace: B and the slices move down.
 void SgemmPlan::Impl::run_tiled(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
                                 const EventList& wait, cl::Event* event, const cl::Buffer* packed_a) const {
   using namespace detail;
-  const bool split = slices > 1;
-  // Binds the multiply: the operands as read (packed or in place) and its output (C, or the
-  // slices of the workspace: alpha times each partial product, beta 0). With k blocks, launch
-  // `block` covers k rows block * kblock_tiles * kt onwards, and the blocks after the first add
-  // to C (beta 1).
-  const std::size_t blocks = kblocks;
-  auto bind_multiply = [&](cl::Kernel& k, const Operand& pa, const Operand& pb, const Operand& out, std::size_t block) {
-    const std::size_t row = block * kblock_tiles * kt;  // first k row of this launch
-    Args args(k, *sig, long_index);
-    args.i32("M", static_cast<long long>(m))
-        .i32("N", static_cast<long long>(n))
-        .i32("Kp", static_cast<long long>(kp))
-        .f32("alpha", desc.alpha)
-        .f32("beta", split       ? 0.0f
-                     : block > 0 ? 1.0f
-                                 : desc.beta)
-        .buffer("ag", *pa.buffer)
-        .index("a_off", (pa.offset + row * pa.ld) / va)
-        .index("a_ld", pa.ld / va)
-        .buffer("bg", *pb.buffer)
-        .index("b_off", (pb.offset + row * pb.ld) / vb)
-        .index("b_ld", pb.ld / vb)
-        .buffer("cg", *out.buffer)
-        .index("c_off", out.offset)
-        .index("c_ld", out.ld)
-        .i32("c_vec", c_vec ? 1 : 0);
-    if (path == SgemmPath::Xgemm)
-      args.i32("kt_split", static_cast<long long>(blocks > 1 ? std::min(kblock_tiles, kp / kt - row / kt) : kt_split))
-          .index("c_split", split ? mp * np : 0);
-    args.finish();
-  };
-  cl::Kernel multiply = get_kernel(program, sig->kernel);
-
-  // A packed by the caller (pack_a_into) is read from packed_a and takes no room in the
-  // workspace: B and the slices move down.
   const bool packs_a = pack_a && packed_a == nullptr;
-  const Operand caller_a = pack_a ? Operand{packed_a, 0, panel ? mt : mp} : Operand{&a, a_off, a_ld};
   const std::size_t a_ws = packs_a ? a_elems : 0;
   const std::size_t ws_elems = a_ws + b_elems + w_elems;
-  if (ws_elems == 0) {  // operands in place or packed by the caller, no split: the multiply's launches
-    Chain chain(queue, wait, event);
-    for (std::size_t block = 0; block < blocks; ++block) {
-      bind_multiply(multiply, caller_a, {&b, b_off, b_ld}, {&c, c_off, c_ld}, block);
-      chain.kernel(multiply, global, local, block + 1 == blocks);
-    }
-    return;
-  }
-
-  WorkspaceLease ws(workspace_pool().acquire(context, ws_elems * sizeof(float), "sgemm packing workspace"));
-  // The packs (or the multiply) wait for the previous user of the workspace. On an in-order
-  // queue the commands run in order: no event between them, and the workspace goes back with
-  // the queue as its last use; on an out-of-order queue the two packs may overlap.
-  const bool ordered = in_order(queue);
-  const EventList pack_wait = joined(wait, ws.waits(queue));
-  EventList gemm_wait;
-  // Packs one operand into rows p < kp of xp floats at dst_off of the workspace, or (panel
-  // width pw > 0) into panels of pw columns, kp rows each.
-  auto pack_one = [&](const KernelSignature& s, const cl::Buffer& src, std::size_t off, std::size_t ld, std::size_t x,
-                      std::size_t xp, std::size_t pw, std::size_t dst_off, const cl::NDRange& g, const char* tag) {
-    cl::Kernel pk = get_kernel(pack, s.kernel);
-    bind_pack(pk, s, src, off, ld, x, xp, pw, ws.buffer(), dst_off);
-    if (ordered) {
-      launch(queue, pk, g, pack_local, &pack_wait, nullptr, tag);  // the tag tells the two packs apart
-      ws.used_on(queue);
-      return;
-    }
-    cl::Event e;
-    launch(queue, pk, g, pack_local, &pack_wait, &e, tag);
-    gemm_wait.push_back(e);
-    ws.used_until(gemm_wait);  // given back with this event should a later launch throw
-  };
-  Operand pa = caller_a, pb{&b, b_off, b_ld};
-  // A is copied when not transposed (its rows are k-major already), B when transposed.
+  Execution x(queue, wait, event);
+  const cl::Buffer* ws = ws_elems > 0 ? &x.workspace(context, ws_elems * sizeof(float), "sgemm packing workspace")
+                                      : nullptr;
+  Operands o{pack_a ? Operand{packed_a, 0, panel ? mt : mp} : Operand{&a, a_off, a_ld}, {&b, b_off, b_ld}, {}};
+  Deps ready;  // what the multiply waits for
   if (packs_a) {
-    pack_one(ta ? kSgemmPackTrans : kSgemmPackCopy, a, a_off, a_ld, m, mp, panel ? mt : 0, 0, pack_a_global, "pack A");
-    pa = {&ws.buffer(), 0, panel ? mt : mp};
+    ready.add(launch_pack_a(x, *this, a, *ws));
+    o.a = {ws, 0, panel ? mt : mp};
   }
   if (pack_b) {
-    pack_one(tb ? kSgemmPackCopy : kSgemmPackTrans, b, b_off, b_ld, n, np, panel ? nt : 0, a_ws, pack_b_global,
-             "pack B");
-    pb = {&ws.buffer(), a_ws, panel ? nt : np};
+    ready.add(launch_pack_b(x, *this, b, *ws, a_ws));
+    o.b = {ws, a_ws, panel ? nt : np};
   }
-  // An operand read in place is read after the call's wait list (and, like everything here,
-  // after the workspace's previous user).
-  if (!ordered && (!packs_a || !pack_b)) gemm_wait.insert(gemm_wait.end(), pack_wait.begin(), pack_wait.end());
-  if (ordered && !packs_a && !pack_b) gemm_wait = pack_wait;  // nothing packed here: the multiply is first
-
-  const Operand out = split ? Operand{&ws.buffer(), a_ws + b_elems, mp} : Operand{&c, c_off, c_ld};
-  if (ordered) {
-    cl::Kernel sum;
-    if (split) {
-      sum = get_kernel(pack, kSgemmSumScale.kernel);
-      bind_sum(sum, *this, ws.buffer(), a_ws + b_elems, slices, c);
-    }
-    for (std::size_t block = 0; block < blocks; ++block) {
-      bind_multiply(multiply, pa, pb, out, block);
-      const bool last = block + 1 == blocks && !split;
-      launch(queue, multiply, global, local, block == 0 ? &gemm_wait : nullptr, last ? event : nullptr);
-      ws.used_on(queue);
-    }
-    if (split) launch(queue, sum, sum_global, pack_local, nullptr, event);
-    ws.used_on(queue);
-    return;
-  }
-  cl::Event done;
-  for (std::size_t block = 0; block < blocks; ++block) {
-    bind_multiply(multiply, pa, pb, out, block);
-    const EventList after{done};
-    launch(queue, multiply, global, local, block == 0 ? &gemm_wait : &after, &done);
-    ws.used_until({done});
-  }
+  if (!packs_a || !pack_b) ready.add(Execution::kStart);  // an operand read in place
+  const bool split = slices > 1;
+  o.out = split ? Operand{ws, a_ws + b_elems, mp} : Operand{&c, c_off, c_ld};
+  const Step done = launch_multiply(x, *this, o, ready, !split);
   if (split) {
     cl::Kernel sum = get_kernel(pack, kSgemmSumScale.kernel);
-    bind_sum(sum, *this, ws.buffer(), a_ws + b_elems, slices, c);
-    const EventList sum_wait{done};
-    cl::Event summed;
-    launch(queue, sum, sum_global, pack_local, &sum_wait, &summed);
-    done = summed;
-    ws.used_until({done});
+    bind_sum(sum, *this, *ws, a_ws + b_elems, slices, c);
+    x.launch(sum, sum_global, pack_local, {done}, true);
   }
-  if (event != nullptr) *event = done;
+  x.finish();
 }
 
 }  // namespace clforge

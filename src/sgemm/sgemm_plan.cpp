@@ -253,20 +253,6 @@ void SgemmPlanAccess::run(const SgemmPlan& plan, cl::CommandQueue& queue, const 
   plan.impl_->run(queue, a, b, c, wait_list, event);
 }
 
-std::size_t SgemmPlanAccess::packed_a_bytes(const SgemmPlan& plan) { return plan.impl_->packed_a_bytes(); }
-
-void SgemmPlanAccess::pack_a(const SgemmPlan& plan, cl::CommandQueue& queue, const cl::Buffer& a,
-                             const cl::Buffer& packed, const EventList& wait_list, cl::Event* event) {
-  plan.impl_->pack_a_into(queue, a, packed, wait_list, event);
-}
-
-void SgemmPlanAccess::run_packed(const SgemmPlan& plan, cl::CommandQueue& queue, const cl::Buffer& packed_a,
-                                 const cl::Buffer& b, const cl::Buffer& c, const EventList& wait_list,
-                                 cl::Event* event) {
-  require(plan.impl_->packed_a_bytes() > 0, "sgemm", "this plan does not pack A");
-  plan.impl_->run(queue, packed_a, b, c, wait_list, event, &packed_a);
-}
-
 }  // namespace detail
 
 SgemmPlan::SgemmPlan(const cl::CommandQueue& queue, const SgemmDesc& desc, const Tuning& tuning) {
@@ -283,6 +269,37 @@ void SgemmPlan::enqueue(cl::CommandQueue& queue, const cl::Buffer& a, const cl::
   const SgemmDesc& d = impl_->desc;
   sgemm_check_buffers(impl_->span, {&a, &b, &c}, {d.a_offset, d.b_offset, d.c_offset});
   impl_->run(queue, a, b, c, wait_list, event);
+}
+
+namespace {
+// The checks of a packed A: the plan packs A, and `packed` holds its bytes and is not `other`.
+void check_packed_a(const SgemmPlan::Impl& p, const cl::Buffer& packed, const cl::Buffer& other, const char* other_name) {
+  using namespace detail;
+  require(p.packed_a_bytes() > 0, kRoutine, "this plan does not pack A (packed_a_bytes() is 0)");
+  require(packed() != other(), kRoutine, [&] { return std::string("packed_a must be another buffer than ") + other_name; });
+  require_extent(kRoutine, "packed_a", packed, 0, p.packed_a_bytes() / sizeof(float), sizeof(float));
+}
+}  // namespace
+
+std::size_t SgemmPlan::packed_a_bytes() const { return impl_->packed_a_bytes(); }
+
+void SgemmPlan::pack_a(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& packed,
+                       const EventList& wait_list, cl::Event* event) const {
+  using namespace detail;
+  require_plan_queue(kRoutine, queue, impl_->context(), impl_->device);
+  check_packed_a(*impl_, packed, a, "a");
+  sgemm_check_buffers({impl_->span[0], 0, 0}, {&a, &a, &a}, {impl_->desc.a_offset, 0, 0});
+  impl_->pack_a_into(queue, a, packed, wait_list, event);
+}
+
+void SgemmPlan::enqueue_packed_a(cl::CommandQueue& queue, const cl::Buffer& packed_a, const cl::Buffer& b,
+                                 const cl::Buffer& c, const EventList& wait_list, cl::Event* event) const {
+  using namespace detail;
+  require_plan_queue(kRoutine, queue, impl_->context(), impl_->device);
+  check_packed_a(*impl_, packed_a, c, "c");
+  const SgemmDesc& d = impl_->desc;
+  sgemm_check_buffers({0, impl_->span[1], impl_->span[2]}, {&packed_a, &b, &c}, {0, d.b_offset, d.c_offset});
+  impl_->run(queue, packed_a, b, c, wait_list, event, &packed_a);
 }
 
 const SgemmDesc& SgemmPlan::desc() const { return impl_->desc; }

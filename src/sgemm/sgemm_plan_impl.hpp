@@ -64,11 +64,6 @@ struct SgemmPlan::Impl {
  private:
   void run_tiled(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
                  const EventList& wait, cl::Event* event, const cl::Buffer* packed_a) const;
-  // Binds one packing kernel: the operand src (offset, ld) of x columns into rows of xp floats,
-  // or panels of pw columns, at dst_off of dst.
-  void bind_pack(cl::Kernel& k, const detail::KernelSignature& s, const cl::Buffer& src, std::size_t off,
-                 std::size_t ld, std::size_t x, std::size_t xp, std::size_t pw, const cl::Buffer& dst,
-                 std::size_t dst_off) const;
 };
 
 }  // namespace clforge

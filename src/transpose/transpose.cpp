@@ -104,9 +104,9 @@ struct TransposePlan::Impl {
   bool long_index = false;
   cl::NDRange global, local;
 
-  // Enqueues without checks (the caller checked the buffers and the queue) as a command of
-  // `chain`; `last` marks the chain's final command.
-  void run(detail::Chain& chain, const cl::Buffer& in, const cl::Buffer& out, bool last) const {
+  // Enqueues without checks (the caller checked the buffers and the queue) as the next command
+  // of execution x; `last` marks the call's final command.
+  void run(detail::Execution& x, const cl::Buffer& in, const cl::Buffer& out, bool last) const {
     using namespace detail;
     cl::Kernel kernel = get_kernel(program, kTransposeTiled.kernel);  // this thread's kernel object
     Args(kernel, kTransposeTiled, long_index)
@@ -119,12 +119,13 @@ struct TransposePlan::Impl {
         .index("out_off", desc.out_offset)
         .index("out_ld", desc.out_ld)
         .finish();
-    chain.kernel(kernel, global, local, last);
+    x.then(kernel, global, local, last);
   }
   void run(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait,
            cl::Event* event) const {
-    detail::Chain chain(queue, wait, event);
-    run(chain, in, out, true);
+    detail::Execution x(queue, wait, event);
+    run(x, in, out, true);
+    x.finish();
   }
 };
 
@@ -158,8 +159,8 @@ TransposePlan make_transpose_plan(const QueueContext& qc, const TransposeDesc& d
   return TransposeAccess::make(qc, desc, tuning);
 }
 
-void transpose_step(const TransposePlan& plan, Chain& chain, const cl::Buffer& in, const cl::Buffer& out, bool last) {
-  TransposeAccess::impl(plan).run(chain, in, out, last);
+void transpose_step(const TransposePlan& plan, Execution& x, const cl::Buffer& in, const cl::Buffer& out, bool last) {
+  TransposeAccess::impl(plan).run(x, in, out, last);
 }
 
 }  // namespace detail
@@ -194,8 +195,6 @@ std::string TransposePlan::describe() const {
 void transpose(cl::CommandQueue& queue, std::size_t rows, std::size_t cols, std::size_t elem_size, const MatrixRef& in,
                const MatrixRef& out, const EventList& wait_list, cl::Event* event, const Tuning& tuning) {
   using namespace detail;
-  // Never destroyed: releasing OpenCL objects during static destruction can outlive the driver.
-  static PlanCache<TransposePlan>& cache = *new PlanCache<TransposePlan>(64);
   TransposeDesc d;
   d.rows = rows;
   d.cols = cols;
@@ -209,8 +208,8 @@ void transpose(cl::CommandQueue& queue, std::size_t rows, std::size_t cols, std:
   check_buffers(d, in.buffer, out.buffer);
   require(queue() != nullptr, kRoutine, "null command queue");
   const QueueContext qc = queue_context_of(queue);
-  const std::string key = desc_plan_key(tuning_fingerprint(*qc.info, tuning), d, qc.context(), qc.device());
-  const auto plan = cache.get(key, [&] { return std::make_shared<const TransposePlan>(queue, d, tuning); });
+  const auto plan = cached_plan<TransposePlan>(tuning_fingerprint(*qc.info, tuning), d, qc.context(), qc.device(),
+                                               [&] { return TransposePlan(queue, d, tuning); });
   plan->impl_->run(queue, in.buffer, out.buffer, wait_list, event);  // checked above, same queue
 }
 

@@ -2,18 +2,13 @@
 // routines that run transposes as steps of their own command chains (the blur's recursive method).
 #pragma once
 #include "clforge/transpose.hpp"
+#include "runtime/execution.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/plan_cache.hpp"
+#include "runtime/plan_keys.hpp"
 #include "runtime/program_cache.hpp"
 #include "tuning/spec.hpp"
 #include "tuning/tuner.hpp"
-
-namespace clforge {
-/// The fields of a description as plan-cache key bytes (detail::desc_plan_key).
-inline std::string desc_key(const TransposeDesc& d) {
-  return detail::key_bytes(d.rows, d.cols, d.elem_size, d.in_offset, d.in_ld, d.out_offset, d.out_ld);
-}
-}  // namespace clforge
 
 namespace clforge::detail {
 
@@ -28,9 +23,9 @@ extern const KernelSignature kTransposeTiled;
 /// the tuner's worker threads). Checks the description like the public constructor.
 TransposePlan make_transpose_plan(const QueueContext& qc, const TransposeDesc& desc, const Tuning& tuning);
 
-/// Enqueues `plan` as a command of `chain` without checking the buffers or the queue: the caller
-/// built the plan for exactly these buffers' layout and checked them. `last` marks the chain's
-/// final command (which gets the chain's output event).
-void transpose_step(const TransposePlan& plan, Chain& chain, const cl::Buffer& in, const cl::Buffer& out, bool last);
+/// Enqueues `plan` as the next command of execution x without checking the buffers or the
+/// queue: the caller built the plan for exactly these buffers' layout and checked them. `last`
+/// marks the call's final command (whose event becomes the caller's).
+void transpose_step(const TransposePlan& plan, Execution& x, const cl::Buffer& in, const cl::Buffer& out, bool last);
 
 }  // namespace clforge::detail
