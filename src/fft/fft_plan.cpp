@@ -286,13 +286,13 @@ FftDesc checked_desc(const FftDesc& d) {
 
 }  // namespace
 
-FftPlan::FftPlan(cl::CommandQueue& queue, const FftDesc& d, const Tuning& tuning) : impl_(std::make_unique<Impl>()) {
+FftPlan::FftPlan(const cl::CommandQueue& queue, const FftDesc& d, const Tuning& tuning) {
   const FftDesc desc = checked_desc(d);
   detail::check_override_names(kRoutine, tuning, {kRoutine, "fft_lanes", "fft_rader"});
-  Impl& im = *impl_;
-  im.queue = queue;
-  im.qc = detail::queue_context_of(queue);
-  im.desc = desc;
+  auto im = std::make_shared<Impl>();
+  im->queue = queue;
+  im->qc = detail::queue_context_of(queue);
+  im->desc = desc;
   auto factor = [&](FftScaling s) {
     switch (s) {
       case FftScaling::None:
@@ -304,11 +304,12 @@ FftPlan::FftPlan(cl::CommandQueue& queue, const FftDesc& d, const Tuning& tuning
     }
     return 1.0;
   };
-  im.scale_fwd = static_cast<float>(factor(desc.forward_scaling));
-  im.scale_inv = static_cast<float>(factor(desc.inverse_scaling));
-  im.steps = build_steps(im.qc, im.desc, tuning);
-  im.dummy = detail::device_buffer(im.qc.context, CL_MEM_READ_WRITE, 16, "fft placeholder");
-  compile_steps(im.qc, im.desc, im.steps);
+  im->scale_fwd = static_cast<float>(factor(desc.forward_scaling));
+  im->scale_inv = static_cast<float>(factor(desc.inverse_scaling));
+  im->steps = build_steps(im->qc, im->desc, tuning);
+  im->dummy = detail::device_buffer(im->qc.context, CL_MEM_READ_WRITE, 16, "fft placeholder");
+  compile_steps(im->qc, im->desc, im->steps);
+  impl_ = std::move(im);
 }
 
 void detail::fft_build_programs(const QueueContext& qc, const FftDesc& d, const Tuning& tuning) {
@@ -318,30 +319,37 @@ void detail::fft_build_programs(const QueueContext& qc, const FftDesc& d, const 
 }
 
 FftPlan::~FftPlan() = default;
+FftPlan::FftPlan(const FftPlan&) = default;
+FftPlan& FftPlan::operator=(const FftPlan&) = default;
 FftPlan::FftPlan(FftPlan&&) noexcept = default;
 FftPlan& FftPlan::operator=(FftPlan&&) noexcept = default;
 
+void FftPlan::enqueue(cl::CommandQueue& queue, FftDirection direction, const cl::Buffer& in, const cl::Buffer& out,
+                      const EventList& wait_list, cl::Event* event) const {
+  impl_->run(queue, direction == FftDirection::Forward ? +1 : -1, in, out, wait_list, event);
+}
+
 void FftPlan::forward(const cl::Buffer& in, const cl::Buffer& out, const EventList& wait_list, cl::Event* event) const {
-  impl_->run(impl_->queue, +1, in, out, wait_list, event);
+  enqueue(impl_->queue, FftDirection::Forward, in, out, wait_list, event);
 }
 void FftPlan::inverse(const cl::Buffer& in, const cl::Buffer& out, const EventList& wait_list, cl::Event* event) const {
-  impl_->run(impl_->queue, -1, in, out, wait_list, event);
+  enqueue(impl_->queue, FftDirection::Inverse, in, out, wait_list, event);
 }
 void FftPlan::forward(const cl::Buffer& data, const EventList& wait_list, cl::Event* event) const {
   detail::require(impl_->desc.in_place, kRoutine, "the one-buffer form needs an in-place plan");
-  impl_->run(impl_->queue, +1, data, data, wait_list, event);
+  enqueue(impl_->queue, FftDirection::Forward, data, data, wait_list, event);
 }
 void FftPlan::inverse(const cl::Buffer& data, const EventList& wait_list, cl::Event* event) const {
   detail::require(impl_->desc.in_place, kRoutine, "the one-buffer form needs an in-place plan");
-  impl_->run(impl_->queue, -1, data, data, wait_list, event);
+  enqueue(impl_->queue, FftDirection::Inverse, data, data, wait_list, event);
 }
 void FftPlan::forward(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait_list,
                       cl::Event* event) const {
-  impl_->run(queue, +1, in, out, wait_list, event);
+  enqueue(queue, FftDirection::Forward, in, out, wait_list, event);
 }
 void FftPlan::inverse(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait_list,
                       cl::Event* event) const {
-  impl_->run(queue, -1, in, out, wait_list, event);
+  enqueue(queue, FftDirection::Inverse, in, out, wait_list, event);
 }
 
 const FftDesc& FftPlan::desc() const { return impl_->desc; }

@@ -175,7 +175,9 @@ inline bool transforms_disjoint(const FftLayout& l, std::size_t n, std::size_t b
 using namespace fft_plan_parts;  // this header is included by the plan's own files only
 
 struct FftPlan::Impl {
-  cl::CommandQueue queue;  // of forward() and inverse() without a queue argument
+  // Of forward() and inverse() without a queue argument; mutable because the launch layer takes
+  // queues by reference to non-const (enqueueing does not change the handle).
+  mutable cl::CommandQueue queue;
   detail::QueueContext qc;
   FftDesc desc;
   FftSteps steps;
