@@ -1,7 +1,7 @@
 // The structure of FFT plans: decomposition into radices and passes, the rows passes resolve,
 // the shapes of shipped GPU rows, transform-fastest passes; the launcher's kernel signatures
-// against the compiled kernel; and one plan's executions from several threads and queues at
-// once (each leases its own scratch).
+// against the compiled kernel; one plan's executions from several threads and queues at once
+// (each leases its own scratch); and enqueue() with a direction on two queues, through copies.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "clforge/opencl.hpp"
@@ -255,5 +256,54 @@ TEST_SUITE("fft") {
     cl::CommandQueue oq(other, s.entry.device);
     cl::Buffer x(other, CL_MEM_READ_WRITE, elems * 8), y(other, CL_MEM_READ_WRITE, elems * 8);
     test::expect_invalid_argument([&] { plan.forward(oq, x, y); }, "another context");
+  }
+
+  TEST_CASE("enqueue: forward on one queue, inverse on another, through a copy of the plan") {
+    static_assert(std::is_copy_constructible_v<FftPlan> && std::is_copy_assignable_v<FftPlan>);
+    // 8192 points, batch 3: a multi-launch plan (passes, or the lane kernel's two launches) with
+    // scratch. The forward transform runs on a second queue, the inverse (scaled by 1/n) on the
+    // test queue after it through a copy of the plan; forward() equals enqueue(Forward).
+    auto& s = test::session();
+    FftDesc d;
+    d.n = 8192;
+    d.batch = 3;
+    d.inverse_scaling = FftScaling::OverN;
+    const FftPlan plan(s.queue, d, Tuning{{}, false});
+    INFO(plan.describe());
+    const FftPlan copy = plan;
+    CHECK(copy.describe() == plan.describe());
+    const std::size_t elems = d.n * d.batch;
+    const std::vector<float> x = host::random_floats(2 * elems, test::seed() + 1700);
+    const std::vector<host::cdouble> ref = host::fftw_batch(x.data(), d.n, d.batch, 1, d.n, 0, false, 1.0);
+    std::vector<host::cdouble> back_ref(elems);
+    for (std::size_t i = 0; i < elems; ++i) back_ref[i] = host::cdouble(x[2 * i], x[2 * i + 1]);
+    cl::CommandQueue second(s.context, s.entry.device);
+    cl::Buffer in(s.context, CL_MEM_READ_WRITE, elems * 8), mid(s.context, CL_MEM_READ_WRITE, elems * 8),
+        back(s.context, CL_MEM_READ_WRITE, elems * 8), again(s.context, CL_MEM_READ_WRITE, elems * 8);
+    const std::vector<float> poison = host::poisoned(2 * elems);
+    second.enqueueWriteBuffer(in, CL_TRUE, 0, elems * 8, x.data());
+    for (const cl::Buffer* b : {&mid, &back, &again}) second.enqueueWriteBuffer(*b, CL_TRUE, 0, elems * 8, poison.data());
+    cl::Event forward_done, inverse_done;
+    plan.enqueue(second, FftDirection::Forward, in, mid, {}, &forward_done);
+    copy.enqueue(s.queue, FftDirection::Inverse, mid, back, {forward_done}, &inverse_done);
+    plan.forward(in, again, {inverse_done});
+    std::vector<float> got_mid(2 * elems), got_back(2 * elems), got_again(2 * elems);
+    s.queue.enqueueReadBuffer(mid, CL_TRUE, 0, elems * 8, got_mid.data());
+    s.queue.enqueueReadBuffer(back, CL_TRUE, 0, elems * 8, got_back.data());
+    s.queue.enqueueReadBuffer(again, CL_TRUE, 0, elems * 8, got_again.data());
+    const host::FftError ef = host::fft_compare(got_mid.data(), d.n, d.batch, 1, d.n, 0, ref);
+    const host::FftError eb = host::fft_compare(got_back.data(), d.n, d.batch, 1, d.n, 0, back_ref);
+    INFO("forward error " << ef.max_rel_l2 << ", round trip error " << eb.max_rel_l2 << ", tolerance "
+                          << host::fft_tolerance(d.n));
+    CHECK(ef.nonfinite == 0);
+    CHECK(ef.max_rel_l2 <= host::fft_tolerance(d.n));
+    CHECK(eb.nonfinite == 0);
+    CHECK(eb.max_rel_l2 <= 2 * host::fft_tolerance(d.n));
+    CHECK(std::memcmp(got_mid.data(), got_again.data(), elems * 8) == 0);
+    // A queue of another context is refused before anything is enqueued, as by forward().
+    cl::Context other(s.entry.device);
+    cl::CommandQueue oq(other, s.entry.device);
+    cl::Buffer u(other, CL_MEM_READ_WRITE, elems * 8), v(other, CL_MEM_READ_WRITE, elems * 8);
+    test::expect_invalid_argument([&] { copy.enqueue(oq, FftDirection::Inverse, u, v); }, "another context");
   }
 }

@@ -1,6 +1,6 @@
 // Batched 1-D complex FFT (single precision, interleaved complex): a plan describes the length,
 // the batch and the layout of input and output (the cufftPlanMany / clFFT model); it compiles its
-// kernels once and then runs forward or inverse transforms any number of times.
+// kernels once and then is enqueued, forward or inverse, any number of times.
 #pragma once
 #include <complex>
 #include <cstddef>
@@ -28,6 +28,12 @@ enum class FftScaling {
   OverSqrtN,  ///< times 1/sqrt(n)
 };
 
+/// The direction of a transform: forward y_k = sum_j x_j exp(-2 pi i jk/n), inverse with +2 pi i.
+enum class FftDirection {
+  Forward,  ///< scaled by FftDesc::forward_scaling
+  Inverse,  ///< scaled by FftDesc::inverse_scaling
+};
+
 /// What an FftPlan computes.
 struct FftDesc {
   std::size_t n = 0;      ///< transform length: 1 .. 2^27 (radix passes), any other up to 2^23 (Bluestein)
@@ -50,11 +56,12 @@ struct FftDesc {
 /// FFT_LOCAL_MAX points (4096 by default), longer ones in several passes through global
 /// memory; any other length uses Bluestein's algorithm on a power-of-two FFT.
 ///
-/// Thread safety: forward() and inverse() (and the const accessors) may run concurrently on
-/// several host threads, on the plan's queue or on other queues of its context and device
-/// (each execution leases its own scratch; each thread uses its own kernel objects), as long as
-/// the executions write different buffers. Construction, assignment and destruction must not
-/// overlap with other calls on the same plan; different plans are independent.
+/// Thread safety: a plan is immutable after construction (copies share it). enqueue(),
+/// forward() and inverse() (and the const accessors) may run concurrently on several host
+/// threads, on the plan's queue or on other queues of its context and device (each execution
+/// leases its own scratch; each thread uses its own kernel objects), as long as the executions
+/// write different buffers. Assignment and destruction must not overlap with other calls on the
+/// same plan object.
 class FftPlan {
  public:
   /// Throws InvalidArgument for n or batch 0, stride 0, a distance that makes transforms of the
@@ -62,18 +69,25 @@ class FftPlan {
   /// above 13), batch of 2^31 or more, or an unknown/illegal tuning override; UnsupportedDevice
   /// when no configuration fits the device;
   /// BuildError when a kernel fails to compile.
-  FftPlan(cl::CommandQueue& queue, const FftDesc& desc, const Tuning& tuning = {});
+  FftPlan(const cl::CommandQueue& queue, const FftDesc& desc, const Tuning& tuning = {});
   ~FftPlan();
+  FftPlan(const FftPlan&);
+  FftPlan& operator=(const FftPlan&);
   FftPlan(FftPlan&&) noexcept;
   FftPlan& operator=(FftPlan&&) noexcept;
-  FftPlan(const FftPlan&) = delete;
-  FftPlan& operator=(const FftPlan&) = delete;
 
-  /// Out-of-place forward transform: reads `in` (never written), writes `out`. For an in-place
-  /// plan `in` and `out` must be the same buffer. Throws InvalidArgument, before anything is
-  /// enqueued, for null buffers, buffers too small for the described layout, or input and output
-  /// ranges that overlap in an out-of-place plan. Waits for wait_list; *event (if given) completes
-  /// when the whole transform is done.
+  /// Enqueues one transform of the batch on `queue`, the plan's queue or another queue of its
+  /// context and device: reads `in` (never written by an out-of-place plan), writes `out` (for
+  /// an in-place plan pass the same buffer twice). Throws InvalidArgument, before anything is
+  /// enqueued, for a queue of another context or device, null buffers, buffers too small for the
+  /// described layout, an in-place plan given two buffers, or input and output ranges that
+  /// overlap in an out-of-place plan. Waits for wait_list; *event (if given) completes when the
+  /// whole transform is done.
+  void enqueue(cl::CommandQueue& queue, FftDirection direction, const cl::Buffer& in, const cl::Buffer& out,
+               const EventList& wait_list = {}, cl::Event* event = nullptr) const;
+
+  /// enqueue() of a forward transform on the plan's queue: reads `in` (never written), writes
+  /// `out`. For an in-place plan `in` and `out` must be the same buffer. Throws as enqueue().
   void forward(const cl::Buffer& in, const cl::Buffer& out, const EventList& wait_list = {},
                cl::Event* event = nullptr) const;
   /// Inverse transform, as forward().
@@ -82,9 +96,7 @@ class FftPlan {
   /// In-place forms (the plan must be in-place).
   void forward(const cl::Buffer& data, const EventList& wait_list = {}, cl::Event* event = nullptr) const;
   void inverse(const cl::Buffer& data, const EventList& wait_list = {}, cl::Event* event = nullptr) const;
-  /// forward() and inverse() on another queue of the plan's context and device (for an in-place
-  /// plan pass the buffer twice). Throws InvalidArgument, before anything is enqueued, for a
-  /// queue of another context or device, and as the forms above.
+  /// enqueue() of a forward or an inverse transform (for an in-place plan pass the buffer twice).
   void forward(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait_list = {},
                cl::Event* event = nullptr) const;
   void inverse(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait_list = {},
@@ -103,7 +115,7 @@ class FftPlan {
   struct Impl;
 
  private:
-  std::unique_ptr<Impl> impl_;
+  std::shared_ptr<const Impl> impl_;
 };
 
 /// Host-vector convenience: a forward (or inverse) transform of `x.size() / n` contiguous

@@ -1,6 +1,7 @@
-// FFT plan: argument checks, execution (fft_local launches chunk by chunk, arguments by name,
-// one event chain, scratch leased from the workspace pool), the public FftPlan methods and the
-// host-vector fft(); the plan's decomposition and tables are built in fft_plan_build.cpp.
+// FFT plan: argument checks, execution (the stages' launches chunk by chunk, arguments by name,
+// one event chain, scratch leased from the workspace pool: the protocol is the Execution class
+// below), the public FftPlan methods and the host-vector fft(); the plan's steps are built in
+// fft_plan_build.cpp.
 #include "fft/fft_plan_impl.hpp"
 #include "runtime/workspace.hpp"
 
@@ -22,8 +23,170 @@ std::vector<const KernelSignature*> fft_signatures() { return {&kFftLocal, &kFft
 
 }  // namespace detail
 
-void FftPlan::Impl::run(cl::CommandQueue& q, int dir, const cl::Buffer& in, const cl::Buffer& out,
-                        const EventList& wait, cl::Event* event) const {
+// The execution protocol -----------------------------------------------------------------------
+//
+// One execution's commands and its scratch. Multi-pass plans lease their scratch from the
+// workspace pool: the first command waits for the caller's wait list and for the workspace's
+// earlier users, and the workspace goes back with this execution's last use (the queue when it is
+// in order, else the event of the last command, which then becomes the caller's event).
+namespace {
+
+class Execution {
+ public:
+  Execution(cl::CommandQueue& q, const detail::QueueContext& qc, const ScratchLayout& scratch, const EventList& wait,
+            cl::Event* event)
+      : queue_(q), ordered_(detail::in_order(q)), event_(event) {
+    const EventList* first_wait = &wait;
+    if (scratch.bytes > 0) {
+      detail::WorkspacePool& pool = detail::workspace_pool();
+      lease_.emplace(pool.acquire(qc.context, scratch.bytes - scratch.b_bytes, "fft scratch"));
+      if (scratch.b_bytes > 0) lease_b_.emplace(pool.acquire(qc.context, scratch.b_bytes, "fft scratch"));
+      for (const auto* l : {&lease_, &lease_b_}) {
+        if (!*l) continue;
+        const EventList before = (*l)->waits(q);
+        if (before.empty()) continue;
+        if (first_wait == &wait) joined_ = wait;
+        joined_.insert(joined_.end(), before.begin(), before.end());
+        first_wait = &joined_;
+      }
+    }
+    chain_.emplace(q, *first_wait, lease_ && !ordered_ ? &done_ : event, ordered_);
+  }
+
+  detail::Chain& chain() { return *chain_; }
+  // Scratch buffer A or B (B after A in the first workspace, or a workspace of its own).
+  const cl::Buffer& scratch(Buf b) const { return b == Buf::B && lease_b_ ? lease_b_->buffer() : lease_->buffer(); }
+
+  // After a failed enqueue: commands of this execution may still use the scratch, let them
+  // finish before the workspace goes back.
+  void abandon() {
+    if (lease_) clFinish(queue_());
+  }
+
+  // After the last command: the workspace goes back with it.
+  void finish() {
+    if (lease_ && ordered_) {
+      lease_->used_on(queue_);
+      if (lease_b_) lease_b_->used_on(queue_);
+    } else if (lease_) {
+      lease_->used_until({done_});
+      if (lease_b_) lease_b_->used_until({done_});
+      if (event_ != nullptr) *event_ = done_;
+    }
+  }
+
+ private:
+  cl::CommandQueue& queue_;
+  const bool ordered_;
+  cl::Event* event_;
+  std::optional<detail::WorkspaceLease> lease_, lease_b_;  // lease_b_: buffer B on its own (rare)
+  EventList joined_;
+  cl::Event done_;
+  std::optional<detail::Chain> chain_;
+};
+
+}  // namespace
+
+// Launches ------------------------------------------------------------------------------------
+
+// One stage of one chunk: its buffers and offsets (the caller's sides moved to the chunk's first
+// transform, scratch sides at their region), the chunk's transforms, the signs and scale.
+struct FftPlan::Impl::Launch {
+  const Stage& stage;
+  const cl::Buffer& in;
+  std::size_t in_offset;
+  const cl::Buffer& out;
+  std::size_t out_offset;
+  std::size_t count;  // transforms of the chunk
+  int dir;
+  float scale;         // the plan's scaling of this direction
+  const cl::Buffer& side;  // Rader's side values: the first workspace
+  bool last;           // the execution's last launch
+};
+
+namespace {
+
+// The arguments every entry point takes: the two sides, the conjugations and the scale.
+detail::Args& bind_sides(detail::Args& a, const FftPlan::Impl::Launch& l) {
+  const StageIo& io = l.stage.io;
+  return a.buffer("in", l.in)
+      .index("in_off", l.in_offset)
+      .index("in_dh", static_cast<std::size_t>(io.in.distance))
+      .index("in_S", static_cast<std::size_t>(io.in.stride))
+      .buffer("out", l.out)
+      .index("out_off", l.out_offset)
+      .index("out_dh", static_cast<std::size_t>(io.out.distance))
+      .index("out_S", static_cast<std::size_t>(io.out.stride))
+      .f32("cj_in", sign_value(io.in.sign, l.dir))
+      .f32("cj_out", sign_value(io.out.sign, l.dir))
+      .f32("scale", io.scaled ? l.scale : 1.0f);
+}
+
+}  // namespace
+
+// fft_local: total kernel transforms (split_l per transform of a pass), b per work-group.
+void FftPlan::Impl::enqueue_local(const Launch& l, detail::Chain& chain) const {
+  const Stage& s = l.stage;
+  const StageTables& t = s.tables;
+  auto table = [&](const cl::Buffer& b) -> const cl::Buffer& { return b() ? b : dummy; };
+  const std::size_t total = l.count * s.kernel.shape.split_l;
+  cl::Kernel k = detail::get_kernel(s.kernel.program, detail::kFftLocal.kernel);  // this thread's kernel object
+  detail::Args a(k, detail::kFftLocal, s.kernel.shape.long_index);
+  bind_sides(a.i32("total", static_cast<long long>(total)), l)
+      .i32("in_len", s.io.in.length)
+      .i32("out_len", s.io.out.length)
+      .buffer("twl", table(t.twiddles))
+      .buffer("tw_hi", table(t.twiddles_hi))
+      .buffer("tw_lo", table(t.twiddles_lo))
+      .i32("tw_shift", t.twiddles_shift)
+      .buffer("aux_in", table(t.load_factors))
+      .buffer("aux_out", table(t.store_factors))
+      .buffer("bq", table(t.spectrum))
+      .buffer("tw_b", table(t.butterfly_twiddles))
+      .finish();
+  const std::size_t wg = s.kernel.shape.work_group();
+  const std::size_t groups = (total + s.kernel.shape.b - 1) / s.kernel.shape.b;
+  chain.kernel(k, cl::NDRange(groups * wg), cl::NDRange(wg), l.last, s.role);
+}
+
+// The lane kernel: one row of the chunk's transforms, or a row per transform (two launches).
+void FftPlan::Impl::enqueue_lanes(const Launch& l, detail::Chain& chain) const {
+  const Stage& s = l.stage;
+  const StageTables& t = s.tables;
+  const int per_row = s.kernel.lanes.transforms_per_row;
+  const std::size_t lanes = static_cast<std::size_t>(s.kernel.cfg.at("FFT_LANES"));
+  const std::size_t count = per_row > 0 ? static_cast<std::size_t>(per_row) : l.count;
+  cl::Kernel k = detail::get_kernel(s.kernel.program, detail::kFftLanes.kernel);
+  detail::Args a(k, detail::kFftLanes, s.kernel.shape.long_index);
+  bind_sides(a.i32("count", static_cast<long long>(count)), l)
+      .index("in_dc", static_cast<std::size_t>(s.io.in.lane_distance))
+      .index("out_dc", static_cast<std::size_t>(s.io.out.lane_distance))
+      .buffer("tw", t.twiddles)
+      .buffer("tw2", t.lane_twiddles() ? t.lane_twiddles : dummy)
+      .buffer("tab", t.lane_factors() ? t.lane_factors : dummy)
+      .finish();
+  chain.kernel(k, cl::NDRange((count + lanes - 1) / lanes, per_row > 0 ? l.count : 1), cl::NDRange(1, 1), l.last,
+               s.role);
+}
+
+// Rader's gather or scatter: groups per transform, the gather's or those of n outputs.
+void FftPlan::Impl::enqueue_rader(const Launch& l, detail::Chain& chain) const {
+  const Stage& s = l.stage;
+  const bool gather = s.kernel.kind == KernelKind::RaderGather;
+  const std::size_t wg = static_cast<std::size_t>(s.kernel.cfg.at("FFT_RADER_WG"));
+  const std::size_t groups = gather ? static_cast<std::size_t>(steps.rader_groups) : (desc.n + wg - 1) / wg;
+  const detail::KernelSignature& sig = gather ? detail::kFftRaderIn : detail::kFftRaderOut;
+  cl::Kernel k = detail::get_kernel(s.kernel.program, sig.kernel);
+  detail::Args a(k, sig, s.kernel.shape.long_index);
+  bind_sides(a, l)
+      .buffer("perm", s.tables.permutation)
+      .buffer("side", l.side)
+      .index("side_off", steps.scratch.side_offset)
+      .finish();
+  chain.kernel(k, cl::NDRange(groups * l.count * wg), cl::NDRange(wg), l.last, s.role);
+}
+
+void FftPlan::Impl::check_buffers(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out) const {
   using detail::require;
   const char* R = kRoutine;
   const std::size_t n = desc.n, batch = desc.batch;
@@ -39,120 +202,43 @@ void FftPlan::Impl::run(cl::CommandQueue& q, int dir, const cl::Buffer& in, cons
     require(a1 <= b0 || b1 <= a0, R,
             "out-of-place plan: in and out are the same buffer and their ranges overlap (use an in-place plan)");
   }
+}
 
-  // Multi-pass plans lease their scratch: the first command waits for the workspace's earlier
-  // users, and the workspace goes back with this execution's last use (the queue when it is in
-  // order, else the event of the last command).
-  std::optional<detail::WorkspaceLease> lease, lease_b;  // lease_b: buffer B on its own (rare)
-  const EventList* first_wait = &wait;
-  EventList joined;
-  const bool ordered = detail::in_order(q);
-  if (scratch_bytes > 0) {
-    detail::WorkspacePool& pool = detail::workspace_pool();
-    lease.emplace(pool.acquire(qc.context, scratch_bytes - scratch_b_bytes, "fft scratch"));
-    if (scratch_b_bytes > 0) lease_b.emplace(pool.acquire(qc.context, scratch_b_bytes, "fft scratch"));
-    for (const auto* l : {&lease, &lease_b}) {
-      if (!*l) continue;
-      const EventList before = (*l)->waits(q);
-      if (before.empty()) continue;
-      if (first_wait == &wait) joined = wait;
-      joined.insert(joined.end(), before.begin(), before.end());
-      first_wait = &joined;
-    }
-  }
-  auto scratch = [&](Buf b) -> const cl::Buffer& {
-    return b == Buf::B && lease_b ? lease_b->buffer() : lease->buffer();
-  };
-  cl::Event done;
-  detail::Chain chain(q, *first_wait, lease && !ordered ? &done : event, ordered);
+void FftPlan::Impl::run(cl::CommandQueue& q, int dir, const cl::Buffer& in, const cl::Buffer& out,
+                        const EventList& wait, cl::Event* event) const {
+  check_buffers(q, in, out);
+  Execution ex(q, qc, steps.scratch, wait, event);
   try {
     const float scale = dir > 0 ? scale_fwd : scale_inv;
-    const std::size_t launches = ((batch + chunk - 1) / chunk) * stages.size();
+    const std::size_t batch = desc.batch, chunk = steps.chunk;
+    const std::size_t launches = ((batch + chunk - 1) / chunk) * steps.stages.size();
     std::size_t index = 0;
     for (std::size_t c0 = 0; c0 < batch; c0 += chunk) {
-      const std::size_t cnt = std::min(chunk, batch - c0);
-      for (const Stage& s : stages) {
-        // User sides move to the chunk's first transform; scratch sides start at their region.
-        const cl::Buffer& bin = s.in_buf == Buf::User ? in : scratch(s.in_buf);
-        const cl::Buffer& bout = s.out_buf == Buf::User ? out : scratch(s.out_buf);
-        const std::size_t in_off =
-            static_cast<std::size_t>(s.in_off) + (s.in_buf == Buf::User ? c0 * desc.in.distance : 0);
-        const std::size_t out_off =
-            static_cast<std::size_t>(s.out_off) + (s.out_buf == Buf::User ? c0 * desc.out.distance : 0);
-        // The arguments both entry points take: the two sides, the conjugations and the scale.
-        auto sides = [&](detail::Args& a) -> detail::Args& {
-          return a.buffer("in", bin)
-              .index("in_off", in_off)
-              .index("in_dh", static_cast<std::size_t>(s.in_dh))
-              .index("in_S", static_cast<std::size_t>(s.in_S))
-              .buffer("out", bout)
-              .index("out_off", out_off)
-              .index("out_dh", static_cast<std::size_t>(s.out_dh))
-              .index("out_S", static_cast<std::size_t>(s.out_S))
-              .f32("cj_in", sign_value(s.cj_in, dir))
-              .f32("cj_out", sign_value(s.cj_out, dir))
-              .f32("scale", s.scaled ? scale : 1.0f);
-        };
-        if (s.rader) {  // groups per transform: the gather's, or those of n outputs
-          const std::size_t wg = static_cast<std::size_t>(s.cfg.at("FFT_RADER_WG"));
-          const std::size_t groups = s.rader == 1 ? static_cast<std::size_t>(rader_groups) : (n + wg - 1) / wg;
-          const detail::KernelSignature& sig = s.rader == 1 ? detail::kFftRaderIn : detail::kFftRaderOut;
-          cl::Kernel k = detail::get_kernel(s.program, sig.kernel);
-          detail::Args a(k, sig, s.shape.long_index);
-          sides(a).buffer("perm", s.perm).buffer("side", lease->buffer()).index("side_off", side_off).finish();
-          chain.kernel(k, cl::NDRange(groups * cnt * wg), cl::NDRange(wg), ++index == launches, s.role);
-          continue;
-        }
-        if (s.lanes) {  // one row of the chunk's transforms, or a row per transform (two launches)
-          const std::size_t lanes = static_cast<std::size_t>(s.cfg.at("FFT_LANES"));
-          const std::size_t count = s.lane_count > 0 ? static_cast<std::size_t>(s.lane_count) : cnt;
-          cl::Kernel k = detail::get_kernel(s.program, detail::kFftLanes.kernel);
-          detail::Args a(k, detail::kFftLanes, s.shape.long_index);
-          sides(a.i32("count", static_cast<long long>(count)))
-              .index("in_dc", static_cast<std::size_t>(s.in_dc))
-              .index("out_dc", static_cast<std::size_t>(s.out_dc))
-              .buffer("tw", s.twl)
-              .buffer("tw2", s.tw2() ? s.tw2 : dummy)
-              .buffer("tab", s.tab() ? s.tab : dummy)
-              .finish();
-          chain.kernel(k, cl::NDRange((count + lanes - 1) / lanes, s.lane_count > 0 ? cnt : 1), cl::NDRange(1, 1),
-                       ++index == launches, s.role);
-          continue;
-        }
-        const std::size_t total = cnt * s.shape.split_l;
-        cl::Kernel k = detail::get_kernel(s.program, detail::kFftLocal.kernel);  // this thread's kernel object
-        detail::Args a(k, detail::kFftLocal, s.shape.long_index);
-        sides(a.i32("total", static_cast<long long>(total)))
-            .i32("in_len", s.in_len)
-            .i32("out_len", s.out_len)
-            .buffer("twl", s.twl() ? s.twl : dummy)
-            .buffer("tw_hi", s.tw_hi() ? s.tw_hi : dummy)
-            .buffer("tw_lo", s.tw_lo() ? s.tw_lo : dummy)
-            .i32("tw_shift", s.tw_shift)
-            .buffer("aux_in", s.aux_in() ? s.aux_in : dummy)
-            .buffer("aux_out", s.aux_out() ? s.aux_out : dummy)
-            .buffer("bq", s.bq() ? s.bq : dummy)
-            .buffer("tw_b", s.tw_b() ? s.tw_b : dummy)
-            .finish();
-        const std::size_t wg = s.shape.work_group();
-        const std::size_t groups = (total + s.shape.b - 1) / s.shape.b;
-        chain.kernel(k, cl::NDRange(groups * wg), cl::NDRange(wg), ++index == launches, s.role);
+      for (const Stage& s : steps.stages) {
+        const StageSide& si = s.io.in;
+        const StageSide& so = s.io.out;
+        const bool user_in = si.buffer == Buf::User, user_out = so.buffer == Buf::User;
+        const Launch l{s,
+                       user_in ? in : ex.scratch(si.buffer),
+                       static_cast<std::size_t>(si.offset) + (user_in ? c0 * desc.in.distance : 0),
+                       user_out ? out : ex.scratch(so.buffer),
+                       static_cast<std::size_t>(so.offset) + (user_out ? c0 * desc.out.distance : 0),
+                       std::min(chunk, batch - c0),
+                       dir,
+                       scale,
+                       steps.scratch.bytes > 0 ? ex.scratch(Buf::A) : dummy,
+                       ++index == launches};
+        if (s.kernel.kind == KernelKind::Local) enqueue_local(l, ex.chain());
+        if (s.kernel.kind == KernelKind::Lanes) enqueue_lanes(l, ex.chain());
+        if (s.kernel.kind == KernelKind::RaderGather || s.kernel.kind == KernelKind::RaderScatter)
+          enqueue_rader(l, ex.chain());
       }
     }
   } catch (...) {
-    // Commands of this execution may still use the scratch: let them finish before the
-    // workspace goes back.
-    if (lease) clFinish(q());
+    ex.abandon();
     throw;
   }
-  if (lease && ordered) {
-    lease->used_on(q);
-    if (lease_b) lease_b->used_on(q);
-  } else if (lease) {
-    lease->used_until({done});
-    if (lease_b) lease_b->used_until({done});
-    if (event != nullptr) *event = done;
-  }
+  ex.finish();
 }
 
 namespace {
@@ -200,13 +286,13 @@ FftDesc checked_desc(const FftDesc& d) {
 
 }  // namespace
 
-FftPlan::FftPlan(cl::CommandQueue& queue, const FftDesc& d, const Tuning& tuning) : impl_(std::make_unique<Impl>()) {
+FftPlan::FftPlan(const cl::CommandQueue& queue, const FftDesc& d, const Tuning& tuning) {
   const FftDesc desc = checked_desc(d);
   detail::check_override_names(kRoutine, tuning, {kRoutine, "fft_lanes", "fft_rader"});
-  Impl& im = *impl_;
-  im.queue = queue;
-  im.qc = detail::queue_context_of(queue);
-  im.desc = desc;
+  auto im = std::make_shared<Impl>();
+  im->queue = queue;
+  im->qc = detail::queue_context_of(queue);
+  im->desc = desc;
   auto factor = [&](FftScaling s) {
     switch (s) {
       case FftScaling::None:
@@ -218,57 +304,64 @@ FftPlan::FftPlan(cl::CommandQueue& queue, const FftDesc& d, const Tuning& tuning
     }
     return 1.0;
   };
-  im.scale_fwd = static_cast<float>(factor(desc.forward_scaling));
-  im.scale_inv = static_cast<float>(factor(desc.inverse_scaling));
-  im.build(tuning);
-  im.dummy = detail::device_buffer(im.qc.context, CL_MEM_READ_WRITE, 16, "fft placeholder");
-  im.compile();
+  im->scale_fwd = static_cast<float>(factor(desc.forward_scaling));
+  im->scale_inv = static_cast<float>(factor(desc.inverse_scaling));
+  im->steps = build_steps(im->qc, im->desc, tuning);
+  im->dummy = detail::device_buffer(im->qc.context, CL_MEM_READ_WRITE, 16, "fft placeholder");
+  compile_steps(im->qc, im->desc, im->steps);
+  impl_ = std::move(im);
 }
 
-void detail::fft_build_programs(const QueueContext& qc, const FftDesc& desc, const Tuning& tuning) {
-  FftPlan::Impl im;
-  im.qc = qc;
-  im.desc = checked_desc(desc);
-  im.build(tuning);
-  im.compile();
+void detail::fft_build_programs(const QueueContext& qc, const FftDesc& d, const Tuning& tuning) {
+  const FftDesc desc = checked_desc(d);
+  FftSteps steps = build_steps(qc, desc, tuning);
+  compile_steps(qc, desc, steps);
 }
 
 FftPlan::~FftPlan() = default;
+FftPlan::FftPlan(const FftPlan&) = default;
+FftPlan& FftPlan::operator=(const FftPlan&) = default;
 FftPlan::FftPlan(FftPlan&&) noexcept = default;
 FftPlan& FftPlan::operator=(FftPlan&&) noexcept = default;
 
+void FftPlan::enqueue(cl::CommandQueue& queue, FftDirection direction, const cl::Buffer& in, const cl::Buffer& out,
+                      const EventList& wait_list, cl::Event* event) const {
+  impl_->run(queue, direction == FftDirection::Forward ? +1 : -1, in, out, wait_list, event);
+}
+
 void FftPlan::forward(const cl::Buffer& in, const cl::Buffer& out, const EventList& wait_list, cl::Event* event) const {
-  impl_->run(impl_->queue, +1, in, out, wait_list, event);
+  enqueue(impl_->queue, FftDirection::Forward, in, out, wait_list, event);
 }
 void FftPlan::inverse(const cl::Buffer& in, const cl::Buffer& out, const EventList& wait_list, cl::Event* event) const {
-  impl_->run(impl_->queue, -1, in, out, wait_list, event);
+  enqueue(impl_->queue, FftDirection::Inverse, in, out, wait_list, event);
 }
 void FftPlan::forward(const cl::Buffer& data, const EventList& wait_list, cl::Event* event) const {
   detail::require(impl_->desc.in_place, kRoutine, "the one-buffer form needs an in-place plan");
-  impl_->run(impl_->queue, +1, data, data, wait_list, event);
+  enqueue(impl_->queue, FftDirection::Forward, data, data, wait_list, event);
 }
 void FftPlan::inverse(const cl::Buffer& data, const EventList& wait_list, cl::Event* event) const {
   detail::require(impl_->desc.in_place, kRoutine, "the one-buffer form needs an in-place plan");
-  impl_->run(impl_->queue, -1, data, data, wait_list, event);
+  enqueue(impl_->queue, FftDirection::Inverse, data, data, wait_list, event);
 }
 void FftPlan::forward(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait_list,
                       cl::Event* event) const {
-  impl_->run(queue, +1, in, out, wait_list, event);
+  enqueue(queue, FftDirection::Forward, in, out, wait_list, event);
 }
 void FftPlan::inverse(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait_list,
                       cl::Event* event) const {
-  impl_->run(queue, -1, in, out, wait_list, event);
+  enqueue(queue, FftDirection::Inverse, in, out, wait_list, event);
 }
 
 const FftDesc& FftPlan::desc() const { return impl_->desc; }
-std::string FftPlan::describe() const { return impl_->how; }
+std::string FftPlan::describe() const { return impl_->steps.how; }
 std::size_t FftPlan::launches() const {
-  return ((impl_->desc.batch + impl_->chunk - 1) / impl_->chunk) * impl_->stages.size();
+  const FftSteps& st = impl_->steps;
+  return ((impl_->desc.batch + st.chunk - 1) / st.chunk) * st.stages.size();
 }
-std::size_t FftPlan::scratch_bytes() const { return impl_->scratch_bytes; }
+std::size_t FftPlan::scratch_bytes() const { return impl_->steps.scratch.bytes; }
 std::vector<Configuration> FftPlan::configurations() const {
   std::vector<Configuration> v;
-  for (const auto& s : impl_->stages) v.push_back(s.cfg);
+  for (const auto& s : impl_->steps.stages) v.push_back(s.kernel.cfg);
   return v;
 }
 

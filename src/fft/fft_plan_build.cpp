@@ -1,10 +1,11 @@
-// FFT plan construction: the decomposition of a plan into fft_local launches (one kernel,
-// several passes through global memory, or Bluestein), twiddle and chirp tables, the size of
-// the scratch an execution leases, and the programs. The lane kernel's plans are built in
-// fft_plan_lanes.cpp.
+// FFT plan construction: the route table that picks how a length runs, the builders of the
+// fft_local routes (one kernel, several passes through global memory, Bluestein, Rader's passes),
+// the fitting of one fft_local kernel to the layout and the device, the size of the scratch an
+// execution leases, and the programs. The lane kernel's routes are built in fft_plan_lanes.cpp,
+// Rader's gather and scatter in fft_rader.cpp, the tables in fft_plan_tables.cpp.
 //
-// Kernel kinds of a plan (each a "stage", the same entry point with different constants, except
-// the lane kernel):
+// Routes of a plan (each stage the same entry point with different constants, except the lane
+// kernel and Rader's ends):
 //   lanes       CPU devices (fft_lanes: FFT_LANES > 0; fft_plan_lanes.cpp): fft_lanes.cl,
 //               FFT_LANES transforms per work-item in vector lanes, one launch for smooth n (or a
 //               Bluestein length M = 2^k) in [FFT_LANE_MIN, FFT_LANE_MAX], above it two launches
@@ -19,250 +20,530 @@
 //   rader       a prime n with a smooth n - 1 where Bluestein would take passes (FFT_RADER;
 //               fft_rader.cpp): a gather launch, the passes of two (n - 1)-point FFTs through
 //               scratch with the spectrum fused into the store between them, a scatter launch.
-#include "fft/fft_plan_impl.hpp"
+#include "fft/fft_plan_builder.hpp"
 
-namespace clforge {
+namespace clforge::fft_plan_parts {
 
-void FftPlan::Impl::build(const Tuning& all) {
-  const DeviceInfo& dev = *qc.info;
-  const std::size_t n = desc.n, batch = desc.batch;
-  const FftLayout& li = desc.in;
-  const FftLayout& lo = desc.out;
-  const Tuning tuning = detail::overrides_for(all, kRoutine);
-  const Configuration top = resolve_configuration(kRoutine, std::to_string(n), dev, tuning);
-  std::ostringstream how_s;
-  how_s << "n=" << n << " batch=" << batch << ": ";
-
+FftPlanBuilder::FftPlanBuilder(const detail::QueueContext& qc, const FftDesc& desc, const Tuning& all)
+    : qc_(qc),
+      dev_(*qc.info),
+      desc_(desc),
+      all_(all),
+      tuning_(detail::overrides_for(all, kRoutine)),
+      top_(resolve_configuration(kRoutine, std::to_string(desc.n), dev_, tuning_)),
+      smooth_(detail::fft_smooth(desc.n)) {
   // Rader's algorithm for prime lengths whose n - 1 is smooth (fft_rader.cpp): its configuration
   // where it applies; FFT_RADER 0 never, 1 where Bluestein would take more than one launch, 2
   // wherever the multi-launch form can transform n - 1 points.
-  const std::optional<Configuration> rader_cfg =
-      detail::fft_rader_applies(n) ? std::optional<Configuration>(rader_setting(all)) : std::nullopt;
-  const int rader_mode = rader_cfg ? rader_cfg->at("FFT_RADER") : 0;
-  if (build_lanes(all, top, rader_cfg ? &*rader_cfg : nullptr, how_s)) return;
+  if (detail::fft_rader_applies(desc.n)) {
+    rader_cfg_ = resolve_configuration("fft_rader", std::to_string(desc.n), dev_, detail::overrides_for(all, "fft_rader"));
+    rader_mode_ = rader_cfg_->at("FFT_RADER");
+  }
+}
 
-  // One kernel of the length (smooth) or of its power-of-two Bluestein length, where the limit
-  // allows it and make_stage fits it with the layout's own access modes (a length that fits only
-  // with its exchanges in quarters does not when the layout needs staged accesses); else passes.
-  auto single_stage = [&](std::size_t len, const Configuration& cfg, bool bluestein) -> std::optional<Stage> {
-    if (len > detail::fft_local_limit(cfg.values, dev, !bluestein)) return std::nullopt;
-    try {
-      Stage s = make_stage(len, cfg, li.stride, li.distance, lo.stride, lo.distance, bluestein);
-      user_sides(s);
-      s.shape.inplace = desc.in_place;
-      return s;
-    } catch (const UnsupportedDevice&) {
-      return std::nullopt;
-    }
+// The route table. The lane kernel where its row asks for it and the length fits one of its
+// forms; else one fft_local kernel of the length (smooth) or of its power-of-two Bluestein length
+// where one fits, else passes (Rader's where FFT_RADER asks for them).
+Route FftPlanBuilder::choose_route() {
+  lanes_ = lane_facts();
+  if (lanes_.enabled && lanes_.one_launch && !lanes_.rader) return smooth_ ? Route::Lanes : Route::LanesBluestein;
+  if (lanes_.enabled && lanes_.n1 != 0)
+    return smooth_ ? Route::LanesTwo : lanes_.rader ? Route::LanesRaderFour : Route::LanesBluesteinFour;
+  const std::size_t n = desc_.n;
+  if (smooth_) {
+    single_ = single_stage(n, top_, false);
+  } else {
+    const std::size_t m = detail::fft_bluestein_length(n);
+    single_ = single_stage(m, resolve_configuration(kRoutine, std::to_string(m), dev_, tuning_), true);
+  }
+  const bool rader = !smooth_ && (rader_mode_ == 2 || (rader_mode_ == 1 && !single_));
+  if (single_ && smooth_) return Route::Single;
+  if (single_ && !rader) return Route::BluesteinSingle;
+  return smooth_ ? Route::Passes : rader ? Route::RaderPasses : Route::BluesteinPasses;
+}
+
+RouteSteps FftPlanBuilder::build_route(Route route) {
+  using Builder = RouteSteps (FftPlanBuilder::*)();
+  static const std::pair<Route, Builder> kBuilders[] = {
+      {Route::Single, &FftPlanBuilder::single_route},
+      {Route::BluesteinSingle, &FftPlanBuilder::bluestein_single_route},
+      {Route::Passes, &FftPlanBuilder::passes_route},
+      {Route::BluesteinPasses, &FftPlanBuilder::bluestein_passes_route},
+      {Route::RaderPasses, &FftPlanBuilder::rader_passes_route},
+      {Route::Lanes, &FftPlanBuilder::lanes_route},
+      {Route::LanesBluestein, &FftPlanBuilder::lanes_bluestein_route},
+      {Route::LanesTwo, &FftPlanBuilder::lanes_two_route},
+      {Route::LanesBluesteinFour, &FftPlanBuilder::lanes_bluestein_four_route},
+      {Route::LanesRaderFour, &FftPlanBuilder::lanes_rader_four_route},
   };
+  for (const auto& [r, builder] : kBuilders)
+    if (r == route) return (this->*builder)();
+  throw Error("fft: no builder for the chosen route");
+}
 
-  const bool smooth = detail::fft_smooth(n);
-  std::size_t ntot = n;  // length of the FFTs the passes compute (M for Bluestein)
-  std::optional<Stage> single;
-  if (smooth) {
-    single = single_stage(n, top, false);
-  } else {
-    ntot = detail::fft_bluestein_length(n);
-    single = single_stage(ntot, resolve_configuration(kRoutine, std::to_string(ntot), dev, tuning), true);
-  }
-  const bool rader = !smooth && (rader_mode == 2 || (rader_mode == 1 && !single));
-  if (single && smooth) {
-    single->role = "single kernel";
-    stages.push_back(std::move(*single));
-    how_s << "one kernel";
-  } else if (single && !rader) {
-    Stage s = std::move(*single);
-    s.in_len = static_cast<int>(n);
-    s.out_len = static_cast<int>(n);
-    s.shape.in_check = s.shape.out_check = true;
-    s.shape.pre = 2;
-    s.shape.post = 1;
-    s.cj_in = Sign::Dir;
-    s.cj_out = Sign::MinusDir;
-    s.role = "Bluestein in one kernel, M=" + std::to_string(ntot);
-    stages.push_back(std::move(s));
-    how_s << "Bluestein, one kernel of " << ntot << " points";
-  } else {
-    // Passes through global memory ---------------------------------------------------------
-    if (!smooth) ntot = rader ? n - 1 : detail::fft_bluestein_length_smooth(n);
-    const Configuration cfg_t = smooth ? top : resolve_configuration(kRoutine, std::to_string(ntot), dev, tuning);
-    // Passes of at most FFT_PASS_MAX points: a long pass has few transforms per work-group on
-    // its strided side (16-byte runs for 1024 points in 128 work-items on the H100), so three
-    // passes of 128 can beat two of 1024.
-    const std::size_t pass_max =
-        std::min(detail::fft_local_limit(cfg_t.values, dev, false), static_cast<std::size_t>(cfg_t.at("FFT_PASS_MAX")));
-    const std::vector<std::size_t> factors = detail::fft_global_factors(ntot, pass_max);
-    if (factors.size() < 2)
-      throw UnsupportedDevice("fft: no decomposition of length " + std::to_string(ntot) + " fits device \"" + dev.name +
-                              "\"");
-    const int phases = smooth ? 1 : 2;
-    const std::size_t P = factors.size();
-    std::size_t shift = 0;
-    while ((std::size_t{1} << (2 * shift)) < ntot) ++shift;  // lo table 2^shift >= sqrt(ntot)
-    std::vector<detail::cdouble> hi_t((ntot + (std::size_t{1} << shift) - 1) >> shift), lo_t(std::size_t{1} << shift);
-    for (std::size_t q = 0; q < hi_t.size(); ++q) hi_t[q] = root(q << shift, ntot);
-    for (std::size_t r = 0; r < lo_t.size(); ++r) lo_t[r] = root(r, ntot);
-    const cl::Buffer tw_hi = table(to_float2(hi_t)), tw_lo = table(to_float2(lo_t));
-    const std::string conv = rader ? "Rader" : "Bluestein";
-    how_s << (smooth ? "" : conv + " M=" + std::to_string(ntot) + ", 2 x ") << P << " passes of ";
-    for (std::size_t i = 0; i < P; ++i) how_s << (i ? "*" : "") << factors[i];
-    std::map<std::pair<std::size_t, bool>, Configuration> cfgs;  // by (length, later pass)
-    int stage_index = 0;
-    const int n_stages = static_cast<int>(phases * P);
-    for (int ph = 0; ph < phases; ++ph) {
-      std::size_t ns = 1;
-      for (std::size_t p = 0; p < P; ++p, ++stage_index) {
-        const std::size_t r = factors[p];
-        const auto key = std::make_pair(r, p > 0);
-        if (!cfgs.count(key))
-          cfgs.emplace(key, resolve_configuration(kRoutine, detail::fft_pass_variant(r, p > 0), dev, tuning));
-        // Rader's passes read the gathered rows from A and leave the convolution in A for the
-        // scatter (first and last here mean the caller's sides): the buffers alternate one later.
-        const bool first = stage_index == 0 && !rader, last = stage_index == n_stages - 1 && !rader;
-        const int alt = rader ? 1 : 0;
-        const std::size_t in_mem_s = first ? li.stride : 1, out_mem_s = last ? lo.stride : 1;
-        Stage s = make_stage(r, cfgs.at(key), (ntot / r) * in_mem_s, in_mem_s, ns * out_mem_s, out_mem_s);
-        s.shape.split = true;
-        s.shape.split_l = static_cast<int>(ntot / r);
-        s.shape.split_ns = static_cast<int>(ns);
-        s.in_buf = first ? Buf::User : stage_index == 0 ? Buf::A : (stage_index - 1 + alt) % 2 == 0 ? Buf::A : Buf::B;
-        s.out_buf = last ? Buf::User : (stage_index + alt) % 2 == 0 ? Buf::A : Buf::B;
-        if (first) {
-          s.in_off = static_cast<long long>(li.offset);
-          s.in_dh = static_cast<long long>(li.distance);
-          s.in_S = static_cast<long long>(li.stride);
-        } else {
-          s.in_dh = static_cast<long long>(ntot);
-        }
-        if (last) {
-          s.out_off = static_cast<long long>(lo.offset);
-          s.out_dh = static_cast<long long>(lo.distance);
-          s.out_S = static_cast<long long>(lo.stride);
-        } else {
-          s.out_dh = static_cast<long long>(ntot);
-        }
-        if (p > 0) {
-          s.shape.pre = 1;
-          s.tw_hi = tw_hi;
-          s.tw_lo = tw_lo;
-          s.tw_shift = static_cast<int>(shift);
-          // Direct loads split the pass twiddle per butterfly (fft.cl, FFT_PRE 3): W_(R0*NS)^k.
-          if (s.shape.in_mode == 0 && s.cfg.at("FFT_TWIDDLE") != 1) {
-            const std::size_t nb = static_cast<std::size_t>(s.shape.radices.front()) * ns;
-            s.shape.pre = 3;
-            s.tw_b = twiddles(nb);
-          }
-        }
-        s.cj_in = first ? Sign::Dir : Sign::Plus;
-        s.cj_out = Sign::Plus;
-        if (smooth) {
-          if (p == P - 1) s.cj_out = Sign::Dir;
-        } else if (rader) {
-          // The gather conjugated the input for the inverse: forward FFT, spectrum, then
-          // conj(F(conj(.))) for the inverse FFT, whose result the scatter conjugates back.
-          if (p == P - 1) s.cj_out = Sign::Minus;
-          if (ph == 0 && p == P - 1) s.shape.post = 1;
-        } else {
-          if (ph == 0 && p == 0) {  // chirp and zero padding on the user's input
-            s.shape.pre = 2;
-            s.shape.in_check = true;
-            s.in_len = static_cast<int>(n);
-          }
-          if (ph == 0 && p == P - 1) {  // spectrum of the chirp kernel, then conjugate
-            s.shape.post = 1;
-            s.cj_out = Sign::Minus;
-          }
-          if (ph == 1 && p == P - 1) {  // conjugate chirp, result conjugated back, length n
-            s.shape.post = 1;
-            s.shape.out_check = true;
-            s.out_len = static_cast<int>(n);
-            s.cj_out = Sign::MinusDir;
-          }
-        }
-        s.scaled = last;
-        s.role = std::string(phases == 2 ? conv + (ph == 0 ? " forward " : " inverse ") : "") + "pass " +
-                 std::to_string(p + 1) + "/" + std::to_string(P) + " (" + std::to_string(r) + " points)";
-        stages.push_back(std::move(s));
-        ns *= r;
-      }
-    }
-    if (rader) {  // the gather before the passes, the scatter after, the spectrum on phase 0's last store
-      RaderEnds e = rader_ends(*rader_cfg, Buf::A, Buf::A);
-      for (Stage& s : stages) s.aux_out = e.spectrum;
-      stages.insert(stages.begin(), std::move(e.gather));
-      stages.push_back(std::move(e.scatter));
-      how_s << ", gathered and scattered";
-    }
-    lay_out_scratch(ntot, cfg_t, n_stages > 2 || rader, rader ? rader_groups + 1 : 0);
-  }
-
-  // Bluestein tables: chirp w_k = exp(-pi i k^2 / n), its conjugate, and the kernel spectrum.
-  if (!smooth && !rader) {
-    const BluesteinTables t = bluestein_tables(n, ntot, n);
-    for (std::size_t i = 0; i < stages.size(); ++i) {
-      Stage& s = stages[i];
-      s.aux_in = t.w;
-      s.bq = t.bq;
-      s.aux_out = (stages.size() == 1 || i == stages.size() - 1) ? t.wc : t.bq;
-    }
-  }
-
-  if (stages.size() == 1) chunk = std::min<std::size_t>(batch, std::size_t{1} << 30);
+FftSteps FftPlanBuilder::build() {
+  RouteSteps r = build_route(choose_route());
+  steps_.stages = std::move(r.stages);
   // 64-bit indices when an address in the user's buffers or in the scratch can pass 2^31 - 1.
-  const bool long_index = span_of(li, n, batch) > static_cast<std::size_t>(INT_MAX) ||
-                          span_of(lo, n, batch) > static_cast<std::size_t>(INT_MAX) ||
-                          scratch_elems > static_cast<std::size_t>(INT_MAX);
-  for (auto& s : stages) {
-    s.shape.long_index = long_index;
-    s.shape.in_unit = s.in_S == 1;
-    s.shape.out_unit = s.out_S == 1;
+  const std::size_t n = desc_.n, batch = desc_.batch;
+  const bool long_index = span_of(desc_.in, n, batch) > static_cast<std::size_t>(INT_MAX) ||
+                          span_of(desc_.out, n, batch) > static_cast<std::size_t>(INT_MAX) ||
+                          steps_.scratch.elements > static_cast<std::size_t>(INT_MAX);
+  for (Stage& s : steps_.stages) {
+    s.kernel.shape.long_index = long_index;
+    if (s.kernel.kind != KernelKind::Local) continue;  // the lane routes set their sides' vector access
+    s.kernel.shape.in_unit = s.io.in.stride == 1;
+    s.kernel.shape.out_unit = s.io.out.stride == 1;
   }
-  for (const Stage& s : stages) how_s << "\n  " << s.role << (s.rader ? "" : ": " + s.shape.summary());
-  how = how_s.str();
+  steps_.how = describe(r.summary);
+  return std::move(steps_);
 }
 
-void FftPlan::Impl::compile() {
+// "n=... batch=...: <route summary>", then a line per stage: its role and its kernel.
+std::string FftPlanBuilder::describe(const std::string& summary) const {
+  std::ostringstream how;
+  how << "n=" << desc_.n << " batch=" << desc_.batch << ": " << summary;
+  for (const Stage& s : steps_.stages) {
+    how << "\n  " << s.role;
+    const FftShape& sh = s.kernel.shape;
+    if (s.kernel.kind == KernelKind::Local) how << ": " << sh.summary();
+    if (s.kernel.kind != KernelKind::Lanes) continue;
+    how << ": radix ";
+    for (std::size_t i = 0; i < sh.radices.size(); ++i) how << (i ? "*" : "") << sh.radices[i];
+  }
+  return how.str();
+}
+
+// fft_local routes --------------------------------------------------------------------------
+
+// One kernel of the length (smooth) or of its power-of-two Bluestein length, where the limit
+// allows it and make_stage fits it with the layout's own access modes (a length that fits only
+// with its exchanges in quarters does not when the layout needs staged accesses).
+std::optional<Stage> FftPlanBuilder::single_stage(std::size_t len, const Configuration& cfg, bool bluestein) {
+  if (len > detail::fft_local_limit(cfg.values, dev_, !bluestein)) return std::nullopt;
+  const FftLayout& li = desc_.in;
+  const FftLayout& lo = desc_.out;
+  try {
+    Stage s = make_stage(len, cfg, li.stride, li.distance, lo.stride, lo.distance, bluestein);
+    user_sides(s);
+    s.kernel.shape.inplace = desc_.in_place;
+    return s;
+  } catch (const UnsupportedDevice&) {
+    return std::nullopt;
+  }
+}
+
+RouteSteps FftPlanBuilder::single_route() {
+  RouteSteps r{{}, "one kernel"};
+  r.stages.push_back(std::move(*single_));
+  r.stages.back().role = "single kernel";
+  steps_.chunk = std::min<std::size_t>(desc_.batch, std::size_t{1} << 30);
+  return r;
+}
+
+// Bluestein in one kernel of M = 2^k points: chirp and zero padding on the load, FFT, spectrum,
+// inverse FFT, conjugate chirp on the store of the first n points.
+RouteSteps FftPlanBuilder::bluestein_single_route() {
+  const std::size_t n = desc_.n, m = detail::fft_bluestein_length(n);
+  Stage s = std::move(*single_);
+  s.io.in.length = static_cast<int>(n);
+  s.io.out.length = static_cast<int>(n);
+  s.kernel.shape.in_check = s.kernel.shape.out_check = true;
+  s.kernel.shape.pre = 2;
+  s.kernel.shape.post = 1;
+  s.io.in.sign = Sign::Dir;
+  s.io.out.sign = Sign::MinusDir;
+  s.role = "Bluestein in one kernel, M=" + std::to_string(m);
+  const BluesteinTables t = bluestein_tables(n, m, n);
+  s.tables.load_factors = t.w;
+  s.tables.spectrum = t.bq;
+  s.tables.store_factors = t.wc;
+  steps_.chunk = std::min<std::size_t>(desc_.batch, std::size_t{1} << 30);
+  RouteSteps r{{}, "Bluestein, one kernel of " + std::to_string(m) + " points"};
+  r.stages.push_back(std::move(s));
+  return r;
+}
+
+// The passes of one or two FFTs of `length` points through global memory.
+struct FftPlanBuilder::PassPlan {
+  std::size_t length = 0;
+  Configuration cfg;  // fft_local of the length (FFT_PASS_MAX, FFT_CHUNK)
+  std::vector<std::size_t> factors;
+  std::string convolution;  // "Bluestein" or "Rader": two phases, forward and inverse; "": one
+  cl::Buffer twiddles_hi, twiddles_lo;
+  int twiddles_shift = 0;
+  bool rader() const { return convolution == "Rader"; }
+  int phases() const { return convolution.empty() ? 1 : 2; }
+  std::string summary() const {
+    std::ostringstream o;
+    if (!convolution.empty()) o << convolution << " M=" << length << ", 2 x ";
+    o << factors.size() << " passes of ";
+    for (std::size_t i = 0; i < factors.size(); ++i) o << (i ? "*" : "") << factors[i];
+    return o.str();
+  }
+};
+
+FftPlanBuilder::PassPlan FftPlanBuilder::plan_passes(std::size_t ntot, const char* convolution) {
+  PassPlan pp;
+  pp.length = ntot;
+  pp.convolution = convolution;
+  pp.cfg = smooth_ ? top_ : resolve_configuration(kRoutine, std::to_string(ntot), dev_, tuning_);
+  // Passes of at most FFT_PASS_MAX points: a long pass has few transforms per work-group on
+  // its strided side (16-byte runs for 1024 points in 128 work-items on the H100), so three
+  // passes of 128 can beat two of 1024.
+  const std::size_t pass_max = std::min(detail::fft_local_limit(pp.cfg.values, dev_, false),
+                                        static_cast<std::size_t>(pp.cfg.at("FFT_PASS_MAX")));
+  pp.factors = detail::fft_global_factors(ntot, pass_max);
+  if (pp.factors.size() < 2)
+    throw UnsupportedDevice("fft: no decomposition of length " + std::to_string(ntot) + " fits device \"" +
+                            dev_.name + "\"");
+  // The twiddles of the passes after the first: W^k = hi[k >> shift] * lo[k & (2^shift - 1)].
+  std::size_t shift = 0;
+  while ((std::size_t{1} << (2 * shift)) < ntot) ++shift;  // lo table 2^shift >= sqrt(ntot)
+  std::vector<detail::cdouble> hi_t((ntot + (std::size_t{1} << shift) - 1) >> shift), lo_t(std::size_t{1} << shift);
+  for (std::size_t q = 0; q < hi_t.size(); ++q) hi_t[q] = root(q << shift, ntot);
+  for (std::size_t r = 0; r < lo_t.size(); ++r) lo_t[r] = root(r, ntot);
+  pp.twiddles_hi = table(to_float2(hi_t));
+  pp.twiddles_lo = table(to_float2(lo_t));
+  pp.twiddles_shift = static_cast<int>(shift);
+  return pp;
+}
+
+// The stages of every phase's passes, with the configurations of their variants (by length and
+// whether the pass is a later one).
+std::vector<Stage> FftPlanBuilder::pass_stages(const PassPlan& pp) {
+  std::map<std::pair<std::size_t, bool>, Configuration> cfgs;
+  std::vector<Stage> stages;
+  const std::size_t P = pp.factors.size();
+  for (int ph = 0; ph < pp.phases(); ++ph) {
+    std::size_t ns = 1;
+    for (std::size_t p = 0; p < P; ++p) {
+      const std::size_t r = pp.factors[p];
+      const auto key = std::make_pair(r, p > 0);
+      if (!cfgs.count(key))
+        cfgs.emplace(key, resolve_configuration(kRoutine, detail::fft_pass_variant(r, p > 0), dev_, tuning_));
+      Stage s = pass_stage(pp, cfgs.at(key), static_cast<std::size_t>(ph) * P + p, p, ns);
+      const std::string phase = ph == 0 ? " forward " : " inverse ";
+      s.role = (pp.phases() == 2 ? pp.convolution + phase : std::string()) + "pass " + std::to_string(p + 1) + "/" +
+               std::to_string(P) + " (" + std::to_string(r) + " points)";
+      stages.push_back(std::move(s));
+      ns *= r;
+    }
+  }
+  return stages;
+}
+
+// Pass p (after ns points) of a phase, stage `index` of the passes: the caller's sides on the
+// first and the last stage, scratch A and B alternating between them, the twiddles on the load.
+Stage FftPlanBuilder::pass_stage(const PassPlan& pp, const Configuration& cfg, std::size_t index, std::size_t p,
+                                 std::size_t ns) {
+  const FftLayout& li = desc_.in;
+  const FftLayout& lo = desc_.out;
+  const std::size_t ntot = pp.length, r = pp.factors[p];
+  const std::size_t n_stages = static_cast<std::size_t>(pp.phases()) * pp.factors.size();
+  // Rader's passes read the gathered rows from A and leave the convolution in A for the
+  // scatter (first and last here mean the caller's sides): the buffers alternate one later.
+  const bool first = index == 0 && !pp.rader(), last = index == n_stages - 1 && !pp.rader();
+  const std::size_t alt = pp.rader() ? 1 : 0;
+  const std::size_t in_mem_s = first ? li.stride : 1, out_mem_s = last ? lo.stride : 1;
+  Stage s = make_stage(r, cfg, (ntot / r) * in_mem_s, in_mem_s, ns * out_mem_s, out_mem_s);
+  FftShape& sh = s.kernel.shape;
+  sh.split = true;
+  sh.split_l = static_cast<int>(ntot / r);
+  sh.split_ns = static_cast<int>(ns);
+  StageSide& in = s.io.in;
+  StageSide& out = s.io.out;
+  in.buffer = first ? Buf::User : index == 0 ? Buf::A : (index - 1 + alt) % 2 == 0 ? Buf::A : Buf::B;
+  out.buffer = last ? Buf::User : (index + alt) % 2 == 0 ? Buf::A : Buf::B;
+  in.offset = first ? static_cast<long long>(li.offset) : 0;
+  in.distance = static_cast<long long>(first ? li.distance : ntot);
+  in.stride = first ? static_cast<long long>(li.stride) : 1;
+  out.offset = last ? static_cast<long long>(lo.offset) : 0;
+  out.distance = static_cast<long long>(last ? lo.distance : ntot);
+  out.stride = last ? static_cast<long long>(lo.stride) : 1;
+  if (p > 0) {
+    sh.pre = 1;
+    s.tables.twiddles_hi = pp.twiddles_hi;
+    s.tables.twiddles_lo = pp.twiddles_lo;
+    s.tables.twiddles_shift = pp.twiddles_shift;
+    // Direct loads split the pass twiddle per butterfly (fft.cl, FFT_PRE 3): W_(R0*NS)^k.
+    if (sh.in_mode == 0 && s.kernel.cfg.at("FFT_TWIDDLE") != 1) {
+      sh.pre = 3;
+      s.tables.butterfly_twiddles = twiddles(static_cast<std::size_t>(sh.radices.front()) * ns);
+    }
+  }
+  in.sign = first ? Sign::Dir : Sign::Plus;
+  out.sign = Sign::Plus;
+  s.io.scaled = last;
+  return s;
+}
+
+RouteSteps FftPlanBuilder::passes_route() {
+  const PassPlan pp = plan_passes(desc_.n, "");
+  std::vector<Stage> stages = pass_stages(pp);
+  stages.back().io.out.sign = Sign::Dir;
+  lay_out_scratch(stages, pp.length, pp.cfg, stages.size() > 2);
+  return {std::move(stages), pp.summary()};
+}
+
+// Bluestein in passes: the chirp and the zero padding on the first load, the spectrum on the
+// forward FFT's last store (then conjugated), the conjugate chirp on the last store of the first
+// n points (the result conjugated back).
+RouteSteps FftPlanBuilder::bluestein_passes_route() {
+  const std::size_t n = desc_.n;
+  const PassPlan pp = plan_passes(detail::fft_bluestein_length_smooth(n), "Bluestein");
+  std::vector<Stage> stages = pass_stages(pp);
+  Stage& first = stages.front();
+  first.kernel.shape.pre = 2;
+  first.kernel.shape.in_check = true;
+  first.io.in.length = static_cast<int>(n);
+  Stage& spectrum = stages[pp.factors.size() - 1];
+  spectrum.kernel.shape.post = 1;
+  spectrum.io.out.sign = Sign::Minus;
+  Stage& last = stages.back();
+  last.kernel.shape.post = 1;
+  last.kernel.shape.out_check = true;
+  last.io.out.length = static_cast<int>(n);
+  last.io.out.sign = Sign::MinusDir;
+  lay_out_scratch(stages, pp.length, pp.cfg, true);
+  const BluesteinTables t = bluestein_tables(n, pp.length, n);
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    stages[i].tables.load_factors = t.w;
+    stages[i].tables.spectrum = t.bq;
+    stages[i].tables.store_factors = i == stages.size() - 1 ? t.wc : t.bq;
+  }
+  return {std::move(stages), pp.summary()};
+}
+
+// Rader in passes: the gather before them, the scatter after, the spectrum on phase 0's last
+// store. The gather conjugated the input for the inverse: forward FFT, spectrum, then
+// conj(F(conj(.))) for the inverse FFT, whose result the scatter conjugates back.
+RouteSteps FftPlanBuilder::rader_passes_route() {
+  const PassPlan pp = plan_passes(desc_.n - 1, "Rader");
+  std::vector<Stage> stages = pass_stages(pp);
+  Stage& spectrum = stages[pp.factors.size() - 1];
+  spectrum.io.out.sign = Sign::Minus;
+  spectrum.kernel.shape.post = 1;
+  stages.back().io.out.sign = Sign::Minus;
+  RaderEnds e = rader_ends(Buf::A, Buf::A);
+  for (Stage& s : stages) s.tables.store_factors = e.spectrum;
+  stages.insert(stages.begin(), std::move(e.gather));
+  stages.push_back(std::move(e.scatter));
+  lay_out_scratch(stages, pp.length, pp.cfg, true, static_cast<std::size_t>(steps_.rader_groups) + 1);
+  return {std::move(stages), pp.summary() + ", gathered and scattered"};
+}
+
+// One fft_local kernel ------------------------------------------------------------------------
+
+namespace {
+
+// Load or store mode of one side: elem_stride is the distance between a transform's elements,
+// adjacency the distance between the group's neighbouring transforms (memory units).
+int choose_mode(int stage_param, std::size_t elem_stride, std::size_t adjacency, const FftShape& s) {
+  if (stage_param == 2 || stage_param == 3) return 0;
+  if (stage_param == 1) return elem_stride == 1 ? 1 : 2;
+  if (s.tfast) return elem_stride == 1 ? 1 : 0;  // across transforms: direct, coalesced by the numbering
+  if (elem_stride == 1) return (s.t >= 8 || s.b == 1) ? 0 : 1;
+  if (adjacency == 1 && s.b > 1) return 2;
+  return 0;
+}
+
+}  // namespace
+
+// The kernel of one stage: shape from the length and the configuration, modes from the
+// layout (element stride and the distance between the group's transforms, in memory units).
+Stage FftPlanBuilder::make_stage(std::size_t len, const Configuration& cfg, std::size_t in_es, std::size_t in_adj,
+                                 std::size_t out_es, std::size_t out_adj, bool bluestein) {
+  Stage s;
+  s.kernel.cfg = cfg;
+  FftShape& sh = s.kernel.shape;
+  sh = detail::fft_base_shape(len, cfg.values, dev_.max_work_group_size);
+  sh.bluestein = bluestein;
+  const int stage_param = cfg.at("FFT_STAGE");
+  const int run = cfg.at("FFT_ACROSS");  // transforms per group wanted on a strided side
+  // Staging across transforms coalesces B transforms' elements: aim for B >= FFT_ACROSS (runs
+  // of 8 * B bytes) by giving each work-item more butterflies (up to 32 points) when a
+  // transform needs many.
+  const bool across = stage_param != 2 && ((in_es != 1 && in_adj == 1) || (out_es != 1 && out_adj == 1));
+  if (across && sh.b < run && !sh.priv()) {
+    const std::size_t wg = std::min<std::size_t>(static_cast<std::size_t>(cfg.at("FFT_WG")),
+                                                 dev_.max_work_group_size != 0 ? dev_.max_work_group_size : 1024);
+    std::size_t t = std::max<std::size_t>(1, wg / static_cast<std::size_t>(run));
+    while (t > 1 && (len % t != 0 || len / t > 32)) --t;
+    if (t > 1 && t < static_cast<std::size_t>(sh.t)) {
+      sh.t = static_cast<int>(t);
+      sh.b = static_cast<int>(std::max<std::size_t>(1, wg / t));
+    }
+  }
+  // Automatic staging of a side across transforms: number the group's work-items
+  // transform-fastest instead, so that its direct accesses coalesce (B consecutive transforms'
+  // element e are B consecutive values) with no exchange through local memory; a side whose
+  // transforms are contiguous is then staged transform by transform (FFT_STAGE 0) or direct
+  // (3: a warp's 32 lanes cover 32 / B consecutive elements of each of B transforms, runs of
+  // 256 / B bytes, and the exchanges can run in quarters; with fewer transforms than
+  // FFT_ACROSS too, since the side is never staged).
+  sh.tfast = across && !sh.priv() && ((stage_param == 0 && sh.b >= run) || (stage_param == 3 && sh.b > 1));
+  fit_to_device(s, len, in_es, in_adj, out_es, out_adj);
+  if (s.kernel.cfg.at("FFT_TWIDDLE") != 1 && len > 1)
+    s.tables.twiddles = pass_twiddles(sh.radices, s.kernel.cfg.at("FFT_TWIDDLE"));
+  return s;
+}
+
+// Shrinks the kernel until it fits the device: fewer transforms per group, or the exchanges in
+// halves or quarters of the local memory (noted in the configuration). Throws UnsupportedDevice
+// when nothing fits.
+void FftPlanBuilder::fit_to_device(Stage& s, std::size_t len, std::size_t in_es, std::size_t in_adj,
+                                   std::size_t out_es, std::size_t out_adj) {
+  FftShape& sh = s.kernel.shape;
+  Configuration& cfg = s.kernel.cfg;
+  const int stage_param = cfg.at("FFT_STAGE");
+  const int run = cfg.at("FFT_ACROSS");
+  const std::string for_len = " for length " + std::to_string(len);
+  for (;;) {
+    sh.in_mode = choose_mode(stage_param, in_es, in_adj, sh);
+    sh.out_mode = choose_mode(stage_param, out_es, out_adj, sh);
+    if (sh.halve_fallback()) cfg.values["FFT_HALVE"] = 1;
+    if (detail::fft_fits(sh, dev_)) return;
+    const bool across_now = sh.tfast || sh.in_mode == 2 || sh.out_mode == 2;
+    const std::string fits = " so that length " + std::to_string(len) + " fits local memory";
+    if (across_now && sh.b <= run && !sh.halve) {
+      sh.halve = 1;  // keep the transforms for coalescing, halve the local memory instead
+      cfg.values["FFT_HALVE"] = 1;
+      cfg.notes.push_back("FFT_HALVE=1 to keep " + std::to_string(sh.b) + " transforms per work-group" + for_len);
+    } else if (sh.b > 1) {
+      sh.b /= 2;
+    } else if (!sh.halve) {
+      sh.halve = 1;
+      cfg.values["FFT_HALVE"] = 1;
+      cfg.notes.push_back("FFT_HALVE=1" + fits);
+    } else if (sh.halve == 1 && sh.quarter_ok()) {
+      sh.halve = 2;
+      cfg.values["FFT_HALVE"] = 2;
+      cfg.notes.push_back("FFT_HALVE=2" + fits);
+    } else {
+      throw UnsupportedDevice("fft: length " + std::to_string(len) + " does not fit device \"" + dev_.name + "\" (" +
+                              std::to_string(sh.local_bytes()) + " bytes of local memory, " +
+                              std::to_string(sh.work_group()) + " work-items)");
+    }
+  }
+}
+
+// A stage of the whole transform: it reads and writes the caller's layouts and scales.
+void FftPlanBuilder::user_sides(Stage& s) const {
+  StageIo& io = s.io;
+  io.in.offset = static_cast<long long>(desc_.in.offset);
+  io.in.distance = static_cast<long long>(desc_.in.distance);
+  io.in.stride = static_cast<long long>(desc_.in.stride);
+  io.out.offset = static_cast<long long>(desc_.out.offset);
+  io.out.distance = static_cast<long long>(desc_.out.distance);
+  io.out.stride = static_cast<long long>(desc_.out.stride);
+  io.scaled = true;
+}
+
+// Scratch for transforms of ntot points: the batch runs in chunks of at most FFT_CHUNK MiB
+// (kScratchCap) per buffer, every stage of a chunk before the next chunk. Every execution
+// leases its scratch (Impl::run), so that executions of one plan can overlap: buffer A at the
+// start of one workspace and, where two are needed, buffer B after it, or in a workspace of its
+// own where the two together would pass the device's largest allocation. The stages' sides on B
+// get B's offset. `side` elements per transform (Rader's side values) follow in the first
+// workspace, at side_offset.
+void FftPlanBuilder::lay_out_scratch(std::vector<Stage>& stages, std::size_t ntot, const Configuration& cfg, bool two,
+                                     std::size_t side) {
+  ScratchLayout& sc = steps_.scratch;
+  std::size_t& chunk = steps_.chunk;
+  const std::size_t per = (ntot + side) * sizeof(cl_float2);
+  std::size_t cap = cfg.at("FFT_CHUNK") > 0 ? static_cast<std::size_t>(cfg.at("FFT_CHUNK")) << 20 : kScratchCap;
+  if (dev_.max_alloc_size != 0) cap = std::min<std::size_t>(cap, dev_.max_alloc_size);
+  if (side > 0) cap -= kScratchAlign * sizeof(cl_float2);  // the side values' alignment
+  chunk = std::max<std::size_t>(1, std::min<std::size_t>(desc_.batch, cap / per));
+  while (chunk > 1 && chunk * ntot > static_cast<std::size_t>(INT_MAX)) chunk /= 2;
+  const std::size_t region = chunk * ntot;
+  std::size_t b_off = 0;
+  sc.elements = region;
+  const std::size_t extra = side > 0 ? kScratchAlign + chunk * side : 0;
+  if (two) {
+    const std::size_t joint = detail::round_up(region, kScratchAlign) + region;
+    if (dev_.max_alloc_size == 0 || (joint + extra) * sizeof(cl_float2) <= dev_.max_alloc_size) {
+      b_off = joint - region;
+      sc.elements = joint;
+    } else {
+      sc.b_bytes = region * sizeof(cl_float2);
+    }
+  }
+  if (side > 0) {
+    sc.side_offset = detail::round_up(sc.elements, kScratchAlign);
+    sc.elements = sc.side_offset + chunk * side;
+  }
+  sc.bytes = sc.elements * sizeof(cl_float2) + sc.b_bytes;
+  for (Stage& s : stages) {
+    if (s.io.in.buffer == Buf::B) s.io.in.offset = static_cast<long long>(b_off);
+    if (s.io.out.buffer == Buf::B) s.io.out.offset = static_cast<long long>(b_off);
+  }
+}
+
+// Programs -----------------------------------------------------------------------------------
+
+namespace {
+
+// Rader's routine constants: the length and the gather's groups per transform.
+std::string rader_options(const Stage& s, std::size_t n, int rader_groups) {
+  std::ostringstream o;
+  o << "-DFFT_RADER_N=" << n << " -DFFT_RADER_G=" << rader_groups;
+  if (s.kernel.shape.long_index) o << " -DCLF_LONG_INDEX=1";
+  return o.str();
+}
+
+// The lane kernel's routine constants: the length, the radices of its passes and the sides.
+std::string lane_options(const Stage& s) {
+  const FftShape& sh = s.kernel.shape;
+  const LaneForm& form = s.kernel.lanes;
+  std::ostringstream o;
+  o << "-DFFT_N=" << sh.n << " -DFFT_NP=" << sh.radices.size();
+  for (std::size_t i = 0; i < sh.radices.size(); ++i) o << " -DFFT_R" << i + 1 << "=" << sh.radices[i];
+  if (sh.long_index) o << " -DCLF_LONG_INDEX=1";
+  if (form.bluestein_length > 0) o << " -DFFT_LANE_BLUE=1 -DFFT_LANE_LEN=" << form.bluestein_length;
+  if (s.tables.lane_twiddles() && form.transforms_per_row > 0) o << " -DFFT_LANE_TW=1";
+  if (form.multiply_loads) o << " -DFFT_LANE_PRE=1";
+  if (form.multiply_results) o << " -DFFT_LANE_POST=1";
+  if (form.valid_length > 0) o << " -DFFT_LANE_GLEN=" << form.valid_length;
+  // Whole vectors where a side's lanes are adjacent transforms (shape.in_unit, out_unit: set by
+  // fft_plan_lanes.cpp) or its transforms' elements are adjacent (transposed in registers,
+  // FFT_LANE_EBLOCK).
+  const bool eblock = s.kernel.cfg.at("FFT_LANE_EBLOCK") == 1 && form.bluestein_length == 0 &&
+                      sh.n % s.kernel.cfg.at("FFT_LANES") == 0;
+  if (sh.in_unit) o << " -DFFT_IN_LUNIT=1";
+  if (sh.out_unit) o << " -DFFT_OUT_LUNIT=1";
+  if (!sh.in_unit && eblock && s.io.in.stride == 1) o << " -DFFT_IN_EUNIT=1";
+  if (!sh.out_unit && eblock && s.io.out.stride == 1) o << " -DFFT_OUT_EUNIT=1";
+  return o.str();
+}
+
+}  // namespace
+
+FftSteps build_steps(const detail::QueueContext& qc, const FftDesc& desc, const Tuning& tuning) {
+  return FftPlanBuilder(qc, desc, tuning).build();
+}
+
+void compile_steps(const detail::QueueContext& qc, const FftDesc& desc, FftSteps& steps) {
   const detail::KernelSpec& spec = detail::kernel_spec(kRoutine);
-  for (auto& s : stages) {
-    if (s.rader) {  // routine constants: the length and the gather's groups per transform
-      std::ostringstream o;
-      o << "-DFFT_RADER_N=" << desc.n << " -DFFT_RADER_G=" << rader_groups;
-      if (s.shape.long_index) o << " -DCLF_LONG_INDEX=1";
-      s.program = detail::get_program(qc, detail::kernel_spec("fft_rader"), s.cfg, o.str());
-      continue;
+  for (Stage& s : steps.stages) {
+    StageKernel& k = s.kernel;
+    if (k.kind == KernelKind::RaderGather || k.kind == KernelKind::RaderScatter) {
+      k.program = detail::get_program(qc, detail::kernel_spec("fft_rader"), k.cfg,
+                                      rader_options(s, desc.n, steps.rader_groups));
+    } else if (k.kind == KernelKind::Lanes) {
+      k.program = detail::get_program(qc, detail::kernel_spec("fft_lanes"), k.cfg, lane_options(s));
+    } else {
+      // The program depends on the routine constants (which already encode the radices, the
+      // work-group and the modes) and on the parameters the kernel reads: the launcher-only ones
+      // stay out of the build options (ParamInfo::launcher_only), and the local-memory ones of a
+      // kernel without local memory take their declared defaults, so equal kernels share one program.
+      Configuration key = k.cfg;
+      for (const char* name : {"FFT_HALVE", "FFT_PAD"})
+        if (!k.shape.uses_local()) key.values[name] = spec.find(name)->default_value;
+      k.program = detail::get_program(qc, spec, key, k.shape.options());
     }
-    if (s.lanes) {  // routine constants: the length, the radices of its passes and the sides
-      std::ostringstream o;
-      o << "-DFFT_N=" << s.shape.n << " -DFFT_NP=" << s.shape.radices.size();
-      for (std::size_t i = 0; i < s.shape.radices.size(); ++i) o << " -DFFT_R" << i + 1 << "=" << s.shape.radices[i];
-      if (s.shape.long_index) o << " -DCLF_LONG_INDEX=1";
-      if (s.lane_len > 0) o << " -DFFT_LANE_BLUE=1 -DFFT_LANE_LEN=" << s.lane_len;
-      if (s.tw2() && s.lane_count > 0) o << " -DFFT_LANE_TW=1";
-      if (s.lane_pre) o << " -DFFT_LANE_PRE=1";
-      if (s.lane_post) o << " -DFFT_LANE_POST=1";
-      if (s.lane_glen > 0) o << " -DFFT_LANE_GLEN=" << s.lane_glen;
-      // Whole vectors where a side's lanes are adjacent transforms (shape.in_unit, out_unit: set
-      // by fft_plan_lanes.cpp) or its transforms' elements are adjacent (transposed in
-      // registers, FFT_LANE_EBLOCK).
-      const bool in_lanes = s.shape.in_unit;
-      const bool out_lanes = s.shape.out_unit;
-      const bool eblock = s.cfg.at("FFT_LANE_EBLOCK") == 1 && s.lane_len == 0 && s.shape.n % s.cfg.at("FFT_LANES") == 0;
-      if (in_lanes) o << " -DFFT_IN_LUNIT=1";
-      if (out_lanes) o << " -DFFT_OUT_LUNIT=1";
-      if (!in_lanes && eblock && s.in_S == 1) o << " -DFFT_IN_EUNIT=1";
-      if (!out_lanes && eblock && s.out_S == 1) o << " -DFFT_OUT_EUNIT=1";
-      s.program = detail::get_program(qc, detail::kernel_spec("fft_lanes"), s.cfg, o.str());
-      continue;
-    }
-    // The program depends on the routine constants (which already encode the radices, the
-    // work-group and the modes) and on the parameters the kernel reads: the launcher-only ones
-    // stay out of the build options (ParamInfo::launcher_only), and the local-memory ones of a
-    // kernel without local memory take their declared defaults, so equal kernels share one program.
-    Configuration key = s.cfg;
-    for (const char* name : {"FFT_HALVE", "FFT_PAD"})
-      if (!s.shape.uses_local()) key.values[name] = spec.find(name)->default_value;
-    s.program = detail::get_program(qc, spec, key, s.shape.options());
   }
 }
 
-}  // namespace clforge
+}  // namespace clforge::fft_plan_parts

@@ -3,9 +3,9 @@
 // multi-launch form (passes, or the CPU lane kernel's two launches each), a scatter launch.
 // Bluestein convolves about 2n points (a power of two or a 7-smooth length); Rader convolves
 // n - 1, which for 65537 is 2^16 against 2^18 (or 133120 in lanes). The tuning space, the
-// number theory and the two ends of such a plan are here; fft_plan_build.cpp and
+// number theory and the two ends of such a plan are here; the routes of fft_plan_build.cpp and
 // fft_plan_lanes.cpp place the FFTs between them.
-#include "fft/fft_plan_impl.hpp"
+#include "fft/fft_plan_builder.hpp"
 
 namespace clforge {
 
@@ -90,16 +90,16 @@ std::size_t fft_primitive_root(std::size_t p) {
 
 }  // namespace detail
 
-Configuration FftPlan::Impl::rader_setting(const Tuning& all) const {
-  return resolve_configuration("fft_rader", std::to_string(desc.n), *qc.info, detail::overrides_for(all, "fft_rader"));
-}
+namespace fft_plan_parts {
 
-FftPlan::Impl::RaderEnds FftPlan::Impl::rader_ends(const Configuration& cfg, Buf gathered, Buf conv) {
-  const std::size_t n = desc.n, m = n - 1;
+FftPlanBuilder::RaderEnds FftPlanBuilder::rader_ends(Buf gathered, Buf conv) {
+  const Configuration& cfg = *rader_cfg_;
+  const std::size_t n = desc_.n, m = n - 1;
   const std::size_t wg = static_cast<std::size_t>(cfg.at("FFT_RADER_WG"));
   // Groups per transform of the gather: FFT_RADER_VPT values per work-item, at most 1024 partial sums.
   const std::size_t per_group = wg * static_cast<std::size_t>(cfg.at("FFT_RADER_VPT"));
-  rader_groups = static_cast<int>(std::clamp<std::size_t>((m + per_group - 1) / per_group, 1, 1024));
+  const int groups = static_cast<int>(std::clamp<std::size_t>((m + per_group - 1) / per_group, 1, 1024));
+  steps_.rader_groups = groups;
   // perm_in[q] = g^q, perm_out[j - 1] = the q with g^-q = j, b_q = W_n^(g^-q): all mod n.
   const std::size_t g = detail::fft_primitive_root(n), g_inv = detail::pow_mod(g, n - 2, n);
   std::vector<cl_uint> perm_in(m), perm_out(m);
@@ -114,35 +114,31 @@ FftPlan::Impl::RaderEnds FftPlan::Impl::rader_ends(const Configuration& cfg, Buf
   std::vector<detail::cdouble> bq = detail::fft_double(b, -1);
   for (auto& v : bq) v /= static_cast<double>(m);
   auto perm = [&](const std::vector<cl_uint>& p) {
-    return detail::upload(qc.context, CL_MEM_READ_ONLY, p.data(), p.size() * sizeof(cl_uint), "fft Rader permutation");
+    return detail::upload(qc_.context, CL_MEM_READ_ONLY, p.data(), p.size() * sizeof(cl_uint), "fft Rader permutation");
   };
+  const FftLayout& li = desc_.in;
+  const FftLayout& lo = desc_.out;
+  const long long rows = static_cast<long long>(m);
   RaderEnds e;
   e.spectrum = table(to_float2(bq));
-  e.gather.rader = 1;
-  e.gather.cfg = cfg;
-  e.gather.in_off = static_cast<long long>(desc.in.offset);
-  e.gather.in_dh = static_cast<long long>(desc.in.distance);
-  e.gather.in_S = static_cast<long long>(desc.in.stride);
-  e.gather.out_buf = gathered;
-  e.gather.out_dh = static_cast<long long>(m);
-  e.gather.cj_in = Sign::Dir;
-  e.gather.cj_out = Sign::Plus;
-  e.gather.perm = perm(perm_in);
-  e.gather.role = "Rader gather, " + std::to_string(rader_groups) + (rader_groups == 1 ? " group" : " groups") +
-                  " of " + std::to_string(wg) + " work-items per transform";
-  e.scatter.rader = 2;
-  e.scatter.cfg = cfg;
-  e.scatter.in_buf = conv;
-  e.scatter.in_dh = static_cast<long long>(m);
-  e.scatter.out_off = static_cast<long long>(desc.out.offset);
-  e.scatter.out_dh = static_cast<long long>(desc.out.distance);
-  e.scatter.out_S = static_cast<long long>(desc.out.stride);
-  e.scatter.cj_in = Sign::Plus;
-  e.scatter.cj_out = Sign::Dir;
-  e.scatter.scaled = true;
-  e.scatter.perm = perm(perm_out);
+  e.gather.kernel.kind = KernelKind::RaderGather;
+  e.gather.kernel.cfg = cfg;
+  e.gather.io.in = {Buf::User, static_cast<long long>(li.offset), static_cast<long long>(li.distance),
+                    static_cast<long long>(li.stride), 0, INT_MAX, Sign::Dir};
+  e.gather.io.out = {gathered, 0, rows, 1, 0, INT_MAX, Sign::Plus};
+  e.gather.tables.permutation = perm(perm_in);
+  e.gather.role = "Rader gather, " + std::to_string(groups) + (groups == 1 ? " group" : " groups") + " of " +
+                  std::to_string(wg) + " work-items per transform";
+  e.scatter.kernel.kind = KernelKind::RaderScatter;
+  e.scatter.kernel.cfg = cfg;
+  e.scatter.io.in = {conv, 0, rows, 1, 0, INT_MAX, Sign::Plus};
+  e.scatter.io.out = {Buf::User, static_cast<long long>(lo.offset), static_cast<long long>(lo.distance),
+                      static_cast<long long>(lo.stride), 0, INT_MAX, Sign::Dir};
+  e.scatter.io.scaled = true;
+  e.scatter.tables.permutation = perm(perm_out);
   e.scatter.role = "Rader scatter, g = " + std::to_string(g);
   return e;
 }
 
+}  // namespace fft_plan_parts
 }  // namespace clforge

@@ -89,13 +89,12 @@ std::vector<int> collapse(const std::vector<int>& legal, int reference, Key key)
   return out;
 }
 
-// Values that cannot change the kernel of length n collapse to one; FFT_LOCAL_MAX stays at or
-// above n (a smaller limit would split the length into passes using other lengths' entries).
-std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, const std::vector<std::string>& sizes,
-                                                   const ParamMap& reference, const DeviceInfo&) {
+using Narrowed = std::map<std::string, std::vector<int>>;
+using PassesByRadixMix = std::map<std::pair<int, int>, std::vector<int>>;  // (FFT_RADIX, FFT_MIX) -> radices
+
+// The limits and the work-items of length n: FFT_LOCAL_MAX, FFT_PASS_MAX, FFT_CHUNK, FFT_REG, FFT_VPT.
+void narrow_limits(Narrowed& v, std::size_t n, const ParamMap& reference) {
   const KernelSpec& spec = kernel_spec("fft");
-  const std::size_t n = std::stoull(variant);
-  std::map<std::string, std::vector<int>> v;
   int limit = reference.at("FFT_LOCAL_MAX");
   if (static_cast<std::size_t>(limit) < n) {
     const auto& legal = spec.find("FFT_LOCAL_MAX")->legal;  // ascending; fft_variant keeps n within it
@@ -127,11 +126,35 @@ std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, c
       }
     return t;
   });
+}
+
+// FFT_TWIDDLE 3 and 4 are 0 where no pass's table is large, and 2 and 5 where every table of a
+// pass with twiddles is, under every radix and merging.
+int twiddle_class(int tw, const PassesByRadixMix& passes) {
+  if (tw != 3 && tw != 4) return tw;
+  bool any = false, all = true;
+  for (const auto& [key, rs] : passes) {
+    std::size_t ns = 1;
+    for (const int r : rs) {
+      if (ns > 1) {
+        const bool large = fft_large_table(r, ns);
+        any = any || large;
+        all = all && large;
+      }
+      ns *= static_cast<std::size_t>(r);
+    }
+  }
+  return !any ? 0 : all ? (tw == 3 ? 2 : 5) : tw;
+}
+
+// The parameters that act through n's passes: FFT_HALVE, FFT_TWIDDLE, FFT_DCHAIN, FFT_RADIX, FFT_MIX.
+void narrow_passes(Narrowed& v, std::size_t n, const ParamMap& reference) {
+  const KernelSpec& spec = kernel_spec("fft");
   // The passes of n under each legal radix and each merging of odd factors (the rules below
   // hold under every one of them).
   const auto& radix_legal = spec.find("FFT_RADIX")->legal;
   const auto& mix_legal = spec.find("FFT_MIX")->legal;
-  std::map<std::pair<int, int>, std::vector<int>> passes;  // (radix, mix)
+  PassesByRadixMix passes;
   for (int radix : radix_legal)
     for (int mix : mix_legal) passes.emplace(std::make_pair(radix, mix), fft_radices(n, radix, mix));
   const auto passes_by = [&](bool by_radix, int value) {
@@ -145,33 +168,8 @@ std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, c
       std::any_of(passes.begin(), passes.end(), [](const auto& rp) { return fft_quarter_radices(rp.second); });
   v["FFT_HALVE"] = collapse(spec.find("FFT_HALVE")->legal, reference.at("FFT_HALVE"),
                             [&](int h) { return h == 2 && !quarters ? 1 : h; });
-  // Contiguous batches have no strided side: the run across transforms is never used, and
-  // transform-fastest numbering never chosen (FFT_STAGE 3 is 2).
-  const bool strided =
-      std::any_of(sizes.begin(), sizes.end(), [](const std::string& z) { return parse_fft_size(z).interleaved; });
-  if (!strided) {
-    v["FFT_ACROSS"] = {reference.at("FFT_ACROSS")};
-    v["FFT_STAGE"] =
-        collapse(spec.find("FFT_STAGE")->legal, reference.at("FFT_STAGE"), [](int st) { return st == 3 ? 2 : st; });
-  }
-  // FFT_TWIDDLE 3 and 4 are 0 where no pass's table is large, and 2 and 5 where every table of a
-  // pass with twiddles is, under every radix and merging.
-  v["FFT_TWIDDLE"] = collapse(spec.find("FFT_TWIDDLE")->legal, reference.at("FFT_TWIDDLE"), [&](int tw) {
-    if (tw != 3 && tw != 4) return tw;
-    bool any = false, all = true;
-    for (const auto& [key, rs] : passes) {
-      std::size_t ns = 1;
-      for (const int r : rs) {
-        if (ns > 1) {
-          const bool large = fft_large_table(r, ns);
-          any = any || large;
-          all = all && large;
-        }
-        ns *= static_cast<std::size_t>(r);
-      }
-    }
-    return !any ? 0 : all ? (tw == 3 ? 2 : 5) : tw;
-  });
+  v["FFT_TWIDDLE"] = collapse(spec.find("FFT_TWIDDLE")->legal, reference.at("FFT_TWIDDLE"),
+                              [&](int tw) { return twiddle_class(tw, passes); });
   // One or two chains of double twiddle powers differ only where a pass after the first has a
   // radix above 2 (a chain of two products or more).
   const bool chains = std::any_of(passes.begin(), passes.end(), [](const auto& rp) {
@@ -183,6 +181,26 @@ std::map<std::string, std::vector<int>> fft_narrow(const std::string& variant, c
   // Radices, and ways of merging odd factors, that split n into the same passes.
   v["FFT_RADIX"] = collapse(radix_legal, reference.at("FFT_RADIX"), [&](int radix) { return passes_by(true, radix); });
   v["FFT_MIX"] = collapse(mix_legal, reference.at("FFT_MIX"), [&](int mix) { return passes_by(false, mix); });
+}
+
+// Values that cannot change the kernel of length n collapse to one; FFT_LOCAL_MAX stays at or
+// above n (a smaller limit would split the length into passes using other lengths' entries).
+Narrowed fft_narrow(const std::string& variant, const std::vector<std::string>& sizes, const ParamMap& reference,
+                    const DeviceInfo&) {
+  const KernelSpec& spec = kernel_spec("fft");
+  const std::size_t n = std::stoull(variant);
+  Narrowed v;
+  narrow_limits(v, n, reference);
+  narrow_passes(v, n, reference);
+  // Contiguous batches have no strided side: the run across transforms is never used, and
+  // transform-fastest numbering never chosen (FFT_STAGE 3 is 2).
+  const bool strided =
+      std::any_of(sizes.begin(), sizes.end(), [](const std::string& z) { return parse_fft_size(z).interleaved; });
+  if (!strided) {
+    v["FFT_ACROSS"] = {reference.at("FFT_ACROSS")};
+    v["FFT_STAGE"] =
+        collapse(spec.find("FFT_STAGE")->legal, reference.at("FFT_STAGE"), [](int st) { return st == 3 ? 2 : st; });
+  }
   return v;
 }
 
