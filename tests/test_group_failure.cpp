@@ -173,8 +173,8 @@ TEST_SUITE("group") {
     bad_chunk_value.chunk_kib = 100;  // not a power of two
     SplitOptions bad_auto_value;
     bad_auto_value.auto_values.share = 101;
-    for (const SplitOptions* o : {&wrong_weights, &negative, &zero, &nan_weight, &queues, &unknown, &bad_chunk_value,
-                              &bad_auto_value})
+    for (const SplitOptions* o :
+         {&wrong_weights, &negative, &zero, &nan_weight, &queues, &unknown, &bad_chunk_value, &bad_auto_value})
       CHECK_THROWS_AS(fft(group(), 8, 4, cx, cy, false, *o), InvalidArgument);
     CHECK_THROWS_AS(fft(group(), 0, 4, cx, cy), InvalidArgument);
     CHECK_THROWS_AS(fft(group(), 8, 0, cx, cy), InvalidArgument);
@@ -313,8 +313,7 @@ TEST_SUITE("group") {
     // call leaves it just above 512 (the mean of the two), the second below it: the third call runs
     // the first device alone. (What follows depends on how
     // fast the machine runs the call alone, which also enters its value.)
-    SplitOptions o =
-        auto_over_stored("transpose:4B cols=41", 1024, 512, 1024);
+    SplitOptions o = auto_over_stored("transpose:4B cols=41", 1024, 512, 1024);
     const detail::GroupFaultScope fault([](std::size_t device, std::size_t) {
       if (device == 1) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     });
@@ -335,8 +334,7 @@ TEST_SUITE("group") {
     // Stored: the split at 2 MB/s and the fastest device alone at 1, so Auto splits, and every
     // split call (far above 2 MB/s) keeps the split's value above 1: the first seven calls
     // split, the eighth runs the first device alone.
-    const SplitOptions o =
-        auto_over_stored("transpose:4B cols=47", 1024, 1, 2);
+    const SplitOptions o = auto_over_stored("transpose:4B cols=47", 1024, 1, 2);
     for (int call = 1; call <= 8; ++call) {
       CAPTURE(call);
       const GroupRun r = test::warm([&] { return c.run(group(), o); });

@@ -180,7 +180,8 @@ TEST_SUITE("tune") {
     auto& s = test::session();
     const ParamMap wrong = small_candidate(16, 2), fast = small_candidate(8, 1);
     TuneOptions o = small_options();
-    const detail::TuneFaultScope fault(wrong_looks_fastest(wrong, fast));  // a correct candidate made fast must win instead
+    const detail::TuneFaultScope fault(
+        wrong_looks_fastest(wrong, fast));  // a correct candidate made fast must win instead
     const TuneResult r = tune(s.queue, "transpose", o);
     REQUIRE(r.classes.size() == 1);
     const TuneClassResult& c = r.classes[0];

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "runtime/util.hpp"
-#include "tuning/tuner_testing.hpp"
 #include "tests/support.hpp"
+#include "tuning/tuner_testing.hpp"
 
 extern char** environ;
 

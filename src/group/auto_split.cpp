@@ -130,7 +130,9 @@ AutoSplit::AutoSplit(const DeviceGroup& group, const char* routine, const std::s
     rate_[d] = given_.rate > 0 ? given_.rate : stored.rate > 0 ? stored.rate : remembered_rate(key);
     alone_[d] = given_.alone > 0 ? given_.alone : stored.alone > 0 ? stored.alone : remembered_rate("alone|" + key);
     split_[d] = given_.split > 0 ? given_.split : stored.split > 0 ? stored.split : remembered_rate("split|" + key);
-    const double share = given_.share > 0 ? given_.share : stored.share > 0 ? stored.share : remembered_rate("share|" + key);
+    const double share = given_.share > 0   ? given_.share
+                         : stored.share > 0 ? stored.share
+                                            : remembered_rate("share|" + key);
     if (share > 0) shares_[d] = static_cast<int>(share);
     // What this process's later calls measured of the choice they made (record) comes first,
     // unless the caller gave the value.

@@ -222,8 +222,7 @@ void remember_rate(const std::string& key, double rate);
 /// was cold: GroupRun::cold).
 class AutoSplit {
  public:
-  AutoSplit(const DeviceGroup& group, const char* routine, const std::string& size_class,
-            const SplitOptions& options);
+  AutoSplit(const DeviceGroup& group, const char* routine, const std::string& size_class, const SplitOptions& options);
   /// Auto's mode and weights for this call (a group of two or more devices): Dynamic while a
   /// rate is missing (the call measures them when it overlaps), else weights by the rates, or one
   /// device alone.

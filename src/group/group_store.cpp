@@ -160,8 +160,9 @@ std::shared_ptr<const Parsed> load_store(const std::string& path) {
 // The stored JSON to add a record to: the file's, validated, or a new one.
 nlohmann::json store_json(const std::string& path) {
   const auto text = read_file(path);
-  if (!text) return {{"comment", "clforge group calls: chunk sizes, queues and Auto's rates per device (docs/group.md)"},
-                     {"devices", nlohmann::json::array()}};
+  if (!text)
+    return {{"comment", "clforge group calls: chunk sizes, queues and Auto's rates per device (docs/group.md)"},
+            {"devices", nlohmann::json::array()}};
   try {
     parse_store(*text, path);
     return nlohmann::json::parse(*text);

@@ -107,12 +107,12 @@ void check_options(const DeviceGroup& group, const GroupJob& job, const SplitOpt
   require(opt.staging == Staging::Auto || opt.staging == Staging::On || opt.staging == Staging::Off, what,
           "unknown staging");
   const auto& legal = group_chunk_kib_legal();
-  require(opt.chunk_kib == 0 || std::find(legal.begin(), legal.end(), static_cast<long long>(opt.chunk_kib)) !=
-                                    legal.end(),
-          what, [&] {
-            return "split chunk_kib " + std::to_string(opt.chunk_kib) +
-                   " is not legal (a power of two from 64 to 65536, or 0)";
-          });
+  require(
+      opt.chunk_kib == 0 || std::find(legal.begin(), legal.end(), static_cast<long long>(opt.chunk_kib)) != legal.end(),
+      what, [&] {
+        return "split chunk_kib " + std::to_string(opt.chunk_kib) +
+               " is not legal (a power of two from 64 to 65536, or 0)";
+      });
   const AutoValues& a = opt.auto_values;
   for (const double v : {a.rate, a.alone, a.split})
     require(std::isfinite(v) && v >= 0, what, "split auto values: rates must be finite and >= 0");
@@ -132,8 +132,8 @@ void size_chunks(const DeviceGroup& group, const GroupJob& job, const SplitOptio
     DeviceShare& s = run.shares[d];
     s.device = d;
     s.name = group.entry(d).info.name;
-    s.queues = opt.overlap ? std::min(opt.queues ? opt.queues : static_cast<std::size_t>(choice.queues), group.queues())
-                           : 1;
+    s.queues =
+        opt.overlap ? std::min(opt.queues ? opt.queues : static_cast<std::size_t>(choice.queues), group.queues()) : 1;
     std::size_t chunk = opt.chunk;
     if (!chunk) {
       const std::size_t kib = opt.chunk_kib ? opt.chunk_kib : static_cast<std::size_t>(choice.chunk_kib);
@@ -281,8 +281,8 @@ void log_call(const GroupJob& job, const GroupRun& run, const Shared& s, const A
 // 2.5x faster alone. A device that got no chunk while the others did the job, its setup
 // outlasting it (SGEMM's A on a slow device), gets a bound: at most one chunk in the call's time
 // (a device set up but without any chunk back, its first launch compiling, gets none).
-void record_auto(const GroupJob& job, const GroupRun& run,
-                 const std::vector<std::unique_ptr<DeviceRunner>>& runners, AutoSplit& auto_split) {
+void record_auto(const GroupJob& job, const GroupRun& run, const std::vector<std::unique_ptr<DeviceRunner>>& runners,
+                 AutoSplit& auto_split) {
   const std::size_t D = run.shares.size();
   const double bytes = static_cast<double>(job.item_bytes);
   double job_end = 0;  // the last chunk's completion
@@ -349,8 +349,8 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
   // its later calls run (an H100's first call alone on pageable blur bands took 51-96 ms against
   // 20 ms), so Auto measures again in the next call.
   const Made made = made_since(group, before);
-  run.cold = made.programs > 0 || std::any_of(made.buffers.begin(), made.buffers.end(),
-                                              [](const auto& b) { return b.first > 0; });
+  run.cold = made.programs > 0 ||
+             std::any_of(made.buffers.begin(), made.buffers.end(), [](const auto& b) { return b.first > 0; });
   if (log_enabled(LogLevel::Debug)) log_call(job, run, s, auto_split, made);
   if (s.error) fail_call(group, job, *tasks[s.failed_device], s);
   run.calibrating = auto_split.calibrating();

@@ -28,8 +28,9 @@ namespace {
 // user databases hold; the group store keeps them, src/group/group_store.hpp) are skipped, so
 // that such a database still loads and takes new entries.
 bool holds_group_settings(const nlohmann::json& je, const std::string& file_kernel) {
-  const std::string kernel =
-      je.is_object() && je.contains("kernel") && je["kernel"].is_string() ? je["kernel"].get<std::string>() : file_kernel;
+  const std::string kernel = je.is_object() && je.contains("kernel") && je["kernel"].is_string()
+                                 ? je["kernel"].get<std::string>()
+                                 : file_kernel;
   return kernel == "group";
 }
 }  // namespace
