@@ -182,14 +182,10 @@ class BlurJob : public HostJob {
     o.border = c_.border;
     const GroupRun r = gaussian_blur(g, c_.x, c_.y, c_.channels == 4 ? PixelFormat::RGBA32F : PixelFormat::R32F,
                                      in_.data(), out_.data(), o, s);
-    // The split's tuning may override the group parameters, which a blur call does not know.
-    Tuning t = s.tuning;
-    for (auto it = t.overrides.begin(); it != t.overrides.end();)
-      it = it->first.rfind("GROUP_", 0) == 0 ? t.overrides.erase(it) : std::next(it);
     method_ =
         c_.method == BlurMethod::Auto
             ? resolve_blur_method(g.queue(0), c_.x, c_.y, c_.channels == 4 ? PixelFormat::RGBA32F : PixelFormat::R32F,
-                                  c_.sigma, c_.sigma, t)
+                                  c_.sigma, c_.sigma, s.tuning)
             : c_.method;
     return r;
   }

@@ -18,6 +18,7 @@
 #include "host/data.hpp"
 #include "host/fft.hpp"
 #include "host/gemm.hpp"
+#include "mpi/mpi_testing.hpp"
 
 using namespace clforge;
 
@@ -162,9 +163,9 @@ TEST_CASE("a rank that fails: every rank throws RankFailure with its message") {
   const std::size_t n = 64, batch = 12;
   const auto x = host::random_floats(2 * n * batch, seed());
   mpi::MpiOptions o = uneven();
-  o.fault = [](int r) {
+  clforge::detail::set_mpi_fault([](int r) {
     if (r == 1 % ranks()) throw Error("injected failure on this rank");
-  };
+  });
   const mpi::Distribution d = mpi::distribute(world(), "fft", batch, o);
   std::vector<std::complex<float>> mine(d.count[rank()] * n), out(mine.size());
   mpi::scatter(world(), 0, d, n * 8, x.data(), mine.data());
@@ -179,7 +180,7 @@ TEST_CASE("a rank that fails: every rank throws RankFailure with its message") {
   }
   CHECK(thrown);
   // The communicator still works afterwards.
-  o.fault = nullptr;
+  clforge::detail::set_mpi_fault(nullptr);
   CHECK_NOTHROW(mpi::fft(world(), local(), d, n, mine.data(), out.data(), false, o));
 }
 

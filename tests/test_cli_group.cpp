@@ -98,21 +98,22 @@ TEST_SUITE("group") {
       CHECK(out.find(row) != std::string::npos);
     CHECK(out.find("WRONG") == std::string::npos);
     CHECK(out.find("nothing stored (--no-store)") != std::string::npos);
-    // A candidate the parameter set does not allow is refused before anything is measured.
+    // A candidate the group store does not allow is refused before anything is measured.
     CHECK(test::run_command(cli + "tune group transpose --size 300x200 --chunks 64,131072 --reps 1", out) == 2);
-    CHECK(out.find("GROUP_CHUNK_KIB=131072 is not legal") != std::string::npos);
+    CHECK(out.find("chunk 131072 KiB is not legal") != std::string::npos);
     CHECK(out.find("KiB x") == std::string::npos);
-    // Blur's job resolves its Auto method with the candidate's tuning, which holds group parameters.
+    // Blur's job resolves its Auto method with the candidate's tuning.
     REQUIRE(test::run_command(cli + "tune group blur --size 64x48 --chunks 64 --queues 1 --reps 1 --no-store", out) ==
             0);
     CHECK(out.find("64 KiB x 1:") != std::string::npos);
     // One candidate against the current values: whichever wins on this machine, the command says
     // what it did, and what it stored is what params then shows.
     REQUIRE(test::run_command(cli + "tune group transpose --size 300x200 --chunks 64 --queues 1 --reps 1", out) == 0);
-    if (out.find("stored GROUP_CHUNK_KIB=64 GROUP_QUEUES=1") != std::string::npos) {
+    if (out.find("stored 64 KiB x 1 queues") != std::string::npos) {
       REQUIRE(test::run_command(cli + "params transpose", out) == 0);
-      CHECK(out.find("GROUP_CHUNK_KIB = 64 ") != std::string::npos);
-      CHECK(out.find("GROUP_QUEUES    = 1 ") != std::string::npos);
+      CHECK(out.find("chunk KiB = 64 ") != std::string::npos);
+      CHECK(out.find("queues    = 1 ") != std::string::npos);
+      CHECK(out.find("group store " + dir + "/group.json") != std::string::npos);
     } else {
       CHECK(out.find("not 2 % faster, nothing stored") != std::string::npos);
     }

@@ -188,7 +188,7 @@ TEST_SUITE("group") {
       std::memcpy(static_cast<void*>(x.data()), xf.data(), xf.size() * 4);
       const std::string variant = "fft:n=" + std::to_string(n);
       for (std::size_t d = 0; d < group().size(); ++d)
-        CHECK(resolve_configuration("group", variant, group().entry(d).info, Tuning{}).at("GROUP_RATE") == 0);
+        CHECK(detail::group_record(group().entry(d).info, variant).rate == 0);
       // The kernels built and launched once on every device: no device spends the measuring
       // call compiling.
       SplitOptions even = o;
@@ -198,7 +198,7 @@ TEST_SUITE("group") {
       const GroupRun first = test::warm([&] { return fft(group(), n, batch, x.data(), y.data(), false, o); });
       CHECK(first.mode == SplitMode::Dynamic);
       for (std::size_t d = 0; d < group().size(); ++d)
-        CHECK(resolve_configuration("group", variant, group().entry(d).info, Tuning{}).at("GROUP_RATE") > 0);
+        CHECK(detail::group_record(group().entry(d).info, variant).rate > 0);
       // The second call runs the fastest device alone and stores its whole call's rate; the
       // third splits by the rates and stores the split's; the fourth runs whichever was faster.
       // Devices with a share (under Auto a device done early may take all of a slow one's chunks).
@@ -210,16 +210,15 @@ TEST_SUITE("group") {
       CHECK(second.mode == SplitMode::Weights);
       CHECK(working(second) == 1);
       const std::size_t best = second.weights[0] > 0 ? 0 : 1;
-      const auto stored = [&](const char* p) {
-        return resolve_configuration("group", variant, group().entry(best).info, Tuning{}).at(p);
-      };
-      CHECK(stored("GROUP_ALONE") > 0);
-      CHECK(stored("GROUP_SPLIT") == 0);
+      const auto stored = [&] { return detail::group_record(group().entry(best).info, variant); };
+      const auto share = [&] { return stored().share > 0 ? stored().share : 100; };
+      CHECK(stored().alone > 0);
+      CHECK(stored().split == 0);
       // (Unless a device's rate is under 4 % of their sum, which a loaded machine can make: then
       // no split is measured and that device is left out.)
       std::vector<double> rates;
       for (std::size_t d = 0; d < group().size(); ++d)
-        rates.push_back(resolve_configuration("group", variant, group().entry(d).info, Tuning{}).at("GROUP_RATE"));
+        rates.push_back(detail::group_record(group().entry(d).info, variant).rate);
       const auto w = detail::auto_weights(rates);
       const bool split = std::count_if(w.begin(), w.end(), [](double v) { return v > 0; }) >= 2;
       const GroupRun third = test::warm([&] { return fft(group(), n, batch, x.data(), y.data(), false, o); });
@@ -227,27 +226,27 @@ TEST_SUITE("group") {
       CHECK(working(third) ==
             (split ? static_cast<std::size_t>(std::count_if(w.begin(), w.end(), [](double v) { return v > 0; })) : 1));
       // A split slower than the device alone, or one whose own times call for a smaller share for
-      // the others, is measured again with that share (GROUP_SHARE of the fastest device's row
+      // the others, is measured again with that share (the share of the fastest device's record
       // lowered, its split value cleared) while their part stays above twice 4 %; else the split
       // is stored at share 100.
       const double whole = static_cast<double>(n * batch * 8) / third.seconds / 1e6;
-      const bool lost = split && whole < stored("GROUP_ALONE");
+      const bool lost = split && whole < stored().alone;
       const bool lower = split && detail::balanced_share(third, best, 100) < 90;
-      const bool again = split && stored("GROUP_SPLIT") == 0;
-      INFO("third call " << whole << " MB/s, alone " << stored("GROUP_ALONE"));
-      if (!lost && !lower) CHECK((stored("GROUP_SPLIT") > 0) == split);
+      const bool again = split && stored().split == 0;
+      INFO("third call " << whole << " MB/s, alone " << stored().alone);
+      if (!lost && !lower) CHECK((stored().split > 0) == split);
       if (again) CHECK((lost || lower));
-      CHECK((stored("GROUP_SHARE") < 100) == again);
+      CHECK((share() < 100) == again);
       const GroupRun fourth = test::warm([&] { return fft(group(), n, batch, x.data(), y.data(), false, o); });
       if (again) {  // the split again, the others at the stored share of their rates
         std::vector<double> scaled = rates;
         for (std::size_t d = 0; d < scaled.size(); ++d)
-          if (d != best) scaled[d] *= stored("GROUP_SHARE") / 100.0;
+          if (d != best) scaled[d] *= share() / 100.0;
         const auto w2 = detail::auto_weights(scaled);
         CHECK(working(fourth) ==
               static_cast<std::size_t>(std::count_if(w2.begin(), w2.end(), [](double v) { return v > 0; })));
       } else {
-        CHECK(working(fourth) == (stored("GROUP_ALONE") >= stored("GROUP_SPLIT") ? 1 : working(third)));
+        CHECK(working(fourth) == (stored().alone >= stored().split ? 1 : working(third)));
       }
       std::size_t items = 0;
       for (const auto& s : fourth.shares) items += s.items;
@@ -265,12 +264,12 @@ TEST_SUITE("group") {
     host::transpose(rows, cols, 4, in.data(), cols, ref.data(), rows);
     for (const auto& [alone, split, devices] :
          {std::tuple{1024, 512, std::size_t{1}}, std::tuple{512, 1024, group().size()}}) {
-      INFO("GROUP_ALONE " << alone << ", GROUP_SPLIT " << split);
+      INFO("alone " << alone << ", split " << split);
       SplitOptions o;
       o.mode = SplitMode::Auto;
-      o.tuning.overrides["GROUP_RATE"] = 1024;  // every device alike: the rates' sum alone would split
-      o.tuning.overrides["GROUP_ALONE"] = alone;
-      o.tuning.overrides["GROUP_SPLIT"] = split;
+      o.auto_values.rate = 1024;  // every device alike: the rates' sum alone would split
+      o.auto_values.alone = alone;
+      o.auto_values.split = split;
       o.chunk = 4;
       std::vector<float> out = host::poisoned(in.size());
       const GroupRun r = transpose(group(), rows, cols, 4, in.data(), out.data(), o);
@@ -291,8 +290,7 @@ TEST_SUITE("group") {
       CHECK(out == ref);
     }
     for (std::size_t d = 0; d < group().size(); ++d)
-      CHECK(resolve_configuration("group", "transpose:4B cols=40", group().entry(d).info, Tuning{}).at("GROUP_RATE") ==
-            0);
+      CHECK(detail::group_record(group().entry(d).info, "transpose:4B cols=40").rate == 0);
   }
 
   TEST_CASE("fft: every split against the double reference, in and out of place") {

@@ -1,5 +1,5 @@
-// Group calls under failure and load: a device failing on a chunk (injected through
-// SplitOptions::fault) gives DeviceFailure naming the device and chunk, leaves NaN where chunks
+// Group calls under failure and load: a device failing on a chunk (injected through the group
+// fault hook, src/group/group_testing.hpp) gives DeviceFailure naming the device and chunk, leaves NaN where chunks
 // did not finish and everything else correct, and hangs nothing; bad arguments throw
 // InvalidArgument before any buffer is made or command enqueued; 16 threads share one group.
 #include <doctest/doctest.h>
@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "group/group_internal.hpp"
+#include "group/group_testing.hpp"
 #include "host/fft.hpp"
 #include "host/reference.hpp"
 #include "runtime/host_io.hpp"
@@ -43,11 +44,15 @@ struct TransposeCase {
   }
 };
 
-// Auto's options for a TransposeCase (chunks of 4 rows), after storing `values` as every device's
-// group row of `variant` in the user database (the case's own folder, set by the caller).
-SplitOptions auto_over_stored(const std::string& variant, const ParamMap& values) {
+// Auto's options for a TransposeCase (chunks of 4 rows), after storing the rates (MB/s; 0: none)
+// as every device's record of `variant` in the group store (the case's own folder, set by the
+// caller).
+SplitOptions auto_over_stored(const std::string& variant, double rate, double alone, double split) {
+  detail::GroupRecord values;
+  values.rate = rate, values.alone = alone, values.split = split;
   for (std::size_t d = 0; d < group().size(); ++d)
-    store_user_entry(group().entry(d).info, "group", variant, values, "test");
+    detail::store_group_record(group().entry(d).info, variant, values,
+                               detail::kFieldRate | detail::kFieldAlone | detail::kFieldSplit, "test");
   SplitOptions o;
   o.mode = SplitMode::Auto;
   o.chunk = 4;
@@ -65,9 +70,14 @@ void sleep_three_to_one(std::size_t device) {
   std::this_thread::sleep_for(std::chrono::milliseconds(device == 1 ? 30 : 10));
 }
 
-// A value of the first device's group row of `variant`, as a call resolves it.
-int stored_group_value(const std::string& variant, const char* param) {
-  return resolve_configuration("group", variant, group().entry(0).info, Tuning{}).at(param);
+// The first device's record of `variant` in the group store.
+detail::GroupRecord stored_group_record(const std::string& variant) {
+  return detail::group_record(group().entry(0).info, variant);
+}
+// Its share as a call reads it (100 where none is stored).
+int stored_share(const std::string& variant) {
+  const int share = stored_group_record(variant).share;
+  return share > 0 ? share : 100;
 }
 
 // Auto's next share of a chain from one run, as the test "the next share of a chain ..." states
@@ -98,11 +108,11 @@ TEST_SUITE("group") {
         o.staging = st;
         std::atomic<int> calls{0};
         std::size_t failed_chunk = 0;
-        o.fault = [&](std::size_t device, std::size_t) {
+        const detail::GroupFaultScope fault([&](std::size_t device, std::size_t) {
           ++calls;
           if (device != bad) std::this_thread::sleep_for(std::chrono::milliseconds(20));  // dynamic: bad gets chunks
           if (device == bad && ++failed_chunk == 2) throw OpenCLError(-5, "clEnqueueNDRangeKernel", "injected");
-        };
+        });
         std::vector<float> out = host::poisoned(in.size());
         std::fill(out.begin(), out.end(), 7.0f);
         bool thrown = false;
@@ -160,8 +170,11 @@ TEST_SUITE("group") {
     SplitOptions unknown;
     unknown.tuning.overrides["NO_SUCH_PARAMETER"] = 1;
     SplitOptions bad_chunk_value;
-    bad_chunk_value.tuning.overrides["GROUP_QUEUES"] = 7;
-    for (const SplitOptions* o : {&wrong_weights, &negative, &zero, &nan_weight, &queues, &unknown, &bad_chunk_value})
+    bad_chunk_value.chunk_kib = 100;  // not a power of two
+    SplitOptions bad_auto_value;
+    bad_auto_value.auto_values.share = 101;
+    for (const SplitOptions* o :
+         {&wrong_weights, &negative, &zero, &nan_weight, &queues, &unknown, &bad_chunk_value, &bad_auto_value})
       CHECK_THROWS_AS(fft(group(), 8, 4, cx, cy, false, *o), InvalidArgument);
     CHECK_THROWS_AS(fft(group(), 0, 4, cx, cy), InvalidArgument);
     CHECK_THROWS_AS(fft(group(), 8, 0, cx, cy), InvalidArgument);
@@ -263,13 +276,13 @@ TEST_SUITE("group") {
     host::transpose(rows, cols, 4, in.data(), cols, ref.data(), rows);
     SplitOptions o;
     o.mode = SplitMode::Auto;
-    o.tuning.overrides["GROUP_RATE"] = 1024;  // the same stored rate for every device: equal shares,
-    o.tuning.overrides["GROUP_ALONE"] = 1;    // and each far slower alone than the split: the group runs
-    o.tuning.overrides["GROUP_SPLIT"] = 2048;
+    o.auto_values.rate = 1024;  // the same rate for every device: equal shares,
+    o.auto_values.alone = 1;    // and each far slower alone than the split: the group runs
+    o.auto_values.split = 2048;
     o.chunk = 4;
-    o.fault = [](std::size_t device, std::size_t) {  // the last device is slow
+    const detail::GroupFaultScope fault([](std::size_t device, std::size_t) {  // the last device is slow
       if (device + 1 == test::group().size()) std::this_thread::sleep_for(std::chrono::milliseconds(30));
-    };
+    });
     const GroupRun r = transpose(group(), rows, cols, 4, in.data(), out.data(), o);
     CHECK(out == ref);
     CHECK(r.mode == SplitMode::Weights);
@@ -300,11 +313,10 @@ TEST_SUITE("group") {
     // call leaves it just above 512 (the mean of the two), the second below it: the third call runs
     // the first device alone. (What follows depends on how
     // fast the machine runs the call alone, which also enters its value.)
-    SplitOptions o =
-        auto_over_stored("transpose:4B cols=41", {{"GROUP_RATE", 1024}, {"GROUP_ALONE", 512}, {"GROUP_SPLIT", 1024}});
-    o.fault = [](std::size_t device, std::size_t) {
+    SplitOptions o = auto_over_stored("transpose:4B cols=41", 1024, 512, 1024);
+    const detail::GroupFaultScope fault([](std::size_t device, std::size_t) {
       if (device == 1) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    };
+    });
     std::vector<std::size_t> devices;
     for (int call = 0; call < 3; ++call) {
       const GroupRun r = test::warm([&] { return c.run(group(), o); });
@@ -322,8 +334,7 @@ TEST_SUITE("group") {
     // Stored: the split at 2 MB/s and the fastest device alone at 1, so Auto splits, and every
     // split call (far above 2 MB/s) keeps the split's value above 1: the first seven calls
     // split, the eighth runs the first device alone.
-    const SplitOptions o =
-        auto_over_stored("transpose:4B cols=47", {{"GROUP_RATE", 1024}, {"GROUP_ALONE", 1}, {"GROUP_SPLIT", 2}});
+    const SplitOptions o = auto_over_stored("transpose:4B cols=47", 1024, 1, 2);
     for (int call = 1; call <= 8; ++call) {
       CAPTURE(call);
       const GroupRun r = test::warm([&] { return c.run(group(), o); });
@@ -365,16 +376,16 @@ TEST_SUITE("group") {
     if (group().size() != 2) return;
     const test::ScopedEnv env("CLFORGE_USER_TUNING_DIR", test::temp_dir("group_auto_halve"));
     const TransposeCase c(64, 43, test::seed() + 83);  // a size class no other case uses
-    // Stored: equal rates (the first device counts as the fastest), the first alone at the top
-    // of the ladder: every split loses. Both devices sleep per chunk, the second three times as
+    // Stored: equal rates (the first device counts as the fastest), the first alone at
+    // 4 TB/s: every split loses. Both devices sleep per chunk, the second three times as
     // long, so their rates in a split are about 3:1 whatever PoCL does: the first split (shares
     // 1:1) calls for a share of about a third, the next (balanced) for no less, so it halves, and
     // so on until the second device's part would fall under twice the 4 % minimum; then the best
     // split of the chain is stored with its share and the next call runs the first device alone.
     const std::string variant = "transpose:4B cols=43";
-    SplitOptions o = auto_over_stored(variant, {{"GROUP_RATE", 1024}, {"GROUP_ALONE", 4194304}});
-    o.fault = [](std::size_t device, std::size_t) { sleep_three_to_one(device); };
-    const auto stored = [&](const char* p) { return stored_group_value(variant, p); };
+    SplitOptions o = auto_over_stored(variant, 1024, 4194304, 0);
+    const detail::GroupFaultScope fault([](std::size_t device, std::size_t) { sleep_three_to_one(device); });
+    const auto stored = [&] { return stored_group_record(variant); };
     int share = 100, calls = 0;
     bool ended = false;
     std::set<int> shares;
@@ -391,11 +402,11 @@ TEST_SUITE("group") {
       const double part = r.weights[1] / (r.weights[0] + r.weights[1]);
       ended = !(next < share && part * next / (part * next + (1 - part) * share) > 0.08);
       if (ended) {
-        CHECK(stored("GROUP_SPLIT") > 0);
-        CHECK(shares.count(stored("GROUP_SHARE")) == 1);
+        CHECK(stored().split > 0);
+        CHECK(shares.count(stored_share(variant)) == 1);
       } else {
-        CHECK(stored("GROUP_SPLIT") == 0);  // measured again by the next call
-        CHECK(stored("GROUP_SHARE") == next);
+        CHECK(stored().split == 0);  // measured again by the next call
+        CHECK(stored_share(variant) == next);
         share = next;
       }
     }
@@ -415,9 +426,9 @@ TEST_SUITE("group") {
     // about a third, at which the next call runs; that one is balanced, so the chain ends there
     // with its best split and share.
     const std::string variant = "transpose:4B cols=4096";
-    SplitOptions o = auto_over_stored(variant, {{"GROUP_RATE", 1024}, {"GROUP_ALONE", 1}});
-    o.fault = [](std::size_t device, std::size_t) { sleep_three_to_one(device); };
-    const auto stored = [&](const char* p) { return stored_group_value(variant, p); };
+    SplitOptions o = auto_over_stored(variant, 1024, 1, 0);
+    const detail::GroupFaultScope fault([](std::size_t device, std::size_t) { sleep_three_to_one(device); });
+    const auto stored = [&] { return stored_group_record(variant); };
     const auto whole = [&](const GroupRun& r) { return static_cast<double>(c.rows * c.cols * 4) / r.seconds / 1e6; };
     const GroupRun first = test::warm([&] { return c.run(group(), o); });
     REQUIRE(devices_working(first) == 2);
@@ -426,8 +437,8 @@ TEST_SUITE("group") {
     const double b1 = detail::balanced_share(first, 0, 100);
     INFO("balanced share of the first split " << b1);
     REQUIRE(b1 < 90);  // the sleeps' 3:1 (about 33)
-    CHECK(stored("GROUP_SPLIT") == 0);
-    CHECK(stored("GROUP_SHARE") == std::lround(b1));
+    CHECK(stored().split == 0);
+    CHECK(stored_share(variant) == std::lround(b1));
     const int share = static_cast<int>(std::lround(b1));
     const GroupRun second = test::warm([&] { return c.run(group(), o); });
     REQUIRE(devices_working(second) == 2);
@@ -435,8 +446,8 @@ TEST_SUITE("group") {
     REQUIRE(whole(second) > 1);
     if (detail::balanced_share(second, 0, share) >= 0.9 * share) {  // balanced: the chain ends
       const bool second_best = whole(second) > whole(first);
-      CHECK(stored("GROUP_SPLIT") == detail::quantize_rate(std::max(whole(first), whole(second))));
-      CHECK(stored("GROUP_SHARE") == (second_best ? share : 100));
+      CHECK(stored().split == doctest::Approx(std::max(whole(first), whole(second))));
+      CHECK(stored_share(variant) == (second_best ? share : 100));
     }
   }
 
@@ -444,17 +455,17 @@ TEST_SUITE("group") {
     if (group().size() != 2) return;
     const test::ScopedEnv env("CLFORGE_USER_TUNING_DIR", test::temp_dir("group_auto_chain"));
     const TransposeCase c(64, 45, test::seed() + 85);  // a size class no other case uses
-    // Stored: equal rates and the first device alone at the top of the ladder, so every split
+    // Stored: equal rates and the first device alone at 4 TB/s, so every split
     // loses. The devices sleep per chunk as above, except in the second split, where neither
-    // does: that split is then the fastest of the chain, and at its end GROUP_SHARE goes back to
+    // does: that split is then the fastest of the chain, and at its end the stored share goes back to
     // its share with its rate.
     const std::string variant = "transpose:4B cols=45";
     int call = 0;
-    SplitOptions o = auto_over_stored(variant, {{"GROUP_RATE", 1024}, {"GROUP_ALONE", 4194304}});
-    o.fault = [&call](std::size_t device, std::size_t) {
+    SplitOptions o = auto_over_stored(variant, 1024, 4194304, 0);
+    const detail::GroupFaultScope fault([&call](std::size_t device, std::size_t) {
       if (call != 1) sleep_three_to_one(device);
-    };
-    const auto stored = [&](const char* p) { return stored_group_value(variant, p); };
+    });
+    const auto stored = [&] { return stored_group_record(variant); };
     double fastest = 0;
     int fastest_share = 0;
     for (; call < kAutoCalibrationCallsMax; ++call) {
@@ -464,11 +475,11 @@ TEST_SUITE("group") {
       const double whole = static_cast<double>(c.rows * c.cols * 4) / r.seconds / 1e6;
       if (whole > fastest)
         fastest = whole, fastest_share = static_cast<int>(std::lround(100 * r.weights[1] / r.weights[0]));
-      if (stored("GROUP_SPLIT") > 0) break;  // the chain ended
+      if (stored().split > 0) break;  // the chain ended
     }
     REQUIRE(call >= 1);
-    CHECK(stored("GROUP_SPLIT") == detail::quantize_rate(fastest));
-    CHECK(stored("GROUP_SHARE") == fastest_share);
+    CHECK(stored().split == doctest::Approx(fastest));
+    CHECK(stored_share(variant) == fastest_share);
   }
 
   TEST_CASE("auto: a call that made buffers or programs is measured again, at most twice") {
@@ -478,7 +489,7 @@ TEST_SUITE("group") {
     const std::string variant = "transpose:4B cols=44";
     const auto rates_stored = [&](const DeviceGroup& g) {
       for (std::size_t d = 0; d < g.size(); ++d)
-        if (resolve_configuration("group", variant, g.entry(d).info, Tuning{}).at("GROUP_RATE") == 0) return false;
+        if (detail::group_record(g.entry(d).info, variant).rate == 0) return false;
       return true;
     };
     // A new group has no pooled buffers: its first call creates each working device's slot
@@ -514,16 +525,16 @@ TEST_SUITE("group") {
     SplitOptions o;
     o.mode = SplitMode::Dynamic;
     o.chunk = 4;
-    o.fault = [](std::size_t device, std::size_t) {
+    const detail::GroupFaultScope fault([](std::size_t device, std::size_t) {
       std::this_thread::sleep_for(std::chrono::milliseconds(device == 0 ? 100 : 1));
-    };
+    });
     const GroupRun first = c.run(fresh, o);
     CHECK(first.cold);
     REQUIRE(first.shares[0].chunks >= 1);
     CHECK(first.shares[0].chunks < first.shares[0].queues);
     o.mode = SplitMode::Weights;
     o.weights.assign(fresh.size(), 1.0);
-    o.fault = nullptr;
+    detail::set_group_fault(nullptr);
     const GroupRun second = c.run(fresh, o);
     CHECK(second.shares[0].chunks >= second.shares[0].queues);
     CHECK_FALSE(second.cold);

@@ -14,6 +14,7 @@
 #include "tests/sgemm_support.hpp"
 #include "tests/support.hpp"
 #include "tuning/spec.hpp"
+#include "tuning/tuner_testing.hpp"
 
 using namespace clforge;
 using namespace clforge::sgemm_test;
@@ -288,14 +289,14 @@ TEST_SUITE("sgemm") {
     // KWI=2 candidate is made to look fastest, the other one is corrupted and must be rejected.
     for (const auto& [name, value] : vendor_row(VendorClass::CPU, "sgemm_xgemm")) o.param_values[name] = {value};
     o.param_values["KWI"] = {2, 4};
-    o.fault = [](const ParamMap& p) {
-      TuneFault f;
+    const detail::TuneFaultScope fault([](const ParamMap& p) {
+      detail::TuneFault f;
       if (p.at("KWI") == 2)
         f.time_scale = 1e-3;
       else
         f.corrupt_output = true;
       return f;
-    };
+    });
     const TuneResult r = tune(s.queue, "sgemm", o);
     REQUIRE(r.classes.size() == 1);
     const TuneClassResult& c = r.classes[0];

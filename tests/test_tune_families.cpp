@@ -43,7 +43,7 @@ void check_stored_winner(const TuneClassResult& c, const ParamMap& winner, doubl
 // ran correctly and `winner` was stored under `variant` as the best of `space` candidates.
 void check_tuned_class(cl::CommandQueue& queue, const std::string& routine, TuneOptions o, const ParamMap& winner,
                        const std::string& variant, std::size_t space, double max_error = -1) {
-  o.fault = looks_fastest(winner);
+  const detail::TuneFaultScope fault(looks_fastest(winner));
   const TuneResult r = tune(queue, routine, o);
   REQUIRE(r.classes.size() == 1);
   const TuneClassResult& c = r.classes[0];
@@ -74,7 +74,7 @@ TEST_SUITE("tune") {
     const ParamMap winner = fft_candidate(64);
     REQUIRE(winner != resolve_configuration("fft", "64", dev, Tuning{{}, false}).values);
     TuneOptions o = fft_options();
-    o.fault = looks_fastest(winner);
+    const detail::TuneFaultScope fault(looks_fastest(winner));
     const TuneResult r = tune(s.queue, "fft", o);
     REQUIRE(r.classes.size() == 1);
     const TuneClassResult& c = r.classes[0];
@@ -194,7 +194,7 @@ TEST_SUITE("tune") {
     const ParamMap winner = blur_candidate(32);
     REQUIRE(winner != resolve_configuration("blur_separable", "1", dev, Tuning{{}, false}).values);
     TuneOptions o = blur_options();
-    o.fault = looks_fastest(winner);
+    const detail::TuneFaultScope fault(looks_fastest(winner));
     const TuneResult r = tune(s.queue, "blur", o);
     CHECK(r.kernel == "blur_separable");  // the default method
     CHECK(r.routine_options.at("method") == "separable");
@@ -235,7 +235,7 @@ TEST_SUITE("tune") {
     {
       const ParamMap wrong = fft_candidate(256), fast = fft_candidate(64);
       TuneOptions o = fft_options();
-      o.fault = wrong_looks_fastest(wrong, fast);
+      const detail::TuneFaultScope fault(wrong_looks_fastest(wrong, fast));
       const TuneResult r = tune(s.queue, "fft", o);
       REQUIRE(r.classes.size() == 1);
       const TuneClassResult& c = r.classes[0];
@@ -268,7 +268,7 @@ TEST_SUITE("tune") {
       o.param_values = {{"BLUR_R_LX", {16, 32}},    {"BLUR_R_BLOCK", {16}},    {"BLUR_R_NARROW", {1 << 30}},
                         {"BLUR_R_FUSE_T", {1}},     {"BLUR_R_BATCH", {2}},     {"BLUR_R_NEXT_CARRY", {1}},
                         {"BLUR_R_LINK_SPLIT", {2}}, {"BLUR_R_LINK_BATCH", {2}}};
-      o.fault = wrong_looks_fastest(wrong, fast);
+      const detail::TuneFaultScope fault(wrong_looks_fastest(wrong, fast));
       const TuneResult r = tune(s.queue, "blur", o);
       CHECK(r.kernel == "blur_recursive");
       REQUIRE(r.classes.size() == 1);

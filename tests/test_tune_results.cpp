@@ -41,7 +41,7 @@ TEST_SUITE("tune") {
     const ParamMap winner = small_candidate(8, 2);
     REQUIRE(winner != shipped("4"));
     TuneOptions o = small_options();
-    o.fault = looks_fastest(winner);
+    const detail::TuneFaultScope fault(looks_fastest(winner));
     std::vector<TuneProgress> progress;
     o.progress = [&](const TuneProgress& p) { progress.push_back(p); };
 
@@ -181,7 +181,8 @@ TEST_SUITE("tune") {
     auto& s = test::session();
     const ParamMap wrong = small_candidate(16, 2), fast = small_candidate(8, 1);
     TuneOptions o = small_options();
-    o.fault = wrong_looks_fastest(wrong, fast);  // a correct candidate made fast must win instead
+    const detail::TuneFaultScope fault(
+        wrong_looks_fastest(wrong, fast));  // a correct candidate made fast must win instead
     const TuneResult r = tune(s.queue, "transpose", o);
     REQUIRE(r.classes.size() == 1);
     const TuneClassResult& c = r.classes[0];
@@ -246,11 +247,11 @@ TEST_SUITE("tune") {
     o.progress = [&](const TuneProgress& p) {
       if (p.done == 2) stop = true;
     };
-    o.fault = [def = shipped("4")](const ParamMap& p) {  // any candidate beats the default
-      TuneFault f;
+    const detail::TuneFaultScope fault([def = shipped("4")](const ParamMap& p) {  // any candidate beats the default
+      detail::TuneFault f;
       if (p != def) f.time_scale = 1e-3;
       return f;
-    };
+    });
     TuneResult r = tune(s.queue, "transpose", o);
     CHECK(r.interrupted);
     REQUIRE(r.classes.size() == 1);

@@ -44,7 +44,7 @@ TuneOptions sixteen() {
 // Times each configuration of sixteen() and the default 100 times apart, the candidates in an
 // order unrelated to the declaration order and the default slowest, so that every comparison of
 // the search has one outcome whatever this device measures.
-std::function<TuneFault(const ParamMap&)> spread_times() {
+detail::TuneFaultHook spread_times() {
   std::vector<ParamMap> all;
   const TuneOptions o = sixteen();
   for (int t : {8, 16})
@@ -60,7 +60,7 @@ std::function<TuneFault(const ParamMap&)> spread_times() {
   std::map<ParamMap, double> scale;
   for (std::size_t i = 0; i < all.size(); ++i) scale.emplace(all[i], std::pow(100.0, static_cast<double>(i)) * 1e-9);
   return [scale](const ParamMap& p) {
-    TuneFault f;
+    detail::TuneFault f;
     const auto it = scale.find(p);
     f.time_scale = it != scale.end() ? it->second : 1.0;
     return f;
@@ -92,7 +92,7 @@ TEST_SUITE("tune") {
       o.budget = 9;
       o.finalists = 2;
       o.seed = test::seed() + 12345;  // not the seed a call without one would draw
-      o.fault = spread_times();
+      const detail::TuneFaultScope fault(spread_times());
 
       TuneEnv whole("resume-whole");
       o.cache_file = whole.dir + "/cache.jsonl";
@@ -228,15 +228,15 @@ TEST_SUITE("tune") {
     TuneOptions o = small_options();
     o.finalists = 2;
     auto calls = std::make_shared<std::map<ParamMap, int>>();
-    o.fault = [calls, lucky](const ParamMap& p) {
-      TuneFault f;
+    const detail::TuneFaultScope fault([calls, lucky](const ParamMap& p) {
+      detail::TuneFault f;
       const int k = (*calls)[p]++;
       if (p == lucky)
         f.time_scale = k == 0 ? 1e-5 : 1e4;
       else if (p != shipped("4"))
         f.time_scale = 1e3;
       return f;
-    };
+    });
     TuneResult r = tune(s.queue, "transpose", o);
     REQUIRE(r.classes.size() == 1);
     CHECK(fastest_ok(r.classes[0])->params == lucky);
@@ -250,7 +250,7 @@ TEST_SUITE("tune") {
     // A gain counts above min_gain only.
     const ParamMap winner = small_candidate(8, 2);
     o.finalists = 0;
-    o.fault = looks_fastest(winner);  // 10^4 times faster: a gain far below 10^8 %
+    detail::set_tune_fault(looks_fastest(winner));  // 10^4 times faster: a gain far below 10^8 %
     o.min_gain = 1e6;
     r = tune(s.queue, "transpose", o);
     CHECK(r.classes.at(0).best == winner);
@@ -278,11 +278,11 @@ TEST_SUITE("tune") {
     CHECK(detail::read_file(db).value_or("") == before);
     // One faster than the current one by far replaces it.
     const ParamMap faster = small_candidate(8, 1);
-    o.fault = [winner, faster](const ParamMap& p) {
-      TuneFault f;
+    detail::set_tune_fault([winner, faster](const ParamMap& p) {
+      detail::TuneFault f;
       f.time_scale = p == faster ? 1e-6 : p == winner ? 1e-3 : 1.0;
       return f;
-    };
+    });
     r = tune(s.queue, "transpose", o);
     CHECK(r.classes.at(0).stored);
     CHECK(resolve_configuration("transpose", "4", s.entry.info).values == faster);

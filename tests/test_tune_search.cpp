@@ -136,13 +136,13 @@ TEST_SUITE("tune") {
     TuneOptions o = small_options();
     o.finalists = 2;
     auto calls = std::make_shared<std::map<ParamMap, int>>();
-    o.fault = [calls, lucky, steady](const ParamMap& p) {
-      TuneFault f;
+    const detail::TuneFaultScope fault([calls, lucky, steady](const ParamMap& p) {
+      detail::TuneFault f;
       const int k = (*calls)[p]++;
       if (p == lucky) f.time_scale = k == 0 ? 1e-5 : 1e4;
       if (p == steady) f.time_scale = 1e-3;
       return f;
-    };
+    });
     const TuneResult r = tune(s.queue, "transpose", o);
     REQUIRE(r.classes.size() == 1);
     const TuneClassResult& c = r.classes[0];
@@ -198,11 +198,11 @@ TEST_SUITE("tune") {
 
     o = small_options();
     o.budget = 2;
-    o.fault = [defaults = std::set<ParamMap>{shipped("4"), shipped("8")}](const ParamMap& p) {
-      TuneFault f;
+    const detail::TuneFaultScope fault([defaults = std::set<ParamMap>{shipped("4"), shipped("8")}](const ParamMap& p) {
+      detail::TuneFault f;
       if (!defaults.count(p)) f.time_scale = 1e-3;  // any candidate beats the default, so it is stored
       return f;
-    };
+    });
     o.sizes = {"33x65", "64:8", "31:8"};
     r = tune(s.queue, "transpose", o);
     REQUIRE(r.classes.size() == 2);

@@ -17,6 +17,7 @@
 
 #include "runtime/files.hpp"
 #include "tests/support.hpp"
+#include "tuning/tuner_testing.hpp"
 
 extern char** environ;
 
@@ -65,17 +66,17 @@ inline ParamMap small_candidate(int tile, int wpt) {
 // Fault injection of the rejection tests: `wrong` returns a corrupted output and times as the
 // fastest by far; `fast` is correct and made fast, so it must win instead.
 // The fault that makes `winner` look fastest whatever this device measures.
-inline std::function<TuneFault(const ParamMap&)> looks_fastest(const ParamMap& winner) {
+inline detail::TuneFaultHook looks_fastest(const ParamMap& winner) {
   return [winner](const ParamMap& p) {
-    TuneFault f;
+    detail::TuneFault f;
     if (p == winner) f.time_scale = 1e-4;
     return f;
   };
 }
 
-inline std::function<TuneFault(const ParamMap&)> wrong_looks_fastest(const ParamMap& wrong, const ParamMap& fast) {
+inline detail::TuneFaultHook wrong_looks_fastest(const ParamMap& wrong, const ParamMap& fast) {
   return [wrong, fast](const ParamMap& p) {
-    TuneFault f;
+    detail::TuneFault f;
     if (p == wrong) {
       f.corrupt_output = true;
       f.time_scale = 1e-6;

@@ -50,7 +50,7 @@ for f in src/group/*; do
     *) check "$f" 'clforge/|runtime/|tuning/|group/' ;;
   esac
 done
-for f in src/mpi/*; do check "$f" "clforge/|runtime/|tuning/|($families)/|group/"; done
+for f in src/mpi/*; do check "$f" "clforge/|runtime/|tuning/|($families)/|group/|mpi/"; done
 for d in $(cd src && ls -d */ | tr -d / | grep -vx 'runtime\|tuning\|library\|group\|mpi'); do
   for f in src/$d/*; do
     case "$f" in

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "bench/peak.hpp"
+#include "group/group_store.hpp"
 #include "host/data.hpp"
 #include "host/reference.hpp"
 #include "runtime/program_cache.hpp"
@@ -87,15 +88,15 @@ void cmd_info(Globals& g, bool timings) {
               static_cast<unsigned long long>(st.disk_rejected));
 }
 
-// The kernels `name` stands for: a routine's kernels (transpose, sgemm, fft, blur) and the
-// "group" parameters of its group calls, else the kernel of that name.
+// The kernels `name` stands for: a routine's kernels (transpose, sgemm, fft, blur), else the
+// kernel of that name.
 std::vector<const detail::KernelSpec*> kernels_named(const std::string& name) {
   std::vector<const detail::KernelSpec*> found;
   const auto& routines = routine_names();
   const bool routine = std::find(routines.begin(), routines.end(), name) != routines.end();
   std::string kernels;
   for (const auto& spec : detail::all_kernel_specs()) {
-    if (routine ? family_of(spec.name) == name || spec.name == "group" : spec.name == name) found.push_back(&spec);
+    if (routine ? family_of(spec.name) == name : spec.name == name) found.push_back(&spec);
     kernels += (kernels.empty() ? "" : ", ") + spec.name;
   }
   if (found.empty()) {
@@ -109,6 +110,21 @@ std::vector<const detail::KernelSpec*> kernels_named(const std::string& name) {
 
 bool has_variant(const detail::KernelSpec& spec, const std::string& v) {
   return spec.variants.empty() || std::find(spec.variants.begin(), spec.variants.end(), v) != spec.variants.end();
+}
+
+// A routine's group calls on the device: chunk size and queues with their origin (the group
+// store's record, else the shipped table), and Auto's rates stored per size class.
+void print_group_settings(const DeviceInfo& dev, const std::string& routine, const Tuning& t) {
+  const bool store = detail::group_store_enabled(t);
+  const detail::ChunkChoice c = detail::chunk_choice(dev, routine, store);
+  std::cout << "group calls (" << routine << "; clforge tune group, docs/group.md)\n";
+  std::printf("  chunk KiB = %-5d  %s\n", c.chunk_kib, c.chunk_source.c_str());
+  std::printf("  queues    = %-5d  %s\n", c.queues, c.queues_source.c_str());
+  if (!store) return;
+  for (const auto& [key, r] : detail::group_records(dev))
+    if (key.rfind(routine + ":", 0) == 0)
+      std::printf("  auto %s: rate %.1f MB/s, alone %.1f, split %.1f, share %d %%\n", key.c_str(), r.rate, r.alone,
+                  r.split, r.share ? r.share : 100);
 }
 
 void cmd_params(Globals& g, const std::string& name, const std::string& variant) {
@@ -127,11 +143,9 @@ void cmd_params(Globals& g, const std::string& name, const std::string& variant)
             << (dev.architecture.empty() ? "-" : dev.architecture) << "]: " << kernels.size() << " kernel"
             << (kernels.size() == 1 ? "" : "s") << "\n";
   for (const auto* k : kernels) {
-    const bool group_row = k->name == "group" && has_variant(*k, name);  // the routine's group calls
-    const std::string v = group_row                                      ? name
-                          : !variant.empty() && has_variant(*k, variant) ? variant
-                          : k->variants.empty()                          ? "*"
-                                                                         : k->variants.front();
+    const std::string v = !variant.empty() && has_variant(*k, variant) ? variant
+                          : k->variants.empty()                        ? "*"
+                                                                       : k->variants.front();
     const Configuration cfg = resolve_configuration(k->name, v, dev, t);
     std::string variants;
     for (const auto& x : k->variants) variants += (variants.empty() ? "" : ", ") + x;
@@ -144,6 +158,8 @@ void cmd_params(Globals& g, const std::string& name, const std::string& variant)
     for (const auto& n : cfg.notes) std::cout << "  note: " << n << "\n";
     std::cout << "  build options: " << detail::build_options(cfg, {}) << "\n";
   }
+  const auto& routines = routine_names();
+  if (std::find(routines.begin(), routines.end(), name) != routines.end()) print_group_settings(dev, name, t);
 }
 
 void cmd_peak(Globals& g) {

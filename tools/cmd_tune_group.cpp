@@ -1,11 +1,12 @@
-// `clforge tune group ROUTINE`: the "group" parameters of a routine's group calls
-// (GROUP_CHUNK_KIB, GROUP_QUEUES) searched per device on host data, timed as users run them (whole
-// calls, host to host), every candidate's result checked; the fastest is stored in the device's
-// user tuning database when it beats the current values by more than 2 %.
+// `clforge tune group ROUTINE`: the chunk size (KiB) and queue count of a routine's group calls
+// searched per device on host data, timed as users run them (whole calls, host to host), every
+// candidate's result checked; the fastest is stored in the group store (group_store.hpp, beside
+// the user tuning databases) when it beats the current values by more than 2 %.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 
+#include "group/group_store.hpp"
 #include "tools/cli.hpp"
 
 namespace clforge::cli {
@@ -36,6 +37,42 @@ double median_ms(bench::HostJob& job, const DeviceGroup& group, const SplitOptio
       .median_ms;
 }
 
+// Times the current choice and every candidate on one device alone; stores the fastest.
+void tune_device(const TuneGroupArgs& a, const bench::SplitCase& c, const DeviceEntry& e, const Tuning& base) {
+  const DeviceGroup group(std::vector<DeviceEntry>{e}, 4);
+  auto job = bench::make_host_job(c, group);
+  std::printf("tune group %s %s on \"%s\": chunk KiB x queues, median of %d whole calls\n", a.routine.c_str(),
+              c.shape().c_str(), e.info.name.c_str(), a.reps);
+  SplitOptions o;
+  o.tuning = base;
+  const double current = median_ms(*job, group, o, a.reps);
+  const detail::ChunkChoice now = detail::chunk_choice(e.info, a.routine, detail::group_store_enabled(base));
+  std::printf("  current (%d KiB x %d queues): %.3f ms\n", now.chunk_kib, now.queues, current);
+  double best = current;
+  int best_kib = now.chunk_kib, best_q = now.queues;
+  for (int kib : a.chunks)
+    for (int q : a.queues) {
+      o.chunk_kib = static_cast<std::size_t>(kib);
+      o.queues = static_cast<std::size_t>(q);
+      const double ms = median_ms(*job, group, o, a.reps);
+      const double err = job->error();
+      const bool ok = err <= job->tolerance();
+      std::printf("  %6d KiB x %d: %9.3f ms%s\n", kib, q, ms, ok ? "" : "  WRONG (left out)");
+      if (ok && ms < best) best = ms, best_kib = kib, best_q = q;
+    }
+  if (best < current / 1.02 && !a.no_store) {
+    detail::GroupRecord r;
+    r.chunk_kib = best_kib, r.queues = best_q;
+    detail::store_group_record(e.info, a.routine, r, detail::kFieldChunkKib | detail::kFieldQueues,
+                               "tune group " + a.routine + " " + c.shape());
+    std::printf("  stored %d KiB x %d queues (%.3f ms, %.2fx) in %s\n", best_kib, best_q, best, current / best,
+                detail::group_store_path().c_str());
+  } else {
+    std::printf("  best %d KiB x %d queues (%.3f ms, %.2fx): %s\n", best_kib, best_q, best, current / best,
+                a.no_store ? "nothing stored (--no-store)" : "not 2 % faster, nothing stored");
+  }
+}
+
 void cmd_tune_group(Globals& g, const TuneGroupArgs& a) {
   const Size z = parse_size(a.routine, a.size);
   bench::SplitCase c;
@@ -50,65 +87,29 @@ void cmd_tune_group(Globals& g, const TuneGroupArgs& a) {
       a.devices.empty() ? std::vector<DeviceEntry>{g.session().entry} : select_devices(a.devices);
   const Tuning base = g.tuning();
   // Every candidate checked before anything is measured: an illegal value is a usage error.
-  for (const DeviceEntry& e : entries)
-    for (int kib : a.chunks)
-      for (int q : a.queues) {
-        Tuning t = base;
-        t.overrides["GROUP_CHUNK_KIB"] = kib;
-        t.overrides["GROUP_QUEUES"] = q;
-        try {
-          resolve_configuration("group", a.routine, e.info, t);
-        } catch (const InvalidArgument& x) {
-          throw UsageError(std::string("tune group: ") + x.what());
-        }
-      }
-  for (const DeviceEntry& e : entries) {
-    const DeviceGroup group(std::vector<DeviceEntry>{e}, 4);
-    auto job = bench::make_host_job(c, group);
-    std::printf("tune group %s %s on \"%s\": chunk KiB x queues, median of %d whole calls\n", a.routine.c_str(),
-                c.shape().c_str(), e.info.name.c_str(), a.reps);
-    SplitOptions o;
-    o.tuning = base;
-    const double current = median_ms(*job, group, o, a.reps);
-    const Configuration cfg = resolve_configuration("group", a.routine, e.info, base);
-    std::printf("  current (GROUP_CHUNK_KIB=%d, GROUP_QUEUES=%d): %.3f ms\n", cfg.at("GROUP_CHUNK_KIB"),
-                cfg.at("GROUP_QUEUES"), current);
-    double best = current;
-    int best_kib = cfg.at("GROUP_CHUNK_KIB"), best_q = cfg.at("GROUP_QUEUES");
-    for (int kib : a.chunks)
-      for (int q : a.queues) {
-        o.tuning = base;
-        o.tuning.overrides["GROUP_CHUNK_KIB"] = kib;
-        o.tuning.overrides["GROUP_QUEUES"] = q;
-        const double ms = median_ms(*job, group, o, a.reps);
-        const double err = job->error();
-        const bool ok = err <= job->tolerance();
-        std::printf("  %6d KiB x %d: %9.3f ms%s\n", kib, q, ms, ok ? "" : "  WRONG (left out)");
-        if (ok && ms < best) best = ms, best_kib = kib, best_q = q;
-      }
-    if (best < current / 1.02 && !a.no_store) {
-      store_user_entry(e.info, "group", a.routine, {{"GROUP_CHUNK_KIB", best_kib}, {"GROUP_QUEUES", best_q}},
-                       "tune group " + a.routine + " " + c.shape());
-      std::printf("  stored GROUP_CHUNK_KIB=%d GROUP_QUEUES=%d (%.3f ms, %.2fx) in %s\n", best_kib, best_q, best,
-                  current / best, user_database_path(e.info).c_str());
-    } else {
-      std::printf("  best GROUP_CHUNK_KIB=%d GROUP_QUEUES=%d (%.3f ms, %.2fx): %s\n", best_kib, best_q, best,
-                  current / best, a.no_store ? "nothing stored (--no-store)" : "not 2 % faster, nothing stored");
-    }
-  }
+  const auto& legal = detail::group_chunk_kib_legal();
+  for (int kib : a.chunks)
+    if (std::find(legal.begin(), legal.end(), kib) == legal.end())
+      throw UsageError("tune group: chunk " + std::to_string(kib) +
+                       " KiB is not legal (a power of two from 64 to 65536)");
+  for (int q : a.queues)
+    if (q < 1 || q > detail::kGroupQueuesMax)
+      throw UsageError("tune group: " + std::to_string(q) + " queues are not legal (1.." +
+                       std::to_string(detail::kGroupQueuesMax) + ")");
+  for (const DeviceEntry& e : entries) tune_device(a, c, e, base);
 }
 
 void register_tune_group(Apps& apps, Globals& g) {
   static TuneGroupArgs a;
   auto* t = apps.tune->add_subcommand(
-      "group", "chunk size and queue count of a routine's group calls (host data), per device, into the user database");
+      "group", "chunk size and queue count of a routine's group calls (host data), per device, into the group store");
   t->add_option("routine", a.routine, "fft, sgemm, transpose or blur")
       ->required()
       ->check(CLI::IsMember({"fft", "sgemm", "transpose", "blur"}));
   t->add_option("--size", a.size, "one size in the run commands' grammar")->required();
   t->add_option("--devices", a.devices, "devices to tune, each alone (default: the -d device)");
-  t->add_option("--chunks", a.chunks, "GROUP_CHUNK_KIB values to try")->delimiter(',')->capture_default_str();
-  t->add_option("--queues", a.queues, "GROUP_QUEUES values to try")->delimiter(',')->capture_default_str();
+  t->add_option("--chunks", a.chunks, "chunk sizes (KiB) to try")->delimiter(',')->capture_default_str();
+  t->add_option("--queues", a.queues, "queue counts to try")->delimiter(',')->capture_default_str();
   t->add_option("--reps", a.reps, "timed calls per candidate (the median counts)")
       ->check(CLI::Range(1, 100))
       ->capture_default_str();

@@ -6,7 +6,6 @@
 #pragma once
 #include <complex>
 #include <cstddef>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -58,9 +57,9 @@ class DeviceGroup {
 
 /// How a group call hands its chunks to the devices.
 enum class SplitMode {
-  /// Weights from each device's measured throughput for the routine and size class (GROUP_RATE
-  /// in the tuning databases), or the fastest device alone where its measured whole calls alone
-  /// (GROUP_ALONE) beat the split's (GROUP_SPLIT); a device done with its share then takes chunks
+  /// Weights from each device's measured throughput for the routine and size class (its rate in
+  /// the group store), or the fastest device alone where its measured whole calls alone beat the
+  /// split's; a device done with its share then takes chunks
   /// from the end of the share of the device with the most left, so a rate that is off costs
   /// little. It calibrates in kAutoCalibrationCalls complete calls: a call that finds a device
   /// without a rate runs Dynamic and measures every device's throughput; the next runs the
@@ -68,7 +67,8 @@ enum class SplitMode {
   /// one whose whole call was fastest), the next the split, each measured; a split slower than
   /// the fastest alone is
   /// measured again in a further call with the other devices' shares halved, while they stay
-  /// above 4 %; all go to the user database (in memory only when it is off). docs/group.md.
+  /// above 4 %; all go to the group store beside the user tuning database (in memory only when
+  /// that is off). docs/group.md.
   Auto,
   Weights,  ///< SplitOptions::weights: device d takes a contiguous share in proportion
   Dynamic,  ///< every device takes the next chunk when it has a free queue
@@ -79,7 +79,7 @@ enum class SplitMode {
 inline constexpr int kAutoCalibrationCalls = 3;
 /// At most this many measuring calls for two devices: the three, one more where the second
 /// device's rate is above a tenth of the first's (each such device runs alone once), then one per
-/// halving of GROUP_SHARE (100, 50, 25, 12, 6, 3). A cold call (GroupRun::cold) does not count as
+/// halving of the others' share (100, 50, 25, 12, 6, 3). A cold call (GroupRun::cold) does not count as
 /// a measurement: its step is repeated, at most twice.
 inline constexpr int kAutoCalibrationCallsMax = kAutoCalibrationCalls + 6;
 const char* to_string(SplitMode m);
@@ -95,26 +95,40 @@ enum class Staging {
   Off,   ///< the device transfers straight from and to the caller's memory
 };
 
+/// What SplitMode::Auto otherwise reads from the group store (docs/group.md), given for every
+/// device; 0: the stored (or measured) value. A value given is used as it is: Auto neither
+/// replaces it with what later calls measure nor lowers a share given.
+struct AutoValues {
+  double rate = 0;   ///< MB/s of host data each device does beside the others
+  double alone = 0;  ///< MB/s of host data of a whole call of the fastest device alone
+  double split = 0;  ///< MB/s of host data of a whole call split by the rates
+  int share = 0;     ///< percent (1..100) of their rates that the devices other than the fastest get
+};
+
 /// Options of one group call.
 struct SplitOptions {
   SplitMode mode = SplitMode::Auto;
   std::vector<double> weights;  ///< Weights: one per device, each >= 0, finite, sum > 0
-  std::size_t chunk = 0;        ///< items per chunk (transforms, columns, rows); 0: each device's GROUP_CHUNK_KIB
-  std::size_t queues = 0;       ///< queues per device in use, 1..group.queues(); 0: each device's GROUP_QUEUES
+  std::size_t chunk = 0;        ///< items per chunk (transforms, columns, rows); 0: from chunk_kib
+  /// Host KiB a chunk moves, at most, where chunk is 0: a power of two from 64 to 65536; 0: each
+  /// device's stored or shipped size for the routine (docs/group.md). Capped so that every queue
+  /// of every device can get work.
+  std::size_t chunk_kib = 0;
+  std::size_t queues = 0;  ///< queues per device in use, 1..group.queues(); 0: each device's stored or shipped count
   Staging staging = Staging::Auto;
   /// false: each device runs one chunk at a time, upload, compute, download (the baseline that
   /// `clforge bench split` compares the pipeline against).
   bool overlap = true;
-  Tuning tuning;  ///< passed to every device's plans; may also override GROUP_CHUNK_KIB and GROUP_QUEUES
+  /// Passed to every device's plans; Tuning::user_database = false also keeps Auto's rates and
+  /// the stored chunk sizes out of the group store (and CLFORGE_TUNING=off).
+  Tuning tuning;
+  AutoValues auto_values;  ///< SplitMode::Auto's rates given instead of the stored ones
   /// Benchmark form (`clforge bench split --resident`), 0: off. Each device's share (Weights, or
   /// Auto's weights, equal where a rate is missing; not Dynamic) is uploaded once into its buffers,
   /// then computed resident_reps + 1 times with every device at once; GroupRun::seconds and each
   /// share's seconds are the median of the last resident_reps (device work only, no transfers),
   /// and the result is downloaded into the output as a normal call's.
   int resident_reps = 0;
-  /// Test hook: called on the device's thread before each of its chunks is enqueued; an
-  /// exception thrown there is that device failing on that chunk.
-  std::function<void(std::size_t device, std::size_t chunk)> fault;
 };
 
 /// Weights that give the CPU devices of the group `percent` (0..100) of the work, split evenly
@@ -137,7 +151,7 @@ struct DeviceShare {
 
 /// What a group call did.
 struct GroupRun {
-  /// The mode that ran: Auto runs Weights from the devices' stored GROUP_RATE, or Dynamic when a
+  /// The mode that ran: Auto runs Weights from the devices' stored rates, or Dynamic when a
   /// device has none yet (that call measures and stores them).
   SplitMode mode = SplitMode::Weights;
   std::vector<double> weights;      ///< the weights used (Weights), empty for Dynamic

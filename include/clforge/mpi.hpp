@@ -8,7 +8,6 @@
 
 #include <complex>
 #include <cstddef>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,16 +26,13 @@ class RankFailure : public Error {
   int rank_;
 };
 
-/// Options of the collective calls (the same on every rank, except `local` and `fault`).
+/// Options of the collective calls (the same on every rank, except `local`).
 struct MpiOptions {
   /// One weight per rank, each >= 0, sum > 0. Empty: each rank's measured throughput for the
   /// routine in its previous call (MPI_Allgather), equal shares until every rank has one.
   std::vector<double> weights;
   SplitOptions local;      ///< how a rank splits its share over its own devices
   double timeout_s = 120;  ///< the longest a rank waits for the others; then every rank is aborted
-  /// Test hook: called on every rank before its local work; an exception thrown there is that
-  /// rank failing.
-  std::function<void(int rank)> fault;
 };
 
 /// Which items each rank owns: rank r holds [first[r], first[r] + count[r]).

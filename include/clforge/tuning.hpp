@@ -113,12 +113,6 @@ const char* to_string(TuneStrategy s);
 /// Parses the names above; throws InvalidArgument otherwise.
 TuneStrategy parse_tune_strategy(const std::string& name);
 
-/// Fault injected into one candidate by a test (TuneOptions::fault).
-struct TuneFault {
-  bool corrupt_output = false;  ///< change one output value after the run, before verification
-  double time_scale = 1.0;      ///< multiply the measured times (< 1 makes the candidate look faster)
-};
-
 /// What happened to one evaluated candidate.
 enum class CandidateStatus {
   Ok,           ///< verified and timed
@@ -215,8 +209,6 @@ struct TuneOptions {
   /// stored: a call with resume continues the search. Without a tune cache ("off", or one that
   /// could not be written) the best configuration so far is stored instead.
   const std::atomic<bool>* stop = nullptr;
-  /// Test hook: called for each candidate before it runs; the returned fault is applied.
-  std::function<TuneFault(const ParamMap&)> fault;
 };
 
 /// One evaluated candidate.

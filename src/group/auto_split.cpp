@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "group/group_internal.hpp"
+#include "group/group_store.hpp"
 #include "runtime/log.hpp"
 
 namespace clforge::detail {
@@ -113,39 +114,31 @@ void remember_rate(const std::string& key, double rate) {
   rates()[key] = rate;
 }
 
-Tuning group_tuning_of(const Tuning& t) {
-  Tuning out;
-  for (const auto& p : group_spec().params) {
-    const auto it = t.overrides.find(p.name);
-    if (it != t.overrides.end()) out.overrides.insert(*it);
-  }
-  out.user_database = t.user_database;
-  return out;
-}
-
-AutoSplit::AutoSplit(const DeviceGroup& group, const char* routine, const std::string& size_class, const Tuning& tuning)
-    : group_(group), D_(group.size()), tuning_(group_tuning_of(tuning)), caller_(tuning) {
+AutoSplit::AutoSplit(const DeviceGroup& group, const char* routine, const std::string& size_class,
+                     const SplitOptions& options)
+    : group_(group), D_(group.size()), given_(options.auto_values), use_store_(group_store_enabled(options.tuning)) {
   variants_.resize(D_);
-  rate_.assign(D_, 0), alone_.assign(D_, 0), split_.assign(D_, 0);
+  rate_.assign(D_, 0), alone_.assign(D_, 0), split_.assign(D_, 0), shares_.assign(D_, 100);
   for (std::size_t d = 0; d < D_; ++d) {
-    // Rates per routine and size class (the sub-variant "fft:n=1024" falls back to the
-    // routine's rows), and a sub-device ("cpu@12") apart from its whole device.
+    // Rates per routine and size class ("fft:n=1024"), and a sub-device ("cpu@12") apart from
+    // its whole device.
     variants_[d] = size_class.empty() ? std::string(routine) : std::string(routine) + ":" + size_class;
     if (group.entry(d).device.getInfo<CL_DEVICE_PARENT_DEVICE>()() != nullptr)
       variants_[d] += " cu=" + std::to_string(group.entry(d).info.compute_units);
-    const Configuration rates = resolve_configuration("group", variants_[d], group.entry(d).info, tuning_);
-    rate_[d] = rates.at("GROUP_RATE");
-    alone_[d] = rates.at("GROUP_ALONE");
-    split_[d] = rates.at("GROUP_SPLIT");
+    const GroupRecord stored = use_store_ ? group_record(group.entry(d).info, variants_[d]) : GroupRecord{};
     const std::string key = rate_key(variants_[d], group.entry(d).info);
-    if (rate_[d] == 0) rate_[d] = remembered_rate(key);
-    if (alone_[d] == 0) alone_[d] = remembered_rate("alone|" + key);
-    if (split_[d] == 0) split_[d] = remembered_rate("split|" + key);
+    rate_[d] = given_.rate > 0 ? given_.rate : stored.rate > 0 ? stored.rate : remembered_rate(key);
+    alone_[d] = given_.alone > 0 ? given_.alone : stored.alone > 0 ? stored.alone : remembered_rate("alone|" + key);
+    split_[d] = given_.split > 0 ? given_.split : stored.split > 0 ? stored.split : remembered_rate("split|" + key);
+    const double share = given_.share > 0   ? given_.share
+                         : stored.share > 0 ? stored.share
+                                            : remembered_rate("share|" + key);
+    if (share > 0) shares_[d] = static_cast<int>(share);
     // What this process's later calls measured of the choice they made (record) comes first,
     // unless the caller gave the value.
-    if (!caller_.overrides.count("GROUP_ALONE"))
+    if (given_.alone <= 0)
       if (const double v = checked_rate("now-alone|" + key); v > 0) alone_[d] = v;
-    if (!caller_.overrides.count("GROUP_SPLIT"))
+    if (given_.split <= 0)
       if (const double v = checked_rate("now-split|" + key); v > 0) split_[d] = v;
   }
   measure_alone_ = measure_split_ = decided_ = D_;
@@ -163,8 +156,8 @@ void AutoSplit::choose(bool overlap, SplitMode& mode, std::vector<double>& weigh
   // add): first the device alone, then the split, then whichever was faster. Rates measured
   // beside each other carry the contention the devices cause each other (a CPU device's kernels
   // slow a GPU's staging copies), so every device above a tenth of the best rate runs alone once
-  // (GROUP_ALONE on its row) and the fastest is the one whose whole call alone was fastest. The
-  // others get GROUP_SHARE percent of their rates (of its row).
+  // (its alone rate) and the fastest is the one whose whole call alone was fastest. The others
+  // get the fastest's share percent of their rates.
   const double top = *std::max_element(rate_.begin(), rate_.end());
   std::vector<std::size_t> candidates;  // by rate, fastest first
   for (std::size_t d = 0; d < D_; ++d)
@@ -174,7 +167,7 @@ void AutoSplit::choose(bool overlap, SplitMode& mode, std::vector<double>& weigh
   std::size_t best = candidates.front();
   for (const std::size_t d : candidates)
     if (alone_[d] > alone_[best]) best = d;
-  share_ = resolve_configuration("group", variants_[best], group_.entry(best).info, tuning_).at("GROUP_SHARE");
+  share_ = shares_[best];
   for (std::size_t d = 0; d < D_; ++d)
     if (d != best) weights[d] *= share_ / 100.0;
   weights = auto_weights(weights);
@@ -231,93 +224,60 @@ std::string AutoSplit::step() const {
   return {};
 }
 
-void AutoSplit::record(const GroupRun& run, const std::vector<double>& measured, const std::vector<double>& bounds,
-                       double whole) {
+bool AutoSplit::repeat_cold(const GroupRun& run, const std::string& step) {
   // A cold call is measured again by the next call, at most kColdRepeats times for one
   // measurement (then a cold call counts: a pool that cannot keep its buffers).
-  auto repeat_cold = [&](const std::string& step) {
-    if (!run.cold) return false;
-    const std::string key = "cold|" + step + "|" + rate_key(variants_[0], group_.entry(0).info);
-    const double repeats = remembered_rate(key);
-    if (repeats >= kColdRepeats) return false;
-    remember_rate(key, repeats + 1);
-    return true;
-  };
+  if (!run.cold) return false;
+  const std::string key = "cold|" + step + "|" + rate_key(variants_[0], group_.entry(0).info);
+  const double repeats = remembered_rate(key);
+  if (repeats >= kColdRepeats) return false;
+  remember_rate(key, repeats + 1);
+  return true;
+}
+
+void AutoSplit::save(std::size_t d, const GroupRecord& values, unsigned fields, const char* note) {
+  const DeviceInfo& info = group_.entry(d).info;
+  if (use_store_) {
+    try {
+      store_group_record(info, variants_[d], values, fields, note);
+      return;
+    } catch (const std::exception& e) {
+      log(LogLevel::Warning, std::string("group: the measured rate was not stored: ") + e.what());
+    }
+  }
+  const std::string key = rate_key(variants_[d], info);
+  if (fields & kFieldRate) remember_rate(key, values.rate);
+  if (fields & kFieldAlone) remember_rate("alone|" + key, values.alone);
+  if (fields & kFieldSplit) remember_rate("split|" + key, values.split);
+  if (fields & kFieldShare) remember_rate("share|" + key, values.share);
+}
+
+void AutoSplit::record(const GroupRun& run, const std::vector<double>& measured, const std::vector<double>& bounds,
+                       double whole) {
   bool measure = measure_;
   std::size_t measure_alone = measure_alone_, measure_split = measure_split_, decided = decided_;
-  if (measure && repeat_cold("dynamic")) measure = false;
-  if (measure_alone < D_ && repeat_cold("alone " + std::to_string(measure_alone))) measure_alone = D_;
-  if (measure_split < D_ && repeat_cold("split " + std::to_string(share_))) measure_split = D_;
+  if (measure && repeat_cold(run, "dynamic")) measure = false;
+  if (measure_alone < D_ && repeat_cold(run, "alone " + std::to_string(measure_alone))) measure_alone = D_;
+  if (measure_split < D_ && repeat_cold(run, "split " + std::to_string(share_))) measure_split = D_;
   if (run.cold && decided < D_) {
     decided = D_;
     remember_rate(explore_key_, remembered_rate(explore_key_) - 1);
   }
-  auto store = [&](std::size_t d, const ParamMap& values, const char* note) {
-    const DeviceInfo& info = group_.entry(d).info;
-    if (caller_.user_database) {
-      try {
-        store_user_entry(info, "group", variants_[d], values, note);
-        return;
-      } catch (const std::exception& e) {
-        log(LogLevel::Warning, std::string("group: the measured rate was not stored: ") + e.what());
-      }
-    }
-    for (const auto& [name, v] : values)
-      remember_rate((name == "GROUP_ALONE"   ? "alone|"
-                     : name == "GROUP_SPLIT" ? "split|"
-                                             : "") +
-                        rate_key(variants_[d], info),
-                    v);
-  };
   if (measure)
     for (std::size_t d = 0; d < D_; ++d) {
+      GroupRecord r;
+      r.rate = measured[d];
       if (measured[d] > 0)
-        store(d, {{"GROUP_RATE", quantize_rate(measured[d])}}, "auto split: measured in a dynamic run");
+        save(d, r, kFieldRate, "auto split: measured in a dynamic run");
       else if (bounds[d] > 0)  // remembered by this process only
         remember_rate(rate_key(variants_[d], group_.entry(d).info), bounds[d]);
     }
-  if (measure_alone < D_)
-    store(measure_alone, {{"GROUP_RATE", quantize_rate(rate_[measure_alone])}, {"GROUP_ALONE", quantize_rate(whole)}},
-          "auto split: measured in a dynamic run, then alone");
-  if (measure_split < D_) {
-    // The devices slow each other down (host memory, host cores), so the best split often gives
-    // the others less than the rates they reached beside each other in the dynamic call. A split
-    // is measured again with smaller shares for the other devices (GROUP_SHARE on the fastest's
-    // row, the split's value cleared), while their part stays above twice the minimum share:
-    // - after a split slower than its fastest device alone, while no split of the chain has beaten
-    //   that device: at the share this split's own times call for (balanced_share), or at half
-    //   the share where those ask for no less;
-    // - after a faster split whose own times call for a share below 0.9 of its own (the others
-    //   finished late): at that share.
-    // When the chain ends, the best split of the chain (kept by this process; a chain starts at
-    // share 100) is stored with its share, so that one split measured low among them does not
-    // hand the call to the device alone while another share ran faster.
-    const std::size_t b = measure_split;
-    const std::string key = rate_key(variants_[b], group_.entry(b).info);
-    const double before = share_ == 100 ? 0.0 : remembered_rate("chain-split|" + key);  // the chain's best so far
-    double best = before;
-    int best_share = static_cast<int>(remembered_rate("chain-share|" + key));
-    if (whole > best) best = whole, best_share = share_;
-    const bool lost = whole < alone_[b];
-    const double balanced = balanced_share(run, b, share_);
-    const bool lower = lower_share(balanced, share_);
-    const int next = share_after(balanced, share_);
-    const double total = std::accumulate(run.weights.begin(), run.weights.end(), 0.0),
-                 others = total > 0 ? (total - run.weights[b]) / total : 0;
-    // The others' part of the next split (their weights scale with the share).
-    const double next_others = others * next / (others * next + (1 - others) * share_);
-    const bool smaller = !caller_.overrides.count("GROUP_SHARE") && next < share_ && next_others > 2 * kMinAutoShare &&
-                         (lost ? before < alone_[b] : lower);
-    remember_rate("chain-split|" + key, best);
-    remember_rate("chain-share|" + key, best_share);
-    store(b,
-          {{"GROUP_RATE", quantize_rate(rate_[b])},
-           {"GROUP_ALONE", quantize_rate(alone_[b])},
-           {"GROUP_SPLIT", smaller ? 0 : quantize_rate(best)},
-           {"GROUP_SHARE", smaller ? next : best_share}},
-          smaller ? "auto split: measured in a dynamic run, alone, then split; split again with smaller shares"
-                  : "auto split: measured in a dynamic run, alone, then split");
+  if (measure_alone < D_) {
+    GroupRecord r;
+    r.rate = rate_[measure_alone], r.alone = whole;
+    save(measure_alone, r, kFieldRate | kFieldAlone, "auto split: measured in a dynamic run, then alone");
   }
+  if (measure_split < D_) record_split(run, measure_split, whole);
   if (decided < D_) {
     // Every later call checks its choice: its whole call's rate joins the value the choice was
     // made by (the median of the last kChecked, kept by this process), so a choice that one
@@ -327,6 +287,44 @@ void AutoSplit::record(const GroupRun& run, const std::vector<double>& measured,
     const double before = decided_alone_ ? alone_[decided] : split_[decided];
     add_check((decided_alone_ ? "now-alone|" : "now-split|") + key, before, whole);
   }
+}
+
+void AutoSplit::record_split(const GroupRun& run, std::size_t b, double whole) {
+  // The devices slow each other down (host memory, host cores), so the best split often gives
+  // the others less than the rates they reached beside each other in the dynamic call. A split
+  // is measured again with smaller shares for the other devices (the fastest's share lowered,
+  // its split value cleared), while their part stays above twice the minimum share:
+  // - after a split slower than its fastest device alone, while no split of the chain has beaten
+  //   that device: at the share this split's own times call for (balanced_share), or at half
+  //   the share where those ask for no less;
+  // - after a faster split whose own times call for a share below 0.9 of its own (the others
+  //   finished late): at that share.
+  // When the chain ends, the best split of the chain (kept by this process; a chain starts at
+  // share 100) is stored with its share, so that one split measured low among them does not
+  // hand the call to the device alone while another share ran faster.
+  const std::string key = rate_key(variants_[b], group_.entry(b).info);
+  const double before = share_ == 100 ? 0.0 : remembered_rate("chain-split|" + key);  // the chain's best so far
+  double best = before;
+  int best_share = static_cast<int>(remembered_rate("chain-share|" + key));
+  if (whole > best) best = whole, best_share = share_;
+  const bool lost = whole < alone_[b];
+  const double balanced = balanced_share(run, b, share_);
+  const int next = share_after(balanced, share_);
+  const double total = std::accumulate(run.weights.begin(), run.weights.end(), 0.0),
+               others = total > 0 ? (total - run.weights[b]) / total : 0;
+  // The others' part of the next split (their weights scale with the share).
+  const double next_others = others * next / (others * next + (1 - others) * share_);
+  const bool smaller = given_.share <= 0 && next < share_ && next_others > 2 * kMinAutoShare &&
+                       (lost ? before < alone_[b] : lower_share(balanced, share_));
+  remember_rate("chain-split|" + key, best);
+  remember_rate("chain-share|" + key, best_share);
+  GroupRecord r;
+  r.rate = rate_[b], r.alone = alone_[b];
+  r.split = smaller ? 0 : best;
+  r.share = smaller ? next : best_share;
+  save(b, r, kFieldRate | kFieldAlone | kFieldSplit | kFieldShare,
+       smaller ? "auto split: measured in a dynamic run, alone, then split; split again with smaller shares"
+               : "auto split: measured in a dynamic run, alone, then split");
 }
 
 }  // namespace clforge::detail

@@ -1,8 +1,7 @@
-// DeviceGroup (a context and queues per device), the split options' helpers and the "group"
-// parameter set (cl/db/group.json).
+// DeviceGroup (a context and queues per device), its staging and slot buffer pools, pinned
+// memory, and the split options' helpers.
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <set>
 
 #include "clforge/errors.hpp"
@@ -287,65 +286,6 @@ DeviceGroup queue_group(const cl::CommandQueue& queue) {
   if (groups.size() >= 8) groups.erase(groups.begin());  // the oldest; a call using it holds its own copy
   groups.emplace_back(key, DeviceGroup(context, device));
   return groups.back().second;
-}
-
-// Throughputs in MB/s that GROUP_RATE, GROUP_ALONE and GROUP_SPLIT may hold: 0 (not measured) and
-// round(2^(k/16)) up to 2^22 (4 TB/s), steps of 4.4 %.
-std::vector<int> rate_ladder() {
-  std::vector<int> v = {0};
-  for (int k = 0; k <= 352; ++k) {
-    const int r = static_cast<int>(std::lround(std::pow(2.0, k / 16.0)));
-    if (r != v.back()) v.push_back(r);
-  }
-  return v;
-}
-
-std::vector<int> percent_ladder() {
-  std::vector<int> v(100);
-  std::iota(v.begin(), v.end(), 1);
-  return v;
-}
-
-int quantize_rate(double mbs) {
-  static const std::vector<int> ladder = rate_ladder();
-  int best = ladder[1];
-  for (std::size_t i = 1; i < ladder.size(); ++i)
-    if (std::fabs(std::log(ladder[i] / mbs)) < std::fabs(std::log(best / mbs))) best = ladder[i];
-  return best;
-}
-
-KernelSpec group_spec() {
-  KernelSpec s;
-  s.name = "group";
-  s.database = "db/group.json";
-  s.variants = {"fft", "sgemm", "transpose", "blur"};
-  s.params = {
-      {"GROUP_CHUNK_KIB",
-       8192,
-       {64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536},
-       "host bytes (KiB) a chunk of a group call moves in, at most (fewer when the job is small)",
-       true},
-      {"GROUP_QUEUES", 3, {1, 2, 3, 4}, "queues (chunks in flight) per device in a group call", true},
-      {"GROUP_RATE", 0, rate_ladder(),
-       "MB/s of host data this device did in a group call of the routine beside the others (the auto split's "
-       "weights; 0: not measured, the next auto call measures it)",
-       true},
-      {"GROUP_ALONE", 0, rate_ladder(),
-       "MB/s of host data of a whole group call of the routine that this device, the fastest of its group, did "
-       "alone (auto runs it alone when this beats GROUP_SPLIT; 0: not measured)",
-       true},
-      {"GROUP_SPLIT", 0, rate_ladder(),
-       "MB/s of host data of a whole group call of the routine split by GROUP_RATE over the group of which this "
-       "device is the fastest (auto splits when this beats GROUP_ALONE; 0: not measured)",
-       true},
-      {"GROUP_SHARE", 100, percent_ladder(),
-       "percent of their GROUP_RATE that the auto split gives the devices other than this one, the fastest of its "
-       "group (after each measured split slower than this device alone: the share that split's own times call "
-       "for, or half)",
-       true},
-  };
-  s.check = [](const ParamMap&, const std::string&) -> std::string { return {}; };
-  return s;
 }
 
 }  // namespace clforge::detail

@@ -103,7 +103,7 @@ GroupRun gaussian_blur(const DeviceGroup& group, std::size_t width, std::size_t 
   for (double s : {options.sigma_x, options.sigma_y})
     detail::require(s > 0 && s <= 4096, what,
                     [&] { return "sigma must be in (0, 4096] (got " + std::to_string(s) + ")"; });
-  const Tuning tuning = detail::family_tuning(split.tuning);
+  const Tuning tuning = split.tuning;
   BlurDesc whole = blur_desc(width, height, format, options);
   // One method for every device: Auto as the first device resolves it for the whole image.
   whole.method = options.method != BlurMethod::Auto ? options.method

@@ -101,7 +101,7 @@ GroupRun fft(const DeviceGroup& group, std::size_t n, std::size_t batch, const s
                                   reinterpret_cast<std::uintptr_t>(i0), reinterpret_cast<std::uintptr_t>(i0) + bytes,
                                   reinterpret_cast<std::uintptr_t>(o0), reinterpret_cast<std::uintptr_t>(o0) + bytes),
                   what, "input and output overlap without being the same array");
-  const Tuning tuning = detail::family_tuning(options.tuning);
+  const Tuning tuning = options.tuning;
   detail::GroupJob job;
   job.routine = "fft";
   job.size_class = "n=" + std::to_string(n);

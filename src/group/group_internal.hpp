@@ -1,6 +1,6 @@
 // The group layer's internals: the chunk pipeline that every family's group entry point runs
-// (src/group/pipeline.cpp), the "group" parameter set (chunk size, queues), and the DeviceGroup's
-// state. A family describes its job as items (transforms, columns, rows) and, per device, a
+// (src/group/pipeline.cpp), Auto's split (auto_split.cpp, over the group store), and the
+// DeviceGroup's state. A family describes its job as items (transforms, columns, rows) and, per device, a
 // ChunkTask: which host blocks a chunk reads and writes and how the device computes it.
 #pragma once
 #include <cstddef>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "clforge/group.hpp"
+#include "group/group_store.hpp"
 #include "runtime/plan_cache.hpp"
 #include "runtime/program_cache.hpp"
 #include "tuning/spec.hpp"
@@ -111,7 +112,7 @@ class ChunkTask {
 /// A job for the pipeline: `items` items of `item_bytes` host bytes each (for the chunk size),
 /// and the factory of each device's task (called on the caller's thread, device by device).
 struct GroupJob {
-  const char* routine = "";  ///< "fft", "sgemm", ... (errors, the "group" variant, calibration)
+  const char* routine = "";  ///< "fft", "sgemm", ... (errors, the group store's keys)
   std::string size_class;    ///< calibration key beside the routine, e.g. "n=1024"
   std::size_t items = 0;
   std::size_t item_bytes = 1;
@@ -197,7 +198,7 @@ DeviceGroup queue_group(const cl::CommandQueue& queue);
 /// whose rate is under 4 % of their sum.
 std::vector<double> auto_weights(const std::vector<double>& rates);
 
-/// Auto's share chain: the GROUP_SHARE (percent of their rates the devices other than `fastest`
+/// Auto's share chain: the share (percent of their rates the devices other than `fastest`
 /// get) that a split which ran at `share` calls for: the one whose shares, in proportion to each
 /// device's rate over its whole share in that run (items over its time to its last chunk back),
 /// would have ended every device together (`share` where the run tells nothing).
@@ -211,20 +212,14 @@ int next_share(const GroupRun& run, std::size_t fastest, int share);
 double remembered_rate(const std::string& key);
 void remember_rate(const std::string& key, double rate);
 
-/// Tuning without the "group" parameters (what the families' plans get).
-Tuning family_tuning(const Tuning& t);
-/// Only the "group" parameters of a tuning (its overrides of them, and its user-database switch).
-Tuning group_tuning_of(const Tuning& t);
-
 /// SplitMode::Auto's part of one group call (src/group/auto_split.cpp, docs/group.md): reads each
-/// device's GROUP_RATE, GROUP_ALONE and GROUP_SPLIT of the call's size class (and what this
-/// process measured since), chooses the split the call runs and what it measures, and after the
-/// call stores what it measured (unless the call was cold: GroupRun::cold).
+/// device's rate, alone and split rates and share for the call's size class from the group store
+/// (and what this process measured since; SplitOptions::auto_values first), chooses the split the
+/// call runs and what it measures, and after the call stores what it measured (unless the call
+/// was cold: GroupRun::cold).
 class AutoSplit {
  public:
-  AutoSplit(const DeviceGroup& group, const char* routine, const std::string& size_class, const Tuning& tuning);
-  /// The caller's tuning reduced to the "group" parameters (group_tuning_of).
-  const Tuning& group_tuning() const { return tuning_; }
+  AutoSplit(const DeviceGroup& group, const char* routine, const std::string& size_class, const SplitOptions& options);
   /// Auto's mode and weights for this call (a group of two or more devices): Dynamic while a
   /// rate is missing (the call measures them when it overlaps), else weights by the rates, or one
   /// device alone.
@@ -241,26 +236,28 @@ class AutoSplit {
               double whole);
 
  private:
+  // Whether a cold call's measurement of `step` is left to the next call (at most kColdRepeats).
+  bool repeat_cold(const GroupRun& run, const std::string& step);
+  // The split measured on the fastest device `b`'s record: its rate, or the next share of a chain.
+  void record_split(const GroupRun& run, std::size_t b, double whole);
+  // Writes `fields` of `values` on device d's record (in the process only when the store is off).
+  void save(std::size_t d, const GroupRecord& values, unsigned fields, const char* note);
+
   const DeviceGroup& group_;
   std::size_t D_;
-  Tuning tuning_;  // the "group" parameters only
-  Tuning caller_;  // the caller's (which values it gave, whether the user database is on)
+  AutoValues given_;  // the caller's values (never replaced by measured ones)
+  bool use_store_;    // the group store is read and written (else the process keeps the values)
   std::vector<std::string> variants_;
   std::vector<double> rate_, alone_, split_;
+  std::vector<int> shares_;    // each device's share (of the others, when it is the fastest)
   bool measure_ = false;       // a dynamic run measuring every device's rate beside the others
   std::size_t measure_alone_;  // a device alone, measuring its whole call
-  std::size_t measure_split_;  // the split by the rates, measuring its whole call (on the fastest's row)
+  std::size_t measure_split_;  // the split by the rates, measuring its whole call (on the fastest's record)
   std::size_t decided_;        // the fastest device, when the call chose from both measured options
   bool decided_alone_ = false;
   bool exploring_ = false;   // this decided call runs the option not chosen
   std::string explore_key_;  // the process's count of decided calls of this size class
-  int share_ = 100;          // GROUP_SHARE of the fastest device
+  int share_ = 100;          // the fastest device's share
 };
-
-/// The "group" parameter set: GROUP_CHUNK_KIB, GROUP_QUEUES, GROUP_RATE, GROUP_ALONE, GROUP_SPLIT
-/// (cl/db/group.json).
-KernelSpec group_spec();
-/// The GROUP_RATE value nearest to `mbs` MB/s (on a log scale).
-int quantize_rate(double mbs);
 
 }  // namespace clforge::detail

@@ -135,7 +135,7 @@ GroupRun sgemm(const DeviceGroup& group, Layout layout, Transpose trans_a, Trans
       detail::require(!detail::ranges_overlap(c0, c0 + c_span * 4, p0, p0 + span * 4), what, "C overlaps A or B");
     }
   }
-  const Tuning tuning = detail::family_tuning(options.tuning);
+  const Tuning tuning = options.tuning;
   detail::GroupJob job;
   job.routine = "sgemm";
   job.size_class = "m=" + std::to_string(g.m) + " k=" + std::to_string(g.k);

@@ -66,7 +66,7 @@ GroupRun transpose(const DeviceGroup& group, std::size_t rows, std::size_t cols,
                                                  "rows * cols * elem_size");
   const auto i0 = reinterpret_cast<std::uintptr_t>(in), o0 = reinterpret_cast<std::uintptr_t>(out);
   detail::require(!detail::ranges_overlap(i0, i0 + bytes, o0, o0 + bytes), what, "input and output overlap");
-  const Tuning tuning = detail::family_tuning(options.tuning);
+  const Tuning tuning = options.tuning;
   detail::GroupJob job;
   job.routine = "transpose";
   job.size_class = std::to_string(elem_size) + "B cols=" + std::to_string(cols);

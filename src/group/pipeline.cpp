@@ -1,6 +1,6 @@
 // The chunk pipeline of every group call (group_internal.hpp): the split (weights, dynamic, or
 // auto from the devices' stored throughputs), the tasks, and one host thread per device running
-// a DeviceRunner (src/group/runner.hpp; copies.cpp, resident.cpp), and per device
+// a DeviceRunner (src/group/runner.cpp; copies.cpp, resident.cpp), and per device
 // `queues` slots, each an in-order queue with its own device buffers (and pinned staging buffers
 // for blocks of pageable memory on GPUs). Chunk k of a device goes to slot k % queues: upload,
 // compute and download are enqueued on that slot's queue, so chunk k+1 uploads while chunk k
@@ -81,15 +81,23 @@ std::size_t plan_items(std::size_t chunk, std::size_t count) {
   return items;
 }
 
-Tuning family_tuning(const Tuning& t) {
-  Tuning out = t;
-  for (const auto& p : group_spec().params) out.overrides.erase(p.name);
-  return out;
+namespace {
+
+void check_weights(const char* what, const std::vector<double>& weights, std::size_t D) {
+  require(weights.size() == D, what, [&] {
+    return "split weights: " + std::to_string(weights.size()) + " given for " + std::to_string(D) + " devices";
+  });
+  double total = 0;
+  for (double w : weights) {
+    require(std::isfinite(w) && w >= 0, what, "split weights must be finite and >= 0");
+    total += w;
+  }
+  require(total > 0, what, "split weights sum to 0");
 }
 
-GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const SplitOptions& opt) {
+// The split options against the group and job: InvalidArgument before anything is made.
+void check_options(const DeviceGroup& group, const GroupJob& job, const SplitOptions& opt) {
   const char* what = job.routine;
-  const std::size_t D = group.size();
   require(job.items > 0, what, "the job has no items");
   require(opt.queues <= group.queues(), what, [&] {
     return "split queues " + std::to_string(opt.queues) + " above the group's " + std::to_string(group.queues());
@@ -98,40 +106,50 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
           "unknown split mode");
   require(opt.staging == Staging::Auto || opt.staging == Staging::On || opt.staging == Staging::Off, what,
           "unknown staging");
-  if (opt.mode == SplitMode::Weights) {
-    require(opt.weights.size() == D, what, [&] {
-      return "split weights: " + std::to_string(opt.weights.size()) + " given for " + std::to_string(D) + " devices";
-    });
-    double total = 0;
-    for (double w : opt.weights) {
-      require(std::isfinite(w) && w >= 0, what, "split weights must be finite and >= 0");
-      total += w;
-    }
-    require(total > 0, what, "split weights sum to 0");
-  }
-  // Each device's "group" parameters: chunk and queue rows per routine, rates per size class.
-  AutoSplit auto_split(group, what, job.size_class, opt.tuning);
-  const Tuning& group_tuning = auto_split.group_tuning();
-  const std::size_t granule = std::max<std::size_t>(job.granule, 1);
-  GroupRun run;
+  const auto& legal = group_chunk_kib_legal();
+  require(
+      opt.chunk_kib == 0 || std::find(legal.begin(), legal.end(), static_cast<long long>(opt.chunk_kib)) != legal.end(),
+      what, [&] {
+        return "split chunk_kib " + std::to_string(opt.chunk_kib) +
+               " is not legal (a power of two from 64 to 65536, or 0)";
+      });
+  const AutoValues& a = opt.auto_values;
+  for (const double v : {a.rate, a.alone, a.split})
+    require(std::isfinite(v) && v >= 0, what, "split auto values: rates must be finite and >= 0");
+  require(a.share >= 0 && a.share <= 100, what, "split auto values: share must be in 0..100");
+  if (opt.mode == SplitMode::Weights) check_weights(what, opt.weights, group.size());
+}
+
+// Each device's chunk (items) and queues: the split options' values, else the device's stored
+// or shipped choice for the routine (chunk_kib capped so that every queue of every device can
+// get work).
+void size_chunks(const DeviceGroup& group, const GroupJob& job, const SplitOptions& opt, GroupRun& run) {
+  const std::size_t D = group.size(), granule = std::max<std::size_t>(job.granule, 1);
+  const bool use_store = group_store_enabled(opt.tuning);
   run.shares.resize(D);
   for (std::size_t d = 0; d < D; ++d) {
-    const Configuration cfg = resolve_configuration("group", what, group.entry(d).info, group_tuning);
+    const ChunkChoice choice = chunk_choice(group.entry(d).info, job.routine, use_store);
     DeviceShare& s = run.shares[d];
     s.device = d;
     s.name = group.entry(d).info.name;
-    s.queues = opt.overlap ? std::min(opt.queues ? opt.queues : static_cast<std::size_t>(cfg.at("GROUP_QUEUES")),
-                                      group.queues())
-                           : 1;
+    s.queues =
+        opt.overlap ? std::min(opt.queues ? opt.queues : static_cast<std::size_t>(choice.queues), group.queues()) : 1;
     std::size_t chunk = opt.chunk;
     if (!chunk) {
-      chunk = std::max<std::size_t>(
-          1, static_cast<std::size_t>(cfg.at("GROUP_CHUNK_KIB")) * 1024 / std::max<std::size_t>(job.item_bytes, 1));
+      const std::size_t kib = opt.chunk_kib ? opt.chunk_kib : static_cast<std::size_t>(choice.chunk_kib);
+      chunk = std::max<std::size_t>(1, kib * 1024 / std::max<std::size_t>(job.item_bytes, 1));
       chunk = std::min(chunk, ceil_div(job.items, D * s.queues));  // every queue of every device can get work
       chunk = std::max(chunk, job.min_chunk);
     }
     s.chunk = std::min(round_up(std::max(chunk, granule), granule), round_up(job.items, granule));
   }
+}
+
+// The mode that runs (run.mode) and its weights: Auto's choice, one device alone, or a resident
+// run's shares.
+std::vector<double> choose_weights(const DeviceGroup& group, const GroupJob& job, const SplitOptions& opt,
+                                   AutoSplit& auto_split, GroupRun& run) {
+  const std::size_t D = group.size();
   run.mode = opt.mode;
   std::vector<double> weights = opt.weights;
   if (D == 1) {
@@ -141,26 +159,19 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
     auto_split.choose(opt.overlap, run.mode, weights);
   }
   if (opt.resident_reps > 0) {
-    require(opt.mode != SplitMode::Dynamic, what, "a resident run needs weights (Weights or Auto)");
+    require(opt.mode != SplitMode::Dynamic, job.routine, "a resident run needs weights (Weights or Auto)");
     if (run.mode == SplitMode::Dynamic) weights.assign(D, 1.0);  // Auto without every rate: equal shares
     run.mode = SplitMode::Weights;
     auto_split.passive();
   }
+  return weights;
+}
 
-  Shared s;
-  s.group = &group;
-  s.options = &opt;
-  s.items = job.items;
-  s.dynamic = run.mode == SplitMode::Dynamic;
-  if (!s.dynamic) {
-    const auto b = boundaries(weights, job.items, granule);
-    for (std::size_t d = 0; d < D; ++d) s.own.emplace_back(b[d], b[d + 1]);
-    run.weights = weights;
-    s.steal = opt.mode == SplitMode::Auto && granule == 1;
-  }
-  // Every working device's task (plans built here, before anything is allocated).
-  std::vector<std::unique_ptr<ChunkTask>> tasks(D);
-  for (std::size_t d = 0; d < D; ++d) {
+// Every working device's task (plans built here, before anything is allocated).
+std::vector<std::unique_ptr<ChunkTask>> make_tasks(const DeviceGroup& group, const GroupJob& job,
+                                                   const SplitOptions& opt, const Shared& s, GroupRun& run) {
+  std::vector<std::unique_ptr<ChunkTask>> tasks(group.size());
+  for (std::size_t d = 0; d < group.size(); ++d) {
     if (!s.dynamic && s.own[d].first == s.own[d].second) {
       run.shares[d].chunk = run.shares[d].queues = 0;
       continue;
@@ -171,28 +182,44 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
     }
     tasks[d] = job.make_task(d, group.queue(d, 0), run.shares[d].chunk);
   }
-  if (opt.resident_reps > 0) {
-    run_resident(group, tasks, s.own, opt.resident_reps, run);
-    return run;
-  }
+  return tasks;
+}
 
-  // Buffers each device's pool had to create during the call (the debug log's "new").
-  auto created = [&](std::size_t d) {
+// What a call made inside its time: per device the buffers its pool created (count, bytes), and
+// the programs compiled or loaded from disk (the debug log's "new buffers" and "programs").
+struct Made {
+  std::vector<std::pair<std::size_t, std::size_t>> buffers;
+  std::uint64_t programs = 0;
+};
+
+Made made_so_far(const DeviceGroup& group) {
+  Made m;
+  for (std::size_t d = 0; d < group.size(); ++d) {
     auto& pool = *GroupAccess::impl(group)->members.at(d).staging;
     const std::lock_guard<std::mutex> lock(pool.mutex);
-    return std::pair{pool.created, pool.created_bytes};
-  };
-  std::vector<std::pair<std::size_t, std::size_t>> created_before(D);
-  for (std::size_t d = 0; d < D; ++d) created_before[d] = created(d);
-  // Programs compiled or loaded from disk during the call (the debug log's "programs").
-  auto programs = [] {
-    const CacheStats c = cache_stats();
-    return c.compiles + c.disk_hits;
-  };
-  const std::uint64_t programs_before = programs();
+    m.buffers.emplace_back(pool.created, pool.created_bytes);
+  }
+  const CacheStats c = cache_stats();
+  m.programs = c.compiles + c.disk_hits;
+  return m;
+}
+
+Made made_since(const DeviceGroup& group, const Made& before) {
+  Made now = made_so_far(group);
+  for (std::size_t d = 0; d < now.buffers.size(); ++d) {
+    now.buffers[d].first -= before.buffers[d].first;
+    now.buffers[d].second -= before.buffers[d].second;
+  }
+  now.programs -= before.programs;
+  return now;
+}
+
+// Runs every working device's chunks on a thread of its own and waits for them all (run.seconds).
+std::vector<std::unique_ptr<DeviceRunner>> run_devices(const DeviceGroup& group, const SplitOptions& opt, Shared& s,
+                                                       std::vector<std::unique_ptr<ChunkTask>>& tasks, GroupRun& run) {
   s.start = Clock::now();
-  std::vector<std::unique_ptr<DeviceRunner>> runners(D);
-  for (std::size_t d = 0; d < D; ++d)
+  std::vector<std::unique_ptr<DeviceRunner>> runners(group.size());
+  for (std::size_t d = 0; d < group.size(); ++d)
     if (tasks[d])
       runners[d] =
           std::make_unique<DeviceRunner>(s, d, *tasks[d], stages_on(opt.staging, group.entry(d)), run.shares[d]);
@@ -207,81 +234,127 @@ GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const Spli
   }
   for (auto& t : threads) t.join();
   run.seconds = std::chrono::duration<double>(Clock::now() - s.start).count();
-  // A call in which a device created buffers (pinned staging, device memory) or programs were
-  // built paid for them inside its time: as a measurement it makes its option look slower than
-  // its later calls run (an H100's first call alone on pageable blur bands took 51-96 ms against
-  // 20 ms), so Auto measures again in the next call (below).
-  std::vector<std::pair<std::size_t, std::size_t>> created_now(D);
-  for (std::size_t d = 0; d < D; ++d) {
-    const auto [n, bytes] = created(d);
-    created_now[d] = {n - created_before[d].first, bytes - created_before[d].second};
-    run.cold = run.cold || created_now[d].first > 0;
-  }
-  const std::uint64_t programs_now = programs() - programs_before;
-  run.cold = run.cold || programs_now > 0;
-  if (log_enabled(LogLevel::Debug)) {
-    const std::string step = auto_split.step();
-    std::string m = std::string("group ") + what + ": " + std::to_string(run.seconds * 1e3) + " ms, " +
-                    (!step.empty() ? step
-                     : s.dynamic   ? std::string("dynamic")
-                                   : std::string("weights")) +
-                    (run.cold ? ", cold" : "") + ", programs built " + std::to_string(programs_now);
-    for (std::size_t d = 0; d < D; ++d) {
-      const DeviceShare& sh = run.shares[d];
-      m += "; device " + std::to_string(d) + ": " + std::to_string(sh.items) + " items, " + std::to_string(sh.chunks) +
-           " chunks, " + std::to_string(sh.seconds * 1e3) + " ms, new buffers " + std::to_string(created_now[d].first) +
-           " (" + std::to_string(created_now[d].second >> 20) + " MiB)";
-    }
-    log(LogLevel::Debug, m);
-  }
+  return runners;
+}
 
-  if (s.error) {
-    // Unfinished chunks become NaN (0xFF bytes): no output looks complete that is not.
-    const ChunkTask& any = *tasks[s.failed_device];
-    for (const auto& [first, count] : unfinished(s.finished, job.items)) {
-      std::vector<BlockCopy> outs;
-      any.outputs(first, count, outs);
-      for (const auto& b : outs)
-        for (std::size_t r = 0; r < b.rows; ++r) std::memset(b.host + r * b.pitch, 0xFF, b.row_bytes);
-    }
-    const std::string name = group.entry(s.failed_device).info.name;
-    const Chunk& c = s.failed_chunk;
-    const std::string where = c.count == 0 ? "before its first chunk (buffers, shared operands)"
-                                           : "on chunk " + std::to_string(c.id) + " (items " + std::to_string(c.first) +
-                                                 ".." + std::to_string(c.first + c.count - 1) + ")";
-    throw DeviceFailure("group " + std::string(what) + ": device " + std::to_string(s.failed_device) + " (" + name +
-                            ") failed " + where + ": " + what_of(s.error),
-                        s.failed_device, name, c.id, c.first, c.count);
+void log_call(const GroupJob& job, const GroupRun& run, const Shared& s, const AutoSplit& auto_split,
+              const Made& made) {
+  const std::string step = auto_split.step();
+  std::string m = std::string("group ") + job.routine + ": " + std::to_string(run.seconds * 1e3) + " ms, " +
+                  (!step.empty() ? step
+                   : s.dynamic   ? std::string("dynamic")
+                                 : std::string("weights")) +
+                  (run.cold ? ", cold" : "") + ", programs built " + std::to_string(made.programs);
+  for (std::size_t d = 0; d < run.shares.size(); ++d) {
+    const DeviceShare& sh = run.shares[d];
+    m += "; device " + std::to_string(d) + ": " + std::to_string(sh.items) + " items, " + std::to_string(sh.chunks) +
+         " chunks, " + std::to_string(sh.seconds * 1e3) + " ms, new buffers " + std::to_string(made.buffers[d].first) +
+         " (" + std::to_string(made.buffers[d].second >> 20) + " MiB)";
   }
-  // Auto's measurements, for later calls: a device's MB/s of host data after the chunks that were
-  // in flight at its first completion. A device that got no chunk past those (few, large chunks:
-  // the blur's bands on a GPU) counts its whole share over its time to the last one back, fill
-  // included: taking that device for a slow one (the call's time, set by the slowest device) once
-  // made a CPU device the "fastest" of an H100's group and Auto split a blur that the H100 does
-  // 2.5x faster alone. A device that got no chunk while the others did the job, its setup
-  // outlasting it (SGEMM's A on a slow device), gets a bound: at most one chunk in the call's time
-  // (a device set up but without any chunk back, its first launch compiling, gets none).
-  run.calibrating = auto_split.calibrating();
+  log(LogLevel::Debug, m);
+}
+
+// After a device failed: the outputs of every chunk that did not come back become NaN (0xFF
+// bytes), so that no output looks complete that is not; then DeviceFailure.
+[[noreturn]] void fail_call(const DeviceGroup& group, const GroupJob& job, const ChunkTask& any, const Shared& s) {
+  for (const auto& [first, count] : unfinished(s.finished, job.items)) {
+    std::vector<BlockCopy> outs;
+    any.outputs(first, count, outs);
+    for (const auto& b : outs)
+      for (std::size_t r = 0; r < b.rows; ++r) std::memset(b.host + r * b.pitch, 0xFF, b.row_bytes);
+  }
+  const std::string name = group.entry(s.failed_device).info.name;
+  const Chunk& c = s.failed_chunk;
+  const std::string where = c.count == 0 ? "before its first chunk (buffers, shared operands)"
+                                         : "on chunk " + std::to_string(c.id) + " (items " + std::to_string(c.first) +
+                                               ".." + std::to_string(c.first + c.count - 1) + ")";
+  throw DeviceFailure("group " + std::string(job.routine) + ": device " + std::to_string(s.failed_device) + " (" +
+                          name + ") failed " + where + ": " + what_of(s.error),
+                      s.failed_device, name, c.id, c.first, c.count);
+}
+
+// Auto's measurements, for later calls: each device's MB/s of host data (DeviceRunner::rate). A
+// device that got no chunk past those in flight at its first completion (few, large chunks: the
+// blur's bands on a GPU) counts its whole share over its time to the last one back, fill
+// included: taking that device for a slow one (the call's time, set by the slowest device) once
+// made a CPU device the "fastest" of an H100's group and Auto split a blur that the H100 does
+// 2.5x faster alone. A device that got no chunk while the others did the job, its setup
+// outlasting it (SGEMM's A on a slow device), gets a bound: at most one chunk in the call's time
+// (a device set up but without any chunk back, its first launch compiling, gets none).
+void record_auto(const GroupJob& job, const GroupRun& run, const std::vector<std::unique_ptr<DeviceRunner>>& runners,
+                 AutoSplit& auto_split) {
+  const std::size_t D = run.shares.size();
+  const double bytes = static_cast<double>(job.item_bytes);
   double job_end = 0;  // the last chunk's completion
   for (const auto& sh : run.shares) job_end = std::max(job_end, sh.seconds);
   std::vector<double> measured(D, 0.0), bounds(D, 0.0);
   for (std::size_t d = 0; d < D; ++d) {
-    const DeviceShare& sh = run.shares[d];
     if (!runners[d]) continue;
-    const double bytes = static_cast<double>(job.item_bytes);
-    if (sh.chunks > 0 && sh.seconds > 0) {
-      const double secs = sh.seconds - runners[d]->first_seconds_;
-      measured[d] = sh.chunks <= runners[d]->warm_chunks_ ? static_cast<double>(sh.items) * bytes / sh.seconds / 1e6
-                    : secs <= 0                           ? 0.0
-                                : static_cast<double>(sh.items - runners[d]->first_items_) * bytes / secs / 1e6;
-    }
-    if (measured[d] <= 0 && runners[d]->prepared_at_ > job_end)
+    const DeviceShare& sh = run.shares[d];
+    measured[d] = runners[d]->rate(bytes);
+    if (measured[d] <= 0 && runners[d]->prepared_at() > job_end)
       bounds[d] = std::max(static_cast<double>(sh.items + sh.chunk) * bytes / std::max(run.seconds, 1e-9) / 1e6, 1e-3);
   }
   // A whole call's MB/s of host data (argument checks and plans left out, as in GroupRun::seconds).
   auto_split.record(
       run, measured, bounds,
       static_cast<double>(job.items) * static_cast<double>(job.item_bytes) / std::max(run.seconds, 1e-9) / 1e6);
+}
+
+}  // namespace
+
+namespace {
+std::mutex g_fault_mutex;
+GroupFault g_fault;
+}  // namespace
+
+void set_group_fault(GroupFault fault) {
+  const std::lock_guard<std::mutex> lock(g_fault_mutex);
+  g_fault = std::move(fault);
+}
+
+GroupFault group_fault() {
+  const std::lock_guard<std::mutex> lock(g_fault_mutex);
+  return g_fault;
+}
+
+GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const SplitOptions& opt) {
+  check_options(group, job, opt);
+  AutoSplit auto_split(group, job.routine, job.size_class, opt);
+  GroupRun run;
+  size_chunks(group, job, opt, run);
+  const std::vector<double> weights = choose_weights(group, job, opt, auto_split, run);
+  const std::size_t granule = std::max<std::size_t>(job.granule, 1);
+  Shared s;
+  s.group = &group;
+  s.options = &opt;
+  s.fault = group_fault();
+  s.items = job.items;
+  s.dynamic = run.mode == SplitMode::Dynamic;
+  if (!s.dynamic) {
+    const auto b = boundaries(weights, job.items, granule);
+    for (std::size_t d = 0; d < group.size(); ++d) s.own.emplace_back(b[d], b[d + 1]);
+    run.weights = weights;
+    s.steal = opt.mode == SplitMode::Auto && granule == 1;
+  }
+  std::vector<std::unique_ptr<ChunkTask>> tasks = make_tasks(group, job, opt, s, run);
+  if (opt.resident_reps > 0) {
+    run_resident(group, tasks, s.own, opt.resident_reps, run);
+    return run;
+  }
+  const Made before = made_so_far(group);
+  const auto runners = run_devices(group, opt, s, tasks, run);
+  // A call in which a device created buffers (pinned staging, device memory) or programs were
+  // built paid for them inside its time: as a measurement it makes its option look slower than
+  // its later calls run (an H100's first call alone on pageable blur bands took 51-96 ms against
+  // 20 ms), so Auto measures again in the next call.
+  const Made made = made_since(group, before);
+  run.cold = made.programs > 0 ||
+             std::any_of(made.buffers.begin(), made.buffers.end(), [](const auto& b) { return b.first > 0; });
+  if (log_enabled(LogLevel::Debug)) log_call(job, run, s, auto_split, made);
+  if (s.error) fail_call(group, job, *tasks[s.failed_device], s);
+  run.calibrating = auto_split.calibrating();
+  record_auto(job, run, runners, auto_split);
   return run;
 }
 

@@ -1,8 +1,8 @@
 // The parts of the chunk pipeline (src/group/pipeline.cpp) that run on the devices' threads:
-// the state the threads share, the host<->device copies of a chunk's blocks, and DeviceRunner,
-// which runs one device's chunks through its slots (one in-order queue each): upload, compute,
-// download, chunk k on slot k % queues; a slot is reused once its previous download completed
-// (and, when staged, was copied out). Internal to the group layer.
+// the state the threads share, the host<->device copies of a chunk's blocks, and DeviceRunner
+// (runner.cpp), which runs one device's chunks through its slots (one in-order queue each):
+// upload, compute, download, chunk k on slot k % queues; a slot is reused once its previous
+// download completed (and, when staged, was copied out). Internal to the group layer.
 #pragma once
 #include <algorithm>
 #include <atomic>
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "group/group_internal.hpp"
+#include "group/group_testing.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/host_io.hpp"
 
@@ -29,6 +30,7 @@ struct Chunk {
 struct Shared {
   const DeviceGroup* group = nullptr;
   const SplitOptions* options = nullptr;
+  GroupFault fault;  // the tests' hook (group_testing.hpp), as the call started
   std::size_t items = 0;
   bool dynamic = false;
   std::atomic<std::size_t> next_item{0};                 // Dynamic: first item of the next chunk
@@ -78,232 +80,41 @@ struct Slot {
   std::vector<bool> out_staged;
 };
 
+// Runs one device's chunks through its slots (src/group/runner.cpp).
 class DeviceRunner {
  public:
-  DeviceRunner(Shared& s, std::size_t d, ChunkTask& task, bool staging, DeviceShare& share)
-      : s_(s),
-        d_(d),
-        task_(task),
-        staging_(staging),
-        in_host_memory_(!staging && s.group->entry(d).info.type == "CPU"),
-        share_(share),
-        slots_(share.queues) {}
-
-  void run() {
-    Chunk current;
-    try {
-      setup();
-      if (!s_.dynamic) {
-        const std::lock_guard<std::mutex> lock(s_.own_mutex);
-        const auto& [first, last] = s_.own[d_];
-        planned_chunks_ = std::max<std::size_t>(1, ceil_div(last - first, std::max<std::size_t>(share_.chunk, 1)));
-      }
-      prepared_at_ = std::chrono::duration<double>(Clock::now() - s_.start).count();
-      for (std::size_t k = 0;; ++k) {
-        Slot& slot = slots_[k % slots_.size()];
-        if (slot.busy) complete(slot);
-        if (s_.abort) break;
-        if (!take(current)) break;
-        if (s_.options->fault) s_.options->fault(d_, current.id);
-        enqueue(slot, current);
-        if (!s_.options->overlap) complete(slot);
-      }
-      for (Slot& slot : slots_)
-        if (slot.busy) complete(slot);
-    } catch (...) {
-      s_.fail(d_, pending_ ? pending_chunk_ : current, std::current_exception());
-    }
-    drain();
-  }
+  DeviceRunner(Shared& s, std::size_t d, ChunkTask& task, bool staging, DeviceShare& share);
+  /// Takes and runs chunks until none is left or a device failed (Shared::fail), then waits for
+  /// everything of this device and gives its buffers back. Never throws.
+  void run();
+  /// MB/s of host data after the chunks that were in flight at its first completion (the first
+  /// chunk's time holds the kernels' first-launch compilation on some drivers, and the chunks
+  /// queued behind it finish right after it); over its whole share, fill included, where no
+  /// chunk came back after those; 0 without chunks.
+  double rate(double item_bytes) const;
+  /// Seconds from the start of the chunks when its setup (queues, shared operands) was done.
+  double prepared_at() const { return prepared_at_; }
 
  private:
-  // Queues now; the slots' device buffers at the first chunk (as many slots as the device's share
-  // has chunks, every slot in a dynamic run: a job of one chunk allocates one slot's).
-  void setup() {
-    for (std::size_t i = 0; i < slots_.size(); ++i) slots_[i].queue = s_.group->queue(d_, i);
-    task_.prepare(s_.group->context(d_), [this](const cl::Buffer& buf, const BlockCopy& b) {
-      Slot& slot = slots_[0];
-      if (staged(b)) {
-        stage(slot, b.bytes(), 0);
-        copy_rows(b, slot.in.ptr, true);
-        cl::Event ev;
-        enqueue_copy(slot.queue, true, buf, b, slot.in.ptr, b.row_bytes, &ev);
-        check(ev.wait(), "clWaitForEvents", "group upload");
-      } else {
-        cl::Event ev;
-        enqueue_copy(slot.queue, true, buf, b, b.host, b.pitch, &ev);
-        check(ev.wait(), "clWaitForEvents", "group upload");
-      }
-    });
+  void setup();
+  bool take(Chunk& c);
+  bool take_from_others(Chunk& c);
+  bool staged(const BlockCopy& b) const;
+  void stage(Slot& slot, std::size_t in_bytes, std::size_t out_bytes);
+  void upload(const cl::Buffer& buf, const BlockCopy& b);
+  void enqueue(Slot& slot, const Chunk& c);
+  void take_buffers(Slot& slot);
+  void stage_blocks(Slot& slot);
+  void enqueue_transfers(Slot& slot, bool inputs, cl::Event* last);
+  void in_flight(Slot& slot, const Chunk& c, const cl::Event& done);
+  void complete(Slot& slot);
+  void drain() noexcept;
+  // Slots the device will use: all of them in a dynamic run, else as many as its share's chunks.
+  std::size_t slots_used() const {
+    return planned_chunks_ == 0 ? slots_.size() : std::min(slots_.size(), planned_chunks_);
   }
-
-  bool take(Chunk& c) {
-    const std::size_t chunk = share_.chunk;
-    if (s_.dynamic) {
-      const std::size_t first = s_.next_item.fetch_add(chunk);
-      if (first >= s_.items) return false;
-      c = {s_.next_id.fetch_add(1), first, std::min(chunk, s_.items - first)};
-      return true;
-    }
-    const std::lock_guard<std::mutex> lock(s_.own_mutex);
-    auto& [first, last] = s_.own[d_];
-    if (first < last) {
-      c = {s_.next_id.fetch_add(1), first, std::min(chunk, last - first)};
-      first += c.count;
-      return true;
-    }
-    if (!s_.steal) return false;
-    // The device with the most items not yet taken gives up a chunk from the end of its share
-    // (those items were never enqueued anywhere).
-    std::size_t victim = s_.own.size(), most = 0;
-    for (std::size_t q = 0; q < s_.own.size(); ++q)
-      if (s_.own[q].second - s_.own[q].first > most) most = s_.own[q].second - s_.own[q].first, victim = q;
-    if (most == 0) return false;
-    const std::size_t count = std::min(chunk, most);
-    s_.own[victim].second -= count;
-    c = {s_.next_id.fetch_add(1), s_.own[victim].second, count};
-    ++share_.stolen;
-    return true;
-  }
-
-  bool staged(const BlockCopy& b) {
-    if (!staging_) return false;
-    const std::size_t span = (b.rows - 1) * b.pitch + b.row_bytes;
-    return !GroupAccess::impl(*s_.group)->is_pinned(b.host, span);
-  }
-
-  // Staging buffers of at least the bytes a chunk moves, from the group's pool.
-  void stage(Slot& slot, std::size_t in_bytes, std::size_t out_bytes) {
-    auto& impl = *GroupAccess::impl(*s_.group);
-    for (auto [buf, need] : {std::pair{&slot.in, in_bytes}, std::pair{&slot.out, out_bytes}}) {
-      if (need <= buf->bytes) continue;
-      impl.release_staging(d_, std::move(*buf));
-      *buf = {};
-      *buf = impl.acquire_staging(d_, need);
-    }
-  }
-
-  void enqueue(Slot& slot, const Chunk& c) {
-    pending_ = true;
-    pending_chunk_ = c;
-    if (in_host_memory_) {  // a CPU device computing where the caller's arrays are: no slots, no copies
-      cl::Event done;
-      if (task_.compute_in_host_memory(slot.queue, s_.group->context(d_), c.first, c.count, &done)) {
-        slot.outs.clear();
-        slot.out_staged.clear();
-        return in_flight(slot, c, done);
-      }
-    }
-    // The device buffers of every slot this device will use, at its first chunk: a call that
-    // takes buffers from the pool one slot at a time creates some inside a later call, which
-    // Auto then has to measure again (GroupRun::cold).
-    if (slot.buffers.empty())
-      for (std::size_t i = 0; i < slots_used(); ++i) {
-        Slot& other = slots_[(&slot - slots_.data() + i) % slots_.size()];
-        if (other.buffers.empty())
-          for (std::size_t b : task_.slot_buffers())
-            other.buffers.push_back(GroupAccess::impl(*s_.group)->acquire_device(d_, std::max<std::size_t>(b, 4)));
-      }
-    ins_.clear();
-    slot.outs.clear();
-    task_.inputs(c.first, c.count, ins_);
-    task_.outputs(c.first, c.count, slot.outs);
-    in_staged_.clear();
-    slot.out_staged.clear();
-    std::size_t in_bytes = 0, out_bytes = 0;
-    for (const auto& b : ins_) {
-      in_staged_.push_back(staged(b));
-      if (in_staged_.back()) in_bytes += b.bytes();
-    }
-    for (const auto& b : slot.outs) {
-      slot.out_staged.push_back(staged(b));
-      if (slot.out_staged.back()) out_bytes += b.bytes();
-    }
-    if (in_bytes || out_bytes) {
-      if (!staged_all_)  // every slot's staging buffers at the first staged chunk, as above
-        for (std::size_t i = 0; i < slots_used(); ++i)
-          stage(slots_[(&slot - slots_.data() + i) % slots_.size()], in_bytes, out_bytes);
-      staged_all_ = true;
-      stage(slot, in_bytes, out_bytes);
-      share_.staged = true;
-    }
-    std::size_t off = 0;
-    for (std::size_t i = 0; i < ins_.size(); ++i) {
-      const BlockCopy& b = ins_[i];
-      if (in_staged_[i]) {
-        copy_rows(b, slot.in.ptr + off, true);
-        enqueue_copy(slot.queue, true, slot.buffers.at(b.buffer), b, slot.in.ptr + off, b.row_bytes, nullptr);
-        off += b.bytes();
-      } else {
-        enqueue_copy(slot.queue, true, slot.buffers.at(b.buffer), b, b.host, b.pitch, nullptr);
-      }
-    }
-    task_.compute(slot.queue, slot.buffers, c.first, c.count);
-    off = 0;
-    cl::Event last;
-    for (std::size_t i = 0; i < slot.outs.size(); ++i) {
-      const BlockCopy& b = slot.outs[i];
-      if (slot.out_staged[i]) {
-        enqueue_copy(slot.queue, false, slot.buffers.at(b.buffer), b, slot.out.ptr + off, b.row_bytes, &last);
-        off += b.bytes();
-      } else {
-        enqueue_copy(slot.queue, false, slot.buffers.at(b.buffer), b, b.host, b.pitch, &last);
-      }
-    }
-    in_flight(slot, c, last);
-  }
-
-  // The slot's commands for chunk c are enqueued; `done` completes when its results are on the host.
-  void in_flight(Slot& slot, const Chunk& c, const cl::Event& done) {
-    slot.queue.flush();
-    slot.done = done;
-    slot.chunk = c;
-    slot.busy = true;
-    ++enqueued_;
-    pending_ = false;
-  }
-
-  void complete(Slot& slot) {
-    pending_ = true;
-    pending_chunk_ = slot.chunk;
-    slot.busy = false;
-    if (slot.done()) check(slot.done.wait(), "clWaitForEvents", "group chunk download");
-    std::size_t off = 0;
-    for (std::size_t i = 0; i < slot.outs.size(); ++i)
-      if (slot.out_staged[i]) {
-        copy_rows(slot.outs[i], slot.out.ptr + off, false);
-        off += slot.outs[i].bytes();
-      }
-    {
-      const std::lock_guard<std::mutex> lock(s_.mutex);
-      s_.finished.emplace_back(slot.chunk.first, slot.chunk.count);
-    }
-    ++share_.chunks;
-    share_.items += slot.chunk.count;
-    share_.seconds = std::chrono::duration<double>(Clock::now() - s_.start).count();
-    if (share_.chunks == 1) warm_chunks_ = enqueued_;
-    if (share_.chunks == warm_chunks_) {
-      first_items_ = share_.items;
-      first_seconds_ = share_.seconds;
-    }
-    pending_ = false;
-  }
-
-  // After the last chunk or a failure: nothing of this device still runs or touches host memory;
-  // the staging buffers go back to the pool.
-  void drain() noexcept {
-    auto& impl = *GroupAccess::impl(*s_.group);
-    for (Slot& slot : slots_) {
-      try {
-        if (slot.queue()) slot.queue.finish();
-        impl.release_staging(d_, std::move(slot.in));
-        impl.release_staging(d_, std::move(slot.out));
-        for (cl::Buffer& b : slot.buffers) impl.release_device(d_, std::move(b));
-        slot.buffers.clear();
-      } catch (...) {
-      }
-    }
-  }
+  // The i-th slot after `slot`, in the order chunks go to them.
+  Slot& slot_after(const Slot& slot, std::size_t i) { return slots_[(&slot - slots_.data() + i) % slots_.size()]; }
 
   Shared& s_;
   std::size_t d_;
@@ -314,21 +125,13 @@ class DeviceRunner {
   std::vector<Slot> slots_;
   bool staged_all_ = false;
   std::size_t planned_chunks_ = 0;  // of its own share when it started (0: dynamic)
-  // Slots the device will use: all of them in a dynamic run, else as many as its share's chunks.
-  std::size_t slots_used() const {
-    return planned_chunks_ == 0 ? slots_.size() : std::min(slots_.size(), planned_chunks_);
-  }
   std::vector<BlockCopy> ins_;
   std::vector<bool> in_staged_;
-  bool pending_ = false;
+  bool pending_ = false;  // a chunk's commands are being enqueued or completed (a failure names it)
   Chunk pending_chunk_;
-
- public:
-  // Items and seconds when the chunks in flight at the first completion were back: the first
-  // chunk's time holds the kernels' first-launch compilation on some drivers, and the chunks
-  // queued behind it finish right after it, so a rate is measured over the chunks after those
-  // (warm_chunks_ of them).
-  double prepared_at_ = 0;  // seconds from the start when its setup (queues, shared operands) was done
+  double prepared_at_ = 0;
+  // Items and seconds when the chunks in flight at the first completion were back (warm_chunks_
+  // of them): rate() counts what came after.
   std::size_t enqueued_ = 0;
   std::size_t warm_chunks_ = 0;
   std::size_t first_items_ = 0;

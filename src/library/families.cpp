@@ -3,7 +3,6 @@
 // declares its spec and target in its own header and adds them here.
 #include "blur/blur_internal.hpp"
 #include "fft/fft_internal.hpp"
-#include "group/group_internal.hpp"
 #include "sgemm/sgemm_internal.hpp"
 #include "transpose/transpose_internal.hpp"
 
@@ -14,7 +13,7 @@ const std::vector<KernelSpec>& all_kernel_specs() {
       transpose_spec(),      fft_spec(),          fft_lanes_spec(),    fft_rader_spec(),
       sgemm_xgemm_spec(),    sgemm_stream_spec(), sgemm_direct_spec(), sgemm_pack_spec(),
       sgemm_route_spec(),    blur_spec(),         blur_direct_spec(),  blur_separable_spec(),
-      blur_recursive_spec(), group_spec(),
+      blur_recursive_spec(),
   };
   return specs;
 }

@@ -11,11 +11,34 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <thread>
 
 #include "group/group_internal.hpp"
+#include "mpi/mpi_testing.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/extent.hpp"
+
+namespace clforge::detail {
+namespace {
+std::mutex g_fault_mutex;
+MpiFault g_fault;
+}  // namespace
+
+void set_mpi_fault(MpiFault fault) {
+  const std::lock_guard<std::mutex> lock(g_fault_mutex);
+  g_fault = std::move(fault);
+}
+
+void run_mpi_fault(int rank) {
+  MpiFault fault;
+  {
+    const std::lock_guard<std::mutex> lock(g_fault_mutex);
+    fault = g_fault;
+  }
+  if (fault) fault(rank);
+}
+}  // namespace clforge::detail
 
 namespace clforge::mpi {
 
@@ -238,7 +261,7 @@ MpiRun fft(MPI_Comm comm, const DeviceGroup& local, const Distribution& d, std::
   const auto t0 = Clock::now();
   const std::string err = attempt([&] {
     check_distribution(comm, d, "clforge mpi fft");
-    if (o.fault) o.fault(me);
+    detail::run_mpi_fault(me);
     const std::size_t count = d.count[static_cast<std::size_t>(me)];
     if (count > 0) clforge::fft(local, n, count, local_in, local_out, inverse, o.local);
   });
@@ -270,7 +293,7 @@ MpiRun sgemm(MPI_Comm comm, const DeviceGroup& local, const Distribution& d, int
   agree(comm, err, o.timeout_s, "sgemm (arguments)");
   broadcast(comm, root, reinterpret_cast<char*>(packed.data()), packed.size() * 4, o.timeout_s, "sgemm A");
   err = attempt([&] {
-    if (o.fault) o.fault(me);
+    detail::run_mpi_fault(me);
     const std::size_t count = d.count[static_cast<std::size_t>(me)];
     if (count > 0)
       clforge::sgemm(local, Layout::ColMajor, trans_a, Transpose::No, m, count, k, alpha, packed.data(),
@@ -299,7 +322,7 @@ MpiRun gaussian_blur(MPI_Comm comm, const DeviceGroup& local, const Distribution
                     "null input or output");
     if (me == 0 && options.method == BlurMethod::Auto)
       method = static_cast<int>(resolve_blur_method(local.queue(0), width, d.items, format, options.sigma_x,
-                                                    options.sigma_y, detail::family_tuning(o.local.tuning)));
+                                                    options.sigma_y, o.local.tuning));
   });
   agree(comm, err, o.timeout_s, "gaussian_blur (arguments)");
   MPI_Request req;
@@ -340,7 +363,7 @@ MpiRun gaussian_blur(MPI_Comm comm, const DeviceGroup& local, const Distribution
   }
   wait_all(comm, reqs, o.timeout_s, "gaussian_blur halo rows");
   err = attempt([&] {
-    if (o.fault) o.fault(me);
+    detail::run_mpi_fault(me);
     if (c == 0) return;
     clforge::gaussian_blur(local, width, hi - lo, format, band.data(), blurred.data(), bo, o.local);
     std::memcpy(local_out, blurred.data() + (f - lo) * row, c * row);

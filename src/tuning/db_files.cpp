@@ -26,6 +26,18 @@ std::map<std::string, std::pair<std::uint64_t, EntriesPtr>> g_parsed;
 Entry parse_entry(const nlohmann::json& je, const std::string& where, const std::string& file,
                   const std::string& file_kernel);
 
+namespace {
+// Entries of kernel "group" (the group calls' chunk sizes, queues and Auto's rates, which older
+// user databases hold; the group store keeps them, src/group/group_store.hpp) are skipped, so
+// that such a database still loads and takes new entries.
+bool holds_group_settings(const nlohmann::json& je, const std::string& file_kernel) {
+  const std::string kernel = je.is_object() && je.contains("kernel") && je["kernel"].is_string()
+                                 ? je["kernel"].get<std::string>()
+                                 : file_kernel;
+  return kernel == "group";
+}
+}  // namespace
+
 Entries parse_database(const std::string& text, const std::string& file, const std::string& default_kernel,
                        bool lenient) {
   nlohmann::json j;
@@ -53,6 +65,7 @@ Entries parse_database(const std::string& text, const std::string& file, const s
   std::size_t idx = 0;
   for (const auto& je : j["entries"]) {
     const std::string where = "tuning file " + file + ": entries[" + std::to_string(idx++) + "]";
+    if (holds_group_settings(je, file_kernel)) continue;
     try {
       out.push_back(parse_entry(je, where, file, file_kernel));
     } catch (const TuningError& e) {

@@ -9,6 +9,7 @@
 // (tuning.hpp, docs/tuning.md).
 #include <algorithm>
 #include <chrono>
+#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -18,6 +19,7 @@
 #include "runtime/log.hpp"
 #include "runtime/strings.hpp"
 #include "tuning/tuner_internal.hpp"
+#include "tuning/tuner_testing.hpp"
 
 namespace clforge {
 
@@ -72,6 +74,25 @@ std::size_t TuneResult::build_failed() const {
 }
 
 namespace detail {
+namespace {
+std::mutex g_fault_mutex;
+TuneFaultHook g_fault;
+}  // namespace
+
+void set_tune_fault(TuneFaultHook hook) {
+  const std::lock_guard<std::mutex> lock(g_fault_mutex);
+  g_fault = std::move(hook);
+}
+
+TuneFault tune_fault(const ParamMap& candidate) {
+  TuneFaultHook hook;
+  {
+    const std::lock_guard<std::mutex> lock(g_fault_mutex);
+    hook = g_fault;
+  }
+  return hook ? hook(candidate) : TuneFault{};
+}
+
 namespace {
 
 std::string store_note(const TuneClassResult& c, TuneStrategy strategy,

@@ -15,6 +15,7 @@
 #include "runtime/errors.hpp"
 #include "runtime/log.hpp"
 #include "tuning/tuner_internal.hpp"
+#include "tuning/tuner_testing.hpp"
 
 namespace clforge::detail {
 namespace {
@@ -169,7 +170,7 @@ TuneRow ClassTuner::evaluate(const ParamMap& p, const std::exception_ptr& build_
   const std::string what = spec_.name + " " + describe_params(p);
   try {
     if (build_error) std::rethrow_exception(build_error);
-    const TuneFault fault = opt_.fault ? opt_.fault(p) : TuneFault{};
+    const TuneFault fault = tune_fault(p);
     // Verification on every size (timed ones and the odd check sizes), outputs poisoned.
     for (auto* group : {&timed_, &checked_}) {
       for (const auto& inst : *group) {

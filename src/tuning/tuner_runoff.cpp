@@ -9,6 +9,7 @@
 
 #include "runtime/log.hpp"
 #include "tuning/tuner_internal.hpp"
+#include "tuning/tuner_testing.hpp"
 
 namespace clforge::detail {
 
@@ -28,7 +29,7 @@ void ClassTuner::runoff() {
   std::vector<double> log_sum(ok.size(), 0);
   try {
     std::vector<double> scale;
-    for (const TuneRow* row : ok) scale.push_back(opt_.fault ? opt_.fault(row->params).time_scale : 1.0);
+    for (const TuneRow* row : ok) scale.push_back(tune_fault(row->params).time_scale);
     for (const auto& inst : timed_) {
       std::vector<std::function<void()>> runs;
       for (const TuneRow* row : ok) runs.push_back([&inst, this, row] { inst->run(queue_, row->params); });

@@ -1,0 +1,33 @@
+// The tuner's test hook: a fault the tests inject into candidates (the rejection and run-off
+// tests) through this header; no public header declares it.
+#pragma once
+#include <functional>
+
+#include "clforge/tuning.hpp"
+
+namespace clforge::detail {
+
+/// Fault injected into one candidate.
+struct TuneFault {
+  bool corrupt_output = false;  ///< change one output value after the run, before verification
+  double time_scale = 1.0;      ///< multiply the measured times (< 1 makes the candidate look faster)
+};
+
+/// Called for each candidate before it runs, in every tune() call while set; the returned fault
+/// is applied.
+using TuneFaultHook = std::function<TuneFault(const ParamMap&)>;
+/// Sets the hook (nullptr: none).
+void set_tune_fault(TuneFaultHook hook);
+/// The fault of a candidate (none without a hook).
+TuneFault tune_fault(const ParamMap& candidate);
+
+/// Sets the hook for its own lifetime.
+class TuneFaultScope {
+ public:
+  explicit TuneFaultScope(TuneFaultHook hook) { set_tune_fault(std::move(hook)); }
+  ~TuneFaultScope() { set_tune_fault(nullptr); }
+  TuneFaultScope(const TuneFaultScope&) = delete;
+  TuneFaultScope& operator=(const TuneFaultScope&) = delete;
+};
+
+}  // namespace clforge::detail
