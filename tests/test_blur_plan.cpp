@@ -384,7 +384,6 @@ TEST_SUITE("blur") {
     CHECK(blur_halo_rows(BlurMethod::Direct, 2.5) == 8);
     CHECK(blur_halo_rows(BlurMethod::Recursive, 2.0) > 6);
     CHECK(blur_desc(7, 5, PixelFormat::RGBA8, BlurOptions{}).height == 5);
-    test::expect_invalid_argument([&] { check_blur_arguments(0, 5, PixelFormat::R32F, BlurOptions{}); },
-                                  "at least 1");
+    test::expect_invalid_argument([&] { check_blur_arguments(0, 5, PixelFormat::R32F, BlurOptions{}); }, "at least 1");
   }
 }

@@ -91,10 +91,10 @@ TEST_SUITE("runtime") {
     cl::Event out;
     {
       Execution e(r.queue, {gate}, &out);
-      const Step a = r.launch(e, 0, -1, -1, 1, {});           // x0 = 1, after the start
-      const Step b = r.launch(e, 1, 0, -1, 1, {a});           // x1 = x0 + 1
-      const Step c = r.launch(e, 2, 0, -1, 10, {a});          // x2 = x0 + 10
-      const Step d = r.launch(e, 3, 1, 2, 0, {b, c}, true);   // x3 = x1 + x2: the join
+      const Step a = r.launch(e, 0, -1, -1, 1, {});          // x0 = 1, after the start
+      const Step b = r.launch(e, 1, 0, -1, 1, {a});          // x1 = x0 + 1
+      const Step c = r.launch(e, 2, 0, -1, 10, {a});         // x2 = x0 + 10
+      const Step d = r.launch(e, 3, 1, 2, 0, {b, c}, true);  // x3 = x1 + x2: the join
       if (r.out_of_order) {
         for (Step s : {a, b, c, d}) CHECK(e.event(s)() != nullptr);  // every launch has an event
         CHECK(e.event(b)() != e.event(c)());
@@ -191,7 +191,7 @@ TEST_SUITE("runtime") {
                         throw std::runtime_error("a later launch failed");
                       }()),
                       std::runtime_error);
-      CHECK(out() == nullptr);  // finish() was not reached: no event for the caller
+      CHECK(out() == nullptr);                                      // finish() was not reached: no event for the caller
       if (first() != nullptr) CHECK(status(first) == CL_COMPLETE);  // drained before the lease went back
       const detail::Workspace w = r.peek_workspace(bytes);
       CHECK(w.last_use.empty());  // nothing of the failed call may still run

@@ -282,7 +282,8 @@ TEST_SUITE("fft") {
         back(s.context, CL_MEM_READ_WRITE, elems * 8), again(s.context, CL_MEM_READ_WRITE, elems * 8);
     const std::vector<float> poison = host::poisoned(2 * elems);
     second.enqueueWriteBuffer(in, CL_TRUE, 0, elems * 8, x.data());
-    for (const cl::Buffer* b : {&mid, &back, &again}) second.enqueueWriteBuffer(*b, CL_TRUE, 0, elems * 8, poison.data());
+    for (const cl::Buffer* b : {&mid, &back, &again})
+      second.enqueueWriteBuffer(*b, CL_TRUE, 0, elems * 8, poison.data());
     cl::Event forward_done, inverse_done;
     plan.enqueue(second, FftDirection::Forward, in, mid, {}, &forward_done);
     copy.enqueue(s.queue, FftDirection::Inverse, mid, back, {forward_done}, &inverse_done);

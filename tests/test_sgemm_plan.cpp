@@ -363,8 +363,7 @@ TEST_SUITE("sgemm") {
     const cl::Buffer small = detail::device_buffer(s.context, CL_MEM_READ_WRITE, plan.packed_a_bytes() - 4, "test");
     test::expect_invalid_argument([&] { plan.pack_a(s.queue, a, small); }, "packed_a");
     test::expect_invalid_argument([&] { plan.pack_a(s.queue, a, a); }, "another buffer than a");
-    test::expect_invalid_argument([&] { plan.enqueue_packed_a(s.queue, packed, b, packed); },
-                                  "another buffer than c");
+    test::expect_invalid_argument([&] { plan.enqueue_packed_a(s.queue, packed, b, packed); }, "another buffer than c");
     Case row = c;
     row.layout = Layout::RowMajor;  // the internal A is the caller's B: nothing to share
     const SgemmPlan swapped(s.queue, desc_of(row), small_tiles());

@@ -8,8 +8,7 @@
 #                     family's tuner target (*_tune.cpp)
 #   src/group/        one job across devices (the chunk pipeline over the families' plans):
 #                     runtime, tuning, group and public headers; a family only through its public
-#                     plan (no family's internal header), save the files listed in
-#                     group_family_access below; no family includes it
+#                     plan (no family's internal header); no family includes it
 #   src/mpi/          the MPI component (its own library, clforge::mpi): any of the above; nothing
 #                     in the main library includes it
 #   src/library/      the one list of the families (specs, tuner targets): any of the above
@@ -41,15 +40,7 @@ for f in src/tuning/*; do
   esac
 done
 for f in src/library/*; do check "$f" "clforge/|runtime/|tuning/|($families)/|group/"; done
-# Group files that still reach a family's internals: the FFT's plans by size key their
-# descriptions with fft_internal.hpp's desc_key, and the transpose's include transpose_internal.hpp.
-group_family_access='src/group/group_fft.cpp src/group/group_transpose.cpp'
-for f in src/group/*; do
-  case " $group_family_access " in
-    *" $f "*) check "$f" "clforge/|runtime/|tuning/|($families)/|group/" ;;
-    *) check "$f" 'clforge/|runtime/|tuning/|group/' ;;
-  esac
-done
+for f in src/group/*; do check "$f" 'clforge/|runtime/|tuning/|group/'; done
 for f in src/mpi/*; do check "$f" "clforge/|runtime/|tuning/|($families)/|group/|mpi/"; done
 for d in $(cd src && ls -d */ | tr -d / | grep -vx 'runtime\|tuning\|library\|group\|mpi'); do
   for f in src/$d/*; do

@@ -87,8 +87,8 @@ std::size_t image_end(const BlurDesc& d, bool in) {
            std::to_string(d.width) + ")";
   });
   const std::size_t span = matrix_span(kRoutine, in ? "in.pitch" : "out.pitch", d.height, d.width, pitch);
-  const std::size_t end =
-      add_or_throw(offset, span, kRoutine, in ? "in.offset plus the image's extent" : "out.offset plus the image's extent");
+  const std::size_t end = add_or_throw(offset, span, kRoutine,
+                                       in ? "in.offset plus the image's extent" : "out.offset plus the image's extent");
   mul_or_throw(end, pixel_bytes(d.format), kRoutine, in ? "in's extent in bytes" : "out's extent in bytes");
   return end;
 }
@@ -99,7 +99,8 @@ void check_blur_buffers(const BlurDesc& d, const cl::Context& context, const cl:
                         std::size_t out_rows) {
   const std::size_t pb = pixel_bytes(d.format);
   require_extent(kRoutine, "in", in, d.in_offset, matrix_span(kRoutine, "in.pitch", d.height, d.width, d.in_pitch), pb);
-  require_extent(kRoutine, "out", out, d.out_offset, matrix_span(kRoutine, "out.pitch", out_rows, d.width, d.out_pitch), pb);
+  require_extent(kRoutine, "out", out, d.out_offset, matrix_span(kRoutine, "out.pitch", out_rows, d.width, d.out_pitch),
+                 pb);
   require(in() != out(), kRoutine, "in and out must be different buffers (the blur is out-of-place)");
   for (const cl::Buffer* b : {&in, &out}) {
     cl_context c = nullptr;
@@ -145,7 +146,9 @@ void lay_out_scratch(BlurPlan::Impl& im, const Resolved& res) {
     im.ry = rec_pass(res, H, desc.sigma_y, desc.border, rt.blocked_y);
     im.rx = rec_pass(res, W, desc.sigma_x, desc.border, rt.blocked_x);
     auto carries = [&](const RecPass& p, std::size_t cols) {
-      return p.L > 0 ? mul_or_throw(mul_or_throw(p.nb, 6, kRoutine, "the scratch size"), cols, kRoutine, "the scratch size") : 0;
+      return p.L > 0
+                 ? mul_or_throw(mul_or_throw(p.nb, 6, kRoutine, "the scratch size"), cols, kRoutine, "the scratch size")
+                 : 0;
     };
     const std::size_t cy = carries(im.ry, W), cx = carries(im.rx, H);
     s.tmp = region(pixels);
@@ -294,10 +297,10 @@ struct SchemeBuilder {
   void (*tables)(Build&);
 };
 const SchemeBuilder kSchemeBuilders[] = {
-    {build_direct, direct_tables},         // Direct
-    {build_separable, separable_tables},   // Separable
-    {build_fused, separable_tables},       // FusedSeparable
-    {build_recursive, recursive_tables},   // Recursive
+    {build_direct, direct_tables},        // Direct
+    {build_separable, separable_tables},  // Separable
+    {build_fused, separable_tables},      // FusedSeparable
+    {build_recursive, recursive_tables},  // Recursive
 };
 
 Scheme scheme_of(const BlurRoute& rt) {

@@ -12,17 +12,10 @@
 #include "clforge/tuning.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/plan_cache.hpp"
+#include "runtime/plan_keys.hpp"
 #include "runtime/program_cache.hpp"
 #include "tuning/spec.hpp"
 #include "tuning/tuner.hpp"
-
-namespace clforge {
-/// The fields of a description as plan-cache key bytes (detail::desc_plan_key).
-inline std::string desc_key(const FftDesc& d) {
-  return detail::key_bytes(d.n, d.batch, d.in_place, d.in.stride, d.in.distance, d.in.offset, d.out.stride,
-                           d.out.distance, d.out.offset, d.forward_scaling, d.inverse_scaling);
-}
-}  // namespace clforge
 
 namespace clforge::detail {
 

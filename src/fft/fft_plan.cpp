@@ -99,9 +99,9 @@ struct FftPlan::Impl::Launch {
   std::size_t out_offset;
   std::size_t count;  // transforms of the chunk
   int dir;
-  float scale;         // the plan's scaling of this direction
+  float scale;             // the plan's scaling of this direction
   const cl::Buffer& side;  // Rader's side values: the first workspace
-  bool last;           // the execution's last launch
+  bool last;               // the execution's last launch
 };
 
 namespace {
@@ -188,18 +188,17 @@ void FftPlan::Impl::enqueue_rader(const Launch& l, detail::Chain& chain) const {
 
 void FftPlan::Impl::check_buffers(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out) const {
   using detail::require;
-  const char* R = kRoutine;
   const std::size_t n = desc.n, batch = desc.batch;
-  if (q() != queue()) detail::require_plan_queue(R, q, qc.context(), qc.device());
-  const std::size_t in_span =
-      detail::require_extent(R, "in", in, desc.in.offset, layout_span("in", desc.in, n, batch), sizeof(cl_float2));
-  const std::size_t out_span =
-      detail::require_extent(R, "out", out, desc.out.offset, layout_span("out", desc.out, n, batch), sizeof(cl_float2));
+  if (q() != queue()) detail::require_plan_queue(kRoutine, q, qc.context(), qc.device());
+  const std::size_t in_span = detail::require_extent(kRoutine, "in", in, desc.in.offset,
+                                                     layout_span("in", desc.in, n, batch), sizeof(cl_float2));
+  const std::size_t out_span = detail::require_extent(kRoutine, "out", out, desc.out.offset,
+                                                      layout_span("out", desc.out, n, batch), sizeof(cl_float2));
   if (desc.in_place) {
-    require(in() == out(), R, "in-place plan: in and out must be the same buffer");
+    require(in() == out(), kRoutine, "in-place plan: in and out must be the same buffer");
   } else if (in() == out()) {
     const std::size_t a0 = desc.in.offset, a1 = in_span, b0 = desc.out.offset, b1 = out_span;
-    require(a1 <= b0 || b1 <= a0, R,
+    require(a1 <= b0 || b1 <= a0, kRoutine,
             "out-of-place plan: in and out are the same buffer and their ranges overlap (use an in-place plan)");
   }
 }
@@ -246,37 +245,38 @@ namespace {
 // The description with its arguments checked and the default distances filled in.
 FftDesc checked_desc(const FftDesc& d) {
   using detail::require;
-  const char* R = kRoutine;
-  require(d.n >= 1, R, "n must be at least 1 (got 0)");
-  require(d.batch >= 1, R, "batch must be at least 1 (got 0)");
-  require(d.n <= (std::size_t{1} << 27), R, "n must be at most 2^27 (got " + std::to_string(d.n) + ")");
-  require(d.batch <= static_cast<std::size_t>(INT_MAX), R, "batch must be below 2^31");
-  require(d.n <= (std::size_t{1} << 23) || detail::fft_smooth(d.n), R,
+  require(d.n >= 1, kRoutine, "n must be at least 1 (got 0)");
+  require(d.batch >= 1, kRoutine, "batch must be at least 1 (got 0)");
+  require(d.n <= (std::size_t{1} << 27), kRoutine, "n must be at most 2^27 (got " + std::to_string(d.n) + ")");
+  require(d.batch <= static_cast<std::size_t>(INT_MAX), kRoutine, "batch must be below 2^31");
+  require(d.n <= (std::size_t{1} << 23) || detail::fft_smooth(d.n), kRoutine,
           "lengths with a prime factor above 13 (Bluestein) must be at most 2^23 (got " + std::to_string(d.n) + ")");
-  require(d.in.stride >= 1, R, "in.stride must be at least 1 (got 0)");
+  require(d.in.stride >= 1, kRoutine, "in.stride must be at least 1 (got 0)");
   FftDesc desc = d;
-  if (desc.in.distance == 0) desc.in.distance = detail::mul_or_throw(desc.n, desc.in.stride, R, "n * in.stride");
+  if (desc.in.distance == 0) desc.in.distance = detail::mul_or_throw(desc.n, desc.in.stride, kRoutine, "n * in.stride");
   if (desc.in_place) {
     const FftLayout& o = d.out;
     const bool untouched = o.stride == 1 && o.distance == 0 && o.offset == 0;
     const bool same = o.stride == d.in.stride && (o.distance == d.in.distance || o.distance == desc.in.distance) &&
                       o.offset == d.in.offset;
-    require(untouched || same, R, "in-place plan: the output layout must equal the input layout (or be left default)");
+    require(untouched || same, kRoutine,
+            "in-place plan: the output layout must equal the input layout (or be left default)");
     desc.out = desc.in;
   } else {
-    require(desc.out.stride >= 1, R, "out.stride must be at least 1 (got 0)");
-    if (desc.out.distance == 0) desc.out.distance = detail::mul_or_throw(desc.n, desc.out.stride, R, "n * out.stride");
+    require(desc.out.stride >= 1, kRoutine, "out.stride must be at least 1 (got 0)");
+    if (desc.out.distance == 0)
+      desc.out.distance = detail::mul_or_throw(desc.n, desc.out.stride, kRoutine, "n * out.stride");
   }
   // Spans first (checked arithmetic), so that the disjointness test below cannot wrap.
   const std::size_t big = std::size_t{1} << 40;
   for (const auto& [side, l] : {std::pair<const char*, const FftLayout*>{"in", &desc.in}, {"out", &desc.out}}) {
-    const std::size_t end = detail::add_or_throw(l->offset, layout_span(side, *l, desc.n, desc.batch), R,
+    const std::size_t end = detail::add_or_throw(l->offset, layout_span(side, *l, desc.n, desc.batch), kRoutine,
                                                  std::string(side) + ".offset plus the layout's extent");
-    require(end < big, R,
+    require(end < big, kRoutine,
             std::string(side) + " layout spans more than 2^40 elements (offset " + std::to_string(l->offset) +
                 ", stride " + std::to_string(l->stride) + ", distance " + std::to_string(l->distance) + ")");
   }
-  require(transforms_disjoint(desc.out, desc.n, desc.batch), R,
+  require(transforms_disjoint(desc.out, desc.n, desc.batch), kRoutine,
           std::string(desc.in_place ? "in-place layout" : "output layout") + " makes transforms overlap (stride " +
               std::to_string(desc.out.stride) + ", distance " + std::to_string(desc.out.distance) + ", n " +
               std::to_string(desc.n) + ", batch " + std::to_string(desc.batch) +

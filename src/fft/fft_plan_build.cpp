@@ -36,7 +36,8 @@ FftPlanBuilder::FftPlanBuilder(const detail::QueueContext& qc, const FftDesc& de
   // where it applies; FFT_RADER 0 never, 1 where Bluestein would take more than one launch, 2
   // wherever the multi-launch form can transform n - 1 points.
   if (detail::fft_rader_applies(desc.n)) {
-    rader_cfg_ = resolve_configuration("fft_rader", std::to_string(desc.n), dev_, detail::overrides_for(all, "fft_rader"));
+    rader_cfg_ =
+        resolve_configuration("fft_rader", std::to_string(desc.n), dev_, detail::overrides_for(all, "fft_rader"));
     rader_mode_ = rader_cfg_->at("FFT_RADER");
   }
 }
@@ -195,8 +196,8 @@ FftPlanBuilder::PassPlan FftPlanBuilder::plan_passes(std::size_t ntot, const cha
                                         static_cast<std::size_t>(pp.cfg.at("FFT_PASS_MAX")));
   pp.factors = detail::fft_global_factors(ntot, pass_max);
   if (pp.factors.size() < 2)
-    throw UnsupportedDevice("fft: no decomposition of length " + std::to_string(ntot) + " fits device \"" +
-                            dev_.name + "\"");
+    throw UnsupportedDevice("fft: no decomposition of length " + std::to_string(ntot) + " fits device \"" + dev_.name +
+                            "\"");
   // The twiddles of the passes after the first: W^k = hi[k >> shift] * lo[k & (2^shift - 1)].
   std::size_t shift = 0;
   while ((std::size_t{1} << (2 * shift)) < ntot) ++shift;  // lo table 2^shift >= sqrt(ntot)
@@ -392,8 +393,8 @@ Stage FftPlanBuilder::make_stage(std::size_t len, const Configuration& cfg, std:
 // Shrinks the kernel until it fits the device: fewer transforms per group, or the exchanges in
 // halves or quarters of the local memory (noted in the configuration). Throws UnsupportedDevice
 // when nothing fits.
-void FftPlanBuilder::fit_to_device(Stage& s, std::size_t len, std::size_t in_es, std::size_t in_adj,
-                                   std::size_t out_es, std::size_t out_adj) {
+void FftPlanBuilder::fit_to_device(Stage& s, std::size_t len, std::size_t in_es, std::size_t in_adj, std::size_t out_es,
+                                   std::size_t out_adj) {
   FftShape& sh = s.kernel.shape;
   Configuration& cfg = s.kernel.cfg;
   const int stage_param = cfg.at("FFT_STAGE");
@@ -509,8 +510,8 @@ std::string lane_options(const Stage& s) {
   // Whole vectors where a side's lanes are adjacent transforms (shape.in_unit, out_unit: set by
   // fft_plan_lanes.cpp) or its transforms' elements are adjacent (transposed in registers,
   // FFT_LANE_EBLOCK).
-  const bool eblock = s.kernel.cfg.at("FFT_LANE_EBLOCK") == 1 && form.bluestein_length == 0 &&
-                      sh.n % s.kernel.cfg.at("FFT_LANES") == 0;
+  const bool eblock =
+      s.kernel.cfg.at("FFT_LANE_EBLOCK") == 1 && form.bluestein_length == 0 && sh.n % s.kernel.cfg.at("FFT_LANES") == 0;
   if (sh.in_unit) o << " -DFFT_IN_LUNIT=1";
   if (sh.out_unit) o << " -DFFT_OUT_LUNIT=1";
   if (!sh.in_unit && eblock && s.io.in.stride == 1) o << " -DFFT_IN_EUNIT=1";

@@ -10,14 +10,14 @@ namespace clforge::fft_plan_parts {
 
 // The routes of a plan (the kernel kinds of fft_plan_build.cpp's header).
 enum class Route {
-  Single,            // smooth n in one fft_local launch
-  BluesteinSingle,   // Bluestein in one fft_local launch of a power of two
-  Passes,            // smooth n in passes through global memory
-  BluesteinPasses,   // Bluestein: two FFTs of a 7-smooth length in passes
-  RaderPasses,       // Rader: a gather, two (n - 1)-point FFTs in passes, a scatter
-  Lanes,             // the lane kernel in one launch
-  LanesBluestein,    // Bluestein in one lane launch
-  LanesTwo,          // the lane kernel in two launches, n = n1 n2
+  Single,              // smooth n in one fft_local launch
+  BluesteinSingle,     // Bluestein in one fft_local launch of a power of two
+  Passes,              // smooth n in passes through global memory
+  BluesteinPasses,     // Bluestein: two FFTs of a 7-smooth length in passes
+  RaderPasses,         // Rader: a gather, two (n - 1)-point FFTs in passes, a scatter
+  Lanes,               // the lane kernel in one launch
+  LanesBluestein,      // Bluestein in one lane launch
+  LanesTwo,            // the lane kernel in two launches, n = n1 n2
   LanesBluesteinFour,  // Bluestein in four lane launches
   LanesRaderFour,      // Rader: a gather, four lane launches, a scatter
 };
@@ -30,11 +30,11 @@ struct RouteSteps {
 
 // The lane kernel's view of the length (fft_plan_lanes.cpp, lane_facts).
 struct LaneFacts {
-  Configuration cfg;      // fft_lanes of the length
-  bool enabled = false;   // the lane row asks for the lane kernel and no chosen fft_local row outranks it
-  std::size_t one_length = 0;  // the length of a one-launch plan (Bluestein's power of two)
-  bool one_launch = false;     // one_length fits one launch
-  bool rader = false;          // Rader's convolution of n - 1 in two-launch FFTs
+  Configuration cfg;               // fft_lanes of the length
+  bool enabled = false;            // the lane row asks for the lane kernel and no chosen fft_local row outranks it
+  std::size_t one_length = 0;      // the length of a one-launch plan (Bluestein's power of two)
+  bool one_launch = false;         // one_length fits one launch
+  bool rader = false;              // Rader's convolution of n - 1 in two-launch FFTs
   std::size_t length = 0, n1 = 0;  // the two-launch forms' length and its first factor (0: none)
 };
 
@@ -60,8 +60,8 @@ class FftPlanBuilder {
   std::vector<Stage> pass_stages(const PassPlan& pp);
   Stage pass_stage(const PassPlan& pp, const Configuration& cfg, std::size_t index, std::size_t p, std::size_t ns);
   std::optional<Stage> single_stage(std::size_t len, const Configuration& cfg, bool bluestein);
-  Stage make_stage(std::size_t len, const Configuration& cfg, std::size_t in_es, std::size_t in_adj,
-                   std::size_t out_es, std::size_t out_adj, bool bluestein = false);
+  Stage make_stage(std::size_t len, const Configuration& cfg, std::size_t in_es, std::size_t in_adj, std::size_t out_es,
+                   std::size_t out_adj, bool bluestein = false);
   void fit_to_device(Stage& s, std::size_t len, std::size_t in_es, std::size_t in_adj, std::size_t out_es,
                      std::size_t out_adj);
   void user_sides(Stage& s) const;
@@ -106,8 +106,8 @@ class FftPlanBuilder {
   const detail::QueueContext& qc_;
   const DeviceInfo& dev_;
   const FftDesc& desc_;
-  const Tuning& all_;  // every override (fft_local's, fft_lanes', fft_rader's)
-  const Tuning tuning_;  // fft_local's overrides
+  const Tuning& all_;        // every override (fft_local's, fft_lanes', fft_rader's)
+  const Tuning tuning_;      // fft_local's overrides
   const Configuration top_;  // fft_local of the length
   const bool smooth_;
   std::optional<Configuration> rader_cfg_;  // fft_rader of a length Rader's algorithm can transform

@@ -80,8 +80,8 @@ struct StageKernel {
 struct StageSide {
   Buf buffer = Buf::User;
   long long offset = 0;
-  long long distance = 0;  // between consecutive transforms
-  long long stride = 1;    // between consecutive elements of a transform
+  long long distance = 0;       // between consecutive transforms
+  long long stride = 1;         // between consecutive elements of a transform
   long long lane_distance = 0;  // lane kernel: between the transforms of neighbouring lanes
   int length = INT_MAX;         // elements read (beyond: zeros) or stored (Bluestein's bounds)
   Sign sign = Sign::Dir;        // conjugation of the loads (in) or the stores (out)

@@ -3,10 +3,10 @@
 // (plan_items), and brings back only the chunk's own transforms. A CPU device without staging
 // transforms its chunks where they are, in the caller's arrays (compute_in_host_memory).
 #include "clforge/fft.hpp"
-#include "fft/fft_internal.hpp"
 #include "group/group_internal.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/extent.hpp"
+#include "runtime/plan_keys.hpp"
 
 namespace clforge {
 

@@ -150,9 +150,10 @@ class PlansBySize {
     auto it = plans_.find(size);
     if (it == plans_.end()) {
       const Desc d = desc_(size);
-      it = plans_.emplace(size, cached_plan<Plan>(fingerprint_, d, context_, device_, [&] {
-                   return Plan(queue_, d, tuning_);
-                 })).first;
+      it = plans_
+               .emplace(size,
+                        cached_plan<Plan>(fingerprint_, d, context_, device_, [&] { return Plan(queue_, d, tuning_); }))
+               .first;
     }
     return *it->second;
   }

@@ -15,7 +15,10 @@
 
 #include "clforge/errors.hpp"
 #include "clforge/runtime.hpp"
-#include "runtime/util.hpp"
+#include "runtime/environment.hpp"
+#include "runtime/files.hpp"
+#include "runtime/hashing.hpp"
+#include "runtime/strings.hpp"
 
 namespace clforge::detail {
 

@@ -6,7 +6,7 @@
 #include "group/group_internal.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/extent.hpp"
-#include "transpose/transpose_internal.hpp"
+#include "runtime/plan_keys.hpp"
 
 namespace clforge {
 

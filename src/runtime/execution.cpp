@@ -54,8 +54,8 @@ EventList Execution::waits_for(const Deps& after) const {
   return waits;
 }
 
-Step Execution::launch(const cl::Kernel& kernel, const cl::NDRange& global, const cl::NDRange& local,
-                       const Deps& after, bool last, const std::string& tag) {
+Step Execution::launch(const cl::Kernel& kernel, const cl::NDRange& global, const cl::NDRange& local, const Deps& after,
+                       bool last, const std::string& tag) {
   const EventList waits = waits_for(after);
   const bool want = !in_order_ || (last && out_ != nullptr);
   cl::Event e;

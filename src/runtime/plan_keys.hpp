@@ -5,6 +5,7 @@
 #include <string>
 
 #include "clforge/blur.hpp"
+#include "clforge/fft.hpp"
 #include "clforge/sgemm.hpp"
 #include "clforge/transpose.hpp"
 #include "runtime/plan_cache.hpp"
@@ -26,6 +27,12 @@ inline std::string desc_key(const TransposeDesc& d) {
 inline std::string desc_key(const BlurDesc& d) {
   return detail::key_bytes(d.width, d.height, d.format, d.sigma_x, d.sigma_y, d.border, d.method, d.in_offset,
                            d.in_pitch, d.out_offset, d.out_pitch);
+}
+
+/// Every field of an FftDesc.
+inline std::string desc_key(const FftDesc& d) {
+  return detail::key_bytes(d.n, d.batch, d.in_place, d.in.stride, d.in.distance, d.in.offset, d.out.stride,
+                           d.out.distance, d.out.offset, d.forward_scaling, d.inverse_scaling);
 }
 
 }  // namespace clforge

@@ -231,8 +231,8 @@ void SgemmPlan::Impl::run_tiled(cl::CommandQueue& queue, const cl::Buffer& a, co
   const std::size_t a_ws = packs_a ? a_elems : 0;
   const std::size_t ws_elems = a_ws + b_elems + w_elems;
   Execution x(queue, wait, event);
-  const cl::Buffer* ws = ws_elems > 0 ? &x.workspace(context, ws_elems * sizeof(float), "sgemm packing workspace")
-                                      : nullptr;
+  const cl::Buffer* ws =
+      ws_elems > 0 ? &x.workspace(context, ws_elems * sizeof(float), "sgemm packing workspace") : nullptr;
   Operands o{pack_a ? Operand{packed_a, 0, panel ? mt : mp} : Operand{&a, a_off, a_ld}, {&b, b_off, b_ld}, {}};
   Deps ready;  // what the multiply waits for
   if (packs_a) {

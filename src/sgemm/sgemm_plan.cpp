@@ -273,10 +273,12 @@ void SgemmPlan::enqueue(cl::CommandQueue& queue, const cl::Buffer& a, const cl::
 
 namespace {
 // The checks of a packed A: the plan packs A, and `packed` holds its bytes and is not `other`.
-void check_packed_a(const SgemmPlan::Impl& p, const cl::Buffer& packed, const cl::Buffer& other, const char* other_name) {
+void check_packed_a(const SgemmPlan::Impl& p, const cl::Buffer& packed, const cl::Buffer& other,
+                    const char* other_name) {
   using namespace detail;
   require(p.packed_a_bytes() > 0, kRoutine, "this plan does not pack A (packed_a_bytes() is 0)");
-  require(packed() != other(), kRoutine, [&] { return std::string("packed_a must be another buffer than ") + other_name; });
+  require(packed() != other(), kRoutine,
+          [&] { return std::string("packed_a must be another buffer than ") + other_name; });
   require_extent(kRoutine, "packed_a", packed, 0, p.packed_a_bytes() / sizeof(float), sizeof(float));
 }
 }  // namespace
