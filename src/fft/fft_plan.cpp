@@ -1,9 +1,9 @@
 // FFT plan: argument checks, execution (the stages' launches chunk by chunk, arguments by name,
-// one event chain, scratch leased from the workspace pool: the protocol is the Execution class
-// below), the public FftPlan methods and the host-vector fft(); the plan's steps are built in
+// one chain of launches in a detail::Execution, which leases the scratch from the workspace
+// pool), the public FftPlan methods and the host-vector fft(); the plan's steps are built in
 // fft_plan_build.cpp.
 #include "fft/fft_plan_impl.hpp"
-#include "runtime/workspace.hpp"
+#include "runtime/execution.hpp"
 
 namespace clforge {
 
@@ -22,70 +22,6 @@ const KernelSignature kFftLanes{"fft_lanes",
 std::vector<const KernelSignature*> fft_signatures() { return {&kFftLocal, &kFftLanes, &kFftRaderIn, &kFftRaderOut}; }
 
 }  // namespace detail
-
-// The execution protocol -----------------------------------------------------------------------
-//
-// One execution's commands and its scratch. Multi-pass plans lease their scratch from the
-// workspace pool: the first command waits for the caller's wait list and for the workspace's
-// earlier users, and the workspace goes back with this execution's last use (the queue when it is
-// in order, else the event of the last command, which then becomes the caller's event).
-namespace {
-
-class Execution {
- public:
-  Execution(cl::CommandQueue& q, const detail::QueueContext& qc, const ScratchLayout& scratch, const EventList& wait,
-            cl::Event* event)
-      : queue_(q), ordered_(detail::in_order(q)), event_(event) {
-    const EventList* first_wait = &wait;
-    if (scratch.bytes > 0) {
-      detail::WorkspacePool& pool = detail::workspace_pool();
-      lease_.emplace(pool.acquire(qc.context, scratch.bytes - scratch.b_bytes, "fft scratch"));
-      if (scratch.b_bytes > 0) lease_b_.emplace(pool.acquire(qc.context, scratch.b_bytes, "fft scratch"));
-      for (const auto* l : {&lease_, &lease_b_}) {
-        if (!*l) continue;
-        const EventList before = (*l)->waits(q);
-        if (before.empty()) continue;
-        if (first_wait == &wait) joined_ = wait;
-        joined_.insert(joined_.end(), before.begin(), before.end());
-        first_wait = &joined_;
-      }
-    }
-    chain_.emplace(q, *first_wait, lease_ && !ordered_ ? &done_ : event, ordered_);
-  }
-
-  detail::Chain& chain() { return *chain_; }
-  // Scratch buffer A or B (B after A in the first workspace, or a workspace of its own).
-  const cl::Buffer& scratch(Buf b) const { return b == Buf::B && lease_b_ ? lease_b_->buffer() : lease_->buffer(); }
-
-  // After a failed enqueue: commands of this execution may still use the scratch, let them
-  // finish before the workspace goes back.
-  void abandon() {
-    if (lease_) clFinish(queue_());
-  }
-
-  // After the last command: the workspace goes back with it.
-  void finish() {
-    if (lease_ && ordered_) {
-      lease_->used_on(queue_);
-      if (lease_b_) lease_b_->used_on(queue_);
-    } else if (lease_) {
-      lease_->used_until({done_});
-      if (lease_b_) lease_b_->used_until({done_});
-      if (event_ != nullptr) *event_ = done_;
-    }
-  }
-
- private:
-  cl::CommandQueue& queue_;
-  const bool ordered_;
-  cl::Event* event_;
-  std::optional<detail::WorkspaceLease> lease_, lease_b_;  // lease_b_: buffer B on its own (rare)
-  EventList joined_;
-  cl::Event done_;
-  std::optional<detail::Chain> chain_;
-};
-
-}  // namespace
 
 // Launches ------------------------------------------------------------------------------------
 
@@ -125,7 +61,7 @@ detail::Args& bind_sides(detail::Args& a, const FftPlan::Impl::Launch& l) {
 }  // namespace
 
 // fft_local: total kernel transforms (split_l per transform of a pass), b per work-group.
-void FftPlan::Impl::enqueue_local(const Launch& l, detail::Chain& chain) const {
+void FftPlan::Impl::enqueue_local(const Launch& l, detail::Execution& x) const {
   const Stage& s = l.stage;
   const StageTables& t = s.tables;
   auto table = [&](const cl::Buffer& b) -> const cl::Buffer& { return b() ? b : dummy; };
@@ -146,11 +82,11 @@ void FftPlan::Impl::enqueue_local(const Launch& l, detail::Chain& chain) const {
       .finish();
   const std::size_t wg = s.kernel.shape.work_group();
   const std::size_t groups = (total + s.kernel.shape.b - 1) / s.kernel.shape.b;
-  chain.kernel(k, cl::NDRange(groups * wg), cl::NDRange(wg), l.last, s.role);
+  x.then(k, cl::NDRange(groups * wg), cl::NDRange(wg), l.last, s.role);
 }
 
 // The lane kernel: one row of the chunk's transforms, or a row per transform (two launches).
-void FftPlan::Impl::enqueue_lanes(const Launch& l, detail::Chain& chain) const {
+void FftPlan::Impl::enqueue_lanes(const Launch& l, detail::Execution& x) const {
   const Stage& s = l.stage;
   const StageTables& t = s.tables;
   const int per_row = s.kernel.lanes.transforms_per_row;
@@ -165,12 +101,11 @@ void FftPlan::Impl::enqueue_lanes(const Launch& l, detail::Chain& chain) const {
       .buffer("tw2", t.lane_twiddles() ? t.lane_twiddles : dummy)
       .buffer("tab", t.lane_factors() ? t.lane_factors : dummy)
       .finish();
-  chain.kernel(k, cl::NDRange((count + lanes - 1) / lanes, per_row > 0 ? l.count : 1), cl::NDRange(1, 1), l.last,
-               s.role);
+  x.then(k, cl::NDRange((count + lanes - 1) / lanes, per_row > 0 ? l.count : 1), cl::NDRange(1, 1), l.last, s.role);
 }
 
 // Rader's gather or scatter: groups per transform, the gather's or those of n outputs.
-void FftPlan::Impl::enqueue_rader(const Launch& l, detail::Chain& chain) const {
+void FftPlan::Impl::enqueue_rader(const Launch& l, detail::Execution& x) const {
   const Stage& s = l.stage;
   const bool gather = s.kernel.kind == KernelKind::RaderGather;
   const std::size_t wg = static_cast<std::size_t>(s.kernel.cfg.at("FFT_RADER_WG"));
@@ -183,7 +118,7 @@ void FftPlan::Impl::enqueue_rader(const Launch& l, detail::Chain& chain) const {
       .buffer("side", l.side)
       .index("side_off", steps.scratch.side_offset)
       .finish();
-  chain.kernel(k, cl::NDRange(groups * l.count * wg), cl::NDRange(wg), l.last, s.role);
+  x.then(k, cl::NDRange(groups * l.count * wg), cl::NDRange(wg), l.last, s.role);
 }
 
 void FftPlan::Impl::check_buffers(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out) const {
@@ -206,38 +141,39 @@ void FftPlan::Impl::check_buffers(cl::CommandQueue& q, const cl::Buffer& in, con
 void FftPlan::Impl::run(cl::CommandQueue& q, int dir, const cl::Buffer& in, const cl::Buffer& out,
                         const EventList& wait, cl::Event* event) const {
   check_buffers(q, in, out);
-  Execution ex(q, qc, steps.scratch, wait, event);
-  try {
-    const float scale = dir > 0 ? scale_fwd : scale_inv;
-    const std::size_t batch = desc.batch, chunk = steps.chunk;
-    const std::size_t launches = ((batch + chunk - 1) / chunk) * steps.stages.size();
-    std::size_t index = 0;
-    for (std::size_t c0 = 0; c0 < batch; c0 += chunk) {
-      for (const Stage& s : steps.stages) {
-        const StageSide& si = s.io.in;
-        const StageSide& so = s.io.out;
-        const bool user_in = si.buffer == Buf::User, user_out = so.buffer == Buf::User;
-        const Launch l{s,
-                       user_in ? in : ex.scratch(si.buffer),
-                       static_cast<std::size_t>(si.offset) + (user_in ? c0 * desc.in.distance : 0),
-                       user_out ? out : ex.scratch(so.buffer),
-                       static_cast<std::size_t>(so.offset) + (user_out ? c0 * desc.out.distance : 0),
-                       std::min(chunk, batch - c0),
-                       dir,
-                       scale,
-                       steps.scratch.bytes > 0 ? ex.scratch(Buf::A) : dummy,
-                       ++index == launches};
-        if (s.kernel.kind == KernelKind::Local) enqueue_local(l, ex.chain());
-        if (s.kernel.kind == KernelKind::Lanes) enqueue_lanes(l, ex.chain());
-        if (s.kernel.kind == KernelKind::RaderGather || s.kernel.kind == KernelKind::RaderScatter)
-          enqueue_rader(l, ex.chain());
-      }
+  detail::Execution x(q, wait, event);
+  // Scratch buffer A, and B after it in the same workspace or, rarely, in one of its own.
+  const ScratchLayout& sl = steps.scratch;
+  const cl::Buffer& scratch_a = sl.bytes > 0 ? x.workspace(qc.context, sl.bytes - sl.b_bytes, "fft scratch") : dummy;
+  const cl::Buffer& scratch_b = sl.b_bytes > 0 ? x.workspace(qc.context, sl.b_bytes, "fft scratch") : scratch_a;
+  auto buffer = [&](Buf b, const cl::Buffer& user) -> const cl::Buffer& {
+    return b == Buf::User ? user : b == Buf::B ? scratch_b : scratch_a;
+  };
+  const float scale = dir > 0 ? scale_fwd : scale_inv;
+  const std::size_t batch = desc.batch, chunk = steps.chunk;
+  const std::size_t launches = ((batch + chunk - 1) / chunk) * steps.stages.size();
+  std::size_t index = 0;
+  for (std::size_t c0 = 0; c0 < batch; c0 += chunk) {
+    for (const Stage& s : steps.stages) {
+      const StageSide& si = s.io.in;
+      const StageSide& so = s.io.out;
+      const bool user_in = si.buffer == Buf::User, user_out = so.buffer == Buf::User;
+      const Launch l{s,
+                     buffer(si.buffer, in),
+                     static_cast<std::size_t>(si.offset) + (user_in ? c0 * desc.in.distance : 0),
+                     buffer(so.buffer, out),
+                     static_cast<std::size_t>(so.offset) + (user_out ? c0 * desc.out.distance : 0),
+                     std::min(chunk, batch - c0),
+                     dir,
+                     scale,
+                     scratch_a,
+                     ++index == launches};
+      if (s.kernel.kind == KernelKind::Local) enqueue_local(l, x);
+      if (s.kernel.kind == KernelKind::Lanes) enqueue_lanes(l, x);
+      if (s.kernel.kind == KernelKind::RaderGather || s.kernel.kind == KernelKind::RaderScatter) enqueue_rader(l, x);
     }
-  } catch (...) {
-    ex.abandon();
-    throw;
   }
-  ex.finish();
+  x.finish();
 }
 
 namespace {

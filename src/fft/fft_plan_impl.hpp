@@ -20,6 +20,9 @@
 #include "tuning/spec.hpp"
 
 namespace clforge {
+namespace detail {
+class Execution;
+}  // namespace detail
 namespace fft_plan_parts {
 
 using detail::FftShape;
@@ -192,9 +195,9 @@ struct FftPlan::Impl {
 
  private:
   void check_buffers(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out) const;
-  void enqueue_local(const Launch& l, detail::Chain& chain) const;
-  void enqueue_lanes(const Launch& l, detail::Chain& chain) const;
-  void enqueue_rader(const Launch& l, detail::Chain& chain) const;
+  void enqueue_local(const Launch& l, detail::Execution& x) const;
+  void enqueue_lanes(const Launch& l, detail::Execution& x) const;
+  void enqueue_rader(const Launch& l, detail::Execution& x) const;
 };
 
 }  // namespace clforge

@@ -19,6 +19,7 @@
 #include "runtime/errors.hpp"
 #include "runtime/host_io.hpp"
 #include "runtime/log.hpp"
+#include "runtime/test_hook.hpp"
 
 namespace clforge::detail {
 
@@ -304,19 +305,12 @@ void record_auto(const GroupJob& job, const GroupRun& run, const std::vector<std
 }  // namespace
 
 namespace {
-std::mutex g_fault_mutex;
-GroupFault g_fault;
+TestHook<GroupFault> g_fault;
 }  // namespace
 
-void set_group_fault(GroupFault fault) {
-  const std::lock_guard<std::mutex> lock(g_fault_mutex);
-  g_fault = std::move(fault);
-}
+void set_group_fault(GroupFault fault) { g_fault.set(std::move(fault)); }
 
-GroupFault group_fault() {
-  const std::lock_guard<std::mutex> lock(g_fault_mutex);
-  return g_fault;
-}
+GroupFault group_fault() { return g_fault.get(); }
 
 GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const SplitOptions& opt) {
   check_options(group, job, opt);

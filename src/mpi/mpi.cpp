@@ -18,25 +18,17 @@
 #include "mpi/mpi_testing.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/extent.hpp"
+#include "runtime/test_hook.hpp"
 
 namespace clforge::detail {
 namespace {
-std::mutex g_fault_mutex;
-MpiFault g_fault;
+TestHook<MpiFault> g_fault;
 }  // namespace
 
-void set_mpi_fault(MpiFault fault) {
-  const std::lock_guard<std::mutex> lock(g_fault_mutex);
-  g_fault = std::move(fault);
-}
+void set_mpi_fault(MpiFault fault) { g_fault.set(std::move(fault)); }
 
 void run_mpi_fault(int rank) {
-  MpiFault fault;
-  {
-    const std::lock_guard<std::mutex> lock(g_fault_mutex);
-    fault = g_fault;
-  }
-  if (fault) fault(rank);
+  if (const MpiFault fault = g_fault.get()) fault(rank);
 }
 }  // namespace clforge::detail
 

@@ -97,22 +97,6 @@ bool in_order(const cl::CommandQueue& queue) {
   return (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) == 0;
 }
 
-Chain::Chain(cl::CommandQueue& queue, const EventList& wait_list, cl::Event* out_event)
-    : Chain(queue, wait_list, out_event, in_order(queue)) {}
-
-Chain::Chain(cl::CommandQueue& queue, const EventList& wait_list, cl::Event* out_event, bool in_order)
-    : queue_(queue), waits_(wait_list), out_(out_event), in_order_(in_order) {}
-
-void Chain::kernel(const cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local, bool last,
-                   const std::string& tag) {
-  const bool want = !in_order_ || (last && out_ != nullptr);
-  cl::Event e;
-  launch(queue_, k, global, local, waits_.empty() ? nullptr : &waits_, want ? &e : nullptr, tag);
-  waits_.clear();
-  if (!in_order_) waits_.push_back(e);
-  if (last && out_ != nullptr) *out_ = e;
-}
-
 namespace {
 // CLFORGE_PROFILE_KERNELS=1: every launch logs (level info) its kernel, sizes and device time
 // when it completes, from the event's profiling counters (the queue needs profiling enabled).

@@ -130,26 +130,6 @@ class LaunchRecorder {
 /// in-order queue a call's own commands wait for none).
 void replay_launches(cl::CommandQueue& queue, const std::vector<RecordedLaunch>& launches);
 
-/// The commands of one routine call, in order: the first waits for the call's wait list, each
-/// later one for the one before. On an in-order queue only the last command makes an event (and
-/// only when the caller asked for one); on an out-of-order queue every command does.
-class Chain {
- public:
-  Chain(cl::CommandQueue& queue, const EventList& wait_list, cl::Event* out_event);
-  /// The same when the caller already knows whether the queue is in order.
-  Chain(cl::CommandQueue& queue, const EventList& wait_list, cl::Event* out_event, bool in_order);
-  /// Enqueues a kernel; `last` marks the call's final command (its event goes to out_event).
-  void kernel(const cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local, bool last,
-              const std::string& tag = {});
-  cl::CommandQueue& queue() { return queue_; }
-
- private:
-  cl::CommandQueue& queue_;
-  EventList waits_;
-  cl::Event* out_;
-  bool in_order_;
-};
-
 /// Whether a queue executes in order (no CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE).
 bool in_order(const cl::CommandQueue& queue);
 

@@ -18,6 +18,7 @@
 #include "runtime/errors.hpp"
 #include "runtime/log.hpp"
 #include "runtime/strings.hpp"
+#include "runtime/test_hook.hpp"
 #include "tuning/tuner_internal.hpp"
 #include "tuning/tuner_testing.hpp"
 
@@ -75,21 +76,13 @@ std::size_t TuneResult::build_failed() const {
 
 namespace detail {
 namespace {
-std::mutex g_fault_mutex;
-TuneFaultHook g_fault;
+TestHook<TuneFaultHook> g_fault;
 }  // namespace
 
-void set_tune_fault(TuneFaultHook hook) {
-  const std::lock_guard<std::mutex> lock(g_fault_mutex);
-  g_fault = std::move(hook);
-}
+void set_tune_fault(TuneFaultHook hook) { g_fault.set(std::move(hook)); }
 
 TuneFault tune_fault(const ParamMap& candidate) {
-  TuneFaultHook hook;
-  {
-    const std::lock_guard<std::mutex> lock(g_fault_mutex);
-    hook = g_fault;
-  }
+  const TuneFaultHook hook = g_fault.get();
   return hook ? hook(candidate) : TuneFault{};
 }
 
