@@ -1,7 +1,7 @@
 // FFT plan: argument checks, execution (the stages' launches chunk by chunk, arguments by name,
 // one chain of launches in a detail::Execution, which leases the scratch from the workspace
 // pool), the public FftPlan methods and the host-vector fft(); the plan's steps are built in
-// fft_plan_build.cpp.
+// fft_plan_build.cpp and fft_plan_kernels.cpp.
 #include "fft/fft_plan_impl.hpp"
 #include "runtime/execution.hpp"
 

@@ -136,7 +136,7 @@ struct FftSteps {
   std::string how;
 };
 
-// The stages of a checked description (fft_plan_build.cpp), with their tables and without programs.
+// The stages of a checked description (fft_plan_kernels.cpp), with their tables and without programs.
 FftSteps build_steps(const detail::QueueContext& qc, const FftDesc& desc, const Tuning& tuning);
 // Compiles (through the compile cache) the programs of the stages.
 void compile_steps(const detail::QueueContext& qc, const FftDesc& desc, FftSteps& steps);
