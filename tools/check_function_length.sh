@@ -9,7 +9,6 @@ cd "$(dirname "$0")/.."
 limit=100
 # file:function   reason
 allowed='
-src/fft/fft_spec.cpp:fft_spec                 the FFT kernel'"'"'s parameter table: values, constraints, resources
 src/sgemm/sgemm_specs.cpp:sgemm_xgemm_spec    the tiled SGEMM kernel'"'"'s parameter table (CLBlast'"'"'s xgemm set)
 src/blur/blur_specs.cpp:blur_separable_spec   the separable blur kernel'"'"'s parameter table
 '

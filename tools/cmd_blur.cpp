@@ -96,14 +96,7 @@ void cmd_blur(Globals& g, const BlurArgs& a) {
   cl::Buffer bout(s.context, CL_MEM_READ_WRITE, host_in.size(), nullptr, &st);
   detail::check(st, "clCreateBuffer", "blur output");
   const Tuning t = g.tuning();
-  BlurDesc d;
-  d.width = W;
-  d.height = H;
-  d.format = format;
-  d.sigma_x = o.sigma_x;
-  d.sigma_y = o.sigma_y;
-  d.border = o.border;
-  d.method = o.method;
+  const BlurDesc d = blur_desc(W, H, format, o);
 
   const auto t0 = std::chrono::steady_clock::now();
   const BlurPlan plan(s.queue, d, t);

@@ -26,6 +26,60 @@ std::size_t kernel_length(const ParamMap& p, const std::string& variant) {
   if (n > lm) n = lm;  // passes of a multi-pass plan are at most the local limit
   return n;
 }
+
+// The kernel of a configuration: its work-group and local memory (the length from the variant).
+Resources fft_resources(const ParamMap& p, const std::string& variant) {
+  Resources r;
+  const std::size_t n = kernel_length(p, variant);
+  FftShape sh;
+  try {
+    sh = fft_base_shape(n, p, 1024);
+  } catch (const std::exception&) {
+    r.local = {std::size_t{1} << 20, 1, 1};  // cannot run: an impossible work-group
+    return r;
+  }
+  if (sh.t > 1)
+    sh.in_mode = 0;
+  else
+    sh.in_mode = 1;  // one transform per work-item stages its loads through local memory
+  // The launcher caps the work-group at the device maximum (fewer transforms per group, or more
+  // butterflies per work-item), so only local memory can really fail to fit; 256 work-items
+  // fit every OpenCL GPU.
+  r.local = {std::min<std::size_t>(sh.work_group(), 256), 1, 1};
+  r.local_mem_bytes = sh.local_bytes();
+  r.fp64 = p.at("FFT_TWIDDLE") == 2 || p.at("FFT_TWIDDLE") == 3;
+  return r;
+}
+
+// Twiddles in double first (the one step that fits a device without cl_khr_fp64; the
+// step's trigger is not known here, so a kernel too large for local memory also drops them:
+// 3 becomes the float products of the same passes, 2 the table),
+// then halve the local memory, then fewer work-items per transform (larger radix), a smaller
+// work-group, and last a smaller single-kernel limit.
+std::optional<ParamMap> fft_shrink(const ParamMap& p, const std::string&) {
+  ParamMap q = p;
+  if (q["FFT_TWIDDLE"] == 2 || q["FFT_TWIDDLE"] == 3) {
+    q["FFT_TWIDDLE"] = q["FFT_TWIDDLE"] == 3 ? 4 : 0;  // 3 and 4 treat the same large tables
+    return q;
+  }
+  if (q["FFT_HALVE"] == 0) {
+    q["FFT_HALVE"] = 1;
+    return q;
+  }
+  if (q["FFT_RADIX"] < 16) {
+    q["FFT_RADIX"] *= 2;
+    return q;
+  }
+  if (q["FFT_WG"] > 16) {
+    q["FFT_WG"] /= 2;
+    return q;
+  }
+  if (q["FFT_LOCAL_MAX"] > 256) {
+    q["FFT_LOCAL_MAX"] /= 2;
+    return q;
+  }
+  return std::nullopt;
+}
 }  // namespace
 
 KernelSpec fft_spec() {
@@ -105,57 +159,8 @@ KernelSpec fft_spec() {
        true},
   };
   s.check = [](const ParamMap&, const std::string&) -> std::string { return {}; };
-  s.resources = [](const ParamMap& p, const std::string& variant) {
-    Resources r;
-    const std::size_t n = kernel_length(p, variant);
-    FftShape sh;
-    try {
-      sh = fft_base_shape(n, p, 1024);
-    } catch (const std::exception&) {
-      r.local = {std::size_t{1} << 20, 1, 1};  // cannot run: an impossible work-group
-      return r;
-    }
-    if (sh.t > 1)
-      sh.in_mode = 0;
-    else
-      sh.in_mode = 1;  // one transform per work-item stages its loads through local memory
-    // The launcher caps the work-group at the device maximum (fewer transforms per group, or more
-    // butterflies per work-item), so only local memory can really fail to fit; 256 work-items
-    // fit every OpenCL GPU.
-    r.local = {std::min<std::size_t>(sh.work_group(), 256), 1, 1};
-    r.local_mem_bytes = sh.local_bytes();
-    r.fp64 = p.at("FFT_TWIDDLE") == 2 || p.at("FFT_TWIDDLE") == 3;
-    return r;
-  };
-  // Twiddles in double first (the one step that fits a device without cl_khr_fp64; the
-  // step's trigger is not known here, so a kernel too large for local memory also drops them:
-  // 3 becomes the float products of the same passes, 2 the table),
-  // then halve the local memory, then fewer work-items per transform (larger radix), a smaller
-  // work-group, and last a smaller single-kernel limit.
-  s.shrink = [](const ParamMap& p, const std::string&) -> std::optional<ParamMap> {
-    ParamMap q = p;
-    if (q["FFT_TWIDDLE"] == 2 || q["FFT_TWIDDLE"] == 3) {
-      q["FFT_TWIDDLE"] = q["FFT_TWIDDLE"] == 3 ? 4 : 0;  // 3 and 4 treat the same large tables
-      return q;
-    }
-    if (q["FFT_HALVE"] == 0) {
-      q["FFT_HALVE"] = 1;
-      return q;
-    }
-    if (q["FFT_RADIX"] < 16) {
-      q["FFT_RADIX"] *= 2;
-      return q;
-    }
-    if (q["FFT_WG"] > 16) {
-      q["FFT_WG"] /= 2;
-      return q;
-    }
-    if (q["FFT_LOCAL_MAX"] > 256) {
-      q["FFT_LOCAL_MAX"] /= 2;
-      return q;
-    }
-    return std::nullopt;
-  };
+  s.resources = fft_resources;
+  s.shrink = fft_shrink;
   return s;
 }
 
