@@ -12,6 +12,7 @@
 
 #include "clforge/blur.hpp"
 #include "clforge/device.hpp"
+#include "clforge/fft.hpp"
 #include "clforge/opencl.hpp"
 #include "clforge/sgemm.hpp"
 #include "clforge/tuning.hpp"
@@ -190,6 +191,93 @@ class PinnedMemory {
 
  private:
   std::unique_ptr<Impl> impl_;
+};
+
+// Group plans: a group job decided once and executed any number of times (the model of cuFFT's
+// cufftXtSetGPUs before cufftMakePlan). A plan checks its description and split options, fixes
+// the devices that can get work (SplitMode::Weights: those with a weight above 0; otherwise
+// every device), each device's chunk size and queues, and makes each such device's plans; the
+// plan of a whole chunk is built on every such device by the constructor (so that an argument a
+// device refuses throws there), those of shorter chunks when first needed. Each execute() then
+// checks only its host arrays, chooses the split (Weights and Dynamic: as given; Auto: from the
+// group store, measuring over its first calls, docs/group.md), and runs the chunks. Plans are
+// copyable (copies share the plans) and execute() may run on several host threads at once. The
+// free functions below make a plan and execute it once; a one-device group runs its chunks on
+// the calling thread without Auto's machinery (the host-vector overloads of every family do).
+
+/// Batched complex FFT of `batch` contiguous transforms of length n, host memory to host memory.
+class GroupFftPlan {
+ public:
+  /// Throws InvalidArgument before anything is built for n or batch 0, n * batch * 8 bytes above
+  /// size_t, sizes FftPlan refuses, bad split options.
+  GroupFftPlan(const DeviceGroup& group, std::size_t n, std::size_t batch, const SplitOptions& options = {});
+  /// in == out: in place. The inverse is unnormalised like FftPlan's default. Throws
+  /// InvalidArgument for null pointers or arrays that overlap without being the same;
+  /// DeviceFailure as fft() below.
+  GroupRun execute(FftDirection direction, const std::complex<float>* in, std::complex<float>* out) const;
+  GroupRun forward(const std::complex<float>* in, std::complex<float>* out) const;
+  GroupRun inverse(const std::complex<float>* in, std::complex<float>* out) const;
+  std::size_t n() const;
+  std::size_t batch() const;
+
+  struct Impl;
+
+ private:
+  std::shared_ptr<const Impl> impl_;
+};
+
+/// out (cols x rows) = in (rows x cols)^T, both packed row-major, as transpose() below.
+class GroupTransposePlan {
+ public:
+  /// Throws InvalidArgument for rows or cols 0, elem_size not 4, 8 or 16, sizes above size_t,
+  /// bad split options.
+  GroupTransposePlan(const DeviceGroup& group, std::size_t rows, std::size_t cols, std::size_t elem_size,
+                     const SplitOptions& options = {});
+  /// Throws InvalidArgument for null or overlapping arrays.
+  GroupRun execute(const void* in, void* out) const;
+
+  struct Impl;
+
+ private:
+  std::shared_ptr<const Impl> impl_;
+};
+
+/// C = alpha op(A) op(B) + beta C on host matrices, as sgemm() below; the shape, leading
+/// dimensions, alpha and beta are the plan's (as SgemmPlan's).
+class GroupSgemmPlan {
+ public:
+  /// Throws InvalidArgument for an unknown layout or transpose, m, n or k of 2^31 or more,
+  /// leading dimensions too small, matrices above size_t bytes, bad split options. m or n 0:
+  /// execute() does nothing (C is not touched).
+  GroupSgemmPlan(const DeviceGroup& group, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m,
+                 std::size_t n, std::size_t k, float alpha, std::size_t lda, std::size_t ldb, float beta,
+                 std::size_t ldc, const SplitOptions& options = {});
+  /// Throws InvalidArgument for a null C, a null A or B where they are read, C overlapping A or B.
+  GroupRun execute(const float* a, const float* b, float* c) const;
+
+  struct Impl;
+
+ private:
+  std::shared_ptr<const Impl> impl_;
+};
+
+/// Gaussian blur of a packed row-major image in bands of rows, as gaussian_blur() below; BlurMethod::Auto
+/// is resolved by the constructor on the group's first device.
+class GroupBlurPlan {
+ public:
+  /// Throws InvalidArgument for width or height 0, an unknown format, sigma outside (0, 4096],
+  /// sizes above size_t, bad split options.
+  GroupBlurPlan(const DeviceGroup& group, std::size_t width, std::size_t height, PixelFormat format,
+                const BlurOptions& options, const SplitOptions& split = {});
+  /// Throws InvalidArgument for null or overlapping images.
+  GroupRun execute(const void* in, void* out) const;
+  /// The method every band runs (Auto resolved).
+  BlurMethod method() const;
+
+  struct Impl;
+
+ private:
+  std::shared_ptr<const Impl> impl_;
 };
 
 /// Batched complex FFT of `batch` contiguous transforms of length n, host memory to host memory

@@ -21,27 +21,38 @@ std::size_t blur_halo_rows(BlurMethod m, double sigma_y) { return clforge::blur_
 
 namespace {
 
-class BlurTask : public detail::ChunkTask {
- public:
-  BlurTask(cl::CommandQueue& queue, const BlurDesc& whole, std::size_t halo, std::size_t chunk, const char* in,
-           char* out, const Tuning& tuning)
-      : whole_(whole),
-        halo_(halo),
-        chunk_(chunk),
-        px_(pixel_bytes(whole.format)),
-        in_(in),
-        out_(out),
-        plans_(queue, tuning, [whole](std::size_t rows) {
+// A device's blur plans by band height (bands differ at the image's top and bottom, and with
+// their chunk's items).
+struct BlurWork : detail::DeviceWork {
+  BlurWork(cl::CommandQueue& queue, const BlurDesc& whole, std::size_t halo, std::size_t chunk, const Tuning& tuning)
+      : whole(whole), halo(halo), plans(queue, tuning, [whole](std::size_t rows) {
           BlurDesc d = whole;
           d.height = rows;
           return d;
         }) {
-    plan(std::min(whole.height, chunk + 2 * halo));  // the common band: arguments and kernels checked now
+    plans.get(std::min(whole.height, chunk + 2 * halo));  // the common band: arguments and kernels checked now
+  }
+  std::unique_ptr<detail::ChunkTask> task(std::size_t chunk, const detail::HostData& data) override;
+
+  BlurDesc whole;
+  std::size_t halo;
+  detail::PlansBySize<BlurPlan, BlurDesc> plans;
+};
+
+class BlurTask : public detail::ChunkTask {
+ public:
+  BlurTask(BlurWork& work, std::size_t chunk, const detail::HostData& data)
+      : w_(work),
+        chunk_(chunk),
+        px_(pixel_bytes(work.whole.format)),
+        in_(static_cast<const char*>(data.a)),
+        out_(static_cast<char*>(data.out)) {
+    w_.plans.get(std::min(w_.whole.height, chunk + 2 * w_.halo));
   }
 
   std::vector<std::size_t> slot_buffers() const override {
-    const std::size_t rows = std::min(whole_.height, chunk_ + 2 * halo_);
-    return {rows * whole_.width * px_, rows * whole_.width * px_};
+    const std::size_t rows = std::min(w_.whole.height, chunk_ + 2 * w_.halo);
+    return {rows * row(), rows * row()};
   }
   void inputs(std::size_t first, std::size_t count, std::vector<detail::BlockCopy>& v) const override {
     const auto [r0, r1] = band(first, count);
@@ -57,7 +68,7 @@ class BlurTask : public detail::ChunkTask {
     // input and writes only the band's own rows into the caller's output (the halo rows there
     // belong to the neighbouring bands). The separable method of float images can.
     const auto [r0, r1] = band(first, count);
-    const BlurPlan& p = plan(r1 - r0);
+    const BlurPlan& p = w_.plans.get(r1 - r0);
     if (!p.writes_row_windows()) return false;
     const cl::Buffer bi =
         detail::host_buffer(context, CL_MEM_READ_ONLY, (r1 - r0) * row(), const_cast<char*>(in_) + r0 * row());
@@ -69,40 +80,59 @@ class BlurTask : public detail::ChunkTask {
   void compute(cl::CommandQueue& queue, const std::vector<cl::Buffer>& b, std::size_t first,
                std::size_t count) override {
     const auto [r0, r1] = band(first, count);
-    plan(r1 - r0).enqueue(queue, b[0], b[1]);
+    w_.plans.get(r1 - r0).enqueue(queue, b[0], b[1]);
   }
 
  private:
-  std::size_t row() const { return whole_.width * px_; }
+  std::size_t row() const { return w_.whole.width * px_; }
   std::pair<std::size_t, std::size_t> band(std::size_t first, std::size_t count) const {
-    return {first > halo_ ? first - halo_ : 0, std::min(whole_.height, first + count + halo_)};
+    return {first > w_.halo ? first - w_.halo : 0, std::min(w_.whole.height, first + count + w_.halo)};
   }
-  // The plan of a band of `rows` rows (bands differ at the image's top and bottom, and with
-  // their chunk's items).
-  const BlurPlan& plan(std::size_t rows) { return plans_.get(rows); }
-  BlurDesc whole_;
-  std::size_t halo_, chunk_, px_;
+  BlurWork& w_;
+  std::size_t chunk_, px_;
   const char* in_;
   char* out_;
-  detail::PlansBySize<BlurPlan, BlurDesc> plans_;
 };
 
-}  // namespace
+std::unique_ptr<detail::ChunkTask> BlurWork::task(std::size_t chunk, const detail::HostData& data) {
+  return std::make_unique<BlurTask>(*this, chunk, data);
+}
 
-GroupRun gaussian_blur(const DeviceGroup& group, std::size_t width, std::size_t height, PixelFormat format,
-                       const void* in, void* out, const BlurOptions& options, const SplitOptions& split) {
+// The image's host bytes (the shape and options checked).
+std::size_t blur_bytes(std::size_t width, std::size_t height, PixelFormat format, const BlurOptions& options) {
   const char* what = "group gaussian_blur";
   detail::require(width > 0 && height > 0, what, "width and height must be at least 1");
-  detail::require(in != nullptr && out != nullptr, what, "null input or output");
   detail::require(format == PixelFormat::R32F || format == PixelFormat::RGBA32F || format == PixelFormat::RGBA8, what,
                   "unknown pixel format");
-  const std::size_t bytes = detail::mul_or_throw(detail::mul_or_throw(width, height, what, "width * height"),
-                                                 pixel_bytes(format), what, "the image's bytes");
-  const auto i0 = reinterpret_cast<std::uintptr_t>(in), o0 = reinterpret_cast<std::uintptr_t>(out);
-  detail::require(!detail::ranges_overlap(i0, i0 + bytes, o0, o0 + bytes), what, "input and output overlap");
   for (double s : {options.sigma_x, options.sigma_y})
     detail::require(s > 0 && s <= 4096, what,
                     [&] { return "sigma must be in (0, 4096] (got " + std::to_string(s) + ")"; });
+  return detail::mul_or_throw(detail::mul_or_throw(width, height, what, "width * height"), pixel_bytes(format), what,
+                              "the image's bytes");
+}
+
+detail::HostData bind(std::size_t bytes, const void* in, void* out) {
+  const char* what = "group gaussian_blur";
+  detail::require(in != nullptr && out != nullptr, what, "null input or output");
+  const auto i0 = reinterpret_cast<std::uintptr_t>(in), o0 = reinterpret_cast<std::uintptr_t>(out);
+  detail::require(!detail::ranges_overlap(i0, i0 + bytes, o0, o0 + bytes), what, "input and output overlap");
+  detail::HostData data;
+  data.a = in;
+  data.out = out;
+  return data;
+}
+
+}  // namespace
+
+struct GroupBlurPlan::Impl {
+  std::size_t bytes;
+  BlurMethod method;
+  detail::GroupPlanCore core;
+};
+
+GroupBlurPlan::GroupBlurPlan(const DeviceGroup& group, std::size_t width, std::size_t height, PixelFormat format,
+                             const BlurOptions& options, const SplitOptions& split) {
+  const std::size_t bytes = blur_bytes(width, height, format, options);
   const Tuning tuning = split.tuning;
   BlurDesc whole = blur_desc(width, height, format, options);
   // One method for every device: Auto as the first device resolves it for the whole image.
@@ -116,11 +146,22 @@ GroupRun gaussian_blur(const DeviceGroup& group, std::size_t width, std::size_t 
   job.items = height;
   job.item_bytes = width * pixel_bytes(format);
   job.min_chunk = std::min(height, 4 * halo);
-  job.make_task = [&](std::size_t, cl::CommandQueue& queue, std::size_t chunk) {
-    return std::make_unique<BlurTask>(queue, whole, halo, chunk, static_cast<const char*>(in), static_cast<char*>(out),
-                                      tuning);
+  job.make_work = [whole, halo, tuning](std::size_t, cl::CommandQueue& queue, std::size_t chunk) {
+    return std::make_unique<BlurWork>(queue, whole, halo, chunk, tuning);
   };
-  return detail::run_group_job(group, job, split);
+  impl_ = std::make_shared<const Impl>(Impl{bytes, whole.method, detail::GroupPlanCore(group, std::move(job), split)});
+}
+
+GroupRun GroupBlurPlan::execute(const void* in, void* out) const {
+  return impl_->core.execute(bind(impl_->bytes, in, out));
+}
+
+BlurMethod GroupBlurPlan::method() const { return impl_->method; }
+
+GroupRun gaussian_blur(const DeviceGroup& group, std::size_t width, std::size_t height, PixelFormat format,
+                       const void* in, void* out, const BlurOptions& options, const SplitOptions& split) {
+  bind(blur_bytes(width, height, format, options), in, out);  // the arrays checked before the plan builds anything
+  return GroupBlurPlan(group, width, height, format, options, split).execute(in, out);
 }
 
 std::vector<float> gaussian_blur(cl::CommandQueue& queue, std::size_t width, std::size_t height, std::size_t channels,
@@ -137,13 +178,14 @@ std::vector<float> gaussian_blur(cl::CommandQueue& queue, std::size_t width, std
            std::to_string(floats);
   });
   detail::require(queue() != nullptr, what, "null command queue");
-  // A one-device group call: bands through pinned staging, transfers overlapped with the blur.
+  // A one-device group plan (no split, no calibration): bands through pinned staging, transfers
+  // overlapped with the blur, on this thread.
   SplitOptions o;
   o.mode = SplitMode::Weights;
   o.weights = {1.0};
   o.tuning = tuning;
   std::vector<float> out(in.size());
-  gaussian_blur(detail::queue_group(queue), width, height, f, in.data(), out.data(), options, o);
+  GroupBlurPlan(detail::queue_group(queue), width, height, f, options, o).execute(in.data(), out.data());
   return out;
 }
 

@@ -3,6 +3,7 @@
 // (plan_items), and brings back only the chunk's own transforms. A CPU device without staging
 // transforms its chunks where they are, in the caller's arrays (compute_in_host_memory).
 #include "clforge/fft.hpp"
+#include "clforge/group.hpp"
 #include "group/group_internal.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/extent.hpp"
@@ -12,23 +13,38 @@ namespace clforge {
 
 namespace {
 
+FftDesc fft_desc(std::size_t n, std::size_t batch, bool in_place) {
+  FftDesc d;
+  d.n = n;
+  d.batch = batch;
+  d.in_place = in_place;
+  return d;
+}
+
+// A device's FFT plans by chunk size, out of place and in place.
+struct FftWork : detail::DeviceWork {
+  FftWork(cl::CommandQueue& queue, std::size_t n, std::size_t chunk, const Tuning& tuning)
+      : n(n),
+        plans(queue, tuning, [n](std::size_t b) { return fft_desc(n, b, false); }),
+        in_place(queue, tuning, [n](std::size_t b) { return fft_desc(n, b, true); }) {
+    plans.get(chunk);
+  }
+  std::unique_ptr<detail::ChunkTask> task(std::size_t chunk, const detail::HostData& data) override;
+
+  std::size_t n;
+  detail::PlansBySize<FftPlan, FftDesc> plans, in_place;
+};
+
 class FftTask : public detail::ChunkTask {
  public:
-  FftTask(cl::CommandQueue& queue, std::size_t n, std::size_t chunk, const char* in, char* out, bool inverse,
-          const Tuning& tuning)
-      : plans_(queue, tuning, [n](std::size_t b) { return desc(n, b); }),
-        in_place_(queue, tuning,
-                  [n](std::size_t b) {
-                    FftDesc d = desc(n, b);
-                    d.in_place = true;
-                    return d;
-                  }),
-        bytes_(n * 8),
+  FftTask(FftWork& work, std::size_t chunk, const detail::HostData& data)
+      : work_(work),
+        bytes_(work.n * 8),
         chunk_(chunk),
-        in_(in),
-        out_(out),
-        inverse_(inverse) {
-    plans_.get(chunk);
+        in_(static_cast<const char*>(data.a)),
+        out_(static_cast<char*>(data.out)),
+        direction_(data.inverse ? FftDirection::Inverse : FftDirection::Forward) {
+    work_.plans.get(chunk);
   }
 
   std::vector<std::size_t> slot_buffers() const override { return {chunk_ * bytes_, chunk_ * bytes_}; }
@@ -48,69 +64,98 @@ class FftTask : public detail::ChunkTask {
     const cl::Buffer bi = detail::host_buffer(context, in == out ? CL_MEM_READ_WRITE : CL_MEM_READ_ONLY, bytes, in);
     cl::Buffer bo = bi;
     if (in == out) {
-      const FftPlan& plan = in_place_.get(count);
-      if (inverse_)
-        plan.inverse(queue, bi, bi);
-      else
-        plan.forward(queue, bi, bi);
+      work_.in_place.get(count).enqueue(queue, direction_, bi, bi);
     } else {
       bo = detail::host_buffer(context, CL_MEM_WRITE_ONLY, bytes, out);
-      const FftPlan& plan = plans_.get(count);
-      if (inverse_)
-        plan.inverse(queue, bi, bo);
-      else
-        plan.forward(queue, bi, bo);
+      work_.plans.get(count).enqueue(queue, direction_, bi, bo);
     }
     detail::sync_to_host(queue, bo, bytes, done);
     return true;
   }
   void compute(cl::CommandQueue& queue, const std::vector<cl::Buffer>& b, std::size_t, std::size_t count) override {
-    const FftPlan& plan = plans_.get(detail::plan_items(chunk_, count));
-    if (inverse_)
-      plan.inverse(queue, b[0], b[1]);
-    else
-      plan.forward(queue, b[0], b[1]);
+    work_.plans.get(detail::plan_items(chunk_, count)).enqueue(queue, direction_, b[0], b[1]);
   }
 
  private:
-  static FftDesc desc(std::size_t n, std::size_t chunk) {
-    FftDesc d;
-    d.n = n;
-    d.batch = chunk;
-    return d;
-  }
-  detail::PlansBySize<FftPlan, FftDesc> plans_, in_place_;
+  FftWork& work_;
   std::size_t bytes_, chunk_;
   const char* in_;
   char* out_;
-  bool inverse_;
+  FftDirection direction_;
 };
+
+std::unique_ptr<detail::ChunkTask> FftWork::task(std::size_t chunk, const detail::HostData& data) {
+  return std::make_unique<FftTask>(*this, chunk, data);
+}
 
 }  // namespace
 
-GroupRun fft(const DeviceGroup& group, std::size_t n, std::size_t batch, const std::complex<float>* in,
-             std::complex<float>* out, bool inverse, const SplitOptions& options) {
+struct GroupFftPlan::Impl {
+  std::size_t n, batch, bytes;
+  detail::GroupPlanCore core;
+};
+
+namespace {
+
+// The job's host bytes (n and batch checked).
+std::size_t fft_bytes(std::size_t n, std::size_t batch) {
   const char* what = "group fft";
   detail::require(n > 0 && batch > 0, what, "n and batch must be at least 1");
-  detail::require(in != nullptr && out != nullptr, what, "null input or output");
   const std::size_t elems = detail::mul_or_throw(n, batch, what, "n * batch");
-  const std::size_t bytes = detail::mul_or_throw(elems, 8, what, "n * batch * 8 bytes");
-  const auto* i0 = reinterpret_cast<const char*>(in);
-  const auto* o0 = reinterpret_cast<const char*>(out);
-  detail::require(i0 == o0 || !detail::ranges_overlap(
-                                  reinterpret_cast<std::uintptr_t>(i0), reinterpret_cast<std::uintptr_t>(i0) + bytes,
-                                  reinterpret_cast<std::uintptr_t>(o0), reinterpret_cast<std::uintptr_t>(o0) + bytes),
-                  what, "input and output overlap without being the same array");
+  return detail::mul_or_throw(elems, 8, what, "n * batch * 8 bytes");
+}
+
+detail::HostData bind(std::size_t bytes, FftDirection direction, const std::complex<float>* in,
+                      std::complex<float>* out) {
+  const char* what = "group fft";
+  detail::require(in != nullptr && out != nullptr, what, "null input or output");
+  detail::require(direction == FftDirection::Forward || direction == FftDirection::Inverse, what, "unknown direction");
+  const auto i0 = reinterpret_cast<std::uintptr_t>(in), o0 = reinterpret_cast<std::uintptr_t>(out);
+  detail::require(i0 == o0 || !detail::ranges_overlap(i0, i0 + bytes, o0, o0 + bytes), what,
+                  "input and output overlap without being the same array");
+  detail::HostData data;
+  data.a = in;
+  data.out = out;
+  data.inverse = direction == FftDirection::Inverse;
+  return data;
+}
+
+}  // namespace
+
+GroupFftPlan::GroupFftPlan(const DeviceGroup& group, std::size_t n, std::size_t batch, const SplitOptions& options) {
+  const std::size_t bytes = fft_bytes(n, batch);
   const Tuning tuning = options.tuning;
   detail::GroupJob job;
   job.routine = "fft";
   job.size_class = "n=" + std::to_string(n);
   job.items = batch;
   job.item_bytes = n * 8;
-  job.make_task = [&](std::size_t, cl::CommandQueue& queue, std::size_t chunk) {
-    return std::make_unique<FftTask>(queue, n, chunk, i0, reinterpret_cast<char*>(out), inverse, tuning);
+  job.make_work = [n, tuning](std::size_t, cl::CommandQueue& queue, std::size_t chunk) {
+    return std::make_unique<FftWork>(queue, n, chunk, tuning);
   };
-  return detail::run_group_job(group, job, options);
+  impl_ = std::make_shared<const Impl>(Impl{n, batch, bytes, detail::GroupPlanCore(group, std::move(job), options)});
+}
+
+GroupRun GroupFftPlan::execute(FftDirection direction, const std::complex<float>* in, std::complex<float>* out) const {
+  return impl_->core.execute(bind(impl_->bytes, direction, in, out));
+}
+
+GroupRun GroupFftPlan::forward(const std::complex<float>* in, std::complex<float>* out) const {
+  return execute(FftDirection::Forward, in, out);
+}
+
+GroupRun GroupFftPlan::inverse(const std::complex<float>* in, std::complex<float>* out) const {
+  return execute(FftDirection::Inverse, in, out);
+}
+
+std::size_t GroupFftPlan::n() const { return impl_->n; }
+std::size_t GroupFftPlan::batch() const { return impl_->batch; }
+
+GroupRun fft(const DeviceGroup& group, std::size_t n, std::size_t batch, const std::complex<float>* in,
+             std::complex<float>* out, bool inverse, const SplitOptions& options) {
+  const FftDirection direction = inverse ? FftDirection::Inverse : FftDirection::Forward;
+  bind(fft_bytes(n, batch), direction, in, out);  // the arrays checked before the plan builds anything
+  return GroupFftPlan(group, n, batch, options).execute(direction, in, out);
 }
 
 std::vector<std::complex<float>> fft(cl::CommandQueue& queue, const std::vector<std::complex<float>>& x, std::size_t n,
@@ -121,14 +166,15 @@ std::vector<std::complex<float>> fft(cl::CommandQueue& queue, const std::vector<
     return "host vector holds " + std::to_string(x.size()) +
            " elements, not a positive multiple of n = " + std::to_string(n);
   });
-  // The pipeline of a one-device group on the queue's device: chunks through pinned staging,
-  // upload, transform and download overlapped.
+  // A one-device group plan on the queue's device (no split, no calibration): chunks through
+  // pinned staging, upload, transform and download overlapped, on this thread.
   SplitOptions o;
   o.mode = SplitMode::Weights;
   o.weights = {1.0};
   o.tuning = tuning;
   std::vector<std::complex<float>> y(x.size());
-  fft(detail::queue_group(queue), n, x.size() / n, x.data(), y.data(), inverse, o);
+  GroupFftPlan(detail::queue_group(queue), n, x.size() / n, o)
+      .execute(inverse ? FftDirection::Inverse : FftDirection::Forward, x.data(), y.data());
   return y;
 }
 

@@ -109,8 +109,30 @@ class ChunkTask {
   }
 };
 
+/// The host arrays of one execution of a group plan: `a` and `b` are read (b: sgemm's B), `out`
+/// is written (and read where the routine reads its output: sgemm with beta != 0).
+struct HostData {
+  const void* a = nullptr;
+  const void* b = nullptr;
+  void* out = nullptr;
+  bool inverse = false;  ///< the FFT's direction
+};
+
+/// A device's part of a group plan, made once with the plan: the family's plans on that device
+/// (by chunk size), from which every execution makes the device's task over its host arrays.
+class DeviceWork {
+ public:
+  virtual ~DeviceWork() = default;
+  /// The task of one execution; `chunk` is the device's chunk (the whole share in a resident run).
+  /// Called on the caller's thread before anything is allocated; may be called by several
+  /// executions at once.
+  virtual std::unique_ptr<ChunkTask> task(std::size_t chunk, const HostData& data) = 0;
+};
+
 /// A job for the pipeline: `items` items of `item_bytes` host bytes each (for the chunk size),
-/// and the factory of each device's task (called on the caller's thread, device by device).
+/// and the factory of each device's work (called on the caller's thread, device by device, when
+/// the plan is made; it builds the device's plan of `chunk` items, so that a bad argument throws
+/// there).
 struct GroupJob {
   const char* routine = "";  ///< "fft", "sgemm", ... (errors, the group store's keys)
   std::string size_class;    ///< calibration key beside the routine, e.g. "n=1024"
@@ -121,7 +143,7 @@ struct GroupJob {
   /// Chunks of at least this many items unless SplitOptions::chunk says otherwise (blur: four
   /// times the halo, so that the rows a band computes again stay below half of its own).
   std::size_t min_chunk = 1;
-  std::function<std::unique_ptr<ChunkTask>(std::size_t device, cl::CommandQueue& queue, std::size_t chunk)> make_task;
+  std::function<std::unique_ptr<DeviceWork>(std::size_t device, cl::CommandQueue& queue, std::size_t chunk)> make_work;
 };
 
 /// The items of the plan that a task runs a chunk of `count` items on (count <= chunk): the
@@ -179,11 +201,27 @@ struct GroupAccess {
   static const std::shared_ptr<DeviceGroup::Impl>& impl(const DeviceGroup& g) { return g.impl_; }
 };
 
-/// Runs a job on the group (src/group/pipeline.cpp): resolves the split, makes every device's
-/// task, then runs each device's chunks on its own thread. On a device failure every thread
-/// stops taking chunks, all enqueued work is waited for, the outputs of unfinished chunks are
-/// filled with 0xFF bytes (NaN for float data) and DeviceFailure is thrown.
-GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const SplitOptions& options);
+/// A group job decided once (src/group/pipeline.cpp): the split options checked, each device's
+/// chunk and queues, and each device's work (its plans), for every device that can get work
+/// (Weights: a weight above 0). execute() runs the job on a call's host arrays: chooses the
+/// split (Auto: from the group store, calibrating over calls), makes every working device's
+/// task, then runs each device's chunks on its own thread (a one-device group on the caller's
+/// thread, without Auto). On a device failure every thread stops taking chunks, all enqueued
+/// work is waited for, the outputs of unfinished chunks are filled with 0xFF bytes (NaN for
+/// float data) and DeviceFailure is thrown. Copies share the plan; executions may run at once.
+class GroupPlanCore {
+ public:
+  GroupPlanCore(const DeviceGroup& group, GroupJob job, const SplitOptions& options);
+  GroupRun execute(const HostData& data) const;
+  const DeviceGroup& group() const { return group_; }
+
+ private:
+  DeviceGroup group_;
+  GroupJob job_;
+  SplitOptions options_;
+  GroupRun sized_;  // each device's chunk and queues
+  std::vector<std::shared_ptr<DeviceWork>> work_;
+};
 
 /// Rows above and below a band of an image that a method's vertical filter reaches: r = ceil(3
 /// sigma) for direct and separable; for the recursive filter the distance at which its impulse

@@ -12,77 +12,124 @@ namespace clforge {
 
 namespace {
 
+TransposeDesc transpose_desc(std::size_t rows, std::size_t cols, std::size_t elem) {
+  TransposeDesc d;
+  d.rows = rows;
+  d.cols = cols;
+  d.elem_size = elem;
+  return d;
+}
+
+// A device's transpose plans by band size.
+struct TransposeWork : detail::DeviceWork {
+  TransposeWork(cl::CommandQueue& queue, std::size_t rows, std::size_t cols, std::size_t elem, std::size_t chunk,
+                const Tuning& tuning)
+      : rows(rows),
+        cols(cols),
+        elem(elem),
+        plans(queue, tuning, [cols, elem](std::size_t r) { return transpose_desc(r, cols, elem); }) {
+    plans.get(chunk);
+  }
+  std::unique_ptr<detail::ChunkTask> task(std::size_t chunk, const detail::HostData& data) override;
+
+  std::size_t rows, cols, elem;
+  detail::PlansBySize<TransposePlan, TransposeDesc> plans;
+};
+
 class TransposeTask : public detail::ChunkTask {
  public:
-  TransposeTask(cl::CommandQueue& queue, std::size_t rows, std::size_t cols, std::size_t elem, std::size_t chunk,
-                const char* in, char* out, const Tuning& tuning)
-      : plans_(queue, tuning, [cols, elem](std::size_t r) { return desc(r, cols, elem); }),
-        rows_(rows),
-        cols_(cols),
-        elem_(elem),
-        chunk_(chunk),
-        in_(in),
-        out_(out) {
-    plans_.get(chunk);
+  TransposeTask(TransposeWork& work, std::size_t chunk, const detail::HostData& data)
+      : w_(work), chunk_(chunk), in_(static_cast<const char*>(data.a)), out_(static_cast<char*>(data.out)) {
+    w_.plans.get(chunk);
   }
 
-  std::vector<std::size_t> slot_buffers() const override { return {chunk_ * cols_ * elem_, chunk_ * cols_ * elem_}; }
+  std::vector<std::size_t> slot_buffers() const override {
+    return {chunk_ * w_.cols * w_.elem, chunk_ * w_.cols * w_.elem};
+  }
   void inputs(std::size_t first, std::size_t count, std::vector<detail::BlockCopy>& v) const override {
-    v.push_back({const_cast<char*>(in_) + first * cols_ * elem_, count * cols_ * elem_, 1, 0, 0, 0, 0});
+    v.push_back({const_cast<char*>(in_) + first * w_.cols * w_.elem, count * w_.cols * w_.elem, 1, 0, 0, 0, 0});
   }
   void outputs(std::size_t first, std::size_t count, std::vector<detail::BlockCopy>& v) const override {
     // cols rows of `count` elements: host rows `rows` elements apart, device rows as many
     // elements apart as the band's plan has rows.
-    v.push_back(
-        {out_ + first * elem_, count * elem_, cols_, rows_ * elem_, 1, 0, detail::plan_items(chunk_, count) * elem_});
+    v.push_back({out_ + first * w_.elem, count * w_.elem, w_.cols, w_.rows * w_.elem, 1, 0,
+                 detail::plan_items(chunk_, count) * w_.elem});
   }
   void compute(cl::CommandQueue& queue, const std::vector<cl::Buffer>& b, std::size_t, std::size_t count) override {
-    plans_.get(detail::plan_items(chunk_, count)).enqueue(queue, b[0], b[1]);
+    w_.plans.get(detail::plan_items(chunk_, count)).enqueue(queue, b[0], b[1]);
   }
 
  private:
-  static TransposeDesc desc(std::size_t rows, std::size_t cols, std::size_t elem) {
-    TransposeDesc d;
-    d.rows = rows;
-    d.cols = cols;
-    d.elem_size = elem;
-    return d;
-  }
-  detail::PlansBySize<TransposePlan, TransposeDesc> plans_;
-  std::size_t rows_, cols_, elem_, chunk_;
+  TransposeWork& w_;
+  std::size_t chunk_;
   const char* in_;
   char* out_;
 };
 
+std::unique_ptr<detail::ChunkTask> TransposeWork::task(std::size_t chunk, const detail::HostData& data) {
+  return std::make_unique<TransposeTask>(*this, chunk, data);
+}
+
 }  // namespace
 
-GroupRun transpose(const DeviceGroup& group, std::size_t rows, std::size_t cols, std::size_t elem_size, const void* in,
-                   void* out, const SplitOptions& options) {
+struct GroupTransposePlan::Impl {
+  std::size_t bytes;
+  detail::GroupPlanCore core;
+};
+
+namespace {
+
+// The job's host bytes (the shape checked).
+std::size_t transpose_bytes(std::size_t rows, std::size_t cols, std::size_t elem_size) {
   const char* what = "group transpose";
   detail::require(rows > 0 && cols > 0, what, "rows and cols must be at least 1");
   detail::require(elem_size == 4 || elem_size == 8 || elem_size == 16, what, "elem_size must be 4, 8 or 16");
+  return detail::mul_or_throw(detail::mul_or_throw(rows, cols, what, "rows * cols"), elem_size, what,
+                              "rows * cols * elem_size");
+}
+
+detail::HostData bind(std::size_t bytes, const void* in, void* out) {
+  const char* what = "group transpose";
   detail::require(in != nullptr && out != nullptr, what, "null input or output");
-  const std::size_t bytes = detail::mul_or_throw(detail::mul_or_throw(rows, cols, what, "rows * cols"), elem_size, what,
-                                                 "rows * cols * elem_size");
   const auto i0 = reinterpret_cast<std::uintptr_t>(in), o0 = reinterpret_cast<std::uintptr_t>(out);
   detail::require(!detail::ranges_overlap(i0, i0 + bytes, o0, o0 + bytes), what, "input and output overlap");
+  detail::HostData data;
+  data.a = in;
+  data.out = out;
+  return data;
+}
+
+}  // namespace
+
+GroupTransposePlan::GroupTransposePlan(const DeviceGroup& group, std::size_t rows, std::size_t cols,
+                                       std::size_t elem_size, const SplitOptions& options) {
+  const std::size_t bytes = transpose_bytes(rows, cols, elem_size);
   const Tuning tuning = options.tuning;
   detail::GroupJob job;
   job.routine = "transpose";
   job.size_class = std::to_string(elem_size) + "B cols=" + std::to_string(cols);
   job.items = rows;
   job.item_bytes = cols * elem_size;
-  job.make_task = [&](std::size_t, cl::CommandQueue& queue, std::size_t chunk) {
-    return std::make_unique<TransposeTask>(queue, rows, cols, elem_size, chunk, static_cast<const char*>(in),
-                                           static_cast<char*>(out), tuning);
+  job.make_work = [rows, cols, elem_size, tuning](std::size_t, cl::CommandQueue& queue, std::size_t chunk) {
+    return std::make_unique<TransposeWork>(queue, rows, cols, elem_size, chunk, tuning);
   };
-  return detail::run_group_job(group, job, options);
+  impl_ = std::make_shared<const Impl>(Impl{bytes, detail::GroupPlanCore(group, std::move(job), options)});
+}
+
+GroupRun GroupTransposePlan::execute(const void* in, void* out) const {
+  return impl_->core.execute(bind(impl_->bytes, in, out));
+}
+
+GroupRun transpose(const DeviceGroup& group, std::size_t rows, std::size_t cols, std::size_t elem_size, const void* in,
+                   void* out, const SplitOptions& options) {
+  bind(transpose_bytes(rows, cols, elem_size), in, out);  // the arrays checked before the plan builds anything
+  return GroupTransposePlan(group, rows, cols, elem_size, options).execute(in, out);
 }
 
 namespace detail {
 
 // The host-vector transpose (transpose.hpp; transpose_host_check ran first): a one-device group
-// call, bands through pinned staging with their transfers overlapped.
+// plan (no split, no calibration), bands through pinned staging with their transfers overlapped.
 void transpose_host(cl::CommandQueue& queue, std::size_t rows, std::size_t cols, std::size_t elem_size, const void* in,
                     void* out, const Tuning& tuning) {
   require(queue() != nullptr, "transpose", "null command queue");
@@ -90,7 +137,7 @@ void transpose_host(cl::CommandQueue& queue, std::size_t rows, std::size_t cols,
   o.mode = SplitMode::Weights;
   o.weights = {1.0};
   o.tuning = tuning;
-  transpose(queue_group(queue), rows, cols, elem_size, in, out, o);
+  GroupTransposePlan(queue_group(queue), rows, cols, elem_size, o).execute(in, out);
 }
 
 }  // namespace detail

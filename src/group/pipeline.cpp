@@ -13,6 +13,7 @@
 #include <exception>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <thread>
 
 #include "group/runner.hpp"
@@ -119,6 +120,9 @@ void check_options(const DeviceGroup& group, const GroupJob& job, const SplitOpt
     require(std::isfinite(v) && v >= 0, what, "split auto values: rates must be finite and >= 0");
   require(a.share >= 0 && a.share <= 100, what, "split auto values: share must be in 0..100");
   if (opt.mode == SplitMode::Weights) check_weights(what, opt.weights, group.size());
+  require(opt.resident_reps >= 0, what, "split resident_reps must be >= 0");
+  require(opt.resident_reps == 0 || opt.mode != SplitMode::Dynamic, what,
+          "a resident run needs weights (Weights or Auto)");
 }
 
 // Each device's chunk (items) and queues: the split options' values, else the device's stored
@@ -146,33 +150,32 @@ void size_chunks(const DeviceGroup& group, const GroupJob& job, const SplitOptio
   }
 }
 
-// The mode that runs (run.mode) and its weights: Auto's choice, one device alone, or a resident
-// run's shares.
-std::vector<double> choose_weights(const DeviceGroup& group, const GroupJob& job, const SplitOptions& opt,
-                                   AutoSplit& auto_split, GroupRun& run) {
-  const std::size_t D = group.size();
+// The mode that runs (run.mode) and its weights: Auto's choice (auto_split: Auto on two or more
+// devices), one device alone, or a resident run's shares.
+std::vector<double> choose_weights(std::size_t D, const SplitOptions& opt, AutoSplit* auto_split, GroupRun& run) {
   run.mode = opt.mode;
   std::vector<double> weights = opt.weights;
   if (D == 1) {
     run.mode = SplitMode::Weights;
     weights = {1.0};
-  } else if (run.mode == SplitMode::Auto) {
-    auto_split.choose(opt.overlap, run.mode, weights);
+  } else if (auto_split) {
+    auto_split->choose(opt.overlap, run.mode, weights);
   }
   if (opt.resident_reps > 0) {
-    require(opt.mode != SplitMode::Dynamic, job.routine, "a resident run needs weights (Weights or Auto)");
     if (run.mode == SplitMode::Dynamic) weights.assign(D, 1.0);  // Auto without every rate: equal shares
     run.mode = SplitMode::Weights;
-    auto_split.passive();
+    if (auto_split) auto_split->passive();
   }
   return weights;
 }
 
-// Every working device's task (plans built here, before anything is allocated).
-std::vector<std::unique_ptr<ChunkTask>> make_tasks(const DeviceGroup& group, const GroupJob& job,
-                                                   const SplitOptions& opt, const Shared& s, GroupRun& run) {
-  std::vector<std::unique_ptr<ChunkTask>> tasks(group.size());
-  for (std::size_t d = 0; d < group.size(); ++d) {
+// Every working device's task of one execution (plans of new sizes built here, before anything
+// is allocated).
+std::vector<std::unique_ptr<ChunkTask>> make_tasks(const std::vector<std::shared_ptr<DeviceWork>>& work,
+                                                   const SplitOptions& opt, const HostData& data, const Shared& s,
+                                                   GroupRun& run) {
+  std::vector<std::unique_ptr<ChunkTask>> tasks(work.size());
+  for (std::size_t d = 0; d < work.size(); ++d) {
     if (!s.dynamic && s.own[d].first == s.own[d].second) {
       run.shares[d].chunk = run.shares[d].queues = 0;
       continue;
@@ -181,7 +184,7 @@ std::vector<std::unique_ptr<ChunkTask>> make_tasks(const DeviceGroup& group, con
       run.shares[d].chunk = s.own[d].second - s.own[d].first;
       run.shares[d].queues = 1;
     }
-    tasks[d] = job.make_task(d, group.queue(d, 0), run.shares[d].chunk);
+    tasks[d] = work.at(d)->task(run.shares[d].chunk, data);
   }
   return tasks;
 }
@@ -225,6 +228,11 @@ std::vector<std::unique_ptr<DeviceRunner>> run_devices(const DeviceGroup& group,
       runners[d] =
           std::make_unique<DeviceRunner>(s, d, *tasks[d], stages_on(opt.staging, group.entry(d)), run.shares[d]);
   std::vector<std::thread> threads;
+  if (group.size() == 1) {  // one device: its chunks on the caller's thread
+    if (runners[0]) runners[0]->run();
+    run.seconds = std::chrono::duration<double>(Clock::now() - s.start).count();
+    return runners;
+  }
   try {
     for (auto& r : runners)
       if (r) threads.emplace_back([&r] { r->run(); });
@@ -238,9 +246,9 @@ std::vector<std::unique_ptr<DeviceRunner>> run_devices(const DeviceGroup& group,
   return runners;
 }
 
-void log_call(const GroupJob& job, const GroupRun& run, const Shared& s, const AutoSplit& auto_split,
+void log_call(const GroupJob& job, const GroupRun& run, const Shared& s, const AutoSplit* auto_split,
               const Made& made) {
-  const std::string step = auto_split.step();
+  const std::string step = auto_split ? auto_split->step() : std::string();
   std::string m = std::string("group ") + job.routine + ": " + std::to_string(run.seconds * 1e3) + " ms, " +
                   (!step.empty() ? step
                    : s.dynamic   ? std::string("dynamic")
@@ -312,43 +320,55 @@ void set_group_fault(GroupFault fault) { g_fault.set(std::move(fault)); }
 
 GroupFault group_fault() { return g_fault.get(); }
 
-GroupRun run_group_job(const DeviceGroup& group, const GroupJob& job, const SplitOptions& opt) {
-  check_options(group, job, opt);
-  AutoSplit auto_split(group, job.routine, job.size_class, opt);
-  GroupRun run;
-  size_chunks(group, job, opt, run);
-  const std::vector<double> weights = choose_weights(group, job, opt, auto_split, run);
-  const std::size_t granule = std::max<std::size_t>(job.granule, 1);
+GroupPlanCore::GroupPlanCore(const DeviceGroup& group, GroupJob job, const SplitOptions& opt)
+    : group_(group), job_(std::move(job)), options_(opt) {
+  check_options(group_, job_, options_);
+  size_chunks(group_, job_, options_, sized_);
+  work_.resize(group_.size());
+  for (std::size_t d = 0; d < group_.size(); ++d)
+    if (options_.mode != SplitMode::Weights || group_.size() == 1 || options_.weights[d] > 0)
+      work_[d] = job_.make_work(d, group_.queue(d, 0), sized_.shares[d].chunk);
+}
+
+GroupRun GroupPlanCore::execute(const HostData& data) const {
+  const SplitOptions& opt = options_;
+  std::optional<AutoSplit> auto_split;
+  if (opt.mode == SplitMode::Auto && group_.size() > 1) auto_split.emplace(group_, job_.routine, job_.size_class, opt);
+  GroupRun run = sized_;
+  const std::vector<double> weights = choose_weights(group_.size(), opt, auto_split ? &*auto_split : nullptr, run);
+  const std::size_t granule = std::max<std::size_t>(job_.granule, 1);
   Shared s;
-  s.group = &group;
+  s.group = &group_;
   s.options = &opt;
   s.fault = group_fault();
-  s.items = job.items;
+  s.items = job_.items;
   s.dynamic = run.mode == SplitMode::Dynamic;
   if (!s.dynamic) {
-    const auto b = boundaries(weights, job.items, granule);
-    for (std::size_t d = 0; d < group.size(); ++d) s.own.emplace_back(b[d], b[d + 1]);
+    const auto b = boundaries(weights, job_.items, granule);
+    for (std::size_t d = 0; d < group_.size(); ++d) s.own.emplace_back(b[d], b[d + 1]);
     run.weights = weights;
     s.steal = opt.mode == SplitMode::Auto && granule == 1;
   }
-  std::vector<std::unique_ptr<ChunkTask>> tasks = make_tasks(group, job, opt, s, run);
+  std::vector<std::unique_ptr<ChunkTask>> tasks = make_tasks(work_, opt, data, s, run);
   if (opt.resident_reps > 0) {
-    run_resident(group, tasks, s.own, opt.resident_reps, run);
+    run_resident(group_, tasks, s.own, opt.resident_reps, run);
     return run;
   }
-  const Made before = made_so_far(group);
-  const auto runners = run_devices(group, opt, s, tasks, run);
+  const Made before = made_so_far(group_);
+  const auto runners = run_devices(group_, opt, s, tasks, run);
   // A call in which a device created buffers (pinned staging, device memory) or programs were
   // built paid for them inside its time: as a measurement it makes its option look slower than
   // its later calls run (an H100's first call alone on pageable blur bands took 51-96 ms against
   // 20 ms), so Auto measures again in the next call.
-  const Made made = made_since(group, before);
+  const Made made = made_since(group_, before);
   run.cold = made.programs > 0 ||
              std::any_of(made.buffers.begin(), made.buffers.end(), [](const auto& b) { return b.first > 0; });
-  if (log_enabled(LogLevel::Debug)) log_call(job, run, s, auto_split, made);
-  if (s.error) fail_call(group, job, *tasks[s.failed_device], s);
-  run.calibrating = auto_split.calibrating();
-  record_auto(job, run, runners, auto_split);
+  if (log_enabled(LogLevel::Debug)) log_call(job_, run, s, auto_split ? &*auto_split : nullptr, made);
+  if (s.error) fail_call(group_, job_, *tasks[s.failed_device], s);
+  if (auto_split) {
+    run.calibrating = auto_split->calibrating();
+    record_auto(job_, run, runners, *auto_split);
+  }
   return run;
 }
 
