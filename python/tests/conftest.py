@@ -14,10 +14,15 @@ SEED = int(os.environ.get("CLFORGE_TEST_SEED") or random.SystemRandom().randrang
 
 
 def pytest_report_header(config):
-    return f"clforge {clforge.__version__}, CLFORGE_TEST_SEED={SEED}"
+    return f"clforge {clforge.__version__} from {clforge.__file__}, CLFORGE_TEST_SEED={SEED}"
 
 
 def pytest_sessionstart(session):
+    # CLFORGE_TEST_MODULE_PREFIX: the tests are meant for the clforge installed under it (CTest
+    # "python" installs the wheel into a virtual environment), not for one found elsewhere.
+    prefix = os.environ.get("CLFORGE_TEST_MODULE_PREFIX")
+    if prefix and not os.path.realpath(clforge.__file__).startswith(os.path.realpath(prefix) + os.sep):
+        pytest.exit(f"clforge was imported from {clforge.__file__}, not from {prefix}", returncode=1)
     if not clforge.list_devices():
         pytest.exit("no OpenCL device on this machine: skipping", returncode=77)
 
