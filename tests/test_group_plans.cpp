@@ -66,8 +66,8 @@ TEST_SUITE("group") {
       const auto in = complex_of(x);
       std::vector<std::complex<float>> out(n * batch, {NAN, NAN});
       const GroupFftPlan copy = plan;
-      const GroupRun r = (call == 2 ? copy : plan).execute(inverse ? FftDirection::Inverse : FftDirection::Forward,
-                                                           in.data(), out.data());
+      const GroupRun r = (call == 2 ? copy : plan)
+                             .execute(inverse ? FftDirection::Inverse : FftDirection::Forward, in.data(), out.data());
       INFO("call " << call);
       const auto e = host::fft_compare(reinterpret_cast<const float*>(out.data()), n, batch, 1, n, 0, ref);
       CHECK(e.nonfinite == 0);
@@ -89,7 +89,8 @@ TEST_SUITE("group") {
     for (auto& th : threads) th.join();
     for (std::size_t t = 0; t < 4; ++t) {
       const auto ref = host::fft_batch(xs[t].data(), n, batch, 1, n, 0, false);
-      CHECK(host::fft_compare(reinterpret_cast<const float*>(outs[t].data()), n, batch, 1, n, 0, ref).max_rel_l2 <= tol);
+      CHECK(host::fft_compare(reinterpret_cast<const float*>(outs[t].data()), n, batch, 1, n, 0, ref).max_rel_l2 <=
+            tol);
     }
     // In place through the same plan.
     const auto x = host::random_floats(2 * n * batch, test::seed() + 120);
@@ -180,9 +181,9 @@ TEST_SUITE("group") {
     CHECK_THROWS_AS(GroupFftPlan(group(), 64, 8, wrong), InvalidArgument);
     CHECK_THROWS_AS(GroupFftPlan(group(), 0, 8), InvalidArgument);
     CHECK_THROWS_AS(GroupTransposePlan(group(), 4, 4, 3), InvalidArgument);
-    CHECK_THROWS_AS(GroupSgemmPlan(group(), Layout::ColMajor, Transpose::No, Transpose::No, 8, 8, 8, 1.0f, 7, 8, 0.0f,
-                                   8),
-                    InvalidArgument);  // lda < m
+    CHECK_THROWS_AS(
+        GroupSgemmPlan(group(), Layout::ColMajor, Transpose::No, Transpose::No, 8, 8, 8, 1.0f, 7, 8, 0.0f, 8),
+        InvalidArgument);  // lda < m
     BlurOptions bad;
     bad.sigma_x = 0;
     CHECK_THROWS_AS(GroupBlurPlan(group(), 8, 8, PixelFormat::R32F, bad), InvalidArgument);

@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "runtime/environment.hpp"
 #include "runtime/files.hpp"
@@ -127,6 +128,66 @@ TEST_SUITE("tune") {
     // Bad option values are refused by the parser: usage errors.
     CHECK(test::run_command(cli + "tune transpose --size 64 --strategy genetic", out) == 2);
     CHECK(test::run_command(cli + "tune transpose --size 64 --budget 2 --time 5", out) == 2);
+  }
+
+  TEST_CASE("clforge tune all: every routine and blur method, resumed, never storing a slower one") {
+    TuneEnv env("cli-all");
+    auto& s = test::session();
+    const std::string cli = std::string("CLFORGE_USER_TUNING_DIR='") + env.dir + "' " + CLFORGE_CLI + " --device " +
+                            s.entry.info.index_string() + " ";
+    const std::string path = user_database_path(s.entry.info);
+    // Every kernel the tuner knows, blur once per method.
+    const std::vector<std::string> headers = {
+        "transpose variant", "sgemm variant",     "sgemm_stream variant", "sgemm_direct variant", "fft variant",
+        "fft_lanes variant", "fft_rader variant", "method separable",     "method direct",        "method recursive"};
+    std::string out;
+    int rc = test::run_command(cli + "tune all --dry-run", out);
+    INFO(out);
+    REQUIRE(rc == 0);
+    for (const auto& h : headers) CHECK(out.find(h) != std::string::npos);
+    std::size_t planned = 0;
+    for (std::size_t at = 0; (at = out.find("dry run: would evaluate", at)) != std::string::npos; ++at) ++planned;
+    CHECK(planned == headers.size());
+    CHECK(!detail::file_exists(path));
+
+    const std::string cache = env.dir + "/cache.jsonl";
+    const std::string args =
+        "tune all --budget 2 --finalists 0 --cache '" + cache + "' --seed " + std::to_string(test::seed()) +
+        " --size transpose:64 --size sgemm:96 --size sgemm_stream:96 --size sgemm_direct:64 --size fft:64,batch=16 "
+        "--size fft_lanes:64,batch=16 --size fft_rader:257,batch=4 --size blur:64x48";
+    rc = test::run_command(cli + args + " --no-store", out);
+    REQUIRE(rc == 0);
+    CHECK(out.find("tune all: 10 of 10 jobs") != std::string::npos);
+    // Each class's first record is its default (measured first). Every other candidate slower:
+    // the resumed run measures nothing and stores nothing.
+    auto set_times = [&](double default_ms, double other_ms) {
+      std::set<std::string> seen;
+      std::string text;
+      for (auto& j : test::cache_lines(cache)) {
+        if (j.contains("params") && j.at("status") == "ok")
+          j["ms"] = seen.insert(j.at("key").get<std::string>()).second ? default_ms : other_ms;
+        text += j.dump() + "\n";
+      }
+      detail::write_file_atomic(cache, text);
+    };
+    set_times(1e-3, 1.0);
+    rc = test::run_command(cli + args + " --resume", out);
+    REQUIRE(rc == 0);
+    CHECK(out.find("tune all: 10 of 10 jobs") != std::string::npos);
+    CHECK(out.find(" from the tune cache)") != std::string::npos);
+    CHECK(out.find(" yes\n") == std::string::npos);
+    CHECK(!detail::file_exists(path));
+    // Every other candidate faster: each class stores its best.
+    set_times(1.0, 1e-3);
+    rc = test::run_command(cli + args + " --resume", out);
+    REQUIRE(rc == 0);
+    std::size_t stored = 0;
+    for (std::size_t at = 0; (at = out.find(" yes\n", at)) != std::string::npos; ++at) ++stored;
+    CHECK(stored == headers.size());
+    CHECK(detail::file_exists(path));
+    // A size needs its routine; a routine must be one the tuner knows.
+    CHECK(test::run_command(cli + "tune all --size 64 --dry-run", out) == 2);
+    CHECK(test::run_command(cli + "tune all --size nosuch:64 --dry-run", out) == 2);
   }
 #endif
 }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -98,10 +99,10 @@ class ProgressBar {
     char cached[48] = "";
     if (p.cached > 0) std::snprintf(cached, sizeof cached, " (%zu cached)", p.cached);
     const std::string eta = !p.class_done ? "ETA " + clock_text(p.eta_s) : g_stop.load() ? "stopped" : "done";
-    char line[512];
-    std::snprintf(line, sizeof line, "%s/%s [%s%s] %zu/%zu%s  %s  %s  %s", p.routine.c_str(), p.variant.c_str(),
-                  std::string(fill, '#').c_str(), std::string(width - fill, '.').c_str(), p.done, p.total, cached,
-                  clock_text(p.elapsed_s).c_str(), eta.c_str(), best);
+    char line[640];
+    std::snprintf(line, sizeof line, "%s%s/%s [%s%s] %zu/%zu%s  %s  %s  %s", prefix.c_str(), p.routine.c_str(),
+                  p.variant.c_str(), std::string(fill, '#').c_str(), std::string(width - fill, '.').c_str(), p.done,
+                  p.total, cached, clock_text(p.elapsed_s).c_str(), eta.c_str(), best);
     if (tty_) {
       std::fprintf(stderr, "\r%-110s", line);
       if (p.class_done) std::fprintf(stderr, "\n");
@@ -122,6 +123,7 @@ class ProgressBar {
     if (open_) std::fprintf(stderr, "\n");
     open_ = false;
   }
+  std::string prefix;  ///< put before every line (tune all: the job and the time left)
 
  private:
   bool tty_;
@@ -309,14 +311,9 @@ void write_results(const TuneResult& r, const DeviceInfo& dev, const TuneArgs& a
   std::printf("results written to %s\n", a.tuning_file.c_str());
 }
 
-void cmd_tune(Globals& g, TuneArgs& a) {
+// The options every tune command shares (the sizes aside).
+TuneOptions options_of(Globals& g, const TuneArgs& a) {
   TuneOptions o;
-  a.shown.clear();
-  for (const auto& text : a.sizes) {
-    const Size z = parse_size(a.routine, text);
-    o.sizes.push_back(tune_size(z));
-    a.shown[o.sizes.back()] = text;
-  }
   o.strategy = parse_tune_strategy(a.strategy);
   o.budget = a.budget;
   o.time_limit_s = a.time_s;
@@ -331,38 +328,113 @@ void cmd_tune(Globals& g, TuneArgs& a) {
   o.min_gain = a.min_gain_pct / 100;
   for (const auto& [name, value] : a.routine_options)
     if (!value.empty()) o.routine_options[name] = value;
-  ProgressBar bar;
-  o.progress = [&bar](const TuneProgress& p) { bar.update(p); };
   g_stop.store(false);
   o.stop = &g_stop;
+  return o;
+}
 
-  Session& s = g.session();
-  // Ctrl-C: stop after the current candidate (its measurement reaches the tune cache); a second
-  // one ends the process at once (the cache holds every measurement finished before).
+// Runs `work` with Ctrl-C stopping it after the current candidate (its measurement reaches the
+// tune cache); a second Ctrl-C ends the process at once (the cache holds every measurement
+// finished before). The progress bar's line is closed either way.
+template <class Work>
+auto with_sigint(ProgressBar& bar, Work&& work) {
   struct sigaction sa {
   }, old{};
   sa.sa_handler = on_sigint;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESETHAND | SA_RESTART;
   sigaction(SIGINT, &sa, &old);
-  TuneResult r;
   try {
-    r = tune(s.queue, a.routine, o);
+    auto r = work();
+    sigaction(SIGINT, &old, nullptr);
+    bar.finish();
+    return r;
   } catch (...) {
     sigaction(SIGINT, &old, nullptr);
     bar.finish();
     throw;
   }
-  sigaction(SIGINT, &old, nullptr);
-  bar.finish();
+}
+
+// A result's classes that should have been stored and were not: an error (exit status 1).
+void check_stored(const TuneResult& r, const TuneArgs& a) {
+  if (a.dry_run || a.no_store || r.interrupted) return;
+  for (const auto& c : r.classes)
+    if (!c.stored && !c.no_gain)
+      throw Error("tuning results of " + r.kernel + " variant " + c.variant + " were not stored: " + c.store_error);
+}
+
+void cmd_tune(Globals& g, TuneArgs& a) {
+  TuneOptions o = options_of(g, a);
+  a.shown.clear();
+  for (const auto& text : a.sizes) {
+    const Size z = parse_size(a.routine, text);
+    o.sizes.push_back(tune_size(z));
+    a.shown[o.sizes.back()] = text;
+  }
+  ProgressBar bar;
+  o.progress = [&bar](const TuneProgress& p) { bar.update(p); };
+  Session& s = g.session();
+  const TuneResult r = with_sigint(bar, [&] { return tune(s.queue, a.routine, o); });
   print_summary(r, a);
   if (!a.tuning_file.empty() && !a.dry_run) write_results(r, s.entry.info, a);
   std::fflush(stdout);
-  if (!a.dry_run && !a.no_store)
-    for (const auto& c : r.classes)
-      if (!c.stored && !c.no_gain && !r.interrupted)
-        throw Error("tuning results of " + r.kernel + " variant " + c.variant + " were not stored: " + c.store_error);
+  check_stored(r, a);
   if (r.interrupted) std::exit(130);
+}
+
+// `tune all`'s closing table: per job and size class, the time before (the configuration the
+// library used: the user database's entry, else the shipped default) and after (what is used
+// now), and the jobs the time budget left out.
+void print_all_table(const TuneAllResult& all) {
+  std::printf("\ntune all: %zu of %zu jobs in %s\n", all.results.size(), all.jobs.size(),
+              clock_text(all.elapsed_s).c_str());
+  std::printf("%-28s %-22s %10s %10s %10s %8s  %s\n", "job", "variant", "default ms", "before ms", "after ms", "gain",
+              "stored");
+  for (std::size_t i = 0; i < all.results.size(); ++i)
+    for (const auto& c : all.results[i].classes) {
+      const double before = c.current_ms > 0 ? c.current_ms : c.default_ms;
+      const double after = c.stored && c.best_ms > 0 ? c.best_ms : before;
+      char gain[16] = "-";
+      if (before > 0 && after > 0) std::snprintf(gain, sizeof gain, "%.2fx", before / after);
+      std::printf("%-28s %-22s %10.4g %10.4g %10.4g %8s  %s\n", all.jobs[i].name().c_str(), c.variant.c_str(),
+                  c.default_ms, before, after, gain,
+                  c.stored    ? "yes"
+                  : c.no_gain ? "no gain"
+                              : "no");
+    }
+  for (std::size_t i = all.results.size(); i < all.jobs.size(); ++i)
+    std::printf("%-28s %s\n", all.jobs[i].name().c_str(),
+                all.interrupted ? "not run (interrupted)" : "not run (time spent)");
+}
+
+void cmd_tune_all(Globals& g, TuneArgs& a) {
+  std::map<std::string, std::vector<std::string>> sizes;
+  a.shown.clear();
+  for (const auto& text : a.sizes) {
+    const auto colon = text.find(':');
+    if (colon == std::string::npos) throw UsageError("tune all: --size " + text + " is not ROUTINE:SIZE");
+    const std::string routine = text.substr(0, colon), size = text.substr(colon + 1);
+    sizes[routine].push_back(tune_size(parse_size(routine, size)));
+    a.shown[sizes[routine].back()] = size;
+  }
+  const std::vector<TuneAllJob> jobs = tune_all_jobs(sizes);
+  TuneOptions o = options_of(g, a);
+  ProgressBar bar;
+  o.progress = [&bar](const TuneProgress& p) { bar.update(p); };
+  const auto t0 = std::chrono::steady_clock::now();
+  auto started = [&](std::size_t i) {
+    const double used = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    bar.prefix = "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) +
+                 (a.time_s > 0 ? ", " + clock_text(std::max(0.0, a.time_s - used)) + " left" : std::string()) + "] ";
+  };
+  Session& s = g.session();
+  const TuneAllResult all = with_sigint(bar, [&] { return tune_all(s.queue, jobs, o, started); });
+  for (const auto& r : all.results) print_summary(r, a);
+  if (!a.dry_run) print_all_table(all);
+  std::fflush(stdout);
+  for (const auto& r : all.results) check_stored(r, a);
+  if (all.interrupted) std::exit(130);
 }
 
 void register_tune(Apps& apps, Globals& g) {
@@ -423,7 +495,45 @@ void register_tune(Apps& apps, Globals& g) {
   }
 }
 
+// `tune all`: every routine and method in one command with one time budget.
+void register_tune_all(Apps& apps, Globals& g) {
+  static TuneArgs a;
+  a.routine = "all";
+  auto* cmd = apps.tune->add_subcommand(
+      "all",
+      "tune every routine the tuner knows, once per kernel-selecting option (blur: each method), sharing one "
+      "time budget; a summary per routine and one closing table (before, after) of every size class");
+  cmd->add_option("--size", a.sizes,
+                  "ROUTINE:SIZE, repeatable: replaces that routine's default sizes (e.g. fft:1024,mib=64, "
+                  "transpose:1024)");
+  cmd->add_option("--strategy", a.strategy, "search order of every routine (see tune ROUTINE --help)")
+      ->check(CLI::IsMember({"auto", "exhaustive", "random", "anneal"}))
+      ->capture_default_str();
+  auto* budget = cmd->add_option("--budget", a.budget, "at most N candidates per size class, default included");
+  auto* time = cmd->add_option("--time", a.time_s,
+                               "stop after SECONDS of wall-clock time in all; each routine gets the time left divided "
+                               "by the routines left");
+  budget->excludes(time);
+  cmd->add_flag("--dry-run", a.dry_run, "show every routine's search space; compile, run and store nothing");
+  cmd->add_flag("--no-store", a.no_store, "do not write the user tuning database");
+  cmd->add_option("--seed", a.seed, "seed of the random data and of the random and anneal strategies");
+  cmd->add_option("--threads", a.threads, "threads compiling candidates concurrently (default: up to 4)");
+  cmd->add_flag("--resume", a.resume,
+                "continue an interrupted tune all: every routine takes its measurements from the tune cache");
+  cmd->add_option("--cache", a.cache, "the tune cache (default: beside the user tuning database; off: none)")
+      ->type_name("FILE");
+  cmd->add_option("--min-gain", a.min_gain_pct, "store a routine's best only if it beats the current one by PERCENT")
+      ->type_name("PERCENT")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--finalists", a.finalists, "candidates timed again in each run-off (see tune ROUTINE --help)")
+      ->capture_default_str();
+  cmd->fallthrough();
+  cmd->callback([&g] { cmd_tune_all(g, a); });
+}
+
 CLFORGE_CLI_COMMANDS(register_tune);
+CLFORGE_CLI_COMMANDS(register_tune_all);
 
 }  // namespace
 }  // namespace clforge::cli

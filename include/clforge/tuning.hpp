@@ -307,4 +307,36 @@ std::string tune_cache_path(const DeviceInfo& device);
 /// as it is). Candidate failures are counted in the result, not thrown.
 TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneOptions& options = {});
 
+/// One tune() call of tune_all(): a routine with the options that select its kernel or method.
+struct TuneAllJob {
+  std::string routine;                                 ///< a tune_routines() name
+  std::map<std::string, std::string> routine_options;  ///< e.g. {"method", "recursive"} for blur
+  std::vector<std::string> sizes;                      ///< empty: the routine's default sizes
+  /// "transpose", "blur method=recursive".
+  std::string name() const;
+};
+
+/// Every routine of tune_routines(), once per choice of each option that has a fixed list of
+/// choices (blur's method: separable, direct, recursive), in tune_routines() order; each with
+/// `sizes[routine]` where given (sizes in the routine's syntax), else its default sizes. Throws
+/// InvalidArgument for a sizes key that names no routine.
+std::vector<TuneAllJob> tune_all_jobs(const std::map<std::string, std::vector<std::string>>& sizes = {});
+
+/// What tune_all() did: one result per job that ran, in order.
+struct TuneAllResult {
+  std::vector<TuneAllJob> jobs;
+  std::vector<TuneResult> results;
+  bool interrupted = false;  ///< a job was stopped through TuneOptions::stop; the jobs after it did not run
+  double elapsed_s = 0;
+};
+
+/// tune() of every job with one set of options: each job's sizes and routine options replace
+/// options.sizes and options.routine_options, and options.time_limit_s (0: none) is shared: each
+/// job gets the time left divided by the jobs left, so a job that ends early leaves its time to
+/// the jobs after it. TuneOptions::resume applies to every job (each continues from the tune
+/// cache). `started(index)` is called before job `index` runs. Throws as tune() does, before
+/// the first job runs for an argument every job shares.
+TuneAllResult tune_all(cl::CommandQueue& queue, const std::vector<TuneAllJob>& jobs, const TuneOptions& options = {},
+                       const std::function<void(std::size_t)>& started = {});
+
 }  // namespace clforge
