@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "runtime/environment.hpp"
@@ -223,6 +224,39 @@ TEST_SUITE("tune") {
     const std::string src16 = resolve_configuration("transpose", "16", s.entry.info).sources.at("TRA_TILE");
     INFO(src16);
     CHECK((src16.rfind("shipped", 0) == 0 || src16.rfind("fallback (shipped", 0) == 0));
+  }
+
+  TEST_CASE("the shipped rows of other devices are the first candidates after the default") {
+    TuneEnv env("seeds");
+    auto& s = test::session();
+    TuneOptions o;
+    o.sizes = {"64"};
+    o.strategy = TuneStrategy::Random;
+    o.budget = 3;
+    o.store = false;
+    o.cache_file = "off";
+    o.finalists = 0;
+    o.seed = test::seed();
+    const TuneResult r = tune(s.queue, "transpose", o);
+    REQUIRE(r.classes.size() == 1);
+    const auto& rows = r.classes[0].rows;
+    REQUIRE(rows.size() == 3);
+    REQUIRE(rows[0].is_default);
+    // Every row of the shipped file for element size 4, completed with the default's values
+    // (read here from the file itself).
+    std::set<ParamMap> shipped_rows;
+    const auto db =
+        nlohmann::json::parse(*detail::read_file(std::string(CLFORGE_SOURCE_DIR) + "/cl/db/transpose.json"));
+    for (const auto& e : db.at("entries")) {
+      const std::string variant = e.value("variant", "*");
+      if (variant != "*" && variant != "4") continue;
+      ParamMap p = rows[0].params;
+      for (const auto& [name, value] : e.at("params").items()) p[name] = value.get<int>();
+      if (p != rows[0].params) shipped_rows.insert(p);
+    }
+    REQUIRE(shipped_rows.size() >= 2);
+    CHECK(shipped_rows.count(rows[1].params) == 1);
+    CHECK(shipped_rows.count(rows[2].params) == 1);
   }
 
   TEST_CASE("bad arguments throw InvalidArgument naming them") {

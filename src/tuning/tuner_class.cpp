@@ -76,6 +76,7 @@ bool ClassTuner::run(const Space& space) {
     evaluate_batch({p}, true);
     visited_.insert(p);
   }
+  if (strategy_ != TuneStrategy::Exhaustive) evaluate_seeds(space);
 
   if (strategy_ == TuneStrategy::Anneal) {
     anneal(space);
@@ -99,6 +100,19 @@ bool ClassTuner::run(const Space& space) {
   if (!stopped()) runoff();
   report(nullptr);
   return !stopped();
+}
+
+void ClassTuner::evaluate_seeds(const Space& space) {
+  std::vector<ParamMap> seeds;
+  for (auto& p : seed_candidates(spec_, space, r_.variant, r_.default_params, *qc_.info))
+    if (!visited_.count(p)) seeds.push_back(std::move(p));
+  std::size_t next = 0;
+  while (next < seeds.size() && may_start_batch()) {
+    std::vector<ParamMap> batch;
+    for (const std::size_t n = std::min<std::size_t>(threads_, left()); next < seeds.size() && batch.size() < n; ++next)
+      batch.push_back(seeds[next]);
+    evaluate_batch(batch, false);
+  }
 }
 
 void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, bool reference) {

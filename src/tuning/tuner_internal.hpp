@@ -52,6 +52,14 @@ struct Space {
 Space build_space(const KernelSpec& spec, const std::map<std::string, std::vector<int>>& restrict_to,
                   const std::string& variant, const DeviceInfo& dev, std::uint64_t seed);
 
+// The shipped rows of the kernel for the variant (exact or "*"), each completed with `defaults`
+// for the parameters it does not name, that are points of the space (their values among those
+// searched, legal, fitting the device): rows matching the device first, then rows of its vendor
+// class, then the others, each group in file order, without repeats. On a device nobody tuned for,
+// the configurations that are fast elsewhere are the likeliest to be fast here.
+std::vector<ParamMap> seed_candidates(const KernelSpec& spec, const Space& space, const std::string& variant,
+                                      const ParamMap& defaults, const DeviceInfo& dev);
+
 // ------------------------------------------------------------------ one size class
 
 // The tune cache as a size class sees it.
@@ -84,6 +92,9 @@ class ClassTuner {
   // the cache holds is taken from it, neither compiled nor run. References (the default and the
   // current configuration) are evaluated past the time limit too.
   void evaluate_batch(const std::vector<ParamMap>& batch, bool reference);
+  // After the references, before the strategy's order: the shipped rows of other devices that
+  // are points of the space (seed_candidates), nearest first, within the budget and time.
+  void evaluate_seeds(const Space& space);
   // Verifies one candidate on every size (outputs poisoned), then times it on the timed sizes.
   TuneRow evaluate(const ParamMap& p, const std::exception_ptr& build_error);
 
