@@ -112,14 +112,7 @@ std::size_t blur_bytes(std::size_t width, std::size_t height, PixelFormat format
 }
 
 detail::HostData bind(std::size_t bytes, const void* in, void* out) {
-  const char* what = "group gaussian_blur";
-  detail::require(in != nullptr && out != nullptr, what, "null input or output");
-  const auto i0 = reinterpret_cast<std::uintptr_t>(in), o0 = reinterpret_cast<std::uintptr_t>(out);
-  detail::require(!detail::ranges_overlap(i0, i0 + bytes, o0, o0 + bytes), what, "input and output overlap");
-  detail::HostData data;
-  data.a = in;
-  data.out = out;
-  return data;
+  return detail::in_out_data("group gaussian_blur", bytes, in, out, false);
 }
 
 }  // namespace

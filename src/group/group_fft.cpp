@@ -107,15 +107,9 @@ std::size_t fft_bytes(std::size_t n, std::size_t batch) {
 
 detail::HostData bind(std::size_t bytes, FftDirection direction, const std::complex<float>* in,
                       std::complex<float>* out) {
-  const char* what = "group fft";
-  detail::require(in != nullptr && out != nullptr, what, "null input or output");
-  detail::require(direction == FftDirection::Forward || direction == FftDirection::Inverse, what, "unknown direction");
-  const auto i0 = reinterpret_cast<std::uintptr_t>(in), o0 = reinterpret_cast<std::uintptr_t>(out);
-  detail::require(i0 == o0 || !detail::ranges_overlap(i0, i0 + bytes, o0, o0 + bytes), what,
-                  "input and output overlap without being the same array");
-  detail::HostData data;
-  data.a = in;
-  data.out = out;
+  detail::HostData data = detail::in_out_data("group fft", bytes, in, out, true);
+  detail::require(direction == FftDirection::Forward || direction == FftDirection::Inverse, "group fft",
+                  "unknown direction");
   data.inverse = direction == FftDirection::Inverse;
   return data;
 }

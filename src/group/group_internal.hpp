@@ -118,6 +118,10 @@ struct HostData {
   bool inverse = false;  ///< the FFT's direction
 };
 
+/// An execution's input and output arrays of `bytes` each, checked: not null, and not
+/// overlapping unless `same_allowed` and they are the same array (InvalidArgument naming `what`).
+HostData in_out_data(const char* what, std::size_t bytes, const void* in, void* out, bool same_allowed);
+
 /// A device's part of a group plan, made once with the plan: the family's plans on that device
 /// (by chunk size), from which every execution makes the device's task over its host arrays.
 class DeviceWork {

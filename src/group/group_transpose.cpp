@@ -89,14 +89,7 @@ std::size_t transpose_bytes(std::size_t rows, std::size_t cols, std::size_t elem
 }
 
 detail::HostData bind(std::size_t bytes, const void* in, void* out) {
-  const char* what = "group transpose";
-  detail::require(in != nullptr && out != nullptr, what, "null input or output");
-  const auto i0 = reinterpret_cast<std::uintptr_t>(in), o0 = reinterpret_cast<std::uintptr_t>(out);
-  detail::require(!detail::ranges_overlap(i0, i0 + bytes, o0, o0 + bytes), what, "input and output overlap");
-  detail::HostData data;
-  data.a = in;
-  data.out = out;
-  return data;
+  return detail::in_out_data("group transpose", bytes, in, out, false);
 }
 
 }  // namespace

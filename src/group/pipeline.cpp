@@ -18,6 +18,7 @@
 
 #include "group/runner.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/extent.hpp"
 #include "runtime/host_io.hpp"
 #include "runtime/log.hpp"
 #include "runtime/test_hook.hpp"
@@ -72,6 +73,17 @@ std::vector<std::pair<std::size_t, std::size_t>> unfinished(std::vector<std::pai
 }
 
 }  // namespace
+
+HostData in_out_data(const char* what, std::size_t bytes, const void* in, void* out, bool same_allowed) {
+  require(in != nullptr && out != nullptr, what, "null input or output");
+  const auto i0 = reinterpret_cast<std::uintptr_t>(in), o0 = reinterpret_cast<std::uintptr_t>(out);
+  require((same_allowed && i0 == o0) || !ranges_overlap(i0, i0 + bytes, o0, o0 + bytes), what,
+          same_allowed ? "input and output overlap without being the same array" : "input and output overlap");
+  HostData data;
+  data.a = in;
+  data.out = out;
+  return data;
+}
 
 std::size_t plan_items(std::size_t chunk, std::size_t count) {
   std::size_t items = chunk;
