@@ -5,5 +5,6 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/bootstrap.sh"
+cmake --build "$root/build" -j "$(nproc)"  # what bootstrap leaves out: tests, Python module
 cd "$root/build"
 ctest --output-on-failure -j "$(nproc)" "$@"
