@@ -3,14 +3,15 @@
 # checks the .deb's metadata (name, version, maintainer, dependencies installed here) and that the
 # .tar.gz holds the same files, unpacks the .deb into a folder (dpkg-deb -x: the system stays as
 # it is), runs its clforge command line and builds and runs tests/package against it.
-#   deb_consumer.sh BUILD_DIR WORK_DIR GENERATOR
+#   deb_consumer.sh BUILD_DIR WORK_DIR GENERATOR CPACK CTEST
+# CPACK and CTEST: the cpack and ctest of the CMake that configured BUILD_DIR.
 # Exits with the consumer's status (77: no OpenCL device).
 set -euo pipefail
-build=$1 work=$2 generator=$3
+build=$1 work=$2 generator=$3 cpack=$4 ctest=$5
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work"
 mkdir -p "$work"
-cpack --config "$build/CPackConfig.cmake" -G "DEB;TGZ" -B "$work/packages" >"$work/cpack.log" ||
+"$cpack" --config "$build/CPackConfig.cmake" -G "DEB;TGZ" -B "$work/packages" >"$work/cpack.log" ||
   { cat "$work/cpack.log"; exit 1; }
 deb=$(echo "$work"/packages/*.deb)
 tgz=$(echo "$work"/packages/*.tar.gz)
@@ -51,6 +52,6 @@ root=$work/root
 dpkg-deb -x "$deb" "$root"
 libdir=$(dirname "$(find "$root/usr" -name 'libclforge.so.*' -type f | head -n 1)")
 "$root/usr/bin/clforge" --version
-ctest --build-and-test "$here" "$work/consumer" --build-generator "$generator" \
+"$ctest" --build-and-test "$here" "$work/consumer" --build-generator "$generator" \
   --build-options "-DCMAKE_PREFIX_PATH=$root/usr" -DCMAKE_BUILD_TYPE=Release -DCMAKE_FIND_PACKAGE_NO_PACKAGE_REGISTRY=ON \
   --test-command consumer share "$libdir"
