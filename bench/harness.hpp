@@ -128,8 +128,9 @@ cl::Buffer random_buffer(const cl::Context& ctx, cl::CommandQueue& queue, std::s
 
 /// Progress on stderr, counted in steps (a benchmark case: one shape, or one blur image, sigma
 /// and method, against every library; the peak probes: one step). Each measurement's line
-/// carries the step and an estimate of the time left, "[3/12, ETA 1m05s] ...". On a terminal
-/// the measurement lines replace each other on one line; otherwise each is a line of its own.
+/// carries the step and an estimate of the time left, "[3/12, ETA 1m05s] ...", when there are
+/// two steps or more. On a terminal the measurement lines replace each other on one line;
+/// otherwise each is a line of its own.
 /// A scope opens a count of `steps` when none is open and closes it when it goes; inside an
 /// open count it adds nothing (bench all opens one over every device and routine, a single
 /// bench command gets one from its routine).

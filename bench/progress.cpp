@@ -43,9 +43,10 @@ std::size_t terminal_width() {
 }
 
 // "[3/12, ETA 1m05s] ": the finished steps' mean time times the steps left (the current one
-// included); no estimate before the first step is over.
+// included); no estimate before the first step is over. A count of one step says nothing (the
+// demo's peak probes, a single benchmark shape): no prefix.
 std::string count_text(const State& s) {
-  if (!s.open || s.steps == 0) return "";
+  if (!s.open || s.steps <= 1) return "";
   const std::size_t i = std::min(std::max<std::size_t>(s.current, 1), s.steps);
   const std::size_t done = i - 1;
   std::string eta = "ETA -";

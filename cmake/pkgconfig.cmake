@@ -1,7 +1,8 @@
 # pkg-config files for clforge, both from cmake/clforge.pc.in (included by the top-level
 # CMakeLists.txt when it generates the install target):
-#   installed: <libdir>/pkgconfig/clforge.pc, every path derived from ${pcfiledir}, so the
-#              installed tree works under any prefix (cmake --install --prefix, DESTDIR, moved);
+#   installed: <libdir>/pkgconfig/clforge.pc (installed with the package, CMakeLists.txt), every
+#              path derived from ${pcfiledir}, so the installed tree works under any prefix
+#              (cmake --install --prefix, DESTDIR, moved);
 #   build tree: <build>/clforge.pc (<build>/pkgconfig/<config>/ for multi-config generators),
 #              for use before install: the library in the build tree, headers from the source
 #              and binary include dirs, kernels from cl/ (PKG_CONFIG_PATH=<build>).
@@ -38,7 +39,6 @@ endforeach()
 set(CLFORGE_PC_DATADIR "${CLFORGE_PC_DATADIR}/clforge")
 set(CLFORGE_PC_CFLAGS "-I\${includedir}")
 configure_file(cmake/clforge.pc.in "${PROJECT_BINARY_DIR}/generated/install/clforge.pc" @ONLY)
-install(FILES "${PROJECT_BINARY_DIR}/generated/install/clforge.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
 # ---- build tree ----
 set(CLFORGE_PC_PREFIX "${PROJECT_BINARY_DIR}")

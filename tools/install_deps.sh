@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# Installs clforge's build and test dependencies from Debian 12 packages (tools/deps.txt).
+# Installs clforge's build and test dependencies from Debian 12 packages (tools/deps.txt);
+# with --build only those above its "# tests:" line (the library and the command line).
 # Skips apt when everything is already installed; needs root (or sudo) otherwise.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-mapfile -t pkgs < <(grep -v '^#' "$here/deps.txt" | sed '/^$/d')
+list=$(cat "$here/deps.txt")
+if [ "${1:-}" = --build ]; then
+  list=$(sed '/^# tests:/,$d' "$here/deps.txt")
+fi
+mapfile -t pkgs < <(grep -v '^#' <<<"$list" | sed '/^$/d')
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

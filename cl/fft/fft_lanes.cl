@@ -377,8 +377,11 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void fft_lanes(
     FFT_LANE_STORE(y.i, 0, im);
     for (int l = 0; l < FFT_LANES; ++l) {
       const int t = c0 + l;
-      if (t < count && (FFT_LANE_GLEN == 0 || !FFT_LANE_POST || t + e * count < FFT_LANE_GLEN))
-        dst[(clf_index)t * out_dc + (clf_index)e * out_S] = (float2)(re[l], im[l]);
+      bool store = t < count;
+#if FFT_LANE_GLEN && FFT_LANE_POST
+      store = store && t + e * count < FFT_LANE_GLEN;  // in #if: a constant operand of && warns
+#endif
+      if (store) dst[(clf_index)t * out_dc + (clf_index)e * out_S] = (float2)(re[l], im[l]);
     }
 #endif
   }

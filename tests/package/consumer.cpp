@@ -5,7 +5,7 @@
 // share (the default): kernels from the share dir installed beside the library; embedded: from the
 // library's embedded copy (a build tree has no share dir). With CLFORGE_KERNEL_DIR set, kernels
 // must come from that dir instead. LIBDIR: the folder the loaded libclforge must be in (shared
-// builds). Exits 77 when the machine has no OpenCL device.
+// builds; "": none may be loaded, a static libclforge). Exits 77 when the machine has no OpenCL device.
 #include <link.h>
 
 #include <clforge/clforge.hpp>
@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
       std::printf("libclforge loaded from \"%s\", expected \"%s\"\n", got.c_str(), want.c_str());
       return 1;
     }
-    std::printf("libclforge loaded from %s\n", got.c_str());
+    std::printf(got.empty() ? "no libclforge shared object loaded%s\n" : "libclforge loaded from %s\n", got.c_str());
   }
   if (clforge::list_devices().empty()) {
     std::puts("no OpenCL device: skipped");
