@@ -384,24 +384,22 @@ void cmd_tune(Globals& g, TuneArgs& a) {
 }
 
 // `tune all`'s closing table: per job and size class, the time before (the configuration the
-// library used: the user database's entry, else the shipped default) and after (what is used
-// now), and the jobs the time budget left out.
-void print_all_table(const TuneAllResult& all) {
+// library used: the user database's entry, else the shipped default), the search's best, and
+// whether it was stored (--no-store: "off"); then the jobs the time budget left out.
+void print_all_table(const TuneAllResult& all, bool store) {
   std::printf("\ntune all: %zu of %zu jobs in %s\n", all.results.size(), all.jobs.size(),
               clock_text(all.elapsed_s).c_str());
-  std::printf("%-28s %-22s %10s %10s %10s %8s  %s\n", "job", "variant", "default ms", "before ms", "after ms", "gain",
-              "stored");
+  std::printf("%-28s %-22s %8s %10s %10s %10s %8s  %s\n", "job", "variant", "tried", "default ms", "before ms",
+              "best ms", "gain", "stored");
   for (std::size_t i = 0; i < all.results.size(); ++i)
     for (const auto& c : all.results[i].classes) {
       const double before = c.current_ms > 0 ? c.current_ms : c.default_ms;
-      const double after = c.stored && c.best_ms > 0 ? c.best_ms : before;
+      const double best = c.has_best && c.best_ms > 0 ? c.best_ms : before;
       char gain[16] = "-";
-      if (before > 0 && after > 0) std::snprintf(gain, sizeof gain, "%.2fx", before / after);
-      std::printf("%-28s %-22s %10.4g %10.4g %10.4g %8s  %s\n", all.jobs[i].name().c_str(), c.variant.c_str(),
-                  c.default_ms, before, after, gain,
-                  c.stored    ? "yes"
-                  : c.no_gain ? "no gain"
-                              : "no");
+      if (before > 0 && best > 0) std::snprintf(gain, sizeof gain, "%.2fx", before / best);
+      const char* stored = !store ? "off" : c.stored ? "yes" : c.no_gain ? "no gain" : "no";
+      std::printf("%-28s %-22s %8zu %10.4g %10.4g %10.4g %8s  %s\n", all.jobs[i].name().c_str(), c.variant.c_str(),
+                  c.tried, c.default_ms, before, best, gain, stored);
     }
   for (std::size_t i = all.results.size(); i < all.jobs.size(); ++i)
     std::printf("%-28s %s\n", all.jobs[i].name().c_str(),
@@ -431,7 +429,7 @@ void cmd_tune_all(Globals& g, TuneArgs& a) {
   Session& s = g.session();
   const TuneAllResult all = with_sigint(bar, [&] { return tune_all(s.queue, jobs, o, started); });
   for (const auto& r : all.results) print_summary(r, a);
-  if (!a.dry_run) print_all_table(all);
+  if (!a.dry_run) print_all_table(all, !a.no_store);
   std::fflush(stdout);
   for (const auto& r : all.results) check_stored(r, a);
   if (all.interrupted) std::exit(130);
