@@ -13,6 +13,25 @@ namespace {
 
 using namespace clforge;
 
+// The options tune() and tune_all() share, from their keyword arguments.
+TuneOptions base_options(const py::object& strategy, std::size_t budget, double time_limit, bool dry_run, bool store,
+                         std::uint64_t seed, unsigned compile_threads, std::size_t finalists,
+                         const std::string& cache_file, bool resume, double min_gain) {
+  TuneOptions o;
+  o.strategy = enum_arg<TuneStrategy>(strategy, parse_tune_strategy, "strategy");
+  o.budget = budget;
+  o.time_limit_s = time_limit;
+  o.dry_run = dry_run;
+  o.store = store;
+  o.seed = seed;
+  o.compile_threads = compile_threads;
+  o.finalists = finalists;
+  o.cache_file = cache_file;
+  o.resume = resume;
+  o.min_gain = min_gain;
+  return o;
+}
+
 TuneResult tune_py(const py::object& queue, const std::string& routine, const std::vector<std::string>& sizes,
                    const py::object& strategy, std::size_t budget, double time_limit,
                    const std::map<std::string, std::vector<int>>& param_values, const py::object& options, bool dry_run,
@@ -20,29 +39,19 @@ TuneResult tune_py(const py::object& queue, const std::string& routine, const st
                    double min_time_ms, std::size_t finalists, const py::object& progress, const std::string& cache_file,
                    bool resume, double min_gain) {
   cl::CommandQueue q = to_queue(queue);
-  TuneOptions o;
+  TuneOptions o = base_options(strategy, budget, time_limit, dry_run, store, seed, compile_threads, finalists,
+                               cache_file, resume, min_gain);
   o.sizes = sizes;
-  o.strategy = enum_arg<TuneStrategy>(strategy, parse_tune_strategy, "strategy");
-  o.budget = budget;
-  o.time_limit_s = time_limit;
   o.param_values = param_values;
   if (!options.is_none() && !py::isinstance<py::dict>(options))
     throw py::type_error("options must be a dict {name: value} (got " + type_name(options) + ")");
   if (!options.is_none())  // values may be numbers: the routine parses their text
     for (const auto& [name, value] : py::reinterpret_borrow<py::dict>(options))
       o.routine_options[py::str(name).cast<std::string>()] = py::str(value).cast<std::string>();
-  o.dry_run = dry_run;
-  o.store = store;
-  o.seed = seed;
-  o.compile_threads = compile_threads;
   o.warmup = warmup;
   o.min_reps = min_reps;
   o.max_reps = max_reps;
   o.min_time_ms = min_time_ms;
-  o.finalists = finalists;
-  o.cache_file = cache_file;
-  o.resume = resume;
-  o.min_gain = min_gain;
   std::atomic<bool> stop{false};
   std::exception_ptr callback_error;
   o.stop = &stop;
@@ -65,6 +74,19 @@ TuneResult tune_py(const py::object& queue, const std::string& routine, const st
   }
   if (callback_error) std::rethrow_exception(callback_error);
   return result;
+}
+
+// tune_all() with tune()'s shared options, run without the GIL.
+TuneAllResult tune_all_py(const py::object& queue, const std::map<std::string, std::vector<std::string>>& sizes,
+                          const py::object& strategy, std::size_t budget, double time_limit, bool dry_run, bool store,
+                          std::uint64_t seed, unsigned compile_threads, std::size_t finalists,
+                          const std::string& cache_file, bool resume, double min_gain) {
+  cl::CommandQueue q = to_queue(queue);
+  const TuneOptions o = base_options(strategy, budget, time_limit, dry_run, store, seed, compile_threads, finalists,
+                                     cache_file, resume, min_gain);
+  const std::vector<TuneAllJob> jobs = tune_all_jobs(sizes);
+  py::gil_scoped_release nogil;
+  return tune_all(q, jobs, o);
 }
 
 void register_results(py::module_& m) {
@@ -147,6 +169,16 @@ void register_results(py::module_& m) {
       .def_property_readonly("tried", &TuneResult::tried)
       .def_property_readonly("rejected", &TuneResult::rejected)
       .def_property_readonly("build_failed", &TuneResult::build_failed);
+  py::class_<TuneAllJob>(m, "TuneAllJob", "One tune() call of tune_all(): a routine and its kernel-selecting options.")
+      .def_readonly("routine", &TuneAllJob::routine)
+      .def_readonly("routine_options", &TuneAllJob::routine_options)
+      .def_readonly("sizes", &TuneAllJob::sizes)
+      .def_property_readonly("name", &TuneAllJob::name);
+  py::class_<TuneAllResult>(m, "TuneAllResult", "What tune_all() did: one TuneResult per job that ran.")
+      .def_readonly("jobs", &TuneAllResult::jobs)
+      .def_readonly("results", &TuneAllResult::results)
+      .def_readonly("interrupted", &TuneAllResult::interrupted)
+      .def_readonly("elapsed_s", &TuneAllResult::elapsed_s);
   py::class_<TuneRoutineOption>(m, "TuneRoutineOption", "A setting of a routine's tuning beyond its sizes.")
       .def_readonly("name", &TuneRoutineOption::name)
       .def_readonly("help", &TuneRoutineOption::help)
@@ -186,6 +218,16 @@ void register_tune(py::module_& m) {
         "more with class_done at the end of each size class); every measurement goes to "
         "the tune cache (cache_file; '' the device's, 'off' none) and resume=True continues a stopped run from it; "
         "the best is stored only when it beats the current configuration by more than min_gain.");
+  m.def("tune_all", &tune_all_py, py::arg("queue"),
+        py::arg("sizes") = std::map<std::string, std::vector<std::string>>{}, py::arg("strategy") = "auto",
+        py::arg("budget") = 0, py::arg("time_limit") = 0.0, py::arg("dry_run") = false, py::arg("store") = true,
+        py::arg("seed") = 0, py::arg("compile_threads") = 0, py::arg("finalists") = 3, py::arg("cache_file") = "",
+        py::arg("resume") = false, py::arg("min_gain") = 0.02,
+        "Tunes every routine the tuner knows (blur once per method; tune_all_jobs()) with one time_limit shared: "
+        "each routine gets the time left over the routines left. sizes {routine: [sizes]} replaces a routine's "
+        "default sizes; the other arguments are tune()'s.");
+  m.def("tune_all_jobs", &tune_all_jobs, py::arg("sizes") = std::map<std::string, std::vector<std::string>>{},
+        "The jobs tune_all() runs: every routine, once per choice of its kernel-selecting options.");
   m.def("tune_routines", &tune_routines, "The routines tune() knows, with their size syntax and options.");
   m.def("tunable_kernels", &tunable_kernels, "Names of every kernel with a tuning space.");
   m.def("kernel_parameters", &kernel_parameters, py::arg("kernel"), "Declared tuning parameters of one kernel.");

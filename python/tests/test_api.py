@@ -172,3 +172,21 @@ def test_tune_reports_stores_and_stops(queue, tmp_path, monkeypatch):
         clforge.tune(queue, "transpose", sizes=["64"], param_values=TINY, store=False, progress=fail, **FAST)
     with pytest.raises(clforge.InvalidArgument, match="nosuchroutine"):
         clforge.tune(queue, "nosuchroutine")
+
+
+def test_tune_all_lists_every_routine_and_method(queue, tmp_path, monkeypatch):
+    jobs = clforge.tune_all_jobs()
+    names = [j.name for j in jobs]
+    assert len(names) == len(set(names))
+    assert {j.routine for j in jobs} == {r.name for r in clforge.tune_routines()}
+    assert {"blur method=separable", "blur method=direct", "blur method=recursive"} <= set(names)
+    monkeypatch.setenv("CLFORGE_USER_TUNING_DIR", str(tmp_path))
+    dry = clforge.tune_all(queue, sizes={"transpose": ["64"]}, dry_run=True)
+    assert [j.name for j in dry.jobs] == names and not dry.interrupted
+    assert [r.routine for r in dry.results] == [j.routine for j in jobs]
+    assert all(r.dry_run and r.tried == 0 for r in dry.results)
+    assert dry.results[0].classes[0].sizes == ["64"]
+    assert dict(dry.results[-1].routine_options)["method"] == "recursive"
+    assert not os.listdir(tmp_path)  # a dry run stores nothing
+    with pytest.raises(clforge.InvalidArgument, match="nosuch"):
+        clforge.tune_all_jobs({"nosuch": ["64"]})
