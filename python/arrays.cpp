@@ -31,27 +31,27 @@ py::array from_bytes(const py::dtype& dtype, const std::vector<py::ssize_t>& sha
 
 py::array sgemm_np(const py::object& queue, const py::object& a_obj, const py::object& b_obj, const py::object& c_obj,
                    float alpha, float beta, bool trans_a, bool trans_b, const py::object& tuning_obj) {
-  const char* R = "sgemm";
+  const char* const kRoutine = "sgemm";
   cl::CommandQueue q = to_queue(queue);
   const clforge::Tuning tuning = to_tuning(tuning_obj);
-  const py::array a = checked_array(a_obj, R, "a", 2), b = checked_array(b_obj, R, "b", 2);
-  require_dtype(a, py::dtype::of<float>(), R, "a");
-  require_dtype(b, py::dtype::of<float>(), R, "b");
+  const py::array a = checked_array(a_obj, kRoutine, "a", 2), b = checked_array(b_obj, kRoutine, "b", 2);
+  require_dtype(a, py::dtype::of<float>(), kRoutine, "a");
+  require_dtype(b, py::dtype::of<float>(), kRoutine, "b");
   const auto dim = [](const py::array& x, bool t, int i) { return static_cast<std::size_t>(x.shape(t ? 1 - i : i)); };
   const std::size_t m = dim(a, trans_a, 0), k = dim(a, trans_a, 1), n = dim(b, trans_b, 1);
   if (dim(b, trans_b, 0) != k)
-    invalid(R, "op(a) is " + std::to_string(m) + "x" + std::to_string(k) + " but op(b) is " +
-                   std::to_string(dim(b, trans_b, 0)) + "x" + std::to_string(n) + ": inner dimensions differ");
+    invalid(kRoutine, "op(a) is " + std::to_string(m) + "x" + std::to_string(k) + " but op(b) is " +
+                          std::to_string(dim(b, trans_b, 0)) + "x" + std::to_string(n) + ": inner dimensions differ");
   std::vector<float> c(m * n, 0.0f);
   if (!c_obj.is_none()) {
-    const py::array ca = checked_array(c_obj, R, "c", 2);
-    require_dtype(ca, py::dtype::of<float>(), R, "c");
+    const py::array ca = checked_array(c_obj, kRoutine, "c", 2);
+    require_dtype(ca, py::dtype::of<float>(), kRoutine, "c");
     if (static_cast<std::size_t>(ca.shape(0)) != m || static_cast<std::size_t>(ca.shape(1)) != n)
-      invalid(R, "c must be " + std::to_string(m) + "x" + std::to_string(n) + " (got " + std::to_string(ca.shape(0)) +
-                     "x" + std::to_string(ca.shape(1)) + ")");
+      invalid(kRoutine, "c must be " + std::to_string(m) + "x" + std::to_string(n) + " (got " +
+                            std::to_string(ca.shape(0)) + "x" + std::to_string(ca.shape(1)) + ")");
     c = to_vector<float>(ca);
   } else if (beta != 0.0f) {
-    invalid(R, "beta is " + std::to_string(beta) + " but no c was given");
+    invalid(kRoutine, "beta is " + std::to_string(beta) + " but no c was given");
   }
   const std::vector<float> av = to_vector<float>(a), bv = to_vector<float>(b);
   // Row-major: the leading dimension of each stored matrix is its number of columns.
@@ -79,10 +79,10 @@ std::vector<T> transpose_as(cl::CommandQueue& q, std::size_t rows, std::size_t c
 }
 
 py::array transpose_np(const py::object& queue, const py::object& a_obj, const py::object& tuning_obj) {
-  const char* R = "transpose";
+  const char* const kRoutine = "transpose";
   cl::CommandQueue q = to_queue(queue);
   const clforge::Tuning tuning = to_tuning(tuning_obj);
-  const py::array a = checked_array(a_obj, R, "a", 2);
+  const py::array a = checked_array(a_obj, kRoutine, "a", 2);
   const std::size_t elem = static_cast<std::size_t>(a.itemsize());
   if (a.dtype().attr("hasobject").cast<bool>())
     throw py::type_error("transpose: a must not hold Python objects (got dtype object)");
@@ -122,14 +122,14 @@ void run_on_host(cl::CommandQueue& q, const py::array& in, py::array& out, F&& e
 
 py::array fft_np(const py::object& queue, const py::object& x_obj, bool inverse, const std::string& norm,
                  const py::object& tuning_obj) {
-  const char* R = inverse ? "ifft" : "fft";
+  const char* const kRoutine = inverse ? "ifft" : "fft";
   cl::CommandQueue q = to_queue(queue);
   const clforge::Tuning tuning = to_tuning(tuning_obj);
   if (!py::isinstance<py::array>(x_obj))
-    throw py::type_error(std::string(R) + ": x must be a NumPy array (got " + type_name(x_obj) + ")");
+    throw py::type_error(std::string(kRoutine) + ": x must be a NumPy array (got " + type_name(x_obj) + ")");
   const auto ndim = py::reinterpret_borrow<py::array>(x_obj).ndim();
-  const py::array x = checked_array(x_obj, R, "x", ndim < 1 ? 1 : static_cast<int>(ndim));
-  require_dtype(x, py::dtype::of<std::complex<float>>(), R, "x");
+  const py::array x = checked_array(x_obj, kRoutine, "x", ndim < 1 ? 1 : static_cast<int>(ndim));
+  require_dtype(x, py::dtype::of<std::complex<float>>(), kRoutine, "x");
   using S = clforge::FftScaling;
   clforge::FftDesc d;
   // numpy.fft's norm: which direction is scaled, and by what.
@@ -140,7 +140,7 @@ py::array fft_np(const py::object& queue, const py::object& x_obj, bool inverse,
   } else if (norm == "forward") {
     d.forward_scaling = S::OverN;
   } else {
-    invalid(R, "norm must be \"backward\", \"ortho\" or \"forward\" (got \"" + norm + "\")");
+    invalid(kRoutine, "norm must be \"backward\", \"ortho\" or \"forward\" (got \"" + norm + "\")");
   }
   d.n = static_cast<std::size_t>(x.shape(ndim - 1));  // transforms along the last axis, as numpy.fft
   d.batch = d.n == 0 ? 0 : static_cast<std::size_t>(x.size()) / d.n;
@@ -161,19 +161,20 @@ py::array fft_np(const py::object& queue, const py::object& x_obj, bool inverse,
 
 py::array blur_np(const py::object& queue, const py::object& img_obj, double sigma, const py::object& sigma_y,
                   const py::object& border, const py::object& method, const py::object& tuning_obj) {
-  const char* R = "gaussian_blur";
+  const char* const kRoutine = "gaussian_blur";
   cl::CommandQueue q = to_queue(queue);
   const clforge::Tuning tuning = to_tuning(tuning_obj);
-  const py::array img = checked_array(img_obj, R, "image", 2, 3);
+  const py::array img = checked_array(img_obj, kRoutine, "image", 2, 3);
   using F = clforge::PixelFormat;
   F format = F::R32F;
   if (img.ndim() == 3 && img.shape(2) != 4)
-    invalid(R, "a 3-D image must have 4 channels, shape (height, width, 4) (got " + std::to_string(img.shape(2)) + ")");
+    invalid(kRoutine,
+            "a 3-D image must have 4 channels, shape (height, width, 4) (got " + std::to_string(img.shape(2)) + ")");
   if (img.dtype().equal(py::dtype::of<std::uint8_t>())) {
-    if (img.ndim() != 3) invalid(R, "a uint8 image must be RGBA, shape (height, width, 4)");
+    if (img.ndim() != 3) invalid(kRoutine, "a uint8 image must be RGBA, shape (height, width, 4)");
     format = F::RGBA8;
   } else {
-    require_dtype(img, py::dtype::of<float>(), R, "image");
+    require_dtype(img, py::dtype::of<float>(), kRoutine, "image");
     if (img.ndim() == 3) format = F::RGBA32F;
   }
   clforge::BlurDesc d;

@@ -108,9 +108,9 @@ void register_group(py::module_& m) {
       [](const clforge::DeviceGroup& g, const py::object& x_obj, bool inverse, const py::object& mode,
          const py::object& weights, const py::object& cpu_percent, std::size_t chunk, std::size_t queues,
          const std::string& staging, bool overlap, const py::object& tuning) {
-        const char* R = "group_fft";
-        const py::array x = checked_array(x_obj, R, "x", 2);
-        require_dtype(x, py::dtype::of<std::complex<float>>(), R, "x");
+        const char* const kRoutine = "group_fft";
+        const py::array x = checked_array(x_obj, kRoutine, "x", 2);
+        require_dtype(x, py::dtype::of<std::complex<float>>(), kRoutine, "x");
         const auto o = split_of(g, mode, weights, cpu_percent, chunk, queues, staging, overlap, tuning);
         py::array y(x.dtype(), std::vector<py::ssize_t>{x.shape(0), x.shape(1)});
         const auto* in = static_cast<const std::complex<float>*>(x.data());
@@ -127,13 +127,13 @@ void register_group(py::module_& m) {
       [](const clforge::DeviceGroup& g, const py::object& a_obj, const py::object& b_obj, float alpha,
          const py::object& mode, const py::object& weights, const py::object& cpu_percent, std::size_t chunk,
          std::size_t queues, const std::string& staging, bool overlap, const py::object& tuning) {
-        const char* R = "group_sgemm";
-        const py::array a = checked_array(a_obj, R, "a", 2), b = checked_array(b_obj, R, "b", 2);
-        require_dtype(a, py::dtype::of<float>(), R, "a");
-        require_dtype(b, py::dtype::of<float>(), R, "b");
+        const char* const kRoutine = "group_sgemm";
+        const py::array a = checked_array(a_obj, kRoutine, "a", 2), b = checked_array(b_obj, kRoutine, "b", 2);
+        require_dtype(a, py::dtype::of<float>(), kRoutine, "a");
+        require_dtype(b, py::dtype::of<float>(), kRoutine, "b");
         const auto m_ = static_cast<std::size_t>(a.shape(0)), k = static_cast<std::size_t>(a.shape(1)),
                    n = static_cast<std::size_t>(b.shape(1));
-        if (static_cast<std::size_t>(b.shape(0)) != k) invalid(R, "a's columns and b's rows differ");
+        if (static_cast<std::size_t>(b.shape(0)) != k) invalid(kRoutine, "a's columns and b's rows differ");
         const auto o = split_of(g, mode, weights, cpu_percent, chunk, queues, staging, overlap, tuning);
         py::array c(py::dtype::of<float>(), std::vector<py::ssize_t>{a.shape(0), b.shape(1)});
         const auto* ap = static_cast<const float*>(a.data());
@@ -153,10 +153,10 @@ void register_group(py::module_& m) {
       [](const clforge::DeviceGroup& g, const py::object& x_obj, const py::object& mode, const py::object& weights,
          const py::object& cpu_percent, std::size_t chunk, std::size_t queues, const std::string& staging, bool overlap,
          const py::object& tuning) {
-        const char* R = "group_transpose";
-        const py::array x = checked_array(x_obj, R, "x", 2);
+        const char* const kRoutine = "group_transpose";
+        const py::array x = checked_array(x_obj, kRoutine, "x", 2);
         const auto elem = static_cast<std::size_t>(x.itemsize());
-        if (elem != 4 && elem != 8 && elem != 16) invalid(R, "elements of 4, 8 or 16 bytes");
+        if (elem != 4 && elem != 8 && elem != 16) invalid(kRoutine, "elements of 4, 8 or 16 bytes");
         const auto o = split_of(g, mode, weights, cpu_percent, chunk, queues, staging, overlap, tuning);
         py::array y(x.dtype(), std::vector<py::ssize_t>{x.shape(1), x.shape(0)});
         const void* in = x.data();
@@ -173,9 +173,9 @@ void register_group(py::module_& m) {
       [](const clforge::DeviceGroup& g, const py::object& img_obj, double sigma, const py::object& border,
          const py::object& method, const py::object& mode, const py::object& weights, const py::object& cpu_percent,
          std::size_t chunk, std::size_t queues, const std::string& staging, bool overlap, const py::object& tuning) {
-        const char* R = "group_gaussian_blur";
-        const py::array img = checked_array(img_obj, R, "image", 2);
-        require_dtype(img, py::dtype::of<float>(), R, "image");
+        const char* const kRoutine = "group_gaussian_blur";
+        const py::array img = checked_array(img_obj, kRoutine, "image", 2);
+        require_dtype(img, py::dtype::of<float>(), kRoutine, "image");
         clforge::BlurOptions bo;
         bo.sigma_x = bo.sigma_y = sigma;
         bo.border = enum_arg<clforge::BlurBorder>(border, clforge::parse_blur_border, "border");
