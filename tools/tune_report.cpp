@@ -1,0 +1,238 @@
+// What `clforge tune` prints and writes: each routine's summary table, the results as a tuning
+// file (--tuning-file), and `tune all`'s closing table (tools/tune_report.hpp).
+#include "tools/tune_report.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "runtime/files.hpp"
+
+namespace clforge::cli {
+
+namespace {
+
+// A size as the tuner reports it, in the command line's grammar: as it was given, else as
+// reported (the tuners' default sizes are plain N or WxH, which read the same in both).
+std::string shown_size(const TuneArgs& a, const std::string& size) {
+  const auto it = a.shown.find(size);
+  return it != a.shown.end() ? it->second : size;
+}
+
+}  // namespace
+
+std::string clock_text(double s) {
+  if (s < 0) return "--:--";
+  const long t = static_cast<long>(s + 0.5);
+  char b[32];
+  if (t >= 3600)
+    std::snprintf(b, sizeof b, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+  else
+    std::snprintf(b, sizeof b, "%ld:%02ld", t / 60, t % 60);
+  return b;
+}
+
+std::string params_text(const ParamMap& p) {
+  std::string s;
+  for (const auto& [k, v] : p) s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);
+  return s;
+}
+
+void print_summary(const TuneResult& r, const TuneArgs& a) {
+  for (const auto& c : r.classes) {
+    std::string sizes;
+    for (const auto& s : c.sizes) sizes += (sizes.empty() ? "" : ", ") + shown_size(a, s);
+    for (const auto& [name, value] : r.routine_options) sizes += ", " + name + " " + value;
+    std::printf("%s variant %s on \"%s\", sizes %s\n", r.routine.c_str(), c.variant.c_str(), r.device.c_str(),
+                sizes.c_str());
+    if (c.sampled)
+      std::printf(
+          "  space %zu, too large to enumerate: of %zu random draws %zu illegal, %zu do not fit the device, "
+          "%zu candidates\n",
+          c.space, c.draws, c.illegal, c.unfit, c.candidates);
+    else
+      std::printf("  space %zu: %zu illegal, %zu do not fit the device, %zu candidates\n", c.space, c.illegal, c.unfit,
+                  c.candidates);
+    if (r.dry_run) {
+      std::printf("  default: %s\n", params_text(c.default_params).c_str());
+      std::size_t planned = c.candidates + 1;
+      if (a.budget != 0) planned = std::min(planned, a.budget);
+      std::printf("  dry run: would evaluate up to %zu (%s%s), store under variant %s in %s\n", planned,
+                  to_string(r.strategy), a.time_s > 0 ? (", " + clock_text(a.time_s) + " limit").c_str() : "",
+                  c.variant.c_str(), r.database_path.c_str());
+      continue;
+    }
+    const std::string from_cache = c.cached > 0 ? " (" + std::to_string(c.cached) + " from the tune cache)" : "";
+    std::printf("  tried %zu%s: %zu ok, %zu rejected (wrong result), %zu failed to build, %zu failed to run\n", c.tried,
+                from_cache.c_str(), c.tried - c.rejected - c.build_failed - c.run_failed, c.rejected, c.build_failed,
+                c.run_failed);
+    std::vector<const TuneRow*> ok;
+    for (const auto& row : c.rows)
+      if (row.status == CandidateStatus::Ok) ok.push_back(&row);
+    std::sort(ok.begin(), ok.end(), [](const TuneRow* x, const TuneRow* y) { return x->ms < y->ms; });
+    std::printf("  %-8s %12s %10s  %s\n", "", "median ms", "speed-up", "parameters");
+    const TuneRow *def = nullptr, *cur = nullptr;
+    for (const auto& row : c.rows) {
+      if (row.is_default) def = &row;
+      if (row.is_current && !row.is_default) cur = &row;
+    }
+    // Speed-ups against the default's time in the same timing (search or run-off).
+    double base_ms = def != nullptr && def->status == CandidateStatus::Ok ? def->ms : 0;
+    auto line = [&](const char* tag, const TuneRow& row) {
+      char speed[32] = "-";
+      if (base_ms > 0 && row.status == CandidateStatus::Ok)
+        std::snprintf(speed, sizeof speed, "%.2fx", base_ms / row.ms);
+      if (row.status == CandidateStatus::Ok)
+        std::printf("  %-8s %12.4f %10s  %s\n", tag, row.ms, speed, params_text(row.params).c_str());
+      else
+        std::printf("  %-8s %12s %10s  %s (%s: %s)\n", tag, "-", "-", params_text(row.params).c_str(),
+                    to_string(row.status), row.message.c_str());
+    };
+    if (c.runoff.empty() && c.has_best) {
+      for (const auto* row : ok)
+        if (row->params == c.best) {
+          line("best", *row);
+          break;
+        }
+    }
+    if (def != nullptr) line("default", *def);
+    if (cur != nullptr) line("current", *cur);
+    const std::size_t show = std::min<std::size_t>(ok.size(), 10);
+    if (show > 1) {
+      std::printf("  fastest %zu of the search:\n", show);
+      for (std::size_t i = 0; i < show; ++i) line(("#" + std::to_string(i + 1)).c_str(), *ok[i]);
+    }
+    if (!c.runoff.empty()) {
+      std::printf("  run-off (repetitions interleaved), fastest first:\n");
+      base_ms = c.default_ms;
+      for (const auto& row : c.runoff)
+        line(row.params == c.best ? "best" : row.is_default ? "default" : row.is_current ? "current" : "", row);
+    }
+    std::size_t shown_fail = 0;
+    for (const auto& row : c.rows)
+      if (row.status != CandidateStatus::Ok && !row.is_default && shown_fail++ < 5) line("failed", row);
+    if (c.has_best && c.speedup > 0)
+      std::printf("  speed-up over the shipped default: %.3fx\n", c.speedup);
+    else if (c.has_best)
+      std::printf("  speed-up over the shipped default: - (the default did not verify or run)\n");
+    if (r.strategy == TuneStrategy::Exhaustive && c.tried < c.candidates && !r.interrupted)
+      std::printf(
+          "  note: the budget covered %zu of %zu candidates in declaration order; --strategy random or "
+          "anneal spreads a budget over the whole space\n",
+          c.tried, c.candidates);
+    if (c.stored)
+      std::printf("  stored in %s (kernel %s, variant %s)\n", r.database_path.c_str(), r.kernel.c_str(),
+                  c.variant.c_str());
+    else if (a.no_store)
+      std::printf("  nothing stored (--no-store)\n");
+    else if (r.interrupted && c.store_error.empty())
+      ;  // said once below
+    else if (c.no_gain)
+      std::printf("  no configuration beat the current one by more than %g %%; nothing stored\n", a.min_gain_pct);
+    else
+      std::printf("  NOT stored: %s\n", c.store_error.c_str());
+  }
+  if (!r.cache_error.empty()) std::printf("tune cache: %s\n", r.cache_error.c_str());
+  if (r.interrupted) {
+    // The class stopped is the last one that began.
+    const TuneClassResult* last = nullptr;
+    for (const auto& c : r.classes)
+      if (c.tried > 0) last = &c;
+    if (!r.cache_path.empty() && r.cache_error.empty())
+      std::printf(
+          "interrupted: the measurements are kept in %s; to continue, run the same command with --resume (seed "
+          "%llu)\n",
+          r.cache_path.c_str(), static_cast<unsigned long long>(r.seed));
+    else
+      std::printf("interrupted: %s\n",
+                  last != nullptr && last->stored ? "the best configuration so far was stored" : "nothing stored");
+  }
+  std::printf("%zu candidates in %s\n", r.tried(), clock_text(r.elapsed_s).c_str());
+}
+
+// The results as a tuning file: usable as CLFORGE_TUNING_FILE, or as rows for cl/db/<kernel>.json.
+void write_results(const TuneResult& r, const DeviceInfo& dev, const TuneArgs& a) {
+  nlohmann::json j;
+  j["kernel"] = r.kernel;
+  if (!r.routine_options.empty()) j["routine_options"] = r.routine_options;
+  j["comment"] = "clforge tune " + r.routine + " on \"" + dev.name + "\" (" + dev.platform_name + ", driver " +
+                 dev.driver_version + ")";
+  j["entries"] = nlohmann::json::array();
+  j["results"] = nlohmann::json::array();
+  for (const auto& c : r.classes) {
+    std::vector<std::string> sizes;
+    for (const auto& size : c.sizes) sizes.push_back(shown_size(a, size));
+    nlohmann::json res = {{"variant", c.variant},
+                          {"sizes", sizes},
+                          {"space", c.space},
+                          {"illegal", c.illegal},
+                          {"unfit", c.unfit},
+                          {"candidates", c.candidates},
+                          {"sampled", c.sampled},
+                          {"draws", c.draws},
+                          {"tried", c.tried},
+                          {"rejected", c.rejected},
+                          {"build_failed", c.build_failed},
+                          {"run_failed", c.run_failed},
+                          {"default", c.default_params},
+                          {"default_ms", c.default_ms},
+                          {"strategy", to_string(r.strategy)}};
+    res["cached"] = c.cached;
+    res["current"] = c.current_params;
+    res["current_ms"] = c.current_ms;
+    if (c.has_best) {
+      res["best"] = c.best;
+      res["best_ms"] = c.best_ms;
+      res["speedup"] = c.speedup;
+      nlohmann::json e = {{"kernel", r.kernel}, {"variant", c.variant}, {"params", c.best}, {"time_ms", c.best_ms}};
+      if (!dev.architecture.empty()) {
+        e["vendor"] = dev.vendor_key();
+        e["architecture"] = dev.architecture;
+      } else {
+        e["device"] = dev.name;
+      }
+      e["note"] = "default " + std::to_string(c.default_ms) + " ms, tuned " + std::to_string(c.best_ms) + " ms";
+      j["entries"].push_back(e);
+    }
+    res["rows"] = nlohmann::json::array();
+    for (const auto& row : c.rows)
+      res["rows"].push_back({{"params", row.params},
+                             {"status", to_string(row.status)},
+                             {"ms", row.ms},
+                             {"error", row.error},
+                             {"message", row.message},
+                             {"default", row.is_default},
+                             {"cached", row.cached}});
+    res["runoff"] = nlohmann::json::array();
+    for (const auto& row : c.runoff)
+      res["runoff"].push_back({{"params", row.params}, {"ms", row.ms}, {"default", row.is_default}});
+    j["results"].push_back(res);
+  }
+  detail::write_file_atomic(a.tuning_file, j.dump(2) + "\n");
+  std::printf("results written to %s\n", a.tuning_file.c_str());
+}
+
+// `tune all`'s closing table: per job and size class, the time before (the configuration the
+// library used: the user database's entry, else the shipped default), the search's best, and
+// whether it was stored (--no-store: "off"); then the jobs the time budget left out.
+void print_all_table(const TuneAllResult& all, bool store) {
+  std::printf("\ntune all: %zu of %zu jobs in %s\n", all.results.size(), all.jobs.size(),
+              clock_text(all.elapsed_s).c_str());
+  std::printf("%-28s %-22s %8s %10s %10s %10s %8s  %s\n", "job", "variant", "tried", "default ms", "before ms",
+              "best ms", "gain", "stored");
+  for (std::size_t i = 0; i < all.results.size(); ++i)
+    for (const auto& c : all.results[i].classes) {
+      const double before = c.current_ms > 0 ? c.current_ms : c.default_ms;
+      const double best = c.has_best && c.best_ms > 0 ? c.best_ms : before;
+      char gain[16] = "-";
+      if (before > 0 && best > 0) std::snprintf(gain, sizeof gain, "%.2fx", before / best);
+      const char* stored = !store ? "off" : c.stored ? "yes" : c.no_gain ? "no gain" : "no";
+      std::printf("%-28s %-22s %8zu %10.4g %10.4g %10.4g %8s  %s\n", all.jobs[i].name().c_str(), c.variant.c_str(),
+                  c.tried, c.default_ms, before, best, gain, stored);
+    }
+  for (std::size_t i = all.results.size(); i < all.jobs.size(); ++i)
+    std::printf("%-28s %s\n", all.jobs[i].name().c_str(),
+                all.interrupted ? "not run (interrupted)" : "not run (time spent)");
+}
+
+}  // namespace clforge::cli

@@ -1,0 +1,44 @@
+// What `clforge tune` prints and writes (tools/tune_report.cpp): each routine's summary, the
+// results as a tuning file, and `tune all`'s closing table; the command's arguments they read.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "clforge/tuning.hpp"
+
+namespace clforge::cli {
+
+struct TuneArgs {
+  std::string routine;
+  std::vector<std::string> sizes;
+  std::string strategy = "auto";
+  std::size_t budget = 0;
+  double time_s = 0;
+  bool dry_run = false;
+  bool no_store = false;
+  std::string tuning_file;
+  std::uint64_t seed = 0;
+  unsigned threads = 0;
+  std::size_t finalists = TuneOptions{}.finalists;
+  bool resume = false;
+  std::string cache;
+  double min_gain_pct = TuneOptions{}.min_gain * 100;
+  std::map<std::string, std::string> routine_options;  // --NAME VALUE of the routine ("" : not given)
+  std::map<std::string, std::string> shown;            // tuner size -> the size as given
+};
+
+/// "m:ss" or "h:mm:ss"; "--:--" for a negative time.
+std::string clock_text(double s);
+/// "NAME=V NAME=V ...".
+std::string params_text(const ParamMap& p);
+/// A routine's summary on stdout: per size class the space, the candidates tried, the best,
+/// default and current configurations, the fastest of the search and the run-off, and where the
+/// entry was stored (or why not).
+void print_summary(const TuneResult& r, const TuneArgs& a);
+/// The results as a tuning file (TuneArgs::tuning_file), written atomically.
+void write_results(const TuneResult& r, const DeviceInfo& dev, const TuneArgs& a);
+/// `tune all`'s closing table on stdout.
+void print_all_table(const TuneAllResult& all, bool store);
+
+}  // namespace clforge::cli
