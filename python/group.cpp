@@ -1,6 +1,7 @@
-// Device groups from Python (clforge/group.hpp): clforge.DeviceGroup, and fft / sgemm / transpose /
-// gaussian_blur over a group on NumPy arrays, each returning (result, run) where run describes the
-// split (mode, weights, and per device its share). The split options are keyword arguments.
+// Device groups from Python (clforge/group.hpp): clforge.DeviceGroup, a group FFT plan, and fft /
+// sgemm / transpose / gaussian_blur over a group on NumPy arrays, each returning (result, run) where
+// run describes the split (mode, weights, and per device its share). The split options are keyword
+// arguments.
 #include <complex>
 #include <cstring>
 
@@ -71,6 +72,20 @@ py::tuple released(const py::array& out, Call&& call) {
   return py::make_tuple(out, run_dict(r));
 }
 
+// One execution of a group FFT plan on a C-contiguous complex64 (batch, n) array: (result, run).
+py::tuple run_fft_plan(const clforge::GroupFftPlan& p, const py::object& x_obj, bool inverse) {
+  const char* const kRoutine = "GroupFftPlan";
+  const py::array x = checked_array(x_obj, kRoutine, "x", 2);
+  require_dtype(x, py::dtype::of<std::complex<float>>(), kRoutine, "x");
+  if (static_cast<std::size_t>(x.shape(0)) != p.batch() || static_cast<std::size_t>(x.shape(1)) != p.n())
+    invalid(kRoutine,
+            "x must have the plan's shape (batch " + std::to_string(p.batch()) + ", n " + std::to_string(p.n()) + ")");
+  py::array y(x.dtype(), std::vector<py::ssize_t>{x.shape(0), x.shape(1)});
+  const auto* in = static_cast<const std::complex<float>*>(x.data());
+  auto* out = static_cast<std::complex<float>*>(y.mutable_data());
+  return released(y, [&] { return inverse ? p.inverse(in, out) : p.forward(in, out); });
+}
+
 // The keyword arguments every group call takes, after its own.
 #define CLFORGE_SPLIT_ARGS                                                                                            \
   py::kw_only(), py::arg("mode") = "auto", py::arg("weights") = py::none(), py::arg("cpu_percent") = py::none(),      \
@@ -102,6 +117,28 @@ void register_group(py::module_& m) {
       .def("describe", &clforge::DeviceGroup::describe)
       .def("__len__", &clforge::DeviceGroup::size)
       .def("__repr__", [](const clforge::DeviceGroup& g) { return "<clforge.DeviceGroup " + g.describe() + ">"; });
+
+  py::class_<clforge::GroupFftPlan>(
+      m, "GroupFftPlan",
+      "A batched FFT of `batch` transforms of length n over a device group, decided once (devices, chunks, each "
+      "device's plans) and executed on any number of (batch, n) complex64 arrays: forward(x) and inverse(x) "
+      "return (result, run).")
+      .def(py::init([](const clforge::DeviceGroup& g, std::size_t n, std::size_t batch, const py::object& mode,
+                       const py::object& weights, const py::object& cpu_percent, std::size_t chunk, std::size_t queues,
+                       const std::string& staging, bool overlap, const py::object& tuning) {
+             const auto o = split_of(g, mode, weights, cpu_percent, chunk, queues, staging, overlap, tuning);
+             py::gil_scoped_release nogil;
+             return clforge::GroupFftPlan(g, n, batch, o);
+           }),
+           py::arg("group"), py::arg("n"), py::arg("batch"), CLFORGE_SPLIT_ARGS)
+      .def_property_readonly("n", &clforge::GroupFftPlan::n)
+      .def_property_readonly("batch", &clforge::GroupFftPlan::batch)
+      .def(
+          "forward", [](const clforge::GroupFftPlan& p, const py::object& x) { return run_fft_plan(p, x, false); },
+          py::arg("x"))
+      .def(
+          "inverse", [](const clforge::GroupFftPlan& p, const py::object& x) { return run_fft_plan(p, x, true); },
+          py::arg("x"), "The unnormalised inverse.");
 
   m.def(
       "group_fft",

@@ -35,6 +35,22 @@ def test_group_fft(group, rng):
     assert all(s["staged"] for s in run["shares"] if s["items"])
 
 
+def test_group_fft_plan(group, rng):
+    plan = clforge.GroupFftPlan(group, 64, 30, chunk=6, mode="dynamic")
+    assert (plan.n, plan.batch) == (64, 30)
+    for inverse in (False, True):  # one plan, fresh data each time
+        x = (rng.standard_normal((30, 64)) + 1j * rng.standard_normal((30, 64))).astype(np.complex64)
+        y, run = plan.inverse(x) if inverse else plan.forward(x)
+        x64 = x.astype(np.complex128)
+        ref = np.fft.ifft(x64, axis=1) * 64 if inverse else np.fft.fft(x64, axis=1)
+        assert rel_error(y, ref) < 1e-5
+        assert sum(s["items"] for s in run["shares"]) == 30
+    with pytest.raises(clforge.InvalidArgument, match="shape"):
+        plan.forward(np.zeros((30, 32), np.complex64))
+    with pytest.raises(clforge.InvalidArgument):
+        clforge.GroupFftPlan(group, 0, 4)
+
+
 def test_group_sgemm_transpose_blur(group, rng):
     a = rng.standard_normal((33, 20)).astype(np.float32)
     b = rng.standard_normal((20, 27)).astype(np.float32)
