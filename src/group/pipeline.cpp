@@ -29,7 +29,8 @@ namespace {
 
 using namespace pipeline;
 
-// Weights to boundaries: device d takes items [b[d], b[d+1]), boundaries on multiples of granule.
+// Weights to boundaries: device d takes items [b[d], b[d+1]), boundaries on multiples of granule
+// (the last one at `items`).
 std::vector<std::size_t> boundaries(const std::vector<double>& w, std::size_t items, std::size_t granule) {
   double total = 0;
   for (double x : w) total += x;
@@ -41,6 +42,9 @@ std::vector<std::size_t> boundaries(const std::vector<double>& w, std::size_t it
     b[d + 1] = std::max(b[d], std::min(static_cast<std::size_t>(std::llround(at)) * granule, items));
   }
   b.back() = items;
+  // Devices of weight 0 at the end take nothing (a group plan made them no work): the last device
+  // with a weight takes what rounding to granules left.
+  for (std::size_t d = w.size(); d > 1 && w[d - 1] <= 0; --d) b[d - 1] = items;
   return b;
 }
 
