@@ -4,6 +4,7 @@
 // arguments.
 #include <complex>
 #include <cstring>
+#include <optional>
 
 #include "interop.hpp"
 
@@ -145,15 +146,17 @@ void register_group(py::module_& m) {
       [](const clforge::DeviceGroup& g, const py::object& x_obj, bool inverse, const py::object& mode,
          const py::object& weights, const py::object& cpu_percent, std::size_t chunk, std::size_t queues,
          const std::string& staging, bool overlap, const py::object& tuning) {
-        const char* const kRoutine = "group_fft";
-        const py::array x = checked_array(x_obj, kRoutine, "x", 2);
-        require_dtype(x, py::dtype::of<std::complex<float>>(), kRoutine, "x");
+        // A one-shot plan of the array's shape.
+        const py::array x = checked_array(x_obj, "group_fft", "x", 2);
+        require_dtype(x, py::dtype::of<std::complex<float>>(), "group_fft", "x");
         const auto o = split_of(g, mode, weights, cpu_percent, chunk, queues, staging, overlap, tuning);
-        py::array y(x.dtype(), std::vector<py::ssize_t>{x.shape(0), x.shape(1)});
-        const auto* in = static_cast<const std::complex<float>*>(x.data());
-        auto* out = static_cast<std::complex<float>*>(y.mutable_data());
         const auto n = static_cast<std::size_t>(x.shape(1)), batch = static_cast<std::size_t>(x.shape(0));
-        return released(y, [&] { return clforge::fft(g, n, batch, in, out, inverse, o); });
+        std::optional<clforge::GroupFftPlan> plan;
+        {
+          py::gil_scoped_release nogil;
+          plan.emplace(g, n, batch, o);
+        }
+        return run_fft_plan(*plan, x, inverse);
       },
       py::arg("group"), py::arg("x"), py::arg("inverse") = false, CLFORGE_SPLIT_ARGS,
       "Batched FFT of the rows of a C-contiguous complex64 (batch, n) array split over the group's devices "

@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <functional>
 
+#include "runtime/test_hook.hpp"
+
 namespace clforge::detail {
 
 /// Called on a device's thread before each of its chunks is enqueued, in every group call that
@@ -15,12 +17,6 @@ void set_group_fault(GroupFault fault);
 GroupFault group_fault();
 
 /// Sets the hook for its own lifetime.
-class GroupFaultScope {
- public:
-  explicit GroupFaultScope(GroupFault fault) { set_group_fault(std::move(fault)); }
-  ~GroupFaultScope() { set_group_fault(nullptr); }
-  GroupFaultScope(const GroupFaultScope&) = delete;
-  GroupFaultScope& operator=(const GroupFaultScope&) = delete;
-};
+using GroupFaultScope = HookScope<GroupFault, set_group_fault>;
 
 }  // namespace clforge::detail

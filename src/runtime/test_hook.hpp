@@ -27,4 +27,14 @@ class TestHook {
   F f_;
 };
 
+/// Sets a hook through `Set` for its own lifetime, and clears it at the end (tests).
+template <class F, void (*Set)(F)>
+class HookScope {
+ public:
+  explicit HookScope(F f) { Set(std::move(f)); }
+  ~HookScope() { Set(nullptr); }
+  HookScope(const HookScope&) = delete;
+  HookScope& operator=(const HookScope&) = delete;
+};
+
 }  // namespace clforge::detail

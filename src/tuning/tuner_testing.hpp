@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "clforge/tuning.hpp"
+#include "runtime/test_hook.hpp"
 
 namespace clforge::detail {
 
@@ -22,12 +23,6 @@ void set_tune_fault(TuneFaultHook hook);
 TuneFault tune_fault(const ParamMap& candidate);
 
 /// Sets the hook for its own lifetime.
-class TuneFaultScope {
- public:
-  explicit TuneFaultScope(TuneFaultHook hook) { set_tune_fault(std::move(hook)); }
-  ~TuneFaultScope() { set_tune_fault(nullptr); }
-  TuneFaultScope(const TuneFaultScope&) = delete;
-  TuneFaultScope& operator=(const TuneFaultScope&) = delete;
-};
+using TuneFaultScope = HookScope<TuneFaultHook, set_tune_fault>;
 
 }  // namespace clforge::detail
