@@ -7,8 +7,10 @@
 
 #include <fstream>
 
+#include "runtime/compile_workers.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/files.hpp"
+#include "runtime/program_cache.hpp"
 #include "tests/support.hpp"
 
 using namespace clforge;
@@ -159,3 +161,67 @@ TEST_SUITE("cache") {
                          doctest::Contains("CLFORGE_CACHE_BINARIES='sometimes' is not a boolean"), Error);
   }
 }
+
+#ifdef CLFORGE_CLI
+// Compile workers (runtime/compile_workers.hpp): the clforge CLI serves as the worker executable.
+TEST_SUITE("cache") {
+  TEST_CASE("compile workers build in processes of their own; what they cannot build is built here") {
+    const std::string dir = test::temp_dir("cache_workers");
+    test::ScopedEnv env("CLFORGE_CACHE_DIR", dir);
+    test::ScopedEnv store("CLFORGE_CACHE_BINARIES", "on");
+    const detail::QueueContext qc = detail::queue_context_of(test::session().queue);
+    REQUIRE(detail::compile_workers_apply(*qc.info));
+    clear_memory_cache();
+    // A build that fails, with the message it gives without workers.
+    auto failure = [&] {
+      try {
+        detail::build_program(qc, "transpose", {"transpose/transpose.cl"}, "-DTRA_TILE=-DTRA_WPT=");
+      } catch (const BuildError& e) {
+        return std::string(e.what());
+      }
+      return std::string("built");
+    };
+    const std::string alone = failure();
+    REQUIRE(alone.find("clBuildProgram") != std::string::npos);
+
+    detail::CompileWorkers workers(qc, CLFORGE_CLI, 2);
+    REQUIRE(workers.active());
+    const detail::CompileWorkerScope scope(&workers);
+    CHECK(detail::compile_workers_for(qc.device()) == &workers);
+
+    // Two programs: each built by a worker, loaded here from the disk cache, and correct.
+    const CacheStats a = cache_stats();
+    run_once(Tuning{{{"TRA_TILE", 16}, {"TRA_WPT", 2}, {"TRA_VW", 1}}, false});
+    run_once(Tuning{{{"TRA_TILE", 8}, {"TRA_WPT", 2}, {"TRA_VW", 1}}, false});
+    const CacheStats b = cache_stats();
+    CHECK(b.worker_compiles == a.worker_compiles + 2);
+    CHECK(b.compiles == a.compiles);
+    CHECK(b.disk_hits == a.disk_hits + 2);
+    CHECK(files_in(dir).size() == 2);
+
+    // A build that fails in the worker is built here, and fails exactly as without workers; the
+    // worker stays in service.
+    CHECK(failure() == alone);
+    CHECK(cache_stats().worker_compiles == b.worker_compiles);
+    CHECK(workers.active());
+  }
+
+  TEST_CASE("compile workers that cannot start or answer leave the builds to this process") {
+    const std::string dir = test::temp_dir("cache_workers2");
+    test::ScopedEnv env("CLFORGE_CACHE_DIR", dir);
+    test::ScopedEnv store("CLFORGE_CACHE_BINARIES", "on");
+    const detail::QueueContext qc = detail::queue_context_of(test::session().queue);
+    clear_memory_cache();
+    CHECK_FALSE(detail::CompileWorkers(qc, "/nonexistent/clforge", 2).active());
+    // An executable that is no worker: it ends at once; the build is made here, and the pool retires it.
+    detail::CompileWorkers mute(qc, "/bin/true", 1);
+    const detail::CompileWorkerScope scope(&mute);
+    const CacheStats a = cache_stats();
+    run_once(Tuning{{{"TRA_TILE", 8}, {"TRA_WPT", 8}, {"TRA_VW", 1}}, false});
+    const CacheStats b = cache_stats();
+    CHECK(b.compiles == a.compiles + 1);
+    CHECK(b.worker_compiles == a.worker_compiles);
+    CHECK_FALSE(mute.active());
+  }
+}
+#endif

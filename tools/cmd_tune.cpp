@@ -95,6 +95,19 @@ class ProgressBar {
   bool open_ = false;
 };
 
+constexpr const char* kThreadsHelp =
+    "threads compiling candidates concurrently (default: up to 4, up to 8 with compile workers)";
+constexpr const char* kWorkersHelp =
+    "compile on threads of this process only (by default, where the disk cache keeps the device's binaries, "
+    "each thread hands its compiles to a worker process: NVIDIA's driver serialises a process's compiles)";
+
+// This executable's path (the compile workers run it as `clforge compile-worker P:D`), or "".
+std::string own_executable() {
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
+}
+
 // The options every tune command shares (the sizes aside).
 TuneOptions options_of(Globals& g, const TuneArgs& a) {
   TuneOptions o;
@@ -106,6 +119,7 @@ TuneOptions options_of(Globals& g, const TuneArgs& a) {
   o.store = !a.no_store;
   o.seed = a.seed;
   o.compile_threads = a.threads;
+  if (!a.no_compile_workers) o.compile_worker = own_executable();
   o.finalists = a.finalists;
   o.resume = a.resume;
   o.cache_file = a.cache;
@@ -225,7 +239,8 @@ void register_tune(Apps& apps, Globals& g) {
     cmd->add_option("--tuning-file", a.tuning_file,
                     "also write the results to this JSON tuning file (usable as CLFORGE_TUNING_FILE)");
     cmd->add_option("--seed", a.seed, "seed of the random data and of the random and anneal strategies");
-    cmd->add_option("--threads", a.threads, "threads compiling candidates concurrently (default: up to 4)");
+    cmd->add_option("--threads", a.threads, kThreadsHelp);
+    cmd->add_flag("--no-compile-workers", a.no_compile_workers, kWorkersHelp);
     cmd->add_flag("--resume", a.resume,
                   "take the measurements of an earlier (interrupted) run of the same tune from the tune cache "
                   "instead of measuring them again, and continue its search (with its seed unless --seed is given)");
@@ -276,7 +291,8 @@ void register_tune_all(Apps& apps, Globals& g) {
   cmd->add_flag("--dry-run", a.dry_run, "show every routine's search space; compile, run and store nothing");
   cmd->add_flag("--no-store", a.no_store, "do not write the user tuning database");
   cmd->add_option("--seed", a.seed, "seed of the random data and of the random and anneal strategies");
-  cmd->add_option("--threads", a.threads, "threads compiling candidates concurrently (default: up to 4)");
+  cmd->add_option("--threads", a.threads, kThreadsHelp);
+  cmd->add_flag("--no-compile-workers", a.no_compile_workers, kWorkersHelp);
   cmd->add_flag("--resume", a.resume,
                 "continue an interrupted tune all: every routine takes its measurements from the tune cache");
   cmd->add_option("--cache", a.cache, "the tune cache (default: beside the user tuning database; off: none)")

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "runtime/compile_workers.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/files.hpp"
 #include "runtime/strings.hpp"
@@ -194,6 +195,8 @@ void finish_report(const bench::Report& report, const Globals& g, std::string ta
 
 int main(int argc, char** argv) {
   using namespace clforge;
+  // A compile worker of a tune in another clforge process (runtime/compile_workers.hpp).
+  if (argc == 3 && std::string(argv[1]) == "compile-worker") return detail::compile_worker_main(argv[2]);
   CLI::App app{"clforge: portable OpenCL compute library (SGEMM, FFT, transpose, Gaussian blur) with runtime tuning"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("clforge ") + version_string, "print the version and exit");

@@ -20,6 +20,7 @@ struct TuneArgs {
   std::string tuning_file;
   std::uint64_t seed = 0;
   unsigned threads = 0;
+  bool no_compile_workers = false;
   std::size_t finalists = TuneOptions{}.finalists;
   bool resume = false;
   std::string cache;

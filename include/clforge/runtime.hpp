@@ -55,6 +55,10 @@ struct CacheStats {
   std::uint64_t disk_rejected = 0;  ///< unreadable/stale disk entries thrown away and rebuilt
   double compile_ms = 0;
   double disk_load_ms = 0;
+  /// Programs a compile worker process built (then loaded from the disk cache: counted in
+  /// disk_hits too), and the milliseconds spent waiting for them (TuneOptions::compile_worker).
+  std::uint64_t worker_compiles = 0;
+  double worker_compile_ms = 0;
 };
 CacheStats cache_stats();
 /// Drops every program and constant table held in memory (the disk cache stays).

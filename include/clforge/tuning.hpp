@@ -190,8 +190,15 @@ struct TuneOptions {
   /// Seed of the random data, the random order and annealing (0: the resumed run's seed, else
   /// CLFORGE_TEST_SEED or clock).
   std::uint64_t seed = 0;
-  /// Threads compiling candidates concurrently (0: min(4, hardware threads)); 1: no threads.
+  /// Threads compiling candidates concurrently (0: min(4, hardware threads), or min(8, hardware
+  /// threads) with compile workers); 1: no threads.
   unsigned compile_threads = 0;
+  /// An executable that serves compiles when run as `EXE compile-worker P:D` (the clforge CLI
+  /// does): each compile thread then hands its builds to a worker process of its own. Some
+  /// drivers (NVIDIA's) serialise the compiles of one process, so threads alone do not overlap
+  /// them. Used where the disk cache keeps the device's binaries (the workers leave them there):
+  /// every driver but PoCL by default. "": compile on threads of this process.
+  std::string compile_worker;
   /// Timing of each candidate: warm-up runs, then repetitions until both counts are met.
   int warmup = 1, min_reps = 5, max_reps = 50;
   double min_time_ms = 20;

@@ -24,6 +24,7 @@
 #include "clforge/errors.hpp"
 #include "clforge/runtime.hpp"
 #include "clforge/version.hpp"
+#include "runtime/compile_workers.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/files.hpp"
@@ -287,6 +288,25 @@ cl_program load_from_disk(const QueueContext& qc, const std::string& path, const
   return prog;
 }
 
+// The program as a compile worker of the device (compile_workers.hpp) builds it: the worker
+// stores its binary in the disk cache at path, from where it is loaded. nullptr when no pool
+// serves the device or its worker did not build it (the caller then compiles it in process, so
+// that a failing build reports exactly as without workers).
+cl_program compile_in_worker(const QueueContext& qc, const std::string& name, const std::vector<std::string>& files,
+                             const std::string& build_options, const std::string& path, const std::string& disk_key,
+                             const std::string& options) {
+  CompileWorkers* workers = compile_workers_for(qc.device());
+  if (workers == nullptr) return nullptr;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (!workers->compile(name, files, build_options)) return nullptr;
+  {
+    std::lock_guard<std::mutex> lock(g_stats_mutex);
+    ++g_stats.worker_compiles;
+    g_stats.worker_compile_ms += ms_since(t0);
+  }
+  return load_from_disk(qc, path, disk_key, options);
+}
+
 // The sources' texts, each behind a #line naming its file. A file edited between its stamp and
 // this read builds the newer text: as_stamped turns false, and such a program is not stored on
 // disk under the older key (the next call's stamp differs and rebuilds).
@@ -340,6 +360,8 @@ cl_program compile_from_source(const QueueContext& qc, const std::string& name, 
 
 }  // namespace
 
+bool disk_cache_keeps_binaries(const DeviceInfo& dev) { return stores_binaries(dev); }
+
 cl::Program build_program(const QueueContext& qc, const std::string& name, const std::vector<std::string>& family_files,
                           const std::string& build_options) {
   const ProgramSources sources = stamp_sources(family_files);
@@ -360,6 +382,8 @@ cl::Program build_program(const QueueContext& qc, const std::string& name, const
   const std::string dir = cache_dir();
   const std::string path = dir.empty() ? std::string() : dir + "/" + hex64(fnv1a(disk_key)) + ".bin";
   cl_program prog = path.empty() ? nullptr : load_from_disk(qc, path, disk_key, options);
+  if (prog == nullptr && !path.empty() && stores_binaries(dev))
+    prog = compile_in_worker(qc, name, family_files, build_options, path, disk_key, options);
   if (prog == nullptr) {
     bool as_stamped = true;
     prog = compile_from_source(qc, name, sources, options, env_options && !env_options->empty(), as_stamped);

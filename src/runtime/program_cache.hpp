@@ -17,6 +17,9 @@ namespace clforge::detail {
 /// cache, then compile. Throws BuildError with the log.
 cl::Program build_program(const QueueContext& qc, const std::string& name, const std::vector<std::string>& files,
                           const std::string& build_options);
+/// Whether build_program keeps the binaries of this device's programs in the disk cache
+/// (CLFORGE_CACHE_BINARIES; by default every driver but PoCL's).
+bool disk_cache_keeps_binaries(const DeviceInfo& dev);
 /// A read-only buffer holding `bytes` of `data`, shared by every call in `context` that asks for
 /// the same contents (bounded, most recently used kept; an empty table gets 4 zero bytes).
 /// Kernels only read it. `what` names it in errors.

@@ -15,6 +15,7 @@
 
 #include "clforge/errors.hpp"
 #include "host/data.hpp"
+#include "runtime/compile_workers.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/log.hpp"
 #include "runtime/strings.hpp"
@@ -345,6 +346,10 @@ TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneO
     return result;
   }
 
+  std::unique_ptr<CompileWorkers> workers;
+  if (!options.compile_worker.empty() && compile_workers_apply(dev))
+    workers = std::make_unique<CompileWorkers>(qc, options.compile_worker, compile_thread_count(options, true));
+  const CompileWorkerScope worker_scope(workers.get());
   for (std::size_t i = 0; i < result.classes.size(); ++i) {
     TuneClassResult& c = result.classes[i];
     const Clock::time_point deadline = class_deadline(options, start, result.classes.size() - i);

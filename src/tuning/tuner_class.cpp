@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "clforge/errors.hpp"
+#include "runtime/compile_workers.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/log.hpp"
 #include "tuning/tuner_internal.hpp"
@@ -51,8 +52,7 @@ ClassTuner::ClassTuner(cl::CommandQueue& queue, const TuneTarget& target, const 
   // in the benchmarks, so that a call's host cost (about 80 us for a tiled sgemm on the H100's
   // host) overlaps the device instead of being counted as device time.
   plan_.region_ms = kRegionMs;
-  threads_ =
-      opt.compile_threads != 0 ? opt.compile_threads : std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
+  threads_ = compile_thread_count(opt, compile_workers_for(qc_.device()) != nullptr);
 }
 
 bool ClassTuner::run(const Space& space) {

@@ -15,6 +15,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "clforge/opencl.hpp"
@@ -29,6 +30,13 @@ namespace clforge::detail {
 
 using Clock = std::chrono::steady_clock;
 inline double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Threads compiling a batch of candidates (TuneOptions::compile_threads), with or without
+// compile workers (each thread then waits on a worker process, so more of them pay).
+inline unsigned compile_thread_count(const TuneOptions& opt, bool workers) {
+  if (opt.compile_threads != 0) return opt.compile_threads;
+  return std::max(1u, std::min(workers ? 8u : 4u, std::thread::hardware_concurrency()));
+}
 
 // Spaces up to this many combinations are enumerated; a larger one is sampled (build_space).
 inline constexpr std::size_t kMaxSpace = 4000000;
