@@ -145,6 +145,7 @@ TEST_SUITE("tune") {
     INFO(out);
     REQUIRE(rc == 0);
     for (const auto& h : headers) CHECK(out.find(h) != std::string::npos);
+    CHECK(out.find("fft_lanes: applies (CPU)") != std::string::npos);  // the CPU kernel, on a CPU device
     std::size_t planned = 0;
     for (std::size_t at = 0; (at = out.find("dry run: would evaluate", at)) != std::string::npos; ++at) ++planned;
     CHECK(planned == headers.size());
