@@ -238,7 +238,11 @@ void write_results(const TuneResult& r, const DeviceInfo& dev, const TuneArgs& a
                              {"error", row.error},
                              {"message", row.message},
                              {"default", row.is_default},
-                             {"cached", row.cached}});
+                             {"cached", row.cached},
+                             {"cut_short", row.cut_short},
+                             {"compile_s", row.compile_s},
+                             {"verify_s", row.verify_s},
+                             {"timing_s", row.timing_s}});
     res["runoff"] = nlohmann::json::array();
     for (const auto& row : c.runoff)
       res["runoff"].push_back({{"params", row.params}, {"ms", row.ms}, {"default", row.is_default}});
