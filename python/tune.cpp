@@ -127,7 +127,11 @@ void register_results(py::module_& m) {
       .def_readonly("message", &TuneRow::message)
       .def_readonly("is_default", &TuneRow::is_default)
       .def_readonly("is_current", &TuneRow::is_current)
-      .def_readonly("cached", &TuneRow::cached);
+      .def_readonly("cached", &TuneRow::cached)
+      .def_readonly("cut_short", &TuneRow::cut_short)
+      .def_readonly("compile_s", &TuneRow::compile_s)
+      .def_readonly("verify_s", &TuneRow::verify_s)
+      .def_readonly("timing_s", &TuneRow::timing_s);
   py::class_<TuneClassResult>(m, "TuneClassResult", "The outcome for one size class (one database entry).")
       .def_readonly("variant", &TuneClassResult::variant)
       .def_readonly("sizes", &TuneClassResult::sizes)
@@ -154,7 +158,15 @@ void register_results(py::module_& m) {
       .def_readonly("rows", &TuneClassResult::rows)
       .def_readonly("runoff", &TuneClassResult::runoff)
       .def_readonly("stored", &TuneClassResult::stored)
-      .def_readonly("store_error", &TuneClassResult::store_error);
+      .def_readonly("store_error", &TuneClassResult::store_error)
+      .def_readonly("compile_s", &TuneClassResult::compile_s)
+      .def_readonly("verify_s", &TuneClassResult::verify_s)
+      .def_readonly("timing_s", &TuneClassResult::timing_s)
+      .def_readonly("compile_threads", &TuneClassResult::compile_threads)
+      .def_readonly("setup_s", &TuneClassResult::setup_s)
+      .def_readonly("wall_s", &TuneClassResult::wall_s)
+      .def_readonly("cut_short", &TuneClassResult::cut_short)
+      .def_property_readonly("candidates_per_min", &TuneClassResult::candidates_per_min);
   py::class_<TuneResult>(m, "TuneResult", "The outcome of one tune() call.")
       .def_readonly("routine", &TuneResult::routine)
       .def_readonly("kernel", &TuneResult::kernel)
@@ -166,6 +178,8 @@ void register_results(py::module_& m) {
       .def_readonly("interrupted", &TuneResult::interrupted)
       .def_readonly("dry_run", &TuneResult::dry_run)
       .def_readonly("elapsed_s", &TuneResult::elapsed_s)
+      .def_readonly("skipped", &TuneResult::skipped)
+      .def_property_readonly("candidates_per_min", &TuneResult::candidates_per_min)
       .def_property_readonly("tried", &TuneResult::tried)
       .def_property_readonly("rejected", &TuneResult::rejected)
       .def_property_readonly("build_failed", &TuneResult::build_failed);
@@ -174,7 +188,7 @@ void register_results(py::module_& m) {
       .def_readonly("routine_options", &TuneAllJob::routine_options)
       .def_readonly("sizes", &TuneAllJob::sizes)
       .def_property_readonly("name", &TuneAllJob::name);
-  py::class_<TuneAllResult>(m, "TuneAllResult", "What tune_all() did: one TuneResult per job that ran.")
+  py::class_<TuneAllResult>(m, "TuneAllResult", "What tune_all() did: one TuneResult per job that ran or was skipped.")
       .def_readonly("jobs", &TuneAllResult::jobs)
       .def_readonly("results", &TuneAllResult::results)
       .def_readonly("interrupted", &TuneAllResult::interrupted)
@@ -189,7 +203,8 @@ void register_results(py::module_& m) {
       .def_readonly("kernel", &TuneRoutineInfo::kernel)
       .def_readonly("size_syntax", &TuneRoutineInfo::size_syntax)
       .def_readonly("default_sizes", &TuneRoutineInfo::default_sizes)
-      .def_readonly("options", &TuneRoutineInfo::options);
+      .def_readonly("options", &TuneRoutineInfo::options)
+      .def_readonly("device_types", &TuneRoutineInfo::device_types);
   py::class_<ParamInfo>(m, "ParamInfo", "One declared tuning parameter of a kernel.")
       .def_readonly("name", &ParamInfo::name)
       .def_readonly("default_value", &ParamInfo::default_value)

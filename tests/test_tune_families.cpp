@@ -278,7 +278,7 @@ TEST_SUITE("tune") {
         INFO(params_text(row.params) << row.message);
         if (row.params == wrong) {
           CHECK(row.status == CandidateStatus::Rejected);
-          CHECK(row.message.find("differs from the host recursive blur") != std::string::npos);
+          CHECK(row.message.find("NaN or infinite") != std::string::npos);  // the NaN the fault wrote
         } else {
           CHECK(row.status == CandidateStatus::Ok);
         }

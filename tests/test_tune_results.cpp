@@ -195,7 +195,7 @@ TEST_SUITE("tune") {
       CHECK(row.status == CandidateStatus::Rejected);
       CHECK(row.error > 0);
       INFO(row.message);
-      CHECK(row.message.find("differ from the host transpose") != std::string::npos);
+      CHECK(row.message.find("NaN or infinite") != std::string::npos);  // the NaN the fault wrote
     }
     CHECK(found);
     REQUIRE(c.has_best);

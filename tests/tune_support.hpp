@@ -198,12 +198,15 @@ inline std::vector<nlohmann::json> cache_records(const std::string& path) {
 
 inline ParamMap params_of(const nlohmann::json& record) { return record.at("params").get<ParamMap>(); }
 
-// Replaces the time of every verified record of a tune cache by ms(params): a later run with
-// resume takes these times as its measurements.
+// Replaces the time of every verified record of a tune cache by ms(params), as a full
+// measurement (not cut short): a later run with resume takes these times as its measurements.
 inline void set_cache_times(const std::string& path, const std::function<double(const ParamMap&)>& ms) {
   std::string text;
   for (auto& j : cache_lines(path)) {
-    if (j.contains("params") && j.at("status") == "ok") j["ms"] = ms(params_of(j));
+    if (j.contains("params") && j.at("status") == "ok") {
+      j["ms"] = ms(params_of(j));
+      j.erase("cut_short");
+    }
     text += j.dump() + "\n";
   }
   detail::write_file_atomic(path, text);

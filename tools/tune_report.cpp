@@ -38,7 +38,39 @@ std::string params_text(const ParamMap& p) {
   return s;
 }
 
+// Where the time of a tune went: "time 0:42: compile 31.0 s (on 4 threads), verify 4.1 s, timing
+// 6.2 s; 57 candidates/min" (compile time summed over the threads).
+std::string time_line(const TuneResult& r) {
+  double compile = 0, verify = 0, timing = 0, setup = 0;
+  unsigned threads = 1;
+  for (const auto& c : r.classes) {
+    compile += c.compile_s;
+    verify += c.verify_s;
+    timing += c.timing_s;
+    setup += c.setup_s;
+    threads = std::max(threads, c.compile_threads);
+  }
+  char b[256];
+  std::snprintf(b, sizeof b,
+                "time %s: compile %.1f s (on %u thread%s), verify %.1f s, timing %.1f s, setup %.1f s; %.0f "
+                "candidates/min",
+                clock_text(r.elapsed_s).c_str(), compile, threads, threads == 1 ? "" : "s", verify, timing, setup,
+                r.candidates_per_min());
+  return b;
+}
+
 void print_summary(const TuneResult& r, const TuneArgs& a) {
+  if (!r.skipped.empty()) {
+    std::printf("%s: skipped: %s (this device is not of that type)\n", r.routine.c_str(), r.skipped.c_str());
+    return;
+  }
+  const auto routines = tune_routines();
+  const auto info = std::find_if(routines.begin(), routines.end(), [&](const auto& i) { return i.name == r.routine; });
+  if (r.dry_run && info != routines.end() && !info->device_types.empty()) {
+    std::string types;
+    for (const auto& t : info->device_types) types += (types.empty() ? "" : "/") + t;
+    std::printf("%s: applies (%s)\n", r.routine.c_str(), types.c_str());
+  }
   for (const auto& c : r.classes) {
     std::string sizes;
     for (const auto& s : c.sizes) sizes += (sizes.empty() ? "" : ", ") + shown_size(a, s);
@@ -66,6 +98,8 @@ void print_summary(const TuneResult& r, const TuneArgs& a) {
     std::printf("  tried %zu%s: %zu ok, %zu rejected (wrong result), %zu failed to build, %zu failed to run\n", c.tried,
                 from_cache.c_str(), c.tried - c.rejected - c.build_failed - c.run_failed, c.rejected, c.build_failed,
                 c.run_failed);
+    if (c.cut_short > 0)
+      std::printf("  %zu of the ok ones cut short: slower than the cut-off on their first samples\n", c.cut_short);
     std::vector<const TuneRow*> ok;
     for (const auto& row : c.rows)
       if (row.status == CandidateStatus::Ok) ok.push_back(&row);
@@ -83,7 +117,8 @@ void print_summary(const TuneResult& r, const TuneArgs& a) {
       if (base_ms > 0 && row.status == CandidateStatus::Ok)
         std::snprintf(speed, sizeof speed, "%.2fx", base_ms / row.ms);
       if (row.status == CandidateStatus::Ok)
-        std::printf("  %-8s %12.4f %10s  %s\n", tag, row.ms, speed, params_text(row.params).c_str());
+        std::printf("  %-8s %12.4f %10s  %s%s\n", tag, row.ms, speed, params_text(row.params).c_str(),
+                    row.cut_short ? " (cut short)" : "");
       else
         std::printf("  %-8s %12s %10s  %s (%s: %s)\n", tag, "-", "-", params_text(row.params).c_str(),
                     to_string(row.status), row.message.c_str());
@@ -148,6 +183,7 @@ void print_summary(const TuneResult& r, const TuneArgs& a) {
                   last != nullptr && last->stored ? "the best configuration so far was stored" : "nothing stored");
   }
   std::printf("%zu candidates in %s\n", r.tried(), clock_text(r.elapsed_s).c_str());
+  if (!r.dry_run) std::printf("%s\n", time_line(r).c_str());
 }
 
 // The results as a tuning file: usable as CLFORGE_TUNING_FILE, or as rows for cl/db/<kernel>.json.
@@ -202,7 +238,11 @@ void write_results(const TuneResult& r, const DeviceInfo& dev, const TuneArgs& a
                              {"error", row.error},
                              {"message", row.message},
                              {"default", row.is_default},
-                             {"cached", row.cached}});
+                             {"cached", row.cached},
+                             {"cut_short", row.cut_short},
+                             {"compile_s", row.compile_s},
+                             {"verify_s", row.verify_s},
+                             {"timing_s", row.timing_s}});
     res["runoff"] = nlohmann::json::array();
     for (const auto& row : c.runoff)
       res["runoff"].push_back({{"params", row.params}, {"ms", row.ms}, {"default", row.is_default}});
@@ -214,22 +254,26 @@ void write_results(const TuneResult& r, const DeviceInfo& dev, const TuneArgs& a
 
 // `tune all`'s closing table: per job and size class, the time before (the configuration the
 // library used: the user database's entry, else the shipped default), the search's best, and
-// whether it was stored (--no-store: "off"); then the jobs the time budget left out.
+// whether it was stored (--no-store: "off"), and its measured candidates per minute; the jobs
+// skipped on this device; then the jobs the time budget left out.
 void print_all_table(const TuneAllResult& all, bool store) {
   std::printf("\ntune all: %zu of %zu jobs in %s\n", all.results.size(), all.jobs.size(),
               clock_text(all.elapsed_s).c_str());
-  std::printf("%-28s %-22s %8s %10s %10s %10s %8s  %s\n", "job", "variant", "tried", "default ms", "before ms",
-              "best ms", "gain", "stored");
-  for (std::size_t i = 0; i < all.results.size(); ++i)
+  std::printf("%-28s %-22s %8s %10s %10s %10s %8s %8s  %s\n", "job", "variant", "tried", "default ms", "before ms",
+              "best ms", "gain", "cand/min", "stored");
+  for (std::size_t i = 0; i < all.results.size(); ++i) {
+    if (!all.results[i].skipped.empty())
+      std::printf("%-28s skipped: %s\n", all.jobs[i].name().c_str(), all.results[i].skipped.c_str());
     for (const auto& c : all.results[i].classes) {
       const double before = c.current_ms > 0 ? c.current_ms : c.default_ms;
       const double best = c.has_best && c.best_ms > 0 ? c.best_ms : before;
       char gain[16] = "-";
       if (before > 0 && best > 0) std::snprintf(gain, sizeof gain, "%.2fx", before / best);
       const char* stored = !store ? "off" : c.stored ? "yes" : c.no_gain ? "no gain" : "no";
-      std::printf("%-28s %-22s %8zu %10.4g %10.4g %10.4g %8s  %s\n", all.jobs[i].name().c_str(), c.variant.c_str(),
-                  c.tried, c.default_ms, before, best, gain, stored);
+      std::printf("%-28s %-22s %8zu %10.4g %10.4g %10.4g %8s %8.0f  %s\n", all.jobs[i].name().c_str(),
+                  c.variant.c_str(), c.tried, c.default_ms, before, best, gain, c.candidates_per_min(), stored);
     }
+  }
   for (std::size_t i = all.results.size(); i < all.jobs.size(); ++i)
     std::printf("%-28s %s\n", all.jobs[i].name().c_str(),
                 all.interrupted ? "not run (interrupted)" : "not run (time spent)");

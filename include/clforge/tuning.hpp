@@ -202,6 +202,12 @@ struct TuneOptions {
   /// Timing of each candidate: warm-up runs, then repetitions until both counts are met.
   int warmup = 1, min_reps = 5, max_reps = 50;
   double min_time_ms = 20;
+  /// A candidate stops being timed on a size when the fastest of its first min(3, min_reps)
+  /// samples there is slower than this factor times the best verified candidate's median on that
+  /// size (TuneRow::cut_short); the default and the current configuration are always timed in
+  /// full. 1.3: a candidate that would tie the best has its fastest sample above 1.3 times the
+  /// best's median only under severe noise. 0: every candidate timed in full.
+  double give_up = 1.3;
   /// The run-off: after the search, this many of its fastest verified candidates and the
   /// default are timed again, their repetitions interleaved on each size (twice the search's
   /// repetitions and minimum time), and the fastest there is the result. The search times each
@@ -228,6 +234,14 @@ struct TuneRow {
   bool is_default = false;  ///< the reference configuration
   bool is_current = false;  ///< the current configuration (TuneClassResult::current_params; may be the default)
   bool cached = false;      ///< taken from the tune cache, not measured by this call
+  /// Its timing stopped early: the fastest of its first samples on a size was already slower
+  /// than the cut-off (TuneOptions::give_up, times the best's median there), so it cannot win.
+  /// ms then scores the samples taken (the cut-off for sizes not timed): at least the cut-off on
+  /// the size that stopped it. Such a row never becomes the best and takes no part in the run-off.
+  bool cut_short = false;
+  /// Where its time went, in seconds: compiling its programs (wall time on a compile thread),
+  /// verifying it (poison, run, read back and check on every size) and timing it.
+  double compile_s = 0, verify_s = 0, timing_s = 0;
 };
 
 /// The outcome for one size class (one stored database entry).
@@ -261,6 +275,15 @@ struct TuneClassResult {
   /// the ones default_ms, best_ms and speedup report (rows keep the search's).
   std::vector<TuneRow> runoff;
   bool stored = false;  ///< written to the user database
+  /// Where the class's time went: the sums over its measured rows (cached rows cost nothing),
+  /// compile time summed over the compile threads (TuneClassResult::compile_threads ran them).
+  double compile_s = 0, verify_s = 0, timing_s = 0;
+  unsigned compile_threads = 1;
+  double setup_s = 0;         ///< making the instances: inputs, outputs and host references
+  double wall_s = 0;          ///< the class from its instances made to its run-off done (setup included)
+  std::size_t cut_short = 0;  ///< rows whose timing the cut-off stopped (TuneRow::cut_short)
+  /// Measured candidates (tried - cached) per minute of wall_s (0 when none was measured).
+  double candidates_per_min() const;
   /// Nothing stored: the best is the current configuration, or beats it by no more than
   /// TuneOptions::min_gain.
   bool no_gain = false;
@@ -279,10 +302,15 @@ struct TuneResult {
   std::vector<TuneClassResult> classes;
   bool interrupted = false;  ///< stopped through TuneOptions::stop
   bool dry_run = false;
+  /// tune_all() only: why the job did not run on this device ("CPU kernel": the routine's kernel
+  /// is meant for other device types, TuneRoutineInfo::device_types); "" when it ran.
+  std::string skipped;
   double elapsed_s = 0;
   std::size_t tried() const;
   std::size_t rejected() const;
   std::size_t build_failed() const;
+  /// Measured candidates (cached ones excluded) per minute of the classes' wall time.
+  double candidates_per_min() const;
 };
 
 /// A setting of a routine's tuning beyond its sizes (TuneOptions::routine_options; the CLI
@@ -301,6 +329,9 @@ struct TuneRoutineInfo {
   std::string size_syntax;  ///< help text for TuneOptions::sizes
   std::vector<std::string> default_sizes;
   std::vector<TuneRoutineOption> options;
+  /// The device types (DeviceInfo::type) its kernel is meant for; empty: every device. tune()
+  /// on another device throws InvalidArgument, and tune_all() skips it.
+  std::vector<std::string> device_types;
 };
 std::vector<TuneRoutineInfo> tune_routines();
 
@@ -329,7 +360,7 @@ struct TuneAllJob {
 /// InvalidArgument for a sizes key that names no routine.
 std::vector<TuneAllJob> tune_all_jobs(const std::map<std::string, std::vector<std::string>>& sizes = {});
 
-/// What tune_all() did: one result per job that ran, in order.
+/// What tune_all() did: one result per job that ran or was skipped (TuneResult::skipped), in order.
 struct TuneAllResult {
   std::vector<TuneAllJob> jobs;
   std::vector<TuneResult> results;
@@ -341,7 +372,8 @@ struct TuneAllResult {
 /// options.sizes and options.routine_options, and options.time_limit_s (0: none) is shared: each
 /// job gets the time left divided by the jobs left, so a job that ends early leaves its time to
 /// the jobs after it. TuneOptions::resume applies to every job (each continues from the tune
-/// cache). `started(index)` is called before job `index` runs. Throws as tune() does, before
+/// cache). A job whose routine is meant for other device types is skipped (a result with only
+/// routine and skipped set). `started(index)` is called before job `index` runs. Throws as tune() does, before
 /// the first job runs for an argument every job shares.
 TuneAllResult tune_all(cl::CommandQueue& queue, const std::vector<TuneAllJob>& jobs, const TuneOptions& options = {},
                        const std::function<void(std::size_t)>& started = {});

@@ -51,9 +51,12 @@ std::vector<Timing> sample_runs(const TimingPlan& plan, const std::vector<std::f
     for (const auto& run : runs) run();
   if (settle) settle();
   std::vector<std::vector<double>> samples(n);
-  std::vector<double> total(n, 0);
+  std::vector<double> total(n, 0), fastest(n, 0);
+  std::vector<bool> cut(n, false);
+  const int probe = std::min(3, plan.min_reps);
   const auto wants_more = [&](std::size_t i) {
     const int k = static_cast<int>(samples[i].size());
+    if (cut[i]) return false;
     return k < plan.max_reps && (k < plan.min_reps || total[i] < plan.min_time_ms);
   };
   for (int round = 0;; ++round) {
@@ -64,12 +67,19 @@ std::vector<Timing> sample_runs(const TimingPlan& plan, const std::vector<std::f
       const double ms = runs[i]();
       samples[i].push_back(ms);
       total[i] += ms;
+      fastest[i] = samples[i].size() == 1 ? ms : std::min(fastest[i], ms);
+      // The fastest sample only falls with more samples: one look after the probe decides.
+      if (plan.give_up_ms > 0 && static_cast<int>(samples[i].size()) == probe && fastest[i] > plan.give_up_ms)
+        cut[i] = true;
       any = true;
     }
     if (!any) break;
   }
   std::vector<Timing> out;
-  for (auto& v : samples) out.push_back(summarize(std::move(v)));
+  for (std::size_t i = 0; i < n; ++i) {
+    out.push_back(summarize(std::move(samples[i])));
+    out.back().cut_short = cut[i];
+  }
   return out;
 }
 

@@ -14,6 +14,9 @@ struct Timing {
   double median_ms = 0, min_ms = 0, max_ms = 0;
   double q1_ms = 0, q3_ms = 0;  ///< first and third quartile (linear interpolation between samples)
   int reps = 0;
+  /// Stopped after the first samples because the fastest of them exceeded
+  /// TimingPlan::give_up_ms: the statistics are those of the samples taken.
+  bool cut_short = false;
   /// (max - min) / median: the run-to-run spread.
   double spread() const { return median_ms > 0 ? (max_ms - min_ms) / median_ms : 0; }
 };
@@ -32,6 +35,10 @@ struct TimingPlan {
   /// milliseconds. The host's enqueue cost then overlaps the device's work instead of leaving
   /// the device idle inside the region (it does once per region, not once per call).
   double region_ms = 0;
+  /// The cut-off of a candidate that cannot win (0: off, as in the benchmarks): after the warm-up
+  /// and the first min(3, min_reps) samples, a run whose fastest sample so far exceeds this many
+  /// milliseconds takes no more samples (Timing::cut_short).
+  double give_up_ms = 0;
 };
 
 /// The region length of the benchmarks and the tuner (TimingPlan::region_ms): one value so that
@@ -41,7 +48,8 @@ inline constexpr double kRegionMs = 2.0;
 /// The sampling every timer here uses: `plan.warmup` runs of each candidate, `settle` (if any),
 /// then rounds in which each candidate that still wants repetitions runs once (A B, B A, ...:
 /// no one always goes first), until each has min_reps and min_time_ms of samples (at most
-/// max_reps). A run returns its milliseconds (or throws). One Timing per run, in order.
+/// max_reps), or until plan.give_up_ms cuts it short. A run returns its milliseconds (or throws).
+/// One Timing per run, in order.
 std::vector<Timing> sample_runs(const TimingPlan& plan, const std::vector<std::function<double()>>& runs,
                                 const std::function<void()>& settle = {});
 

@@ -1,9 +1,12 @@
 // tune_all() (clforge/tuning.hpp): the jobs of `clforge tune all` (every routine the tuner knows,
-// once per choice of its kernel-selecting options) and one time budget shared over them.
+// once per choice of its kernel-selecting options) and one time budget shared over them; jobs whose
+// kernel is meant for other device types are skipped.
 #include <chrono>
 
 #include "clforge/errors.hpp"
 #include "clforge/tuning.hpp"
+#include "runtime/queue.hpp"
+#include "tuning/tuner.hpp"
 
 namespace clforge {
 
@@ -46,6 +49,8 @@ TuneAllResult tune_all(cl::CommandQueue& queue, const std::vector<TuneAllJob>& j
   if (!(options.time_limit_s >= 0)) throw InvalidArgument("tune all: the time limit must be >= 0");
   const auto t0 = Clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+  const detail::QueueContext qc = detail::queue_context_of(queue);
+  const DeviceInfo& device = *qc.info;
   TuneAllResult all;
   all.jobs = jobs;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
@@ -58,6 +63,13 @@ TuneAllResult tune_all(cl::CommandQueue& queue, const std::vector<TuneAllJob>& j
       o.time_limit_s = left / static_cast<double>(jobs.size() - i);
     }
     if (started) started(i);
+    const std::string skip = detail::tune_target_skip(detail::tune_target(jobs[i].routine), device);
+    if (!skip.empty()) {
+      all.results.emplace_back();
+      all.results.back().routine = jobs[i].routine;
+      all.results.back().skipped = skip;
+      continue;
+    }
     all.results.push_back(tune(queue, jobs[i].routine, o));
     if (all.results.back().interrupted) {
       all.interrupted = true;

@@ -1,11 +1,13 @@
 // The pieces every routine's TuneInstance shares (tuner.hpp): the read-only input buffer, the
 // output with a NaN guard tail (allocation, poisoning, reading back, size and guard checks; the
 // guard's length and count are the host output harness's, host/guard.hpp),
-// and the parsing of counts in size strings.
+// the sample of a sampled verification, and the parsing of counts in size strings.
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <limits>
+#include <random>
+#include <set>
 
 #include "clforge/errors.hpp"
 #include "host/guard.hpp"
@@ -29,10 +31,42 @@ void GuardedOutput::poison(cl::CommandQueue& queue) const {
   check(queue.finish(), "clFinish");
 }
 
-std::vector<float> GuardedOutput::read(cl::CommandQueue& queue) const {
-  std::vector<float> out(n_ + kGuard);
-  check(queue.enqueueReadBuffer(buffer_, CL_TRUE, 0, out.size() * sizeof(float), out.data()), "clEnqueueReadBuffer");
-  return out;
+std::vector<float>& GuardedOutput::read(cl::CommandQueue& queue) {
+  host_.resize(n_ + kGuard);
+  check(queue.enqueueReadBuffer(buffer_, CL_TRUE, 0, host_.size() * sizeof(float), host_.data()),
+        "clEnqueueReadBuffer");
+  return host_;
+}
+
+bool GuardedOutput::scan(const std::vector<float>& out, const std::string& what, Verdict& v) const {
+  if (wrong_size(out, v)) return false;
+  std::size_t bad = 0, first = n_;
+  for (std::size_t i = 0; i < n_; ++i)
+    if (!std::isfinite(out[i])) {
+      if (bad++ == 0) first = i;
+    }
+  std::string message;
+  if (bad > 0)
+    message = std::to_string(bad) + " of " + std::to_string(n_) + " values of " + what +
+              " are NaN or infinite (unwritten or overflowed; the first at " + std::to_string(first) + ")";
+  const bool guard_intact = note_guard(out, what, message);
+  if (bad == 0 && guard_intact) return true;
+  v.ok = false;
+  v.error = 1;
+  v.message = message;
+  return false;
+}
+
+std::vector<std::size_t> sample_indices(std::size_t count, std::size_t want, std::uint64_t seed) {
+  std::vector<std::size_t> out;
+  if (count <= want) {
+    for (std::size_t i = 0; i < count; ++i) out.push_back(i);
+    return out;
+  }
+  std::set<std::size_t> picked{0, count - 1};
+  std::mt19937_64 rng(seed);
+  while (picked.size() < want) picked.insert(1 + rng() % (count - 2));
+  return std::vector<std::size_t>(picked.begin(), picked.end());
 }
 
 cl::Buffer input_buffer(const cl::Context& context, const std::vector<float>& data, const std::string& what) {

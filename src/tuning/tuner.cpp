@@ -74,6 +74,17 @@ std::size_t TuneResult::build_failed() const {
   for (const auto& c : classes) n += c.build_failed;
   return n;
 }
+double TuneClassResult::candidates_per_min() const {
+  return wall_s > 0 ? 60.0 * static_cast<double>(tried - cached) / wall_s : 0;
+}
+double TuneResult::candidates_per_min() const {
+  double wall = 0, measured = 0;
+  for (const auto& c : classes) {
+    wall += c.wall_s;
+    measured += static_cast<double>(c.tried - c.cached);
+  }
+  return wall > 0 ? 60.0 * measured / wall : 0;
+}
 
 namespace detail {
 namespace {
@@ -314,7 +325,7 @@ void settle_class(TuneClassResult& c, const TuneResult& result, const TuneCache&
 std::vector<TuneRoutineInfo> tune_routines() {
   std::vector<TuneRoutineInfo> v;
   for (const auto& t : detail::all_tune_targets())
-    v.push_back({t.routine, t.kernel, t.size_syntax, t.default_sizes, t.options});
+    v.push_back({t.routine, t.kernel, t.size_syntax, t.default_sizes, t.options, t.device_types});
   return v;
 }
 
@@ -327,6 +338,9 @@ TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneO
   const KernelSpec& spec = kernel_spec(target.kernel);
   const QueueContext qc = queue_context_of(queue);
   const DeviceInfo& dev = *qc.info;
+  if (const std::string skip = tune_target_skip(target, dev); !skip.empty())
+    throw InvalidArgument("tune " + routine + ": " + spec.name + " is a " + skip + ", not tuned on \"" + dev.name +
+                          "\" (a " + dev.type + " device), where the library never chooses it");
   check_tune_request(queue, options);
 
   TuneResult result = start_result(routine, spec, routine_options, dev, options);

@@ -27,8 +27,15 @@ struct Verdict {
   std::string message;  ///< what is wrong ("" when ok)
 };
 
+/// How much of an output a tuning instance compares with the host reference. The output is
+/// always scanned entirely for NaN, infinite (unwritten) values and guard tail hits.
+enum class Verification {
+  Full,    ///< every value (the check sizes: odd shapes, partial tiles)
+  Sampled  ///< a seeded sample (the timed sizes): the host reference is computed for it alone
+};
+
 /// One problem size on the device: inputs filled with random data, outputs allocated with a
-/// guard tail, and the host reference computed once.
+/// guard tail, and the host reference computed once (for the whole output, or for the sample).
 class TuneInstance {
  public:
   virtual ~TuneInstance() = default;
@@ -43,12 +50,22 @@ class TuneInstance {
   /// and returns the event to time: a single kernel's event, or, for routines that enqueue
   /// several kernels, an empty cl::Event (the tuner then times between two marker kernels).
   virtual cl::Event run(cl::CommandQueue& queue, const ParamMap& params) = 0;
-  /// Reads the whole output back (guard tails included) as floats.
-  virtual std::vector<float> read_output(cl::CommandQueue& queue) = 0;
+  /// Reads the whole output back (guard tails included) as floats, into a host copy the instance
+  /// keeps across candidates (the tuner may change it before check).
+  virtual std::vector<float>& read_output(cl::CommandQueue& queue) = 0;
   /// Compares an output read by read_output with the host reference; guard tails must still
   /// hold NaN.
   virtual Verdict check(const std::vector<float>& output) const = 0;
+  /// The output values (indices into read_output's vector) of one whole transform, row or
+  /// column: of one the comparison covers (in_sample) or of one a sampled comparison skips. A
+  /// fully verified instance gives the same values either way. The tuner's fault hook writes
+  /// there (tuner_testing.hpp).
+  virtual std::vector<std::size_t> fault_region(bool in_sample) const = 0;
 };
+
+/// `want` indices of [0, count), sorted, without repeats: 0, count - 1 and random others drawn
+/// with `seed` (every index when count <= want).
+std::vector<std::size_t> sample_indices(std::size_t count, std::size_t want, std::uint64_t seed);
 
 /// The read-only input of a tuning instance holding `data` (`what` names it in errors).
 cl::Buffer input_buffer(const cl::Context& context, const std::vector<float>& data, const std::string& what);
@@ -100,13 +117,18 @@ class GuardedOutput {
   std::size_t size() const { return n_; }
   /// Fills output and guard with NaN and waits.
   void poison(cl::CommandQueue& queue) const;
-  /// Output and guard, as TuneInstance::read_output returns them.
-  std::vector<float> read(cl::CommandQueue& queue) const;
+  /// Output and guard, as TuneInstance::read_output returns them, into a host copy kept across
+  /// reads (an output of 64 MiB is not allocated again for every candidate).
+  std::vector<float>& read(cl::CommandQueue& queue);
   /// False when `out` has the n + kGuard values read() returns; else true, with `v` set to the
   /// rejection (its message names the mismatch).
   bool wrong_size(const std::vector<float>& out, Verdict& v) const;
   /// Guard values of `out` that are no longer NaN.
   std::size_t guard_hits(const std::vector<float>& out) const;
+  /// The scan of a sampled verification: false when `out` has the wrong size, holds NaN or
+  /// infinite values anywhere in the n outputs, or a touched guard; v then says so (`what` names
+  /// the output in the message). True (v untouched) when clean.
+  bool scan(const std::vector<float>& out, const std::string& what, Verdict& v) const;
   /// Appends "N guard values after <what> were overwritten" to message (after "; " when it is
   /// not empty) when the guard was touched; returns whether it was intact.
   bool note_guard(const std::vector<float>& out, const std::string& what, std::string& message) const;
@@ -114,6 +136,7 @@ class GuardedOutput {
  private:
   cl::Buffer buffer_;
   std::size_t n_ = 0;
+  std::vector<float> host_;
 };
 
 /// How the tuner drives one routine family.
@@ -128,9 +151,13 @@ struct TuneTarget {
   /// Extra sizes verified (not timed) for every candidate of a variant: odd shapes that
   /// exercise partial tiles, so a candidate correct only on round sizes is rejected.
   std::function<std::vector<std::string>(const std::string& variant)> check_sizes;
-  /// Allocates and fills one size on the queue's context.
-  std::function<std::unique_ptr<TuneInstance>(cl::CommandQueue& queue, const std::string& size, std::uint64_t seed)>
+  /// Allocates and fills one size on the queue's context, verified in full or on a sample.
+  std::function<std::unique_ptr<TuneInstance>(cl::CommandQueue& queue, const std::string& size, std::uint64_t seed,
+                                              Verification verification)>
       make;
+  /// The device types (DeviceInfo::type: "CPU", "GPU", ...) the target's kernel is meant for;
+  /// empty: every device. `clforge tune all` skips a target on other devices and tune() refuses.
+  std::vector<std::string> device_types;
 
   // Optional parts.
   /// The values searched for a size class when the caller does not restrict a parameter
@@ -156,6 +183,9 @@ struct TuneTarget {
 /// and the library layer (src/library/families.cpp) lists them; lookup by name
 /// (tune_registry.cpp; InvalidArgument naming the known ones).
 const std::vector<TuneTarget>& all_tune_targets();
+/// Why the target is not tuned on the device ("" when it is): "CPU kernel" for a target meant
+/// for CPUs alone on another device.
+std::string tune_target_skip(const TuneTarget& target, const DeviceInfo& device);
 const TuneTarget& tune_target(const std::string& routine);
 
 /// A count from 1 to max inside a size string (e.g. "256" of "256@64"); InvalidArgument naming

@@ -67,6 +67,10 @@ bool parse_row(const nlohmann::json& j, TuneRow& row) {
   row.ms = j.value("ms", 0.0);
   row.error = j.value("error", 0.0);
   row.message = j.value("message", "");
+  row.cut_short = j.value("cut_short", false);
+  row.compile_s = j.value("compile_s", 0.0);
+  row.verify_s = j.value("verify_s", 0.0);
+  row.timing_s = j.value("timing_s", 0.0);
   return row.status != CandidateStatus::Ok || row.ms > 0;
 }
 
@@ -166,6 +170,10 @@ void TuneCache::append(const std::string& key, const TuneRow& row) {
   if (!enabled()) return;
   nlohmann::json j = {{"key", key},   {"params", row.params}, {"status", to_string(row.status)},
                       {"ms", row.ms}, {"error", row.error},   {"message", row.message}};
+  if (row.cut_short) j["cut_short"] = true;
+  j["compile_s"] = row.compile_s;
+  j["verify_s"] = row.verify_s;
+  j["timing_s"] = row.timing_s;
   append_line(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 

@@ -2,7 +2,8 @@
 // configuration where it differs), then the candidates in strategy order, in batches compiled
 // concurrently and evaluated one by one on the calling thread: verified against the host
 // reference on poisoned outputs, then timed with profiling events (or between markers), appended
-// to the tune cache, and recorded with progress reports. Results the cache holds (resume) are
+// to the tune cache, and recorded with progress reports. Where each candidate's time goes
+// (compiling, verifying, timing) is recorded in its row and summed in the class. Results the cache holds (resume) are
 // taken instead, in the same order, so the search takes the path it took when they were measured.
 #include <algorithm>
 #include <atomic>
@@ -56,10 +57,7 @@ ClassTuner::ClassTuner(cl::CommandQueue& queue, const TuneTarget& target, const 
 }
 
 bool ClassTuner::run(const Space& space) {
-  std::uint64_t s = seed_;
-  for (const auto& size : r_.sizes) timed_.push_back(target_.make(queue_, size, ++s));
-  if (target_.check_sizes)
-    for (const auto& size : target_.check_sizes(r_.variant)) checked_.push_back(target_.make(queue_, size, ++s));
+  make_instances();
 
   candidates_ = space.candidates;
   valid_.insert(candidates_.begin(), candidates_.end());
@@ -98,8 +96,21 @@ bool ClassTuner::run(const Space& space) {
     }
   }
   if (!stopped()) runoff();
+  r_.wall_s = seconds_since(class_start_);
   report(nullptr);
   return !stopped();
+}
+
+void ClassTuner::make_instances() {
+  const auto t0 = Clock::now();
+  std::uint64_t s = seed_;
+  for (const auto& size : r_.sizes) timed_.push_back(target_.make(queue_, size, ++s, Verification::Sampled));
+  if (target_.check_sizes)
+    for (const auto& size : target_.check_sizes(r_.variant))
+      checked_.push_back(target_.make(queue_, size, ++s, Verification::Full));
+  single_event_.assign(timed_.size(), false);
+  r_.setup_s = seconds_since(t0);
+  r_.compile_threads = threads_;
 }
 
 void ClassTuner::evaluate_seeds(const Space& space) {
@@ -123,6 +134,7 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, bool referen
     ~Lap() { out = Clock::now() - t0; }
   } lap{last_batch_, batch_start};
   std::vector<std::exception_ptr> errors(batch.size());
+  std::vector<double> compile_s(batch.size(), 0);
   std::vector<const TuneRow*> cached(batch.size(), nullptr);
   for (std::size_t i = 0; i < batch.size(); ++i) {
     const auto it = cache_.rows.find(batch[i]);
@@ -138,6 +150,7 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, bool referen
     // Past the time limit nothing new is compiled (the evaluation below stops too); a build
     // already running is not interrupted.
     auto late = [&] { return !reference && Clock::now() >= deadline_; };
+    const AddSeconds lap{compile_s[i]};  // the build's wall time
     try {
       for (auto* group : {&timed_, &checked_})
         for (const auto& inst : *group) {
@@ -168,7 +181,8 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, bool referen
       row.cached = true;
     } else {
       if (!reference && !may_continue()) break;
-      row = evaluate(batch[i], errors[i]);
+      row = evaluate(batch[i], errors[i], !reference);
+      row.compile_s = compile_s[i];
       if (cache_.file != nullptr) cache_.file->append(cache_.key, row);
     }
     visited_.insert(batch[i]);
@@ -178,48 +192,18 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, bool referen
   }
 }
 
-TuneRow ClassTuner::evaluate(const ParamMap& p, const std::exception_ptr& build_error) {
+TuneRow ClassTuner::evaluate(const ParamMap& p, const std::exception_ptr& build_error, bool may_cut) {
   TuneRow row;
   row.params = p;
   const std::string what = spec_.name + " " + describe_params(p);
   try {
     if (build_error) std::rethrow_exception(build_error);
     const TuneFault fault = tune_fault(p);
-    // Verification on every size (timed ones and the odd check sizes), outputs poisoned.
-    for (auto* group : {&timed_, &checked_}) {
-      for (const auto& inst : *group) {
-        inst->poison(queue_);
-        cl::Event ev = inst->run(queue_, p);
-        check(ev() != nullptr ? ev.wait() : queue_.finish(), "clWaitForEvents");
-        std::vector<float> out = inst->read_output(queue_);
-        if (fault.corrupt_output && !out.empty()) out[out.size() / 2] = std::numeric_limits<float>::quiet_NaN();
-        const Verdict v = inst->check(out);
-        row.error = std::max(row.error, v.error);
-        if (!v.ok) {
-          row.status = CandidateStatus::Rejected;
-          row.message = inst->label() + ": " + (v.message.empty() ? "wrong result" : v.message);
-          log(LogLevel::Info, "tune: rejected " + what + ": " + row.message);
-          return row;
-        }
-      }
+    if (!verify(p, fault, row)) {
+      log(LogLevel::Info, "tune: rejected " + what + ": " + row.message);
+      return row;
     }
-    // Timing: median per size, geometric mean over the sizes of the class.
-    double log_sum = 0;
-    for (const auto& inst : timed_) {
-      cl::Event probe = inst->run(queue_, p);
-      Timing t;
-      if (probe() != nullptr) {
-        check(probe.wait(), "clWaitForEvents");
-        t = time_event(
-            queue_, [&] { return inst->run(queue_, p); }, plan_);
-      } else {
-        check(queue_.finish(), "clFinish");
-        t = time_region(
-            queue_, [&] { inst->run(queue_, p); }, plan_);
-      }
-      log_sum += log_ms(t, fault.time_scale);
-    }
-    row.ms = class_score(log_sum);
+    time_candidate(p, fault, may_cut, row);
     row.status = CandidateStatus::Ok;
   } catch (const BuildError& e) {
     row.status = CandidateStatus::BuildFailed;
@@ -239,14 +223,86 @@ TuneRow ClassTuner::evaluate(const ParamMap& p, const std::exception_ptr& build_
   return row;
 }
 
+bool ClassTuner::verify(const ParamMap& p, const TuneFault& fault, TuneRow& row) {
+  const AddSeconds lap{row.verify_s};
+  for (auto* group : {&timed_, &checked_}) {
+    for (std::size_t k = 0; k < group->size(); ++k) {
+      TuneInstance& inst = *(*group)[k];
+      inst.poison(queue_);
+      cl::Event ev = inst.run(queue_, p);
+      check(ev() != nullptr ? ev.wait() : queue_.finish(), "clWaitForEvents");
+      if (group == &timed_) single_event_[k] = ev() != nullptr;  // how time_candidate times it
+      std::vector<float>& out = inst.read_output(queue_);
+      apply_fault(fault, inst, group == &timed_, out);
+      const Verdict v = inst.check(out);
+      row.error = std::max(row.error, v.error);
+      if (!v.ok) {
+        row.status = CandidateStatus::Rejected;
+        row.message = inst.label() + ": " + (v.message.empty() ? "wrong result" : v.message);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+void ClassTuner::apply_fault(const TuneFault& fault, const TuneInstance& inst, bool timed, std::vector<float>& out) {
+  if (fault.corrupt_output && !out.empty()) out[out.size() / 2] = std::numeric_limits<float>::quiet_NaN();
+  if (fault.region_values == TuneFault::Values::None || (!timed && !fault.on_check_sizes)) return;
+  for (const std::size_t i : inst.fault_region(fault.in_sample))
+    out[i] = fault.region_values == TuneFault::Values::NaN ? std::numeric_limits<float>::quiet_NaN() : 2 * out[i] + 1;
+}
+
+// Median per timed size, scored by the geometric mean over the sizes. With may_cut, a size's
+// sampling gives up past TuneOptions::give_up times the best's median there; the sizes after it
+// are not timed and count at that cut-off.
+void ClassTuner::time_candidate(const ParamMap& p, const TuneFault& fault, bool may_cut, TuneRow& row) {
+  const auto t0 = Clock::now();
+  const bool cut_off = may_cut && opt_.give_up > 0 && best_size_ms_.size() == timed_.size();
+  std::vector<double> size_ms;
+  double log_sum = 0;
+  for (std::size_t k = 0; k < timed_.size(); ++k) {
+    if (row.cut_short) {
+      log_sum += std::log(opt_.give_up * best_size_ms_[k]);
+      continue;
+    }
+    TimingPlan plan = plan_;
+    // The samples are unscaled, the best's medians scaled: the cut-off in the samples' terms.
+    if (cut_off) plan.give_up_ms = opt_.give_up * best_size_ms_[k] / fault.time_scale;
+    TuneInstance& inst = *timed_[k];
+    Timing t = single_event_[k] ? time_event(
+                                      queue_, [&] { return inst.run(queue_, p); }, plan)
+                                : time_region(
+                                      queue_, [&] { inst.run(queue_, p); }, plan);
+    if (t.cut_short) {
+      row.cut_short = true;
+      t.median_ms = t.min_ms;  // above the cut-off: the score stays at least there
+    }
+    log_sum += log_ms(t, fault.time_scale);
+    size_ms.push_back(std::max(t.median_ms, 1e-9) * fault.time_scale);
+  }
+  row.ms = class_score(log_sum);
+  row.timing_s = seconds_since(t0);
+  if (!row.cut_short && (best_size_ms_.empty() || row.ms < best_full_ms_)) {
+    best_full_ms_ = row.ms;
+    best_size_ms_ = std::move(size_ms);
+  }
+}
+
 void ClassTuner::record(const TuneRow& row) {
   ++r_.tried;
   if (row.cached) ++r_.cached;
+  if (!row.cached) {
+    r_.compile_s += row.compile_s;
+    r_.verify_s += row.verify_s;
+    r_.timing_s += row.timing_s;
+  }
+  if (row.cut_short) ++r_.cut_short;
   switch (row.status) {
     case CandidateStatus::Ok:
       if (row.is_default) r_.default_ms = row.ms;
       if (row.is_current) r_.current_ms = row.ms;
-      if (!r_.has_best || row.ms < r_.best_ms) {
+      if (!row.cut_short && (!r_.has_best || row.ms < r_.best_ms)) {
         r_.has_best = true;
         r_.best = row.params;
         r_.best_ms = row.ms;

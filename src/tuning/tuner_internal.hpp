@@ -25,6 +25,7 @@
 #include "tuning/spec.hpp"
 #include "tuning/tuner.hpp"
 #include "tuning/tuner_cache.hpp"
+#include "tuning/tuner_testing.hpp"
 
 namespace clforge::detail {
 
@@ -37,6 +38,13 @@ inline unsigned compile_thread_count(const TuneOptions& opt, bool workers) {
   if (opt.compile_threads != 0) return opt.compile_threads;
   return std::max(1u, std::min(workers ? 8u : 4u, std::thread::hardware_concurrency()));
 }
+
+// Adds the seconds of its lifetime to `into`, however the scope ends (a throw included).
+struct AddSeconds {
+  double& into;
+  Clock::time_point t0 = Clock::now();
+  ~AddSeconds() { into += seconds_since(t0); }
+};
 
 // Spaces up to this many combinations are enumerated; a larger one is sampled (build_space).
 inline constexpr std::size_t kMaxSpace = 4000000;
@@ -103,8 +111,17 @@ class ClassTuner {
   // After the references, before the strategy's order: the shipped rows of other devices that
   // are points of the space (seed_candidates), nearest first, within the budget and time.
   void evaluate_seeds(const Space& space);
-  // Verifies one candidate on every size (outputs poisoned), then times it on the timed sizes.
-  TuneRow evaluate(const ParamMap& p, const std::exception_ptr& build_error);
+  // Makes the instances: the timed sizes verified on a sample, the check sizes in full.
+  void make_instances();
+  // Verifies one candidate on every size (outputs poisoned), then times it on the timed sizes;
+  // may_cut: its timing may stop at the cut-off (not for the references).
+  TuneRow evaluate(const ParamMap& p, const std::exception_ptr& build_error, bool may_cut);
+  // Runs and checks the candidate on every size; false (row rejected) at the first wrong one.
+  bool verify(const ParamMap& p, const TuneFault& fault, TuneRow& row);
+  // The fault hook's corruption of one output (tuner_testing.hpp).
+  static void apply_fault(const TuneFault& fault, const TuneInstance& inst, bool timed, std::vector<float>& out);
+  // Times a verified candidate on the timed sizes (row.ms, cut_short, timing_s).
+  void time_candidate(const ParamMap& p, const TuneFault& fault, bool may_cut, TuneRow& row);
 
   // A candidate's score: the geometric mean over the class's timed sizes of its median times
   // (log_ms of each, summed), each scaled by the fault hook's time_scale. The floor (a timer that
@@ -145,6 +162,9 @@ class ClassTuner {
   ClassCache& cache_;
   Clock::duration last_batch_{0};  // duration of the last evaluate_batch
   std::vector<std::unique_ptr<TuneInstance>> timed_, checked_;
+  std::vector<bool> single_event_;    // per timed size: one kernel's event (else between markers)
+  std::vector<double> best_size_ms_;  // per timed size: the median (scaled) of the best timed in full
+  double best_full_ms_ = 0;           // that candidate's score
   std::vector<ParamMap> candidates_;
   std::set<ParamMap> valid_, visited_;
 };

@@ -1,8 +1,7 @@
 // The run-off of a size class (TuneOptions::finalists): the search's fastest verified
-// candidates, the default and the current configuration timed again with their repetitions
-// interleaved on each size
-// (time_regions: A B C, C B A, ...), with twice the search's repetitions; the fastest there
-// becomes the result. A candidate that fails now is logged and the search's result stands.
+// candidates timed in full (none cut short), the default and the current configuration timed again with their
+// repetitions interleaved on each size (time_regions: A B C, C B A, ...), with twice the search's repetitions; the
+// fastest there becomes the result. A candidate that fails now is logged and the search's result stands.
 #include <algorithm>
 #include <functional>
 #include <new>
@@ -17,7 +16,8 @@ void ClassTuner::runoff() {
   if (opt_.finalists == 0) return;
   std::vector<const TuneRow*> ok, references;
   for (const auto& row : r_.rows)
-    if (row.status == CandidateStatus::Ok) (row.is_default || row.is_current ? references : ok).push_back(&row);
+    if (row.status == CandidateStatus::Ok && !row.cut_short)
+      (row.is_default || row.is_current ? references : ok).push_back(&row);
   std::stable_sort(ok.begin(), ok.end(), [](const TuneRow* x, const TuneRow* y) { return x->ms < y->ms; });
   if (ok.size() > opt_.finalists) ok.resize(opt_.finalists);
   ok.insert(ok.end(), references.begin(), references.end());
@@ -27,6 +27,7 @@ void ClassTuner::runoff() {
   plan.max_reps *= 2;
   plan.min_time_ms *= 2;
   std::vector<double> log_sum(ok.size(), 0);
+  const AddSeconds lap{r_.timing_s};  // the run-off's time counts as timing
   try {
     std::vector<double> scale;
     for (const TuneRow* row : ok) scale.push_back(tune_fault(row->params).time_scale);

@@ -12,6 +12,13 @@ namespace clforge::detail {
 struct TuneFault {
   bool corrupt_output = false;  ///< change one output value after the run, before verification
   double time_scale = 1.0;      ///< multiply the measured times (< 1 makes the candidate look faster)
+  /// Overwrites a whole transform or row of the output after the run, before verification
+  /// (TuneInstance::fault_region): with finite wrong values, or with NaN.
+  enum class Values { None, Wrong, NaN } region_values = Values::None;
+  /// On a timed size, the region is one the sampled comparison covers (true) or skips (false).
+  bool in_sample = false;
+  /// The region fault applies to the check sizes too (which compare everything).
+  bool on_check_sizes = true;
 };
 
 /// Called for each candidate before it runs, in every tune() call while set; the returned fault

@@ -1,0 +1,228 @@
+// What a candidate costs beyond its compile: the sampled verification of the timed sizes (a wrong
+// value outside the sample is left to the fully verified check sizes, one inside it or a NaN
+// anywhere is caught on the timed size itself), the early stop of a candidate that cannot win
+// (the sampler's cut-off, and the tuner's use of it), cut rows never stored, and the targets
+// meant for one kind of device. The fault hook decides every outcome that would otherwise
+// depend on measured times.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "runtime/timing.hpp"
+#include "tests/tune_support.hpp"
+#include "tuning/tuner.hpp"
+
+using namespace clforge;
+using test::TuneEnv;
+
+namespace {
+
+struct Family {
+  std::string routine, size;
+};
+
+// The default alone, timed once: what is measured is its verification.
+TuneOptions default_only(const std::string& size) {
+  TuneOptions o;
+  o.sizes = {size};
+  o.budget = 1;
+  o.store = false;
+  o.cache_file = "off";
+  o.finalists = 0;
+  o.seed = test::seed();
+  o.warmup = 0;
+  o.min_reps = 1;
+  o.max_reps = 1;
+  o.min_time_ms = 0;
+  return o;
+}
+
+// The row of the default of `routine` on `size` with `fault` applied to it.
+TuneRow default_row(const Family& f, const detail::TuneFault& fault) {
+  const detail::TuneFaultScope scope([fault](const ParamMap&) { return fault; });
+  const TuneResult r = tune(test::session().queue, f.routine, default_only(f.size));
+  REQUIRE(r.classes.size() == 1);
+  REQUIRE(r.classes[0].rows.size() == 1);
+  return r.classes[0].rows[0];
+}
+
+detail::TuneFault region_fault(detail::TuneFault::Values values, bool in_sample, bool on_check_sizes) {
+  detail::TuneFault f;
+  f.region_values = values;
+  f.in_sample = in_sample;
+  f.on_check_sizes = on_check_sizes;
+  return f;
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+
+// Wrong values in a transform or row the sample of the timed size skips are left to the check
+// sizes; wrong values inside the sample, and NaN anywhere, are rejected on the timed size itself.
+void expect_sampled(const std::string& routine, const std::string& size) {
+  TuneEnv env("sampled-" + routine);
+  using Values = detail::TuneFault::Values;
+  const Family f{routine, size};
+  const detail::TuneTarget& t = detail::tune_target(routine);
+  const std::string timed = t.make(test::session().queue, size, 1, detail::Verification::Sampled)->label() + ": ";
+  // On the timed size alone, outside the sample: unseen.
+  TuneRow row = default_row(f, region_fault(Values::Wrong, false, false));
+  CHECK(row.status == CandidateStatus::Ok);
+  // The same fault on the check sizes too (compared in full there): rejected there.
+  row = default_row(f, region_fault(Values::Wrong, false, true));
+  INFO(row.message);
+  CHECK(row.status == CandidateStatus::Rejected);
+  CHECK(!starts_with(row.message, timed));
+  // Inside the sample: rejected on the timed size itself.
+  row = default_row(f, region_fault(Values::Wrong, true, false));
+  INFO(row.message);
+  CHECK(row.status == CandidateStatus::Rejected);
+  CHECK(starts_with(row.message, timed));
+  // NaN where the sample does not compare: the scan of the whole output rejects it.
+  row = default_row(f, region_fault(Values::NaN, false, false));
+  INFO(row.message);
+  CHECK(row.status == CandidateStatus::Rejected);
+  CHECK(starts_with(row.message, timed));
+  CHECK(row.message.find("NaN or infinite") != std::string::npos);
+}
+
+}  // namespace
+
+TEST_SUITE("tune") {
+  // One timed size per family whose output is larger than its sample.
+  TEST_CASE("sampled verification of transpose: check sizes catch what the sample skips") {
+    expect_sampled("transpose", "256x128");
+  }
+  TEST_CASE("sampled verification of sgemm: check sizes catch what the sample skips") { expect_sampled("sgemm", "96"); }
+  TEST_CASE("sampled verification of fft: check sizes catch what the sample skips") { expect_sampled("fft", "64@64"); }
+  TEST_CASE("sampled verification of blur: check sizes catch what the sample skips") {
+    expect_sampled("blur", "64x48");
+  }
+
+  TEST_CASE("the sampler's cut-off stops a run that cannot win, and only that one") {
+    detail::TimingPlan plan;
+    plan.warmup = 1;
+    plan.min_reps = 10;
+    plan.max_reps = 20;
+    plan.min_time_ms = 0;
+    plan.give_up_ms = 1.3;  // 1.3 times a best median of 1 ms
+    int k = 0;
+    const auto slow = [] { return 3.0; };                            // 3x the best
+    const auto noisy = [&k] { return ++k % 3 == 0 ? 1.25 : 0.95; };  // within noise of the best
+    const auto late_fast = [&k] { return ++k <= 3 ? 1.5 : 0.5; };    // slow first samples
+    std::vector<detail::Timing> t = detail::sample_runs(plan, {slow, noisy});
+    CHECK(t[0].cut_short);
+    CHECK(t[0].reps == 3);
+    CHECK(t[0].min_ms == doctest::Approx(3.0));
+    CHECK(!t[1].cut_short);
+    CHECK(t[1].reps == plan.min_reps);
+    k = -1;  // the warm-up takes one call
+    t = detail::sample_runs(plan, {late_fast});
+    CHECK(t[0].cut_short);  // the first three samples decide
+    // Off (the benchmarks' setting): timed in full, however slow.
+    plan.give_up_ms = 0;
+    t = detail::sample_runs(plan, {slow});
+    CHECK(!t[0].cut_short);
+    CHECK(t[0].reps == plan.min_reps);
+  }
+
+  TEST_CASE("the tuner cuts a candidate that cannot win short, never makes it best, leaves the references whole") {
+    TuneEnv env("cut");
+    auto& s = test::session();
+    TuneOptions o = test::small_options();
+    o.min_reps = 10;
+    o.max_reps = 10;
+    o.store = false;
+    o.cache_file = "off";
+    o.finalists = 3;
+    const ParamMap best = test::small_candidate(8, 1), slow = test::small_candidate(16, 2);
+    const ParamMap def = test::shipped("4");
+    const detail::TuneFaultScope fault([&](const ParamMap& p) {
+      detail::TuneFault f;
+      // The best far faster than every other one, the default included.
+      f.time_scale = p == best ? 1e-3 : 1.0;
+      return f;
+    });
+    o.strategy = TuneStrategy::Exhaustive;  // 8/1 comes before 16/2
+    const TuneResult r = tune(s.queue, "transpose", o);
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult& c = r.classes[0];
+    REQUIRE(c.has_best);
+    CHECK(c.best == best);
+    const TuneRow* best_row = nullptr;
+    for (const auto& row : c.rows)
+      if (row.params == best) best_row = &row;
+    REQUIRE(best_row != nullptr);
+    CHECK(!best_row->cut_short);
+    bool saw_slow = false;
+    for (const auto& row : c.rows) {
+      INFO(test::params_text(row.params) << row.ms);
+      REQUIRE(row.status == CandidateStatus::Ok);
+      if (row.is_default) CHECK(!row.cut_short);  // references are timed in full
+      if (row.params == slow) {
+        saw_slow = true;
+        CHECK(row.cut_short);
+        CHECK(row.ms > o.give_up * best_row->ms);  // its score is beyond the cut-off
+      }
+    }
+    CHECK(saw_slow);
+    CHECK(c.cut_short >= 1);
+    for (const auto& row : c.runoff) {
+      CHECK(!row.cut_short);
+      CHECK(row.params != slow);
+    }
+    // Without a cut-off nothing is cut.
+    o.give_up = 0;
+    const TuneResult full = tune(s.queue, "transpose", o);
+    for (const auto& row : full.classes[0].rows) CHECK(!row.cut_short);
+  }
+
+  TEST_CASE("a cut row is never stored, whatever time the tune cache gives it") {
+    TuneEnv env("cut-cache");
+    auto& s = test::session();
+    TuneOptions o = test::small_options();
+    o.cache_file = env.dir + "/cache.jsonl";
+    o.finalists = 0;
+    o.store = false;
+    REQUIRE(tune(s.queue, "transpose", o).classes.size() == 1);
+    // Every candidate but the default recorded as cut short, with a time far below the default's.
+    std::string text;
+    bool first = true;
+    for (auto& j : test::cache_lines(o.cache_file)) {
+      if (j.contains("params") && j.at("status") == "ok") {
+        if (!first) {
+          j["ms"] = 1e-6;
+          j["cut_short"] = true;
+        }
+        first = false;
+      }
+      text += j.dump() + "\n";
+    }
+    detail::write_file_atomic(o.cache_file, text);
+    o.resume = true;
+    o.store = true;
+    const TuneResult r = tune(s.queue, "transpose", o);
+    const TuneClassResult& c = r.classes[0];
+    CHECK(c.cached == c.tried);
+    CHECK(c.cut_short + 1 == c.tried);
+    REQUIRE(c.has_best);
+    CHECK(c.best == c.default_params);
+    CHECK(!c.stored);
+    CHECK(!detail::file_exists(user_database_path(s.entry.info)));
+  }
+
+  TEST_CASE("targets meant for CPUs are not tuned on GPUs") {
+    DeviceInfo gpu = test::session().entry.info, cpu = gpu;
+    gpu.type = "GPU";
+    gpu.vendor_class = VendorClass::NVIDIA;
+    cpu.type = "CPU";
+    CHECK(detail::tune_target_skip(detail::tune_target("fft_lanes"), gpu) == "CPU kernel");
+    CHECK(detail::tune_target_skip(detail::tune_target("fft_lanes"), cpu).empty());
+    for (const char* routine : {"transpose", "sgemm", "fft", "fft_rader", "blur"})
+      CHECK(detail::tune_target_skip(detail::tune_target(routine), gpu).empty());
+    bool listed = false;
+    for (const auto& info : tune_routines())
+      if (info.name == "fft_lanes") listed = info.device_types == std::vector<std::string>{"CPU"};
+    CHECK(listed);
+  }
+}
