@@ -22,6 +22,7 @@ struct TuneArgs {
   unsigned threads = 0;
   std::size_t finalists = TuneOptions{}.finalists;
   bool resume = false;
+  bool replay = false;
   std::string cache;
   double min_gain_pct = TuneOptions{}.min_gain * 100;
   std::map<std::string, std::string> routine_options;  // --NAME VALUE of the routine ("" : not given)

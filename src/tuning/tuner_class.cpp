@@ -57,8 +57,10 @@ ClassTuner::ClassTuner(cl::CommandQueue& queue, const TuneTarget& target, const 
 
 bool ClassTuner::run(const Space& space) {
   std::uint64_t s = seed_;
-  for (const auto& size : r_.sizes) timed_.push_back(target_.make(queue_, size, ++s));
-  if (target_.check_sizes)
+  // A replay takes every result from the cache: no inputs or references to make.
+  for (const auto& size : r_.sizes)
+    if (!cache_.replay) timed_.push_back(target_.make(queue_, size, ++s));
+  if (target_.check_sizes && !cache_.replay)
     for (const auto& size : target_.check_sizes(r_.variant)) checked_.push_back(target_.make(queue_, size, ++s));
 
   candidates_ = space.candidates;
@@ -80,6 +82,8 @@ bool ClassTuner::run(const Space& space) {
 
   if (strategy_ == TuneStrategy::Anneal) {
     anneal(space);
+  } else if (strategy_ == TuneStrategy::Model) {
+    model(space);
   } else {
     // The order leaves out the default only, so that it does not depend on the current
     // configuration (which is skipped where it comes up): a resumed run whose current one
