@@ -102,8 +102,8 @@ void store_user_entry(const DeviceInfo& device, const std::string& kernel, const
 
 /// Search order over the candidate space.
 enum class TuneStrategy {
-  Auto,        ///< Anneal when the space is too large to enumerate (sampled), else Random when a
-               ///< budget or time limit is given, else Exhaustive
+  Auto,        ///< Model when a budget or time limit is given, else Anneal when the space is too
+               ///< large to enumerate (sampled), else Exhaustive
   Exhaustive,  ///< every candidate in declaration order (values in the order declared)
   Random,      ///< the space shuffled with TuneOptions::seed
   Anneal,      ///< simulated annealing: neighbours differ in one parameter by one step
