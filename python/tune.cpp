@@ -37,10 +37,11 @@ TuneResult tune_py(const py::object& queue, const std::string& routine, const st
                    const std::map<std::string, std::vector<int>>& param_values, const py::object& options, bool dry_run,
                    bool store, std::uint64_t seed, unsigned compile_threads, int warmup, int min_reps, int max_reps,
                    double min_time_ms, std::size_t finalists, const py::object& progress, const std::string& cache_file,
-                   bool resume, double min_gain) {
+                   bool resume, double min_gain, bool replay) {
   cl::CommandQueue q = to_queue(queue);
   TuneOptions o = base_options(strategy, budget, time_limit, dry_run, store, seed, compile_threads, finalists,
                                cache_file, resume, min_gain);
+  o.replay = replay;
   o.sizes = sizes;
   o.param_values = param_values;
   if (!options.is_none() && !py::isinstance<py::dict>(options))
@@ -94,7 +95,8 @@ void register_results(py::module_& m) {
       .value("Auto", TuneStrategy::Auto)
       .value("Exhaustive", TuneStrategy::Exhaustive)
       .value("Random", TuneStrategy::Random)
-      .value("Anneal", TuneStrategy::Anneal);
+      .value("Anneal", TuneStrategy::Anneal)
+      .value("Model", TuneStrategy::Model);
   py::enum_<CandidateStatus>(m, "CandidateStatus", "What happened to one evaluated candidate.")
       .value("Ok", CandidateStatus::Ok)
       .value("Rejected", CandidateStatus::Rejected)
@@ -174,6 +176,7 @@ void register_results(py::module_& m) {
       .def_readonly("routine_options", &TuneResult::routine_options)
       .def_readonly("database_path", &TuneResult::database_path)
       .def_readonly("strategy", &TuneResult::strategy)
+      .def_readonly("replay", &TuneResult::replay)
       .def_readonly("classes", &TuneResult::classes)
       .def_readonly("interrupted", &TuneResult::interrupted)
       .def_readonly("dry_run", &TuneResult::dry_run)
@@ -223,16 +226,19 @@ void register_tune(py::module_& m) {
         py::arg("dry_run") = false, py::arg("store") = true, py::arg("seed") = 0, py::arg("compile_threads") = 0,
         py::arg("warmup") = 1, py::arg("min_reps") = 5, py::arg("max_reps") = 50, py::arg("min_time_ms") = 20.0,
         py::arg("finalists") = 3, py::arg("progress") = py::none(), py::arg("cache_file") = "",
-        py::arg("resume") = false, py::arg("min_gain") = 0.02,
+        py::arg("resume") = false, py::arg("min_gain") = 0.02, py::arg("replay") = false,
         "Tunes routine ('transpose', 'sgemm', 'fft', 'blur'; see tune_routines()) for the queue's device (a "
         "profiling queue): every candidate verified against the host reference, then timed; the fastest stored in "
         "the user database unless store=False. sizes in the routine's syntax (empty: its defaults); strategy "
-        "'auto', 'exhaustive', 'random' or 'anneal'; budget candidates per size class (0: no limit); time_limit in "
+        "'auto', 'exhaustive', 'random', 'anneal' or 'model'; budget candidates per size class (0: no limit); "
+        "time_limit in "
         "seconds (0: none); param_values {name: [values]} narrows the space; options {name: value} are the "
         "routine's own settings; progress(TuneProgress) is called after each candidate, returning True stops (and once "
         "more with class_done at the end of each size class); every measurement goes to "
         "the tune cache (cache_file; '' the device's, 'off' none) and resume=True continues a stopped run from it; "
-        "the best is stored only when it beats the current configuration by more than min_gain.");
+        "the best is stored only when it beats the current configuration by more than min_gain; replay=True searches "
+        "only "
+        "the configurations the tune cache holds, every result taken from it (nothing compiled, run or stored).");
   m.def("tune_all", &tune_all_py, py::arg("queue"),
         py::arg("sizes") = std::map<std::string, std::vector<std::string>>{}, py::arg("strategy") = "auto",
         py::arg("budget") = 0, py::arg("time_limit") = 0.0, py::arg("dry_run") = false, py::arg("store") = true,

@@ -1,6 +1,6 @@
 // The tune cache and resuming (TuneOptions::cache_file, resume): a tune stopped after three
-// candidates and resumed measures only the others and ends as an uninterrupted run (random and
-// anneal, every candidate's time set apart by the fault hook); a run without resume starts
+// candidates and resumed measures only the others and ends as an uninterrupted run (random,
+// anneal and model, every candidate's time set apart by the fault hook); a run without resume starts
 // afresh, other keys' records stay, a torn last line is skipped, other kernel sources are another
 // key. What is stored: nothing when no configuration beats the current one by more than
 // min_gain. Through the CLI: Ctrl-C keeps the measurements, --resume measures only the rest,
@@ -85,7 +85,7 @@ TEST_SUITE("tune") {
       "a tune stopped after three candidates and resumed measures only the others and ends as an "
       "uninterrupted one") {
     auto& s = test::session();
-    for (TuneStrategy strategy : {TuneStrategy::Random, TuneStrategy::Anneal}) {
+    for (TuneStrategy strategy : {TuneStrategy::Random, TuneStrategy::Anneal, TuneStrategy::Model}) {
       INFO(to_string(strategy));
       TuneOptions o = sixteen();
       o.strategy = strategy;

@@ -1,5 +1,5 @@
 // The tuner's search on tiny transpose spaces: the space pruned by constraints and the device
-// (dry runs), the random and anneal strategies under a budget, a space too large to enumerate
+// (dry runs), the random, anneal and model strategies under a budget, a space too large to enumerate
 // (sampled), the run-off deciding between the search's fastest, time limits, size classes, and
 // bad arguments. No assertion depends on measured times: where a winner matters, the fault
 // hook decides it.
@@ -54,10 +54,10 @@ TEST_SUITE("tune") {
     CHECK(!detail::file_exists(r.database_path));
   }
 
-  TEST_CASE("random and anneal strategies respect the budget and try each candidate once") {
+  TEST_CASE("random, anneal and model strategies respect the budget and try each candidate once") {
     TuneEnv env("strategies");
     auto& s = test::session();
-    for (TuneStrategy st : {TuneStrategy::Random, TuneStrategy::Anneal}) {
+    for (TuneStrategy st : {TuneStrategy::Random, TuneStrategy::Anneal, TuneStrategy::Model}) {
       INFO(to_string(st));
       TuneOptions o = small_options();
       o.strategy = st;
@@ -74,16 +74,18 @@ TEST_SUITE("tune") {
       REQUIRE(c.has_best);
       CHECK(c.best == fastest_ok(c)->params);
     }
-    // Auto: random under a budget or time limit, exhaustive otherwise.
+    // Auto: the model under a budget or time limit, exhaustive otherwise.
     TuneOptions o = small_options();
     o.budget = 2;
     o.store = false;
-    CHECK(tune(s.queue, "transpose", o).strategy == TuneStrategy::Random);
+    CHECK(tune(s.queue, "transpose", o).strategy == TuneStrategy::Model);
     o.budget = 0;
     o.dry_run = true;
     CHECK(tune(s.queue, "transpose", o).strategy == TuneStrategy::Exhaustive);
     // Strategy names as the CLI spells them.
     CHECK(parse_tune_strategy("anneal") == TuneStrategy::Anneal);
+    CHECK(parse_tune_strategy("model") == TuneStrategy::Model);
+    CHECK(std::string(to_string(TuneStrategy::Model)) == "model");
     CHECK_THROWS_AS(parse_tune_strategy("genetic"), InvalidArgument);
   }
 

@@ -122,6 +122,7 @@ TuneOptions options_of(Globals& g, const TuneArgs& a) {
   if (!a.no_compile_workers) o.compile_worker = own_executable();
   o.finalists = a.finalists;
   o.resume = a.resume;
+  o.replay = a.replay;
   o.cache_file = a.cache;
   o.min_gain = a.min_gain_pct / 100;
   for (const auto& [name, value] : a.routine_options)
@@ -156,7 +157,7 @@ auto with_sigint(ProgressBar& bar, Work&& work) {
 
 // A result's classes that should have been stored and were not: an error (exit status 1).
 void check_stored(const TuneResult& r, const TuneArgs& a) {
-  if (a.dry_run || a.no_store || r.interrupted) return;
+  if (a.dry_run || a.no_store || a.replay || r.interrupted) return;
   for (const auto& c : r.classes)
     if (!c.stored && !c.no_gain)
       throw Error("tuning results of " + r.kernel + " variant " + c.variant + " were not stored: " + c.store_error);
@@ -227,9 +228,9 @@ void register_tune(Apps& apps, Globals& g) {
                     "problem size, repeatable: " + size_grammar(info.name) + " (default " + defaults + ")")
         ->check(size_validator(info.name));
     cmd->add_option("--strategy", a.strategy,
-                    "search order; auto: anneal when the space is too large to enumerate, else random with --budget or "
-                    "--time, else exhaustive")
-        ->check(CLI::IsMember({"auto", "exhaustive", "random", "anneal"}))
+                    "search order; auto: model with --budget or --time, else anneal when the space is too large to "
+                    "enumerate, else exhaustive")
+        ->check(CLI::IsMember({"auto", "exhaustive", "random", "anneal", "model"}))
         ->capture_default_str();
     auto* budget = cmd->add_option("--budget", a.budget, "at most N candidates per size class, default included");
     auto* time = cmd->add_option("--time", a.time_s, "stop after SECONDS of wall-clock time (all size classes)");
@@ -238,12 +239,15 @@ void register_tune(Apps& apps, Globals& g) {
     cmd->add_flag("--no-store", a.no_store, "do not write the user tuning database");
     cmd->add_option("--tuning-file", a.tuning_file,
                     "also write the results to this JSON tuning file (usable as CLFORGE_TUNING_FILE)");
-    cmd->add_option("--seed", a.seed, "seed of the random data and of the random and anneal strategies");
+    cmd->add_option("--seed", a.seed, "seed of the random data and of the random, anneal and model strategies");
     cmd->add_option("--threads", a.threads, kThreadsHelp);
     cmd->add_flag("--no-compile-workers", a.no_compile_workers, kWorkersHelp);
     cmd->add_flag("--resume", a.resume,
                   "take the measurements of an earlier (interrupted) run of the same tune from the tune cache "
                   "instead of measuring them again, and continue its search (with its seed unless --seed is given)");
+    cmd->add_flag("--replay", a.replay,
+                  "search only the configurations the tune cache holds for these sizes and options, taking every "
+                  "time from it: nothing compiled, run or stored (compares strategies on one measured run)");
     cmd->add_option("--cache", a.cache,
                     "the tune cache, where every measurement is appended as it is made (default: beside the user "
                     "tuning database, <user tuning dir>/<device>.tune-cache.jsonl, now in " +
@@ -281,7 +285,7 @@ void register_tune_all(Apps& apps, Globals& g) {
                   "ROUTINE:SIZE, repeatable: replaces that routine's default sizes (e.g. fft:1024,mib=64, "
                   "transpose:1024)");
   cmd->add_option("--strategy", a.strategy, "search order of every routine (see tune ROUTINE --help)")
-      ->check(CLI::IsMember({"auto", "exhaustive", "random", "anneal"}))
+      ->check(CLI::IsMember({"auto", "exhaustive", "random", "anneal", "model"}))
       ->capture_default_str();
   auto* budget = cmd->add_option("--budget", a.budget, "at most N candidates per size class, default included");
   auto* time = cmd->add_option("--time", a.time_s,
@@ -290,11 +294,12 @@ void register_tune_all(Apps& apps, Globals& g) {
   budget->excludes(time);
   cmd->add_flag("--dry-run", a.dry_run, "show every routine's search space; compile, run and store nothing");
   cmd->add_flag("--no-store", a.no_store, "do not write the user tuning database");
-  cmd->add_option("--seed", a.seed, "seed of the random data and of the random and anneal strategies");
+  cmd->add_option("--seed", a.seed, "seed of the random data and of the random, anneal and model strategies");
   cmd->add_option("--threads", a.threads, kThreadsHelp);
   cmd->add_flag("--no-compile-workers", a.no_compile_workers, kWorkersHelp);
   cmd->add_flag("--resume", a.resume,
                 "continue an interrupted tune all: every routine takes its measurements from the tune cache");
+  cmd->add_flag("--replay", a.replay, "replay every routine from the tune cache (see tune ROUTINE --help)");
   cmd->add_option("--cache", a.cache, "the tune cache (default: beside the user tuning database; off: none)")
       ->type_name("FILE");
   cmd->add_option("--min-gain", a.min_gain_pct, "store a routine's best only if it beats the current one by PERCENT")

@@ -77,7 +77,10 @@ void print_summary(const TuneResult& r, const TuneArgs& a) {
     for (const auto& [name, value] : r.routine_options) sizes += ", " + name + " " + value;
     std::printf("%s variant %s on \"%s\", sizes %s\n", r.routine.c_str(), c.variant.c_str(), r.device.c_str(),
                 sizes.c_str());
-    if (c.sampled)
+    if (r.replay)
+      std::printf("  replay: %zu configurations of the tune cache are points of the space (%zu)\n", c.candidates,
+                  c.space);
+    else if (c.sampled)
       std::printf(
           "  space %zu, too large to enumerate: of %zu random draws %zu illegal, %zu do not fit the device, "
           "%zu candidates\n",
@@ -152,14 +155,14 @@ void print_summary(const TuneResult& r, const TuneArgs& a) {
       std::printf("  speed-up over the shipped default: - (the default did not verify or run)\n");
     if (r.strategy == TuneStrategy::Exhaustive && c.tried < c.candidates && !r.interrupted)
       std::printf(
-          "  note: the budget covered %zu of %zu candidates in declaration order; --strategy random or "
-          "anneal spreads a budget over the whole space\n",
+          "  note: the budget covered %zu of %zu candidates in declaration order; --strategy model, random "
+          "or anneal spreads a budget over the whole space\n",
           c.tried, c.candidates);
     if (c.stored)
       std::printf("  stored in %s (kernel %s, variant %s)\n", r.database_path.c_str(), r.kernel.c_str(),
                   c.variant.c_str());
-    else if (a.no_store)
-      std::printf("  nothing stored (--no-store)\n");
+    else if (a.no_store || r.replay)
+      std::printf("  nothing stored (%s)\n", r.replay ? "--replay" : "--no-store");
     else if (r.interrupted && c.store_error.empty())
       ;  // said once below
     else if (c.no_gain)

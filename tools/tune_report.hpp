@@ -23,6 +23,7 @@ struct TuneArgs {
   bool no_compile_workers = false;
   std::size_t finalists = TuneOptions{}.finalists;
   bool resume = false;
+  bool replay = false;
   std::string cache;
   double min_gain_pct = TuneOptions{}.min_gain * 100;
   std::map<std::string, std::string> routine_options;  // --NAME VALUE of the routine ("" : not given)

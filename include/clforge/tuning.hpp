@@ -102,13 +102,18 @@ void store_user_entry(const DeviceInfo& device, const std::string& kernel, const
 
 /// Search order over the candidate space.
 enum class TuneStrategy {
-  Auto,        ///< Anneal when the space is too large to enumerate (sampled), else Random when a
-               ///< budget or time limit is given, else Exhaustive
+  Auto,        ///< Model when a budget or time limit is given, else Anneal when the space is too
+               ///< large to enumerate (sampled), else Exhaustive
   Exhaustive,  ///< every candidate in declaration order (values in the order declared)
   Random,      ///< the space shuffled with TuneOptions::seed
-  Anneal       ///< simulated annealing: neighbours differ in one parameter by one step
+  Anneal,      ///< simulated annealing: neighbours differ in one parameter by one step
+  /// Model-guided: after a small random batch, a ridge regression of log(time) on each
+  /// parameter's value (fitted to every measurement of the size class, failures as slow ones)
+  /// ranks the candidates not yet tried; each batch takes the best predicted, less an
+  /// exploration bonus for values seldom measured, with a share of random picks.
+  Model
 };
-/// "auto", "exhaustive", "random", "anneal".
+/// "auto", "exhaustive", "random", "anneal", "model".
 const char* to_string(TuneStrategy s);
 /// Parses the names above; throws InvalidArgument otherwise.
 TuneStrategy parse_tune_strategy(const std::string& name);
@@ -187,6 +192,13 @@ struct TuneOptions {
   /// again, and continue that run (with its seed when seed is 0): the search takes the same
   /// path, so with the same measurements it ends as an uninterrupted run would.
   bool resume = false;
+  /// Replay a measured run: each size class searches only the configurations the tune cache
+  /// holds for its key, and every result is taken from the cache (nothing compiled, run or
+  /// stored; no run-off; the cache is not written). The same measurements for every strategy,
+  /// so strategies are compared without device time or timing noise. Throws InvalidArgument,
+  /// before any work, when there is no cache ("off") or it holds no measurement of a class's
+  /// default configuration (every run measures it first, so the key's records are missing).
+  bool replay = false;
   /// Seed of the random data, the random order and annealing (0: the resumed run's seed, else
   /// CLFORGE_TEST_SEED or clock).
   std::uint64_t seed = 0;
@@ -253,8 +265,9 @@ struct TuneClassResult {
   std::size_t unfit = 0;           ///< pruned by the device's limits (of the draws, if sampled)
   std::size_t candidates = 0;      ///< left to search (space - illegal - unfit; of the draws, if sampled)
   /// The space had more than 4 million combinations: it was not enumerated but sampled (up to
-  /// 400000 random draws, 20000 admissible candidates kept); annealing still steps to any
-  /// admissible neighbour, sampled or not.
+  /// 400000 random draws, 20000 admissible candidates kept); the anneal and model strategies
+  /// still step to any admissible neighbour, sampled or not. A replay (TuneOptions::replay)
+  /// searches the cached configurations only: never sampled, and candidates counts them.
   bool sampled = false;
   std::size_t draws = 0;   ///< combinations drawn (sampled) or enumerated
   std::size_t tried = 0;   ///< evaluated, default included
@@ -305,6 +318,7 @@ struct TuneResult {
   /// tune_all() only: why the job did not run on this device ("CPU kernel": the routine's kernel
   /// is meant for other device types, TuneRoutineInfo::device_types); "" when it ran.
   std::string skipped;
+  bool replay = false;  ///< TuneOptions::replay: every result came from the tune cache
   double elapsed_s = 0;
   std::size_t tried() const;
   std::size_t rejected() const;

@@ -160,6 +160,12 @@ def test_tune_reports_stores_and_stops(queue, tmp_path, monkeypatch):
                          cache_file=cache, resume=True, store=False, **FAST)
     a = again.classes[0]
     assert a.tried == c.tried and a.cached == a.tried and all(row.cached for row in a.rows)
+    # Replayed by the model strategy: the cache's configurations only, every result from it.
+    replayed = clforge.tune(queue, "transpose", sizes=["64"], param_values=TINY, strategy=clforge.TuneStrategy.Model,
+                            cache_file=cache, replay=True, seed=5, **FAST)
+    p = replayed.classes[0]
+    assert replayed.replay and replayed.strategy == clforge.TuneStrategy.Model
+    assert p.tried == c.tried and p.cached == p.tried and not p.stored and p.best == c.best
 
     stopped = clforge.tune(queue, "transpose", sizes=["64"], param_values=TINY, store=False,
                            progress=lambda p: True, **FAST)

@@ -35,14 +35,17 @@ const char* to_string(TuneStrategy s) {
       return "random";
     case TuneStrategy::Anneal:
       return "anneal";
+    case TuneStrategy::Model:
+      return "model";
   }
   return "?";
 }
 
 TuneStrategy parse_tune_strategy(const std::string& name) {
-  for (TuneStrategy s : {TuneStrategy::Auto, TuneStrategy::Exhaustive, TuneStrategy::Random, TuneStrategy::Anneal})
+  for (TuneStrategy s :
+       {TuneStrategy::Auto, TuneStrategy::Exhaustive, TuneStrategy::Random, TuneStrategy::Anneal, TuneStrategy::Model})
     if (name == to_string(s)) return s;
-  throw InvalidArgument("unknown tuning strategy '" + name + "' (known: auto, exhaustive, random, anneal)");
+  throw InvalidArgument("unknown tuning strategy '" + name + "' (known: auto, exhaustive, random, anneal, model)");
 }
 
 const char* to_string(CandidateStatus s) {
@@ -200,7 +203,8 @@ struct RunCache {
 RunCache open_run_cache(const DeviceInfo& dev, const KernelSpec& spec,
                         const std::map<std::string, std::string>& routine_options, const TuneOptions& options,
                         const std::vector<TuneClassResult>& classes) {
-  const bool use_cache = !options.dry_run && to_lower(options.cache_file) != "off";
+  // A replay reads the cache even in a dry run, whose counts then show the replayed universe.
+  const bool use_cache = (!options.dry_run || options.replay) && to_lower(options.cache_file) != "off";
   RunCache cache{
       TuneCache(use_cache ? (options.cache_file.empty() ? tune_cache_path(dev) : options.cache_file) : ""), {}, {}};
   if (cache.file.enabled()) {
@@ -209,15 +213,16 @@ RunCache open_run_cache(const DeviceInfo& dev, const KernelSpec& spec,
       cache.keys.push_back(tune_cache_key(dev, spec.name, c.variant, c.sizes, routine_options));
       hashes.insert(cache.keys.back().hash);
     }
-    if (options.resume) cache.cached = cache.file.load(hashes);
+    if (options.resume || options.replay) cache.cached = cache.file.load(hashes);
   }
   return cache;
 }
 
-// The seed of the run: the caller's, else that of the cached run to continue, else a fresh one.
+// The seed of the run: the caller's, else that of the cached run to continue (not for a replay,
+// which starts a search of its own), else a fresh one.
 std::uint64_t run_seed(const TuneOptions& options, const RunCache& cache) {
   std::uint64_t seed = options.seed;
-  for (std::size_t i = 0; seed == 0 && i < cache.keys.size(); ++i) {
+  for (std::size_t i = 0; seed == 0 && !options.replay && i < cache.keys.size(); ++i) {
     const auto it = cache.cached.find(cache.keys[i].hash);
     if (it != cache.cached.end() && it->second.has_header) seed = it->second.seed;
   }
@@ -252,16 +257,17 @@ std::vector<Space> build_class_spaces(const TuneTarget& target, const KernelSpec
   return spaces;
 }
 
-// The strategy Auto stands for: anneal a sampled space, draw at random under a budget or time
-// limit, else try everything. Exhaustive on a sampled space is refused.
+// The strategy Auto stands for: the model under a budget or time limit (it converges fastest in
+// the replays of docs/tuning.md), else anneal a sampled space and try every candidate of an
+// enumerated one. Exhaustive on a sampled space is refused.
 TuneStrategy pick_strategy(TuneStrategy asked, const TuneOptions& options, const KernelSpec& spec,
                            const std::vector<Space>& spaces) {
   const bool any_sampled = std::any_of(spaces.begin(), spaces.end(), [](const Space& s) { return s.sampled; });
   TuneStrategy strategy = asked;
   if (strategy == TuneStrategy::Auto)
-    strategy = any_sampled                                       ? TuneStrategy::Anneal
-               : options.budget != 0 || options.time_limit_s > 0 ? TuneStrategy::Random
-                                                                 : TuneStrategy::Exhaustive;
+    strategy = options.budget != 0 || options.time_limit_s > 0 ? TuneStrategy::Model
+               : any_sampled                                   ? TuneStrategy::Anneal
+                                                               : TuneStrategy::Exhaustive;
   if (any_sampled && strategy == TuneStrategy::Exhaustive)
     throw InvalidArgument("the search space of " + spec.name + " has " + std::to_string(spaces.front().total) +
                           " combinations, too many to enumerate (at most " + std::to_string(kMaxSpace) +
@@ -278,14 +284,16 @@ Clock::time_point class_deadline(const TuneOptions& options, Clock::time_point s
 }
 
 // The tune cache as class i sees it: its key, the rows cached for it, and a run header written
-// unless the class continues its own run.
-ClassCache class_cache_for(RunCache& cache, std::size_t i, std::uint64_t seed, bool resume) {
+// unless the class continues its own run (or replays it: then nothing is written).
+ClassCache class_cache_for(RunCache& cache, std::size_t i, std::uint64_t seed, bool resume, bool replay) {
   ClassCache class_cache;
   if (!cache.file.enabled()) return class_cache;
-  class_cache.file = &cache.file;
   class_cache.key = cache.keys[i].hash;
   const auto it = cache.cached.find(cache.keys[i].hash);
   if (it != cache.cached.end()) class_cache.rows = std::move(it->second.rows);
+  class_cache.replay = replay;
+  if (replay) return class_cache;  // read only
+  class_cache.file = &cache.file;
   // A run continued with its own seed appends to it; any other starts afresh (a resumed
   // run with another seed keeps the measurements, under a header with the new seed).
   const bool same_run = it != cache.cached.end() && it->second.has_header && it->second.seed == seed;
@@ -329,8 +337,9 @@ std::vector<TuneRoutineInfo> tune_routines() {
   return v;
 }
 
-TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneOptions& options) {
+TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneOptions& asked) {
   using namespace detail;
+  const TuneOptions options = replay_options(asked);
   const auto start = Clock::now();
   const TuneTarget& base = tune_target(routine);
   std::map<std::string, std::string> routine_options = option_values(base, options.routine_options);
@@ -353,7 +362,9 @@ TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneO
   // An unreadable user database is reported (with its path) before any work, also when
   // CLFORGE_TUNING=off keeps resolve_configuration from reading it.
   if (options.store) check_user_database(dev);
-  const std::vector<Space> spaces = build_class_spaces(target, spec, dev, options, seed, result.classes);
+  std::vector<Space> spaces = build_class_spaces(target, spec, dev, options, seed, result.classes);
+  if (options.replay) replay_spaces(cache.file, cache.keys, cache.cached, spec, spaces, result.classes);
+  result.replay = options.replay;
   result.strategy = pick_strategy(result.strategy, options, spec, spaces);
   if (options.dry_run) {
     result.elapsed_s = seconds_since(start);
@@ -367,7 +378,7 @@ TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneO
   for (std::size_t i = 0; i < result.classes.size(); ++i) {
     TuneClassResult& c = result.classes[i];
     const Clock::time_point deadline = class_deadline(options, start, result.classes.size() - i);
-    ClassCache class_cache = class_cache_for(cache, i, seed, options.resume);
+    ClassCache class_cache = class_cache_for(cache, i, seed, options.resume, options.replay);
     {
       ClassTuner tuner(queue, target, spec, options, result.strategy, c, seed + 1000 * i, start, deadline, i,
                        result.classes.size(), class_cache);

@@ -78,6 +78,8 @@ bool ClassTuner::run(const Space& space) {
 
   if (strategy_ == TuneStrategy::Anneal) {
     anneal(space);
+  } else if (strategy_ == TuneStrategy::Model) {
+    model(space);
   } else {
     // The order leaves out the default only, so that it does not depend on the current
     // configuration (which is skipped where it comes up): a resumed run whose current one
@@ -104,8 +106,10 @@ bool ClassTuner::run(const Space& space) {
 void ClassTuner::make_instances() {
   const auto t0 = Clock::now();
   std::uint64_t s = seed_;
-  for (const auto& size : r_.sizes) timed_.push_back(target_.make(queue_, size, ++s, Verification::Sampled));
-  if (target_.check_sizes)
+  // A replay takes every result from the cache: no inputs or references to make.
+  if (!cache_.replay)
+    for (const auto& size : r_.sizes) timed_.push_back(target_.make(queue_, size, ++s, Verification::Sampled));
+  if (target_.check_sizes && !cache_.replay)
     for (const auto& size : target_.check_sizes(r_.variant))
       checked_.push_back(target_.make(queue_, size, ++s, Verification::Full));
   single_event_.assign(timed_.size(), false);

@@ -1,7 +1,8 @@
 // The tuner's internal parts, shared by its files: the search space of a size class
 // (tuner_space.cpp) and the tuner of one size class (ClassTuner): compiling, verifying, timing
-// and recording candidates (tuner_class.cpp), the annealing walk (tuner_anneal.cpp) and the
-// run-off (tuner_runoff.cpp); measurements go to and come from the tune cache (tuner_cache.hpp).
+// and recording candidates (tuner_class.cpp), the annealing walk (tuner_anneal.cpp), the
+// model-guided search (tuner_model.cpp) and the run-off (tuner_runoff.cpp); measurements go to and
+// come from the tune cache (tuner_cache.hpp), which a replay searches alone (tuner_replay.cpp).
 // clforge::tune() (tuner.cpp) drives them and stores the results.
 #pragma once
 #include <algorithm>
@@ -82,8 +83,19 @@ std::vector<ParamMap> seed_candidates(const KernelSpec& spec, const Space& space
 struct ClassCache {
   TuneCache* file = nullptr;         // where each evaluated candidate is appended (nullptr: nowhere)
   std::string key;                   // the class's key there
-  std::map<ParamMap, TuneRow> rows;  // results taken instead of measuring (resume)
+  std::map<ParamMap, TuneRow> rows;  // results taken instead of measuring (resume, replay)
+  bool replay = false;               // every result comes from rows: no instances are made
 };
+
+// A replay's options (TuneOptions::replay): nothing stored, no run-off; InvalidArgument without a
+// tune cache. Other options are returned as they are.
+TuneOptions replay_options(const TuneOptions& asked);
+// Restricts each class's space to the configurations the cache holds for its key (counted in the
+// class); InvalidArgument when the cache cannot be read, holds nothing for a class or lacks the
+// class's default (which a replay takes first, as every run measures it first).
+void replay_spaces(const TuneCache& file, const std::vector<CacheKey>& keys,
+                   const std::map<std::string, CachedRun>& cached, const KernelSpec& spec, std::vector<Space>& spaces,
+                   std::vector<TuneClassResult>& classes);
 
 class ClassTuner {
  public:
@@ -144,6 +156,8 @@ class ClassTuner {
 
   // The anneal strategy's walk through the space (tuner_anneal.cpp).
   void anneal(const Space& space);
+  // The model strategy's surrogate-guided batches (tuner_model.cpp).
+  void model(const Space& space);
 
   cl::CommandQueue& queue_;
   QueueContext qc_;
