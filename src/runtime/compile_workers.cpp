@@ -139,8 +139,13 @@ CompileWorkers::~CompileWorkers() {
   }
 }
 
-bool CompileWorkers::active() const {
+bool CompileWorkers::any_alive() const {
   return std::any_of(workers_.begin(), workers_.end(), [](const Worker& w) { return !w.dead; });
+}
+
+bool CompileWorkers::active() const {
+  std::lock_guard<std::mutex> lock(m_);
+  return any_alive();
 }
 
 void CompileWorkers::retire(Worker& w) {
@@ -194,7 +199,7 @@ bool CompileWorkers::compile(const std::string& name, const std::vector<std::str
   {
     std::unique_lock<std::mutex> lock(m_);
     for (;;) {
-      if (!active()) return false;
+      if (!any_alive()) return false;
       for (auto& x : workers_)
         if (!x.dead && !x.busy) {
           w = &x;

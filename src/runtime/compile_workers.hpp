@@ -50,9 +50,10 @@ class CompileWorkers {
   Answer exchange(Worker& w, const std::string& request);
   bool read_line(Worker& w, std::string& line);
   void retire(Worker& w);
+  bool any_alive() const;  // with m_ held
 
   QueueContext qc_;
-  std::mutex m_;
+  mutable std::mutex m_;
   std::condition_variable free_;
   std::vector<Worker> workers_;
 };
