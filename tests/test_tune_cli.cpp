@@ -156,9 +156,19 @@ TEST_SUITE("tune") {
         "tune all --budget 2 --finalists 0 --cache '" + cache + "' --seed " + std::to_string(test::seed()) +
         " --size transpose:64 --size sgemm:96 --size sgemm_stream:96 --size sgemm_direct:64 --size fft:64,batch=16 "
         "--size fft_lanes:64,batch=16 --size fft_rader:257,batch=4 --size blur:64x48";
-    rc = test::run_command(cli + args + " --no-store", out);
+    // Ctrl-C once the cache holds a few candidates: exit status 130 and how to continue; then the
+    // same command with --resume takes those from the cache and runs every job to its end.
+    const std::string interrupted = cli + args + " --no-store 2>&1 & pid=$!; n=0; while [ $n -lt 600 ] && [ \"$(cat '" +
+                                    cache + "' 2>/dev/null | wc -l)\" -lt 4 ]; do sleep 0.1; n=$((n+1)); done; " +
+                                    "kill -INT $pid; wait $pid";
+    rc = test::run_command(interrupted, out);
+    CHECK(rc == 130);
+    CHECK(out.find("with --resume") != std::string::npos);
+    CHECK(out.find("tune all: 10 of 10 jobs") == std::string::npos);
+    rc = test::run_command(cli + args + " --no-store --resume", out);
     REQUIRE(rc == 0);
     CHECK(out.find("tune all: 10 of 10 jobs") != std::string::npos);
+    CHECK(out.find(" from the tune cache)") != std::string::npos);
     // Each class's first record is its default (measured first). Every other candidate slower:
     // the resumed run measures nothing and stores nothing.
     auto set_times = [&](double default_ms, double other_ms) {
