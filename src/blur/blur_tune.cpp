@@ -177,8 +177,7 @@ class BlurInstance : public TuneInstance {
   // A whole image row: the first compared one, or the first one the sample skips (the middle one
   // when every row is compared).
   std::vector<std::size_t> fault_region(bool in_sample) const override {
-    std::size_t y = rows_.size() == z_.h ? z_.h / 2 : rows_.front();
-    for (std::size_t i = 0; !in_sample && rows_.size() < z_.h && i < rows_.size() && rows_[i] == i; ++i) y = i + 1;
+    const std::size_t y = fault_index(rows_, z_.h, in_sample);
     std::vector<std::size_t> region;
     for (std::size_t f = 0; f < row(); ++f) region.push_back(y * row() + f);
     return region;

@@ -136,8 +136,7 @@ class SgemmInstance : public TuneInstance {
   // A whole row of C: the first compared one, or the first one the sample skips (the middle one
   // when every row is compared).
   std::vector<std::size_t> fault_region(bool in_sample) const override {
-    std::size_t i = rows_.size() == z_.m ? z_.m / 2 : rows_.front();
-    for (std::size_t r = 0; !in_sample && rows_.size() < z_.m && r < rows_.size() && rows_[r] == r; ++r) i = r + 1;
+    const std::size_t i = fault_index(rows_, z_.m, in_sample);
     std::vector<std::size_t> region;
     for (std::size_t j = 0; j < z_.n; ++j) region.push_back(host::gemm_c_index(sh_, i, j));
     return region;

@@ -120,8 +120,7 @@ class TransposeInstance : public TuneInstance {
   // A whole output row: the first compared one, or the first one the sample skips (the middle
   // one when every row is compared).
   std::vector<std::size_t> fault_region(bool in_sample) const override {
-    std::size_t j = rows_.size() == s_.cols ? s_.cols / 2 : rows_.front();
-    for (std::size_t i = 0; !in_sample && rows_.size() < s_.cols && i < rows_.size() && rows_[i] == i; ++i) j = i + 1;
+    const std::size_t j = fault_index(rows_, s_.cols, in_sample);
     std::vector<std::size_t> region;
     for (std::size_t f = 0; f < row_floats(); ++f) region.push_back(j * row_floats() + f);
     return region;

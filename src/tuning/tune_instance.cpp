@@ -69,6 +69,13 @@ std::vector<std::size_t> sample_indices(std::size_t count, std::size_t want, std
   return std::vector<std::size_t>(picked.begin(), picked.end());
 }
 
+std::size_t fault_index(const std::vector<std::size_t>& sample, std::size_t count, bool in_sample) {
+  if (sample.size() == count) return count / 2;
+  std::size_t k = sample.front();
+  for (std::size_t i = 0; !in_sample && i < sample.size() && sample[i] == i; ++i) k = i + 1;
+  return k;
+}
+
 cl::Buffer input_buffer(const cl::Context& context, const std::vector<float>& data, const std::string& what) {
   cl_int st = CL_SUCCESS;
   cl::Buffer b(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, std::max<std::size_t>(data.size(), 1) * 4,

@@ -66,6 +66,9 @@ class TuneInstance {
 /// `want` indices of [0, count), sorted, without repeats: 0, count - 1 and random others drawn
 /// with `seed` (every index when count <= want).
 std::vector<std::size_t> sample_indices(std::size_t count, std::size_t want, std::uint64_t seed);
+/// For TuneInstance::fault_region: of a `sample` made by sample_indices(count, ...), the first
+/// index (in_sample), or the first index it skips; count / 2 when it holds every index.
+std::size_t fault_index(const std::vector<std::size_t>& sample, std::size_t count, bool in_sample);
 
 /// The read-only input of a tuning instance holding `data` (`what` names it in errors).
 cl::Buffer input_buffer(const cl::Context& context, const std::vector<float>& data, const std::string& what);
