@@ -106,6 +106,10 @@ BlurCases blur_cases_of(const BenchOptions& opt, const DeviceInfo& dev, const Bl
 
 }  // namespace
 
+std::vector<std::string> blur_sizes(const BenchOptions& opt, const DeviceInfo& dev) {
+  return blur_cases_of(opt, dev, {}).sizes;
+}
+
 std::size_t blur_cases(const BenchOptions& opt, const DeviceInfo& dev, const BlurBenchOptions& b) {
   const BlurCases c = blur_cases_of(opt, dev, b);
   return c.sizes.size() * c.sigmas.size() * c.methods.size();

@@ -200,6 +200,11 @@ Record merge_rounds(const std::vector<Record>& rounds) {
 
 }  // namespace
 
+std::vector<std::string> fft_sizes(const BenchOptions& opt, const DeviceInfo& dev) {
+  std::vector<std::string> out;
+  for (const FftCase& c : cases_of(opt, dev)) out.push_back(std::to_string(c.n) + "x" + std::to_string(c.batch));
+  return out;
+}
 std::size_t fft_cases(const BenchOptions& opt, const DeviceInfo& dev) { return cases_of(opt, dev).size(); }
 
 int bench_rounds(const BenchOptions& opt, const DeviceInfo& dev) {

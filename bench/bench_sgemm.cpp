@@ -132,9 +132,10 @@ std::string percent(double gflops, const Peaks& peaks) {
 
 }  // namespace
 
-std::size_t sgemm_cases(const BenchOptions& opt, const DeviceInfo& dev) {
-  return opt.sizes.empty() ? default_sizes(opt.quick, dev.type == "CPU").size() : opt.sizes.size();
+std::vector<std::string> sgemm_sizes(const BenchOptions& opt, const DeviceInfo& dev) {
+  return opt.sizes.empty() ? default_sizes(opt.quick, dev.type == "CPU") : opt.sizes;
 }
+std::size_t sgemm_cases(const BenchOptions& opt, const DeviceInfo& dev) { return sgemm_sizes(opt, dev).size(); }
 
 void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peaks& peaks) {
   const bool cpu = s.entry.info.type == "CPU";

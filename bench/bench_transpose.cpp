@@ -29,6 +29,7 @@ std::vector<std::string> sizes_of(const BenchOptions& opt) {
 
 }  // namespace
 
+std::vector<std::string> transpose_sizes(const BenchOptions& opt) { return sizes_of(opt); }
 std::size_t transpose_cases(const BenchOptions& opt) { return sizes_of(opt).size(); }
 
 void bench_transpose(Session& s, Report& report, const BenchOptions& opt, const Peaks& peaks) {

@@ -56,6 +56,13 @@ struct BlurBenchOptions {
 void bench_blur(Session& s, Report& report, const BenchOptions& opt, const Peaks& peaks,
                 const BlurBenchOptions& blur = {});
 
+/// The sizes each benchmark runs with `opt` on `dev`, in its own size syntax (fft: "NxBATCH";
+/// blur: the images). `clforge tune all` tunes the size classes of these lists.
+std::vector<std::string> transpose_sizes(const BenchOptions& opt);
+std::vector<std::string> sgemm_sizes(const BenchOptions& opt, const DeviceInfo& dev);
+std::vector<std::string> fft_sizes(const BenchOptions& opt, const DeviceInfo& dev);
+std::vector<std::string> blur_sizes(const BenchOptions& opt, const DeviceInfo& dev);
+
 /// The cases each benchmark runs with `opt` on `dev`, i.e. its progress steps: its sizes (fft:
 /// throws InvalidArgument for a size it cannot read), blur: images x sigmas x methods.
 std::size_t transpose_cases(const BenchOptions& opt);

@@ -261,6 +261,49 @@ TEST_SUITE("tune") {
     CHECK(shipped_rows.count(rows[2].params) == 1);
   }
 
+  TEST_CASE("a size class starts from the fastest of the classes tuned before it") {
+    TuneEnv env("siblings");
+    auto& s = test::session();
+    TuneOptions o = small_options();
+    o.sizes = {"64", "64:8"};  // element sizes 4 and 8: two classes, the same tiny space
+    o.strategy = TuneStrategy::Random;
+    o.budget = 5;  // class 4: every candidate of its 2 x 2 space
+    o.store = false;
+    o.cache_file = "off";
+    o.finalists = 0;
+    const ParamMap winner = small_candidate(16, 2);
+    const detail::TuneFaultScope fault(test::looks_fastest(winner));
+    TuneResult r = tune(s.queue, "transpose", o);
+    REQUIRE(r.classes.size() == 2);
+    REQUIRE(r.classes[0].has_best);
+    CHECK(r.classes[0].best == winner);
+    // Class 8: its references, then class 4's best before any other candidate.
+    const auto& rows = r.classes[1].rows;
+    std::size_t i = 0;
+    while (i < rows.size() && (rows[i].is_default || rows[i].is_current)) ++i;
+    REQUIRE(i < rows.size());
+    REQUIRE(!rows[0].is_current);  // the winner is no reference of class 8
+    CHECK(rows[i].params == winner);
+  }
+
+  TEST_CASE("sizes per class keep a class's first sizes; tunable_sizes leaves out what runs as passes") {
+    TuneEnv env("sizes");
+    auto& s = test::session();
+    TuneOptions o = small_options();
+    o.dry_run = true;
+    o.sizes = {"64", "48x80", "32", "64:8"};
+    o.sizes_per_class = 2;
+    const TuneResult r = tune(s.queue, "transpose", o);
+    REQUIRE(r.classes.size() == 2);
+    CHECK(r.classes[0].sizes == std::vector<std::string>{"64", "48x80"});
+    CHECK(r.classes[1].sizes == std::vector<std::string>{"64:8"});
+    // 2^20 points run as passes through global memory: no size class of the fft kernel.
+    CHECK(tunable_sizes("fft", {"1024", "1048576@2", "1009", "64@64"}) ==
+          std::vector<std::string>{"1024", "1009", "64@64"});
+    CHECK(tunable_sizes("transpose", {"4097x31", "8:16"}) == std::vector<std::string>{"4097x31", "8:16"});
+    CHECK_THROWS_AS(tunable_sizes("no-such-routine", {"64"}), InvalidArgument);
+  }
+
   TEST_CASE("bad arguments throw InvalidArgument naming them") {
     TuneEnv env("args");
     auto& s = test::session();

@@ -15,8 +15,10 @@
 #include <ctime>
 #include <deque>
 #include <iostream>
+#include <set>
 #include <sstream>
 
+#include "bench/routines.hpp"
 #include "runtime/files.hpp"
 #include "runtime/strings.hpp"
 #include "tools/cli.hpp"
@@ -125,6 +127,7 @@ TuneOptions options_of(Globals& g, const TuneArgs& a) {
   o.replay = a.replay;
   o.cache_file = a.cache;
   o.min_gain = a.min_gain_pct / 100;
+  o.sizes_per_class = a.sizes_per_class;
   for (const auto& [name, value] : a.routine_options)
     if (!value.empty()) o.routine_options[name] = value;
   g_stop.store(false);
@@ -182,7 +185,27 @@ void cmd_tune(Globals& g, TuneArgs& a) {
   if (r.interrupted) std::exit(130);
 }
 
-void cmd_tune_all(Globals& g, TuneArgs& a) {
+// `bench all`'s sizes of a routine on the device (quick: `bench all --quick`'s), in the tuner's
+// syntax: FFT lengths with the batch of their first (64 MiB, quick 16 MiB) case.
+std::vector<std::string> bench_all_sizes(const std::string& routine, const DeviceInfo& dev, bool quick) {
+  bench::BenchOptions bo;
+  bo.quick = quick;
+  if (routine == "transpose") return bench::transpose_sizes(bo);
+  if (routine.rfind("sgemm", 0) == 0) return bench::sgemm_sizes(bo, dev);
+  if (routine == "blur") return bench::blur_sizes(bo, dev);
+  std::vector<std::string> out;
+  if (routine.rfind("fft", 0) != 0) return out;
+  std::set<std::string> lengths;
+  for (const auto& s : bench::fft_sizes(bo, dev)) {  // "NxBATCH"
+    const auto x = s.find('x');
+    if (lengths.insert(s.substr(0, x)).second) out.push_back(s.substr(0, x) + "@" + s.substr(x + 1));
+  }
+  return out;
+}
+
+// tune all's sizes: --size ROUTINE:SIZE where given, else the routine's sizes of bench all that it
+// can tune (none: its own default sizes), unless --own-sizes.
+std::map<std::string, std::vector<std::string>> tune_all_sizes(Globals& g, TuneArgs& a) {
   std::map<std::string, std::vector<std::string>> sizes;
   a.shown.clear();
   for (const auto& text : a.sizes) {
@@ -192,7 +215,18 @@ void cmd_tune_all(Globals& g, TuneArgs& a) {
     sizes[routine].push_back(tune_size(parse_size(routine, size)));
     a.shown[sizes[routine].back()] = size;
   }
-  const std::vector<TuneAllJob> jobs = tune_all_jobs(sizes);
+  if (a.own_sizes) return sizes;
+  const DeviceInfo& dev = g.session().entry.info;
+  for (const auto& info : tune_routines()) {
+    if (sizes.count(info.name)) continue;
+    std::vector<std::string> list = tunable_sizes(info.name, bench_all_sizes(info.name, dev, a.quick));
+    if (!list.empty()) sizes[info.name] = std::move(list);
+  }
+  return sizes;
+}
+
+void cmd_tune_all(Globals& g, TuneArgs& a) {
+  const std::vector<TuneAllJob> jobs = tune_all_jobs(tune_all_sizes(g, a));
   TuneOptions o = options_of(g, a);
   ProgressBar bar;
   o.progress = [&bar](const TuneProgress& p) { bar.update(p); };
@@ -282,15 +316,21 @@ void register_tune_all(Apps& apps, Globals& g) {
       "tune every routine the tuner knows, once per kernel-selecting option (blur: each method), sharing one "
       "time budget; a summary per routine and one closing table (before, after) of every size class");
   cmd->add_option("--size", a.sizes,
-                  "ROUTINE:SIZE, repeatable: replaces that routine's default sizes (e.g. fft:1024,mib=64, "
-                  "transpose:1024)");
+                  "ROUTINE:SIZE, repeatable: replaces that routine's sizes (e.g. fft:1024@8192, transpose:1024); "
+                  "by default each routine tunes the size classes of bench all's sizes on the device");
+  cmd->add_flag("--quick", a.quick, "the sizes of bench all --quick (fewer size classes)");
+  cmd->add_flag("--own-sizes", a.own_sizes, "each routine's own default sizes (one size class each)");
+  a.sizes_per_class = 2;
+  cmd->add_option("--sizes-per-class", a.sizes_per_class,
+                  "time each size class on at most N of its sizes, the first ones (0: all)")
+      ->capture_default_str();
   cmd->add_option("--strategy", a.strategy, "search order of every routine (see tune ROUTINE --help)")
       ->check(CLI::IsMember({"auto", "exhaustive", "random", "anneal", "model"}))
       ->capture_default_str();
   auto* budget = cmd->add_option("--budget", a.budget, "at most N candidates per size class, default included");
   auto* time = cmd->add_option("--time", a.time_s,
-                               "stop after SECONDS of wall-clock time in all; each routine gets the time left divided "
-                               "by the routines left");
+                               "stop after SECONDS of wall-clock time in all; each routine gets the time left times "
+                               "its share of the size classes left");
   budget->excludes(time);
   cmd->add_flag("--dry-run", a.dry_run, "show every routine's search space; compile, run and store nothing");
   cmd->add_flag("--no-store", a.no_store, "do not write the user tuning database");

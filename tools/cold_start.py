@@ -11,13 +11,15 @@
    best peer of the same record where one ran; the geometric mean of tuned against shipped, the
    rows below 0.9, and the rows where the shipped rows beat the best peer and the tuned ones do not.
 
-Usage (every step's output lands in --out; --skip-to resumes after an interruption):
+Usage (every step's output lands in --out; --skip-to resumes after an interruption, --steps runs
+some steps alone, e.g. the benchmarks in one sitting and the tune in another):
     tools/cold_start.py --cli build/clforge -d nvidia --time 600 --bench "all --devices nvidia" --out cs-h200
     tools/cold_start.py --cli build/clforge -d cpu --time 60 --bench "transpose --size 1024" --out cs-small
 The benchmark command is `clforge bench BENCH --out DIR` (BENCH: `all ...` or one routine with
 its sizes). Times compared are each record's median.
 """
 import argparse
+import collections
 import json
 import math
 import os
@@ -67,20 +69,34 @@ def env_with(**values):
     return env
 
 
+BLUR_METHODS = ("direct", "separable", "recursive", "rec-whole", "rec-block", "rec-fused")
+
+
 def records(path):
-    """{(device, routine, shape): {library: median_ms}} of a results.json."""
+    """{(device, routine, shape): {library: median_ms}} of a results.json. A blur record's library is
+    its method: each method is a clforge record of its own (shape "IMAGE s=SIGMA METHOD"), and the
+    blur peers of an image and sigma are the peers of each method's record there."""
     with open(path) as f:
         data = json.load(f)
     out = {}
+    blur = collections.defaultdict(list)
     # bench all: one entry per device; bench ROUTINE: one device at the top level.
     devices = data["devices"] if "devices" in data else [{"device": data["device"]["name"], **data}]
     for dev in devices:
         name = dev["device"] if isinstance(dev["device"], str) else dev["device"]["name"]
         for m in dev["measurements"]:
-            if m.get("status") != "ok" or m.get("routine") == "peak" or not m.get("median_ms"):
+            if not str(m.get("status", "")).startswith("ok") or m.get("routine") == "peak" or not m.get("median_ms"):
+                continue
+            if m["routine"] == "blur":
+                blur[(name, m["shape"])].append((m["library"], m["median_ms"]))
                 continue
             key = (name, m["routine"], m["shape"])
             out.setdefault(key, {})[m["library"]] = m["median_ms"]
+    for (name, shape), rows in blur.items():
+        peers = {lib: ms for lib, ms in rows if lib not in BLUR_METHODS}
+        for lib, ms in rows:
+            if lib in BLUR_METHODS:
+                out[(name, "blur", f"{shape} {lib}")] = {"clforge": ms, **peers}
     return out
 
 
@@ -130,6 +146,7 @@ def main():
                     help="the kernel folder to strip (default: the source tree's cl/)")
     ap.add_argument("--out", required=True, help="folder for every step's output")
     ap.add_argument("--skip-to", choices=STEPS, default="default", help="start at this step (after an interruption)")
+    ap.add_argument("--steps", default="", help="comma-separated steps to run (default: every step from --skip-to on)")
     ap.add_argument("--tune-args", default="", help="more options for tune all (e.g. --threads 8)")
     a = ap.parse_args()
     out = os.path.abspath(a.out)
@@ -137,27 +154,33 @@ def main():
     kdir, user, empty = (os.path.join(out, d) for d in ("kernels-default", "user-tuning", "user-empty"))
     dev = ["--device", a.device] if a.device else []
     bench = a.bench.split()
-    first = STEPS.index(a.skip_to)
-    if first == 0:
+    steps = a.steps.split(",") if a.steps else STEPS[STEPS.index(a.skip_to):]
+    unknown = [x for x in steps if x not in STEPS]
+    if unknown:
+        sys.exit(f"cold_start: unknown steps {unknown}; the steps are {STEPS}")
+    if "default" in steps or not os.path.isdir(kdir):
         for name, (kept, total) in strip_rows(os.path.abspath(a.kernels), kdir).items():
             print(f"{name}: {kept} of {total} rows kept")
-        for d in (user, empty):
+    resume = not a.steps and a.skip_to == "tune"  # continues the interrupted tune from its tune cache
+    for d in (user, empty):
+        if d == empty or ("tune" in steps and not resume):
             shutil.rmtree(d, ignore_errors=True)
-            os.makedirs(d)
+        os.makedirs(d, exist_ok=True)
     stripped = env_with(CLFORGE_KERNEL_DIR=kdir, CLFORGE_USER_TUNING_DIR=user)
-    if first <= 0:
+    if "default" in steps:
         run([a.cli] + dev + ["bench"] + bench + ["--out", os.path.join(out, "default")],
             env_with(CLFORGE_KERNEL_DIR=kdir, CLFORGE_USER_TUNING_DIR=empty), os.path.join(out, "default.log"))
-    if first <= 1:
-        resume = ["--resume"] if first == 1 else []
+    if "tune" in steps:
         run([a.cli] + dev + ["tune", "all", "--time", str(a.time), "--cache", os.path.join(out, "tune-cache.jsonl")] +
-            resume + a.tune_args.split(), stripped, os.path.join(out, "tune.log"))
-    if first <= 2:
+            (["--resume"] if resume else []) + a.tune_args.split(), stripped, os.path.join(out, "tune.log"))
+    if "tuned" in steps:
         run([a.cli] + dev + ["bench"] + bench + ["--out", os.path.join(out, "tuned")], stripped,
             os.path.join(out, "tuned.log"))
-    if first <= 3:
+    if "shipped" in steps:
         run([a.cli] + dev + ["bench"] + bench + ["--out", os.path.join(out, "shipped")],
             env_with(CLFORGE_USER_TUNING_DIR=empty), os.path.join(out, "shipped.log"))
+    if not all(os.path.exists(os.path.join(out, x, "results.json")) for x in ("default", "tuned", "shipped")):
+        return
     text = table(out)
     with open(os.path.join(out, "cold_start.md"), "w") as f:
         f.write(text)

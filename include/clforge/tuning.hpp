@@ -158,6 +158,10 @@ struct TuneOptions {
   /// default sizes. Sizes of the same size class are tuned together (score: geometric mean
   /// of their median times); each size class gets its own search and its own stored entry.
   std::vector<std::string> sizes;
+  /// At most this many sizes per size class: the first ones of `sizes` in that class, the
+  /// others left out (0: every size). tune_all() over many sizes uses it to keep each
+  /// candidate's evaluation short.
+  std::size_t sizes_per_class = 0;
   TuneStrategy strategy = TuneStrategy::Auto;
   /// At most this many candidates evaluated per size class, the default and the current
   /// configuration included (they are evaluated whatever the budget; 0: no limit).
@@ -374,6 +378,12 @@ struct TuneAllJob {
 /// InvalidArgument for a sizes key that names no routine.
 std::vector<TuneAllJob> tune_all_jobs(const std::map<std::string, std::vector<std::string>>& sizes = {});
 
+/// The sizes of `sizes`, in order, that tune() of the routine takes as a size class of its
+/// kernel; the others are left out (e.g. FFT lengths longer than one kernel, which run as
+/// passes, or lengths that are not Rader's for fft_rader). Throws InvalidArgument for an
+/// unknown routine.
+std::vector<std::string> tunable_sizes(const std::string& routine, const std::vector<std::string>& sizes);
+
 /// What tune_all() did: one result per job that ran or was skipped (TuneResult::skipped), in order.
 struct TuneAllResult {
   std::vector<TuneAllJob> jobs;
@@ -384,8 +394,8 @@ struct TuneAllResult {
 
 /// tune() of every job with one set of options: each job's sizes and routine options replace
 /// options.sizes and options.routine_options, and options.time_limit_s (0: none) is shared: each
-/// job gets the time left divided by the jobs left, so a job that ends early leaves its time to
-/// the jobs after it. TuneOptions::resume applies to every job (each continues from the tune
+/// job gets the time left times its share of the size classes left (a job's classes: the
+/// distinct variants of its sizes), so a job that ends early leaves its time to the jobs after it. TuneOptions::resume applies to every job (each continues from the tune
 /// cache). A job whose routine is meant for other device types is skipped (a result with only
 /// routine and skipped set). `started(index)` is called before job `index` runs. Throws as tune() does, before
 /// the first job runs for an argument every job shares.

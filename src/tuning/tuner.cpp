@@ -177,7 +177,7 @@ TuneResult start_result(const std::string& routine, const KernelSpec& spec,
 }
 
 // The size classes of the sizes asked for (the target's defaults when none), in order of first
-// appearance, each with its sizes once.
+// appearance, each with its sizes once (at most TuneOptions::sizes_per_class of them).
 void add_size_classes(const TuneTarget& target, const TuneOptions& options, std::vector<TuneClassResult>& classes) {
   const std::vector<std::string> sizes = options.sizes.empty() ? target.default_sizes : options.sizes;
   for (const auto& size : sizes) {
@@ -189,7 +189,8 @@ void add_size_classes(const TuneTarget& target, const TuneOptions& options, std:
       classes.back().variant = variant;
       it = classes.end() - 1;
     }
-    if (std::find(it->sizes.begin(), it->sizes.end(), size) == it->sizes.end()) it->sizes.push_back(size);
+    const bool full = options.sizes_per_class != 0 && it->sizes.size() >= options.sizes_per_class;
+    if (!full && std::find(it->sizes.begin(), it->sizes.end(), size) == it->sizes.end()) it->sizes.push_back(size);
   }
 }
 
@@ -327,7 +328,20 @@ void settle_class(TuneClassResult& c, const TuneResult& result, const TuneCache&
   }
 }
 
+// The fastest configurations of the classes before class `i`, the latest first.
+std::vector<ParamMap> sibling_bests(const std::vector<TuneClassResult>& classes, std::size_t i) {
+  std::vector<ParamMap> out;
+  for (std::size_t j = i; j-- > 0;)
+    if (classes[j].has_best) out.push_back(classes[j].best);
+  return out;
+}
 }  // namespace
+
+std::unique_ptr<CompileWorkers> start_compile_workers(const TuneOptions& options, const QueueContext& qc) {
+  if (options.compile_worker.empty() || options.dry_run || !compile_workers_apply(*qc.info)) return nullptr;
+  if (compile_workers_for(qc.device()) != nullptr) return nullptr;
+  return std::make_unique<CompileWorkers>(qc, options.compile_worker, compile_thread_count(options, true));
+}
 }  // namespace detail
 
 std::vector<TuneRoutineInfo> tune_routines() {
@@ -371,9 +385,7 @@ TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneO
     return result;
   }
 
-  std::unique_ptr<CompileWorkers> workers;
-  if (!options.compile_worker.empty() && compile_workers_apply(dev))
-    workers = std::make_unique<CompileWorkers>(qc, options.compile_worker, compile_thread_count(options, true));
+  const std::unique_ptr<CompileWorkers> workers = start_compile_workers(options, qc);
   const CompileWorkerScope worker_scope(workers.get());
   for (std::size_t i = 0; i < result.classes.size(); ++i) {
     TuneClassResult& c = result.classes[i];
@@ -382,6 +394,7 @@ TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneO
     {
       ClassTuner tuner(queue, target, spec, options, result.strategy, c, seed + 1000 * i, start, deadline, i,
                        result.classes.size(), class_cache);
+      tuner.set_sibling_seeds(sibling_bests(result.classes, i));
       if (!tuner.run(spaces[i])) result.interrupted = true;
     }
     settle_class(c, result, cache.file, dev, spec, options);

@@ -200,4 +200,11 @@ std::size_t parse_size_count(const std::string& text, const std::string& routine
 /// parse or validate (defined in database.cpp; run before tuning so no work is lost).
 void check_user_database(const DeviceInfo& device);
 
+class CompileWorkers;
+/// The compile workers of a tune run (TuneOptions::compile_worker) for the device of `qc`, or
+/// nullptr: none asked for, none apply to the device (compile_workers_apply), a dry run, or a
+/// pool already serves the device (tune_all's, shared by its jobs). Register it with a
+/// CompileWorkerScope while it is in use.
+std::unique_ptr<CompileWorkers> start_compile_workers(const TuneOptions& options, const QueueContext& qc);
+
 }  // namespace clforge::detail

@@ -119,8 +119,12 @@ void ClassTuner::make_instances() {
 
 void ClassTuner::evaluate_seeds(const Space& space) {
   std::vector<ParamMap> seeds;
+  for (const ParamMap& p : siblings_)
+    if (!visited_.count(p) && space_holds(space, p) &&
+        std::find(seeds.begin(), seeds.end(), p) == seeds.end())
+      seeds.push_back(p);
   for (auto& p : seed_candidates(spec_, space, r_.variant, r_.default_params, *qc_.info))
-    if (!visited_.count(p)) seeds.push_back(std::move(p));
+    if (!visited_.count(p) && std::find(seeds.begin(), seeds.end(), p) == seeds.end()) seeds.push_back(std::move(p));
   std::size_t next = 0;
   while (next < seeds.size() && may_start_batch()) {
     std::vector<ParamMap> batch;

@@ -69,6 +69,10 @@ struct Space {
 Space build_space(const KernelSpec& spec, const std::map<std::string, std::vector<int>>& restrict_to,
                   const std::string& variant, const DeviceInfo& dev, std::uint64_t seed);
 
+// Whether p is a point of the space: each searched parameter set to one of its searched values,
+// and the combination admissible.
+bool space_holds(const Space& space, const ParamMap& p);
+
 // The shipped rows of the kernel for the variant (exact or "*"), each completed with `defaults`
 // for the parameters it does not name, that are points of the space (their values among those
 // searched, legal, fitting the device): rows matching the device first, then rows of its vendor
@@ -105,6 +109,10 @@ class ClassTuner {
 
   // Returns false when stopped through the stop flag.
   bool run(const Space& space);
+  // The fastest configurations of the size classes tuned before this one in the same call:
+  // evaluated first among the seeds (where they are points of this class's space), so that
+  // each class starts from what its neighbours found.
+  void set_sibling_seeds(std::vector<ParamMap> seeds) { siblings_ = std::move(seeds); }
 
  private:
   bool stopped() const { return opt_.stop != nullptr && opt_.stop->load(); }
@@ -120,8 +128,9 @@ class ClassTuner {
   // the cache holds is taken from it, neither compiled nor run. References (the default and the
   // current configuration) are evaluated past the time limit too.
   void evaluate_batch(const std::vector<ParamMap>& batch, bool reference);
-  // After the references, before the strategy's order: the shipped rows of other devices that
-  // are points of the space (seed_candidates), nearest first, within the budget and time.
+  // After the references, before the strategy's order: the fastest of the earlier size classes
+  // (set_sibling_seeds), then the shipped rows of other devices (seed_candidates), nearest
+  // first; those that are points of the space, within the budget and time.
   void evaluate_seeds(const Space& space);
   // Makes the instances: the timed sizes verified on a sample, the check sizes in full.
   void make_instances();
@@ -174,6 +183,7 @@ class ClassTuner {
   unsigned threads_ = 1;
   std::size_t total_ = 0;
   ClassCache& cache_;
+  std::vector<ParamMap> siblings_;
   Clock::duration last_batch_{0};  // duration of the last evaluate_batch
   std::vector<std::unique_ptr<TuneInstance>> timed_, checked_;
   std::vector<bool> single_event_;    // per timed size: one kernel's event (else between markers)

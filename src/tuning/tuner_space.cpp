@@ -100,16 +100,17 @@ Space build_space(const KernelSpec& spec, const std::map<std::string, std::vecto
   return s;
 }
 
+bool space_holds(const Space& space, const ParamMap& p) {
+  for (std::size_t i = 0; i < space.names.size(); ++i) {
+    const auto it = p.find(space.names[i]);
+    const auto& vals = space.values[i];
+    if (it == p.end() || std::find(vals.begin(), vals.end(), it->second) == vals.end()) return false;
+  }
+  return space.admissible(p);
+}
+
 std::vector<ParamMap> seed_candidates(const KernelSpec& spec, const Space& space, const std::string& variant,
                                       const ParamMap& defaults, const DeviceInfo& dev) {
-  auto searched = [&space](const ParamMap& p) {
-    for (std::size_t i = 0; i < space.names.size(); ++i) {
-      const auto it = p.find(space.names[i]);
-      const auto& vals = space.values[i];
-      if (it == p.end() || std::find(vals.begin(), vals.end(), it->second) == vals.end()) return false;
-    }
-    return true;
-  };
   std::vector<std::vector<ParamMap>> ranked(3);
   std::set<ParamMap> seen{defaults};
   const Loaded shipped = load_shipped(spec);
@@ -117,7 +118,7 @@ std::vector<ParamMap> seed_candidates(const KernelSpec& spec, const Space& space
     if (e.params.empty() || !e.error.empty() || (e.variant != variant && e.variant != "*")) continue;
     ParamMap p = defaults;
     for (const auto& [name, value] : e.params) p[name] = value;
-    if (!searched(p) || !space.admissible(p) || !seen.insert(p).second) continue;
+    if (!space_holds(space, p) || !seen.insert(p).second) continue;
     const bool vendor = !e.vendor.empty() && to_lower(e.vendor) == to_lower(dev.vendor_key());
     ranked[e.matches(dev) ? 0 : vendor ? 1 : 2].push_back(std::move(p));
   }
