@@ -353,7 +353,8 @@ void register_blur(Apps& apps, Globals& g) {
   static bench::BlurBenchOptions b;
   auto* bb = apps.bench->add_subcommand(
       "blur",
-      "Gaussian blur: MP/s of each method beside its bandwidth bound from the copy bandwidth measured in the same run");
+      "Gaussian blur: MP/s of each method beside its bandwidth bound from the copy bandwidth measured in the same run, "
+      "and the peers (OpenCV on the host and through OpenCL, NPP on NVIDIA) with clforge / best peer");
   add_bench_options(bb, g, "blur");
   bb->add_option("--sigmas", b.sigmas, "sigmas (default 0.8 2 5 10 20)")->delimiter(',');
   bb->add_option(
