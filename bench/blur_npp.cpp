@@ -153,6 +153,31 @@ std::string prepare(NppCase& k) {
   return "";
 }
 
+// The call of the case: the fixed mask where clforge's taps are one of its sizes and its output
+// passes the check (never unchecked: with verification off the given taps run), else the given
+// taps. Returns the call in words.
+std::string choose_call(NppCase& k, std::function<int()>& call) {
+  const BlurCase& c = k.c;
+  call = [&k] { return k.given(); };
+  std::string how = "nppiFilterGaussAdvancedBorder, " + std::to_string(c.taps()) + " taps";
+  if (fixed_mask(c.taps()) < 0 || c.verify_pixels <= 0) return how;
+  char note[160];
+  try {
+    const std::vector<float> y = k.result([&k] { return k.fixed(); });
+    const double e = blur_sampled_error(c.image->data(), y.data(), c.width, c.height, c.channels, c.sigma, c.border,
+                                        3.0, c.verify_pixels, c.verify_seed);
+    if (e <= kTruncatedBlurTolerance) {
+      call = [&k] { return k.fixed(); };
+      return "nppiFilterGaussBorder, fixed " + std::to_string(c.taps()) + "x" + std::to_string(c.taps()) + " mask";
+    }
+    std::snprintf(note, sizeof note, "; its fixed %dx%d mask is another Gaussian (sampled error %.2e)", c.taps(),
+                  c.taps(), e);
+  } catch (const Error& e) {
+    std::snprintf(note, sizeof note, "; its fixed %dx%d mask: %s", c.taps(), c.taps(), e.what());
+  }
+  return how + note;
+}
+
 Record npp_record(Session& s, const BlurCase& c, const TimingPlan& plan) {
   Record r = blur_peer_record("NPP", c);
   r.status = cuda::refusal(s.entry.info, cuda::kNppSonames, npp);
@@ -165,22 +190,8 @@ Record npp_record(Session& s, const BlurCase& c, const TimingPlan& plan) {
     NppCase k(npp(), c);
     r.status = prepare(k);
     if (!r.status.empty()) return r;
-    std::function<int()> call = [&] { return k.given(); };
-    std::string how = "nppiFilterGaussAdvancedBorder, " + std::to_string(c.taps()) + " taps";
-    if (fixed_mask(c.taps()) >= 0) {
-      const std::vector<float> y = k.result([&] { return k.fixed(); });
-      const double e = blur_sampled_error(c.image->data(), y.data(), c.width, c.height, c.channels, c.sigma, c.border,
-                                          3.0, c.verify_pixels, c.verify_seed);
-      char note[160];
-      std::snprintf(note, sizeof note, "; its fixed %dx%d mask is another Gaussian (sampled error %.2e)", c.taps(),
-                    c.taps(), e);
-      if (e <= kTruncatedBlurTolerance) {
-        call = [&] { return k.fixed(); };
-        how = "nppiFilterGaussBorder, fixed mask";
-      } else {
-        how += note;
-      }
-    }
+    std::function<int()> call;
+    const std::string how = choose_call(k, call);
     const std::vector<float> y = k.result(call);
     if (!check_blur_output(r, c, y.data())) return r;
     r.timing = cuda::time_events(
