@@ -292,6 +292,7 @@ void bench_blur(Session& s, Report& report, const BenchOptions& opt, const Peaks
     bc.width = W;
     bc.height = H;
     bc.channels = c;
+    bc.border = b.border;
     bc.image = &host_in;
     bc.verify_pixels = b.verify_pixels;
     bc.verify_seed = 99 + n;

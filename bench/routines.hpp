@@ -7,6 +7,7 @@
 
 #include "bench/harness.hpp"
 #include "bench/peak.hpp"
+#include "clforge/blur.hpp"
 #include "clforge/tuning.hpp"
 
 namespace clforge::bench {
@@ -45,10 +46,11 @@ void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peak
 
 /// Options of the blur benchmark beyond BenchOptions (empty lists: the defaults).
 struct BlurBenchOptions {
-  std::vector<double> sigmas;        ///< default 0.8, 2, 5, 10, 20
-  std::vector<std::string> methods;  ///< direct, separable, recursive, recursive-whole/-blocked/-fused
-  int channels = 1;                  ///< 1: R32F, 4: RGBA32F
-  int verify_pixels = 2000;          ///< output pixels checked against the host (0: none)
+  std::vector<double> sigmas;             ///< default 0.8, 2, 5, 10, 20
+  std::vector<std::string> methods;       ///< direct, separable, recursive, recursive-whole/-blocked/-fused
+  int channels = 1;                       ///< 1: R32F, 4: RGBA32F
+  BlurBorder border = BlurBorder::Clamp;  ///< of every method and peer
+  int verify_pixels = 2000;               ///< output pixels checked against the host (0: none)
 };
 /// clforge Gaussian blur: MP/s per method and sigma beside each method's bandwidth bound
 /// (bytes read + written per pixel / copy bandwidth measured in the same run), and the peers on

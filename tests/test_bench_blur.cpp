@@ -15,6 +15,14 @@
 
 using namespace clforge;
 
+namespace {
+#if CLFORGE_HAVE_OPENCV
+constexpr bool kOpenCv = true;
+#else
+constexpr bool kOpenCv = false;
+#endif
+}  // namespace
+
 TEST_SUITE("bench_blur") {
   TEST_CASE("bench blur: OpenCV rows checked against the reference, NPP's status, clforge / best peer") {
     // bench_blur as `clforge bench blur --quick --size 64x48 --sigmas 1,3 --methods separable`
@@ -78,6 +86,35 @@ TEST_SUITE("bench_blur") {
 #else
     CHECK(opencv == "not built");
 #endif
+  }
+
+  TEST_CASE("bench blur --border mirror: every method and peer blurs with the mirror border") {
+    auto& s = test::session();
+    bench::BenchOptions opt;
+    opt.quick = true;
+    opt.sizes = {"40x33"};
+    bench::BlurBenchOptions b;
+    b.sigmas = {1};
+    b.methods = {"separable"};
+    b.border = BlurBorder::Mirror;
+    bench::Report report(s.entry.info);
+    bench::bench_blur(s, report, opt, bench::Peaks{}, b);
+    std::size_t rows = 0;
+    for (const bench::Record& r : report.records()) {
+      CAPTURE(r.library);
+      CAPTURE(r.status);
+      if (r.library == "NPP") {  // not found here, or replicate only
+        CHECK(r.status.rfind("refused: ", 0) == 0);
+        continue;
+      }
+      if (!kOpenCv && r.library.rfind("OpenCV", 0) == 0) continue;
+      ++rows;
+      CHECK(r.status.rfind("ok", 0) == 0);
+      CHECK(r.error >= 0);
+      CHECK(r.error <= bench::kTruncatedBlurTolerance);
+      if (bench::is_blur_peer(r)) CHECK(r.params.at("border") == "mirror");
+    }
+    CHECK(rows == (kOpenCv ? 3u : 1u));
   }
 
 #if CLFORGE_HAVE_OPENCV

@@ -364,7 +364,14 @@ void register_blur(Apps& apps, Globals& g) {
       ->delimiter(',');
   bb->add_option("--verify-pixels", b.verify_pixels, "output pixels checked against the host (0: none)")
       ->capture_default_str();
-  bb->callback([&g] { cmd_bench_blur(g, b); });
+  static std::string border = "clamp";
+  bb->add_option("-b,--border", border, "clamp, mirror or zero, for every method and peer")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"clamp", "mirror", "zero"}));
+  bb->callback([&g] {
+    b.border = parse_blur_border(border);
+    cmd_bench_blur(g, b);
+  });
 
   static CrossoverArgs x;
   auto* tx = apps.tune->add_subcommand(
