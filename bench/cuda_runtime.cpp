@@ -41,6 +41,8 @@ const Runtime* runtime_of(const std::string& version) {
   bind(rt->event_elapsed, "cudaEventElapsedTime");
   bind(rt->event_destroy, "cudaEventDestroy");
   bind(rt->device_synchronize, "cudaDeviceSynchronize");
+  bind(rt->get_device, "cudaGetDevice");
+  bind(rt->device_get_attribute, "cudaDeviceGetAttribute");
   if (!complete) {
     delete rt;
     rt = nullptr;
@@ -58,6 +60,7 @@ void* Library::symbol(const char* name) {
 
 const Sonames kCublasSonames = {{"13", "libcublas.so.13"}, {"12", "libcublas.so.12"}, {"11", "libcublas.so.11"}};
 const Sonames kCufftSonames = {{"13", "libcufft.so.12"}, {"12", "libcufft.so.11"}, {"11", "libcufft.so.10"}};
+const Sonames kNppSonames = {{"13", "libnppif.so.13"}, {"12", "libnppif.so.12"}};
 
 Library open_library(const Sonames& sonames) {
   static std::mutex m;

@@ -1,4 +1,5 @@
-// The CUDA side of the benchmarks' NVIDIA rows (cuBLAS in `bench sgemm`, cuFFT in `bench fft`):
+// The CUDA side of the benchmarks' NVIDIA rows (cuBLAS in `bench sgemm`, cuFFT in `bench fft`,
+// NPP in `bench blur`):
 // libcudart and the peer library of one CUDA major version (11 to 13) loaded at run time, so the
 // binary needs no CUDA to build, link or run (the rows then say "not found"); device buffers;
 // cudaEvent timing with the same warm-up and repetition rules as the OpenCL rows. Only the C
@@ -28,9 +29,11 @@ struct Runtime {
   int (*event_elapsed)(float*, void*, void*) = nullptr;
   int (*event_destroy)(void*) = nullptr;
   int (*device_synchronize)() = nullptr;
+  int (*get_device)(int*) = nullptr;
+  int (*device_get_attribute)(int*, int, int) = nullptr;  ///< (value, cudaDeviceAttr, device)
 };
 
-/// A peer library (libcublas, libcufft, ...) and the libcudart of the same CUDA version.
+/// A peer library (libcublas, libcufft, libnppif, ...) and the libcudart of the same CUDA version.
 struct Library {
   const Runtime* runtime = nullptr;
   void* handle = nullptr;  ///< dlopen handle of the peer library
@@ -52,6 +55,9 @@ using Sonames = std::vector<std::pair<std::string, std::string>>;
 /// cuBLAS and cuFFT of CUDA 13, 12 and 11.
 extern const Sonames kCublasSonames;
 extern const Sonames kCufftSonames;
+/// NPP's image filters (libnppif, which loads its core libnppc as a dependency, so that the one
+/// handle finds the symbols of both) of CUDA 13 and 12.
+extern const Sonames kNppSonames;
 
 /// The first CUDA version in `sonames` for which both libcudart.so.<version> and the peer's
 /// soname load; looked for once per list, the libraries stay loaded. Loading starts nothing on

@@ -6,13 +6,10 @@
 // sampling plan, back-to-back calls grouped so that a sample lasts about TimingPlan::region_ms,
 // here on the host clock around fftwf_execute; the error against FFTW in double on the same
 // sampled transforms.
-#include <sched.h>
-
 #include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cmath>
-#include <thread>
 
 #include "bench/fft_peers.hpp"
 #include "clforge/runtime.hpp"
@@ -26,14 +23,6 @@ namespace clforge::bench {
 
 #if CLFORGE_HAVE_FFTWF
 namespace {
-
-// The CPUs this process may run on (its affinity mask), else the hardware threads.
-int host_threads() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
 
 // The wisdom file: per host (wisdom measured on one CPU misleads another); empty when the
 // user cache is off (CLFORGE_CACHE_DIR=off).
@@ -141,15 +130,7 @@ Record run_fftw(std::shared_ptr<FftwCaseState>& state, Session& s, const cl::Buf
       std::copy_n(&st.in[b * c.n][0], 2 * c.n, x);
       std::copy_n(&st.out[b * c.n][0], 2 * c.n, y);
     });
-    int calls = 1;  // back-to-back calls per sample, as time_region does (TimingPlan::region_ms)
-    const auto once = [&] {
-      const auto t0 = Clock::now();
-      for (int i = 0; i < calls; ++i) fftwf_execute(st.plan);
-      const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count() / calls;
-      if (calls == 1) calls = detail::region_calls(plan, ms);
-      return ms;
-    };
-    r.timing = detail::sample_runs(plan, {once}).front();
+    r.timing = time_host([&] { fftwf_execute(st.plan); }, plan);
     const int threads = setup().threads;
     r.status = "ok (host wall clock, " + std::to_string(threads) + " threads, FFTW_MEASURE)";
     r.params = {{"threads", threads},

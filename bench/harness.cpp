@@ -2,16 +2,19 @@
 // measured as null / empty fields), provenance, the report's files. Progress is in progress.cpp.
 #include "bench/harness.hpp"
 
+#include <sched.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 #include "clforge/errors.hpp"
 #include "clforge/version.hpp"
@@ -20,6 +23,25 @@
 #include "runtime/files.hpp"
 
 namespace clforge::bench {
+
+Timing time_host(const std::function<void()>& run, const TimingPlan& plan) {
+  int calls = 1;
+  const auto once = [&] {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < calls; ++i) run();
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / calls;
+    if (calls == 1) calls = detail::region_calls(plan, ms);
+    return ms;
+  };
+  return detail::sample_runs(plan, {once}).front();
+}
+
+int host_threads() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
 
 nlohmann::json device_json(const DeviceInfo& d) {
   return {{"name", d.name},

@@ -108,14 +108,23 @@ nlohmann::json record_json(const Record& r);
 Record record_from_json(const nlohmann::json& j);
 
 /// Peer libraries and their versions: build-time versions of CLBlast, clFFT and VkFFT,
-/// OpenBLAS's own config string when it loads, the CUDA version and sonames of cuBLAS and cuFFT
-/// when they load, "not built" / "not found (...)" / "unknown" otherwise.
+/// FFTW's and OpenCV's version strings, OpenBLAS's own config string when it loads, the CUDA
+/// version and sonames of cuBLAS, cuFFT and NPP when they load, "not built" / "not found (...)" / "unknown" otherwise.
 nlohmann::json peer_versions();
 
 /// Numeric size key of a record, derived from its shape string, for ordering and plotting:
 /// transpose "RxC" -> R*C elements, sgemm "MxNxK[ XX]" -> (M*N*K)^(1/3), fft "n=N batch=B" -> N,
 /// blur "WxH s=S" -> W*H pixels, anything else -> the number the shape starts with (0: none).
 double size_key(const Record& r);
+
+/// Times `run` (a host call that returns when its work is done) on the host clock with the
+/// sampling of the device timers (detail::sample_runs): back-to-back calls per sample so that a
+/// sample lasts about plan.region_ms, as time_region does. The host peers' timer (FFTW, OpenCV).
+Timing time_host(const std::function<void()>& run, const TimingPlan& plan);
+
+/// The CPUs this process may run on (its affinity mask), else the hardware threads: the
+/// threads of the host peers (FFTW, OpenCV).
+int host_threads();
 
 /// The current time as UTC ISO 8601 ("2026-11-22T10:04:05Z").
 std::string utc_now_iso();

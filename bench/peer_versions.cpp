@@ -1,11 +1,12 @@
 // Versions of the peer libraries the benchmarks compare against, for results.json and
 // report.md: the headers' versions for the linked ones (CLBlast, clFFT) and VkFFT (header
-// only), FFTW's own version string and thread count, OpenBLAS's config string and kernels, and
-// the CUDA libraries' sonames for the ones loaded at run time. Kept in its own file so that only
+// only), FFTW's and OpenCV's own version strings and thread counts, OpenBLAS's config string and
+// kernels, and the CUDA libraries' sonames for the ones loaded at run time. Kept in its own file so that only
 // this one includes the large vkFFT.h beside bench_fft.cpp.
 #include <string>
 
 #include "bench/bench_all.hpp"
+#include "bench/blur_peers.hpp"
 #include "bench/fft_peers.hpp"
 #include "bench/openblas.hpp"
 #if CLFORGE_BENCH_CUDA
@@ -50,12 +51,15 @@ nlohmann::json peer_versions() {
 #endif
   j["OpenBLAS"] = openblas().describe();
   j["FFTW"] = fftw_version_text();
+  j["OpenCV"] = opencv_version_text();
 #if CLFORGE_BENCH_CUDA
   j["cuBLAS"] = cuda::describe(cuda::kCublasSonames);
   j["cuFFT"] = cuda::describe(cuda::kCufftSonames);
+  j["NPP"] = cuda::describe(cuda::kNppSonames);
 #else
   j["cuBLAS"] = "not built";
   j["cuFFT"] = "not built";
+  j["NPP"] = "not built";
 #endif
   return j;
 }

@@ -6,15 +6,16 @@
 //  - <routine>_device<k>_ratio.svg: clforge / best peer on a linear axis, where the few percent
 //    between libraries show (a log throughput axis hides them);
 //  - blur_device<k>_<image>.svg: MP/s against sigma (log x), one colour, marker and dash per
-//    method, each method's bandwidth bound dashed in its colour (equal bounds drawn once);
-//  - <routine>_devices.svg: clforge on each device (blur: the best method at each sigma on the
-//    largest image of each device).
+//    method and peer, each method's bandwidth bound dashed in its colour (equal bounds drawn once);
+//  - <routine>_devices.svg: clforge on each device (blur: the best of clforge's methods at each
+//    sigma on the largest image of each device).
 // Values that were not measured (null in results.json) are left out.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <map>
 
+#include "bench/blur_peers.hpp"
 #include "bench/report.hpp"
 #include "bench/svg_plot.hpp"
 
@@ -49,6 +50,10 @@ const std::map<std::string, KeyStyle>& known_styles() {
       {"rec-whole", style("#e7298a", Marker::Diamond)},
       {"rec-block", style("#66a61e", Marker::TriangleDown)},
       {"rec-fused", style("#a6761d", Marker::Circle, "3,3", 2, true)},
+      // Blur peers: dashed, so that they stand apart from clforge's methods.
+      {"OpenCV CPU", style("#5254a3", Marker::Square, "6,3")},
+      {"OpenCV OpenCL", style("#843c39", Marker::Diamond, "6,3")},
+      {"NPP", style("#d62728", Marker::TriangleDown, "6,3")},
   };
   return m;
 }
@@ -198,7 +203,7 @@ Chart blur_chart(std::size_t dev, const DeviceRun& run, const std::string& image
   c.title = "blur " + image + " on " + device_label(dev, run.report.device());
   c.x_label = size_axis("blur");
   c.y_label = "MP/s (higher is better)";
-  c.key_title = "method";
+  c.key_title = "method / peer";
   for (const std::string& method : libraries_of(rs)) {
     c.keys.push_back({method, styles.at(method)});
     ChartSeries s{method, "", {}}, bound{"bound: " + method, "", {}};
@@ -258,7 +263,7 @@ Chart devices_chart(const std::string& routine, const AllResults& res) {
       ChartSeries s{label, "", {}};
       std::map<double, double> best;
       for (const Record* r : rs)
-        if (!images.empty() && timed(*r) && blur_image(*r) == images.back() && blur_mps(*r) > 0)
+        if (!images.empty() && timed(*r) && !is_blur_peer(*r) && blur_image(*r) == images.back() && blur_mps(*r) > 0)
           best[blur_sigma(*r)] = std::max(best[blur_sigma(*r)], blur_mps(*r));
       for (const auto& [sigma, v] : best) s.points.push_back({sigma, v, "sigma " + num(sigma) + ": " + num(v)});
       c.series.push_back(std::move(s));

@@ -1,8 +1,8 @@
 // report.md of `clforge bench all` and the helpers it shares with the charts (report.hpp).
 // Per device: identity, peer versions, the peaks, then per routine a table of throughput by
 // size with one column per library, clforge / best peer and % of the measured peak; blur as
-// method x sigma tables per image. Numbers are formatted with 3 significant digits, so the
-// same results always give the same text.
+// method x sigma tables per image, the peers below the methods, and clforge / best peer.
+// Numbers are formatted with 3 significant digits, so the same results always give the same text.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "bench/blur_peers.hpp"
 #include "bench/report.hpp"
 
 namespace clforge::bench::report {
@@ -288,33 +289,79 @@ void peaks_summary(std::ostringstream& o, const Peaks& p) {
       << peak_text(p.launch_round_trip_us, "us") << " to enqueue and finish one.\n";
 }
 
+// The record of `library` on one image and sigma (null: none).
+const Record* blur_find(const std::vector<const Record*>& rs, const std::string& library, const std::string& image,
+                        double sigma) {
+  const Record* hit = nullptr;
+  for (const Record* r : rs)
+    if (r->library == library && blur_image(*r) == image && blur_sigma(*r) == sigma) hit = r;
+  return hit;
+}
+
+// The best timed peer's MP/s on one image and sigma (0: no peer timed).
+double best_blur_peer(const std::vector<const Record*>& rs, const std::string& image, double sigma) {
+  double best = 0;
+  for (const Record* r : rs)
+    if (is_blur_peer(*r) && timed(*r) && blur_image(*r) == image && blur_sigma(*r) == sigma)
+      best = std::max(best, blur_mps(*r));
+  return best;
+}
+
+// clforge / best peer per method and sigma on one image, when a peer was timed there.
+void blur_ratio_table(std::ostringstream& o, const std::vector<const Record*>& rs, const std::string& image,
+                      const std::vector<std::string>& methods, const std::vector<double>& sigmas) {
+  if (std::none_of(sigmas.begin(), sigmas.end(), [&](double s) { return best_blur_peer(rs, image, s) > 0; })) return;
+  o << "\nclforge / best peer (MP/s of the method over the fastest peer's on the same image and sigma):\n\n| method |";
+  for (double s : sigmas) o << " sigma " << num(s) << " |";
+  o << "\n|---|";
+  for (std::size_t i = 0; i < sigmas.size(); ++i) o << "---:|";
+  o << "\n";
+  for (const std::string& method : methods) {
+    o << "| " << method << " |";
+    for (double s : sigmas) {
+      const Record* r = blur_find(rs, method, image, s);
+      const double best = best_blur_peer(rs, image, s);
+      o << ' ' << (r != nullptr && timed(*r) && best > 0 ? num(blur_mps(*r) / best) : "-") << " |";
+    }
+    o << "\n";
+  }
+}
+
 void blur_tables(std::ostringstream& o, std::size_t device, const std::vector<const Record*>& rs) {
   o << "MP/s (megapixels per second) of each method; in brackets the share of the method's bandwidth "
-       "bound (its bytes read + written per pixel at the copy bandwidth of this run).\n";
-  const std::vector<std::string> methods = libraries_of(rs);
+       "bound (its bytes read + written per pixel at the copy bandwidth of this run). Below the methods the "
+       "peers with the work of the direct and separable methods (the same sigma, taps and border).\n";
+  std::vector<std::string> methods, peers;
+  for (const std::string& name : libraries_of(rs)) {
+    const bool peer =
+        std::any_of(rs.begin(), rs.end(), [&](const Record* r) { return r->library == name && is_blur_peer(*r); });
+    (peer ? peers : methods).push_back(name);
+  }
   const std::vector<double> sigmas = blur_sigmas(rs);
   for (const std::string& image : blur_images(rs)) {
     o << "\n#### " << image << "\n\n![blur " << image << " on device " << device << "]("
-      << blur_chart_file(device, image) << ")\n\n| method |";
+      << blur_chart_file(device, image) << ")\n\n| method / peer |";
     for (double s : sigmas) o << " sigma " << num(s) << " |";
     o << "\n|---|";
     for (std::size_t i = 0; i < sigmas.size(); ++i) o << "---:|";
     o << "\n";
-    for (const std::string& method : methods) {
-      o << "| " << method << " |";
-      for (double s : sigmas) {
-        const Record* hit = nullptr;
-        for (const Record* r : rs)
-          if (r->library == method && blur_image(*r) == image && blur_sigma(*r) == s) hit = r;
-        if (hit == nullptr)
-          o << " |";
-        else if (!timed(*hit))
-          o << ' ' << cell(hit->status) << " |";
-        else
-          o << ' ' << num(blur_mps(*hit)) << " (" << pct(blur_mps(*hit), blur_bound_mps(*hit)) << ") |";
+    for (const auto* names : {&methods, &peers})
+      for (const std::string& name : *names) {
+        o << "| " << name << " |";
+        for (double s : sigmas) {
+          const Record* hit = blur_find(rs, name, image, s);
+          if (hit == nullptr)
+            o << " |";
+          else if (!timed(*hit))
+            o << ' ' << cell(hit->status) << " |";
+          else if (is_blur_peer(*hit))
+            o << ' ' << num(blur_mps(*hit)) << " |";
+          else
+            o << ' ' << num(blur_mps(*hit)) << " (" << pct(blur_mps(*hit), blur_bound_mps(*hit)) << ") |";
+        }
+        o << "\n";
       }
-      o << "\n";
-    }
+    blur_ratio_table(o, rs, image, methods, sigmas);
   }
   notes(o, rs);
 }

@@ -7,6 +7,7 @@
 
 #include "bench/harness.hpp"
 #include "bench/peak.hpp"
+#include "clforge/blur.hpp"
 #include "clforge/tuning.hpp"
 
 namespace clforge::bench {
@@ -45,13 +46,16 @@ void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peak
 
 /// Options of the blur benchmark beyond BenchOptions (empty lists: the defaults).
 struct BlurBenchOptions {
-  std::vector<double> sigmas;        ///< default 0.8, 2, 5, 10, 20
-  std::vector<std::string> methods;  ///< direct, separable, recursive, recursive-whole/-blocked/-fused
-  int channels = 1;                  ///< 1: R32F, 4: RGBA32F
-  int verify_pixels = 2000;          ///< output pixels checked against the host (0: none)
+  std::vector<double> sigmas;             ///< default 0.8, 2, 5, 10, 20
+  std::vector<std::string> methods;       ///< direct, separable, recursive, recursive-whole/-blocked/-fused
+  int channels = 1;                       ///< 1: R32F, 4: RGBA32F
+  BlurBorder border = BlurBorder::Clamp;  ///< of every method and peer
+  int verify_pixels = 2000;               ///< output pixels checked against the host (0: none)
 };
 /// clforge Gaussian blur: MP/s per method and sigma beside each method's bandwidth bound
-/// (bytes read + written per pixel / copy bandwidth measured in the same run).
+/// (bytes read + written per pixel / copy bandwidth measured in the same run), and the peers on
+/// the same image and sigma (bench/blur_peers.hpp: OpenCV on the host and through OpenCL on the
+/// same device, NPP on NVIDIA devices) with clforge / best peer per method and sigma.
 /// sizes: "WxH" or "N" (square); default 4096x4096 (16 MP) and 8192x8192 (64 MP); 16 MP only on CPU devices.
 void bench_blur(Session& s, Report& report, const BenchOptions& opt, const Peaks& peaks,
                 const BlurBenchOptions& blur = {});
@@ -64,7 +68,8 @@ std::vector<std::string> fft_sizes(const BenchOptions& opt, const DeviceInfo& de
 std::vector<std::string> blur_sizes(const BenchOptions& opt, const DeviceInfo& dev);
 
 /// The cases each benchmark runs with `opt` on `dev`, i.e. its progress steps: its sizes (fft:
-/// throws InvalidArgument for a size it cannot read), blur: images x sigmas x methods.
+/// throws InvalidArgument for a size it cannot read), blur: images x sigmas x (methods + 1, the
+/// peers' step).
 std::size_t transpose_cases(const BenchOptions& opt);
 std::size_t sgemm_cases(const BenchOptions& opt, const DeviceInfo& dev);
 std::size_t fft_cases(const BenchOptions& opt, const DeviceInfo& dev);

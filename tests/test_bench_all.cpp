@@ -137,14 +137,14 @@ TEST_SUITE("bench_all") {
     // Provenance.
     for (const char* key : {"commit", "host", "os"}) CHECK_FALSE(j.at(key).get<std::string>().empty());
     CHECK(d.at("platform_version") == s.entry.info.platform_version);
-    // Progress: 13 steps (peak probes; transpose 2, sgemm 2, fft 2 sizes; blur 1 image x 2 sigmas
-    // x 3 methods), every measurement line with its step and an ETA; sgemm stops at its second
-    // size, the count goes on from fft.
-    CHECK(log.find("[1/13, ETA -] [device 1/1] peak copy") != std::string::npos);
-    CHECK(log.find("[2/13, ETA ") != std::string::npos);
-    CHECK(log.find("[6/13, ETA ") != std::string::npos);
-    CHECK(log.find("[13/13, ETA ") != std::string::npos);
-    CHECK(log.find("/14, ETA") == std::string::npos);
+    // Progress: 15 steps (peak probes; transpose 2, sgemm 2, fft 2 sizes; blur 1 image x 2 sigmas
+    // x (3 methods + the peers)), every measurement line with its step and an ETA; sgemm stops at
+    // its second size, the count goes on from fft.
+    CHECK(log.find("[1/15, ETA -] [device 1/1] peak copy") != std::string::npos);
+    CHECK(log.find("[2/15, ETA ") != std::string::npos);
+    CHECK(log.find("[6/15, ETA ") != std::string::npos);
+    CHECK(log.find("[15/15, ETA ") != std::string::npos);
+    CHECK(log.find("/16, ETA") == std::string::npos);
     // cuBLAS and cuFFT: rows in every build made with CLFORGE_WITH_CUDA (the default), their
     // libraries looked for at run time; where they are absent the rows and peers say so.
     for (const auto& [routine, peer] : {std::pair<std::string, std::string>{"sgemm", "cuBLAS"}, {"fft", "cuFFT"}}) {
@@ -207,7 +207,11 @@ TEST_SUITE("bench_all") {
     CHECK(md.find("clforge / best peer") != std::string::npos);
     const auto blur_at = md.find("### blur (MP/s)");
     REQUIRE(blur_at != std::string::npos);
-    CHECK(md.find("| method | sigma 1 | sigma 3 |", blur_at) != std::string::npos);
+    CHECK(md.find("| method / peer | sigma 1 | sigma 3 |", blur_at) != std::string::npos);
+    CHECK(md.find("| OpenCV CPU |", blur_at) != std::string::npos);
+#if CLFORGE_HAVE_OPENCV
+    CHECK(md.find("clforge / best peer (MP/s of the method", blur_at) != std::string::npos);
+#endif
     const auto stopped = md.find("the routine stopped: failed: ");
     CHECK(stopped != std::string::npos);
     if (stopped != std::string::npos) CHECK(md.find("sgemm_", stopped) < md.find('\n', stopped));

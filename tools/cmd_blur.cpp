@@ -353,7 +353,8 @@ void register_blur(Apps& apps, Globals& g) {
   static bench::BlurBenchOptions b;
   auto* bb = apps.bench->add_subcommand(
       "blur",
-      "Gaussian blur: MP/s of each method beside its bandwidth bound from the copy bandwidth measured in the same run");
+      "Gaussian blur: MP/s of each method beside its bandwidth bound from the copy bandwidth measured in the same run, "
+      "and the peers (OpenCV on the host and through OpenCL, NPP on NVIDIA) with clforge / best peer");
   add_bench_options(bb, g, "blur");
   bb->add_option("--sigmas", b.sigmas, "sigmas (default 0.8 2 5 10 20)")->delimiter(',');
   bb->add_option(
@@ -363,7 +364,14 @@ void register_blur(Apps& apps, Globals& g) {
       ->delimiter(',');
   bb->add_option("--verify-pixels", b.verify_pixels, "output pixels checked against the host (0: none)")
       ->capture_default_str();
-  bb->callback([&g] { cmd_bench_blur(g, b); });
+  static std::string border = "clamp";
+  bb->add_option("-b,--border", border, "clamp, mirror or zero, for every method and peer")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"clamp", "mirror", "zero"}));
+  bb->callback([&g] {
+    b.border = parse_blur_border(border);
+    cmd_bench_blur(g, b);
+  });
 
   static CrossoverArgs x;
   auto* tx = apps.tune->add_subcommand(
