@@ -17,6 +17,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "bench/peak.hpp"
 #include "runtime/files.hpp"
 #include "runtime/strings.hpp"
 #include "tools/cli.hpp"
@@ -182,6 +183,21 @@ void cmd_tune(Globals& g, TuneArgs& a) {
   if (r.interrupted) std::exit(130);
 }
 
+// The device's peaks, for the lookup and the seed order by peaks (docs/tuning.md): measured (copy
+// probes and the quick FMA search, seconds) and stored before the first job when none are stored
+// and this run stores its results. A resumed run takes those its first run stored: the seed order
+// depends on them, and a resumed search takes the path of the run it continues.
+void ensure_peaks(Session& s, const TuneArgs& a) {
+  if (a.dry_run || a.no_store || a.replay || a.resume || stored_device_peaks(s.entry.info)) return;
+  bench::Report report(s.entry.info);
+  const std::size_t bytes = std::min<std::size_t>(std::size_t{256} << 20, s.entry.info.max_alloc_size / 2);
+  const bench::Peaks p = bench::measure_peaks(s, report, bytes, false);
+  if (p.copy_gbps <= 0 || p.fma_gflops <= 0) return;
+  store_device_peaks(s.entry.info, p.copy_gbps, p.fma_gflops);
+  std::fprintf(stderr, "peaks of this device: copy %.1f GB/s, FMA %.1f GFLOP/s (stored in %s)\n", p.copy_gbps,
+               p.fma_gflops, user_database_path(s.entry.info).c_str());
+}
+
 void cmd_tune_all(Globals& g, TuneArgs& a) {
   std::map<std::string, std::vector<std::string>> sizes;
   a.shown.clear();
@@ -203,6 +219,7 @@ void cmd_tune_all(Globals& g, TuneArgs& a) {
                  (a.time_s > 0 ? ", " + clock_text(std::max(0.0, a.time_s - used)) + " left" : std::string()) + "] ";
   };
   Session& s = g.session();
+  ensure_peaks(s, a);
   const TuneAllResult all = with_sigint(bar, [&] { return tune_all(s.queue, jobs, o, started); });
   for (const auto& r : all.results) print_summary(r, a);
   if (!a.dry_run) print_all_table(all, !a.no_store);
