@@ -37,7 +37,8 @@ const char* const kRows = R"({"kernel": "transpose", "entries": [
                                   "fma_gflops": 10000},
    "params": {"TRA_TILE": 16, "TRA_WPT": 2, "TRA_PAD": 1, "TRA_SWZ": 4}},
   {"device": "Some CPU", "vendor": "CPU", "peaks": {"type": "CPU", "copy_gbs": 3100, "fma_gflops": 58000},
-   "params": {"TRA_TILE": 4, "TRA_WPT": 4}}
+   "params": {"TRA_TILE": 4, "TRA_WPT": 4}},
+  {"vendor": "CPU", "device_vendor": "AuthenticAMD", "params": {"TRA_WPT": 2}}
 ]})";
 
 // A GPU of a vendor class without rows (a new vendor), or of `v`.
@@ -110,10 +111,16 @@ TEST_SUITE("tuning_database") {
     CHECK(cfg.at("TRA_PAD") == 0);
     CHECK(cfg.sources.at("TRA_PAD").find("[vendor NVIDIA]") != std::string::npos);
     CHECK(cfg.at("TRA_SWZ") == 4);
-    // A CPU takes the CPU's row only, however far its peaks.
-    DeviceInfo cpu = test::fake_device(VendorClass::CPU, "other-cpu-arch", "New CPU");
+    // A CPU takes the CPU's row only, however far its peaks; a row narrowed to its processor maker
+    // comes before it (another maker's CPU never sees that row).
+    const DeviceInfo cpu = test::fake_device(VendorClass::CPU, "other-cpu-arch", "New CPU", "AuthenticAMD");
     store_device_peaks(cpu, 20, 400);
-    const auto c = resolve_configuration("transpose", "4", cpu);
+    auto c = resolve_configuration("transpose", "4", cpu);
+    CHECK(c.at("TRA_TILE") == 4);
+    CHECK(c.at("TRA_WPT") == 2);
+    const DeviceInfo intel = test::fake_device(VendorClass::CPU, "other-cpu-arch", "Intel CPU", "GenuineIntel");
+    store_device_peaks(intel, 20, 400);
+    c = resolve_configuration("transpose", "4", intel);
     CHECK(c.at("TRA_TILE") == 4);
     CHECK(c.at("TRA_WPT") == 4);
   }
@@ -178,10 +185,10 @@ TEST_SUITE("tuning_database") {
       return t;
     };
     // The default row is the defaults (not a seed); NVIDIA's row completed with them is TILE 8.
-    CHECK(tiles(nullptr) == std::vector<int>{8, 32, 16, 4});  // file order after the matching rows
+    CHECK(tiles(nullptr) == std::vector<int>{8, 32, 16, 4, 8});  // file order after the matching rows
     detail::Peaks near_a{2900, 61000, "GPU", "", ""};
-    CHECK(tiles(&near_a) == std::vector<int>{32, 16, 8, 4});
+    CHECK(tiles(&near_a) == std::vector<int>{32, 16, 8, 4, 8});
     detail::Peaks near_b{480, 9500, "GPU", "", ""};
-    CHECK(tiles(&near_b) == std::vector<int>{16, 32, 8, 4});
+    CHECK(tiles(&near_b) == std::vector<int>{16, 32, 8, 4, 8});
   }
 }

@@ -16,8 +16,9 @@
 // then F's, then "*"'s, within each match level.
 // A row may carry "peaks" (those of the device it was tuned on), and a user database the device's
 // own (top-level "peaks", store_device_peaks). With the device's peaks known, rows of other devices
-// of its type that carry peaks apply too, nearest first, after the device and architecture rows:
-// those of its vendor class before its vendor rows, the others after them (tuning/nearest.hpp).
+// of its type that carry peaks apply too, nearest first, after the device and architecture rows
+// (and those narrowed to its processor maker): those of its vendor class before its vendor rows,
+// the others after them (tuning/nearest.hpp).
 #include <sys/stat.h>
 
 #include <algorithm>

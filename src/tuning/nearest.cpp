@@ -10,7 +10,10 @@ namespace clforge::detail {
 
 std::optional<Placement> place_row(const Entry& e, const DeviceInfo& device, const Peaks* peaks) {
   const bool matches = e.matches(device);
-  if (matches && e.level() >= Level::Architecture) return Placement{Tier::Own};
+  // With peaks, a matching row narrowed to the device's processor maker counts as its own too: the
+  // maker's microarchitecture decides what it holds (the FFT's CPU form), which peaks do not tell.
+  const bool own = e.level() >= Level::Architecture || (peaks != nullptr && !e.device_vendor.empty());
+  if (matches && own) return Placement{Tier::Own};
   const bool transferable = peaks != nullptr && e.peaks && to_lower(e.peaks->type) == to_lower(device.type) &&
                             (e.device_vendor.empty() || to_lower(e.device_vendor) == to_lower(device.vendor));
   if (transferable) {

@@ -11,7 +11,8 @@
 namespace clforge::detail {
 
 // The tiers of one database's rows, first to last. Own: the rows of the device itself and of its
-// architecture. With the device's peaks known, the rows of other devices of its type (GPU, CPU)
+// architecture (with peaks known, also its vendor class's rows narrowed to its processor maker by
+// device_vendor). With the device's peaks known, the rows of other devices of its type (GPU, CPU)
 // that carry peaks, nearest first: those of its vendor class (NearVendor) before the vendor class's
 // rows without peaks (Vendor), those of other vendor classes (NearOther) after them. Default: the
 // rows without match keys.
