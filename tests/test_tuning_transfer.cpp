@@ -181,7 +181,8 @@ TEST_SUITE("tuning_database") {
     const ParamMap defaults = resolve_configuration("transpose", "4", dev, Tuning{{}, false}).values;
     auto tiles = [&](const detail::Peaks* peaks) {
       std::vector<int> t;
-      for (const auto& p : detail::seed_candidates(spec, space, "4", defaults, dev, peaks)) t.push_back(p.at("TRA_TILE"));
+      for (const auto& p : detail::seed_candidates(spec, space, "4", defaults, dev, peaks))
+        t.push_back(p.at("TRA_TILE"));
       return t;
     };
     // The default row is the defaults (not a seed); NVIDIA's row completed with them is TILE 8.

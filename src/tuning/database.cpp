@@ -445,7 +445,8 @@ Configuration resolve_configuration(const std::string& kernel, const std::string
     if (!bad.empty()) {
       fill_from_rows(spec, lookup_order(db, kernel, variant, device, nullptr), base);
       cfg = base;
-      cfg.notes.push_back("the rows nearest by peaks form an illegal combination (" + bad + "); looked up without peaks");
+      cfg.notes.push_back("the rows nearest by peaks form an illegal combination (" + bad +
+                          "); looked up without peaks");
     }
   }
   check_constraints(spec, tuning, cfg);

@@ -51,8 +51,7 @@ Peaks parse_peaks(const nlohmann::json& j, const std::string& where) {
       throw TuningError(where + ": unknown key \"peaks\"." + key);
     }
   }
-  if (!copy || !fma || p.type.empty())
-    throw TuningError(where + ": \"peaks\" needs copy_gbs, fma_gflops and type");
+  if (!copy || !fma || p.type.empty()) throw TuningError(where + ": \"peaks\" needs copy_gbs, fma_gflops and type");
   return p;
 }
 
