@@ -5,6 +5,7 @@
 // pending KeyboardInterrupt stops it the same way before it is raised.
 #include <atomic>
 #include <exception>
+#include <optional>
 
 #include "interop.hpp"
 
@@ -252,6 +253,21 @@ void register_tune(py::module_& m) {
   m.def("tune_routines", &tune_routines, "The routines tune() knows, with their size syntax and options.");
   m.def("tunable_kernels", &tunable_kernels, "Names of every kernel with a tuning space.");
   m.def("kernel_parameters", &kernel_parameters, py::arg("kernel"), "Declared tuning parameters of one kernel.");
+  m.def("store_device_peaks", &store_device_peaks, py::arg("device"), py::arg("copy_gbs"), py::arg("fma_gflops"),
+        "Stores a device's measured copy bandwidth (GB/s) and FMA throughput (GFLOP/s) in its user tuning "
+        "database: where the device has no rows of its own, the lookup then takes the rows of the devices nearest "
+        "by peaks (clforge peak stores them).");
+  m.def(
+      "stored_device_peaks",
+      [](const DeviceInfo& device) -> py::object {
+        const std::optional<DevicePeaks> p = stored_device_peaks(device);
+        if (!p) return py::none();
+        py::dict d;
+        d["copy_gbs"] = p->copy_gbs;
+        d["fma_gflops"] = p->fma_gflops;
+        return d;
+      },
+      py::arg("device"), "The peaks stored for a device, {'copy_gbs': ..., 'fma_gflops': ...}, or None.");
 }
 
 }  // namespace clforge_py

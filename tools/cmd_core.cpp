@@ -169,6 +169,15 @@ void cmd_peak(Globals& g) {
   const bench::Peaks p = bench::measure_peaks(s, report, std::min<std::size_t>(bytes, s.entry.info.max_alloc_size / 2));
   finish_report(report, g);
   std::printf("copy bandwidth %.1f GB/s, FMA throughput %.1f GFLOP/s\n", p.copy_gbps, p.fma_gflops);
+  // Stored for the lookup: where the device has no rows of its own, the rows of the devices
+  // nearest by peaks apply (docs/tuning.md).
+  if (p.copy_gbps <= 0 || p.fma_gflops <= 0) return;
+  try {
+    store_device_peaks(s.entry.info, p.copy_gbps, p.fma_gflops);
+    std::printf("peaks stored in %s\n", user_database_path(s.entry.info).c_str());
+  } catch (const TuningError& e) {
+    std::fprintf(stderr, "peaks not stored: %s\n", e.what());
+  }
 }
 
 void cmd_bench_transpose(Globals& g) {
@@ -268,7 +277,8 @@ void register_core(Apps& apps, Globals& g) {
                      "small/medium/large; fft: length; blur: channels 1/4)");
   params->callback([&g] { cmd_params(g, routine, variant); });
 
-  auto* peak = apps.root->add_subcommand("peak", "measure copy bandwidth and FMA throughput");
+  auto* peak = apps.root->add_subcommand(
+      "peak", "measure copy bandwidth and FMA throughput; store them in the user tuning database (lookup by peaks)");
   peak->add_flag("--quick", g.quick, "a smaller buffer and few repetitions");
   add_out_option(peak, g.out, "results.json, results.csv, report.md");
   peak->callback([&g] { cmd_peak(g); });

@@ -18,6 +18,7 @@
 #include <set>
 #include <sstream>
 
+#include "bench/peak.hpp"
 #include "bench/routines.hpp"
 #include "runtime/files.hpp"
 #include "runtime/strings.hpp"
@@ -185,6 +186,28 @@ void cmd_tune(Globals& g, TuneArgs& a) {
   if (r.interrupted) std::exit(130);
 }
 
+// The device's peaks, for the lookup and the seed order by peaks (docs/tuning.md): measured (copy
+// probes and the quick FMA search, seconds) and stored before the first job when none are stored
+// and this run stores its results. A resumed run takes those its first run stored: the seed order
+// depends on them, and a resumed search takes the path of the run it continues.
+// Without them the tune runs as before, so a probe that fails is reported and passed over.
+void ensure_peaks(Session& s, const TuneArgs& a) {
+  if (a.dry_run || a.no_store || a.replay || a.resume || stored_device_peaks(s.entry.info)) return;
+  bench::Report report(s.entry.info);
+  const std::size_t bytes = std::min<std::size_t>(std::size_t{256} << 20, s.entry.info.max_alloc_size / 2);
+  bench::Peaks p;
+  try {
+    p = bench::measure_peaks(s, report, bytes, false);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "peaks of this device not measured (%s); tuning without them\n", e.what());
+    return;
+  }
+  if (p.copy_gbps <= 0 || p.fma_gflops <= 0) return;
+  store_device_peaks(s.entry.info, p.copy_gbps, p.fma_gflops);
+  std::fprintf(stderr, "peaks of this device: copy %.1f GB/s, FMA %.1f GFLOP/s (stored in %s)\n", p.copy_gbps,
+               p.fma_gflops, user_database_path(s.entry.info).c_str());
+}
+
 // `bench all`'s sizes of a routine on the device (quick: `bench all --quick`'s), in the tuner's
 // syntax: FFT lengths with the batch of their first (64 MiB, quick 16 MiB) case.
 std::vector<std::string> bench_all_sizes(const std::string& routine, const DeviceInfo& dev, bool quick) {
@@ -237,6 +260,7 @@ void cmd_tune_all(Globals& g, TuneArgs& a) {
                  (a.time_s > 0 ? ", " + clock_text(std::max(0.0, a.time_s - used)) + " left" : std::string()) + "] ";
   };
   Session& s = g.session();
+  ensure_peaks(s, a);
   const TuneAllResult all = with_sigint(bar, [&] { return tune_all(s.queue, jobs, o, started); });
   for (const auto& r : all.results) print_summary(r, a);
   if (!a.dry_run) print_all_table(all, !a.no_store);

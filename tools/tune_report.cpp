@@ -198,6 +198,7 @@ void write_results(const TuneResult& r, const DeviceInfo& dev, const TuneArgs& a
                  dev.driver_version + ")";
   j["entries"] = nlohmann::json::array();
   j["results"] = nlohmann::json::array();
+  const std::optional<DevicePeaks> peaks = stored_device_peaks(dev);
   for (const auto& c : r.classes) {
     std::vector<std::string> sizes;
     for (const auto& size : c.sizes) sizes.push_back(shown_size(a, size));
@@ -231,6 +232,13 @@ void write_results(const TuneResult& r, const DeviceInfo& dev, const TuneArgs& a
         e["device"] = dev.name;
       }
       e["note"] = "default " + std::to_string(c.default_ms) + " ms, tuned " + std::to_string(c.best_ms) + " ms";
+      // The peaks of the device it was tuned on: devices that read the file take the row by them.
+      if (peaks)
+        e["peaks"] = {{"copy_gbs", peaks->copy_gbs},
+                      {"fma_gflops", peaks->fma_gflops},
+                      {"type", dev.type.empty() ? std::string("other") : dev.type},
+                      {"device", dev.name},
+                      {"vendor", dev.vendor_key()}};
       j["entries"].push_back(e);
     }
     res["rows"] = nlohmann::json::array();

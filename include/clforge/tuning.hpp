@@ -8,12 +8,17 @@
 //   user database written by `clforge tune` (per device, unless disabled)
 //   shipped database: exact device name -> architecture -> vendor class -> "default"
 // Each level is searched for the exact variant (e.g. element size, FFT length) first,
-// then for the kernel's generic "*" variant.
+// then for the kernel's generic "*" variant. Where the device's peaks are stored in its user
+// database (store_device_peaks, `clforge peak`), each database's rows of other devices of its
+// type that carry the peaks they were tuned at come after its device and architecture rows,
+// nearest by peaks first: those of its vendor class before its vendor rows, the others after
+// them, all before "default" (docs/tuning.md).
 #pragma once
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,8 +73,26 @@ std::string user_database_path(const DeviceInfo& device);
 /// Writes (kernel, variant) -> values into the user database of a device, atomically
 /// (temp file then rename). An existing file that cannot be parsed is not overwritten:
 /// TuningError names it.
+/// The row carries the device's stored peaks (store_device_peaks) when there are any.
 void store_user_entry(const DeviceInfo& device, const std::string& kernel, const std::string& variant,
                       const ParamMap& values, const std::string& note = {});
+
+/// A device's measured ceilings (`clforge peak`).
+struct DevicePeaks {
+  double copy_gbs = 0;    ///< copy bandwidth in GB/s (bytes read + written per second)
+  double fma_gflops = 0;  ///< FMA throughput in GFLOP/s (float)
+};
+
+/// Stores the peaks of a device in its user database (the "peaks" object beside its entries,
+/// written atomically), replacing any stored before. From then on the lookup with the user
+/// database takes the rows of the devices nearest by peaks where the device has no rows of its
+/// own, and the tuner's seed candidates come nearest first. Throws InvalidArgument for a value that
+/// is not a positive number, TuningError (file left as it is) when the file cannot be parsed.
+void store_device_peaks(const DeviceInfo& device, double copy_gbs, double fma_gflops);
+
+/// The peaks stored for a device; nullopt when none are. Throws TuningError, naming the file and
+/// the key, when the file or its peaks object cannot be parsed.
+std::optional<DevicePeaks> stored_device_peaks(const DeviceInfo& device);
 
 // ====================================================================================
 // The tuner: search, verify, time and store parameters from a program (`clforge tune` is

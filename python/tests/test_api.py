@@ -104,6 +104,16 @@ def test_tuning_error_names_the_file(tmp_path):
     assert missing in json.loads(line)
 
 
+def test_device_peaks_are_stored_and_read_back(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLFORGE_USER_TUNING_DIR", str(tmp_path))
+    info = clforge.select_device(os.environ.get("CLFORGE_TEST_DEVICE", ""))
+    assert clforge.stored_device_peaks(info) is None
+    clforge.store_device_peaks(info, 95.2, 1376.0)
+    assert clforge.stored_device_peaks(info) == {"copy_gbs": 95.2, "fma_gflops": 1376.0}
+    with pytest.raises(clforge.InvalidArgument):
+        clforge.store_device_peaks(info, 0.0, 1376.0)
+
+
 def test_unsupported_device():
     with pytest.raises(clforge.UnsupportedDevice, match="no-such-device-anywhere"):
         clforge.select_device("no-such-device-anywhere")

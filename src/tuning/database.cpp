@@ -14,9 +14,15 @@
 // processor maker's microarchitecture, under one LLVM target name).
 // A variant "F:S" (a sub-variant) also matches the rows of its family F: its own rows come first,
 // then F's, then "*"'s, within each match level.
+// A row may carry "peaks" (those of the device it was tuned on), and a user database the device's
+// own (top-level "peaks", store_device_peaks). With the device's peaks known, rows of other devices
+// of its type that carry peaks apply too, nearest first, after the device and architecture rows
+// (and those narrowed to its processor maker): those of its vendor class before its vendor rows,
+// the others after them (tuning/nearest.hpp).
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -33,6 +39,7 @@
 #include "runtime/sources.hpp"
 #include "runtime/strings.hpp"
 #include "tuning/db_files.hpp"
+#include "tuning/nearest.hpp"
 #include "tuning/spec.hpp"
 
 namespace clforge {
@@ -302,13 +309,19 @@ int variant_rank(const Entry& e, const std::string& variant, const std::string& 
   return e.variant == variant ? 2 : e.variant == "*" ? 0 : e.variant == family ? 1 : -1;
 }
 
-// Appends the rows of one database (`what`: "tuning-file", "user" or "shipped") that match,
-// most specific first; a row of the kernel that failed to validate throws TuningError.
+// Appends the rows of one database (`what`: "tuning-file", "user" or "shipped") that apply, in the
+// tiers of place_row (without peaks: by level), nearest first within a tier of rows chosen by their
+// peaks, then most specific level and variant first; a row of the kernel that failed to validate
+// throws TuningError.
 void add_level(LookupOrder& order, const Entries& es, const std::string& what, const std::string& kernel,
-               const std::string& variant, const DeviceInfo& device) {
+               const std::string& variant, const DeviceInfo& device, const Peaks* peaks) {
   const std::string family = variant.substr(0, variant.find(':'));
   auto rank = [&](const Entry& e) { return variant_rank(e, variant, family); };
-  std::vector<const Entry*> m;
+  struct Row {
+    const Entry* e;
+    Placement at;
+  };
+  std::vector<Row> m;
   for (const auto& e : es) {
     if (!e.error.empty() && (e.kernel.empty() || e.kernel == kernel)) {
       const std::string bypass = what == "user"
@@ -317,14 +330,29 @@ void add_level(LookupOrder& order, const Entries& es, const std::string& what, c
                                      : "fix the file or unset CLFORGE_TUNING_FILE";
       throw TuningError(e.error + " (kernel " + kernel + " cannot use this " + what + " database: " + bypass + ")");
     }
-    if (e.error.empty() && e.kernel == kernel && e.matches(device) && rank(e) >= 0) m.push_back(&e);
+    if (!e.error.empty() || e.kernel != kernel || rank(e) < 0) continue;
+    if (const std::optional<Placement> at = place_row(e, device, peaks)) m.push_back({&e, *at});
   }
-  std::stable_sort(m.begin(), m.end(), [&](const Entry* a, const Entry* b) {
-    if (a->level() != b->level()) return a->level() > b->level();
-    if (rank(*a) != rank(*b)) return rank(*a) > rank(*b);
-    return !a->device_vendor.empty() && b->device_vendor.empty();
+  std::stable_sort(m.begin(), m.end(), [&](const Row& a, const Row& b) {
+    if (a.at.tier != b.at.tier) return a.at.tier < b.at.tier;
+    if (a.at.distance() != b.at.distance()) return a.at.distance() < b.at.distance();
+    if (a.e->level() != b.e->level()) return a.e->level() > b.e->level();
+    if (rank(*a.e) != rank(*b.e)) return rank(*a.e) > rank(*b.e);
+    return !a.e->device_vendor.empty() && b.e->device_vendor.empty();
   });
-  for (const Entry* e : m) order.emplace_back(e, what + " " + e->file + " [" + e->label() + "]");
+  for (const Row& r : m)
+    order.emplace_back(r.e, what + " " + r.e->file + " [" + r.e->label() + "]" +
+                                (r.at.near() ? nearest_note(*r.e, r.at) : std::string()));
+}
+
+// Rows in lookup order: tuning file, user database, shipped; each by tier and specificity.
+LookupOrder lookup_order(const Databases& db, const std::string& kernel, const std::string& variant,
+                         const DeviceInfo& device, const Peaks* peaks) {
+  LookupOrder order;
+  add_level(order, *db.tuning_file.entries, "tuning-file", kernel, variant, device, peaks);
+  add_level(order, *db.user.entries, "user", kernel, variant, device, peaks);
+  add_level(order, *db.shipped.entries, "shipped", kernel, variant, device, peaks);
+  return order;
 }
 
 // Every parameter not overridden: from the first row in lookup order that sets it, else the
@@ -404,12 +432,23 @@ Configuration resolve_configuration(const std::string& kernel, const std::string
   const std::string key = resolved_key(kernel, variant, device, tuning, db);
   if (std::optional<Configuration> known = remembered(key)) return *known;
 
-  // Rows in lookup order: tuning file, user database, shipped; each by specificity.
-  LookupOrder order;
-  add_level(order, *db.tuning_file.entries, "tuning-file", kernel, variant, device);
-  add_level(order, *db.user.entries, "user", kernel, variant, device);
-  add_level(order, *db.shipped.entries, "shipped", kernel, variant, device);
-  fill_from_rows(spec, order, cfg);
+  // The device's peaks, stored in its user database (`clforge peak`), bring in the rows of the
+  // devices nearest by peaks; the key above holds the user database's version, so storing them
+  // changes it.
+  const Peaks* peaks = db.user.peaks ? &*db.user.peaks : nullptr;
+  Configuration base = cfg;
+  fill_from_rows(spec, lookup_order(db, kernel, variant, device, peaks), cfg);
+  if (peaks != nullptr && spec.check) {
+    // Rows of another device overlaid on this device's vendor and default rows may form a
+    // combination the kernel rejects: then the lookup is the one without peaks.
+    const std::string bad = spec.check(cfg.values, variant);
+    if (!bad.empty()) {
+      fill_from_rows(spec, lookup_order(db, kernel, variant, device, nullptr), base);
+      cfg = base;
+      cfg.notes.push_back("the rows nearest by peaks form an illegal combination (" + bad +
+                          "); looked up without peaks");
+    }
+  }
   check_constraints(spec, tuning, cfg);
   fit_to_device(spec, device, tuning, cfg);
   remember(key, cfg);
@@ -427,26 +466,19 @@ void check_user_database(const DeviceInfo& device) {
     throw TuningError(std::string(e.what()) + "; the user tuning database is not overwritten: fix or remove it");
   }
 }
-}  // namespace detail
 
-void store_user_entry(const DeviceInfo& device, const std::string& kernel, const std::string& variant,
-                      const ParamMap& values, const std::string& note) {
-  using namespace detail;
-  const KernelSpec& spec = kernel_spec(kernel);
-  for (const auto& [n, v] : values) {
-    const ParamInfo* p = spec.find(n);
-    if (p == nullptr) throw InvalidArgument("unknown parameter '" + n + "' for kernel " + kernel);
-    if (std::find(p->legal.begin(), p->legal.end(), v) == p->legal.end())
-      throw InvalidArgument("parameter " + n + "=" + std::to_string(v) + " is not legal for kernel " + kernel);
-  }
-  const std::string path = user_database_path(device);
-  static std::mutex write_mutex;
-  std::lock_guard<std::mutex> lock(write_mutex);
+namespace {
+// Writers of user databases, one at a time within the process.
+std::mutex g_user_write_mutex;
+
+// The user database at `path` as JSON, validated (an invalid file is never overwritten: TuningError
+// names it), or an empty one with the device's identity.
+nlohmann::json read_user_database(const std::string& path, const DeviceInfo& device) {
   nlohmann::json j;
   if (const auto text = read_file(path)) {
     try {
       j = nlohmann::json::parse(*text);
-      parse_database(*text, path, {});  // validates; an invalid file is never overwritten
+      parse_database(*text, path, {});
     } catch (const TuningError&) {
       throw;
     } catch (const std::exception& e) {
@@ -460,6 +492,31 @@ void store_user_entry(const DeviceInfo& device, const std::string& kernel, const
   j["device"] = device.name;
   j["platform"] = device.platform_name;
   j["driver"] = device.driver_version;
+  return j;
+}
+
+std::string utc_now() {
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return date;
+}
+}  // namespace
+}  // namespace detail
+
+void store_user_entry(const DeviceInfo& device, const std::string& kernel, const std::string& variant,
+                      const ParamMap& values, const std::string& note) {
+  using namespace detail;
+  const KernelSpec& spec = kernel_spec(kernel);
+  for (const auto& [n, v] : values) {
+    const ParamInfo* p = spec.find(n);
+    if (p == nullptr) throw InvalidArgument("unknown parameter '" + n + "' for kernel " + kernel);
+    if (std::find(p->legal.begin(), p->legal.end(), v) == p->legal.end())
+      throw InvalidArgument("parameter " + n + "=" + std::to_string(v) + " is not legal for kernel " + kernel);
+  }
+  const std::string path = user_database_path(device);
+  std::lock_guard<std::mutex> lock(g_user_write_mutex);
+  nlohmann::json j = read_user_database(path, device);
   auto& entries = j["entries"];
   nlohmann::json fresh = nlohmann::json::object();
   fresh["kernel"] = kernel;
@@ -468,10 +525,10 @@ void store_user_entry(const DeviceInfo& device, const std::string& kernel, const
   fresh["params"] = nlohmann::json::object();
   for (const auto& [n, v] : values) fresh["params"][n] = v;
   if (!note.empty()) fresh["note"] = note;
-  char date[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  fresh["date"] = date;
+  fresh["date"] = utc_now();
+  // The row carries the peaks of the device it was tuned on, for the devices that take it as
+  // the nearest by peaks (a tuning file shared with them).
+  if (j.contains("peaks")) fresh["peaks"] = j["peaks"];
   bool replaced = false;
   for (auto& e : entries) {
     if (e.value("kernel", "") == kernel && e.value("variant", "*") == fresh["variant"] &&
@@ -482,6 +539,39 @@ void store_user_entry(const DeviceInfo& device, const std::string& kernel, const
   }
   if (!replaced) entries.push_back(fresh);
   write_file_atomic(path, j.dump(2) + "\n");
+}
+
+void store_device_peaks(const DeviceInfo& device, double copy_gbs, double fma_gflops) {
+  using namespace detail;
+  if (!std::isfinite(copy_gbs) || copy_gbs <= 0 || !std::isfinite(fma_gflops) || fma_gflops <= 0)
+    throw InvalidArgument("device peaks must be positive numbers (copy " + std::to_string(copy_gbs) + " GB/s, FMA " +
+                          std::to_string(fma_gflops) + " GFLOP/s)");
+  const std::string path = user_database_path(device);
+  std::lock_guard<std::mutex> lock(g_user_write_mutex);
+  nlohmann::json j = read_user_database(path, device);
+  j["peaks"] = {{"copy_gbs", copy_gbs},
+                {"fma_gflops", fma_gflops},
+                {"type", device.type.empty() ? std::string("other") : device.type},
+                {"device", device.name},
+                {"vendor", device.vendor_key()},
+                {"date", utc_now()}};
+  write_file_atomic(path, j.dump(2) + "\n");
+}
+
+std::optional<DevicePeaks> stored_device_peaks(const DeviceInfo& device) {
+  using namespace detail;
+  const std::string path = user_database_path(device);
+  const auto text = read_file(path);
+  if (!text) return std::nullopt;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(*text);
+  } catch (const std::exception& e) {
+    throw TuningError("tuning file " + path + ": not valid JSON: " + e.what());
+  }
+  if (!j.is_object() || !j.contains("peaks")) return std::nullopt;
+  const Peaks p = parse_peaks(j["peaks"], "tuning file " + path);
+  return DevicePeaks{p.copy_gbs, p.fma_gflops};
 }
 
 }  // namespace clforge

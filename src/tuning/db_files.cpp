@@ -2,6 +2,7 @@
 #include "tuning/db_files.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -17,10 +18,42 @@
 namespace clforge::detail {
 
 namespace {
+// A parsed file: its entries and its device peaks.
+struct ParsedFile {
+  Entries entries;
+  std::optional<Peaks> peaks;
+};
+using ParsedPtr = std::shared_ptr<const ParsedFile>;
+
 // Parsed files by key, with the version they were parsed at.
 std::mutex g_db_mutex;
-std::map<std::string, std::pair<std::uint64_t, EntriesPtr>> g_parsed;
+std::map<std::string, std::pair<std::uint64_t, ParsedPtr>> g_parsed;
 }  // namespace
+
+Peaks parse_peaks(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_object()) throw TuningError(where + ": \"peaks\" must be an object");
+  Peaks p;
+  bool copy = false, fma = false;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& key = it.key();
+    const std::string at = where + ": \"peaks\"." + key;
+    if (key == "copy_gbs" || key == "fma_gflops") {
+      if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() <= 0)
+        throw TuningError(at + " must be a positive number");
+      (key == "copy_gbs" ? p.copy_gbs : p.fma_gflops) = it->get<double>();
+      (key == "copy_gbs" ? copy : fma) = true;
+    } else if (key == "type" || key == "device" || key == "vendor" || key == "date" || key == "comment") {
+      if (!it->is_string()) throw TuningError(at + " must be a string");
+      if (key == "type") p.type = it->get<std::string>();
+      if (key == "device") p.device = it->get<std::string>();
+      if (key == "vendor") p.vendor = it->get<std::string>();
+    } else {
+      throw TuningError(where + ": unknown key \"peaks\"." + key);
+    }
+  }
+  if (!copy || !fma || p.type.empty()) throw TuningError(where + ": \"peaks\" needs copy_gbs, fma_gflops and type");
+  return p;
+}
 
 // One entry of a file, validated against its kernel's declared space (TuningError naming the key).
 Entry parse_entry(const nlohmann::json& je, const std::string& where, const std::string& file,
@@ -39,7 +72,7 @@ bool holds_group_settings(const nlohmann::json& je, const std::string& file_kern
 }  // namespace
 
 Entries parse_database(const std::string& text, const std::string& file, const std::string& default_kernel,
-                       bool lenient) {
+                       bool lenient, std::optional<Peaks>* peaks) {
   nlohmann::json j;
   std::string file_kernel = default_kernel;
   try {
@@ -62,6 +95,18 @@ Entries parse_database(const std::string& text, const std::string& file, const s
     return {bad};
   }
   Entries out;
+  if (j.contains("peaks")) {
+    try {
+      const Peaks p = parse_peaks(j["peaks"], "tuning file " + file);
+      if (peaks != nullptr) *peaks = p;
+    } catch (const TuningError& e) {
+      if (!lenient) throw;
+      Entry bad;  // of every kernel: each lookup reads the device's peaks
+      bad.file = file;
+      bad.error = e.what();
+      out.push_back(std::move(bad));
+    }
+  }
   std::size_t idx = 0;
   for (const auto& je : j["entries"]) {
     const std::string where = "tuning file " + file + ": entries[" + std::to_string(idx++) + "]";
@@ -96,6 +141,10 @@ Entry parse_entry(const nlohmann::json& je, const std::string& where, const std:
     for (auto it = je.begin(); it != je.end(); ++it) {
       const std::string& key = it.key();
       if (key == "params") continue;
+      if (key == "peaks") {
+        e.peaks = parse_peaks(*it, where);
+        continue;
+      }
       if (key == "note" || key == "date" || key == "time_ms" || key == "comment" || key == "driver" ||
           key == "platform")
         continue;  // informational
@@ -144,16 +193,28 @@ namespace {
 // Versions from a file's contents apart from those of its stamp.
 constexpr std::uint64_t kContentVersionSeed = 0x636f6e74656e7473ull;
 
-EntriesPtr load_cached(const std::string& key, std::uint64_t version, const std::function<Entries()>& load) {
+ParsedPtr load_cached(const std::string& key, std::uint64_t version, const std::function<ParsedFile()>& load) {
   {
     std::lock_guard<std::mutex> lock(g_db_mutex);
     auto it = g_parsed.find(key);
     if (it != g_parsed.end() && it->second.first == version) return it->second.second;
   }
-  auto e = std::make_shared<const Entries>(load());
+  auto e = std::make_shared<const ParsedFile>(load());
   std::lock_guard<std::mutex> lock(g_db_mutex);
   g_parsed[key] = {version, e};
   return e;
+}
+
+// A user or tuning file, parsed leniently with its peaks.
+ParsedFile parse_file(const std::string& text, const std::string& path, const std::string& default_kernel) {
+  ParsedFile f;
+  f.entries = parse_database(text, path, default_kernel, true, &f.peaks);
+  return f;
+}
+
+void take(Loaded& out, const ParsedPtr& parsed) {
+  out.entries = EntriesPtr(parsed, &parsed->entries);
+  out.peaks = parsed->peaks;
 }
 }  // namespace
 
@@ -168,7 +229,7 @@ Loaded load_file_entries(const std::string& path, const std::string& default_ker
   auto load = [&] {
     const auto text = read_file(path);
     if (!text) throw TuningError("tuning file " + path + " cannot be read");
-    return parse_database(*text, path, default_kernel, true);
+    return parse_file(*text, path, default_kernel);
   };
   if (st.recent()) {
     // A fresh file's stamp may not show its latest write (coarse file times): its contents name
@@ -177,12 +238,11 @@ Loaded load_file_entries(const std::string& path, const std::string& default_ker
     const auto text = read_file(path);
     if (!text) throw TuningError("tuning file " + path + " cannot be read");
     out.version = fnv1a(*text, kContentVersionSeed);
-    out.entries =
-        load_cached("file:" + path, out.version, [&] { return parse_database(*text, path, default_kernel, true); });
+    take(out, load_cached("file:" + path, out.version, [&] { return parse_file(*text, path, default_kernel); }));
     return out;
   }
   out.version = fnv1a(std::to_string(st.mtime) + ":" + std::to_string(st.size) + ":" + std::to_string(st.inode));
-  out.entries = load_cached("file:" + path, out.version, load);
+  take(out, load_cached("file:" + path, out.version, load));
   return out;
 }
 
@@ -196,8 +256,11 @@ Loaded load_shipped(const KernelSpec& spec) {
                                 ? "embedded:" + spec.database
                                 : stamp.origin.substr(stamp.origin.find(':') + 1) + "/" + spec.database;
   out.version = fnv1a(stamp.origin + ":" + std::to_string(stamp.hash));
-  out.entries = load_cached("shipped:" + spec.database + "@" + stamp.origin, stamp.hash,
-                            [&] { return parse_database(load_kernel_source(spec.database).text, label, spec.name); });
+  take(out, load_cached("shipped:" + spec.database + "@" + stamp.origin, stamp.hash, [&] {
+         ParsedFile f;
+         f.entries = parse_database(load_kernel_source(spec.database).text, label, spec.name, false, &f.peaks);
+         return f;
+       }));
   return out;
 }
 

@@ -16,6 +16,7 @@
 #include "runtime/compile_workers.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/log.hpp"
+#include "tuning/db_files.hpp"
 #include "tuning/tuner_internal.hpp"
 #include "tuning/tuner_testing.hpp"
 
@@ -123,7 +124,10 @@ void ClassTuner::evaluate_seeds(const Space& space) {
     if (!visited_.count(p) && space_holds(space, p) &&
         std::find(seeds.begin(), seeds.end(), p) == seeds.end())
       seeds.push_back(p);
-  for (auto& p : seed_candidates(spec_, space, r_.variant, r_.default_params, *qc_.info))
+  // The device's peaks as stored in its user database (whether or not the lookup reads it).
+  const Loaded user = load_file_entries(user_database_path(*qc_.info), {}, false);
+  const Peaks* peaks = user.peaks ? &*user.peaks : nullptr;
+  for (auto& p : seed_candidates(spec_, space, r_.variant, r_.default_params, *qc_.info, peaks))
     if (!visited_.count(p) && std::find(seeds.begin(), seeds.end(), p) == seeds.end()) seeds.push_back(std::move(p));
   std::size_t next = 0;
   while (next < seeds.size() && may_start_batch()) {

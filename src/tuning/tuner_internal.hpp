@@ -73,13 +73,18 @@ Space build_space(const KernelSpec& spec, const std::map<std::string, std::vecto
 // and the combination admissible.
 bool space_holds(const Space& space, const ParamMap& p);
 
+struct Peaks;
+
 // The shipped rows of the kernel for the variant (exact or "*"), each completed with `defaults`
 // for the parameters it does not name, that are points of the space (their values among those
-// searched, legal, fitting the device): rows matching the device first, then rows of its vendor
-// class, then the others, each group in file order, without repeats. On a device nobody tuned for,
-// the configurations that are fast elsewhere are the likeliest to be fast here.
+// searched, legal, fitting the device), without repeats. Without the device's peaks (nullptr):
+// rows matching the device first, then rows of its vendor class, then the others, each group in
+// file order. With them, in the lookup's tiers (nearest.hpp: own rows, rows of the vendor class
+// nearest by peaks first, vendor rows, other vendor classes' rows nearest first, default), then
+// the rows that do not apply, those of its vendor class first. On a device nobody tuned for, the
+// configurations that are fast on similar devices are the likeliest to be fast here.
 std::vector<ParamMap> seed_candidates(const KernelSpec& spec, const Space& space, const std::string& variant,
-                                      const ParamMap& defaults, const DeviceInfo& dev);
+                                      const ParamMap& defaults, const DeviceInfo& dev, const Peaks* peaks);
 
 // ------------------------------------------------------------------ one size class
 

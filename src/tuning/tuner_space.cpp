@@ -8,6 +8,7 @@
 
 #include "clforge/errors.hpp"
 #include "tuning/db_files.hpp"
+#include "tuning/nearest.hpp"
 #include "tuning/tuner_internal.hpp"
 
 namespace clforge::detail {
@@ -110,8 +111,13 @@ bool space_holds(const Space& space, const ParamMap& p) {
 }
 
 std::vector<ParamMap> seed_candidates(const KernelSpec& spec, const Space& space, const std::string& variant,
-                                      const ParamMap& defaults, const DeviceInfo& dev) {
-  std::vector<std::vector<ParamMap>> ranked(3);
+                                      const ParamMap& defaults, const DeviceInfo& dev, const Peaks* peaks) {
+  struct Seed {
+    int group;
+    double distance;
+    ParamMap params;
+  };
+  std::vector<Seed> ranked;
   std::set<ParamMap> seen{defaults};
   const Loaded shipped = load_shipped(spec);
   for (const Entry& e : *shipped.entries) {
@@ -120,10 +126,17 @@ std::vector<ParamMap> seed_candidates(const KernelSpec& spec, const Space& space
     for (const auto& [name, value] : e.params) p[name] = value;
     if (!space_holds(space, p) || !seen.insert(p).second) continue;
     const bool vendor = !e.vendor.empty() && to_lower(e.vendor) == to_lower(dev.vendor_key());
-    ranked[e.matches(dev) ? 0 : vendor ? 1 : 2].push_back(std::move(p));
+    // Groups 0-4: the tiers of the rows that apply (every matching row is group 0 without peaks);
+    // 5 and 6: the rows that do not, those of the vendor class first.
+    const std::optional<Placement> at = peaks != nullptr ? place_row(e, dev, peaks) : std::nullopt;
+    const int group = at ? static_cast<int>(at->tier) : e.matches(dev) ? 0 : vendor ? 5 : 6;
+    ranked.push_back({group, at ? at->distance() : 0.0, std::move(p)});
   }
+  std::stable_sort(ranked.begin(), ranked.end(), [](const Seed& a, const Seed& b) {
+    return a.group != b.group ? a.group < b.group : a.distance < b.distance;
+  });
   std::vector<ParamMap> seeds;
-  for (auto& group : ranked) seeds.insert(seeds.end(), group.begin(), group.end());
+  for (auto& s : ranked) seeds.push_back(std::move(s.params));
   return seeds;
 }
 
