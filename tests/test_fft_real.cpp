@@ -35,6 +35,7 @@ struct RealCase {
   FftLayout real{}, spectrum{};  // floats; complex elements
   bool in_place = false, inverse = false;
   FftScaling scaling = FftScaling::None;
+  Tuning tuning{{}, false};
 };
 
 std::size_t span(const FftLayout& l, std::size_t count, std::size_t batch) {
@@ -178,7 +179,7 @@ double check_real(RealCase c, std::uint64_t seed) {
   INFO("n " << c.n << " batch " << c.batch << (c.inverse ? " C2R" : " R2C") << (c.in_place ? " in-place" : "")
             << " real (" << c.real.stride << ", " << c.real.distance << ", " << c.real.offset << ") complex ("
             << c.spectrum.stride << ", " << c.spectrum.distance << ", " << c.spectrum.offset << ") seed " << seed);
-  RealFftPlan plan(s.queue, d, Tuning{{}, false});
+  RealFftPlan plan(s.queue, d, c.tuning);
   INFO("plan: " << plan.describe());
   cl::Buffer bin(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, in.size() * 4, const_cast<float*>(in.data()));
   cl::Buffer bout = c.in_place ? bin
@@ -261,6 +262,19 @@ TEST_SUITE("fft_real") {
         check_real(c, seed++);
       }
     }
+  }
+
+  TEST_CASE("the complex FFT in passes over two chunks, in place and out of place") {
+    // n = 2^17: 65536-point complex rows of 512 KiB in passes of at most 64 points, 4 MiB chunks
+    // of scratch (8 transforms): a batch of 9 runs as two chunks of the pack, passes and post.
+    std::uint64_t seed = test::seed() + 5350;
+    for (bool in_place : {false, true})
+      for (bool inverse : {false, true}) {
+        RealCase c = contiguous(std::size_t{1} << 17, 9, inverse);
+        c.in_place = in_place;
+        c.tuning = Tuning{{{"FFT_PASS_MAX", 64}, {"FFT_CHUNK", 4}}, false};
+        check_real(c, seed++);
+      }
   }
 
   TEST_CASE("scaling on either direction") {

@@ -83,7 +83,8 @@ void place_ends(RealFftPlan::Impl& im) {
   const FftSteps& inner = im.complex.steps;
   const std::size_t n = d.n, m = rows_of(n);
   FftSteps st;
-  st.chunk = std::min(inner.chunk, std::max<std::size_t>(1, kScratchCap / (m * sizeof(cl_float2))));
+  // Rows for a chunk of the complex plan's transforms, at most kScratchCap bytes (one row at least).
+  st.chunk = std::min({inner.chunk, d.batch, std::max<std::size_t>(1, kScratchCap / (m * sizeof(cl_float2)))});
   st.scratch = inner.scratch;
   st.scratch.c_bytes = st.chunk * m * sizeof(cl_float2);
   st.scratch.bytes += st.scratch.c_bytes;
