@@ -120,6 +120,73 @@ void run_on_host(cl::CommandQueue& q, const py::array& in, py::array& out, F&& e
   if (err != CL_SUCCESS) throw clforge::OpenCLError(err, "clEnqueueReadBuffer", "output array");
 }
 
+// numpy.fft's norm: which direction is scaled, and by what.
+template <typename Desc>
+void set_norm(const char* routine, const std::string& norm, Desc& d) {
+  using S = clforge::FftScaling;
+  if (norm == "backward") {
+    d.inverse_scaling = S::OverN;
+  } else if (norm == "ortho") {
+    d.forward_scaling = d.inverse_scaling = S::OverSqrtN;
+  } else if (norm == "forward") {
+    d.forward_scaling = S::OverN;
+  } else {
+    invalid(routine, "norm must be \"backward\", \"ortho\" or \"forward\" (got \"" + norm + "\")");
+  }
+}
+
+// `a` with axis `axis` moved last, cut or zero-padded there to `len` elements, C-contiguous.
+py::array along_last(const py::array& a, int axis, std::size_t len) {
+  const py::module_ np = py::module_::import("numpy");
+  const py::array moved = np.attr("moveaxis")(a, axis, -1);
+  std::vector<py::ssize_t> shape(moved.shape(), moved.shape() + moved.ndim());
+  const py::ssize_t keep = std::min<py::ssize_t>(shape.back(), static_cast<py::ssize_t>(len));
+  shape.back() = static_cast<py::ssize_t>(len);
+  py::array work = np.attr("zeros")(py::tuple(py::cast(shape)), a.dtype());
+  const py::tuple part = py::make_tuple(py::ellipsis(), py::slice(0, keep, 1));
+  work[part] = moved[part];
+  return work;
+}
+
+// A real-input transform along `axis` as numpy.fft.rfft (inverse: irfft): n points (None: the
+// axis' length; irfft: 2 * (length - 1)), the input cut or zero-padded to n (irfft: to n/2 + 1).
+py::array rfft_np(const py::object& queue, const py::object& a_obj, const py::object& n_obj, int axis,
+                  const py::object& norm, bool inverse, const py::object& tuning_obj) {
+  const char* const kRoutine = inverse ? "irfft" : "rfft";
+  cl::CommandQueue q = to_queue(queue);
+  const clforge::Tuning tuning = to_tuning(tuning_obj);
+  if (!py::isinstance<py::array>(a_obj))
+    throw py::type_error(std::string(kRoutine) + ": a must be a NumPy array (got " + type_name(a_obj) + ")");
+  const py::array a = py::reinterpret_borrow<py::array>(a_obj);
+  require_dtype(a, inverse ? py::dtype::of<std::complex<float>>() : py::dtype::of<float>(), kRoutine, "a");
+  const int ndim = static_cast<int>(a.ndim());
+  if (ndim < 1 || axis < -ndim || axis >= ndim)
+    invalid(kRoutine, "axis " + std::to_string(axis) + " is out of range for an array of " + std::to_string(ndim) +
+                          " dimensions");
+  if (axis < 0) axis += ndim;
+  const long long len = a.shape(axis);
+  const long long n = n_obj.is_none() ? (inverse ? 2 * (len - 1) : len) : n_obj.cast<long long>();
+  if (n < 1) invalid(kRoutine, "n must be at least 1 (got " + std::to_string(n) + ")");
+  clforge::RealFftDesc d;
+  set_norm(kRoutine, norm.is_none() ? std::string("backward") : norm.cast<std::string>(), d);
+  d.n = static_cast<std::size_t>(n);
+  const std::size_t h = d.n / 2 + 1;
+  const py::array x = along_last(a, axis, inverse ? h : d.n);
+  d.batch = static_cast<std::size_t>(x.size()) / (inverse ? h : d.n);
+  std::unique_ptr<clforge::RealFftPlan> plan;
+  {
+    py::gil_scoped_release nogil;
+    plan = std::make_unique<clforge::RealFftPlan>(q, d, tuning);  // checks n and batch before any allocation
+  }
+  std::vector<py::ssize_t> shape(x.shape(), x.shape() + x.ndim());
+  shape.back() = static_cast<py::ssize_t>(inverse ? d.n : h);
+  py::array y(inverse ? py::dtype::of<float>() : py::dtype::of<std::complex<float>>(), shape);
+  run_on_host(q, x, y, [&](const cl::Buffer& in, const cl::Buffer& out, cl::Event* done) {
+    plan->enqueue(q, inverse ? clforge::FftDirection::Inverse : clforge::FftDirection::Forward, in, out, {}, done);
+  });
+  return py::module_::import("numpy").attr("moveaxis")(y, -1, axis);
+}
+
 py::array fft_np(const py::object& queue, const py::object& x_obj, bool inverse, const std::string& norm,
                  const py::object& tuning_obj) {
   const char* const kRoutine = inverse ? "ifft" : "fft";
@@ -130,18 +197,8 @@ py::array fft_np(const py::object& queue, const py::object& x_obj, bool inverse,
   const auto ndim = py::reinterpret_borrow<py::array>(x_obj).ndim();
   const py::array x = checked_array(x_obj, kRoutine, "x", ndim < 1 ? 1 : static_cast<int>(ndim));
   require_dtype(x, py::dtype::of<std::complex<float>>(), kRoutine, "x");
-  using S = clforge::FftScaling;
   clforge::FftDesc d;
-  // numpy.fft's norm: which direction is scaled, and by what.
-  if (norm == "backward") {
-    d.inverse_scaling = S::OverN;
-  } else if (norm == "ortho") {
-    d.forward_scaling = d.inverse_scaling = S::OverSqrtN;
-  } else if (norm == "forward") {
-    d.forward_scaling = S::OverN;
-  } else {
-    invalid(kRoutine, "norm must be \"backward\", \"ortho\" or \"forward\" (got \"" + norm + "\")");
-  }
+  set_norm(kRoutine, norm, d);
   d.n = static_cast<std::size_t>(x.shape(ndim - 1));  // transforms along the last axis, as numpy.fft
   d.batch = d.n == 0 ? 0 : static_cast<std::size_t>(x.size()) / d.n;
   std::unique_ptr<clforge::FftPlan> plan;
@@ -223,6 +280,21 @@ void register_arrays(py::module_& m) {
       py::arg("queue"), py::arg("x"), py::arg("norm") = "backward", py::arg("tuning") = py::none(),
       "Inverse FFT along the last axis of a C-contiguous complex64 array, as numpy.fft.ifft (norm: 'backward' "
       "1/n, 'ortho' 1/sqrt(n), 'forward' unscaled). Blocking.");
+  for (const bool inverse : {false, true}) {
+    m.def(
+        inverse ? "irfft" : "rfft",
+        [inverse](const py::object& q, const py::object& a, const py::object& n, int axis, const py::object& norm,
+                  const py::object& tuning) { return rfft_np(q, a, n, axis, norm, inverse, tuning); },
+        py::arg("queue"), py::arg("a"), py::arg("n") = py::none(), py::arg("axis") = -1, py::arg("norm") = py::none(),
+        py::arg("tuning") = py::none(),
+        inverse ? "Inverse of rfft, as numpy.fft.irfft: a complex64 array's n/2 + 1 values along axis (cut or "
+                  "zero-padded; n default 2 * (length - 1)) to n float32 values (norm: None or 'backward' 1/n, "
+                  "'ortho' 1/sqrt(n), 'forward' unscaled; the imaginary parts of the first and, for even n, the "
+                  "last value are ignored). Blocking."
+                : "Real-input FFT along axis of a float32 array, as numpy.fft.rfft: n points (cut or zero-padded; "
+                  "default the axis' length) to n/2 + 1 complex64 values (norm: None or 'backward' unscaled, "
+                  "'ortho' 1/sqrt(n), 'forward' 1/n). Blocking.");
+  }
   m.def("gaussian_blur", &blur_np, py::arg("queue"), py::arg("image"), py::arg("sigma"),
         py::arg("sigma_y") = py::none(), py::arg("border") = "clamp", py::arg("method") = "auto",
         py::arg("tuning") = py::none(),

@@ -127,6 +127,10 @@ TEST_SUITE("cli") {
     s = parse_size("fft", "64,batch=16,layout=interleaved");
     CHECK(cli::tune_size(s) == "64@16:t");
     CHECK_THROWS_AS(cli::bench_size(s), cli::UsageError);
+    s = parse_size("fft", "1000,real,batch=4");  // real input: a word without value
+    CHECK((s.x == 1000 && s.batch == 4 && s.real && s.text() == "1000,batch=4,real"));
+    CHECK_THROWS_AS(cli::tune_size(s), cli::UsageError);
+    CHECK_THROWS_AS(cli::bench_size(s), cli::UsageError);
 
     s = parse_size("blur", "4096");
     CHECK((s.x == 4096 && s.y == 4096 && s.channels == 1 && !s.has_channels));
@@ -173,6 +177,8 @@ TEST_SUITE("cli") {
         {"sgemm", "64,trans=N"},
         {"fft", "64@16"},
         {"fft", "64x16"},
+        {"fft", "64,real=1"},
+        {"fft", "64,real,real"},
         {"fft", "64,batch=0"},
         {"fft", "64,batch=-2"},
         {"fft", "64,batch=1,batch=2"},

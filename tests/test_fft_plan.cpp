@@ -172,12 +172,17 @@ TEST_SUITE("fft") {
       const cl::Program rader = get_program(qc, kernel_spec("fft_rader"), rader_cfg,
                                             std::string("-DFFT_RADER_N=17 -DFFT_RADER_G=1") +
                                                 (long_index ? " -DCLF_LONG_INDEX=1" : "") + " -cl-kernel-arg-info");
+      // The four ends of a real-input plan are one program.
+      const cl::Program real = build_program(qc, "fft_real", {"fft/fft_real.cl"},
+                                             std::string("-cl-std=CL1.2") + (long_index ? " -DCLF_LONG_INDEX=1" : "") +
+                                                 " -DFFT_REAL_WG=64 -cl-kernel-arg-info");
       const std::vector<const KernelSignature*> sigs = fft_signatures();
-      REQUIRE(sigs.size() == 4);
+      REQUIRE(sigs.size() == 8);
       for (const KernelSignature* sig : sigs) {
         CAPTURE(sig->kernel);
         const bool is_rader = sig == &kFftRaderIn || sig == &kFftRaderOut;
-        const cl::Program& program = sig == &kFftLanes ? lanes : is_rader ? rader : program_local;
+        const bool is_real = std::string(sig->kernel).rfind("fft_real_", 0) == 0;
+        const cl::Program& program = sig == &kFftLanes ? lanes : is_rader ? rader : is_real ? real : program_local;
         CAPTURE(long_index);
         CHECK(test::compiled_params(program, sig->kernel) ==
               std::vector<std::string>(sig->args.begin(), sig->args.end()));

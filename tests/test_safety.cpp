@@ -1,14 +1,14 @@
 // Hostile arguments. Every routine gets safety_cases() random and adversarial argument sets
 // (sizes near SIZE_MAX, 2^31, 2^32, 2^63, products that wrap, null buffers, sub-buffers of
-// sentinel-filled parents). Each call is either refused with InvalidArgument (nothing
-// allocated, built or enqueued; both parents unchanged) or accepted, and then its described
-// output is correct (tolerances below) and no byte outside it changed.
+// sentinel-filled parents; the real-input FFT a quarter as many). Each call is either refused with InvalidArgument
+// (nothing allocated, built or enqueued; both parents unchanged) or accepted, and then its described output is correct
+// (tolerances below) and no byte outside it changed.
 //
 // Where an input and the output are different buffers over the same memory (a parent and a
 // sub-buffer of it), the result is unspecified and only the "nothing outside" part is checked.
 // Tolerances: transpose bit-exact; sgemm per element 2 * gemm_tolerance(k) times the element's
-// magnitude sum; FFT relative L2 per transform 2 * fft_tolerance(n); blur relative L2 2x the
-// method's stated bound (direct and separable: truncated_blur_tolerance, recursive:
+// magnitude sum; FFT (complex and real input) relative L2 per transform 2 * fft_tolerance(n);
+// blur relative L2 2x the method's stated bound (direct and separable: truncated_blur_tolerance, recursive:
 // recursive_blur_tolerance), 8-bit RGBA within one step.
 #include <doctest/doctest.h>
 
@@ -54,10 +54,75 @@ std::size_t near(Hostile& h, std::size_t need, double p_wild) {
   return need + h.below(3);
 }
 
-void report(const std::string& routine, const FuzzCounts& c) {
+// The transform of one batch element by its definition: R2C (n reals to n/2 + 1 complex values)
+// or C2R (n/2 + 1 complex values, X_0 and X_(n/2) by their real parts, to n reals), scaled.
+std::vector<double> real_dft(const std::vector<std::complex<double>>& x, std::size_t n, bool inverse, double scale) {
+  std::vector<double> y;
+  const std::size_t outputs = inverse ? n : n / 2 + 1;
+  for (std::size_t k = 0; k < outputs; ++k) {
+    std::complex<double> sum = 0;
+    for (std::size_t j = 0; j < (inverse ? n / 2 + 1 : n); ++j) {
+      const double angle = 2.0 * M_PI * static_cast<double>((j * k) % n) / static_cast<double>(n);
+      if (!inverse) {
+        sum += x[j] * std::polar(1.0, -angle);
+      } else {
+        const bool single = j == 0 || 2 * j == n;  // no conjugate partner
+        const std::complex<double> xj = single ? std::complex<double>(x[j].real(), 0.0) : x[j];
+        sum += (single ? 1.0 : 2.0) * (xj * std::polar(1.0, angle)).real();
+      }
+    }
+    y.push_back(sum.real() * scale);
+    if (!inverse) y.push_back(sum.imag() * scale);
+  }
+  return y;
+}
+
+// The fuzz check of an accepted real-input transform: its result per transform within 2 *
+// fft_tolerance(n) (relative L2) unless in and out alias unseen; marks the result as expected.
+bool real_fft_result_ok(Arena& arena, const RealFftDesc& pd, bool inverse, const Slot& in, const Slot& out,
+                        const std::string& what) {
+  auto& want = arena.expected(Parent::Dst);
+  const std::vector<unsigned char> got = arena.read(Parent::Dst);
+  const FftScaling sc = inverse ? pd.inverse_scaling : pd.forward_scaling;
+  const double scale = sc == FftScaling::OverN       ? 1.0 / pd.n
+                       : sc == FftScaling::OverSqrtN ? 1.0 / std::sqrt(double(pd.n))
+                                                     : 1.0;
+  const FftLayout& li = inverse ? pd.complex : pd.real;
+  const FftLayout& lo = inverse ? pd.real : pd.complex;
+  const std::size_t ein = inverse ? 8 : 4, eout = inverse ? 4 : 8, h = pd.n / 2 + 1;
+  bool ok = true;
+  for (std::size_t b = 0; b < pd.batch; ++b) {
+    std::vector<std::complex<double>> x(inverse ? h : pd.n);
+    for (std::size_t j = 0; j < x.size(); ++j) {
+      float v[2] = {0, 0};
+      std::memcpy(v, at(arena, in, li.offset + b * li.distance + j * li.stride, ein), ein);
+      x[j] = {v[0], v[1]};
+    }
+    const std::vector<double> ref = real_dft(x, pd.n, inverse, scale);
+    double num = 0, den = 0;
+    for (std::size_t k = 0; k < (inverse ? pd.n : h); ++k) {
+      const std::size_t byte = out.origin + (lo.offset + b * lo.distance + k * lo.stride) * eout;
+      float y[2] = {0, 0};
+      std::memcpy(y, got.data() + byte, eout);
+      for (std::size_t p = 0; p < eout / 4; ++p) {
+        num += (y[p] - ref[k * eout / 4 + p]) * (y[p] - ref[k * eout / 4 + p]);
+        den += ref[k * eout / 4 + p] * ref[k * eout / 4 + p];
+      }
+      std::memcpy(want.data() + byte, got.data() + byte, eout);
+    }
+    const double err = std::sqrt(num) / std::max(std::sqrt(den), 1e-30);
+    if (!hidden_alias(in, out) && !(err <= 2 * host::fft_tolerance(pd.n))) {
+      if (ok) FAIL_CHECK(what << ": transform " << b << " relative error " << err);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+void report(const std::string& routine, const FuzzCounts& c, std::size_t cases = test::safety_cases()) {
   MESSAGE(routine << ": " << c.refused + c.accepted << " argument sets, " << c.refused << " refused, " << c.accepted
                   << " accepted");
-  CHECK(c.refused + c.accepted >= test::safety_cases());
+  CHECK(c.refused + c.accepted >= cases);
   CHECK(c.accepted > 0);
   CHECK(c.refused > 0);
 }
@@ -250,6 +315,56 @@ TEST_SUITE("safety") {
           });
     }
     report("fft", counts);
+  }
+
+  TEST_CASE("real-input fft under hostile arguments") {
+    auto& s = test::session();
+    Arena arena(test::seed() + 15);
+    Hostile h(test::seed() + 16);
+    FuzzCounts counts;
+    const std::size_t lengths[] = {1, 2, 3, 4, 5, 8, 16};
+    // A quarter of the argument sets: an accepted real transform is three launches or more
+    // through scratch, and its checks and extents are the complex plan's, fuzzed above.
+    const std::size_t cases = std::max<std::size_t>(1, test::safety_cases() / 4);
+    for (std::size_t i = 0; i < cases; ++i) {
+      const double pw = h.chance(0.5) ? 0.15 : 0.0;
+      RealFftDesc d;
+      d.n = h.chance(pw) ? h.wild() : lengths[h.below(7)];
+      d.batch = h.size(h.chance(0.03) ? 0 : 1, 4, pw);
+      d.in_place = h.chance(0.3);
+      auto layout = [&](FftLayout& l, std::size_t count) {
+        l.stride = h.chance(0.03) ? 0 : h.chance(0.6) ? 1 : h.size(1, 3, pw);
+        l.distance = h.chance(0.5) ? 0 : near(h, (d.n < 64 ? count : 1) * l.stride, pw);
+        l.offset = h.size(0, 30, pw);
+      };
+      layout(d.complex, d.n / 2 + 1);
+      if (!d.in_place || h.chance(0.1)) layout(d.real, d.n);
+      const FftScaling scalings[] = {FftScaling::None, FftScaling::OverN, FftScaling::OverSqrtN};
+      d.forward_scaling = scalings[h.below(3)];
+      d.inverse_scaling = scalings[h.below(3)];
+      const bool inverse = h.chance(0.5);
+      std::string what = "real fft n " + std::to_string(d.n) + " batch " + std::to_string(d.batch) +
+                         (d.in_place ? " in-place" : "") + " real " + std::to_string(d.real.offset) + "/" +
+                         std::to_string(d.real.stride) + "/" + std::to_string(d.real.distance) + " complex " +
+                         std::to_string(d.complex.offset) + "/" + std::to_string(d.complex.stride) + "/" +
+                         std::to_string(d.complex.distance) + (inverse ? " C2R" : " R2C");
+      std::unique_ptr<RealFftPlan> plan;
+      test::fuzz_one(
+          arena, what + " (plan)", counts, [&] { plan = std::make_unique<RealFftPlan>(s.queue, d); },
+          [] { return true; });
+      if (!plan) continue;
+      --counts.accepted;  // a plan alone is no accepted transform
+      const Slot in = arena.pick(h, d.in_place || h.chance(0.2) ? Parent::Dst : Parent::Src);
+      const Slot out = d.in_place ? in : arena.pick(h, Parent::Dst);
+      what += " on " + text(in, 0, 0) + " -> " + text(out, 0, 0);
+      test::fuzz_one(
+          arena, what, counts,
+          [&] {
+            plan->enqueue(s.queue, inverse ? FftDirection::Inverse : FftDirection::Forward, in.buffer, out.buffer);
+          },
+          [&] { return real_fft_result_ok(arena, plan->desc(), inverse, in, out, what); });
+    }
+    report("real fft", counts, cases);
   }
 
   TEST_CASE("gaussian_blur under hostile arguments") {

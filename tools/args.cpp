@@ -21,6 +21,7 @@ struct Grammar {
   std::vector<std::size_t> dims;  // accepted numbers of dimensions
   std::vector<std::string> keys;
   const char* help;
+  std::vector<std::string> flags = {};  // words without a value
 };
 
 const Grammar& grammar_of(const std::string& family) {
@@ -30,7 +31,9 @@ const Grammar& grammar_of(const std::string& family) {
       {"fft",
        {{1},
         {"batch", "mib", "layout"},
-        "N, optionally ,batch=B or ,mib=M and ,layout=interleaved (e.g. 1024, 1024,batch=64, 4096,mib=512)"}},
+        "N, optionally ,batch=B or ,mib=M, ,layout=interleaved and ,real (real input: R2C, C2R inverse) (e.g. "
+        "1024, 1024,batch=64, 4096,mib=512, 1000,real)",
+        {"real"}}},
       {"blur", {{1, 2}, {"channels"}, "N or WxH, optionally ,channels=1|4 (e.g. 4096, 1920x1080,channels=4)"}},
   };
   return g.at(family);
@@ -110,6 +113,10 @@ Size parse_size(const std::string& routine, const std::string& text) {
   for (std::size_t i = 1; i < parts.size(); ++i) {
     const auto eq = parts[i].find('=');
     const std::string key = parts[i].substr(0, eq);
+    if (eq == std::string::npos && std::find(g.flags.begin(), g.flags.end(), key) != g.flags.end()) {
+      if (!keys.emplace(key, "").second) throw fail("'" + key + "' given twice");
+      continue;
+    }
     if (eq == std::string::npos || key.empty()) throw fail("'" + parts[i] + "' is not KEY=VALUE");
     if (std::find(g.keys.begin(), g.keys.end(), key) == g.keys.end())
       throw fail("unknown key '" + key + "' (keys: " + join(g.keys, ", ") + ")");
@@ -132,6 +139,8 @@ Size parse_size(const std::string& routine, const std::string& text) {
     } else if (key == "layout") {
       if (value != "contiguous" && value != "interleaved") throw fail("layout must be contiguous or interleaved");
       s.interleaved = value == "interleaved";
+    } else if (key == "real") {
+      s.real = true;
     } else if (key == "channels") {
       s.channels = count(value, "channels");
       if (s.channels != 1 && s.channels != 4) throw fail("channels must be 1 or 4");
@@ -154,7 +163,7 @@ std::string Size::text() const {
     std::string t = n(x);
     if (batch != 0) t += ",batch=" + n(batch);
     if (mib != 0) t += ",mib=" + n(mib);
-    return t + (interleaved ? ",layout=interleaved" : "");
+    return t + (interleaved ? ",layout=interleaved" : "") + (real ? ",real" : "");
   }
   return n(x) + "x" + n(y) + (has_channels ? ",channels=" + n(channels) : "");
 }
@@ -176,6 +185,7 @@ std::string tune_size(const Size& s) {
   if (s.routine == "sgemm")
     return n(s.x) + "x" + n(s.y) + "x" + n(s.z) + ":" + (s.trans_a ? 'T' : 'N') + (s.trans_b ? 'T' : 'N');
   if (s.routine == "fft") {
+    if (s.real) throw UsageError("size '" + s.text() + "': the tuner tunes complex FFTs (leave out real)");
     std::string t = n(s.x);
     if (s.batch != 0 || s.mib != 0) t += "@" + n(s.fft_batch(0));
     return t + (s.interleaved ? ":t" : "");
@@ -198,6 +208,8 @@ std::string bench_size(const Size& s) {
   if (s.routine == "fft") {
     if (s.interleaved)
       throw UsageError("size '" + s.text() + "': the FFT benchmark measures contiguous batches (no layout key)");
+    if (s.real)
+      throw UsageError("size '" + s.text() + "': the FFT benchmark measures complex transforms (leave out real)");
     if (s.batch != 0) return n(s.x) + "x" + n(s.batch);
     if (s.mib != 0) return n(s.x) + "@" + n(s.mib);
     return n(s.x);

@@ -10,7 +10,8 @@
 //   transpose  N (N x N) or RxC            elem=4|8|16 (bytes per element; default 4)
 //   sgemm      N (N x N x N) or MxNxK      trans=NN|NT|TN|TT (op of A, op of B; default NN)
 //   fft        N (transform length)        batch=B (transforms) or mib=M (a batch of M MiB),
-//                                          layout=contiguous|interleaved (default contiguous)
+//                                          layout=contiguous|interleaved (default contiguous),
+//                                          real (a word without value: real input, R2C and C2R)
 //   blur       N (N x N) or WxH            channels=1|4 (floats per pixel; default 1)
 #pragma once
 #include <cstddef>
@@ -40,6 +41,7 @@ struct Size {
   bool trans_a = false, trans_b = false;  ///< sgemm: op(A), op(B) transposed
   std::size_t batch = 0, mib = 0;         ///< fft: transforms, or MiB of data; 0: not given
   bool interleaved = false;               ///< fft: stride batch, distance 1
+  bool real = false;                      ///< fft: real input (R2C forward, C2R inverse)
   std::size_t channels = 1;               ///< blur: floats per pixel
   bool has_channels = false;              ///< blur: channels given
 

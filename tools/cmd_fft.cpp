@@ -8,6 +8,7 @@
 #include "bench/fft_child.hpp"
 #include "bench/peak.hpp"
 #include "host/data.hpp"
+#include "host/fft.hpp"
 #include "host/fftw_reference.hpp"
 #include "runtime/errors.hpp"
 #include "tools/cli.hpp"
@@ -22,8 +23,130 @@ struct RunFftOptions {
   std::string scaling = "none";
 };
 
+FftScaling parse_scaling(const std::string& s) {
+  if (s == "n") return FftScaling::OverN;
+  if (s == "sqrtn") return FftScaling::OverSqrtN;
+  if (s != "none") throw InvalidArgument("--scaling must be none, n or sqrtn");
+  return FftScaling::None;
+}
+
+template <typename Plan>
+void print_plan(const Plan& plan) {
+  std::printf("%s\n", plan.describe().c_str());
+  for (const auto& cfg : plan.configurations()) {
+    std::printf("  parameters (variant %s):", cfg.variant.c_str());
+    for (const auto& [k, v] : cfg.values) std::printf(" %s=%d", k.c_str(), v);
+    std::printf("\n");
+    for (const auto& note : cfg.notes) std::printf("    note: %s\n", note.c_str());
+  }
+}
+
+// The host reference of transform b of a real-input plan's run on x: R2C, the complex DFT of the
+// real values (first n/2 + 1 outputs); C2R, the real parts of the inverse DFT of the Hermitian
+// spectrum (X_0 and X_(n/2) taken as real).
+std::vector<double> real_reference(const RealFftDesc& d, const std::vector<float>& x, std::size_t b, bool inverse,
+                                   double scale) {
+  const std::size_t n = d.n, h = n / 2 + 1;
+  std::vector<float> c(2 * n, 0.0f);
+  for (std::size_t k = 0; k < (inverse ? h : n); ++k) {
+    if (!inverse) {
+      c[2 * k] = x[d.real.offset + b * d.real.distance + k * d.real.stride];
+      continue;
+    }
+    const std::size_t p = d.complex.offset + b * d.complex.distance + k * d.complex.stride;
+    const bool single = k == 0 || 2 * k == n;
+    c[2 * k] = x[2 * p];
+    c[2 * k + 1] = single ? 0.0f : x[2 * p + 1];
+    if (!single) {
+      c[2 * (n - k)] = x[2 * p];
+      c[2 * (n - k) + 1] = -x[2 * p + 1];
+    }
+  }
+  const std::vector<host::cdouble> y = host::fft_batch(c.data(), n, 1, 1, n, 0, inverse, scale);
+  std::vector<double> r;
+  for (std::size_t k = 0; k < (inverse ? n : h); ++k) {
+    r.push_back(y[k].real());
+    if (!inverse) r.push_back(y[k].imag());
+  }
+  return r;
+}
+
+// Largest relative L2 error of up to 64 transforms spread over the batch; counts non-finite results.
+double real_error(const RealFftDesc& d, const std::vector<float>& x, const std::vector<float>& y, bool inverse,
+                  double scale, std::size_t* nonfinite) {
+  double worst = 0;
+  const FftLayout& l = inverse ? d.real : d.complex;
+  const std::size_t parts = inverse ? 1 : 2, outputs = inverse ? d.n : d.n / 2 + 1;
+  for (std::size_t b = 0; b < d.batch; b += std::max<std::size_t>(1, d.batch / 64)) {
+    const std::vector<double> ref = real_reference(d, x, b, inverse, scale);
+    double num = 0, den = 0;
+    for (std::size_t k = 0; k < outputs; ++k)
+      for (std::size_t p = 0; p < parts; ++p) {
+        const double v = y[parts * (l.offset + b * l.distance + k * l.stride) + p], r = ref[parts * k + p];
+        if (!std::isfinite(v)) ++*nonfinite;
+        num += (v - r) * (v - r);
+        den += r * r;
+      }
+    worst = std::max(worst, std::sqrt(num / std::max(den, 1e-300)));
+  }
+  return worst;
+}
+
+// `run fft --size N,real`: a real-input plan (R2C, C2R with --inverse) on random data, checked and timed.
+void cmd_run_real_fft(Globals& g, const RunFftOptions& o, const Size& z) {
+  if (o.stride != 1 || o.distance != 0 || !g.split.devices.empty() || g.split.mpi)
+    throw UsageError(
+        "run fft with real: one device, rows of stride 1 or layout=interleaved (leave out --stride, "
+        "--distance, --devices, --mpi)");
+  if (z.interleaved && o.in_place) throw UsageError("run fft with real: in place takes padded rows (no layout=)");
+  RealFftDesc d;
+  d.n = z.x;
+  d.batch = z.fft_batch((std::size_t{64} << 20) / 2);
+  d.in_place = o.in_place;
+  if (z.interleaved) d.real = d.complex = {d.batch, 1, 0};
+  (o.inverse ? d.inverse_scaling : d.forward_scaling) = parse_scaling(o.scaling);
+  Session& s = g.session();
+  const RealFftPlan plan(s.queue, d, g.tuning());
+  std::printf("fft n=%zu real batch=%zu %s%s on \"%s\"\n", d.n, d.batch, o.inverse ? "inverse (C2R)" : "forward (R2C)",
+              o.in_place ? " in place" : "", s.entry.info.name.c_str());
+  print_plan(plan);
+  const RealFftDesc& pd = plan.desc();
+  const std::size_t h = d.n / 2 + 1;
+  const std::size_t floats =
+      std::max(pd.real.offset + (d.batch - 1) * pd.real.distance + (d.n - 1) * pd.real.stride + 1,
+               2 * (pd.complex.offset + (d.batch - 1) * pd.complex.distance + (h - 1) * pd.complex.stride + 1));
+  std::vector<float> x = host::random_floats(floats, host::default_seed());
+  cl::Buffer in(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, x.size() * 4, x.data());
+  cl::Buffer out = o.in_place ? in : cl::Buffer(s.context, CL_MEM_READ_WRITE, x.size() * 4);
+  if (!o.in_place) detail::check(s.queue.enqueueFillBuffer(out, std::nanf(""), 0, x.size() * 4), "clEnqueueFillBuffer");
+  const FftDirection dir = o.inverse ? FftDirection::Inverse : FftDirection::Forward;
+  plan.enqueue(s.queue, dir, in, out);
+  std::vector<float> y(x.size());
+  detail::check(s.queue.enqueueReadBuffer(out, CL_TRUE, 0, y.size() * 4, y.data()), "clEnqueueReadBuffer");
+  const FftScaling sc = o.inverse ? pd.inverse_scaling : pd.forward_scaling;
+  const double scale = sc == FftScaling::OverN       ? 1.0 / d.n
+                       : sc == FftScaling::OverSqrtN ? 1.0 / std::sqrt(double(d.n))
+                                                     : 1.0;
+  std::size_t nonfinite = 0;
+  const double worst = real_error(pd, x, y, o.inverse, scale, &nonfinite), tol = host::fft_tolerance(d.n);
+  const bool ok = nonfinite == 0 && worst <= tol;
+  cl::Buffer tin = in, tout = out;
+  if (o.in_place) tin = tout = cl::Buffer(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, x.size() * 4, x.data());
+  const bench::Timing timing = bench::time_region(s.queue, [&] { plan.enqueue(s.queue, dir, tin, tout); });
+  const double bytes = (4.0 * d.n + 8.0 * h) * d.batch;
+  const double flops = d.n > 1 ? 2.5 * d.n * std::log2(double(d.n)) * d.batch : 0.0;
+  std::printf("%.4f ms median (%.4f .. %.4f, %d runs), %.1f GB/s, %.1f GFLOP/s, %zu launches\n", timing.median_ms,
+              timing.min_ms, timing.max_ms, timing.reps, bytes / timing.median_ms / 1e6, flops / timing.median_ms / 1e6,
+              plan.launches());
+  std::printf("max relative L2 error %.3e over %zu checked transforms (tolerance %.3e): %s\n", worst,
+              (d.batch + std::max<std::size_t>(1, d.batch / 64) - 1) / std::max<std::size_t>(1, d.batch / 64), tol,
+              ok ? "ok" : "WRONG");
+  if (!ok) throw Error("real fft result differs from the host reference");
+}
+
 void cmd_run_fft(Globals& g, RunFftOptions o) {
   const Size z = parse_size("fft", o.size);
+  if (z.real) return cmd_run_real_fft(g, o, z);
   o.n = z.x;
   if (!g.split.devices.empty() || g.split.mpi) {
     if (o.in_place || o.stride != 1 || o.distance != 0 || o.scaling != "none" || z.interleaved)
@@ -50,27 +173,16 @@ void cmd_run_fft(Globals& g, RunFftOptions o) {
   d.in.stride = d.out.stride = o.stride;
   d.in.distance = d.out.distance = o.distance;
   d.in_place = o.in_place;
-  FftScaling sc = FftScaling::None;
-  if (o.scaling == "n")
-    sc = FftScaling::OverN;
-  else if (o.scaling == "sqrtn")
-    sc = FftScaling::OverSqrtN;
-  else if (o.scaling != "none")
-    throw InvalidArgument("--scaling must be none, n or sqrtn");
+  const FftScaling sc = parse_scaling(o.scaling);
   (o.inverse ? d.inverse_scaling : d.forward_scaling) = sc;
   const std::size_t dist = o.distance != 0 ? o.distance : o.n * o.stride;
   const std::size_t elems = (d.batch - 1) * dist + (o.n - 1) * o.stride + 1;
 
   const Tuning t = g.tuning();
   const FftPlan plan(s.queue, d, t);
-  std::printf("fft n=%zu batch=%zu %s%s on \"%s\"\n%s\n", d.n, d.batch, o.inverse ? "inverse" : "forward",
-              o.in_place ? " in place" : "", s.entry.info.name.c_str(), plan.describe().c_str());
-  for (const auto& cfg : plan.configurations()) {
-    std::printf("  parameters (variant %s):", cfg.variant.c_str());
-    for (const auto& [k, v] : cfg.values) std::printf(" %s=%d", k.c_str(), v);
-    std::printf("\n");
-    for (const auto& note : cfg.notes) std::printf("    note: %s\n", note.c_str());
-  }
+  std::printf("fft n=%zu batch=%zu %s%s on \"%s\"\n", d.n, d.batch, o.inverse ? "inverse" : "forward",
+              o.in_place ? " in place" : "", s.entry.info.name.c_str());
+  print_plan(plan);
 
   std::vector<float> x = host::random_floats(2 * elems, host::default_seed());
   cl::Buffer in(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, x.size() * 4, x.data());

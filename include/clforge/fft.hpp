@@ -118,6 +118,84 @@ class FftPlan {
   std::shared_ptr<const Impl> impl_;
 };
 
+/// What a RealFftPlan computes: transforms of n real values x_j and their half spectrum, the
+/// n/2 + 1 complex values X_k = sum_j x_j exp(-2 pi i jk/n), k = 0 .. n/2 (the others are
+/// conj X_(n-k)). The inverse (C2R) computes x_j = sum_k X_k exp(+2 pi i jk/n) over the whole
+/// Hermitian spectrum; the imaginary parts of X_0 and, for even n, X_(n/2) are ignored.
+struct RealFftDesc {
+  std::size_t n = 0;      ///< real length: the limits of FftDesc::n (any n >= 1, odd and prime too)
+  std::size_t batch = 1;  ///< number of transforms (>= 1)
+  /// true: the half spectrum replaces the real values in one buffer, in rows as FFTW and cuFFT pad
+  /// them: `complex` (stride 1) describes the rows, a real row takes the 2 * (n/2 + 1) floats of
+  /// its complex row; `real` must be left default or equal {1, 2 * complex.distance, 2 * complex.offset}.
+  bool in_place = false;
+  FftLayout
+      real;  ///< counted in floats: x_j of transform b at offset + b * distance + j * stride (distance 0: n * stride)
+  FftLayout complex;  ///< counted in complex elements: X_k at offset + b * distance + k * stride (distance 0: (n/2+1) *
+                      ///< stride)
+  FftScaling forward_scaling = FftScaling::None;  ///< applied by RealFftPlan::forward (R2C)
+  FftScaling inverse_scaling = FftScaling::None;  ///< applied by RealFftPlan::inverse (C2R; OverN: a true inverse)
+};
+
+/// A compiled batched real-input FFT: forward R2C (real values to half spectrum) and inverse
+/// C2R. Built on the complex FFT (FftPlan's kernels and routes): even n as a complex FFT of n/2
+/// points of the real values taken as pairs, then a post-processing launch (and the reverse
+/// for C2R); odd n as a complex FFT of n points. Every execution leases scratch_bytes() of
+/// device scratch (the complex rows, plus what the complex FFT leases), so neither direction
+/// writes its input in an out-of-place plan. The contract is FftPlan's: arguments checked at
+/// construction, buffers at every call before anything is enqueued; immutable and thread-safe.
+class RealFftPlan {
+ public:
+  /// Throws InvalidArgument as FftPlan does, for either layout (the real side counts n floats
+  /// per transform, the complex side n/2 + 1 complex elements), and for an in-place plan whose
+  /// complex stride is not 1 or whose real layout differs from the one its rows imply;
+  /// UnsupportedDevice and BuildError as FftPlan.
+  RealFftPlan(const cl::CommandQueue& queue, const RealFftDesc& desc, const Tuning& tuning = {});
+  ~RealFftPlan();
+  RealFftPlan(const RealFftPlan&);
+  RealFftPlan& operator=(const RealFftPlan&);
+  RealFftPlan(RealFftPlan&&) noexcept;
+  RealFftPlan& operator=(RealFftPlan&&) noexcept;
+
+  /// Enqueues one execution on `queue` (the plan's queue or another of its context and device).
+  /// Forward: `in` holds the real values, `out` receives the half spectrum; inverse: `in` holds
+  /// the half spectrum, `out` receives the real values. `in` is never written by an out-of-place
+  /// plan; an in-place plan takes the same buffer twice. Throws InvalidArgument, before anything
+  /// is enqueued, as FftPlan::enqueue (sizes in bytes from the two layouts).
+  void enqueue(cl::CommandQueue& queue, FftDirection direction, const cl::Buffer& in, const cl::Buffer& out,
+               const EventList& wait_list = {}, cl::Event* event = nullptr) const;
+  /// R2C on the plan's queue: reads `real`, writes `complex`.
+  void forward(const cl::Buffer& real, const cl::Buffer& complex, const EventList& wait_list = {},
+               cl::Event* event = nullptr) const;
+  /// C2R on the plan's queue: reads `complex`, writes `real`.
+  void inverse(const cl::Buffer& complex, const cl::Buffer& real, const EventList& wait_list = {},
+               cl::Event* event = nullptr) const;
+  /// In-place forms (the plan must be in-place).
+  void forward(const cl::Buffer& data, const EventList& wait_list = {}, cl::Event* event = nullptr) const;
+  void inverse(const cl::Buffer& data, const EventList& wait_list = {}, cl::Event* event = nullptr) const;
+  /// The same on another queue of the plan's context and device.
+  void forward(cl::CommandQueue& queue, const cl::Buffer& real, const cl::Buffer& complex,
+               const EventList& wait_list = {}, cl::Event* event = nullptr) const;
+  void inverse(cl::CommandQueue& queue, const cl::Buffer& complex, const cl::Buffer& real,
+               const EventList& wait_list = {}, cl::Event* event = nullptr) const;
+
+  /// The description with default distances filled in.
+  const RealFftDesc& desc() const;
+  /// How the plan computes, e.g. "n=1000 real batch=4: pack, complex FFT of 500 points (...), post".
+  std::string describe() const;
+  /// Kernel launches per execution (the same in both directions).
+  std::size_t launches() const;
+  /// Bytes of device scratch memory an execution leases.
+  std::size_t scratch_bytes() const;
+  /// Resolved tuning parameters of each kernel of the complex FFT inside.
+  std::vector<Configuration> configurations() const;
+
+  struct Impl;
+
+ private:
+  std::shared_ptr<const Impl> impl_;
+};
+
 /// Host-vector convenience: a forward (or inverse) transform of `x.size() / n` contiguous
 /// transforms of length n, blocking. Runs as a group call on the queue's device alone
 /// (clforge/group.hpp): chunks of transforms through pinned staging buffers, their upload,

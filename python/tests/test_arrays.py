@@ -108,3 +108,38 @@ def test_blur_rgba8(queue, rng):
     assert np.abs(out.astype(np.int32) - ref).max() <= 1
     flat = np.full((9, 8, 4), 200, np.uint8)
     np.testing.assert_array_equal(clforge.gaussian_blur(queue, flat, 5.0), flat)
+
+
+@pytest.mark.parametrize("n,batch", [(1, 2), (2, 3), (3, 1), (17, 3), (1000, 2), (1009, 1)])
+def test_rfft_irfft_match_numpy(queue, rng, n, batch):
+    x = uniform(rng, (batch, n))
+    tol = 8 * max(1.0, math.log2(n)) * EPS
+    y = clforge.rfft(queue, x)
+    assert y.dtype == np.complex64 and y.shape == (batch, n // 2 + 1)
+    assert rel_error(y, np.fft.rfft(x.astype(np.float64))) <= tol, f"n={n} batch={batch}"
+    s = uniform(rng, (batch, n // 2 + 1), np.complex64)
+    xi = clforge.irfft(queue, s, n=n)
+    assert xi.dtype == np.float32 and xi.shape == (batch, n)
+    assert rel_error(xi, np.fft.irfft(s.astype(np.complex128), n=n)) <= tol, f"n={n} batch={batch}"
+    assert rel_error(clforge.irfft(queue, y, n=n), x) <= 2 * tol  # round trip
+
+
+@pytest.mark.parametrize("norm", [None, "ortho", "forward"])
+def test_rfft_axis_n_and_norm_follow_numpy(queue, rng, norm):
+    x = uniform(rng, (12, 5))  # transforms along axis 0, cut to 10 and zero-padded to 15 points
+    for n in (10, 15):
+        ref = np.fft.rfft(x.astype(np.float64), n=n, axis=0, norm=norm)
+        y = clforge.rfft(queue, x, n=n, axis=0, norm=norm)
+        assert y.shape == ref.shape and rel_error(y, ref) <= 8 * 4 * EPS
+        ref_inv = np.fft.irfft(ref, axis=0, norm=norm)  # default n: 2 * (length - 1)
+        got_inv = clforge.irfft(queue, y, axis=0, norm=norm)
+        assert got_inv.shape == ref_inv.shape and rel_error(got_inv, ref_inv) <= 8 * 8 * EPS
+
+
+def test_rfft_refuses_bad_arguments(queue, rng):
+    with pytest.raises(TypeError):
+        clforge.rfft(queue, np.zeros(8, np.complex64))
+    with pytest.raises(clforge.InvalidArgument):
+        clforge.rfft(queue, np.zeros(8, np.float32), axis=1)
+    with pytest.raises(clforge.InvalidArgument):
+        clforge.irfft(queue, np.zeros(1, np.complex64))  # n = 2 * (1 - 1) = 0

@@ -151,6 +151,8 @@ extern const KernelSignature kFftLocal;
 extern const KernelSignature kFftLanes;
 /// The parameters of fft_rader_in and fft_rader_out (cl/fft/fft_rader.cl).
 extern const KernelSignature kFftRaderIn, kFftRaderOut;
+/// The parameters of the real-input ends (cl/fft/fft_real.cl).
+extern const KernelSignature kFftRealPack, kFftRealPost, kFftRealPre, kFftRealUnpack;
 /// Every FFT entry point's signature (tests check each against the compiled kernel).
 std::vector<const KernelSignature*> fft_signatures();
 

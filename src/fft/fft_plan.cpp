@@ -19,7 +19,17 @@ const KernelSignature kFftLanes{"fft_lanes",
                                 {"count", "in", "in_off", "in_dh", "in_dc", "in_S", "out", "out_off", "out_dh",
                                  "out_dc", "out_S", "cj_in", "cj_out", "scale", "tw", "tw2", "tab"}};
 
-std::vector<const KernelSignature*> fft_signatures() { return {&kFftLocal, &kFftLanes, &kFftRaderIn, &kFftRaderOut}; }
+// The four ends of a real-input transform, as cl/fft/fft_real.cl declares them (one parameter list).
+const KernelSignature kFftRealPack{
+    "fft_real_pack", {"n", "in", "in_off", "in_dh", "in_S", "out", "out_off", "out_dh", "out_S", "scale", "tw"}};
+const KernelSignature kFftRealPost{"fft_real_post", kFftRealPack.args};
+const KernelSignature kFftRealPre{"fft_real_pre", kFftRealPack.args};
+const KernelSignature kFftRealUnpack{"fft_real_unpack", kFftRealPack.args};
+
+std::vector<const KernelSignature*> fft_signatures() {
+  return {&kFftLocal,    &kFftLanes,    &kFftRaderIn, &kFftRaderOut,
+          &kFftRealPack, &kFftRealPost, &kFftRealPre, &kFftRealUnpack};
+}
 
 }  // namespace detail
 
@@ -28,6 +38,7 @@ std::vector<const KernelSignature*> fft_signatures() { return {&kFftLocal, &kFft
 // One stage of one chunk: its buffers and offsets (the caller's sides moved to the chunk's first
 // transform, scratch sides at their region), the chunk's transforms, the signs and scale.
 struct FftPlan::Impl::Launch {
+  const FftSteps& steps;
   const Stage& stage;
   const cl::Buffer& in;
   std::size_t in_offset;
@@ -109,142 +120,201 @@ void FftPlan::Impl::enqueue_rader(const Launch& l, detail::Execution& x) const {
   const Stage& s = l.stage;
   const bool gather = s.kernel.kind == KernelKind::RaderGather;
   const std::size_t wg = static_cast<std::size_t>(s.kernel.cfg.at("FFT_RADER_WG"));
-  const std::size_t groups = gather ? static_cast<std::size_t>(steps.rader_groups) : (desc.n + wg - 1) / wg;
+  const std::size_t groups = gather ? static_cast<std::size_t>(l.steps.rader_groups) : (desc.n + wg - 1) / wg;
   const detail::KernelSignature& sig = gather ? detail::kFftRaderIn : detail::kFftRaderOut;
   cl::Kernel k = detail::get_kernel(s.kernel.program, sig.kernel);
   detail::Args a(k, sig, s.kernel.shape.long_index);
   bind_sides(a, l)
       .buffer("perm", s.tables.permutation)
       .buffer("side", l.side)
-      .index("side_off", steps.scratch.side_offset)
+      .index("side_off", l.steps.scratch.side_offset)
       .finish();
   x.then(k, cl::NDRange(groups * l.count * wg), cl::NDRange(wg), l.last, s.role);
 }
 
-void FftPlan::Impl::check_buffers(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out) const {
-  using detail::require;
-  const std::size_t n = desc.n, batch = desc.batch;
+// A real-input stage: one work-item per element it handles, FFT_REAL_WG per group along a transform.
+void FftPlan::Impl::enqueue_real(const Launch& l, detail::Execution& x) const {
+  using detail::KernelSignature;
+  const Stage& s = l.stage;
+  const KernelKind kind = s.kernel.kind;
+  const KernelSignature& sig = kind == KernelKind::RealPack   ? detail::kFftRealPack
+                               : kind == KernelKind::RealPost ? detail::kFftRealPost
+                               : kind == KernelKind::RealPre  ? detail::kFftRealPre
+                                                              : detail::kFftRealUnpack;
+  const std::size_t n = static_cast<std::size_t>(s.kernel.shape.n);
+  const std::size_t items = kind == KernelKind::RealPost ? n / 2 + 1 : n % 2 == 1 ? n : n / 2;
+  cl::Kernel k = detail::get_kernel(s.kernel.program, sig.kernel);
+  detail::Args a(k, sig, s.kernel.shape.long_index);
+  a.i32("n", static_cast<long long>(n))
+      .buffer("in", l.in)
+      .index("in_off", l.in_offset)
+      .index("in_dh", static_cast<std::size_t>(s.io.in.distance))
+      .index("in_S", static_cast<std::size_t>(s.io.in.stride))
+      .buffer("out", l.out)
+      .index("out_off", l.out_offset)
+      .index("out_dh", static_cast<std::size_t>(s.io.out.distance))
+      .index("out_S", static_cast<std::size_t>(s.io.out.stride))
+      .f32("scale", s.io.scaled ? l.scale : 1.0f)
+      .buffer("tw", s.tables.twiddles() ? s.tables.twiddles : dummy)
+      .finish();
+  const std::size_t wg = kFftRealWg;
+  x.then(k, cl::NDRange((items + wg - 1) / wg * wg, l.count), cl::NDRange(wg, 1), l.last, s.role);
+}
+
+void FftPlan::Impl::check_queue(const cl::CommandQueue& q) const {
   if (q() != queue()) detail::require_plan_queue(kRoutine, q, qc.context(), qc.device());
-  const std::size_t in_span = detail::require_extent(kRoutine, "in", in, desc.in.offset,
-                                                     layout_span("in", desc.in, n, batch), sizeof(cl_float2));
-  const std::size_t out_span = detail::require_extent(kRoutine, "out", out, desc.out.offset,
-                                                      layout_span("out", desc.out, n, batch), sizeof(cl_float2));
-  if (desc.in_place) {
-    require(in() == out(), kRoutine, "in-place plan: in and out must be the same buffer");
-  } else if (in() == out()) {
-    const std::size_t a0 = desc.in.offset, a1 = in_span, b0 = desc.out.offset, b1 = out_span;
+}
+
+namespace fft_plan_parts {
+
+void check_io(bool in_place, std::size_t batch, const IoSide& in, const IoSide& out) {
+  using detail::require;
+  auto extent = [&](const IoSide& side) {  // [first byte, end byte) of the side's memory
+    const std::size_t span = layout_span(side.name, side.layout, side.count, batch);
+    const std::size_t end =
+        detail::require_extent(kRoutine, side.name, side.buffer, side.layout.offset, span, side.elem_bytes);
+    return std::pair<std::size_t, std::size_t>{side.layout.offset * side.elem_bytes, end * side.elem_bytes};
+  };
+  const auto [a0, a1] = extent(in);
+  const auto [b0, b1] = extent(out);
+  if (in_place) {
+    require(in.buffer() == out.buffer(), kRoutine, "in-place plan: in and out must be the same buffer");
+  } else if (in.buffer() == out.buffer()) {
     require(a1 <= b0 || b1 <= a0, kRoutine,
             "out-of-place plan: in and out are the same buffer and their ranges overlap (use an in-place plan)");
   }
 }
 
+}  // namespace fft_plan_parts
+
 void FftPlan::Impl::run(cl::CommandQueue& q, int dir, const cl::Buffer& in, const cl::Buffer& out,
                         const EventList& wait, cl::Event* event) const {
-  check_buffers(q, in, out);
+  check_queue(q);
+  check_io(desc.in_place, desc.batch, {"in", in, desc.in, desc.n, sizeof(cl_float2)},
+           {"out", out, desc.out, desc.n, sizeof(cl_float2)});
+  execute(q, dir, steps, in, out, desc.in.distance, desc.out.distance, dir > 0 ? scale_fwd : scale_inv, wait, event);
+}
+
+void FftPlan::Impl::execute(cl::CommandQueue& q, int dir, const FftSteps& st, const cl::Buffer& in,
+                            const cl::Buffer& out, std::size_t in_distance, std::size_t out_distance, float scale,
+                            const EventList& wait, cl::Event* event) const {
   detail::Execution x(q, wait, event);
-  // Scratch buffer A, and B after it in the same workspace or, rarely, in one of its own.
-  const ScratchLayout& sl = steps.scratch;
-  const cl::Buffer& scratch_a = sl.bytes > 0 ? x.workspace(qc.context, sl.bytes - sl.b_bytes, "fft scratch") : dummy;
+  // Scratch buffer A, and B after it in the same workspace or, rarely, in one of its own; C apart.
+  const ScratchLayout& sl = st.scratch;
+  const std::size_t a_bytes = sl.bytes - sl.b_bytes - sl.c_bytes;
+  const cl::Buffer& scratch_a = a_bytes > 0 ? x.workspace(qc.context, a_bytes, "fft scratch") : dummy;
   const cl::Buffer& scratch_b = sl.b_bytes > 0 ? x.workspace(qc.context, sl.b_bytes, "fft scratch") : scratch_a;
+  const cl::Buffer& scratch_c = sl.c_bytes > 0 ? x.workspace(qc.context, sl.c_bytes, "fft real rows") : dummy;
   auto buffer = [&](Buf b, const cl::Buffer& user) -> const cl::Buffer& {
-    return b == Buf::User ? user : b == Buf::B ? scratch_b : scratch_a;
+    return b == Buf::User ? user : b == Buf::B ? scratch_b : b == Buf::C ? scratch_c : scratch_a;
   };
-  const float scale = dir > 0 ? scale_fwd : scale_inv;
-  const std::size_t batch = desc.batch, chunk = steps.chunk;
-  const std::size_t launches = ((batch + chunk - 1) / chunk) * steps.stages.size();
+  const std::size_t batch = desc.batch, chunk = st.chunk;
+  const std::size_t launches = ((batch + chunk - 1) / chunk) * st.stages.size();
   std::size_t index = 0;
   for (std::size_t c0 = 0; c0 < batch; c0 += chunk) {
-    for (const Stage& s : steps.stages) {
+    for (const Stage& s : st.stages) {
       const StageSide& si = s.io.in;
       const StageSide& so = s.io.out;
       const bool user_in = si.buffer == Buf::User, user_out = so.buffer == Buf::User;
-      const Launch l{s,
+      const Launch l{st,
+                     s,
                      buffer(si.buffer, in),
-                     static_cast<std::size_t>(si.offset) + (user_in ? c0 * desc.in.distance : 0),
+                     static_cast<std::size_t>(si.offset) + (user_in ? c0 * in_distance : 0),
                      buffer(so.buffer, out),
-                     static_cast<std::size_t>(so.offset) + (user_out ? c0 * desc.out.distance : 0),
+                     static_cast<std::size_t>(so.offset) + (user_out ? c0 * out_distance : 0),
                      std::min(chunk, batch - c0),
                      dir,
                      scale,
                      scratch_a,
                      ++index == launches};
-      if (s.kernel.kind == KernelKind::Local) enqueue_local(l, x);
-      if (s.kernel.kind == KernelKind::Lanes) enqueue_lanes(l, x);
-      if (s.kernel.kind == KernelKind::RaderGather || s.kernel.kind == KernelKind::RaderScatter) enqueue_rader(l, x);
+      switch (s.kernel.kind) {
+        case KernelKind::Local:
+          enqueue_local(l, x);
+          break;
+        case KernelKind::Lanes:
+          enqueue_lanes(l, x);
+          break;
+        case KernelKind::RaderGather:
+        case KernelKind::RaderScatter:
+          enqueue_rader(l, x);
+          break;
+        default:
+          enqueue_real(l, x);
+      }
     }
   }
   x.finish();
 }
 
-namespace {
+namespace fft_plan_parts {
 
-// The description with its arguments checked and the default distances filled in.
-FftDesc checked_desc(const FftDesc& d) {
+void check_length(std::size_t n, std::size_t batch) {
   using detail::require;
-  require(d.n >= 1, kRoutine, "n must be at least 1 (got 0)");
-  require(d.batch >= 1, kRoutine, "batch must be at least 1 (got 0)");
-  require(d.n <= (std::size_t{1} << 27), kRoutine, "n must be at most 2^27 (got " + std::to_string(d.n) + ")");
-  require(d.batch <= static_cast<std::size_t>(INT_MAX), kRoutine, "batch must be below 2^31");
-  require(d.n <= (std::size_t{1} << 23) || detail::fft_smooth(d.n), kRoutine,
-          "lengths with a prime factor above 13 (Bluestein) must be at most 2^23 (got " + std::to_string(d.n) + ")");
-  require(d.in.stride >= 1, kRoutine, "in.stride must be at least 1 (got 0)");
+  require(n >= 1, kRoutine, "n must be at least 1 (got 0)");
+  require(batch >= 1, kRoutine, "batch must be at least 1 (got 0)");
+  require(n <= (std::size_t{1} << 27), kRoutine, "n must be at most 2^27 (got " + std::to_string(n) + ")");
+  require(batch <= static_cast<std::size_t>(INT_MAX), kRoutine, "batch must be below 2^31");
+  require(n <= (std::size_t{1} << 23) || detail::fft_smooth(n), kRoutine,
+          "lengths with a prime factor above 13 (Bluestein) must be at most 2^23 (got " + std::to_string(n) + ")");
+}
+
+FftLayout checked_layout(const std::string& side, FftLayout l, std::size_t count, std::size_t batch) {
+  using detail::require;
+  require(l.stride >= 1, kRoutine, side + ".stride must be at least 1 (got 0)");
+  if (l.distance == 0) l.distance = detail::mul_or_throw(count, l.stride, kRoutine, "n * " + side + ".stride");
+  // The span first (checked arithmetic), so that the disjointness test cannot wrap.
+  const std::size_t big = std::size_t{1} << 40;
+  const std::size_t end = detail::add_or_throw(l.offset, layout_span(side.c_str(), l, count, batch), kRoutine,
+                                               side + ".offset plus the layout's extent");
+  require(end < big, kRoutine,
+          side + " layout spans more than 2^40 elements (offset " + std::to_string(l.offset) + ", stride " +
+              std::to_string(l.stride) + ", distance " + std::to_string(l.distance) + ")");
+  return l;
+}
+
+void require_disjoint(const std::string& what, const FftLayout& l, std::size_t count, std::size_t batch) {
+  detail::require(transforms_disjoint(l, count, batch), kRoutine,
+                  what + " makes transforms overlap (stride " + std::to_string(l.stride) + ", distance " +
+                      std::to_string(l.distance) + ", n " + std::to_string(count) + ", batch " + std::to_string(batch) +
+                      "): need distance >= (n-1)*stride+1 or stride >= (batch-1)*distance+1");
+}
+
+FftDesc checked_desc(const FftDesc& d) {
+  check_length(d.n, d.batch);
   FftDesc desc = d;
-  if (desc.in.distance == 0) desc.in.distance = detail::mul_or_throw(desc.n, desc.in.stride, kRoutine, "n * in.stride");
+  desc.in = checked_layout("in", d.in, d.n, d.batch);
   if (desc.in_place) {
     const FftLayout& o = d.out;
     const bool untouched = o.stride == 1 && o.distance == 0 && o.offset == 0;
     const bool same = o.stride == d.in.stride && (o.distance == d.in.distance || o.distance == desc.in.distance) &&
                       o.offset == d.in.offset;
-    require(untouched || same, kRoutine,
-            "in-place plan: the output layout must equal the input layout (or be left default)");
+    detail::require(untouched || same, kRoutine,
+                    "in-place plan: the output layout must equal the input layout (or be left default)");
     desc.out = desc.in;
   } else {
-    require(desc.out.stride >= 1, kRoutine, "out.stride must be at least 1 (got 0)");
-    if (desc.out.distance == 0)
-      desc.out.distance = detail::mul_or_throw(desc.n, desc.out.stride, kRoutine, "n * out.stride");
+    desc.out = checked_layout("out", d.out, d.n, d.batch);
   }
-  // Spans first (checked arithmetic), so that the disjointness test below cannot wrap.
-  const std::size_t big = std::size_t{1} << 40;
-  for (const auto& [side, l] : {std::pair<const char*, const FftLayout*>{"in", &desc.in}, {"out", &desc.out}}) {
-    const std::size_t end = detail::add_or_throw(l->offset, layout_span(side, *l, desc.n, desc.batch), kRoutine,
-                                                 std::string(side) + ".offset plus the layout's extent");
-    require(end < big, kRoutine,
-            std::string(side) + " layout spans more than 2^40 elements (offset " + std::to_string(l->offset) +
-                ", stride " + std::to_string(l->stride) + ", distance " + std::to_string(l->distance) + ")");
-  }
-  require(transforms_disjoint(desc.out, desc.n, desc.batch), kRoutine,
-          std::string(desc.in_place ? "in-place layout" : "output layout") + " makes transforms overlap (stride " +
-              std::to_string(desc.out.stride) + ", distance " + std::to_string(desc.out.distance) + ", n " +
-              std::to_string(desc.n) + ", batch " + std::to_string(desc.batch) +
-              "): need distance >= (n-1)*stride+1 or stride >= (batch-1)*distance+1");
+  require_disjoint(desc.in_place ? "in-place layout" : "output layout", desc.out, d.n, d.batch);
   return desc;
 }
 
-}  // namespace
+}  // namespace fft_plan_parts
+
+void FftPlan::Impl::build(const cl::CommandQueue& q, const FftDesc& d, const Tuning& tuning) {
+  desc = checked_desc(d);
+  detail::check_override_names(kRoutine, tuning, {kRoutine, "fft_lanes", "fft_rader"});
+  queue = q;
+  qc = detail::queue_context_of(q);
+  scale_fwd = static_cast<float>(scale_factor(desc.forward_scaling, desc.n));
+  scale_inv = static_cast<float>(scale_factor(desc.inverse_scaling, desc.n));
+  steps = build_steps(qc, desc, tuning);
+  dummy = detail::device_buffer(qc.context, CL_MEM_READ_WRITE, 16, "fft placeholder");
+  compile_steps(qc, desc, steps);
+}
 
 FftPlan::FftPlan(const cl::CommandQueue& queue, const FftDesc& d, const Tuning& tuning) {
-  const FftDesc desc = checked_desc(d);
-  detail::check_override_names(kRoutine, tuning, {kRoutine, "fft_lanes", "fft_rader"});
   auto im = std::make_shared<Impl>();
-  im->queue = queue;
-  im->qc = detail::queue_context_of(queue);
-  im->desc = desc;
-  auto factor = [&](FftScaling s) {
-    switch (s) {
-      case FftScaling::None:
-        return 1.0;
-      case FftScaling::OverN:
-        return 1.0 / static_cast<double>(desc.n);
-      case FftScaling::OverSqrtN:
-        return 1.0 / std::sqrt(static_cast<double>(desc.n));
-    }
-    return 1.0;
-  };
-  im->scale_fwd = static_cast<float>(factor(desc.forward_scaling));
-  im->scale_inv = static_cast<float>(factor(desc.inverse_scaling));
-  im->steps = build_steps(im->qc, im->desc, tuning);
-  im->dummy = detail::device_buffer(im->qc.context, CL_MEM_READ_WRITE, 16, "fft placeholder");
-  compile_steps(im->qc, im->desc, im->steps);
+  im->build(queue, d, tuning);
   impl_ = std::move(im);
 }
 

@@ -28,12 +28,14 @@ namespace fft_plan_parts {
 using detail::FftShape;
 constexpr const char* kRoutine = "fft";
 constexpr std::size_t kScratchCap = std::size_t{256} << 20;  // bytes per scratch buffer
+constexpr std::size_t kFftRealWg = 64;  // work-items per group of the real-input ends (FFT_REAL_WG)
 // Scratch buffer B starts at a multiple of this many elements (4 KiB) after A in the leased workspace.
 constexpr std::size_t kScratchAlign = 512;
 
 // Where a stage reads or writes: the caller's buffer, or scratch buffer A or B (two regions of the
-// workspace an execution leases; StageSide::offset holds the region's start).
-enum class Buf { User, A, B };
+// workspace an execution leases; StageSide::offset holds the region's start), or C, the complex
+// rows of a real-input plan (a workspace of their own).
+enum class Buf { User, A, B, C };
 // Sign rules for the imaginary part on load / store: +1, the direction, -1, minus the direction.
 enum class Sign { Plus, Dir, Minus, MinusDir };
 
@@ -53,8 +55,9 @@ inline float sign_value(Sign s, int dir) {
 
 // The entry point a stage launches: fft_local (cl/fft/fft.cl), the CPU lane kernel
 // (cl/fft/fft_lanes.cl), or Rader's gather (fft_rader_in: the caller's input to rows of n - 1 in
-// scratch) or scatter (fft_rader_out: the convolution to the caller's output).
-enum class KernelKind { Local, Lanes, RaderGather, RaderScatter };
+// scratch) or scatter (fft_rader_out: the convolution to the caller's output), or one of the
+// two ends of a real-input transform (cl/fft/fft_real.cl: pack, post, pre, unpack).
+enum class KernelKind { Local, Lanes, RaderGather, RaderScatter, RealPack, RealPost, RealPre, RealUnpack };
 
 // The launch form of a lane kernel stage (its routine constants, fft_lanes.cl).
 struct LaneForm {
@@ -119,10 +122,11 @@ struct Stage {
 };
 
 // Scratch leased from the workspace pool per execution: bytes in all (0: none), of which b_bytes
-// in a second workspace for buffer B when A and B do not fit one allocation; elements complex
-// elements in the first workspace, Rader's side values from side_offset on.
+// in a second workspace for buffer B when A and B do not fit one allocation, and c_bytes in one
+// for buffer C (real-input plans); elements complex elements in the first workspace, Rader's
+// side values from side_offset on.
 struct ScratchLayout {
-  std::size_t bytes = 0, b_bytes = 0, elements = 0;
+  std::size_t bytes = 0, b_bytes = 0, c_bytes = 0, elements = 0;
   std::size_t side_offset = 0;
 };
 
@@ -140,6 +144,45 @@ struct FftSteps {
 FftSteps build_steps(const detail::QueueContext& qc, const FftDesc& desc, const Tuning& tuning);
 // Compiles (through the compile cache) the programs of the stages.
 void compile_steps(const detail::QueueContext& qc, const FftDesc& desc, FftSteps& steps);
+
+// The plan's scale factor for a scaling of length n.
+inline double scale_factor(FftScaling s, std::size_t n) {
+  switch (s) {
+    case FftScaling::None:
+      return 1.0;
+    case FftScaling::OverN:
+      return 1.0 / static_cast<double>(n);
+    case FftScaling::OverSqrtN:
+      return 1.0 / std::sqrt(static_cast<double>(n));
+  }
+  return 1.0;
+}
+
+// Argument checks shared by the complex and the real-input plans (fft_plan.cpp) -------------------
+
+// Throws InvalidArgument unless n and batch are within FftDesc's limits.
+void check_length(std::size_t n, std::size_t batch);
+// The layout of `count` elements per transform with its stride and extent (below 2^40 elements,
+// arithmetic that cannot wrap) checked and a distance of 0 replaced by count * stride.
+FftLayout checked_layout(const std::string& side, FftLayout l, std::size_t count, std::size_t batch);
+// Throws InvalidArgument unless the transforms of a written layout are disjoint (`what` names it).
+void require_disjoint(const std::string& what, const FftLayout& l, std::size_t count, std::size_t batch);
+// The complex description with its arguments checked and the default distances filled in.
+FftDesc checked_desc(const FftDesc& d);
+
+// One side of an execution: its name in errors, its buffer, its layout of `count` elements of
+// elem_bytes per transform.
+struct IoSide {
+  const char* name;
+  const cl::Buffer& buffer;
+  const FftLayout& layout;
+  std::size_t count;
+  std::size_t elem_bytes;
+};
+// Checks the buffers of one execution before anything is enqueued: large enough for their
+// layouts, the same buffer for an in-place plan, disjoint byte ranges for an out-of-place plan
+// given one buffer twice.
+void check_io(bool in_place, std::size_t batch, const IoSide& in, const IoSide& out);
 
 inline cl_float2 to_float2(const detail::cdouble& v) {
   cl_float2 f;
@@ -187,17 +230,28 @@ struct FftPlan::Impl {
   cl::Buffer dummy;  // bound where a stage reads no table
   float scale_fwd = 1.0f, scale_inv = 1.0f;
 
+  // Checks the description, builds and compiles the steps (the constructor's work).
+  void build(const cl::CommandQueue& q, const FftDesc& d, const Tuning& tuning);
+
   // Checks the buffers (and a queue other than the plan's), then enqueues one execution.
   void run(cl::CommandQueue& queue, int dir, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait,
            cl::Event* event) const;
 
+  // One execution of `st` (this plan's steps, or a real-input plan's around them): the caller's
+  // sides move by in_distance and out_distance elements per transform from chunk to chunk.
+  void execute(cl::CommandQueue& q, int dir, const FftSteps& st, const cl::Buffer& in, const cl::Buffer& out,
+               std::size_t in_distance, std::size_t out_distance, float scale, const EventList& wait,
+               cl::Event* event) const;
+  // A queue other than the plan's must be of its context and device.
+  void check_queue(const cl::CommandQueue& q) const;
+
   struct Launch;  // one stage of one chunk (fft_plan.cpp)
 
  private:
-  void check_buffers(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out) const;
   void enqueue_local(const Launch& l, detail::Execution& x) const;
   void enqueue_lanes(const Launch& l, detail::Execution& x) const;
   void enqueue_rader(const Launch& l, detail::Execution& x) const;
+  void enqueue_real(const Launch& l, detail::Execution& x) const;
 };
 
 }  // namespace clforge

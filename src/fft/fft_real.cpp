@@ -1,0 +1,207 @@
+// Real-input FFT plan (R2C forward, C2R inverse; docs/fft.md "Real input"): a complex plan of
+// m points (n/2 for even n, n for odd n) in place on scratch rows (buffer C) between two
+// launches of cl/fft/fft_real.cl. The argument checks, the steps, their compilation and the
+// execution are the complex plan's (fft_plan.cpp); this file only places the two ends.
+#include "fft/fft_plan_impl.hpp"
+
+namespace clforge {
+
+struct RealFftPlan::Impl {
+  FftPlan::Impl complex;  // m points, in place on the rows in C, unscaled
+  RealFftDesc desc;
+  FftSteps forward, inverse;  // pack, the complex stages, post; pre, the complex stages, unpack
+  float scale_fwd = 1.0f, scale_inv = 1.0f;
+};
+
+namespace {
+
+using detail::require;
+
+// Complex values per transform of the complex FFT inside.
+std::size_t rows_of(std::size_t n) { return n % 2 == 1 ? n : n / 2; }
+
+RealFftDesc checked_real_desc(const RealFftDesc& d) {
+  check_length(d.n, d.batch);
+  const std::size_t h = d.n / 2 + 1;
+  RealFftDesc r = d;
+  r.complex = checked_layout("complex", d.complex, h, d.batch);
+  if (d.in_place) {
+    require(d.complex.stride == 1, kRoutine,
+            "in-place real plan: complex.stride must be 1 (padded rows of n/2 + 1 complex values)");
+    // Below 2^40 elements (checked above): twice that cannot wrap.
+    const FftLayout rows{1, 2 * r.complex.distance, 2 * r.complex.offset};
+    const FftLayout& l = d.real;
+    const bool untouched = l.stride == 1 && l.distance == 0 && l.offset == 0;
+    const bool same = l.stride == 1 && l.distance == rows.distance && l.offset == rows.offset;
+    require(untouched || same, kRoutine,
+            "in-place real plan: the real layout must be {1, 2 * complex.distance, 2 * complex.offset} (or be left "
+            "default)");
+    r.real = rows;
+  } else {
+    r.real = checked_layout("real", d.real, d.n, d.batch);
+  }
+  require_disjoint(d.in_place ? "in-place layout" : "complex layout", r.complex, h, d.batch);
+  require_disjoint("real layout", r.real, d.n, d.batch);
+  return r;
+}
+
+// The complex plan's stages moved onto the rows in C (its caller's side), unscaled: the ends scale.
+std::vector<Stage> on_rows(const FftSteps& st) {
+  std::vector<Stage> v = st.stages;
+  for (Stage& s : v) {
+    if (s.io.in.buffer == Buf::User) s.io.in.buffer = Buf::C;
+    if (s.io.out.buffer == Buf::User) s.io.out.buffer = Buf::C;
+    s.io.scaled = false;
+  }
+  return v;
+}
+
+StageSide user_side(const FftLayout& l) {
+  return {Buf::User,
+          static_cast<long long>(l.offset),
+          static_cast<long long>(l.distance),
+          static_cast<long long>(l.stride),
+          0,
+          INT_MAX,
+          Sign::Plus};
+}
+
+// One end: kind, the sides, the program and twiddles shared by all four.
+Stage end_stage(KernelKind kind, const char* role, const StageSide& in, const StageSide& out, const Stage& proto) {
+  Stage s = proto;
+  s.kernel.kind = kind;
+  s.io.in = in;
+  s.io.out = out;
+  s.io.scaled = kind == KernelKind::RealPost || kind == KernelKind::RealUnpack;
+  s.role = role;
+  return s;
+}
+
+// The forward and inverse steps: the complex plan's stages between the two ends of each direction.
+void place_ends(RealFftPlan::Impl& im) {
+  const RealFftDesc& d = im.desc;
+  const FftSteps& inner = im.complex.steps;
+  const std::size_t n = d.n, m = rows_of(n);
+  FftSteps st;
+  // Rows for a chunk of the complex plan's transforms, at most kScratchCap bytes (one row at least).
+  st.chunk = std::min({inner.chunk, d.batch, std::max<std::size_t>(1, kScratchCap / (m * sizeof(cl_float2)))});
+  st.scratch = inner.scratch;
+  st.scratch.c_bytes = st.chunk * m * sizeof(cl_float2);
+  st.scratch.bytes += st.scratch.c_bytes;
+  st.rader_groups = inner.rader_groups;
+  // Indices of the ends (in floats on the real side): 64-bit where a side reaches 2^31.
+  const std::size_t real_end = d.real.offset + (d.batch - 1) * d.real.distance + (n - 1) * d.real.stride + 1;
+  const std::size_t complex_end =
+      d.complex.offset + (d.batch - 1) * d.complex.distance + (n / 2) * d.complex.stride + 1;
+  Stage proto;
+  proto.kernel.shape.n = static_cast<int>(n);
+  proto.kernel.shape.long_index = std::max({real_end, complex_end, st.chunk * m}) > detail::kMaxInt32Index;
+  proto.kernel.program = detail::build_program(im.complex.qc, "fft_real", {"fft/fft_real.cl"},
+                                               std::string("-cl-std=CL1.2") +
+                                                   (proto.kernel.shape.long_index ? " -DCLF_LONG_INDEX=1" : "") +
+                                                   " -DFFT_REAL_WG=" + std::to_string(kFftRealWg));
+  if (n % 2 == 0) {
+    std::vector<cl_float2> tw(n / 2 + 1);
+    for (std::size_t k = 0; k < tw.size(); ++k) tw[k] = to_float2(root(k, n));
+    proto.tables.twiddles =
+        detail::constant_buffer(im.complex.qc.context, tw.data(), tw.size() * sizeof(cl_float2), "fft real twiddles");
+  }
+  const StageSide real = user_side(d.real), spectrum = user_side(d.complex);
+  const StageSide rows{Buf::C, 0, static_cast<long long>(m), 1, 0, INT_MAX, Sign::Plus};
+  const std::vector<Stage> middle = on_rows(inner);
+  im.forward = st;
+  im.forward.stages.push_back(end_stage(KernelKind::RealPack, "real pack", real, rows, proto));
+  im.forward.stages.insert(im.forward.stages.end(), middle.begin(), middle.end());
+  im.forward.stages.push_back(end_stage(KernelKind::RealPost, "real post-processing", rows, spectrum, proto));
+  im.inverse = st;
+  im.inverse.stages.push_back(end_stage(KernelKind::RealPre, "real pre-processing", spectrum, rows, proto));
+  im.inverse.stages.insert(im.inverse.stages.end(), middle.begin(), middle.end());
+  im.inverse.stages.push_back(end_stage(KernelKind::RealUnpack, "real unpack", rows, real, proto));
+  const std::string what = n % 2 == 0 ? " points of the values in pairs" : " points";
+  im.forward.how = "n=" + std::to_string(n) + " real batch=" + std::to_string(d.batch) + ": a complex FFT of " +
+                   std::to_string(m) + what + " between two launches (" + inner.how + ")";
+  im.inverse.how = im.forward.how;
+}
+
+void run(const RealFftPlan::Impl& im, cl::CommandQueue& q, int dir, const cl::Buffer& in, const cl::Buffer& out,
+         const EventList& wait, cl::Event* event) {
+  const RealFftDesc& d = im.desc;
+  im.complex.check_queue(q);
+  const IoSide real{"real", dir > 0 ? in : out, d.real, d.n, sizeof(float)};
+  const IoSide spectrum{"complex", dir > 0 ? out : in, d.complex, d.n / 2 + 1, sizeof(cl_float2)};
+  if (dir > 0) {
+    check_io(d.in_place, d.batch, real, spectrum);
+    im.complex.execute(q, dir, im.forward, in, out, d.real.distance, d.complex.distance, im.scale_fwd, wait, event);
+  } else {
+    check_io(d.in_place, d.batch, spectrum, real);
+    im.complex.execute(q, dir, im.inverse, in, out, d.complex.distance, d.real.distance, im.scale_inv, wait, event);
+  }
+}
+
+}  // namespace
+
+RealFftPlan::RealFftPlan(const cl::CommandQueue& queue, const RealFftDesc& d, const Tuning& tuning) {
+  auto im = std::make_shared<Impl>();
+  im->desc = checked_real_desc(d);
+  const std::size_t m = rows_of(d.n);
+  FftDesc rows;
+  rows.n = m;
+  rows.batch = d.batch;
+  rows.in_place = true;
+  rows.in = {1, m, 0};
+  im->complex.build(queue, rows, tuning);
+  im->scale_fwd = static_cast<float>(scale_factor(d.forward_scaling, d.n));
+  im->scale_inv = static_cast<float>(scale_factor(d.inverse_scaling, d.n));
+  place_ends(*im);
+  impl_ = std::move(im);
+}
+
+RealFftPlan::~RealFftPlan() = default;
+RealFftPlan::RealFftPlan(const RealFftPlan&) = default;
+RealFftPlan& RealFftPlan::operator=(const RealFftPlan&) = default;
+RealFftPlan::RealFftPlan(RealFftPlan&&) noexcept = default;
+RealFftPlan& RealFftPlan::operator=(RealFftPlan&&) noexcept = default;
+
+void RealFftPlan::enqueue(cl::CommandQueue& queue, FftDirection direction, const cl::Buffer& in, const cl::Buffer& out,
+                          const EventList& wait_list, cl::Event* event) const {
+  run(*impl_, queue, direction == FftDirection::Forward ? +1 : -1, in, out, wait_list, event);
+}
+void RealFftPlan::forward(const cl::Buffer& real, const cl::Buffer& complex, const EventList& wait_list,
+                          cl::Event* event) const {
+  enqueue(impl_->complex.queue, FftDirection::Forward, real, complex, wait_list, event);
+}
+void RealFftPlan::inverse(const cl::Buffer& complex, const cl::Buffer& real, const EventList& wait_list,
+                          cl::Event* event) const {
+  enqueue(impl_->complex.queue, FftDirection::Inverse, complex, real, wait_list, event);
+}
+void RealFftPlan::forward(const cl::Buffer& data, const EventList& wait_list, cl::Event* event) const {
+  require(impl_->desc.in_place, kRoutine, "the one-buffer form needs an in-place plan");
+  forward(data, data, wait_list, event);
+}
+void RealFftPlan::inverse(const cl::Buffer& data, const EventList& wait_list, cl::Event* event) const {
+  require(impl_->desc.in_place, kRoutine, "the one-buffer form needs an in-place plan");
+  inverse(data, data, wait_list, event);
+}
+void RealFftPlan::forward(cl::CommandQueue& queue, const cl::Buffer& real, const cl::Buffer& complex,
+                          const EventList& wait_list, cl::Event* event) const {
+  enqueue(queue, FftDirection::Forward, real, complex, wait_list, event);
+}
+void RealFftPlan::inverse(cl::CommandQueue& queue, const cl::Buffer& complex, const cl::Buffer& real,
+                          const EventList& wait_list, cl::Event* event) const {
+  enqueue(queue, FftDirection::Inverse, complex, real, wait_list, event);
+}
+
+const RealFftDesc& RealFftPlan::desc() const { return impl_->desc; }
+std::string RealFftPlan::describe() const { return impl_->forward.how; }
+std::size_t RealFftPlan::launches() const {
+  const FftSteps& st = impl_->forward;
+  return ((impl_->desc.batch + st.chunk - 1) / st.chunk) * st.stages.size();
+}
+std::size_t RealFftPlan::scratch_bytes() const { return impl_->forward.scratch.bytes; }
+std::vector<Configuration> RealFftPlan::configurations() const {
+  std::vector<Configuration> v;
+  for (const auto& s : impl_->complex.steps.stages) v.push_back(s.kernel.cfg);
+  return v;
+}
+
+}  // namespace clforge

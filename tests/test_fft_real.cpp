@@ -1,0 +1,360 @@
+// Real-input FFTs (RealFftPlan: R2C forward, C2R inverse) against the DFT computed here from its
+// definition in double precision, on fresh random data: lengths 1, 2, 3, 17, 1000, 1009, 4095,
+// 65537, batches with strides, distances and offsets, interleaved batches, the padded in-place
+// layout, scaling and a round trip.
+//
+// Error metric (tests/fft_support.hpp's): relative L2 error per transform ||y_b - ref_b|| /
+// ||ref_b|| below host::fft_tolerance(n), the complex FFT's bound at the same length. For n
+// above 5000 the reference is evaluated at 61 outputs per transform spread over the whole range
+// (the full O(n^2) sum would take seconds), and the metric is taken over those. Outputs are
+// poisoned with NaN first; every element outside the output layout (gaps and a guard tail of
+// host::kGuardTail elements) must keep its poison (in place: its input), and the input of an
+// out-of-place plan must be unchanged, in both directions.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "clforge/fft.hpp"
+#include "host/data.hpp"
+#include "host/fft.hpp"
+#include "host/guard.hpp"
+#include "tests/support.hpp"
+
+using namespace clforge;
+
+namespace {
+
+using cd = std::complex<double>;
+
+struct RealCase {
+  std::size_t n = 1, batch = 1;
+  FftLayout real{}, spectrum{};  // floats; complex elements
+  bool in_place = false, inverse = false;
+  FftScaling scaling = FftScaling::None;
+  Tuning tuning{{}, false};
+};
+
+std::size_t span(const FftLayout& l, std::size_t count, std::size_t batch) {
+  return l.offset + (batch - 1) * l.distance + (count - 1) * l.stride + 1;
+}
+
+// The outputs at which the reference is evaluated: all, or 61 spread over [0, count).
+std::vector<std::size_t> probes(std::size_t count) {
+  std::vector<std::size_t> p;
+  const std::size_t step = count > 2500 ? count / 61 : 1;
+  for (std::size_t i = 0; i < count; i += step) p.push_back(i);
+  if (p.back() != count - 1) p.push_back(count - 1);
+  return p;
+}
+
+// exp(sign 2 pi i r / n) for r < n, from the definition in double.
+std::vector<cd> roots(std::size_t n, int sign) {
+  std::vector<cd> w(n);
+  for (std::size_t r = 0; r < n; ++r) w[r] = std::polar(1.0, sign * 2.0 * M_PI * static_cast<double>(r) / n);
+  return w;
+}
+
+// X_k = sum_j x_j exp(-2 pi i jk/n) at the probes k <= n/2.
+std::vector<cd> r2c_reference(const std::vector<double>& x, const std::vector<std::size_t>& ks) {
+  const std::size_t n = x.size();
+  const std::vector<cd> w = roots(n, -1);
+  std::vector<cd> y;
+  for (std::size_t k : ks) {
+    cd s = 0;
+    for (std::size_t j = 0; j < n; ++j) s += x[j] * w[(j * k) % n];
+    y.push_back(s);
+  }
+  return y;
+}
+
+// x_j = sum over the Hermitian spectrum of X_k exp(+2 pi i jk/n) at the probes j: X_0 and
+// X_(n/2) (even n) by their real parts, the pairs k, n - k as 2 Re(X_k exp(...)).
+std::vector<double> c2r_reference(const std::vector<cd>& X, std::size_t n, const std::vector<std::size_t>& js) {
+  const std::vector<cd> w = roots(n, +1);
+  std::vector<double> y;
+  for (std::size_t j : js) {
+    double s = X[0].real();
+    for (std::size_t k = 1; 2 * k < n; ++k) s += 2.0 * (X[k] * w[(j * k) % n]).real();
+    if (n % 2 == 0) s += X[n / 2].real() * ((j % 2 == 0) ? 1.0 : -1.0);
+    y.push_back(s);
+  }
+  return y;
+}
+
+double scale_of(FftScaling s, std::size_t n) {
+  return s == FftScaling::OverN ? 1.0 / n : s == FftScaling::OverSqrtN ? 1.0 / std::sqrt(double(n)) : 1.0;
+}
+
+// The layouts as the plan documents them: default distances, in place the padded rows.
+RealCase with_defaults(RealCase c) {
+  const std::size_t h = c.n / 2 + 1;
+  if (c.spectrum.distance == 0) c.spectrum.distance = h * c.spectrum.stride;
+  if (c.in_place) c.real = {1, 2 * c.spectrum.distance, 2 * c.spectrum.offset};
+  if (c.real.distance == 0) c.real.distance = c.n * c.real.stride;
+  return c;
+}
+
+struct Errors {
+  double max_rel = 0, max_abs = 0;
+  std::size_t nonfinite = 0;
+};
+
+// Relative L2 error per transform of got (floats) at the probes of each transform.
+Errors compare(const std::vector<float>& got, const RealCase& c, const std::vector<std::vector<double>>& ref,
+               const std::vector<std::size_t>& at) {
+  Errors e;
+  const bool real_out = c.inverse;
+  const FftLayout& l = real_out ? c.real : c.spectrum;
+  for (std::size_t b = 0; b < c.batch; ++b) {
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < at.size(); ++i) {
+      const std::size_t pos = l.offset + b * l.distance + at[i] * l.stride;
+      const int parts = real_out ? 1 : 2;
+      for (int p = 0; p < parts; ++p) {
+        const double y = got[real_out ? pos : 2 * pos + p], r = ref[b][parts * i + p];
+        if (!std::isfinite(y)) ++e.nonfinite;
+        num += (y - r) * (y - r);
+        den += r * r;
+        e.max_abs = std::max(e.max_abs, std::abs(y - r));
+      }
+    }
+    e.max_rel = std::max(e.max_rel, std::sqrt(num / den));
+  }
+  return e;
+}
+
+// The reference of every transform at the probes: interleaved (re, im) for R2C, values for C2R.
+std::vector<std::vector<double>> reference(const std::vector<float>& in, const RealCase& c,
+                                           const std::vector<std::size_t>& at) {
+  const double scale = scale_of(c.scaling, c.n);
+  std::vector<std::vector<double>> ref;
+  for (std::size_t b = 0; b < c.batch; ++b) {
+    std::vector<double> r;
+    if (!c.inverse) {
+      std::vector<double> x(c.n);
+      for (std::size_t j = 0; j < c.n; ++j) x[j] = in[c.real.offset + b * c.real.distance + j * c.real.stride];
+      for (const cd& v : r2c_reference(x, at)) r.insert(r.end(), {v.real() * scale, v.imag() * scale});
+    } else {
+      std::vector<cd> X(c.n / 2 + 1);
+      for (std::size_t k = 0; k < X.size(); ++k) {
+        const std::size_t pos = c.spectrum.offset + b * c.spectrum.distance + k * c.spectrum.stride;
+        X[k] = cd(in[2 * pos], in[2 * pos + 1]);
+      }
+      for (double v : c2r_reference(X, c.n, at)) r.push_back(v * scale);
+    }
+    ref.push_back(r);
+  }
+  return ref;
+}
+
+// Runs one plan on fresh random data and checks it; returns the largest relative error.
+double check_real(RealCase c, std::uint64_t seed) {
+  auto& s = test::session();
+  c = with_defaults(c);
+  const std::size_t h = c.n / 2 + 1;
+  const std::size_t real_floats = span(c.real, c.n, c.batch), spectrum_floats = 2 * span(c.spectrum, h, c.batch);
+  const std::size_t in_floats =
+      c.in_place ? std::max(real_floats, spectrum_floats) : (c.inverse ? spectrum_floats : real_floats);
+  const std::vector<float> in = host::random_floats(in_floats + 2 * host::kGuardTail, seed);
+  // Elements of 4 bytes on the real side, 8 on the complex side; in place the input must survive.
+  const std::size_t elem = c.inverse ? 4 : 8;
+  const host::PoisonedOutput poison = c.in_place
+                                          ? host::PoisonedOutput(in, elem)
+                                          : host::PoisonedOutput(c.inverse ? real_floats : spectrum_floats / 2, elem);
+  const std::vector<float> out = poison.floats();
+  const std::vector<std::size_t> at = probes(c.inverse ? c.n : h);
+  const std::vector<std::vector<double>> ref = reference(in, c, at);
+
+  RealFftDesc d;
+  d.n = c.n;
+  d.batch = c.batch;
+  d.in_place = c.in_place;
+  d.real = c.in_place ? FftLayout{} : c.real;
+  d.complex = c.spectrum;
+  (c.inverse ? d.inverse_scaling : d.forward_scaling) = c.scaling;
+  INFO("n " << c.n << " batch " << c.batch << (c.inverse ? " C2R" : " R2C") << (c.in_place ? " in-place" : "")
+            << " real (" << c.real.stride << ", " << c.real.distance << ", " << c.real.offset << ") complex ("
+            << c.spectrum.stride << ", " << c.spectrum.distance << ", " << c.spectrum.offset << ") seed " << seed);
+  RealFftPlan plan(s.queue, d, c.tuning);
+  INFO("plan: " << plan.describe());
+  cl::Buffer bin(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, in.size() * 4, const_cast<float*>(in.data()));
+  cl::Buffer bout = c.in_place ? bin
+                               : cl::Buffer(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, out.size() * 4,
+                                            const_cast<float*>(out.data()));
+  plan.enqueue(s.queue, c.inverse ? FftDirection::Inverse : FftDirection::Forward, bin, bout);
+  std::vector<float> got(out.size());
+  s.queue.enqueueReadBuffer(bout, CL_TRUE, 0, got.size() * 4, got.data());
+
+  const Errors e = compare(got, c, ref, at);
+  const double tol = host::fft_tolerance(c.n);
+  INFO("max relative L2 error " << e.max_rel << ", max abs " << e.max_abs << ", tolerance " << tol);
+  CHECK(e.nonfinite == 0);
+  CHECK(e.max_rel <= tol);
+  // Nothing outside the output layout changes.
+  std::vector<bool> mask(poison.elements(), false);
+  const FftLayout& l = c.inverse ? c.real : c.spectrum;
+  for (std::size_t b = 0; b < c.batch; ++b)
+    for (std::size_t k = 0; k < (c.inverse ? c.n : h); ++k) mask[l.offset + b * l.distance + k * l.stride] = true;
+  std::size_t first = 0;
+  const std::size_t touched = poison.changed_outside(got.data(), mask, &first);
+  INFO("first changed element outside the layout: " << first);
+  CHECK(touched == 0);
+  if (!c.in_place) {  // the input is never written, C2R included
+    std::vector<float> after(in.size());
+    s.queue.enqueueReadBuffer(bin, CL_TRUE, 0, after.size() * 4, after.data());
+    CHECK(std::memcmp(after.data(), in.data(), in.size() * 4) == 0);
+  }
+  return e.max_rel;
+}
+
+RealCase contiguous(std::size_t n, std::size_t batch, bool inverse) {
+  RealCase c;
+  c.n = n;
+  c.batch = batch;
+  c.inverse = inverse;
+  return c;
+}
+
+}  // namespace
+
+TEST_SUITE("fft_real") {
+  TEST_CASE("R2C and C2R: even, odd and prime lengths") {
+    std::uint64_t seed = test::seed() + 5100;
+    for (std::size_t n : {1, 2, 3, 17, 1000, 1009, 4095, 65537}) {
+      CAPTURE(n);
+      const double r2c = check_real(contiguous(n, n > 5000 ? 1 : 3, false), seed++);
+      const double c2r = check_real(contiguous(n, n > 5000 ? 1 : 3, true), seed++);
+      MESSAGE("n " << n << ": relative L2 error R2C " << r2c << ", C2R " << c2r << " (tolerance "
+                   << host::fft_tolerance(n) << ")");
+    }
+  }
+
+  TEST_CASE("strides, distances, offsets and interleaved batches") {
+    std::uint64_t seed = test::seed() + 5200;
+    for (std::size_t n : {16, 15}) {
+      CAPTURE(n);
+      const std::size_t h = n / 2 + 1;
+      for (bool inverse : {false, true}) {
+        RealCase c = contiguous(n, 5, inverse);
+        c.real = {2, 2 * n + 5, 3};  // element stride, padded distance, offset
+        c.spectrum = {3, 3 * h + 2, 1};
+        check_real(c, seed++);
+        c.real = {5, 1, 2};  // interleaved: element stride = batch, distance 1
+        c.spectrum = {5, 1, 0};
+        check_real(c, seed++);
+      }
+    }
+  }
+
+  TEST_CASE("in place: padded rows") {
+    std::uint64_t seed = test::seed() + 5300;
+    for (std::size_t n : {16, 15}) {
+      CAPTURE(n);
+      for (bool inverse : {false, true}) {
+        RealCase c = contiguous(n, 4, inverse);
+        c.in_place = true;
+        check_real(c, seed++);
+        c.spectrum = {1, n / 2 + 4, 3};  // more padding and an offset
+        check_real(c, seed++);
+      }
+    }
+  }
+
+  TEST_CASE("the complex FFT in passes over two chunks, in place and out of place") {
+    // n = 2^17: 65536-point complex rows of 512 KiB in passes of at most 64 points, 4 MiB chunks
+    // of scratch (8 transforms): a batch of 9 runs as two chunks of the pack, passes and post.
+    std::uint64_t seed = test::seed() + 5350;
+    for (bool in_place : {false, true})
+      for (bool inverse : {false, true}) {
+        RealCase c = contiguous(std::size_t{1} << 17, 9, inverse);
+        c.in_place = in_place;
+        c.tuning = Tuning{{{"FFT_PASS_MAX", 64}, {"FFT_CHUNK", 4}}, false};
+        check_real(c, seed++);
+      }
+  }
+
+  TEST_CASE("scaling on either direction") {
+    std::uint64_t seed = test::seed() + 5400;
+    for (FftScaling sc : {FftScaling::OverN, FftScaling::OverSqrtN})
+      for (bool inverse : {false, true}) {
+        RealCase c = contiguous(16, 2, inverse);
+        c.scaling = sc;
+        check_real(c, seed++);
+      }
+  }
+
+  TEST_CASE("round trip: C2R(R2C(x)) with OverN == x") {
+    auto& s = test::session();
+    std::uint64_t seed = test::seed() + 5500;
+    for (std::size_t n : {17, 1000}) {
+      const std::size_t batch = 3, h = n / 2 + 1;
+      CAPTURE(n);
+      const std::vector<float> x = host::random_floats(n * batch, seed++);
+      RealFftDesc d;
+      d.n = n;
+      d.batch = batch;
+      d.inverse_scaling = FftScaling::OverN;
+      RealFftPlan plan(s.queue, d, Tuning{{}, false});
+      cl::Buffer a(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, x.size() * 4, const_cast<float*>(x.data()));
+      cl::Buffer b(s.context, CL_MEM_READ_WRITE, h * batch * 8), c(s.context, CL_MEM_READ_WRITE, x.size() * 4);
+      plan.forward(a, b);
+      plan.inverse(b, c);
+      std::vector<float> y(x.size());
+      s.queue.enqueueReadBuffer(c, CL_TRUE, 0, y.size() * 4, y.data());
+      const host::Comparison cmp = host::compare(y, std::vector<double>(x.begin(), x.end()));
+      INFO(cmp.summary() << ", tolerance " << host::fft_round_trip_tolerance(n));
+      CHECK(cmp.nonfinite == 0);
+      CHECK(cmp.rel_error <= host::fft_round_trip_tolerance(n));
+    }
+  }
+
+  TEST_CASE("plan structure and argument checks") {
+    auto& s = test::session();
+    RealFftDesc d;
+    d.n = 1000;
+    d.batch = 2;
+    RealFftPlan plan(s.queue, d, Tuning{{}, false});
+    CHECK(plan.desc().real.distance == 1000);
+    CHECK(plan.desc().complex.distance == 501);
+    CHECK(plan.launches() >= 3);
+    CHECK(plan.scratch_bytes() >= 500 * 2 * 8);
+    CHECK(!plan.configurations().empty());
+    CHECK(plan.describe().find("complex FFT of 500") != std::string::npos);
+    auto refused = [&](const RealFftDesc& bad, const char* needle) {
+      CAPTURE(needle);
+      try {
+        RealFftPlan p(s.queue, bad);
+        FAIL("no exception");
+      } catch (const InvalidArgument& e) {
+        CHECK(std::string(e.what()).find(needle) != std::string::npos);
+      }
+    };
+    RealFftDesc e = d;
+    e.n = 0;
+    refused(e, "n must be at least 1");
+    e = d;
+    e.complex.distance = 500;  // rows of 501 overlap
+    refused(e, "complex layout makes transforms overlap");
+    e = d;
+    e.real.stride = 0;
+    refused(e, "real.stride");
+    e = d;
+    e.in_place = true;
+    e.complex.stride = 2;
+    refused(e, "complex.stride must be 1");
+    e = d;
+    e.in_place = true;
+    e.real = {1, 1000, 0};
+    refused(e, "the real layout must be");
+    // Buffers: too small, same buffer overlapping, one buffer for an out-of-place plan.
+    cl::Buffer real(s.context, CL_MEM_READ_WRITE, 2000 * 4), small(s.context, CL_MEM_READ_WRITE, 1000 * 8);
+    CHECK_THROWS_AS(plan.forward(real, small), InvalidArgument);
+    CHECK_THROWS_AS(plan.inverse(small, real), InvalidArgument);
+    CHECK_THROWS_AS(plan.forward(real, real), InvalidArgument);
+    CHECK_THROWS_AS(plan.forward(real), InvalidArgument);
+  }
+}
