@@ -38,11 +38,13 @@ TuneResult tune_py(const py::object& queue, const std::string& routine, const st
                    const std::map<std::string, std::vector<int>>& param_values, const py::object& options, bool dry_run,
                    bool store, std::uint64_t seed, unsigned compile_threads, int warmup, int min_reps, int max_reps,
                    double min_time_ms, std::size_t finalists, const py::object& progress, const std::string& cache_file,
-                   bool resume, double min_gain, bool replay) {
+                   bool resume, double min_gain, bool replay, const std::string& compile_worker, double give_up) {
   cl::CommandQueue q = to_queue(queue);
   TuneOptions o = base_options(strategy, budget, time_limit, dry_run, store, seed, compile_threads, finalists,
                                cache_file, resume, min_gain);
   o.replay = replay;
+  o.compile_worker = compile_worker;
+  o.give_up = give_up;
   o.sizes = sizes;
   o.param_values = param_values;
   if (!options.is_none() && !py::isinstance<py::dict>(options))
@@ -82,10 +84,14 @@ TuneResult tune_py(const py::object& queue, const std::string& routine, const st
 TuneAllResult tune_all_py(const py::object& queue, const std::map<std::string, std::vector<std::string>>& sizes,
                           const py::object& strategy, std::size_t budget, double time_limit, bool dry_run, bool store,
                           std::uint64_t seed, unsigned compile_threads, std::size_t finalists,
-                          const std::string& cache_file, bool resume, double min_gain) {
+                          const std::string& cache_file, bool resume, double min_gain,
+                          const std::string& compile_worker, double give_up, std::size_t sizes_per_class) {
   cl::CommandQueue q = to_queue(queue);
-  const TuneOptions o = base_options(strategy, budget, time_limit, dry_run, store, seed, compile_threads, finalists,
-                                     cache_file, resume, min_gain);
+  TuneOptions o = base_options(strategy, budget, time_limit, dry_run, store, seed, compile_threads, finalists,
+                               cache_file, resume, min_gain);
+  o.compile_worker = compile_worker;
+  o.give_up = give_up;
+  o.sizes_per_class = sizes_per_class;
   const std::vector<TuneAllJob> jobs = tune_all_jobs(sizes);
   py::gil_scoped_release nogil;
   return tune_all(q, jobs, o);
@@ -228,6 +234,7 @@ void register_tune(py::module_& m) {
         py::arg("warmup") = 1, py::arg("min_reps") = 5, py::arg("max_reps") = 50, py::arg("min_time_ms") = 20.0,
         py::arg("finalists") = 3, py::arg("progress") = py::none(), py::arg("cache_file") = "",
         py::arg("resume") = false, py::arg("min_gain") = 0.02, py::arg("replay") = false,
+        py::arg("compile_worker") = "", py::arg("give_up") = TuneOptions{}.give_up,
         "Tunes routine ('transpose', 'sgemm', 'fft', 'blur'; see tune_routines()) for the queue's device (a "
         "profiling queue): every candidate verified against the host reference, then timed; the fastest stored in "
         "the user database unless store=False. sizes in the routine's syntax (empty: its defaults); strategy "
@@ -239,15 +246,22 @@ void register_tune(py::module_& m) {
         "the tune cache (cache_file; '' the device's, 'off' none) and resume=True continues a stopped run from it; "
         "the best is stored only when it beats the current configuration by more than min_gain; replay=True searches "
         "only "
-        "the configurations the tune cache holds, every result taken from it (nothing compiled, run or stored).");
+        "the configurations the tune cache holds, every result taken from it (nothing compiled, run or stored); "
+        "compile_worker names an executable serving `compile-worker P:D` (the clforge CLI) to compile in worker "
+        "processes; give_up is the timing cut-off (times the best's median; 0: every candidate timed in full).");
   m.def("tune_all", &tune_all_py, py::arg("queue"),
         py::arg("sizes") = std::map<std::string, std::vector<std::string>>{}, py::arg("strategy") = "auto",
         py::arg("budget") = 0, py::arg("time_limit") = 0.0, py::arg("dry_run") = false, py::arg("store") = true,
         py::arg("seed") = 0, py::arg("compile_threads") = 0, py::arg("finalists") = 3, py::arg("cache_file") = "",
-        py::arg("resume") = false, py::arg("min_gain") = 0.02,
+        py::arg("resume") = false, py::arg("min_gain") = 0.02, py::arg("compile_worker") = "",
+        py::arg("give_up") = TuneOptions{}.give_up, py::arg("sizes_per_class") = 0,
         "Tunes every routine the tuner knows (blur once per method; tune_all_jobs()) with one time_limit shared: "
-        "each routine gets the time left over the routines left. sizes {routine: [sizes]} replaces a routine's "
-        "default sizes; the other arguments are tune()'s.");
+        "each routine gets the time left times its share of the size classes left. sizes {routine: [sizes]} "
+        "replaces a routine's default sizes (tunable_sizes() keeps those its kernel tunes); sizes_per_class times "
+        "each size class on at most that many of its sizes (0: all); the other arguments are tune()'s.");
+  m.def("tunable_sizes", &tunable_sizes, py::arg("routine"), py::arg("sizes"),
+        "The sizes, in order, that tune() of the routine takes as a size class of its kernel (FFT lengths run as "
+        "passes are left out).");
   m.def("tune_all_jobs", &tune_all_jobs, py::arg("sizes") = std::map<std::string, std::vector<std::string>>{},
         "The jobs tune_all() runs: every routine, once per choice of its kernel-selecting options.");
   m.def("tune_routines", &tune_routines, "The routines tune() knows, with their size syntax and options.");

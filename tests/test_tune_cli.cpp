@@ -141,7 +141,7 @@ TEST_SUITE("tune") {
         "transpose variant", "sgemm variant",     "sgemm_stream variant", "sgemm_direct variant", "fft variant",
         "fft_lanes variant", "fft_rader variant", "method separable",     "method direct",        "method recursive"};
     std::string out;
-    int rc = test::run_command(cli + "tune all --dry-run", out);
+    int rc = test::run_command(cli + "tune all --dry-run --own-sizes", out);
     INFO(out);
     REQUIRE(rc == 0);
     for (const auto& h : headers) CHECK(out.find(h) != std::string::npos);
@@ -150,6 +150,20 @@ TEST_SUITE("tune") {
     for (std::size_t at = 0; (at = out.find("dry run: would evaluate", at)) != std::string::npos; ++at) ++planned;
     CHECK(planned == headers.size());
     CHECK(!detail::file_exists(path));
+
+    // By default every routine tunes the size classes of bench all's sizes (here bench all
+    // --quick's): FFT lengths 16 ... 4096, 1000 and 1009 at 16 MiB, at most two sizes per class;
+    // 65536 runs as passes and is no class of the fft kernel.
+    rc = test::run_command(
+        cli + "tune all --dry-run --quick --size sgemm:96 --size sgemm_stream:96 --size sgemm_direct:64", out);
+    REQUIRE(rc == 0);
+    CHECK(out.find("transpose variant 4 on") != std::string::npos);
+    CHECK(out.find("sizes 256, 1000x999\n") != std::string::npos);
+    for (const char* c : {"fft variant 16 on", "fft variant 256 on", "fft variant 1024 on", "fft variant 4096 on",
+                          "fft variant 1000 on", "sizes 4096@512", "sizes 1009@2078", "fft_lanes variant 1000 on"})
+      CHECK(out.find(c) != std::string::npos);
+    CHECK(out.find("fft variant 65536") == std::string::npos);
+    CHECK(out.find("sgemm variant small on \"") != std::string::npos);
 
     const std::string cache = env.dir + "/cache.jsonl";
     const std::string args =

@@ -206,3 +206,8 @@ def test_tune_all_lists_every_routine_and_method(queue, tmp_path, monkeypatch):
     assert not os.listdir(tmp_path)  # a dry run stores nothing
     with pytest.raises(clforge.InvalidArgument, match="nosuch"):
         clforge.tune_all_jobs({"nosuch": ["64"]})
+    # at most one size per class, the first; 2^20 points run as passes, no class of the fft kernel
+    one = clforge.tune_all(queue, sizes={"transpose": ["64", "32"]}, dry_run=True, sizes_per_class=1,
+                           give_up=0.0, compile_worker="")
+    assert one.results[0].classes[0].sizes == ["64"]
+    assert clforge.tunable_sizes("fft", ["1024", "1048576@2", "1009"]) == ["1024", "1009"]
