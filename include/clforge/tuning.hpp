@@ -418,10 +418,10 @@ struct TuneAllResult {
 /// tune() of every job with one set of options: each job's sizes and routine options replace
 /// options.sizes and options.routine_options, and options.time_limit_s (0: none) is shared: each
 /// job gets the time left times its share of the size classes left (a job's classes: the
-/// distinct variants of its sizes), so a job that ends early leaves its time to the jobs after it. TuneOptions::resume applies to every job (each continues from the tune
-/// cache). A job whose routine is meant for other device types is skipped (a result with only
-/// routine and skipped set). `started(index)` is called before job `index` runs. Throws as tune() does, before
-/// the first job runs for an argument every job shares.
+/// distinct variants of its sizes), so a job that ends early leaves its time to the jobs after it. TuneOptions::resume
+/// applies to every job (each continues from the tune cache). A job whose routine is meant for other device types is
+/// skipped (a result with only routine and skipped set). `started(index)` is called before job `index` runs. Throws as
+/// tune() does, before the first job runs for an argument every job shares.
 TuneAllResult tune_all(cl::CommandQueue& queue, const std::vector<TuneAllJob>& jobs, const TuneOptions& options = {},
                        const std::function<void(std::size_t)>& started = {});
 

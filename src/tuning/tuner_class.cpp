@@ -121,8 +121,7 @@ void ClassTuner::make_instances() {
 void ClassTuner::evaluate_seeds(const Space& space) {
   std::vector<ParamMap> seeds;
   for (const ParamMap& p : siblings_)
-    if (!visited_.count(p) && space_holds(space, p) &&
-        std::find(seeds.begin(), seeds.end(), p) == seeds.end())
+    if (!visited_.count(p) && space_holds(space, p) && std::find(seeds.begin(), seeds.end(), p) == seeds.end())
       seeds.push_back(p);
   // The device's peaks as stored in its user database (whether or not the lookup reads it).
   const Loaded user = load_file_entries(user_database_path(*qc_.info), {}, false);
