@@ -12,7 +12,7 @@
    rows below 0.9, and the rows where the shipped rows beat the best peer and the tuned ones do not.
 
 Usage (every step's output lands in --out; --skip-to resumes after an interruption, --steps runs
-some steps alone, e.g. the benchmarks in one sitting and the tune in another):
+some steps alone, e.g. the benchmarks in one run and the tune in another):
     tools/cold_start.py --cli build/clforge -d nvidia --time 600 --bench "all --devices nvidia" --out cs-h200
     tools/cold_start.py --cli build/clforge -d cpu --time 60 --bench "transpose --size 1024" --out cs-small
 The benchmark command is `clforge bench BENCH --out DIR` (BENCH: `all ...` or one routine with
