@@ -30,6 +30,11 @@ using test::Slot;
 
 namespace {
 
+// "offset/stride/distance" of an FFT layout, for the text naming a fuzzed case.
+std::string layout_text(const FftLayout& l) {
+  return std::to_string(l.offset) + "/" + std::to_string(l.stride) + "/" + std::to_string(l.distance);
+}
+
 std::string text(const Slot& s, std::size_t offset, std::size_t ld) {
   return std::string(s.null                    ? "null"
                      : s.parent == Parent::Dst ? "dst"
@@ -262,10 +267,7 @@ TEST_SUITE("safety") {
       d.inverse_scaling = scalings[h.below(3)];
       const bool inverse = h.chance(0.5);
       std::string what = "fft n " + std::to_string(d.n) + " batch " + std::to_string(d.batch) +
-                         (d.in_place ? " in-place" : "") + " in " + std::to_string(d.in.offset) + "/" +
-                         std::to_string(d.in.stride) + "/" + std::to_string(d.in.distance) + " out " +
-                         std::to_string(d.out.offset) + "/" + std::to_string(d.out.stride) + "/" +
-                         std::to_string(d.out.distance);
+                         (d.in_place ? " in-place" : "") + " in " + layout_text(d.in) + " out " + layout_text(d.out);
       std::unique_ptr<FftPlan> plan;
       test::fuzz_one(
           arena, what + " (plan)", counts, [&] { plan = std::make_unique<FftPlan>(s.queue, d); }, [] { return true; });
@@ -344,10 +346,8 @@ TEST_SUITE("safety") {
       d.inverse_scaling = scalings[h.below(3)];
       const bool inverse = h.chance(0.5);
       std::string what = "real fft n " + std::to_string(d.n) + " batch " + std::to_string(d.batch) +
-                         (d.in_place ? " in-place" : "") + " real " + std::to_string(d.real.offset) + "/" +
-                         std::to_string(d.real.stride) + "/" + std::to_string(d.real.distance) + " complex " +
-                         std::to_string(d.complex.offset) + "/" + std::to_string(d.complex.stride) + "/" +
-                         std::to_string(d.complex.distance) + (inverse ? " C2R" : " R2C");
+                         (d.in_place ? " in-place" : "") + " real " + layout_text(d.real) + " complex " +
+                         layout_text(d.complex) + (inverse ? " C2R" : " R2C");
       std::unique_ptr<RealFftPlan> plan;
       test::fuzz_one(
           arena, what + " (plan)", counts, [&] { plan = std::make_unique<RealFftPlan>(s.queue, d); },

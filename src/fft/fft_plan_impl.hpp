@@ -93,6 +93,17 @@ struct StageSide {
   Sign sign = Sign::Dir;        // conjugation of the loads (in) or the stores (out)
 };
 
+// The caller's layout as a stage side: the user's buffer, every element, conjugated by `sign`.
+inline StageSide user_side(const FftLayout& l, Sign sign) {
+  return {Buf::User,
+          static_cast<long long>(l.offset),
+          static_cast<long long>(l.distance),
+          static_cast<long long>(l.stride),
+          0,
+          INT_MAX,
+          sign};
+}
+
 struct StageIo {
   StageSide in, out;
   bool scaled = false;  // the last stage applies the plan's scaling

@@ -119,21 +119,11 @@ FftPlanBuilder::RaderEnds FftPlanBuilder::rader_ends(Buf gathered, Buf conv) {
   const FftLayout& li = desc_.in;
   const FftLayout& lo = desc_.out;
   const long long rows = static_cast<long long>(m);
-  // The caller's layout as a side of Rader's gather (input) or scatter (output).
-  auto user_side = [](const FftLayout& l) -> StageSide {
-    return {Buf::User,
-            static_cast<long long>(l.offset),
-            static_cast<long long>(l.distance),
-            static_cast<long long>(l.stride),
-            0,
-            INT_MAX,
-            Sign::Dir};
-  };
   RaderEnds e;
   e.spectrum = table(to_float2(bq));
   e.gather.kernel.kind = KernelKind::RaderGather;
   e.gather.kernel.cfg = cfg;
-  e.gather.io.in = user_side(li);
+  e.gather.io.in = user_side(li, Sign::Dir);  // the caller's layout, gathered
   e.gather.io.out = {gathered, 0, rows, 1, 0, INT_MAX, Sign::Plus};
   e.gather.tables.permutation = perm(perm_in);
   e.gather.role = "Rader gather, " + std::to_string(groups) + (groups == 1 ? " group" : " groups") + " of " +
@@ -141,7 +131,7 @@ FftPlanBuilder::RaderEnds FftPlanBuilder::rader_ends(Buf gathered, Buf conv) {
   e.scatter.kernel.kind = KernelKind::RaderScatter;
   e.scatter.kernel.cfg = cfg;
   e.scatter.io.in = {conv, 0, rows, 1, 0, INT_MAX, Sign::Plus};
-  e.scatter.io.out = user_side(lo);
+  e.scatter.io.out = user_side(lo, Sign::Dir);
   e.scatter.io.scaled = true;
   e.scatter.tables.permutation = perm(perm_out);
   e.scatter.role = "Rader scatter, g = " + std::to_string(g);

@@ -56,16 +56,6 @@ std::vector<Stage> on_rows(const FftSteps& st) {
   return v;
 }
 
-StageSide user_side(const FftLayout& l) {
-  return {Buf::User,
-          static_cast<long long>(l.offset),
-          static_cast<long long>(l.distance),
-          static_cast<long long>(l.stride),
-          0,
-          INT_MAX,
-          Sign::Plus};
-}
-
 // One end: kind, the sides, the program and twiddles shared by all four.
 Stage end_stage(KernelKind kind, const char* role, const StageSide& in, const StageSide& out, const Stage& proto) {
   Stage s = proto;
@@ -106,7 +96,7 @@ void place_ends(RealFftPlan::Impl& im) {
     proto.tables.twiddles =
         detail::constant_buffer(im.complex.qc.context, tw.data(), tw.size() * sizeof(cl_float2), "fft real twiddles");
   }
-  const StageSide real = user_side(d.real), spectrum = user_side(d.complex);
+  const StageSide real = user_side(d.real, Sign::Plus), spectrum = user_side(d.complex, Sign::Plus);
   const StageSide rows{Buf::C, 0, static_cast<long long>(m), 1, 0, INT_MAX, Sign::Plus};
   const std::vector<Stage> middle = on_rows(inner);
   im.forward = st;
