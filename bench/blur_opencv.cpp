@@ -4,7 +4,11 @@
 // cl_context and device, enqueued on OpenCV's profiling queue so that clforge's marker timing
 // measures it like clforge's rows. Both get the work of clforge's direct and separable methods
 // (blur_peers.hpp) and are checked on the same sampled pixels.
+#include <link.h>
+
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 
 #include "bench/blur_peers.hpp"
@@ -48,6 +52,37 @@ void gaussian_blur(cv::InputArray in, cv::OutputArray out, const BlurCase& c) {
   cv::GaussianBlur(in, out, cv::Size(c.taps(), c.taps()), c.sigma, c.sigma, cv_border(c.border));
 }
 
+// OpenCV loads its own OpenCL runtime (dlopen of "libOpenCL.so", then "libOpenCL.so.1") on its
+// first call, which may be another ICD loader than the one clforge is linked with and see other
+// platforms. Unless the user chose one (OPENCV_OPENCL_RUNTIME), point it at the loader already in
+// the process, so that clforge's platform and context are OpenCV's too. Runs before any OpenCV call.
+void share_opencl_runtime() {
+  static const bool once = [] {
+    if (std::getenv("OPENCV_OPENCL_RUNTIME") != nullptr) return true;
+    std::string path;
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void* out) {
+          const char* name = info->dlpi_name;
+          if (name == nullptr || std::strstr(name, "/libOpenCL.so") == nullptr) return 0;
+          *static_cast<std::string*>(out) = name;
+          return 1;
+        },
+        &path);
+    if (!path.empty()) setenv("OPENCV_OPENCL_RUNTIME", path.c_str(), 0);
+    return true;
+  }();
+  (void)once;
+}
+
+// The platforms OpenCV's runtime lists, for a refusal's text.
+std::string opencv_platforms() {
+  std::vector<cv::ocl::PlatformInfo> platforms;
+  cv::ocl::getPlatfomsInfo(platforms);
+  std::string names;
+  for (const auto& p : platforms) names += (names.empty() ? "" : ", ") + p.name();
+  return names.empty() ? "none" : names;
+}
+
 // The session's context and device as OpenCV's execution context on this thread, with the
 // profiling queue of the queue OpenCV makes for it.
 std::shared_ptr<OpenCvState> make_state(Session& s) {
@@ -71,7 +106,8 @@ std::shared_ptr<OpenCvState> make_state(Session& s) {
     cv::ocl::setUseOpenCL(true);
     st->queue = cl::CommandQueue(static_cast<cl_command_queue>(profiling.ptr()), true);
   } catch (const std::exception& e) {
-    st->problem = std::string("refused: OpenCV cannot use the device's context: ") + e.what();
+    st->problem = std::string("refused: OpenCV cannot use the device's context: ") + e.what() +
+                  " (OpenCV's platforms: " + opencv_platforms() + ")";
   }
   return st;
 }
@@ -140,10 +176,12 @@ std::vector<Record> run_opencv(std::shared_ptr<OpenCvState>& state, Session& s, 
     cpu.status = ocl.status = "refused: the image does not fit cv::Mat's int sizes";
     return {cpu, ocl};
   }
+  share_opencl_runtime();
   return {opencv_cpu(c, plan), opencv_ocl(state, s, c, plan)};
 }
 
 std::string opencv_version_text() {
+  share_opencl_runtime();
   return cv::getVersionString() + ", " + std::to_string(host_threads()) + " threads";
 }
 
