@@ -17,8 +17,9 @@ struct BenchOptions {
   std::vector<std::string> sizes;  ///< explicit sizes (routine-specific syntax); empty: the default list
   Tuning tuning;                   ///< overrides for clforge's parameters
   /// Every library alike: back-to-back calls between the markers (or CUDA events) of a
-  /// repetition, so that a region lasts about 2 ms (TimingPlan::region_ms).
-  TimingPlan plan{2, 5, 100, 50, detail::kRegionMs};
+  /// repetition, so that a region lasts about 2 ms (TimingPlan::region_ms); a run of more
+  /// than 500 ms (OpenCV's CPU blur at large σ) gets one warm-up and three samples.
+  TimingPlan plan{2, 5, 100, 50, detail::kRegionMs, 0, 500};
   /// Rounds per case of the benchmarks that run their libraries one after another (fft): each
   /// round runs every library once (round k starts with library k) and a library's figure is
   /// the median of its rounds' medians. 0: 3 on CPU devices (whose speed drifts when shared)

@@ -126,6 +126,26 @@ TEST_SUITE("tune") {
     CHECK(t[0].reps == plan.min_reps);
   }
 
+  TEST_CASE("the sampler gives a run of seconds one warm-up and three samples, others the plan's") {
+    detail::TimingPlan plan;
+    plan.warmup = 2;
+    plan.min_reps = 5;
+    plan.min_time_ms = 0;
+    plan.long_run_ms = 500;
+    int long_calls = 0, short_calls = 0;
+    const auto long_run = [&long_calls] { return ++long_calls, 600.0; };
+    const auto short_run = [&short_calls] { return ++short_calls, 400.0; };
+    std::vector<detail::Timing> t = detail::sample_runs(plan, {long_run, short_run});
+    CHECK(long_calls == 1 + 3);
+    CHECK(t[0].reps == 3);
+    CHECK(short_calls == 2 + 5);
+    CHECK(t[1].reps == 5);
+    plan.long_run_ms = 0;  // off: the tuner's setting
+    long_calls = 0;
+    t = detail::sample_runs(plan, {long_run});
+    CHECK(long_calls == 2 + 5);
+  }
+
   TEST_CASE("the tuner cuts a candidate that cannot win short, never makes it best, leaves the references whole") {
     TuneEnv env("cut");
     auto& s = test::session();

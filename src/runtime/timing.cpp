@@ -47,8 +47,13 @@ int region_calls(const TimingPlan& plan, double single_ms) {
 std::vector<Timing> sample_runs(const TimingPlan& plan, const std::vector<std::function<double()>>& runs,
                                 const std::function<void()>& settle) {
   const std::size_t n = runs.size();
+  std::vector<bool> long_run(n, false);
   for (int w = 0; w < plan.warmup; ++w)
-    for (const auto& run : runs) run();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (long_run[i]) continue;
+      const double ms = runs[i]();
+      long_run[i] = plan.long_run_ms > 0 && ms > plan.long_run_ms;
+    }
   if (settle) settle();
   std::vector<std::vector<double>> samples(n);
   std::vector<double> total(n, 0), fastest(n, 0);
@@ -57,7 +62,8 @@ std::vector<Timing> sample_runs(const TimingPlan& plan, const std::vector<std::f
   const auto wants_more = [&](std::size_t i) {
     const int k = static_cast<int>(samples[i].size());
     if (cut[i]) return false;
-    return k < plan.max_reps && (k < plan.min_reps || total[i] < plan.min_time_ms);
+    const int min_reps = long_run[i] ? probe : plan.min_reps;
+    return k < plan.max_reps && (k < min_reps || total[i] < plan.min_time_ms);
   };
   for (int round = 0;; ++round) {
     bool any = false;

@@ -39,6 +39,10 @@ struct TimingPlan {
   /// and the first min(3, min_reps) samples, a run whose fastest sample so far exceeds this many
   /// milliseconds takes no more samples (Timing::cut_short).
   double give_up_ms = 0;
+  /// When > 0, a run whose first warm-up run takes longer than this many milliseconds (a host
+  /// peer taking seconds) takes no more warm-up runs and min(3, min_reps) samples: seven runs of
+  /// several seconds add minutes to a benchmark and little certainty.
+  double long_run_ms = 0;
 };
 
 /// The region length of the benchmarks and the tuner (TimingPlan::region_ms): one value so that
