@@ -408,14 +408,14 @@ TEST_SUITE("bench_all") {
 
   TEST_CASE("bench report: report.md and every chart it links drawn again from a results.json") {
     const std::string dir = test::temp_dir("bench-report");
-    const std::string results = std::string(CLFORGE_SOURCE_DIR) + "/docs/bench/h100/results.json";
+    const std::string results = std::string(CLFORGE_SOURCE_DIR) + "/docs/bench/h200/results.json";
     std::string out;
     int rc = test::run_command(std::string(CLFORGE_CLI) + " bench report '" + results + "' --out '" + dir + "/r'", out);
     INFO(out);
     REQUIRE(rc == 0);
     const std::string md = read_text(dir + "/r/report.md");
-    CHECK(md.find("## Device 1: NVIDIA H100 80GB HBM3") != std::string::npos);
-    CHECK(md.find("Cooperlake") != std::string::npos);  // the peers of that run, not of this machine
+    CHECK(md.find("## Device 1: NVIDIA H200") != std::string::npos);
+    CHECK(md.find("libcublas.so.13") != std::string::npos);  // the peers of that run, not of this machine
     // The charts linked are the ones published beside that results.json, each drawn again.
     std::set<std::string> linked, published;
     for (auto p = md.find("]("); p != std::string::npos; p = md.find("](", p + 2)) {
@@ -424,7 +424,7 @@ TEST_SUITE("bench_all") {
       linked.insert(f);
       CHECK(read_text(dir + "/r/" + f).rfind("<svg ", 0) == 0);
     }
-    if (DIR* d = opendir((std::string(CLFORGE_SOURCE_DIR) + "/docs/bench/h100").c_str())) {
+    if (DIR* d = opendir((std::string(CLFORGE_SOURCE_DIR) + "/docs/bench/h200").c_str())) {
       while (const dirent* e = readdir(d)) {
         const std::string n = e->d_name;
         if (n.size() > 4 && n.compare(n.size() - 4, 4, ".svg") == 0) published.insert(n);

@@ -1,5 +1,5 @@
 // The charts of `clforge bench all`, drawn without a device from the committed H100 results
-// (docs/bench/h100/results.json) and from synthetic results, then read back from the SVG
+// (docs/bench/h200/results.json) and from synthetic results, then read back from the SVG
 // (tests/chart_support.hpp). Every chart: no line goes back in x (no zigzag between shapes of
 // one size), every legend entry is drawn in its style and every drawn thing has its legend
 // entry, legend text lies whole inside the canvas; across charts one colour per library; the
@@ -254,13 +254,13 @@ AllResults synthetic() {
 }  // namespace
 
 TEST_SUITE("bench_charts") {
-  TEST_CASE("charts of the committed H100 results read at a glance") {
-    const std::string path = std::string(CLFORGE_SOURCE_DIR) + "/docs/bench/h100/results.json";
+  TEST_CASE("charts of the committed H200 results read at a glance") {
+    const std::string path = std::string(CLFORGE_SOURCE_DIR) + "/docs/bench/h200/results.json";
     const std::optional<std::string> text = detail::read_file(path);
     REQUIRE_MESSAGE(text.has_value(), path);
     const nlohmann::json doc = nlohmann::json::parse(*text);
     const AllResults res = results_from_json(doc);
-    REQUIRE(res.devices.size() >= 1);  // the H100, and its PoCL CPU device where the run had both
+    REQUIRE(res.devices.size() >= 1);  // the H200, and its PoCL CPU device where the run had both
     const auto charts = charts_of(res);
     for (const auto& [name, c] : charts) check_chart(name, c);
     check_library_colors(charts);

@@ -9,7 +9,7 @@ usage() {
   cat >&2 <<EOF
 usage: $0 DIR NAME [COMMIT]
   DIR     output folder of \`clforge bench all --out DIR\` (report.md, results.json, *.svg)
-  NAME    device folder under docs/bench/ (e.g. h100): a-z, 0-9, '-' and '_'
+  NAME    device folder under docs/bench/ (e.g. h200): a-z, 0-9, '-' and '_'
   COMMIT  commit of the build that ran the report (default: this checkout's HEAD)
 EOF
   exit 2
