@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "runtime/environment.hpp"
@@ -169,7 +170,7 @@ TEST_SUITE("tune") {
     const std::string args =
         "tune all --budget 2 --finalists 0 --cache '" + cache + "' --seed " + std::to_string(test::seed()) +
         " --size transpose:64 --size sgemm:96 --size sgemm_stream:96 --size sgemm_direct:64 --size fft:64,batch=16 "
-        "--size fft_lanes:64,batch=16 --size fft_rader:257,batch=4 --size blur:64x48";
+        "--size fft_lanes:64,batch=16 --size fft_rader:257,batch=4 --size blur:64x48 --steps kernels";
     // Ctrl-C once the cache holds a few candidates: exit status 130 and how to continue; then the
     // same command with --resume takes those from the cache and runs every job to its end.
     const std::string interrupted = cli + args + " --no-store 2>&1 & pid=$!; n=0; while [ $n -lt 600 ] && [ \"$(cat '" +
@@ -215,6 +216,32 @@ TEST_SUITE("tune") {
     // A size needs its routine; a routine must be one the tuner knows.
     CHECK(test::run_command(cli + "tune all --size 64 --dry-run", out) == 2);
     CHECK(test::run_command(cli + "tune all --size nosuch:64 --dry-run", out) == 2);
+    CHECK(test::run_command(cli + "tune all --steps nosuch --dry-run", out) == 2);
+  }
+
+  TEST_CASE("clforge tune all's steps after the kernels: blur's crossover and each routine's chunking") {
+    TuneEnv env("cli-closing");
+    auto& s = test::session();
+    const std::string cli = std::string("CLFORGE_USER_TUNING_DIR='") + env.dir + "' " + CLFORGE_CLI + " --device " +
+                            s.entry.info.index_string() + " tune all --quick --steps crossover,group ";
+    const std::string path = user_database_path(s.entry.info);
+    std::string out;
+    int rc = test::run_command(cli + "--dry-run", out);
+    INFO(out);
+    REQUIRE(rc == 0);
+    CHECK(out.find("blur crossover at 512x512: would time") != std::string::npos);
+    for (const char* r : {"group fft at", "group sgemm at", "group transpose at", "group blur at"})
+      CHECK(out.find(r) != std::string::npos);
+    CHECK(out.find("dry run: would evaluate") == std::string::npos);  // no kernel searched
+    CHECK(!detail::file_exists(path));
+    rc = test::run_command(cli, out);
+    REQUIRE(rc == 0);
+    CHECK(out.find("recursive from sigma") != std::string::npos);
+    for (const char* r : {"tune group fft", "tune group sgemm", "tune group transpose", "tune group blur"})
+      CHECK(out.find(r) != std::string::npos);
+    const std::optional<std::string> db = detail::read_file(path);
+    REQUIRE(db.has_value());
+    CHECK(db->find("BLUR_AUTO_SIGMA_RECURSIVE") != std::string::npos);
   }
 #endif
 }

@@ -102,4 +102,11 @@ void add_bench_options(CLI::App* app, Globals& g, const std::string& routine);
 /// results.csv and report.md (the table) into that folder.
 void finish_report(const bench::Report& report, const Globals& g, std::string table = {});
 
+/// `tune blur-crossover` on the session's device (tools/cmd_blur.cpp): where method auto switches;
+/// stored in the user database unless !store. size "": the device's default image.
+void blur_crossover(Globals& g, const std::string& size, bool store);
+/// `tune group ROUTINE --size SIZE` on the session's device alone (tools/cmd_tune_group.cpp): the
+/// chunk size and queue count of its group calls, stored in the group store unless !store.
+void tune_group(Globals& g, const std::string& routine, const std::string& size, bool store);
+
 }  // namespace clforge::cli

@@ -386,4 +386,12 @@ void register_blur(Apps& apps, Globals& g) {
 CLFORGE_CLI_COMMANDS(register_blur);
 
 }  // namespace
+
+void blur_crossover(Globals& g, const std::string& size, bool store) {
+  CrossoverArgs x;
+  x.size = size;
+  x.store = store;
+  cmd_blur_crossover(g, x);
+}
+
 }  // namespace clforge::cli

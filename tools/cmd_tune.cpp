@@ -248,16 +248,64 @@ std::map<std::string, std::vector<std::string>> tune_all_sizes(Globals& g, TuneA
   return sizes;
 }
 
+bool has_step(const TuneArgs& a, const char* step) {
+  return std::find(a.steps.begin(), a.steps.end(), step) != a.steps.end();
+}
+
+// The share of tune all's time kept for the steps after the kernels (measured: seconds on a GPU,
+// about a minute on two PoCL cores).
+constexpr double kClosingShare = 0.1;
+
+// tune all's steps after the kernels, at sizes by device type (--quick: small ones): where blur's
+// method auto switches (tune blur-crossover), then each routine's chunk size and queue count on
+// host data (tune group). Each stores what it measured unless --no-store; --replay skips them.
+void run_closing_steps(Globals& g, const TuneArgs& a) {
+  if (a.replay) return;
+  const bool cpu = g.session().entry.info.type == "CPU";
+  const std::string crossover = a.quick ? "512x512" : "";
+  const std::vector<std::pair<std::string, std::string>> group =
+      a.quick ? std::vector<std::pair<std::string, std::string>>{{"fft", "256,mib=4"},
+                                                                 {"sgemm", "256"},
+                                                                 {"transpose", "512"},
+                                                                 {"blur", "512x512"}}
+      : cpu   ? std::vector<std::pair<std::string, std::string>>{{"fft", "1024,mib=64"},
+                                                                 {"sgemm", "1024"},
+                                                                 {"transpose", "4096"},
+                                                                 {"blur", "2048x2048"}}
+              : std::vector<std::pair<std::string, std::string>>{
+                    {"fft", "1024,mib=256"}, {"sgemm", "4096"}, {"transpose", "8192"}, {"blur", "8192x8192"}};
+  if (has_step(a, "crossover")) {
+    if (a.dry_run)
+      std::printf("blur crossover at %s: would time direct, separable and recursive over sigma 0.5 ... 50\n",
+                  crossover.empty() ? (cpu ? "2048x2048" : "4096x4096") : crossover.c_str());
+    else
+      blur_crossover(g, crossover, !a.no_store);
+  }
+  if (!has_step(a, "group")) return;
+  for (const auto& [routine, size] : group) {
+    if (a.dry_run)
+      std::printf("group %s at %s: would time chunk sizes x queue counts on host data\n", routine.c_str(),
+                  size.c_str());
+    else
+      tune_group(g, routine, size, !a.no_store);
+  }
+  std::fflush(stdout);
+}
+
 void cmd_tune_all(Globals& g, TuneArgs& a) {
+  if (!has_step(a, "kernels")) return run_closing_steps(g, a);
   const std::vector<TuneAllJob> jobs = tune_all_jobs(tune_all_sizes(g, a));
   TuneOptions o = options_of(g, a);
+  if (a.time_s > 0 && (has_step(a, "crossover") || has_step(a, "group")))
+    o.time_limit_s = a.time_s * (1 - kClosingShare);
   ProgressBar bar;
   o.progress = [&bar](const TuneProgress& p) { bar.update(p); };
   const auto t0 = std::chrono::steady_clock::now();
   auto started = [&](std::size_t i) {
     const double used = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     bar.prefix = "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) +
-                 (a.time_s > 0 ? ", " + clock_text(std::max(0.0, a.time_s - used)) + " left" : std::string()) + "] ";
+                 (a.time_s > 0 ? ", " + clock_text(std::max(0.0, o.time_limit_s - used)) + " left" : std::string()) +
+                 "] ";
   };
   Session& s = g.session();
   ensure_peaks(s, a);
@@ -267,6 +315,7 @@ void cmd_tune_all(Globals& g, TuneArgs& a) {
   std::fflush(stdout);
   for (const auto& r : all.results) check_stored(r, a);
   if (all.interrupted) std::exit(130);
+  run_closing_steps(g, a);
 }
 
 void register_tune(Apps& apps, Globals& g) {
@@ -344,6 +393,12 @@ void register_tune_all(Apps& apps, Globals& g) {
                   "by default each routine tunes the size classes of bench all's sizes on the device");
   cmd->add_flag("--quick", a.quick, "the sizes of bench all --quick (fewer size classes)");
   cmd->add_flag("--own-sizes", a.own_sizes, "each routine's own default sizes (one size class each)");
+  cmd->add_option("--steps", a.steps,
+                  "what to run, in this order: kernels (every routine's parameters), crossover (tune "
+                  "blur-crossover), group (tune group of each routine; with --time, these two take a tenth)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"kernels", "crossover", "group"}))
+      ->capture_default_str();
   a.sizes_per_class = 2;
   cmd->add_option("--sizes-per-class", a.sizes_per_class,
                   "time each size class on at most N of its sizes, the first ones (0: all)")

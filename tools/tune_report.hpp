@@ -27,6 +27,7 @@ struct TuneArgs {
   bool quick = false;               // tune all: the sizes of `bench all --quick`
   bool own_sizes = false;           // tune all: each routine's own default sizes, not bench all's
   std::size_t sizes_per_class = 0;  // TuneOptions::sizes_per_class
+  std::vector<std::string> steps = {"kernels", "crossover", "group"};  // tune all: what it runs
   std::string cache;
   double min_gain_pct = TuneOptions{}.min_gain * 100;
   std::map<std::string, std::string> routine_options;  // --NAME VALUE of the routine ("" : not given)
