@@ -137,9 +137,10 @@ TEST_SUITE("tune") {
                             s.entry.info.index_string() + " ";
     const std::string path = user_database_path(s.entry.info);
     // Every kernel the tuner knows, blur once per method.
-    const std::vector<std::string> headers = {
-        "transpose variant", "sgemm variant",     "sgemm_stream variant", "sgemm_direct variant", "fft variant",
-        "fft_lanes variant", "fft_rader variant", "method separable",     "method direct",        "method recursive"};
+    const std::vector<std::string> headers = {"transpose variant",    "sgemm variant",       "sgemm_stream variant",
+                                              "sgemm_direct variant", "sgemm_route variant", "fft variant",
+                                              "fft_lanes variant",    "fft_rader variant",   "method separable",
+                                              "method direct",        "method recursive"};
     std::string out;
     int rc = test::run_command(cli + "tune all --dry-run --own-sizes", out);
     INFO(out);
@@ -168,7 +169,8 @@ TEST_SUITE("tune") {
     const std::string cache = env.dir + "/cache.jsonl";
     const std::string args =
         "tune all --budget 2 --finalists 0 --cache '" + cache + "' --seed " + std::to_string(test::seed()) +
-        " --size transpose:64 --size sgemm:96 --size sgemm_stream:96 --size sgemm_direct:64 --size fft:64,batch=16 "
+        " --size transpose:64 --size sgemm:96 --size sgemm_stream:96 --size sgemm_direct:64 --size sgemm_route:64 "
+        "--size fft:64,batch=16 "
         "--size fft_lanes:64,batch=16 --size fft_rader:257,batch=4 --size blur:64x48";
     // Ctrl-C once the cache holds a few candidates: exit status 130 and how to continue; then the
     // same command with --resume takes those from the cache and runs every job to its end.
@@ -178,10 +180,10 @@ TEST_SUITE("tune") {
     rc = test::run_command(interrupted, out);
     CHECK(rc == 130);
     CHECK(out.find("with --resume") != std::string::npos);
-    CHECK(out.find("tune all: 10 of 10 jobs") == std::string::npos);
+    CHECK(out.find("tune all: 11 of 11 jobs") == std::string::npos);
     rc = test::run_command(cli + args + " --no-store --resume", out);
     REQUIRE(rc == 0);
-    CHECK(out.find("tune all: 10 of 10 jobs") != std::string::npos);
+    CHECK(out.find("tune all: 11 of 11 jobs") != std::string::npos);
     CHECK(out.find(" from the tune cache)") != std::string::npos);
     // Each class's first record is its default (measured first). Every other candidate slower:
     // the resumed run measures nothing and stores nothing.
@@ -200,7 +202,7 @@ TEST_SUITE("tune") {
     set_times(1e-3, 1.0);
     rc = test::run_command(cli + args + " --resume", out);
     REQUIRE(rc == 0);
-    CHECK(out.find("tune all: 10 of 10 jobs") != std::string::npos);
+    CHECK(out.find("tune all: 11 of 11 jobs") != std::string::npos);
     CHECK(out.find(" from the tune cache)") != std::string::npos);
     CHECK(out.find(" yes\n") == std::string::npos);
     CHECK(!detail::file_exists(path));

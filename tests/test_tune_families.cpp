@@ -7,6 +7,7 @@
 #include <complex>
 
 #include "blur/blur_internal.hpp"
+#include "clforge/sgemm.hpp"
 #include "host/blur.hpp"
 #include "host/fft.hpp"
 #include "runtime/environment.hpp"
@@ -167,6 +168,40 @@ TEST_SUITE("tune") {
     bad.sizes = {"47"};
     bad.dry_run = true;
     CHECK_THROWS_WITH_AS(tune(s.queue, "fft_rader", bad), doctest::Contains("47 is not a prime"), InvalidArgument);
+  }
+
+  TEST_CASE("tune sgemm_route: the fastest route row is stored and changes the kernel a plan runs") {
+    TuneEnv env("route");
+    auto& s = test::session();
+    // The kernel a 64^3 plan runs (configurations(): sgemm_route first, then the kernels used).
+    auto kernel_of_64 = [&] {
+      SgemmDesc d;
+      d.m = d.n = d.k = 64;
+      const SgemmPlan plan(s.queue, d);
+      REQUIRE(plan.configurations().size() >= 2);
+      return plan.configurations()[1].kernel;
+    };
+    const ParamMap shipped_route = resolve_configuration("sgemm_route", "*", s.entry.info, Tuning{{}, false}).values;
+    REQUIRE(shipped_route.at("SGEMM_DIRECT_MAX") >= 64);  // the shipped row runs 64^3 directly
+    CHECK(kernel_of_64() == "sgemm_direct");
+    TuneOptions o = test::tiny_space("64", {{"SGEMM_DIRECT_MAX", {0, shipped_route.at("SGEMM_DIRECT_MAX")}},
+                                            {"SGEMM_TILED", {shipped_route.at("SGEMM_TILED")}},
+                                            {"SGEMM_SPLITK", {0}},
+                                            {"SGEMM_SPLIT_WAVES", {1}}});
+    o.sizes = {"64", "40x48x24:TN"};
+    o.sizes_per_class = 1;  // the route times every size all the same
+    const ParamMap never_direct = test::candidate_of(o, {{"SGEMM_DIRECT_MAX", 0}});
+    detail::TuneFaultScope fault(test::looks_fastest(never_direct));
+    const TuneResult r = tune(s.queue, "sgemm_route", o);
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult& c = r.classes[0];
+    CHECK(c.variant == "*");
+    CHECK(c.sizes.size() == 2);
+    CHECK(c.best == never_direct);
+    REQUIRE(c.stored);
+    // Stored as the route row: plans made after it route 64^3 to the tiled kernel.
+    CHECK(resolve_configuration("sgemm_route", "*", s.entry.info).values.at("SGEMM_DIRECT_MAX") == 0);
+    CHECK(kernel_of_64() == "sgemm_xgemm");
   }
 
   TEST_CASE("tune fft: the default row runs what the library runs by default, the lane kernel on CPUs") {
