@@ -222,6 +222,41 @@ TEST_SUITE("tune") {
     CHECK(logs.contains("compiled fft_lanes") == lanes);
   }
 
+  TEST_CASE("tune blur: a recursive scheme's row is stored under its sub-variant and used by that scheme only") {
+    TuneEnv env("blur-scheme");
+    auto& s = test::session();
+    const DeviceInfo& dev = s.entry.info;
+    const ParamMap family = resolve_configuration("blur_recursive", "1", dev, Tuning{{}, false}).values;
+    // Every parameter at the family's value but the work-group width, the whole-column scheme's.
+    TuneOptions o = test::tiny_space("64x48", {});
+    for (const auto& [name, value] : family) o.param_values[name] = {value};
+    const int lx = family.at("BLUR_R_LX") == 32 ? 64 : 32;
+    o.param_values["BLUR_R_LX"] = {family.at("BLUR_R_LX"), lx};
+    o.param_values["BLUR_R_BLOCK"] = {0};
+    o.param_values["BLUR_R_FUSE_T"] = {0};
+    o.routine_options = {{"method", "recursive-whole"}, {"sigma", "2"}};
+    ParamMap winner = test::candidate_of(o, {{"BLUR_R_LX", lx}});
+    const detail::TuneFaultScope fault(test::looks_fastest(winner));
+    const TuneResult r = tune(s.queue, "blur", o);
+    REQUIRE(r.classes.size() == 1);
+    CHECK(r.kernel == "blur_recursive");
+    CHECK(r.classes[0].variant == "1:whole");
+    CHECK(r.classes[0].best == winner);
+    REQUIRE(r.classes[0].stored);
+    CHECK(resolve_configuration("blur_recursive", "1", dev).values.at("BLUR_R_LX") == family.at("BLUR_R_LX"));
+    // The whole-column scheme runs the stored row; the blocked schemes keep the family's.
+    auto lx_of = [&](const ParamMap& route) {
+      BlurOptions b;
+      b.method = BlurMethod::Recursive;
+      b.sigma_x = b.sigma_y = 2;
+      return detail::check_blur_options(640, 480, PixelFormat::R32F, b, Tuning{route, true}, dev)
+          .recursive.at("BLUR_R_LX");
+    };
+    CHECK(lx_of({{"BLUR_R_BLOCK", 0}, {"BLUR_R_FUSE_T", 0}}) == lx);
+    CHECK(lx_of({{"BLUR_R_BLOCK", 64}, {"BLUR_R_NARROW", 1 << 30}, {"BLUR_R_FUSE_T", 0}}) == family.at("BLUR_R_LX"));
+    CHECK(lx_of({{"BLUR_R_BLOCK", 64}, {"BLUR_R_NARROW", 1 << 30}, {"BLUR_R_FUSE_T", 1}}) == family.at("BLUR_R_LX"));
+  }
+
   TEST_CASE("tune blur: the method's kernel is tuned per channel count and used by later blurs") {
     TuneEnv env("blur");
     auto& s = test::session();
