@@ -7,6 +7,7 @@
 #include <complex>
 
 #include "blur/blur_internal.hpp"
+#include "clforge/sgemm.hpp"
 #include "host/blur.hpp"
 #include "host/fft.hpp"
 #include "runtime/environment.hpp"
@@ -169,6 +170,40 @@ TEST_SUITE("tune") {
     CHECK_THROWS_WITH_AS(tune(s.queue, "fft_rader", bad), doctest::Contains("47 is not a prime"), InvalidArgument);
   }
 
+  TEST_CASE("tune sgemm_route: the fastest route row is stored and changes the kernel a plan runs") {
+    TuneEnv env("route");
+    auto& s = test::session();
+    // The kernel a 64^3 plan runs (configurations(): sgemm_route first, then the kernels used).
+    auto kernel_of_64 = [&] {
+      SgemmDesc d;
+      d.m = d.n = d.k = 64;
+      const SgemmPlan plan(s.queue, d);
+      REQUIRE(plan.configurations().size() >= 2);
+      return plan.configurations()[1].kernel;
+    };
+    const ParamMap shipped_route = resolve_configuration("sgemm_route", "*", s.entry.info, Tuning{{}, false}).values;
+    REQUIRE(shipped_route.at("SGEMM_DIRECT_MAX") >= 64);  // the shipped row runs 64^3 directly
+    CHECK(kernel_of_64() == "sgemm_direct");
+    TuneOptions o = test::tiny_space("64", {{"SGEMM_DIRECT_MAX", {0, shipped_route.at("SGEMM_DIRECT_MAX")}},
+                                            {"SGEMM_TILED", {shipped_route.at("SGEMM_TILED")}},
+                                            {"SGEMM_SPLITK", {0}},
+                                            {"SGEMM_SPLIT_WAVES", {1}}});
+    o.sizes = {"64", "40x48x24:TN"};
+    o.sizes_per_class = 1;  // the route times every size all the same
+    const ParamMap never_direct = test::candidate_of(o, {{"SGEMM_DIRECT_MAX", 0}});
+    detail::TuneFaultScope fault(test::looks_fastest(never_direct));
+    const TuneResult r = tune(s.queue, "sgemm_route", o);
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult& c = r.classes[0];
+    CHECK(c.variant == "*");
+    CHECK(c.sizes.size() == 2);
+    CHECK(c.best == never_direct);
+    REQUIRE(c.stored);
+    // Stored as the route row: plans made after it route 64^3 to the tiled kernel.
+    CHECK(resolve_configuration("sgemm_route", "*", s.entry.info).values.at("SGEMM_DIRECT_MAX") == 0);
+    CHECK(kernel_of_64() == "sgemm_xgemm");
+  }
+
   TEST_CASE("tune fft: the default row runs what the library runs by default, the lane kernel on CPUs") {
     TuneEnv env("fft-default-lanes");
     auto& s = test::session();
@@ -185,6 +220,41 @@ TEST_SUITE("tune") {
     // The default row's plan compiled the lane kernel where the device's shipped lane row covers
     // the length (the CPU row), and only there: the candidates run with it off.
     CHECK(logs.contains("compiled fft_lanes") == lanes);
+  }
+
+  TEST_CASE("tune blur: a recursive scheme's row is stored under its sub-variant and used by that scheme only") {
+    TuneEnv env("blur-scheme");
+    auto& s = test::session();
+    const DeviceInfo& dev = s.entry.info;
+    const ParamMap family = resolve_configuration("blur_recursive", "1", dev, Tuning{{}, false}).values;
+    // Every parameter at the family's value but the work-group width, the whole-column scheme's.
+    TuneOptions o = test::tiny_space("64x48", {});
+    for (const auto& [name, value] : family) o.param_values[name] = {value};
+    const int lx = family.at("BLUR_R_LX") == 32 ? 64 : 32;
+    o.param_values["BLUR_R_LX"] = {family.at("BLUR_R_LX"), lx};
+    o.param_values["BLUR_R_BLOCK"] = {0};
+    o.param_values["BLUR_R_FUSE_T"] = {0};
+    o.routine_options = {{"method", "recursive-whole"}, {"sigma", "2"}};
+    ParamMap winner = test::candidate_of(o, {{"BLUR_R_LX", lx}});
+    const detail::TuneFaultScope fault(test::looks_fastest(winner));
+    const TuneResult r = tune(s.queue, "blur", o);
+    REQUIRE(r.classes.size() == 1);
+    CHECK(r.kernel == "blur_recursive");
+    CHECK(r.classes[0].variant == "1:whole");
+    CHECK(r.classes[0].best == winner);
+    REQUIRE(r.classes[0].stored);
+    CHECK(resolve_configuration("blur_recursive", "1", dev).values.at("BLUR_R_LX") == family.at("BLUR_R_LX"));
+    // The whole-column scheme runs the stored row; the blocked schemes keep the family's.
+    auto lx_of = [&](const ParamMap& route) {
+      BlurOptions b;
+      b.method = BlurMethod::Recursive;
+      b.sigma_x = b.sigma_y = 2;
+      return detail::check_blur_options(640, 480, PixelFormat::R32F, b, Tuning{route, true}, dev)
+          .recursive.at("BLUR_R_LX");
+    };
+    CHECK(lx_of({{"BLUR_R_BLOCK", 0}, {"BLUR_R_FUSE_T", 0}}) == lx);
+    CHECK(lx_of({{"BLUR_R_BLOCK", 64}, {"BLUR_R_NARROW", 1 << 30}, {"BLUR_R_FUSE_T", 0}}) == family.at("BLUR_R_LX"));
+    CHECK(lx_of({{"BLUR_R_BLOCK", 64}, {"BLUR_R_NARROW", 1 << 30}, {"BLUR_R_FUSE_T", 1}}) == family.at("BLUR_R_LX"));
   }
 
   TEST_CASE("tune blur: the method's kernel is tuned per channel count and used by later blurs") {

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@
 #include "runtime/files.hpp"
 #include "tests/tune_support.hpp"
 #include "tuning/spec.hpp"
+#include "tuning/tuner_internal.hpp"
 
 using namespace clforge;
 using test::fastest_ok;
@@ -328,5 +330,54 @@ TEST_SUITE("tune") {
     cl::CommandQueue plain(s.context, s.entry.device, 0);
     test::expect_invalid_argument([&] { tune(plain, "transpose", small_options()); }, "CL_QUEUE_PROFILING_ENABLE");
     CHECK(!detail::file_exists(user_database_path(s.entry.info)));
+  }
+
+  TEST_CASE("tune all: each job's share of the time grows with the terms of its classes' spaces") {
+    // The model strategy's terms for a kernel's whole declared space, counted here from its public
+    // parameter list: 1 + the sum of the value counts less one.
+    auto terms = [](const std::string& kernel) {
+      double t = 1;
+      for (const auto& p : kernel_parameters(kernel)) t += static_cast<double>(p.legal.size()) - 1;
+      return t;
+    };
+    const DeviceInfo gpu = test::fake_device(VendorClass::NVIDIA, "sm_90", "NVIDIA H200");
+    // SGEMM's three classes (small, medium, large) and the FFT's lengths as bench all runs them on
+    // a GPU; the others at their default sizes (one class each).
+    std::vector<std::string> fft = {"1000", "3000", "4095"};
+    for (int n = 8; n <= 32768; n *= 2) fft.push_back(std::to_string(n));
+    const std::vector<TuneAllJob> jobs = tune_all_jobs({{"sgemm", {"512", "2048", "4096", "8192"}}, {"fft", fft}});
+    double total = 0, sgemm = 0, fft_weight = 0;
+    std::size_t classes = 0;
+    for (const auto& job : jobs) {
+      const double w = detail::tune_all_weight(job, gpu);
+      INFO(job.name() << ": " << w);
+      total += w;
+      if (job.routine == "fft_lanes") {
+        CHECK(w == 0);  // the CPU lane kernel is skipped on a GPU and takes no share
+        continue;
+      }
+      CHECK(w >= 1);  // every other job runs, whatever the budget
+      classes += job.routine == "sgemm" ? 3 : job.routine == "fft" ? fft.size() : 1;
+      if (job.routine == "sgemm") sgemm = w;
+      if (job.routine == "fft") fft_weight = w;
+    }
+    // xgemm is not narrowed: each of its classes weighs its whole declared space. The FFT's
+    // classes are narrowed to their length, so they weigh far less than the FFT's declared space.
+    CHECK(sgemm == doctest::Approx(3 * terms("sgemm_xgemm")));
+    CHECK(fft_weight / static_cast<double>(fft.size()) < terms("fft") / 2);
+    // Per class, xgemm weighs more than twice an FFT length, and its share of the time is more than
+    // twice its share of the classes (55 s of 540 on the H200 with shares by classes alone).
+    CHECK(sgemm / 3 > 2 * fft_weight / static_cast<double>(fft.size()));
+    INFO("sgemm's share " << sgemm / total << ", its share of the classes " << 3.0 / static_cast<double>(classes));
+    CHECK(sgemm / total > 2.0 * 3.0 / static_cast<double>(classes));
+  }
+
+  TEST_CASE("screening: sizes far costlier than the cheapest one are left to the run-off") {
+    // min_time_ms 20 over 5 repetitions: under 4 ms a run costs the minimum time anyway.
+    CHECK(detail::searched_sizes({10, 27}, 20, 5) == std::vector<bool>{true, false});
+    CHECK(detail::searched_sizes({27, 10}, 20, 5) == std::vector<bool>{false, true});
+    CHECK(detail::searched_sizes({0.1, 1.6}, 20, 5) == std::vector<bool>{true, true});
+    CHECK(detail::searched_sizes({10, 15}, 20, 5) == std::vector<bool>{true, true});
+    CHECK(detail::searched_sizes({30}, 20, 5) == std::vector<bool>{true});
   }
 }

@@ -253,6 +253,13 @@ struct TuneOptions {
   /// candidate alone, so on a device whose speed drifts (a shared CPU) its fastest may owe its
   /// place to a quiet moment. 0: no run-off, the search's fastest is the result.
   std::size_t finalists = 3;
+  /// The search times each candidate on the class's cheap timed sizes only and the run-off on
+  /// all of them (with finalists > 0): a size is left to the run-off when the first candidate
+  /// timed (the default, unless it failed) took there more than twice its time on its fastest
+  /// size and more than min_time_ms / min_reps (so that its repetitions, not the minimum time,
+  /// set what timing it costs). tune_all() sets it: SGEMM's large class is timed on 4096^3 in
+  /// the search and on 8192^3 too in the run-off. false: every timed size in the search.
+  bool screen_costly_sizes = false;
   /// Called after every evaluated candidate, and once more when a size class is over
   /// (TuneProgress::class_done), from the calling thread.
   std::function<void(const TuneProgress&)> progress;
@@ -417,8 +424,10 @@ struct TuneAllResult {
 
 /// tune() of every job with one set of options: each job's sizes and routine options replace
 /// options.sizes and options.routine_options, and options.time_limit_s (0: none) is shared: each
-/// job gets the time left times its share of the size classes left (a job's classes: the
-/// distinct variants of its sizes), so a job that ends early leaves its time to the jobs after it. TuneOptions::resume
+/// job gets the time left times its share of the weights of the jobs left (a job's weight: the sum over its
+/// size classes, the distinct variants of its sizes, of the terms the model strategy fits for each
+/// class's space), so a job that ends early leaves its time to the jobs after it. Each job runs with
+/// TuneOptions::screen_costly_sizes set. TuneOptions::resume
 /// applies to every job (each continues from the tune cache). A job whose routine is meant for other device types is
 /// skipped (a result with only routine and skipped set). `started(index)` is called before job `index` runs. Throws as
 /// tune() does, before the first job runs for an argument every job shares.

@@ -65,7 +65,51 @@ void check_sigma(const char* routine, const char* name, double s, BlurMethod m) 
   });
 }
 
+// The recursive method's configuration: the scheme chosen by the family's row (variant C), then
+// that scheme's row (C:scheme, which falls back to C's) with the family's route parameters, so
+// that a scheme's row tunes how the scheme runs, never which scheme runs. Sets the route's
+// blocked and fused passes.
+Configuration resolve_recursive(const DeviceInfo& dev, std::size_t width, std::size_t height, std::size_t channels,
+                                const Tuning& tuning, BlurRoute& route) {
+  const Configuration family = resolve_configuration("blur_recursive", std::to_string(channels), dev, tuning);
+  const int block = family.at("BLUR_R_BLOCK"), narrow = family.at("BLUR_R_NARROW");
+  const bool fuse = family.at("BLUR_R_FUSE_T") != 0;
+  route.blocked_y = block > 0 && width < static_cast<std::size_t>(narrow);
+  route.blocked_x = block > 0 && height < static_cast<std::size_t>(narrow);
+  route.fused_y = route.blocked_y && fuse;
+  route.fused_x = route.blocked_x && fuse;
+  Configuration scheme =
+      resolve_configuration("blur_recursive", recursive_variant(channels, recursive_scheme(route)), dev, tuning);
+  for (const char* p : kRecursiveRouteParams) {
+    scheme.values[p] = family.values.at(p);
+    scheme.sources[p] = family.sources.count(p) ? family.sources.at(p) : "";
+  }
+  // A scheme's row whose tiles do not fit with the family's blocks leaves the family's row to run.
+  return fit_problem(kernel_spec("blur_recursive"), scheme.values, scheme.variant, dev).empty() ? scheme : family;
+}
+
 }  // namespace
+
+const char* recursive_scheme(const BlurRoute& route) {
+  if (route.fused_y || route.fused_x) return "fused";
+  return route.blocked_y || route.blocked_x ? "blocked" : "whole";
+}
+
+std::string recursive_variant(std::size_t channels, const std::string& scheme) {
+  return std::to_string(channels) + ":" + scheme;
+}
+
+ParamMap force_recursive_scheme(ParamMap p, const std::string& scheme) {
+  if (scheme == "whole") {
+    p["BLUR_R_BLOCK"] = 0;
+    p["BLUR_R_FUSE_T"] = 0;
+    return p;
+  }
+  if (p["BLUR_R_BLOCK"] == 0) p["BLUR_R_BLOCK"] = 64;
+  p["BLUR_R_NARROW"] = 1 << 30;
+  p["BLUR_R_FUSE_T"] = scheme == "fused" ? 1 : 0;
+  return p;
+}
 
 std::uint64_t direct_tile_bytes(const Configuration& c, int rx, int ry, std::size_t px) {
   return static_cast<std::uint64_t>(c.at("BLUR_D_LX") + 2 * rx) *
@@ -151,13 +195,8 @@ Resolved resolve(const DeviceInfo& dev, std::size_t width, std::size_t height, P
     r.route.local_tiles = r.route.fused || (r.row_local && r.col_local);
     bytes = (r.route.fused ? 2.0 : 4.0) * px;
   } else {
-    r.recursive = resolve_configuration("blur_recursive", variant, dev, sub_tuning(tuning, "blur_recursive"));
-    const int block = r.recursive.at("BLUR_R_BLOCK"), narrow = r.recursive.at("BLUR_R_NARROW");
-    const bool fuse = r.recursive.at("BLUR_R_FUSE_T") != 0;
-    r.route.blocked_y = block > 0 && width < static_cast<std::size_t>(narrow);
-    r.route.blocked_x = block > 0 && height < static_cast<std::size_t>(narrow);
-    r.route.fused_y = r.route.blocked_y && fuse;
-    r.route.fused_x = r.route.blocked_x && fuse;
+    r.recursive = resolve_recursive(dev, width, height, r.channels, sub_tuning(tuning, "blur_recursive"), r.route);
+    const int block = r.recursive.at("BLUR_R_BLOCK");
     r.route.carry_fused = r.route.fused_y && r.route.blocked_x && r.recursive.at("BLUR_R_NEXT_CARRY") != 0 &&
                           r.recursive.at("BLUR_R_LX") == block;
     for (bool blocked : {r.route.blocked_y, r.route.blocked_x}) bytes += (blocked ? 3.0 : 4.0) * px;

@@ -24,6 +24,23 @@ struct BlurRoute {
   std::string describe() const;  ///< e.g. "recursive (blocked+fused / blocked+fused)"
 };
 
+/// The recursive schemes, each with a database row of its own: "whole" (neither pass split into
+/// blocks), "blocked" (a pass in blocks, separate transposes) and "fused" (a pass in blocks writing
+/// its output transposed). BLUR_R_BLOCK, BLUR_R_NARROW and BLUR_R_FUSE_T choose the scheme: they
+/// come from the family's row (variant "C", C the channels); the others from the scheme's row
+/// (recursive_variant), which falls back to the family's where it has none.
+inline const char* const kRecursiveSchemes[] = {"whole", "blocked", "fused"};
+inline const char* const kRecursiveRouteParams[] = {"BLUR_R_BLOCK", "BLUR_R_NARROW", "BLUR_R_FUSE_T"};
+/// The scheme of a recursive route: fused when a pass writes transposed, else blocked when a
+/// pass is split, else whole.
+const char* recursive_scheme(const BlurRoute& route);
+/// The sub-variant of a scheme's row: "C:scheme" (C: 1 or 4 float channels).
+std::string recursive_variant(std::size_t channels, const std::string& scheme);
+/// `params` forced onto a scheme as `bench blur --method recursive-<scheme>` runs it: whole
+/// columns (no blocks), or blocks (BLUR_R_BLOCK, 64 where it is 0) at every size, transposes
+/// separate (blocked) or fused.
+ParamMap force_recursive_scheme(ParamMap params, const std::string& scheme);
+
 /// The route a blur of this size, format and options takes on `device` (no checks beyond the
 /// tuning overrides').
 BlurRoute blur_route(const DeviceInfo& device, std::size_t width, std::size_t height, PixelFormat format,

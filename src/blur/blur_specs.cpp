@@ -73,7 +73,9 @@ std::vector<int> int_range(int lo, int hi) {
   return v;
 }
 
-std::size_t variant_pixel(const std::string& variant) { return variant == "1" ? 4 : 16; }
+// Bytes per float pixel of a variant: its channel count, before the ':' of a recursive scheme's
+// sub-variant ("1:whole").
+std::size_t variant_pixel(const std::string& variant) { return variant.substr(0, variant.find(':')) == "1" ? 4 : 16; }
 
 }  // namespace
 

@@ -56,9 +56,9 @@ const char* kernel_of(BlurMethod m) {
 
 class BlurInstance : public TuneInstance {
  public:
-  BlurInstance(cl::CommandQueue& queue, const BlurSize& z, BlurMethod method, double sigma, std::uint64_t seed,
-               Verification verification)
-      : z_(z) {
+  BlurInstance(cl::CommandQueue& queue, const BlurSize& z, BlurMethod method, const std::string& scheme, double sigma,
+               std::uint64_t seed, Verification verification)
+      : z_(z), scheme_(scheme) {
     opt_.sigma_x = opt_.sigma_y = sigma;
     opt_.method = method;
     opt_.border = BlurBorder::Clamp;
@@ -134,8 +134,9 @@ class BlurInstance : public TuneInstance {
   // A candidate is a database row to be, so it runs as a row would: a fused tile that does not
   // fit the device with this image's halo, or whose halo rows add more than a quarter to the row
   // pass (blur_resolve.cpp), takes the two passes, where an explicit override would be refused.
+  // A recursive scheme's candidate (and reference) runs that scheme, as bench blur runs it.
   Tuning row_tuning(const ParamMap& params, const DeviceInfo& dev) const {
-    ParamMap p = params;
+    ParamMap p = scheme_.empty() ? params : force_recursive_scheme(params, scheme_);
     const auto fused = p.find("BLUR_S_FUSED");
     if (opt_.method == BlurMethod::Separable && fused != p.end() && fused->second > 0) {
       Configuration c;
@@ -190,6 +191,7 @@ class BlurInstance : public TuneInstance {
   static constexpr std::size_t kSampled = 8;  // image rows compared on a timed size
 
   BlurSize z_;
+  std::string scheme_;  // recursive: the scheme tuned ("": the one the family's row chooses)
   BlurOptions opt_;
   BlurDesc desc_;
   CandidatePlans<BlurPlan> plans_;
@@ -236,38 +238,62 @@ std::map<std::string, std::vector<int>> blur_narrow(BlurMethod method, const std
   return v;
 }
 
-TuneTarget make_target(BlurMethod method, double sigma) {
+// A recursive scheme's space: the route parameters fixed to the scheme (force_recursive_scheme),
+// blocks of every legal height for the blocked ones.
+void narrow_to_scheme(const std::string& scheme, const ParamMap& reference,
+                      std::map<std::string, std::vector<int>>& v) {
+  const ParamMap forced = force_recursive_scheme(reference, scheme);
+  for (const char* p : kRecursiveRouteParams) v[p] = {forced.at(p)};
+  if (scheme == "whole") return;
+  v["BLUR_R_BLOCK"].clear();
+  for (int b : kernel_spec("blur_recursive").find("BLUR_R_BLOCK")->legal)
+    if (b > 0) v["BLUR_R_BLOCK"].push_back(b);
+}
+
+// `scheme`: "" (the method's kernel, stored under the channels), or a recursive scheme (stored
+// under its sub-variant, recursive_variant).
+TuneTarget make_target(BlurMethod method, const std::string& scheme, double sigma) {
   TuneTarget t;
   t.routine = "blur";
   t.kernel = kernel_of(method);
   t.size_syntax = kSyntax;
   t.default_sizes = {"2048x2048"};
-  // The launcher resolves each blur kernel with variant = channels of the float kernels.
-  t.variant_of = [](const std::string& size) { return std::to_string(parse_blur_size(size).c); };
+  // The launcher resolves each blur kernel with variant = channels of the float kernels, and a
+  // recursive scheme's row with its sub-variant.
+  t.variant_of = [scheme](const std::string& size) {
+    const std::size_t c = parse_blur_size(size).c;
+    return scheme.empty() ? std::to_string(c) : recursive_variant(c, scheme);
+  };
   // Partial tiles and blocks in both directions (odd sides), each side above 4 sigma.
   t.check_sizes = [sigma](const std::string& variant) {
     const std::size_t margin = 2 * static_cast<std::size_t>(std::ceil(4 * sigma));
-    return std::vector<std::string>{std::to_string(67 + margin) + "x" + std::to_string(45 + margin) + ":" + variant};
+    return std::vector<std::string>{std::to_string(67 + margin) + "x" + std::to_string(45 + margin) + ":" +
+                                    variant.substr(0, variant.find(':'))};
   };
-  t.make = [method, sigma](cl::CommandQueue& queue, const std::string& size, std::uint64_t seed,
-                           Verification verification) -> std::unique_ptr<TuneInstance> {
-    return std::make_unique<BlurInstance>(queue, parse_blur_size(size), method, sigma, seed, verification);
+  t.make = [method, scheme, sigma](cl::CommandQueue& queue, const std::string& size, std::uint64_t seed,
+                                   Verification verification) -> std::unique_ptr<TuneInstance> {
+    return std::make_unique<BlurInstance>(queue, parse_blur_size(size), method, scheme, sigma, seed, verification);
   };
-  t.narrow = [method](const std::string& variant, const std::vector<std::string>& sizes, const ParamMap& reference,
-                      const DeviceInfo& device) { return blur_narrow(method, variant, sizes, reference, device); };
+  t.narrow = [method, scheme](const std::string& variant, const std::vector<std::string>& sizes,
+                              const ParamMap& reference, const DeviceInfo& device) {
+    auto v = blur_narrow(method, variant, sizes, reference, device);
+    if (!scheme.empty()) narrow_to_scheme(scheme, reference, v);
+    return v;
+  };
   return t;
 }
 
 }  // namespace
 
 TuneTarget blur_tune_target() {
-  TuneTarget t = make_target(BlurMethod::Separable, default_sigma(BlurMethod::Separable));
+  TuneTarget t = make_target(BlurMethod::Separable, "", default_sigma(BlurMethod::Separable));
   t.options = {
       {"method",
        "blur method whose kernel is tuned: separable (blur_separable), direct (blur_direct) or recursive "
-       "(blur_recursive)",
+       "(blur_recursive; the scheme its row chooses, stored under the channels), or one recursive scheme, "
+       "stored under its own row (recursive-whole, recursive-blocked, recursive-fused: variant C:whole etc.)",
        "separable",
-       {"separable", "direct", "recursive"}},
+       {"separable", "direct", "recursive", "recursive-whole", "recursive-blocked", "recursive-fused"}},
       {"sigma",
        "Gaussian sigma of the tuning runs, in pixels, both axes (default: 1 for direct, 3 for separable, "
        "10 for recursive)",
@@ -275,7 +301,10 @@ TuneTarget blur_tune_target() {
        {}},
   };
   t.configure = [options = t.options](std::map<std::string, std::string>& values) {
-    const BlurMethod method = parse_blur_method(values.at("method"));
+    const std::string& name = values.at("method");
+    const std::string prefix = "recursive-";
+    const std::string scheme = name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : "";
+    const BlurMethod method = scheme.empty() ? parse_blur_method(name) : BlurMethod::Recursive;
     double sigma = default_sigma(method);
     if (const std::string& text = values.at("sigma"); !text.empty()) {
       std::size_t used = 0;
@@ -293,7 +322,7 @@ TuneTarget blur_tune_target() {
     char text[32];
     std::snprintf(text, sizeof text, "%g", sigma);
     values["sigma"] = text;
-    TuneTarget c = make_target(method, sigma);
+    TuneTarget c = make_target(method, scheme, sigma);
     c.options = options;
     return c;
   };

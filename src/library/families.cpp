@@ -18,10 +18,12 @@ const std::vector<KernelSpec>& all_kernel_specs() {
   return specs;
 }
 
+// sgemm_route after the kernels it routes between: tune all times it with their tuned rows.
 const std::vector<TuneTarget>& all_tune_targets() {
   static const std::vector<TuneTarget> targets = {
-      transpose_tune_target(), sgemm_tune_target(),     sgemm_stream_tune_target(), sgemm_direct_tune_target(),
-      fft_tune_target(),       fft_lanes_tune_target(), fft_rader_tune_target(),    blur_tune_target(),
+      transpose_tune_target(),    sgemm_tune_target(),       sgemm_stream_tune_target(),
+      sgemm_direct_tune_target(), sgemm_route_tune_target(), fft_tune_target(),
+      fft_lanes_tune_target(),    fft_rader_tune_target(),   blur_tune_target(),
   };
   return targets;
 }

@@ -27,6 +27,7 @@ KernelSpec sgemm_route_spec();
 TuneTarget sgemm_tune_target();
 TuneTarget sgemm_stream_tune_target();
 TuneTarget sgemm_direct_tune_target();
+TuneTarget sgemm_route_tune_target();
 
 struct QueueContext;
 

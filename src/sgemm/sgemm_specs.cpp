@@ -252,6 +252,12 @@ KernelSpec sgemm_route_spec() {
        "k splits aim for tiles x splits >= compute units x this (waves of work-groups)"},
   };
   s.check = [](const ParamMap&, const std::string&) -> std::string { return {}; };
+  // Without k splits the waves they aim for do not matter: the tuner searches one of them.
+  s.canonical = [](const ParamMap& p) {
+    ParamMap q = p;
+    if (q.count("SGEMM_SPLITK") && q.at("SGEMM_SPLITK") == 0) q["SGEMM_SPLIT_WAVES"] = 1;
+    return q;
+  };
   return s;
 }
 

@@ -1,10 +1,12 @@
 // Tuning targets of the sgemm kernels, one per kernel family (docs/tuning.md): `clforge tune
 // sgemm` searches sgemm_xgemm, `sgemm_stream` and `sgemm_direct` the other two; each run
-// forces its path through the routing parameters. Sizes "N", "MxNxK", optionally ":NT" etc.
-// (op of A, op of B; column-major, tight leading dimensions). Candidates are checked against
-// the double-precision host reference with the bound of host::gemm_tolerance: every entry of a
-// check size, whole seeded rows of C of a timed size (the first, the last and others: about 16384
-// entries, 8 to 64 rows); all of C must be finite and its guard tail must stay NaN.
+// forces its path through the routing parameters. `sgemm_route` searches those routing
+// parameters themselves (one row, variant "*"), every shape timed with the kernels' rows.
+// Sizes "N", "MxNxK", optionally ":NT" etc. (op of A, op of B; column-major, tight leading
+// dimensions). Candidates are checked against the double-precision host reference with the bound
+// of host::gemm_tolerance: every entry of a check size, whole seeded rows of C of a timed size
+// (the first, the last and others: about 16384 entries, 8 to 64 rows); all of C must be finite
+// and its guard tail must stay NaN.
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -143,8 +145,11 @@ class SgemmInstance : public TuneInstance {
   }
 
  private:
-  // The candidate's parameters with the route forced onto the tuned kernel family.
+  // The candidate's parameters with the route forced onto the tuned kernel family. A route
+  // candidate runs with the kernels' rows as the library resolves them (the user database's first:
+  // tune all tunes the kernels before the route).
   Tuning tuning_of(const ParamMap& params) const {
+    if (kernel_ == "sgemm_route") return Tuning{params, true};
     ParamMap p = params;
     if (kernel_ == "sgemm_direct") {
       p["SGEMM_DIRECT_MAX"] = 16384;
@@ -175,7 +180,12 @@ TuneTarget make_target(const std::string& routine, const std::string& kernel) {
   t.kernel = kernel;
   t.size_syntax = "N (square) or MxNxK, optionally :NN, :NT, :TN or :TT (op of A, op of B); column-major";
   t.default_sizes = {kernel == "sgemm_direct" ? "256" : "1024"};
-  if (kernel == "sgemm_direct") {
+  if (kernel == "sgemm_route") {
+    // One row for every shape: the shapes on both sides of the crossovers, timed together.
+    t.default_sizes = {"128", "384", "640", "1024", "64x64x16384"};
+    t.time_every_size = true;
+  }
+  if (kernel == "sgemm_direct" || kernel == "sgemm_route") {
     t.variant_of = [](const std::string& size) {
       parse_sgemm_size(size);
       return std::string("*");
@@ -203,5 +213,6 @@ TuneTarget make_target(const std::string& routine, const std::string& kernel) {
 TuneTarget sgemm_tune_target() { return make_target("sgemm", "sgemm_xgemm"); }
 TuneTarget sgemm_stream_tune_target() { return make_target("sgemm_stream", "sgemm_stream"); }
 TuneTarget sgemm_direct_tune_target() { return make_target("sgemm_direct", "sgemm_direct"); }
+TuneTarget sgemm_route_tune_target() { return make_target("sgemm_route", "sgemm_route"); }
 
 }  // namespace clforge::detail

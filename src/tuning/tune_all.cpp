@@ -3,12 +3,14 @@
 // kernel is meant for other device types are skipped.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <set>
 
 #include "clforge/errors.hpp"
 #include "clforge/tuning.hpp"
 #include "runtime/compile_workers.hpp"
 #include "runtime/queue.hpp"
+#include "tuning/spec.hpp"
 #include "tuning/tuner.hpp"
 
 namespace clforge {
@@ -60,22 +62,63 @@ std::vector<std::string> tunable_sizes(const std::string& routine, const std::ve
 }
 
 namespace {
-// The size classes a job tunes: its sizes' (or its routine's default sizes') distinct variants.
-// A size the target cannot read counts once; tune() reports it.
-std::size_t class_count(const TuneAllJob& job) {
-  const detail::TuneTarget& target = detail::tune_target(job.routine);
-  const std::vector<std::string>& sizes = job.sizes.empty() ? target.default_sizes : job.sizes;
-  std::set<std::string> variants;
-  for (const auto& size : sizes) {
+// The job's target as tune() configures it: the routine's options, each the job's value or its default.
+detail::TuneTarget configured_target(const TuneAllJob& job) {
+  const detail::TuneTarget& base = detail::tune_target(job.routine);
+  if (!base.configure) return base;
+  std::map<std::string, std::string> values;
+  for (const auto& o : base.options) {
+    const auto it = job.routine_options.find(o.name);
+    values[o.name] = it != job.routine_options.end() ? it->second : o.default_value;
+  }
+  return base.configure(values);
+}
+
+// The size classes a job tunes: its sizes' (or its target's default sizes') variants, each with
+// its sizes. A size the target cannot read is a class of its own; tune() reports it.
+std::map<std::string, std::vector<std::string>> job_classes(const detail::TuneTarget& target, const TuneAllJob& job) {
+  std::map<std::string, std::vector<std::string>> classes;
+  for (const auto& size : job.sizes.empty() ? target.default_sizes : job.sizes) {
     try {
-      variants.insert(target.variant_of(size));
+      classes[target.variant_of(size)].push_back(size);
     } catch (const std::exception&) {
-      variants.insert(size);
+      classes[size].push_back(size);
     }
   }
-  return std::max<std::size_t>(1, variants.size());
+  return classes;
 }
 }  // namespace
+
+namespace detail {
+double space_terms(const KernelSpec& spec, const std::map<std::string, std::vector<int>>& narrowed) {
+  double terms = 1;
+  for (const auto& p : spec.params) {
+    const auto it = narrowed.find(p.name);
+    const std::size_t count = it != narrowed.end() ? it->second.size() : p.legal.size();
+    terms += static_cast<double>(std::max<std::size_t>(1, count) - 1);
+  }
+  return terms;
+}
+
+double tune_all_weight(const TuneAllJob& job, const DeviceInfo& device) {
+  const TuneTarget target = configured_target(job);
+  if (!tune_target_skip(target, device).empty()) return 0;
+  const KernelSpec& spec = kernel_spec(target.kernel);
+  double weight = 0;
+  for (const auto& [variant, sizes] : job_classes(target, job)) {
+    std::map<std::string, std::vector<int>> narrowed;
+    try {
+      if (target.narrow)
+        narrowed = target.narrow(variant, sizes,
+                                 resolve_configuration(spec.name, variant, device, Tuning{{}, false}).values, device);
+    } catch (const std::exception&) {
+      // A size tune() will refuse: the class weighs its declared space.
+    }
+    weight += space_terms(spec, narrowed);
+  }
+  return weight;
+}
+}  // namespace detail
 
 TuneAllResult tune_all(cl::CommandQueue& queue, const std::vector<TuneAllJob>& jobs, const TuneOptions& options,
                        const std::function<void(std::size_t)>& started) {
@@ -90,20 +133,21 @@ TuneAllResult tune_all(cl::CommandQueue& queue, const std::vector<TuneAllJob>& j
   // One pool of compile workers serves every job (starting one costs each worker a driver start).
   const std::unique_ptr<detail::CompileWorkers> workers = detail::start_compile_workers(options, qc);
   const detail::CompileWorkerScope worker_scope(workers.get());
-  // The time left is shared by the jobs left in proportion to their size classes.
-  std::vector<double> weight(jobs.size() + 1, 0);  // weight[i]: classes of jobs i and after
-  for (std::size_t i = jobs.size(); i-- > 0;)
-    weight[i] = weight[i + 1] + (detail::tune_target_skip(detail::tune_target(jobs[i].routine), device).empty()
-                                     ? static_cast<double>(class_count(jobs[i]))
-                                     : 0.0);
+  // The time left is shared by the jobs left in proportion to their weights (tune_all_weight).
+  std::vector<double> own(jobs.size(), 0), weight(jobs.size() + 1, 0);  // weight[i]: of jobs i and after
+  for (std::size_t i = jobs.size(); i-- > 0;) {
+    own[i] = detail::tune_all_weight(jobs[i], device);
+    weight[i] = weight[i + 1] + own[i];
+  }
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     TuneOptions o = options;
     o.sizes = jobs[i].sizes;
     o.routine_options = jobs[i].routine_options;
+    o.screen_costly_sizes = true;
     if (options.time_limit_s > 0) {
       const double left = options.time_limit_s - elapsed();
       if (left <= 0) break;
-      o.time_limit_s = weight[i] > 0 ? left * static_cast<double>(class_count(jobs[i])) / weight[i] : left;
+      o.time_limit_s = weight[i] > 0 ? left * own[i] / weight[i] : left;
     }
     if (started) started(i);
     const std::string skip = detail::tune_target_skip(detail::tune_target(jobs[i].routine), device);

@@ -177,7 +177,8 @@ TuneResult start_result(const std::string& routine, const KernelSpec& spec,
 }
 
 // The size classes of the sizes asked for (the target's defaults when none), in order of first
-// appearance, each with its sizes once (at most TuneOptions::sizes_per_class of them).
+// appearance, each with its sizes once (at most TuneOptions::sizes_per_class of them, unless the
+// target times every size).
 void add_size_classes(const TuneTarget& target, const TuneOptions& options, std::vector<TuneClassResult>& classes) {
   const std::vector<std::string> sizes = options.sizes.empty() ? target.default_sizes : options.sizes;
   for (const auto& size : sizes) {
@@ -189,7 +190,8 @@ void add_size_classes(const TuneTarget& target, const TuneOptions& options, std:
       classes.back().variant = variant;
       it = classes.end() - 1;
     }
-    const bool full = options.sizes_per_class != 0 && it->sizes.size() >= options.sizes_per_class;
+    const bool full =
+        !target.time_every_size && options.sizes_per_class != 0 && it->sizes.size() >= options.sizes_per_class;
     if (!full && std::find(it->sizes.begin(), it->sizes.end(), size) == it->sizes.end()) it->sizes.push_back(size);
   }
 }

@@ -17,6 +17,7 @@
 #include "clforge/opencl.hpp"
 #include "clforge/tuning.hpp"
 #include "runtime/program_cache.hpp"
+#include "tuning/spec.hpp"
 
 namespace clforge::detail {
 
@@ -161,6 +162,10 @@ struct TuneTarget {
   /// The device types (DeviceInfo::type: "CPU", "GPU", ...) the target's kernel is meant for;
   /// empty: every device. `clforge tune all` skips a target on other devices and tune() refuses.
   std::vector<std::string> device_types;
+  /// Every size of a class is timed by every candidate: TuneOptions::sizes_per_class and
+  /// screen_costly_sizes do not apply. For a target whose one class stands for many shapes that
+  /// run different kernels (the SGEMM route), where any subset would decide for the others.
+  bool time_every_size = false;
 
   // Optional parts.
   /// The values searched for a size class when the caller does not restrict a parameter
@@ -199,6 +204,16 @@ std::size_t parse_size_count(const std::string& text, const std::string& routine
 /// Throws TuningError naming the user database of the device when it exists but does not
 /// parse or validate (defined in database.cpp; run before tuning so no work is lost).
 void check_user_database(const DeviceInfo& device);
+
+/// The terms of a size class's search space in the model strategy's surrogate (tuner_model.cpp: a
+/// ridge regression on one-hot parameter values): 1 + the sum over the parameters of their
+/// searched value counts less one, `narrowed`'s where it names the parameter (TuneTarget::narrow),
+/// else the kernel's legal values. About as many measurements as terms pass before its ranking
+/// means anything, so a class has that much to find, whatever the number of points.
+double space_terms(const KernelSpec& spec, const std::map<std::string, std::vector<int>>& narrowed);
+/// tune_all()'s share weight of a job on the device: 0 for a job skipped there, else the sum over
+/// its size classes of the terms of each class's space, narrowed as tune() narrows it.
+double tune_all_weight(const TuneAllJob& job, const DeviceInfo& device);
 
 class CompileWorkers;
 /// The compile workers of a tune run (TuneOptions::compile_worker) for the device of `qc`, or

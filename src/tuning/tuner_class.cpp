@@ -264,17 +264,26 @@ void ClassTuner::apply_fault(const TuneFault& fault, const TuneInstance& inst, b
     out[i] = fault.region_values == TuneFault::Values::NaN ? std::numeric_limits<float>::quiet_NaN() : 2 * out[i] + 1;
 }
 
-// Median per timed size, scored by the geometric mean over the sizes. With may_cut, a size's
-// sampling gives up past TuneOptions::give_up times the best's median there; the sizes after it
-// are not timed and count at that cut-off.
+std::vector<bool> searched_sizes(const std::vector<double>& first_ms, double min_time_ms, int min_reps) {
+  std::vector<bool> out(first_ms.size(), true);
+  if (first_ms.size() < 2) return out;
+  const double cheapest = *std::min_element(first_ms.begin(), first_ms.end());
+  const double rep_bound = min_time_ms / std::max(1, min_reps);
+  for (std::size_t k = 0; k < first_ms.size(); ++k) out[k] = !(first_ms[k] > 2 * cheapest && first_ms[k] > rep_bound);
+  return out;
+}
+
+// Median per searched size (every timed one until searched_ is set), scored by the geometric
+// mean over those sizes. With may_cut, a size's sampling gives up past TuneOptions::give_up times
+// the best's median there; the sizes after it are not timed and count at that cut-off.
 void ClassTuner::time_candidate(const ParamMap& p, const TuneFault& fault, bool may_cut, TuneRow& row) {
   const auto t0 = Clock::now();
   const bool cut_off = may_cut && opt_.give_up > 0 && best_size_ms_.size() == timed_.size();
-  std::vector<double> size_ms;
-  double log_sum = 0;
+  std::vector<double> size_ms(timed_.size(), 0), logs(timed_.size(), 0);
   for (std::size_t k = 0; k < timed_.size(); ++k) {
+    if (!searched(k)) continue;
     if (row.cut_short) {
-      log_sum += std::log(opt_.give_up * best_size_ms_[k]);
+      logs[k] = std::log(opt_.give_up * best_size_ms_[k]);
       continue;
     }
     TimingPlan plan = plan_;
@@ -289,10 +298,20 @@ void ClassTuner::time_candidate(const ParamMap& p, const TuneFault& fault, bool 
       row.cut_short = true;
       t.median_ms = t.min_ms;  // above the cut-off: the score stays at least there
     }
-    log_sum += log_ms(t, fault.time_scale);
-    size_ms.push_back(std::max(t.median_ms, 1e-9) * fault.time_scale);
+    logs[k] = log_ms(t, fault.time_scale);
+    size_ms[k] = std::max(t.median_ms, 1e-9) * fault.time_scale;
   }
-  row.ms = class_score(log_sum);
+  // The first candidate timed in full decides which sizes the search times from then on.
+  if (searched_.empty() && opt_.screen_costly_sizes && !target_.time_every_size && opt_.finalists > 0 && !row.cut_short)
+    searched_ = searched_sizes(size_ms, plan_.min_time_ms, plan_.min_reps);
+  double log_sum = 0;
+  std::size_t sizes = 0;
+  for (std::size_t k = 0; k < timed_.size(); ++k)
+    if (searched(k)) {
+      log_sum += logs[k];
+      ++sizes;
+    }
+  row.ms = class_score(log_sum, sizes);
   row.timing_s = seconds_since(t0);
   if (!row.cut_short && (best_size_ms_.empty() || row.ms < best_full_ms_)) {
     best_full_ms_ = row.ms;

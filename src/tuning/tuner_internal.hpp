@@ -106,6 +106,10 @@ void replay_spaces(const TuneCache& file, const std::vector<CacheKey>& keys,
                    const std::map<std::string, CachedRun>& cached, const KernelSpec& spec, std::vector<Space>& spaces,
                    std::vector<TuneClassResult>& classes);
 
+// TuneOptions::screen_costly_sizes: which timed sizes the search times, from the first timed
+// candidate's median per size (true: searched; false: left to the run-off). Every size when
+// there is one.
+std::vector<bool> searched_sizes(const std::vector<double>& first_ms, double min_time_ms, int min_reps);
 class ClassTuner {
  public:
   ClassTuner(cl::CommandQueue& queue, const TuneTarget& target, const KernelSpec& spec, const TuneOptions& opt,
@@ -155,9 +159,10 @@ class ClassTuner {
   static double log_ms(const Timing& t, double scale) {
     return std::log(std::max(t.median_ms, 1e-9)) + std::log(scale);
   }
-  double class_score(double log_sum) const {
-    return std::exp(log_sum / static_cast<double>(std::max<std::size_t>(1, timed_.size())));
+  double class_score(double log_sum, std::size_t sizes) const {
+    return std::exp(log_sum / static_cast<double>(std::max<std::size_t>(1, sizes)));
   }
+  bool searched(std::size_t k) const { return searched_.empty() || searched_[k]; }
   void update_speedup() { r_.speedup = r_.default_ms > 0 && r_.best_ms > 0 ? r_.default_ms / r_.best_ms : 0; }
 
   // The run-off (TuneOptions::finalists) after the search (tuner_runoff.cpp).
@@ -193,6 +198,7 @@ class ClassTuner {
   std::vector<std::unique_ptr<TuneInstance>> timed_, checked_;
   std::vector<bool> single_event_;    // per timed size: one kernel's event (else between markers)
   std::vector<double> best_size_ms_;  // per timed size: the median (scaled) of the best timed in full
+  std::vector<bool> searched_;        // per timed size: timed in the search (empty: every one)
   double best_full_ms_ = 0;           // that candidate's score
   std::vector<ParamMap> candidates_;
   std::set<ParamMap> valid_, visited_;

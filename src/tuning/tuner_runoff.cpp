@@ -49,7 +49,7 @@ void ClassTuner::runoff() {
   }
   for (std::size_t i = 0; i < ok.size(); ++i) {
     TuneRow row = *ok[i];
-    row.ms = class_score(log_sum[i]);
+    row.ms = class_score(log_sum[i], timed_.size());
     row.cached = false;
     r_.runoff.push_back(row);
   }
