@@ -173,6 +173,15 @@ struct TuneTarget {
                                                         const std::vector<std::string>& sizes,
                                                         const ParamMap& reference, const DeviceInfo& device)>
       narrow;
+  /// The rows a class's best is stored as, (variant, parameters) (default: the best under the
+  /// class's variant). `reference` is the class's default configuration. The FFT's lengths run as
+  /// passes store their length's row and every pass row the plan resolves with the best.
+  std::function<std::vector<std::pair<std::string, ParamMap>>(const std::string& variant, const ParamMap& best,
+                                                              const ParamMap& reference, const DeviceInfo& device)>
+      stored_rows;
+  /// Every size of a class is timed, whatever TuneOptions::sizes_per_class says: for a target
+  /// whose candidates are cheap and whose one row serves shapes that want different things.
+  bool time_every_size = false;
   /// Settings beyond the sizes (TuneOptions::routine_options, CLI --NAME).
   std::vector<TuneRoutineOption> options;
   /// The target for the given option values (every declared option present; "" where the
