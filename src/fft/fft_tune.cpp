@@ -75,8 +75,7 @@ std::string fft_variant(const std::string& size) {
   const std::size_t len = fft_bluestein_length(n);
   if (len > max_kernel_length())
     throw InvalidArgument("fft size '" + size + "': length " + std::to_string(n) + " (Bluestein length " +
-                          std::to_string(len) + ") is longer than one kernel (" +
-                          std::to_string(max_kernel_length()) +
+                          std::to_string(len) + ") is longer than one kernel (" + std::to_string(max_kernel_length()) +
                           ") and runs as Bluestein passes, which the tuner does not search (`clforge run fft --size " +
                           std::to_string(n) + "` lists the passes; measure pass rows with its --param)");
   return std::to_string(len);
@@ -271,7 +270,8 @@ std::vector<std::pair<std::string, ParamMap>> fft_stored_rows(const std::string&
   const std::vector<std::size_t> factors = fft_pass_factors(n, length_row, dev);
   for (std::size_t p = 0; p < factors.size(); ++p) {
     const std::string v = fft_pass_variant(factors[p], p > 0);
-    if (std::none_of(rows.begin(), rows.end(), [&](const auto& r) { return r.first == v; })) rows.emplace_back(v, row(v));
+    if (std::none_of(rows.begin(), rows.end(), [&](const auto& r) { return r.first == v; }))
+      rows.emplace_back(v, row(v));
   }
   return rows;
 }
