@@ -256,22 +256,20 @@ bool runs_as_passes(std::size_t n, const ParamMap& params, const DeviceInfo& dev
 
 // The rows a class's best is stored as. A length run as passes: its length's row and every pass
 // row its plan resolves (the first pass's "pass<length>", the later passes'
-// "pass<length>:later"), all the best, which set every pass when it was timed; the reference
-// was timed as the library runs now (FftInstance::tuning), so its rows are the ones resolved
-// now. Any other length: the best under the length.
+// "pass<length>:later"), all the best, which set every pass when it was timed; none when the
+// best is the reference of a length longer than every kernel, timed as the library runs now
+// (FftInstance::tuning: on a CPU its lane kernel, which rows of fft_local would turn off). Any
+// other length: the best under the length.
 std::vector<std::pair<std::string, ParamMap>> fft_stored_rows(const std::string& variant, const ParamMap& best,
                                                               const ParamMap& reference, const DeviceInfo& dev) {
   const std::size_t n = std::stoull(variant);
-  const bool as_now = best == reference && fft_pass_length(n);
-  const auto row = [&](const std::string& v) { return as_now ? resolve_configuration("fft", v, dev).values : best; };
-  const ParamMap length_row = row(variant);
-  if (!runs_as_passes(n, length_row, dev)) return {{variant, best}};
-  std::vector<std::pair<std::string, ParamMap>> rows{{variant, length_row}};
-  const std::vector<std::size_t> factors = fft_pass_factors(n, length_row, dev);
+  if (best == reference && fft_pass_length(n)) return {};
+  if (!runs_as_passes(n, best, dev)) return {{variant, best}};
+  std::vector<std::pair<std::string, ParamMap>> rows{{variant, best}};
+  const std::vector<std::size_t> factors = fft_pass_factors(n, best, dev);
   for (std::size_t p = 0; p < factors.size(); ++p) {
     const std::string v = fft_pass_variant(factors[p], p > 0);
-    if (std::none_of(rows.begin(), rows.end(), [&](const auto& r) { return r.first == v; }))
-      rows.emplace_back(v, row(v));
+    if (std::none_of(rows.begin(), rows.end(), [&](const auto& r) { return r.first == v; })) rows.emplace_back(v, best);
   }
   return rows;
 }

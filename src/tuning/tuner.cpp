@@ -316,7 +316,7 @@ void settle_class(TuneClassResult& c, const TuneResult& result, const TuneCache&
   if (keep_for_resume) {
     log(LogLevel::Info, "tune: stopped; the " + std::to_string(c.tried) + " measurements of " + spec.name +
                             " variant " + c.variant + " are kept in " + cache.path());
-  } else if (c.has_best && !beats_current(c, options.min_gain)) {
+  } else if (c.has_best && (!beats_current(c, options.min_gain) || c.stored_rows.empty())) {
     c.no_gain = true;
   } else if (options.store && c.has_best) {
     try {

@@ -174,7 +174,8 @@ struct TuneTarget {
                                                         const ParamMap& reference, const DeviceInfo& device)>
       narrow;
   /// The rows a class's best is stored as, (variant, parameters) (default: the best under the
-  /// class's variant). `reference` is the class's default configuration. The FFT's lengths run as
+  /// class's variant; none: the best is what the library runs now, nothing to store).
+  /// `reference` is the class's default configuration. The FFT's lengths run as
   /// passes store their length's row and every pass row the plan resolves with the best.
   std::function<std::vector<std::pair<std::string, ParamMap>>(const std::string& variant, const ParamMap& best,
                                                               const ParamMap& reference, const DeviceInfo& device)>
