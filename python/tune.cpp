@@ -167,6 +167,7 @@ void register_results(py::module_& m) {
       .def_readonly("rows", &TuneClassResult::rows)
       .def_readonly("runoff", &TuneClassResult::runoff)
       .def_readonly("stored", &TuneClassResult::stored)
+      .def_readonly("stored_rows", &TuneClassResult::stored_rows)
       .def_readonly("store_error", &TuneClassResult::store_error)
       .def_readonly("compile_s", &TuneClassResult::compile_s)
       .def_readonly("verify_s", &TuneClassResult::verify_s)
@@ -258,10 +259,11 @@ void register_tune(py::module_& m) {
         "Tunes every routine the tuner knows (blur once per method; tune_all_jobs()) with one time_limit shared: "
         "each routine gets the time left times its share of the size classes left. sizes {routine: [sizes]} "
         "replaces a routine's default sizes (tunable_sizes() keeps those its kernel tunes); sizes_per_class times "
-        "each size class on at most that many of its sizes (0: all); the other arguments are tune()'s.");
+        "each size class on at most that many of its sizes (0: all; transpose: always all); the other arguments are "
+        "tune()'s.");
   m.def("tunable_sizes", &tunable_sizes, py::arg("routine"), py::arg("sizes"),
         "The sizes, in order, that tune() of the routine takes as a size class of its kernel (FFT lengths run as "
-        "passes are left out).");
+        "Bluestein passes are left out).");
   m.def("tune_all_jobs", &tune_all_jobs, py::arg("sizes") = std::map<std::string, std::vector<std::string>>{},
         "The jobs tune_all() runs: every routine, once per choice of its kernel-selecting options.");
   m.def("tune_routines", &tune_routines, "The routines tune() knows, with their size syntax and options.");

@@ -288,20 +288,30 @@ TEST_SUITE("tune") {
     CHECK(rows[i].params == winner);
   }
 
-  TEST_CASE("sizes per class keep a class's first sizes; tunable_sizes leaves out what runs as passes") {
+  TEST_CASE("sizes per class keep a class's first sizes, transpose's all; tunable_sizes keeps pass lengths") {
     TuneEnv env("sizes");
     auto& s = test::session();
+    TuneOptions f = test::fft_options();
+    f.dry_run = true;
+    f.sizes = {"64@8", "64@16", "32", "64@32"};
+    f.sizes_per_class = 2;
+    const TuneResult rf = tune(s.queue, "fft", f);
+    REQUIRE(rf.classes.size() == 2);
+    CHECK(rf.classes[0].sizes == std::vector<std::string>{"64@8", "64@16"});
+    CHECK(rf.classes[1].sizes == std::vector<std::string>{"32"});
+    // One transpose row serves every shape of an element size: each of them is timed.
     TuneOptions o = small_options();
     o.dry_run = true;
     o.sizes = {"64", "48x80", "32", "64:8"};
     o.sizes_per_class = 2;
     const TuneResult r = tune(s.queue, "transpose", o);
     REQUIRE(r.classes.size() == 2);
-    CHECK(r.classes[0].sizes == std::vector<std::string>{"64", "48x80"});
+    CHECK(r.classes[0].sizes == std::vector<std::string>{"64", "48x80", "32"});
     CHECK(r.classes[1].sizes == std::vector<std::string>{"64:8"});
-    // 2^20 points run as passes through global memory: no size class of the fft kernel.
-    CHECK(tunable_sizes("fft", {"1024", "1048576@2", "1009", "64@64"}) ==
-          std::vector<std::string>{"1024", "1009", "64@64"});
+    // 2^20 points run as passes, whose rows the length's class searches; the Bluestein length of
+    // the prime 40009 (2^17) would run as Bluestein passes, which are not searched.
+    CHECK(tunable_sizes("fft", {"1024", "1048576@2", "1009", "40009", "64@64"}) ==
+          std::vector<std::string>{"1024", "1048576@2", "1009", "64@64"});
     CHECK(tunable_sizes("transpose", {"4097x31", "8:16"}) == std::vector<std::string>{"4097x31", "8:16"});
     CHECK_THROWS_AS(tunable_sizes("no-such-routine", {"64"}), InvalidArgument);
   }

@@ -12,6 +12,13 @@ namespace clforge::cli {
 
 namespace {
 
+// The variants a class's best was stored under, comma-separated ("65536, pass256, pass256:later").
+std::string stored_variants(const TuneClassResult& c) {
+  std::string out;
+  for (const auto& row : c.stored_rows) out += (out.empty() ? "" : ", ") + row.first;
+  return out.empty() ? c.variant : out;
+}
+
 // A size as the tuner reports it, in the command line's grammar: as it was given, else as
 // reported (the tuners' default sizes are plain N or WxH, which read the same in both).
 std::string shown_size(const TuneArgs& a, const std::string& size) {
@@ -160,7 +167,7 @@ void print_summary(const TuneResult& r, const TuneArgs& a) {
           c.tried, c.candidates);
     if (c.stored)
       std::printf("  stored in %s (kernel %s, variant %s)\n", r.database_path.c_str(), r.kernel.c_str(),
-                  c.variant.c_str());
+                  stored_variants(c).c_str());
     else if (a.no_store || r.replay)
       std::printf("  nothing stored (%s)\n", r.replay ? "--replay" : "--no-store");
     else if (r.interrupted && c.store_error.empty())
@@ -188,6 +195,29 @@ void print_summary(const TuneResult& r, const TuneArgs& a) {
   std::printf("%zu candidates in %s\n", r.tried(), clock_text(r.elapsed_s).c_str());
   if (!r.dry_run) std::printf("%s\n", time_line(r).c_str());
 }
+
+namespace {
+// One row of a tuning file: matched by architecture where the device has one, else by name,
+// with the peaks of the device it was tuned on (devices that read the file take the row by them).
+nlohmann::json file_entry(const std::string& kernel, const std::string& variant, const ParamMap& params,
+                          const TuneClassResult& c, const DeviceInfo& dev, const std::optional<DevicePeaks>& peaks) {
+  nlohmann::json e = {{"kernel", kernel}, {"variant", variant}, {"params", params}, {"time_ms", c.best_ms}};
+  if (!dev.architecture.empty()) {
+    e["vendor"] = dev.vendor_key();
+    e["architecture"] = dev.architecture;
+  } else {
+    e["device"] = dev.name;
+  }
+  e["note"] = "default " + std::to_string(c.default_ms) + " ms, tuned " + std::to_string(c.best_ms) + " ms";
+  if (peaks)
+    e["peaks"] = {{"copy_gbs", peaks->copy_gbs},
+                  {"fma_gflops", peaks->fma_gflops},
+                  {"type", dev.type.empty() ? std::string("other") : dev.type},
+                  {"device", dev.name},
+                  {"vendor", dev.vendor_key()}};
+  return e;
+}
+}  // namespace
 
 // The results as a tuning file: usable as CLFORGE_TUNING_FILE, or as rows for cl/db/<kernel>.json.
 void write_results(const TuneResult& r, const DeviceInfo& dev, const TuneArgs& a) {
@@ -224,22 +254,8 @@ void write_results(const TuneResult& r, const DeviceInfo& dev, const TuneArgs& a
       res["best"] = c.best;
       res["best_ms"] = c.best_ms;
       res["speedup"] = c.speedup;
-      nlohmann::json e = {{"kernel", r.kernel}, {"variant", c.variant}, {"params", c.best}, {"time_ms", c.best_ms}};
-      if (!dev.architecture.empty()) {
-        e["vendor"] = dev.vendor_key();
-        e["architecture"] = dev.architecture;
-      } else {
-        e["device"] = dev.name;
-      }
-      e["note"] = "default " + std::to_string(c.default_ms) + " ms, tuned " + std::to_string(c.best_ms) + " ms";
-      // The peaks of the device it was tuned on: devices that read the file take the row by them.
-      if (peaks)
-        e["peaks"] = {{"copy_gbs", peaks->copy_gbs},
-                      {"fma_gflops", peaks->fma_gflops},
-                      {"type", dev.type.empty() ? std::string("other") : dev.type},
-                      {"device", dev.name},
-                      {"vendor", dev.vendor_key()}};
-      j["entries"].push_back(e);
+      for (const auto& [variant, params] : c.stored_rows)
+        j["entries"].push_back(file_entry(r.kernel, variant, params, c, dev, peaks));
     }
     res["rows"] = nlohmann::json::array();
     for (const auto& row : c.rows)

@@ -20,6 +20,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "clforge/device.hpp"
@@ -322,6 +323,10 @@ struct TuneClassResult {
   /// the ones default_ms, best_ms and speedup report (rows keep the search's).
   std::vector<TuneRow> runoff;
   bool stored = false;  ///< written to the user database
+  /// The rows the best is stored as, (variant, parameters): the class's variant alone, or for an
+  /// FFT length run as passes its length's row and the pass rows its plan resolves
+  /// (`pass<length>`, `pass<length>:later`). Set whenever there is a best, stored or not.
+  std::vector<std::pair<std::string, ParamMap>> stored_rows;
   /// Where the class's time went: the sums over its measured rows (cached rows cost nothing),
   /// compile time summed over the compile threads (TuneClassResult::compile_threads ran them).
   double compile_s = 0, verify_s = 0, timing_s = 0;
@@ -409,9 +414,9 @@ struct TuneAllJob {
 std::vector<TuneAllJob> tune_all_jobs(const std::map<std::string, std::vector<std::string>>& sizes = {});
 
 /// The sizes of `sizes`, in order, that tune() of the routine takes as a size class of its
-/// kernel; the others are left out (e.g. FFT lengths longer than one kernel, which run as
-/// passes, or lengths that are not Rader's for fft_rader). Throws InvalidArgument for an
-/// unknown routine.
+/// kernel; the others are left out (e.g. FFT lengths run as Bluestein passes, or lengths that
+/// are not Rader's for fft_rader; a smooth FFT length longer than one kernel is kept: its class
+/// tunes its pass rows). Throws InvalidArgument for an unknown routine.
 std::vector<std::string> tunable_sizes(const std::string& routine, const std::vector<std::string>& sizes);
 
 /// What tune_all() did: one result per job that ran or was skipped (TuneResult::skipped), in order.

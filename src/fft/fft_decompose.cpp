@@ -245,4 +245,13 @@ std::size_t fft_local_limit(const ParamMap& p, const DeviceInfo& dev, bool quart
   return lm;
 }
 
+// Passes of at most FFT_PASS_MAX points: a long pass has few transforms per work-group on its
+// strided side (16-byte runs for 1024 points in 128 work-items on the H100), so three passes of
+// 128 can beat two of 1024.
+std::vector<std::size_t> fft_pass_factors(std::size_t n, const ParamMap& params, const DeviceInfo& dev) {
+  const std::size_t pass_max =
+      std::min(fft_local_limit(params, dev, false), static_cast<std::size_t>(params.at("FFT_PASS_MAX")));
+  return fft_global_factors(n, pass_max);
+}
+
 }  // namespace clforge::detail

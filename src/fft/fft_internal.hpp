@@ -138,6 +138,11 @@ FftShape fft_base_shape(std::size_t n, const ParamMap& params, std::size_t max_w
 /// counting kernels whose exchanges run in quarters (direct loads and stores, FFT_HALVE 2).
 std::size_t fft_local_limit(const ParamMap& params, const DeviceInfo& dev, bool quartered = true);
 
+/// The passes of a multi-pass plan of smooth length n whose length row is `params` (its
+/// FFT_PASS_MAX and FFT_LOCAL_MAX): fft_global_factors under the shorter of the two limits.
+/// The plan builder and the tuner's pass rows both take them from here.
+std::vector<std::size_t> fft_pass_factors(std::size_t n, const ParamMap& params, const DeviceInfo& dev);
+
 /// Does one kernel of `shape` fit the device (work-group and local memory)?
 bool fft_fits(const FftShape& shape, const DeviceInfo& dev);
 

@@ -189,12 +189,7 @@ FftPlanBuilder::PassPlan FftPlanBuilder::plan_passes(std::size_t ntot, const cha
   pp.length = ntot;
   pp.convolution = convolution;
   pp.cfg = smooth_ ? top_ : resolve_configuration(kRoutine, std::to_string(ntot), dev_, tuning_);
-  // Passes of at most FFT_PASS_MAX points: a long pass has few transforms per work-group on
-  // its strided side (16-byte runs for 1024 points in 128 work-items on the H100), so three
-  // passes of 128 can beat two of 1024.
-  const std::size_t pass_max = std::min(detail::fft_local_limit(pp.cfg.values, dev_, false),
-                                        static_cast<std::size_t>(pp.cfg.at("FFT_PASS_MAX")));
-  pp.factors = detail::fft_global_factors(ntot, pass_max);
+  pp.factors = detail::fft_pass_factors(ntot, pp.cfg.values, dev_);
   if (pp.factors.size() < 2)
     throw UnsupportedDevice("fft: no decomposition of length " + std::to_string(ntot) + " fits device \"" + dev_.name +
                             "\"");

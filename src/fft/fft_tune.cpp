@@ -13,6 +13,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <utility>
 
 #include "clforge/fft.hpp"
 #include "fft/fft_internal.hpp"
@@ -58,20 +59,24 @@ std::size_t max_kernel_length() {
   return static_cast<std::size_t>(*std::max_element(legal.begin(), legal.end()));
 }
 
-// The length of the one kernel a plan of length n runs, which is also the variant it resolves:
-// n itself, or the power-of-two Bluestein length. Longer lengths run as passes through global
-// memory, each pass resolving the rows of variant "pass<length>", or after a plan's first pass
-// "pass<length>:later" (fft_pass_variant).
+// Whether a smooth length is longer than every kernel (the largest FFT_LOCAL_MAX) and so always
+// runs as passes through global memory.
+bool fft_pass_length(std::size_t n) { return fft_smooth(n) && n > max_kernel_length(); }
+
+// The variant a plan of length n resolves first, which is also the class's: n itself (its row
+// holds FFT_PASS_MAX, FFT_LOCAL_MAX and FFT_CHUNK, which split a length run as passes, and its
+// kernel's parameters otherwise), or the power-of-two Bluestein length. A length run as passes
+// resolves, beside its own row, the rows of variants "pass<length>" and after a plan's first pass
+// "pass<length>:later" (fft_pass_variant): its class stores them too (fft_stored_rows). Bluestein
+// lengths run as passes are not tuned.
 std::string fft_variant(const std::string& size) {
   const std::size_t n = parse_fft_size(size).n;
-  const std::size_t len = fft_smooth(n) ? n : fft_bluestein_length(n);
+  if (fft_smooth(n)) return std::to_string(n);
+  const std::size_t len = fft_bluestein_length(n);
   if (len > max_kernel_length())
-    throw InvalidArgument("fft size '" + size + "': length " + std::to_string(n) +
-                          (len == n ? "" : " (Bluestein length " + std::to_string(len) + ")") +
-                          " is longer than one kernel (" + std::to_string(max_kernel_length()) +
-                          ") and runs as passes, whose parameters are the rows of variants pass<length> and "
-                          "pass<length>:later (`clforge "
-                          "run fft --size " +
+    throw InvalidArgument("fft size '" + size + "': length " + std::to_string(n) + " (Bluestein length " +
+                          std::to_string(len) + ") is longer than one kernel (" + std::to_string(max_kernel_length()) +
+                          ") and runs as Bluestein passes, which the tuner does not search (`clforge run fft --size " +
                           std::to_string(n) + "` lists the passes; measure pass rows with its --param)");
   return std::to_string(len);
 }
@@ -185,12 +190,50 @@ void narrow_passes(Narrowed& v, std::size_t n, const ParamMap& reference) {
   v["FFT_MIX"] = collapse(mix_legal, reference.at("FFT_MIX"), [&](int mix) { return passes_by(false, mix); });
 }
 
+// Adds the values of `more` that `into` lacks, after its own.
+void add_values(std::vector<int>& into, const std::vector<int>& more) {
+  for (const int x : more)
+    if (std::find(into.begin(), into.end(), x) == into.end()) into.push_back(x);
+}
+
+// A length run as passes: FFT_PASS_MAX one value per way of splitting n into passes; the
+// kernels' parameters the union, over the pass lengths of the reference's split, of the values
+// that can change a kernel of that length (each pass is one; the pass lengths of every split
+// would make the space about six times larger: 2^20 in 128·128·64 or 32·32·32·32 too); FFT_LOCAL_MAX and
+// FFT_CHUNK the reference's. The passes read or write strided on one side at least: FFT_STAGE
+// and FFT_ACROSS keep every value.
+Narrowed fft_narrow_passes(std::size_t n, const ParamMap& reference, const DeviceInfo& dev) {
+  const KernelSpec& spec = kernel_spec("fft");
+  const auto split = [&](int pass_max) {
+    ParamMap q = reference;
+    q["FFT_PASS_MAX"] = pass_max;
+    return fft_pass_factors(n, q, dev);
+  };
+  Narrowed v;
+  v["FFT_PASS_MAX"] = collapse(spec.find("FFT_PASS_MAX")->legal, reference.at("FFT_PASS_MAX"), split);
+  std::vector<std::size_t> lengths;
+  for (const std::size_t len : split(reference.at("FFT_PASS_MAX")))
+    if (std::find(lengths.begin(), lengths.end(), len) == lengths.end()) lengths.push_back(len);
+  for (const std::size_t len : lengths) {
+    Narrowed one;
+    narrow_limits(one, len, reference);
+    narrow_passes(one, len, reference);
+    for (const char* name : {"FFT_REG", "FFT_VPT", "FFT_HALVE", "FFT_TWIDDLE", "FFT_DCHAIN", "FFT_RADIX", "FFT_MIX"})
+      add_values(v[name], one[name]);
+  }
+  v["FFT_LOCAL_MAX"] = {reference.at("FFT_LOCAL_MAX")};
+  v["FFT_CHUNK"] = {reference.at("FFT_CHUNK")};
+  return v;
+}
+
 // Values that cannot change the kernel of length n collapse to one; FFT_LOCAL_MAX stays at or
 // above n (a smaller limit would split the length into passes using other lengths' entries).
+// A length longer than every kernel searches its passes (fft_narrow_passes).
 Narrowed fft_narrow(const std::string& variant, const std::vector<std::string>& sizes, const ParamMap& reference,
-                    const DeviceInfo&) {
+                    const DeviceInfo& dev) {
   const KernelSpec& spec = kernel_spec("fft");
   const std::size_t n = std::stoull(variant);
+  if (fft_pass_length(n)) return fft_narrow_passes(n, reference, dev);
   Narrowed v;
   narrow_limits(v, n, reference);
   narrow_passes(v, n, reference);
@@ -204,6 +247,31 @@ Narrowed fft_narrow(const std::string& variant, const std::vector<std::string>& 
         collapse(spec.find("FFT_STAGE")->legal, reference.at("FFT_STAGE"), [](int st) { return st == 3 ? 2 : st; });
   }
   return v;
+}
+
+// Whether a plan of smooth length n with the length row `params` runs as passes.
+bool runs_as_passes(std::size_t n, const ParamMap& params, const DeviceInfo& dev) {
+  return fft_smooth(n) && n > fft_local_limit(params, dev);
+}
+
+// The rows a class's best is stored as. A length run as passes: its length's row and every pass
+// row its plan resolves (the first pass's "pass<length>", the later passes'
+// "pass<length>:later"), all the best, which set every pass when it was timed; none when the
+// best is the reference of a length longer than every kernel, timed as the library runs now
+// (FftInstance::tuning: on a CPU its lane kernel, which rows of fft_local would turn off). Any
+// other length: the best under the length.
+std::vector<std::pair<std::string, ParamMap>> fft_stored_rows(const std::string& variant, const ParamMap& best,
+                                                              const ParamMap& reference, const DeviceInfo& dev) {
+  const std::size_t n = std::stoull(variant);
+  if (best == reference && fft_pass_length(n)) return {};
+  if (!runs_as_passes(n, best, dev)) return {{variant, best}};
+  std::vector<std::pair<std::string, ParamMap>> rows{{variant, best}};
+  const std::vector<std::size_t> factors = fft_pass_factors(n, best, dev);
+  for (std::size_t p = 0; p < factors.size(); ++p) {
+    const std::string v = fft_pass_variant(factors[p], p > 0);
+    if (std::none_of(rows.begin(), rows.end(), [&](const auto& r) { return r.first == v; })) rows.emplace_back(v, best);
+  }
+  return rows;
 }
 
 // The lane kernel's parameters for one length (`clforge tune fft_lanes`): the variant is the
@@ -258,7 +326,13 @@ class FftInstance : public TuneInstance {
         default_(lanes ? ParamMap{}
                        : resolve_configuration("fft", fft_variant(std::to_string(z.n)), *queue_context_of(queue).info,
                                                Tuning{{}, false})
-                             .values) {
+                             .values),
+        // A length longer than every kernel: the rows of its plan are its length's and its
+        // passes', which one candidate cannot stand for; its reference and current configuration
+        // run as the library runs now, the user database included.
+        now_(!lanes && fft_pass_length(z.n)),
+        current_(now_ ? resolve_configuration("fft", std::to_string(z.n), *queue_context_of(queue).info).values
+                      : ParamMap{}) {
     desc_.n = z.n;
     desc_.batch = z.batch;
     if (z.interleaved) desc_.in = desc_.out = FftLayout{z.batch, 1, 0};
@@ -281,8 +355,10 @@ class FftInstance : public TuneInstance {
   }
 
   // fft_local's candidates run with the lane kernel, which would ignore them, off; its shipped
-  // row as the library runs by default.
+  // row as the library runs by default (a length run as passes: as it runs now). A candidate's
+  // values set every row the plan resolves: its length's and all its passes'.
   Tuning tuning(const ParamMap& p) const {
+    if (now_ && (p == default_ || p == current_)) return Tuning{};
     if (!lanes_ && p == default_) return Tuning{{}, false};
     Tuning t{p, false};
     if (!lanes_) t.overrides["FFT_LANES"] = 0;
@@ -368,6 +444,8 @@ class FftInstance : public TuneInstance {
   FftSize z_;
   bool lanes_;
   ParamMap default_;
+  bool now_;
+  ParamMap current_;
   FftDesc desc_;
   std::vector<Group> groups_;
   cl::Buffer in_;
@@ -386,14 +464,17 @@ TuneTarget fft_tune_target() {
   t.variant_of = fft_variant;
   // A partial last work-group of transforms, contiguous and interleaved (the staged-across
   // load and store modes), on the class's kernel length.
+  // (3 transforms for a length run as passes, whose host reference is long).
   t.check_sizes = [](const std::string& variant) {
-    return std::vector<std::string>{variant + "@37", variant + "@37:t"};
+    const std::string batch = fft_pass_length(std::stoull(variant)) ? "@3" : "@37";
+    return std::vector<std::string>{variant + batch, variant + batch + ":t"};
   };
   t.make = [](cl::CommandQueue& queue, const std::string& size, std::uint64_t seed,
               Verification verification) -> std::unique_ptr<TuneInstance> {
     return std::make_unique<FftInstance>(queue, parse_fft_size(size), seed, false, verification);
   };
   t.narrow = fft_narrow;
+  t.stored_rows = fft_stored_rows;
   return t;
 }
 
@@ -407,6 +488,7 @@ TuneTarget fft_lanes_tune_target() {
     return std::make_unique<FftInstance>(queue, parse_fft_size(size), seed, true, verification);
   };
   t.narrow = fft_lanes_narrow;
+  t.stored_rows = nullptr;
   // The lane kernel is the CPU's (docs/fft.md, CPUs): GPU rows ship FFT_LANES 0, and a GPU
   // would run it with two arrays of n vectors in private memory per work-item.
   t.device_types = {"CPU"};

@@ -158,6 +158,10 @@ TuneTarget transpose_tune_target() {
   // The launcher resolves variant = element size; every matrix shape of one element size
   // shares that entry (the size class of a transpose is its element size).
   t.variant_of = [](const std::string& size) { return std::to_string(parse_shape(size).elem); };
+  // Every shape of one element size shares one row, and a candidate costs milliseconds: a class
+  // is timed on all its sizes (tune all: each of bench all's shapes, small, square, odd and
+  // thin), so that no shape is left to a row that only the others chose.
+  t.time_every_size = true;
   // Partial tiles in both directions for every tile edge (4 ... 64).
   t.check_sizes = [](const std::string& variant) { return std::vector<std::string>{"67x131:" + variant}; };
   t.make = [](cl::CommandQueue& queue, const std::string& size, std::uint64_t seed,

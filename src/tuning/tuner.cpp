@@ -307,21 +307,27 @@ ClassCache class_cache_for(RunCache& cache, std::size_t i, std::uint64_t seed, b
 // What becomes of a tuned class: kept in the tune cache when the run was stopped, else stored
 // in the user database when it beats the current configuration (or why it was not).
 void settle_class(TuneClassResult& c, const TuneResult& result, const TuneCache& cache, const DeviceInfo& dev,
-                  const KernelSpec& spec, const TuneOptions& options) {
+                  const TuneTarget& target, const KernelSpec& spec, const TuneOptions& options) {
+  if (c.has_best)
+    c.stored_rows = target.stored_rows ? target.stored_rows(c.variant, c.best, c.default_params, dev)
+                                       : std::vector<std::pair<std::string, ParamMap>>{{c.variant, c.best}};
   // Stopped early, the measurements wait in the tune cache for a resumed run, which ends as an
   // uninterrupted one would; without a cache the best so far is all that is kept.
   const bool keep_for_resume = result.interrupted && cache.enabled();
   if (keep_for_resume) {
     log(LogLevel::Info, "tune: stopped; the " + std::to_string(c.tried) + " measurements of " + spec.name +
                             " variant " + c.variant + " are kept in " + cache.path());
-  } else if (c.has_best && !beats_current(c, options.min_gain)) {
+  } else if (c.has_best && (!beats_current(c, options.min_gain) || c.stored_rows.empty())) {
     c.no_gain = true;
   } else if (options.store && c.has_best) {
     try {
-      store_user_entry(dev, spec.name, c.variant, c.best, store_note(c, result.strategy, result.routine_options));
+      const std::string note = store_note(c, result.strategy, result.routine_options);
+      for (const auto& [variant, params] : c.stored_rows) {
+        store_user_entry(dev, spec.name, variant, params, note);
+        log(LogLevel::Info, "tune: stored " + spec.name + " variant " + variant + " " + describe_params(params) +
+                                " in " + result.database_path);
+      }
       c.stored = true;
-      log(LogLevel::Info, "tune: stored " + spec.name + " variant " + c.variant + " " + describe_params(c.best) +
-                              " in " + result.database_path);
     } catch (const Error& e) {
       c.store_error = e.what();
     }
@@ -399,7 +405,7 @@ TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneO
       tuner.set_sibling_seeds(sibling_bests(result.classes, i));
       if (!tuner.run(spaces[i])) result.interrupted = true;
     }
-    settle_class(c, result, cache.file, dev, spec, options);
+    settle_class(c, result, cache.file, dev, target, spec, options);
     if (result.interrupted) break;
   }
   result.cache_error = cache.file.error();

@@ -164,7 +164,9 @@ struct TuneTarget {
   std::vector<std::string> device_types;
   /// Every size of a class is timed by every candidate: TuneOptions::sizes_per_class and
   /// screen_costly_sizes do not apply. For a target whose one class stands for many shapes that
-  /// run different kernels (the SGEMM route), where any subset would decide for the others.
+  /// run different kernels (the SGEMM route), where any subset would decide for the others, or
+  /// whose candidates are cheap and whose one row serves shapes that want different things
+  /// (the transpose).
   bool time_every_size = false;
 
   // Optional parts.
@@ -178,6 +180,13 @@ struct TuneTarget {
                                                         const std::vector<std::string>& sizes,
                                                         const ParamMap& reference, const DeviceInfo& device)>
       narrow;
+  /// The rows a class's best is stored as, (variant, parameters) (default: the best under the
+  /// class's variant; none: the best is what the library runs now, nothing to store).
+  /// `reference` is the class's default configuration. The FFT's lengths run as
+  /// passes store their length's row and every pass row the plan resolves with the best.
+  std::function<std::vector<std::pair<std::string, ParamMap>>(const std::string& variant, const ParamMap& best,
+                                                              const ParamMap& reference, const DeviceInfo& device)>
+      stored_rows;
   /// Settings beyond the sizes (TuneOptions::routine_options, CLI --NAME).
   std::vector<TuneRoutineOption> options;
   /// The target for the given option values (every declared option present; "" where the
