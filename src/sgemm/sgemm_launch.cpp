@@ -21,28 +21,30 @@
 namespace clforge {
 namespace detail {
 
-const KernelSignature kSgemmXgemm{"sgemm_xgemm",
-                                  {"M", "N", "Kp", "alpha", "beta", "ag", "a_off", "a_ld", "bg", "b_off", "b_ld", "cg",
-                                   "c_off", "c_ld", "c_vec", "kt_split", "c_split"}};
-const KernelSignature kSgemmStream{
-    "sgemm_stream",
-    {"M", "N", "Kp", "alpha", "beta", "ag", "a_off", "a_ld", "bg", "b_off", "b_ld", "cg", "c_off", "c_ld", "c_vec"}};
+const KernelSignature kSgemmXgemm{
+    "sgemm_xgemm", {"M",     "N",    "Kp",  "alpha", "beta",  "ag",   "a_off", "a_ld",  "a_z",      "bg",
+                    "b_off", "b_ld", "b_z", "cg",    "c_off", "c_ld", "c_z",   "c_vec", "kt_split", "k_z"}};
+const KernelSignature kSgemmStream{"sgemm_stream",
+                                   {"M", "N", "Kp", "alpha", "beta", "ag", "a_off", "a_ld", "a_z", "bg", "b_off",
+                                    "b_ld", "b_z", "cg", "c_off", "c_ld", "c_z", "c_vec"}};
 
 namespace {
-const std::vector<const char*> kDirectArgs{"M",    "N", "K",     "alpha", "beta", "a",     "a_off",
-                                           "a_ld", "b", "b_off", "b_ld",  "c",    "c_off", "c_ld"};
-const std::vector<const char*> kPackArgs{"K", "X", "Kp", "Xp", "src", "s_off", "s_ld", "dst", "d_off", "d_ld", "d_pw"};
+const std::vector<const char*> kDirectArgs{"M", "N",     "K",    "alpha", "beta", "a",     "a_off", "a_ld", "a_z",
+                                           "b", "b_off", "b_ld", "b_z",   "c",    "c_off", "c_ld",  "c_z"};
+const std::vector<const char*> kPackArgs{"K",   "X",   "Kp",    "Xp",   "src",  "s_off", "s_ld",
+                                         "s_z", "dst", "d_off", "d_ld", "d_pw", "d_z"};
 }  // namespace
 
 const KernelSignature kSgemmDirect[2][2] = {{{"sgemm_direct_nn", kDirectArgs}, {"sgemm_direct_nt", kDirectArgs}},
                                             {{"sgemm_direct_tn", kDirectArgs}, {"sgemm_direct_tt", kDirectArgs}}};
 const KernelSignature kSgemmPackCopy{"sgemm_pack_copy", kPackArgs};
 const KernelSignature kSgemmPackTrans{"sgemm_pack_trans", kPackArgs};
-const KernelSignature kSgemmSumScale{"sgemm_sum_scale",
-                                     {"M", "N", "S", "w", "w_off", "w_ld", "w_split", "beta", "c", "c_off", "c_ld"}};
+const KernelSignature kSgemmSumScale{
+    "sgemm_sum_scale", {"M", "N", "S", "w", "w_off", "w_ld", "w_split", "beta", "c", "c_off", "c_ld", "c_z"}};
 
 namespace {
-// C = beta * C, or (slices > 0) C = sum of the slices + beta * C, over the internal m x n C.
+// C = beta * C (every matrix of a batch), or (slices > 0) C = sum of the slices + beta * C, over
+// the internal m x n C.
 void bind_sum(cl::Kernel& k, const SgemmPlan::Impl& p, const cl::Buffer& w, std::size_t w_off, std::size_t slices,
               const cl::Buffer& c) {
   Args(k, kSgemmSumScale, p.long_index)
@@ -57,33 +59,42 @@ void bind_sum(cl::Kernel& k, const SgemmPlan::Impl& p, const cl::Buffer& w, std:
       .buffer("c", c)
       .index("c_off", p.c_off)
       .index("c_ld", p.c_ld)
+      .index("c_z", p.c_z)
       .finish();
 }
 
-// Binds one packing kernel: the operand src (offset, ld) of x columns into rows p < kp of xp
-// floats, or (panel width pw > 0) into panels of pw columns, kp rows each, at dst_off of dst.
+// The operand a packing kernel reads: offset, leading dimension and the stride between the
+// batch's matrices (elements), and its columns x, padded to xp.
+struct PackSource {
+  std::size_t off, ld, z, x, xp;
+};
+
+// Binds one packing kernel: the operand src into rows p < kp of xp floats, or (panel width pw >
+// 0) into panels of pw columns, kp rows each, at dst_off of dst, matrix z at z * dst_z.
 void bind_pack(cl::Kernel& k, const SgemmPlan::Impl& p, const KernelSignature& s, const cl::Buffer& src,
-               std::size_t off, std::size_t ld, std::size_t x, std::size_t xp, std::size_t pw, const cl::Buffer& dst,
-               std::size_t dst_off) {
+               const PackSource& from, std::size_t pw, const cl::Buffer& dst, std::size_t dst_off, std::size_t dst_z) {
   Args(k, s, p.long_index)
       .i32("K", static_cast<long long>(p.k))
-      .i32("X", static_cast<long long>(x))
+      .i32("X", static_cast<long long>(from.x))
       .i32("Kp", static_cast<long long>(p.kp))
-      .i32("Xp", static_cast<long long>(xp))
+      .i32("Xp", static_cast<long long>(from.xp))
       .buffer("src", src)
-      .index("s_off", off)
-      .index("s_ld", ld)
+      .index("s_off", from.off)
+      .index("s_ld", from.ld)
+      .index("s_z", from.z)
       .buffer("dst", dst)
       .index("d_off", dst_off)
-      .index("d_ld", xp)
+      .index("d_ld", from.xp)
       .i32("d_pw", static_cast<long long>(pw))
+      .index("d_z", dst_z)
       .finish();
 }
 
-// The multiply's operands as the kernel reads them: offsets and leading dimensions in floats.
+// The multiply's operands as the kernel reads them: offsets, leading dimensions and the stride
+// between the batch's matrices, in floats.
 struct Operand {
   const cl::Buffer* buffer;
-  std::size_t offset, ld;
+  std::size_t offset, ld, z;
 };
 
 // What the multiply reads and writes: A and B (packed or in place) and its output (C, or the
@@ -96,7 +107,7 @@ struct Operands {
 Step launch_pack_a(Execution& x, const SgemmPlan::Impl& p, const cl::Buffer& a, const cl::Buffer& dst) {
   const KernelSignature& s = p.ta ? kSgemmPackTrans : kSgemmPackCopy;
   cl::Kernel k = get_kernel(p.pack, s.kernel);  // this thread's kernel object
-  bind_pack(k, p, s, a, p.a_off, p.a_ld, p.m, p.mp, p.panel ? p.mt : 0, dst, 0);
+  bind_pack(k, p, s, a, {p.a_off, p.a_ld, p.a_z, p.m, p.mp}, p.panel ? p.mt : 0, dst, 0, p.a_elems);
   return x.launch(k, p.pack_a_global, p.pack_local, {}, false, "pack A");  // the tag tells the packs apart
 }
 
@@ -105,16 +116,19 @@ Step launch_pack_b(Execution& x, const SgemmPlan::Impl& p, const cl::Buffer& b, 
                    std::size_t dst_off) {
   const KernelSignature& s = p.tb ? kSgemmPackCopy : kSgemmPackTrans;
   cl::Kernel k = get_kernel(p.pack, s.kernel);
-  bind_pack(k, p, s, b, p.b_off, p.b_ld, p.n, p.np, p.panel ? p.nt : 0, dst, dst_off);
+  bind_pack(k, p, s, b, {p.b_off, p.b_ld, p.b_z, p.n, p.np}, p.panel ? p.nt : 0, dst, dst_off, p.b_elems);
   return x.launch(k, p.pack_b_global, p.pack_local, {}, false, "pack B");
 }
 
 // Binds the multiply's launch `block`. Its output is C, or (split k) the slices: alpha times
 // each partial product, beta 0. With k blocks, launch `block` covers k rows block *
-// kblock_tiles * kt onwards, and the blocks after the first add to C (beta 1).
+// kblock_tiles * kt onwards, and the blocks after the first add to C (beta 1). Work-group z
+// moves on by one k slice (split k) or one product of the batch.
 void bind_multiply(cl::Kernel& k, const SgemmPlan::Impl& p, const Operands& o, std::size_t block) {
   const bool split = p.slices > 1;
   const std::size_t row = block * p.kblock_tiles * p.kt;  // first k row of this launch
+  const std::size_t kz = split ? p.kt_split : 0;          // k tiles from one z group to the next
+  const std::size_t az = split ? kz * p.kt * o.a.ld : o.a.z, bz = split ? kz * p.kt * o.b.ld : o.b.z;
   Args args(k, *p.sig, p.long_index);
   args.i32("M", static_cast<long long>(p.m))
       .i32("N", static_cast<long long>(p.n))
@@ -126,17 +140,20 @@ void bind_multiply(cl::Kernel& k, const SgemmPlan::Impl& p, const Operands& o, s
       .buffer("ag", *o.a.buffer)
       .index("a_off", (o.a.offset + row * o.a.ld) / p.va)
       .index("a_ld", o.a.ld / p.va)
+      .index("a_z", az / p.va)
       .buffer("bg", *o.b.buffer)
       .index("b_off", (o.b.offset + row * o.b.ld) / p.vb)
       .index("b_ld", o.b.ld / p.vb)
+      .index("b_z", bz / p.vb)
       .buffer("cg", *o.out.buffer)
       .index("c_off", o.out.offset)
       .index("c_ld", o.out.ld)
+      .index("c_z", o.out.z)
       .i32("c_vec", p.c_vec ? 1 : 0);
   if (p.path == SgemmPath::Xgemm)
     args.i32("kt_split",
              static_cast<long long>(p.kblocks > 1 ? std::min(p.kblock_tiles, p.kp / p.kt - row / p.kt) : p.kt_split))
-        .index("c_split", split ? p.mp * p.np : 0);
+        .i32("k_z", static_cast<long long>(kz));
   args.finish();
 }
 
@@ -184,12 +201,15 @@ void SgemmPlan::Impl::run(cl::CommandQueue& queue, const cl::Buffer& user_a, con
           .buffer("a", a)
           .index("a_off", a_off)
           .index("a_ld", a_ld)
+          .index("a_z", a_z)
           .buffer("b", b)
           .index("b_off", b_off)
           .index("b_ld", b_ld)
+          .index("b_z", b_z)
           .buffer("c", c)
           .index("c_off", c_off)
           .index("c_ld", c_ld)
+          .index("c_z", c_z)
           .finish();
       Execution x(queue, wait, event);
       x.then(k, global, local, true);
@@ -205,7 +225,7 @@ void SgemmPlan::Impl::run(cl::CommandQueue& queue, const cl::Buffer& user_a, con
 
 std::size_t SgemmPlan::Impl::packed_a_bytes() const {
   const bool tiled = path == detail::SgemmPath::Xgemm || path == detail::SgemmPath::Stream;
-  return tiled && pack_a && !swap ? kp * mp * sizeof(float) : 0;
+  return tiled && pack_a && !swap && batch == 1 ? kp * mp * sizeof(float) : 0;
 }
 
 void SgemmPlan::Impl::pack_a_into(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& packed,
@@ -214,7 +234,7 @@ void SgemmPlan::Impl::pack_a_into(cl::CommandQueue& queue, const cl::Buffer& a, 
   require(packed_a_bytes() > 0, "sgemm", "this plan does not pack A");
   const KernelSignature& s = ta ? kSgemmPackTrans : kSgemmPackCopy;
   cl::Kernel pk = get_kernel(pack, s.kernel);
-  bind_pack(pk, *this, s, a, a_off, a_ld, m, mp, panel ? mt : 0, packed, 0);
+  bind_pack(pk, *this, s, a, {a_off, a_ld, 0, m, mp}, panel ? mt : 0, packed, 0, 0);
   Execution x(queue, wait, event);
   x.then(pk, pack_a_global, pack_local, true, "pack A");
   x.finish();
@@ -228,28 +248,31 @@ void SgemmPlan::Impl::run_tiled(cl::CommandQueue& queue, const cl::Buffer& a, co
                                 const EventList& wait, cl::Event* event, const cl::Buffer* packed_a) const {
   using namespace detail;
   const bool packs_a = pack_a && packed_a == nullptr;
-  const std::size_t a_ws = packs_a ? a_elems : 0;
-  const std::size_t ws_elems = a_ws + b_elems + w_elems;
+  const std::size_t a_ws = packs_a ? a_mats * a_elems : 0, b_ws = b_mats * b_elems;
+  const std::size_t ws_elems = a_ws + b_ws + w_elems;
   Execution x(queue, wait, event);
   const cl::Buffer* ws =
       ws_elems > 0 ? &x.workspace(context, ws_elems * sizeof(float), "sgemm packing workspace") : nullptr;
-  Operands o{pack_a ? Operand{packed_a, 0, panel ? mt : mp} : Operand{&a, a_off, a_ld}, {&b, b_off, b_ld}, {}};
+  // A packed matrix per product, or one for all (a caller's stride of 0).
+  const std::size_t a_pz = a_z == 0 ? 0 : a_elems, b_pz = b_z == 0 ? 0 : b_elems;
+  Operands o{
+      pack_a ? Operand{packed_a, 0, panel ? mt : mp, 0} : Operand{&a, a_off, a_ld, a_z}, {&b, b_off, b_ld, b_z}, {}};
   Deps ready;  // what the multiply waits for
   if (packs_a) {
     ready.add(launch_pack_a(x, *this, a, *ws));
-    o.a = {ws, 0, panel ? mt : mp};
+    o.a = {ws, 0, panel ? mt : mp, a_pz};
   }
   if (pack_b) {
     ready.add(launch_pack_b(x, *this, b, *ws, a_ws));
-    o.b = {ws, a_ws, panel ? nt : np};
+    o.b = {ws, a_ws, panel ? nt : np, b_pz};
   }
   if (!packs_a || !pack_b) ready.add(Execution::kStart);  // an operand read in place
   const bool split = slices > 1;
-  o.out = split ? Operand{ws, a_ws + b_elems, mp} : Operand{&c, c_off, c_ld};
+  o.out = split ? Operand{ws, a_ws + b_ws, mp, mp * np} : Operand{&c, c_off, c_ld, c_z};
   const Step done = launch_multiply(x, *this, o, ready, !split);
   if (split) {
     cl::Kernel sum = get_kernel(pack, kSgemmSumScale.kernel);
-    bind_sum(sum, *this, *ws, a_ws + b_elems, slices, c);
+    bind_sum(sum, *this, *ws, a_ws + b_ws, slices, c);
     x.launch(sum, sum_global, pack_local, {done}, true);
   }
   x.finish();
