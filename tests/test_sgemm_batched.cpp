@@ -75,6 +75,24 @@ TEST_SUITE("sgemm") {
     CHECK(ev.wait() == CL_SUCCESS);
   }
 
+  TEST_CASE("strided batches in groups of products that reuse the packing workspace") {
+    std::uint64_t seed = test::seed() + 124000;
+    Case c = odd_batch(Layout::ColMajor, Transpose::Yes, Transpose::No, 0.0f);
+    const Tuning tiled = forced(detail::SgemmPath::Xgemm);
+    auto& limit = detail::sgemm_batch_workspace_limit();
+    const std::size_t kept = limit;
+    const std::size_t per_product = SgemmPlan(test::session().queue, desc_of(c), tiled).workspace_bytes() / c.batch;
+    limit = 2 * per_product;  // groups of 2, 2 and 1 products
+    for (int broadcast = 0; broadcast < 2; ++broadcast) {
+      c.broadcast_a = broadcast == 1;
+      const SgemmPlan plan(test::session().queue, desc_of(c), tiled);
+      const std::size_t group = detail::SgemmPlanAccess::batch_group(plan);  // one A packed: more per group
+      CHECK((broadcast ? group > 2 && group < c.batch : group == 2));
+      CHECK(sgemm_problem(c, tiled, seed++, nullptr, &plan) == "");
+    }
+    limit = kept;
+  }
+
   TEST_CASE("batch 1 is the single sgemm, bit for bit, whatever the strides say") {
     auto& s = test::session();
     const std::size_t m = 45, n = 31, k = 70;

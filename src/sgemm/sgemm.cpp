@@ -56,6 +56,11 @@ std::string sgemm_extra_options(const DeviceInfo& device, const std::string& fam
 
 Tuning sgemm_tuning_for(const Tuning& tuning, const std::string& spec_name) { return overrides_for(tuning, spec_name); }
 
+std::atomic<std::size_t>& sgemm_batch_workspace_limit() {
+  static std::atomic<std::size_t> limit{std::size_t(256) << 20};
+  return limit;
+}
+
 void sgemm_validate_overrides(const Tuning& tuning, const DeviceInfo& dev) {
   if (tuning.overrides.empty()) return;
   check_override_names("sgemm", tuning, std::vector<std::string>(std::begin(kSgemmSpecs), std::end(kSgemmSpecs)));

@@ -4,6 +4,7 @@
 // the kernels' signatures, and plan access for the free function and the tuner.
 #pragma once
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <string>
 
@@ -83,6 +84,11 @@ void sgemm_check_buffers(const std::array<std::size_t, 3>& span, const std::arra
 /// device) even when a call does not use that family.
 void sgemm_validate_overrides(const Tuning& tuning, const DeviceInfo& device);
 
+/// Bytes of packed operands a strided batch on the tiled paths may hold in its workspace at once
+/// (256 MiB, below the pool's 512 MiB): a larger batch runs in groups of products that reuse it.
+/// Plans read it when they are built; tests lower it to run groups on small batches.
+std::atomic<std::size_t>& sgemm_batch_workspace_limit();
+
 /// The kernels' parameters as cl/sgemm/*.cl declares them, bound by name. The four direct
 /// kernels ([trans_a][trans_b]) share one parameter list, and so do the two packing kernels.
 extern const KernelSignature kSgemmXgemm;
@@ -100,6 +106,8 @@ struct SgemmPlanAccess {
   static SgemmPath path(const SgemmPlan& plan);
   /// k slices of the multiply (1: no split).
   static std::size_t k_slices(const SgemmPlan& plan);
+  /// Products per group of tiled launches (the batch when one group takes them all).
+  static std::size_t batch_group(const SgemmPlan& plan);
   /// enqueue() without its checks, for callers that checked the buffers and use a queue of the
   /// plan's context and device.
   static void run(const SgemmPlan& plan, cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b,

@@ -103,21 +103,33 @@ struct Operands {
   Operand a, b, out;
 };
 
-// Packs the internal A (A is copied when not transposed: its rows are k-major already).
-Step launch_pack_a(Execution& x, const SgemmPlan::Impl& p, const cl::Buffer& a, const cl::Buffer& dst) {
+// A range with its third dimension set to z (the products of one launch).
+cl::NDRange with_z(const cl::NDRange& r, std::size_t z) { return cl::NDRange(r.get()[0], r.get()[1], z); }
+
+// The products z0 .. z0 + count - 1 that one group of launches computes (all of a single product).
+struct Group {
+  std::size_t z0, count;
+};
+
+// Packs the internal A of the group's products (A is copied when not transposed: its rows are
+// k-major already), after `after`; a broadcast A (stride 0) is one matrix.
+Step launch_pack_a(Execution& x, const SgemmPlan::Impl& p, const cl::Buffer& a, const cl::Buffer& dst, const Group& g,
+                   const Deps& after) {
   const KernelSignature& s = p.ta ? kSgemmPackTrans : kSgemmPackCopy;
   cl::Kernel k = get_kernel(p.pack, s.kernel);  // this thread's kernel object
-  bind_pack(k, p, s, a, {p.a_off, p.a_ld, p.a_z, p.m, p.mp}, p.panel ? p.mt : 0, dst, 0, p.a_elems);
-  return x.launch(k, p.pack_a_global, p.pack_local, {}, false, "pack A");  // the tag tells the packs apart
+  bind_pack(k, p, s, a, {p.a_off + g.z0 * p.a_z, p.a_ld, p.a_z, p.m, p.mp}, p.panel ? p.mt : 0, dst, 0, p.a_elems);
+  return x.launch(k, with_z(p.pack_a_global, p.a_z == 0 ? 1 : g.count), p.pack_local, after, false,
+                  "pack A");  // the tag tells the packs apart
 }
 
-// Packs the internal B at dst_off of dst (B is copied when transposed).
+// Packs the internal B of the group's products at dst_off of dst (B is copied when transposed).
 Step launch_pack_b(Execution& x, const SgemmPlan::Impl& p, const cl::Buffer& b, const cl::Buffer& dst,
-                   std::size_t dst_off) {
+                   std::size_t dst_off, const Group& g, const Deps& after) {
   const KernelSignature& s = p.tb ? kSgemmPackCopy : kSgemmPackTrans;
   cl::Kernel k = get_kernel(p.pack, s.kernel);
-  bind_pack(k, p, s, b, {p.b_off, p.b_ld, p.b_z, p.n, p.np}, p.panel ? p.nt : 0, dst, dst_off, p.b_elems);
-  return x.launch(k, p.pack_b_global, p.pack_local, {}, false, "pack B");
+  bind_pack(k, p, s, b, {p.b_off + g.z0 * p.b_z, p.b_ld, p.b_z, p.n, p.np}, p.panel ? p.nt : 0, dst, dst_off,
+            p.b_elems);
+  return x.launch(k, with_z(p.pack_b_global, p.b_z == 0 ? 1 : g.count), p.pack_local, after, false, "pack B");
 }
 
 // Binds the multiply's launch `block`. Its output is C, or (split k) the slices: alpha times
@@ -157,16 +169,53 @@ void bind_multiply(cl::Kernel& k, const SgemmPlan::Impl& p, const Operands& o, s
   args.finish();
 }
 
-// The multiply's launches, one per k block, each after the one before; the first after
-// `ready`. `last`: the final block ends the call.
-Step launch_multiply(Execution& x, const SgemmPlan::Impl& p, const Operands& o, const Deps& ready, bool last) {
+// The multiply's launches for `count` products, one per k block, each after the one before;
+// the first after `ready`. `last`: the final block ends the call.
+Step launch_multiply(Execution& x, const SgemmPlan::Impl& p, const Operands& o, const Deps& ready, bool last,
+                     std::size_t count) {
   cl::Kernel k = get_kernel(p.program, p.sig->kernel);
   Step done = Execution::kStart;
   for (std::size_t block = 0; block < p.kblocks; ++block) {
     bind_multiply(k, p, o, block);
-    done = x.launch(k, p.global, p.local, block == 0 ? ready : Deps{done}, last && block + 1 == p.kblocks);
+    done = x.launch(k, with_z(p.global, p.slices * count), p.local, block == 0 ? ready : Deps{done},
+                    last && block + 1 == p.kblocks);
   }
   return done;
+}
+
+// What the tiled launches of one call read and write: the internal A and B, C, the workspace
+// (null when none) with packed B at b_at, and A packed by the caller (null when it is not).
+struct Tiled {
+  const cl::Buffer *a, *b, *c, *ws, *packed_a;
+  std::size_t b_at;
+};
+
+// One group of products: its packs after `prev` (the previous group's multiply, which read the
+// workspace they overwrite; the call's start for the first group), the multiply after its packs,
+// after `prev` and after the start when it reads an operand in place. A broadcast operand is
+// packed by the first group only. Returns the multiply's last launch.
+Step run_group(Execution& x, const SgemmPlan::Impl& p, const Tiled& t, const Group& g, Step prev, bool last) {
+  const bool packs_a = p.pack_a && t.packed_a == nullptr, first = g.z0 == 0;
+  const Deps after = first ? Deps{} : Deps{prev};
+  Operands o{
+      p.pack_a ? Operand{t.packed_a, 0, p.panel ? p.mt : p.mp, 0} : Operand{t.a, p.a_off + g.z0 * p.a_z, p.a_ld, p.a_z},
+      {t.b, p.b_off + g.z0 * p.b_z, p.b_ld, p.b_z},
+      {}};
+  Deps ready;  // what the multiply waits for
+  if (packs_a) {
+    if (first || p.a_z != 0) ready.add(launch_pack_a(x, p, *t.a, *t.ws, g, after));
+    o.a = {t.ws, 0, p.panel ? p.mt : p.mp, p.a_z == 0 ? 0 : p.a_elems};
+  }
+  if (p.pack_b) {
+    if (first || p.b_z != 0) ready.add(launch_pack_b(x, p, *t.b, *t.ws, t.b_at, g, after));
+    o.b = {t.ws, t.b_at, p.panel ? p.nt : p.np, p.b_z == 0 ? 0 : p.b_elems};
+  }
+  if (!packs_a || !p.pack_b) ready.add(Execution::kStart);  // an operand read in place
+  if (!first) ready.add(prev);
+  const bool split = p.slices > 1;
+  o.out = split ? Operand{t.ws, t.b_at + p.b_mats * p.b_elems, p.mp, p.mp * p.np}
+                : Operand{t.c, p.c_off + g.z0 * p.c_z, p.c_ld, p.c_z};
+  return launch_multiply(x, p, o, ready, last && !split, g.count);
 }
 
 }  // namespace
@@ -243,7 +292,8 @@ void SgemmPlan::Impl::pack_a_into(cl::CommandQueue& queue, const cl::Buffer& a, 
 // The packs (each after the call's start: an out-of-order queue may run them at once), the
 // multiply after them (and after the start when it reads an operand in place), then the split-k
 // sum. A packed by the caller (pack_a_into) is read from packed_a and takes no room in the
-// workspace: B and the slices move down.
+// workspace: B and the slices move down. A batch runs in groups of zchunk products that reuse
+// the workspace, each group's packs after the multiply of the group before.
 void SgemmPlan::Impl::run_tiled(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
                                 const EventList& wait, cl::Event* event, const cl::Buffer* packed_a) const {
   using namespace detail;
@@ -253,24 +303,11 @@ void SgemmPlan::Impl::run_tiled(cl::CommandQueue& queue, const cl::Buffer& a, co
   Execution x(queue, wait, event);
   const cl::Buffer* ws =
       ws_elems > 0 ? &x.workspace(context, ws_elems * sizeof(float), "sgemm packing workspace") : nullptr;
-  // A packed matrix per product, or one for all (a caller's stride of 0).
-  const std::size_t a_pz = a_z == 0 ? 0 : a_elems, b_pz = b_z == 0 ? 0 : b_elems;
-  Operands o{
-      pack_a ? Operand{packed_a, 0, panel ? mt : mp, 0} : Operand{&a, a_off, a_ld, a_z}, {&b, b_off, b_ld, b_z}, {}};
-  Deps ready;  // what the multiply waits for
-  if (packs_a) {
-    ready.add(launch_pack_a(x, *this, a, *ws));
-    o.a = {ws, 0, panel ? mt : mp, a_pz};
-  }
-  if (pack_b) {
-    ready.add(launch_pack_b(x, *this, b, *ws, a_ws));
-    o.b = {ws, a_ws, panel ? nt : np, b_pz};
-  }
-  if (!packs_a || !pack_b) ready.add(Execution::kStart);  // an operand read in place
-  const bool split = slices > 1;
-  o.out = split ? Operand{ws, a_ws + b_ws, mp, mp * np} : Operand{&c, c_off, c_ld, c_z};
-  const Step done = launch_multiply(x, *this, o, ready, !split);
-  if (split) {
+  const Tiled t{&a, &b, &c, ws, packed_a, a_ws};
+  Step done = Execution::kStart;
+  for (std::size_t z0 = 0; z0 < batch; z0 += zchunk)
+    done = run_group(x, *this, t, {z0, std::min(zchunk, batch - z0)}, done, z0 + zchunk >= batch);
+  if (slices > 1) {
     cl::Kernel sum = get_kernel(pack, kSgemmSumScale.kernel);
     bind_sum(sum, *this, *ws, a_ws + b_ws, slices, c);
     x.launch(sum, sum_global, pack_local, {done}, true);

@@ -124,9 +124,14 @@ Configuration plan_tiled(SgemmPlan::Impl& im, const DeviceInfo& dev, const Confi
                             im.b_z % im.vb == 0);
   im.a_elems = im.pack_a ? round_up(im.kp * im.mp, 64) : 0;
   im.b_elems = im.pack_b ? round_up(im.kp * im.np, 64) : 0;
-  // One packed matrix per product, one for all of them when the caller's stride is 0.
-  im.a_mats = im.pack_a ? (im.a_z == 0 ? 1 : im.batch) : 0;
-  im.b_mats = im.pack_b ? (im.b_z == 0 ? 1 : im.batch) : 0;
+  // One packed matrix per product, one for all of them when the caller's stride is 0. A batch
+  // runs in groups of zchunk products that share the workspace, so that a batch of any size
+  // packs into at most sgemm_batch_workspace_limit() bytes (or one product's operands).
+  const std::size_t per = (im.a_z != 0 ? im.a_elems : 0) + (im.b_z != 0 ? im.b_elems : 0);
+  const std::size_t fit = per > 0 ? sgemm_batch_workspace_limit() / sizeof(float) / per : im.batch;
+  im.zchunk = std::max<std::size_t>(1, std::min(im.batch, fit));
+  im.a_mats = im.pack_a ? (im.a_z == 0 ? 1 : im.zchunk) : 0;
+  im.b_mats = im.pack_b ? (im.b_z == 0 ? 1 : im.zchunk) : 0;
   // Split k: `slices` partial products of mp x np floats each, after the packed operands (a
   // batch fills the device with its products instead).
   const std::size_t ktiles = im.kp / im.kt;
@@ -149,12 +154,12 @@ Configuration plan_tiled(SgemmPlan::Impl& im, const DeviceInfo& dev, const Confi
   im.c_vec = out_off % im.va == 0 && out_ld % im.va == 0 && im.c_z % im.va == 0;
   if (stream) {
     im.sig = &kSgemmStream;
-    im.global = cl::NDRange(im.mp / im.mt * cfg.at("SGS_WG"), im.np / im.nt, im.batch);
+    im.global = cl::NDRange(im.mp / im.mt * cfg.at("SGS_WG"), im.np / im.nt, im.zchunk);
     im.local = cl::NDRange(cfg.at("SGS_WG"), 1, 1);
   } else {
     im.sig = &kSgemmXgemm;
-    // The third dimension: k slices, or the batch's products (never both).
-    im.global = cl::NDRange(im.mp / im.mt * cfg.at("MDIMC"), im.np / im.nt * cfg.at("NDIMC"), im.slices * im.batch);
+    // The third dimension: k slices, or a group's products (never both).
+    im.global = cl::NDRange(im.mp / im.mt * cfg.at("MDIMC"), im.np / im.nt * cfg.at("NDIMC"), im.slices * im.zchunk);
     im.local = cl::NDRange(cfg.at("MDIMC"), cfg.at("NDIMC"), 1);
   }
   return cfg;
@@ -268,6 +273,7 @@ SgemmPlan SgemmPlanAccess::make(const QueueContext& qc, const SgemmDesc& desc, c
 
 SgemmPath SgemmPlanAccess::path(const SgemmPlan& plan) { return plan.impl_->path; }
 std::size_t SgemmPlanAccess::k_slices(const SgemmPlan& plan) { return plan.impl_->slices; }
+std::size_t SgemmPlanAccess::batch_group(const SgemmPlan& plan) { return plan.impl_->zchunk; }
 
 void SgemmPlanAccess::run(const SgemmPlan& plan, cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b,
                           const cl::Buffer& c, const EventList& wait_list, cl::Event* event) {
@@ -359,7 +365,8 @@ std::string SgemmPlan::describe() const {
            " C tiles, k tiles of " + std::to_string(p.kt) + ", " + std::to_string(p.slices) +
            (p.slices == 1 ? " k slice; A " : " k slices; A ") + (a_packed ? "packed" : "read in place") + ", B " +
            (b_packed ? "packed" : "read in place") + (p.panel ? " (in panels of a tile's width)" : "") +
-           (p.kblocks > 1 ? "; " + std::to_string(p.kblocks) + " k blocks" : "") + "; workspace " +
+           (p.kblocks > 1 ? "; " + std::to_string(p.kblocks) + " k blocks" : "") +
+           (p.zchunk < p.batch ? "; groups of " + std::to_string(p.zchunk) + " products" : "") + "; workspace " +
            detail::number(static_cast<double>(workspace_bytes()) / (1024.0 * 1024.0)) + " MiB";
       break;
     }

@@ -5,10 +5,11 @@
 // C^T = op(B)^T op(A)^T on the same buffers, so it swaps m <-> n, A <-> B and trans_a <->
 // trans_b; C's buffer and leading dimension stay as they are.
 //
-// A strided batch runs every product in the same launches: the batch is the kernels' third
+// A strided batch runs its products in the same launches: the batch is the kernels' third
 // NDRange dimension, and each kernel adds its z group's matrix strides (a_z, b_z, c_z) to the
 // offsets. Packed operands lie one matrix after the other in the workspace (one matrix when the
-// caller's stride is 0).
+// caller's stride is 0); the tiled paths run a large batch in groups of zchunk products that
+// reuse the workspace.
 #pragma once
 #include <array>
 #include <cstddef>
@@ -52,6 +53,7 @@ struct SgemmPlan::Impl {
   bool panel = false;                                 // operands packed in panels of mt (A) and nt (B) columns (PANEL)
   std::size_t a_elems = 0, b_elems = 0, w_elems = 0;  // workspace: a packed A, a packed B, k slices
   std::size_t a_mats = 0, b_mats = 0;                 // packed matrices of A and B in the workspace
+  std::size_t zchunk = 1;                             // products per group of tiled launches (the batch: one group)
   std::size_t slices = 1, kt_split = 0;
   std::size_t kblock_tiles = 0, kblocks = 1;  // k tiles per multiply launch (KBLOCK), launches
   bool c_vec = false;                         // whole-vector stores into the multiply's output
