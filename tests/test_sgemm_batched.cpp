@@ -39,6 +39,20 @@ TEST_SUITE("sgemm") {
           "");
   }
 
+  TEST_CASE("batches of matrices up to 16 x 16 take the direct kernel's batch16 rows") {
+    std::uint64_t seed = test::seed() + 125000;
+    Case c;
+    c.layout = Layout::RowMajor, c.ta = Transpose::Yes, c.m = 16, c.n = 11, c.k = 23, c.beta = 0.5f;
+    c.batch = 7, c.gap = 2;
+    for (std::size_t batch : {std::size_t(7), std::size_t(1)}) {
+      c.batch = batch;
+      const SgemmPlan plan(test::session().queue, desc_of(c), Tuning{{}, false});
+      CHECK(plan.configurations().back().kernel == "sgemm_direct");
+      CHECK(plan.configurations().back().variant == (batch > 1 ? "batch16" : "*"));
+      CHECK(sgemm_problem(c, Tuning{{}, false}, seed++, nullptr, &plan) == "");
+    }
+  }
+
   TEST_CASE("strided batches: one A or one B for every product (stride 0)") {
     std::uint64_t seed = test::seed() + 121000;
     for (detail::SgemmPath p : kKernelPaths)

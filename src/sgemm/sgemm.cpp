@@ -45,6 +45,10 @@ std::string sgemm_size_class(std::size_t m, std::size_t n, std::size_t k) {
   return "large";
 }
 
+std::string sgemm_direct_variant(std::size_t m, std::size_t n, std::size_t batch) {
+  return batch > 1 && std::max(m, n) <= 16 ? "batch16" : "*";
+}
+
 std::string sgemm_extra_options(const DeviceInfo& device, const std::string& family, const Configuration& cfg,
                                 bool long_index) {
   std::string extra = long_index ? "-DCLF_LONG_INDEX=1" : "";

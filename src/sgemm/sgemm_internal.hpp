@@ -51,6 +51,11 @@ SgemmPath sgemm_path(const DeviceInfo& device, std::size_t m, std::size_t n, std
 /// Shipped rows use "*" (every class).
 std::string sgemm_size_class(std::size_t m, std::size_t n, std::size_t k);
 
+/// The variant sgemm_direct is resolved with: "batch16" for a strided batch (batch > 1) of C
+/// matrices up to 16 x 16 (a C tile fitted to them: the single product's 32 or 64 would leave
+/// most of each work-group idle), else "*". The tuner tunes single products ("*").
+std::string sgemm_direct_variant(std::size_t m, std::size_t n, std::size_t batch);
+
 /// Number of k slices sgemm_xgemm runs for an m x n x k product in the internal layout (1: no
 /// split): with SGEMM_SPLITK >= 2, enough slices for tiles x slices to reach compute units x
 /// SGEMM_SPLIT_WAVES work-groups, at most SGEMM_SPLITK, at least one k tile each.

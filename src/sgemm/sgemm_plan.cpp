@@ -208,8 +208,8 @@ std::shared_ptr<const SgemmPlan::Impl> build(const QueueContext& qc, const Check
       break;
     }
     case SgemmPath::Direct: {
-      const Configuration cfg =
-          resolve_configuration("sgemm_direct", "*", dev, sgemm_tuning_for(tuning, "sgemm_direct"));
+      const Configuration cfg = resolve_configuration("sgemm_direct", sgemm_direct_variant(im->m, im->n, im->batch),
+                                                      dev, sgemm_tuning_for(tuning, "sgemm_direct"));
       im->cfgs.push_back(cfg);
       im->long_index = operands_long || c_long;
       const std::size_t wgd = cfg.at("WGD"), lx = cfg.at("MDIMCD"), ly = cfg.at("NDIMCD");
