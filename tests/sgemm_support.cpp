@@ -113,7 +113,7 @@ Outcome run_case(const Case& c, const Tuning& tuning, std::uint64_t seed, cl::Co
   for (std::size_t i = 0; i < c.batch; ++i) {
     const std::size_t oc = c.off_c + i * z[2];
     host::gemm(sh, c.alpha, a.data() + c.off_a + i * z[0], b.data() + c.off_b + i * z[1], c.beta, c0.data() + oc,
-               ref.data() + oc, 0, mag.data() + oc);
+               ref.data() + oc, c.batch > 1 ? 1 : 0, mag.data() + oc);  // no threads per small product
   }
 
   const std::array<cl::Buffer, 3> buf{

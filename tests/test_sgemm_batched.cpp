@@ -89,6 +89,15 @@ TEST_SUITE("sgemm") {
     CHECK(ev.wait() == CL_SUCCESS);
   }
 
+  TEST_CASE("batches of more than 65535 products take more than one launch") {
+    std::uint64_t seed = test::seed() + 126000;
+    Case c;
+    c.m = 2, c.n = 3, c.k = 2, c.batch = detail::kSgemmMaxBatchLaunch + 7, c.beta = 0.5f, c.broadcast_b = true;
+    CHECK(sgemm_problem(c, Tuning{{}, false}, seed++) == "");  // the direct kernel
+    c.alpha = 0.0f;
+    CHECK(sgemm_problem(c, Tuning{{}, false}, seed++) == "");  // C = beta * C
+  }
+
   TEST_CASE("strided batches in groups of products that reuse the packing workspace") {
     std::uint64_t seed = test::seed() + 124000;
     Case c = odd_batch(Layout::ColMajor, Transpose::Yes, Transpose::No, 0.0f);

@@ -161,7 +161,8 @@ void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose 
 /// c_stride must be at least one C matrix's extent when batch > 1, so C's matrices never
 /// overlap (InvalidArgument otherwise), and C's whole extent must not overlap A's or B's in the
 /// same buffer. batch = 0 does nothing. The products run in one launch per kernel, the batch as
-/// the kernels' third NDRange dimension.
+/// the kernels' third NDRange dimension (on the tiled paths one launch per group of products
+/// whose packed operands share at most 256 MiB of workspace).
 void sgemm_strided_batched(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m,
                            std::size_t n, std::size_t k, float alpha, const MatrixRef& a, std::size_t a_stride,
                            const MatrixRef& b, std::size_t b_stride, float beta, const MatrixRef& c,

@@ -89,6 +89,10 @@ void sgemm_check_buffers(const std::array<std::size_t, 3>& span, const std::arra
 /// device) even when a call does not use that family.
 void sgemm_validate_overrides(const Tuning& tuning, const DeviceInfo& device);
 
+/// Products of a strided batch per launch: NVIDIA's OpenCL maps the NDRange's third dimension
+/// onto a CUDA grid, which has at most 65535 blocks along z; a larger batch takes more launches.
+inline constexpr std::size_t kSgemmMaxBatchLaunch = 65535;
+
 /// Bytes of packed operands a strided batch on the tiled paths may hold in its workspace at once
 /// (256 MiB, below the pool's 512 MiB): a larger batch runs in groups of products that reuse it.
 /// Plans read it when they are built; tests lower it to run groups on small batches.

@@ -46,7 +46,7 @@ namespace {
 // C = beta * C (every matrix of a batch), or (slices > 0) C = sum of the slices + beta * C, over
 // the internal m x n C.
 void bind_sum(cl::Kernel& k, const SgemmPlan::Impl& p, const cl::Buffer& w, std::size_t w_off, std::size_t slices,
-              const cl::Buffer& c) {
+              const cl::Buffer& c, std::size_t z0 = 0) {
   Args(k, kSgemmSumScale, p.long_index)
       .i32("M", static_cast<long long>(p.m))
       .i32("N", static_cast<long long>(p.n))
@@ -57,10 +57,51 @@ void bind_sum(cl::Kernel& k, const SgemmPlan::Impl& p, const cl::Buffer& w, std:
       .index("w_split", slices > 0 ? p.mp * p.np : 0)
       .f32("beta", p.desc.beta)
       .buffer("c", c)
-      .index("c_off", p.c_off)
+      .index("c_off", p.c_off + z0 * p.c_z)
       .index("c_ld", p.c_ld)
       .index("c_z", p.c_z)
       .finish();
+}
+
+// Binds the direct kernel for the products from z0 on.
+void bind_direct(cl::Kernel& k, const SgemmPlan::Impl& p, const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
+                 std::size_t z0) {
+  Args(k, *p.sig, p.long_index)
+      .i32("M", static_cast<long long>(p.m))
+      .i32("N", static_cast<long long>(p.n))
+      .i32("K", static_cast<long long>(p.k))
+      .f32("alpha", p.desc.alpha)
+      .f32("beta", p.desc.beta)
+      .buffer("a", a)
+      .index("a_off", p.a_off + z0 * p.a_z)
+      .index("a_ld", p.a_ld)
+      .index("a_z", p.a_z)
+      .buffer("b", b)
+      .index("b_off", p.b_off + z0 * p.b_z)
+      .index("b_ld", p.b_ld)
+      .index("b_z", p.b_z)
+      .buffer("c", c)
+      .index("c_off", p.c_off + z0 * p.c_z)
+      .index("c_ld", p.c_ld)
+      .index("c_z", p.c_z)
+      .finish();
+}
+
+// A range with its third dimension set to z (the products of one launch).
+cl::NDRange with_z(const cl::NDRange& r, std::size_t z) { return cl::NDRange(r.get()[0], r.get()[1], z); }
+
+// One kernel over the whole batch: a launch per kSgemmMaxBatchLaunch products, each after the
+// one before, bind(z0) setting the arguments of the launch that starts at product z0.
+template <class Bind>
+void run_batched(cl::CommandQueue& q, const EventList& wait, cl::Event* event, const SgemmPlan::Impl& p,
+                 const cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local, Bind&& bind) {
+  Execution x(q, wait, event);
+  for (std::size_t z0 = 0; z0 < p.batch; z0 += kSgemmMaxBatchLaunch) {
+    bind(z0);
+    x.then(k, with_z(global, std::min(kSgemmMaxBatchLaunch, p.batch - z0)), local,
+           z0 + kSgemmMaxBatchLaunch >= p.batch);
+  }
+  x.finish();
 }
 
 // The operand a packing kernel reads: offset, leading dimension and the stride between the
@@ -102,9 +143,6 @@ struct Operand {
 struct Operands {
   Operand a, b, out;
 };
-
-// A range with its third dimension set to z (the products of one launch).
-cl::NDRange with_z(const cl::NDRange& r, std::size_t z) { return cl::NDRange(r.get()[0], r.get()[1], z); }
 
 // The products z0 .. z0 + count - 1 that one group of launches computes (all of a single product).
 struct Group {
@@ -233,36 +271,15 @@ void SgemmPlan::Impl::run(cl::CommandQueue& queue, const cl::Buffer& user_a, con
       return;
     case SgemmPath::Scale: {
       cl::Kernel k = get_kernel(pack, kSgemmSumScale.kernel);  // this thread's kernel object
-      bind_sum(k, *this, c, 0, 0, c);                          // no slices: the w arguments are not read
-      Execution x(queue, wait, event);
-      x.then(k, sum_global, pack_local, true);
-      x.finish();
+      // No slices: the w arguments are not read.
+      run_batched(queue, wait, event, *this, k, sum_global, pack_local,
+                  [&](std::size_t z0) { bind_sum(k, *this, c, 0, 0, c, z0); });
       return;
     }
     case SgemmPath::Direct: {
       cl::Kernel k = get_kernel(program, sig->kernel);
-      Args(k, *sig, long_index)
-          .i32("M", static_cast<long long>(m))
-          .i32("N", static_cast<long long>(n))
-          .i32("K", static_cast<long long>(this->k))
-          .f32("alpha", desc.alpha)
-          .f32("beta", desc.beta)
-          .buffer("a", a)
-          .index("a_off", a_off)
-          .index("a_ld", a_ld)
-          .index("a_z", a_z)
-          .buffer("b", b)
-          .index("b_off", b_off)
-          .index("b_ld", b_ld)
-          .index("b_z", b_z)
-          .buffer("c", c)
-          .index("c_off", c_off)
-          .index("c_ld", c_ld)
-          .index("c_z", c_z)
-          .finish();
-      Execution x(queue, wait, event);
-      x.then(k, global, local, true);
-      x.finish();
+      run_batched(queue, wait, event, *this, k, global, local,
+                  [&](std::size_t z0) { bind_direct(k, *this, a, b, c, z0); });
       return;
     }
     case SgemmPath::Xgemm:

@@ -129,7 +129,7 @@ Configuration plan_tiled(SgemmPlan::Impl& im, const DeviceInfo& dev, const Confi
   // packs into at most sgemm_batch_workspace_limit() bytes (or one product's operands).
   const std::size_t per = (im.a_z != 0 ? im.a_elems : 0) + (im.b_z != 0 ? im.b_elems : 0);
   const std::size_t fit = per > 0 ? sgemm_batch_workspace_limit() / sizeof(float) / per : im.batch;
-  im.zchunk = std::max<std::size_t>(1, std::min(im.batch, fit));
+  im.zchunk = std::max<std::size_t>(1, std::min({im.batch, fit, kSgemmMaxBatchLaunch}));
   im.a_mats = im.pack_a ? (im.a_z == 0 ? 1 : im.zchunk) : 0;
   im.b_mats = im.pack_b ? (im.b_z == 0 ? 1 : im.zchunk) : 0;
   // Split k: `slices` partial products of mp x np floats each, after the packed operands (a
@@ -202,7 +202,7 @@ std::shared_ptr<const SgemmPlan::Impl> build(const QueueContext& qc, const Check
     case SgemmPath::Scale: {
       im->long_index = c_long;  // A and B are not read
       const PackShape ps = pack_shape(*im, dev, tuning);
-      im->sum_global = ps.global(im->m, im->n, im->batch);
+      im->sum_global = ps.global(im->m, im->n, std::min(im->batch, kSgemmMaxBatchLaunch));
       im->pack = get_program(qc, kernel_spec("sgemm_pack"), ps.cfg, index_option(im->long_index));
       get_kernel(im->pack, kSgemmSumScale.kernel);  // fails here, not at the first enqueue, if missing
       break;
@@ -213,7 +213,8 @@ std::shared_ptr<const SgemmPlan::Impl> build(const QueueContext& qc, const Check
       im->cfgs.push_back(cfg);
       im->long_index = operands_long || c_long;
       const std::size_t wgd = cfg.at("WGD"), lx = cfg.at("MDIMCD"), ly = cfg.at("NDIMCD");
-      im->global = cl::NDRange(ceil_div(im->m, wgd) * lx, ceil_div(im->n, wgd) * ly, im->batch);
+      im->global =
+          cl::NDRange(ceil_div(im->m, wgd) * lx, ceil_div(im->n, wgd) * ly, std::min(im->batch, kSgemmMaxBatchLaunch));
       im->local = cl::NDRange(lx, ly, 1);
       im->sig = &kSgemmDirect[im->ta][im->tb];
       im->program = get_program(qc, kernel_spec("sgemm_direct"), cfg, index_option(im->long_index));
