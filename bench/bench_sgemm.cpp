@@ -1,7 +1,9 @@
 // clforge sgemm against CLBlast's Gemm on the same device in the same run, OpenBLAS
 // cblas_sgemm on CPU devices (host wall clock; its kernels chosen and named as bench/openblas.hpp
 // says), cuBLAS on NVIDIA devices (loaded at run time unless built with -DCLFORGE_WITH_CUDA=OFF;
-// cudaEvent timing), and the device's measured FMA peak.
+// cudaEvent timing), and the device's measured FMA peak. A strided batch ("MxNxK@B") is timed
+// whole against CLBlast's GemmStridedBatched, cuBLAS's cublasSgemmStridedBatched and OpenBLAS
+// called once per product.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -31,16 +33,27 @@ namespace {
 struct GemmCase {
   std::size_t m, n, k;
   bool ta = false, tb = false;
+  std::size_t batch = 1;  // products of a strided batch, tightly packed one after the other
   std::string label() const {
     std::string s = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
     if (ta || tb) s += std::string(" ") + (ta ? "T" : "N") + (tb ? "T" : "N");
+    if (batch != 1) s += " batch=" + std::to_string(batch);
     return s;
   }
 };
 
+// "N", "MxNxK", optionally ":NN" .. ":TT" (the library's parse_sgemm_size), then "@B" for a batch.
 GemmCase parse_case(const std::string& text) {
-  const detail::SgemmSize z = detail::parse_sgemm_size(text);
-  return GemmCase{z.m, z.n, z.k, z.ta, z.tb};
+  const auto at = text.find('@');
+  const detail::SgemmSize z = detail::parse_sgemm_size(text.substr(0, at));
+  GemmCase c{z.m, z.n, z.k, z.ta, z.tb};
+  if (at != std::string::npos) {
+    const std::string b = text.substr(at + 1);
+    if (b.empty() || b.find_first_not_of("0123456789") != std::string::npos || b.size() > 9 || std::stoul(b) == 0)
+      throw InvalidArgument("sgemm size '" + text + "': the batch after '@' is not a count from 1 to 999999999");
+    c.batch = std::stoul(b);
+  }
+  return c;
 }
 
 std::vector<std::string> default_sizes(bool quick, bool cpu) {
@@ -58,8 +71,7 @@ struct Check {
   double rel = 0, scaled = 0;
   std::string what;
 };
-Check check_result(const GemmCase& gc, const std::vector<float>& a, const std::vector<float>& b,
-                   const std::vector<float>& c, float alpha) {
+Check check_matrix(const GemmCase& gc, const float* a, const float* b, const float* c, float alpha) {
   host::GemmShape s;
   s.trans_a = gc.ta;
   s.trans_b = gc.tb;
@@ -70,21 +82,40 @@ Check check_result(const GemmCase& gc, const std::vector<float>& a, const std::v
   const double work = static_cast<double>(gc.m) * gc.n * gc.k;
   if (work <= 2048.0 * 2048.0 * 2048.0) {
     std::vector<double> ref(gc.m * gc.n), mag(gc.m * gc.n);
-    host::gemm(s, alpha, a.data(), b.data(), 0.0, nullptr, ref.data(), 0, mag.data());
-    return {host::compare(c.data(), ref.data(), ref.size()).rel_error,
-            host::gemm_scaled_error(c.data(), ref.data(), mag.data(), ref.size()), "all entries"};
+    host::gemm(s, alpha, a, b, 0.0, nullptr, ref.data(), gc.batch > 1 ? 1 : 0, mag.data());
+    return {host::compare(c, ref.data(), ref.size()).rel_error,
+            host::gemm_scaled_error(c, ref.data(), mag.data(), ref.size()), "all entries"};
   }
   const std::size_t samples = 1024;
   std::mt19937_64 rng(gc.m * 31 + gc.n * 17 + gc.k);
   std::vector<std::pair<std::size_t, std::size_t>> ij(samples);
   for (auto& e : ij) e = {rng() % gc.m, rng() % gc.n};
   std::vector<double> ref, mag;
-  host::gemm_entries(s, alpha, a.data(), b.data(), 0.0, nullptr, ij, ref, &mag);
+  host::gemm_entries(s, alpha, a, b, 0.0, nullptr, ij, ref, &mag);
   std::vector<float> got(samples);
   for (std::size_t e = 0; e < samples; ++e) got[e] = c[host::gemm_c_index(s, ij[e].first, ij[e].second)];
   return {host::compare(got.data(), ref.data(), samples).rel_error,
           host::gemm_scaled_error(got.data(), ref.data(), mag.data(), samples),
           std::to_string(samples) + " sampled entries"};
+}
+
+// check_matrix on the first, the middle and the last product of a batch (each matrix tightly
+// packed after the one before); the largest errors count.
+Check check_result(const GemmCase& gc, const std::vector<float>& a, const std::vector<float>& b,
+                   const std::vector<float>& c, float alpha) {
+  const std::size_t na = gc.m * gc.k, nb = gc.k * gc.n, nc = gc.m * gc.n;
+  const auto worse = [](double& w, double v) {  // the larger error; a NaN stays
+    if (!(v <= w) && !std::isnan(w)) w = v;
+  };
+  Check worst;
+  for (std::size_t z : {std::size_t(0), gc.batch / 2, gc.batch - 1}) {
+    const Check one = check_matrix(gc, a.data() + z * na, b.data() + z * nb, c.data() + z * nc, alpha);
+    worse(worst.rel, one.rel), worse(worst.scaled, one.scaled);
+    worst.what = one.what;
+    if (gc.batch == 1) return one;
+  }
+  worst.what += " of products 0, " + std::to_string(gc.batch / 2) + " and " + std::to_string(gc.batch - 1);
+  return worst;
 }
 
 Record make_record(const char* library, const std::string& shape) { return Record::of("sgemm", library, shape); }
@@ -96,12 +127,15 @@ struct Cublas : cuda::Library {
   int (*set_math_mode)(void*, int) = nullptr;
   int (*sgemm)(void*, int, int, int, int, int, const float*, const float*, int, const float*, int, const float*, float*,
                int) = nullptr;
+  int (*sgemm_batched)(void*, int, int, int, int, int, const float*, const float*, int, long long, const float*, int,
+                       long long, const float*, float*, int, long long, int) = nullptr;
   void* handle = nullptr;
   Cublas() : cuda::Library(cuda::open_library(cuda::kCublasSonames)) {
     if (!problem.empty()) return;
     bind(create, "cublasCreate_v2");
     bind(set_math_mode, "cublasSetMathMode");
     bind(sgemm, "cublasSgemm_v2");
+    bind(sgemm_batched, "cublasSgemmStridedBatched");
     if (!problem.empty()) return;
     if (create(&handle) != 0) problem = "cublasCreate failed";
     // CUBLAS_DEFAULT_MATH (0): FP32 arithmetic, TF32 tensor cores off.
@@ -150,9 +184,11 @@ void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peak
     const GemmCase gc = parse_case(text);
     const std::string shape = gc.label();
     const std::size_t lda = gc.ta ? gc.k : gc.m, ldb = gc.tb ? gc.n : gc.k, ldc = gc.m;
-    const std::size_t na = gc.m * gc.k, nb = gc.k * gc.n, nc = gc.m * gc.n;
+    // One product's elements (a batch's strides), and the batch's.
+    const std::size_t na1 = gc.m * gc.k, nb1 = gc.k * gc.n, nc1 = gc.m * gc.n;
+    const std::size_t na = na1 * gc.batch, nb = nb1 * gc.batch, nc = nc1 * gc.batch;
     const Transpose ta = gc.ta ? Transpose::Yes : Transpose::No, tb = gc.tb ? Transpose::Yes : Transpose::No;
-    const double flops = 2.0 * gc.m * gc.n * gc.k;
+    const double flops = 2.0 * gc.m * gc.n * gc.k * gc.batch;
 
     std::vector<float> ha = host::random_floats(na, 11 + na), hb = host::random_floats(nb, 13 + nb);
     std::vector<float> hc = host::poisoned(nc);
@@ -179,6 +215,7 @@ void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peak
     desc.a_ld = lda;
     desc.b_ld = ldb;
     desc.c_ld = ldc;
+    desc.batch = gc.batch, desc.a_stride = na1, desc.b_stride = nb1, desc.c_stride = nc1;
     const SgemmPlan plan(s.queue, desc, opt.tuning);
     // The parameters of the plan's multiply kernel (configurations() also holds the route and
     // the packing kernel's).
@@ -212,6 +249,10 @@ void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peak
     const auto cta = gc.ta ? clblast::Transpose::kYes : clblast::Transpose::kNo;
     const auto ctb = gc.tb ? clblast::Transpose::kYes : clblast::Transpose::kNo;
     const auto call_clblast = [&] {
+      if (gc.batch > 1)
+        return clblast::GemmStridedBatched<float>(clblast::Layout::kColMajor, cta, ctb, gc.m, gc.n, gc.k, alpha, a(), 0,
+                                                  lda, na1, b(), 0, ldb, nb1, beta, c(), 0, ldc, nc1, gc.batch, &q,
+                                                  nullptr);
       return clblast::Gemm<float>(clblast::Layout::kColMajor, cta, ctb, gc.m, gc.n, gc.k, alpha, a(), 0, lda, b(), 0,
                                   ldb, beta, c(), 0, ldc, &q, nullptr);
     };
@@ -258,6 +299,13 @@ void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peak
         const cuda::Runtime& rt = *cb.runtime;
         cuda::DeviceBuffer da(rt, na * 4), db(rt, nb * 4), dc(rt, nc * 4);
         const auto call = [&] {
+          if (gc.batch > 1)
+            return cb.sgemm_batched(
+                cb.handle, gc.ta ? 1 : 0, gc.tb ? 1 : 0, static_cast<int>(gc.m), static_cast<int>(gc.n),
+                static_cast<int>(gc.k), &alpha, static_cast<const float*>(da.get()), static_cast<int>(lda),
+                static_cast<long long>(na1), static_cast<const float*>(db.get()), static_cast<int>(ldb),
+                static_cast<long long>(nb1), &beta, static_cast<float*>(dc.get()), static_cast<int>(ldc),
+                static_cast<long long>(nc1), static_cast<int>(gc.batch));
           return cb.sgemm(cb.handle, gc.ta ? 1 : 0, gc.tb ? 1 : 0, static_cast<int>(gc.m), static_cast<int>(gc.n),
                           static_cast<int>(gc.k), &alpha, static_cast<const float*>(da.get()), static_cast<int>(lda),
                           static_cast<const float*>(db.get()), static_cast<int>(ldb), &beta,
@@ -298,11 +346,12 @@ void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peak
       ob.status = "ok (host wall clock, " + blas->from + ", " + blas->core + " kernels)";
       ob.params = {{"openblas_core", blas->core}, {"openblas_config", blas->config}, {"kernels_chosen", blas->choice}};
       std::vector<float> oc(nc);
-      const auto once = [&] {
+      const auto once = [&] {  // one call per product of a batch
         const auto t0 = std::chrono::steady_clock::now();
-        cblas(102 /* CblasColMajor */, gc.ta ? 112 : 111, gc.tb ? 112 : 111, static_cast<int>(gc.m),
-              static_cast<int>(gc.n), static_cast<int>(gc.k), alpha, ha.data(), static_cast<int>(lda), hb.data(),
-              static_cast<int>(ldb), beta, oc.data(), static_cast<int>(ldc));
+        for (std::size_t z = 0; z < gc.batch; ++z)
+          cblas(102 /* CblasColMajor */, gc.ta ? 112 : 111, gc.tb ? 112 : 111, static_cast<int>(gc.m),
+                static_cast<int>(gc.n), static_cast<int>(gc.k), alpha, ha.data() + z * na1, static_cast<int>(lda),
+                hb.data() + z * nb1, static_cast<int>(ldb), beta, oc.data() + z * nc1, static_cast<int>(ldc));
         return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       };
       ob.timing = detail::sample_runs(opt.plan, {once}).front();

@@ -1,7 +1,8 @@
-// NumPy conveniences: sgemm, transpose, fft/ifft and gaussian_blur on host arrays, blocking, on a
-// pyopencl queue. sgemm and transpose are the library's host-vector overloads; fft and
-// gaussian_blur build a plan (which checks every argument before anything is allocated), copy the
-// array in at buffer creation, enqueue and read the result back.
+// NumPy conveniences: sgemm (and matmul), transpose, fft/ifft and gaussian_blur on host arrays,
+// blocking, on a pyopencl queue. sgemm on 2-D arrays and transpose are the library's host-vector
+// overloads; sgemm on 3-D arrays (a strided batch), fft and gaussian_blur build a plan (which
+// checks every argument before anything is allocated), copy the arrays in at buffer creation,
+// enqueue and read the result back.
 #include <algorithm>
 #include <complex>
 #include <cstdint>
@@ -29,14 +30,89 @@ py::array from_bytes(const py::dtype& dtype, const std::vector<py::ssize_t>& sha
   return out;
 }
 
+// A new float buffer of the queue's context holding `v` (at least one element: OpenCL has no
+// empty buffers).
+cl::Buffer float_buffer(const cl::Context& ctx, const std::vector<float>& v, const char* what) {
+  cl_int err = CL_SUCCESS;
+  const std::size_t n = std::max<std::size_t>(1, v.size());
+  const cl::Buffer b(ctx, CL_MEM_READ_WRITE | (v.empty() ? 0 : CL_MEM_COPY_HOST_PTR), n * sizeof(float),
+                     v.empty() ? nullptr : const_cast<float*>(v.data()), &err);
+  if (err != CL_SUCCESS) throw clforge::OpenCLError(err, "clCreateBuffer", what);
+  return b;
+}
+
+// The batch axis of a 3-D sgemm operand as numpy.matmul broadcasts it: its products and the
+// stride between its matrices (0 for a 2-D operand or a batch axis of 1).
+struct BatchAxis {
+  std::size_t count = 1, stride = 0;
+};
+BatchAxis batch_axis(const py::array& x, std::size_t matrix) {
+  if (x.ndim() == 2 || x.shape(0) == 1) return {static_cast<std::size_t>(x.ndim() == 2 ? 1 : x.shape(0)), 0};
+  return {static_cast<std::size_t>(x.shape(0)), matrix};
+}
+
+// The strided batch of sgemm_np: a and b are m x k and k x n matrices (after op) in their last two
+// axes, with numpy.matmul's broadcasting of the batch axis; c, when given, is batch x m x n.
+py::array sgemm_batched_np(cl::CommandQueue& q, const py::array& a, const py::array& b, const py::object& c_obj,
+                           float alpha, float beta, bool trans_a, bool trans_b, const clforge::Tuning& tuning) {
+  const char* const kRoutine = "sgemm";
+  const auto dim = [](const py::array& x, bool t, int i) {
+    return static_cast<std::size_t>(x.shape(x.ndim() - 2 + (t ? 1 - i : i)));
+  };
+  const std::size_t m = dim(a, trans_a, 0), k = dim(a, trans_a, 1), n = dim(b, trans_b, 1);
+  if (dim(b, trans_b, 0) != k) invalid(kRoutine, "op(a) and op(b): inner dimensions differ");
+  const BatchAxis ba = batch_axis(a, m * k), bb = batch_axis(b, k * n);
+  if (ba.count != bb.count && ba.count != 1 && bb.count != 1)
+    invalid(kRoutine,
+            "batch axes of " + std::to_string(ba.count) + " and " + std::to_string(bb.count) + " do not broadcast");
+  const std::size_t batch = ba.count == 1 ? bb.count : ba.count;
+  std::vector<float> c(batch * m * n, 0.0f);
+  if (!c_obj.is_none()) {
+    const py::array ca = checked_array(c_obj, kRoutine, "c", 3);
+    require_dtype(ca, py::dtype::of<float>(), kRoutine, "c");
+    if (static_cast<std::size_t>(ca.shape(0)) != batch || static_cast<std::size_t>(ca.shape(1)) != m ||
+        static_cast<std::size_t>(ca.shape(2)) != n)
+      invalid(kRoutine, "c must be " + std::to_string(batch) + "x" + std::to_string(m) + "x" + std::to_string(n));
+    c = to_vector<float>(ca);
+  } else if (beta != 0.0f) {
+    invalid(kRoutine, "beta is " + std::to_string(beta) + " but no c was given");
+  }
+  const std::vector<float> av = to_vector<float>(a), bv = to_vector<float>(b);
+  const auto ld = [](const py::array& x) { return std::max<py::ssize_t>(1, x.shape(x.ndim() - 1)); };
+  const std::size_t lda = static_cast<std::size_t>(ld(a)), ldb = static_cast<std::size_t>(ld(b));
+  {
+    py::gil_scoped_release nogil;
+    // The plan checks every argument before a buffer is made.
+    clforge::SgemmDesc d;
+    d.layout = clforge::Layout::RowMajor;
+    d.trans_a = trans_a ? clforge::Transpose::Yes : clforge::Transpose::No;
+    d.trans_b = trans_b ? clforge::Transpose::Yes : clforge::Transpose::No;
+    d.m = m, d.n = n, d.k = k, d.alpha = alpha, d.beta = beta;
+    d.a_ld = lda, d.b_ld = ldb, d.c_ld = std::max<std::size_t>(1, n);
+    d.batch = batch, d.a_stride = ba.stride, d.b_stride = bb.stride, d.c_stride = m * n;
+    const clforge::SgemmPlan plan(q, d, tuning);
+    const cl::Context ctx = q.getInfo<CL_QUEUE_CONTEXT>();
+    const cl::Buffer ab = float_buffer(ctx, av, "a"), bbuf = float_buffer(ctx, bv, "b"), cb = float_buffer(ctx, c, "c");
+    cl::Event done;
+    plan.enqueue(q, ab, bbuf, cb, {}, &done);
+    const std::vector<cl::Event> wait{done};
+    const cl_int err = c.empty() ? done.wait() : q.enqueueReadBuffer(cb, CL_TRUE, 0, c.size() * 4, c.data(), &wait);
+    if (err != CL_SUCCESS) throw clforge::OpenCLError(err, "clEnqueueReadBuffer", "c");
+  }
+  return from_bytes(py::dtype::of<float>(),
+                    {static_cast<py::ssize_t>(batch), static_cast<py::ssize_t>(m), static_cast<py::ssize_t>(n)},
+                    c.data(), c.size() * sizeof(float));
+}
+
 py::array sgemm_np(const py::object& queue, const py::object& a_obj, const py::object& b_obj, const py::object& c_obj,
                    float alpha, float beta, bool trans_a, bool trans_b, const py::object& tuning_obj) {
   const char* const kRoutine = "sgemm";
   cl::CommandQueue q = to_queue(queue);
   const clforge::Tuning tuning = to_tuning(tuning_obj);
-  const py::array a = checked_array(a_obj, kRoutine, "a", 2), b = checked_array(b_obj, kRoutine, "b", 2);
+  const py::array a = checked_array(a_obj, kRoutine, "a", 2, 3), b = checked_array(b_obj, kRoutine, "b", 2, 3);
   require_dtype(a, py::dtype::of<float>(), kRoutine, "a");
   require_dtype(b, py::dtype::of<float>(), kRoutine, "b");
+  if (a.ndim() == 3 || b.ndim() == 3) return sgemm_batched_np(q, a, b, c_obj, alpha, beta, trans_a, trans_b, tuning);
   const auto dim = [](const py::array& x, bool t, int i) { return static_cast<std::size_t>(x.shape(t ? 1 - i : i)); };
   const std::size_t m = dim(a, trans_a, 0), k = dim(a, trans_a, 1), n = dim(b, trans_b, 1);
   if (dim(b, trans_b, 0) != k)
@@ -260,7 +336,17 @@ void register_arrays(py::module_& m) {
         py::arg("alpha") = 1.0f, py::arg("beta") = 0.0f, py::arg("trans_a") = false, py::arg("trans_b") = false,
         py::arg("tuning") = py::none(),
         "alpha * op(a) @ op(b) + beta * c as a new float32 array (op: transpose when trans_a / trans_b). a, b and c "
-        "are C-contiguous 2-D float32 arrays; c (m x n) is only read, and needed when beta is not 0. Blocking.");
+        "are C-contiguous 2-D float32 arrays; c (m x n) is only read, and needed when beta is not 0. With a 3-D a or "
+        "b: a strided batch over the first axis, broadcast as numpy.matmul does (a 2-D operand or a batch axis of 1 "
+        "serves every product), c batch x m x n. Blocking.");
+  m.def(
+      "matmul",
+      [](const py::object& q, const py::object& a, const py::object& b, const py::object& tuning) {
+        return sgemm_np(q, a, b, py::none(), 1.0f, 0.0f, false, false, tuning);
+      },
+      py::arg("queue"), py::arg("a"), py::arg("b"), py::arg("tuning") = py::none(),
+      "a @ b as numpy.matmul computes it for C-contiguous 2-D or 3-D float32 arrays (sgemm with alpha 1, beta 0; a "
+      "3-D operand is a strided batch, the batch axis broadcast). Blocking.");
   m.def("transpose", &transpose_np, py::arg("queue"), py::arg("a"), py::arg("tuning") = py::none(),
         "a.T as a new C-contiguous array of a's dtype; a is a C-contiguous 2-D array of 4-, 8- or 16-byte "
         "elements. Blocking.");

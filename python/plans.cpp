@@ -64,31 +64,40 @@ void register_sgemm(py::module_& m) {
       .def_readonly("b_offset", &SgemmDesc::b_offset)
       .def_readonly("b_ld", &SgemmDesc::b_ld)
       .def_readonly("c_offset", &SgemmDesc::c_offset)
-      .def_readonly("c_ld", &SgemmDesc::c_ld);
+      .def_readonly("c_ld", &SgemmDesc::c_ld)
+      .def_readonly("batch", &SgemmDesc::batch)
+      .def_readonly("a_stride", &SgemmDesc::a_stride)
+      .def_readonly("b_stride", &SgemmDesc::b_stride)
+      .def_readonly("c_stride", &SgemmDesc::c_stride);
   py::class_<SgemmPlan>(m, "SgemmPlan",
                         "C = alpha * op(A) * op(B) + beta * C on buffers, checked, resolved and compiled once. "
-                        "Offsets and leading dimensions count elements; ld 0 is the smallest legal one. Note the "
+                        "Offsets, leading dimensions and strides count elements; ld 0 is the smallest legal one; "
+                        "batch > 1 is a strided batch (matrix i of each operand at its offset + i * its stride). "
+                        "Note the "
                         "default layout is row-major here (NumPy's order), column-major in C++.")
-      .def(py::init([](const py::object& queue, std::size_t m, std::size_t n, std::size_t k, float alpha, float beta,
-                       bool trans_a, bool trans_b, Layout layout, std::size_t a_offset, std::size_t a_ld,
-                       std::size_t b_offset, std::size_t b_ld, std::size_t c_offset, std::size_t c_ld,
-                       const py::object& tuning) {
-             const cl::CommandQueue q = to_queue(queue);
-             const clforge::Tuning t = to_tuning(tuning);
-             SgemmDesc d;
-             d.layout = layout;
-             d.trans_a = trans_a ? clforge::Transpose::Yes : clforge::Transpose::No;
-             d.trans_b = trans_b ? clforge::Transpose::Yes : clforge::Transpose::No;
-             d.m = m, d.n = n, d.k = k, d.alpha = alpha, d.beta = beta;
-             d.a_offset = a_offset, d.a_ld = a_ld, d.b_offset = b_offset, d.b_ld = b_ld;
-             d.c_offset = c_offset, d.c_ld = c_ld;
-             py::gil_scoped_release nogil;
-             return SgemmPlan(q, d, t);
-           }),
-           py::arg("queue"), py::arg("m"), py::arg("n"), py::arg("k"), py::arg("alpha") = 1.0f, py::arg("beta") = 0.0f,
-           py::arg("trans_a") = false, py::arg("trans_b") = false, py::arg("layout") = Layout::RowMajor,
-           py::arg("a_offset") = 0, py::arg("a_ld") = 0, py::arg("b_offset") = 0, py::arg("b_ld") = 0,
-           py::arg("c_offset") = 0, py::arg("c_ld") = 0, py::arg("tuning") = py::none())
+      .def(
+          py::init([](const py::object& queue, std::size_t m, std::size_t n, std::size_t k, float alpha, float beta,
+                      bool trans_a, bool trans_b, Layout layout, std::size_t a_offset, std::size_t a_ld,
+                      std::size_t b_offset, std::size_t b_ld, std::size_t c_offset, std::size_t c_ld, std::size_t batch,
+                      std::size_t a_stride, std::size_t b_stride, std::size_t c_stride, const py::object& tuning) {
+            const cl::CommandQueue q = to_queue(queue);
+            const clforge::Tuning t = to_tuning(tuning);
+            SgemmDesc d;
+            d.layout = layout;
+            d.trans_a = trans_a ? clforge::Transpose::Yes : clforge::Transpose::No;
+            d.trans_b = trans_b ? clforge::Transpose::Yes : clforge::Transpose::No;
+            d.m = m, d.n = n, d.k = k, d.alpha = alpha, d.beta = beta;
+            d.a_offset = a_offset, d.a_ld = a_ld, d.b_offset = b_offset, d.b_ld = b_ld;
+            d.c_offset = c_offset, d.c_ld = c_ld;
+            d.batch = batch, d.a_stride = a_stride, d.b_stride = b_stride, d.c_stride = c_stride;
+            py::gil_scoped_release nogil;
+            return SgemmPlan(q, d, t);
+          }),
+          py::arg("queue"), py::arg("m"), py::arg("n"), py::arg("k"), py::arg("alpha") = 1.0f, py::arg("beta") = 0.0f,
+          py::arg("trans_a") = false, py::arg("trans_b") = false, py::arg("layout") = Layout::RowMajor,
+          py::arg("a_offset") = 0, py::arg("a_ld") = 0, py::arg("b_offset") = 0, py::arg("b_ld") = 0,
+          py::arg("c_offset") = 0, py::arg("c_ld") = 0, py::arg("batch") = 1, py::arg("a_stride") = 0,
+          py::arg("b_stride") = 0, py::arg("c_stride") = 0, py::arg("tuning") = py::none())
       .def(
           "enqueue",
           [](const SgemmPlan& p, const py::object& queue, const py::object& a, const py::object& b, const py::object& c,

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstring>
 #include <sstream>
 
@@ -16,6 +17,10 @@ std::string describe(const Case& c) {
     << (c.tb == Transpose::Yes ? 'T' : 'N') << " m=" << c.m << " n=" << c.n << " k=" << c.k << " alpha=" << c.alpha
     << " beta=" << c.beta << " pads " << c.pad_a << "/" << c.pad_b << "/" << c.pad_c << " offsets " << c.off_a << "/"
     << c.off_b << "/" << c.off_c << (c.nan_inputs ? " (A and B are NaN)" : "");
+  if (c.batch != 1) {
+    const auto z = strides_of(c);
+    o << " batch " << c.batch << " strides " << z[0] << "/" << z[1] << "/" << z[2];
+  }
   return o.str();
 }
 
@@ -44,67 +49,108 @@ host::GemmShape shape_of(const Case& c) {
   return s;
 }
 
+std::array<std::size_t, 3> strides_of(const Case& c) {
+  const host::GemmShape sh = shape_of(c);
+  return {c.broadcast_a ? 0 : host::gemm_span(sh, 'a') + c.gap, c.broadcast_b ? 0 : host::gemm_span(sh, 'b') + c.gap,
+          host::gemm_span(sh, 'c') + c.gap};
+}
+
 SgemmDesc desc_of(const Case& c) {
   const host::GemmShape sh = shape_of(c);
   SgemmDesc d;
   d.layout = c.layout, d.trans_a = c.ta, d.trans_b = c.tb;
   d.m = c.m, d.n = c.n, d.k = c.k, d.alpha = c.alpha, d.beta = c.beta;
   d.a_offset = c.off_a, d.a_ld = sh.lda, d.b_offset = c.off_b, d.b_ld = sh.ldb, d.c_offset = c.off_c, d.c_ld = sh.ldc;
+  const auto z = strides_of(c);
+  d.batch = c.batch, d.a_stride = z[0], d.b_stride = z[1], d.c_stride = z[2];
   return d;
 }
+
+namespace {
+// Elements of an operand's buffer: its offset, the batch's extent and the guard tail.
+std::size_t batch_elems(std::size_t off, std::size_t batch, std::size_t stride, std::size_t span) {
+  return off + (batch > 0 ? (batch - 1) * stride : 0) + span + host::kGuardTail;
+}
+
+// Enqueues the case: through `plan`, sgemm() (a single product) or sgemm_strided_batched().
+void enqueue_case(const Case& c, const Tuning& tuning, cl::CommandQueue& q, const SgemmPlan* plan,
+                  const std::array<cl::Buffer, 3>& buf, cl::Event* ev) {
+  const host::GemmShape sh = shape_of(c);
+  const auto z = strides_of(c);
+  const MatrixRef a{buf[0], c.off_a, sh.lda}, b{buf[1], c.off_b, sh.ldb}, out{buf[2], c.off_c, sh.ldc};
+  if (plan != nullptr)
+    plan->enqueue(q, buf[0], buf[1], buf[2], {}, ev);
+  else if (c.batch == 1)
+    sgemm(q, c.layout, c.ta, c.tb, c.m, c.n, c.k, c.alpha, a, b, c.beta, out, {}, ev, tuning);
+  else
+    sgemm_strided_batched(q, c.layout, c.ta, c.tb, c.m, c.n, c.k, c.alpha, a, z[0], b, z[1], c.beta, out, z[2], c.batch,
+                          {}, ev, tuning);
+}
+}  // namespace
 
 Outcome run_case(const Case& c, const Tuning& tuning, std::uint64_t seed, cl::CommandQueue& q, const SgemmPlan* plan) {
   auto& s = test::session();
   const host::GemmShape sh = shape_of(c);
-  const std::size_t na = c.off_a + host::gemm_span(sh, 'a') + host::kGuardTail;
-  const std::size_t nb = c.off_b + host::gemm_span(sh, 'b') + host::kGuardTail;
-  const host::PoisonedOutput poison(c.off_c + host::gemm_span(sh, 'c'));
+  const auto z = strides_of(c);
+  const std::size_t na = batch_elems(c.off_a, c.batch, z[0], host::gemm_span(sh, 'a'));
+  const std::size_t nb = batch_elems(c.off_b, c.batch, z[1], host::gemm_span(sh, 'b'));
+  const host::PoisonedOutput poison(batch_elems(c.off_c, c.batch, z[2], host::gemm_span(sh, 'c')) - host::kGuardTail);
   const std::size_t nc = poison.elements();
   std::vector<float> a = c.nan_inputs ? host::poisoned(na) : host::random_floats(na, seed);
   std::vector<float> b = c.nan_inputs ? host::poisoned(nb) : host::random_floats(nb, seed + 1);
   std::vector<float> c0 = poison.floats();
+  // Matrix `i`'s element (row, column) of C in the buffer.
+  const auto c_at = [&](std::size_t i, std::size_t row, std::size_t col) {
+    return c.off_c + i * z[2] + host::gemm_c_index(sh, row, col);
+  };
   if (c.beta != 0.0f) {
-    const std::vector<float> r = host::random_floats(c.m * c.n, seed + 2);
-    for (std::size_t j = 0; j < c.n; ++j)
-      for (std::size_t i = 0; i < c.m; ++i) c0[c.off_c + host::gemm_c_index(sh, i, j)] = r[i + j * c.m];
+    const std::vector<float> r = host::random_floats(c.batch * c.m * c.n, seed + 2);
+    for (std::size_t i = 0; i < c.batch; ++i)
+      for (std::size_t j = 0; j < c.n; ++j)
+        for (std::size_t row = 0; row < c.m; ++row) c0[c_at(i, row, j)] = r[(i * c.n + j) * c.m + row];
   }
   std::vector<double> ref(nc, 0.0), mag(nc, 0.0);
-  host::gemm(sh, c.alpha, a.data() + c.off_a, b.data() + c.off_b, c.beta, c0.data() + c.off_c, ref.data() + c.off_c, 0,
-             mag.data() + c.off_c);
+  for (std::size_t i = 0; i < c.batch; ++i) {
+    const std::size_t oc = c.off_c + i * z[2];
+    host::gemm(sh, c.alpha, a.data() + c.off_a + i * z[0], b.data() + c.off_b + i * z[1], c.beta, c0.data() + oc,
+               ref.data() + oc, c.batch > 1 ? 1 : 0, mag.data() + oc);  // no threads per small product
+  }
 
-  cl::Buffer ba(s.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, na * 4, a.data());
-  cl::Buffer bb(s.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nb * 4, b.data());
-  cl::Buffer bc(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, nc * 4, c0.data());
+  const std::array<cl::Buffer, 3> buf{
+      cl::Buffer(s.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, na * 4, a.data()),
+      cl::Buffer(s.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nb * 4, b.data()),
+      cl::Buffer(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, nc * 4, c0.data())};
   cl::Event ev;
-  if (plan != nullptr)
-    plan->enqueue(q, ba, bb, bc, {}, &ev);
-  else
-    sgemm(q, c.layout, c.ta, c.tb, c.m, c.n, c.k, c.alpha, {ba, c.off_a, sh.lda}, {bb, c.off_b, sh.ldb}, c.beta,
-          {bc, c.off_c, sh.ldc}, {}, &ev, tuning);
+  enqueue_case(c, tuning, q, plan, buf, &ev);
   std::vector<float> got(nc);
   const std::vector<cl::Event> deps{ev};
-  const cl_int st = q.enqueueReadBuffer(bc, CL_TRUE, 0, nc * 4, got.data(), &deps);
+  const cl_int st = q.enqueueReadBuffer(buf[2], CL_TRUE, 0, nc * 4, got.data(), &deps);
   if (st != CL_SUCCESS) throw OpenCLError(st, "clEnqueueReadBuffer", "reading C back");
 
+  // Each matrix against its reference (the largest scaled error counts), then the rest of C.
   std::vector<bool> inside(nc, false);
-  std::vector<float> y;
-  std::vector<double> r, mg;
-  y.reserve(c.m * c.n);
-  r.reserve(c.m * c.n);
-  mg.reserve(c.m * c.n);
-  for (std::size_t j = 0; j < c.n; ++j)
-    for (std::size_t i = 0; i < c.m; ++i) {
-      const std::size_t idx = c.off_c + host::gemm_c_index(sh, i, j);
-      inside[idx] = true;
-      y.push_back(got[idx]);
-      r.push_back(ref[idx]);
-      mg.push_back(mag[idx]);
-    }
+  std::vector<float> all_y;
+  std::vector<double> all_r;
   Outcome o;
-  o.touched = poison.changed_outside(got.data(), inside, &o.first);
-  o.summary = host::compare(y, r).summary();
   o.tolerance = tolerance(c.k);
-  o.error = scaled_error(y, r, mg);
+  for (std::size_t i = 0; i < c.batch; ++i) {
+    std::vector<float> y;
+    std::vector<double> r, mg;
+    for (std::size_t j = 0; j < c.n; ++j)
+      for (std::size_t row = 0; row < c.m; ++row) {
+        const std::size_t idx = c_at(i, row, j);
+        inside[idx] = true;
+        y.push_back(got[idx]);
+        r.push_back(ref[idx]);
+        mg.push_back(mag[idx]);
+      }
+    const double e = scaled_error(y, r, mg);
+    if (std::isnan(e) || e > o.error) o.error = e;  // a NaN stays
+    all_y.insert(all_y.end(), y.begin(), y.end());
+    all_r.insert(all_r.end(), r.begin(), r.end());
+  }
+  o.touched = poison.changed_outside(got.data(), inside, &o.first);
+  o.summary = host::compare(all_y, all_r).summary();
   return o;
 }
 

@@ -9,8 +9,10 @@
 // that cancellation in a tiny product (1x1x1) cannot fail a correct result. The plain
 // ||C - C_ref|| / ||C_ref|| is reported as well. Every element of C's buffer outside the
 // m x n matrix (the offset prefix, the ld gaps and the guard tail of host/guard.hpp) is NaN before
-// the call and must still hold the same bits afterwards.
+// the call and must still hold the same bits afterwards. A strided batch is checked matrix by
+// matrix against the same reference with the same bound (gaps between C's matrices included).
 #pragma once
+#include <array>
 #include <cstdint>
 #include <random>
 #include <set>
@@ -29,9 +31,12 @@ struct Case {
   Transpose ta = Transpose::No, tb = Transpose::No;
   std::size_t m = 1, n = 1, k = 1;
   float alpha = 1.0f, beta = 0.0f;
-  std::size_t pad_a = 0, pad_b = 0, pad_c = 0;  // ld beyond the minimum
-  std::size_t off_a = 0, off_b = 0, off_c = 0;  // buffer offsets in elements
-  bool nan_inputs = false;                      // A and B filled with NaN (must not be read)
+  std::size_t pad_a = 0, pad_b = 0, pad_c = 0;    // ld beyond the minimum
+  std::size_t off_a = 0, off_b = 0, off_c = 0;    // buffer offsets in elements
+  bool nan_inputs = false;                        // A and B filled with NaN (must not be read)
+  std::size_t batch = 1;                          // products of a strided batch (sgemm_strided_batched)
+  bool broadcast_a = false, broadcast_b = false;  // stride 0: one A (B) for every product
+  std::size_t gap = 0;                            // elements between one matrix's span and the next
 };
 
 std::string describe(const Case& c);
@@ -39,6 +44,8 @@ std::string describe(const Tuning& t);
 double tolerance(std::size_t k);
 double scaled_error(const std::vector<float>& y, const std::vector<double>& ref, const std::vector<double>& mag);
 host::GemmShape shape_of(const Case& c);
+/// Strides of A, B and C between the batch's matrices (0 for a broadcast operand).
+std::array<std::size_t, 3> strides_of(const Case& c);
 /// The plan description of a case (its leading dimensions and offsets).
 SgemmDesc desc_of(const Case& c);
 

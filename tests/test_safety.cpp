@@ -6,9 +6,9 @@
 //
 // Where an input and the output are different buffers over the same memory (a parent and a
 // sub-buffer of it), the result is unspecified and only the "nothing outside" part is checked.
-// Tolerances: transpose bit-exact; sgemm per element 2 * gemm_tolerance(k) times the element's
-// magnitude sum; FFT (complex and real input) relative L2 per transform 2 * fft_tolerance(n);
-// blur relative L2 2x the method's stated bound (direct and separable: truncated_blur_tolerance, recursive:
+// Tolerances: transpose bit-exact; sgemm (single and strided-batched) per element 2 * gemm_tolerance(k) times the
+// element's magnitude sum; FFT (complex and real input) relative L2 per transform 2 * fft_tolerance(n); blur relative
+// L2 2x the method's stated bound (direct and separable: truncated_blur_tolerance, recursive:
 // recursive_blur_tolerance), 8-bit RGBA within one step.
 #include <doctest/doctest.h>
 
@@ -132,6 +132,118 @@ void report(const std::string& routine, const FuzzCounts& c, std::size_t cases =
   CHECK(c.refused > 0);
 }
 
+// One fuzzed sgemm call's arguments: the shape, the scalars, the three slots with offsets and
+// (a strided batch) the strides and the batch.
+struct GemmArgs {
+  host::GemmShape g;
+  float alpha = 1, beta = 0;
+  Slot a, b, c;
+  std::size_t ao = 0, bo = 0, co = 0;
+  std::size_t za = 0, zb = 0, zc = 0, batch = 1;
+};
+
+// Random, adversarial sgemm arguments; `batched` adds a batch (0 .. 4 or hostile) and strides.
+GemmArgs hostile_gemm(Arena& arena, Hostile& h, bool batched) {
+  const float alphas[] = {1.0f, -0.5f, 2.25f, 0.0f}, betas[] = {0.0f, 1.0f, 0.5f, -1.0f};
+  const double pw = h.chance(0.5) ? 0.15 : 0.0;
+  GemmArgs x;
+  host::GemmShape& g = x.g;
+  g.row_major = h.chance(0.5);
+  g.trans_a = h.chance(0.5);
+  g.trans_b = h.chance(0.5);
+  const std::size_t most = batched ? 12 : 20;
+  g.m = h.size(0, most, pw);
+  g.n = h.size(0, most, pw);
+  g.k = h.size(0, most, pw);
+  auto inner = [&](std::size_t rows, std::size_t cols) { return std::max<std::size_t>(1, g.row_major ? cols : rows); };
+  g.lda = near(h, inner(g.trans_a ? g.k : g.m, g.trans_a ? g.m : g.k), pw);
+  g.ldb = near(h, inner(g.trans_b ? g.n : g.k, g.trans_b ? g.k : g.n), pw);
+  g.ldc = near(h, inner(g.m, g.n), pw);
+  x.alpha = alphas[h.below(4)], x.beta = betas[h.below(4)];
+  x.a = arena.pick(h, h.chance(0.85) ? Parent::Src : Parent::Dst, 0.08);
+  x.b = arena.pick(h, h.chance(0.85) ? Parent::Src : Parent::Dst, 0.08);
+  x.c = arena.pick(h, Parent::Dst);
+  x.ao = h.size(0, 40, pw), x.bo = h.size(0, 40, pw), x.co = h.size(0, 40, pw);
+  if (batched) {
+    x.batch = h.size(h.chance(0.03) ? 0 : 1, 4, pw);
+    // Near one matrix's extent (which the spans of the plain product give), sometimes 0.
+    const auto stride = [&](char which) { return h.chance(0.15) ? 0 : near(h, host::gemm_span(g, which), pw); };
+    x.za = stride('a'), x.zb = stride('b'), x.zc = stride('c');
+  }
+  return x;
+}
+
+std::string text(const GemmArgs& x) {
+  const host::GemmShape& g = x.g;
+  return "sgemm " + std::string(g.row_major ? "row" : "col") + (g.trans_a ? " T" : " N") + (g.trans_b ? "T " : "N ") +
+         std::to_string(g.m) + "x" + std::to_string(g.n) + "x" + std::to_string(g.k) + " a " + text(x.a, x.ao, g.lda) +
+         " b " + text(x.b, x.bo, g.ldb) + " c " + text(x.c, x.co, g.ldc) + " alpha " + std::to_string(x.alpha) +
+         " beta " + std::to_string(x.beta) + " batch " + std::to_string(x.batch) + " strides " + std::to_string(x.za) +
+         "/" + std::to_string(x.zb) + "/" + std::to_string(x.zc);
+}
+
+// The fuzz check of an accepted sgemm: each matrix's entries within 2 * gemm_tolerance(k) times
+// their magnitude sums of the double reference (unless C aliases an input unseen); marks them as
+// expected.
+bool gemm_result_ok(Arena& arena, const GemmArgs& x, const std::string& what) {
+  const host::GemmShape& g = x.g;
+  auto& want = arena.expected(Parent::Dst);
+  const std::vector<unsigned char> got = arena.read(Parent::Dst);
+  const bool alias = hidden_alias(x.a, x.c) || hidden_alias(x.b, x.c);
+  const std::size_t span = host::gemm_span(g, 'c');
+  // Pointers only into memory the call described (an operand of no element may carry any
+  // offset: forming a pointer from it would overflow).
+  if (span == 0) return true;
+  const bool reads = x.alpha != 0.0f && g.k > 0;
+  bool ok = true;
+  for (std::size_t z = 0; z < x.batch; ++z) {
+    std::vector<double> ref(span), mag(span);
+    host::gemm(g, x.alpha, reads ? reinterpret_cast<const float*>(at(arena, x.a, x.ao + z * x.za, 4)) : nullptr,
+               reads ? reinterpret_cast<const float*>(at(arena, x.b, x.bo + z * x.zb, 4)) : nullptr, x.beta,
+               reinterpret_cast<const float*>(at(arena, x.c, x.co + z * x.zc, 4)), ref.data(), 1, mag.data());
+    for (std::size_t i = 0; i < g.m; ++i)
+      for (std::size_t j = 0; j < g.n; ++j) {
+        const std::size_t e = host::gemm_c_index(g, i, j);
+        const std::size_t byte = x.c.origin + (x.co + z * x.zc + e) * 4;
+        float y;
+        std::memcpy(&y, got.data() + byte, 4);
+        if (!alias && !(std::fabs(y - ref[e]) <= 2 * host::gemm_tolerance(g.k) * mag[e] + 1e-30)) {
+          if (ok) FAIL_CHECK(what << ": C_" << z << "(" << i << "," << j << ") = " << y << ", reference " << ref[e]);
+          ok = false;
+        }
+        std::memcpy(want.data() + byte, got.data() + byte, 4);
+      }
+  }
+  return ok;
+}
+
+// safety_cases() argument sets of sgemm(), or (batched) of sgemm_strided_batched().
+void fuzz_sgemm(std::uint64_t arena_seed, Hostile& h, bool batched) {
+  auto& s = test::session();
+  Arena arena(arena_seed);
+  FuzzCounts counts;
+  const std::size_t cases = test::safety_cases();
+  for (std::size_t i = 0; i < cases; ++i) {
+    const GemmArgs x = hostile_gemm(arena, h, batched);
+    const host::GemmShape& g = x.g;
+    const Layout layout = g.row_major ? Layout::RowMajor : Layout::ColMajor;
+    const Transpose ta = g.trans_a ? Transpose::Yes : Transpose::No, tb = g.trans_b ? Transpose::Yes : Transpose::No;
+    const std::string what = text(x);
+    test::fuzz_one(
+        arena, what, counts,
+        [&] {
+          if (batched)
+            sgemm_strided_batched(s.queue, layout, ta, tb, g.m, g.n, g.k, x.alpha, {x.a.buffer, x.ao, g.lda}, x.za,
+                                  {x.b.buffer, x.bo, g.ldb}, x.zb, x.beta, {x.c.buffer, x.co, g.ldc}, x.zc, x.batch);
+          else
+            sgemm(s.queue, layout, ta, tb, g.m, g.n, g.k, x.alpha, {x.a.buffer, x.ao, g.lda}, {x.b.buffer, x.bo, g.ldb},
+                  x.beta, {x.c.buffer, x.co, g.ldc});
+        },
+        [&] { return gemm_result_ok(arena, x, what); });
+  }
+  report(batched ? "strided-batched sgemm" : "sgemm", counts, cases);
+}
+
 }  // namespace
 
 TEST_SUITE("safety") {
@@ -175,72 +287,15 @@ TEST_SUITE("safety") {
   }
 
   TEST_CASE("sgemm under hostile arguments") {
-    auto& s = test::session();
-    Arena arena(test::seed() + 3);
     Hostile h(test::seed() + 4);
-    FuzzCounts counts;
-    const float alphas[] = {1.0f, -0.5f, 2.25f, 0.0f}, betas[] = {0.0f, 1.0f, 0.5f, -1.0f};
-    for (std::size_t i = 0; i < test::safety_cases(); ++i) {
-      const double pw = h.chance(0.5) ? 0.15 : 0.0;
-      host::GemmShape g;
-      g.row_major = h.chance(0.5);
-      g.trans_a = h.chance(0.5);
-      g.trans_b = h.chance(0.5);
-      g.m = h.size(0, 20, pw);
-      g.n = h.size(0, 20, pw);
-      g.k = h.size(0, 20, pw);
-      auto inner = [&](std::size_t rows, std::size_t cols) {
-        return std::max<std::size_t>(1, g.row_major ? cols : rows);
-      };
-      g.lda = near(h, inner(g.trans_a ? g.k : g.m, g.trans_a ? g.m : g.k), pw);
-      g.ldb = near(h, inner(g.trans_b ? g.n : g.k, g.trans_b ? g.k : g.n), pw);
-      g.ldc = near(h, inner(g.m, g.n), pw);
-      const float alpha = alphas[h.below(4)], beta = betas[h.below(4)];
-      const Slot a = arena.pick(h, h.chance(0.85) ? Parent::Src : Parent::Dst, 0.08);
-      const Slot b = arena.pick(h, h.chance(0.85) ? Parent::Src : Parent::Dst, 0.08);
-      const Slot c = arena.pick(h, Parent::Dst);
-      const std::size_t ao = h.size(0, 40, pw), bo = h.size(0, 40, pw), co = h.size(0, 40, pw);
-      const std::string what = "sgemm " + std::string(g.row_major ? "row" : "col") + (g.trans_a ? " T" : " N") +
-                               (g.trans_b ? "T " : "N ") + std::to_string(g.m) + "x" + std::to_string(g.n) + "x" +
-                               std::to_string(g.k) + " a " + text(a, ao, g.lda) + " b " + text(b, bo, g.ldb) + " c " +
-                               text(c, co, g.ldc) + " alpha " + std::to_string(alpha) + " beta " + std::to_string(beta);
-      test::fuzz_one(
-          arena, what, counts,
-          [&] {
-            sgemm(s.queue, g.row_major ? Layout::RowMajor : Layout::ColMajor,
-                  g.trans_a ? Transpose::Yes : Transpose::No, g.trans_b ? Transpose::Yes : Transpose::No, g.m, g.n, g.k,
-                  alpha, {a.buffer, ao, g.lda}, {b.buffer, bo, g.ldb}, beta, {c.buffer, co, g.ldc});
-          },
-          [&] {
-            auto& want = arena.expected(Parent::Dst);
-            const std::vector<unsigned char> got = arena.read(Parent::Dst);
-            const bool alias = hidden_alias(a, c) || hidden_alias(b, c);
-            const std::size_t span = host::gemm_span(g, 'c');
-            std::vector<double> ref(span), mag(span);
-            // Pointers only into memory the call described (an operand of no element may carry any
-            // offset: forming a pointer from it would overflow).
-            if (span == 0) return true;
-            const bool reads = alpha != 0.0f && g.k > 0;
-            host::gemm(g, alpha, reads ? reinterpret_cast<const float*>(at(arena, a, ao, 4)) : nullptr,
-                       reads ? reinterpret_cast<const float*>(at(arena, b, bo, 4)) : nullptr, beta,
-                       reinterpret_cast<const float*>(at(arena, c, co, 4)), ref.data(), 1, mag.data());
-            bool ok = true;
-            for (std::size_t i2 = 0; i2 < g.m; ++i2)
-              for (std::size_t j = 0; j < g.n; ++j) {
-                const std::size_t e = host::gemm_c_index(g, i2, j);
-                const std::size_t byte = c.origin + (co + e) * 4;
-                float y;
-                std::memcpy(&y, got.data() + byte, 4);
-                if (!alias && !(std::fabs(y - ref[e]) <= 2 * host::gemm_tolerance(g.k) * mag[e] + 1e-30)) {
-                  if (ok) FAIL_CHECK(what << ": C(" << i2 << "," << j << ") = " << y << ", reference " << ref[e]);
-                  ok = false;
-                }
-                std::memcpy(want.data() + byte, got.data() + byte, 4);
-              }
-            return ok;
-          });
-    }
-    report("sgemm", counts);
+    fuzz_sgemm(test::seed() + 3, h, false);
+  }
+
+  // The batch (0 .. 4 or hostile), the strides (0, near a matrix's extent, hostile) and C's
+  // overlap rule on top of the single product's arguments.
+  TEST_CASE("strided-batched sgemm under hostile arguments") {
+    Hostile h(test::seed() + 24);
+    fuzz_sgemm(test::seed() + 23, h, true);
   }
 
   TEST_CASE("fft under hostile arguments") {

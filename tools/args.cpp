@@ -27,7 +27,11 @@ struct Grammar {
 const Grammar& grammar_of(const std::string& family) {
   static const std::map<std::string, Grammar> g = {
       {"transpose", {{1, 2}, {"elem"}, "N or RxC, optionally ,elem=4|8|16 (e.g. 4096, 1000x999,elem=8)"}},
-      {"sgemm", {{1, 3}, {"trans"}, "N or MxNxK, optionally ,trans=NN|NT|TN|TT (e.g. 1024, 512x8192x512,trans=NT)"}},
+      {"sgemm",
+       {{1, 3},
+        {"trans", "batch"},
+        "N or MxNxK, optionally ,trans=NN|NT|TN|TT and ,batch=B (a strided batch of B products) (e.g. 1024, "
+        "512x8192x512,trans=NT, 64,batch=10000)"}},
       {"fft",
        {{1},
         {"batch", "mib", "layout"},
@@ -157,7 +161,7 @@ std::string Size::text() const {
   if (routine == "sgemm") {
     std::string t = n(x) + "x" + n(y) + "x" + n(z);
     if (trans_a || trans_b) t += std::string(",trans=") + (trans_a ? 'T' : 'N') + (trans_b ? 'T' : 'N');
-    return t;
+    return t + (batch != 0 ? ",batch=" + n(batch) : "");
   }
   if (routine == "fft") {
     std::string t = n(x);
@@ -182,8 +186,10 @@ std::string size_grammar(const std::string& routine) {
 std::string tune_size(const Size& s) {
   const auto n = [](std::size_t v) { return std::to_string(v); };
   if (s.routine == "transpose") return n(s.x) + "x" + n(s.y) + ":" + n(s.elem);
-  if (s.routine == "sgemm")
+  if (s.routine == "sgemm") {
+    if (s.batch != 0) throw UsageError("size '" + s.text() + "': the tuner tunes single products (leave out batch)");
     return n(s.x) + "x" + n(s.y) + "x" + n(s.z) + ":" + (s.trans_a ? 'T' : 'N') + (s.trans_b ? 'T' : 'N');
+  }
   if (s.routine == "fft") {
     if (s.real) throw UsageError("size '" + s.text() + "': the tuner tunes complex FFTs (leave out real)");
     std::string t = n(s.x);
@@ -203,7 +209,7 @@ std::string bench_size(const Size& s) {
   if (s.routine == "sgemm") {
     std::string t = n(s.x) + "x" + n(s.y) + "x" + n(s.z);
     if (s.trans_a || s.trans_b) t += std::string(":") + (s.trans_a ? 'T' : 'N') + (s.trans_b ? 'T' : 'N');
-    return t;
+    return t + (s.batch != 0 ? "@" + n(s.batch) : "");
   }
   if (s.routine == "fft") {
     if (s.interleaved)

@@ -8,7 +8,8 @@
 //
 //   routine    DIMS                        KEYS
 //   transpose  N (N x N) or RxC            elem=4|8|16 (bytes per element; default 4)
-//   sgemm      N (N x N x N) or MxNxK      trans=NN|NT|TN|TT (op of A, op of B; default NN)
+//   sgemm      N (N x N x N) or MxNxK      trans=NN|NT|TN|TT (op of A, op of B; default NN),
+//                                          batch=B (a strided batch of B products)
 //   fft        N (transform length)        batch=B (transforms) or mib=M (a batch of M MiB),
 //                                          layout=contiguous|interleaved (default contiguous),
 //                                          real (a word without value: real input, R2C and C2R)
@@ -39,7 +40,7 @@ struct Size {
   std::size_t x = 0, y = 0, z = 0;        ///< transpose rows, cols; sgemm m, n, k; fft n; blur width, height
   std::size_t elem = 4;                   ///< transpose: bytes per element
   bool trans_a = false, trans_b = false;  ///< sgemm: op(A), op(B) transposed
-  std::size_t batch = 0, mib = 0;         ///< fft: transforms, or MiB of data; 0: not given
+  std::size_t batch = 0, mib = 0;         ///< fft: transforms, or MiB of data; sgemm: products; 0: not given
   bool interleaved = false;               ///< fft: stride batch, distance 1
   bool real = false;                      ///< fft: real input (R2C forward, C2R inverse)
   std::size_t channels = 1;               ///< blur: floats per pixel

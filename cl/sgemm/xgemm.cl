@@ -31,11 +31,13 @@
 // NDIMB x (WGS/NDIMB) for B); consecutive work-items read consecutive VWM-vectors of a row,
 // so every global load is coalesced, whatever STRM says.
 //
-// Split k (launcher's choice, sgemm_route SGEMM_SPLITK): work-group (gm, gn, gz) covers the k
-// tiles gz * kt_split .. + kt_split - 1 only and writes alpha times its partial product to
-// slice gz of a workspace (c_split = the slice stride, beta = 0); sgemm_sum_scale in
-// cl/sgemm/pack.cl then adds the slices into C. Without a split: kt_split = Kp / KWG, one
-// slice, c_split = 0, C directly.
+// The third dimension: work-group (gm, gn, gz) starts its A, B and C gz * a_z, gz * b_z and
+// gz * c_z further on (a_z, b_z in vectors) and at k tile gz * k_z, and runs kt_split k tiles.
+// Split k (launcher's choice, sgemm_route SGEMM_SPLITK): k_z = kt_split, a_z and b_z the rows
+// of kt_split k tiles, and alpha times the partial product goes to slice gz of a workspace
+// (c_z = the slice stride, beta = 0); sgemm_sum_scale in cl/sgemm/pack.cl then adds the slices
+// into C. A strided batch: k_z = 0, and the strides are those between the batch's matrices.
+// A single product: one z group, kt_split = Kp / KWG, C directly.
 //
 // PANEL = 1: the launcher packs each operand in panels of one work-group's width (MWG columns
 // of A, NWG of B): panel g holds rows 0 .. Kp-1 of its columns contiguously, so a_ld (b_ld) is
@@ -178,19 +180,20 @@ typedef XG_CAT(float, VWN) realN;
 
 __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void sgemm_xgemm(
     const int M, const int N, const int Kp, const float alpha, const float beta, const __global realM* restrict ag,
-    clf_index a_off, const clf_index a_ld, const __global realN* restrict bg, clf_index b_off, const clf_index b_ld,
-    __global float* cg, clf_index c_off, const clf_index c_ld, const int c_vec, const int kt_split,
-    const clf_index c_split) {
+    clf_index a_off, const clf_index a_ld, const clf_index a_z, const __global realN* restrict bg, clf_index b_off,
+    const clf_index b_ld, const clf_index b_z, __global float* cg, clf_index c_off, const clf_index c_ld,
+    const clf_index c_z, const int c_vec, const int kt_split, const int k_z) {
   const int lid0 = get_local_id(0);
   const int lid1 = get_local_id(1);
   const int gm = get_group_id(0);
   const int gn = get_group_id(1);
-  // This group's k tiles (all of them without a split) and its slice of the output.
+  // This group's k tiles (all of them without a split), and its operands and output: a k
+  // slice's or a batch product's.
   const int gz = get_group_id(2);
-  const int kt0 = gz * kt_split;
-  a_off += (clf_index)kt0 * KWG * a_ld;
-  b_off += (clf_index)kt0 * KWG * b_ld;
-  c_off += (clf_index)gz * c_split;
+  const int kt0 = gz * k_z;
+  a_off += (clf_index)gz * a_z;
+  b_off += (clf_index)gz * b_z;
+  c_off += (clf_index)gz * c_z;
 #if SA || SB
   const int tid = lid1 * MDIMC + lid0;
 #endif

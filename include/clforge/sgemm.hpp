@@ -1,6 +1,7 @@
 // Single-precision general matrix multiply with BLAS semantics:
 //   C = alpha * op(A) * op(B) + beta * C,   op(X) = X or X^T,
-// C is m x n, op(A) is m x k, op(B) is k x n, in row-major or column-major storage.
+// C is m x n, op(A) is m x k, op(B) is k x n, in row-major or column-major storage; a strided
+// batch computes C_i = alpha * op(A_i) * op(B_i) + beta * C_i for i < batch.
 #pragma once
 #include <array>
 #include <cstddef>
@@ -23,6 +24,12 @@ enum class Transpose { No, Yes };
 /// sgemm() below, on buffers given to enqueue(). Offsets and leading dimensions count elements;
 /// a leading dimension of 0 means the smallest legal one (max(1, rows) of the stored matrix in
 /// column-major storage, max(1, columns) in row-major storage).
+///
+/// A strided batch (batch > 1) computes `batch` such products: matrix i of A starts at
+/// a_offset + i * a_stride (likewise B and C), strides in elements. A stride of 0 uses one A (or B)
+/// for every product. C's matrices must not overlap: with batch > 1, c_stride is at least one C
+/// matrix's extent (its ld gaps included), so it is never 0. batch = 1 ignores the strides and is
+/// the single product; batch = 0 computes nothing.
 struct SgemmDesc {
   Layout layout = Layout::ColMajor;
   Transpose trans_a = Transpose::No, trans_b = Transpose::No;
@@ -31,6 +38,8 @@ struct SgemmDesc {
   std::size_t a_offset = 0, a_ld = 0;
   std::size_t b_offset = 0, b_ld = 0;
   std::size_t c_offset = 0, c_ld = 0;
+  std::size_t batch = 1;
+  std::size_t a_stride = 0, b_stride = 0, c_stride = 0;
 };
 
 namespace detail {
@@ -51,8 +60,9 @@ struct SgemmPlanAccess;
 /// on any queue, waits for that event before it writes the buffer.
 class SgemmPlan {
  public:
-  /// Throws InvalidArgument (before anything is built) for m, n or k of 2^31 or more, an unknown
-  /// layout or transpose, a leading dimension smaller than allowed, extents that overflow, or
+  /// Throws InvalidArgument (before anything is built) for m, n, k or batch of 2^31 or more, an
+  /// unknown layout or transpose, a leading dimension smaller than allowed, a c_stride smaller
+  /// than one C matrix's extent (batch > 1), extents that overflow, or
   /// unknown or illegal tuning overrides (they may name the parameters of any sgemm kernel);
   /// BuildError when a kernel does not compile.
   SgemmPlan(const cl::CommandQueue& queue, const SgemmDesc& desc, const Tuning& tuning = {});
@@ -64,7 +74,8 @@ class SgemmPlan {
                const EventList& wait_list = {}, cl::Event* event = nullptr) const;
   /// A packed once for several calls that share it (e.g. blocks of C's columns against one A):
   /// the bytes of A as the plan's multiply reads it, or 0 when the plan does not pack A (it reads
-  /// A in place, takes the direct or no kernel, or is row-major, where the internal A is B).
+  /// A in place, takes the direct or no kernel, is row-major, where the internal A is B, or is a
+  /// batch of more than one product).
   std::size_t packed_a_bytes() const;
   /// Packs the caller's A into `packed` (packed_a_bytes() bytes from offset 0) exactly as
   /// enqueue() would; waits for wait_list, *event (if given) completes when the pack is done.
@@ -104,6 +115,15 @@ class SgemmPlan {
 std::array<std::size_t, 3> sgemm_spans(Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m,
                                        std::size_t n, std::size_t k, std::size_t lda, std::size_t ldb, std::size_t ldc);
 
+/// The same for a strided batch: (batch - 1) * stride plus one matrix's span for each operand
+/// that describes an element (all 0 when batch is 0). Throws InvalidArgument as sgemm_spans, and
+/// for batch of 2^31 or more, c_stride smaller than one C matrix's span when batch > 1 (C's
+/// matrices must not overlap) and an extent that does not fit in size_t.
+std::array<std::size_t, 3> sgemm_batched_spans(Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m,
+                                               std::size_t n, std::size_t k, std::size_t lda, std::size_t ldb,
+                                               std::size_t ldc, std::size_t batch, std::size_t a_stride,
+                                               std::size_t b_stride, std::size_t c_stride);
+
 /// C = alpha * op(A) * op(B) + beta * C on the device, asynchronously on `queue`.
 ///
 /// A, B and C are MatrixRefs (buffer, offset and leading dimension in elements). In
@@ -133,6 +153,21 @@ std::array<std::size_t, 3> sgemm_spans(Layout layout, Transpose trans_a, Transpo
 void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m, std::size_t n,
            std::size_t k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta, const MatrixRef& c,
            const EventList& wait_list = {}, cl::Event* event = nullptr, const Tuning& tuning = {});
+
+/// Strided-batched sgemm: C_i = alpha * op(A_i) * op(B_i) + beta * C_i for i < batch, matrix i
+/// of each operand at its MatrixRef's offset plus i times its stride (elements), every matrix
+/// with the MatrixRef's leading dimension. Semantics, checks and caching as sgemm(), which is
+/// this call with batch 1. a_stride or b_stride may be 0 (one A or B for every product);
+/// c_stride must be at least one C matrix's extent when batch > 1, so C's matrices never
+/// overlap (InvalidArgument otherwise), and C's whole extent must not overlap A's or B's in the
+/// same buffer. batch = 0 does nothing. The products run in one launch per kernel, the batch as
+/// the kernels' third NDRange dimension (on the tiled paths one launch per group of products
+/// whose packed operands share at most 256 MiB of workspace).
+void sgemm_strided_batched(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m,
+                           std::size_t n, std::size_t k, float alpha, const MatrixRef& a, std::size_t a_stride,
+                           const MatrixRef& b, std::size_t b_stride, float beta, const MatrixRef& c,
+                           std::size_t c_stride, std::size_t batch, const EventList& wait_list = {},
+                           cl::Event* event = nullptr, const Tuning& tuning = {});
 
 /// Host-vector convenience, blocking. Leading dimensions as above; the vectors must hold the
 /// described matrices. Runs as a group call on the queue's device alone (clforge/group.hpp): A

@@ -143,3 +143,26 @@ def test_rfft_refuses_bad_arguments(queue, rng):
         clforge.rfft(queue, np.zeros(8, np.float32), axis=1)
     with pytest.raises(clforge.InvalidArgument):
         clforge.irfft(queue, np.zeros(1, np.complex64))  # n = 2 * (1 - 1) = 0
+
+
+# Strided batches: every product against float64 numpy.matmul, the batch axis broadcast as
+# numpy.matmul does (a 2-D operand or a batch axis of 1 is one matrix for every product).
+# Tolerance: 4 k eps relative (Frobenius) over the whole batch, as for the single product.
+@pytest.mark.parametrize("a_shape,b_shape", [((5, 17, 9), (5, 9, 33)), ((17, 9), (5, 9, 33)),
+                                             ((5, 17, 9), (9, 33)), ((1, 17, 9), (4, 9, 33))])
+def test_batched_sgemm_matches_float64_matmul(queue, rng, a_shape, b_shape):
+    a, b = uniform(rng, a_shape), uniform(rng, b_shape)
+    ref = np.matmul(a.astype(np.float64), b.astype(np.float64))
+    for c in (clforge.sgemm(queue, a, b), clforge.matmul(queue, a, b)):
+        assert c.dtype == np.float32 and c.shape == ref.shape and c.flags.c_contiguous
+        assert rel_error(c, ref) <= 4 * 9 * EPS
+
+
+def test_batched_sgemm_transposes_alpha_beta(queue, rng):
+    a, b, c0 = uniform(rng, (3, 9, 17)), uniform(rng, (3, 33, 9)), uniform(rng, (3, 17, 33))
+    c = clforge.sgemm(queue, a, b, c=c0, alpha=-0.5, beta=2.0, trans_a=True, trans_b=True)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    ref = -0.5 * np.matmul(a64.transpose(0, 2, 1), b64.transpose(0, 2, 1)) + 2.0 * c0
+    assert rel_error(c, ref) <= 4 * 9 * EPS
+    with pytest.raises(clforge.InvalidArgument):
+        clforge.matmul(queue, uniform(rng, (3, 4, 5)), uniform(rng, (2, 5, 4)))  # 3 and 2 do not broadcast

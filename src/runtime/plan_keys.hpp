@@ -15,7 +15,7 @@ namespace clforge {
 /// Every field of an SgemmDesc (alpha and beta by their bits).
 inline std::string desc_key(const SgemmDesc& d) {
   return detail::key_bytes(d.layout, d.trans_a, d.trans_b, d.m, d.n, d.k, d.alpha, d.beta, d.a_offset, d.a_ld,
-                           d.b_offset, d.b_ld, d.c_offset, d.c_ld);
+                           d.b_offset, d.b_ld, d.c_offset, d.c_ld, d.batch, d.a_stride, d.b_stride, d.c_stride);
 }
 
 /// Every field of a TransposeDesc.

@@ -45,6 +45,10 @@ std::string sgemm_size_class(std::size_t m, std::size_t n, std::size_t k) {
   return "large";
 }
 
+std::string sgemm_direct_variant(std::size_t m, std::size_t n, std::size_t batch) {
+  return batch > 1 && std::max(m, n) <= 16 ? "batch16" : "*";
+}
+
 std::string sgemm_extra_options(const DeviceInfo& device, const std::string& family, const Configuration& cfg,
                                 bool long_index) {
   std::string extra = long_index ? "-DCLF_LONG_INDEX=1" : "";
@@ -55,6 +59,11 @@ std::string sgemm_extra_options(const DeviceInfo& device, const std::string& fam
 }
 
 Tuning sgemm_tuning_for(const Tuning& tuning, const std::string& spec_name) { return overrides_for(tuning, spec_name); }
+
+std::atomic<std::size_t>& sgemm_batch_workspace_limit() {
+  static std::atomic<std::size_t> limit{std::size_t(256) << 20};
+  return limit;
+}
 
 void sgemm_validate_overrides(const Tuning& tuning, const DeviceInfo& dev) {
   if (tuning.overrides.empty()) return;
@@ -134,19 +143,50 @@ std::array<std::size_t, 3> sgemm_spans(Layout layout, Transpose trans_a, Transpo
   return span;
 }
 
-void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m, std::size_t n,
-           std::size_t k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta, const MatrixRef& c,
-           const EventList& wait_list, cl::Event* event, const Tuning& tuning) {
+std::array<std::size_t, 3> sgemm_batched_spans(Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m,
+                                               std::size_t n, std::size_t k, std::size_t lda, std::size_t ldb,
+                                               std::size_t ldc, std::size_t batch, std::size_t a_stride,
+                                               std::size_t b_stride, std::size_t c_stride) {
+  using namespace detail;
+  std::array<std::size_t, 3> span = sgemm_spans(layout, trans_a, trans_b, m, n, k, lda, ldb, ldc);
+  require(batch <= kMaxDim, kRoutine, [&] { return "batch (" + std::to_string(batch) + ") must be below 2^31"; });
+  if (batch == 0) return {0, 0, 0};
+  require(batch == 1 || span[2] == 0 || c_stride >= span[2], kRoutine, [&] {
+    return "c_stride (" + std::to_string(c_stride) + ") is smaller than one C matrix's extent (" +
+           std::to_string(span[2]) + " elements): the batch's C matrices must not overlap";
+  });
+  const std::size_t stride[3] = {a_stride, b_stride, c_stride};
+  const char* names[3] = {"a_stride", "b_stride", "c_stride"};
+  for (int i = 0; i < 3; ++i)
+    if (span[i] > 0 && batch > 1)
+      span[i] = add_or_throw(mul_or_throw(batch - 1, stride[i], kRoutine, std::string("(batch - 1) * ") + names[i]),
+                             span[i], kRoutine, std::string("the batch's extent along ") + names[i]);
+  return span;
+}
+
+void sgemm_strided_batched(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m,
+                           std::size_t n, std::size_t k, float alpha, const MatrixRef& a, std::size_t a_stride,
+                           const MatrixRef& b, std::size_t b_stride, float beta, const MatrixRef& c,
+                           std::size_t c_stride, std::size_t batch, const EventList& wait_list, cl::Event* event,
+                           const Tuning& tuning) {
   using namespace detail;
   // Every argument is checked before a plan is looked up or built (the tuning overrides by the
   // plan, before it resolves or builds anything; a cached plan's overrides passed already).
-  const std::array<std::size_t, 3> span = sgemm_spans(layout, trans_a, trans_b, m, n, k, a.ld, b.ld, c.ld);
+  const std::array<std::size_t, 3> span =
+      sgemm_batched_spans(layout, trans_a, trans_b, m, n, k, a.ld, b.ld, c.ld, batch, a_stride, b_stride, c_stride);
   sgemm_check_buffers(span, {&a.buffer, &b.buffer, &c.buffer}, {a.offset, b.offset, c.offset});
   require(queue() != nullptr, "sgemm", "null command queue");
-  const SgemmDesc d =
-      desc_of(layout, trans_a, trans_b, m, n, k, alpha, beta, a.offset, a.ld, b.offset, b.ld, c.offset, c.ld);
+  SgemmDesc d = desc_of(layout, trans_a, trans_b, m, n, k, alpha, beta, a.offset, a.ld, b.offset, b.ld, c.offset, c.ld);
+  d.batch = batch, d.a_stride = a_stride, d.b_stride = b_stride, d.c_stride = c_stride;
   const auto plan = cached_sgemm_plan(queue, d, tuning);
   SgemmPlanAccess::run(*plan, queue, a.buffer, b.buffer, c.buffer, wait_list, event);  // checked above, same queue
+}
+
+void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m, std::size_t n,
+           std::size_t k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta, const MatrixRef& c,
+           const EventList& wait_list, cl::Event* event, const Tuning& tuning) {
+  sgemm_strided_batched(queue, layout, trans_a, trans_b, m, n, k, alpha, a, 0, b, 0, beta, c, 0, 1, wait_list, event,
+                        tuning);
 }
 
 }  // namespace clforge

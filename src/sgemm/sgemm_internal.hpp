@@ -4,6 +4,7 @@
 // the kernels' signatures, and plan access for the free function and the tuner.
 #pragma once
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <string>
 
@@ -51,6 +52,11 @@ SgemmPath sgemm_path(const DeviceInfo& device, std::size_t m, std::size_t n, std
 /// Shipped rows use "*" (every class).
 std::string sgemm_size_class(std::size_t m, std::size_t n, std::size_t k);
 
+/// The variant sgemm_direct is resolved with: "batch16" for a strided batch (batch > 1) of C
+/// matrices up to 16 x 16 (a C tile fitted to them: the single product's 32 or 64 would leave
+/// most of each work-group idle), else "*". The tuner tunes single products ("*").
+std::string sgemm_direct_variant(std::size_t m, std::size_t n, std::size_t batch);
+
 /// Number of k slices sgemm_xgemm runs for an m x n x k product in the internal layout (1: no
 /// split): with SGEMM_SPLITK >= 2, enough slices for tiles x slices to reach compute units x
 /// SGEMM_SPLIT_WAVES work-groups, at most SGEMM_SPLITK, at least one k tile each.
@@ -84,6 +90,15 @@ void sgemm_check_buffers(const std::array<std::size_t, 3>& span, const std::arra
 /// device) even when a call does not use that family.
 void sgemm_validate_overrides(const Tuning& tuning, const DeviceInfo& device);
 
+/// Products of a strided batch per launch: NVIDIA's OpenCL maps the NDRange's third dimension
+/// onto a CUDA grid, which has at most 65535 blocks along z; a larger batch takes more launches.
+inline constexpr std::size_t kSgemmMaxBatchLaunch = 65535;
+
+/// Bytes of packed operands a strided batch on the tiled paths may hold in its workspace at once
+/// (256 MiB, below the pool's 512 MiB): a larger batch runs in groups of products that reuse it.
+/// Plans read it when they are built; tests lower it to run groups on small batches.
+std::atomic<std::size_t>& sgemm_batch_workspace_limit();
+
 /// The kernels' parameters as cl/sgemm/*.cl declares them, bound by name. The four direct
 /// kernels ([trans_a][trans_b]) share one parameter list, and so do the two packing kernels.
 extern const KernelSignature kSgemmXgemm;
@@ -101,6 +116,8 @@ struct SgemmPlanAccess {
   static SgemmPath path(const SgemmPlan& plan);
   /// k slices of the multiply (1: no split).
   static std::size_t k_slices(const SgemmPlan& plan);
+  /// Products per group of tiled launches (the batch when one group takes them all).
+  static std::size_t batch_group(const SgemmPlan& plan);
   /// enqueue() without its checks, for callers that checked the buffers and use a queue of the
   /// plan's context and device.
   static void run(const SgemmPlan& plan, cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b,

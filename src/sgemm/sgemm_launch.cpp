@@ -21,30 +21,32 @@
 namespace clforge {
 namespace detail {
 
-const KernelSignature kSgemmXgemm{"sgemm_xgemm",
-                                  {"M", "N", "Kp", "alpha", "beta", "ag", "a_off", "a_ld", "bg", "b_off", "b_ld", "cg",
-                                   "c_off", "c_ld", "c_vec", "kt_split", "c_split"}};
-const KernelSignature kSgemmStream{
-    "sgemm_stream",
-    {"M", "N", "Kp", "alpha", "beta", "ag", "a_off", "a_ld", "bg", "b_off", "b_ld", "cg", "c_off", "c_ld", "c_vec"}};
+const KernelSignature kSgemmXgemm{
+    "sgemm_xgemm", {"M",     "N",    "Kp",  "alpha", "beta",  "ag",   "a_off", "a_ld",  "a_z",      "bg",
+                    "b_off", "b_ld", "b_z", "cg",    "c_off", "c_ld", "c_z",   "c_vec", "kt_split", "k_z"}};
+const KernelSignature kSgemmStream{"sgemm_stream",
+                                   {"M", "N", "Kp", "alpha", "beta", "ag", "a_off", "a_ld", "a_z", "bg", "b_off",
+                                    "b_ld", "b_z", "cg", "c_off", "c_ld", "c_z", "c_vec"}};
 
 namespace {
-const std::vector<const char*> kDirectArgs{"M",    "N", "K",     "alpha", "beta", "a",     "a_off",
-                                           "a_ld", "b", "b_off", "b_ld",  "c",    "c_off", "c_ld"};
-const std::vector<const char*> kPackArgs{"K", "X", "Kp", "Xp", "src", "s_off", "s_ld", "dst", "d_off", "d_ld", "d_pw"};
+const std::vector<const char*> kDirectArgs{"M", "N",     "K",    "alpha", "beta", "a",     "a_off", "a_ld", "a_z",
+                                           "b", "b_off", "b_ld", "b_z",   "c",    "c_off", "c_ld",  "c_z"};
+const std::vector<const char*> kPackArgs{"K",   "X",   "Kp",    "Xp",   "src",  "s_off", "s_ld",
+                                         "s_z", "dst", "d_off", "d_ld", "d_pw", "d_z"};
 }  // namespace
 
 const KernelSignature kSgemmDirect[2][2] = {{{"sgemm_direct_nn", kDirectArgs}, {"sgemm_direct_nt", kDirectArgs}},
                                             {{"sgemm_direct_tn", kDirectArgs}, {"sgemm_direct_tt", kDirectArgs}}};
 const KernelSignature kSgemmPackCopy{"sgemm_pack_copy", kPackArgs};
 const KernelSignature kSgemmPackTrans{"sgemm_pack_trans", kPackArgs};
-const KernelSignature kSgemmSumScale{"sgemm_sum_scale",
-                                     {"M", "N", "S", "w", "w_off", "w_ld", "w_split", "beta", "c", "c_off", "c_ld"}};
+const KernelSignature kSgemmSumScale{
+    "sgemm_sum_scale", {"M", "N", "S", "w", "w_off", "w_ld", "w_split", "beta", "c", "c_off", "c_ld", "c_z"}};
 
 namespace {
-// C = beta * C, or (slices > 0) C = sum of the slices + beta * C, over the internal m x n C.
+// C = beta * C (every matrix of a batch), or (slices > 0) C = sum of the slices + beta * C, over
+// the internal m x n C.
 void bind_sum(cl::Kernel& k, const SgemmPlan::Impl& p, const cl::Buffer& w, std::size_t w_off, std::size_t slices,
-              const cl::Buffer& c) {
+              const cl::Buffer& c, std::size_t z0 = 0) {
   Args(k, kSgemmSumScale, p.long_index)
       .i32("M", static_cast<long long>(p.m))
       .i32("N", static_cast<long long>(p.n))
@@ -55,35 +57,85 @@ void bind_sum(cl::Kernel& k, const SgemmPlan::Impl& p, const cl::Buffer& w, std:
       .index("w_split", slices > 0 ? p.mp * p.np : 0)
       .f32("beta", p.desc.beta)
       .buffer("c", c)
-      .index("c_off", p.c_off)
+      .index("c_off", p.c_off + z0 * p.c_z)
       .index("c_ld", p.c_ld)
+      .index("c_z", p.c_z)
       .finish();
 }
 
-// Binds one packing kernel: the operand src (offset, ld) of x columns into rows p < kp of xp
-// floats, or (panel width pw > 0) into panels of pw columns, kp rows each, at dst_off of dst.
+// Binds the direct kernel for the products from z0 on.
+void bind_direct(cl::Kernel& k, const SgemmPlan::Impl& p, const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
+                 std::size_t z0) {
+  Args(k, *p.sig, p.long_index)
+      .i32("M", static_cast<long long>(p.m))
+      .i32("N", static_cast<long long>(p.n))
+      .i32("K", static_cast<long long>(p.k))
+      .f32("alpha", p.desc.alpha)
+      .f32("beta", p.desc.beta)
+      .buffer("a", a)
+      .index("a_off", p.a_off + z0 * p.a_z)
+      .index("a_ld", p.a_ld)
+      .index("a_z", p.a_z)
+      .buffer("b", b)
+      .index("b_off", p.b_off + z0 * p.b_z)
+      .index("b_ld", p.b_ld)
+      .index("b_z", p.b_z)
+      .buffer("c", c)
+      .index("c_off", p.c_off + z0 * p.c_z)
+      .index("c_ld", p.c_ld)
+      .index("c_z", p.c_z)
+      .finish();
+}
+
+// A range with its third dimension set to z (the products of one launch).
+cl::NDRange with_z(const cl::NDRange& r, std::size_t z) { return cl::NDRange(r.get()[0], r.get()[1], z); }
+
+// One kernel over the whole batch: a launch per kSgemmMaxBatchLaunch products, each after the
+// one before, bind(z0) setting the arguments of the launch that starts at product z0.
+template <class Bind>
+void run_batched(cl::CommandQueue& q, const EventList& wait, cl::Event* event, const SgemmPlan::Impl& p,
+                 const cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local, Bind&& bind) {
+  Execution x(q, wait, event);
+  for (std::size_t z0 = 0; z0 < p.batch; z0 += kSgemmMaxBatchLaunch) {
+    bind(z0);
+    x.then(k, with_z(global, std::min(kSgemmMaxBatchLaunch, p.batch - z0)), local,
+           z0 + kSgemmMaxBatchLaunch >= p.batch);
+  }
+  x.finish();
+}
+
+// The operand a packing kernel reads: offset, leading dimension and the stride between the
+// batch's matrices (elements), and its columns x, padded to xp.
+struct PackSource {
+  std::size_t off, ld, z, x, xp;
+};
+
+// Binds one packing kernel: the operand src into rows p < kp of xp floats, or (panel width pw >
+// 0) into panels of pw columns, kp rows each, at dst_off of dst, matrix z at z * dst_z.
 void bind_pack(cl::Kernel& k, const SgemmPlan::Impl& p, const KernelSignature& s, const cl::Buffer& src,
-               std::size_t off, std::size_t ld, std::size_t x, std::size_t xp, std::size_t pw, const cl::Buffer& dst,
-               std::size_t dst_off) {
+               const PackSource& from, std::size_t pw, const cl::Buffer& dst, std::size_t dst_off, std::size_t dst_z) {
   Args(k, s, p.long_index)
       .i32("K", static_cast<long long>(p.k))
-      .i32("X", static_cast<long long>(x))
+      .i32("X", static_cast<long long>(from.x))
       .i32("Kp", static_cast<long long>(p.kp))
-      .i32("Xp", static_cast<long long>(xp))
+      .i32("Xp", static_cast<long long>(from.xp))
       .buffer("src", src)
-      .index("s_off", off)
-      .index("s_ld", ld)
+      .index("s_off", from.off)
+      .index("s_ld", from.ld)
+      .index("s_z", from.z)
       .buffer("dst", dst)
       .index("d_off", dst_off)
-      .index("d_ld", xp)
+      .index("d_ld", from.xp)
       .i32("d_pw", static_cast<long long>(pw))
+      .index("d_z", dst_z)
       .finish();
 }
 
-// The multiply's operands as the kernel reads them: offsets and leading dimensions in floats.
+// The multiply's operands as the kernel reads them: offsets, leading dimensions and the stride
+// between the batch's matrices, in floats.
 struct Operand {
   const cl::Buffer* buffer;
-  std::size_t offset, ld;
+  std::size_t offset, ld, z;
 };
 
 // What the multiply reads and writes: A and B (packed or in place) and its output (C, or the
@@ -92,29 +144,41 @@ struct Operands {
   Operand a, b, out;
 };
 
-// Packs the internal A (A is copied when not transposed: its rows are k-major already).
-Step launch_pack_a(Execution& x, const SgemmPlan::Impl& p, const cl::Buffer& a, const cl::Buffer& dst) {
+// The products z0 .. z0 + count - 1 that one group of launches computes (all of a single product).
+struct Group {
+  std::size_t z0, count;
+};
+
+// Packs the internal A of the group's products (A is copied when not transposed: its rows are
+// k-major already), after `after`; a broadcast A (stride 0) is one matrix.
+Step launch_pack_a(Execution& x, const SgemmPlan::Impl& p, const cl::Buffer& a, const cl::Buffer& dst, const Group& g,
+                   const Deps& after) {
   const KernelSignature& s = p.ta ? kSgemmPackTrans : kSgemmPackCopy;
   cl::Kernel k = get_kernel(p.pack, s.kernel);  // this thread's kernel object
-  bind_pack(k, p, s, a, p.a_off, p.a_ld, p.m, p.mp, p.panel ? p.mt : 0, dst, 0);
-  return x.launch(k, p.pack_a_global, p.pack_local, {}, false, "pack A");  // the tag tells the packs apart
+  bind_pack(k, p, s, a, {p.a_off + g.z0 * p.a_z, p.a_ld, p.a_z, p.m, p.mp}, p.panel ? p.mt : 0, dst, 0, p.a_elems);
+  return x.launch(k, with_z(p.pack_a_global, p.a_z == 0 ? 1 : g.count), p.pack_local, after, false,
+                  "pack A");  // the tag tells the packs apart
 }
 
-// Packs the internal B at dst_off of dst (B is copied when transposed).
+// Packs the internal B of the group's products at dst_off of dst (B is copied when transposed).
 Step launch_pack_b(Execution& x, const SgemmPlan::Impl& p, const cl::Buffer& b, const cl::Buffer& dst,
-                   std::size_t dst_off) {
+                   std::size_t dst_off, const Group& g, const Deps& after) {
   const KernelSignature& s = p.tb ? kSgemmPackCopy : kSgemmPackTrans;
   cl::Kernel k = get_kernel(p.pack, s.kernel);
-  bind_pack(k, p, s, b, p.b_off, p.b_ld, p.n, p.np, p.panel ? p.nt : 0, dst, dst_off);
-  return x.launch(k, p.pack_b_global, p.pack_local, {}, false, "pack B");
+  bind_pack(k, p, s, b, {p.b_off + g.z0 * p.b_z, p.b_ld, p.b_z, p.n, p.np}, p.panel ? p.nt : 0, dst, dst_off,
+            p.b_elems);
+  return x.launch(k, with_z(p.pack_b_global, p.b_z == 0 ? 1 : g.count), p.pack_local, after, false, "pack B");
 }
 
 // Binds the multiply's launch `block`. Its output is C, or (split k) the slices: alpha times
 // each partial product, beta 0. With k blocks, launch `block` covers k rows block *
-// kblock_tiles * kt onwards, and the blocks after the first add to C (beta 1).
+// kblock_tiles * kt onwards, and the blocks after the first add to C (beta 1). Work-group z
+// moves on by one k slice (split k) or one product of the batch.
 void bind_multiply(cl::Kernel& k, const SgemmPlan::Impl& p, const Operands& o, std::size_t block) {
   const bool split = p.slices > 1;
   const std::size_t row = block * p.kblock_tiles * p.kt;  // first k row of this launch
+  const std::size_t kz = split ? p.kt_split : 0;          // k tiles from one z group to the next
+  const std::size_t az = split ? kz * p.kt * o.a.ld : o.a.z, bz = split ? kz * p.kt * o.b.ld : o.b.z;
   Args args(k, *p.sig, p.long_index);
   args.i32("M", static_cast<long long>(p.m))
       .i32("N", static_cast<long long>(p.n))
@@ -126,30 +190,70 @@ void bind_multiply(cl::Kernel& k, const SgemmPlan::Impl& p, const Operands& o, s
       .buffer("ag", *o.a.buffer)
       .index("a_off", (o.a.offset + row * o.a.ld) / p.va)
       .index("a_ld", o.a.ld / p.va)
+      .index("a_z", az / p.va)
       .buffer("bg", *o.b.buffer)
       .index("b_off", (o.b.offset + row * o.b.ld) / p.vb)
       .index("b_ld", o.b.ld / p.vb)
+      .index("b_z", bz / p.vb)
       .buffer("cg", *o.out.buffer)
       .index("c_off", o.out.offset)
       .index("c_ld", o.out.ld)
+      .index("c_z", o.out.z)
       .i32("c_vec", p.c_vec ? 1 : 0);
   if (p.path == SgemmPath::Xgemm)
     args.i32("kt_split",
              static_cast<long long>(p.kblocks > 1 ? std::min(p.kblock_tiles, p.kp / p.kt - row / p.kt) : p.kt_split))
-        .index("c_split", split ? p.mp * p.np : 0);
+        .i32("k_z", static_cast<long long>(kz));
   args.finish();
 }
 
-// The multiply's launches, one per k block, each after the one before; the first after
-// `ready`. `last`: the final block ends the call.
-Step launch_multiply(Execution& x, const SgemmPlan::Impl& p, const Operands& o, const Deps& ready, bool last) {
+// The multiply's launches for `count` products, one per k block, each after the one before;
+// the first after `ready`. `last`: the final block ends the call.
+Step launch_multiply(Execution& x, const SgemmPlan::Impl& p, const Operands& o, const Deps& ready, bool last,
+                     std::size_t count) {
   cl::Kernel k = get_kernel(p.program, p.sig->kernel);
   Step done = Execution::kStart;
   for (std::size_t block = 0; block < p.kblocks; ++block) {
     bind_multiply(k, p, o, block);
-    done = x.launch(k, p.global, p.local, block == 0 ? ready : Deps{done}, last && block + 1 == p.kblocks);
+    done = x.launch(k, with_z(p.global, p.slices * count), p.local, block == 0 ? ready : Deps{done},
+                    last && block + 1 == p.kblocks);
   }
   return done;
+}
+
+// What the tiled launches of one call read and write: the internal A and B, C, the workspace
+// (null when none) with packed B at b_at, and A packed by the caller (null when it is not).
+struct Tiled {
+  const cl::Buffer *a, *b, *c, *ws, *packed_a;
+  std::size_t b_at;
+};
+
+// One group of products: its packs after `prev` (the previous group's multiply, which read the
+// workspace they overwrite; the call's start for the first group), the multiply after its packs,
+// after `prev` and after the start when it reads an operand in place. A broadcast operand is
+// packed by the first group only. Returns the multiply's last launch.
+Step run_group(Execution& x, const SgemmPlan::Impl& p, const Tiled& t, const Group& g, Step prev, bool last) {
+  const bool packs_a = p.pack_a && t.packed_a == nullptr, first = g.z0 == 0;
+  const Deps after = first ? Deps{} : Deps{prev};
+  Operands o{
+      p.pack_a ? Operand{t.packed_a, 0, p.panel ? p.mt : p.mp, 0} : Operand{t.a, p.a_off + g.z0 * p.a_z, p.a_ld, p.a_z},
+      {t.b, p.b_off + g.z0 * p.b_z, p.b_ld, p.b_z},
+      {}};
+  Deps ready;  // what the multiply waits for
+  if (packs_a) {
+    if (first || p.a_z != 0) ready.add(launch_pack_a(x, p, *t.a, *t.ws, g, after));
+    o.a = {t.ws, 0, p.panel ? p.mt : p.mp, p.a_z == 0 ? 0 : p.a_elems};
+  }
+  if (p.pack_b) {
+    if (first || p.b_z != 0) ready.add(launch_pack_b(x, p, *t.b, *t.ws, t.b_at, g, after));
+    o.b = {t.ws, t.b_at, p.panel ? p.nt : p.np, p.b_z == 0 ? 0 : p.b_elems};
+  }
+  if (!packs_a || !p.pack_b) ready.add(Execution::kStart);  // an operand read in place
+  if (!first) ready.add(prev);
+  const bool split = p.slices > 1;
+  o.out = split ? Operand{t.ws, t.b_at + p.b_mats * p.b_elems, p.mp, p.mp * p.np}
+                : Operand{t.c, p.c_off + g.z0 * p.c_z, p.c_ld, p.c_z};
+  return launch_multiply(x, p, o, ready, last && !split, g.count);
 }
 
 }  // namespace
@@ -167,33 +271,15 @@ void SgemmPlan::Impl::run(cl::CommandQueue& queue, const cl::Buffer& user_a, con
       return;
     case SgemmPath::Scale: {
       cl::Kernel k = get_kernel(pack, kSgemmSumScale.kernel);  // this thread's kernel object
-      bind_sum(k, *this, c, 0, 0, c);                          // no slices: the w arguments are not read
-      Execution x(queue, wait, event);
-      x.then(k, sum_global, pack_local, true);
-      x.finish();
+      // No slices: the w arguments are not read.
+      run_batched(queue, wait, event, *this, k, sum_global, pack_local,
+                  [&](std::size_t z0) { bind_sum(k, *this, c, 0, 0, c, z0); });
       return;
     }
     case SgemmPath::Direct: {
       cl::Kernel k = get_kernel(program, sig->kernel);
-      Args(k, *sig, long_index)
-          .i32("M", static_cast<long long>(m))
-          .i32("N", static_cast<long long>(n))
-          .i32("K", static_cast<long long>(this->k))
-          .f32("alpha", desc.alpha)
-          .f32("beta", desc.beta)
-          .buffer("a", a)
-          .index("a_off", a_off)
-          .index("a_ld", a_ld)
-          .buffer("b", b)
-          .index("b_off", b_off)
-          .index("b_ld", b_ld)
-          .buffer("c", c)
-          .index("c_off", c_off)
-          .index("c_ld", c_ld)
-          .finish();
-      Execution x(queue, wait, event);
-      x.then(k, global, local, true);
-      x.finish();
+      run_batched(queue, wait, event, *this, k, global, local,
+                  [&](std::size_t z0) { bind_direct(k, *this, a, b, c, z0); });
       return;
     }
     case SgemmPath::Xgemm:
@@ -205,7 +291,7 @@ void SgemmPlan::Impl::run(cl::CommandQueue& queue, const cl::Buffer& user_a, con
 
 std::size_t SgemmPlan::Impl::packed_a_bytes() const {
   const bool tiled = path == detail::SgemmPath::Xgemm || path == detail::SgemmPath::Stream;
-  return tiled && pack_a && !swap ? kp * mp * sizeof(float) : 0;
+  return tiled && pack_a && !swap && batch == 1 ? kp * mp * sizeof(float) : 0;
 }
 
 void SgemmPlan::Impl::pack_a_into(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& packed,
@@ -214,7 +300,7 @@ void SgemmPlan::Impl::pack_a_into(cl::CommandQueue& queue, const cl::Buffer& a, 
   require(packed_a_bytes() > 0, "sgemm", "this plan does not pack A");
   const KernelSignature& s = ta ? kSgemmPackTrans : kSgemmPackCopy;
   cl::Kernel pk = get_kernel(pack, s.kernel);
-  bind_pack(pk, *this, s, a, a_off, a_ld, m, mp, panel ? mt : 0, packed, 0);
+  bind_pack(pk, *this, s, a, {a_off, a_ld, 0, m, mp}, panel ? mt : 0, packed, 0, 0);
   Execution x(queue, wait, event);
   x.then(pk, pack_a_global, pack_local, true, "pack A");
   x.finish();
@@ -223,33 +309,24 @@ void SgemmPlan::Impl::pack_a_into(cl::CommandQueue& queue, const cl::Buffer& a, 
 // The packs (each after the call's start: an out-of-order queue may run them at once), the
 // multiply after them (and after the start when it reads an operand in place), then the split-k
 // sum. A packed by the caller (pack_a_into) is read from packed_a and takes no room in the
-// workspace: B and the slices move down.
+// workspace: B and the slices move down. A batch runs in groups of zchunk products that reuse
+// the workspace, each group's packs after the multiply of the group before.
 void SgemmPlan::Impl::run_tiled(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
                                 const EventList& wait, cl::Event* event, const cl::Buffer* packed_a) const {
   using namespace detail;
   const bool packs_a = pack_a && packed_a == nullptr;
-  const std::size_t a_ws = packs_a ? a_elems : 0;
-  const std::size_t ws_elems = a_ws + b_elems + w_elems;
+  const std::size_t a_ws = packs_a ? a_mats * a_elems : 0, b_ws = b_mats * b_elems;
+  const std::size_t ws_elems = a_ws + b_ws + w_elems;
   Execution x(queue, wait, event);
   const cl::Buffer* ws =
       ws_elems > 0 ? &x.workspace(context, ws_elems * sizeof(float), "sgemm packing workspace") : nullptr;
-  Operands o{pack_a ? Operand{packed_a, 0, panel ? mt : mp} : Operand{&a, a_off, a_ld}, {&b, b_off, b_ld}, {}};
-  Deps ready;  // what the multiply waits for
-  if (packs_a) {
-    ready.add(launch_pack_a(x, *this, a, *ws));
-    o.a = {ws, 0, panel ? mt : mp};
-  }
-  if (pack_b) {
-    ready.add(launch_pack_b(x, *this, b, *ws, a_ws));
-    o.b = {ws, a_ws, panel ? nt : np};
-  }
-  if (!packs_a || !pack_b) ready.add(Execution::kStart);  // an operand read in place
-  const bool split = slices > 1;
-  o.out = split ? Operand{ws, a_ws + b_elems, mp} : Operand{&c, c_off, c_ld};
-  const Step done = launch_multiply(x, *this, o, ready, !split);
-  if (split) {
+  const Tiled t{&a, &b, &c, ws, packed_a, a_ws};
+  Step done = Execution::kStart;
+  for (std::size_t z0 = 0; z0 < batch; z0 += zchunk)
+    done = run_group(x, *this, t, {z0, std::min(zchunk, batch - z0)}, done, z0 + zchunk >= batch);
+  if (slices > 1) {
     cl::Kernel sum = get_kernel(pack, kSgemmSumScale.kernel);
-    bind_sum(sum, *this, *ws, a_ws + b_elems, slices, c);
+    bind_sum(sum, *this, *ws, a_ws + b_ws, slices, c);
     x.launch(sum, sum_global, pack_local, {done}, true);
   }
   x.finish();

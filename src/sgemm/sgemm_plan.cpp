@@ -63,7 +63,10 @@ Checked check_desc(SgemmDesc d) {
   if (d.a_ld == 0) d.a_ld = ta ? tight(d.k, d.m) : tight(d.m, d.k);
   if (d.b_ld == 0) d.b_ld = tb ? tight(d.n, d.k) : tight(d.k, d.n);
   if (d.c_ld == 0) d.c_ld = tight(d.m, d.n);
-  Checked c{d, sgemm_spans(d.layout, d.trans_a, d.trans_b, d.m, d.n, d.k, d.a_ld, d.b_ld, d.c_ld), {0, 0, 0}};
+  Checked c{d,
+            sgemm_batched_spans(d.layout, d.trans_a, d.trans_b, d.m, d.n, d.k, d.a_ld, d.b_ld, d.c_ld, d.batch,
+                                d.a_stride, d.b_stride, d.c_stride),
+            {0, 0, 0}};
   const std::size_t offsets[3] = {d.a_offset, d.b_offset, d.c_offset};
   const char* names[3] = {"a", "b", "c"};
   for (int i = 0; i < 3; ++i) {
@@ -80,15 +83,18 @@ Checked check_desc(SgemmDesc d) {
 struct PackShape {
   Configuration cfg;
   std::size_t t = 0, ly = 0;
-  // Global range covering an x-by-y tile grid (x along the work-group's first dimension).
-  cl::NDRange global(std::size_t x, std::size_t y) const { return cl::NDRange(round_up(x, t), ceil_div(y, t) * ly); }
+  // Global range covering an x-by-y tile grid (x along the work-group's first dimension) for
+  // each of z matrices.
+  cl::NDRange global(std::size_t x, std::size_t y, std::size_t z) const {
+    return cl::NDRange(round_up(x, t), ceil_div(y, t) * ly, z);
+  }
 };
 PackShape pack_shape(SgemmPlan::Impl& im, const DeviceInfo& dev, const Tuning& tuning) {
   PackShape s;
   s.cfg = resolve_configuration("sgemm_pack", "*", dev, sgemm_tuning_for(tuning, "sgemm_pack"));
   s.t = s.cfg.at("PACK_TILE");
   s.ly = s.t / s.cfg.at("PACK_WPT");
-  im.pack_local = cl::NDRange(s.t, s.ly);
+  im.pack_local = cl::NDRange(s.t, s.ly, 1);
   im.cfgs.push_back(s.cfg);
   return s;
 }
@@ -112,33 +118,48 @@ Configuration plan_tiled(SgemmPlan::Impl& im, const DeviceInfo& dev, const Confi
   // An operand already in k-major form with tile-multiple sizes and aligned rows is read in
   // place; the others are packed into the workspace. Panels (PANEL) are always packed.
   im.panel = !stream && cfg.at("PANEL") != 0;
-  im.pack_a = im.panel || !(!im.ta && im.m == im.mp && im.k == im.kp && im.a_ld % im.va == 0 && im.a_off % im.va == 0);
-  im.pack_b = im.panel || !(im.tb && im.n == im.np && im.k == im.kp && im.b_ld % im.vb == 0 && im.b_off % im.vb == 0);
+  im.pack_a = im.panel || !(!im.ta && im.m == im.mp && im.k == im.kp && im.a_ld % im.va == 0 && im.a_off % im.va == 0 &&
+                            im.a_z % im.va == 0);
+  im.pack_b = im.panel || !(im.tb && im.n == im.np && im.k == im.kp && im.b_ld % im.vb == 0 && im.b_off % im.vb == 0 &&
+                            im.b_z % im.vb == 0);
   im.a_elems = im.pack_a ? round_up(im.kp * im.mp, 64) : 0;
   im.b_elems = im.pack_b ? round_up(im.kp * im.np, 64) : 0;
-  // Split k: `slices` partial products of mp x np floats each, after the packed operands.
+  // One packed matrix per product, one for all of them when the caller's stride is 0. A batch
+  // runs in groups of zchunk products that share the workspace, so that a batch of any size
+  // packs into at most sgemm_batch_workspace_limit() bytes (or one product's operands).
+  const std::size_t per = (im.a_z != 0 ? im.a_elems : 0) + (im.b_z != 0 ? im.b_elems : 0);
+  const std::size_t fit = per > 0 ? sgemm_batch_workspace_limit() / sizeof(float) / per : im.batch;
+  im.zchunk = std::max<std::size_t>(1, std::min({im.batch, fit, kSgemmMaxBatchLaunch}));
+  im.a_mats = im.pack_a ? (im.a_z == 0 ? 1 : im.zchunk) : 0;
+  im.b_mats = im.pack_b ? (im.b_z == 0 ? 1 : im.zchunk) : 0;
+  // Split k: `slices` partial products of mp x np floats each, after the packed operands (a
+  // batch fills the device with its products instead).
   const std::size_t ktiles = im.kp / im.kt;
-  im.slices = stream ? 1 : k_slices_for(route, dev, (im.mp / im.mt) * (im.np / im.nt), ktiles);
+  im.slices = stream || im.batch > 1 ? 1 : k_slices_for(route, dev, (im.mp / im.mt) * (im.np / im.nt), ktiles);
   im.kt_split = ceil_div(ktiles, im.slices);
   // K blocks, one launch each (not with a split, whose slices already divide k).
   const std::size_t kblock = stream ? 0 : static_cast<std::size_t>(cfg.at("KBLOCK")) / im.kt;
   im.kblock_tiles = im.slices == 1 && kblock > 0 && kblock < ktiles ? kblock : 0;
   im.kblocks = im.kblock_tiles > 0 ? ceil_div(ktiles, im.kblock_tiles) : 1;
   im.w_elems = im.slices > 1 ? mul_or_throw(im.slices, im.mp * im.np, kRoutine, "the k slices' workspace") : 0;
-  mul_or_throw(add_or_throw(im.a_elems + im.b_elems, im.w_elems, kRoutine, "the packing workspace"), sizeof(float),
-               kRoutine, "the packing workspace in bytes");
+  const std::size_t packed = add_or_throw(mul_or_throw(im.a_mats, im.a_elems, kRoutine, "the batch's packed A"),
+                                          mul_or_throw(im.b_mats, im.b_elems, kRoutine, "the batch's packed B"),
+                                          kRoutine, "the packing workspace");
+  mul_or_throw(add_or_throw(packed, im.w_elems, kRoutine, "the packing workspace"), sizeof(float), kRoutine,
+               "the packing workspace in bytes");
   // The multiply's output: C, or with a split the workspace's slices (whole vectors: the
   // offset is a multiple of 64 and mp of the tile).
-  const std::size_t out_off = im.slices > 1 ? im.a_elems + im.b_elems : im.c_off;
+  const std::size_t out_off = im.slices > 1 ? packed : im.c_off;
   const std::size_t out_ld = im.slices > 1 ? im.mp : im.c_ld;
-  im.c_vec = out_off % im.va == 0 && out_ld % im.va == 0;
+  im.c_vec = out_off % im.va == 0 && out_ld % im.va == 0 && im.c_z % im.va == 0;
   if (stream) {
     im.sig = &kSgemmStream;
-    im.global = cl::NDRange(im.mp / im.mt * cfg.at("SGS_WG"), im.np / im.nt);
-    im.local = cl::NDRange(cfg.at("SGS_WG"), 1);
+    im.global = cl::NDRange(im.mp / im.mt * cfg.at("SGS_WG"), im.np / im.nt, im.zchunk);
+    im.local = cl::NDRange(cfg.at("SGS_WG"), 1, 1);
   } else {
     im.sig = &kSgemmXgemm;
-    im.global = cl::NDRange(im.mp / im.mt * cfg.at("MDIMC"), im.np / im.nt * cfg.at("NDIMC"), im.slices);
+    // The third dimension: k slices, or a group's products (never both).
+    im.global = cl::NDRange(im.mp / im.mt * cfg.at("MDIMC"), im.np / im.nt * cfg.at("NDIMC"), im.slices * im.zchunk);
     im.local = cl::NDRange(cfg.at("MDIMC"), cfg.at("NDIMC"), 1);
   }
   return cfg;
@@ -166,7 +187,12 @@ std::shared_ptr<const SgemmPlan::Impl> build(const QueueContext& qc, const Check
   im->a_off = im->swap ? d.b_offset : d.a_offset, im->a_ld = im->swap ? d.b_ld : d.a_ld;
   im->b_off = im->swap ? d.a_offset : d.b_offset, im->b_ld = im->swap ? d.a_ld : d.b_ld;
   im->c_off = d.c_offset, im->c_ld = d.c_ld;
-  im->path = path_for(route, im->m, im->n, im->k, d.alpha, d.beta);
+  if (d.batch > 1) {  // a single product keeps strides of 0, whatever the description says
+    im->batch = d.batch;
+    im->a_z = im->swap ? d.b_stride : d.a_stride, im->b_z = im->swap ? d.a_stride : d.b_stride;
+    im->c_z = d.c_stride;
+  }
+  im->path = d.batch == 0 ? SgemmPath::Nothing : path_for(route, im->m, im->n, im->k, d.alpha, d.beta);
 
   const bool operands_long = std::max(c.end[0], c.end[1]) > kMaxInt32Index;
   const bool c_long = c.end[2] > kMaxInt32Index;
@@ -176,19 +202,20 @@ std::shared_ptr<const SgemmPlan::Impl> build(const QueueContext& qc, const Check
     case SgemmPath::Scale: {
       im->long_index = c_long;  // A and B are not read
       const PackShape ps = pack_shape(*im, dev, tuning);
-      im->sum_global = ps.global(im->m, im->n);
+      im->sum_global = ps.global(im->m, im->n, std::min(im->batch, kSgemmMaxBatchLaunch));
       im->pack = get_program(qc, kernel_spec("sgemm_pack"), ps.cfg, index_option(im->long_index));
       get_kernel(im->pack, kSgemmSumScale.kernel);  // fails here, not at the first enqueue, if missing
       break;
     }
     case SgemmPath::Direct: {
-      const Configuration cfg =
-          resolve_configuration("sgemm_direct", "*", dev, sgemm_tuning_for(tuning, "sgemm_direct"));
+      const Configuration cfg = resolve_configuration("sgemm_direct", sgemm_direct_variant(im->m, im->n, im->batch),
+                                                      dev, sgemm_tuning_for(tuning, "sgemm_direct"));
       im->cfgs.push_back(cfg);
       im->long_index = operands_long || c_long;
       const std::size_t wgd = cfg.at("WGD"), lx = cfg.at("MDIMCD"), ly = cfg.at("NDIMCD");
-      im->global = cl::NDRange(ceil_div(im->m, wgd) * lx, ceil_div(im->n, wgd) * ly);
-      im->local = cl::NDRange(lx, ly);
+      im->global =
+          cl::NDRange(ceil_div(im->m, wgd) * lx, ceil_div(im->n, wgd) * ly, std::min(im->batch, kSgemmMaxBatchLaunch));
+      im->local = cl::NDRange(lx, ly, 1);
       im->sig = &kSgemmDirect[im->ta][im->tb];
       im->program = get_program(qc, kernel_spec("sgemm_direct"), cfg, index_option(im->long_index));
       get_kernel(im->program, im->sig->kernel);
@@ -202,9 +229,9 @@ std::shared_ptr<const SgemmPlan::Impl> build(const QueueContext& qc, const Check
       PackShape ps;
       if (uses_pack) {
         ps = pack_shape(*im, dev, tuning);
-        im->pack_a_global = ps.global(im->mp, im->kp);
-        im->pack_b_global = ps.global(im->np, im->kp);
-        im->sum_global = ps.global(im->m, im->n);
+        im->pack_a_global = ps.global(im->mp, im->kp, std::max<std::size_t>(1, im->a_mats));
+        im->pack_b_global = ps.global(im->np, im->kp, std::max<std::size_t>(1, im->b_mats));
+        im->sum_global = ps.global(im->m, im->n, 1);  // the split-k sum (a single product)
       }
       const std::string fam = cfg.kernel;
       im->program = get_program(qc, kernel_spec(fam), cfg, sgemm_extra_options(dev, fam, cfg, im->long_index));
@@ -247,6 +274,7 @@ SgemmPlan SgemmPlanAccess::make(const QueueContext& qc, const SgemmDesc& desc, c
 
 SgemmPath SgemmPlanAccess::path(const SgemmPlan& plan) { return plan.impl_->path; }
 std::size_t SgemmPlanAccess::k_slices(const SgemmPlan& plan) { return plan.impl_->slices; }
+std::size_t SgemmPlanAccess::batch_group(const SgemmPlan& plan) { return plan.impl_->zchunk; }
 
 void SgemmPlanAccess::run(const SgemmPlan& plan, cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b,
                           const cl::Buffer& c, const EventList& wait_list, cl::Event* event) {
@@ -315,7 +343,11 @@ std::string SgemmPlan::describe() const {
   std::string s = "sgemm " + std::to_string(d.m) + "x" + std::to_string(d.n) + "x" + std::to_string(d.k) +
                   (d.layout == Layout::RowMajor ? " row-major " : " column-major ") +
                   (d.trans_a == Transpose::Yes ? "T" : "N") + (d.trans_b == Transpose::Yes ? "T" : "N") + ", alpha " +
-                  detail::number(d.alpha) + ", beta " + detail::number(d.beta) + ": ";
+                  detail::number(d.alpha) + ", beta " + detail::number(d.beta) +
+                  (d.batch != 1 ? ", batch " + std::to_string(d.batch) + " (strides " + std::to_string(d.a_stride) +
+                                      "/" + std::to_string(d.b_stride) + "/" + std::to_string(d.c_stride) + ")"
+                                : std::string()) +
+                  ": ";
   switch (p.path) {
     case SgemmPath::Nothing:
       return s + "nothing to compute (C is left as it is)";
@@ -334,7 +366,8 @@ std::string SgemmPlan::describe() const {
            " C tiles, k tiles of " + std::to_string(p.kt) + ", " + std::to_string(p.slices) +
            (p.slices == 1 ? " k slice; A " : " k slices; A ") + (a_packed ? "packed" : "read in place") + ", B " +
            (b_packed ? "packed" : "read in place") + (p.panel ? " (in panels of a tile's width)" : "") +
-           (p.kblocks > 1 ? "; " + std::to_string(p.kblocks) + " k blocks" : "") + "; workspace " +
+           (p.kblocks > 1 ? "; " + std::to_string(p.kblocks) + " k blocks" : "") +
+           (p.zchunk < p.batch ? "; groups of " + std::to_string(p.zchunk) + " products" : "") + "; workspace " +
            detail::number(static_cast<double>(workspace_bytes()) / (1024.0 * 1024.0)) + " MiB";
       break;
     }

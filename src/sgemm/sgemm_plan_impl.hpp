@@ -4,6 +4,12 @@
 // Internal layout: column-major. A row-major call C = op(A) op(B) is the column-major call
 // C^T = op(B)^T op(A)^T on the same buffers, so it swaps m <-> n, A <-> B and trans_a <->
 // trans_b; C's buffer and leading dimension stay as they are.
+//
+// A strided batch runs its products in the same launches: the batch is the kernels' third
+// NDRange dimension, and each kernel adds its z group's matrix strides (a_z, b_z, c_z) to the
+// offsets. Packed operands lie one matrix after the other in the workspace (one matrix when the
+// caller's stride is 0); the tiled paths run a large batch in groups of zchunk products that
+// reuse the workspace.
 #pragma once
 #include <array>
 #include <cstddef>
@@ -29,6 +35,7 @@ struct SgemmPlan::Impl {
   std::size_t m = 0, n = 0, k = 0;
   bool ta = false, tb = false;
   std::size_t a_off = 0, a_ld = 0, b_off = 0, b_ld = 0, c_off = 0, c_ld = 0;
+  std::size_t batch = 1, a_z = 0, b_z = 0, c_z = 0;  // products and the internal strides (0 for batch 1)
   bool long_index = false;
 
   // The multiply (direct, xgemm or stream) and the sgemm_pack program (packing, the split-k
@@ -44,13 +51,15 @@ struct SgemmPlan::Impl {
   std::size_t mp = 0, np = 0, kp = 0;  // padded sizes
   bool pack_a = false, pack_b = false;
   bool panel = false;                                 // operands packed in panels of mt (A) and nt (B) columns (PANEL)
-  std::size_t a_elems = 0, b_elems = 0, w_elems = 0;  // workspace: packed A, packed B, k slices
+  std::size_t a_elems = 0, b_elems = 0, w_elems = 0;  // workspace: a packed A, a packed B, k slices
+  std::size_t a_mats = 0, b_mats = 0;                 // packed matrices of A and B in the workspace
+  std::size_t zchunk = 1;                             // products per group of tiled launches (the batch: one group)
   std::size_t slices = 1, kt_split = 0;
   std::size_t kblock_tiles = 0, kblocks = 1;  // k tiles per multiply launch (KBLOCK), launches
   bool c_vec = false;                         // whole-vector stores into the multiply's output
   cl::NDRange pack_a_global, pack_b_global;
 
-  std::size_t workspace_elems() const { return a_elems + b_elems + w_elems; }
+  std::size_t workspace_elems() const { return a_mats * a_elems + b_mats * b_elems + w_elems; }
   // Enqueues the call without checks (the caller checked the buffers and the queue).
   void run(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
            const EventList& wait, cl::Event* event, const cl::Buffer* packed_a = nullptr) const;

@@ -1,0 +1,177 @@
+// Strided-batched sgemm (sgemm_strided_batched, SgemmDesc::batch): every product of a batch
+// against the double-precision host reference of its own matrices (tests/sgemm_support.hpp:
+// tolerance 2 (k + 4) 2^-24 relative to |alpha||op(A)||op(B)| + |beta||C| per matrix), C's
+// gaps between matrices and the guard tail poisoned with NaN and unchanged; every transpose
+// pair and layout on each kernel path, beta 0 over NaN, broadcast operands (stride 0), the
+// quick returns, batch 1 bit for bit equal to sgemm(), and the argument checks.
+#include <doctest/doctest.h>
+
+#include <cstring>
+
+#include "host/gemm.hpp"
+#include "sgemm/sgemm_internal.hpp"
+#include "tests/sgemm_support.hpp"
+#include "tests/support.hpp"
+
+using namespace clforge;
+using namespace clforge::sgemm_test;
+
+namespace {
+// The odd acceptance batch: 17 x 33 x 9, five products, offsets and gaps between the matrices.
+Case odd_batch(Layout l, Transpose ta, Transpose tb, float beta) {
+  Case c;
+  c.layout = l, c.ta = ta, c.tb = tb, c.m = 17, c.n = 33, c.k = 9, c.alpha = -0.75f, c.beta = beta;
+  c.batch = 5, c.gap = 3, c.off_a = 2, c.off_b = 1, c.off_c = 5, c.pad_c = 1;
+  return c;
+}
+}  // namespace
+
+TEST_SUITE("sgemm") {
+  TEST_CASE("strided batches: every transpose pair and layout on each path, beta 0 over NaN and beta 2.5") {
+    std::uint64_t seed = test::seed() + 120000;
+    for (detail::SgemmPath p : kKernelPaths)
+      for (Layout l : kLayouts)
+        for (Transpose ta : kT)
+          for (Transpose tb : kT)
+            for (float beta : {0.0f, 2.5f}) CHECK(sgemm_problem(odd_batch(l, ta, tb, beta), forced(p), seed++) == "");
+    // The shipped route (the direct kernel for this size on every vendor class).
+    CHECK(sgemm_problem(odd_batch(Layout::RowMajor, Transpose::Yes, Transpose::No, 1.0f), Tuning{{}, false}, seed) ==
+          "");
+  }
+
+  TEST_CASE("batches of matrices up to 16 x 16 take the direct kernel's batch16 rows") {
+    std::uint64_t seed = test::seed() + 125000;
+    Case c;
+    c.layout = Layout::RowMajor, c.ta = Transpose::Yes, c.m = 16, c.n = 11, c.k = 23, c.beta = 0.5f;
+    c.batch = 7, c.gap = 2;
+    for (std::size_t batch : {std::size_t(7), std::size_t(1)}) {
+      c.batch = batch;
+      const SgemmPlan plan(test::session().queue, desc_of(c), Tuning{{}, false});
+      CHECK(plan.configurations().back().kernel == "sgemm_direct");
+      CHECK(plan.configurations().back().variant == (batch > 1 ? "batch16" : "*"));
+      CHECK(sgemm_problem(c, Tuning{{}, false}, seed++, nullptr, &plan) == "");
+    }
+  }
+
+  TEST_CASE("strided batches: one A or one B for every product (stride 0)") {
+    std::uint64_t seed = test::seed() + 121000;
+    for (detail::SgemmPath p : kKernelPaths)
+      for (Layout l : kLayouts)
+        for (int which = 0; which < 3; ++which) {
+          Case c = odd_batch(l, which == 1 ? Transpose::Yes : Transpose::No, Transpose::Yes, which == 2 ? 0.0f : 0.5f);
+          c.broadcast_a = which != 1, c.broadcast_b = which != 0;
+          CHECK(sgemm_problem(c, forced(p), seed++) == "");
+        }
+  }
+
+  TEST_CASE("strided batches: tiles read in place, k blocks, and the quick returns") {
+    std::uint64_t seed = test::seed() + 122000;
+    // Tile multiples with tight strides (operands read in place where the row allows it) and
+    // k blocks of 128 over k = 300 (three launches, beta 0 over NaN in the first).
+    Case c;
+    c.m = 64, c.n = 64, c.k = 64, c.batch = 3, c.tb = Transpose::Yes;
+    CHECK(sgemm_problem(c, forced(detail::SgemmPath::Xgemm), seed++) == "");
+    c.k = 300, c.m = 19, c.n = 21, c.gap = 1;
+    CHECK(sgemm_problem(c, forced(detail::SgemmPath::Xgemm, {{"KBLOCK", 128}}), seed++) == "");
+    // alpha = 0 and k = 0: C_i = beta C_i without reading A or B (NaN there).
+    c = odd_batch(Layout::ColMajor, Transpose::No, Transpose::No, 2.5f);
+    c.alpha = 0.0f, c.nan_inputs = true;
+    CHECK(sgemm_problem(c, Tuning{{}, false}, seed++) == "");
+    c.beta = 0.0f;
+    CHECK(sgemm_problem(c, Tuning{{}, false}, seed++) == "");
+    c.alpha = 1.0f, c.k = 0;
+    CHECK(sgemm_problem(c, Tuning{{}, false}, seed++) == "");
+    // batch = 0: nothing at all, null buffers allowed (no element is described).
+    auto& s = test::session();
+    cl::Event ev;
+    sgemm_strided_batched(s.queue, Layout::ColMajor, Transpose::No, Transpose::No, 4, 4, 4, 1.0f, {cl::Buffer(), 0, 4},
+                          0, {cl::Buffer(), 0, 4}, 0, 0.0f, {cl::Buffer(), 0, 4}, 0, 0, {}, &ev);
+    CHECK(ev.wait() == CL_SUCCESS);
+  }
+
+  TEST_CASE("batches of more than 65535 products take more than one launch") {
+    std::uint64_t seed = test::seed() + 126000;
+    Case c;
+    c.m = 2, c.n = 3, c.k = 2, c.batch = detail::kSgemmMaxBatchLaunch + 7, c.beta = 0.5f, c.broadcast_b = true;
+    CHECK(sgemm_problem(c, Tuning{{}, false}, seed++) == "");  // the direct kernel
+    c.alpha = 0.0f;
+    CHECK(sgemm_problem(c, Tuning{{}, false}, seed++) == "");  // C = beta * C
+  }
+
+  TEST_CASE("strided batches in groups of products that reuse the packing workspace") {
+    std::uint64_t seed = test::seed() + 124000;
+    Case c = odd_batch(Layout::ColMajor, Transpose::Yes, Transpose::No, 0.0f);
+    const Tuning tiled = forced(detail::SgemmPath::Xgemm);
+    auto& limit = detail::sgemm_batch_workspace_limit();
+    const std::size_t kept = limit;
+    const std::size_t per_product = SgemmPlan(test::session().queue, desc_of(c), tiled).workspace_bytes() / c.batch;
+    limit = 2 * per_product;  // groups of 2, 2 and 1 products
+    for (int broadcast = 0; broadcast < 2; ++broadcast) {
+      c.broadcast_a = broadcast == 1;
+      const SgemmPlan plan(test::session().queue, desc_of(c), tiled);
+      const std::size_t group = detail::SgemmPlanAccess::batch_group(plan);  // one A packed: more per group
+      CHECK((broadcast ? group > 2 && group < c.batch : group == 2));
+      CHECK(sgemm_problem(c, tiled, seed++, nullptr, &plan) == "");
+    }
+    limit = kept;
+  }
+
+  TEST_CASE("batch 1 is the single sgemm, bit for bit, whatever the strides say") {
+    auto& s = test::session();
+    const std::size_t m = 45, n = 31, k = 70;
+    const std::vector<float> a = host::random_floats(m * k, test::seed() + 123000);
+    const std::vector<float> b = host::random_floats(k * n, test::seed() + 123001);
+    const std::vector<float> c0 = host::random_floats(m * n, test::seed() + 123002);
+    const cl_mem_flags copy = CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR;
+    cl::Buffer ba(s.context, copy, a.size() * 4, const_cast<float*>(a.data()));
+    cl::Buffer bb(s.context, copy, b.size() * 4, const_cast<float*>(b.data()));
+    for (detail::SgemmPath p : kKernelPaths) {
+      std::vector<float> single(m * n), batched(m * n);
+      for (std::vector<float>* out : {&single, &batched}) {
+        cl::Buffer bc(s.context, copy, c0.size() * 4, const_cast<float*>(c0.data()));
+        const std::size_t stride = out == &single ? 0 : 1;  // ignored with batch 1
+        sgemm_strided_batched(s.queue, Layout::ColMajor, Transpose::No, Transpose::No, m, n, k, 1.5f, {ba, 0, m},
+                              stride, {bb, 0, k}, stride, 0.5f, {bc, 0, m}, stride, 1, {}, nullptr, forced(p));
+        s.queue.enqueueReadBuffer(bc, CL_TRUE, 0, out->size() * 4, out->data());
+      }
+      std::vector<float> plain(m * n);
+      cl::Buffer bc(s.context, copy, c0.size() * 4, const_cast<float*>(c0.data()));
+      sgemm(s.queue, Layout::ColMajor, Transpose::No, Transpose::No, m, n, k, 1.5f, {ba, 0, m}, {bb, 0, k}, 0.5f,
+            {bc, 0, m}, {}, nullptr, forced(p));
+      s.queue.enqueueReadBuffer(bc, CL_TRUE, 0, plain.size() * 4, plain.data());
+      CHECK(std::memcmp(single.data(), plain.data(), plain.size() * 4) == 0);
+      CHECK(std::memcmp(batched.data(), plain.data(), plain.size() * 4) == 0);
+    }
+  }
+
+  TEST_CASE("strided batches: bad strides and extents throw InvalidArgument before anything is enqueued") {
+    auto& s = test::session();
+    const std::vector<float> poison = host::poisoned(1024);
+    const cl_mem_flags copy = CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR;
+    cl::Buffer a(s.context, CL_MEM_READ_WRITE, 1024 * 4),
+        c(s.context, copy, 1024 * 4, const_cast<float*>(poison.data()));
+    const auto N = Transpose::No;
+    const auto col = Layout::ColMajor;
+    const auto expect = test::expect_invalid_argument;
+    const std::size_t big = std::size_t(1) << 31, half = std::size_t(1) << 63, top = ~std::size_t(0) - 8;
+    auto call = [&](std::size_t batch, std::size_t za, std::size_t zb, std::size_t zc, const cl::Buffer& cb,
+                    std::size_t c_off) {
+      sgemm_strided_batched(s.queue, col, N, N, 4, 4, 4, 1.0f, {a, 0, 4}, za, {a, 0, 4}, zb, 0.0f, {cb, c_off, 4}, zc,
+                            batch);
+    };
+    expect([&] { call(2, 16, 16, 0, c, 0); }, "c_stride (0) is smaller than one C matrix's extent (16");
+    expect([&] { call(3, 16, 16, 15, c, 0); }, "c_stride (15)");
+    expect([&] { call(big, 0, 0, 16, c, 0); }, "batch (2147483648)");
+    expect([&] { call(3, half, 16, 16, c, 0); }, "(batch - 1) * a_stride");
+    expect([&] { call(2, 16, top, 16, c, 0); }, "the batch's extent along b_stride");
+    expect([&] { call(64, 16, 16, 16, c, 1); }, "c buffer too small");  // the last matrix ends past C
+    expect([&] { call(64, 17, 0, 16, c, 0); }, "a buffer too small");   // A's last matrix likewise
+    expect([&] { call(4, 16, 16, 16, a, 32); }, "c overlaps a");        // C starts inside A's batch
+    SgemmDesc d;
+    d.m = d.n = d.k = 4, d.batch = 2, d.c_stride = 3;
+    expect([&] { SgemmPlan(s.queue, d); }, "c_stride (3)");
+    std::vector<float> got(1024);
+    s.queue.enqueueReadBuffer(c, CL_TRUE, 0, got.size() * 4, got.data());
+    CHECK(std::memcmp(got.data(), poison.data(), got.size() * 4) == 0);
+  }
+}
