@@ -1,8 +1,8 @@
-// NumPy conveniences: sgemm (and matmul), transpose, fft/ifft and gaussian_blur on host arrays,
-// blocking, on a pyopencl queue. sgemm on 2-D arrays and transpose are the library's host-vector
-// overloads; sgemm on 3-D arrays (a strided batch), fft and gaussian_blur build a plan (which
-// checks every argument before anything is allocated), copy the arrays in at buffer creation,
-// enqueue and read the result back.
+// NumPy conveniences: sgemm (and matmul), transpose, fft/ifft, fft2/ifft2, fftn/ifftn and
+// gaussian_blur on host arrays, blocking, on a pyopencl queue. sgemm on 2-D arrays and transpose
+// are the library's host-vector overloads; sgemm on 3-D arrays (a strided batch), the FFTs and
+// gaussian_blur build a plan (which checks every argument before anything is allocated), copy
+// the arrays in at buffer creation, enqueue and read the result back.
 #include <algorithm>
 #include <complex>
 #include <cstdint>
@@ -292,6 +292,63 @@ py::array fft_np(const py::object& queue, const py::object& x_obj, bool inverse,
   return y;
 }
 
+// The transform's rank from numpy's axes (None: `all` trailing axes, or every axis when `all` is
+// 0): the axes must be distinct and be the array's last ones, in any order.
+std::size_t trailing_rank(const char* routine, const py::object& axes_obj, int ndim, int all) {
+  if (axes_obj.is_none()) return static_cast<std::size_t>(all == 0 ? ndim : all);
+  std::vector<int> axes;
+  for (const py::handle& a : axes_obj) {
+    int v = a.cast<int>();
+    if (v < -ndim || v >= ndim)
+      invalid(routine,
+              "axis " + std::to_string(v) + " is out of range for an array of " + std::to_string(ndim) + " dimensions");
+    axes.push_back(v < 0 ? v + ndim : v);
+  }
+  std::sort(axes.begin(), axes.end());
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    if (axes[i] != ndim - static_cast<int>(axes.size() - i))
+      invalid(routine, "axes must be distinct and the array's last axes (transforms of the trailing 1 to 3 axes)");
+  return axes.size();
+}
+
+// A multi-dimensional transform over the trailing axes of a C-contiguous complex64 array, as
+// numpy.fft.fftn / ifftn (fft2 / ifft2: `all` 2); the leading axes form the batch.
+py::array fftn_np(const py::object& queue, const py::object& x_obj, const py::object& axes, const py::object& norm,
+                  bool inverse, int all, const py::object& tuning_obj) {
+  const char* const kRoutine = all == 2 ? (inverse ? "ifft2" : "fft2") : (inverse ? "ifftn" : "fftn");
+  cl::CommandQueue q = to_queue(queue);
+  const clforge::Tuning tuning = to_tuning(tuning_obj);
+  if (!py::isinstance<py::array>(x_obj))
+    throw py::type_error(std::string(kRoutine) + ": x must be a NumPy array (got " + type_name(x_obj) + ")");
+  const int ndim = static_cast<int>(py::reinterpret_borrow<py::array>(x_obj).ndim());
+  const py::array x = checked_array(x_obj, kRoutine, "x", std::max(ndim, 1));
+  require_dtype(x, py::dtype::of<std::complex<float>>(), kRoutine, "x");
+  const std::size_t rank = trailing_rank(kRoutine, axes, ndim, all);
+  if (rank < 1 || rank > 3 || rank > static_cast<std::size_t>(ndim))
+    invalid(kRoutine, "transforms of 1 to 3 of the array's axes (got " + std::to_string(rank) + " of " +
+                          std::to_string(ndim) + ")");
+  clforge::FftNdDesc d;
+  set_norm(kRoutine, norm.is_none() ? std::string("backward") : norm.cast<std::string>(), d);
+  d.batch = 1;
+  for (int k = 0; k < ndim; ++k) {
+    const auto len = static_cast<std::size_t>(x.shape(k));
+    if (k < ndim - static_cast<int>(rank))
+      d.batch *= len;  // the plan throws for an empty batch
+    else
+      d.shape.push_back(len);
+  }
+  std::unique_ptr<clforge::FftNdPlan> plan;
+  {
+    py::gil_scoped_release nogil;
+    plan = std::make_unique<clforge::FftNdPlan>(q, d, tuning);  // checks everything before any allocation
+  }
+  py::array y(x.dtype(), std::vector<py::ssize_t>(x.shape(), x.shape() + ndim));
+  run_on_host(q, x, y, [&](const cl::Buffer& in, const cl::Buffer& out, cl::Event* done) {
+    plan->enqueue(q, inverse ? clforge::FftDirection::Inverse : clforge::FftDirection::Forward, in, out, {}, done);
+  });
+  return y;
+}
+
 py::array blur_np(const py::object& queue, const py::object& img_obj, double sigma, const py::object& sigma_y,
                   const py::object& border, const py::object& method, const py::object& tuning_obj) {
   const char* const kRoutine = "gaussian_blur";
@@ -381,6 +438,21 @@ void register_arrays(py::module_& m) {
                   "default the axis' length) to n/2 + 1 complex64 values (norm: None or 'backward' unscaled, "
                   "'ortho' 1/sqrt(n), 'forward' 1/n). Blocking.");
   }
+  for (const bool inverse : {false, true})
+    for (const int all : {2, 0}) {
+      const std::string name = std::string(inverse ? "i" : "") + (all == 2 ? "fft2" : "fftn");
+      const std::string doc = std::string(inverse ? "Inverse" : "Forward") + " FFT over " +
+                              (all == 2 ? "the last two axes (default)" : "all axes (default)") +
+                              " of a C-contiguous complex64 array, as numpy.fft." + name +
+                              " without s: axes must be the array's last 1 to 3 axes (in any order), the "
+                              "leading axes form the batch (norm: None or 'backward', 'ortho', 'forward'). Blocking.";
+      m.def(
+          name.c_str(),
+          [inverse, all](const py::object& q, const py::object& x, const py::object& axes, const py::object& norm,
+                         const py::object& tuning) { return fftn_np(q, x, axes, norm, inverse, all, tuning); },
+          py::arg("queue"), py::arg("x"), py::arg("axes") = py::none(), py::arg("norm") = py::none(),
+          py::arg("tuning") = py::none(), doc.c_str());
+    }
   m.def("gaussian_blur", &blur_np, py::arg("queue"), py::arg("image"), py::arg("sigma"),
         py::arg("sigma_y") = py::none(), py::arg("border") = "clamp", py::arg("method") = "auto",
         py::arg("tuning") = py::none(),

@@ -131,6 +131,12 @@ TEST_SUITE("cli") {
     CHECK((s.x == 1000 && s.batch == 4 && s.real && s.text() == "1000,batch=4,real"));
     CHECK_THROWS_AS(cli::tune_size(s), cli::UsageError);
     CHECK_THROWS_AS(cli::bench_size(s), cli::UsageError);
+    s = parse_size("fft", "256x128x4,mib=1");  // 3-D: run only
+    CHECK((s.x == 256 && s.y == 128 && s.z == 4 && s.fft_points() == 131072 && s.fft_batch(0) == 1));
+    CHECK(s.text() == "256x128x4,mib=1");
+    CHECK(parse_size("fft", "3x5").fft_batch(std::size_t{64} << 20) == (std::size_t{64} << 20) / 120);
+    CHECK_THROWS_AS(cli::tune_size(s), cli::UsageError);
+    CHECK_THROWS_AS(cli::bench_size(s), cli::UsageError);
 
     s = parse_size("blur", "4096");
     CHECK((s.x == 4096 && s.y == 4096 && s.channels == 1 && !s.has_channels));
@@ -176,7 +182,10 @@ TEST_SUITE("cli") {
         {"sgemm", "64,trans=NX"},
         {"sgemm", "64,trans=N"},
         {"fft", "64@16"},
-        {"fft", "64x16"},
+        {"fft", "64x16x8x2"},
+        {"fft", "64x16,real"},
+        {"fft", "64x16,layout=interleaved"},
+        {"fft", "65536x65536"},
         {"fft", "64,real=1"},
         {"fft", "64,real,real"},
         {"fft", "64,batch=0"},
@@ -203,7 +212,8 @@ TEST_SUITE("cli") {
     CHECK_THROWS_AS(cli::parse_size("peak", "64"), cli::UsageError);
     CHECK_THROWS_AS(cli::parse_routine_size("fft"), cli::UsageError);
     CHECK_THROWS_AS(cli::parse_routine_size("nosuch:64"), cli::UsageError);
-    CHECK_THROWS_AS(cli::parse_routine_size("fft:64x16"), cli::UsageError);
+    CHECK_THROWS_AS(cli::parse_routine_size("fft:64x16x8x2"), cli::UsageError);
+    CHECK_THROWS_AS(cli::bench_size(cli::parse_routine_size("fft:64x16")), cli::UsageError);  // 1-D only
   }
 
   TEST_CASE("--version, exit statuses 0, 1 and 2, unknown commands") {

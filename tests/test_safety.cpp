@@ -1,13 +1,14 @@
 // Hostile arguments. Every routine gets safety_cases() random and adversarial argument sets
 // (sizes near SIZE_MAX, 2^31, 2^32, 2^63, products that wrap, null buffers, sub-buffers of
-// sentinel-filled parents; the real-input FFT a quarter as many). Each call is either refused with InvalidArgument
-// (nothing allocated, built or enqueued; both parents unchanged) or accepted, and then its described output is correct
-// (tolerances below) and no byte outside it changed.
+// sentinel-filled parents; the real-input FFT a quarter as many, the multi-dimensional FFT a twentieth). Each call is
+// either refused with InvalidArgument (nothing allocated, built or enqueued; both parents unchanged) or accepted, and
+// then its described output is correct (tolerances below) and no byte outside it changed.
 //
 // Where an input and the output are different buffers over the same memory (a parent and a
 // sub-buffer of it), the result is unspecified and only the "nothing outside" part is checked.
 // Tolerances: transpose bit-exact; sgemm (single and strided-batched) per element 2 * gemm_tolerance(k) times the
-// element's magnitude sum; FFT (complex and real input) relative L2 per transform 2 * fft_tolerance(n); blur relative
+// element's magnitude sum; FFT (complex and real input) relative L2 per transform 2 * fft_tolerance(n),
+// multi-dimensional 2 * the sum of fft_tolerance over the axes; blur relative
 // L2 2x the method's stated bound (direct and separable: truncated_blur_tolerance, recursive:
 // recursive_blur_tolerance), 8-bit RGBA within one step.
 #include <doctest/doctest.h>
@@ -122,6 +123,105 @@ bool real_fft_result_ok(Arena& arena, const RealFftDesc& pd, bool inverse, const
     }
   }
   return ok;
+}
+
+// The multi-dimensional layout's element offset of logical element e (row-major) of transform b.
+std::size_t nd_at(const FftNdDesc& d, const FftNdLayout& l, std::size_t b, std::size_t e) {
+  std::size_t o = l.offset + b * l.distance;
+  for (std::size_t k = d.shape.size(); k-- > 0;) {
+    o += (e % d.shape[k]) * l.strides[k];
+    e /= d.shape[k];
+  }
+  return o;
+}
+
+// The fuzz check of an accepted multi-dimensional transform: per transform, the DFT along each
+// axis in turn (host::dft) within 2 * the sum of the axes' fft_tolerance (relative L2) unless in
+// and out alias unseen; marks the result as expected.
+bool nd_fft_result_ok(Arena& arena, const FftNdDesc& pd, bool inverse, const Slot& in, const Slot& out,
+                      const std::string& what) {
+  auto& want = arena.expected(Parent::Dst);
+  const std::vector<unsigned char> got = arena.read(Parent::Dst);
+  std::size_t v = 1;
+  double tol = 0;
+  for (std::size_t n : pd.shape) v *= n, tol += 2 * host::fft_tolerance(n);
+  const FftScaling sc = inverse ? pd.inverse_scaling : pd.forward_scaling;
+  const double scale = sc == FftScaling::OverN       ? 1.0 / v
+                       : sc == FftScaling::OverSqrtN ? 1.0 / std::sqrt(double(v))
+                                                     : 1.0;
+  bool ok = true;
+  for (std::size_t b = 0; b < pd.batch; ++b) {
+    std::vector<std::complex<double>> x(v);
+    for (std::size_t e = 0; e < v; ++e) {
+      float f[2];
+      std::memcpy(f, at(arena, in, nd_at(pd, pd.in, b, e), 8), 8);
+      x[e] = {f[0], f[1]};
+    }
+    for (std::size_t k = 0, inner = v; k < pd.shape.size(); ++k) {
+      const std::size_t n = pd.shape[k];
+      inner /= n;
+      for (std::size_t first = 0; first < v; ++first) {
+        if ((first / inner) % n != 0) continue;  // not the start of a line along axis k
+        std::vector<std::complex<double>> line(n);
+        for (std::size_t j = 0; j < n; ++j) line[j] = x[first + j * inner];
+        line = host::dft(line, inverse ? +1 : -1);
+        for (std::size_t j = 0; j < n; ++j) x[first + j * inner] = line[j];
+      }
+    }
+    double num = 0, den = 0;
+    for (std::size_t e = 0; e < v; ++e) {
+      const std::size_t byte = out.origin + nd_at(pd, pd.out, b, e) * 8;
+      float y[2];
+      std::memcpy(y, got.data() + byte, 8);
+      num += std::norm(std::complex<double>(y[0], y[1]) - scale * x[e]);
+      den += std::norm(scale * x[e]);
+      std::memcpy(want.data() + byte, got.data() + byte, 8);
+    }
+    const double err = std::sqrt(num) / std::max(std::sqrt(den), 1e-30);
+    if (!hidden_alias(in, out) && !(err <= tol)) {
+      if (ok) FAIL_CHECK(what << ": transform " << b << " relative error " << err);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+// A hostile multi-dimensional description: 0 to 4 axes of small (sometimes wild) lengths,
+// default or random strides, distance and offset.
+FftNdDesc hostile_nd_desc(Hostile& h, double pw) {
+  const std::size_t lengths[] = {1, 2, 3, 4, 5, 7};
+  FftNdDesc d;
+  const std::size_t rank = h.chance(0.03) ? h.below(5) : 2 + h.below(2);
+  for (std::size_t k = 0; k < rank; ++k) d.shape.push_back(h.chance(pw) ? h.wild() : lengths[h.below(6)]);
+  d.batch = h.size(h.chance(0.03) ? 0 : 1, 3, pw);
+  d.in_place = h.chance(0.3);
+  auto layout = [&](FftNdLayout& l) {
+    if (h.chance(0.5)) {
+      const std::size_t count = h.chance(0.05) ? h.below(5) : rank;
+      for (std::size_t k = 0; k < count; ++k) l.strides.push_back(h.chance(0.03) ? 0 : h.size(1, 40, pw));
+    }
+    l.distance = h.chance(0.5) ? 0 : h.size(1, 200, pw);
+    l.offset = h.size(0, 30, pw);
+  };
+  layout(d.in);
+  if (!d.in_place || h.chance(0.1)) layout(d.out);
+  const FftScaling scalings[] = {FftScaling::None, FftScaling::OverN, FftScaling::OverSqrtN};
+  d.forward_scaling = scalings[h.below(3)];
+  d.inverse_scaling = scalings[h.below(3)];
+  return d;
+}
+
+std::string nd_text(const FftNdDesc& d) {
+  auto list = [](const std::vector<std::size_t>& v) {
+    std::string t;
+    for (std::size_t x : v) t += (t.empty() ? "" : "x") + std::to_string(x);
+    return t;
+  };
+  auto layout = [&](const FftNdLayout& l) {
+    return std::to_string(l.offset) + "/" + list(l.strides) + "/" + std::to_string(l.distance);
+  };
+  return "fft " + list(d.shape) + " batch " + std::to_string(d.batch) + (d.in_place ? " in-place" : "") + " in " +
+         layout(d.in) + " out " + layout(d.out);
 }
 
 void report(const std::string& routine, const FuzzCounts& c, std::size_t cases = test::safety_cases()) {
@@ -420,6 +520,37 @@ TEST_SUITE("safety") {
           [&] { return real_fft_result_ok(arena, plan->desc(), inverse, in, out, what); });
     }
     report("real fft", counts, cases);
+  }
+
+  TEST_CASE("multi-dimensional fft under hostile arguments") {
+    auto& s = test::session();
+    Arena arena(test::seed() + 17);
+    Hostile h(test::seed() + 18);
+    FuzzCounts counts;
+    // A twentieth of the argument sets: an accepted transform is two or three 1-D plans, whose
+    // checks and extents are fuzzed above; these sets fuzz the strides, their overlap and the passes.
+    const std::size_t cases = std::max<std::size_t>(1, test::safety_cases() / 20);
+    for (std::size_t i = 0; i < cases; ++i) {
+      const FftNdDesc d = hostile_nd_desc(h, h.chance(0.5) ? 0.1 : 0.0);
+      const bool inverse = h.chance(0.5);
+      std::string what = nd_text(d) + (inverse ? " inverse" : " forward");
+      std::unique_ptr<FftNdPlan> plan;
+      test::fuzz_one(
+          arena, what + " (plan)", counts, [&] { plan = std::make_unique<FftNdPlan>(s.queue, d); },
+          [] { return true; });
+      if (!plan) continue;
+      --counts.accepted;  // a plan alone is no accepted transform
+      const Slot in = arena.pick(h, d.in_place || h.chance(0.2) ? Parent::Dst : Parent::Src);
+      const Slot out = d.in_place ? in : arena.pick(h, Parent::Dst);
+      what += " on " + text(in, 0, 0) + " -> " + text(out, 0, 0);
+      test::fuzz_one(
+          arena, what, counts,
+          [&] {
+            plan->enqueue(s.queue, inverse ? FftDirection::Inverse : FftDirection::Forward, in.buffer, out.buffer);
+          },
+          [&] { return nd_fft_result_ok(arena, plan->desc(), inverse, in, out, what); });
+    }
+    report("multi-dimensional fft", counts, cases);
   }
 
   TEST_CASE("gaussian_blur under hostile arguments") {

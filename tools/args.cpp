@@ -33,10 +33,11 @@ const Grammar& grammar_of(const std::string& family) {
         "N or MxNxK, optionally ,trans=NN|NT|TN|TT and ,batch=B (a strided batch of B products) (e.g. 1024, "
         "512x8192x512,trans=NT, 64,batch=10000)"}},
       {"fft",
-       {{1},
+       {{1, 2, 3},
         {"batch", "mib", "layout"},
-        "N, optionally ,batch=B or ,mib=M, ,layout=interleaved and ,real (real input: R2C, C2R inverse) (e.g. "
-        "1024, 1024,batch=64, 4096,mib=512, 1000,real)",
+        "N, NxM or NxMxK (2-D, 3-D: row-major, the last axis fastest), optionally ,batch=B or ,mib=M, "
+        ",layout=interleaved and ,real (1-D real input: R2C, C2R inverse) (e.g. 1024, 1024,batch=64, 4096,mib=512, "
+        "1000,real, 256x256,batch=4)",
         {"real"}}},
       {"blur", {{1, 2}, {"channels"}, "N or WxH, optionally ,channels=1|4 (e.g. 4096, 1920x1080,channels=4)"}},
   };
@@ -111,7 +112,11 @@ Size parse_size(const std::string& routine, const std::string& text) {
   s.x = d[0];
   s.y = d.size() > 1 ? d[1] : d[0];
   s.z = d.size() > 2 ? d[2] : d[0];
-  if (family == "fft") s.y = s.z = 0;
+  if (family == "fft") {  // y and z: the further axes of a 2-D or 3-D transform, 0 when not given
+    s.y = d.size() > 1 ? d[1] : 0;
+    s.z = d.size() > 2 ? d[2] : 0;
+    if (s.fft_points() > kMaxCount) throw fail("a transform of more than " + std::to_string(kMaxCount) + " points");
+  }
 
   std::map<std::string, std::string> keys;
   for (std::size_t i = 1; i < parts.size(); ++i) {
@@ -152,6 +157,7 @@ Size parse_size(const std::string& routine, const std::string& text) {
     }
   }
   if (s.batch != 0 && s.mib != 0) throw fail("batch and mib both given (one decides the batch)");
+  if (s.y != 0 && (s.real || s.interleaved)) throw fail("2-D and 3-D transforms are complex and contiguous");
   return s;
 }
 
@@ -164,7 +170,7 @@ std::string Size::text() const {
     return t + (batch != 0 ? ",batch=" + n(batch) : "");
   }
   if (routine == "fft") {
-    std::string t = n(x);
+    std::string t = n(x) + (y != 0 ? "x" + n(y) : "") + (z != 0 ? "x" + n(z) : "");
     if (batch != 0) t += ",batch=" + n(batch);
     if (mib != 0) t += ",mib=" + n(mib);
     return t + (interleaved ? ",layout=interleaved" : "") + (real ? ",real" : "");
@@ -175,7 +181,12 @@ std::string Size::text() const {
 std::size_t Size::fft_batch(std::size_t default_bytes) const {
   if (batch != 0) return batch;
   const std::size_t bytes = mib != 0 ? mib << 20 : default_bytes;
-  return std::max<std::size_t>(1, bytes / (8 * x));
+  return std::max<std::size_t>(1, bytes / (8 * fft_points()));
+}
+
+std::size_t Size::fft_points() const {  // each axis at most kMaxCount: the product cannot wrap
+  const std::size_t p = x * std::max<std::size_t>(y, 1);
+  return p > kMaxCount ? p : p * std::max<std::size_t>(z, 1);
 }
 
 std::string size_grammar(const std::string& routine) {
@@ -192,6 +203,7 @@ std::string tune_size(const Size& s) {
   }
   if (s.routine == "fft") {
     if (s.real) throw UsageError("size '" + s.text() + "': the tuner tunes complex FFTs (leave out real)");
+    if (s.y != 0) throw UsageError("size '" + s.text() + "': the tuner tunes 1-D FFTs (its 2-D, 3-D passes are 1-D)");
     std::string t = n(s.x);
     if (s.batch != 0 || s.mib != 0) t += "@" + n(s.fft_batch(0));
     return t + (s.interleaved ? ":t" : "");
@@ -216,6 +228,7 @@ std::string bench_size(const Size& s) {
       throw UsageError("size '" + s.text() + "': the FFT benchmark measures contiguous batches (no layout key)");
     if (s.real)
       throw UsageError("size '" + s.text() + "': the FFT benchmark measures complex transforms (leave out real)");
+    if (s.y != 0) throw UsageError("size '" + s.text() + "': refused: 1-D only (the FFT benchmark's peers)");
     if (s.batch != 0) return n(s.x) + "x" + n(s.batch);
     if (s.mib != 0) return n(s.x) + "@" + n(s.mib);
     return n(s.x);

@@ -37,7 +37,7 @@ std::string family_of(const std::string& name);
 /// One parsed size. Fields not used by the routine keep their defaults.
 struct Size {
   std::string routine;                    ///< family: transpose, sgemm, fft or blur
-  std::size_t x = 0, y = 0, z = 0;        ///< transpose rows, cols; sgemm m, n, k; fft n; blur width, height
+  std::size_t x = 0, y = 0, z = 0;        ///< transpose rows, cols; sgemm m, n, k; fft axes (0: none); blur w, h
   std::size_t elem = 4;                   ///< transpose: bytes per element
   bool trans_a = false, trans_b = false;  ///< sgemm: op(A), op(B) transposed
   std::size_t batch = 0, mib = 0;         ///< fft: transforms, or MiB of data; sgemm: products; 0: not given
@@ -50,6 +50,8 @@ struct Size {
   std::string text() const;
   /// fft: batch, else the transforms in mib MiB, else in default_bytes (at least 1).
   std::size_t fft_batch(std::size_t default_bytes) const;
+  /// fft: points per transform, x * y * z over the axes given (above kMaxCount: some value above it).
+  std::size_t fft_points() const;
 };
 
 /// Parses `text` as a size of `routine` (a family or kernel name); throws UsageError saying

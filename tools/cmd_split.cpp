@@ -72,6 +72,7 @@ bench::SplitCase split_case(const std::string& routine, const std::string& text)
   bench::SplitCase c;
   c.routine = routine;
   c.x = z.x, c.y = z.y, c.z = z.z;
+  if (routine == "fft" && z.y != 0) throw UsageError("size '" + z.text() + "': device groups split 1-D FFT batches");
   if (routine == "fft") c.y = z.fft_batch(std::size_t{64} << 20);
   if (routine == "sgemm") c.trans_a = z.trans_a, c.trans_b = z.trans_b;
   if (routine == "transpose") c.elem = z.elem;

@@ -80,6 +80,7 @@ void cmd_tune_group(Globals& g, const TuneGroupArgs& a) {
   bench::SplitCase c;
   c.routine = a.routine;
   c.x = z.x, c.y = z.y, c.z = z.z;
+  if (a.routine == "fft" && z.y != 0) throw UsageError("size '" + z.text() + "': device groups split 1-D FFT batches");
   if (a.routine == "fft") c.y = z.fft_batch(std::size_t{64} << 20);
   if (a.routine == "sgemm") c.trans_a = z.trans_a, c.trans_b = z.trans_b;
   if (a.routine == "transpose") c.elem = z.elem;

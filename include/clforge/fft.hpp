@@ -196,6 +196,79 @@ class RealFftPlan {
   std::shared_ptr<const Impl> impl_;
 };
 
+/// Where the transforms of a multi-dimensional batch lie in a buffer, counted in complex elements:
+/// element (i_0, ..., i_(r-1)) of transform b is at offset + b * distance + sum_k i_k * strides[k].
+struct FftNdLayout {
+  /// One per axis, slowest first (>= 1); empty: contiguous row-major, the last axis fastest
+  /// (numpy's and FFTW's order): strides[r-1] = 1, strides[k] = strides[k+1] * shape[k+1].
+  std::vector<std::size_t> strides;
+  std::size_t distance = 0;  ///< between the first elements of consecutive transforms; 0: max_k shape[k] * strides[k]
+  std::size_t offset = 0;    ///< of the first element of the first transform
+};
+
+/// What an FftNdPlan computes: batched 2-D and 3-D (and 1-D) complex transforms,
+/// y_(k_0..k_(r-1)) = sum_j x_(j_0..j_(r-1)) exp(-+2 pi i sum_a j_a k_a / shape[a]).
+struct FftNdDesc {
+  std::vector<std::size_t> shape;  ///< lengths, slowest axis first: 1 to 3 axes, each within FftDesc::n's limits
+  std::size_t batch = 1;           ///< number of transforms (>= 1)
+  bool in_place = false;           ///< true: the result replaces the input (output layout = input layout)
+  FftNdLayout in;                  ///< input layout
+  FftNdLayout out;                 ///< output layout (ignored when in_place)
+  FftScaling forward_scaling = FftScaling::None;  ///< OverN: times 1/(product of the lengths); OverSqrtN: its root
+  FftScaling inverse_scaling = FftScaling::None;  ///< as forward_scaling (OverN: a true inverse)
+};
+
+/// A compiled batched multi-dimensional complex FFT: one 1-D complex plan per axis longer than 1
+/// (FftPlan's kernels and routes, any length), run one after the other. The first pass (the last axis)
+/// reads the input and writes the output; the others run in place on the output, each along its
+/// axis with the axis' stride, so an out-of-place plan never writes its input. Each pass covers
+/// the other axes and the batch as the 1-D plan's batch where their strides nest (rows of a
+/// contiguous batch: one 1-D batch of batch * shape[0] * ... rows), and otherwise as further
+/// positions of the same 1-D plan within the pass (columns of each image of a batch: a batch of
+/// shape[1] columns at distance 1, once per image). The contract is FftPlan's: arguments checked
+/// at construction, buffers at every call before anything is enqueued; immutable and thread-safe.
+class FftNdPlan {
+ public:
+  /// Throws InvalidArgument for 0 or more than 3 axes, a length or batch outside FftDesc's
+  /// limits, a stride count other than the rank, a stride of 0, a layout spanning 2^40 elements
+  /// or more, an output (or in-place) layout whose elements overlap (its strides and distance,
+  /// sorted, must each exceed the extent of the smaller ones), or an in-place plan whose output
+  /// layout differs from its input layout; UnsupportedDevice and BuildError as FftPlan.
+  FftNdPlan(const cl::CommandQueue& queue, const FftNdDesc& desc, const Tuning& tuning = {});
+  ~FftNdPlan();
+  FftNdPlan(const FftNdPlan&);
+  FftNdPlan& operator=(const FftNdPlan&);
+  FftNdPlan(FftNdPlan&&) noexcept;
+  FftNdPlan& operator=(FftNdPlan&&) noexcept;
+
+  /// As FftPlan::enqueue: reads `in` (never written by an out-of-place plan), writes `out` (an
+  /// in-place plan takes the same buffer twice); throws InvalidArgument before anything is
+  /// enqueued for a foreign queue, null or too small buffers, or overlapping in and out ranges.
+  void enqueue(cl::CommandQueue& queue, FftDirection direction, const cl::Buffer& in, const cl::Buffer& out,
+               const EventList& wait_list = {}, cl::Event* event = nullptr) const;
+  void forward(const cl::Buffer& in, const cl::Buffer& out, const EventList& wait_list = {},
+               cl::Event* event = nullptr) const;
+  void inverse(const cl::Buffer& in, const cl::Buffer& out, const EventList& wait_list = {},
+               cl::Event* event = nullptr) const;
+  /// In-place forms (the plan must be in-place).
+  void forward(const cl::Buffer& data, const EventList& wait_list = {}, cl::Event* event = nullptr) const;
+  void inverse(const cl::Buffer& data, const EventList& wait_list = {}, cl::Event* event = nullptr) const;
+
+  /// The description with default strides and distances filled in.
+  const FftNdDesc& desc() const;
+  /// How the plan computes: one line per axis pass, its 1-D plan and its positions.
+  std::string describe() const;
+  /// Kernel launches per execution.
+  std::size_t launches() const;
+  /// Bytes of device scratch the largest pass leases.
+  std::size_t scratch_bytes() const;
+
+  struct Impl;
+
+ private:
+  std::shared_ptr<const Impl> impl_;
+};
+
 /// Host-vector convenience: a forward (or inverse) transform of `x.size() / n` contiguous
 /// transforms of length n, blocking. Runs as a group call on the queue's device alone
 /// (clforge/group.hpp): chunks of transforms through pinned staging buffers, their upload,

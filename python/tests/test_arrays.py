@@ -1,5 +1,5 @@
 # The NumPy conveniences against NumPy in double precision: sgemm against float64 matmul,
-# transpose exactly, fft/ifft against numpy.fft, gaussian_blur against a double reference of the
+# transpose exactly, fft/ifft, fft2/ifft2 and fftn/ifftn against numpy.fft, gaussian_blur against a double reference of the
 # same truncated Gaussian (support.blur_reference).
 import math
 
@@ -76,6 +76,49 @@ def test_fft_of_an_impulse_is_flat(queue):
     x = np.zeros(32, np.complex64)
     x[0] = 1
     np.testing.assert_allclose(clforge.fft(queue, x), np.ones(32), atol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (17, 12), (2, 1, 7), (4, 5, 6), (2, 2, 3, 17)])
+def test_fft2_and_fftn_match_numpy(queue, rng, shape):
+    x = uniform(rng, shape, np.complex64)
+    xd = x.astype(np.complex128)
+    axes = tuple(range(-min(len(shape), 3), 0))  # fftn: the trailing axes the plan transforms
+    tol = 8 * sum(max(1.0, math.log2(n)) for n in shape[-3:]) * EPS
+    pairs = [
+        (clforge.fft2(queue, x), np.fft.fft2(xd)),
+        (clforge.ifft2(queue, x), np.fft.ifft2(xd)),
+        (clforge.fftn(queue, x, axes=axes), np.fft.fftn(xd, axes=axes)),
+        (clforge.ifftn(queue, x, axes=axes), np.fft.ifftn(xd, axes=axes)),
+    ]
+    for got, ref in pairs:
+        assert got.dtype == np.complex64 and got.shape == shape
+        assert rel_error(got, ref) <= tol, f"{shape}"
+    assert rel_error(clforge.ifftn(queue, pairs[2][0], axes=axes), x) <= 2 * tol  # round trip
+
+
+@pytest.mark.parametrize("norm", [None, "backward", "ortho", "forward"])
+def test_fftn_norm_and_axes_follow_numpy(queue, rng, norm):
+    x = uniform(rng, (3, 4, 5), np.complex64)
+    xd = x.astype(np.complex128)
+    tol = 8 * 8 * EPS
+    assert rel_error(clforge.fftn(queue, x, norm=norm), np.fft.fftn(xd, norm=norm)) <= tol
+    assert rel_error(clforge.ifftn(queue, x, norm=norm), np.fft.ifftn(xd, norm=norm)) <= tol
+    assert rel_error(clforge.fft2(queue, x, axes=(2, 1), norm=norm), np.fft.fft2(xd, axes=(2, 1), norm=norm)) <= tol
+    assert rel_error(clforge.fftn(queue, x, axes=[-1]), np.fft.fftn(xd, axes=[-1])) <= tol
+
+
+def test_fftn_refuses_what_the_plan_does_not_do(queue, rng):
+    x = uniform(rng, (2, 3, 4, 5), np.complex64)
+    with pytest.raises(clforge.InvalidArgument):
+        clforge.fftn(queue, x)  # four axes
+    with pytest.raises(clforge.InvalidArgument):
+        clforge.fft2(queue, x, axes=(0, 1))  # not the trailing axes
+    with pytest.raises(clforge.InvalidArgument):
+        clforge.fft2(queue, x[0, 0, 0])  # one axis
+    with pytest.raises(clforge.InvalidArgument):
+        clforge.fftn(queue, x, norm="sideways")
+    with pytest.raises(TypeError):
+        clforge.fft2(queue, x.astype(np.complex128))
 
 
 @pytest.mark.parametrize("method", ["direct", "separable"])

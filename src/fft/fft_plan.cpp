@@ -168,12 +168,18 @@ void FftPlan::Impl::check_queue(const cl::CommandQueue& q) const {
 namespace fft_plan_parts {
 
 void check_io(bool in_place, std::size_t batch, const IoSide& in, const IoSide& out) {
+  const std::size_t in_span = layout_span(in.name, in.layout, in.count, batch);
+  const std::size_t out_span = layout_span(out.name, out.layout, out.count, batch);
+  check_io_extents(in_place, {in.name, in.buffer, in.layout.offset, in_span, in.elem_bytes},
+                   {out.name, out.buffer, out.layout.offset, out_span, out.elem_bytes});
+}
+
+void check_io_extents(bool in_place, const IoExtent& in, const IoExtent& out) {
   using detail::require;
-  auto extent = [&](const IoSide& side) {  // [first byte, end byte) of the side's memory
-    const std::size_t span = layout_span(side.name, side.layout, side.count, batch);
+  auto extent = [&](const IoExtent& side) {  // [first byte, end byte) of the side's memory
     const std::size_t end =
-        detail::require_extent(kRoutine, side.name, side.buffer, side.layout.offset, span, side.elem_bytes);
-    return std::pair<std::size_t, std::size_t>{side.layout.offset * side.elem_bytes, end * side.elem_bytes};
+        detail::require_extent(kRoutine, side.name, side.buffer, side.offset, side.span, side.elem_bytes);
+    return std::pair<std::size_t, std::size_t>{side.offset * side.elem_bytes, end * side.elem_bytes};
   };
   const auto [a0, a1] = extent(in);
   const auto [b0, b1] = extent(out);
@@ -208,43 +214,71 @@ void FftPlan::Impl::execute(cl::CommandQueue& q, int dir, const FftSteps& st, co
   auto buffer = [&](Buf b, const cl::Buffer& user) -> const cl::Buffer& {
     return b == Buf::User ? user : b == Buf::B ? scratch_b : b == Buf::C ? scratch_c : scratch_a;
   };
-  const std::size_t batch = desc.batch, chunk = st.chunk;
-  const std::size_t launches = ((batch + chunk - 1) / chunk) * st.stages.size();
+  const std::size_t batch = desc.batch, chunk = st.chunk, positions = repeat_positions(st.repeats);
+  const std::size_t launches = positions * ((batch + chunk - 1) / chunk) * st.stages.size();
   std::size_t index = 0;
-  for (std::size_t c0 = 0; c0 < batch; c0 += chunk) {
-    for (const Stage& s : st.stages) {
-      const StageSide& si = s.io.in;
-      const StageSide& so = s.io.out;
-      const bool user_in = si.buffer == Buf::User, user_out = so.buffer == Buf::User;
-      const Launch l{st,
-                     s,
-                     buffer(si.buffer, in),
-                     static_cast<std::size_t>(si.offset) + (user_in ? c0 * in_distance : 0),
-                     buffer(so.buffer, out),
-                     static_cast<std::size_t>(so.offset) + (user_out ? c0 * out_distance : 0),
-                     std::min(chunk, batch - c0),
-                     dir,
-                     scale,
-                     scratch_a,
-                     ++index == launches};
-      switch (s.kernel.kind) {
-        case KernelKind::Local:
-          enqueue_local(l, x);
-          break;
-        case KernelKind::Lanes:
-          enqueue_lanes(l, x);
-          break;
-        case KernelKind::RaderGather:
-        case KernelKind::RaderScatter:
-          enqueue_rader(l, x);
-          break;
-        default:
-          enqueue_real(l, x);
+  for (std::size_t p = 0; p < positions; ++p) {
+    const auto [in_back, out_back] = repeat_back(st.repeats, p);
+    for (std::size_t c0 = 0; c0 < batch; c0 += chunk) {
+      for (const Stage& s : st.stages) {
+        const StageSide& si = s.io.in;
+        const StageSide& so = s.io.out;
+        const bool user_in = si.buffer == Buf::User, user_out = so.buffer == Buf::User;
+        const Launch l{st,
+                       s,
+                       buffer(si.buffer, in),
+                       static_cast<std::size_t>(si.offset) + (user_in ? c0 * in_distance - in_back : 0),
+                       buffer(so.buffer, out),
+                       static_cast<std::size_t>(so.offset) + (user_out ? c0 * out_distance - out_back : 0),
+                       std::min(chunk, batch - c0),
+                       dir,
+                       scale,
+                       scratch_a,
+                       ++index == launches};
+        enqueue_stage(l, x);
       }
     }
   }
   x.finish();
 }
+
+void FftPlan::Impl::enqueue_stage(const Launch& l, detail::Execution& x) const {
+  switch (l.stage.kernel.kind) {
+    case KernelKind::Local:
+      enqueue_local(l, x);
+      break;
+    case KernelKind::Lanes:
+      enqueue_lanes(l, x);
+      break;
+    case KernelKind::RaderGather:
+    case KernelKind::RaderScatter:
+      enqueue_rader(l, x);
+      break;
+    default:
+      enqueue_real(l, x);
+  }
+}
+
+namespace fft_plan_parts {
+
+std::size_t repeat_positions(const std::vector<Repeat>& r) {
+  std::size_t p = 1;
+  for (const Repeat& x : r) p *= x.count;  // below 2^40: the layouts' extents were checked
+  return p;
+}
+
+std::pair<std::size_t, std::size_t> repeat_back(const std::vector<Repeat>& r, std::size_t p) {
+  std::size_t in = 0, out = 0;
+  for (const Repeat& x : r) {
+    const std::size_t back = x.count - 1 - p % x.count;
+    in += back * x.in_distance;
+    out += back * x.out_distance;
+    p /= x.count;
+  }
+  return {in, out};
+}
+
+}  // namespace fft_plan_parts
 
 namespace fft_plan_parts {
 

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <optional>
 #include <sstream>
+#include <utility>
 
 #include "clforge/fft.hpp"
 #include "fft/fft_internal.hpp"
@@ -141,15 +142,31 @@ struct ScratchLayout {
   std::size_t side_offset = 0;
 };
 
+// A further level of the batch (a multi-dimensional pass): `count` positions of the whole batch,
+// the caller's sides `in_distance` and `out_distance` elements apart.
+struct Repeat {
+  std::size_t count = 1;
+  std::size_t in_distance = 0, out_distance = 0;
+};
+
 // What a plan runs: the stages, every one of a chunk of at most `chunk` transforms before the
 // next chunk, the scratch, the gather's work-groups per transform (Rader), and describe()'s text.
+// With repeats, the batch runs once per position of the repeats, the last position at the
+// described offsets and every other one back from them (so that the index width chosen for the
+// described layout covers all).
 struct FftSteps {
   std::vector<Stage> stages;
   std::size_t chunk = 1;
   ScratchLayout scratch;
   int rader_groups = 1;
   std::string how;
+  std::vector<Repeat> repeats;
 };
+
+// Positions of the repeats (1 without), and how far position p lies back from the described
+// offsets on the input and the output side.
+std::size_t repeat_positions(const std::vector<Repeat>& r);
+std::pair<std::size_t, std::size_t> repeat_back(const std::vector<Repeat>& r, std::size_t p);
 
 // The stages of a checked description (fft_plan_kernels.cpp), with their tables and without programs.
 FftSteps build_steps(const detail::QueueContext& qc, const FftDesc& desc, const Tuning& tuning);
@@ -194,6 +211,13 @@ struct IoSide {
 // layouts, the same buffer for an in-place plan, disjoint byte ranges for an out-of-place plan
 // given one buffer twice.
 void check_io(bool in_place, std::size_t batch, const IoSide& in, const IoSide& out);
+// The same for sides given by their first element and span in elements (multi-dimensional layouts).
+struct IoExtent {
+  const char* name;
+  const cl::Buffer& buffer;
+  std::size_t offset, span, elem_bytes;
+};
+void check_io_extents(bool in_place, const IoExtent& in, const IoExtent& out);
 
 inline cl_float2 to_float2(const detail::cdouble& v) {
   cl_float2 f;
@@ -259,6 +283,7 @@ struct FftPlan::Impl {
   struct Launch;  // one stage of one chunk (fft_plan.cpp)
 
  private:
+  void enqueue_stage(const Launch& l, detail::Execution& x) const;
   void enqueue_local(const Launch& l, detail::Execution& x) const;
   void enqueue_lanes(const Launch& l, detail::Execution& x) const;
   void enqueue_rader(const Launch& l, detail::Execution& x) const;

@@ -1,0 +1,276 @@
+// Multi-dimensional complex FFTs (FftNdPlan) against a separable DFT computed here from its
+// definition in double precision (a direct sum along each axis in turn), on fresh random data:
+// 2-D shapes with odd and prime sides (3x5, 17x12, 1x7, 7x1), 3-D shapes (4x5x6, 2x3x17),
+// batches, non-default strides, distances and offsets, in place and out of place, scaling and a
+// forward-inverse round trip, and the argument checks.
+//
+// Error metric: relative L2 error per transform ||y_b - ref_b|| / ||ref_b|| below the sum over
+// the axes of host::fft_tolerance(n_k), the 1-D bound of each axis' pass. Outputs are poisoned
+// with NaN first; every element outside the output layout (gaps and a guard tail of
+// host::kGuardTail elements) must keep its poison (in place: its input), and the input of an
+// out-of-place plan must be unchanged.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <vector>
+
+#include "clforge/fft.hpp"
+#include "host/data.hpp"
+#include "host/fft.hpp"
+#include "host/guard.hpp"
+#include "tests/support.hpp"
+
+using namespace clforge;
+
+namespace {
+
+using cd = std::complex<double>;
+using Shape = std::vector<std::size_t>;
+
+struct NdCase {
+  Shape shape;
+  std::size_t batch = 1;
+  FftNdLayout in{}, out{};
+  bool in_place = false, inverse = false;
+  FftScaling scaling = FftScaling::None;
+};
+
+std::size_t volume(const Shape& s) {
+  std::size_t v = 1;
+  for (std::size_t n : s) v *= n;
+  return v;
+}
+
+// Strides and distance as the plan documents their defaults (row-major, distance max n_k s_k).
+FftNdLayout filled(FftNdLayout l, const Shape& shape) {
+  if (l.strides.empty()) {
+    l.strides.assign(shape.size(), 1);
+    for (std::size_t k = shape.size() - 1; k > 0; --k) l.strides[k - 1] = l.strides[k] * shape[k];
+  }
+  if (l.distance == 0)
+    for (std::size_t k = 0; k < shape.size(); ++k) l.distance = std::max(l.distance, shape[k] * l.strides[k]);
+  return l;
+}
+
+// Element offsets of the logical elements (b, i_0, ..., i_(r-1)) in row-major order.
+std::vector<std::size_t> positions(const FftNdLayout& l, const Shape& shape, std::size_t batch) {
+  std::vector<std::size_t> p;
+  const std::size_t v = volume(shape);
+  for (std::size_t b = 0; b < batch; ++b)
+    for (std::size_t e = 0; e < v; ++e) {
+      std::size_t o = l.offset + b * l.distance, rest = e;
+      for (std::size_t k = shape.size(); k-- > 0;) {
+        o += (rest % shape[k]) * l.strides[k];
+        rest /= shape[k];
+      }
+      p.push_back(o);
+    }
+  return p;
+}
+
+// The DFT of x (batch of row-major arrays of `shape`) along every axis, exp(sign 2 pi i jk/n).
+std::vector<cd> separable_dft(std::vector<cd> x, const Shape& shape, int sign, double scale) {
+  const std::size_t v = volume(shape);
+  std::size_t inner = v;
+  for (std::size_t n : shape) {
+    inner /= n;  // elements after this axis: its stride in the logical array
+    std::vector<cd> y(x.size());
+    for (std::size_t base = 0; base < x.size(); ++base) {
+      const std::size_t k = (base / inner) % n, first = base - k * inner;
+      cd s = 0;
+      for (std::size_t j = 0; j < n; ++j)
+        s += x[first + j * inner] * std::polar(1.0, sign * 2.0 * M_PI * static_cast<double>((j * k) % n) / n);
+      y[base] = s;
+    }
+    x = y;
+  }
+  for (cd& z : x) z *= scale;
+  return x;
+}
+
+double tolerance(const Shape& shape) {
+  double t = 0;
+  for (std::size_t n : shape) t += host::fft_tolerance(n);
+  return t;
+}
+
+double scale_of(FftScaling s, std::size_t n) {
+  return s == FftScaling::OverN ? 1.0 / n : s == FftScaling::OverSqrtN ? 1.0 / std::sqrt(double(n)) : 1.0;
+}
+
+// Largest relative L2 error per transform of `got` (floats) at `pos` against `ref`.
+double max_error(const std::vector<float>& got, const std::vector<std::size_t>& pos, const std::vector<cd>& ref,
+                 std::size_t per) {
+  double worst = 0;
+  for (std::size_t b = 0; b < ref.size() / per; ++b) {
+    double num = 0, den = 0;
+    for (std::size_t e = b * per; e < (b + 1) * per; ++e) {
+      const cd y(got[2 * pos[e]], got[2 * pos[e] + 1]);
+      num += std::norm(y - ref[e]);
+      den += std::norm(ref[e]);
+    }
+    const double r = std::sqrt(num / std::max(den, 1e-300));
+    worst = std::isfinite(r) ? std::max(worst, r) : INFINITY;
+  }
+  return worst;
+}
+
+FftNdDesc desc_of(const NdCase& c) {
+  FftNdDesc d;
+  d.shape = c.shape;
+  d.batch = c.batch;
+  d.in = c.in;
+  d.out = c.out;
+  d.in_place = c.in_place;
+  (c.inverse ? d.inverse_scaling : d.forward_scaling) = c.scaling;
+  return d;
+}
+
+// Runs one plan on fresh random data and checks it against the separable DFT.
+void check_nd(NdCase c, std::uint64_t seed) {
+  auto& s = test::session();
+  const FftNdLayout in = filled(c.in, c.shape), out = c.in_place ? in : filled(c.out, c.shape);
+  const std::vector<std::size_t> pin = positions(in, c.shape, c.batch), pout = positions(out, c.shape, c.batch);
+  const std::size_t in_span = *std::max_element(pin.begin(), pin.end()) + 1;
+  const std::size_t out_span = *std::max_element(pout.begin(), pout.end()) + 1;
+  const std::vector<float> x = host::random_floats(2 * (in_span + host::kGuardTail), seed);
+  const host::PoisonedOutput poison = c.in_place ? host::PoisonedOutput(x, 8) : host::PoisonedOutput(out_span, 8);
+  std::vector<cd> logical;
+  for (std::size_t p : pin) logical.push_back({x[2 * p], x[2 * p + 1]});
+  const std::vector<cd> ref =
+      separable_dft(logical, c.shape, c.inverse ? +1 : -1, scale_of(c.scaling, volume(c.shape)));
+
+  INFO("shape " << c.shape.size() << "-D " << c.shape[0] << "x" << c.shape.back() << " batch " << c.batch
+                << (c.inverse ? " inverse" : " forward") << (c.in_place ? " in-place" : "") << " seed " << seed);
+  FftNdPlan plan(s.queue, desc_of(c));
+  INFO("plan: " << plan.describe());
+  std::vector<float> init = poison.floats();
+  cl::Buffer bin(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, x.size() * 4, const_cast<float*>(x.data()));
+  cl::Buffer bout =
+      c.in_place ? bin : cl::Buffer(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, init.size() * 4, init.data());
+  cl::Event ev;
+  plan.enqueue(s.queue, c.inverse ? FftDirection::Inverse : FftDirection::Forward, bin, bout, {}, &ev);
+  std::vector<cl::Event> deps{ev};
+  std::vector<float> got(init.size());
+  s.queue.enqueueReadBuffer(bout, CL_TRUE, 0, got.size() * 4, got.data(), &deps);
+
+  const double err = max_error(got, pout, ref, volume(c.shape));
+  INFO("max relative L2 error " << err << ", tolerance " << tolerance(c.shape));
+  CHECK(err <= tolerance(c.shape));
+  std::vector<bool> mask(poison.elements(), false);
+  for (std::size_t p : pout) mask[p] = true;
+  CHECK(poison.changed_outside(got.data(), mask) == 0);
+  if (!c.in_place) {
+    std::vector<float> after(x.size());
+    s.queue.enqueueReadBuffer(bin, CL_TRUE, 0, after.size() * 4, after.data());
+    CHECK(std::memcmp(after.data(), x.data(), x.size() * 4) == 0);
+  }
+}
+
+NdCase plain(Shape shape, std::size_t batch = 1) {
+  NdCase c;
+  c.shape = std::move(shape);
+  c.batch = batch;
+  return c;
+}
+
+}  // namespace
+
+TEST_SUITE("fft_nd") {
+  TEST_CASE("2-D: odd, prime and unit sides, batches") {
+    std::uint64_t seed = 7100;
+    for (const Shape& sh : {Shape{3, 5}, Shape{17, 12}, Shape{1, 7}, Shape{7, 1}}) check_nd(plain(sh), ++seed);
+    check_nd(plain({17, 12}, 3), ++seed);
+    NdCase inv = plain({3, 5}, 2);
+    inv.inverse = true;
+    inv.scaling = FftScaling::OverSqrtN;
+    check_nd(inv, ++seed);
+  }
+
+  TEST_CASE("3-D: batches, in place") {
+    check_nd(plain({4, 5, 6}, 2), 7200);
+    NdCase c = plain({2, 3, 17}, 2);
+    c.in_place = true;
+    c.inverse = true;
+    c.scaling = FftScaling::OverN;
+    check_nd(c, 7201);
+  }
+
+  TEST_CASE("strides, distances and offsets") {
+    NdCase cols = plain({5, 3}, 2);  // column-major images, padded rows on the output
+    cols.in = {{1, 5}, 17, 3};
+    cols.out = {{4, 1}, 21, 2};
+    check_nd(cols, 7300);
+    NdCase inter = plain({3, 5}, 4);  // interleaved batch: element (b, i, j) at b + 4 (5 i + j)
+    inter.in = {{20, 4}, 1, 0};
+    inter.out = {{20, 4}, 1, 1};
+    check_nd(inter, 7301);
+    NdCase padded = plain({2, 3, 4}, 3);  // 3-D, in place, padded planes and rows
+    padded.in = {{30, 6, 1}, 70, 5};
+    padded.in_place = true;
+    check_nd(padded, 7302);
+  }
+
+  TEST_CASE("forward then inverse with 1/N scaling returns the input") {
+    auto& s = test::session();
+    FftNdDesc d;
+    d.shape = {6, 7};
+    d.batch = 2;
+    d.inverse_scaling = FftScaling::OverN;
+    FftNdDesc back = d;
+    back.in_place = true;
+    const FftNdPlan fwd(s.queue, d), inv(s.queue, back);
+    const std::vector<float> x = host::random_floats(2 * 84, 7400);
+    cl::Buffer a(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, x.size() * 4, const_cast<float*>(x.data()));
+    cl::Buffer b(s.context, CL_MEM_READ_WRITE, x.size() * 4);
+    fwd.forward(a, b);
+    inv.inverse(b);
+    std::vector<float> y(x.size());
+    s.queue.enqueueReadBuffer(b, CL_TRUE, 0, y.size() * 4, y.data());
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      num += (y[i] - x[i]) * double(y[i] - x[i]);
+      den += x[i] * double(x[i]);
+    }
+    CHECK(std::sqrt(num / den) <= 2 * tolerance(d.shape));
+  }
+
+  TEST_CASE("invalid arguments throw before anything runs") {
+    auto& s = test::session();
+    auto throws = [&](FftNdDesc d) { CHECK_THROWS_AS(FftNdPlan(s.queue, d), InvalidArgument); };
+    FftNdDesc d;
+    throws(d);  // no axes
+    d.shape = {2, 2, 2, 2};
+    throws(d);
+    d.shape = {4, 0};
+    throws(d);
+    d.shape = {4, 4};
+    d.in.strides = {4};
+    throws(d);  // one stride for two axes
+    d.in.strides = {0, 1};
+    throws(d);
+    d.in.strides = {};
+    d.out.strides = {2, 1};  // rows overlap
+    throws(d);
+    d.out = {};
+    d.batch = 2;
+    d.out.distance = 15;  // images overlap
+    throws(d);
+    d.out = {};
+    d.in_place = true;
+    d.out.offset = 1;
+    throws(d);
+    d.out = {};
+    d.in.strides = {SIZE_MAX / 2, 1};
+    throws(d);
+    d.in.strides = {};
+    const FftNdPlan plan(s.queue, d);
+    cl::Buffer small(s.context, CL_MEM_READ_WRITE, 31 * 8), ok(s.context, CL_MEM_READ_WRITE, 32 * 8);
+    CHECK_THROWS_AS(plan.forward(small), InvalidArgument);
+    CHECK_THROWS_AS(plan.forward(ok, small), InvalidArgument);
+    CHECK_NOTHROW(plan.forward(ok));
+    s.queue.finish();
+  }
+}
