@@ -54,17 +54,6 @@ void check_tuned_class(cl::CommandQueue& queue, const std::string& routine, Tune
   check_stored_winner(c, winner, max_error);
 }
 
-// The host-vector fft() of `batch` transforms of n points on random data, against the host FFT.
-void check_host_fft(cl::CommandQueue& queue, std::size_t n, std::size_t batch, std::uint64_t seed) {
-  const std::vector<float> x = host::random_floats(2 * n * batch, seed);
-  std::vector<std::complex<float>> xc(n * batch);
-  for (std::size_t i = 0; i < xc.size(); ++i) xc[i] = {x[2 * i], x[2 * i + 1]};
-  const std::vector<std::complex<float>> y = fft(queue, xc, n);
-  const std::vector<host::cdouble> ref = host::fft_batch(x.data(), n, batch, 1, n, 0, false);
-  const host::FftError e = host::fft_compare(reinterpret_cast<const float*>(y.data()), n, batch, 1, n, 0, ref);
-  CHECK(e.nonfinite == 0);
-  CHECK(e.max_rel_l2 <= host::fft_tolerance(n));
-}
 }  // namespace
 
 TEST_SUITE("tune") {
@@ -106,7 +95,7 @@ TEST_SUITE("tune") {
     }
     CHECK(logs.contains("-DFFT_T=8 -DFFT_B=8 "));
     // ... and computes the right transform.
-    check_host_fft(s.queue, 64, 5, test::seed() + 3);
+    test::check_host_fft(s.queue, 64, 5, test::seed() + 3);
     // Other lengths keep their shipped entries.
     CHECK(resolve_configuration("fft", "128", dev).sources.at("FFT_WG").rfind("shipped", 0) == 0);
   }
@@ -127,7 +116,7 @@ TEST_SUITE("tune") {
     d.n = 96;
     d.batch = 7;
     CHECK(FftPlan(s.queue, d).describe().find("lane kernel, 4 transforms per work-item") != std::string::npos);
-    check_host_fft(s.queue, 96, 7, test::seed() + 5);
+    test::check_host_fft(s.queue, 96, 7, test::seed() + 5);
     d.n = 80;
     CHECK(FftPlan(s.queue, d).describe().find("4 transforms per work-item") == std::string::npos);
     // The narrowed space of a length: widths 4, 8 and 16 (the kernel on), FFT_LANE_MIN 1, one
@@ -160,7 +149,7 @@ TEST_SUITE("tune") {
     d.n = 257;
     d.batch = 5;
     CHECK(FftPlan(s.queue, d).describe().find("Rader M=256") != std::string::npos);
-    check_host_fft(s.queue, 257, 5, test::seed() + 7);
+    test::check_host_fft(s.queue, 257, 5, test::seed() + 7);
     d.n = 17;
     CHECK(FftPlan(s.queue, d).describe().find("Rader") == std::string::npos);
     // A length Rader's algorithm cannot take (46 = 2 * 23) is refused by name.

@@ -46,17 +46,7 @@ bool from_user(const Configuration& cfg) {
 }
 
 // 3 transforms of 2048 points through the library (its lookup as it is now) against the host FFT.
-void check_plan_of_2048(cl::CommandQueue& queue) {
-  const std::size_t n = 2048, batch = 3;
-  const std::vector<float> x = host::random_floats(2 * n * batch, test::seed() + 11);
-  std::vector<std::complex<float>> xc(n * batch);
-  for (std::size_t i = 0; i < xc.size(); ++i) xc[i] = {x[2 * i], x[2 * i + 1]};
-  const std::vector<std::complex<float>> y = fft(queue, xc, n);
-  const std::vector<host::cdouble> ref = host::fft_batch(x.data(), n, batch, 1, n, 0, false);
-  const host::FftError e = host::fft_compare(reinterpret_cast<const float*>(y.data()), n, batch, 1, n, 0, ref);
-  CHECK(e.nonfinite == 0);
-  CHECK(e.max_rel_l2 <= host::fft_tolerance(n));
-}
+void check_plan_of_2048(cl::CommandQueue& queue) { test::check_host_fft(queue, 2048, 3, test::seed() + 11); }
 
 }  // namespace
 

@@ -7,6 +7,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <complex>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -15,6 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "clforge/fft.hpp"
+#include "host/data.hpp"
+#include "host/fft.hpp"
 #include "runtime/files.hpp"
 #include "tests/support.hpp"
 #include "tuning/tuner_testing.hpp"
@@ -57,6 +61,19 @@ inline TuneOptions small_options() {
                            {"TRA_SWZ", {0}},
                            {"TRA_LOCAL", {1}},
                            {"TRA_NT", {0}}});
+}
+
+/// `batch` transforms of n points on fresh data through the library (its lookup as it is now)
+/// against the host FFT, within host::fft_tolerance(n).
+inline void check_host_fft(cl::CommandQueue& queue, std::size_t n, std::size_t batch, std::uint64_t seed) {
+  const std::vector<float> x = host::random_floats(2 * n * batch, seed);
+  std::vector<std::complex<float>> xc(n * batch);
+  for (std::size_t i = 0; i < xc.size(); ++i) xc[i] = {x[2 * i], x[2 * i + 1]};
+  const std::vector<std::complex<float>> y = fft(queue, xc, n);
+  const std::vector<host::cdouble> ref = host::fft_batch(x.data(), n, batch, 1, n, 0, false);
+  const host::FftError e = host::fft_compare(reinterpret_cast<const float*>(y.data()), n, batch, 1, n, 0, ref);
+  CHECK(e.nonfinite == 0);
+  CHECK(e.max_rel_l2 <= host::fft_tolerance(n));
 }
 
 inline ParamMap small_candidate(int tile, int wpt) {
