@@ -76,6 +76,17 @@ inline void check_host_fft(cl::CommandQueue& queue, std::size_t n, std::size_t b
   CHECK(e.max_rel_l2 <= host::fft_tolerance(n));
 }
 
+/// A class where exactly one candidate, `wrong`, was rejected, with a message containing `why`.
+inline void check_rejected(const TuneClassResult& c, const ParamMap& wrong, const std::string& why) {
+  CHECK(c.rejected == 1);
+  for (const auto& row : c.rows) {
+    if (row.params != wrong) continue;
+    INFO(row.message);
+    CHECK(row.status == CandidateStatus::Rejected);
+    CHECK(row.message.find(why) != std::string::npos);
+  }
+}
+
 inline ParamMap small_candidate(int tile, int wpt) {
   return candidate_of(small_options(), {{"TRA_TILE", tile}, {"TRA_WPT", wpt}});
 }
