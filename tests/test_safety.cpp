@@ -344,6 +344,26 @@ void fuzz_sgemm(std::uint64_t arena_seed, Hostile& h, bool batched) {
   report(batched ? "strided-batched sgemm" : "sgemm", counts, cases);
 }
 
+// A plan of an FFT description under hostile arguments: built (its refusal counted), then
+// enqueued on picked buffers, in place where the description says so, and its result checked by
+// `ok(arena, desc, inverse, in, out, what)`.
+template <typename Plan, typename Desc, typename Ok>
+void fuzz_fft_plan(Arena& arena, Hostile& h, FuzzCounts& counts, const Desc& d, bool inverse, std::string what, Ok ok) {
+  auto& s = test::session();
+  std::unique_ptr<Plan> plan;
+  test::fuzz_one(
+      arena, what + " (plan)", counts, [&] { plan = std::make_unique<Plan>(s.queue, d); }, [] { return true; });
+  if (!plan) return;
+  --counts.accepted;  // a plan alone is no accepted transform
+  const Slot in = arena.pick(h, d.in_place || h.chance(0.2) ? Parent::Dst : Parent::Src);
+  const Slot out = d.in_place ? in : arena.pick(h, Parent::Dst);
+  what += " on " + text(in, 0, 0) + " -> " + text(out, 0, 0);
+  test::fuzz_one(
+      arena, what, counts,
+      [&] { plan->enqueue(s.queue, inverse ? FftDirection::Inverse : FftDirection::Forward, in.buffer, out.buffer); },
+      [&] { return ok(arena, plan->desc(), inverse, in, out, what); });
+}
+
 }  // namespace
 
 TEST_SUITE("safety") {
@@ -503,21 +523,7 @@ TEST_SUITE("safety") {
       std::string what = "real fft n " + std::to_string(d.n) + " batch " + std::to_string(d.batch) +
                          (d.in_place ? " in-place" : "") + " real " + layout_text(d.real) + " complex " +
                          layout_text(d.complex) + (inverse ? " C2R" : " R2C");
-      std::unique_ptr<RealFftPlan> plan;
-      test::fuzz_one(
-          arena, what + " (plan)", counts, [&] { plan = std::make_unique<RealFftPlan>(s.queue, d); },
-          [] { return true; });
-      if (!plan) continue;
-      --counts.accepted;  // a plan alone is no accepted transform
-      const Slot in = arena.pick(h, d.in_place || h.chance(0.2) ? Parent::Dst : Parent::Src);
-      const Slot out = d.in_place ? in : arena.pick(h, Parent::Dst);
-      what += " on " + text(in, 0, 0) + " -> " + text(out, 0, 0);
-      test::fuzz_one(
-          arena, what, counts,
-          [&] {
-            plan->enqueue(s.queue, inverse ? FftDirection::Inverse : FftDirection::Forward, in.buffer, out.buffer);
-          },
-          [&] { return real_fft_result_ok(arena, plan->desc(), inverse, in, out, what); });
+      fuzz_fft_plan<RealFftPlan>(arena, h, counts, d, inverse, what, real_fft_result_ok);
     }
     report("real fft", counts, cases);
   }
@@ -534,21 +540,7 @@ TEST_SUITE("safety") {
       const FftNdDesc d = hostile_nd_desc(h, h.chance(0.5) ? 0.1 : 0.0);
       const bool inverse = h.chance(0.5);
       std::string what = nd_text(d) + (inverse ? " inverse" : " forward");
-      std::unique_ptr<FftNdPlan> plan;
-      test::fuzz_one(
-          arena, what + " (plan)", counts, [&] { plan = std::make_unique<FftNdPlan>(s.queue, d); },
-          [] { return true; });
-      if (!plan) continue;
-      --counts.accepted;  // a plan alone is no accepted transform
-      const Slot in = arena.pick(h, d.in_place || h.chance(0.2) ? Parent::Dst : Parent::Src);
-      const Slot out = d.in_place ? in : arena.pick(h, Parent::Dst);
-      what += " on " + text(in, 0, 0) + " -> " + text(out, 0, 0);
-      test::fuzz_one(
-          arena, what, counts,
-          [&] {
-            plan->enqueue(s.queue, inverse ? FftDirection::Inverse : FftDirection::Forward, in.buffer, out.buffer);
-          },
-          [&] { return nd_fft_result_ok(arena, plan->desc(), inverse, in, out, what); });
+      fuzz_fft_plan<FftNdPlan>(arena, h, counts, d, inverse, what, nd_fft_result_ok);
     }
     report("multi-dimensional fft", counts, cases);
   }
