@@ -177,5 +177,4 @@ Narrowed fft_narrow_length(std::size_t n, bool strided, bool passes, const Param
   return v;
 }
 
-
 }  // namespace clforge::detail
