@@ -24,12 +24,6 @@ namespace clforge::bench {
 
 namespace {
 
-std::pair<std::size_t, std::size_t> parse_shape(const std::string& s) {
-  const auto x = s.find('x');
-  if (x == std::string::npos) return {std::stoul(s), std::stoul(s)};
-  return {std::stoul(s.substr(0, x)), std::stoul(s.substr(x + 1))};
-}
-
 struct MethodSpec {
   std::string label;
   BlurMethod method;

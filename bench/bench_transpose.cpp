@@ -15,12 +15,6 @@
 namespace clforge::bench {
 
 namespace {
-std::pair<std::size_t, std::size_t> parse_shape(const std::string& s) {
-  const auto x = s.find('x');
-  if (x == std::string::npos) return {std::stoul(s), std::stoul(s)};
-  return {std::stoul(s.substr(0, x)), std::stoul(s.substr(x + 1))};
-}
-
 std::vector<std::string> sizes_of(const BenchOptions& opt) {
   if (!opt.sizes.empty()) return opt.sizes;
   return opt.quick ? std::vector<std::string>{"256", "1000x999"}

@@ -315,4 +315,10 @@ nlohmann::json params_json(const Configuration& cfg) {
   return j;
 }
 
+std::pair<std::size_t, std::size_t> parse_shape(const std::string& s) {
+  const auto x = s.find('x');
+  if (x == std::string::npos) return {std::stoul(s), std::stoul(s)};
+  return {std::stoul(s.substr(0, x)), std::stoul(s.substr(x + 1))};
+}
+
 }  // namespace clforge::bench

@@ -168,4 +168,7 @@ void set_progress_prefix(const std::string& prefix);
 /// "1h02m", "3m05s", "42s": an ETA's text.
 std::string duration_text(double seconds);
 
+// "W" (square) or "WxH" as two sizes: the shapes of the transpose and blur benchmarks.
+std::pair<std::size_t, std::size_t> parse_shape(const std::string& s);
+
 }  // namespace clforge::bench

@@ -57,6 +57,13 @@ std::string temp_dir(const std::string& tag) {
   return dir;
 }
 
+std::string write_file(const std::string& dir, const std::string& name, const std::string& text) {
+  std::system(("mkdir -p '" + dir + "'").c_str());
+  const std::string path = dir + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
 void expect_invalid_argument(const std::function<void()>& fn, const std::string& needle) {
   try {
     fn();

@@ -77,6 +77,9 @@ class ScopedEnv {
 /// A fresh empty temp folder under the build tree's test area.
 std::string temp_dir(const std::string& tag);
 
+// Writes text to dir/name (creating dir) and returns the path.
+std::string write_file(const std::string& dir, const std::string& name, const std::string& text);
+
 /// Parameter names of `kernel` as cl/<file> declares them (the text between its "(" and ")").
 std::vector<std::string> declared_params(const std::string& file, const std::string& kernel);
 /// Parameter names of a compiled kernel (CL_KERNEL_ARG_NAME; build the program with

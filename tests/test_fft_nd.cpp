@@ -20,6 +20,7 @@
 #include "host/data.hpp"
 #include "host/fft.hpp"
 #include "host/guard.hpp"
+#include "tests/fft_support.hpp"
 #include "tests/support.hpp"
 
 using namespace clforge;
@@ -96,10 +97,6 @@ double tolerance(const Shape& shape) {
   return t;
 }
 
-double scale_of(FftScaling s, std::size_t n) {
-  return s == FftScaling::OverN ? 1.0 / n : s == FftScaling::OverSqrtN ? 1.0 / std::sqrt(double(n)) : 1.0;
-}
-
 // Largest relative L2 error per transform of `got` (floats) at `pos` against `ref`.
 double max_error(const std::vector<float>& got, const std::vector<std::size_t>& pos, const std::vector<cd>& ref,
                  std::size_t per) {
@@ -140,7 +137,7 @@ void check_nd(NdCase c, std::uint64_t seed) {
   std::vector<cd> logical;
   for (std::size_t p : pin) logical.push_back({x[2 * p], x[2 * p + 1]});
   const std::vector<cd> ref =
-      separable_dft(logical, c.shape, c.inverse ? +1 : -1, scale_of(c.scaling, volume(c.shape)));
+      separable_dft(logical, c.shape, c.inverse ? +1 : -1, test::fft_cases::scale_of(c.scaling, volume(c.shape)));
 
   INFO("shape " << c.shape.size() << "-D " << c.shape[0] << "x" << c.shape.back() << " batch " << c.batch
                 << (c.inverse ? " inverse" : " forward") << (c.in_place ? " in-place" : "") << " seed " << seed);

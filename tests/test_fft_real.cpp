@@ -22,6 +22,7 @@
 #include "host/data.hpp"
 #include "host/fft.hpp"
 #include "host/guard.hpp"
+#include "tests/fft_support.hpp"
 #include "tests/support.hpp"
 
 using namespace clforge;
@@ -85,10 +86,6 @@ std::vector<double> c2r_reference(const std::vector<cd>& X, std::size_t n, const
   return y;
 }
 
-double scale_of(FftScaling s, std::size_t n) {
-  return s == FftScaling::OverN ? 1.0 / n : s == FftScaling::OverSqrtN ? 1.0 / std::sqrt(double(n)) : 1.0;
-}
-
 // The layouts as the plan documents them: default distances, in place the padded rows.
 RealCase with_defaults(RealCase c) {
   const std::size_t h = c.n / 2 + 1;
@@ -130,7 +127,7 @@ Errors compare(const std::vector<float>& got, const RealCase& c, const std::vect
 // The reference of every transform at the probes: interleaved (re, im) for R2C, values for C2R.
 std::vector<std::vector<double>> reference(const std::vector<float>& in, const RealCase& c,
                                            const std::vector<std::size_t>& at) {
-  const double scale = scale_of(c.scaling, c.n);
+  const double scale = test::fft_cases::scale_of(c.scaling, c.n);
   std::vector<std::vector<double>> ref;
   for (std::size_t b = 0; b < c.batch; ++b) {
     std::vector<double> r;
@@ -211,7 +208,7 @@ double check_real(RealCase c, std::uint64_t seed) {
   return e.max_rel;
 }
 
-RealCase contiguous(std::size_t n, std::size_t batch, bool inverse) {
+RealCase real_case(std::size_t n, std::size_t batch, bool inverse) {
   RealCase c;
   c.n = n;
   c.batch = batch;
@@ -226,8 +223,8 @@ TEST_SUITE("fft_real") {
     std::uint64_t seed = test::seed() + 5100;
     for (std::size_t n : {1, 2, 3, 17, 1000, 1009, 4095, 65537}) {
       CAPTURE(n);
-      const double r2c = check_real(contiguous(n, n > 5000 ? 1 : 3, false), seed++);
-      const double c2r = check_real(contiguous(n, n > 5000 ? 1 : 3, true), seed++);
+      const double r2c = check_real(real_case(n, n > 5000 ? 1 : 3, false), seed++);
+      const double c2r = check_real(real_case(n, n > 5000 ? 1 : 3, true), seed++);
       MESSAGE("n " << n << ": relative L2 error R2C " << r2c << ", C2R " << c2r << " (tolerance "
                    << host::fft_tolerance(n) << ")");
     }
@@ -239,7 +236,7 @@ TEST_SUITE("fft_real") {
       CAPTURE(n);
       const std::size_t h = n / 2 + 1;
       for (bool inverse : {false, true}) {
-        RealCase c = contiguous(n, 5, inverse);
+        RealCase c = real_case(n, 5, inverse);
         c.real = {2, 2 * n + 5, 3};  // element stride, padded distance, offset
         c.spectrum = {3, 3 * h + 2, 1};
         check_real(c, seed++);
@@ -255,7 +252,7 @@ TEST_SUITE("fft_real") {
     for (std::size_t n : {16, 15}) {
       CAPTURE(n);
       for (bool inverse : {false, true}) {
-        RealCase c = contiguous(n, 4, inverse);
+        RealCase c = real_case(n, 4, inverse);
         c.in_place = true;
         check_real(c, seed++);
         c.spectrum = {1, n / 2 + 4, 3};  // more padding and an offset
@@ -270,7 +267,7 @@ TEST_SUITE("fft_real") {
     std::uint64_t seed = test::seed() + 5350;
     for (bool in_place : {false, true})
       for (bool inverse : {false, true}) {
-        RealCase c = contiguous(std::size_t{1} << 17, 9, inverse);
+        RealCase c = real_case(std::size_t{1} << 17, 9, inverse);
         c.in_place = in_place;
         c.tuning = Tuning{{{"FFT_PASS_MAX", 64}, {"FFT_CHUNK", 4}}, false};
         check_real(c, seed++);
@@ -281,7 +278,7 @@ TEST_SUITE("fft_real") {
     std::uint64_t seed = test::seed() + 5400;
     for (FftScaling sc : {FftScaling::OverN, FftScaling::OverSqrtN})
       for (bool inverse : {false, true}) {
-        RealCase c = contiguous(16, 2, inverse);
+        RealCase c = real_case(16, 2, inverse);
         c.scaling = sc;
         check_real(c, seed++);
       }

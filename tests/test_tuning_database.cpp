@@ -18,19 +18,13 @@
 using namespace clforge;
 
 namespace {
-std::string write_json(const std::string& dir, const std::string& name, const std::string& text) {
-  const std::string p = dir + "/" + name;
-  std::ofstream(p) << text;
-  return p;
-}
-
 DeviceInfo fake_device(VendorClass v, const std::string& name, const std::string& arch) {
   return test::fake_device(v, arch, name);
 }
 
 void expect_tuning_error(const std::string& text, const std::string& needle) {
   const std::string dir = test::temp_dir("bad");
-  const std::string file = write_json(dir, "bad.json", text);
+  const std::string file = test::write_file(dir, "bad.json", text);
   test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
   try {
     resolve_configuration("transpose", "4", test::session().entry.info);
@@ -47,7 +41,7 @@ void expect_tuning_error(const std::string& text, const std::string& needle) {
 TEST_SUITE("tuning_database") {
   TEST_CASE("shipped lookup: device > architecture > vendor > default, exact variant before *") {
     const std::string dir = test::temp_dir("lookup");
-    const std::string file = write_json(dir, "t.json", R"({"kernel": "transpose", "entries": [
+    const std::string file = test::write_file(dir, "t.json", R"({"kernel": "transpose", "entries": [
       {"params": {"TRA_TILE": 8, "TRA_WPT": 1, "TRA_VW": 1, "TRA_PAD": 0, "TRA_DIAG": 0}},
       {"vendor": "AMD", "params": {"TRA_TILE": 16, "TRA_WPT": 2}},
       {"vendor": "AMD", "architecture": "gfx90a", "params": {"TRA_TILE": 32}},
@@ -81,7 +75,7 @@ TEST_SUITE("tuning_database") {
 
   TEST_CASE("device_vendor narrows a row to one processor maker, after level and variant") {
     const std::string dir = test::temp_dir("device-vendor");
-    const std::string file = write_json(dir, "t.json", R"({"kernel": "transpose", "entries": [
+    const std::string file = test::write_file(dir, "t.json", R"({"kernel": "transpose", "entries": [
       {"vendor": "CPU", "params": {"TRA_TILE": 8, "TRA_WPT": 1}},
       {"vendor": "CPU", "device_vendor": "AuthenticAMD", "params": {"TRA_TILE": 16}},
       {"vendor": "CPU", "variant": "8", "params": {"TRA_WPT": 4}},
@@ -123,7 +117,7 @@ TEST_SUITE("tuning_database") {
     store_user_entry(dev, "transpose", "4", {{"TRA_TILE", 16}, {"TRA_WPT", 2}, {"TRA_DIAG", 1}});
     CHECK(detail::file_exists(user_database_path(dev)));
     const std::string file =
-        write_json(dir, "t.json", R"({"entries": [{"kernel": "transpose", "params": {"TRA_TILE": 32}}]})");
+        test::write_file(dir, "t.json", R"({"entries": [{"kernel": "transpose", "params": {"TRA_TILE": 32}}]})");
     test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
 
     auto cfg = resolve_configuration("transpose", "4", dev, Tuning{{{"TRA_DIAG", 0}}, true});
@@ -196,7 +190,7 @@ TEST_SUITE("tuning_database") {
     small.local_mem_size = 16 * 1024;
     small.max_work_group_size = 256;
     const std::string dir = test::temp_dir("fit");
-    const std::string file = write_json(dir, "big.json", R"({"entries": [{"kernel": "transpose",
+    const std::string file = test::write_file(dir, "big.json", R"({"entries": [{"kernel": "transpose",
         "params": {"TRA_TILE": 64, "TRA_WPT": 1, "TRA_VW": 1, "TRA_PAD": 1, "TRA_LOCAL": 1}}]})");
     test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
     // 64 x 65 x 16 bytes = 66560 bytes of local memory and 4096 work-items: does not fit.
@@ -240,7 +234,7 @@ TEST_SUITE("tuning_database") {
     DeviceInfo with_fp64 = no_fp64;
     with_fp64.fp64 = true;
     const std::string dir = test::temp_dir("fp64");
-    const std::string file = write_json(dir, "tw.json", R"({"entries": [{"kernel": "fft", "variant": "1024",
+    const std::string file = test::write_file(dir, "tw.json", R"({"entries": [{"kernel": "fft", "variant": "1024",
         "params": {"FFT_TWIDDLE": 2}}]})");
     test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
     const Configuration ok = resolve_configuration("fft", "1024", with_fp64, Tuning{{}, false});
@@ -270,7 +264,7 @@ TEST_SUITE("tuning_database") {
       CHECK(std::string(e.what()).find("cl_khr_fp64") != std::string::npos);
     }  // A row with FFT_TWIDDLE 3 falls back to float products in the same passes (4), which need
     // no double precision; 4 itself is accepted as it is.
-    const std::string file3 = write_json(dir, "tw3.json", R"({"entries": [{"kernel": "fft", "variant": "16384",
+    const std::string file3 = test::write_file(dir, "tw3.json", R"({"entries": [{"kernel": "fft", "variant": "16384",
         "params": {"FFT_TWIDDLE": 3}}]})");
     test::ScopedEnv env3("CLFORGE_TUNING_FILE", file3);
     const Configuration fb3 = resolve_configuration("fft", "16384", no_fp64, Tuning{{}, false});
@@ -283,7 +277,7 @@ TEST_SUITE("tuning_database") {
 
   TEST_CASE("a sub-variant (F:S) takes its own rows, then its family's, then the generic ones, within each level") {
     const std::string dir = test::temp_dir("subvariant");
-    const std::string file = write_json(dir, "t.json", R"({"kernel": "fft", "entries": [
+    const std::string file = test::write_file(dir, "t.json", R"({"kernel": "fft", "entries": [
       {"params": {"FFT_WG": 64, "FFT_PAD": 0, "FFT_VEC": 0}},
       {"variant": "pass512", "params": {"FFT_WG": 128, "FFT_HALVE": 1, "FFT_VEC": 1}},
       {"variant": "pass512:later", "params": {"FFT_WG": 512}},

@@ -17,13 +17,6 @@
 using namespace clforge;
 
 namespace {
-std::string write_json(const std::string& dir, const std::string& name, const std::string& text) {
-  detail::make_dirs(dir);
-  const std::string p = dir + "/" + name;
-  std::ofstream(p) << text;
-  return p;
-}
-
 // Transpose rows of three GPUs and a CPU, each with the peaks it was tuned at, a reasoned NVIDIA
 // row and a complete default row (so that no shipped row takes part).
 const char* const kRows = R"({"kernel": "transpose", "entries": [
@@ -52,7 +45,7 @@ struct TransferEnv {
   explicit TransferEnv(const std::string& tag)
       : dir(test::temp_dir(tag)),
         user("CLFORGE_USER_TUNING_DIR", dir + "/user"),
-        file("CLFORGE_TUNING_FILE", write_json(dir, "rows.json", kRows)),
+        file("CLFORGE_TUNING_FILE", test::write_file(dir, "rows.json", kRows)),
         off("CLFORGE_TUNING", std::nullopt) {}
 };
 }  // namespace
@@ -154,7 +147,7 @@ TEST_SUITE("tuning_database") {
     CHECK_THROWS_AS(store_device_peaks(dev, 0, 1), InvalidArgument);
 
     // A row's peaks are checked like its other keys.
-    const std::string bad = write_json(env.dir, "bad.json", R"({"kernel": "transpose", "entries": [
+    const std::string bad = test::write_file(env.dir, "bad.json", R"({"kernel": "transpose", "entries": [
       {"device": "X", "peaks": {"type": "GPU", "copy_gbs": 10}, "params": {"TRA_TILE": 16}}]})");
     test::ScopedEnv file("CLFORGE_TUNING_FILE", bad);
     try {
@@ -173,7 +166,7 @@ TEST_SUITE("tuning_database") {
     TransferEnv env("transfer-seeds");
     // The shipped transpose rows replaced by the test's (CLFORGE_KERNEL_DIR, file by file).
     const std::string kdir = env.dir + "/kernels";
-    write_json(kdir + "/db", "transpose.json", kRows);
+    test::write_file(kdir + "/db", "transpose.json", kRows);
     test::ScopedEnv kernels("CLFORGE_KERNEL_DIR", kdir);
     const detail::KernelSpec& spec = detail::kernel_spec("transpose");
     const DeviceInfo dev = new_gpu();

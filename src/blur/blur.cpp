@@ -20,8 +20,6 @@ namespace clforge {
 namespace detail {
 namespace {
 
-const char* const kRoutine = "gaussian_blur";
-
 // The plan of a description from the process's plan cache. Every argument was checked by the
 // caller.
 std::shared_ptr<const BlurPlan> cached_blur_plan(const QueueContext& qc, const BlurDesc& d, const Tuning& tuning) {
@@ -39,13 +37,13 @@ BlurMethod gaussian_blur(cl::CommandQueue& queue, std::size_t width, std::size_t
   // Every argument is checked before a plan is looked up or built (the plan's constructor
   // checks what depends on the resolution, also before it builds anything).
   check_blur_request(width, height, format, options, tuning);
-  require(in.pitch >= width, kRoutine, [&] {
+  require(in.pitch >= width, kBlurRoutine, [&] {
     return "in.pitch (" + std::to_string(in.pitch) + ") is smaller than the width (" + std::to_string(width) + ")";
   });
-  require(out.pitch >= width, kRoutine, [&] {
+  require(out.pitch >= width, kBlurRoutine, [&] {
     return "out.pitch (" + std::to_string(out.pitch) + ") is smaller than the width (" + std::to_string(width) + ")";
   });
-  require(queue() != nullptr, kRoutine, "null command queue");
+  require(queue() != nullptr, kBlurRoutine, "null command queue");
   BlurDesc d = blur_desc(width, height, format, options);
   d.in_offset = in.offset;
   d.in_pitch = in.pitch;

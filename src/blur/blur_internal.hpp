@@ -16,6 +16,9 @@
 
 namespace clforge::detail {
 
+// The routine name in argument errors and logs.
+inline constexpr const char* kBlurRoutine = "gaussian_blur";
+
 /// The family's kernel specs (the routing row and one per method) and its tuner target (listed
 /// by src/library/families.cpp).
 KernelSpec blur_spec();

@@ -15,8 +15,6 @@ namespace clforge {
 namespace detail {
 namespace {
 
-const char* const kRoutine = "gaussian_blur";
-
 std::vector<float> to_float(const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); }
 
 cl::Buffer constants(const QueueContext& qc, const std::vector<float>& v, const char* what) {
@@ -82,14 +80,14 @@ BlurOptions options_of(const BlurDesc& d) {
 std::size_t image_end(const BlurDesc& d, bool in) {
   const std::size_t pitch = in ? d.in_pitch : d.out_pitch, offset = in ? d.in_offset : d.out_offset;
   const std::string_view side = in ? "in" : "out";
-  require(pitch >= d.width, kRoutine, [&] {
+  require(pitch >= d.width, kBlurRoutine, [&] {
     return std::string(side) + ".pitch (" + std::to_string(pitch) + ") is smaller than the width (" +
            std::to_string(d.width) + ")";
   });
-  const std::size_t span = matrix_span(kRoutine, in ? "in.pitch" : "out.pitch", d.height, d.width, pitch);
-  const std::size_t end = add_or_throw(offset, span, kRoutine,
+  const std::size_t span = matrix_span(kBlurRoutine, in ? "in.pitch" : "out.pitch", d.height, d.width, pitch);
+  const std::size_t end = add_or_throw(offset, span, kBlurRoutine,
                                        in ? "in.offset plus the image's extent" : "out.offset plus the image's extent");
-  mul_or_throw(end, pixel_bytes(d.format), kRoutine, in ? "in's extent in bytes" : "out's extent in bytes");
+  mul_or_throw(end, pixel_bytes(d.format), kBlurRoutine, in ? "in's extent in bytes" : "out's extent in bytes");
   return end;
 }
 
@@ -98,15 +96,16 @@ std::size_t image_end(const BlurDesc& d, bool in) {
 void check_blur_buffers(const BlurDesc& d, const cl::Context& context, const cl::Buffer& in, const cl::Buffer& out,
                         std::size_t out_rows) {
   const std::size_t pb = pixel_bytes(d.format);
-  require_extent(kRoutine, "in", in, d.in_offset, matrix_span(kRoutine, "in.pitch", d.height, d.width, d.in_pitch), pb);
-  require_extent(kRoutine, "out", out, d.out_offset, matrix_span(kRoutine, "out.pitch", out_rows, d.width, d.out_pitch),
-                 pb);
-  require(in() != out(), kRoutine, "in and out must be different buffers (the blur is out-of-place)");
+  require_extent(kBlurRoutine, "in", in, d.in_offset,
+                 matrix_span(kBlurRoutine, "in.pitch", d.height, d.width, d.in_pitch), pb);
+  require_extent(kBlurRoutine, "out", out, d.out_offset,
+                 matrix_span(kBlurRoutine, "out.pitch", out_rows, d.width, d.out_pitch), pb);
+  require(in() != out(), kBlurRoutine, "in and out must be different buffers (the blur is out-of-place)");
   for (const cl::Buffer* b : {&in, &out}) {
     cl_context c = nullptr;
     check(clGetMemObjectInfo((*b)(), CL_MEM_CONTEXT, sizeof c, &c, nullptr), "clGetMemObjectInfo");
     require(
-        c == context(), kRoutine,
+        c == context(), kBlurRoutine,
         b == &in ? "in belongs to another context than the queue" : "out belongs to another context than the queue");
   }
 }
@@ -137,18 +136,18 @@ void lay_out_scratch(BlurPlan::Impl& im, const Resolved& res) {
   std::size_t at = 0;
   auto region = [&](std::size_t n) {
     const std::size_t off = at;
-    at = add_or_throw(at, n, kRoutine, "the scratch size");
+    at = add_or_throw(at, n, kBlurRoutine, "the scratch size");
     return off;
   };
-  if (desc.format == PixelFormat::RGBA8) s.conv = region(mul_or_throw(pixels, 2, kRoutine, "the scratch size"));
+  if (desc.format == PixelFormat::RGBA8) s.conv = region(mul_or_throw(pixels, 2, kBlurRoutine, "the scratch size"));
   if (rt.method == BlurMethod::Separable && !rt.fused) s.tmp = region(pixels);
   if (rt.method == BlurMethod::Recursive) {
     im.ry = rec_pass(res, H, desc.sigma_y, desc.border, rt.blocked_y);
     im.rx = rec_pass(res, W, desc.sigma_x, desc.border, rt.blocked_x);
     auto carries = [&](const RecPass& p, std::size_t cols) {
-      return p.L > 0
-                 ? mul_or_throw(mul_or_throw(p.nb, 6, kRoutine, "the scratch size"), cols, kRoutine, "the scratch size")
-                 : 0;
+      return p.L > 0 ? mul_or_throw(mul_or_throw(p.nb, 6, kBlurRoutine, "the scratch size"), cols, kBlurRoutine,
+                                    "the scratch size")
+                     : 0;
     };
     const std::size_t cy = carries(im.ry, W), cx = carries(im.rx, H);
     s.tmp = region(pixels);
@@ -161,7 +160,7 @@ void lay_out_scratch(BlurPlan::Impl& im, const Resolved& res) {
     }
   }
   s.pixels = at;
-  mul_or_throw(at, im.px, kRoutine, "the scratch size in bytes");
+  mul_or_throw(at, im.px, kBlurRoutine, "the scratch size in bytes");
 }
 
 void build_direct(Build& b) {
@@ -354,7 +353,7 @@ BlurPlan::BlurPlan(const cl::CommandQueue& queue, const BlurDesc& desc, const Tu
 void BlurPlan::enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait_list,
                        cl::Event* event) const {
   using namespace detail;
-  require_plan_queue(kRoutine, queue, impl_->context(), impl_->device);
+  require_plan_queue(kBlurRoutine, queue, impl_->context(), impl_->device);
   check_blur_buffers(impl_->desc, impl_->context, in, out, impl_->desc.height);
   impl_->run(queue, in, out, wait_list, event);
 }
@@ -365,13 +364,13 @@ void BlurPlan::enqueue_rows(cl::CommandQueue& queue, const cl::Buffer& in, const
                             std::size_t count, const EventList& wait_list, cl::Event* event) const {
   using namespace detail;
   const BlurDesc& d = impl_->desc;
-  require(writes_row_windows(), kRoutine,
+  require(writes_row_windows(), kBlurRoutine,
           "this plan cannot write a window of rows (only the separable method on float images can)");
-  require(count > 0 && first < d.height && count <= d.height - first, kRoutine, [&] {
+  require(count > 0 && first < d.height && count <= d.height - first, kBlurRoutine, [&] {
     return "rows [" + std::to_string(first) + ", " + std::to_string(first) + " + " + std::to_string(count) +
            ") are not a window of the image's " + std::to_string(d.height) + " rows";
   });
-  require_plan_queue(kRoutine, queue, impl_->context(), impl_->device);
+  require_plan_queue(kBlurRoutine, queue, impl_->context(), impl_->device);
   check_blur_buffers(d, impl_->context, in, out, count);
   impl_->run(queue, in, out, wait_list, event, {first, count});
 }

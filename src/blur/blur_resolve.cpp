@@ -12,7 +12,6 @@ namespace clforge::detail {
 
 namespace {
 
-const char* const kRoutine = "gaussian_blur";
 const char* const kBlurKernels[] = {"blur", "blur_direct", "blur_separable", "blur_recursive"};
 
 // The overrides that belong to one blur kernel; names known to none of them are errors.
@@ -252,20 +251,21 @@ cl::Program conversion_program(const QueueContext& qc, const Resolved& r, bool l
 
 void check_blur_request(std::size_t width, std::size_t height, PixelFormat format, const BlurOptions& options,
                         const Tuning& tuning) {
-  require(width >= 1 && height >= 1, kRoutine, [&] {
+  require(width >= 1 && height >= 1, kBlurRoutine, [&] {
     return "width and height must be at least 1 (got " + std::to_string(width) + " x " + std::to_string(height) + ")";
   });
-  require(width <= (1u << 30) && height <= (1u << 30), kRoutine, "width and height must be at most 2^30");
+  require(width <= (1u << 30) && height <= (1u << 30), kBlurRoutine, "width and height must be at most 2^30");
   require(options.method == BlurMethod::Auto || options.method == BlurMethod::Direct ||
               options.method == BlurMethod::Separable || options.method == BlurMethod::Recursive,
-          kRoutine, [&] { return "unknown blur method (" + std::to_string(static_cast<int>(options.method)) + ")"; });
-  require(format == PixelFormat::R32F || format == PixelFormat::RGBA32F || format == PixelFormat::RGBA8, kRoutine,
+          kBlurRoutine,
+          [&] { return "unknown blur method (" + std::to_string(static_cast<int>(options.method)) + ")"; });
+  require(format == PixelFormat::R32F || format == PixelFormat::RGBA32F || format == PixelFormat::RGBA8, kBlurRoutine,
           [&] { return "unknown pixel format (" + std::to_string(static_cast<int>(format)) + ")"; });
-  check_sigma(kRoutine, "sigma_x", options.sigma_x, options.method);
-  check_sigma(kRoutine, "sigma_y", options.sigma_y, options.method);
+  check_sigma(kBlurRoutine, "sigma_x", options.sigma_x, options.method);
+  check_sigma(kBlurRoutine, "sigma_y", options.sigma_y, options.method);
   require(
       options.border == BlurBorder::Clamp || options.border == BlurBorder::Mirror || options.border == BlurBorder::Zero,
-      kRoutine, [&] { return "unknown border mode (" + std::to_string(static_cast<int>(options.border)) + ")"; });
+      kBlurRoutine, [&] { return "unknown border mode (" + std::to_string(static_cast<int>(options.border)) + ")"; });
   check_overrides(tuning);
 }
 

@@ -20,8 +20,6 @@
 namespace clforge {
 namespace detail {
 
-const char* const kRoutine = "sgemm";
-
 const char* to_string(SgemmPath p) {
   switch (p) {
     case SgemmPath::Nothing:
@@ -79,10 +77,10 @@ void sgemm_check_buffers(const std::array<std::size_t, 3>& span, const std::arra
   const char* names[3] = {"a", "b", "c"};
   std::size_t end[3] = {0, 0, 0};
   for (int i = 0; i < 3; ++i)
-    if (span[i] > 0) end[i] = require_extent(kRoutine, names[i], *buffers[i], offsets[i], span[i], sizeof(float));
+    if (span[i] > 0) end[i] = require_extent(kSgemmRoutine, names[i], *buffers[i], offsets[i], span[i], sizeof(float));
   for (int i = 0; i < 2; ++i) {
     if (span[i] == 0 || span[2] == 0 || (*buffers[i])() != (*buffers[2])()) continue;
-    require(!ranges_overlap(offsets[i], end[i], offsets[2], end[2]), kRoutine,
+    require(!ranges_overlap(offsets[i], end[i], offsets[2], end[2]), kSgemmRoutine,
             [&] { return std::string("c overlaps ") + names[i] + " in the same buffer (C must not alias an input)"; });
   }
 }
@@ -113,12 +111,12 @@ std::array<std::size_t, 3> sgemm_spans(Layout layout, Transpose trans_a, Transpo
                                        std::size_t n, std::size_t k, std::size_t lda, std::size_t ldb,
                                        std::size_t ldc) {
   using namespace detail;
-  require(m <= kMaxDim, kRoutine, [&] { return "m (" + std::to_string(m) + ") must be below 2^31"; });
-  require(n <= kMaxDim, kRoutine, [&] { return "n (" + std::to_string(n) + ") must be below 2^31"; });
-  require(k <= kMaxDim, kRoutine, [&] { return "k (" + std::to_string(k) + ") must be below 2^31"; });
-  require(layout == Layout::RowMajor || layout == Layout::ColMajor, kRoutine, "unknown layout");
-  require(trans_a == Transpose::No || trans_a == Transpose::Yes, kRoutine, "unknown trans_a");
-  require(trans_b == Transpose::No || trans_b == Transpose::Yes, kRoutine, "unknown trans_b");
+  require(m <= kMaxDim, kSgemmRoutine, [&] { return "m (" + std::to_string(m) + ") must be below 2^31"; });
+  require(n <= kMaxDim, kSgemmRoutine, [&] { return "n (" + std::to_string(n) + ") must be below 2^31"; });
+  require(k <= kMaxDim, kSgemmRoutine, [&] { return "k (" + std::to_string(k) + ") must be below 2^31"; });
+  require(layout == Layout::RowMajor || layout == Layout::ColMajor, kSgemmRoutine, "unknown layout");
+  require(trans_a == Transpose::No || trans_a == Transpose::Yes, kSgemmRoutine, "unknown trans_a");
+  require(trans_b == Transpose::No || trans_b == Transpose::Yes, kSgemmRoutine, "unknown trans_b");
   const bool row = layout == Layout::RowMajor, ta = trans_a == Transpose::Yes, tb = trans_b == Transpose::Yes;
   // Stored shape of each operand (rows x cols) and its contiguous extent.
   struct Stored {
@@ -133,12 +131,12 @@ std::array<std::size_t, 3> sgemm_spans(Layout layout, Transpose trans_a, Transpo
     const Stored& s = ops[i];
     const std::size_t inner = row ? s.cols : s.rows, outer = row ? s.rows : s.cols;
     const std::size_t need = std::max<std::size_t>(1, inner);
-    require(s.ld >= need, kRoutine, [&] {
+    require(s.ld >= need, kSgemmRoutine, [&] {
       return std::string(s.ld_name) + " (" + std::to_string(s.ld) + ") is smaller than " +
              (row ? "the columns" : "the rows") + " of " + s.name + " (" + std::to_string(need) + ", " +
              (row ? "row" : "column") + "-major " + std::to_string(s.rows) + " x " + std::to_string(s.cols) + ")";
     });
-    span[i] = matrix_span(kRoutine, s.ld_name, outer, inner, s.ld);
+    span[i] = matrix_span(kSgemmRoutine, s.ld_name, outer, inner, s.ld);
   }
   return span;
 }
@@ -149,9 +147,9 @@ std::array<std::size_t, 3> sgemm_batched_spans(Layout layout, Transpose trans_a,
                                                std::size_t b_stride, std::size_t c_stride) {
   using namespace detail;
   std::array<std::size_t, 3> span = sgemm_spans(layout, trans_a, trans_b, m, n, k, lda, ldb, ldc);
-  require(batch <= kMaxDim, kRoutine, [&] { return "batch (" + std::to_string(batch) + ") must be below 2^31"; });
+  require(batch <= kMaxDim, kSgemmRoutine, [&] { return "batch (" + std::to_string(batch) + ") must be below 2^31"; });
   if (batch == 0) return {0, 0, 0};
-  require(batch == 1 || span[2] == 0 || c_stride >= span[2], kRoutine, [&] {
+  require(batch == 1 || span[2] == 0 || c_stride >= span[2], kSgemmRoutine, [&] {
     return "c_stride (" + std::to_string(c_stride) + ") is smaller than one C matrix's extent (" +
            std::to_string(span[2]) + " elements): the batch's C matrices must not overlap";
   });
@@ -159,8 +157,9 @@ std::array<std::size_t, 3> sgemm_batched_spans(Layout layout, Transpose trans_a,
   const char* names[3] = {"a_stride", "b_stride", "c_stride"};
   for (int i = 0; i < 3; ++i)
     if (span[i] > 0 && batch > 1)
-      span[i] = add_or_throw(mul_or_throw(batch - 1, stride[i], kRoutine, std::string("(batch - 1) * ") + names[i]),
-                             span[i], kRoutine, std::string("the batch's extent along ") + names[i]);
+      span[i] =
+          add_or_throw(mul_or_throw(batch - 1, stride[i], kSgemmRoutine, std::string("(batch - 1) * ") + names[i]),
+                       span[i], kSgemmRoutine, std::string("the batch's extent along ") + names[i]);
   return span;
 }
 

@@ -19,6 +19,9 @@
 
 namespace clforge::detail {
 
+// The routine name in argument errors and logs.
+inline constexpr const char* kSgemmRoutine = "sgemm";
+
 /// The family's kernel specs and tuner targets (listed by src/library/families.cpp).
 KernelSpec sgemm_xgemm_spec();
 KernelSpec sgemm_stream_spec();

@@ -24,7 +24,6 @@
 namespace clforge {
 namespace detail {
 namespace {
-const char* const kRoutine = "sgemm";
 
 // k slices of sgemm_xgemm for `tiles` C tiles and `ktiles` k tiles under the route row (1: no
 // split); see sgemm_k_slices.
@@ -72,8 +71,8 @@ Checked check_desc(SgemmDesc d) {
   for (int i = 0; i < 3; ++i) {
     if (c.span[i] == 0) continue;
     c.end[i] =
-        add_or_throw(offsets[i], c.span[i], kRoutine, std::string(names[i]) + ".offset plus the described extent");
-    mul_or_throw(c.end[i], sizeof(float), kRoutine, std::string(names[i]) + "'s extent in bytes");
+        add_or_throw(offsets[i], c.span[i], kSgemmRoutine, std::string(names[i]) + ".offset plus the described extent");
+    mul_or_throw(c.end[i], sizeof(float), kSgemmRoutine, std::string(names[i]) + "'s extent in bytes");
   }
   return c;
 }
@@ -113,7 +112,7 @@ Configuration plan_tiled(SgemmPlan::Impl& im, const DeviceInfo& dev, const Confi
     im.mt = cfg.at("MWG"), im.nt = cfg.at("NWG"), im.kt = cfg.at("KWG"), im.va = cfg.at("VWM"), im.vb = cfg.at("VWN");
   }
   im.mp = round_up(im.m, im.mt), im.np = round_up(im.n, im.nt), im.kp = round_up(im.k, im.kt);
-  require(im.mp <= kMaxDim && im.np <= kMaxDim && im.kp <= kMaxDim, kRoutine, "padded sizes must be below 2^31");
+  require(im.mp <= kMaxDim && im.np <= kMaxDim && im.kp <= kMaxDim, kSgemmRoutine, "padded sizes must be below 2^31");
 
   // An operand already in k-major form with tile-multiple sizes and aligned rows is read in
   // place; the others are packed into the workspace. Panels (PANEL) are always packed.
@@ -141,11 +140,11 @@ Configuration plan_tiled(SgemmPlan::Impl& im, const DeviceInfo& dev, const Confi
   const std::size_t kblock = stream ? 0 : static_cast<std::size_t>(cfg.at("KBLOCK")) / im.kt;
   im.kblock_tiles = im.slices == 1 && kblock > 0 && kblock < ktiles ? kblock : 0;
   im.kblocks = im.kblock_tiles > 0 ? ceil_div(ktiles, im.kblock_tiles) : 1;
-  im.w_elems = im.slices > 1 ? mul_or_throw(im.slices, im.mp * im.np, kRoutine, "the k slices' workspace") : 0;
-  const std::size_t packed = add_or_throw(mul_or_throw(im.a_mats, im.a_elems, kRoutine, "the batch's packed A"),
-                                          mul_or_throw(im.b_mats, im.b_elems, kRoutine, "the batch's packed B"),
-                                          kRoutine, "the packing workspace");
-  mul_or_throw(add_or_throw(packed, im.w_elems, kRoutine, "the packing workspace"), sizeof(float), kRoutine,
+  im.w_elems = im.slices > 1 ? mul_or_throw(im.slices, im.mp * im.np, kSgemmRoutine, "the k slices' workspace") : 0;
+  const std::size_t packed = add_or_throw(mul_or_throw(im.a_mats, im.a_elems, kSgemmRoutine, "the batch's packed A"),
+                                          mul_or_throw(im.b_mats, im.b_elems, kSgemmRoutine, "the batch's packed B"),
+                                          kSgemmRoutine, "the packing workspace");
+  mul_or_throw(add_or_throw(packed, im.w_elems, kSgemmRoutine, "the packing workspace"), sizeof(float), kSgemmRoutine,
                "the packing workspace in bytes");
   // The multiply's output: C, or with a split the workspace's slices (whole vectors: the
   // offset is a multiple of 64 and mp of the tile).
@@ -286,14 +285,14 @@ void SgemmPlanAccess::run(const SgemmPlan& plan, cl::CommandQueue& queue, const 
 SgemmPlan::SgemmPlan(const cl::CommandQueue& queue, const SgemmDesc& desc, const Tuning& tuning) {
   using namespace detail;
   const Checked c = check_desc(desc);  // everything that needs neither queue nor device first
-  require(queue() != nullptr, kRoutine, "null command queue");
+  require(queue() != nullptr, kSgemmRoutine, "null command queue");
   impl_ = build(queue_context_of(queue), c, tuning);
 }
 
 void SgemmPlan::enqueue(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
                         const EventList& wait_list, cl::Event* event) const {
   using namespace detail;
-  require_plan_queue(kRoutine, queue, impl_->context(), impl_->device);
+  require_plan_queue(kSgemmRoutine, queue, impl_->context(), impl_->device);
   const SgemmDesc& d = impl_->desc;
   sgemm_check_buffers(impl_->span, {&a, &b, &c}, {d.a_offset, d.b_offset, d.c_offset});
   impl_->run(queue, a, b, c, wait_list, event);
@@ -304,10 +303,10 @@ namespace {
 void check_packed_a(const SgemmPlan::Impl& p, const cl::Buffer& packed, const cl::Buffer& other,
                     const char* other_name) {
   using namespace detail;
-  require(p.packed_a_bytes() > 0, kRoutine, "this plan does not pack A (packed_a_bytes() is 0)");
-  require(packed() != other(), kRoutine,
+  require(p.packed_a_bytes() > 0, kSgemmRoutine, "this plan does not pack A (packed_a_bytes() is 0)");
+  require(packed() != other(), kSgemmRoutine,
           [&] { return std::string("packed_a must be another buffer than ") + other_name; });
-  require_extent(kRoutine, "packed_a", packed, 0, p.packed_a_bytes() / sizeof(float), sizeof(float));
+  require_extent(kSgemmRoutine, "packed_a", packed, 0, p.packed_a_bytes() / sizeof(float), sizeof(float));
 }
 }  // namespace
 
@@ -316,7 +315,7 @@ std::size_t SgemmPlan::packed_a_bytes() const { return impl_->packed_a_bytes(); 
 void SgemmPlan::pack_a(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& packed,
                        const EventList& wait_list, cl::Event* event) const {
   using namespace detail;
-  require_plan_queue(kRoutine, queue, impl_->context(), impl_->device);
+  require_plan_queue(kSgemmRoutine, queue, impl_->context(), impl_->device);
   check_packed_a(*impl_, packed, a, "a");
   sgemm_check_buffers({impl_->span[0], 0, 0}, {&a, &a, &a}, {impl_->desc.a_offset, 0, 0});
   impl_->pack_a_into(queue, a, packed, wait_list, event);
@@ -325,7 +324,7 @@ void SgemmPlan::pack_a(cl::CommandQueue& queue, const cl::Buffer& a, const cl::B
 void SgemmPlan::enqueue_packed_a(cl::CommandQueue& queue, const cl::Buffer& packed_a, const cl::Buffer& b,
                                  const cl::Buffer& c, const EventList& wait_list, cl::Event* event) const {
   using namespace detail;
-  require_plan_queue(kRoutine, queue, impl_->context(), impl_->device);
+  require_plan_queue(kSgemmRoutine, queue, impl_->context(), impl_->device);
   check_packed_a(*impl_, packed_a, c, "c");
   const SgemmDesc& d = impl_->desc;
   sgemm_check_buffers({0, impl_->span[1], impl_->span[2]}, {&packed_a, &b, &c}, {0, d.b_offset, d.c_offset});

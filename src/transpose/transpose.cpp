@@ -31,21 +31,19 @@ std::string transpose_build_options(const Configuration& cfg, std::size_t elem_s
   return extra;
 }
 
-const char* const kRoutine = "transpose";
-
 // The shape checks shared by the buffer and host-vector forms.
 void check_shape(std::size_t rows, std::size_t cols, std::size_t elem_size, std::size_t in_ld, std::size_t out_ld) {
-  require(rows >= 1 && cols >= 1, kRoutine, [&] {
+  require(rows >= 1 && cols >= 1, kTransposeRoutine, [&] {
     return "rows and cols must be at least 1 (got " + std::to_string(rows) + " x " + std::to_string(cols) + ")";
   });
-  require(rows <= kMaxDim && cols <= kMaxDim, kRoutine, [&] {
+  require(rows <= kMaxDim && cols <= kMaxDim, kTransposeRoutine, [&] {
     return "rows and cols must be below 2^31 (got " + std::to_string(rows) + " x " + std::to_string(cols) + ")";
   });
-  require(elem_size == 4 || elem_size == 8 || elem_size == 16, kRoutine,
+  require(elem_size == 4 || elem_size == 8 || elem_size == 16, kTransposeRoutine,
           [&] { return "elem_size must be 4, 8 or 16 bytes (got " + std::to_string(elem_size) + ")"; });
-  require(in_ld >= cols, kRoutine,
+  require(in_ld >= cols, kTransposeRoutine,
           [&] { return "in.ld (" + std::to_string(in_ld) + ") is smaller than cols (" + std::to_string(cols) + ")"; });
-  require(out_ld >= rows, kRoutine, [&] {
+  require(out_ld >= rows, kTransposeRoutine, [&] {
     return "out.ld (" + std::to_string(out_ld) + ") is smaller than rows (" + std::to_string(rows) + ")";
   });
 }
@@ -53,8 +51,8 @@ void check_shape(std::size_t rows, std::size_t cols, std::size_t elem_size, std:
 
 void transpose_host_check(std::size_t rows, std::size_t cols, std::size_t elem_size, std::size_t count) {
   check_shape(rows, cols, elem_size, cols, rows);
-  const std::size_t elems = mul_or_throw(rows, cols, kRoutine, "rows * cols");
-  require(count == elems, kRoutine,
+  const std::size_t elems = mul_or_throw(rows, cols, kTransposeRoutine, "rows * cols");
+  require(count == elems, kTransposeRoutine,
           "host vector holds " + std::to_string(count) + " elements, rows*cols is " + std::to_string(elems));
 }
 
@@ -69,21 +67,22 @@ struct Spans {
 };
 Spans check_desc(const TransposeDesc& d) {
   check_shape(d.rows, d.cols, d.elem_size, d.in_ld, d.out_ld);
-  const std::size_t in_span = matrix_span(kRoutine, "in.ld", d.rows, d.cols, d.in_ld);
-  const std::size_t out_span = matrix_span(kRoutine, "out.ld", d.cols, d.rows, d.out_ld);
-  const Spans s{add_or_throw(d.in_offset, in_span, kRoutine, "in.offset plus the described extent"),
-                add_or_throw(d.out_offset, out_span, kRoutine, "out.offset plus the described extent")};
-  mul_or_throw(s.in_end, d.elem_size, kRoutine, "in's extent in bytes");
-  mul_or_throw(s.out_end, d.elem_size, kRoutine, "out's extent in bytes");
+  const std::size_t in_span = matrix_span(kTransposeRoutine, "in.ld", d.rows, d.cols, d.in_ld);
+  const std::size_t out_span = matrix_span(kTransposeRoutine, "out.ld", d.cols, d.rows, d.out_ld);
+  const Spans s{add_or_throw(d.in_offset, in_span, kTransposeRoutine, "in.offset plus the described extent"),
+                add_or_throw(d.out_offset, out_span, kTransposeRoutine, "out.offset plus the described extent")};
+  mul_or_throw(s.in_end, d.elem_size, kTransposeRoutine, "in's extent in bytes");
+  mul_or_throw(s.out_end, d.elem_size, kTransposeRoutine, "out's extent in bytes");
   return s;
 }
 
 // The checks of enqueue(): buffers that hold the described memory, and two of them.
 void check_buffers(const TransposeDesc& d, const cl::Buffer& in, const cl::Buffer& out) {
-  require_extent(kRoutine, "in", in, d.in_offset, matrix_span(kRoutine, "in.ld", d.rows, d.cols, d.in_ld), d.elem_size);
-  require_extent(kRoutine, "out", out, d.out_offset, matrix_span(kRoutine, "out.ld", d.cols, d.rows, d.out_ld),
-                 d.elem_size);
-  require(in() != out(), kRoutine, "in and out must be different buffers (the transpose is out-of-place)");
+  require_extent(kTransposeRoutine, "in", in, d.in_offset,
+                 matrix_span(kTransposeRoutine, "in.ld", d.rows, d.cols, d.in_ld), d.elem_size);
+  require_extent(kTransposeRoutine, "out", out, d.out_offset,
+                 matrix_span(kTransposeRoutine, "out.ld", d.cols, d.rows, d.out_ld), d.elem_size);
+  require(in() != out(), kTransposeRoutine, "in and out must be different buffers (the transpose is out-of-place)");
 }
 
 TransposeDesc packed(TransposeDesc d) {
@@ -171,7 +170,7 @@ TransposePlan::TransposePlan(const cl::CommandQueue& queue, const TransposeDesc&
 void TransposePlan::enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
                             const EventList& wait_list, cl::Event* event) const {
   using namespace detail;
-  require_plan_queue(kRoutine, queue, impl_->context, impl_->device);
+  require_plan_queue(kTransposeRoutine, queue, impl_->context, impl_->device);
   check_buffers(impl_->desc, in, out);
   impl_->run(queue, in, out, wait_list, event);
 }
@@ -206,7 +205,7 @@ void transpose(cl::CommandQueue& queue, std::size_t rows, std::size_t cols, std:
   // Every argument is checked before a plan is looked up or built.
   check_shape(rows, cols, elem_size, in.ld, out.ld);
   check_buffers(d, in.buffer, out.buffer);
-  require(queue() != nullptr, kRoutine, "null command queue");
+  require(queue() != nullptr, kTransposeRoutine, "null command queue");
   const QueueContext qc = queue_context_of(queue);
   const auto plan = cached_plan<TransposePlan>(tuning_fingerprint(*qc.info, tuning), d, qc.context(), qc.device(),
                                                [&] { return TransposePlan(queue, d, tuning); });

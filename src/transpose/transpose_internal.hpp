@@ -12,6 +12,9 @@
 
 namespace clforge::detail {
 
+// The routine name in argument errors and logs.
+inline constexpr const char* kTransposeRoutine = "transpose";
+
 /// The family's kernel spec and tuner target (listed by src/library/families.cpp).
 KernelSpec transpose_spec();
 TuneTarget transpose_tune_target();
