@@ -495,7 +495,6 @@ TEST_SUITE("safety") {
   }
 
   TEST_CASE("real-input fft under hostile arguments") {
-    auto& s = test::session();
     Arena arena(test::seed() + 15);
     Hostile h(test::seed() + 16);
     FuzzCounts counts;
@@ -529,7 +528,6 @@ TEST_SUITE("safety") {
   }
 
   TEST_CASE("multi-dimensional fft under hostile arguments") {
-    auto& s = test::session();
     Arena arena(test::seed() + 17);
     Hostile h(test::seed() + 18);
     FuzzCounts counts;

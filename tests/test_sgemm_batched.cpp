@@ -39,16 +39,21 @@ TEST_SUITE("sgemm") {
           "");
   }
 
-  TEST_CASE("batches of matrices up to 16 x 16 take the direct kernel's batch16 rows") {
+  TEST_CASE("batches take the direct kernel's batch rows: batch16, batch32 and batch by the size of C") {
     std::uint64_t seed = test::seed() + 125000;
     Case c;
-    c.layout = Layout::RowMajor, c.ta = Transpose::Yes, c.m = 16, c.n = 11, c.k = 23, c.beta = 0.5f;
-    c.batch = 7, c.gap = 2;
-    for (std::size_t batch : {std::size_t(7), std::size_t(1)}) {
-      c.batch = batch;
+    c.layout = Layout::RowMajor, c.ta = Transpose::Yes, c.k = 23, c.beta = 0.5f, c.gap = 2;
+    struct Shape {
+      std::size_t m, n, batch;
+      const char* variant;
+    };
+    for (const Shape& sh :
+         {Shape{16, 11, 7, "batch16"}, Shape{16, 11, 1, "*"}, Shape{17, 32, 3, "batch32"}, Shape{12, 33, 3, "batch"}}) {
+      CAPTURE(sh.variant);
+      c.m = sh.m, c.n = sh.n, c.batch = sh.batch;
       const SgemmPlan plan(test::session().queue, desc_of(c), Tuning{{}, false});
       CHECK(plan.configurations().back().kernel == "sgemm_direct");
-      CHECK(plan.configurations().back().variant == (batch > 1 ? "batch16" : "*"));
+      CHECK(plan.configurations().back().variant == sh.variant);
       CHECK(sgemm_problem(c, Tuning{{}, false}, seed++, nullptr, &plan) == "");
     }
   }

@@ -193,6 +193,39 @@ TEST_SUITE("tune") {
     CHECK(kernel_of_64() == "sgemm_xgemm");
   }
 
+  TEST_CASE("tune sgemm_direct: a strided batch is stored under its batch variant and used by batched plans") {
+    TuneEnv env("direct-batch");
+    auto& s = test::session();
+    // The direct kernel's row a batched 24 x 20 x 9 plan runs, and a single product's.
+    auto wgd_of = [&](std::size_t batch) {
+      SgemmDesc d;
+      d.m = 24, d.n = 20, d.k = 9, d.a_ld = 24, d.b_ld = 9, d.c_ld = 24;
+      d.batch = batch, d.a_stride = 24 * 9, d.b_stride = 9 * 20, d.c_stride = 24 * 20;
+      const SgemmPlan plan(s.queue, d, Tuning{{{"SGEMM_DIRECT_MAX", 16384}}, true});
+      REQUIRE(plan.configurations().back().kernel == "sgemm_direct");
+      CHECK(plan.configurations().back().variant == (batch > 1 ? "batch32" : "*"));
+      return plan.configurations().back().values.at("WGD");
+    };
+    const int single = static_cast<int>(wgd_of(1));
+    const int other = single == 16 ? 8 : 16;
+    TuneOptions o = test::tiny_space("24x20x9@5", {{"WGD", {single, other}},
+                                                   {"MDIMCD", {8}},
+                                                   {"NDIMCD", {8}},
+                                                   {"MDIMAD", {8}},
+                                                   {"NDIMBD", {8}},
+                                                   {"KWID", {1}},
+                                                   {"VWMD", {1}},
+                                                   {"VWND", {1}},
+                                                   {"PADA", {1}},
+                                                   {"PADB", {1}}});
+    const ParamMap winner = test::candidate_of(o, {{"WGD", other}});
+    check_tuned_class(s.queue, "sgemm_direct", o, winner, "batch32", 2);
+    CHECK(wgd_of(5) == other);      // batches of matrices up to 32 x 32 take the stored row
+    CHECK(wgd_of(1) == single);     // single products keep theirs
+    o.sizes = {"24x20x9@5", "64"};  // a batch is the direct kernel's only: other targets refuse it
+    test::expect_invalid_argument([&] { tune(s.queue, "sgemm", o); }, "tuned by the sgemm_direct target");
+  }
+
   TEST_CASE("tune fft: the default row runs what the library runs by default, the lane kernel on CPUs") {
     TuneEnv env("fft-default-lanes");
     auto& s = test::session();

@@ -198,8 +198,8 @@ std::string tune_size(const Size& s) {
   const auto n = [](std::size_t v) { return std::to_string(v); };
   if (s.routine == "transpose") return n(s.x) + "x" + n(s.y) + ":" + n(s.elem);
   if (s.routine == "sgemm") {
-    if (s.batch != 0) throw UsageError("size '" + s.text() + "': the tuner tunes single products (leave out batch)");
-    return n(s.x) + "x" + n(s.y) + "x" + n(s.z) + ":" + (s.trans_a ? 'T' : 'N') + (s.trans_b ? 'T' : 'N');
+    return n(s.x) + "x" + n(s.y) + "x" + n(s.z) + ":" + (s.trans_a ? 'T' : 'N') + (s.trans_b ? 'T' : 'N') +
+           (s.batch != 0 ? "@" + n(s.batch) : "");
   }
   if (s.routine == "fft") {
     if (s.real) throw UsageError("size '" + s.text() + "': the tuner tunes complex FFTs (leave out real)");

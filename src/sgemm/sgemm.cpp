@@ -44,7 +44,9 @@ std::string sgemm_size_class(std::size_t m, std::size_t n, std::size_t k) {
 }
 
 std::string sgemm_direct_variant(std::size_t m, std::size_t n, std::size_t batch) {
-  return batch > 1 && std::max(m, n) <= 16 ? "batch16" : "*";
+  if (batch <= 1) return "*";
+  const std::size_t edge = std::max(m, n);
+  return edge <= 16 ? "batch16" : edge <= 32 ? "batch32" : "batch";
 }
 
 std::string sgemm_extra_options(const DeviceInfo& device, const std::string& family, const Configuration& cfg,

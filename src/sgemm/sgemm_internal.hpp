@@ -55,9 +55,10 @@ SgemmPath sgemm_path(const DeviceInfo& device, std::size_t m, std::size_t n, std
 /// Shipped rows use "*" (every class).
 std::string sgemm_size_class(std::size_t m, std::size_t n, std::size_t k);
 
-/// The variant sgemm_direct is resolved with: "batch16" for a strided batch (batch > 1) of C
-/// matrices up to 16 x 16 (a C tile fitted to them: the single product's 32 or 64 would leave
-/// most of each work-group idle), else "*". The tuner tunes single products ("*").
+/// The variant sgemm_direct is resolved with: for a strided batch (batch > 1) "batch16" for C
+/// matrices up to 16 x 16, "batch32" up to 32 x 32 (a C tile fitted to them: the single
+/// product's 64 would leave most of each work-group idle) and "batch" for larger ones (a batch
+/// fills the device with its products, a single product with its tiles); else "*".
 std::string sgemm_direct_variant(std::size_t m, std::size_t n, std::size_t batch);
 
 /// Number of k slices sgemm_xgemm runs for an m x n x k product in the internal layout (1: no
@@ -74,10 +75,12 @@ std::string sgemm_extra_options(const DeviceInfo& device, const std::string& fam
 Tuning sgemm_tuning_for(const Tuning& tuning, const std::string& spec_name);
 
 /// A problem size as the benchmark, the CLI and the tuner write it: "N" (square) or "MxNxK",
-/// optionally followed by ":NN", ":NT", ":TN" or ":TT" (op of A, op of B).
+/// optionally followed by ":NN", ":NT", ":TN" or ":TT" (op of A, op of B), then optionally by
+/// "@B" (a strided batch of B products, tight strides).
 struct SgemmSize {
   std::size_t m = 0, n = 0, k = 0;
   bool ta = false, tb = false;
+  std::size_t batch = 1;  ///< products of a strided batch ("@B")
 };
 /// Throws InvalidArgument naming the text when it is not such a size.
 SgemmSize parse_sgemm_size(const std::string& text);

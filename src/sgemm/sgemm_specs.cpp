@@ -155,9 +155,9 @@ KernelSpec sgemm_direct_spec() {
   s.name = "sgemm_direct";
   s.files = {"sgemm/direct.cl"};
   s.database = "db/sgemm_direct.json";
-  // "*": single products and larger matrices (shown first by `clforge params`); "batch16":
-  // strided batches of matrices up to 16 x 16, see sgemm_direct_variant().
-  s.variants = {"*", "batch16"};
+  // "*": single products (shown first by `clforge params`); "batch16", "batch32", "batch":
+  // strided batches of matrices up to 16 x 16, up to 32 x 32 and larger, see sgemm_direct_variant().
+  s.variants = {"*", "batch16", "batch32", "batch"};
   s.params = {
       {"WGD", 32, {8, 16, 32, 64, 128}, "C tile edge and k-tile depth"},
       {"MDIMCD", 8, kPow2_1_32, "work-items along m"},

@@ -23,15 +23,19 @@
 namespace clforge::detail {
 
 SgemmSize parse_sgemm_size(const std::string& text) {
-  static const std::string kSyntax = "N, MxNxK, optionally followed by :NN, :NT, :TN or :TT";
+  static const std::string kSyntax = "N, MxNxK, optionally followed by :NN, :NT, :TN or :TT, then by @B (a batch)";
   auto bad = [&](const std::string& why) {
     return InvalidArgument("sgemm size '" + text + "': " + why + " (sizes are " + kSyntax + ")");
   };
   SgemmSize s;
   std::string dims = text;
-  if (const auto colon = text.find(':'); colon != std::string::npos) {
-    dims = text.substr(0, colon);
-    const std::string ops = text.substr(colon + 1);
+  if (const auto at = dims.find('@'); at != std::string::npos) {
+    s.batch = parse_size_count(dims.substr(at + 1), "sgemm", text, kSyntax, std::size_t{1} << 30);
+    dims = dims.substr(0, at);
+  }
+  if (const auto colon = dims.find(':'); colon != std::string::npos) {
+    const std::string ops = dims.substr(colon + 1);
+    dims = dims.substr(0, colon);
     if (ops.size() != 2 || (ops[0] != 'N' && ops[0] != 'T') || (ops[1] != 'N' && ops[1] != 'T'))
       throw bad("'" + ops + "' is not NN, NT, TN or TT");
     s.ta = ops[0] == 'T';
@@ -73,33 +77,30 @@ class SgemmInstance : public TuneInstance {
     desc_.m = z.m, desc_.n = z.n, desc_.k = z.k;
     desc_.alpha = 1.0f, desc_.beta = 0.0f;
     desc_.a_ld = sh_.lda, desc_.b_ld = sh_.ldb, desc_.c_ld = sh_.ldc;
-    const std::vector<float> a = host::random_floats(z.m * z.k, seed), b = host::random_floats(z.k * z.n, seed + 1);
-    const std::size_t nc = z.m * z.n;
-    if (verification == Verification::Full) {
-      std::vector<double> ref(nc), mag(nc);
-      host::gemm(sh_, 1.0, a.data(), b.data(), 0.0, nullptr, ref.data(), 0, mag.data());
-      for (std::size_t i = 0; i < z.m; ++i) rows_.push_back(i);
-      for (std::size_t i = 0; i < nc; ++i) index_.push_back(i);
-      ref_ = std::move(ref);
-      mag_ = std::move(mag);
-    } else {
-      // Whole rows of C, about kSampledEntries entries in all (8 to 64 rows).
-      rows_ = sample_indices(z.m, std::clamp<std::size_t>(kSampledEntries / z.n, 8, 64), seed + 2);
-      std::vector<std::pair<std::size_t, std::size_t>> ij;
-      for (const std::size_t i : rows_)
-        for (std::size_t j = 0; j < z.n; ++j) ij.emplace_back(i, j);
-      host::gemm_entries(sh_, 1.0, a.data(), b.data(), 0.0, nullptr, ij, ref_, &mag_);
-      for (const auto& [i, j] : ij) index_.push_back(host::gemm_c_index(sh_, i, j));
+    desc_.batch = z.batch;
+    desc_.a_stride = z.m * z.k, desc_.b_stride = z.k * z.n, desc_.c_stride = z.m * z.n;
+    const std::vector<float> a = host::random_floats(z.m * z.k * z.batch, seed),
+                             b = host::random_floats(z.k * z.n * z.batch, seed + 1);
+    // The first product, the last and one between (every product of a small checked batch).
+    std::vector<std::size_t> products = {0};
+    if (verification == Verification::Full && z.batch <= 8) {
+      for (std::size_t p = 1; p < z.batch; ++p) products.push_back(p);
+    } else if (z.batch > 1) {
+      if (z.batch > 2) products.push_back(z.batch / 2);
+      products.push_back(z.batch - 1);
     }
+    for (const std::size_t p : products)
+      add_reference(a.data() + p * desc_.a_stride, b.data() + p * desc_.b_stride, p * desc_.c_stride, verification,
+                    seed + 2 + p);
     const cl::Context ctx = queue_context(queue);
     a_ = input_buffer(ctx, a, "tuner sgemm A");
     b_ = input_buffer(ctx, b, "tuner sgemm B");
-    c_ = GuardedOutput(ctx, nc, "tuner sgemm C");
+    c_ = GuardedOutput(ctx, z.m * z.n * z.batch, "tuner sgemm C");
   }
 
   std::string label() const override {
     return std::to_string(z_.m) + "x" + std::to_string(z_.n) + "x" + std::to_string(z_.k) + " " + (z_.ta ? "T" : "N") +
-           (z_.tb ? "T" : "N");
+           (z_.tb ? "T" : "N") + (z_.batch > 1 ? " batch " + std::to_string(z_.batch) : "");
   }
 
   // The plan run() enqueues for these parameters: built here, on a worker thread, so that the
@@ -160,6 +161,28 @@ class SgemmInstance : public TuneInstance {
     return Tuning{p, false};
   }
 
+  // The reference of one product whose C starts at element c_offset: every entry (Full), else
+  // whole rows, about kSampledEntries entries in all (8 to 64 rows). rows_ keeps the first
+  // product's rows.
+  void add_reference(const float* a, const float* b, std::size_t c_offset, Verification verification,
+                     std::uint64_t seed) {
+    std::vector<std::size_t> rows;
+    if (verification == Verification::Full) {
+      for (std::size_t i = 0; i < z_.m; ++i) rows.push_back(i);
+    } else {
+      rows = sample_indices(z_.m, std::clamp<std::size_t>(kSampledEntries / z_.n, 8, 64), seed);
+    }
+    std::vector<std::pair<std::size_t, std::size_t>> ij;
+    for (const std::size_t i : rows)
+      for (std::size_t j = 0; j < z_.n; ++j) ij.emplace_back(i, j);
+    std::vector<double> ref, mag;
+    host::gemm_entries(sh_, 1.0, a, b, 0.0, nullptr, ij, ref, &mag);
+    for (const auto& [i, j] : ij) index_.push_back(c_offset + host::gemm_c_index(sh_, i, j));
+    ref_.insert(ref_.end(), ref.begin(), ref.end());
+    mag_.insert(mag_.end(), mag.begin(), mag.end());
+    if (rows_.empty()) rows_ = std::move(rows);
+  }
+
   SgemmSize z_;
   std::string kernel_;
   host::GemmShape sh_;
@@ -178,27 +201,29 @@ TuneTarget make_target(const std::string& routine, const std::string& kernel) {
   TuneTarget t;
   t.routine = routine;
   t.kernel = kernel;
-  t.size_syntax = "N (square) or MxNxK, optionally :NN, :NT, :TN or :TT (op of A, op of B); column-major";
+  t.size_syntax =
+      "N (square) or MxNxK, optionally :NN, :NT, :TN or :TT (op of A, op of B), then @B (sgemm_direct: a strided "
+      "batch of B products); column-major";
   t.default_sizes = {kernel == "sgemm_direct" ? "256" : "1024"};
   if (kernel == "sgemm_route") {
     // One row for every shape: the shapes on both sides of the crossovers, timed together.
     t.default_sizes = {"128", "384", "640", "1024", "64x64x16384"};
     t.time_every_size = true;
   }
-  if (kernel == "sgemm_direct" || kernel == "sgemm_route") {
-    t.variant_of = [](const std::string& size) {
-      parse_sgemm_size(size);
-      return std::string("*");
-    };
-  } else {
-    // Exactly what the launcher resolves for the size.
-    t.variant_of = [](const std::string& size) {
-      const SgemmSize z = parse_sgemm_size(size);
-      return sgemm_size_class(z.m, z.n, z.k);
-    };
-  }
-  // Partial tiles in every direction for tiles up to 256, every transpose pair.
-  t.check_sizes = [](const std::string&) {
+  // Exactly what the launcher resolves for the size. Strided batches ("@B") run the direct
+  // kernel: only its target takes them, as its batch variants.
+  t.variant_of = [kernel](const std::string& size) {
+    const SgemmSize z = parse_sgemm_size(size);
+    if (z.batch > 1 && kernel != "sgemm_direct")
+      throw InvalidArgument("sgemm size '" + size + "': a strided batch is tuned by the sgemm_direct target");
+    if (kernel == "sgemm_direct") return sgemm_direct_variant(z.m, z.n, z.batch);
+    return kernel == "sgemm_route" ? std::string("*") : sgemm_size_class(z.m, z.n, z.k);
+  };
+  // Partial tiles in every direction for tiles up to 256 (a batch's: up to 128, in batches of
+  // two and three products), every transpose pair.
+  t.check_sizes = [](const std::string& variant) {
+    if (variant.rfind("batch", 0) == 0)
+      return std::vector<std::string>{"13x29x45:NN@3", "31x17x33:TN@2", "67x131x45:NT@2", "130x67x59:TT@3"};
     return std::vector<std::string>{"67x131x45:NN", "257x129x33:TN", "130x67x259:NT", "33x260x70:TT"};
   };
   t.make = [kernel](cl::CommandQueue& queue, const std::string& size, std::uint64_t seed,
