@@ -18,6 +18,7 @@
 
 #include "blur/blur_route.hpp"
 #include "clforge/version.hpp"
+#include "host/fft.hpp"
 #include "runtime/files.hpp"
 #include "tests/bench_support.hpp"
 #include "tests/support.hpp"
@@ -276,6 +277,66 @@ TEST_SUITE("bench_all") {
       CHECK(m.at("max_ms").get<double>() >= sorted[2]);
     }
     CHECK(timed >= 2);  // clforge and at least one peer (clFFT and VkFFT are built in)
+  }
+
+  TEST_CASE("bench fft: R2C, 2-D and 3-D rows of clforge and of every peer built in, errors checked") {
+    auto& s = test::session();
+    const std::string out = test::temp_dir("bench-fft-kinds") + "/fft";
+    const std::string cmd = std::string(CLFORGE_CLI) + " --device " + s.entry.info.index_string() +
+                            " bench fft --quick --size 64,batch=16,real --size 16x8,batch=4 --size 8x4x2,batch=2"
+                            " --out '" +
+                            out + "'";
+    std::string log;
+    const int rc = test::run_command(cmd, log);
+    INFO(log);
+    REQUIRE(rc == 0);
+    std::set<std::string> libraries{"clforge"};
+#if CLFORGE_HAVE_FFTWF
+    if (s.entry.info.type == "CPU") libraries.insert("FFTW");
+#endif
+#if CLFORGE_HAVE_VKFFT
+    libraries.insert("VkFFT");
+#endif
+#if CLFORGE_HAVE_CLFFT
+    libraries.insert("clFFT");
+#endif
+    const std::map<std::string, double> tolerance{
+        {"real n=64 batch=16", host::fft_tolerance(64)},
+        {"2-D n=16x8 batch=4", host::fft_tolerance(16) + host::fft_tolerance(8)},
+        {"3-D n=8x4x2 batch=2", host::fft_tolerance(8) + host::fft_tolerance(4) + host::fft_tolerance(2)}};
+    std::map<std::string, std::set<std::string>> ok;  // shape -> libraries timed with a checked error
+    const nlohmann::json j = nlohmann::json::parse(read_text(out + "/results.json"));
+    for (const auto& m : j.at("measurements")) {
+      if (m.at("routine") != "fft") continue;
+      const std::string library = m.at("library"), status = m.at("status"), shape = m.at("shape");
+      CAPTURE(library);
+      CAPTURE(shape);
+      CAPTURE(status);
+      REQUIRE(tolerance.count(shape) == 1);
+      if (status.rfind("ok", 0) != 0 || !m.at("error").is_number()) continue;
+      CHECK(m.at("error").get<double>() <= tolerance.at(shape));
+      CHECK(m.at("median_ms").get<double>() > 0);
+      ok[shape].insert(library);
+    }
+    for (const auto& [shape, tol] : tolerance) {
+      CAPTURE(shape);
+      CHECK(ok[shape] == libraries);
+    }
+    CHECK(log.find("fft real n=64 batch=16 clforge") != std::string::npos);
+  }
+
+  TEST_CASE("bench fft: sizes it cannot measure are refused with the reason") {
+    auto& s = test::session();
+    for (const char* size : {"0", "4x4x4x4", "16x8,real"}) {
+      CAPTURE(size);
+      std::string log;
+      const int rc = test::run_command(
+          std::string(CLFORGE_CLI) + " --device " + s.entry.info.index_string() + " bench fft --quick --size " + size,
+          log);
+      INFO(log);
+      CHECK(rc == 2);
+      CHECK(log.find(std::string("'") + size + "'") != std::string::npos);
+    }
   }
 
   TEST_CASE("bench overhead: host time, device span and commands of every small call, side by side") {
