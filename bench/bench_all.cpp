@@ -28,7 +28,7 @@ void add_routine_size(std::map<std::string, std::vector<std::string>>& sizes, co
   if (std::find(all.begin(), all.end(), routine) == all.end() || colon + 1 >= text.size())
     throw InvalidArgument("bench all --size '" + text +
                           "': expected ROUTINE:SIZE with ROUTINE one of transpose, sgemm, fft, blur "
-                          "(e.g. transpose:4096, sgemm:1024:NT, fft:1024x64, blur:1024x768)");
+                          "(e.g. transpose:4096, sgemm:1024:NT, fft:1024,batch=64, blur:1024x768)");
   sizes[routine].push_back(text.substr(colon + 1));
 }
 

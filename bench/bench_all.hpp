@@ -31,7 +31,7 @@ struct AllOptions {
   std::function<void(const AllResults&)> after_device;
 };
 
-/// Adds "ROUTINE:SIZE" (e.g. "sgemm:1024:NT", "fft:1024x64") to sizes; throws InvalidArgument
+/// Adds "ROUTINE:SIZE" (e.g. "sgemm:1024:NT", "fft:1024,batch=64") to sizes; throws InvalidArgument
 /// naming the text when ROUTINE is not one of all_routines().
 void add_routine_size(std::map<std::string, std::vector<std::string>>& sizes, const std::string& text);
 

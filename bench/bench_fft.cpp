@@ -1,10 +1,12 @@
-// clforge's batched FFT against clFFT and VkFFT (OpenCL backend) on the same device in the same
+// clforge's batched FFTs against clFFT and VkFFT (OpenCL backend) on the same device in the same
 // run: out-of-place forward transforms of contiguous batches of random data, all timed alike
-// between marker kernels (clFFT and VkFFT may enqueue several kernels), with effective bandwidth
-// 2 * bytes / time and 5 n log2 n flops per transform. On NVIDIA devices cuFFT runs on the same
-// data (libcufft loaded at run time; cudaEvent timing), on CPU devices FFTW float on the host
-// (threaded; host clock). clforge's and the peers' errors are checked against FFTW (double) on a
-// sample of transforms.
+// between marker kernels (clFFT and VkFFT may enqueue several kernels). Three kinds of case:
+// complex 1-D (FftPlan), real-input 1-D (RealFftPlan, R2C) and complex 2-D, 3-D (FftNdPlan);
+// effective bandwidth is bytes read + written / time, flops 5 N log2 N per complex transform of
+// N points (2.5 n log2 n per R2C). On NVIDIA devices cuFFT runs on the same data (libcufft
+// loaded at run time; cudaEvent timing), on CPU devices FFTW float on the host (threaded; host
+// clock). clforge's and the peers' errors are checked against FFTW (double) on a sample of
+// transforms.
 //
 // Each peer's runner has its own file (fft_clfft.cpp, fft_cufft.cpp, fft_fftw.cpp,
 // fft_vkfft.cpp: VkFFT in a child process on CPU devices); this file holds the cases, clforge's
@@ -14,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <limits>
 
 #include "bench/fft_peers.hpp"
 #include "bench/routines.hpp"
@@ -28,12 +31,62 @@
 
 namespace clforge::bench {
 
+FftCase FftCase::of(const Size& z, std::size_t max_alloc) {
+  if (z.interleaved)
+    throw InvalidArgument("fft size '" + z.text() + "': the FFT benchmark measures contiguous batches (no layout key)");
+  FftCase c;
+  c.shape = z.fft_shape();
+  c.real = z.real;
+  const std::size_t per = 4 * std::max(c.in_floats(), c.out_floats());  // bytes of the larger buffer per transform
+  if (z.batch != 0) {
+    c.batch = z.batch;
+  } else {
+    std::size_t bytes = z.mib != 0 ? z.mib << 20 : std::size_t{64} << 20;
+    if (max_alloc != 0) bytes = std::min(bytes, max_alloc);
+    c.batch = std::max<std::size_t>(1, bytes / per);
+  }
+  if (c.batch > std::numeric_limits<std::size_t>::max() / per)
+    throw InvalidArgument("fft size '" + z.text() + "': the batch's bytes do not fit a size_t");
+  return c;
+}
+
+FftCase FftCase::parse(const std::string& text, std::size_t max_alloc) {
+  return of(parse_size("fft", text), max_alloc);
+}
+
+std::size_t FftCase::points() const {
+  std::size_t p = 1;
+  for (std::size_t n : shape) p *= n;  // the grammar keeps the product below 2^31
+  return p;
+}
+std::size_t FftCase::in_floats() const { return real ? points() : 2 * points(); }
+std::size_t FftCase::out_floats() const { return real ? 2 * (points() / 2 + 1) : 2 * points(); }
+
+std::string FftCase::label() const {
+  std::string dims;
+  for (std::size_t n : shape) dims += (dims.empty() ? "" : "x") + std::to_string(n);
+  const std::string kind = real ? "real " : shape.size() > 1 ? std::to_string(shape.size()) + "-D " : "";
+  return kind + "n=" + dims + " batch=" + std::to_string(batch);
+}
+
+std::string FftCase::text() const {
+  std::string dims;
+  for (std::size_t n : shape) dims += (dims.empty() ? "" : "x") + std::to_string(n);
+  return dims + ",batch=" + std::to_string(batch) + (real ? ",real" : "");
+}
+
+double FftCase::tolerance() const {
+  double t = 0;
+  for (std::size_t n : shape) t += host::fft_tolerance(n);
+  return t;
+}
+
 // Transforms whose error is checked: first, last and evenly spread between, at least 8 and
 // enough to hold 2^16 points (at most 1024 transforms). The error is the largest over the
 // sample, so a sample of 8 short transforms is a noisy statistic (n = 32: 256 points); every
 // library is checked on the same sample.
-std::vector<std::size_t> sample_of(std::size_t batch, std::size_t n) {
-  const std::size_t count = std::min(batch, std::clamp<std::size_t>((std::size_t{1} << 16) / n, 8, 1024));
+std::vector<std::size_t> sample_of(std::size_t batch, std::size_t points) {
+  const std::size_t count = std::min(batch, std::clamp<std::size_t>((std::size_t{1} << 16) / points, 8, 1024));
   std::vector<std::size_t> s{0};
   for (std::size_t k = 1; k < count; ++k) s.push_back(batch * k / count);
   s.push_back(batch - 1);
@@ -42,15 +95,28 @@ std::vector<std::size_t> sample_of(std::size_t batch, std::size_t n) {
   return s;
 }
 
-// Largest relative L2 error over the sampled transforms against FFTW (NaN when an output is
-// not finite); read(b, x, y) fills the input x and output y of transform b (n complex each).
+namespace {
+// FFTW's result in double for one transform's input x: the complex transform of its axes, or
+// for a real case the first n/2 + 1 values of the complex transform of x.
+std::vector<host::cdouble> reference_of(const FftCase& c, const std::vector<float>& x, bool inverse) {
+  if (!c.real) return host::fftw_nd(x.data(), c.shape, inverse);
+  const std::size_t n = c.points();
+  std::vector<float> z(2 * n, 0.0f);
+  for (std::size_t k = 0; k < n; ++k) z[2 * k] = x[k];
+  std::vector<host::cdouble> ref = host::fftw_batch(z.data(), n, 1, 1, n, 0, inverse);
+  ref.resize(n / 2 + 1);
+  return ref;
+}
+}  // namespace
+
 double sampled_error(const FftCase& c, const std::function<void(std::size_t, float*, float*)>& read, bool inverse) {
   double worst = 0;
-  std::vector<float> x(2 * c.n), y(2 * c.n);
-  for (std::size_t b : sample_of(c.batch, c.n)) {
+  std::vector<float> x(c.in_floats()), y(c.out_floats());
+  for (std::size_t b : sample_of(c.batch, c.points())) {
     read(b, x.data(), y.data());
-    const auto ref = host::fftw_batch(x.data(), c.n, 1, 1, c.n, 0, inverse);
-    const host::FftError e = host::fft_compare(y.data(), c.n, 1, 1, c.n, 0, ref);
+    const auto ref = reference_of(c, x, inverse);
+    const std::size_t m = ref.size();
+    const host::FftError e = host::fft_compare(y.data(), m, 1, 1, m, 0, ref);
     if (e.nonfinite) return std::nan("");
     worst = std::max(worst, e.max_rel_l2);
   }
@@ -59,9 +125,10 @@ double sampled_error(const FftCase& c, const std::function<void(std::size_t, flo
 
 // The same for contiguous transforms in OpenCL buffers.
 double sampled_error(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out, const FftCase& c) {
+  const std::size_t ib = 4 * c.in_floats(), ob = 4 * c.out_floats();
   return sampled_error(c, [&](std::size_t b, float* x, float* y) {
-    detail::check(q.enqueueReadBuffer(in, CL_TRUE, b * c.n * 8, c.n * 8, x), "clEnqueueReadBuffer");
-    detail::check(q.enqueueReadBuffer(out, CL_TRUE, b * c.n * 8, c.n * 8, y), "clEnqueueReadBuffer");
+    detail::check(q.enqueueReadBuffer(in, CL_TRUE, b * ib, ib, x), "clEnqueueReadBuffer");
+    detail::check(q.enqueueReadBuffer(out, CL_TRUE, b * ob, ob, y), "clEnqueueReadBuffer");
   });
 }
 
@@ -73,8 +140,9 @@ void poison_buffer(cl::CommandQueue& q, const cl::Buffer& b, std::size_t bytes) 
 
 Record make_record(const std::string& library, const FftCase& c) {
   Record r = Record::of("fft", library, c.label());
-  r.bytes = 2.0 * 8.0 * static_cast<double>(c.n) * static_cast<double>(c.batch);
-  r.flops = c.n > 1 ? 5.0 * c.n * std::log2(static_cast<double>(c.n)) * c.batch : 0.0;
+  const double n = static_cast<double>(c.points());
+  r.bytes = static_cast<double>(c.in_bytes()) + static_cast<double>(c.out_bytes());
+  r.flops = n > 1 ? (c.real ? 2.5 : 5.0) * n * std::log2(n) * static_cast<double>(c.batch) : 0.0;
   return r;
 }
 
@@ -92,73 +160,117 @@ void report_line(const Record& r, const std::string& note) {
 
 namespace {
 
-std::vector<FftCase> cases_of(const BenchOptions& opt, const DeviceInfo& dev) {
-  std::vector<std::size_t> lengths;
-  std::vector<FftCase> out;
-  auto add = [&](std::size_t n, std::size_t bytes) {
-    const std::size_t limit = dev.max_alloc_size != 0 ? dev.max_alloc_size : bytes;
-    bytes = std::min(bytes, limit);
-    out.push_back({n, std::max<std::size_t>(1, bytes / (8 * n))});
-  };
-  if (!opt.sizes.empty()) {
-    for (const auto& s : opt.sizes) {
-      // "N" (64 MiB batch), "NxB" (explicit batch) or "N@MIB" (batch of MIB mebibytes)
-      const auto x = s.find('x'), at = s.find('@');
-      try {
-        if (x != std::string::npos)
-          out.push_back({std::stoul(s.substr(0, x)), std::stoul(s.substr(x + 1))});
-        else if (at != std::string::npos)
-          add(std::stoul(s.substr(0, at)), std::stoul(s.substr(at + 1)) << 20);
-        else
-          add(std::stoul(s), std::size_t{64} << 20);
-      } catch (const std::exception&) {
-        throw InvalidArgument("fft size '" + s + "': expected N, NxBATCH or N@MIB");
-      }
-      if (out.back().n == 0 || out.back().batch == 0)
-        throw InvalidArgument("fft size '" + s + "': zero length or batch");
-    }
-    return out;
-  }
+// The default list's real and N-D cases (the complex 1-D ones: cases_of). GPUs: R2C at the
+// complex rows' lengths, 64 MiB; CPU devices and quick: fewer lengths, and smaller N-D shapes.
+std::vector<std::string> real_and_nd_sizes(const BenchOptions& opt, const DeviceInfo& dev,
+                                           const std::vector<std::size_t>& lengths) {
+  std::vector<std::string> out;
   if (opt.quick) {
-    for (std::size_t n : {16, 256, 1024, 4096, 1000, 1009, 65536}) add(n, std::size_t{16} << 20);
+    for (const char* n : {"256", "1024", "1000"}) out.push_back(std::string(n) + ",mib=16,real");
+    for (const char* t : {"64x64,batch=16", "256x256,batch=1", "100x100,batch=1", "32x32x32,batch=1"}) out.push_back(t);
     return out;
   }
-  // CPU devices: lengths up to 2^16 (the longer multi-pass ones run at a few percent of the copy
-  // bandwidth there and VkFFT crashes on them; they would double a full run's time).
-  const std::size_t max_log2 = dev.type == "CPU" ? 16 : 20;
-  for (std::size_t k = 3; k <= max_log2; ++k) lengths.push_back(std::size_t{1} << k);
-  for (std::size_t n : {1000, 3000, 4095, 1009, 65537}) lengths.push_back(n);
-  // CPU devices: the 64 MiB batches only (the 512 MiB ones would take tens of minutes there,
-  // peers included, and show nothing the 64 MiB ones do not).
-  std::vector<std::size_t> totals{std::size_t{64} << 20};
-  if (dev.type != "CPU") totals.push_back(std::size_t{512} << 20);
-  for (std::size_t bytes : totals)
-    for (std::size_t n : lengths) add(n, bytes);
+  if (dev.type == "CPU") {
+    for (std::size_t n : {16, 64, 256, 1024, 4096, 16384, 65536, 1000, 1009})
+      out.push_back(std::to_string(n) + ",real");
+    for (const char* t : {"1024x1024,batch=1", "1000x1000,batch=1", "128x128x128,batch=1", "256x256,batch=64"})
+      out.push_back(t);
+    return out;
+  }
+  for (std::size_t n : lengths) out.push_back(std::to_string(n) + ",real");
+  for (const char* t : {"1024x1024,batch=1", "4096x4096,batch=1", "8192x8192,batch=1", "1000x1000,batch=1",
+                        "256x256x256,batch=1", "256x256,batch=64"})
+    out.push_back(t);
   return out;
+}
+
+std::vector<FftCase> cases_of(const BenchOptions& opt, const DeviceInfo& dev) {
+  std::vector<FftCase> out;
+  const std::size_t limit = dev.max_alloc_size;
+  if (!opt.sizes.empty()) {
+    for (const auto& s : opt.sizes) out.push_back(FftCase::parse(s, limit));
+    return out;
+  }
+  const auto add = [&](std::size_t n, std::size_t mib) {
+    out.push_back(FftCase::parse(std::to_string(n) + ",mib=" + std::to_string(mib), limit));
+  };
+  std::vector<std::size_t> lengths;
+  if (opt.quick) {
+    for (std::size_t n : {16, 256, 1024, 4096, 1000, 1009, 65536}) add(n, 16);
+  } else {
+    // CPU devices: lengths up to 2^16 (the longer multi-pass ones run at a few percent of the copy
+    // bandwidth there and VkFFT crashes on them; they would double a full run's time).
+    const std::size_t max_log2 = dev.type == "CPU" ? 16 : 20;
+    for (std::size_t k = 3; k <= max_log2; ++k) lengths.push_back(std::size_t{1} << k);
+    for (std::size_t n : {1000, 3000, 4095, 1009, 65537}) lengths.push_back(n);
+    // CPU devices: the 64 MiB batches only (the 512 MiB ones would take tens of minutes there,
+    // peers included, and show nothing the 64 MiB ones do not).
+    std::vector<std::size_t> totals{64};
+    if (dev.type != "CPU") totals.push_back(512);
+    for (std::size_t mib : totals)
+      for (std::size_t n : lengths) add(n, mib);
+  }
+  for (const std::string& t : real_and_nd_sizes(opt, dev, lengths)) {
+    const FftCase c = FftCase::parse(t, limit);
+    if (limit == 0 || std::max(c.in_bytes(), c.out_bytes()) <= limit) out.push_back(c);  // 8192^2 on a small GPU
+  }
+  return out;
+}
+
+// clforge's plan of a case (FftPlan, RealFftPlan or FftNdPlan): its forward call, description
+// and kernel configurations (none listed for N-D plans).
+struct ClforgeFft {
+  std::function<void(const cl::Buffer&, const cl::Buffer&)> forward;
+  std::string describe;
+  nlohmann::json kernels;
+};
+
+template <class Plan>
+ClforgeFft clforge_fft_of(const Plan& plan) {
+  ClforgeFft f{[plan](const cl::Buffer& in, const cl::Buffer& out) { plan.forward(in, out); }, plan.describe(),
+               nullptr};
+  if constexpr (!std::is_same_v<Plan, FftNdPlan>) {
+    f.kernels = nlohmann::json::array();
+    for (const auto& cfg : plan.configurations()) {
+      nlohmann::json j = params_json(cfg);
+      j["variant"] = cfg.variant;
+      f.kernels.push_back(j);
+    }
+  }
+  return f;
+}
+
+ClforgeFft clforge_fft(Session& s, const FftCase& c, const Tuning& tuning) {
+  if (c.real) {
+    RealFftDesc d;  // contiguous rows: n floats in, n/2 + 1 complex values out
+    d.n = c.points();
+    d.batch = c.batch;
+    return clforge_fft_of(RealFftPlan(s.queue, d, tuning));
+  }
+  if (c.shape.size() > 1) {
+    FftNdDesc d;
+    d.shape = c.shape;
+    d.batch = c.batch;
+    return clforge_fft_of(FftNdPlan(s.queue, d, tuning));
+  }
+  FftDesc d;
+  d.n = c.points();
+  d.batch = c.batch;
+  return clforge_fft_of(FftPlan(s.queue, d, tuning));
 }
 
 Record run_clforge(Session& s, const cl::Buffer& in, const cl::Buffer& out, const FftCase& c, const BenchOptions& opt) {
   Record r = make_record("clforge", c);
   try {
-    FftDesc d;
-    d.n = c.n;
-    d.batch = c.batch;
-    const FftPlan plan(s.queue, d, opt.tuning);
-    poison_buffer(s.queue, out, c.n * c.batch * 8);
+    const ClforgeFft plan = clforge_fft(s, c, opt.tuning);
+    poison_buffer(s.queue, out, c.out_bytes());
     plan.forward(in, out);
     detail::check(s.queue.finish(), "clFinish");
     r.error = sampled_error(s.queue, in, out, c);
-    if (!(r.error <= host::fft_tolerance(c.n)))
-      r.status = "failed: error " + std::to_string(r.error) + " above the tolerance " +
-                 std::to_string(host::fft_tolerance(c.n));
-    r.params["plan"] = plan.describe();
-    nlohmann::json cfgs = nlohmann::json::array();
-    for (const auto& cfg : plan.configurations()) {
-      nlohmann::json j = params_json(cfg);
-      j["variant"] = cfg.variant;
-      cfgs.push_back(j);
-    }
-    r.params["kernels"] = cfgs;
+    if (!(r.error <= c.tolerance()))
+      r.status = "failed: error " + std::to_string(r.error) + " above the tolerance " + std::to_string(c.tolerance());
+    r.params["plan"] = plan.describe;
+    if (!plan.kernels.is_null()) r.params["kernels"] = plan.kernels;
     r.timing = time_region(
         s.queue, [&] { plan.forward(in, out); }, opt.plan);
   } catch (const std::exception& e) {
@@ -202,7 +314,7 @@ Record merge_rounds(const std::vector<Record>& rounds) {
 
 std::vector<std::string> fft_sizes(const BenchOptions& opt, const DeviceInfo& dev) {
   std::vector<std::string> out;
-  for (const FftCase& c : cases_of(opt, dev)) out.push_back(std::to_string(c.n) + "x" + std::to_string(c.batch));
+  for (const FftCase& c : cases_of(opt, dev)) out.push_back(c.text());
   return out;
 }
 std::size_t fft_cases(const BenchOptions& opt, const DeviceInfo& dev) { return cases_of(opt, dev).size(); }
@@ -255,8 +367,8 @@ void bench_fft(Session& s, Report& report, const BenchOptions& opt, const Peaks&
         if (!results[i].empty() && results[i].front().status.rfind("refused", 0) == 0) continue;
         if (in() == nullptr) {
           cl_int st = CL_SUCCESS;
-          in = random_buffer(s.context, s.queue, 2 * c.n * c.batch, 1234 + c.n);
-          out = cl::Buffer(s.context, CL_MEM_READ_WRITE, c.n * c.batch * 8, nullptr, &st);
+          in = random_buffer(s.context, s.queue, c.in_floats() * c.batch, 1234 + c.points());
+          out = cl::Buffer(s.context, CL_MEM_READ_WRITE, c.out_bytes(), nullptr, &st);
           detail::check(st, "clCreateBuffer", "fft benchmark output");
         }
         Record r = libraries[i]();

@@ -1,5 +1,6 @@
 // clFFT as a peer of `clforge bench fft` (built when CLFORGE_HAVE_CLFFT): one out-of-place
-// forward plan per case, timed between marker kernels like clforge.
+// forward plan per case (complex 1-D to 3-D, or real to Hermitian interleaved), timed between
+// marker kernels like clforge.
 #include "clforge/fft.hpp"
 
 #include <algorithm>
@@ -34,26 +35,42 @@ const char* clfft_status_name(clfftStatus s) {
   }
 }
 
+// The layout of a case on a plan: clFFT lists lengths and strides fastest axis first; the
+// rows contiguous (a real row of n floats, its Hermitian row of n/2 + 1 complex values).
+void clfft_set_layout(clfftPlanHandle h, const FftCase& c) {
+  const std::size_t rank = c.shape.size();
+  const clfftDim dim = rank == 1 ? CLFFT_1D : rank == 2 ? CLFFT_2D : CLFFT_3D;
+  std::size_t strides[3] = {1, 1, 1};
+  for (std::size_t k = 1; k < rank; ++k) strides[k] = strides[k - 1] * c.shape[rank - k];
+  clfftSetPlanPrecision(h, CLFFT_SINGLE);
+  if (c.real)
+    clfftSetLayout(h, CLFFT_REAL, CLFFT_HERMITIAN_INTERLEAVED);
+  else
+    clfftSetLayout(h, CLFFT_COMPLEX_INTERLEAVED, CLFFT_COMPLEX_INTERLEAVED);
+  clfftSetResultLocation(h, CLFFT_OUTOFPLACE);
+  clfftSetPlanInStride(h, dim, strides);
+  clfftSetPlanOutStride(h, dim, strides);
+  clfftSetPlanBatchSize(h, c.batch);
+  clfftSetPlanDistance(h, c.points(), c.out_floats() / 2);  // real or complex elements in, complex out
+}
+
 }  // namespace
 
 Record run_clfft(Session& s, const cl::Buffer& in, const cl::Buffer& out, const FftCase& c, const TimingPlan& plan) {
   Record r = make_record("clFFT", c);
   clfftPlanHandle h = 0;
-  std::size_t len[1] = {c.n};
+  const std::size_t rank = c.shape.size();
+  std::size_t len[3] = {1, 1, 1};
+  for (std::size_t k = 0; k < rank; ++k) len[k] = c.shape[rank - 1 - k];
   auto fail = [&](const char* what, clfftStatus st) {
     r.status = std::string("refused: ") + what + " returned " + clfft_status_name(st) + " (" + std::to_string(st) + ")";
   };
-  clfftStatus st = clfftCreateDefaultPlan(&h, s.context(), CLFFT_1D, len);
+  clfftStatus st = clfftCreateDefaultPlan(&h, s.context(), rank == 1 ? CLFFT_1D : rank == 2 ? CLFFT_2D : CLFFT_3D, len);
   if (st != CLFFT_SUCCESS) {
     fail("clfftCreateDefaultPlan", st);
     return r;
   }
-  std::size_t dist = c.n;
-  clfftSetPlanPrecision(h, CLFFT_SINGLE);
-  clfftSetLayout(h, CLFFT_COMPLEX_INTERLEAVED, CLFFT_COMPLEX_INTERLEAVED);
-  clfftSetResultLocation(h, CLFFT_OUTOFPLACE);
-  clfftSetPlanBatchSize(h, c.batch);
-  clfftSetPlanDistance(h, dist, dist);
+  clfft_set_layout(h, c);
   cl_command_queue q = s.queue();
   st = clfftBakePlan(h, 1, &q, nullptr, nullptr);
   if (st != CLFFT_SUCCESS) {
@@ -72,7 +89,7 @@ Record run_clfft(Session& s, const cl::Buffer& in, const cl::Buffer& out, const 
     if (e != CLFFT_SUCCESS) throw Error(std::string("clfftEnqueueTransform: ") + clfft_status_name(e));
   };
   try {
-    poison_buffer(s.queue, out, c.n * c.batch * 8);
+    poison_buffer(s.queue, out, c.out_bytes());
     enqueue();
     detail::check(s.queue.finish(), "clFinish");
     r.error = sampled_error(s.queue, in, out, c);

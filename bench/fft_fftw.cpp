@@ -2,8 +2,8 @@
 // the host library a CPU's OpenCL FFT has to beat. Threaded (fftwf_init_threads, one thread per
 // CPU this process may run on), FFTW_MEASURE with its wisdom read from and written back to
 // <user cache dir>/fftw/ so that later runs plan in milliseconds, one out-of-place
-// fftwf_plan_many_dft over the case's contiguous batch. Timed as the other peers are: the same
-// sampling plan, back-to-back calls grouped so that a sample lasts about TimingPlan::region_ms,
+// fftwf_plan_many_dft (rank 1 to 3) or fftwf_plan_many_dft_r2c over the case's contiguous batch. Timed as the other
+// peers are: the same sampling plan, back-to-back calls grouped so that a sample lasts about TimingPlan::region_ms,
 // here on the host clock around fftwf_execute; the error against FFTW in double on the same
 // sampled transforms.
 #include <algorithm>
@@ -70,7 +70,8 @@ using Clock = std::chrono::steady_clock;
 
 struct FftwCaseState {
   fftwf_plan plan = nullptr;
-  fftwf_complex *in = nullptr, *out = nullptr;
+  float* in = nullptr;  // the case's input: real values, or complex values as float pairs
+  fftwf_complex* out = nullptr;
   std::string problem;  // a refusal, when not empty
   double plan_ms = 0;
   ~FftwCaseState() {
@@ -82,33 +83,43 @@ struct FftwCaseState {
 
 namespace {
 
+// The plan of a case on the state's arrays (null when FFTW makes none).
+fftwf_plan fftw_plan_case(const FftCase& c, FftwCaseState& st) {
+  int dims[3] = {0, 0, 0};
+  for (std::size_t k = 0; k < c.shape.size(); ++k) dims[k] = static_cast<int>(c.shape[k]);
+  const int rank = static_cast<int>(c.shape.size()), batch = static_cast<int>(c.batch);
+  const int points = static_cast<int>(c.points()), half = static_cast<int>(c.out_floats() / 2);
+  if (c.real)
+    return fftwf_plan_many_dft_r2c(1, dims, batch, st.in, nullptr, 1, points, st.out, nullptr, 1, half, FFTW_MEASURE);
+  return fftwf_plan_many_dft(rank, dims, batch, reinterpret_cast<fftwf_complex*>(st.in), nullptr, 1, points, st.out,
+                             nullptr, 1, points, FFTW_FORWARD, FFTW_MEASURE);
+}
+
 std::shared_ptr<FftwCaseState> make_state(Session& s, const cl::Buffer& input, const FftCase& c) {
   auto st = std::make_shared<FftwCaseState>();
-  if (c.n > static_cast<std::size_t>(INT_MAX) || c.batch > static_cast<std::size_t>(INT_MAX)) {
-    st->problem = "refused: n or batch above INT_MAX";
+  if (c.points() > static_cast<std::size_t>(INT_MAX) || c.batch > static_cast<std::size_t>(INT_MAX)) {
+    st->problem = "refused: a length or the batch above INT_MAX";
     return st;
   }
   Setup& config = setup();
-  const std::size_t count = c.n * c.batch;
-  st->in = fftwf_alloc_complex(count);
-  st->out = fftwf_alloc_complex(count);
+  st->in = fftwf_alloc_real(c.in_floats() * c.batch);
+  st->out = fftwf_alloc_complex(c.out_floats() / 2 * c.batch);
   if (st->in == nullptr || st->out == nullptr) {
-    st->problem = "refused: fftwf_alloc_complex failed";
+    st->problem = "refused: fftwf_alloc_real/fftwf_alloc_complex failed";
     return st;
   }
-  const int n = static_cast<int>(c.n);
   fftwf_plan_with_nthreads(config.threads);
   const auto t0 = Clock::now();
   // FFTW_MEASURE runs candidate plans on the arrays: the input is read after planning.
-  st->plan = fftwf_plan_many_dft(1, &n, static_cast<int>(c.batch), st->in, nullptr, 1, n, st->out, nullptr, 1, n,
-                                 FFTW_FORWARD, FFTW_MEASURE);
+  st->plan = fftw_plan_case(c, *st);
   st->plan_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   if (st->plan == nullptr) {
-    st->problem = "refused: fftwf_plan_many_dft made no plan";
+    st->problem =
+        std::string("refused: ") + (c.real ? "fftwf_plan_many_dft_r2c" : "fftwf_plan_many_dft") + " made no plan";
     return st;
   }
   save_wisdom(config);
-  detail::check(s.queue.enqueueReadBuffer(input, CL_TRUE, 0, count * 8, st->in), "clEnqueueReadBuffer");
+  detail::check(s.queue.enqueueReadBuffer(input, CL_TRUE, 0, c.in_bytes(), st->in), "clEnqueueReadBuffer");
   return st;
 }
 
@@ -124,11 +135,11 @@ Record run_fftw(std::shared_ptr<FftwCaseState>& state, Session& s, const cl::Buf
       r.status = st.problem;
       return r;
     }
-    std::fill_n(&st.out[0][0], 2 * c.n * c.batch, std::nanf(""));
+    std::fill_n(&st.out[0][0], c.out_floats() * c.batch, std::nanf(""));
     fftwf_execute(st.plan);
     r.error = sampled_error(c, [&](std::size_t b, float* x, float* y) {
-      std::copy_n(&st.in[b * c.n][0], 2 * c.n, x);
-      std::copy_n(&st.out[b * c.n][0], 2 * c.n, y);
+      std::copy_n(st.in + b * c.in_floats(), c.in_floats(), x);
+      std::copy_n(&st.out[0][0] + b * c.out_floats(), c.out_floats(), y);
     });
     r.timing = time_host([&] { fftwf_execute(st.plan); }, plan);
     const int threads = setup().threads;

@@ -10,22 +10,46 @@
 
 #include "bench/harness.hpp"
 #include "bench/routines.hpp"
+#include "bench/sizes.hpp"
 
 namespace clforge::bench {
 
+/// One case of bench fft: a contiguous batch of out-of-place forward transforms, complex 1-D,
+/// 2-D or 3-D (row-major, the last axis fastest) or real-input 1-D (R2C: n floats in, n/2 + 1
+/// complex values out per transform).
 struct FftCase {
-  std::size_t n = 0, batch = 0;
-  std::string label() const { return "n=" + std::to_string(n) + " batch=" + std::to_string(batch); }
+  std::vector<std::size_t> shape;  ///< lengths, slowest axis first (1 to 3)
+  std::size_t batch = 0;
+  bool real = false;
+
+  /// From a size of the grammar (bench/sizes.hpp): its batch, else a batch whose larger buffer
+  /// holds mib MiB, else 64 MiB, at most max_alloc bytes (0: no limit). Throws InvalidArgument
+  /// for layout=interleaved and for a batch whose bytes do not fit a size_t.
+  static FftCase of(const Size& z, std::size_t max_alloc);
+  /// The same from the size's text.
+  static FftCase parse(const std::string& text, std::size_t max_alloc = 0);
+  std::size_t points() const;      ///< product of the lengths
+  std::size_t in_floats() const;   ///< per transform: points (real) or 2 * points
+  std::size_t out_floats() const;  ///< per transform: 2 * (n/2 + 1) (real) or 2 * points
+  std::size_t in_bytes() const { return 4 * in_floats() * batch; }    ///< of the batch
+  std::size_t out_bytes() const { return 4 * out_floats() * batch; }  ///< of the batch
+  /// "n=1024 batch=16", "real n=1024 batch=16", "2-D n=1024x1024 batch=1", "3-D n=256x256x256 batch=1".
+  std::string label() const;
+  /// The size in the grammar, which reads back as this case ("256x256,batch=64", "1000,batch=8,real").
+  std::string text() const;
+  /// Relative L2 error allowed to single precision: fft_tolerance of each axis, summed.
+  double tolerance() const;
 };
 
 // Transforms whose error is checked: first, last and evenly spread between, at least 8 and
 // enough to hold 2^16 points (at most 1024 transforms). The error is the largest over the
 // sample, so a sample of 8 short transforms is a noisy statistic (n = 32: 256 points); every
 // library is checked on the same sample.
-std::vector<std::size_t> sample_of(std::size_t batch, std::size_t n);
+std::vector<std::size_t> sample_of(std::size_t batch, std::size_t points);
 
-// Largest relative L2 error over the sampled transforms against FFTW (NaN when an output is
-// not finite); read(b, x, y) fills the input x and output y of transform b (n complex each).
+// Largest relative L2 error over the sampled transforms against FFTW in double (NaN when an
+// output is not finite); read(b, x, y) fills the input x (in_floats) and output y (out_floats)
+// of transform b.
 double sampled_error(const FftCase& c, const std::function<void(std::size_t, float*, float*)>& read,
                      bool inverse = false);
 
@@ -48,9 +72,9 @@ Record run_vkfft_here(Session& s, const FftCase& c, const BenchOptions& opt);
 
 /// FFTW float on the host, the peer of CPU devices (fft_fftw.cpp, built when CLFORGE_HAVE_FFTWF):
 /// threaded over the CPUs this process may use, FFTW_MEASURE with its wisdom kept in the user
-/// cache dir, one out-of-place fftwf_plan_many_dft over the case's batch (the layout of
-/// clforge's rows), timed on the host clock around fftwf_execute. The plan and host arrays
-/// live in `state`, made on the first call of a case (input read from `in`) and kept for its rounds.
+/// cache dir, one out-of-place fftwf_plan_many_dft (rank 1 to 3) or fftwf_plan_many_dft_r2c
+/// over the case's batch (the layout of clforge's rows), timed on the host clock around fftwf_execute. The plan and
+/// host arrays live in `state`, made on the first call of a case (input read from `in`) and kept for its rounds.
 struct FftwCaseState;
 Record run_fftw(std::shared_ptr<FftwCaseState>& state, Session& s, const cl::Buffer& in, const FftCase& c,
                 const TimingPlan& plan);

@@ -1,6 +1,7 @@
-// VkFFT (OpenCL backend) as a peer of `clforge bench fft`: on CPU devices in a child process
-// (this executable, `bench fft-vkfft-child`), so that a crash inside VkFFT (seen on PoCL at
-// n = 131072) becomes a "failed" row instead of ending the benchmark; on GPUs in-process.
+// VkFFT (OpenCL backend) as a peer of `clforge bench fft` (C2C of 1 to 3 axes, R2C): on CPU
+// devices in a child process (this executable, `bench fft-vkfft-child`), so that a crash inside
+// VkFFT (seen on PoCL at n = 131072) becomes a "failed" row instead of ending the benchmark; on
+// GPUs in-process.
 #include "clforge/fft.hpp"
 
 #include <sys/wait.h>
@@ -65,9 +66,9 @@ Record run_vkfft_child(Session& s, const FftCase& c, const BenchOptions& opt) {
     return r;
   }
   std::ostringstream cmd;
-  cmd << "'" << exe << "' --device " << s.entry.info.index_string() << " bench fft-vkfft-child --n " << c.n
-      << " --batch " << c.batch << " --reps " << opt.plan.min_reps << " --min-ms " << opt.plan.min_time_ms
-      << " --warmup " << opt.plan.warmup << " --region-ms " << opt.plan.region_ms << " 2>&1";
+  cmd << "'" << exe << "' --device " << s.entry.info.index_string() << " bench fft-vkfft-child --size " << c.text()
+      << " --reps " << opt.plan.min_reps << " --min-ms " << opt.plan.min_time_ms << " --warmup " << opt.plan.warmup
+      << " --region-ms " << opt.plan.region_ms << " 2>&1";
   std::FILE* p = ::popen(cmd.str().c_str(), "r");
   if (p == nullptr) {
     r.status = "failed: popen";
@@ -104,17 +105,35 @@ Record run_vkfft_child(Session& s, const FftCase& c, const BenchOptions& opt) {
 // context), and VkFFT's crash was seen on a CPU device only.
 Record run_vkfft_here(Session& s, const FftCase& c, const BenchOptions& opt) {
   Record r = make_record("VkFFT", c);
-  read_vkfft_answer(vkfft_answer(s, c.n, c.batch, opt.plan), r);
+  read_vkfft_answer(vkfft_answer(s, c, opt.plan), r);
   return r;
 }
 
-std::string vkfft_answer(Session& s, std::size_t n, std::size_t batch, const TimingPlan& plan) {
+#if CLFORGE_HAVE_VKFFT
+namespace {
+// The configuration of a case: VkFFT lists the axes fastest first; out of place
+// (isInputFormatted: read inputBuffer, write buffer), rows contiguous (a real row unpadded:
+// n floats, its output n/2 + 1 complex values, VkFFT's default for `buffer`).
+void vkfft_configure(VkFFTConfiguration& cfg, const FftCase& c) {
+  const std::size_t rank = c.shape.size();
+  cfg.FFTdim = rank;
+  for (std::size_t k = 0; k < rank; ++k) cfg.size[k] = c.shape[rank - 1 - k];
+  cfg.numberBatches = c.batch;
+  cfg.isInputFormatted = 1;
+  if (c.real) {
+    cfg.performR2C = 1;
+    cfg.inputBufferStride[0] = c.points();
+  }
+  cfg.makeForwardPlanOnly = 1;
+}
+}  // namespace
+#endif
+
+std::string vkfft_answer(Session& s, const FftCase& c, const TimingPlan& plan) {
   char line[256];
 #if CLFORGE_HAVE_VKFFT
-  const FftCase c{n, batch};
-  const std::size_t bytes = n * batch * 8;
-  cl::Buffer in = random_buffer(s.context, s.queue, 2 * n * batch, 1234 + n);
-  cl::Buffer out(s.context, CL_MEM_READ_WRITE, bytes);
+  cl::Buffer in = random_buffer(s.context, s.queue, c.in_floats() * c.batch, 1234 + c.points());
+  cl::Buffer out(s.context, CL_MEM_READ_WRITE, c.out_bytes());
   cl_device_id dev = s.entry.device();
   cl_context ctx = s.context();
   cl_platform_id plat = s.entry.platform();
@@ -122,19 +141,15 @@ std::string vkfft_answer(Session& s, std::size_t n, std::size_t batch, const Tim
   cl_mem bin = in(), bout = out();
   VkFFTConfiguration cfg = {};
   VkFFTApplication app = {};
-  cfg.FFTdim = 1;
-  cfg.size[0] = n;
-  cfg.numberBatches = batch;
+  vkfft_configure(cfg, c);
   cfg.device = &dev;
   cfg.context = &ctx;
   cfg.platform = &plat;
-  std::uint64_t buffer_size = bytes;
+  std::uint64_t buffer_size = c.out_bytes(), input_size = c.in_bytes();
   cfg.bufferSize = &buffer_size;
-  cfg.inputBufferSize = &buffer_size;
-  cfg.isInputFormatted = 1;  // out of place: read inputBuffer, write buffer
+  cfg.inputBufferSize = &input_size;
   cfg.inputBuffer = &bin;
   cfg.buffer = &bout;
-  cfg.makeForwardPlanOnly = 1;
   const VkFFTResult init = initializeVkFFT(&app, cfg);
   if (init != VKFFT_SUCCESS) {
     std::snprintf(line, sizeof line, "VKFFT refused: initializeVkFFT returned %d", static_cast<int>(init));
@@ -149,7 +164,7 @@ std::string vkfft_answer(Session& s, std::size_t n, std::size_t batch, const Tim
     if (e != VKFFT_SUCCESS) throw Error("VkFFTAppend returned " + std::to_string(static_cast<int>(e)));
   };
   try {
-    poison_buffer(s.queue, out, bytes);
+    poison_buffer(s.queue, out, c.out_bytes());
     enqueue();
     detail::check(s.queue.finish(), "clFinish");
     const double err = sampled_error(s.queue, in, out, c);
@@ -161,14 +176,14 @@ std::string vkfft_answer(Session& s, std::size_t n, std::size_t batch, const Tim
   }
   deleteVkFFT(&app);
 #else
-  (void)s, (void)n, (void)batch, (void)plan;
+  (void)s, (void)c, (void)plan;
   std::snprintf(line, sizeof line, "VKFFT refused: built without VkFFT");
 #endif
   return line;
 }
 
-int fft_vkfft_child(Session& s, std::size_t n, std::size_t batch, const TimingPlan& plan) {
-  std::printf("%s\n", vkfft_answer(s, n, batch, plan).c_str());
+int fft_vkfft_child(Session& s, const std::string& size, const TimingPlan& plan) {
+  std::printf("%s\n", vkfft_answer(s, FftCase::parse(size), plan).c_str());
   std::fflush(stdout);
   return 0;
 }

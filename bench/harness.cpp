@@ -76,7 +76,9 @@ double size_key(const Record& r) {
   if (r.routine == "fft") {
     const auto n = s.find("n=");
     const auto v = n == std::string::npos ? std::vector<double>{} : dims(s, n + 2);
-    return v.empty() ? 0 : v[0];
+    double points = v.empty() ? 0 : 1;
+    for (double d : v) points *= d;
+    return points;
   }
   const std::vector<double> v = dims(s, 0);
   if (v.empty()) return 0;
@@ -84,6 +86,13 @@ double size_key(const Record& r) {
   if ((r.routine == "transpose" || r.routine == "blur") && v.size() == 2) return v[0] * v[1];
   if ((r.routine == "transpose" || r.routine == "blur") && v.size() == 1) return v[0] * v[0];
   return v[0];
+}
+
+std::string fft_kind(const Record& r) {
+  if (r.routine != "fft") return "";
+  for (const char* kind : {"real", "2-D", "3-D"})
+    if (r.shape.rfind(std::string(kind) + " ", 0) == 0) return kind;
+  return "";
 }
 
 std::string utc_now_iso() {

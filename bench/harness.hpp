@@ -113,9 +113,13 @@ Record record_from_json(const nlohmann::json& j);
 nlohmann::json peer_versions();
 
 /// Numeric size key of a record, derived from its shape string, for ordering and plotting:
-/// transpose "RxC" -> R*C elements, sgemm "MxNxK[ XX]" -> (M*N*K)^(1/3), fft "n=N batch=B" -> N,
-/// blur "WxH s=S" -> W*H pixels, anything else -> the number the shape starts with (0: none).
+/// transpose "RxC" -> R*C elements, sgemm "MxNxK[ XX]" -> (M*N*K)^(1/3), fft "[KIND ]n=N batch=B"
+/// -> N (2-D, 3-D "n=NxM[xK]": the points N*M[*K]), blur "WxH s=S" -> W*H pixels, anything else
+/// -> the number the shape starts with (0: none).
 double size_key(const Record& r);
+/// The kind of an fft record, from its shape's first word: "" (complex 1-D), "real", "2-D" or
+/// "3-D"; "" for other routines.
+std::string fft_kind(const Record& r);
 
 /// Times `run` (a host call that returns when its work is done) on the host clock with the
 /// sampling of the device timers (detail::sample_runs): back-to-back calls per sample so that a

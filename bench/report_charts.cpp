@@ -83,12 +83,15 @@ bool power_of_two(double n) { return n >= 1 && std::fabs(std::exp2(std::round(st
 
 // The family of a record's shape in its routine's charts. Joined into a line: square sizes
 // (transpose RxR, sgemm NxNxN without transposes), split into powers of two and the others,
-// and fft lengths n = 2^k per data size; every other shape is a point of its own.
+// and fft lengths n = 2^k per kind (complex, real) and data size; every other shape is a point of its own.
 std::pair<std::string, bool> shape_family(const Record& r, const std::vector<const Record*>& all) {
-  if (r.routine == "fft") {
-    if (!power_of_two(size_key(r))) return {"other n", false};
+  if (r.routine == "fft") {  // complex 1-D and real 1-D lines of their own, 2-D and 3-D points
+    const std::string kind = fft_kind(r);
+    if (kind == "2-D" || kind == "3-D") return {"2-D and 3-D (n: points)", false};
+    const std::string prefix = kind.empty() ? "" : kind + ", ";
+    if (!power_of_two(size_key(r))) return {prefix + "other n", false};
     const std::string group = series_group(r, all);
-    return {"n = 2^k" + (group.empty() ? "" : ", " + group), true};
+    return {prefix + "n = 2^k" + (group.empty() ? "" : ", " + group), true};
   }
   if (r.routine != "transpose" && r.routine != "sgemm") return {"", true};
   std::vector<double> dims;

@@ -61,11 +61,11 @@ std::vector<std::string> libraries_of(const std::vector<const Record*>& records)
 }
 
 std::vector<std::string> shapes_of(const std::vector<const Record*>& records) {
-  std::vector<std::pair<double, std::string>> keyed;
+  std::vector<std::pair<std::pair<std::string, double>, std::string>> keyed;  // ((fft kind, size key), shape)
   for (const Record* r : records) {
     if (r->shape == "-") continue;
     const bool seen = std::any_of(keyed.begin(), keyed.end(), [&](const auto& k) { return k.second == r->shape; });
-    if (!seen) keyed.emplace_back(size_key(*r), r->shape);
+    if (!seen) keyed.emplace_back(std::make_pair(fft_kind(*r), size_key(*r)), r->shape);
   }
   std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::string> out;
@@ -92,7 +92,7 @@ std::string series_group(const Record& r, const std::vector<const Record*>& all)
   std::set<std::pair<std::string, double>> seen;
   bool repeated = false;
   for (const Record* o : all)
-    if (o->shape != "-" && !seen.insert({o->library, size_key(*o)}).second) repeated = true;
+    if (o->shape != "-" && !seen.insert({o->library + " " + fft_kind(*o), size_key(*o)}).second) repeated = true;
   return repeated ? data_size(r) : "";
 }
 
@@ -139,7 +139,7 @@ std::vector<double> blur_sigmas(const std::vector<const Record*>& records) {
 std::string size_axis(const std::string& routine) {
   if (routine == "transpose") return "matrix elements (rows x columns)";
   if (routine == "sgemm") return "size (M x N x K)^(1/3)";
-  if (routine == "fft") return "transform length n";
+  if (routine == "fft") return "transform length n (2-D, 3-D: points)";
   if (routine == "blur") return "sigma (pixels)";
   return "size";
 }

@@ -35,9 +35,12 @@ void bench_transpose(Session& s, Report& report, const BenchOptions& opt, const 
 
 /// clforge FFT vs clFFT, VkFFT (a child process on CPU devices), on NVIDIA devices where
 /// libcufft loads cuFFT, and on CPU devices FFTW float on the host: out-of-place forward,
-/// contiguous batches.
-/// sizes: "N" (64 MiB batch), "NxBATCH" or "N@MIB"; default n = 8 ... 2^20, 1000, 3000, 4095,
-/// 1009, 65537 at 64 MiB and 512 MiB (CPU devices: n up to 2^16 and the others, 64 MiB only).
+/// contiguous batches; complex 1-D (FftPlan), real-input 1-D R2C (RealFftPlan) and complex 2-D,
+/// 3-D (FftNdPlan). sizes: the grammar of bench/sizes.hpp ("N", "NxM", "NxMxK", ",batch=B",
+/// ",mib=M", ",real" for 1-D; default batch: 64 MiB in the larger buffer); default: complex
+/// n = 8 ... 2^20, 1000, 3000, 4095, 1009, 65537 at 64 MiB and 512 MiB, R2C at the same lengths
+/// (64 MiB), and single 1024^2, 4096^2, 8192^2, 1000^2, 256^3 and 64 x 256^2 (CPU devices: n up
+/// to 2^16 and the others, 64 MiB only, nine R2C lengths, smaller N-D shapes).
 void bench_fft(Session& s, Report& report, const BenchOptions& opt, const Peaks& peaks);
 
 /// clforge sgemm vs CLBlast Gemm (same device, same run), OpenBLAS cblas_sgemm on CPU devices
@@ -61,7 +64,8 @@ struct BlurBenchOptions {
 void bench_blur(Session& s, Report& report, const BenchOptions& opt, const Peaks& peaks,
                 const BlurBenchOptions& blur = {});
 
-/// The sizes each benchmark runs with `opt` on `dev`, in its own size syntax (fft: "NxBATCH";
+/// The sizes each benchmark runs with `opt` on `dev`, in its own size syntax (fft: "N,batch=B"
+/// with ",real" or "NxM,batch=B" for its real and N-D cases;
 /// blur: the images). `clforge tune all` tunes the size classes of these lists.
 std::vector<std::string> transpose_sizes(const BenchOptions& opt);
 std::vector<std::string> sgemm_sizes(const BenchOptions& opt, const DeviceInfo& dev);

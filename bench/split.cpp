@@ -68,7 +68,7 @@ class FftJob : public HostJob {
   // The largest relative L2 error of bench fft's sample of transforms against FFTW.
   double error() override {
     FftCase c;
-    c.n = n_;
+    c.shape = {n_};
     c.batch = batch_;
     return sampled_error(
         c,

@@ -34,4 +34,31 @@ std::vector<cdouble> fftw_batch(const float* in, std::size_t n, std::size_t batc
   return out;
 }
 
+std::vector<cdouble> fftw_nd(const float* in, const std::vector<std::size_t>& shape, bool inverse) {
+  std::size_t total = 1;
+  std::vector<int> dims;
+  for (std::size_t n : shape) {
+    total *= n;
+    dims.push_back(static_cast<int>(n));
+  }
+  fftw_complex* buf = static_cast<fftw_complex*>(fftw_malloc(sizeof(fftw_complex) * (total ? total : 1)));
+  if (buf == nullptr) throw std::bad_alloc();
+  for (std::size_t i = 0; i < total; ++i) {
+    buf[i][0] = in[2 * i];
+    buf[i][1] = in[2 * i + 1];
+  }
+  fftw_plan plan = fftw_plan_dft(static_cast<int>(dims.size()), dims.data(), buf, buf,
+                                 inverse ? FFTW_BACKWARD : FFTW_FORWARD, FFTW_ESTIMATE);
+  if (plan == nullptr) {
+    fftw_free(buf);
+    throw std::runtime_error("fftw_plan_dft failed for a " + std::to_string(dims.size()) + "-D transform");
+  }
+  fftw_execute(plan);
+  fftw_destroy_plan(plan);
+  std::vector<cdouble> out(total);
+  for (std::size_t i = 0; i < total; ++i) out[i] = cdouble(buf[i][0], buf[i][1]);
+  fftw_free(buf);
+  return out;
+}
+
 }  // namespace clforge::host

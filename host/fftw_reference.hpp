@@ -14,4 +14,9 @@ namespace clforge::host {
 std::vector<cdouble> fftw_batch(const float* in, std::size_t n, std::size_t batch, std::size_t stride,
                                 std::size_t distance, std::size_t offset, bool inverse, double scale = 1.0);
 
+/// One multi-dimensional complex transform computed by FFTW in double precision: `in` holds
+/// the product of `shape` float pairs, row-major (shape slowest axis first, 1 to 3 axes);
+/// returns the result in the same order.
+std::vector<cdouble> fftw_nd(const float* in, const std::vector<std::size_t>& shape, bool inverse);
+
 }  // namespace clforge::host

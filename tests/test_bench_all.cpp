@@ -18,6 +18,7 @@
 
 #include "blur/blur_route.hpp"
 #include "clforge/version.hpp"
+#include "host/fft.hpp"
 #include "runtime/files.hpp"
 #include "tests/bench_support.hpp"
 #include "tests/support.hpp"
@@ -30,6 +31,41 @@ namespace {
   const auto t = detail::read_file(path);
   REQUIRE_MESSAGE(t.has_value(), "cannot read " << path);
   return *t;
+}
+
+// bench all's R2C, 2-D and 3-D FFT rows: clforge and every peer built in (FFTW on CPU devices)
+// timed on each with its error within the tolerance of the case (fft_tolerance summed over the axes).
+void check_fft_kinds(const nlohmann::json& ms, const DeviceInfo& dev) {
+  std::set<std::string> libraries{"clforge"};
+#if CLFORGE_HAVE_FFTWF
+  if (dev.type == "CPU") libraries.insert("FFTW");
+#endif
+#if CLFORGE_HAVE_VKFFT
+  libraries.insert("VkFFT");
+#endif
+#if CLFORGE_HAVE_CLFFT
+  libraries.insert("clFFT");
+#endif
+  (void)dev;
+  const std::map<std::string, double> tolerance{
+      {"real n=64 batch=16", host::fft_tolerance(64)},
+      {"2-D n=16x8 batch=4", host::fft_tolerance(16) + host::fft_tolerance(8)},
+      {"3-D n=8x4x2 batch=2", host::fft_tolerance(8) + host::fft_tolerance(4) + host::fft_tolerance(2)}};
+  std::map<std::string, std::set<std::string>> ok;  // shape -> libraries timed with a checked error
+  for (const auto& m : ms) {
+    const std::string library = m.at("library"), status = m.at("status"), shape = m.at("shape");
+    if (m.at("routine") != "fft" || tolerance.count(shape) == 0) continue;
+    CAPTURE(library);
+    CAPTURE(shape);
+    CAPTURE(status);
+    if (status.rfind("ok", 0) != 0 || !m.at("error").is_number()) continue;
+    CHECK(m.at("error").get<double>() <= tolerance.at(shape));
+    ok[shape].insert(library);
+  }
+  for (const auto& [shape, tol] : tolerance) {
+    CAPTURE(shape);
+    CHECK(ok[shape] == libraries);
+  }
 }
 
 [[maybe_unused]] std::size_t count_of(const std::string& text, const std::string& what) {
@@ -82,7 +118,8 @@ TEST_SUITE("bench_all") {
     const std::string cmd = "CLFORGE_KERNEL_DIR='" + broken + "' " + std::string(CLFORGE_CLI) +
                             " bench all --quick --devices " + s.entry.info.index_string() + " --out '" + dir +
                             "' --size transpose:64 --size transpose:100x37 --size sgemm:64 --size sgemm:200"
-                            " --size fft:64,batch=16 --size fft:256,batch=8 --size blur:64x48 --sigmas 1,3"
+                            " --size fft:64,batch=16 --size fft:64,batch=16,real --size fft:16x8,batch=4"
+                            " --size fft:8x4x2,batch=2 --size blur:64x48 --sigmas 1,3"
                             " --methods direct,separable,recursive";
     std::string log;
     const int rc = test::run_command(cmd, log);
@@ -137,14 +174,15 @@ TEST_SUITE("bench_all") {
     // Provenance.
     for (const char* key : {"commit", "host", "os"}) CHECK_FALSE(j.at(key).get<std::string>().empty());
     CHECK(d.at("platform_version") == s.entry.info.platform_version);
-    // Progress: 15 steps (peak probes; transpose 2, sgemm 2, fft 2 sizes; blur 1 image x 2 sigmas
+    // Progress: 17 steps (peak probes; transpose 2, sgemm 2, fft 4 sizes; blur 1 image x 2 sigmas
     // x (3 methods + the peers)), every measurement line with its step and an ETA; sgemm stops at
     // its second size, the count goes on from fft.
-    CHECK(log.find("[1/15, ETA -] [device 1/1] peak copy") != std::string::npos);
-    CHECK(log.find("[2/15, ETA ") != std::string::npos);
-    CHECK(log.find("[6/15, ETA ") != std::string::npos);
-    CHECK(log.find("[15/15, ETA ") != std::string::npos);
-    CHECK(log.find("/16, ETA") == std::string::npos);
+    CHECK(log.find("[1/17, ETA -] [device 1/1] peak copy") != std::string::npos);
+    CHECK(log.find("[2/17, ETA ") != std::string::npos);
+    CHECK(log.find("[6/17, ETA ") != std::string::npos);
+    CHECK(log.find("[17/17, ETA ") != std::string::npos);
+    CHECK(log.find("/18, ETA") == std::string::npos);
+    check_fft_kinds(ms, s.entry.info);
     // cuBLAS and cuFFT: rows in every build made with CLFORGE_WITH_CUDA (the default), their
     // libraries looked for at run time; where they are absent the rows and peers say so.
     for (const auto& [routine, peer] : {std::pair<std::string, std::string>{"sgemm", "cuBLAS"}, {"fft", "cuFFT"}}) {
@@ -276,6 +314,20 @@ TEST_SUITE("bench_all") {
       CHECK(m.at("max_ms").get<double>() >= sorted[2]);
     }
     CHECK(timed >= 2);  // clforge and at least one peer (clFFT and VkFFT are built in)
+  }
+
+  TEST_CASE("bench fft: sizes it cannot measure are refused with the reason") {
+    auto& s = test::session();
+    for (const char* size : {"0", "4x4x4x4", "16x8,real"}) {
+      CAPTURE(size);
+      std::string log;
+      const int rc = test::run_command(
+          std::string(CLFORGE_CLI) + " --device " + s.entry.info.index_string() + " bench fft --quick --size " + size,
+          log);
+      INFO(log);
+      CHECK(rc == 2);
+      CHECK(log.find(std::string("'") + size + "'") != std::string::npos);
+    }
   }
 
   TEST_CASE("bench overhead: host time, device span and commands of every small call, side by side") {

@@ -410,4 +410,43 @@ TEST_SUITE("bench_charts") {
     for (const auto& e : f.legend) device_entries += e.kind == "key";
     CHECK(device_entries == 2);
   }
+
+  TEST_CASE("fft charts and tables: complex and real lines of their own, 2-D and 3-D rows as points") {
+    AllResults res;
+    DeviceInfo d;
+    d.name = "GPU";
+    DeviceRun run(d);
+    for (const char* lib : {"clforge", "VkFFT"})
+      for (int n : {256, 1024, 4096}) {
+        const double mib = 64.0, speed = lib[0] == 'c' ? 80.0 : 78.0;
+        run.report.add(timed_record("fft", lib, "n=" + std::to_string(n) + " batch=" + std::to_string(8388608 / n),
+                                    mib / speed, mib * 2 * 1048576));
+        run.report.add(timed_record("fft", lib,
+                                    "real n=" + std::to_string(n) + " batch=" + std::to_string(16777216 / n),
+                                    mib / speed / 1.5, mib * 2 * 1048576));
+      }
+    for (const char* shape : {"2-D n=1024x1024 batch=1", "3-D n=64x64x64 batch=1"})
+      for (const char* lib : {"clforge", "VkFFT"}) run.report.add(timed_record("fft", lib, shape, 0.2, 16 * 1048576));
+    res.devices.push_back(std::move(run));
+    const auto charts = charts_of(res);
+    for (const auto& [name, c] : charts) check_chart(name, c);
+    std::set<std::string> clforge_lines, clforge_point_families;
+    for (const SvgSeries& s : charts.at("fft_device1.svg").series) {
+      if (s.key != "clforge") continue;
+      if (s.line.size() >= 2) {
+        CHECK(s.line.size() == 3);  // each kind's three lengths, not the other kind's
+        clforge_lines.insert(s.line_dash);
+      }
+      if (!s.markers.empty() && s.line.empty()) clforge_point_families.insert(s.family);
+    }
+    CHECK(clforge_lines.size() == 2);  // complex and real told apart by dash
+    CHECK(clforge_point_families.size() == 1);
+    const std::string md = report_markdown(res);
+    const auto at = [&](const char* text) { return md.find(text); };
+    REQUIRE(at("| 2-D n=1024x1024 batch=1") != std::string::npos);
+    REQUIRE(at("| real n=256 batch=65536") != std::string::npos);
+    CHECK(at("| n=4096 batch=2048") < at("| 2-D n=1024x1024 batch=1"));  // complex 1-D, 2-D, 3-D, real
+    CHECK(at("| 2-D n=1024x1024 batch=1") < at("| 3-D n=64x64x64 batch=1"));
+    CHECK(at("| 3-D n=64x64x64 batch=1") < at("| real n=256 batch=65536"));
+  }
 }

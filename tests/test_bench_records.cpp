@@ -2,18 +2,22 @@
 // (null) and CSV (empty), every result names its version, commit, host, OS, driver, platform
 // and peer versions, and bench compare's per-record tolerance: two runs of the same code with
 // realistic scatter (outliers included) show no change, a 20 % slowdown injected into one
-// record is flagged, and --by shape matches two devices' records.
+// record is flagged, and --by shape matches two devices' records; bench fft's cases read from
+// the size grammar (complex, real, 2-D, 3-D) with their labels, bytes and refusals.
 #include <doctest/doctest.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
 #include <sstream>
 
 #include "bench/bench_all.hpp"
+#include "bench/fft_peers.hpp"
 #include "clforge/version.hpp"
+#include "host/fft.hpp"
 
 using namespace clforge;
 using namespace clforge::bench;
@@ -389,5 +393,64 @@ TEST_SUITE("bench_records") {
     CHECK(duration_text(42.4) == "42s");
     CHECK(duration_text(65) == "1m05s");
     CHECK(duration_text(3725) == "1h02m");
+  }
+
+  TEST_CASE("bench fft cases: the size grammar's complex, real, 2-D and 3-D cases, labels, bytes, refusals") {
+    FftCase c = FftCase::parse("1024");  // 64 MiB of complex input
+    CHECK((c.shape == std::vector<std::size_t>{1024} && c.batch == 8192 && !c.real));
+    CHECK(c.label() == "n=1024 batch=8192");
+    CHECK(c.text() == "1024,batch=8192");
+    CHECK(FftCase::parse("1024", std::size_t{1} << 20).batch == 128);  // a device's max_alloc_size
+    c = FftCase::parse("1000,batch=8,real");
+    CHECK((c.in_floats() == 1000 && c.out_floats() == 1002 && c.in_bytes() == 32000 && c.out_bytes() == 32064));
+    CHECK(c.label() == "real n=1000 batch=8");
+    CHECK(c.text() == "1000,batch=8,real");
+    CHECK(FftCase::parse(c.text()).label() == c.label());
+    CHECK(FftCase::parse("1024,real").batch == (std::size_t{64} << 20) / (8 * 513));  // 64 MiB of output
+    c = FftCase::parse("256x256,mib=1");
+    CHECK((c.shape == std::vector<std::size_t>{256, 256} && c.batch == 2 && c.points() == 65536));
+    CHECK(c.label() == "2-D n=256x256 batch=2");
+    CHECK(c.tolerance() == doctest::Approx(2 * host::fft_tolerance(256)));
+    c = FftCase::parse("8x4x2,batch=3");
+    CHECK(c.label() == "3-D n=8x4x2 batch=3");
+    CHECK(c.out_bytes() == 3 * 64 * 8);
+    Record r = Record::of("fft", "clforge", c.label());
+    CHECK((size_key(r) == 64 && fft_kind(r) == "3-D"));
+    r = Record::of("fft", "clforge", "real n=1000 batch=8");
+    CHECK((size_key(r) == 1000 && fft_kind(r) == "real"));
+    r = Record::of("fft", "clforge", "n=64 batch=16");
+    CHECK((size_key(r) == 64 && fft_kind(r).empty()));
+    for (const char* bad : {"0", "64x0", "4x4x4x4", "16x8,real", "64,layout=interleaved", "64@4", "64x16x8,mib=0"}) {
+      CAPTURE(bad);
+      CHECK_THROWS_AS(FftCase::parse(bad), InvalidArgument);
+    }
+    // The default lists: R2C at the complex lengths (GPUs) and the N-D shapes, within max_alloc_size.
+    const auto count = [](const std::vector<std::string>& v, const std::string& end) {
+      return std::count_if(v.begin(), v.end(), [&](const std::string& t) {
+        return t.size() >= end.size() && t.compare(t.size() - end.size(), end.size(), end) == 0;
+      });
+    };
+    DeviceInfo gpu = device_named("GPU");
+    gpu.max_alloc_size = std::size_t{4} << 30;
+    BenchOptions o;
+    std::vector<std::string> sizes = fft_sizes(o, gpu);
+    CHECK(count(sizes, ",real") == 23);
+    for (const char* t : {"1024x1024,batch=1", "4096x4096,batch=1", "8192x8192,batch=1", "1000x1000,batch=1",
+                          "256x256x256,batch=1", "256x256,batch=64"})
+      CHECK(count(sizes, t) == 1);
+    gpu.max_alloc_size = std::size_t{256} << 20;
+    CHECK(count(fft_sizes(o, gpu), "8192x8192,batch=1") == 0);  // 512 MiB buffers
+    DeviceInfo cpu = gpu;
+    cpu.type = "CPU";
+    sizes = fft_sizes(o, cpu);
+    CHECK((count(sizes, ",real") == 9 && count(sizes, "4096x4096,batch=1") == 0 && count(sizes, "x128,batch=1") == 1));
+    o.quick = true;
+    sizes = fft_sizes(o, cpu);
+    CHECK((count(sizes, ",real") == 3 && count(sizes, "32x32x32,batch=1") == 1));
+    try {
+      FftCase::parse("16x8,real");
+    } catch (const InvalidArgument& e) {
+      CHECK(std::string(e.what()).find("complex") != std::string::npos);  // says why
+    }
   }
 }

@@ -119,24 +119,24 @@ TEST_SUITE("cli") {
     s = parse_size("fft", "1024,batch=64");
     CHECK(s.fft_batch(std::size_t{64} << 20) == 64);
     CHECK(cli::tune_size(s) == "1024@64");
-    CHECK(cli::bench_size(s) == "1024x64");
+    CHECK(cli::bench_size(s) == "1024,batch=64");
     s = parse_size("fft", "4096,mib=512");
     CHECK(s.fft_batch(0) == 16384);  // 512 MiB / (4096 * 8 bytes)
     CHECK(cli::tune_size(s) == "4096@16384");
-    CHECK(cli::bench_size(s) == "4096@512");
+    CHECK(cli::bench_size(s) == "4096,mib=512");
     s = parse_size("fft", "64,batch=16,layout=interleaved");
     CHECK(cli::tune_size(s) == "64@16:t");
     CHECK_THROWS_AS(cli::bench_size(s), cli::UsageError);
     s = parse_size("fft", "1000,real,batch=4");  // real input: a word without value
     CHECK((s.x == 1000 && s.batch == 4 && s.real && s.text() == "1000,batch=4,real"));
     CHECK_THROWS_AS(cli::tune_size(s), cli::UsageError);
-    CHECK_THROWS_AS(cli::bench_size(s), cli::UsageError);
-    s = parse_size("fft", "256x128x4,mib=1");  // 3-D: run only
+    CHECK(cli::bench_size(s) == "1000,batch=4,real");  // bench fft's R2C rows
+    s = parse_size("fft", "256x128x4,mib=1");          // 3-D: run and bench, not tuned
     CHECK((s.x == 256 && s.y == 128 && s.z == 4 && s.fft_points() == 131072 && s.fft_batch(0) == 1));
     CHECK(s.text() == "256x128x4,mib=1");
     CHECK(parse_size("fft", "3x5").fft_batch(std::size_t{64} << 20) == (std::size_t{64} << 20) / 120);
     CHECK_THROWS_AS(cli::tune_size(s), cli::UsageError);
-    CHECK_THROWS_AS(cli::bench_size(s), cli::UsageError);
+    CHECK(cli::bench_size(s) == "256x128x4,mib=1");
 
     s = parse_size("blur", "4096");
     CHECK((s.x == 4096 && s.y == 4096 && s.channels == 1 && !s.has_channels));
@@ -213,7 +213,8 @@ TEST_SUITE("cli") {
     CHECK_THROWS_AS(cli::parse_routine_size("fft"), cli::UsageError);
     CHECK_THROWS_AS(cli::parse_routine_size("nosuch:64"), cli::UsageError);
     CHECK_THROWS_AS(cli::parse_routine_size("fft:64x16x8x2"), cli::UsageError);
-    CHECK_THROWS_AS(cli::bench_size(cli::parse_routine_size("fft:64x16")), cli::UsageError);  // 1-D only
+    CHECK(cli::bench_size(cli::parse_routine_size("fft:64x16")) == "64x16");
+    CHECK_THROWS_AS(cli::parse_routine_size("fft:64x16,real"), cli::UsageError);  // real input: 1-D only
   }
 
   TEST_CASE("--version, exit statuses 0, 1 and 2, unknown commands") {
@@ -354,7 +355,7 @@ TEST_SUITE("cli") {
     for (const char* visible : {"all", "compare", "transpose", "sgemm", "fft", "blur", "overhead"})
       CHECK(out.find(std::string("\n  ") + visible + " ") != std::string::npos);
     CHECK(test::run_command(cli + "bench fft-vkfft-child --help", out) == 0);
-    CHECK(out.find("--batch") != std::string::npos);
+    CHECK(out.find("--size") != std::string::npos);
   }
 
   TEST_CASE("--out is a folder: results.json, results.csv and report.md inside; a file is refused") {

@@ -1,24 +1,14 @@
 // Arguments of the clforge command line that several commands share: the usage error (exit
-// status 2), the one size grammar of `--size` (run, bench, tune, bench all, blur, tune
-// blur-crossover), the routine names, and output folders. No CLI11 here: the tests link it.
-//
-//   SIZE  := DIMS { "," KEY "=" VALUE }
-//   DIMS  := COUNT | COUNT "x" COUNT | COUNT "x" COUNT "x" COUNT
-//   COUNT := decimal digits, 1 ... 2^31 - 1
-//
-//   routine    DIMS                        KEYS
-//   transpose  N (N x N) or RxC            elem=4|8|16 (bytes per element; default 4)
-//   sgemm      N (N x N x N) or MxNxK      trans=NN|NT|TN|TT (op of A, op of B; default NN),
-//                                          batch=B (a strided batch of B products)
-//   fft        N (transform length)        batch=B (transforms) or mib=M (a batch of M MiB),
-//                                          layout=contiguous|interleaved (default contiguous),
-//                                          real (a word without value: real input, R2C and C2R)
-//   blur       N (N x N) or WxH            channels=1|4 (floats per pixel; default 1)
+// status 2), the size grammar of `--size` (bench/sizes.hpp: one parser for the CLI and the
+// benchmarks, whose errors become usage errors here), the routine names, and output folders.
+// No CLI11 here: the tests link it.
 #pragma once
 #include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "bench/sizes.hpp"
 
 namespace clforge::cli {
 
@@ -28,42 +18,18 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// The routine families, in the order commands list them: transpose, sgemm, fft, blur.
-const std::vector<std::string>& routine_names();
-/// The family of a routine or kernel name ("sgemm_direct" -> "sgemm", "blur" -> "blur"); ""
-/// when the name belongs to none.
-std::string family_of(const std::string& name);
+using bench::family_of;
+using bench::routine_names;
+using bench::Size;
+using bench::size_grammar;
 
-/// One parsed size. Fields not used by the routine keep their defaults.
-struct Size {
-  std::string routine;                    ///< family: transpose, sgemm, fft or blur
-  std::size_t x = 0, y = 0, z = 0;        ///< transpose rows, cols; sgemm m, n, k; fft axes (0: none); blur w, h
-  std::size_t elem = 4;                   ///< transpose: bytes per element
-  bool trans_a = false, trans_b = false;  ///< sgemm: op(A), op(B) transposed
-  std::size_t batch = 0, mib = 0;         ///< fft: transforms, or MiB of data; sgemm: products; 0: not given
-  bool interleaved = false;               ///< fft: stride batch, distance 1
-  bool real = false;                      ///< fft: real input (R2C forward, C2R inverse)
-  std::size_t channels = 1;               ///< blur: floats per pixel
-  bool has_channels = false;              ///< blur: channels given
-
-  /// The canonical text, which parses to the same size ("4096x4096", "64,batch=16").
-  std::string text() const;
-  /// fft: batch, else the transforms in mib MiB, else in default_bytes (at least 1).
-  std::size_t fft_batch(std::size_t default_bytes) const;
-  /// fft: points per transform, x * y * z over the axes given (above kMaxCount: some value above it).
-  std::size_t fft_points() const;
-};
-
-/// Parses `text` as a size of `routine` (a family or kernel name); throws UsageError saying
-/// what is wrong and what the routine's sizes look like.
+/// bench::parse_size, its InvalidArgument thrown as UsageError (same message).
 Size parse_size(const std::string& routine, const std::string& text);
-/// The grammar of a routine's sizes, for help texts ("N or RxC, keys elem=4|8|16").
-std::string size_grammar(const std::string& routine);
 /// The size in the syntax of TuneOptions::sizes (the library's tuner targets).
 std::string tune_size(const Size& s);
-/// The size in the syntax of bench::BenchOptions::sizes; throws UsageError for what the
-/// benchmarks do not measure (transpose elem other than 4, fft layout interleaved). Blur
-/// channels are not part of it (bench::BlurBenchOptions::channels).
+/// The size in the syntax of bench::BenchOptions::sizes (fft: this grammar's text); throws
+/// UsageError for what the benchmarks do not measure (transpose elem other than 4, fft layout
+/// interleaved). Blur channels are not part of it (bench::BlurBenchOptions::channels).
 std::string bench_size(const Size& s);
 /// "ROUTINE:SIZE" of bench all: the routine and its parsed size.
 Size parse_routine_size(const std::string& text);

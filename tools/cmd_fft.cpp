@@ -331,7 +331,8 @@ void register_fft(Apps& apps, Globals& g) {
   add_split_options(rf, g.split, false);
   rf->callback([&g] { cmd_run_fft(g, o); });
 
-  auto* bf = apps.bench->add_subcommand("fft", "clforge FFT vs clFFT and VkFFT on the same device");
+  auto* bf = apps.bench->add_subcommand(
+      "fft", "clforge FFT (complex 1-D to 3-D, real-input R2C) vs clFFT, VkFFT, cuFFT and FFTW on the same device");
   add_bench_options(bf, g, "fft");
   bf->add_option(
         "--rounds", g.rounds,
@@ -340,17 +341,16 @@ void register_fft(Apps& apps, Globals& g) {
       ->check(CLI::Range(1, 100));
   bf->callback([&g] { cmd_bench_fft(g); });
 
-  static std::size_t cn = 0, cb = 0;
+  static std::string csize;
   static bench::TimingPlan cp;
   auto* child = apps.bench->add_subcommand("fft-vkfft-child", "the FFT benchmark's VkFFT child process");
   child->group("");  // internal: hidden from help
-  child->add_option("--n", cn)->required();
-  child->add_option("--batch", cb)->required();
+  child->add_option("--size", csize, "the case in the size grammar: N,batch=B[,real] or NxM[xK],batch=B")->required();
   child->add_option("--reps", cp.min_reps);
   child->add_option("--min-ms", cp.min_time_ms);
   child->add_option("--warmup", cp.warmup);
   child->add_option("--region-ms", cp.region_ms);
-  child->callback([&g] { bench::fft_vkfft_child(g.session(), cn, cb, cp); });
+  child->callback([&g] { bench::fft_vkfft_child(g.session(), csize, cp); });
 }
 
 CLFORGE_CLI_COMMANDS(register_fft);

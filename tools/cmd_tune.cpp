@@ -219,9 +219,10 @@ std::vector<std::string> bench_all_sizes(const std::string& routine, const Devic
   std::vector<std::string> out;
   if (routine.rfind("fft", 0) != 0) return out;
   std::set<std::string> lengths;
-  for (const auto& s : bench::fft_sizes(bo, dev)) {  // "NxBATCH"
-    const auto x = s.find('x');
-    if (lengths.insert(s.substr(0, x)).second) out.push_back(s.substr(0, x) + "@" + s.substr(x + 1));
+  for (const auto& s : bench::fft_sizes(bo, dev)) {  // "N,batch=B"; real and N-D cases are not tuned
+    const Size z = parse_size("fft", s);
+    if (z.real || z.y != 0) continue;
+    if (lengths.insert(std::to_string(z.x)).second) out.push_back(tune_size(z));
   }
   return out;
 }
