@@ -33,8 +33,8 @@ const Grammar& grammar_of(const std::string& family) {
        {{1, 2, 3},
         {"batch", "mib", "layout"},
         "N, NxM or NxMxK (2-D, 3-D: row-major, the last axis fastest), optionally ,batch=B or ,mib=M, "
-        ",layout=interleaved and ,real (1-D real input: R2C, C2R inverse) (e.g. 1024, 1024,batch=64, 4096,mib=512, "
-        "1000,real, 256x256,batch=4)",
+        ",layout=interleaved (1-D) and ,real (real input: R2C, C2R inverse; 2-D, 3-D: R2C then C2R) (e.g. 1024, "
+        "1024,batch=64, 4096,mib=512, 1000,real, 256x256,batch=4, 64x100,real)",
         {"real"}}},
       {"blur", {{1, 2}, {"channels"}, "N or WxH, optionally ,channels=1|4 (e.g. 4096, 1920x1080,channels=4)"}},
   };
@@ -154,8 +154,7 @@ Size parse_size(const std::string& routine, const std::string& text) {
     }
   }
   if (s.batch != 0 && s.mib != 0) throw fail("batch and mib both given (one decides the batch)");
-  if (s.y != 0 && (s.real || s.interleaved))
-    throw fail("real input and layout=interleaved are 1-D only (2-D and 3-D transforms are complex and contiguous)");
+  if (s.y != 0 && s.interleaved) throw fail("2-D and 3-D transforms are contiguous (leave out layout)");
   return s;
 }
 

@@ -1,4 +1,4 @@
-// NumPy conveniences: sgemm (and matmul), transpose, fft/ifft, fft2/ifft2, fftn/ifftn and
+// NumPy conveniences: sgemm (and matmul), transpose, fft/ifft, fft2/ifft2, fftn/ifftn, rfft2/irfft2, rfftn/irfftn and
 // gaussian_blur on host arrays, blocking, on a pyopencl queue. sgemm on 2-D arrays and transpose
 // are the library's host-vector overloads; sgemm on 3-D arrays (a strided batch), the FFTs and
 // gaussian_blur build a plan (which checks every argument before anything is allocated), copy
@@ -211,17 +211,27 @@ void set_norm(const char* routine, const std::string& norm, Desc& d) {
   }
 }
 
+// `a` cut or zero-padded to `lens` along its last lens.size() axes, as a new C-contiguous array.
+py::array fit_trailing(const py::array& a, const std::vector<std::size_t>& lens) {
+  const py::module_ np = py::module_::import("numpy");
+  std::vector<py::ssize_t> shape(a.shape(), a.shape() + a.ndim());
+  py::list part;
+  part.append(py::ellipsis());
+  for (std::size_t i = 0; i < lens.size(); ++i) {
+    py::ssize_t& len = shape[shape.size() - lens.size() + i];
+    part.append(py::slice(0, std::min<py::ssize_t>(len, static_cast<py::ssize_t>(lens[i])), 1));
+    len = static_cast<py::ssize_t>(lens[i]);
+  }
+  py::array work = np.attr("zeros")(py::tuple(py::cast(shape)), a.dtype());
+  const py::tuple t(part);
+  work[t] = a[t];
+  return work;
+}
+
 // `a` with axis `axis` moved last, cut or zero-padded there to `len` elements, C-contiguous.
 py::array along_last(const py::array& a, int axis, std::size_t len) {
-  const py::module_ np = py::module_::import("numpy");
-  const py::array moved = np.attr("moveaxis")(a, axis, -1);
-  std::vector<py::ssize_t> shape(moved.shape(), moved.shape() + moved.ndim());
-  const py::ssize_t keep = std::min<py::ssize_t>(shape.back(), static_cast<py::ssize_t>(len));
-  shape.back() = static_cast<py::ssize_t>(len);
-  py::array work = np.attr("zeros")(py::tuple(py::cast(shape)), a.dtype());
-  const py::tuple part = py::make_tuple(py::ellipsis(), py::slice(0, keep, 1));
-  work[part] = moved[part];
-  return work;
+  const py::array moved = py::module_::import("numpy").attr("moveaxis")(a, axis, -1);
+  return fit_trailing(moved, {len});
 }
 
 // A real-input transform along `axis` as numpy.fft.rfft (inverse: irfft): n points (None: the
@@ -349,6 +359,76 @@ py::array fftn_np(const py::object& queue, const py::object& x_obj, const py::ob
   return y;
 }
 
+// The real lengths of a multi-dimensional real-input transform, from numpy's s and axes (None:
+// `all` trailing axes, every axis when `all` is 0, or the last len(s) axes): the axes must be the
+// array's last 1 to 3, the last of them its last axis (the real transform runs along the fastest
+// axis). Lengths in the array's axis order; the inverse's default last length is 2 * (m - 1).
+std::vector<std::size_t> real_lengths(const char* routine, const py::array& a, const py::object& s_obj,
+                                      const py::object& axes_obj, bool inverse, int all) {
+  const int ndim = static_cast<int>(a.ndim());
+  const bool by_s = !s_obj.is_none() && axes_obj.is_none();
+  const std::size_t rank = by_s ? py::len(s_obj) : trailing_rank(routine, axes_obj, ndim, all);
+  if (rank < 1 || rank > 3 || rank > static_cast<std::size_t>(ndim))
+    invalid(routine, "transforms of 1 to 3 of the array's axes (got " + std::to_string(rank) + " of " +
+                         std::to_string(ndim) + ")");
+  const int first = ndim - static_cast<int>(rank);
+  std::vector<int> axes;  // as given
+  for (int k = 0; k < static_cast<int>(rank) && axes_obj.is_none(); ++k) axes.push_back(first + k);
+  if (!axes_obj.is_none())
+    for (const py::handle& h : axes_obj) axes.push_back(h.cast<int>() < 0 ? h.cast<int>() + ndim : h.cast<int>());
+  if (axes.back() != ndim - 1)
+    invalid(routine, "the last of axes must be the array's last axis (the real transform runs along it)");
+  std::vector<long long> s;
+  if (!s_obj.is_none())
+    for (const py::handle& h : s_obj) s.push_back(h.cast<long long>());
+  if (!s_obj.is_none() && s.size() != rank) invalid(routine, "s and axes must have the same length");
+  std::vector<std::size_t> n(rank);
+  for (std::size_t i = 0; i < rank; ++i) {
+    const long long len = a.shape(axes[i]);
+    const long long v = !s.empty() ? s[i] : inverse && i + 1 == rank ? 2 * (len - 1) : len;
+    if (v < 1)
+      invalid(routine,
+              "lengths must be at least 1 (got " + std::to_string(v) + " along axis " + std::to_string(axes[i]) + ")");
+    n[static_cast<std::size_t>(axes[i] - first)] = static_cast<std::size_t>(v);
+  }
+  return n;
+}
+
+// numpy.fft.rfftn / irfftn (rfft2 / irfft2: `all` 2) over the trailing axes: float32 in,
+// complex64 out (and back); the leading axes form the batch.
+py::array rfftn_np(const py::object& queue, const py::object& a_obj, const py::object& s, const py::object& axes,
+                   const py::object& norm, bool inverse, int all, const py::object& tuning_obj) {
+  const char* const kRoutine = all == 2 ? (inverse ? "irfft2" : "rfft2") : (inverse ? "irfftn" : "rfftn");
+  cl::CommandQueue q = to_queue(queue);
+  const clforge::Tuning tuning = to_tuning(tuning_obj);
+  if (!py::isinstance<py::array>(a_obj))
+    throw py::type_error(std::string(kRoutine) + ": a must be a NumPy array (got " + type_name(a_obj) + ")");
+  const py::array a = py::reinterpret_borrow<py::array>(a_obj);
+  require_dtype(a, inverse ? py::dtype::of<std::complex<float>>() : py::dtype::of<float>(), kRoutine, "a");
+  clforge::RealFftNdDesc d;
+  set_norm(kRoutine, norm.is_none() ? std::string("backward") : norm.cast<std::string>(), d);
+  d.shape = real_lengths(kRoutine, a, s, axes, inverse, all);
+  std::vector<std::size_t> fit = d.shape, made = d.shape;
+  (inverse ? fit : made).back() = d.shape.back() / 2 + 1;
+  const py::array x = fit_trailing(a, fit);
+  std::size_t per = 1;
+  for (std::size_t n : fit) per *= n;
+  d.batch = static_cast<std::size_t>(x.size()) / per;  // the plan throws for an empty batch
+  std::unique_ptr<clforge::RealFftNdPlan> plan;
+  {
+    py::gil_scoped_release nogil;
+    plan = std::make_unique<clforge::RealFftNdPlan>(q, d, tuning);  // checks everything before any allocation
+  }
+  std::vector<py::ssize_t> shape(x.shape(), x.shape() + x.ndim());
+  for (std::size_t i = 0; i < made.size(); ++i)
+    shape[shape.size() - made.size() + i] = static_cast<py::ssize_t>(made[i]);
+  py::array y(inverse ? py::dtype::of<float>() : py::dtype::of<std::complex<float>>(), shape);
+  run_on_host(q, x, y, [&](const cl::Buffer& in, const cl::Buffer& out, cl::Event* done) {
+    plan->enqueue(q, inverse ? clforge::FftDirection::Inverse : clforge::FftDirection::Forward, in, out, {}, done);
+  });
+  return y;
+}
+
 py::array blur_np(const py::object& queue, const py::object& img_obj, double sigma, const py::object& sigma_y,
                   const py::object& border, const py::object& method, const py::object& tuning_obj) {
   const char* const kRoutine = "gaussian_blur";
@@ -452,6 +532,26 @@ void register_arrays(py::module_& m) {
                          const py::object& tuning) { return fftn_np(q, x, axes, norm, inverse, all, tuning); },
           py::arg("queue"), py::arg("x"), py::arg("axes") = py::none(), py::arg("norm") = py::none(),
           py::arg("tuning") = py::none(), doc.c_str());
+    }
+  for (const bool inverse : {false, true})
+    for (const int all : {2, 0}) {
+      const std::string name = std::string(inverse ? "i" : "") + (all == 2 ? "rfft2" : "rfftn");
+      const std::string doc =
+          std::string(inverse ? "Inverse of " + std::string(all == 2 ? "rfft2" : "rfftn") +
+                                    ": complex64 half spectra to float32 arrays"
+                              : "Real-input FFT: float32 arrays to complex64 half spectra") +
+          " over " + (all == 2 ? "the last two axes (default)" : "all axes (default)") + ", as numpy.fft." + name +
+          ": s cuts or zero-pads the input (" +
+          (inverse ? "default: the last length 2 * (m - 1)" : "default: its shape") +
+          "), axes must be the array's last 1 to 3 axes with the array's last axis last (the real transform runs "
+          "along it), the leading axes form the batch (norm: None or 'backward', 'ortho', 'forward'). Blocking.";
+      m.def(
+          name.c_str(),
+          [inverse, all](const py::object& q, const py::object& a, const py::object& s, const py::object& axes,
+                         const py::object& norm,
+                         const py::object& tuning) { return rfftn_np(q, a, s, axes, norm, inverse, all, tuning); },
+          py::arg("queue"), py::arg("a"), py::arg("s") = py::none(), py::arg("axes") = py::none(),
+          py::arg("norm") = py::none(), py::arg("tuning") = py::none(), doc.c_str());
     }
   m.def("gaussian_blur", &blur_np, py::arg("queue"), py::arg("image"), py::arg("sigma"),
         py::arg("sigma_y") = py::none(), py::arg("border") = "clamp", py::arg("method") = "auto",

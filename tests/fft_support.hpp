@@ -8,7 +8,9 @@
 #pragma once
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -136,6 +138,75 @@ inline Case with(Case c, const ParamMap& p) {
   c.tuning = Tuning{p, false};
   c.tuning.overrides.emplace("FFT_LANES", 0);
   return c;
+}
+
+// Multi-dimensional layouts and references (test_fft_nd.cpp, test_fft_real_nd.cpp) ------------
+
+using Shape = std::vector<std::size_t>;
+
+inline std::size_t volume(const Shape& s) {
+  std::size_t v = 1;
+  for (std::size_t n : s) v *= n;
+  return v;
+}
+
+// Strides and distance as the plans document their defaults (row-major, distance max n_k s_k).
+inline FftNdLayout filled(FftNdLayout l, const Shape& shape) {
+  if (l.strides.empty()) {
+    l.strides.assign(shape.size(), 1);
+    for (std::size_t k = shape.size() - 1; k > 0; --k) l.strides[k - 1] = l.strides[k] * shape[k];
+  }
+  if (l.distance == 0)
+    for (std::size_t k = 0; k < shape.size(); ++k) l.distance = std::max(l.distance, shape[k] * l.strides[k]);
+  return l;
+}
+
+// Element offsets of the logical elements (b, i_0, ..., i_(r-1)) in row-major order.
+inline std::vector<std::size_t> positions(const FftNdLayout& l, const Shape& shape, std::size_t batch) {
+  std::vector<std::size_t> p;
+  const std::size_t v = volume(shape);
+  for (std::size_t b = 0; b < batch; ++b)
+    for (std::size_t e = 0; e < v; ++e) {
+      std::size_t o = l.offset + b * l.distance, rest = e;
+      for (std::size_t k = shape.size(); k-- > 0;) {
+        o += (rest % shape[k]) * l.strides[k];
+        rest /= shape[k];
+      }
+      p.push_back(o);
+    }
+  return p;
+}
+
+// The DFT of x (a batch of row-major arrays of `shape`) along `axis`, exp(sign 2 pi i jk/n), from its definition.
+inline std::vector<std::complex<double>> dft_axis(const std::vector<std::complex<double>>& x, const Shape& shape,
+                                                  std::size_t axis, int sign) {
+  std::size_t inner = 1;  // elements after this axis: its stride in the logical array
+  for (std::size_t k = axis + 1; k < shape.size(); ++k) inner *= shape[k];
+  const std::size_t n = shape[axis];
+  std::vector<std::complex<double>> y(x.size());
+  for (std::size_t base = 0; base < x.size(); ++base) {
+    const std::size_t k = (base / inner) % n, first = base - k * inner;
+    std::complex<double> s = 0;
+    for (std::size_t j = 0; j < n; ++j)
+      s += x[first + j * inner] * std::polar(1.0, sign * 2.0 * M_PI * static_cast<double>((j * k) % n) / n);
+    y[base] = s;
+  }
+  return y;
+}
+
+// The DFT of x along every axis, scaled.
+inline std::vector<std::complex<double>> separable_dft(std::vector<std::complex<double>> x, const Shape& shape,
+                                                       int sign, double scale) {
+  for (std::size_t axis = 0; axis < shape.size(); ++axis) x = dft_axis(x, shape, axis, sign);
+  for (std::complex<double>& z : x) z *= scale;
+  return x;
+}
+
+// The bound of a multi-dimensional transform: the sum over the axes of the 1-D bound.
+inline double tolerance(const Shape& shape) {
+  double t = 0;
+  for (std::size_t n : shape) t += host::fft_tolerance(n);
+  return t;
 }
 
 }  // namespace clforge::test::fft_cases

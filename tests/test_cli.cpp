@@ -131,7 +131,11 @@ TEST_SUITE("cli") {
     CHECK((s.x == 1000 && s.batch == 4 && s.real && s.text() == "1000,batch=4,real"));
     CHECK_THROWS_AS(cli::tune_size(s), cli::UsageError);
     CHECK(cli::bench_size(s) == "1000,batch=4,real");  // bench fft's R2C rows
-    s = parse_size("fft", "256x128x4,mib=1");          // 3-D: run and bench, not tuned
+    s = parse_size("fft", "64x16,real");               // 2-D real input: run only
+    CHECK((s.x == 64 && s.y == 16 && s.real && s.text() == "64x16,real"));
+    CHECK_THROWS_AS(cli::tune_size(s), cli::UsageError);
+    CHECK_THROWS_AS(cli::bench_size(s), cli::UsageError);
+    s = parse_size("fft", "256x128x4,mib=1");  // 3-D: run and bench, not tuned
     CHECK((s.x == 256 && s.y == 128 && s.z == 4 && s.fft_points() == 131072 && s.fft_batch(0) == 1));
     CHECK(s.text() == "256x128x4,mib=1");
     CHECK(parse_size("fft", "3x5").fft_batch(std::size_t{64} << 20) == (std::size_t{64} << 20) / 120);
@@ -183,7 +187,6 @@ TEST_SUITE("cli") {
         {"sgemm", "64,trans=N"},
         {"fft", "64@16"},
         {"fft", "64x16x8x2"},
-        {"fft", "64x16,real"},
         {"fft", "64x16,layout=interleaved"},
         {"fft", "65536x65536"},
         {"fft", "64,real=1"},
@@ -227,6 +230,9 @@ TEST_SUITE("cli") {
     CHECK(out.find("Exit status") != std::string::npos);
     CHECK(test::run_command(cli + dev + "run transpose --size 33x17", out) == 0);
     CHECK(out.find("exact") != std::string::npos);
+    CHECK(test::run_command(cli + dev + "run fft --size 4x6,real,batch=2", out) == 0);
+    CHECK(out.find("R2C") != std::string::npos);
+    CHECK(out.find(": ok") != std::string::npos);
 
     // Usage errors: 2, with a message saying what is wrong.
     const std::pair<std::string, std::string> usage[] = {
@@ -237,6 +243,7 @@ TEST_SUITE("cli") {
         {"run transpose --size 0", "--size"},
         {"run transpose --size 64 --nosuch", "--nosuch"},
         {"run fft --size 64@16", "fft sizes are"},
+        {"run fft --size 4x6,real --inverse", "R2C then C2R"},
         {"-p NO_SUCH_PARAM=1 run transpose --size 8", "NO_SUCH_PARAM"},
         {"-p TRA_TILE=x run transpose --size 8", "TRA_TILE"},
         {dev + "-p TRA_TILE=8,16 run transpose --size 8", "lists of values"},

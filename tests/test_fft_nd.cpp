@@ -28,7 +28,7 @@ using namespace clforge;
 namespace {
 
 using cd = std::complex<double>;
-using Shape = std::vector<std::size_t>;
+using test::fft_cases::Shape;
 
 struct NdCase {
   Shape shape;
@@ -38,64 +38,11 @@ struct NdCase {
   FftScaling scaling = FftScaling::None;
 };
 
-std::size_t volume(const Shape& s) {
-  std::size_t v = 1;
-  for (std::size_t n : s) v *= n;
-  return v;
-}
-
-// Strides and distance as the plan documents their defaults (row-major, distance max n_k s_k).
-FftNdLayout filled(FftNdLayout l, const Shape& shape) {
-  if (l.strides.empty()) {
-    l.strides.assign(shape.size(), 1);
-    for (std::size_t k = shape.size() - 1; k > 0; --k) l.strides[k - 1] = l.strides[k] * shape[k];
-  }
-  if (l.distance == 0)
-    for (std::size_t k = 0; k < shape.size(); ++k) l.distance = std::max(l.distance, shape[k] * l.strides[k]);
-  return l;
-}
-
-// Element offsets of the logical elements (b, i_0, ..., i_(r-1)) in row-major order.
-std::vector<std::size_t> positions(const FftNdLayout& l, const Shape& shape, std::size_t batch) {
-  std::vector<std::size_t> p;
-  const std::size_t v = volume(shape);
-  for (std::size_t b = 0; b < batch; ++b)
-    for (std::size_t e = 0; e < v; ++e) {
-      std::size_t o = l.offset + b * l.distance, rest = e;
-      for (std::size_t k = shape.size(); k-- > 0;) {
-        o += (rest % shape[k]) * l.strides[k];
-        rest /= shape[k];
-      }
-      p.push_back(o);
-    }
-  return p;
-}
-
-// The DFT of x (batch of row-major arrays of `shape`) along every axis, exp(sign 2 pi i jk/n).
-std::vector<cd> separable_dft(std::vector<cd> x, const Shape& shape, int sign, double scale) {
-  const std::size_t v = volume(shape);
-  std::size_t inner = v;
-  for (std::size_t n : shape) {
-    inner /= n;  // elements after this axis: its stride in the logical array
-    std::vector<cd> y(x.size());
-    for (std::size_t base = 0; base < x.size(); ++base) {
-      const std::size_t k = (base / inner) % n, first = base - k * inner;
-      cd s = 0;
-      for (std::size_t j = 0; j < n; ++j)
-        s += x[first + j * inner] * std::polar(1.0, sign * 2.0 * M_PI * static_cast<double>((j * k) % n) / n);
-      y[base] = s;
-    }
-    x = y;
-  }
-  for (cd& z : x) z *= scale;
-  return x;
-}
-
-double tolerance(const Shape& shape) {
-  double t = 0;
-  for (std::size_t n : shape) t += host::fft_tolerance(n);
-  return t;
-}
+using test::fft_cases::filled;
+using test::fft_cases::positions;
+using test::fft_cases::separable_dft;
+using test::fft_cases::tolerance;
+using test::fft_cases::volume;
 
 // Largest relative L2 error per transform of `got` (floats) at `pos` against `ref`.
 double max_error(const std::vector<float>& got, const std::vector<std::size_t>& pos, const std::vector<cd>& ref,

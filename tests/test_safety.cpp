@@ -1,6 +1,7 @@
 // Hostile arguments. Every routine gets safety_cases() random and adversarial argument sets
 // (sizes near SIZE_MAX, 2^31, 2^32, 2^63, products that wrap, null buffers, sub-buffers of
-// sentinel-filled parents; the real-input FFT a quarter as many, the multi-dimensional FFT a twentieth). Each call is
+// sentinel-filled parents; the real-input FFT a quarter as many, the multi-dimensional FFT a twentieth; the real
+// multi-dimensional FFT all as plans, a twentieth also enqueued). Each call is
 // either refused with InvalidArgument (nothing allocated, built or enqueued; both parents unchanged) or accepted, and
 // then its described output is correct (tolerances below) and no byte outside it changed.
 //
@@ -8,7 +9,7 @@
 // sub-buffer of it), the result is unspecified and only the "nothing outside" part is checked.
 // Tolerances: transpose bit-exact; sgemm (single and strided-batched) per element 2 * gemm_tolerance(k) times the
 // element's magnitude sum; FFT (complex and real input) relative L2 per transform 2 * fft_tolerance(n),
-// multi-dimensional 2 * the sum of fft_tolerance over the axes; blur relative
+// multi-dimensional (complex and real input) 2 * the sum of fft_tolerance over the axes; blur relative
 // L2 2x the method's stated bound (direct and separable: truncated_blur_tolerance, recursive:
 // recursive_blur_tolerance), 8-bit RGBA within one step.
 #include <doctest/doctest.h>
@@ -125,14 +126,29 @@ bool real_fft_result_ok(Arena& arena, const RealFftDesc& pd, bool inverse, const
   return ok;
 }
 
-// The multi-dimensional layout's element offset of logical element e (row-major) of transform b.
-std::size_t nd_at(const FftNdDesc& d, const FftNdLayout& l, std::size_t b, std::size_t e) {
+// The multi-dimensional layout's element offset of logical element e (row-major over shape) of transform b.
+std::size_t nd_at(const std::vector<std::size_t>& shape, const FftNdLayout& l, std::size_t b, std::size_t e) {
   std::size_t o = l.offset + b * l.distance;
-  for (std::size_t k = d.shape.size(); k-- > 0;) {
-    o += (e % d.shape[k]) * l.strides[k];
-    e /= d.shape[k];
+  for (std::size_t k = shape.size(); k-- > 0;) {
+    o += (e % shape[k]) * l.strides[k];
+    e /= shape[k];
   }
   return o;
+}
+
+// The DFT (host::dft) of every line along `axis` of the row-major array x of `shape`.
+void dft_lines(std::vector<std::complex<double>>& x, const std::vector<std::size_t>& shape, std::size_t axis,
+               int sign) {
+  std::size_t inner = 1;
+  for (std::size_t k = axis + 1; k < shape.size(); ++k) inner *= shape[k];
+  const std::size_t n = shape[axis];
+  for (std::size_t first = 0; first < x.size(); ++first) {
+    if ((first / inner) % n != 0) continue;  // not the start of a line along this axis
+    std::vector<std::complex<double>> line(n);
+    for (std::size_t j = 0; j < n; ++j) line[j] = x[first + j * inner];
+    line = host::dft(line, sign);
+    for (std::size_t j = 0; j < n; ++j) x[first + j * inner] = line[j];
+  }
 }
 
 // The fuzz check of an accepted multi-dimensional transform: per transform, the DFT along each
@@ -154,27 +170,100 @@ bool nd_fft_result_ok(Arena& arena, const FftNdDesc& pd, bool inverse, const Slo
     std::vector<std::complex<double>> x(v);
     for (std::size_t e = 0; e < v; ++e) {
       float f[2];
-      std::memcpy(f, at(arena, in, nd_at(pd, pd.in, b, e), 8), 8);
+      std::memcpy(f, at(arena, in, nd_at(pd.shape, pd.in, b, e), 8), 8);
       x[e] = {f[0], f[1]};
     }
-    for (std::size_t k = 0, inner = v; k < pd.shape.size(); ++k) {
-      const std::size_t n = pd.shape[k];
-      inner /= n;
-      for (std::size_t first = 0; first < v; ++first) {
-        if ((first / inner) % n != 0) continue;  // not the start of a line along axis k
-        std::vector<std::complex<double>> line(n);
-        for (std::size_t j = 0; j < n; ++j) line[j] = x[first + j * inner];
-        line = host::dft(line, inverse ? +1 : -1);
-        for (std::size_t j = 0; j < n; ++j) x[first + j * inner] = line[j];
-      }
-    }
+    for (std::size_t k = 0; k < pd.shape.size(); ++k) dft_lines(x, pd.shape, k, inverse ? +1 : -1);
     double num = 0, den = 0;
     for (std::size_t e = 0; e < v; ++e) {
-      const std::size_t byte = out.origin + nd_at(pd, pd.out, b, e) * 8;
+      const std::size_t byte = out.origin + nd_at(pd.shape, pd.out, b, e) * 8;
       float y[2];
       std::memcpy(y, got.data() + byte, 8);
       num += std::norm(std::complex<double>(y[0], y[1]) - scale * x[e]);
       den += std::norm(scale * x[e]);
+      std::memcpy(want.data() + byte, got.data() + byte, 8);
+    }
+    const double err = std::sqrt(num) / std::max(std::sqrt(den), 1e-30);
+    if (!hidden_alias(in, out) && !(err <= tol)) {
+      if (ok) FAIL_CHECK(what << ": transform " << b << " relative error " << err);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+// The reference of transform b of an accepted real multi-dimensional transform, read from the
+// input slot: R2C, the DFT of the real array along every axis, outputs k_last <= n/2 in
+// row-major order; C2R, the inverse DFT of the half spectrum along the other axes, then of each
+// row's Hermitian extension (imaginary parts of X_0 and X_(n/2) dropped), real parts.
+std::vector<std::complex<double>> real_nd_reference(Arena& arena, const RealFftNdDesc& pd, bool inverse, const Slot& in,
+                                                    std::size_t b) {
+  std::vector<std::size_t> half = pd.shape;
+  const std::size_t n = pd.shape.back(), h = half.back() = n / 2 + 1, rank = pd.shape.size();
+  std::size_t v = 1;
+  for (std::size_t k : inverse ? half : pd.shape) v *= k;
+  std::vector<std::complex<double>> x(v);
+  for (std::size_t e = 0; e < v; ++e) {
+    float f[2] = {0, 0};
+    if (inverse)
+      std::memcpy(f, at(arena, in, nd_at(half, pd.complex, b, e), 8), 8);
+    else
+      std::memcpy(f, at(arena, in, nd_at(pd.shape, pd.real, b, e), 4), 4);
+    x[e] = {f[0], f[1]};
+  }
+  std::vector<std::complex<double>> r;
+  if (!inverse) {
+    for (std::size_t k = 0; k < rank; ++k) dft_lines(x, pd.shape, k, -1);
+    for (std::size_t e = 0; e < v; ++e)
+      if (e % n < h) r.push_back(x[e]);
+    return r;
+  }
+  for (std::size_t k = 0; k + 1 < rank; ++k) dft_lines(x, half, k, +1);
+  r.assign(v / h * n, 0.0);
+  for (std::size_t row = 0; row < v / h; ++row)
+    for (std::size_t k = 0; k < h; ++k) {
+      const bool single = k == 0 || 2 * k == n;
+      r[row * n + k] = single ? std::complex<double>(x[row * h + k].real(), 0) : x[row * h + k];
+      if (!single) r[row * n + n - k] = std::conj(x[row * h + k]);
+    }
+  dft_lines(r, pd.shape, rank - 1, +1);
+  for (std::complex<double>& c : r) c = c.real();
+  return r;
+}
+
+// The fuzz check of an accepted real multi-dimensional transform: per transform within 2 * the
+// sum of the axes' fft_tolerance (relative L2) unless in and out alias unseen; marks the result
+// as expected (in place, C2R, also the half spectrum, which it transforms in place).
+bool real_nd_result_ok(Arena& arena, const RealFftNdDesc& pd, bool inverse, const Slot& in, const Slot& out,
+                       const std::string& what) {
+  auto& want = arena.expected(Parent::Dst);
+  const std::vector<unsigned char> got = arena.read(Parent::Dst);
+  std::vector<std::size_t> half = pd.shape;
+  half.back() = pd.shape.back() / 2 + 1;
+  std::size_t v = 1, vh = 1;
+  double tol = 0;
+  for (std::size_t k = 0; k < pd.shape.size(); ++k) v *= pd.shape[k], vh *= half[k];
+  for (std::size_t n : pd.shape) tol += 2 * host::fft_tolerance(n);
+  const FftScaling sc = inverse ? pd.inverse_scaling : pd.forward_scaling;
+  const double scale = sc == FftScaling::OverN       ? 1.0 / v
+                       : sc == FftScaling::OverSqrtN ? 1.0 / std::sqrt(double(v))
+                                                     : 1.0;
+  bool ok = true;
+  for (std::size_t b = 0; b < pd.batch; ++b) {
+    const std::vector<std::complex<double>> ref = real_nd_reference(arena, pd, inverse, in, b);
+    double num = 0, den = 0;
+    for (std::size_t e = 0; e < ref.size(); ++e) {
+      const std::size_t elem = inverse ? 4 : 8;
+      const std::size_t byte =
+          out.origin + (inverse ? nd_at(pd.shape, pd.real, b, e) : nd_at(half, pd.complex, b, e)) * elem;
+      float y[2] = {0, 0};
+      std::memcpy(y, got.data() + byte, elem);
+      num += std::norm(std::complex<double>(y[0], y[1]) - scale * ref[e]);
+      den += std::norm(scale * ref[e]);
+      std::memcpy(want.data() + byte, got.data() + byte, elem);
+    }
+    for (std::size_t e = 0; inverse && pd.in_place && e < vh; ++e) {
+      const std::size_t byte = out.origin + nd_at(half, pd.complex, b, e) * 8;
       std::memcpy(want.data() + byte, got.data() + byte, 8);
     }
     const double err = std::sqrt(num) / std::max(std::sqrt(den), 1e-30);
@@ -208,6 +297,22 @@ FftNdDesc hostile_nd_desc(Hostile& h, double pw) {
   const FftScaling scalings[] = {FftScaling::None, FftScaling::OverN, FftScaling::OverSqrtN};
   d.forward_scaling = scalings[h.below(3)];
   d.inverse_scaling = scalings[h.below(3)];
+  return d;
+}
+
+// A hostile real multi-dimensional description: hostile_nd_desc's, its input layout on the real
+// side and its output layout on the complex one (in place the other way round: the complex layout
+// describes the rows).
+RealFftNdDesc hostile_real_nd_desc(Hostile& h, double pw) {
+  const FftNdDesc c = hostile_nd_desc(h, pw);
+  RealFftNdDesc d;
+  d.shape = c.shape;
+  d.batch = c.batch;
+  d.in_place = c.in_place;
+  d.real = c.in_place ? c.out : c.in;
+  d.complex = c.in_place ? c.in : c.out;
+  d.forward_scaling = c.forward_scaling;
+  d.inverse_scaling = c.inverse_scaling;
   return d;
 }
 
@@ -541,6 +646,45 @@ TEST_SUITE("safety") {
       fuzz_fft_plan<FftNdPlan>(arena, h, counts, d, inverse, what, nd_fft_result_ok);
     }
     report("multi-dimensional fft", counts, cases);
+  }
+
+  TEST_CASE("real multi-dimensional fft under hostile arguments") {
+    auto& s = test::session();
+    Arena arena(test::seed() + 19);
+    Hostile h(test::seed() + 20);
+    FuzzCounts counts;
+    // Every argument set builds a plan or is refused with nothing built (cheap once the few
+    // lengths are compiled), and an accepted plan refuses null buffers before enqueueing; a
+    // twentieth of the sets is also enqueued on picked buffers and its result checked.
+    const std::size_t cases = test::safety_cases();
+    for (std::size_t i = 0; i < cases; ++i) {
+      const RealFftNdDesc d = hostile_real_nd_desc(h, h.chance(0.5) ? 0.1 : 0.0);
+      const bool inverse = h.chance(0.5);
+      FftNdDesc shown;
+      shown.shape = d.shape;
+      shown.batch = d.batch;
+      shown.in_place = d.in_place;
+      shown.in = d.real;
+      shown.out = d.complex;
+      std::string what = "real " + nd_text(shown) + (inverse ? " C2R" : " R2C");
+      if (i % 20 == 0) {
+        fuzz_fft_plan<RealFftNdPlan>(arena, h, counts, d, inverse, what, real_nd_result_ok);
+        continue;
+      }
+      // A plan sees no buffer: a refusal must leave nothing built, allocated or enqueued.
+      const test::Footprint before = test::Footprint::now();
+      try {
+        const RealFftNdPlan plan(s.queue, d);
+        ++counts.accepted;
+        CHECK_THROWS_AS(
+            plan.enqueue(s.queue, inverse ? FftDirection::Inverse : FftDirection::Forward, cl::Buffer(), cl::Buffer()),
+            InvalidArgument);
+      } catch (const InvalidArgument&) {
+        ++counts.refused;
+        CHECK_MESSAGE(test::Footprint::now() == before, what << ": refused after building or enqueueing");
+      }
+    }
+    report("real multi-dimensional fft", counts, cases);
   }
 
   TEST_CASE("gaussian_blur under hostile arguments") {

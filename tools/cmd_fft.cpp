@@ -144,6 +144,20 @@ void cmd_run_real_fft(Globals& g, const RunFftOptions& o, const Size& z) {
   if (!ok) throw Error("real fft result differs from the host reference");
 }
 
+// The double FFT (host::fft) of every line along `axis` of the row-major array a of `shape`.
+void fft_along(std::vector<host::cdouble>& a, const std::vector<std::size_t>& shape, std::size_t axis, int sign) {
+  std::size_t inner = 1;  // this axis' stride
+  for (std::size_t k = axis + 1; k < shape.size(); ++k) inner *= shape[k];
+  const std::size_t n = shape[axis];
+  for (std::size_t first = 0; first < a.size(); ++first) {
+    if ((first / inner) % n != 0) continue;  // not the start of a line along this axis
+    std::vector<host::cdouble> line(n);
+    for (std::size_t j = 0; j < n; ++j) line[j] = a[first + j * inner];
+    line = host::fft(line, sign);
+    for (std::size_t j = 0; j < n; ++j) a[first + j * inner] = line[j];
+  }
+}
+
 // The host reference of transform b of a multi-dimensional run on x (contiguous): the double
 // FFT along each axis in turn, scaled.
 std::vector<host::cdouble> nd_reference(const FftNdDesc& d, const std::vector<float>& x, std::size_t b, int sign,
@@ -152,17 +166,7 @@ std::vector<host::cdouble> nd_reference(const FftNdDesc& d, const std::vector<fl
   for (std::size_t n : d.shape) v *= n;
   std::vector<host::cdouble> a(v);
   for (std::size_t e = 0; e < v; ++e) a[e] = {x[2 * (b * v + e)], x[2 * (b * v + e) + 1]};
-  std::size_t inner = v;
-  for (std::size_t n : d.shape) {
-    inner /= n;  // this axis' stride
-    for (std::size_t first = 0; first < v; ++first) {
-      if ((first / inner) % n != 0) continue;  // not the start of a line along this axis
-      std::vector<host::cdouble> line(n);
-      for (std::size_t j = 0; j < n; ++j) line[j] = a[first + j * inner];
-      line = host::fft(line, sign);
-      for (std::size_t j = 0; j < n; ++j) a[first + j * inner] = line[j];
-    }
-  }
+  for (std::size_t axis = 0; axis < d.shape.size(); ++axis) fft_along(a, d.shape, axis, sign);
   for (host::cdouble& c : a) c *= scale;
   return a;
 }
@@ -216,8 +220,126 @@ void cmd_run_nd_fft(Globals& g, const RunFftOptions& o, const Size& z) {
   if (!ok) throw Error("fft result differs from the host reference");
 }
 
+// Position of logical element e (row-major over shape) of transform b in layout l.
+std::size_t nd_position(const FftNdLayout& l, const std::vector<std::size_t>& shape, std::size_t b, std::size_t e) {
+  std::size_t o = l.offset + b * l.distance;
+  for (std::size_t k = shape.size(); k-- > 0;) {
+    o += (e % shape[k]) * l.strides[k];
+    e /= shape[k];
+  }
+  return o;
+}
+
+// The host reference of transform b of a real multi-dimensional run on x, in row-major order:
+// R2C, the double FFT of the real array along every axis, outputs k_last <= n/2; C2R, the
+// inverse FFT of the half spectrum along the other axes, then of each row's Hermitian extension
+// (imaginary parts of X_0 and X_(n/2) dropped), real parts.
+std::vector<host::cdouble> real_nd_reference(const RealFftNdDesc& d, const std::vector<float>& x, std::size_t b,
+                                             bool inverse, double scale) {
+  std::vector<std::size_t> half = d.shape;
+  const std::size_t n = d.shape.back(), h = half.back() = n / 2 + 1, rank = d.shape.size();
+  std::vector<host::cdouble> a;
+  std::size_t v = 1;
+  for (std::size_t k : inverse ? half : d.shape) v *= k;
+  for (std::size_t e = 0; e < v; ++e) {
+    const std::size_t p = nd_position(inverse ? d.complex : d.real, inverse ? half : d.shape, b, e);
+    a.push_back(inverse ? host::cdouble(x[2 * p], x[2 * p + 1]) : host::cdouble(x[p], 0));
+  }
+  std::vector<host::cdouble> r;
+  if (!inverse) {
+    for (std::size_t axis = 0; axis < rank; ++axis) fft_along(a, d.shape, axis, -1);
+    for (std::size_t e = 0; e < v; ++e)
+      if (e % n < h) r.push_back(a[e] * scale);
+    return r;
+  }
+  for (std::size_t axis = 0; axis + 1 < rank; ++axis) fft_along(a, half, axis, +1);
+  r.assign(v / h * n, 0.0);
+  for (std::size_t row = 0; row < v / h; ++row)
+    for (std::size_t k = 0; k < h; ++k) {
+      const bool single = k == 0 || 2 * k == n;
+      r[row * n + k] = single ? host::cdouble(a[row * h + k].real(), 0) : a[row * h + k];
+      if (!single) r[row * n + n - k] = std::conj(a[row * h + k]);
+    }
+  fft_along(r, d.shape, rank - 1, +1);
+  for (host::cdouble& c : r) c = c.real() * scale;
+  return r;
+}
+
+// Largest relative L2 error of up to 8 transforms spread over the batch of y (the output side)
+// against the reference of x; counts non-finite results.
+double real_nd_error(const RealFftNdDesc& d, const std::vector<float>& x, const std::vector<float>& y, bool inverse,
+                     double scale, std::size_t* nonfinite) {
+  std::vector<std::size_t> half = d.shape;
+  half.back() = d.shape.back() / 2 + 1;
+  double worst = 0;
+  for (std::size_t b = 0; b < d.batch; b += std::max<std::size_t>(1, d.batch / 8)) {
+    const std::vector<host::cdouble> ref = real_nd_reference(d, x, b, inverse, scale);
+    double num = 0, den = 0;
+    for (std::size_t e = 0; e < ref.size(); ++e) {
+      const std::size_t p = nd_position(inverse ? d.real : d.complex, inverse ? d.shape : half, b, e);
+      const host::cdouble got = inverse ? host::cdouble(y[p], 0) : host::cdouble(y[2 * p], y[2 * p + 1]);
+      if (!std::isfinite(got.real()) || !std::isfinite(got.imag())) ++*nonfinite;
+      num += std::norm(got - ref[e]);
+      den += std::norm(ref[e]);
+    }
+    worst = std::max(worst, std::sqrt(num / std::max(den, 1e-300)));
+  }
+  return worst;
+}
+
+// `run fft --size NxM[xK],real`: a real-input multi-dimensional plan on contiguous random data,
+// R2C and then C2R of its result, each checked against the host reference and timed.
+void cmd_run_real_nd_fft(Globals& g, const RunFftOptions& o, const Size& z) {
+  if (!g.split.devices.empty() || g.split.mpi || o.stride != 1 || o.distance != 0 || o.inverse)
+    throw UsageError(
+        "run fft NxM[xK],real: one device, contiguous, R2C then C2R (leave out --devices, --mpi, --stride, "
+        "--distance, --inverse)");
+  RealFftNdDesc d;
+  d.shape = {z.x, z.y};
+  if (z.z != 0) d.shape.push_back(z.z);
+  d.batch = z.fft_batch((std::size_t{64} << 20) / 2);
+  d.in_place = o.in_place;
+  d.inverse_scaling = parse_scaling(o.scaling);  // of the C2R
+  Session& s = g.session();
+  const RealFftNdPlan plan(s.queue, d, g.tuning());
+  const RealFftNdDesc& pd = plan.desc();
+  std::printf("fft %s batch=%zu R2C then C2R%s on \"%s\"\n%s\n", z.text().c_str(), d.batch,
+              o.in_place ? " in place" : "", s.entry.info.name.c_str(), plan.describe().c_str());
+  const std::size_t real_floats = pd.real.distance * d.batch, spec_floats = 2 * pd.complex.distance * d.batch;
+  const std::vector<float> x = host::random_floats(real_floats, host::default_seed());
+  cl::Buffer real(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, x.size() * 4, const_cast<float*>(x.data()));
+  cl::Buffer spec = o.in_place ? real : cl::Buffer(s.context, CL_MEM_READ_WRITE, spec_floats * 4);
+  cl::Buffer back = o.in_place ? real : cl::Buffer(s.context, CL_MEM_READ_WRITE, real_floats * 4);
+  std::vector<float> y(spec_floats), r(real_floats);
+  plan.forward(real, spec);
+  detail::check(s.queue.enqueueReadBuffer(spec, CL_TRUE, 0, y.size() * 4, y.data()), "clEnqueueReadBuffer");
+  plan.inverse(spec, back);
+  detail::check(s.queue.enqueueReadBuffer(back, CL_TRUE, 0, r.size() * 4, r.data()), "clEnqueueReadBuffer");
+  const std::size_t points = z.fft_points();
+  const double inv_scale = pd.inverse_scaling == FftScaling::OverN       ? 1.0 / double(points)
+                           : pd.inverse_scaling == FftScaling::OverSqrtN ? 1.0 / std::sqrt(double(points))
+                                                                         : 1.0;
+  std::size_t nonfinite = 0;
+  const double e_fwd = real_nd_error(pd, x, y, false, 1.0, &nonfinite);
+  const double e_inv = real_nd_error(pd, y, r, true, inv_scale, &nonfinite);
+  double tol = 0;
+  for (std::size_t n : d.shape) tol += host::fft_tolerance(n);
+  const bool ok = nonfinite == 0 && e_fwd <= tol && e_inv <= tol;
+  const bench::Timing tf = bench::time_region(s.queue, [&] { plan.forward(real, spec); });
+  const bench::Timing ti = bench::time_region(s.queue, [&] { plan.inverse(spec, back); });
+  const double flops = 2.5 * double(points) * std::log2(double(points)) * double(d.batch);
+  std::printf("R2C %.4f ms median (%.4f .. %.4f), C2R %.4f ms (%.4f .. %.4f), %.1f / %.1f GFLOP/s, %zu launches\n",
+              tf.median_ms, tf.min_ms, tf.max_ms, ti.median_ms, ti.min_ms, ti.max_ms, flops / tf.median_ms / 1e6,
+              flops / ti.median_ms / 1e6, plan.launches());
+  std::printf("max relative L2 error R2C %.3e, C2R %.3e over %zu checked transforms (tolerance %.3e): %s\n", e_fwd,
+              e_inv, (d.batch + std::max<std::size_t>(1, d.batch / 8) - 1) / std::max<std::size_t>(1, d.batch / 8), tol,
+              ok ? "ok" : "WRONG");
+  if (!ok) throw Error("real fft result differs from the host reference");
+}
+
 void cmd_run_fft(Globals& g, RunFftOptions o) {
   const Size z = parse_size("fft", o.size);
+  if (z.real && z.y != 0) return cmd_run_real_nd_fft(g, o, z);
   if (z.real) return cmd_run_real_fft(g, o, z);
   if (z.y != 0) return cmd_run_nd_fft(g, o, z);
   o.n = z.x;

@@ -269,6 +269,83 @@ class FftNdPlan {
   std::shared_ptr<const Impl> impl_;
 };
 
+/// What a RealFftNdPlan computes: batched 1-D, 2-D and 3-D transforms of real arrays x and their
+/// half spectrum, y_(k_0..k_(r-1)) = sum_j x_j exp(-2 pi i sum_a j_a k_a / shape[a]) for
+/// k_(r-1) = 0 .. shape[r-1]/2 along the last axis (the others are conj y at -k modulo the shape).
+/// The inverse (C2R) runs the inverse complex transforms along the other axes, then the 1-D C2R
+/// of RealFftDesc along the last axis (which ignores the imaginary parts of its first and, for an
+/// even length, its last value): for a Hermitian spectrum the real array whose spectrum it is,
+/// for any other input what numpy.fft.irfftn returns.
+struct RealFftNdDesc {
+  /// Real lengths, slowest axis first: 1 to 3 axes, each within FftDesc::n's limits. The complex
+  /// side has the same lengths but shape.back() / 2 + 1 along the last axis.
+  std::vector<std::size_t> shape;
+  std::size_t batch = 1;  ///< number of transforms (>= 1)
+  /// true: the half spectrum replaces the real values in one buffer, in rows as FFTW and cuFFT pad
+  /// them: `complex` (strides.back() 1) describes the rows, a real row takes the first
+  /// shape.back() of its complex row's 2 * (shape.back()/2 + 1) floats; `real` must be left
+  /// default or equal {2 * complex.strides (the last: 1), 2 * complex.distance, 2 * complex.offset}.
+  bool in_place = false;
+  FftNdLayout real;     ///< counted in floats; default: row-major, shape.back() floats per row
+  FftNdLayout complex;  ///< counted in complex elements; default: row-major, shape.back()/2 + 1 per row
+  FftScaling forward_scaling = FftScaling::None;  ///< OverN: times 1/(product of the real lengths); OverSqrtN: its root
+  FftScaling inverse_scaling = FftScaling::None;  ///< as forward_scaling (OverN: a true inverse)
+};
+
+/// A compiled batched multi-dimensional real-input FFT: forward R2C, a RealFftPlan's transform
+/// along the last axis (real values to n/2 + 1 complex ones) then complex passes along the other
+/// axes in place on the half spectrum (FftNdPlan's passes); inverse C2R, the complex passes then
+/// the C2R along the last axis. Neither direction writes its input in an out-of-place plan: the
+/// inverse's first complex pass writes the half spectrum into leased scratch (the size of the
+/// complex layout's extent), where the other passes and the C2R read it, so scratch_bytes() of
+/// such a plan includes it (FFTW's and cuFFT's multi-dimensional C2R overwrite their input
+/// instead). The contract is FftPlan's: arguments checked at construction, buffers at every call
+/// before anything is enqueued; immutable and thread-safe.
+class RealFftNdPlan {
+ public:
+  /// Throws InvalidArgument as FftNdPlan does for either layout (the real side counts shape
+  /// floats, the complex side the half spectrum's complex elements; each is written by one
+  /// direction, so each must be free of overlap), and for an in-place plan whose complex layout's
+  /// last stride is not 1 or whose real layout differs from the padded rows it implies;
+  /// UnsupportedDevice and BuildError as FftPlan.
+  RealFftNdPlan(const cl::CommandQueue& queue, const RealFftNdDesc& desc, const Tuning& tuning = {});
+  ~RealFftNdPlan();
+  RealFftNdPlan(const RealFftNdPlan&);
+  RealFftNdPlan& operator=(const RealFftNdPlan&);
+  RealFftNdPlan(RealFftNdPlan&&) noexcept;
+  RealFftNdPlan& operator=(RealFftNdPlan&&) noexcept;
+
+  /// As RealFftPlan::enqueue: forward, `in` holds the real arrays and `out` receives the half
+  /// spectra; inverse, the other way round. `in` is never written by an out-of-place plan; an
+  /// in-place plan takes the same buffer twice. Throws InvalidArgument before anything is
+  /// enqueued for a foreign queue, null or too small buffers, or overlapping in and out ranges.
+  void enqueue(cl::CommandQueue& queue, FftDirection direction, const cl::Buffer& in, const cl::Buffer& out,
+               const EventList& wait_list = {}, cl::Event* event = nullptr) const;
+  /// R2C on the plan's queue: reads `real`, writes `complex`.
+  void forward(const cl::Buffer& real, const cl::Buffer& complex, const EventList& wait_list = {},
+               cl::Event* event = nullptr) const;
+  /// C2R on the plan's queue: reads `complex`, writes `real`.
+  void inverse(const cl::Buffer& complex, const cl::Buffer& real, const EventList& wait_list = {},
+               cl::Event* event = nullptr) const;
+  /// In-place forms (the plan must be in-place).
+  void forward(const cl::Buffer& data, const EventList& wait_list = {}, cl::Event* event = nullptr) const;
+  void inverse(const cl::Buffer& data, const EventList& wait_list = {}, cl::Event* event = nullptr) const;
+
+  /// The description with default strides and distances filled in.
+  const RealFftNdDesc& desc() const;
+  /// How the plan computes: one line per axis pass (the last axis' real transform first).
+  std::string describe() const;
+  /// Kernel launches per execution (the same in both directions).
+  std::size_t launches() const;
+  /// Bytes of device scratch an execution leases at most (an out-of-place inverse: with the half spectrum).
+  std::size_t scratch_bytes() const;
+
+  struct Impl;
+
+ private:
+  std::shared_ptr<const Impl> impl_;
+};
+
 /// Host-vector convenience: a forward (or inverse) transform of `x.size() / n` contiguous
 /// transforms of length n, blocking. Runs as a group call on the queue's device alone
 /// (clforge/group.hpp): chunks of transforms through pinned staging buffers, their upload,

@@ -1,5 +1,5 @@
 # The NumPy conveniences against NumPy in double precision: sgemm against float64 matmul,
-# transpose exactly, fft/ifft, fft2/ifft2 and fftn/ifftn against numpy.fft, gaussian_blur against a double reference of the
+# transpose exactly, fft/ifft, fft2/ifft2, fftn/ifftn, rfft/irfft, rfft2/irfft2 and rfftn/irfftn against numpy.fft, gaussian_blur against a double reference of the
 # same truncated Gaussian (support.blur_reference).
 import math
 
@@ -186,6 +186,69 @@ def test_rfft_refuses_bad_arguments(queue, rng):
         clforge.rfft(queue, np.zeros(8, np.float32), axis=1)
     with pytest.raises(clforge.InvalidArgument):
         clforge.irfft(queue, np.zeros(1, np.complex64))  # n = 2 * (1 - 1) = 0
+
+
+# Real-input 2-D and 3-D transforms: odd, even, prime and unit sides, a batch axis, against
+# numpy.fft in double; tolerance 8 eps per axis as the complex ones (log2 n of each axis).
+@pytest.mark.parametrize("shape", [(2, 17, 12), (9, 5, 7), (1, 8), (8, 1), (7, 6)])
+def test_rfftn_irfftn_match_numpy(queue, rng, shape):
+    x = uniform(rng, shape)
+    axes = tuple(range(-min(len(shape), 3), 0))
+    tol = 8 * sum(max(1.0, math.log2(n)) for n in shape[-3:]) * EPS
+    y = clforge.rfftn(queue, x, axes=axes)
+    ref = np.fft.rfftn(x.astype(np.float64), axes=axes)
+    assert y.dtype == np.complex64 and y.shape == ref.shape and rel_error(y, ref) <= tol, f"{shape}"
+    y2 = clforge.rfft2(queue, x)
+    assert rel_error(y2, np.fft.rfft2(x.astype(np.float64))) <= tol, f"{shape}"
+    n = shape[-1]
+    spectrum = uniform(rng, shape[:-1] + (n // 2 + 1,), np.complex64)  # not Hermitian: numpy's definition
+    sd = spectrum.astype(np.complex128)
+    xi = clforge.irfftn(queue, spectrum, s=shape[-len(axes):], axes=axes)
+    ref_inv = np.fft.irfftn(sd, s=shape[-len(axes):], axes=axes)
+    assert xi.dtype == np.float32 and xi.shape == ref_inv.shape and rel_error(xi, ref_inv) <= tol, f"{shape}"
+    assert rel_error(clforge.irfft2(queue, spectrum, s=shape[-2:]), np.fft.irfft2(sd, s=shape[-2:])) <= tol
+    assert rel_error(clforge.irfftn(queue, y, s=shape[-len(axes):], axes=axes), x) <= 2 * tol  # round trip
+
+
+@pytest.mark.parametrize("norm", [None, "backward", "ortho", "forward"])
+def test_rfftn_s_axes_and_norm_follow_numpy(queue, rng, norm):
+    x = uniform(rng, (3, 6, 10))
+    xd = x.astype(np.float64)
+    tol = 8 * 12 * EPS
+    for s in [None, (4, 12), (7, 9)]:  # as given, zero-padded, cut (odd last length)
+        ref = np.fft.rfftn(xd, s=s, axes=(1, 2), norm=norm)
+        got = clforge.rfftn(queue, x, s=s, axes=(1, 2), norm=norm)
+        assert got.shape == ref.shape and rel_error(got, ref) <= tol, f"s={s}"
+        ref_inv = np.fft.irfftn(ref, s=s, axes=(1, 2), norm=norm)
+        got_inv = clforge.irfftn(queue, got, s=s, axes=(1, 2), norm=norm)
+        assert got_inv.shape == ref_inv.shape and rel_error(got_inv, ref_inv) <= tol, f"s={s}"
+    ref = np.fft.rfftn(xd, axes=(0, 1, 2), norm=norm)  # every axis, the others in any order
+    assert rel_error(clforge.rfftn(queue, x, axes=(1, 0, 2), norm=norm), ref) <= tol
+    default_inv = np.fft.irfftn(ref, norm=norm)  # default s: the last length 2 * (6 - 1) = 10
+    assert rel_error(clforge.irfftn(queue, ref.astype(np.complex64), norm=norm), default_inv) <= tol
+    assert rel_error(clforge.rfftn(queue, x, s=(5, 8)), np.fft.rfftn(xd, s=(5, 8))) <= tol  # s alone: the last axes
+
+
+def test_rfftn_refuses_what_the_plan_does_not_do(queue, rng):
+    x = uniform(rng, (2, 3, 4, 5))
+    with pytest.raises(ValueError):
+        clforge.rfftn(queue, x)  # four axes
+    with pytest.raises(ValueError):
+        clforge.rfft2(queue, x, axes=(0, 1))  # not the trailing axes
+    with pytest.raises(ValueError, match="last axis"):
+        clforge.rfft2(queue, x, axes=(-1, -2))  # the real transform along axis -2
+    with pytest.raises(ValueError):
+        clforge.rfft2(queue, x[0, 0, 0])  # one axis
+    with pytest.raises(ValueError, match="same length"):
+        clforge.rfftn(queue, x, s=(4, 5), axes=(1, 2, 3))
+    with pytest.raises(ValueError):
+        clforge.irfft2(queue, np.zeros((3, 1), np.complex64))  # last length 2 * (1 - 1) = 0
+    with pytest.raises(ValueError):
+        clforge.rfftn(queue, x, axes=(2, 3), norm="sideways")
+    with pytest.raises(TypeError):
+        clforge.rfft2(queue, x.astype(np.float64))
+    with pytest.raises(TypeError):
+        clforge.irfft2(queue, x)  # float32: the inverse takes complex64
 
 
 # Strided batches: every product against float64 numpy.matmul, the batch axis broadcast as

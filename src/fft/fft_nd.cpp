@@ -5,7 +5,7 @@
 // (FftSteps::repeats). The argument checks, the steps and the execution are the complex plan's.
 #include <array>
 
-#include "fft/fft_plan_impl.hpp"
+#include "fft/fft_nd_parts.hpp"
 
 namespace clforge {
 
@@ -19,11 +19,7 @@ struct FftNdPlan::Impl {
   std::vector<Pass> passes;  // one per axis longer than 1 (at least one), the last axis first
 };
 
-namespace {
-
-using detail::require;
-
-constexpr std::size_t kMaxRank = 3;
+namespace fft_plan_parts {
 
 // The layout's axes and batch as region axes (padded with single positions to kMaxRank + 1).
 std::size_t nd_span(const char* side, const FftNdLayout& l, const std::vector<std::size_t>& shape, std::size_t batch) {
@@ -35,8 +31,6 @@ std::size_t nd_span(const char* side, const FftNdLayout& l, const std::vector<st
   return detail::region_span(kRoutine, {{batch, l.distance, d.c_str()}, a[0], a[1], a[2]});
 }
 
-// The layout with its strides and distance checked and their defaults filled in, spanning less
-// than 2^40 elements from offset 0 (so that sums of its steps below cannot wrap).
 FftNdLayout checked_nd_layout(const char* side, FftNdLayout l, const std::vector<std::size_t>& shape,
                               std::size_t batch) {
   const std::string s(side);
@@ -46,23 +40,23 @@ FftNdLayout checked_nd_layout(const char* side, FftNdLayout l, const std::vector
     for (std::size_t k = rank - 1; k > 0; --k)
       l.strides[k - 1] = detail::mul_or_throw(l.strides[k], shape[k], kRoutine, s + "'s default strides");
   }
-  require(l.strides.size() == rank, kRoutine,
-          s + ".strides must hold one stride per axis (" + std::to_string(rank) + ", got " +
-              std::to_string(l.strides.size()) + ")");
+  detail::require(l.strides.size() == rank, kRoutine,
+                  s + ".strides must hold one stride per axis (" + std::to_string(rank) + ", got " +
+                      std::to_string(l.strides.size()) + ")");
   for (std::size_t k = 0; k < rank; ++k)
-    require(l.strides[k] >= 1, kRoutine, s + ".strides[" + std::to_string(k) + "] must be at least 1 (got 0)");
+    detail::require(l.strides[k] >= 1, kRoutine, s + ".strides[" + std::to_string(k) + "] must be at least 1 (got 0)");
   if (l.distance == 0)
     for (std::size_t k = 0; k < rank; ++k)
       l.distance =
           std::max(l.distance, detail::mul_or_throw(shape[k], l.strides[k], kRoutine, s + "'s default distance"));
   const std::size_t end =
       detail::add_or_throw(l.offset, nd_span(side, l, shape, batch), kRoutine, s + ".offset plus the layout's extent");
-  require(end < (std::size_t{1} << 40), kRoutine, s + " layout spans more than 2^40 elements");
+  detail::require(end < (std::size_t{1} << 40), kRoutine, s + " layout spans more than 2^40 elements");
   return l;
 }
 
-// Throws unless no two elements of a written layout share memory: its strides and distance
-// (positions of one excluded), sorted, must each exceed the extent of the smaller ones.
+// Its strides and distance (positions of one excluded), sorted, must each exceed the extent of
+// the smaller ones.
 void require_nd_disjoint(const char* what, const FftNdLayout& l, const std::vector<std::size_t>& shape,
                          std::size_t batch) {
   std::vector<std::pair<std::size_t, std::size_t>> v;  // (stride, count)
@@ -72,42 +66,14 @@ void require_nd_disjoint(const char* what, const FftNdLayout& l, const std::vect
   std::sort(v.begin(), v.end());
   std::size_t extent = 0;  // largest offset of the smaller steps; below 2^40 (checked span)
   for (const auto& [stride, count] : v) {
-    require(stride > extent, kRoutine,
-            std::string(what) + " makes elements overlap: each stride and the distance, sorted, must exceed the " +
-                "extent of the smaller ones (stride " + std::to_string(stride) + " <= " + std::to_string(extent) + ")");
+    detail::require(
+        stride > extent, kRoutine,
+        std::string(what) + " makes elements overlap: each stride and the distance, sorted, must exceed the " +
+            "extent of the smaller ones (stride " + std::to_string(stride) + " <= " + std::to_string(extent) + ")");
     extent += (count - 1) * stride;
   }
 }
 
-bool is_default(const FftNdLayout& l) { return l.strides.empty() && l.distance == 0 && l.offset == 0; }
-
-FftNdDesc checked_nd_desc(const FftNdDesc& d) {
-  const std::size_t rank = d.shape.size();
-  require(rank >= 1 && rank <= kMaxRank, kRoutine, "shape must have 1 to 3 axes (got " + std::to_string(rank) + ")");
-  for (std::size_t n : d.shape) check_length(n, d.batch);
-  FftNdDesc r = d;
-  r.in = checked_nd_layout("in", d.in, d.shape, d.batch);
-  if (d.in_place) {
-    const FftNdLayout& o = d.out;
-    const bool same = (o.strides.empty() || o.strides == r.in.strides) &&
-                      (o.distance == 0 || o.distance == r.in.distance) && o.offset == r.in.offset;
-    require(is_default(o) || same, kRoutine,
-            "in-place plan: the output layout must equal the input layout (or be left default)");
-    r.out = r.in;
-  } else {
-    r.out = checked_nd_layout("out", d.out, d.shape, d.batch);
-  }
-  require_nd_disjoint(d.in_place ? "in-place layout" : "output layout", r.out, d.shape, d.batch);
-  return r;
-}
-
-// A level of a pass: `count` positions, `in` and `out` elements apart on the two sides.
-struct Level {
-  std::size_t count, in, out;
-};
-
-// The levels of a pass along `axis` (the batch and the other axes), merged where one nests
-// contiguously around another, the largest first.
 std::vector<Level> pass_levels(const FftNdDesc& d, const FftNdLayout& in, std::size_t axis) {
   std::vector<Level> v;
   if (d.batch > 1) v.push_back({d.batch, in.distance, d.out.distance});
@@ -129,29 +95,62 @@ std::vector<Level> pass_levels(const FftNdDesc& d, const FftNdLayout& in, std::s
   return v;
 }
 
-// The 1-D description of the pass along `axis` and its repeats: the largest level as the batch,
-// at the offsets of the repeats' last position.
-FftDesc pass_desc(const FftNdDesc& d, std::size_t axis, bool first, std::vector<Repeat>& repeats) {
-  const FftNdLayout& in = first ? d.in : d.out;
-  std::vector<Level> levels = pass_levels(d, in, axis);
-  const Level batch = levels.empty() ? Level{1, 0, 0} : levels.front();
-  FftDesc p;
-  p.n = d.shape[axis];
-  p.batch = batch.count;
-  p.in_place = d.in_place || !first;
-  p.in = {in.strides[axis], batch.in, in.offset};
-  p.out = {d.out.strides[axis], batch.out, d.out.offset};
+Level split_levels(const std::vector<Level>& levels, std::vector<Repeat>& repeats, std::size_t& in_offset,
+                   std::size_t& out_offset) {
   repeats.clear();
   for (std::size_t i = 1; i < levels.size(); ++i) {
     const Level& l = levels[i];
     repeats.push_back({l.count, l.in, l.out});
-    p.in.offset += (l.count - 1) * l.in;  // within the checked span
-    p.out.offset += (l.count - 1) * l.out;
+    in_offset += (l.count - 1) * l.in;  // within the checked span
+    out_offset += (l.count - 1) * l.out;
   }
+  return levels.empty() ? Level{1, 0, 0} : levels.front();
+}
+
+// At the offsets of the repeats' last position.
+FftDesc pass_desc(const FftNdDesc& d, std::size_t axis, bool first, std::vector<Repeat>& repeats) {
+  const FftNdLayout& in = first ? d.in : d.out;
+  FftDesc p;
+  p.in.offset = in.offset;
+  p.out.offset = d.out.offset;
+  const Level batch = split_levels(pass_levels(d, in, axis), repeats, p.in.offset, p.out.offset);
+  p.n = d.shape[axis];
+  p.batch = batch.count;
+  p.in_place = d.in_place || !first;
+  p.in = {in.strides[axis], batch.in, p.in.offset};
+  p.out = {d.out.strides[axis], batch.out, p.out.offset};
   if (p.in_place) p.out = p.in;
   p.forward_scaling = d.forward_scaling;
   p.inverse_scaling = d.inverse_scaling;
   return p;
+}
+
+}  // namespace fft_plan_parts
+
+namespace {
+
+using detail::require;
+
+bool is_default(const FftNdLayout& l) { return l.strides.empty() && l.distance == 0 && l.offset == 0; }
+
+FftNdDesc checked_nd_desc(const FftNdDesc& d) {
+  const std::size_t rank = d.shape.size();
+  require(rank >= 1 && rank <= kMaxRank, kRoutine, "shape must have 1 to 3 axes (got " + std::to_string(rank) + ")");
+  for (std::size_t n : d.shape) check_length(n, d.batch);
+  FftNdDesc r = d;
+  r.in = checked_nd_layout("in", d.in, d.shape, d.batch);
+  if (d.in_place) {
+    const FftNdLayout& o = d.out;
+    const bool same = (o.strides.empty() || o.strides == r.in.strides) &&
+                      (o.distance == 0 || o.distance == r.in.distance) && o.offset == r.in.offset;
+    require(is_default(o) || same, kRoutine,
+            "in-place plan: the output layout must equal the input layout (or be left default)");
+    r.out = r.in;
+  } else {
+    r.out = checked_nd_layout("out", d.out, d.shape, d.batch);
+  }
+  require_nd_disjoint(d.in_place ? "in-place layout" : "output layout", r.out, d.shape, d.batch);
+  return r;
 }
 
 void run(const FftNdPlan::Impl& im, cl::CommandQueue& q, int dir, const cl::Buffer& in, const cl::Buffer& out,
@@ -240,10 +239,7 @@ std::string FftNdPlan::describe() const {
 
 std::size_t FftNdPlan::launches() const {
   std::size_t n = 0;
-  for (const Impl::Pass& p : impl_->passes) {
-    const FftSteps& st = p.plan.steps;
-    n += repeat_positions(st.repeats) * ((p.plan.desc.batch + st.chunk - 1) / st.chunk) * st.stages.size();
-  }
+  for (const Impl::Pass& p : impl_->passes) n += steps_launches(p.plan, p.plan.steps);
   return n;
 }
 

@@ -205,14 +205,25 @@ void FftPlan::Impl::execute(cl::CommandQueue& q, int dir, const FftSteps& st, co
                             const cl::Buffer& out, std::size_t in_distance, std::size_t out_distance, float scale,
                             const EventList& wait, cl::Event* event) const {
   detail::Execution x(q, wait, event);
+  enqueue_steps(x, lease(x, st.scratch), dir, st, in, out, in_distance, out_distance, scale, true);
+  x.finish();
+}
+
+FftPlan::Impl::Scratch FftPlan::Impl::lease(detail::Execution& x, const ScratchLayout& sl) const {
   // Scratch buffer A, and B after it in the same workspace or, rarely, in one of its own; C apart.
-  const ScratchLayout& sl = st.scratch;
   const std::size_t a_bytes = sl.bytes - sl.b_bytes - sl.c_bytes;
-  const cl::Buffer& scratch_a = a_bytes > 0 ? x.workspace(qc.context, a_bytes, "fft scratch") : dummy;
-  const cl::Buffer& scratch_b = sl.b_bytes > 0 ? x.workspace(qc.context, sl.b_bytes, "fft scratch") : scratch_a;
-  const cl::Buffer& scratch_c = sl.c_bytes > 0 ? x.workspace(qc.context, sl.c_bytes, "fft real rows") : dummy;
+  const cl::Buffer* a = a_bytes > 0 ? &x.workspace(qc.context, a_bytes, "fft scratch") : &dummy;
+  const cl::Buffer* b = sl.b_bytes > 0 ? &x.workspace(qc.context, sl.b_bytes, "fft scratch") : nullptr;
+  const cl::Buffer* c = sl.c_bytes > 0 ? &x.workspace(qc.context, sl.c_bytes, "fft real rows") : &dummy;
+  return {a, b, c};
+}
+
+void FftPlan::Impl::enqueue_steps(detail::Execution& x, const Scratch& scratch, int dir, const FftSteps& st,
+                                  const cl::Buffer& in, const cl::Buffer& out, std::size_t in_distance,
+                                  std::size_t out_distance, float scale, bool final) const {
+  const cl::Buffer& scratch_b = st.scratch.b_bytes > 0 ? *scratch.b : *scratch.a;
   auto buffer = [&](Buf b, const cl::Buffer& user) -> const cl::Buffer& {
-    return b == Buf::User ? user : b == Buf::B ? scratch_b : b == Buf::C ? scratch_c : scratch_a;
+    return b == Buf::User ? user : b == Buf::B ? scratch_b : b == Buf::C ? *scratch.c : *scratch.a;
   };
   const std::size_t batch = desc.batch, chunk = st.chunk, positions = repeat_positions(st.repeats);
   const std::size_t launches = positions * ((batch + chunk - 1) / chunk) * st.stages.size();
@@ -233,13 +244,12 @@ void FftPlan::Impl::execute(cl::CommandQueue& q, int dir, const FftSteps& st, co
                        std::min(chunk, batch - c0),
                        dir,
                        scale,
-                       scratch_a,
-                       ++index == launches};
+                       *scratch.a,
+                       ++index == launches && final};
         enqueue_stage(l, x);
       }
     }
   }
-  x.finish();
 }
 
 void FftPlan::Impl::enqueue_stage(const Launch& l, detail::Execution& x) const {

@@ -197,6 +197,8 @@ FftLayout checked_layout(const std::string& side, FftLayout l, std::size_t count
 void require_disjoint(const std::string& what, const FftLayout& l, std::size_t count, std::size_t batch);
 // The complex description with its arguments checked and the default distances filled in.
 FftDesc checked_desc(const FftDesc& d);
+// The real-input description checked the same way (fft_real.cpp).
+RealFftDesc checked_real_desc(const RealFftDesc& d);
 
 // One side of an execution: its name in errors, its buffer, its layout of `count` elements of
 // elem_bytes per transform.
@@ -255,6 +257,16 @@ inline bool transforms_disjoint(const FftLayout& l, std::size_t n, std::size_t b
 }  // namespace fft_plan_parts
 using namespace fft_plan_parts;  // this header is included by the plan's own files only
 
+// The scratch one execution leases for several plans' steps run one after the other in it: each
+// buffer as large as the largest plan's.
+inline ScratchLayout covering(const ScratchLayout& x, const ScratchLayout& y) {
+  ScratchLayout r;
+  r.b_bytes = std::max(x.b_bytes, y.b_bytes);
+  r.c_bytes = std::max(x.c_bytes, y.c_bytes);
+  r.bytes = std::max(x.bytes - x.b_bytes - x.c_bytes, y.bytes - y.b_bytes - y.c_bytes) + r.b_bytes + r.c_bytes;
+  return r;
+}
+
 struct FftPlan::Impl {
   // Of forward() and inverse() without a queue argument; mutable because the launch layer takes
   // queues by reference to non-const (enqueueing does not change the handle).
@@ -264,6 +276,14 @@ struct FftPlan::Impl {
   FftSteps steps;
   cl::Buffer dummy;  // bound where a stage reads no table
   float scale_fwd = 1.0f, scale_inv = 1.0f;
+
+  // The scratch buffers an execution leased (ScratchLayout): A (and Rader's side values), B
+  // where it has a workspace of its own (else null: B lies in A), C.
+  struct Scratch {
+    const cl::Buffer* a;
+    const cl::Buffer* b;
+    const cl::Buffer* c;
+  };
 
   // Checks the description, builds and compiles the steps (the constructor's work).
   void build(const cl::CommandQueue& q, const FftDesc& d, const Tuning& tuning);
@@ -279,6 +299,12 @@ struct FftPlan::Impl {
                cl::Event* event) const;
   // A queue other than the plan's must be of its context and device.
   void check_queue(const cl::CommandQueue& q) const;
+  // Leases `sl`'s scratch for execution x (before its first launch).
+  Scratch lease(detail::Execution& x, const ScratchLayout& sl) const;
+  // Enqueues `st` (as execute) into x on leased scratch; `final`: its last launch is x's last.
+  void enqueue_steps(detail::Execution& x, const Scratch& scratch, int dir, const FftSteps& st, const cl::Buffer& in,
+                     const cl::Buffer& out, std::size_t in_distance, std::size_t out_distance, float scale,
+                     bool final) const;
 
   struct Launch;  // one stage of one chunk (fft_plan.cpp)
 
@@ -288,6 +314,16 @@ struct FftPlan::Impl {
   void enqueue_lanes(const Launch& l, detail::Execution& x) const;
   void enqueue_rader(const Launch& l, detail::Execution& x) const;
   void enqueue_real(const Launch& l, detail::Execution& x) const;
+};
+
+struct RealFftPlan::Impl {
+  FftPlan::Impl complex;  // m points, in place on the rows in C, unscaled
+  RealFftDesc desc;
+  FftSteps forward, inverse;  // pack, the complex stages, post; pre, the complex stages, unpack
+  float scale_fwd = 1.0f, scale_inv = 1.0f;
+
+  // Checks the description, builds the complex plan and places the two ends (the constructor's work).
+  void build(const cl::CommandQueue& q, const RealFftDesc& d, const Tuning& tuning);
 };
 
 }  // namespace clforge

@@ -6,13 +6,6 @@
 
 namespace clforge {
 
-struct RealFftPlan::Impl {
-  FftPlan::Impl complex;  // m points, in place on the rows in C, unscaled
-  RealFftDesc desc;
-  FftSteps forward, inverse;  // pack, the complex stages, post; pre, the complex stages, unpack
-  float scale_fwd = 1.0f, scale_inv = 1.0f;
-};
-
 namespace {
 
 using detail::require;
@@ -20,7 +13,10 @@ using detail::require;
 // Complex values per transform of the complex FFT inside.
 std::size_t rows_of(std::size_t n) { return n % 2 == 1 ? n : n / 2; }
 
-RealFftDesc checked_real_desc(const RealFftDesc& d) {
+}  // namespace
+
+RealFftDesc fft_plan_parts::checked_real_desc(const RealFftDesc& d) {
+  using detail::require;
   check_length(d.n, d.batch);
   const std::size_t h = d.n / 2 + 1;
   RealFftDesc r = d;
@@ -44,6 +40,8 @@ RealFftDesc checked_real_desc(const RealFftDesc& d) {
   require_disjoint("real layout", r.real, d.n, d.batch);
   return r;
 }
+
+namespace {
 
 // The complex plan's stages moved onto the rows in C (its caller's side), unscaled: the ends scale.
 std::vector<Stage> on_rows(const FftSteps& st) {
@@ -130,19 +128,23 @@ void run(const RealFftPlan::Impl& im, cl::CommandQueue& q, int dir, const cl::Bu
 
 }  // namespace
 
-RealFftPlan::RealFftPlan(const cl::CommandQueue& queue, const RealFftDesc& d, const Tuning& tuning) {
-  auto im = std::make_shared<Impl>();
-  im->desc = checked_real_desc(d);
+void RealFftPlan::Impl::build(const cl::CommandQueue& q, const RealFftDesc& d, const Tuning& tuning) {
+  desc = checked_real_desc(d);
   const std::size_t m = rows_of(d.n);
   FftDesc rows;
   rows.n = m;
   rows.batch = d.batch;
   rows.in_place = true;
   rows.in = {1, m, 0};
-  im->complex.build(queue, rows, tuning);
-  im->scale_fwd = static_cast<float>(scale_factor(d.forward_scaling, d.n));
-  im->scale_inv = static_cast<float>(scale_factor(d.inverse_scaling, d.n));
-  place_ends(*im);
+  complex.build(q, rows, tuning);
+  scale_fwd = static_cast<float>(scale_factor(d.forward_scaling, d.n));
+  scale_inv = static_cast<float>(scale_factor(d.inverse_scaling, d.n));
+  place_ends(*this);
+}
+
+RealFftPlan::RealFftPlan(const cl::CommandQueue& queue, const RealFftDesc& d, const Tuning& tuning) {
+  auto im = std::make_shared<Impl>();
+  im->build(queue, d, tuning);
   impl_ = std::move(im);
 }
 

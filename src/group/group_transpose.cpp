@@ -88,7 +88,7 @@ std::size_t transpose_bytes(std::size_t rows, std::size_t cols, std::size_t elem
                               "rows * cols * elem_size");
 }
 
-detail::HostData bind(std::size_t bytes, const void* in, void* out) {
+detail::HostData bind_transpose(std::size_t bytes, const void* in, void* out) {
   return detail::in_out_data("group transpose", bytes, in, out, false);
 }
 
@@ -110,12 +110,13 @@ GroupTransposePlan::GroupTransposePlan(const DeviceGroup& group, std::size_t row
 }
 
 GroupRun GroupTransposePlan::execute(const void* in, void* out) const {
-  return impl_->core.execute(bind(impl_->bytes, in, out));
+  return impl_->core.execute(bind_transpose(impl_->bytes, in, out));
 }
 
 GroupRun transpose(const DeviceGroup& group, std::size_t rows, std::size_t cols, std::size_t elem_size, const void* in,
                    void* out, const SplitOptions& options) {
-  bind(transpose_bytes(rows, cols, elem_size), in, out);  // the arrays checked before the plan builds anything
+  // The arrays checked before the plan builds anything.
+  bind_transpose(transpose_bytes(rows, cols, elem_size), in, out);
   return GroupTransposePlan(group, rows, cols, elem_size, options).execute(in, out);
 }
 
