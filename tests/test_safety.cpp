@@ -363,6 +363,7 @@ void fuzz_sgemm(std::uint64_t arena_seed, Hostile& h, GemmForm form) {
   auto& s = test::session();
   Arena arena(arena_seed);
   FuzzCounts counts;
+  std::size_t uneven = 0;  // accepted offsets-form sets of 2+ products whose C offsets do not step evenly
   const std::size_t cases = test::safety_cases();
   for (std::size_t i = 0; i < cases; ++i) {
     const GemmArgs x = hostile_gemm(arena, h, form);
@@ -383,10 +384,18 @@ void fuzz_sgemm(std::uint64_t arena_seed, Hostile& h, GemmForm form) {
             sgemm(s.queue, layout, ta, tb, g.m, g.n, g.k, x.alpha, {x.a.buffer, x.ao, g.lda}, {x.b.buffer, x.bo, g.ldb},
                   x.beta, {x.c.buffer, x.co, g.ldc});
         },
-        [&] { return gemm_result_ok(arena, x, what); });
+        [&] {
+          const std::vector<std::size_t>& zc = x.lists[2];
+          uneven += zc.size() > 2 && (zc[1] < zc[0] || zc[2] < zc[1] || zc[2] - zc[1] != zc[1] - zc[0]);
+          return gemm_result_ok(arena, x, what);
+        });
   }
   const char* names[] = {"sgemm", "strided-batched sgemm", "sgemm with offsets per product"};
   report(names[static_cast<int>(form)], counts, cases);
+  if (form == GemmForm::Offsets) {  // the offsets table's path ran, not only batches that step evenly
+    MESSAGE(uneven << " accepted sets at uneven C offsets");
+    CHECK(uneven > 0);
+  }
 }
 
 // A plan of an FFT description under hostile arguments: built (its refusal counted), then
