@@ -129,6 +129,30 @@ TEST_CASE("sgemm: C and B by uneven blocks of columns, A broadcast from the root
   }
 }
 
+TEST_CASE("sgemm strided batches: uneven shares of an odd batch of products, one B for all") {
+  const std::size_t m = 7, n = 5, k = 6, batch = 11;
+  host::GemmShape s = host::tight_gemm_shape(true, true, false, m, n, k);  // row-major TN, tight
+  const std::size_t sa = host::gemm_span(s, 'a'), sb = host::gemm_span(s, 'b'), sc = host::gemm_span(s, 'c');
+  const auto a = host::random_floats(sa * batch, seed() + 4);
+  const auto b = host::random_floats(sb, seed() + 5);  // every rank holds the one B
+  const auto c0 = host::random_floats(sc * batch, seed() + 6);
+  const mpi::MpiOptions o = uneven();
+  const mpi::Distribution d = mpi::distribute(world(), "sgemm_strided_batched", batch, o);
+  const std::size_t mine = d.count[rank()];
+  std::vector<float> la(sa * mine), lc(sc * mine), c(sc * batch);
+  mpi::scatter(world(), 0, d, sa * 4, a.data(), la.data());
+  mpi::scatter(world(), 0, d, sc * 4, c0.data(), lc.data());
+  mpi::sgemm_strided_batched(world(), local(), d, Layout::RowMajor, Transpose::Yes, Transpose::No, m, n, k, 1.5f,
+                             la.data(), s.lda, sa, b.data(), s.ldb, 0, 0.5f, lc.data(), s.ldc, sc, o);
+  mpi::gather(world(), 0, d, sc * 4, lc.data(), c.data());
+  if (rank() == 0)
+    for (std::size_t z = 0; z < batch; ++z) {
+      std::vector<double> ref(sc), mag(sc);
+      host::gemm(s, 1.5, a.data() + z * sa, b.data(), 0.5, c0.data() + z * sc, ref.data(), 1, mag.data());
+      CHECK(host::gemm_scaled_error(c.data() + z * sc, ref.data(), mag.data(), sc) <= host::gemm_tolerance(k));
+    }
+}
+
 TEST_CASE("blur: halo rows from several ranks; separable bitwise as one process, recursive within tolerance") {
   const std::size_t w = 61, h = 47;
   const auto img = host::random_floats(w * h, seed() + 4);

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -17,7 +18,12 @@ std::string describe(const Case& c) {
     << (c.tb == Transpose::Yes ? 'T' : 'N') << " m=" << c.m << " n=" << c.n << " k=" << c.k << " alpha=" << c.alpha
     << " beta=" << c.beta << " pads " << c.pad_a << "/" << c.pad_b << "/" << c.pad_c << " offsets " << c.off_a << "/"
     << c.off_b << "/" << c.off_c << (c.nan_inputs ? " (A and B are NaN)" : "");
-  if (c.batch != 1) {
+  if (!c.offsets[2].empty()) {
+    o << " batch " << c.batch << " at offsets (A, B, C):";
+    for (std::size_t i = 0; i < c.batch && i < 8; ++i)
+      o << " " << c.offsets[0][i] << "/" << c.offsets[1][i] << "/" << c.offsets[2][i];
+    if (c.batch > 8) o << " ...";
+  } else if (c.batch != 1) {
     const auto z = strides_of(c);
     o << " batch " << c.batch << " strides " << z[0] << "/" << z[1] << "/" << z[2];
   }
@@ -55,6 +61,29 @@ std::array<std::size_t, 3> strides_of(const Case& c) {
           host::gemm_span(sh, 'c') + c.gap};
 }
 
+std::size_t matrix_at(const Case& c, int op, std::size_t i) {
+  if (!c.offsets[op].empty()) return c.offsets[op][i];
+  const std::size_t off[3] = {c.off_a, c.off_b, c.off_c};
+  return off[op] + i * strides_of(c)[op];
+}
+
+std::array<std::vector<std::size_t>, 3> shuffled_offsets(const Case& c, std::uint64_t seed, bool share,
+                                                         std::size_t first) {
+  const host::GemmShape sh = shape_of(c);
+  const std::size_t span[3] = {host::gemm_span(sh, 'a'), host::gemm_span(sh, 'b'), host::gemm_span(sh, 'c')};
+  std::mt19937_64 rng(seed);
+  std::array<std::vector<std::size_t>, 3> o;
+  for (int op = 0; op < 3; ++op) {
+    std::vector<std::size_t> slot(c.batch);
+    for (std::size_t i = 0; i < c.batch; ++i) slot[i] = i;
+    std::shuffle(slot.begin(), slot.end(), rng);
+    for (std::size_t i = 0; i < c.batch; ++i) o[op].push_back(first + slot[i] * (span[op] + c.gap + op));
+    if (share && op < 2)
+      for (std::size_t i = 1; i < c.batch; i += 2) o[op][i] = o[op][i - 1];
+  }
+  return o;
+}
+
 SgemmDesc desc_of(const Case& c) {
   const host::GemmShape sh = shape_of(c);
   SgemmDesc d;
@@ -63,13 +92,19 @@ SgemmDesc desc_of(const Case& c) {
   d.a_offset = c.off_a, d.a_ld = sh.lda, d.b_offset = c.off_b, d.b_ld = sh.ldb, d.c_offset = c.off_c, d.c_ld = sh.ldc;
   const auto z = strides_of(c);
   d.batch = c.batch, d.a_stride = z[0], d.b_stride = z[1], d.c_stride = z[2];
+  if (!c.offsets[2].empty()) {
+    d.a_offset = d.b_offset = d.c_offset = d.a_stride = d.b_stride = d.c_stride = 0;
+    d.a_offsets = c.offsets[0], d.b_offsets = c.offsets[1], d.c_offsets = c.offsets[2];
+  }
   return d;
 }
 
 namespace {
-// Elements of an operand's buffer: its offset, the batch's extent and the guard tail.
-std::size_t batch_elems(std::size_t off, std::size_t batch, std::size_t stride, std::size_t span) {
-  return off + (batch > 0 ? (batch - 1) * stride : 0) + span + host::kGuardTail;
+// Elements of an operand's buffer: up to the end of its last-ending matrix, and the guard tail.
+std::size_t batch_elems(const Case& c, int op, std::size_t span) {
+  std::size_t end = matrix_at(c, op, 0) + span;
+  for (std::size_t i = 1; i < c.batch; ++i) end = std::max(end, matrix_at(c, op, i) + span);
+  return end + host::kGuardTail;
 }
 
 // Enqueues the case: through `plan`, sgemm() (a single product) or sgemm_strided_batched().
@@ -80,6 +115,9 @@ void enqueue_case(const Case& c, const Tuning& tuning, cl::CommandQueue& q, cons
   const MatrixRef a{buf[0], c.off_a, sh.lda}, b{buf[1], c.off_b, sh.ldb}, out{buf[2], c.off_c, sh.ldc};
   if (plan != nullptr)
     plan->enqueue(q, buf[0], buf[1], buf[2], {}, ev);
+  else if (!c.offsets[2].empty())
+    sgemm_batched(q, c.layout, c.ta, c.tb, c.m, c.n, c.k, c.alpha, buf[0], c.offsets[0], sh.lda, buf[1], c.offsets[1],
+                  sh.ldb, c.beta, buf[2], c.offsets[2], sh.ldc, {}, ev, tuning);
   else if (c.batch == 1)
     sgemm(q, c.layout, c.ta, c.tb, c.m, c.n, c.k, c.alpha, a, b, c.beta, out, {}, ev, tuning);
   else
@@ -91,17 +129,16 @@ void enqueue_case(const Case& c, const Tuning& tuning, cl::CommandQueue& q, cons
 Outcome run_case(const Case& c, const Tuning& tuning, std::uint64_t seed, cl::CommandQueue& q, const SgemmPlan* plan) {
   auto& s = test::session();
   const host::GemmShape sh = shape_of(c);
-  const auto z = strides_of(c);
-  const std::size_t na = batch_elems(c.off_a, c.batch, z[0], host::gemm_span(sh, 'a'));
-  const std::size_t nb = batch_elems(c.off_b, c.batch, z[1], host::gemm_span(sh, 'b'));
-  const host::PoisonedOutput poison(batch_elems(c.off_c, c.batch, z[2], host::gemm_span(sh, 'c')) - host::kGuardTail);
+  const std::size_t na = batch_elems(c, 0, host::gemm_span(sh, 'a'));
+  const std::size_t nb = batch_elems(c, 1, host::gemm_span(sh, 'b'));
+  const host::PoisonedOutput poison(batch_elems(c, 2, host::gemm_span(sh, 'c')) - host::kGuardTail);
   const std::size_t nc = poison.elements();
   std::vector<float> a = c.nan_inputs ? host::poisoned(na) : host::random_floats(na, seed);
   std::vector<float> b = c.nan_inputs ? host::poisoned(nb) : host::random_floats(nb, seed + 1);
   std::vector<float> c0 = poison.floats();
   // Matrix `i`'s element (row, column) of C in the buffer.
   const auto c_at = [&](std::size_t i, std::size_t row, std::size_t col) {
-    return c.off_c + i * z[2] + host::gemm_c_index(sh, row, col);
+    return matrix_at(c, 2, i) + host::gemm_c_index(sh, row, col);
   };
   if (c.beta != 0.0f) {
     const std::vector<float> r = host::random_floats(c.batch * c.m * c.n, seed + 2);
@@ -111,8 +148,8 @@ Outcome run_case(const Case& c, const Tuning& tuning, std::uint64_t seed, cl::Co
   }
   std::vector<double> ref(nc, 0.0), mag(nc, 0.0);
   for (std::size_t i = 0; i < c.batch; ++i) {
-    const std::size_t oc = c.off_c + i * z[2];
-    host::gemm(sh, c.alpha, a.data() + c.off_a + i * z[0], b.data() + c.off_b + i * z[1], c.beta, c0.data() + oc,
+    const std::size_t oc = matrix_at(c, 2, i);
+    host::gemm(sh, c.alpha, a.data() + matrix_at(c, 0, i), b.data() + matrix_at(c, 1, i), c.beta, c0.data() + oc,
                ref.data() + oc, c.batch > 1 ? 1 : 0, mag.data() + oc);  // no threads per small product
   }
 

@@ -37,7 +37,16 @@ struct Case {
   std::size_t batch = 1;                          // products of a strided batch (sgemm_strided_batched)
   bool broadcast_a = false, broadcast_b = false;  // stride 0: one A (B) for every product
   std::size_t gap = 0;                            // elements between one matrix's span and the next
+  /// The offsets form (sgemm_batched): product i's A, B and C at offsets[0][i], [1][i], [2][i]
+  /// (batch entries each; off_*, gap and broadcast unused). Empty: strided.
+  std::array<std::vector<std::size_t>, 3> offsets;
 };
+
+/// Offsets of a batch in the offsets form: C's matrices in a shuffled order, `gap` elements
+/// apart; A's and B's shuffled too, and with `share` every other product reusing the A (and
+/// B) of the product before; start `first` elements into each buffer.
+std::array<std::vector<std::size_t>, 3> shuffled_offsets(const Case& c, std::uint64_t seed, bool share,
+                                                         std::size_t first = 3);
 
 std::string describe(const Case& c);
 std::string describe(const Tuning& t);
@@ -46,6 +55,8 @@ double scaled_error(const std::vector<float>& y, const std::vector<double>& ref,
 host::GemmShape shape_of(const Case& c);
 /// Strides of A, B and C between the batch's matrices (0 for a broadcast operand).
 std::array<std::size_t, 3> strides_of(const Case& c);
+/// Where product i's matrix of operand `op` (0: A, 1: B, 2: C) starts in its buffer.
+std::size_t matrix_at(const Case& c, int op, std::size_t i);
 /// The plan description of a case (its leading dimensions and offsets).
 SgemmDesc desc_of(const Case& c);
 

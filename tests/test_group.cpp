@@ -388,6 +388,67 @@ TEST_SUITE("group") {
         }
   }
 
+  TEST_CASE("sgemm strided batches split by products: both layouts, every transpose, odd batches") {
+    const std::size_t m = 6, n = 5, k = 7;
+    std::size_t case_no = 0;
+    for (bool row_major : {false, true})
+      for (bool ta : {false, true})
+        for (bool tb : {false, true}) {
+          host::GemmShape s = host::tight_gemm_shape(row_major, ta, tb, m, n, k);
+          s.lda += 1, s.ldb += 2, s.ldc += case_no % 2;  // C without ld gaps every other case
+          const std::size_t sa = host::gemm_span(s, 'a'), sb = host::gemm_span(s, 'b'), sc = host::gemm_span(s, 'c');
+          const std::size_t batch = case_no % 2 ? 13 : 7;
+          const std::size_t za = sa + 2, zb = case_no % 3 == 0 ? 0 : sb + 1, zc = sc + 3;  // zb 0: one B for all
+          const auto a = host::random_floats(za * (batch - 1) + sa, test::seed() + 40 + case_no);
+          const auto b = host::random_floats(zb * (batch - 1) + sb, test::seed() + 50 + case_no);
+          const auto c0 = host::random_floats(zc * (batch - 1) + sc, test::seed() + 60 + case_no);
+          const auto all = splits(case_no % 2 ? 2 : 3);
+          const auto& [name, o] = all[case_no % all.size()];
+          ++case_no;
+          for (float beta : {0.0f, 0.5f}) {
+            INFO(name << (row_major ? " row-major " : " column-major ") << (ta ? "T" : "N") << (tb ? "T" : "N")
+                      << " beta " << beta << " batch " << batch << " strides " << za << "/" << zb << "/" << zc);
+            const std::vector<float> before = beta == 0 ? std::vector<float>(c0.size(), NAN) : c0;
+            std::vector<float> c = before;
+            const GroupRun r = sgemm_strided_batched(
+                group(), row_major ? Layout::RowMajor : Layout::ColMajor, ta ? Transpose::Yes : Transpose::No,
+                tb ? Transpose::Yes : Transpose::No, m, n, k, 1.5f, a.data(), s.lda, za, b.data(), s.ldb, zb, beta,
+                c.data(), s.ldc, zc, batch, o);
+            // Each product within the tolerance of its own reference; its ld gaps and the gaps
+            // between the products' C matrices untouched.
+            for (std::size_t z = 0; z < batch; ++z) {
+              std::vector<double> ref(sc, 0.0), mag(sc, 0.0);
+              host::gemm(s, 1.5, a.data() + z * za, b.data() + z * zb, beta, c0.data() + z * zc, ref.data(), 1,
+                         mag.data());
+              const auto part = [&](const std::vector<float>& v) {
+                return std::vector<float>(v.begin() + z * zc, v.begin() + z * zc + sc);
+              };
+              const test::GemmCheck e = test::check_gemm_c(s, part(c), part(before), ref, mag);
+              CHECK(e.error <= host::gemm_tolerance(k));
+              CHECK(e.gaps_changed == 0);
+              if (z + 1 < batch) CHECK(std::memcmp(&c[z * zc + sc], &before[z * zc + sc], (zc - sc) * 4) == 0);
+            }
+            check_shares(r, batch, o);
+          }
+        }
+    // The checks of sgemm_strided_batched, before anything is built.
+    std::vector<float> x(64);
+    const auto col = Layout::ColMajor;
+    const auto N = Transpose::No;
+    test::expect_invalid_argument(
+        [&] {
+          sgemm_strided_batched(group(), col, N, N, 2, 2, 2, 1.0f, x.data(), 2, 4, x.data(), 2, 4, 0.0f, x.data() + 32,
+                                2, 3, 4);
+        },
+        "c_stride (3)");
+    test::expect_invalid_argument(
+        [&] {
+          sgemm_strided_batched(group(), col, N, N, 2, 2, 2, 1.0f, x.data(), 2, 4, x.data(), 2, 4, 0.0f, x.data() + 8,
+                                2, 4, 4);
+        },
+        "C's batch overlaps A's or B's");
+  }
+
   TEST_CASE("blur: direct and separable bitwise as one device, recursive within its tolerance") {
     const std::size_t w = 61, h = 47;
     const auto img = host::random_floats(w * h, test::seed() + 40);

@@ -7,10 +7,10 @@
 //
 // Where an input and the output are different buffers over the same memory (a parent and a
 // sub-buffer of it), the result is unspecified and only the "nothing outside" part is checked.
-// Tolerances: transpose bit-exact; sgemm (single and strided-batched) per element 2 * gemm_tolerance(k) times the
-// element's magnitude sum; FFT (complex and real input) relative L2 per transform 2 * fft_tolerance(n),
-// multi-dimensional (complex and real input) 2 * the sum of fft_tolerance over the axes; blur relative
-// L2 2x the method's stated bound (direct and separable: truncated_blur_tolerance, recursive:
+// Tolerances: transpose bit-exact; sgemm (single, strided-batched and with offsets per product) per element 2 *
+// gemm_tolerance(k) times the element's magnitude sum; FFT (complex and real input) relative L2 per transform 2 *
+// fft_tolerance(n), multi-dimensional (complex and real input) 2 * the sum of fft_tolerance over the axes; blur
+// relative L2 2x the method's stated bound (direct and separable: truncated_blur_tolerance, recursive:
 // recursive_blur_tolerance), 8-bit RGBA within one step.
 #include <doctest/doctest.h>
 
@@ -337,18 +337,47 @@ void report(const std::string& routine, const FuzzCounts& c, std::size_t cases =
   CHECK(c.refused > 0);
 }
 
+// Which sgemm entry point a fuzzed call takes.
+enum class GemmForm { Single, Strided, Offsets };
+
 // One fuzzed sgemm call's arguments: the shape, the scalars, the three slots with offsets and
-// (a strided batch) the strides and the batch.
+// (a strided batch) the strides and the batch, or (the offsets form) a list of offsets per operand.
 struct GemmArgs {
   host::GemmShape g;
   float alpha = 1, beta = 0;
   Slot a, b, c;
   std::size_t ao = 0, bo = 0, co = 0;
   std::size_t za = 0, zb = 0, zc = 0, batch = 1;
+  std::vector<std::size_t> lists[3];
+  // Where product z's matrix of operand op (0: A, 1: B, 2: C) starts.
+  std::size_t at(int op, std::size_t z) const {
+    if (!lists[2].empty() || !lists[0].empty()) return lists[op][z];
+    const std::size_t off[3] = {ao, bo, co}, stride[3] = {za, zb, zc};
+    return off[op] + z * stride[op];
+  }
 };
 
-// Random, adversarial sgemm arguments; `batched` adds a batch (0 .. 4 or hostile) and strides.
-GemmArgs hostile_gemm(Arena& arena, Hostile& h, bool batched) {
+// The offsets form's lists: 0 .. 5 products (now and then one list a product short or long),
+// each offset below a few matrices' extents, repeated (shared operands, overlapping C) or hostile.
+void hostile_lists(GemmArgs& x, Hostile& h, double pw) {
+  const std::size_t batch = h.below(6);
+  x.ao = x.bo = x.co = 0;
+  for (int op = 0; op < 3; ++op) {
+    const std::size_t span = std::max<std::size_t>(1, host::gemm_span(x.g, "abc"[op]));
+    const std::size_t n = h.chance(0.03) ? h.below(7) : batch;
+    for (std::size_t z = 0; z < n; ++z) {
+      std::size_t o = h.below(4) * span + h.below(3) * (span / 2) + h.below(2);
+      if (z > 0 && h.chance(0.2)) o = x.lists[op][h.below(z)];
+      x.lists[op].push_back(h.chance(pw) ? h.wild() : o);
+    }
+  }
+  x.batch = x.lists[0].size();
+}
+
+// Random, adversarial sgemm arguments; the batched forms add a batch (0 .. 4 or hostile) and
+// strides, or offset lists.
+GemmArgs hostile_gemm(Arena& arena, Hostile& h, GemmForm form) {
+  const bool batched = form != GemmForm::Single;
   const float alphas[] = {1.0f, -0.5f, 2.25f, 0.0f}, betas[] = {0.0f, 1.0f, 0.5f, -1.0f};
   const double pw = h.chance(0.5) ? 0.15 : 0.0;
   GemmArgs x;
@@ -369,7 +398,9 @@ GemmArgs hostile_gemm(Arena& arena, Hostile& h, bool batched) {
   x.b = arena.pick(h, h.chance(0.85) ? Parent::Src : Parent::Dst, 0.08);
   x.c = arena.pick(h, Parent::Dst);
   x.ao = h.size(0, 40, pw), x.bo = h.size(0, 40, pw), x.co = h.size(0, 40, pw);
-  if (batched) {
+  if (form == GemmForm::Offsets) {
+    hostile_lists(x, h, pw);
+  } else if (batched) {
     x.batch = h.size(h.chance(0.03) ? 0 : 1, 4, pw);
     // Near one matrix's extent (which the spans of the plain product give), sometimes 0.
     const auto stride = [&](char which) { return h.chance(0.15) ? 0 : near(h, host::gemm_span(g, which), pw); };
@@ -378,13 +409,23 @@ GemmArgs hostile_gemm(Arena& arena, Hostile& h, bool batched) {
   return x;
 }
 
+std::string lists_text(const GemmArgs& x) {
+  std::string t;
+  for (int op = 0; op < 3; ++op) {
+    t += std::string(" ") + "abc"[op] + "_offsets {";
+    for (std::size_t o : x.lists[op]) t += std::to_string(o) + ",";
+    t += "}";
+  }
+  return x.lists[0].empty() && x.lists[2].empty() ? std::string() : t;
+}
+
 std::string text(const GemmArgs& x) {
   const host::GemmShape& g = x.g;
   return "sgemm " + std::string(g.row_major ? "row" : "col") + (g.trans_a ? " T" : " N") + (g.trans_b ? "T " : "N ") +
          std::to_string(g.m) + "x" + std::to_string(g.n) + "x" + std::to_string(g.k) + " a " + text(x.a, x.ao, g.lda) +
          " b " + text(x.b, x.bo, g.ldb) + " c " + text(x.c, x.co, g.ldc) + " alpha " + std::to_string(x.alpha) +
          " beta " + std::to_string(x.beta) + " batch " + std::to_string(x.batch) + " strides " + std::to_string(x.za) +
-         "/" + std::to_string(x.zb) + "/" + std::to_string(x.zc);
+         "/" + std::to_string(x.zb) + "/" + std::to_string(x.zc) + lists_text(x);
 }
 
 // The fuzz check of an accepted sgemm: each matrix's entries within 2 * gemm_tolerance(k) times
@@ -403,13 +444,13 @@ bool gemm_result_ok(Arena& arena, const GemmArgs& x, const std::string& what) {
   bool ok = true;
   for (std::size_t z = 0; z < x.batch; ++z) {
     std::vector<double> ref(span), mag(span);
-    host::gemm(g, x.alpha, reads ? reinterpret_cast<const float*>(at(arena, x.a, x.ao + z * x.za, 4)) : nullptr,
-               reads ? reinterpret_cast<const float*>(at(arena, x.b, x.bo + z * x.zb, 4)) : nullptr, x.beta,
-               reinterpret_cast<const float*>(at(arena, x.c, x.co + z * x.zc, 4)), ref.data(), 1, mag.data());
+    host::gemm(g, x.alpha, reads ? reinterpret_cast<const float*>(at(arena, x.a, x.at(0, z), 4)) : nullptr,
+               reads ? reinterpret_cast<const float*>(at(arena, x.b, x.at(1, z), 4)) : nullptr, x.beta,
+               reinterpret_cast<const float*>(at(arena, x.c, x.at(2, z), 4)), ref.data(), 1, mag.data());
     for (std::size_t i = 0; i < g.m; ++i)
       for (std::size_t j = 0; j < g.n; ++j) {
         const std::size_t e = host::gemm_c_index(g, i, j);
-        const std::size_t byte = x.c.origin + (x.co + z * x.zc + e) * 4;
+        const std::size_t byte = x.c.origin + (x.at(2, z) + e) * 4;
         float y;
         std::memcpy(&y, got.data() + byte, 4);
         if (!alias && !(std::fabs(y - ref[e]) <= 2 * host::gemm_tolerance(g.k) * mag[e] + 1e-30)) {
@@ -422,14 +463,15 @@ bool gemm_result_ok(Arena& arena, const GemmArgs& x, const std::string& what) {
   return ok;
 }
 
-// safety_cases() argument sets of sgemm(), or (batched) of sgemm_strided_batched().
-void fuzz_sgemm(std::uint64_t arena_seed, Hostile& h, bool batched) {
+// safety_cases() argument sets of sgemm(), sgemm_strided_batched() or sgemm_batched().
+void fuzz_sgemm(std::uint64_t arena_seed, Hostile& h, GemmForm form) {
   auto& s = test::session();
   Arena arena(arena_seed);
   FuzzCounts counts;
+  std::size_t uneven = 0;  // accepted offsets-form sets of 2+ products whose C offsets do not step evenly
   const std::size_t cases = test::safety_cases();
   for (std::size_t i = 0; i < cases; ++i) {
-    const GemmArgs x = hostile_gemm(arena, h, batched);
+    const GemmArgs x = hostile_gemm(arena, h, form);
     const host::GemmShape& g = x.g;
     const Layout layout = g.row_major ? Layout::RowMajor : Layout::ColMajor;
     const Transpose ta = g.trans_a ? Transpose::Yes : Transpose::No, tb = g.trans_b ? Transpose::Yes : Transpose::No;
@@ -437,16 +479,28 @@ void fuzz_sgemm(std::uint64_t arena_seed, Hostile& h, bool batched) {
     test::fuzz_one(
         arena, what, counts,
         [&] {
-          if (batched)
+          if (form == GemmForm::Offsets)
+            sgemm_batched(s.queue, layout, ta, tb, g.m, g.n, g.k, x.alpha, x.a.buffer, x.lists[0], g.lda, x.b.buffer,
+                          x.lists[1], g.ldb, x.beta, x.c.buffer, x.lists[2], g.ldc);
+          else if (form == GemmForm::Strided)
             sgemm_strided_batched(s.queue, layout, ta, tb, g.m, g.n, g.k, x.alpha, {x.a.buffer, x.ao, g.lda}, x.za,
                                   {x.b.buffer, x.bo, g.ldb}, x.zb, x.beta, {x.c.buffer, x.co, g.ldc}, x.zc, x.batch);
           else
             sgemm(s.queue, layout, ta, tb, g.m, g.n, g.k, x.alpha, {x.a.buffer, x.ao, g.lda}, {x.b.buffer, x.bo, g.ldb},
                   x.beta, {x.c.buffer, x.co, g.ldc});
         },
-        [&] { return gemm_result_ok(arena, x, what); });
+        [&] {
+          const std::vector<std::size_t>& zc = x.lists[2];
+          uneven += zc.size() > 2 && (zc[1] < zc[0] || zc[2] < zc[1] || zc[2] - zc[1] != zc[1] - zc[0]);
+          return gemm_result_ok(arena, x, what);
+        });
   }
-  report(batched ? "strided-batched sgemm" : "sgemm", counts, cases);
+  const char* names[] = {"sgemm", "strided-batched sgemm", "sgemm with offsets per product"};
+  report(names[static_cast<int>(form)], counts, cases);
+  if (form == GemmForm::Offsets) {  // the offsets table's path ran, not only batches that step evenly
+    MESSAGE(uneven << " accepted sets at uneven C offsets");
+    CHECK(uneven > 0);
+  }
 }
 
 // A plan of an FFT description under hostile arguments: built (its refusal counted), then
@@ -513,14 +567,21 @@ TEST_SUITE("safety") {
 
   TEST_CASE("sgemm under hostile arguments") {
     Hostile h(test::seed() + 4);
-    fuzz_sgemm(test::seed() + 3, h, false);
+    fuzz_sgemm(test::seed() + 3, h, GemmForm::Single);
   }
 
   // The batch (0 .. 4 or hostile), the strides (0, near a matrix's extent, hostile) and C's
   // overlap rule on top of the single product's arguments.
   TEST_CASE("strided-batched sgemm under hostile arguments") {
     Hostile h(test::seed() + 24);
-    fuzz_sgemm(test::seed() + 23, h, true);
+    fuzz_sgemm(test::seed() + 23, h, GemmForm::Strided);
+  }
+
+  // Offset lists (0 .. 5 products, lists of the wrong length, shared A and B, C matrices that
+  // overlap, hostile offsets) on top of the single product's arguments.
+  TEST_CASE("sgemm with offsets per product under hostile arguments") {
+    Hostile h(test::seed() + 26);
+    fuzz_sgemm(test::seed() + 25, h, GemmForm::Offsets);
   }
 
   TEST_CASE("fft under hostile arguments") {

@@ -3,7 +3,8 @@
 // tolerance 2 (k + 4) 2^-24 relative to |alpha||op(A)||op(B)| + |beta||C| per matrix), C's
 // gaps between matrices and the guard tail poisoned with NaN and unchanged; every transpose
 // pair and layout on each kernel path, beta 0 over NaN, broadcast operands (stride 0), the
-// quick returns, batch 1 bit for bit equal to sgemm(), and the argument checks.
+// quick returns, batch 1 bit for bit equal to sgemm(), and the argument checks. The offsets form
+// (sgemm_batched, SgemmDesc's offset lists) likewise, on shuffled offsets with shared operands.
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -147,6 +148,100 @@ TEST_SUITE("sgemm") {
       CHECK(std::memcmp(single.data(), plain.data(), plain.size() * 4) == 0);
       CHECK(std::memcmp(batched.data(), plain.data(), plain.size() * 4) == 0);
     }
+  }
+
+  TEST_CASE("offsets form: every transpose pair and layout on each path, shuffled and shared operands") {
+    std::uint64_t seed = test::seed() + 127000;
+    for (detail::SgemmPath p : kKernelPaths)
+      for (Layout l : kLayouts)
+        for (Transpose ta : kT)
+          for (Transpose tb : kT)
+            for (float beta : {0.0f, 2.5f}) {
+              Case c = odd_batch(l, ta, tb, beta);
+              c.offsets = shuffled_offsets(c, seed, beta == 0.0f);  // shared A and B with beta 0
+              CHECK(sgemm_problem(c, forced(p), seed++) == "");
+            }
+    // Through a plan: the table path (described as offsets), and unaligned C offsets on the tiled path.
+    Case c = odd_batch(Layout::RowMajor, Transpose::Yes, Transpose::No, 1.0f);
+    c.m = c.n = 32, c.k = 40, c.offsets = shuffled_offsets(c, seed, true, 1);
+    for (detail::SgemmPath p : kKernelPaths) {
+      const SgemmPlan plan(test::session().queue, desc_of(c), forced(p));
+      CHECK(plan.describe().find("batch 5 (offsets)") != std::string::npos);
+      CHECK(sgemm_problem(c, forced(p), seed++, nullptr, &plan) == "");
+    }
+  }
+
+  TEST_CASE("offsets form: workspace groups, more than 65535 products, quick returns, even steps") {
+    std::uint64_t seed = test::seed() + 128000;
+    Case c = odd_batch(Layout::ColMajor, Transpose::No, Transpose::Yes, 0.0f);
+    c.offsets = shuffled_offsets(c, seed, true);
+    const Tuning tiled = forced(detail::SgemmPath::Xgemm);
+    auto& limit = detail::sgemm_batch_workspace_limit();
+    const std::size_t kept = limit;
+    limit = 2 * SgemmPlan(test::session().queue, desc_of(c), tiled).workspace_bytes() / c.batch;
+    const SgemmPlan grouped(test::session().queue, desc_of(c), tiled);
+    CHECK(detail::SgemmPlanAccess::batch_group(grouped) == 2);  // groups of 2, 2 and 1 products
+    CHECK(sgemm_problem(c, tiled, seed++, nullptr, &grouped) == "");
+    limit = kept;
+    // alpha = 0 and k = 0 over NaN in A and B: C_i = beta C_i through the table.
+    c.alpha = 0.0f, c.beta = 2.5f, c.nan_inputs = true;
+    CHECK(sgemm_problem(c, Tuning{{}, false}, seed++) == "");
+    c.alpha = 1.0f, c.k = 0, c.beta = 0.0f;
+    CHECK(sgemm_problem(c, Tuning{{}, false}, seed++) == "");
+    // Two launches of the direct kernel and of C = beta C, each reading its rows of the table.
+    Case big;
+    big.m = 2, big.n = 3, big.k = 2, big.batch = detail::kSgemmMaxBatchLaunch + 7, big.beta = 0.5f;
+    big.offsets = shuffled_offsets(big, seed, true);
+    CHECK(sgemm_problem(big, Tuning{{}, false}, seed++) == "");
+    big.alpha = 0.0f;
+    CHECK(sgemm_problem(big, Tuning{{}, false}, seed++) == "");
+    // Offsets in even steps run as the strided batch they are; batch 0 with empty lists does nothing.
+    Case even = odd_batch(Layout::ColMajor, Transpose::No, Transpose::No, 0.5f);
+    even.offsets = {std::vector<std::size_t>(5, 7), {}, {}};  // one A for every product
+    for (std::size_t i = 0; i < 5; ++i) even.offsets[1].push_back(2 + 400 * i), even.offsets[2].push_back(600 * i);
+    const SgemmPlan strided(test::session().queue, desc_of(even), Tuning{{}, false});
+    CHECK(strided.describe().find("(strides 0/400/600)") != std::string::npos);
+    CHECK(sgemm_problem(even, Tuning{{}, false}, seed++, nullptr, &strided) == "");
+    cl::Event ev;
+    sgemm_batched(test::session().queue, Layout::ColMajor, Transpose::No, Transpose::No, 4, 4, 4, 1.0f, cl::Buffer(),
+                  {}, 4, cl::Buffer(), {}, 4, 0.0f, cl::Buffer(), {}, 4, {}, &ev);
+    CHECK(ev.wait() == CL_SUCCESS);
+  }
+
+  TEST_CASE("offsets form: bad lists, extents and overlaps throw InvalidArgument before anything is enqueued") {
+    auto& s = test::session();
+    const std::vector<float> poison = host::poisoned(1024);
+    const cl_mem_flags copy = CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR;
+    cl::Buffer a(s.context, CL_MEM_READ_WRITE, 1024 * 4),
+        c(s.context, copy, 1024 * 4, const_cast<float*>(poison.data()));
+    const auto N = Transpose::No;
+    const auto expect = test::expect_invalid_argument;
+    using V = std::vector<std::size_t>;
+    const std::size_t top = ~std::size_t(0) - 8;
+    auto call = [&](const V& za, const V& zb, const V& zc, const cl::Buffer& cb) {
+      sgemm_batched(s.queue, Layout::ColMajor, N, N, 4, 4, 4, 1.0f, a, za, 4, a, zb, 4, 0.0f, cb, zc, 4);
+    };
+    expect([&] { call({0, 16}, {0}, {0, 16}, c); }, "b_offsets holds 1 offsets, not one per product (batch 2)");
+    expect([&] { call({0, 16}, {0, 16}, {32, 32}, c); }, "c_offsets 32 and 32 are less than one C matrix's extent");
+    expect([&] { call({0, 16}, {0, 16}, {40, 25}, c); }, "c_offsets 25 and 40");
+    expect([&] { call({0, 16}, {top, 0}, {0, 16}, c); }, "b_offsets[0] (18446744073709551607) plus the described");
+    expect([&] { call({0, 16}, {0, 16}, {0, 1009}, c); }, "c buffer too small");  // the last C ends past it
+    expect([&] { call({1009, 0}, {0, 16}, {0, 16}, c); }, "a buffer too small");  // the first A likewise
+    expect(
+        [&] {
+          call({0, 16}, {0, 0}, {40, 10}, a);
+        },
+        "c overlaps a in the same buffer: product 0's a at 0 shares elements with the C matrix at 10");
+    call({0, 32}, {0, 32}, {16, 48}, a);  // A's and C's matrices interleaved in one buffer: allowed
+    SgemmDesc d;
+    d.m = d.n = d.k = 4, d.batch = 2, d.a_offsets = d.b_offsets = d.c_offsets = {0, 16};
+    d.c_stride = 16;
+    expect([&] { SgemmPlan(s.queue, d); }, "offset lists take no a_offset, b_offset, c_offset or strides");
+    d.c_stride = 0, d.batch = std::size_t(1) << 31;
+    expect([&] { SgemmPlan(s.queue, d); }, "batch (2147483648)");
+    std::vector<float> got(1024);
+    s.queue.enqueueReadBuffer(c, CL_TRUE, 0, got.size() * 4, got.data());
+    CHECK(std::memcmp(got.data(), poison.data(), got.size() * 4) == 0);
   }
 
   TEST_CASE("strided batches: bad strides and extents throw InvalidArgument before anything is enqueued") {

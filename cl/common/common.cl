@@ -12,6 +12,13 @@ typedef int clf_index;
 
 #define CLF_CEIL_DIV(a, b) (((a) + (b)-1) / (b))
 
+// Where matrix z of a batch starts, in elements after the operand's offset: z * stride (a
+// strided batch; 0 and one z group for a single product), or with zt_on the entry zt[zt_at +
+// 3 z] of an offsets table, whose row z holds product z's offsets of A, B and C (the launcher
+// adds the operand's column and the launch's first product to zt_at).
+#define CLF_Z_OFFSET(zt, zt_on, zt_at, z, stride) \
+  ((zt_on) ? (zt)[(zt_at) + (clf_index)3 * (z)] : (clf_index)(z) * (stride))
+
 // CLF_MAD(a, b, c) = a * b + c for the hot loops. On CPU devices (the host defines CLF_CPU=1) a
 // plain product and sum, which the compiler contracts into one FMA instruction (FP_CONTRACT, on
 // by default in OpenCL C): PoCL compiles mad() as a separate multiply and add, half a CPU's FMA

@@ -8,8 +8,9 @@
 //   op(A)(m, k) = a[a_off + m + k * a_ld]  (entry points *_n*)  or a[a_off + k + m * a_ld]  (*_t*)
 //   op(B)(k, n) = b[b_off + k + n * b_ld]  (*_?n)               or b[b_off + n + k * b_ld]  (*_?t)
 // One program holds the four entry points sgemm_direct_nn, _nt, _tn, _tt.
-// A strided batch: work-group z computes product z, its matrices a_z, b_z and c_z elements
-// after the first ones (the launcher passes 0 and one z group for a single product).
+// A batch: work-group z computes product z, its matrices a_z, b_z and c_z elements after the
+// first ones (the launcher passes 0 and one z group for a single product), or with zt_on at the
+// offsets in row z of the table zt (columns A, B, C; CLF_Z_OFFSET in cl/common/common.cl).
 //
 // Work-group (gm, gn): MDIMCD x NDIMCD work-items compute the WGD x WGD tile of C at rows
 // gm*WGD, columns gn*WGD, each work-item a (WGD/MDIMCD) x (WGD/NDIMCD) register block whose
@@ -187,17 +188,19 @@ void sgemm_direct_body(const int M, const int N, const int K, const float alpha,
   }
 }
 
-#define SGEMM_DIRECT_ENTRY(name, at, bt)                                                                               \
-  __kernel __attribute__((reqd_work_group_size(MDIMCD, NDIMCD, 1))) void name(                                         \
-      const int M, const int N, const int K, const float alpha, const float beta, const __global float* restrict a,    \
-      const clf_index a_off, const clf_index a_ld, const clf_index a_z, const __global float* restrict b,              \
-      const clf_index b_off, const clf_index b_ld, const clf_index b_z, __global float* c, const clf_index c_off,      \
-      const clf_index c_ld, const clf_index c_z) {                                                                     \
-    __local float alm[WGD * ALD];                                                                                      \
-    __local float blm[WGD * BLD];                                                                                      \
-    const clf_index z = get_group_id(2);                                                                               \
-    sgemm_direct_body(M, N, K, alpha, beta, a + a_off + z * a_z, a_ld, b + b_off + z * b_z, b_ld, c + c_off + z * c_z, \
-                      c_ld, at, bt, alm, blm);                                                                         \
+#define SGEMM_DIRECT_ENTRY(name, at, bt)                                                                            \
+  __kernel __attribute__((reqd_work_group_size(MDIMCD, NDIMCD, 1))) void name(                                      \
+      const int M, const int N, const int K, const float alpha, const float beta, const __global float* restrict a, \
+      const clf_index a_off, const clf_index a_ld, const clf_index a_z, const __global float* restrict b,           \
+      const clf_index b_off, const clf_index b_ld, const clf_index b_z, __global float* c, const clf_index c_off,   \
+      const clf_index c_ld, const clf_index c_z, const __global clf_index* restrict zt, const clf_index zt_at,      \
+      const int zt_on) {                                                                                            \
+    __local float alm[WGD * ALD];                                                                                   \
+    __local float blm[WGD * BLD];                                                                                   \
+    const clf_index z = get_group_id(2);                                                                            \
+    sgemm_direct_body(M, N, K, alpha, beta, a + a_off + CLF_Z_OFFSET(zt, zt_on, zt_at, z, a_z), a_ld,               \
+                      b + b_off + CLF_Z_OFFSET(zt, zt_on, zt_at + 1, z, b_z), b_ld,                                 \
+                      c + c_off + CLF_Z_OFFSET(zt, zt_on, zt_at + 2, z, c_z), c_ld, at, bt, alm, blm);              \
   }
 
 SGEMM_DIRECT_ENTRY(sgemm_direct_nn, 0, 0)

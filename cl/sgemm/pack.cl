@@ -10,7 +10,8 @@
 //   sgemm_pack_trans: src[s_off + x * s_ld + p]   (p contiguous: A transposed, B not transposed)
 // Zero padding makes the tiled kernels' edge tiles contribute nothing, so their inner loops
 // need no guards. A strided batch packs matrix z = get_group_id(2) from s_off + z * s_z into
-// d_off + z * d_z (one z group and strides 0 for a single product).
+// d_off + z * d_z (one z group and strides 0 for a single product); a batch given by offsets
+// (zt_on) reads matrix z at the entry of the offsets table zt that CLF_Z_OFFSET names.
 //
 // A work-group of PACK_TILE x (PACK_TILE / PACK_WPT) work-items moves one PACK_TILE x
 // PACK_TILE tile; each work-item moves PACK_WPT rows of it. sgemm_pack_trans goes through a
@@ -42,11 +43,12 @@ inline clf_index pack_at(const int p, const int x, const int Kp, const clf_index
 __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1))) void sgemm_pack_copy(
     const int K, const int X, const int Kp, const int Xp, const __global float* restrict src, const clf_index s_off,
     const clf_index s_ld, const clf_index s_z, __global float* restrict dst, const clf_index d_off,
-    const clf_index d_ld, const int d_pw, const clf_index d_z) {
+    const clf_index d_ld, const int d_pw, const clf_index d_z, const __global clf_index* restrict zt,
+    const clf_index zt_at, const int zt_on) {
   const int x = get_group_id(0) * PACK_TILE + get_local_id(0);
   const int p0 = get_group_id(1) * PACK_TILE + get_local_id(1);
   if (x >= Xp) return;
-  src += s_off + (clf_index)get_group_id(2) * s_z;
+  src += s_off + CLF_Z_OFFSET(zt, zt_on, zt_at, (clf_index)get_group_id(2), s_z);
   dst += d_off + (clf_index)get_group_id(2) * d_z;
 #pragma unroll
   for (int w = 0; w < PACK_WPT; ++w) {
@@ -58,12 +60,13 @@ __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1))) void sgemm
 __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1))) void sgemm_pack_trans(
     const int K, const int X, const int Kp, const int Xp, const __global float* restrict src, const clf_index s_off,
     const clf_index s_ld, const clf_index s_z, __global float* restrict dst, const clf_index d_off,
-    const clf_index d_ld, const int d_pw, const clf_index d_z) {
+    const clf_index d_ld, const int d_pw, const clf_index d_z, const __global clf_index* restrict zt,
+    const clf_index zt_at, const int zt_on) {
   __local float tile[PACK_TILE * (PACK_TILE + 1)];
   const int lx = get_local_id(0), ly = get_local_id(1);
   const int x0 = get_group_id(0) * PACK_TILE;  // tile origin in x
   const int p0 = get_group_id(1) * PACK_TILE;  // tile origin in p
-  src += s_off + (clf_index)get_group_id(2) * s_z;
+  src += s_off + CLF_Z_OFFSET(zt, zt_on, zt_at, (clf_index)get_group_id(2), s_z);
   dst += d_off + (clf_index)get_group_id(2) * d_z;
   // Read: work-item lx walks along p (contiguous in the source), rows are x.
 #pragma unroll
@@ -87,15 +90,16 @@ __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1))) void sgemm
 // (beta == 0: C is not read), for m < M, n < N. Two uses: S = 0 is the whole routine when
 // k == 0 or alpha == 0 (C = beta * C, W not read); S >= 2 adds split-k slices (see
 // cl/sgemm/xgemm.cl), which already hold alpha times their partial products. With S = 0 work-group
-// z scales matrix z of a strided batch, c_z elements after the one before.
+// z scales matrix z of a batch, c_z elements after the one before (or at its entry of the
+// offsets table zt).
 __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1))) void sgemm_sum_scale(
     const int M, const int N, const int S, const __global float* w, const clf_index w_off, const clf_index w_ld,
     const clf_index w_split, const float beta, __global float* c, const clf_index c_off, const clf_index c_ld,
-    const clf_index c_z) {
+    const clf_index c_z, const __global clf_index* restrict zt, const clf_index zt_at, const int zt_on) {
   const int m = get_group_id(0) * PACK_TILE + get_local_id(0);
   const int n0 = get_group_id(1) * PACK_TILE + get_local_id(1);
   if (m >= M) return;
-  c += c_off + (clf_index)get_group_id(2) * c_z;
+  c += c_off + CLF_Z_OFFSET(zt, zt_on, zt_at, (clf_index)get_group_id(2), c_z);
 #pragma unroll
   for (int wi = 0; wi < PACK_WPT; ++wi) {
     const int n = n0 + wi * PACK_LY;

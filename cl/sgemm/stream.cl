@@ -65,16 +65,18 @@ __kernel __attribute__((reqd_work_group_size(SGS_WG, 1, 1))) void sgemm_stream(
     const int M, const int N, const int Kp, const float alpha, const float beta, const __global realS* restrict ag,
     clf_index a_off, const clf_index a_ld, const clf_index a_z, const __global float* restrict bg, clf_index b_off,
     const clf_index b_ld, const clf_index b_z, __global float* cg, clf_index c_off, const clf_index c_ld,
-    const clf_index c_z, const int c_vec) {
+    const clf_index c_z, const int c_vec, const __global clf_index* restrict zt, const clf_index zt_at,
+    const int zt_on) {
   __local float4 bl[SGS_K * SGS_N / 4];
   __local float* bls = (__local float*)bl;
   const int t = get_local_id(0);
   const int gm = get_group_id(0), gn = get_group_id(1);
-  // Product gz of a strided batch (a_z in vectors; one z group for a single product).
+  // Product gz of a batch (a_z in vectors; one z group for a single product); C of a batch given
+  // by offsets at its entry of the table zt (CLF_Z_OFFSET).
   const clf_index gz = get_group_id(2);
   a_off += gz * a_z;
   b_off += gz * b_z;
-  c_off += gz * c_z;
+  c_off += CLF_Z_OFFSET(zt, zt_on, zt_at, gz, c_z);
 
   realS acc[SGS_N];
 #pragma unroll

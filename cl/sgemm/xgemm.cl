@@ -36,7 +36,9 @@
 // Split k (launcher's choice, sgemm_route SGEMM_SPLITK): k_z = kt_split, a_z and b_z the rows
 // of kt_split k tiles, and alpha times the partial product goes to slice gz of a workspace
 // (c_z = the slice stride, beta = 0); sgemm_sum_scale in cl/sgemm/pack.cl then adds the slices
-// into C. A strided batch: k_z = 0, and the strides are those between the batch's matrices.
+// into C. A strided batch: k_z = 0, and the strides are those between the batch's matrices. A
+// batch given by offsets (zt_on): C of product gz at the entry zt[zt_at + 3 gz] of the offsets
+// table (CLF_Z_OFFSET), A and B packed at their strides.
 // A single product: one z group, kt_split = Kp / KWG, C directly.
 //
 // PANEL = 1: the launcher packs each operand in panels of one work-group's width (MWG columns
@@ -182,7 +184,8 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void sgemm_xgemm
     const int M, const int N, const int Kp, const float alpha, const float beta, const __global realM* restrict ag,
     clf_index a_off, const clf_index a_ld, const clf_index a_z, const __global realN* restrict bg, clf_index b_off,
     const clf_index b_ld, const clf_index b_z, __global float* cg, clf_index c_off, const clf_index c_ld,
-    const clf_index c_z, const int c_vec, const int kt_split, const int k_z) {
+    const clf_index c_z, const int c_vec, const int kt_split, const int k_z, const __global clf_index* restrict zt,
+    const clf_index zt_at, const int zt_on) {
   const int lid0 = get_local_id(0);
   const int lid1 = get_local_id(1);
   const int gm = get_group_id(0);
@@ -193,7 +196,7 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void sgemm_xgemm
   const int kt0 = gz * k_z;
   a_off += (clf_index)gz * a_z;
   b_off += (clf_index)gz * b_z;
-  c_off += (clf_index)gz * c_z;
+  c_off += CLF_Z_OFFSET(zt, zt_on, zt_at, gz, c_z);
 #if SA || SB
   const int tid = lid1 * MDIMC + lid0;
 #endif

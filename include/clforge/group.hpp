@@ -261,6 +261,27 @@ class GroupSgemmPlan {
   std::shared_ptr<const Impl> impl_;
 };
 
+/// Strided-batched C_i = alpha op(A_i) op(B_i) + beta C_i (i < batch) on host matrices, as
+/// sgemm_strided_batched() below; shape, leading dimensions, strides, batch, alpha and beta are
+/// the plan's.
+class GroupSgemmBatchedPlan {
+ public:
+  /// Throws InvalidArgument as sgemm_strided_batched() (clforge/sgemm.hpp) does for the shape,
+  /// leading dimensions, strides and batch, for a batch above size_t bytes and bad split options.
+  GroupSgemmBatchedPlan(const DeviceGroup& group, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m,
+                        std::size_t n, std::size_t k, float alpha, std::size_t lda, std::size_t a_stride,
+                        std::size_t ldb, std::size_t b_stride, float beta, std::size_t ldc, std::size_t c_stride,
+                        std::size_t batch, const SplitOptions& options = {});
+  /// Throws InvalidArgument for a null C, a null A or B where they are read, C's batch
+  /// overlapping A's or B's.
+  GroupRun execute(const float* a, const float* b, float* c) const;
+
+  struct Impl;
+
+ private:
+  std::shared_ptr<const Impl> impl_;
+};
+
 /// Gaussian blur of a packed row-major image in bands of rows, as gaussian_blur() below; BlurMethod::Auto
 /// is resolved by the constructor on the group's first device.
 class GroupBlurPlan {
@@ -300,6 +321,19 @@ GroupRun transpose(const DeviceGroup& group, std::size_t rows, std::size_t cols,
 GroupRun sgemm(const DeviceGroup& group, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m,
                std::size_t n, std::size_t k, float alpha, const float* a, std::size_t lda, const float* b,
                std::size_t ldb, float beta, float* c, std::size_t ldc, const SplitOptions& options = {});
+
+/// Strided-batched sgemm on host matrices, the batch split over the devices in chunks of
+/// products: C_i = alpha op(A_i) op(B_i) + beta C_i for i < batch, matrix i of each operand
+/// `stride` elements after the one before, with sgemm_strided_batched()'s semantics and checks
+/// (a stride of 0: one A or B for every product, sent to each device once). Each device receives
+/// its products' matrices (ld gaps included), computes them as one strided batch and brings back
+/// the m x n elements of each C (the ld gaps and the gaps between C's matrices are not written).
+/// beta == 0 does not read C. C's batch must not overlap A's or B's.
+GroupRun sgemm_strided_batched(const DeviceGroup& group, Layout layout, Transpose trans_a, Transpose trans_b,
+                               std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a,
+                               std::size_t lda, std::size_t a_stride, const float* b, std::size_t ldb,
+                               std::size_t b_stride, float beta, float* c, std::size_t ldc, std::size_t c_stride,
+                               std::size_t batch, const SplitOptions& options = {});
 
 /// Gaussian blur of a packed row-major image (pitch = width) in bands of rows, each with the
 /// rows above and below that its filter reaches (docs/group.md: the recursive method's reach is

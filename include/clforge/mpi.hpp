@@ -79,6 +79,18 @@ MpiRun sgemm(MPI_Comm comm, const DeviceGroup& local, const Distribution& d, int
              std::size_t k, float alpha, const float* a, std::size_t lda, const float* local_b, float beta,
              float* local_c, const MpiOptions& o);
 
+/// Strided-batched sgemm distributed by products (batch = d.items): rank r holds its count[r]
+/// products' matrices in its local arrays, matrix i of each operand `stride` elements after the
+/// one before (0: one A or B for all of them, which every rank then holds), and computes them on
+/// its devices with sgemm_strided_batched(local, ...) (clforge/group.hpp), whose semantics and
+/// checks apply to each rank's part. The ranks exchange no matrices: scatter() and gather() with
+/// one product's elements as the item move packed batches to and from a root.
+MpiRun sgemm_strided_batched(MPI_Comm comm, const DeviceGroup& local, const Distribution& d, Layout layout,
+                             Transpose trans_a, Transpose trans_b, std::size_t m, std::size_t n, std::size_t k,
+                             float alpha, const float* local_a, std::size_t lda, std::size_t a_stride,
+                             const float* local_b, std::size_t ldb, std::size_t b_stride, float beta, float* local_c,
+                             std::size_t ldc, std::size_t c_stride, const MpiOptions& o);
+
 /// Gaussian blur of a width x d.items image distributed by rows (packed rows of `format`): each
 /// rank receives the halo rows its filter reaches from the ranks that own them, blurs its band on
 /// its devices and writes its own rows. Auto resolves on rank 0's first device for every rank.

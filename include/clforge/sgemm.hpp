@@ -1,7 +1,8 @@
 // Single-precision general matrix multiply with BLAS semantics:
 //   C = alpha * op(A) * op(B) + beta * C,   op(X) = X or X^T,
-// C is m x n, op(A) is m x k, op(B) is k x n, in row-major or column-major storage; a strided
-// batch computes C_i = alpha * op(A_i) * op(B_i) + beta * C_i for i < batch.
+// C is m x n, op(A) is m x k, op(B) is k x n, in row-major or column-major storage; a batch
+// computes C_i = alpha * op(A_i) * op(B_i) + beta * C_i for i < batch, its matrices at strides
+// or at offsets given per product.
 #pragma once
 #include <array>
 #include <cstddef>
@@ -30,6 +31,14 @@ enum class Transpose { No, Yes };
 /// for every product. C's matrices must not overlap: with batch > 1, c_stride is at least one C
 /// matrix's extent (its ld gaps included), so it is never 0. batch = 1 ignores the strides and is
 /// the single product; batch = 0 computes nothing.
+///
+/// The offsets form (CLBlast's GemmBatched): with a_offsets, b_offsets and c_offsets given (each
+/// exactly `batch` entries), matrix i of A starts at a_offsets[i] (likewise B and C), in any
+/// order; a_offset, b_offset, c_offset and the strides must then be 0. Products may share an A
+/// or a B (equal offsets); C's matrices must not overlap: any two C offsets differ by at least
+/// one C matrix's extent (its ld gaps included), as c_stride in the strided form. One alpha and
+/// one beta serve every product. Offsets that step evenly (every list an arithmetic progression,
+/// non-decreasing) run as the strided batch they are.
 struct SgemmDesc {
   Layout layout = Layout::ColMajor;
   Transpose trans_a = Transpose::No, trans_b = Transpose::No;
@@ -40,6 +49,7 @@ struct SgemmDesc {
   std::size_t c_offset = 0, c_ld = 0;
   std::size_t batch = 1;
   std::size_t a_stride = 0, b_stride = 0, c_stride = 0;
+  std::vector<std::size_t> a_offsets, b_offsets, c_offsets;  ///< the offsets form; empty: strided
 };
 
 namespace detail {
@@ -62,14 +72,17 @@ class SgemmPlan {
  public:
   /// Throws InvalidArgument (before anything is built) for m, n, k or batch of 2^31 or more, an
   /// unknown layout or transpose, a leading dimension smaller than allowed, a c_stride smaller
-  /// than one C matrix's extent (batch > 1), extents that overflow, or
+  /// than one C matrix's extent (batch > 1), extents that overflow, offset lists (the offsets
+  /// form) of another length than batch, beside scalar offsets or strides, or with two C
+  /// matrices that overlap, or
   /// unknown or illegal tuning overrides (they may name the parameters of any sgemm kernel);
   /// BuildError when a kernel does not compile.
   SgemmPlan(const cl::CommandQueue& queue, const SgemmDesc& desc, const Tuning& tuning = {});
   /// Waits for wait_list, computes C; *event (if given) completes when all of the work is done.
   /// Throws InvalidArgument, before anything is enqueued, for a null or too-small buffer (A or B
-  /// may be null only when it describes no element), C overlapping A or B in the same buffer, or
-  /// a queue of another context or device.
+  /// may be null only when it describes no element), C overlapping A or B in the same buffer (in
+  /// the offsets form: any product's C overlapping any product's A or B), or a queue of another
+  /// context or device.
   void enqueue(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
                const EventList& wait_list = {}, cl::Event* event = nullptr) const;
   /// A packed once for several calls that share it (e.g. blocks of C's columns against one A):
@@ -168,6 +181,24 @@ void sgemm_strided_batched(cl::CommandQueue& queue, Layout layout, Transpose tra
                            const MatrixRef& b, std::size_t b_stride, float beta, const MatrixRef& c,
                            std::size_t c_stride, std::size_t batch, const EventList& wait_list = {},
                            cl::Event* event = nullptr, const Tuning& tuning = {});
+
+/// Batched sgemm with an offset per product (CLBlast's GemmBatched): C_i = alpha * op(A_i) *
+/// op(B_i) + beta * C_i for i < batch = a_offsets.size(), matrix i of A at element a_offsets[i]
+/// of buffer `a` (likewise B and C), every matrix with the leading dimension lda (ldb, ldc). The
+/// offsets may come in any order and products may share an A or a B; C's matrices must not
+/// overlap (any two C offsets at least one C matrix's extent apart, its ld gaps included), nor
+/// any C an A or B in the same buffer. One alpha and one beta for every product. Semantics,
+/// checks and caching as sgemm_strided_batched(), on the same plans and kernels: the offsets go
+/// to the device once per plan as a small table that the kernels read per product (offsets in
+/// even steps run as the strided batch they are). Throws InvalidArgument, before anything is
+/// enqueued, for lists of different lengths, a batch of 2^31 or more, a matrix past its buffer
+/// or whose end does not fit in size_t, and overlaps as above. batch 0 does nothing.
+void sgemm_batched(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m,
+                   std::size_t n, std::size_t k, float alpha, const cl::Buffer& a,
+                   const std::vector<std::size_t>& a_offsets, std::size_t lda, const cl::Buffer& b,
+                   const std::vector<std::size_t>& b_offsets, std::size_t ldb, float beta, const cl::Buffer& c,
+                   const std::vector<std::size_t>& c_offsets, std::size_t ldc, const EventList& wait_list = {},
+                   cl::Event* event = nullptr, const Tuning& tuning = {});
 
 /// Host-vector convenience, blocking. Leading dimensions as above; the vectors must hold the
 /// described matrices. Runs as a group call on the queue's device alone (clforge/group.hpp): A

@@ -297,6 +297,26 @@ MpiRun sgemm(MPI_Comm comm, const DeviceGroup& local, const Distribution& d, int
   return finish(comm, "sgemm", d, secs, o.timeout_s);
 }
 
+MpiRun sgemm_strided_batched(MPI_Comm comm, const DeviceGroup& local, const Distribution& d, Layout layout,
+                             Transpose trans_a, Transpose trans_b, std::size_t m, std::size_t n, std::size_t k,
+                             float alpha, const float* local_a, std::size_t lda, std::size_t a_stride,
+                             const float* local_b, std::size_t ldb, std::size_t b_stride, float beta, float* local_c,
+                             std::size_t ldc, std::size_t c_stride, const MpiOptions& o) {
+  const int me = rank_of(comm);
+  const auto t0 = Clock::now();
+  const std::string err = attempt([&] {
+    check_distribution(comm, d, "clforge mpi sgemm_strided_batched");
+    detail::run_mpi_fault(me);
+    const std::size_t count = d.count[static_cast<std::size_t>(me)];
+    if (count > 0)
+      clforge::sgemm_strided_batched(local, layout, trans_a, trans_b, m, n, k, alpha, local_a, lda, a_stride, local_b,
+                                     ldb, b_stride, beta, local_c, ldc, c_stride, count, o.local);
+  });
+  const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+  agree(comm, err, o.timeout_s, "sgemm_strided_batched");
+  return finish(comm, "sgemm_strided_batched", d, secs, o.timeout_s);
+}
+
 MpiRun gaussian_blur(MPI_Comm comm, const DeviceGroup& local, const Distribution& d, std::size_t width,
                      PixelFormat format, const void* local_in, void* local_out, const BlurOptions& options,
                      const MpiOptions& o) {

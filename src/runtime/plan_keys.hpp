@@ -12,10 +12,14 @@
 
 namespace clforge {
 
-/// Every field of an SgemmDesc (alpha and beta by their bits).
+/// Every field of an SgemmDesc (alpha and beta by their bits; the offset lists with their lengths).
 inline std::string desc_key(const SgemmDesc& d) {
-  return detail::key_bytes(d.layout, d.trans_a, d.trans_b, d.m, d.n, d.k, d.alpha, d.beta, d.a_offset, d.a_ld,
-                           d.b_offset, d.b_ld, d.c_offset, d.c_ld, d.batch, d.a_stride, d.b_stride, d.c_stride);
+  std::string key = detail::key_bytes(d.layout, d.trans_a, d.trans_b, d.m, d.n, d.k, d.alpha, d.beta, d.a_offset,
+                                      d.a_ld, d.b_offset, d.b_ld, d.c_offset, d.c_ld, d.batch, d.a_stride, d.b_stride,
+                                      d.c_stride, d.a_offsets.size(), d.b_offsets.size(), d.c_offsets.size());
+  for (const auto* v : {&d.a_offsets, &d.b_offsets, &d.c_offsets})
+    key.append(reinterpret_cast<const char*>(v->data()), v->size() * sizeof(std::size_t));
+  return key;
 }
 
 /// Every field of a TransposeDesc.

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "runtime/errors.hpp"
 #include "runtime/extent.hpp"
@@ -84,6 +86,75 @@ void sgemm_check_buffers(const std::array<std::size_t, 3>& span, const std::arra
     if (span[i] == 0 || span[2] == 0 || (*buffers[i])() != (*buffers[2])()) continue;
     require(!ranges_overlap(offsets[i], end[i], offsets[2], end[2]), kSgemmRoutine,
             [&] { return std::string("c overlaps ") + names[i] + " in the same buffer (C must not alias an input)"; });
+  }
+}
+
+namespace {
+const char* const kOffsetLists[3] = {"a_offsets", "b_offsets", "c_offsets"};
+
+// The largest end (offset + span) of an operand's matrices in the offsets form, checked.
+std::size_t last_end(const std::vector<std::size_t>& offsets, std::size_t span, int operand) {
+  std::size_t end = 0;
+  for (std::size_t z = 0; z < offsets.size(); ++z) {
+    const std::optional<std::size_t> e = add_checked(offsets[z], span);
+    require(e.has_value(), kSgemmRoutine, [&] {
+      return std::string(kOffsetLists[operand]) + "[" + std::to_string(z) + "] (" + std::to_string(offsets[z]) +
+             ") plus the described extent does not fit in size_t";
+    });
+    end = std::max(end, *e);
+  }
+  mul_or_throw(end, sizeof(float), kSgemmRoutine, std::string(kOffsetLists[operand]) + "'s extent in bytes");
+  return end;
+}
+}  // namespace
+
+SgemmOffsets sgemm_check_offsets(const SgemmDesc& d, const std::array<std::size_t, 3>& span) {
+  require(d.batch <= kMaxDim, kSgemmRoutine,
+          [&] { return "batch (" + std::to_string(d.batch) + ") must be below 2^31"; });
+  const std::vector<std::size_t>* lists[3] = {&d.a_offsets, &d.b_offsets, &d.c_offsets};
+  for (int i = 0; i < 3; ++i)
+    require(lists[i]->size() == d.batch, kSgemmRoutine, [&] {
+      return std::string(kOffsetLists[i]) + " holds " + std::to_string(lists[i]->size()) +
+             " offsets, not one per product (batch " + std::to_string(d.batch) + ")";
+    });
+  require(
+      d.a_offset == 0 && d.b_offset == 0 && d.c_offset == 0 && d.a_stride == 0 && d.b_stride == 0 && d.c_stride == 0,
+      kSgemmRoutine,
+      "offset lists take no a_offset, b_offset, c_offset or strides beside them (put them in the lists)");
+  SgemmOffsets o;
+  for (int i = 0; i < 3; ++i)
+    if (span[i] > 0) o.end[i] = last_end(*lists[i], span[i], i);
+  if (span[2] == 0) return o;
+  o.c_sorted = d.c_offsets;
+  std::sort(o.c_sorted.begin(), o.c_sorted.end());
+  for (std::size_t z = 1; z < o.c_sorted.size(); ++z)
+    require(o.c_sorted[z] - o.c_sorted[z - 1] >= span[2], kSgemmRoutine, [&] {
+      return "c_offsets " + std::to_string(o.c_sorted[z - 1]) + " and " + std::to_string(o.c_sorted[z]) +
+             " are less than one C matrix's extent (" + std::to_string(span[2]) +
+             " elements) apart: the batch's C matrices must not overlap";
+    });
+  return o;
+}
+
+void sgemm_check_offset_buffers(const SgemmDesc& d, const std::array<std::size_t, 3>& span, const SgemmOffsets& o,
+                                const std::array<const cl::Buffer*, 3>& buffers) {
+  const char* names[3] = {"a", "b", "c"};
+  for (int i = 0; i < 3; ++i)
+    if (o.end[i] > 0) require_extent(kSgemmRoutine, names[i], *buffers[i], 0, o.end[i], sizeof(float));
+  const std::vector<std::size_t>* lists[2] = {&d.a_offsets, &d.b_offsets};
+  for (int i = 0; i < 2; ++i) {
+    if (span[i] == 0 || span[2] == 0 || (*buffers[i])() != (*buffers[2])()) continue;
+    for (std::size_t z = 0; z < lists[i]->size(); ++z) {
+      // The C matrix that starts last before this operand's matrix ends is the only one that can
+      // reach into it (C's matrices are sorted and apart).
+      const std::size_t x = (*lists[i])[z];
+      const auto next = std::lower_bound(o.c_sorted.begin(), o.c_sorted.end(), x + span[i]);
+      require(next == o.c_sorted.begin() || *(next - 1) + span[2] <= x, kSgemmRoutine, [&] {
+        return std::string("c overlaps ") + names[i] + " in the same buffer: product " + std::to_string(z) + "'s " +
+               names[i] + " at " + std::to_string(x) + " shares elements with the C matrix at " +
+               std::to_string(*(next - 1)) + " (C must not alias an input)";
+      });
+    }
   }
 }
 
@@ -181,6 +252,24 @@ void sgemm_strided_batched(cl::CommandQueue& queue, Layout layout, Transpose tra
   d.batch = batch, d.a_stride = a_stride, d.b_stride = b_stride, d.c_stride = c_stride;
   const auto plan = cached_sgemm_plan(queue, d, tuning);
   SgemmPlanAccess::run(*plan, queue, a.buffer, b.buffer, c.buffer, wait_list, event);  // checked above, same queue
+}
+
+void sgemm_batched(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m,
+                   std::size_t n, std::size_t k, float alpha, const cl::Buffer& a,
+                   const std::vector<std::size_t>& a_offsets, std::size_t lda, const cl::Buffer& b,
+                   const std::vector<std::size_t>& b_offsets, std::size_t ldb, float beta, const cl::Buffer& c,
+                   const std::vector<std::size_t>& c_offsets, std::size_t ldc, const EventList& wait_list,
+                   cl::Event* event, const Tuning& tuning) {
+  using namespace detail;
+  // Every argument is checked before a plan is looked up or built, as for the strided form.
+  const std::array<std::size_t, 3> span = sgemm_spans(layout, trans_a, trans_b, m, n, k, lda, ldb, ldc);
+  SgemmDesc d = desc_of(layout, trans_a, trans_b, m, n, k, alpha, beta, 0, lda, 0, ldb, 0, ldc);
+  d.batch = a_offsets.size();
+  d.a_offsets = a_offsets, d.b_offsets = b_offsets, d.c_offsets = c_offsets;
+  sgemm_check_offset_buffers(d, span, sgemm_check_offsets(d, span), {&a, &b, &c});
+  require(queue() != nullptr, "sgemm", "null command queue");
+  const auto plan = cached_sgemm_plan(queue, d, tuning);
+  SgemmPlanAccess::run(*plan, queue, a, b, c, wait_list, event);  // checked above, same queue
 }
 
 void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m, std::size_t n,

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "clforge/device.hpp"
 #include "clforge/sgemm.hpp"
@@ -90,6 +91,22 @@ SgemmSize parse_sgemm_size(const std::string& text);
 /// overlap A or B in the same buffer. InvalidArgument naming the operand otherwise.
 void sgemm_check_buffers(const std::array<std::size_t, 3>& span, const std::array<const cl::Buffer*, 3>& buffers,
                          const std::array<std::size_t, 3>& offsets);
+
+/// The offsets form of a batch (SgemmDesc's offset lists), checked without buffers: each list
+/// holds `batch` entries, the scalar offsets and strides are 0, every matrix's end fits in size_t
+/// (in bytes too), and no two C matrices overlap (sorted, each starts at least one C matrix's
+/// extent after the one before). `span`: one matrix's elements per operand (sgemm_spans).
+struct SgemmOffsets {
+  std::array<std::size_t, 3> end{};   ///< per operand, the largest offset + span (0: no element)
+  std::vector<std::size_t> c_sorted;  ///< C's offsets in increasing order
+};
+SgemmOffsets sgemm_check_offsets(const SgemmDesc& d, const std::array<std::size_t, 3>& span);
+
+/// The offsets form's buffer checks: every operand that describes an element is a buffer that
+/// holds its last matrix, and no product's A or B overlaps any product's C in the same buffer
+/// (InvalidArgument naming the operand and product otherwise).
+void sgemm_check_offset_buffers(const SgemmDesc& d, const std::array<std::size_t, 3>& span, const SgemmOffsets& o,
+                                const std::array<const cl::Buffer*, 3>& buffers);
 
 /// Throws InvalidArgument unless every override names a parameter of one of the sgemm kernels
 /// with a legal value; each family's overrides are resolved (legal combinations, fit on the

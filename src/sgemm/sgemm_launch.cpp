@@ -22,17 +22,18 @@ namespace clforge {
 namespace detail {
 
 const KernelSignature kSgemmXgemm{
-    "sgemm_xgemm", {"M",     "N",    "Kp",  "alpha", "beta",  "ag",   "a_off", "a_ld",  "a_z",      "bg",
-                    "b_off", "b_ld", "b_z", "cg",    "c_off", "c_ld", "c_z",   "c_vec", "kt_split", "k_z"}};
-const KernelSignature kSgemmStream{"sgemm_stream",
-                                   {"M", "N", "Kp", "alpha", "beta", "ag", "a_off", "a_ld", "a_z", "bg", "b_off",
-                                    "b_ld", "b_z", "cg", "c_off", "c_ld", "c_z", "c_vec"}};
+    "sgemm_xgemm", {"M",   "N",  "Kp",    "alpha", "beta", "ag",    "a_off",    "a_ld", "a_z", "bg",    "b_off", "b_ld",
+                    "b_z", "cg", "c_off", "c_ld",  "c_z",  "c_vec", "kt_split", "k_z",  "zt",  "zt_at", "zt_on"}};
+const KernelSignature kSgemmStream{
+    "sgemm_stream", {"M",    "N",   "Kp", "alpha", "beta", "ag",  "a_off", "a_ld", "a_z",   "bg",   "b_off",
+                     "b_ld", "b_z", "cg", "c_off", "c_ld", "c_z", "c_vec", "zt",   "zt_at", "zt_on"}};
 
 namespace {
-const std::vector<const char*> kDirectArgs{"M", "N",     "K",    "alpha", "beta", "a",     "a_off", "a_ld", "a_z",
-                                           "b", "b_off", "b_ld", "b_z",   "c",    "c_off", "c_ld",  "c_z"};
-const std::vector<const char*> kPackArgs{"K",   "X",   "Kp",    "Xp",   "src",  "s_off", "s_ld",
-                                         "s_z", "dst", "d_off", "d_ld", "d_pw", "d_z"};
+const std::vector<const char*> kDirectArgs{"M",     "N",    "K",   "alpha", "beta",  "a",    "a_off",
+                                           "a_ld",  "a_z",  "b",   "b_off", "b_ld",  "b_z",  "c",
+                                           "c_off", "c_ld", "c_z", "zt",    "zt_at", "zt_on"};
+const std::vector<const char*> kPackArgs{"K",   "X",     "Kp",   "Xp",   "src", "s_off", "s_ld",  "s_z",
+                                         "dst", "d_off", "d_ld", "d_pw", "d_z", "zt",    "zt_at", "zt_on"};
 }  // namespace
 
 const KernelSignature kSgemmDirect[2][2] = {{{"sgemm_direct_nn", kDirectArgs}, {"sgemm_direct_nt", kDirectArgs}},
@@ -40,15 +41,27 @@ const KernelSignature kSgemmDirect[2][2] = {{{"sgemm_direct_nn", kDirectArgs}, {
 const KernelSignature kSgemmPackCopy{"sgemm_pack_copy", kPackArgs};
 const KernelSignature kSgemmPackTrans{"sgemm_pack_trans", kPackArgs};
 const KernelSignature kSgemmSumScale{
-    "sgemm_sum_scale", {"M", "N", "S", "w", "w_off", "w_ld", "w_split", "beta", "c", "c_off", "c_ld", "c_z"}};
+    "sgemm_sum_scale",
+    {"M", "N", "S", "w", "w_off", "w_ld", "w_split", "beta", "c", "c_off", "c_ld", "c_z", "zt", "zt_at", "zt_on"}};
 
 namespace {
+// The offsets table's arguments of a launch whose first product is z0: the entries of column
+// `col` (0: the internal A, 1: B, 2: C; a launch that reads all three, the first) from row z0
+// on. Without a table (a strided batch, or `on` false) the kernel ignores them and `other`, a
+// buffer of the call, stands in for the table.
+void bind_table(Args& args, const SgemmPlan::Impl& p, const cl::Buffer& other, std::size_t z0, std::size_t col,
+                bool on = true) {
+  on = on && p.table;
+  args.buffer("zt", on ? p.zt : other).index("zt_at", on ? 3 * z0 + col : 0).i32("zt_on", on ? 1 : 0);
+}
+
 // C = beta * C (every matrix of a batch), or (slices > 0) C = sum of the slices + beta * C, over
 // the internal m x n C.
 void bind_sum(cl::Kernel& k, const SgemmPlan::Impl& p, const cl::Buffer& w, std::size_t w_off, std::size_t slices,
               const cl::Buffer& c, std::size_t z0 = 0) {
-  Args(k, kSgemmSumScale, p.long_index)
-      .i32("M", static_cast<long long>(p.m))
+  Args args(k, kSgemmSumScale, p.long_index);
+  bind_table(args, p, c, z0, 2, slices == 0);
+  args.i32("M", static_cast<long long>(p.m))
       .i32("N", static_cast<long long>(p.n))
       .i32("S", static_cast<long long>(slices))
       .buffer("w", w)
@@ -66,8 +79,9 @@ void bind_sum(cl::Kernel& k, const SgemmPlan::Impl& p, const cl::Buffer& w, std:
 // Binds the direct kernel for the products from z0 on.
 void bind_direct(cl::Kernel& k, const SgemmPlan::Impl& p, const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
                  std::size_t z0) {
-  Args(k, *p.sig, p.long_index)
-      .i32("M", static_cast<long long>(p.m))
+  Args args(k, *p.sig, p.long_index);
+  bind_table(args, p, c, z0, 0);
+  args.i32("M", static_cast<long long>(p.m))
       .i32("N", static_cast<long long>(p.n))
       .i32("K", static_cast<long long>(p.k))
       .f32("alpha", p.desc.alpha)
@@ -106,16 +120,19 @@ void run_batched(cl::CommandQueue& q, const EventList& wait, cl::Event* event, c
 
 // The operand a packing kernel reads: offset, leading dimension and the stride between the
 // batch's matrices (elements), and its columns x, padded to xp.
+// With an offsets table: the launch's first product z0 and the operand's column (2: none).
 struct PackSource {
   std::size_t off, ld, z, x, xp;
+  std::size_t z0 = 0, col = 2;
 };
 
 // Binds one packing kernel: the operand src into rows p < kp of xp floats, or (panel width pw >
 // 0) into panels of pw columns, kp rows each, at dst_off of dst, matrix z at z * dst_z.
 void bind_pack(cl::Kernel& k, const SgemmPlan::Impl& p, const KernelSignature& s, const cl::Buffer& src,
                const PackSource& from, std::size_t pw, const cl::Buffer& dst, std::size_t dst_off, std::size_t dst_z) {
-  Args(k, s, p.long_index)
-      .i32("K", static_cast<long long>(p.k))
+  Args args(k, s, p.long_index);
+  bind_table(args, p, src, from.z0, from.col, from.col < 2);
+  args.i32("K", static_cast<long long>(p.k))
       .i32("X", static_cast<long long>(from.x))
       .i32("Kp", static_cast<long long>(p.kp))
       .i32("Xp", static_cast<long long>(from.xp))
@@ -142,6 +159,7 @@ struct Operand {
 // slices of the workspace).
 struct Operands {
   Operand a, b, out;
+  std::size_t z0 = 0;  // the first product (the offsets table's row of C)
 };
 
 // The products z0 .. z0 + count - 1 that one group of launches computes (all of a single product).
@@ -155,8 +173,9 @@ Step launch_pack_a(Execution& x, const SgemmPlan::Impl& p, const cl::Buffer& a, 
                    const Deps& after) {
   const KernelSignature& s = p.ta ? kSgemmPackTrans : kSgemmPackCopy;
   cl::Kernel k = get_kernel(p.pack, s.kernel);  // this thread's kernel object
-  bind_pack(k, p, s, a, {p.a_off + g.z0 * p.a_z, p.a_ld, p.a_z, p.m, p.mp}, p.panel ? p.mt : 0, dst, 0, p.a_elems);
-  return x.launch(k, with_z(p.pack_a_global, p.a_z == 0 ? 1 : g.count), p.pack_local, after, false,
+  bind_pack(k, p, s, a, {p.a_off + g.z0 * p.a_z, p.a_ld, p.a_z, p.m, p.mp, g.z0, 0}, p.panel ? p.mt : 0, dst, 0,
+            p.a_elems);
+  return x.launch(k, with_z(p.pack_a_global, p.a_each() ? g.count : 1), p.pack_local, after, false,
                   "pack A");  // the tag tells the packs apart
 }
 
@@ -165,9 +184,9 @@ Step launch_pack_b(Execution& x, const SgemmPlan::Impl& p, const cl::Buffer& b, 
                    std::size_t dst_off, const Group& g, const Deps& after) {
   const KernelSignature& s = p.tb ? kSgemmPackCopy : kSgemmPackTrans;
   cl::Kernel k = get_kernel(p.pack, s.kernel);
-  bind_pack(k, p, s, b, {p.b_off + g.z0 * p.b_z, p.b_ld, p.b_z, p.n, p.np}, p.panel ? p.nt : 0, dst, dst_off,
+  bind_pack(k, p, s, b, {p.b_off + g.z0 * p.b_z, p.b_ld, p.b_z, p.n, p.np, g.z0, 1}, p.panel ? p.nt : 0, dst, dst_off,
             p.b_elems);
-  return x.launch(k, with_z(p.pack_b_global, p.b_z == 0 ? 1 : g.count), p.pack_local, after, false, "pack B");
+  return x.launch(k, with_z(p.pack_b_global, p.b_each() ? g.count : 1), p.pack_local, after, false, "pack B");
 }
 
 // Binds the multiply's launch `block`. Its output is C, or (split k) the slices: alpha times
@@ -180,6 +199,7 @@ void bind_multiply(cl::Kernel& k, const SgemmPlan::Impl& p, const Operands& o, s
   const std::size_t kz = split ? p.kt_split : 0;          // k tiles from one z group to the next
   const std::size_t az = split ? kz * p.kt * o.a.ld : o.a.z, bz = split ? kz * p.kt * o.b.ld : o.b.z;
   Args args(k, *p.sig, p.long_index);
+  bind_table(args, p, *o.out.buffer, o.z0, 2, !split);
   args.i32("M", static_cast<long long>(p.m))
       .i32("N", static_cast<long long>(p.n))
       .i32("Kp", static_cast<long long>(p.kp))
@@ -238,15 +258,16 @@ Step run_group(Execution& x, const SgemmPlan::Impl& p, const Tiled& t, const Gro
   Operands o{
       p.pack_a ? Operand{t.packed_a, 0, p.panel ? p.mt : p.mp, 0} : Operand{t.a, p.a_off + g.z0 * p.a_z, p.a_ld, p.a_z},
       {t.b, p.b_off + g.z0 * p.b_z, p.b_ld, p.b_z},
-      {}};
+      {},
+      g.z0};
   Deps ready;  // what the multiply waits for
   if (packs_a) {
-    if (first || p.a_z != 0) ready.add(launch_pack_a(x, p, *t.a, *t.ws, g, after));
-    o.a = {t.ws, 0, p.panel ? p.mt : p.mp, p.a_z == 0 ? 0 : p.a_elems};
+    if (first || p.a_each()) ready.add(launch_pack_a(x, p, *t.a, *t.ws, g, after));
+    o.a = {t.ws, 0, p.panel ? p.mt : p.mp, p.a_each() ? p.a_elems : 0};
   }
   if (p.pack_b) {
-    if (first || p.b_z != 0) ready.add(launch_pack_b(x, p, *t.b, *t.ws, t.b_at, g, after));
-    o.b = {t.ws, t.b_at, p.panel ? p.nt : p.np, p.b_z == 0 ? 0 : p.b_elems};
+    if (first || p.b_each()) ready.add(launch_pack_b(x, p, *t.b, *t.ws, t.b_at, g, after));
+    o.b = {t.ws, t.b_at, p.panel ? p.nt : p.np, p.b_each() ? p.b_elems : 0};
   }
   if (!packs_a || !p.pack_b) ready.add(Execution::kStart);  // an operand read in place
   if (!first) ready.add(prev);

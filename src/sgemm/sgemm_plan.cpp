@@ -13,6 +13,7 @@
 //                                  write C in place with edge guards (no C copies).
 #include <algorithm>
 #include <cstdio>
+#include <numeric>
 
 #include "runtime/errors.hpp"
 #include "runtime/extent.hpp"
@@ -50,11 +51,36 @@ Configuration route_of(const DeviceInfo& device, const Tuning& tuning) {
 }
 
 // A description with its leading dimensions resolved, the elements each operand spans, and
-// where each ends (offset + span; 0 for an operand that describes no element).
+// where each ends (offset + span; 0 for an operand that describes no element). In the offsets
+// form (`table`): one matrix's span, the last matrix's end, and the lists' checks.
 struct Checked {
   SgemmDesc desc;
   std::array<std::size_t, 3> span, end;
+  bool table = false;
+  SgemmOffsets offsets;
 };
+
+bool offsets_form(const SgemmDesc& d) { return !d.a_offsets.empty() || !d.b_offsets.empty() || !d.c_offsets.empty(); }
+
+// Offset lists that step evenly upwards turned into the strided batch they describe (the list
+// of an operand that describes no element is ignored); false when one of them does not.
+bool as_strided(SgemmDesc& d, const std::array<std::size_t, 3>& span) {
+  std::vector<std::size_t>* lists[3] = {&d.a_offsets, &d.b_offsets, &d.c_offsets};
+  std::size_t first[3] = {0, 0, 0}, step[3] = {0, 0, 0};
+  for (int i = 0; i < 3; ++i) {
+    const std::vector<std::size_t>& v = *lists[i];
+    if (span[i] == 0 || v.empty()) continue;
+    first[i] = v[0];
+    if (v.size() > 1 && v[1] < v[0]) return false;
+    step[i] = v.size() > 1 ? v[1] - v[0] : 0;
+    for (std::size_t z = 1; z < v.size(); ++z)
+      if (v[z] < v[z - 1] || v[z] - v[z - 1] != step[i]) return false;
+  }
+  d.a_offset = first[0], d.b_offset = first[1], d.c_offset = first[2];
+  d.a_stride = step[0], d.b_stride = step[1], d.c_stride = step[2];
+  for (auto* v : lists) v->clear();
+  return true;
+}
 
 Checked check_desc(SgemmDesc d) {
   const bool row = d.layout == Layout::RowMajor, ta = d.trans_a == Transpose::Yes, tb = d.trans_b == Transpose::Yes;
@@ -62,10 +88,18 @@ Checked check_desc(SgemmDesc d) {
   if (d.a_ld == 0) d.a_ld = ta ? tight(d.k, d.m) : tight(d.m, d.k);
   if (d.b_ld == 0) d.b_ld = tb ? tight(d.n, d.k) : tight(d.k, d.n);
   if (d.c_ld == 0) d.c_ld = tight(d.m, d.n);
+  if (offsets_form(d)) {
+    const std::array<std::size_t, 3> span =
+        sgemm_spans(d.layout, d.trans_a, d.trans_b, d.m, d.n, d.k, d.a_ld, d.b_ld, d.c_ld);
+    SgemmOffsets o = sgemm_check_offsets(d, span);
+    if (!as_strided(d, span)) return Checked{d, span, o.end, true, std::move(o)};
+  }
   Checked c{d,
             sgemm_batched_spans(d.layout, d.trans_a, d.trans_b, d.m, d.n, d.k, d.a_ld, d.b_ld, d.c_ld, d.batch,
                                 d.a_stride, d.b_stride, d.c_stride),
-            {0, 0, 0}};
+            {0, 0, 0},
+            false,
+            {}};
   const std::size_t offsets[3] = {d.a_offset, d.b_offset, d.c_offset};
   const char* names[3] = {"a", "b", "c"};
   for (int i = 0; i < 3; ++i) {
@@ -117,20 +151,22 @@ Configuration plan_tiled(SgemmPlan::Impl& im, const DeviceInfo& dev, const Confi
   // An operand already in k-major form with tile-multiple sizes and aligned rows is read in
   // place; the others are packed into the workspace. Panels (PANEL) are always packed.
   im.panel = !stream && cfg.at("PANEL") != 0;
-  im.pack_a = im.panel || !(!im.ta && im.m == im.mp && im.k == im.kp && im.a_ld % im.va == 0 && im.a_off % im.va == 0 &&
-                            im.a_z % im.va == 0);
-  im.pack_b = im.panel || !(im.tb && im.n == im.np && im.k == im.kp && im.b_ld % im.vb == 0 && im.b_off % im.vb == 0 &&
-                            im.b_z % im.vb == 0);
+  im.pack_a = im.table || im.panel ||
+              !(!im.ta && im.m == im.mp && im.k == im.kp && im.a_ld % im.va == 0 && im.a_off % im.va == 0 &&
+                im.a_z % im.va == 0);
+  im.pack_b = im.table || im.panel ||
+              !(im.tb && im.n == im.np && im.k == im.kp && im.b_ld % im.vb == 0 && im.b_off % im.vb == 0 &&
+                im.b_z % im.vb == 0);
   im.a_elems = im.pack_a ? round_up(im.kp * im.mp, 64) : 0;
   im.b_elems = im.pack_b ? round_up(im.kp * im.np, 64) : 0;
   // One packed matrix per product, one for all of them when the caller's stride is 0. A batch
   // runs in groups of zchunk products that share the workspace, so that a batch of any size
   // packs into at most sgemm_batch_workspace_limit() bytes (or one product's operands).
-  const std::size_t per = (im.a_z != 0 ? im.a_elems : 0) + (im.b_z != 0 ? im.b_elems : 0);
+  const std::size_t per = (im.a_each() ? im.a_elems : 0) + (im.b_each() ? im.b_elems : 0);
   const std::size_t fit = per > 0 ? sgemm_batch_workspace_limit() / sizeof(float) / per : im.batch;
   im.zchunk = std::max<std::size_t>(1, std::min({im.batch, fit, kSgemmMaxBatchLaunch}));
-  im.a_mats = im.pack_a ? (im.a_z == 0 ? 1 : im.zchunk) : 0;
-  im.b_mats = im.pack_b ? (im.b_z == 0 ? 1 : im.zchunk) : 0;
+  im.a_mats = im.pack_a ? (im.a_each() ? im.zchunk : 1) : 0;
+  im.b_mats = im.pack_b ? (im.b_each() ? im.zchunk : 1) : 0;
   // Split k: `slices` partial products of mp x np floats each, after the packed operands (a
   // batch fills the device with its products instead).
   const std::size_t ktiles = im.kp / im.kt;
@@ -150,7 +186,7 @@ Configuration plan_tiled(SgemmPlan::Impl& im, const DeviceInfo& dev, const Confi
   // offset is a multiple of 64 and mp of the tile).
   const std::size_t out_off = im.slices > 1 ? packed : im.c_off;
   const std::size_t out_ld = im.slices > 1 ? im.mp : im.c_ld;
-  im.c_vec = out_off % im.va == 0 && out_ld % im.va == 0 && im.c_z % im.va == 0;
+  im.c_vec = out_off % im.va == 0 && out_ld % im.va == 0 && (im.table ? im.c_align : im.c_z) % im.va == 0;
   if (stream) {
     im.sig = &kSgemmStream;
     im.global = cl::NDRange(im.mp / im.mt * cfg.at("SGS_WG"), im.np / im.nt, im.zchunk);
@@ -165,6 +201,24 @@ Configuration plan_tiled(SgemmPlan::Impl& im, const DeviceInfo& dev, const Confi
 }
 
 std::string index_option(bool long_index) { return long_index ? "-DCLF_LONG_INDEX=1" : ""; }
+
+// The offsets table: row z holds product z's offsets of the internal A, B and C (the caller's B,
+// A and C in row-major storage; 0 for an operand that describes no element) as T, the kernels'
+// index type.
+template <typename T>
+cl::Buffer offsets_table(const cl::Context& context, const SgemmPlan::Impl& im, const Checked& c) {
+  const SgemmDesc& d = c.desc;
+  const std::vector<std::size_t>* cols[3] = {im.swap ? &d.b_offsets : &d.a_offsets,
+                                             im.swap ? &d.a_offsets : &d.b_offsets, &d.c_offsets};
+  const bool used[3] = {c.span[im.swap ? 1 : 0] > 0, c.span[im.swap ? 0 : 1] > 0, c.span[2] > 0};
+  std::vector<T> rows(3 * d.batch);
+  for (std::size_t z = 0; z < d.batch; ++z)
+    for (int i = 0; i < 3; ++i) rows[3 * z + i] = used[i] ? static_cast<T>((*cols[i])[z]) : T(0);
+  cl_int st = CL_SUCCESS;
+  cl::Buffer b(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, rows.size() * sizeof(T), rows.data(), &st);
+  check(st, "clCreateBuffer", "sgemm offsets table");
+  return b;
+}
 
 std::shared_ptr<const SgemmPlan::Impl> build(const QueueContext& qc, const Checked& c, const Tuning& tuning) {
   const DeviceInfo& dev = *qc.info;
@@ -192,9 +246,18 @@ std::shared_ptr<const SgemmPlan::Impl> build(const QueueContext& qc, const Check
     im->c_z = d.c_stride;
   }
   im->path = d.batch == 0 ? SgemmPath::Nothing : path_for(route, im->m, im->n, im->k, d.alpha, d.beta);
+  if (c.table) {  // offsets and strides stay 0: the kernels read the table
+    im->table = true;
+    im->batch = d.batch;
+    im->offsets = c.offsets;
+    im->c_align = std::accumulate(d.c_offsets.begin(), d.c_offsets.end(), std::size_t(0),
+                                  [](std::size_t g, std::size_t x) { return std::gcd(g, x); });
+  }
 
-  const bool operands_long = std::max(c.end[0], c.end[1]) > kMaxInt32Index;
-  const bool c_long = c.end[2] > kMaxInt32Index;
+  // The offsets table's entries are indexed as 3 z + column in the kernels' index type too.
+  const bool table_long = c.table && d.batch > kMaxInt32Index / 3;
+  const bool operands_long = std::max(c.end[0], c.end[1]) > kMaxInt32Index || table_long;
+  const bool c_long = c.end[2] > kMaxInt32Index || table_long;
   switch (im->path) {
     case SgemmPath::Nothing:
       break;
@@ -243,6 +306,8 @@ std::shared_ptr<const SgemmPlan::Impl> build(const QueueContext& qc, const Check
       break;
     }
   }
+  if (im->table && im->path != SgemmPath::Nothing)
+    im->zt = im->long_index ? offsets_table<cl_long>(qc.context, *im, c) : offsets_table<cl_int>(qc.context, *im, c);
   return im;
 }
 
@@ -294,7 +359,10 @@ void SgemmPlan::enqueue(cl::CommandQueue& queue, const cl::Buffer& a, const cl::
   using namespace detail;
   require_plan_queue(kSgemmRoutine, queue, impl_->context(), impl_->device);
   const SgemmDesc& d = impl_->desc;
-  sgemm_check_buffers(impl_->span, {&a, &b, &c}, {d.a_offset, d.b_offset, d.c_offset});
+  if (impl_->table)
+    sgemm_check_offset_buffers(d, impl_->span, impl_->offsets, {&a, &b, &c});
+  else
+    sgemm_check_buffers(impl_->span, {&a, &b, &c}, {d.a_offset, d.b_offset, d.c_offset});
   impl_->run(queue, a, b, c, wait_list, event);
 }
 
@@ -343,9 +411,10 @@ std::string SgemmPlan::describe() const {
                   (d.layout == Layout::RowMajor ? " row-major " : " column-major ") +
                   (d.trans_a == Transpose::Yes ? "T" : "N") + (d.trans_b == Transpose::Yes ? "T" : "N") + ", alpha " +
                   detail::number(d.alpha) + ", beta " + detail::number(d.beta) +
-                  (d.batch != 1 ? ", batch " + std::to_string(d.batch) + " (strides " + std::to_string(d.a_stride) +
-                                      "/" + std::to_string(d.b_stride) + "/" + std::to_string(d.c_stride) + ")"
-                                : std::string()) +
+                  (d.batch == 1 ? std::string()
+                   : p.table    ? ", batch " + std::to_string(d.batch) + " (offsets)"
+                             : ", batch " + std::to_string(d.batch) + " (strides " + std::to_string(d.a_stride) + "/" +
+                                   std::to_string(d.b_stride) + "/" + std::to_string(d.c_stride) + ")") +
                   ": ";
   switch (p.path) {
     case SgemmPath::Nothing:

@@ -9,7 +9,11 @@
 // NDRange dimension, and each kernel adds its z group's matrix strides (a_z, b_z, c_z) to the
 // offsets. Packed operands lie one matrix after the other in the workspace (one matrix when the
 // caller's stride is 0); the tiled paths run a large batch in groups of zchunk products that
-// reuse the workspace.
+// reuse the workspace. A batch given by offsets (SgemmDesc's lists) has offsets and strides of 0
+// here and a table on the device instead, row z the offsets of product z's internal A, B and C,
+// which the kernels read in place of z times the strides (CLF_Z_OFFSET, cl/common/common.cl); on
+// the tiled paths both operands are then packed, one matrix per product, so that only C is read
+// through the table by the multiply.
 #pragma once
 #include <array>
 #include <cstddef>
@@ -24,7 +28,7 @@ namespace clforge {
 
 struct SgemmPlan::Impl {
   SgemmDesc desc;                   // leading dimensions resolved
-  std::array<std::size_t, 3> span;  // elements spanned by the caller's A, B and C
+  std::array<std::size_t, 3> span;  // elements spanned by the caller's A, B and C (offsets form: one matrix each)
   cl::Context context;
   cl_device_id device = nullptr;
   std::vector<Configuration> cfgs;  // sgemm_route, then the kernels used
@@ -37,6 +41,16 @@ struct SgemmPlan::Impl {
   std::size_t a_off = 0, a_ld = 0, b_off = 0, b_ld = 0, c_off = 0, c_ld = 0;
   std::size_t batch = 1, a_z = 0, b_z = 0, c_z = 0;  // products and the internal strides (0 for batch 1)
   bool long_index = false;
+
+  // The offsets form: the lists' checks (ends, C sorted), the table (clf_index entries), and a
+  // number that divides every C offset (for whole-vector stores).
+  bool table = false;
+  detail::SgemmOffsets offsets;
+  cl::Buffer zt;
+  std::size_t c_align = 0;
+  // Whether each product has a matrix of its own of the internal A (B): not one for all.
+  bool a_each() const { return table || a_z != 0; }
+  bool b_each() const { return table || b_z != 0; }
 
   // The multiply (direct, xgemm or stream) and the sgemm_pack program (packing, the split-k
   // sum and C = beta * C).
