@@ -35,7 +35,8 @@ FftCase FftCase::of(const Size& z, std::size_t max_alloc) {
   if (z.interleaved)
     throw InvalidArgument("fft size '" + z.text() + "': the FFT benchmark measures contiguous batches (no layout key)");
   if (z.real && z.y != 0)
-    throw InvalidArgument("fft size '" + z.text() + "': the FFT benchmark measures real input in 1-D only (its 2-D and 3-D rows are complex)");
+    throw InvalidArgument("fft size '" + z.text() +
+                          "': the FFT benchmark measures real input in 1-D only (its 2-D and 3-D rows are complex)");
   FftCase c;
   c.shape = z.fft_shape();
   c.real = z.real;
