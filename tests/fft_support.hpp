@@ -209,4 +209,23 @@ inline double tolerance(const Shape& shape) {
   return t;
 }
 
+// Largest relative L2 error per transform of `got` (floats) at the output positions `pos`
+// (complex: floats 2p, 2p + 1; real: float p) against `ref`, `per` values per transform.
+inline double max_error(const std::vector<float>& got, const std::vector<std::size_t>& pos, bool complex_out,
+                        const std::vector<std::complex<double>>& ref, std::size_t per) {
+  double worst = 0;
+  for (std::size_t b = 0; b < ref.size() / per; ++b) {
+    double num = 0, den = 0;
+    for (std::size_t e = b * per; e < (b + 1) * per; ++e) {
+      const std::complex<double> y = complex_out ? std::complex<double>(got[2 * pos[e]], got[2 * pos[e] + 1])
+                                                 : std::complex<double>(got[pos[e]], 0);
+      num += std::norm(y - ref[e]);
+      den += std::norm(ref[e]);
+    }
+    const double r = std::sqrt(num / std::max(den, 1e-300));
+    worst = std::isfinite(r) ? std::max(worst, r) : INFINITY;
+  }
+  return worst;
+}
+
 }  // namespace clforge::test::fft_cases

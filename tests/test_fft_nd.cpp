@@ -39,27 +39,11 @@ struct NdCase {
 };
 
 using test::fft_cases::filled;
+using test::fft_cases::max_error;
 using test::fft_cases::positions;
 using test::fft_cases::separable_dft;
 using test::fft_cases::tolerance;
 using test::fft_cases::volume;
-
-// Largest relative L2 error per transform of `got` (floats) at `pos` against `ref`.
-double max_error(const std::vector<float>& got, const std::vector<std::size_t>& pos, const std::vector<cd>& ref,
-                 std::size_t per) {
-  double worst = 0;
-  for (std::size_t b = 0; b < ref.size() / per; ++b) {
-    double num = 0, den = 0;
-    for (std::size_t e = b * per; e < (b + 1) * per; ++e) {
-      const cd y(got[2 * pos[e]], got[2 * pos[e] + 1]);
-      num += std::norm(y - ref[e]);
-      den += std::norm(ref[e]);
-    }
-    const double r = std::sqrt(num / std::max(den, 1e-300));
-    worst = std::isfinite(r) ? std::max(worst, r) : INFINITY;
-  }
-  return worst;
-}
 
 FftNdDesc desc_of(const NdCase& c) {
   FftNdDesc d;
@@ -100,7 +84,7 @@ void check_nd(NdCase c, std::uint64_t seed) {
   std::vector<float> got(init.size());
   s.queue.enqueueReadBuffer(bout, CL_TRUE, 0, got.size() * 4, got.data(), &deps);
 
-  const double err = max_error(got, pout, ref, volume(c.shape));
+  const double err = max_error(got, pout, true, ref, volume(c.shape));
   INFO("max relative L2 error " << err << ", tolerance " << tolerance(c.shape));
   CHECK(err <= tolerance(c.shape));
   std::vector<bool> mask(poison.elements(), false);

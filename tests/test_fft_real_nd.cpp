@@ -36,6 +36,7 @@ namespace {
 using cd = std::complex<double>;
 using test::fft_cases::dft_axis;
 using test::fft_cases::filled;
+using test::fft_cases::max_error;
 using test::fft_cases::positions;
 using test::fft_cases::Shape;
 using test::fft_cases::tolerance;
@@ -95,24 +96,6 @@ std::vector<cd> c2r_nd(std::vector<cd> X, const Shape& shape, double scale) {
   full = dft_axis(full, shape, shape.size() - 1, +1);
   for (cd& v : full) v = v.real() * scale;
   return full;
-}
-
-// Largest relative L2 error per transform of `got` (floats) at the output positions `pos`
-// (complex: floats 2p, 2p + 1; real: float p) against `ref`, `per` values per transform.
-double max_error(const std::vector<float>& got, const std::vector<std::size_t>& pos, bool complex_out,
-                 const std::vector<cd>& ref, std::size_t per) {
-  double worst = 0;
-  for (std::size_t b = 0; b < ref.size() / per; ++b) {
-    double num = 0, den = 0;
-    for (std::size_t e = b * per; e < (b + 1) * per; ++e) {
-      const cd y = complex_out ? cd(got[2 * pos[e]], got[2 * pos[e] + 1]) : cd(got[pos[e]], 0);
-      num += std::norm(y - ref[e]);
-      den += std::norm(ref[e]);
-    }
-    const double r = std::sqrt(num / std::max(den, 1e-300));
-    worst = std::isfinite(r) ? std::max(worst, r) : INFINITY;
-  }
-  return worst;
 }
 
 RealFftNdDesc desc_of(const RealNdCase& c) {
