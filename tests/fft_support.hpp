@@ -228,4 +228,26 @@ inline double max_error(const std::vector<float>& got, const std::vector<std::si
   return worst;
 }
 
+// Runs `plan` in `direction` on a device copy of x into an output that starts as `init` (in
+// place: x's buffer) and returns the output; out of place also checks that x is left unchanged.
+template <class Plan>
+std::vector<float> run_plan(const Plan& plan, FftDirection direction, bool in_place, const std::vector<float>& x,
+                            std::vector<float> init) {
+  auto& s = session();
+  cl::Buffer bin(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, x.size() * 4, const_cast<float*>(x.data()));
+  cl::Buffer bout =
+      in_place ? bin : cl::Buffer(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, init.size() * 4, init.data());
+  cl::Event ev;
+  plan.enqueue(s.queue, direction, bin, bout, {}, &ev);
+  std::vector<cl::Event> deps{ev};
+  std::vector<float> got(init.size());
+  s.queue.enqueueReadBuffer(bout, CL_TRUE, 0, got.size() * 4, got.data(), &deps);
+  if (!in_place) {
+    std::vector<float> after(x.size());
+    s.queue.enqueueReadBuffer(bin, CL_TRUE, 0, after.size() * 4, after.data());
+    CHECK(std::memcmp(after.data(), x.data(), x.size() * 4) == 0);
+  }
+  return got;
+}
+
 }  // namespace clforge::test::fft_cases

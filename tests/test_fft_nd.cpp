@@ -41,6 +41,7 @@ struct NdCase {
 using test::fft_cases::filled;
 using test::fft_cases::max_error;
 using test::fft_cases::positions;
+using test::fft_cases::run_plan;
 using test::fft_cases::separable_dft;
 using test::fft_cases::tolerance;
 using test::fft_cases::volume;
@@ -74,15 +75,8 @@ void check_nd(NdCase c, std::uint64_t seed) {
                 << (c.inverse ? " inverse" : " forward") << (c.in_place ? " in-place" : "") << " seed " << seed);
   FftNdPlan plan(s.queue, desc_of(c));
   INFO("plan: " << plan.describe());
-  std::vector<float> init = poison.floats();
-  cl::Buffer bin(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, x.size() * 4, const_cast<float*>(x.data()));
-  cl::Buffer bout =
-      c.in_place ? bin : cl::Buffer(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, init.size() * 4, init.data());
-  cl::Event ev;
-  plan.enqueue(s.queue, c.inverse ? FftDirection::Inverse : FftDirection::Forward, bin, bout, {}, &ev);
-  std::vector<cl::Event> deps{ev};
-  std::vector<float> got(init.size());
-  s.queue.enqueueReadBuffer(bout, CL_TRUE, 0, got.size() * 4, got.data(), &deps);
+  const std::vector<float> got =
+      run_plan(plan, c.inverse ? FftDirection::Inverse : FftDirection::Forward, c.in_place, x, poison.floats());
 
   const double err = max_error(got, pout, true, ref, volume(c.shape));
   INFO("max relative L2 error " << err << ", tolerance " << tolerance(c.shape));
@@ -90,11 +84,6 @@ void check_nd(NdCase c, std::uint64_t seed) {
   std::vector<bool> mask(poison.elements(), false);
   for (std::size_t p : pout) mask[p] = true;
   CHECK(poison.changed_outside(got.data(), mask) == 0);
-  if (!c.in_place) {
-    std::vector<float> after(x.size());
-    s.queue.enqueueReadBuffer(bin, CL_TRUE, 0, after.size() * 4, after.data());
-    CHECK(std::memcmp(after.data(), x.data(), x.size() * 4) == 0);
-  }
 }
 
 NdCase plain(Shape shape, std::size_t batch = 1) {

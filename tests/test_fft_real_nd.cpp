@@ -38,6 +38,7 @@ using test::fft_cases::dft_axis;
 using test::fft_cases::filled;
 using test::fft_cases::max_error;
 using test::fft_cases::positions;
+using test::fft_cases::run_plan;
 using test::fft_cases::Shape;
 using test::fft_cases::tolerance;
 using test::fft_cases::volume;
@@ -133,15 +134,8 @@ void check_real_nd(const RealNdCase& given, std::uint64_t seed) {
   INFO(what << " seed " << seed);
   RealFftNdPlan plan(s.queue, desc_of(given));
   INFO("plan: " << plan.describe());
-  std::vector<float> init = poison.floats();
-  cl::Buffer bin(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, x.size() * 4, const_cast<float*>(x.data()));
-  cl::Buffer bout =
-      c.in_place ? bin : cl::Buffer(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, init.size() * 4, init.data());
-  cl::Event ev;
-  plan.enqueue(s.queue, c.inverse ? FftDirection::Inverse : FftDirection::Forward, bin, bout, {}, &ev);
-  std::vector<cl::Event> deps{ev};
-  std::vector<float> got(init.size());
-  s.queue.enqueueReadBuffer(bout, CL_TRUE, 0, got.size() * 4, got.data(), &deps);
+  const std::vector<float> got =
+      run_plan(plan, c.inverse ? FftDirection::Inverse : FftDirection::Forward, c.in_place, x, poison.floats());
 
   const std::vector<std::size_t>& pout = c.inverse ? preal : pspec;
   const double err = max_error(got, pout, !c.inverse, ref, c.inverse ? volume(c.shape) : volume(half));
@@ -154,11 +148,6 @@ void check_real_nd(const RealNdCase& given, std::uint64_t seed) {
   if (!c.inverse || c.in_place)
     for (std::size_t p : pspec) mask[2 * p] = mask[2 * p + 1] = true;
   CHECK(poison.changed_outside(got.data(), mask) == 0);
-  if (!c.in_place) {
-    std::vector<float> after(x.size());
-    s.queue.enqueueReadBuffer(bin, CL_TRUE, 0, after.size() * 4, after.data());
-    CHECK(std::memcmp(after.data(), x.data(), x.size() * 4) == 0);
-  }
 }
 
 RealNdCase real_case(Shape shape, std::size_t batch = 1, bool inverse = false) {
