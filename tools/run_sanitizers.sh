@@ -35,6 +35,7 @@ asan_runs=(
   "fft|--test-suite=fft|-tc=in place,scaling:*,decomposition,host-vector convenience overload,bad arguments*,a new plan with the same description*,passes resolve rows*,shipped GPU rows fit*,the host reference without FFTW*,the launcher names each FFT kernel*,one multi-pass plan*"
   "tune|--test-suite=tune|-tce=a space too large to enumerate*,tune fft and blur: size classes*,sampled verification of sgemm*,sampled verification of fft*,sampled verification of blur*"
   "fft_rader|--test-suite=fft_rader"
+  "fft_real_nd|--test-suite=fft_real,fft_nd,fft_real_nd"
 )
 # The safety suite (tests/test_safety.cpp) joins when its file exists.
 [ -f "$root/tests/test_safety.cpp" ] && asan_runs+=("safety|--test-suite=safety")
@@ -75,7 +76,8 @@ suites_of() {
   local r out=""
   for r in "$@"; do
     r=${r#*--test-suite=}
-    out+="${r%%|*};"
+    r=${r%%|*}
+    out+="${r//,/;};"  # doctest's list "a,b" is CMake's "a;b"
   done
   echo "${out}group"
 }
