@@ -241,9 +241,7 @@ py::array rfft_np(const py::object& queue, const py::object& a_obj, const py::ob
   const char* const kRoutine = inverse ? "irfft" : "rfft";
   cl::CommandQueue q = to_queue(queue);
   const clforge::Tuning tuning = to_tuning(tuning_obj);
-  if (!py::isinstance<py::array>(a_obj))
-    throw py::type_error(std::string(kRoutine) + ": a must be a NumPy array (got " + type_name(a_obj) + ")");
-  const py::array a = py::reinterpret_borrow<py::array>(a_obj);
+  const py::array a = numpy_array(a_obj, kRoutine, "a");
   require_dtype(a, inverse ? py::dtype::of<std::complex<float>>() : py::dtype::of<float>(), kRoutine, "a");
   const int ndim = static_cast<int>(a.ndim());
   if (ndim < 1 || axis < -ndim || axis >= ndim)
@@ -278,9 +276,7 @@ py::array fft_np(const py::object& queue, const py::object& x_obj, bool inverse,
   const char* const kRoutine = inverse ? "ifft" : "fft";
   cl::CommandQueue q = to_queue(queue);
   const clforge::Tuning tuning = to_tuning(tuning_obj);
-  if (!py::isinstance<py::array>(x_obj))
-    throw py::type_error(std::string(kRoutine) + ": x must be a NumPy array (got " + type_name(x_obj) + ")");
-  const auto ndim = py::reinterpret_borrow<py::array>(x_obj).ndim();
+  const auto ndim = numpy_array(x_obj, kRoutine, "x").ndim();
   const py::array x = checked_array(x_obj, kRoutine, "x", ndim < 1 ? 1 : static_cast<int>(ndim));
   require_dtype(x, py::dtype::of<std::complex<float>>(), kRoutine, "x");
   clforge::FftDesc d;
@@ -328,9 +324,7 @@ py::array fftn_np(const py::object& queue, const py::object& x_obj, const py::ob
   const char* const kRoutine = all == 2 ? (inverse ? "ifft2" : "fft2") : (inverse ? "ifftn" : "fftn");
   cl::CommandQueue q = to_queue(queue);
   const clforge::Tuning tuning = to_tuning(tuning_obj);
-  if (!py::isinstance<py::array>(x_obj))
-    throw py::type_error(std::string(kRoutine) + ": x must be a NumPy array (got " + type_name(x_obj) + ")");
-  const int ndim = static_cast<int>(py::reinterpret_borrow<py::array>(x_obj).ndim());
+  const int ndim = static_cast<int>(numpy_array(x_obj, kRoutine, "x").ndim());
   const py::array x = checked_array(x_obj, kRoutine, "x", std::max(ndim, 1));
   require_dtype(x, py::dtype::of<std::complex<float>>(), kRoutine, "x");
   const std::size_t rank = trailing_rank(kRoutine, axes, ndim, all);
@@ -401,9 +395,7 @@ py::array rfftn_np(const py::object& queue, const py::object& a_obj, const py::o
   const char* const kRoutine = all == 2 ? (inverse ? "irfft2" : "rfft2") : (inverse ? "irfftn" : "rfftn");
   cl::CommandQueue q = to_queue(queue);
   const clforge::Tuning tuning = to_tuning(tuning_obj);
-  if (!py::isinstance<py::array>(a_obj))
-    throw py::type_error(std::string(kRoutine) + ": a must be a NumPy array (got " + type_name(a_obj) + ")");
-  const py::array a = py::reinterpret_borrow<py::array>(a_obj);
+  const py::array a = numpy_array(a_obj, kRoutine, "a");
   require_dtype(a, inverse ? py::dtype::of<std::complex<float>>() : py::dtype::of<float>(), kRoutine, "a");
   clforge::RealFftNdDesc d;
   set_norm(kRoutine, norm.is_none() ? std::string("backward") : norm.cast<std::string>(), d);

@@ -90,10 +90,14 @@ clforge::Tuning to_tuning(const py::handle& obj) {
   throw py::type_error("tuning must be None, a dict {name: int} or a clforge.Tuning (got " + type_name(obj) + ")");
 }
 
-py::array checked_array(const py::handle& obj, const char* routine, const char* name, int ndim, int ndim_alt) {
+py::array numpy_array(const py::handle& obj, const char* routine, const char* name) {
   if (!py::isinstance<py::array>(obj))
     throw py::type_error(std::string(routine) + ": " + name + " must be a NumPy array (got " + type_name(obj) + ")");
-  auto a = py::reinterpret_borrow<py::array>(obj);
+  return py::reinterpret_borrow<py::array>(obj);
+}
+
+py::array checked_array(const py::handle& obj, const char* routine, const char* name, int ndim, int ndim_alt) {
+  auto a = numpy_array(obj, routine, name);
   if (a.ndim() != ndim && a.ndim() != ndim_alt) {
     std::string want = std::to_string(ndim) + "-D";
     if (ndim_alt >= 0) want += " or " + std::to_string(ndim_alt) + "-D";

@@ -33,6 +33,8 @@ std::string text(const py::handle& obj);
 [[noreturn]] void invalid(const std::string& routine, const std::string& message);
 /// `obj` as a C-contiguous NumPy array of `ndim` dimensions (either of two when ndim_alt >= 0):
 /// TypeError when it is not an array, InvalidArgument for other dimensions or a strided array.
+/// obj as a NumPy array; TypeError naming routine and name when it is not one.
+py::array numpy_array(const py::handle& obj, const char* routine, const char* name);
 py::array checked_array(const py::handle& obj, const char* routine, const char* name, int ndim, int ndim_alt = -1);
 /// TypeError unless the array's dtype is `want` (byte order included).
 void require_dtype(const py::array& a, const py::dtype& want, const char* routine, const char* name);
