@@ -25,6 +25,21 @@ Case odd_batch(Layout l, Transpose ta, Transpose tb, float beta) {
   c.batch = 5, c.gap = 3, c.off_a = 2, c.off_b = 1, c.off_c = 5, c.pad_c = 1;
   return c;
 }
+// Buffers of the refusal cases: A, and C full of NaN that no refused call may change.
+struct RefusalBuffers {
+  static constexpr std::size_t kBytes = 1024 * 4;
+  std::vector<float> poison = host::poisoned(1024);
+  cl::Buffer a = cl::Buffer(test::session().context, cl_mem_flags{CL_MEM_READ_WRITE}, kBytes);
+  cl::Buffer c = cl::Buffer(test::session().context, cl_mem_flags{CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR}, kBytes,
+                            static_cast<void*>(poison.data()));
+
+  void check_untouched() const {
+    std::vector<float> got(poison.size());
+    test::session().queue.enqueueReadBuffer(c, CL_TRUE, 0, got.size() * 4, got.data());
+    CHECK(std::memcmp(got.data(), poison.data(), got.size() * 4) == 0);
+  }
+};
+
 }  // namespace
 
 TEST_SUITE("sgemm") {
@@ -210,10 +225,8 @@ TEST_SUITE("sgemm") {
 
   TEST_CASE("offsets form: bad lists, extents and overlaps throw InvalidArgument before anything is enqueued") {
     auto& s = test::session();
-    const std::vector<float> poison = host::poisoned(1024);
-    const cl_mem_flags copy = CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR;
-    cl::Buffer a(s.context, CL_MEM_READ_WRITE, 1024 * 4),
-        c(s.context, copy, 1024 * 4, const_cast<float*>(poison.data()));
+    RefusalBuffers bufs;
+    const cl::Buffer &a = bufs.a, &c = bufs.c;
     const auto N = Transpose::No;
     const auto expect = test::expect_invalid_argument;
     using V = std::vector<std::size_t>;
@@ -239,17 +252,13 @@ TEST_SUITE("sgemm") {
     expect([&] { SgemmPlan(s.queue, d); }, "offset lists take no a_offset, b_offset, c_offset or strides");
     d.c_stride = 0, d.batch = std::size_t(1) << 31;
     expect([&] { SgemmPlan(s.queue, d); }, "batch (2147483648)");
-    std::vector<float> got(1024);
-    s.queue.enqueueReadBuffer(c, CL_TRUE, 0, got.size() * 4, got.data());
-    CHECK(std::memcmp(got.data(), poison.data(), got.size() * 4) == 0);
+    bufs.check_untouched();
   }
 
   TEST_CASE("strided batches: bad strides and extents throw InvalidArgument before anything is enqueued") {
     auto& s = test::session();
-    const std::vector<float> poison = host::poisoned(1024);
-    const cl_mem_flags copy = CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR;
-    cl::Buffer a(s.context, CL_MEM_READ_WRITE, 1024 * 4),
-        c(s.context, copy, 1024 * 4, const_cast<float*>(poison.data()));
+    RefusalBuffers bufs;
+    const cl::Buffer &a = bufs.a, &c = bufs.c;
     const auto N = Transpose::No;
     const auto col = Layout::ColMajor;
     const auto expect = test::expect_invalid_argument;
@@ -270,8 +279,6 @@ TEST_SUITE("sgemm") {
     SgemmDesc d;
     d.m = d.n = d.k = 4, d.batch = 2, d.c_stride = 3;
     expect([&] { SgemmPlan(s.queue, d); }, "c_stride (3)");
-    std::vector<float> got(1024);
-    s.queue.enqueueReadBuffer(c, CL_TRUE, 0, got.size() * 4, got.data());
-    CHECK(std::memcmp(got.data(), poison.data(), got.size() * 4) == 0);
+    bufs.check_untouched();
   }
 }
