@@ -1,8 +1,9 @@
 // Multi-dimensional complex FFTs (FftNdPlan) against a separable DFT computed here from its
 // definition in double precision (a direct sum along each axis in turn), on fresh random data:
 // 2-D shapes with odd and prime sides (3x5, 17x12, 1x7, 7x1), 3-D shapes (4x5x6, 2x3x17),
-// batches, non-default strides, distances and offsets, in place and out of place, scaling and a
-// forward-inverse round trip, and the argument checks.
+// batches, passes of one launch (fft_local and the lane kernel), non-default strides, distances
+// and offsets, in place and out of place, scaling and a forward-inverse round trip, and the
+// argument checks.
 //
 // Error metric: relative L2 error per transform ||y_b - ref_b|| / ||ref_b|| below the sum over
 // the axes of host::fft_tolerance(n_k), the 1-D bound of each axis' pass. Outputs are poisoned
@@ -36,6 +37,8 @@ struct NdCase {
   FftNdLayout in{}, out{};
   bool in_place = false, inverse = false;
   FftScaling scaling = FftScaling::None;
+  Tuning tuning{};
+  std::size_t launches = 0;  // the plan's launches where the case fixes them (0: any)
 };
 
 using test::fft_cases::filled;
@@ -73,8 +76,9 @@ void check_nd(NdCase c, std::uint64_t seed) {
 
   INFO("shape " << c.shape.size() << "-D " << c.shape[0] << "x" << c.shape.back() << " batch " << c.batch
                 << (c.inverse ? " inverse" : " forward") << (c.in_place ? " in-place" : "") << " seed " << seed);
-  FftNdPlan plan(s.queue, desc_of(c));
+  FftNdPlan plan(s.queue, desc_of(c), c.tuning);
   INFO("plan: " << plan.describe());
+  if (c.launches > 0) CHECK(plan.launches() == c.launches);
   const std::vector<float> got =
       run_plan(plan, c.inverse ? FftDirection::Inverse : FftDirection::Forward, c.in_place, x, poison.floats());
 
@@ -113,6 +117,27 @@ TEST_SUITE("fft_nd") {
     c.inverse = true;
     c.scaling = FftScaling::OverN;
     check_nd(c, 7201);
+  }
+
+  TEST_CASE("one launch per axis: adjacent transforms as the batch, the other level in the launch") {
+    // 20x16x24 x 2: the middle axis' batch is the last axis (24 adjacent transforms), its other
+    // level (axis 0 and the batch, 40 positions) runs inside the launch; 2-D columns of 18x20 x 5
+    // take the 5 images inside theirs. Lane kernels (PoCL's rows) and fft_local.
+    std::uint64_t seed = 7250;
+    for (const Tuning& t : {Tuning{}, Tuning{{{"FFT_LANES", 0}}, false}}) {
+      NdCase c = plain({20, 16, 24}, 2);
+      c.tuning = t;
+      c.launches = 3;
+      check_nd(c, ++seed);
+      c.in_place = true;
+      c.inverse = true;
+      check_nd(c, ++seed);
+      NdCase cols = plain({18, 20}, 5);
+      cols.tuning = t;
+      cols.launches = 2;
+      cols.out = {{24, 1}, 500, 3};  // padded rows and images
+      check_nd(cols, ++seed);
+    }
   }
 
   TEST_CASE("strides, distances and offsets") {

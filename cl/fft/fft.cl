@@ -22,9 +22,10 @@
 // Global memory. Transform t of the launch (t < total) splits into hi = t / L, lo = t % L
 // (a pass, FFT_SPLIT: L = FFT_SL, NS = FFT_SNS; else hi = t, lo = 0). Element e of it is read
 // from / written to
-//   in : in_off  + hi * in_dh  + in_S  * (lo + e * L)
-//   out: out_off + hi * out_dh + out_S * ((lo / NS) * NS * FFT_N + lo % NS + e * NS)
-// (the bracket is the element's "position"; e itself outside a pass). Loads and stores are
+//   in : in_off  + r * in_dr  + hi * in_dh  + in_S  * (lo + e * L)
+//   out: out_off + r * out_dr + hi * out_dh + out_S * ((lo / NS) * NS * FFT_N + lo % NS + e * NS)
+// (the bracket is the element's "position"; e itself outside a pass). r = get_group_id(1) is a
+// second batch level (the NDRange's second dimension: a multi-dimensional plan's other axis). Loads and stores are
 // either direct (a work-item touches the elements of its own butterflies: coalesced when
 // elements are contiguous) or staged through local memory so that consecutive work-items touch
 // consecutive addresses:
@@ -78,7 +79,10 @@ __kernel __attribute__((reqd_work_group_size(FFT_WGS, 1, 1))) void fft_local(
     const clf_index out_dh, const clf_index out_S, const int out_len, const float cj_in, const float cj_out,
     const float scale, __global const fft_c* restrict twl, __global const fft_c* restrict tw_hi,
     __global const fft_c* restrict tw_lo, const int tw_shift, __global const fft_c* restrict aux_in,
-    __global const fft_c* restrict aux_out, __global const fft_c* restrict bq, __global const fft_c* restrict tw_b) {
+    __global const fft_c* restrict aux_out, __global const fft_c* restrict bq, __global const fft_c* restrict tw_b,
+    const clf_index in_dr, const clf_index out_dr) {
+  const clf_index in_base = in_off + (clf_index)get_group_id(1) * in_dr;
+  const clf_index out_base = out_off + (clf_index)get_group_id(1) * out_dr;
 #if FFT_USES_LOCAL
   __local fft_ltype buf[FFT_LSIZE];
 #endif

@@ -13,7 +13,8 @@
 //
 // Transforms come in rows: row = get_global_id(1), transform c < count of the row; element e of
 // transform c at in[in_off + row in_dh + c in_dc + e in_S] (complex units), so every layout
-// works. A plan of one launch has one row (in_dc the caller's distance); a plan of two launches
+// works; get_global_id(2) is a second batch level, level in_dr apart (a multi-dimensional
+// plan's other axis). A plan of one launch has one row (in_dc the caller's distance); a plan of two launches
 // (n = n1 n2, docs/fft.md) has a row per transform of the plan: the first launch transforms the
 // n2 columns of length n1 (in_dc = the caller's stride) and multiplies element k1 of column j2 by
 // W_n^(k1 j2) (FFT_LANE_TW, table tw2[k1 n2 + j2]), the second the n1 rows of length n2. Where
@@ -242,12 +243,13 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void fft_lanes(
     const int count, const __global float2* in, const clf_index in_off, const clf_index in_dh, const clf_index in_dc,
     const clf_index in_S, __global float2* out, const clf_index out_off, const clf_index out_dh, const clf_index out_dc,
     const clf_index out_S, const float cj_in, const float cj_out, const float scale, const __global float2* restrict tw,
-    const __global float2* restrict tw2, const __global float2* restrict tab) {
+    const __global float2* restrict tw2, const __global float2* restrict tab, const clf_index in_dr,
+    const clf_index out_dr) {
   fft_c a[FFT_N], b[FFT_N];
   const int c0 = get_global_id(0) * FFT_LANES;
-  const clf_index row = get_global_id(1);
-  const __global float2* src = in + in_off + row * in_dh;
-  __global float2* dst = out + out_off + row * out_dh;
+  const clf_index row = get_global_id(1), level = get_global_id(2);
+  const __global float2* src = in + in_off + row * in_dh + level * in_dr;
+  __global float2* dst = out + out_off + row * out_dh + level * out_dr;
 #if FFT_IN_LUNIT
   for (int e = 0; e < FFT_N; ++e) {  // element e of the lanes' adjacent transforms: one vector
     FFT_LANE_VLOADC((const __global float*)(src + c0 + (clf_index)e * in_S), a[e].r, a[e].i);

@@ -1,8 +1,10 @@
 // Multi-dimensional complex FFT plan (docs/fft.md "Multi-dimensional transforms"): one 1-D
 // complex plan per axis, run one after the other, the last axis first. Each pass enumerates the
 // other axes and the batch as levels (count, input distance, output distance); levels that nest
-// contiguously merge, the largest one becomes the 1-D plan's batch and the rest its repeats
-// (FftSteps::repeats). The argument checks, the steps and the execution are the complex plan's.
+// contiguously merge; the one of adjacent transforms (or the largest) becomes the 1-D plan's
+// batch and the rest its repeats (FftSteps::repeats; the largest of them runs inside each launch
+// where the pass is one kernel: FftSteps::in_kernel). The argument checks, the steps and the execution are the complex
+// plan's.
 #include <array>
 
 #include "fft/fft_nd_parts.hpp"
@@ -92,6 +94,11 @@ std::vector<Level> pass_levels(const FftNdDesc& d, const FftNdLayout& in, std::s
       }
   }
   std::stable_sort(v.begin(), v.end(), [](const Level& x, const Level& y) { return x.count > y.count; });
+  // The batch: the level of adjacent transforms where it has enough of them (their elements
+  // coalesce on GPUs and fill vector lanes on CPUs), else the largest.
+  const auto adjacent =
+      std::min_element(v.begin(), v.end(), [](const Level& x, const Level& y) { return x.in < y.in; });
+  if (adjacent != v.end() && adjacent->count >= kAdjacentBatch) std::rotate(v.begin(), adjacent, adjacent + 1);
   return v;
 }
 
@@ -192,7 +199,7 @@ FftNdPlan::FftNdPlan(const cl::CommandQueue& queue, const FftNdDesc& d, const Tu
   for (std::size_t i = 0; i < descs.size(); ++i) {
     Impl::Pass p{axes[i], {}};
     p.plan.build(queue, descs[i], tuning);
-    p.plan.steps.repeats = repeats[i];
+    set_repeats(p.plan.steps, p.plan.desc, repeats[i]);
     im->passes.push_back(std::move(p));
   }
   impl_ = std::move(im);
@@ -229,11 +236,9 @@ const FftNdDesc& FftNdPlan::desc() const { return impl_->desc; }
 
 std::string FftNdPlan::describe() const {
   std::string s;
-  for (const Impl::Pass& p : impl_->passes) {
-    const std::size_t positions = repeat_positions(p.plan.steps.repeats);
+  for (const Impl::Pass& p : impl_->passes)
     s += (s.empty() ? "" : "; ") + std::string("axis ") + std::to_string(p.axis) + ": " + p.plan.steps.how +
-         (positions > 1 ? " at " + std::to_string(positions) + " positions" : "");
-  }
+         positions_text(p.plan.steps);
   return s;
 }
 

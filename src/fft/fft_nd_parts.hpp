@@ -29,13 +29,24 @@ FftDesc pass_desc(const FftNdDesc& d, std::size_t axis, bool first, std::vector<
 struct Level {
   std::size_t count, in, out;
 };
+// A level of adjacent transforms becomes a pass' batch from this many transforms on.
+constexpr std::size_t kAdjacentBatch = 16;
 // The levels of a pass along `axis` reading `in` and writing d.out (the batch and the other
-// axes), merged where one nests contiguously around another, the largest first.
+// axes), merged where one nests contiguously around another: the one with the smallest input
+// distance first where it has kAdjacentBatch transforms or more, then the others, largest first.
 std::vector<Level> pass_levels(const FftNdDesc& d, const FftNdLayout& in, std::size_t axis);
 // The first level (a single position when there is none) as the batch, the others as `repeats`;
 // moves the two offsets to the repeats' last position.
 Level split_levels(const std::vector<Level>& levels, std::vector<Repeat>& repeats, std::size_t& in_offset,
                    std::size_t& out_offset);
+
+// describe()'s words for the positions a pass' steps run at ("" at one).
+inline std::string positions_text(const FftSteps& st) {
+  const std::size_t inner = st.in_kernel.count, positions = repeat_positions(st.repeats) * inner;
+  if (positions == 1) return "";
+  return " at " + std::to_string(positions) + " positions" +
+         (inner > 1 ? " (" + std::to_string(inner) + " in each launch)" : "");
+}
 
 // Launches of one execution of `st`, steps of plan p: per position of its repeats and chunk of its batch.
 inline std::size_t steps_launches(const FftPlan::Impl& p, const FftSteps& st) {

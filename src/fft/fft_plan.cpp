@@ -10,14 +10,14 @@ namespace clforge {
 namespace detail {
 
 // fft_local's parameters, as cl/fft/fft.cl declares them.
-const KernelSignature kFftLocal{
-    "fft_local",
-    {"total", "in",     "in_off", "in_dh", "in_S",  "in_len", "out",      "out_off", "out_dh",  "out_S", "out_len",
-     "cj_in", "cj_out", "scale",  "twl",   "tw_hi", "tw_lo",  "tw_shift", "aux_in",  "aux_out", "bq",    "tw_b"}};
+const KernelSignature kFftLocal{"fft_local",
+                                {"total",  "in",       "in_off",  "in_dh",   "in_S",   "in_len", "out",   "out_off",
+                                 "out_dh", "out_S",    "out_len", "cj_in",   "cj_out", "scale",  "twl",   "tw_hi",
+                                 "tw_lo",  "tw_shift", "aux_in",  "aux_out", "bq",     "tw_b",   "in_dr", "out_dr"}};
 
 const KernelSignature kFftLanes{"fft_lanes",
                                 {"count", "in", "in_off", "in_dh", "in_dc", "in_S", "out", "out_off", "out_dh",
-                                 "out_dc", "out_S", "cj_in", "cj_out", "scale", "tw", "tw2", "tab"}};
+                                 "out_dc", "out_S", "cj_in", "cj_out", "scale", "tw", "tw2", "tab", "in_dr", "out_dr"}};
 
 // The four ends of a real-input transform, as cl/fft/fft_real.cl declares them (one parameter list).
 const KernelSignature kFftRealPack{
@@ -90,10 +90,12 @@ void FftPlan::Impl::enqueue_local(const Launch& l, detail::Execution& x) const {
       .buffer("aux_out", table(t.store_factors))
       .buffer("bq", table(t.spectrum))
       .buffer("tw_b", table(t.butterfly_twiddles))
+      .index("in_dr", l.steps.in_kernel.in_distance)
+      .index("out_dr", l.steps.in_kernel.out_distance)
       .finish();
   const std::size_t wg = s.kernel.shape.work_group();
   const std::size_t groups = (total + s.kernel.shape.b - 1) / s.kernel.shape.b;
-  x.then(k, cl::NDRange(groups * wg), cl::NDRange(wg), l.last, s.role);
+  x.then(k, cl::NDRange(groups * wg, l.steps.in_kernel.count), cl::NDRange(wg, 1), l.last, s.role);
 }
 
 // The lane kernel: one row of the chunk's transforms, or a row per transform (two launches).
@@ -111,8 +113,11 @@ void FftPlan::Impl::enqueue_lanes(const Launch& l, detail::Execution& x) const {
       .buffer("tw", t.twiddles)
       .buffer("tw2", t.lane_twiddles() ? t.lane_twiddles : dummy)
       .buffer("tab", t.lane_factors() ? t.lane_factors : dummy)
+      .index("in_dr", l.steps.in_kernel.in_distance)
+      .index("out_dr", l.steps.in_kernel.out_distance)
       .finish();
-  x.then(k, cl::NDRange((count + lanes - 1) / lanes, per_row > 0 ? l.count : 1), cl::NDRange(1, 1), l.last, s.role);
+  x.then(k, cl::NDRange((count + lanes - 1) / lanes, per_row > 0 ? l.count : 1, l.steps.in_kernel.count),
+         cl::NDRange(1, 1, 1), l.last, s.role);
 }
 
 // Rader's gather or scatter: groups per transform, the gather's or those of n outputs.
@@ -228,8 +233,11 @@ void FftPlan::Impl::enqueue_steps(detail::Execution& x, const Scratch& scratch, 
   const std::size_t batch = desc.batch, chunk = st.chunk, positions = repeat_positions(st.repeats);
   const std::size_t launches = positions * ((batch + chunk - 1) / chunk) * st.stages.size();
   std::size_t index = 0;
+  const Repeat& level = st.in_kernel;  // its launches start at its first position
   for (std::size_t p = 0; p < positions; ++p) {
-    const auto [in_back, out_back] = repeat_back(st.repeats, p);
+    auto [in_back, out_back] = repeat_back(st.repeats, p);
+    in_back += (level.count - 1) * level.in_distance;
+    out_back += (level.count - 1) * level.out_distance;
     for (std::size_t c0 = 0; c0 < batch; c0 += chunk) {
       for (const Stage& s : st.stages) {
         const StageSide& si = s.io.in;
@@ -275,6 +283,19 @@ std::size_t repeat_positions(const std::vector<Repeat>& r) {
   std::size_t p = 1;
   for (const Repeat& x : r) p *= x.count;  // below 2^40: the layouts' extents were checked
   return p;
+}
+
+void set_repeats(FftSteps& st, const FftDesc& desc, std::vector<Repeat> r) {
+  st.in_kernel = Repeat{};
+  const bool one_launch = st.stages.size() == 1 && st.chunk >= desc.batch;
+  const Stage* s = one_launch ? &st.stages.front() : nullptr;
+  const bool fits = s && (s->kernel.kind == KernelKind::Local || s->kernel.kind == KernelKind::Lanes) &&
+                    s->io.in.buffer == Buf::User && s->io.out.buffer == Buf::User;
+  if (fits && !r.empty() && r.front().count <= 65535) {
+    st.in_kernel = r.front();
+    r.erase(r.begin());
+  }
+  st.repeats = std::move(r);
 }
 
 std::pair<std::size_t, std::size_t> repeat_back(const std::vector<Repeat>& r, std::size_t p) {

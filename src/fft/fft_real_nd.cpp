@@ -127,7 +127,7 @@ void build_real_nd_passes(RealFftNdPlan::Impl& im, const cl::CommandQueue& queue
   for (std::size_t i = 0; i < passes.size(); ++i) {
     RealFftNdPlan::Impl::Pass p{passes[i].first, {}};
     p.plan.build(queue, passes[i].second, tuning);
-    p.plan.steps.repeats = repeats[i];
+    set_repeats(p.plan.steps, p.plan.desc, repeats[i]);
     im.scratch = covering(im.scratch, p.plan.steps.scratch);
     if (copies && i + 1 == passes.size())
       im.copy = std::move(p);
@@ -230,14 +230,10 @@ const RealFftNdDesc& RealFftNdPlan::desc() const { return impl_->desc; }
 
 std::string RealFftNdPlan::describe() const {
   const Impl& im = *impl_;
-  auto at = [](const FftSteps& st) {
-    const std::size_t positions = repeat_positions(st.repeats);
-    return positions > 1 ? " at " + std::to_string(positions) + " positions" : std::string();
-  };
-  std::string s =
-      "axis " + std::to_string(im.desc.shape.size() - 1) + " (real): " + im.rows.forward.how + at(im.rows.forward);
+  std::string s = "axis " + std::to_string(im.desc.shape.size() - 1) + " (real): " + im.rows.forward.how +
+                  positions_text(im.rows.forward);
   for (const Impl::Pass& p : im.columns)
-    s += "; axis " + std::to_string(p.axis) + ": " + p.plan.steps.how + at(p.plan.steps);
+    s += "; axis " + std::to_string(p.axis) + ": " + p.plan.steps.how + positions_text(p.plan.steps);
   if (im.copy) s += "; the inverse's first pass into a copy of the spectrum (" + im.copy->plan.steps.how + ")";
   return s;
 }
