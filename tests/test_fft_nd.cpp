@@ -1,9 +1,9 @@
 // Multi-dimensional complex FFTs (FftNdPlan) against a separable DFT computed here from its
 // definition in double precision (a direct sum along each axis in turn), on fresh random data:
 // 2-D shapes with odd and prime sides (3x5, 17x12, 1x7, 7x1), 3-D shapes (4x5x6, 2x3x17),
-// batches, passes of one launch (fft_local and the lane kernel), non-default strides, distances
-// and offsets, in place and out of place, scaling and a forward-inverse round trip, and the
-// argument checks.
+// batches, passes of one launch (fft_local and the lane kernel), columns in passes of adjacent
+// transforms (FFT_COLS), non-default strides, distances and offsets, in place and out of place,
+// scaling and a forward-inverse round trip, and the argument checks.
 //
 // Error metric: relative L2 error per transform ||y_b - ref_b|| / ||ref_b|| below the sum over
 // the axes of host::fft_tolerance(n_k), the 1-D bound of each axis' pass. Outputs are poisoned
@@ -39,6 +39,7 @@ struct NdCase {
   FftScaling scaling = FftScaling::None;
   Tuning tuning{};
   std::size_t launches = 0;  // the plan's launches where the case fixes them (0: any)
+  int columns = -1;          // 1: a pass in the column form (FFT_COLS), 0: none, -1: either
 };
 
 using test::fft_cases::filled;
@@ -79,6 +80,7 @@ void check_nd(NdCase c, std::uint64_t seed) {
   FftNdPlan plan(s.queue, desc_of(c), c.tuning);
   INFO("plan: " << plan.describe());
   if (c.launches > 0) CHECK(plan.launches() == c.launches);
+  if (c.columns >= 0) CHECK((plan.describe().find("columns") != std::string::npos) == (c.columns == 1));
   const std::vector<float> got =
       run_plan(plan, c.inverse ? FftDirection::Inverse : FftDirection::Forward, c.in_place, x, poison.floats());
 
@@ -138,6 +140,29 @@ TEST_SUITE("fft_nd") {
       cols.out = {{24, 1}, 500, 3};  // padded rows and images
       check_nd(cols, ++seed);
     }
+  }
+
+  TEST_CASE("columns in passes whose groups hold adjacent columns (FFT_COLS)") {
+    // 1024x20 on fft_local: one 1024-point kernel holds one column per group, so the 20 adjacent
+    // columns run as passes in the column form (scratch interleaved); FFT_COLS 0 keeps the one
+    // kernel. 600x18 x 3: padded rows and images on the output, the images as repeats.
+    const Tuning local{{{"FFT_LANES", 0}}, false};
+    NdCase c = plain({1024, 20});
+    c.tuning = local;
+    c.columns = 1;
+    check_nd(c, 7260);
+    c.in_place = true;
+    c.inverse = true;
+    c.scaling = FftScaling::OverN;
+    check_nd(c, 7261);
+    NdCase padded = plain({600, 18}, 3);
+    padded.tuning = local;
+    padded.out = {{20, 1}, 12100, 5};
+    check_nd(padded, 7262);
+    NdCase one = plain({1024, 20});
+    one.tuning = Tuning{{{"FFT_LANES", 0}, {"FFT_COLS", 0}}, false};
+    one.columns = 0;
+    check_nd(one, 7263);
   }
 
   TEST_CASE("strides, distances and offsets") {

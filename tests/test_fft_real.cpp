@@ -1,7 +1,8 @@
 // Real-input FFTs (RealFftPlan: R2C forward, C2R inverse) against the DFT computed here from its
 // definition in double precision, on fresh random data: lengths 1, 2, 3, 17, 1000, 1009, 4095,
-// 65537, batches with strides, distances and offsets, interleaved batches, the padded in-place
-// layout, scaling and a round trip.
+// 65537, batches with strides, distances and offsets (rows read as pairs at an even offset, or
+// through the pack at an odd one), interleaved batches, the padded in-place layout, scaling and a
+// round trip.
 //
 // Error metric (tests/fft_support.hpp's): relative L2 error per transform ||y_b - ref_b|| /
 // ||ref_b|| below host::fft_tolerance(n), the complex FFT's bound at the same length. For n
@@ -243,6 +244,14 @@ TEST_SUITE("fft_real") {
         c.real = {5, 1, 2};  // interleaved: element stride = batch, distance 1
         c.spectrum = {5, 1, 0};
         check_real(c, seed++);
+        c.real = {1, n, 4};  // rows as they lie at an even offset: read or written as pairs (even n)
+        c.spectrum = {1, h, 2};
+        check_real(c, seed++);
+        c.tuning = Tuning{{{"FFT_LANES", 0}}, false};  // by fft_local rather than the lane kernel
+        check_real(c, seed++);
+        c.tuning = Tuning{{}, false};
+        c.real = {1, n, 3};  // an odd offset: through the pack or unpack launch
+        check_real(c, seed++);
       }
     }
   }
@@ -317,7 +326,14 @@ TEST_SUITE("fft_real") {
     RealFftPlan plan(s.queue, d, Tuning{{}, false});
     CHECK(plan.desc().real.distance == 1000);
     CHECK(plan.desc().complex.distance == 501);
-    CHECK(plan.launches() >= 3);
+    // Rows as they lie are read as pairs: one launch fewer than through the pack at an odd offset.
+    RealFftDesc odd = d;
+    odd.real.offset = 1;
+    const RealFftPlan packed(s.queue, odd, Tuning{{}, false});
+    CHECK(plan.describe().find("reads (inverse: writes) the real rows itself") != std::string::npos);
+    CHECK(packed.describe().find("between two launches") != std::string::npos);
+    CHECK(plan.launches() + 1 == packed.launches());
+    CHECK(plan.launches() >= 2);
     CHECK(plan.scratch_bytes() >= 500 * 2 * 8);
     CHECK(!plan.configurations().empty());
     CHECK(plan.describe().find("complex FFT of 500") != std::string::npos);

@@ -394,9 +394,10 @@ TEST_SUITE("tune") {
     // (work-items per transform under radix 2, 4, 8, 16, 32: 32-16-8-8-8 for 0, 16-32-32-32-32
     // for 3, all 16 for 4, 8-8-16-16-16 for 5 and 6, all 8, 4, 2 or 1 for 8, 10 ... 16, 20 ... 32
     // and 64).
-    // The class has an interleaved size, so FFT_STAGE keeps its four values and FFT_ACROSS its three.
-    // FFT_WG, HALVE, TWIDDLE, DCHAIN (8*8 has a chain of powers), PAD, VEC, STAGE, ACROSS
-    const std::size_t full = 7 * 3 * 4 * 2 * 2 * 2 * 4 * 3;
+    // The class has an interleaved size, so FFT_STAGE keeps its four values, FFT_ACROSS its three
+    // and FFT_COLS its two.
+    // FFT_WG, HALVE, TWIDDLE, DCHAIN (8*8 has a chain of powers), PAD, VEC, STAGE, ACROSS, COLS
+    const std::size_t full = 7 * 3 * 4 * 2 * 2 * 2 * 4 * 3 * 2;
     CHECK(r.classes[0].space == full * 2 * 3 * 8);
     CHECK(r.classes[0].illegal + r.classes[0].unfit + r.classes[0].candidates == r.classes[0].space);
     // How many values of a parameter the narrowing keeps for a length: the space over the space
@@ -421,6 +422,9 @@ TEST_SUITE("tune") {
     // FFT_DCHAIN: two chains differ from one where a pass after the first has a radix above 2.
     CHECK(kept("FFT_DCHAIN", "64") == 2);
     CHECK(kept("FFT_DCHAIN", "2") == 1);
+    // FFT_COLS (the column form of strided batches) only varies for a class with a strided size.
+    CHECK(kept("FFT_COLS", "64") == 1);
+    CHECK(kept("FFT_COLS", "64@3:t") == 2);
     // Blur: channels are the class; the recursive split threshold collapses to one value per
     // way of splitting the class's images: never, only the shorter side's passes (e.g. 256 for
     // 300x200, 64 for 64x48), both.

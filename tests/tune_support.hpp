@@ -182,6 +182,7 @@ inline TuneOptions fft_options(int wg_a = 64, int wg_b = 256) {
                            {"FFT_VEC", {1}},
                            {"FFT_STAGE", {0}},
                            {"FFT_ACROSS", {8}},
+                           {"FFT_COLS", {1}},
                            {"FFT_VPT", {0}},
                            {"FFT_MIX", {0}},
                            {"FFT_DCHAIN", {1}},

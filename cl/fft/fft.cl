@@ -20,12 +20,14 @@
 //   local:      FFT_B rows of FFT_LSTRIDE slots, row tb holds transform tb (padded, see FFT_LOC)
 //
 // Global memory. Transform t of the launch (t < total) splits into hi = t / L, lo = t % L
-// (a pass, FFT_SPLIT: L = FFT_SL, NS = FFT_SNS; else hi = t, lo = 0). Element e of it is read
-// from / written to
+// (a pass, FFT_SPLIT: L = FFT_SL, NS = FFT_SNS; else hi = t, lo = 0; a pass in the column form,
+// FFT_COLS: hi = t, lo = get_group_id(2), total counting user transforms). Element e of it is
+// read from / written to
 //   in : in_off  + r * in_dr  + hi * in_dh  + in_S  * (lo + e * L)
 //   out: out_off + r * out_dr + hi * out_dh + out_S * ((lo / NS) * NS * FFT_N + lo % NS + e * NS)
 // (the bracket is the element's "position"; e itself outside a pass). r = get_group_id(1) is a
-// second batch level (the NDRange's second dimension: a multi-dimensional plan's other axis). Loads and stores are
+// second batch level (the NDRange's second dimension: a multi-dimensional plan's other axis).
+// Loads and stores are
 // either direct (a work-item touches the elements of its own butterflies: coalesced when
 // elements are contiguous) or staged through local memory so that consecutive work-items touch
 // consecutive addresses:
@@ -83,6 +85,9 @@ __kernel __attribute__((reqd_work_group_size(FFT_WGS, 1, 1))) void fft_local(
     const clf_index in_dr, const clf_index out_dr) {
   const clf_index in_base = in_off + (clf_index)get_group_id(1) * in_dr;
   const clf_index out_base = out_off + (clf_index)get_group_id(1) * out_dr;
+#if FFT_COLS
+  const int fft_lo = get_group_id(2);
+#endif
 #if FFT_USES_LOCAL
   __local fft_ltype buf[FFT_LSIZE];
 #endif

@@ -20,10 +20,17 @@ FFT_INLINE float2 fft_to2(const fft_c v) { return (float2)(v.r, v.i); }
 
 // A pass of a multi-pass plan (FFT_SPLIT) has its index arithmetic in routine constants: L =
 // FFT_SL kernel transforms per user transform, NS = FFT_SNS, radix FFT_N, so that the divisions
-// by L and NS (per element in a staged access) become shifts or multiplications.
+// by L and NS (per element in a staged access) become shifts or multiplications. In the column
+// form (FFT_COLS) a launch's transform t is hi itself and lo the group's third index, so that the
+// group's transforms are neighbouring user transforms at one lo (adjacent columns coalesce).
 #if FFT_SPLIT
+#if FFT_COLS
+#define FFT_HI(t) (t)
+#define FFT_LO(t) fft_lo
+#else
 #define FFT_HI(t) ((t) / FFT_SL)
 #define FFT_LO(t) ((t) % FFT_SL)
+#endif
 #define FFT_IN_POS(lo, e) ((lo) + (e)*FFT_SL)
 #define FFT_OUT_POS(lo, e) (((lo) / FFT_SNS) * (FFT_SNS * FFT_N) + (lo) % FFT_SNS + (e)*FFT_SNS)
 // Pass twiddle exponent of element e of transform lo: W_Ntot^(e * (lo mod NS) * L / NS).

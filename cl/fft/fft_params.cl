@@ -89,6 +89,12 @@
 #if FFT_SPLIT && !(defined(FFT_SL) && defined(FFT_SNS))
 #error "a pass (FFT_SPLIT) needs FFT_SL and FFT_SNS"
 #endif
+#ifndef FFT_COLS
+#define FFT_COLS 0  // 1: a pass whose transform index is hi alone, lo = get_group_id(2) (fft.cl)
+#endif
+#if FFT_COLS && !FFT_SPLIT
+#error "the column form (FFT_COLS) is a form of a pass (FFT_SPLIT)"
+#endif
 #ifndef FFT_BLUESTEIN
 #define FFT_BLUESTEIN 0  // 1: after the passes multiply by bq[pos], conjugate, and run the passes again
 #endif

@@ -17,13 +17,25 @@
 //
 // Element e of transform t is at off + t * dh + e * S on both sides: floats on the real side,
 // float2 on the complex side (the scratch rows: dh = m or n, S = 1). Work-item (i, t) handles
-// element i of transform t of the launch; tw[k] = W_n^k = exp(-2 pi i k / n), k <= n/2, comes from
-// the host (double precision). Every entry point takes the same parameters.
+// elements i, i + G, i + 2G, ... (G the NDRange's first size) of transform t < count of the
+// launch, groups of FFT_REAL_WG x FFT_REAL_TB work-items (several elements and transforms per
+// group: on the H200 groups of one short row each were bound by the rate groups start at);
+// tw[k] = W_n^k = exp(-2 pi i k / n), k <= n/2, comes from the host (double precision). Every
+// entry point takes the same parameters.
 
 // ---- parameters ----
 #ifndef FFT_REAL_WG
 #define FFT_REAL_WG 64  // work-items per group along a transform (routine constant)
 #endif
+#ifndef FFT_REAL_TB
+#define FFT_REAL_TB 4  // transforms per group (routine constant)
+#endif
+#define FFT_REAL_ATTR __attribute__((reqd_work_group_size(FFT_REAL_WG, FFT_REAL_TB, 1)))
+// Elements j < items of transform t = get_global_id(1) < count.
+#define FFT_REAL_ELEMENTS(j, items)     \
+  const clf_index t = get_global_id(1); \
+  if (t >= count) return;               \
+  for (int j = get_global_id(0); j < (items); j += get_global_size(0))
 
 inline float2 real_cmul(float2 a, float2 b) { return (float2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
 inline float2 real_conj(float2 a) { return (float2)(a.x, -a.y); }
@@ -31,78 +43,79 @@ inline float2 real_conj(float2 a) { return (float2)(a.x, -a.y); }
 // Complex values per transform of the complex FFT: m = n/2 for even n, n for odd n.
 inline int real_rows(int n) { return (n & 1) ? n : n / 2; }
 
-__kernel __attribute__((reqd_work_group_size(FFT_REAL_WG, 1, 1))) void fft_real_pack(
-    const int n, __global const float* restrict in, const clf_index in_off, const clf_index in_dh, const clf_index in_S,
-    __global float2* restrict out, const clf_index out_off, const clf_index out_dh, const clf_index out_S,
-    const float scale, __global const float2* restrict tw) {
-  const int j = get_global_id(0);
-  if (j >= real_rows(n)) return;
-  const clf_index t = get_global_id(1);
-  const clf_index src = in_off + t * in_dh;
-  float2 z;
-  if (n & 1) {
-    z = (float2)(in[src + (clf_index)j * in_S], 0.0f);
-  } else {
-    z = (float2)(in[src + (clf_index)(2 * j) * in_S], in[src + (clf_index)(2 * j + 1) * in_S]);
+__kernel FFT_REAL_ATTR void fft_real_pack(const int n, const int count, __global const float* restrict in,
+                                          const clf_index in_off, const clf_index in_dh, const clf_index in_S,
+                                          __global float2* restrict out, const clf_index out_off,
+                                          const clf_index out_dh, const clf_index out_S, const float scale,
+                                          __global const float2* restrict tw) {
+  FFT_REAL_ELEMENTS(j, real_rows(n)) {
+    const clf_index src = in_off + t * in_dh;
+    float2 z;
+    if (n & 1) {
+      z = (float2)(in[src + (clf_index)j * in_S], 0.0f);
+    } else {
+      z = (float2)(in[src + (clf_index)(2 * j) * in_S], in[src + (clf_index)(2 * j + 1) * in_S]);
+    }
+    out[out_off + t * out_dh + (clf_index)j * out_S] = z;
   }
-  out[out_off + t * out_dh + (clf_index)j * out_S] = z;
 }
 
-__kernel __attribute__((reqd_work_group_size(FFT_REAL_WG, 1, 1))) void fft_real_post(
-    const int n, __global const float2* restrict in, const clf_index in_off, const clf_index in_dh,
-    const clf_index in_S, __global float2* restrict out, const clf_index out_off, const clf_index out_dh,
-    const clf_index out_S, const float scale, __global const float2* restrict tw) {
-  const int k = get_global_id(0), h = n / 2;
-  if (k > h) return;
-  const clf_index t = get_global_id(1);
-  const clf_index src = in_off + t * in_dh;
-  float2 x;
-  if (n & 1) {
-    x = in[src + (clf_index)k * in_S];
-  } else {
-    const float2 a = in[src + (clf_index)(k == h ? 0 : k) * in_S];
-    const float2 b = real_conj(in[src + (clf_index)(k == 0 ? 0 : h - k) * in_S]);
-    const float2 e = 0.5f * (a + b), d = 0.5f * (a - b);
-    x = e + real_cmul(tw[k], (float2)(d.y, -d.x));  // E_k + W_n^k (-i d)
+__kernel FFT_REAL_ATTR void fft_real_post(const int n, const int count, __global const float2* restrict in,
+                                          const clf_index in_off, const clf_index in_dh, const clf_index in_S,
+                                          __global float2* restrict out, const clf_index out_off,
+                                          const clf_index out_dh, const clf_index out_S, const float scale,
+                                          __global const float2* restrict tw) {
+  const int h = n / 2;
+  FFT_REAL_ELEMENTS(k, h + 1) {
+    const clf_index src = in_off + t * in_dh;
+    float2 x;
+    if (n & 1) {
+      x = in[src + (clf_index)k * in_S];
+    } else {
+      const float2 a = in[src + (clf_index)(k == h ? 0 : k) * in_S];
+      const float2 b = real_conj(in[src + (clf_index)(k == 0 ? 0 : h - k) * in_S]);
+      const float2 e = 0.5f * (a + b), d = 0.5f * (a - b);
+      x = e + real_cmul(tw[k], (float2)(d.y, -d.x));  // E_k + W_n^k (-i d)
+    }
+    out[out_off + t * out_dh + (clf_index)k * out_S] = x * scale;
   }
-  out[out_off + t * out_dh + (clf_index)k * out_S] = x * scale;
 }
 
-__kernel __attribute__((reqd_work_group_size(FFT_REAL_WG, 1, 1))) void fft_real_pre(
-    const int n, __global const float2* restrict in, const clf_index in_off, const clf_index in_dh,
-    const clf_index in_S, __global float2* restrict out, const clf_index out_off, const clf_index out_dh,
-    const clf_index out_S, const float scale, __global const float2* restrict tw) {
-  const int k = get_global_id(0), h = n / 2;
-  if (k >= real_rows(n)) return;
-  const clf_index t = get_global_id(1);
-  const clf_index src = in_off + t * in_dh;
-  float2 z;
-  if (n & 1) {
-    z = k <= h ? in[src + (clf_index)k * in_S] : real_conj(in[src + (clf_index)(n - k) * in_S]);
-    if (k == 0) z.y = 0.0f;
-  } else {
-    float2 a = in[src + (clf_index)k * in_S];
-    float2 b = real_conj(in[src + (clf_index)(h - k) * in_S]);
-    if (k == 0) a.y = b.y = 0.0f;  // X_0 and X_(n/2) as real values
-    const float2 w = real_cmul(real_conj(tw[k]), a - b);
-    z = a + b + (float2)(-w.y, w.x);  // + i W_n^-k (a - b)
+__kernel FFT_REAL_ATTR void fft_real_pre(const int n, const int count, __global const float2* restrict in,
+                                         const clf_index in_off, const clf_index in_dh, const clf_index in_S,
+                                         __global float2* restrict out, const clf_index out_off, const clf_index out_dh,
+                                         const clf_index out_S, const float scale, __global const float2* restrict tw) {
+  const int h = n / 2;
+  FFT_REAL_ELEMENTS(k, real_rows(n)) {
+    const clf_index src = in_off + t * in_dh;
+    float2 z;
+    if (n & 1) {
+      z = k <= h ? in[src + (clf_index)k * in_S] : real_conj(in[src + (clf_index)(n - k) * in_S]);
+      if (k == 0) z.y = 0.0f;
+    } else {
+      float2 a = in[src + (clf_index)k * in_S];
+      float2 b = real_conj(in[src + (clf_index)(h - k) * in_S]);
+      if (k == 0) a.y = b.y = 0.0f;  // X_0 and X_(n/2) as real values
+      const float2 w = real_cmul(real_conj(tw[k]), a - b);
+      z = a + b + (float2)(-w.y, w.x);  // + i W_n^-k (a - b)
+    }
+    out[out_off + t * out_dh + (clf_index)k * out_S] = z;
   }
-  out[out_off + t * out_dh + (clf_index)k * out_S] = z;
 }
 
-__kernel __attribute__((reqd_work_group_size(FFT_REAL_WG, 1, 1))) void fft_real_unpack(
-    const int n, __global const float2* restrict in, const clf_index in_off, const clf_index in_dh,
-    const clf_index in_S, __global float* restrict out, const clf_index out_off, const clf_index out_dh,
-    const clf_index out_S, const float scale, __global const float2* restrict tw) {
-  const int j = get_global_id(0);
-  if (j >= real_rows(n)) return;
-  const clf_index t = get_global_id(1);
-  const float2 z = in[in_off + t * in_dh + (clf_index)j * in_S] * scale;
-  const clf_index dst = out_off + t * out_dh;
-  if (n & 1) {
-    out[dst + (clf_index)j * out_S] = z.x;
-  } else {
-    out[dst + (clf_index)(2 * j) * out_S] = z.x;
-    out[dst + (clf_index)(2 * j + 1) * out_S] = z.y;
+__kernel FFT_REAL_ATTR void fft_real_unpack(const int n, const int count, __global const float2* restrict in,
+                                            const clf_index in_off, const clf_index in_dh, const clf_index in_S,
+                                            __global float* restrict out, const clf_index out_off,
+                                            const clf_index out_dh, const clf_index out_S, const float scale,
+                                            __global const float2* restrict tw) {
+  FFT_REAL_ELEMENTS(j, real_rows(n)) {
+    const float2 z = in[in_off + t * in_dh + (clf_index)j * in_S] * scale;
+    const clf_index dst = out_off + t * out_dh;
+    if (n & 1) {
+      out[dst + (clf_index)j * out_S] = z.x;
+    } else {
+      out[dst + (clf_index)(2 * j) * out_S] = z.x;
+      out[dst + (clf_index)(2 * j + 1) * out_S] = z.y;
+    }
   }
 }

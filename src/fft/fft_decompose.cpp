@@ -136,6 +136,7 @@ std::string FftShape::options() const {
     << " -DFFT_OUT_CHECK=" << out_check << " -DFFT_SPLIT=" << split << " -DFFT_BLUESTEIN=" << bluestein
     << " -DFFT_INPLACE=" << inplace << " -DFFT_TWBIG=" << kFftTwiddleBig;
   if (split) o << " -DFFT_SL=" << split_l << " -DFFT_SNS=" << split_ns;
+  if (cols) o << " -DFFT_COLS=1";
   if (tfast) o << " -DFFT_TFAST=1";
   if (long_index) o << " -DCLF_LONG_INDEX=1";
   if (in_unit) o << " -DFFT_IN_UNIT=1";
@@ -152,6 +153,7 @@ std::string FftShape::summary() const {
   static const char* modes[] = {"direct", "staged", "staged-across"};
   o << ", load " << modes[in_mode] << ", store " << modes[out_mode];
   if (tfast) o << ", transform-fastest";
+  if (cols) o << ", columns";
   if (halve == 2)
     o << ", local memory in quarters";
   else if (halve)

@@ -107,6 +107,10 @@ struct FftShape {
   /// FFT_OUT_UNIT), so that compilers see consecutive positions as consecutive addresses.
   bool in_unit = false, out_unit = false;
   int split_l = 1, split_ns = 1;  ///< kernel transforms per user transform (L), a pass's NS
+  /// A pass in the column form (FFT_COLS): its launch's transforms are the user transforms, each
+  /// at the group's lo (NDRange dimension 2, split_l positions), so that neighbouring user
+  /// transforms share a group (columns: adjacent in memory).
+  bool cols = false;
   /// Work-items of a group numbered transform-fastest (lid = tid * b + tb) instead of
   /// element-fastest: direct accesses of a batch whose transforms are adjacent in memory then
   /// coalesce across the group's transforms without staging (the column side of the passes).

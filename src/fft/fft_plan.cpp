@@ -21,7 +21,8 @@ const KernelSignature kFftLanes{"fft_lanes",
 
 // The four ends of a real-input transform, as cl/fft/fft_real.cl declares them (one parameter list).
 const KernelSignature kFftRealPack{
-    "fft_real_pack", {"n", "in", "in_off", "in_dh", "in_S", "out", "out_off", "out_dh", "out_S", "scale", "tw"}};
+    "fft_real_pack",
+    {"n", "count", "in", "in_off", "in_dh", "in_S", "out", "out_off", "out_dh", "out_S", "scale", "tw"}};
 const KernelSignature kFftRealPost{"fft_real_post", kFftRealPack.args};
 const KernelSignature kFftRealPre{"fft_real_pre", kFftRealPack.args};
 const KernelSignature kFftRealUnpack{"fft_real_unpack", kFftRealPack.args};
@@ -58,11 +59,11 @@ detail::Args& bind_sides(detail::Args& a, const FftPlan::Impl::Launch& l) {
   const StageIo& io = l.stage.io;
   return a.buffer("in", l.in)
       .index("in_off", l.in_offset)
-      .index("in_dh", static_cast<std::size_t>(io.in.distance))
+      .index("in_dh", static_cast<std::size_t>(io.in.distance / (io.in.pairs ? 2 : 1)))
       .index("in_S", static_cast<std::size_t>(io.in.stride))
       .buffer("out", l.out)
       .index("out_off", l.out_offset)
-      .index("out_dh", static_cast<std::size_t>(io.out.distance))
+      .index("out_dh", static_cast<std::size_t>(io.out.distance / (io.out.pairs ? 2 : 1)))
       .index("out_S", static_cast<std::size_t>(io.out.stride))
       .f32("cj_in", sign_value(io.in.sign, l.dir))
       .f32("cj_out", sign_value(io.out.sign, l.dir))
@@ -71,12 +72,14 @@ detail::Args& bind_sides(detail::Args& a, const FftPlan::Impl::Launch& l) {
 
 }  // namespace
 
-// fft_local: total kernel transforms (split_l per transform of a pass), b per work-group.
+// fft_local: total kernel transforms (split_l per transform of a pass, or the user transforms at
+// split_l positions of the third dimension in the column form), b per work-group.
 void FftPlan::Impl::enqueue_local(const Launch& l, detail::Execution& x) const {
   const Stage& s = l.stage;
   const StageTables& t = s.tables;
   auto table = [&](const cl::Buffer& b) -> const cl::Buffer& { return b() ? b : dummy; };
-  const std::size_t total = l.count * s.kernel.shape.split_l;
+  const FftShape& sh = s.kernel.shape;
+  const std::size_t total = sh.cols ? l.count : l.count * sh.split_l;
   cl::Kernel k = detail::get_kernel(s.kernel.program, detail::kFftLocal.kernel);  // this thread's kernel object
   detail::Args a(k, detail::kFftLocal, s.kernel.shape.long_index);
   bind_sides(a.i32("total", static_cast<long long>(total)), l)
@@ -93,9 +96,10 @@ void FftPlan::Impl::enqueue_local(const Launch& l, detail::Execution& x) const {
       .index("in_dr", l.steps.in_kernel.in_distance)
       .index("out_dr", l.steps.in_kernel.out_distance)
       .finish();
-  const std::size_t wg = s.kernel.shape.work_group();
-  const std::size_t groups = (total + s.kernel.shape.b - 1) / s.kernel.shape.b;
-  x.then(k, cl::NDRange(groups * wg, l.steps.in_kernel.count), cl::NDRange(wg, 1), l.last, s.role);
+  const std::size_t wg = sh.work_group();
+  const std::size_t groups = (total + sh.b - 1) / sh.b;
+  const std::size_t positions = sh.cols ? static_cast<std::size_t>(sh.split_l) : 1;
+  x.then(k, cl::NDRange(groups * wg, l.steps.in_kernel.count, positions), cl::NDRange(wg, 1, 1), l.last, s.role);
 }
 
 // The lane kernel: one row of the chunk's transforms, or a row per transform (two launches).
@@ -137,7 +141,8 @@ void FftPlan::Impl::enqueue_rader(const Launch& l, detail::Execution& x) const {
   x.then(k, cl::NDRange(groups * l.count * wg), cl::NDRange(wg), l.last, s.role);
 }
 
-// A real-input stage: one work-item per element it handles, FFT_REAL_WG per group along a transform.
+// A real-input stage: up to kFftRealPer elements of a transform per work-item, groups of
+// FFT_REAL_WG along kFftRealTb transforms.
 void FftPlan::Impl::enqueue_real(const Launch& l, detail::Execution& x) const {
   using detail::KernelSignature;
   const Stage& s = l.stage;
@@ -151,6 +156,7 @@ void FftPlan::Impl::enqueue_real(const Launch& l, detail::Execution& x) const {
   cl::Kernel k = detail::get_kernel(s.kernel.program, sig.kernel);
   detail::Args a(k, sig, s.kernel.shape.long_index);
   a.i32("n", static_cast<long long>(n))
+      .i32("count", static_cast<long long>(l.count))
       .buffer("in", l.in)
       .index("in_off", l.in_offset)
       .index("in_dh", static_cast<std::size_t>(s.io.in.distance))
@@ -162,8 +168,9 @@ void FftPlan::Impl::enqueue_real(const Launch& l, detail::Execution& x) const {
       .f32("scale", s.io.scaled ? l.scale : 1.0f)
       .buffer("tw", s.tables.twiddles() ? s.tables.twiddles : dummy)
       .finish();
-  const std::size_t wg = kFftRealWg;
-  x.then(k, cl::NDRange((items + wg - 1) / wg * wg, l.count), cl::NDRange(wg, 1), l.last, s.role);
+  const std::size_t wg = kFftRealWg, tb = kFftRealTb, across = (items + kFftRealPer - 1) / kFftRealPer;
+  x.then(k, cl::NDRange(detail::round_up(across, wg), detail::round_up(l.count, tb)), cl::NDRange(wg, tb), l.last,
+         s.role);
 }
 
 void FftPlan::Impl::check_queue(const cl::CommandQueue& q) const {
@@ -243,12 +250,15 @@ void FftPlan::Impl::enqueue_steps(detail::Execution& x, const Scratch& scratch, 
         const StageSide& si = s.io.in;
         const StageSide& so = s.io.out;
         const bool user_in = si.buffer == Buf::User, user_out = so.buffer == Buf::User;
+        // Exact in unsigned arithmetic: the true offsets are not negative (floats where paired).
+        const std::size_t in_at = static_cast<std::size_t>(si.offset) + (user_in ? c0 * in_distance - in_back : 0);
+        const std::size_t out_at = static_cast<std::size_t>(so.offset) + (user_out ? c0 * out_distance - out_back : 0);
         const Launch l{st,
                        s,
                        buffer(si.buffer, in),
-                       static_cast<std::size_t>(si.offset) + (user_in ? c0 * in_distance - in_back : 0),
+                       si.pairs ? in_at / 2 : in_at,
                        buffer(so.buffer, out),
-                       static_cast<std::size_t>(so.offset) + (user_out ? c0 * out_distance - out_back : 0),
+                       so.pairs ? out_at / 2 : out_at,
                        std::min(chunk, batch - c0),
                        dir,
                        scale,

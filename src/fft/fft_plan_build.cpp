@@ -44,7 +44,8 @@ FftPlanBuilder::FftPlanBuilder(const detail::QueueContext& qc, const FftDesc& de
 
 // The route table. The lane kernel where its row asks for it and the length fits one of its
 // forms; else one fft_local kernel of the length (smooth) or of its power-of-two Bluestein length
-// where one fits, else passes (Rader's where FFT_RADER asks for them).
+// where one fits (columns: where it holds FFT_ACROSS of them per group), else passes (Rader's
+// where FFT_RADER asks for them).
 Route FftPlanBuilder::choose_route() {
   lanes_ = lane_facts();
   if (lanes_.enabled && lanes_.one_launch && !lanes_.rader) return smooth_ ? Route::Lanes : Route::LanesBluestein;
@@ -58,7 +59,7 @@ Route FftPlanBuilder::choose_route() {
     single_ = single_stage(m, resolve_configuration(kRoutine, std::to_string(m), dev_, tuning_), true);
   }
   const bool rader = !smooth_ && (rader_mode_ == 2 || (rader_mode_ == 1 && !single_));
-  if (single_ && smooth_) return Route::Single;
+  if (single_ && smooth_) return columns_in_passes() ? Route::Passes : Route::Single;
   if (single_ && !rader) return Route::BluesteinSingle;
   return smooth_ ? Route::Passes : rader ? Route::RaderPasses : Route::BluesteinPasses;
 }
@@ -132,6 +133,22 @@ std::optional<Stage> FftPlanBuilder::single_stage(std::size_t len, const Configu
   } catch (const UnsupportedDevice&) {
     return std::nullopt;
   }
+}
+
+// Columns: kColumnsMin or more transforms adjacent in memory on both sides, their elements
+// apart, with FFT_COLS 1.
+bool FftPlanBuilder::columns_layout() const {
+  const FftLayout& li = desc_.in;
+  const FftLayout& lo = desc_.out;
+  return top_.at("FFT_COLS") == 1 && desc_.batch >= kColumnsMin && li.distance == 1 && lo.distance == 1 &&
+         li.stride > 1 && lo.stride > 1;
+}
+
+// Columns that one kernel of the length would hold fewer than FFT_ACROSS of per group (runs of
+// fewer than 8 * FFT_ACROSS bytes) take passes in the column form, whose groups hold many.
+bool FftPlanBuilder::columns_in_passes() const {
+  return single_ && columns_layout() && single_->kernel.shape.b < top_.at("FFT_ACROSS") &&
+         detail::fft_pass_factors(desc_.n, top_.values, dev_).size() >= 2;
 }
 
 RouteSteps FftPlanBuilder::single_route() {
@@ -241,10 +258,15 @@ Stage FftPlanBuilder::pass_stage(const PassPlan& pp, const Configuration& cfg, s
   // scatter (first and last here mean the caller's sides): the buffers alternate one later.
   const bool first = index == 0 && !pp.rader(), last = index == n_stages - 1 && !pp.rader();
   const std::size_t alt = pp.rader() ? 1 : 0;
+  // The column form's scratch holds a chunk's transforms interleaved (distance 1, stride the
+  // chunk: set by passes_route), so that every pass reads and writes adjacent columns.
   const std::size_t in_mem_s = first ? li.stride : 1, out_mem_s = last ? lo.stride : 1;
-  Stage s = make_stage(r, cfg, (ntot / r) * in_mem_s, in_mem_s, ns * out_mem_s, out_mem_s);
+  const std::size_t in_col_s = first ? li.stride : desc_.batch, out_col_s = last ? lo.stride : desc_.batch;
+  Stage s = cols_ ? make_stage(r, cfg, (ntot / r) * in_col_s, 1, ns * out_col_s, 1)
+                  : make_stage(r, cfg, (ntot / r) * in_mem_s, in_mem_s, ns * out_mem_s, out_mem_s);
   FftShape& sh = s.kernel.shape;
   sh.split = true;
+  sh.cols = cols_;
   sh.split_l = static_cast<int>(ntot / r);
   sh.split_ns = static_cast<int>(ns);
   StageSide& in = s.io.in;
@@ -252,10 +274,10 @@ Stage FftPlanBuilder::pass_stage(const PassPlan& pp, const Configuration& cfg, s
   in.buffer = first ? Buf::User : index == 0 ? Buf::A : (index - 1 + alt) % 2 == 0 ? Buf::A : Buf::B;
   out.buffer = last ? Buf::User : (index + alt) % 2 == 0 ? Buf::A : Buf::B;
   in.offset = first ? static_cast<long long>(li.offset) : 0;
-  in.distance = static_cast<long long>(first ? li.distance : ntot);
+  in.distance = static_cast<long long>(first ? li.distance : cols_ ? 1 : ntot);
   in.stride = first ? static_cast<long long>(li.stride) : 1;
   out.offset = last ? static_cast<long long>(lo.offset) : 0;
-  out.distance = static_cast<long long>(last ? lo.distance : ntot);
+  out.distance = static_cast<long long>(last ? lo.distance : cols_ ? 1 : ntot);
   out.stride = last ? static_cast<long long>(lo.stride) : 1;
   if (p > 0) {
     sh.pre = 1;
@@ -276,10 +298,14 @@ Stage FftPlanBuilder::pass_stage(const PassPlan& pp, const Configuration& cfg, s
 
 RouteSteps FftPlanBuilder::passes_route() {
   const PassPlan pp = plan_passes(desc_.n, "");
+  cols_ = columns_layout();
   std::vector<Stage> stages = pass_stages(pp);
   stages.back().io.out.sign = Sign::Dir;
   lay_out_scratch(stages, pp.length, pp.cfg, stages.size() > 2);
-  return {std::move(stages), pp.summary()};
+  for (Stage& s : stages)
+    for (StageSide* side : {&s.io.in, &s.io.out})
+      if (cols_ && side->buffer != Buf::User) side->stride = static_cast<long long>(steps_.chunk);
+  return {std::move(stages), pp.summary() + (cols_ ? ", columns" : "")};
 }
 
 // Bluestein in passes: the chirp and the zero padding on the first load, the spectrum on the

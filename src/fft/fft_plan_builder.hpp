@@ -38,6 +38,9 @@ struct LaneFacts {
   std::size_t length = 0, n1 = 0;  // the two-launch forms' length and its first factor (0: none)
 };
 
+// Columns (FFT_COLS): batches of at least this many transforms, adjacent in memory.
+constexpr std::size_t kColumnsMin = 16;
+
 class FftPlanBuilder {
  public:
   FftPlanBuilder(const detail::QueueContext& qc, const FftDesc& desc, const Tuning& tuning);
@@ -60,6 +63,8 @@ class FftPlanBuilder {
   std::vector<Stage> pass_stages(const PassPlan& pp);
   Stage pass_stage(const PassPlan& pp, const Configuration& cfg, std::size_t index, std::size_t p, std::size_t ns);
   std::optional<Stage> single_stage(std::size_t len, const Configuration& cfg, bool bluestein);
+  bool columns_layout() const;
+  bool columns_in_passes() const;
   Stage make_stage(std::size_t len, const Configuration& cfg, std::size_t in_es, std::size_t in_adj, std::size_t out_es,
                    std::size_t out_adj, bool bluestein = false);
   void fit_to_device(Stage& s, std::size_t len, std::size_t in_es, std::size_t in_adj, std::size_t out_es,
@@ -114,6 +119,7 @@ class FftPlanBuilder {
   int rader_mode_ = 0;                      // its FFT_RADER (0 where it cannot)
   LaneFacts lanes_;
   std::optional<Stage> single_;  // the one fft_local kernel where one fits
+  bool cols_ = false;            // the passes in the column form (columns_layout)
   FftSteps steps_;
   std::map<std::size_t, cl::Buffer> root_tables_;
   std::map<std::pair<std::vector<int>, int>, cl::Buffer> pass_tables_;

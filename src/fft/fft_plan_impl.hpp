@@ -30,6 +30,8 @@ using detail::FftShape;
 constexpr const char* kRoutine = "fft";
 constexpr std::size_t kScratchCap = std::size_t{256} << 20;  // bytes per scratch buffer
 constexpr std::size_t kFftRealWg = 64;  // work-items per group of the real-input ends (FFT_REAL_WG)
+constexpr std::size_t kFftRealTb = 4;   // transforms per group of the real-input ends (FFT_REAL_TB)
+constexpr std::size_t kFftRealPer = 4;  // elements per work-item of the real-input ends (at most)
 // Scratch buffer B starts at a multiple of this many elements (4 KiB) after A in the leased workspace.
 constexpr std::size_t kScratchAlign = 512;
 
@@ -92,6 +94,9 @@ struct StageSide {
   long long lane_distance = 0;  // lane kernel: between the transforms of neighbouring lanes
   int length = INT_MAX;         // elements read (beyond: zeros) or stored (Bluestein's bounds)
   Sign sign = Sign::Dir;        // conjugation of the loads (in) or the stores (out)
+  // The caller's real values read or written as complex pairs (a real plan's rows): offset and
+  // distance, and the execution's steps, count floats; the kernel gets them halved.
+  bool pairs = false;
 };
 
 // The caller's layout as a stage side: the user's buffer, every element, conjugated by `sign`.
@@ -327,10 +332,13 @@ struct RealFftPlan::Impl {
   FftPlan::Impl complex;  // m points, in place on the rows in C, unscaled
   RealFftDesc desc;
   FftSteps forward, inverse;  // pack, the complex stages, post; pre, the complex stages, unpack
+                              // (without pack and unpack where the rows are read as pairs)
   float scale_fwd = 1.0f, scale_inv = 1.0f;
 
-  // Checks the description, builds the complex plan and places the two ends (the constructor's work).
-  void build(const cl::CommandQueue& q, const RealFftDesc& d, const Tuning& tuning);
+  // Checks the description, builds the complex plan and places the two ends (the constructor's
+  // work). even_steps: every step the execution will add to the real side's offset is even
+  // (a multi-dimensional plan's repeats), so that its rows may be read as complex pairs.
+  void build(const cl::CommandQueue& q, const RealFftDesc& d, const Tuning& tuning, bool even_steps = true);
 };
 
 }  // namespace clforge

@@ -1,7 +1,9 @@
 // Real-input FFT plan (R2C forward, C2R inverse; docs/fft.md "Real input"): a complex plan of
 // m points (n/2 for even n, n for odd n) in place on scratch rows (buffer C) between two
-// launches of cl/fft/fft_real.cl. The argument checks, the steps, their compilation and the
-// execution are the complex plan's (fft_plan.cpp); this file only places the two ends.
+// launches of cl/fft/fft_real.cl; where the real rows are complex pairs as they lie (even n,
+// stride 1), the complex plan reads (forward) or writes (inverse) them itself and the pack or
+// unpack launch drops out. The argument checks, the steps, their compilation and the execution
+// are the complex plan's (fft_plan.cpp); this file only places the two ends.
 #include "fft/fft_plan_impl.hpp"
 
 namespace clforge {
@@ -43,15 +45,40 @@ RealFftDesc fft_plan_parts::checked_real_desc(const RealFftDesc& d) {
 
 namespace {
 
-// The complex plan's stages moved onto the rows in C (its caller's side), unscaled: the ends scale.
-std::vector<Stage> on_rows(const FftSteps& st) {
+// The complex plan's stages moved onto the rows in C (its caller's sides), unscaled: the ends
+// scale. pairs > 0: the loads from the caller's side read the real rows as complex pairs instead
+// (the forward without pack); pairs < 0: the stores to it write them, scaled (the inverse
+// without unpack).
+std::vector<Stage> on_rows(const FftSteps& st, int pairs, const FftLayout& real) {
   std::vector<Stage> v = st.stages;
+  auto to_real = [&](StageSide& side) {  // rows of m complex values: n floats apart
+    side.pairs = true;
+    side.offset = static_cast<long long>(real.offset);
+    side.distance *= 2;
+  };
   for (Stage& s : v) {
-    if (s.io.in.buffer == Buf::User) s.io.in.buffer = Buf::C;
-    if (s.io.out.buffer == Buf::User) s.io.out.buffer = Buf::C;
     s.io.scaled = false;
+    if (s.io.in.buffer == Buf::User && pairs > 0)
+      to_real(s.io.in);
+    else if (s.io.in.buffer == Buf::User)
+      s.io.in.buffer = Buf::C;
+    if (s.io.out.buffer == Buf::User && pairs < 0) {
+      to_real(s.io.out);
+      s.io.scaled = true;
+    } else if (s.io.out.buffer == Buf::User) {
+      s.io.out.buffer = Buf::C;
+    }
   }
   return v;
+}
+
+// Even n on rows of real values that are complex pairs as they lie: stride 1, an even offset,
+// n floats apart (or one row), every step of the execution even, addresses within the complex
+// plan's index width.
+bool paired_rows(const RealFftDesc& d, bool even_steps, std::size_t real_end, const FftSteps& inner) {
+  const bool wide = inner.stages.front().kernel.shape.long_index || real_end / 2 <= detail::kMaxInt32Index;
+  return d.n % 2 == 0 && d.real.stride == 1 && d.real.offset % 2 == 0 && (d.batch == 1 || d.real.distance == d.n) &&
+         even_steps && wide;
 }
 
 // One end: kind, the sides, the program and twiddles shared by all four.
@@ -65,8 +92,9 @@ Stage end_stage(KernelKind kind, const char* role, const StageSide& in, const St
   return s;
 }
 
-// The forward and inverse steps: the complex plan's stages between the two ends of each direction.
-void place_ends(RealFftPlan::Impl& im) {
+// The forward and inverse steps: the complex plan's stages between the two ends of each
+// direction (one end where the rows are read or written as pairs).
+void place_ends(RealFftPlan::Impl& im, bool even_steps) {
   const RealFftDesc& d = im.desc;
   const FftSteps& inner = im.complex.steps;
   const std::size_t n = d.n, m = rows_of(n);
@@ -84,10 +112,10 @@ void place_ends(RealFftPlan::Impl& im) {
   Stage proto;
   proto.kernel.shape.n = static_cast<int>(n);
   proto.kernel.shape.long_index = std::max({real_end, complex_end, st.chunk * m}) > detail::kMaxInt32Index;
-  proto.kernel.program = detail::build_program(im.complex.qc, "fft_real", {"fft/fft_real.cl"},
-                                               std::string("-cl-std=CL1.2") +
-                                                   (proto.kernel.shape.long_index ? " -DCLF_LONG_INDEX=1" : "") +
-                                                   " -DFFT_REAL_WG=" + std::to_string(kFftRealWg));
+  proto.kernel.program = detail::build_program(
+      im.complex.qc, "fft_real", {"fft/fft_real.cl"},
+      std::string("-cl-std=CL1.2") + (proto.kernel.shape.long_index ? " -DCLF_LONG_INDEX=1" : "") +
+          " -DFFT_REAL_WG=" + std::to_string(kFftRealWg) + " -DFFT_REAL_TB=" + std::to_string(kFftRealTb));
   if (n % 2 == 0) {
     std::vector<cl_float2> tw(n / 2 + 1);
     for (std::size_t k = 0; k < tw.size(); ++k) tw[k] = to_float2(root(k, n));
@@ -96,18 +124,22 @@ void place_ends(RealFftPlan::Impl& im) {
   }
   const StageSide real = user_side(d.real, Sign::Plus), spectrum = user_side(d.complex, Sign::Plus);
   const StageSide rows{Buf::C, 0, static_cast<long long>(m), 1, 0, INT_MAX, Sign::Plus};
-  const std::vector<Stage> middle = on_rows(inner);
+  const bool pairs = paired_rows(d, even_steps, real_end, inner);
+  const std::vector<Stage> middle_fwd = on_rows(inner, pairs ? 1 : 0, d.real);
+  const std::vector<Stage> middle_inv = on_rows(inner, pairs ? -1 : 0, d.real);
   im.forward = st;
-  im.forward.stages.push_back(end_stage(KernelKind::RealPack, "real pack", real, rows, proto));
-  im.forward.stages.insert(im.forward.stages.end(), middle.begin(), middle.end());
+  if (!pairs) im.forward.stages.push_back(end_stage(KernelKind::RealPack, "real pack", real, rows, proto));
+  im.forward.stages.insert(im.forward.stages.end(), middle_fwd.begin(), middle_fwd.end());
   im.forward.stages.push_back(end_stage(KernelKind::RealPost, "real post-processing", rows, spectrum, proto));
   im.inverse = st;
   im.inverse.stages.push_back(end_stage(KernelKind::RealPre, "real pre-processing", spectrum, rows, proto));
-  im.inverse.stages.insert(im.inverse.stages.end(), middle.begin(), middle.end());
-  im.inverse.stages.push_back(end_stage(KernelKind::RealUnpack, "real unpack", rows, real, proto));
+  im.inverse.stages.insert(im.inverse.stages.end(), middle_inv.begin(), middle_inv.end());
+  if (!pairs) im.inverse.stages.push_back(end_stage(KernelKind::RealUnpack, "real unpack", rows, real, proto));
   const std::string what = n % 2 == 0 ? " points of the values in pairs" : " points";
+  const std::string ends =
+      pairs ? ", which reads (inverse: writes) the real rows itself, and one launch (" : " between two launches (";
   im.forward.how = "n=" + std::to_string(n) + " real batch=" + std::to_string(d.batch) + ": a complex FFT of " +
-                   std::to_string(m) + what + " between two launches (" + inner.how + ")";
+                   std::to_string(m) + what + ends + inner.how + ")";
   im.inverse.how = im.forward.how;
 }
 
@@ -128,7 +160,7 @@ void run(const RealFftPlan::Impl& im, cl::CommandQueue& q, int dir, const cl::Bu
 
 }  // namespace
 
-void RealFftPlan::Impl::build(const cl::CommandQueue& q, const RealFftDesc& d, const Tuning& tuning) {
+void RealFftPlan::Impl::build(const cl::CommandQueue& q, const RealFftDesc& d, const Tuning& tuning, bool even_steps) {
   desc = checked_real_desc(d);
   const std::size_t m = rows_of(d.n);
   FftDesc rows;
@@ -139,7 +171,7 @@ void RealFftPlan::Impl::build(const cl::CommandQueue& q, const RealFftDesc& d, c
   complex.build(q, rows, tuning);
   scale_fwd = static_cast<float>(scale_factor(d.forward_scaling, d.n));
   scale_inv = static_cast<float>(scale_factor(d.inverse_scaling, d.n));
-  place_ends(*this);
+  place_ends(*this, even_steps);
 }
 
 RealFftPlan::RealFftPlan(const cl::CommandQueue& queue, const RealFftDesc& d, const Tuning& tuning) {

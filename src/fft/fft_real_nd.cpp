@@ -119,7 +119,9 @@ void build_real_nd_passes(RealFftNdPlan::Impl& im, const cl::CommandQueue& queue
     repeats.emplace_back();
     passes.push_back({passes.front().first, checked_desc(pass_desc(cd, passes.front().first, true, repeats.back()))});
   }
-  im.rows.build(queue, rows, tuning);
+  const bool even_steps =
+      std::all_of(row_repeats.begin(), row_repeats.end(), [](const Repeat& r) { return r.in_distance % 2 == 0; });
+  im.rows.build(queue, rows, tuning, even_steps);
   im.rows.forward.repeats = row_repeats;
   for (Repeat& r : row_repeats) std::swap(r.in_distance, r.out_distance);  // the inverse reads the complex side
   im.rows.inverse.repeats = row_repeats;

@@ -151,6 +151,13 @@ KernelSpec fft_spec() {
        "transforms per work-group aimed for where neighbouring transforms are adjacent in memory (a strided side, "
        "the passes of long plans): 8-byte values in runs of this many",
        true},
+      {"FFT_COLS",
+       1,
+       {0, 1},
+       "columns (neighbouring transforms adjacent, elements apart, 16 or more): 1 in passes whose groups hold "
+       "neighbouring transforms at one position (FFT_COLS kernels) where one kernel of the length would hold fewer "
+       "than FFT_ACROSS of them per group; 0 one kernel wherever one fits",
+       true},
       {"FFT_CHUNK",
        0,
        {0, 4, 8, 16, 32, 64, 128, 256},

@@ -130,8 +130,8 @@ void add_values(std::vector<int>& into, const std::vector<int>& more) {
 // kernels' parameters the union, over the pass lengths of the reference's split, of the values
 // that can change a kernel of that length (each pass is one; the pass lengths of every split
 // would make the space about six times larger: 2^20 in 128·128·64 or 32·32·32·32 too); FFT_LOCAL_MAX and
-// FFT_CHUNK the reference's. The passes read or write strided on one side at least: FFT_STAGE
-// and FFT_ACROSS keep every value.
+// FFT_CHUNK the reference's, and FFT_COLS. The passes read or write strided on one side at least:
+// FFT_STAGE and FFT_ACROSS keep every value.
 Narrowed fft_narrow_passes(std::size_t n, const ParamMap& reference, const DeviceInfo& dev) {
   const KernelSpec& spec = kernel_spec("fft");
   const auto split = [&](int pass_max) {
@@ -153,6 +153,7 @@ Narrowed fft_narrow_passes(std::size_t n, const ParamMap& reference, const Devic
   }
   v["FFT_LOCAL_MAX"] = {reference.at("FFT_LOCAL_MAX")};
   v["FFT_CHUNK"] = {reference.at("FFT_CHUNK")};
+  v["FFT_COLS"] = {reference.at("FFT_COLS")};
   return v;
 }
 
@@ -167,10 +168,11 @@ Narrowed fft_narrow_length(std::size_t n, bool strided, bool passes, const Param
   Narrowed v;
   narrow_limits(v, n, reference);
   narrow_passes(v, n, reference);
-  // Contiguous batches have no strided side: the run across transforms is never used, and
-  // transform-fastest numbering never chosen (FFT_STAGE 3 is 2).
+  // Contiguous batches have no strided side: the run across transforms is never used,
+  // transform-fastest numbering never chosen (FFT_STAGE 3 is 2), nor the column form.
   if (!strided) {
     v["FFT_ACROSS"] = {reference.at("FFT_ACROSS")};
+    v["FFT_COLS"] = {reference.at("FFT_COLS")};
     v["FFT_STAGE"] =
         collapse(spec.find("FFT_STAGE")->legal, reference.at("FFT_STAGE"), [](int st) { return st == 3 ? 2 : st; });
   }
