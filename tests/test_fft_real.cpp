@@ -256,6 +256,26 @@ TEST_SUITE("fft_real") {
     }
   }
 
+  TEST_CASE("the forward's post-processing in the store of one fft_local kernel") {
+    // Rows read as pairs by one fft_local kernel of n/2 points (not the CPU lane kernel), which
+    // post-processes in its store: the forward in one launch; the inverse reads and writes pairs.
+    std::uint64_t seed = test::seed() + 5250;
+    for (std::size_t n : {1000, 1024, 4096}) {
+      CAPTURE(n);
+      for (bool inverse : {false, true}) {
+        RealCase c = real_case(n, 5, inverse);
+        c.tuning = Tuning{{{"FFT_LANES", 0}}, false};
+        check_real(c, seed++);
+      }
+      RealFftDesc d;
+      d.n = n;
+      d.batch = 5;
+      const RealFftPlan plan(test::session().queue, d, Tuning{{{"FFT_LANES", 0}}, false});
+      CHECK(plan.describe().find("post-processes them in its store") != std::string::npos);
+      CHECK(plan.launches() == 1);
+    }
+  }
+
   TEST_CASE("in place: padded rows") {
     std::uint64_t seed = test::seed() + 5300;
     for (std::size_t n : {16, 15}) {
@@ -330,10 +350,10 @@ TEST_SUITE("fft_real") {
     RealFftDesc odd = d;
     odd.real.offset = 1;
     const RealFftPlan packed(s.queue, odd, Tuning{{}, false});
-    CHECK(plan.describe().find("reads (inverse: writes) the real rows itself") != std::string::npos);
+    CHECK(plan.describe().find("the real rows itself") != std::string::npos);
     CHECK(packed.describe().find("between two launches") != std::string::npos);
-    CHECK(plan.launches() + 1 == packed.launches());
-    CHECK(plan.launches() >= 2);
+    CHECK(plan.launches() < packed.launches());
+    CHECK(plan.launches() >= 1);
     CHECK(plan.scratch_bytes() >= 500 * 2 * 8);
     CHECK(!plan.configurations().empty());
     CHECK(plan.describe().find("complex FFT of 500") != std::string::npos);

@@ -158,7 +158,30 @@ __kernel __attribute__((reqd_work_group_size(FFT_WGS, 1, 1))) void fft_local(
 #endif
 
   // ---- store ----
-#if FFT_OUT_MODE == 0
+#if FFT_POST == 2
+  // A real-input plan's post-processing (fft_real.cl's fft_real_post, even n = 2 FFT_N): the
+  // transform Z goes to local memory in natural order, then work-item tid writes X_k, k = tid,
+  // tid + FFT_T, ... <= FFT_N: X_k = (Z_k + conj Z_(m-k)) / 2 - (i/2) W_n^k (Z_k - conj Z_(m-k)),
+  // m = FFT_N, Z_m = Z_0, W_n^k = aux_out[k] (FFT_N + 1 values per transform).
+#if FFT_PRIV || FFT_HALVE || FFT_SPLIT || FFT_BLUESTEIN
+#error "the real post-processing on store needs a local-memory kernel of one whole transform, without halving"
+#endif
+  barrier(CLK_LOCAL_MEM_FENCE);
+  FFT_PUT_OUT(FFT_RL, FFT_NSL, 0, 0);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (g0 + (int)FFT_TB < total) {
+    for (int k = (int)FFT_TID; k <= FFT_N; k += FFT_T) {
+      fft_c a, b;
+      FFT_LGET(buf, FFT_LOC(FFT_TB, k == FFT_N ? 0 : k), a, 0);
+      FFT_LGET(buf, FFT_LOC(FFT_TB, k == 0 ? 0 : FFT_N - k), b, 0);
+      const fft_c e = fft_make(0.5f * (a.r + b.r), 0.5f * (a.i - b.i));     // (Z_k + conj Z_(m-k)) / 2
+      const fft_c d = fft_make(0.5f * (a.r - b.r), 0.5f * (a.i + b.i));     // (Z_k - conj Z_(m-k)) / 2
+      const fft_c v = fft_mul(FFT_CLOAD(aux_out, k), fft_make(d.i, -d.r));  // W_n^k (-i d)
+      FFT_GSTORE(out, FFT_GIDX(out_base, g0 + (int)FFT_TB, out_dh, k, FFT_OUTS),
+                 fft_make((e.r + v.r) * scale, (e.i + v.i) * cj_out * scale));
+    }
+  }
+#elif FFT_OUT_MODE == 0
   {
     const int ML = FFT_N / FFT_RL;
 #pragma unroll

@@ -92,8 +92,31 @@ Stage end_stage(KernelKind kind, const char* role, const StageSide& in, const St
   return s;
 }
 
+// The forward's post-processing folded into the store of the complex FFT (FFT_POST 2, fft.cl)
+// where that reads the rows as pairs in one fft_local kernel with whole values in local memory,
+// within its index width: the forward is then this one launch.
+std::optional<Stage> fused_forward(const RealFftPlan::Impl& im, const std::vector<Stage>& middle, bool pairs,
+                                   const StageSide& spectrum, const Stage& proto, std::size_t complex_end) {
+  if (!pairs || middle.size() != 1 || middle.front().kernel.kind != KernelKind::Local) return std::nullopt;
+  const FftShape& sh = middle.front().kernel.shape;
+  if (sh.priv() || sh.halve || sh.split || sh.bluestein || (!sh.long_index && complex_end > detail::kMaxInt32Index))
+    return std::nullopt;
+  FftSteps one;
+  one.stages = middle;
+  Stage& s = one.stages.front();
+  s.io.out = spectrum;
+  s.io.scaled = true;
+  s.kernel.shape.post = 2;
+  s.kernel.shape.out_unit = spectrum.stride == 1;
+  s.tables.store_factors = proto.tables.twiddles;
+  s.role = "single kernel with the real post-processing";
+  compile_steps(im.complex.qc, im.complex.desc, one);
+  return s;
+}
+
 // The forward and inverse steps: the complex plan's stages between the two ends of each
-// direction (one end where the rows are read or written as pairs).
+// direction (one end where the rows are read or written as pairs, none where the forward's
+// post-processing folds into the complex FFT).
 void place_ends(RealFftPlan::Impl& im, bool even_steps) {
   const RealFftDesc& d = im.desc;
   const FftSteps& inner = im.complex.steps;
@@ -128,16 +151,23 @@ void place_ends(RealFftPlan::Impl& im, bool even_steps) {
   const std::vector<Stage> middle_fwd = on_rows(inner, pairs ? 1 : 0, d.real);
   const std::vector<Stage> middle_inv = on_rows(inner, pairs ? -1 : 0, d.real);
   im.forward = st;
-  if (!pairs) im.forward.stages.push_back(end_stage(KernelKind::RealPack, "real pack", real, rows, proto));
-  im.forward.stages.insert(im.forward.stages.end(), middle_fwd.begin(), middle_fwd.end());
-  im.forward.stages.push_back(end_stage(KernelKind::RealPost, "real post-processing", rows, spectrum, proto));
+  std::optional<Stage> one = fused_forward(im, middle_fwd, pairs, spectrum, proto, complex_end);
+  if (one) {
+    im.forward.stages.push_back(std::move(*one));
+  } else {
+    if (!pairs) im.forward.stages.push_back(end_stage(KernelKind::RealPack, "real pack", real, rows, proto));
+    im.forward.stages.insert(im.forward.stages.end(), middle_fwd.begin(), middle_fwd.end());
+    im.forward.stages.push_back(end_stage(KernelKind::RealPost, "real post-processing", rows, spectrum, proto));
+  }
   im.inverse = st;
   im.inverse.stages.push_back(end_stage(KernelKind::RealPre, "real pre-processing", spectrum, rows, proto));
   im.inverse.stages.insert(im.inverse.stages.end(), middle_inv.begin(), middle_inv.end());
   if (!pairs) im.inverse.stages.push_back(end_stage(KernelKind::RealUnpack, "real unpack", rows, real, proto));
   const std::string what = n % 2 == 0 ? " points of the values in pairs" : " points";
-  const std::string ends =
-      pairs ? ", which reads (inverse: writes) the real rows itself, and one launch (" : " between two launches (";
+  const std::string ends = one ? ", which reads the real rows itself and post-processes them in its store (inverse: "
+                                 "writes them itself after a pre-processing launch) ("
+                           : pairs ? ", which reads (inverse: writes) the real rows itself, and one launch ("
+                                   : " between two launches (";
   im.forward.how = "n=" + std::to_string(n) + " real batch=" + std::to_string(d.batch) + ": a complex FFT of " +
                    std::to_string(m) + what + ends + inner.how + ")";
   im.inverse.how = im.forward.how;
