@@ -256,9 +256,11 @@ TEST_SUITE("fft_real") {
     }
   }
 
-  TEST_CASE("the forward's post-processing in the store of one fft_local kernel") {
+  TEST_CASE("the ends in the loads and stores of one fft_local kernel") {
     // Rows read as pairs by one fft_local kernel of n/2 points (not the CPU lane kernel), which
-    // post-processes in its store: the forward in one launch; the inverse reads and writes pairs.
+    // post-processes in its store: the forward in one launch; the inverse's kernel pre-processes
+    // its loads and writes the rows as pairs: one launch too. At an odd offset the inverse keeps
+    // its unpack launch.
     std::uint64_t seed = test::seed() + 5250;
     for (std::size_t n : {1000, 1024, 4096}) {
       CAPTURE(n);
@@ -272,7 +274,12 @@ TEST_SUITE("fft_real") {
       d.batch = 5;
       const RealFftPlan plan(test::session().queue, d, Tuning{{{"FFT_LANES", 0}}, false});
       CHECK(plan.describe().find("post-processes them in its store") != std::string::npos);
+      CHECK(plan.describe().find("it pre-processes its loads and writes the real rows itself") != std::string::npos);
       CHECK(plan.launches() == 1);
+      RealCase odd = real_case(n, 3, true);
+      odd.real = {1, n, 1};
+      odd.tuning = Tuning{{{"FFT_LANES", 0}}, false};
+      check_real(odd, seed++);
     }
   }
 
@@ -350,8 +357,8 @@ TEST_SUITE("fft_real") {
     RealFftDesc odd = d;
     odd.real.offset = 1;
     const RealFftPlan packed(s.queue, odd, Tuning{{}, false});
-    CHECK(plan.describe().find("the real rows itself") != std::string::npos);
-    CHECK(packed.describe().find("between two launches") != std::string::npos);
+    CHECK(plan.describe().find("reads the real rows itself") != std::string::npos);
+    CHECK(packed.describe().find("a pack launch") != std::string::npos);
     CHECK(plan.launches() < packed.launches());
     CHECK(plan.launches() >= 1);
     CHECK(plan.scratch_bytes() >= 500 * 2 * 8);

@@ -55,6 +55,25 @@ FFT_INLINE float2 fft_to2(const fft_c v) { return (float2)(v.r, v.i); }
 #define FFT_PRE_OP(v, lo, e, pos) v = fft_mul(v, fft_root(FFT_TW_M(lo, e), FFT_SL * FFT_N))
 #elif FFT_PRE == 2
 #define FFT_PRE_OP(v, lo, e, pos) v = fft_mul(v, FFT_CLOAD(aux_in, pos))
+#elif FFT_PRE == 4
+// A real-input plan's pre-processing (fft_real.cl's fft_real_pre, even n = 2 FFT_N) on the load of
+// position k from the half spectrum X (FFT_N + 1 values): Z_k = (X_k + conj X_(m-k)) + i W_n^-k
+// (X_k - conj X_(m-k)), m = FFT_N, X_0 and X_m taken as real, W_n^k = aux_in[k]; v arrives
+// conjugated by cj_in, and leaves so. Expands inside FFT_LOAD (t_: the transform).
+#if FFT_SPLIT || FFT_BLUESTEIN
+#error "the real pre-processing on load needs a kernel of one whole transform"
+#endif
+FFT_INLINE fft_c fft_real_pre(fft_c a, fft_c b, const fft_c w, const int k, const float cj) {
+  a.i *= cj;   // X_k
+  b.i = -b.i;  // conj X_(m-k)
+  if (k == 0) a.i = b.i = 0.0f;
+  const fft_c s = fft_make(a.r - b.r, a.i - b.i);
+  const fft_c u = fft_mul(fft_make(w.r, -w.i), s);  // W_n^-k (a - b)
+  return fft_make(a.r + b.r - u.i, (a.i + b.i + u.r) * cj);
+}
+#define FFT_PRE_OP(v, lo, e, pos)                                                                  \
+  v = fft_real_pre(v, FFT_GLOAD(in, FFT_GIDX(in_base, FFT_HI(t_), in_dh, FFT_N - (pos), FFT_INS)), \
+                   FFT_CLOAD(aux_in, pos), (int)(pos), cj_in)
 #else
 #define FFT_PRE_OP(v, lo, e, pos)
 #endif

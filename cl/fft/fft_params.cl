@@ -71,7 +71,8 @@
 #endif
 #ifndef FFT_PRE
 // on load: 0 none, 1 pass twiddle from the two-level table, 2 times aux_in[pos],
-// 3 pass twiddle split per butterfly (direct loads, see the load)
+// 3 pass twiddle split per butterfly (direct loads, see the load), 4 a real plan's
+// pre-processing (fft_memory.cl)
 #define FFT_PRE 0
 #endif
 #ifndef FFT_POST

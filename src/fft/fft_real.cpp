@@ -114,6 +114,29 @@ std::optional<Stage> fused_forward(const RealFftPlan::Impl& im, const std::vecto
   return s;
 }
 
+// The inverse's pre-processing folded into the load of the complex FFT (FFT_PRE 4, fft_memory.cl)
+// where that is one fft_local kernel of the whole transform (even n), within its index width:
+// the inverse is then this launch (and the unpack where the rows are not written as pairs).
+std::optional<Stage> fused_inverse(const RealFftPlan::Impl& im, const std::vector<Stage>& middle,
+                                   const StageSide& spectrum, const Stage& proto, std::size_t complex_end) {
+  if (im.desc.n % 2 != 0 || middle.size() != 1 || middle.front().kernel.kind != KernelKind::Local) return std::nullopt;
+  const FftShape& sh = middle.front().kernel.shape;
+  if (sh.split || sh.bluestein || sh.pre != 0 || (!sh.long_index && complex_end > detail::kMaxInt32Index))
+    return std::nullopt;
+  FftSteps one;
+  one.stages = middle;
+  Stage& s = one.stages.front();
+  const Sign sign = s.io.in.sign;
+  s.io.in = spectrum;
+  s.io.in.sign = sign;
+  s.kernel.shape.pre = 4;
+  s.kernel.shape.in_unit = spectrum.stride == 1;
+  s.tables.load_factors = proto.tables.twiddles;
+  s.role = "single kernel with the real pre-processing";
+  compile_steps(im.complex.qc, im.complex.desc, one);
+  return s;
+}
+
 // The forward and inverse steps: the complex plan's stages between the two ends of each
 // direction (one end where the rows are read or written as pairs, none where the forward's
 // post-processing folds into the complex FFT).
@@ -160,16 +183,24 @@ void place_ends(RealFftPlan::Impl& im, bool even_steps) {
     im.forward.stages.push_back(end_stage(KernelKind::RealPost, "real post-processing", rows, spectrum, proto));
   }
   im.inverse = st;
-  im.inverse.stages.push_back(end_stage(KernelKind::RealPre, "real pre-processing", spectrum, rows, proto));
-  im.inverse.stages.insert(im.inverse.stages.end(), middle_inv.begin(), middle_inv.end());
+  std::optional<Stage> first = fused_inverse(im, middle_inv, spectrum, proto, complex_end);
+  if (first) {
+    im.inverse.stages.push_back(std::move(*first));
+  } else {
+    im.inverse.stages.push_back(end_stage(KernelKind::RealPre, "real pre-processing", spectrum, rows, proto));
+    im.inverse.stages.insert(im.inverse.stages.end(), middle_inv.begin(), middle_inv.end());
+  }
   if (!pairs) im.inverse.stages.push_back(end_stage(KernelKind::RealUnpack, "real unpack", rows, real, proto));
   const std::string what = n % 2 == 0 ? " points of the values in pairs" : " points";
-  const std::string ends = one ? ", which reads the real rows itself and post-processes them in its store (inverse: "
-                                 "writes them itself after a pre-processing launch) ("
-                           : pairs ? ", which reads (inverse: writes) the real rows itself, and one launch ("
-                                   : " between two launches (";
+  const std::string fwd = one     ? "it reads the real rows itself and post-processes them in its store"
+                          : pairs ? "it reads the real rows itself, then a post-processing launch"
+                                  : "a pack launch, it, a post-processing launch";
+  const std::string inv = first ? (pairs ? "it pre-processes its loads and writes the real rows itself"
+                                         : "it pre-processes its loads, then an unpack launch")
+                                : (pairs ? "a pre-processing launch, then it writes the real rows itself"
+                                         : "a pre-processing launch, it, an unpack launch");
   im.forward.how = "n=" + std::to_string(n) + " real batch=" + std::to_string(d.batch) + ": a complex FFT of " +
-                   std::to_string(m) + what + ends + inner.how + ")";
+                   std::to_string(m) + what + "; forward: " + fwd + "; inverse: " + inv + " (" + inner.how + ")";
   im.inverse.how = im.forward.how;
 }
 
