@@ -259,8 +259,8 @@ TEST_SUITE("fft_real") {
   TEST_CASE("the ends in the loads and stores of one fft_local kernel") {
     // Rows read as pairs by one fft_local kernel of n/2 points (not the CPU lane kernel), which
     // post-processes in its store: the forward in one launch; the inverse's kernel pre-processes
-    // its loads and writes the rows as pairs: one launch too. At an odd offset the inverse keeps
-    // its unpack launch.
+    // its loads and writes the rows as pairs: one launch too. At an odd offset the forward keeps
+    // its pack launch and the inverse its unpack.
     std::uint64_t seed = test::seed() + 5250;
     for (std::size_t n : {1000, 1024, 4096}) {
       CAPTURE(n);
@@ -276,10 +276,17 @@ TEST_SUITE("fft_real") {
       CHECK(plan.describe().find("post-processes them in its store") != std::string::npos);
       CHECK(plan.describe().find("it pre-processes its loads and writes the real rows itself") != std::string::npos);
       CHECK(plan.launches() == 1);
-      RealCase odd = real_case(n, 3, true);
-      odd.real = {1, n, 1};
-      odd.tuning = Tuning{{{"FFT_LANES", 0}}, false};
-      check_real(odd, seed++);
+      for (bool inverse : {false, true}) {  // at an odd offset: pack, then the kernel with the post-processing
+        RealCase odd = real_case(n, 3, inverse);
+        odd.real = {1, n, 1};
+        odd.tuning = Tuning{{{"FFT_LANES", 0}}, false};
+        check_real(odd, seed++);
+      }
+      d.real.offset = 1;
+      const RealFftPlan packed(test::session().queue, d, Tuning{{{"FFT_LANES", 0}}, false});
+      CHECK(packed.describe().find("a pack launch, then it reads the rows and post-processes them in its store") !=
+            std::string::npos);
+      CHECK(packed.launches() == 2);
     }
   }
 
@@ -359,6 +366,7 @@ TEST_SUITE("fft_real") {
     const RealFftPlan packed(s.queue, odd, Tuning{{}, false});
     CHECK(plan.describe().find("reads the real rows itself") != std::string::npos);
     CHECK(packed.describe().find("a pack launch") != std::string::npos);
+    CHECK(packed.describe().find("an unpack launch") != std::string::npos);
     CHECK(plan.launches() < packed.launches());
     CHECK(plan.launches() >= 1);
     CHECK(plan.scratch_bytes() >= 500 * 2 * 8);

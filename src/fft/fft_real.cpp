@@ -92,47 +92,30 @@ Stage end_stage(KernelKind kind, const char* role, const StageSide& in, const St
   return s;
 }
 
-// The forward's post-processing folded into the store of the complex FFT (FFT_POST 2, fft.cl)
-// where that reads the rows as pairs in one fft_local kernel with whole values in local memory,
-// within its index width: the forward is then this one launch.
-std::optional<Stage> fused_forward(const RealFftPlan::Impl& im, const std::vector<Stage>& middle, bool pairs,
-                                   const StageSide& spectrum, const Stage& proto, std::size_t complex_end) {
-  if (!pairs || middle.size() != 1 || middle.front().kernel.kind != KernelKind::Local) return std::nullopt;
-  const FftShape& sh = middle.front().kernel.shape;
-  if (sh.priv() || sh.halve || sh.split || sh.bluestein || (!sh.long_index && complex_end > detail::kMaxInt32Index))
-    return std::nullopt;
-  FftSteps one;
-  one.stages = middle;
-  Stage& s = one.stages.front();
-  s.io.out = spectrum;
-  s.io.scaled = true;
-  s.kernel.shape.post = 2;
-  s.kernel.shape.out_unit = spectrum.stride == 1;
-  s.tables.store_factors = proto.tables.twiddles;
-  s.role = "single kernel with the real post-processing";
-  compile_steps(im.complex.qc, im.complex.desc, one);
-  return s;
-}
-
-// The inverse's pre-processing folded into the load of the complex FFT (FFT_PRE 4, fft_memory.cl)
-// where that is one fft_local kernel of the whole transform (even n), within its index width:
-// the inverse is then this launch (and the unpack where the rows are not written as pairs).
-std::optional<Stage> fused_inverse(const RealFftPlan::Impl& im, const std::vector<Stage>& middle,
-                                   const StageSide& spectrum, const Stage& proto, std::size_t complex_end) {
+// The complex FFT's one fft_local kernel in `middle` with a real end folded in: the inverse's
+// pre-processing into its loads from the spectrum (FFT_PRE 4, fft_memory.cl: any kernel of the
+// whole transform), or the forward's post-processing into its stores to it (FFT_POST 2, fft.cl:
+// whole values in local memory); compiled. nullopt where the kernel cannot take it (odd n,
+// several stages, passes, Bluestein, an index width the spectrum passes).
+std::optional<Stage> folded_end(const RealFftPlan::Impl& im, const std::vector<Stage>& middle, bool store,
+                                const StageSide& spectrum, const Stage& proto, std::size_t complex_end) {
   if (im.desc.n % 2 != 0 || middle.size() != 1 || middle.front().kernel.kind != KernelKind::Local) return std::nullopt;
   const FftShape& sh = middle.front().kernel.shape;
-  if (sh.split || sh.bluestein || sh.pre != 0 || (!sh.long_index && complex_end > detail::kMaxInt32Index))
-    return std::nullopt;
+  const bool fits = !sh.split && !sh.bluestein && (sh.long_index || complex_end <= detail::kMaxInt32Index) &&
+                    (store ? !sh.priv() && !sh.halve : sh.pre == 0);
+  if (!fits) return std::nullopt;
   FftSteps one;
   one.stages = middle;
   Stage& s = one.stages.front();
-  const Sign sign = s.io.in.sign;
-  s.io.in = spectrum;
-  s.io.in.sign = sign;
-  s.kernel.shape.pre = 4;
-  s.kernel.shape.in_unit = spectrum.stride == 1;
-  s.tables.load_factors = proto.tables.twiddles;
-  s.role = "single kernel with the real pre-processing";
+  StageSide& side = store ? s.io.out : s.io.in;
+  const Sign sign = side.sign;
+  side = spectrum;
+  side.sign = store ? spectrum.sign : sign;
+  (store ? s.kernel.shape.post : s.kernel.shape.pre) = store ? 2 : 4;
+  (store ? s.kernel.shape.out_unit : s.kernel.shape.in_unit) = spectrum.stride == 1;
+  (store ? s.tables.store_factors : s.tables.load_factors) = proto.tables.twiddles;
+  s.io.scaled = s.io.scaled || store;
+  s.role = store ? "single kernel with the real post-processing" : "single kernel with the real pre-processing";
   compile_steps(im.complex.qc, im.complex.desc, one);
   return s;
 }
@@ -174,16 +157,16 @@ void place_ends(RealFftPlan::Impl& im, bool even_steps) {
   const std::vector<Stage> middle_fwd = on_rows(inner, pairs ? 1 : 0, d.real);
   const std::vector<Stage> middle_inv = on_rows(inner, pairs ? -1 : 0, d.real);
   im.forward = st;
-  std::optional<Stage> one = fused_forward(im, middle_fwd, pairs, spectrum, proto, complex_end);
+  std::optional<Stage> one = folded_end(im, middle_fwd, true, spectrum, proto, complex_end);
+  if (!pairs) im.forward.stages.push_back(end_stage(KernelKind::RealPack, "real pack", real, rows, proto));
   if (one) {
     im.forward.stages.push_back(std::move(*one));
   } else {
-    if (!pairs) im.forward.stages.push_back(end_stage(KernelKind::RealPack, "real pack", real, rows, proto));
     im.forward.stages.insert(im.forward.stages.end(), middle_fwd.begin(), middle_fwd.end());
     im.forward.stages.push_back(end_stage(KernelKind::RealPost, "real post-processing", rows, spectrum, proto));
   }
   im.inverse = st;
-  std::optional<Stage> first = fused_inverse(im, middle_inv, spectrum, proto, complex_end);
+  std::optional<Stage> first = folded_end(im, middle_inv, false, spectrum, proto, complex_end);
   if (first) {
     im.inverse.stages.push_back(std::move(*first));
   } else {
@@ -192,13 +175,12 @@ void place_ends(RealFftPlan::Impl& im, bool even_steps) {
   }
   if (!pairs) im.inverse.stages.push_back(end_stage(KernelKind::RealUnpack, "real unpack", rows, real, proto));
   const std::string what = n % 2 == 0 ? " points of the values in pairs" : " points";
-  const std::string fwd = one     ? "it reads the real rows itself and post-processes them in its store"
-                          : pairs ? "it reads the real rows itself, then a post-processing launch"
-                                  : "a pack launch, it, a post-processing launch";
-  const std::string inv = first ? (pairs ? "it pre-processes its loads and writes the real rows itself"
-                                         : "it pre-processes its loads, then an unpack launch")
-                                : (pairs ? "a pre-processing launch, then it writes the real rows itself"
-                                         : "a pre-processing launch, it, an unpack launch");
+  const std::string fwd =
+      (pairs ? std::string("it reads the real rows itself") : "a pack launch, then it reads the rows") +
+      (one ? " and post-processes them in its store" : ", then a post-processing launch");
+  const std::string inv =
+      (first ? std::string("it pre-processes its loads") : "a pre-processing launch, then it transforms") +
+      (pairs ? " and writes the real rows itself" : ", then an unpack launch");
   im.forward.how = "n=" + std::to_string(n) + " real batch=" + std::to_string(d.batch) + ": a complex FFT of " +
                    std::to_string(m) + what + "; forward: " + fwd + "; inverse: " + inv + " (" + inner.how + ")";
   im.inverse.how = im.forward.how;
