@@ -290,6 +290,17 @@ TEST_SUITE("fft_real") {
     }
   }
 
+  TEST_CASE("more rows than one launch of an end covers: its work-items step through them") {
+    // The ends' launches cover at most 65535 groups of 4 rows (NVIDIA's grid): 300001 rows of
+    // n = 2 and 3 take each work-item through more than one.
+    std::uint64_t seed = test::seed() + 5280;
+    for (std::size_t n : {2, 3})
+      for (bool inverse : {false, true}) {
+        CAPTURE(n);
+        check_real(real_case(n, 300001, inverse), seed++);
+      }
+  }
+
   TEST_CASE("in place: padded rows") {
     std::uint64_t seed = test::seed() + 5300;
     for (std::size_t n : {16, 15}) {

@@ -169,8 +169,8 @@ void FftPlan::Impl::enqueue_real(const Launch& l, detail::Execution& x) const {
       .buffer("tw", s.tables.twiddles() ? s.tables.twiddles : dummy)
       .finish();
   const std::size_t wg = kFftRealWg, tb = kFftRealTb, across = (items + kFftRealPer - 1) / kFftRealPer;
-  x.then(k, cl::NDRange(detail::round_up(across, wg), detail::round_up(l.count, tb)), cl::NDRange(wg, tb), l.last,
-         s.role);
+  const std::size_t rows = std::min(detail::round_up(l.count, tb), kMaxGroupsYZ * tb);  // the rest in steps
+  x.then(k, cl::NDRange(detail::round_up(across, wg), rows), cl::NDRange(wg, tb), l.last, s.role);
 }
 
 void FftPlan::Impl::check_queue(const cl::CommandQueue& q) const {
@@ -301,7 +301,7 @@ void set_repeats(FftSteps& st, const FftDesc& desc, std::vector<Repeat> r) {
   const Stage* s = one_launch ? &st.stages.front() : nullptr;
   const bool fits = s && (s->kernel.kind == KernelKind::Local || s->kernel.kind == KernelKind::Lanes) &&
                     s->io.in.buffer == Buf::User && s->io.out.buffer == Buf::User;
-  if (fits && !r.empty() && r.front().count <= 65535) {
+  if (fits && !r.empty() && r.front().count <= kMaxGroupsYZ) {
     st.in_kernel = r.front();
     r.erase(r.begin());
   }

@@ -298,7 +298,8 @@ Stage FftPlanBuilder::pass_stage(const PassPlan& pp, const Configuration& cfg, s
 
 RouteSteps FftPlanBuilder::passes_route() {
   const PassPlan pp = plan_passes(desc_.n, "");
-  cols_ = columns_layout();
+  // The column form's positions are work-groups along the NDRange's third dimension.
+  cols_ = columns_layout() && pp.length / *std::min_element(pp.factors.begin(), pp.factors.end()) <= kMaxGroupsYZ;
   std::vector<Stage> stages = pass_stages(pp);
   stages.back().io.out.sign = Sign::Dir;
   lay_out_scratch(stages, pp.length, pp.cfg, stages.size() > 2);

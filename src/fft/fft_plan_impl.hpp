@@ -29,6 +29,9 @@ namespace fft_plan_parts {
 using detail::FftShape;
 constexpr const char* kRoutine = "fft";
 constexpr std::size_t kScratchCap = std::size_t{256} << 20;  // bytes per scratch buffer
+// Work-groups along an NDRange dimension after the first, at most (NVIDIA's OpenCL maps them to
+// CUDA's grid, 65535 in y and z).
+constexpr std::size_t kMaxGroupsYZ = 65535;
 constexpr std::size_t kFftRealWg = 64;  // work-items per group of the real-input ends (FFT_REAL_WG)
 constexpr std::size_t kFftRealTb = 4;   // transforms per group of the real-input ends (FFT_REAL_TB)
 constexpr std::size_t kFftRealPer = 4;  // elements per work-item of the real-input ends (at most)
@@ -177,7 +180,7 @@ std::size_t repeat_positions(const std::vector<Repeat>& r);
 std::pair<std::size_t, std::size_t> repeat_back(const std::vector<Repeat>& r, std::size_t p);
 // Gives steps `st` of plan `desc` the repeats r (their first the largest): the first becomes the
 // launches' own level where st is one stage of fft_local or of the lane kernel on the caller's
-// sides in one chunk (and the level fits the NDRange: at most 65535 positions).
+// sides in one chunk (and the level fits the NDRange: at most kMaxGroupsYZ positions).
 void set_repeats(FftSteps& st, const FftDesc& desc, std::vector<Repeat> r);
 
 // The stages of a checked description (fft_plan_kernels.cpp), with their tables and without programs.
