@@ -252,7 +252,7 @@ TEST_SUITE("fft_real_nd") {
     CHECK(out.desc().real.distance == 17 * 12);
     CHECK(out.desc().complex.strides == std::vector<std::size_t>{7, 1});
     CHECK(out.desc().complex.distance == 17 * 7);
-    CHECK(out.launches() >= 3);  // the complex FFT of 6 on the rows read as pairs, post, the columns of 17
+    CHECK(out.launches() >= 2);  // the complex FFT of 6 on the rows read as pairs (and post), the columns of 17
     CHECK(out.describe().find("reads the real rows itself") != std::string::npos);
     CHECK(out.scratch_bytes() >= 3 * 17 * 7 * 8);  // the inverse's copy of the spectrum
     CHECK(out.describe().find("axis 1 (real)") != std::string::npos);

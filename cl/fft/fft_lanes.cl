@@ -81,6 +81,9 @@
 #ifndef FFT_LANE_PRE
 #define FFT_LANE_PRE 0  // 1: multiply the loads by tab[c + e count] (lane c, element e)
 #endif
+#ifndef FFT_LANE_RPOST
+#define FFT_LANE_RPOST 0  // 1: a real plan's post-processing on the store (W_n^k = tab[k])
+#endif
 #ifndef FFT_LANE_POST
 #define FFT_LANE_POST 0  // 1: multiply the results by tab[c + e count]
 #endif
@@ -344,6 +347,29 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void fft_lanes(
     FFT_LANE_PASS(FFT_R8, FFT_NS8, b, a)
 #endif
   }
+#if FFT_LANE_RPOST
+  // A real plan's post-processing (fft_real.cl's fft_real_post, even n = 2 FFT_N): X_k = (Z_k +
+  // conj Z_(m-k)) / 2 - (i/2) W_n^k (Z_k - conj Z_(m-k)), k = 0 .. m = FFT_N (Z_m = Z_0),
+  // W_n^k = tab[k]; stored lane by lane (FFT_N + 1 values per transform).
+#if FFT_LANE_BLUE || FFT_LANE_TW || FFT_LANE_POST || FFT_OUT_LUNIT || FFT_OUT_EUNIT
+#error "the real post-processing stores a one-launch transform lane by lane"
+#endif
+  for (int k = 0; k <= FFT_N; ++k) {
+    const fft_c za = FFT_LANE_RESULT[k == FFT_N ? 0 : k], zb = FFT_LANE_RESULT[k == 0 ? 0 : FFT_N - k];
+    fft_c v;
+    v.r = 0.5f * (za.i + zb.i);  // -i (Z_k - conj Z_(m-k)) / 2
+    v.i = -0.5f * (za.r - zb.r);
+    const fft_c w = fft_lane_twiddle(v, tab[k]);
+    fft_c y;
+    y.r = (0.5f * (za.r + zb.r) + w.r) * scale;
+    y.i = (0.5f * (za.i - zb.i) + w.i) * scale * cj_out;
+    float re[FFT_LANES], im[FFT_LANES];
+    FFT_LANE_STORE(y.r, 0, re);
+    FFT_LANE_STORE(y.i, 0, im);
+    for (int l = 0; l < FFT_LANES; ++l)
+      if (c0 + l < count) dst[(clf_index)(c0 + l) * out_dc + (clf_index)k * out_S] = (float2)(re[l], im[l]);
+  }
+#else
 #if FFT_OUT_EUNIT && !FFT_OUT_LUNIT
   FFT_LANE_T ore[FFT_LANES], oim[FFT_LANES];
 #endif
@@ -387,4 +413,5 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void fft_lanes(
     }
 #endif
   }
+#endif
 }

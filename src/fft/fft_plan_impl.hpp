@@ -77,6 +77,9 @@ struct LaneForm {
   // results are not stored.
   bool multiply_loads = false, multiply_results = false;
   long long valid_length = 0;
+  // A real plan's post-processing on the store (FFT_LANE_RPOST): X_k, k <= n, of the lanes'
+  // transforms Z of n points, W_(2n)^k from lane_factors.
+  bool real_post = false;
 };
 
 // What a stage launches: the entry point, its routine constants and tuning, the program.

@@ -180,6 +180,7 @@ std::string lane_options(const Stage& s) {
   if (form.multiply_loads) o << " -DFFT_LANE_PRE=1";
   if (form.multiply_results) o << " -DFFT_LANE_POST=1";
   if (form.valid_length > 0) o << " -DFFT_LANE_GLEN=" << form.valid_length;
+  if (form.real_post) o << " -DFFT_LANE_RPOST=1";
   // Whole vectors where a side's lanes are adjacent transforms (shape.in_unit, out_unit: set by
   // fft_plan_lanes.cpp) or its transforms' elements are adjacent (transposed in registers,
   // FFT_LANE_EBLOCK).
@@ -188,7 +189,7 @@ std::string lane_options(const Stage& s) {
   if (sh.in_unit) o << " -DFFT_IN_LUNIT=1";
   if (sh.out_unit) o << " -DFFT_OUT_LUNIT=1";
   if (!sh.in_unit && eblock && s.io.in.stride == 1) o << " -DFFT_IN_EUNIT=1";
-  if (!sh.out_unit && eblock && s.io.out.stride == 1) o << " -DFFT_OUT_EUNIT=1";
+  if (!sh.out_unit && eblock && s.io.out.stride == 1 && !form.real_post) o << " -DFFT_OUT_EUNIT=1";
   return o.str();
 }
 

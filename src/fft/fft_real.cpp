@@ -92,6 +92,28 @@ Stage end_stage(KernelKind kind, const char* role, const StageSide& in, const St
   return s;
 }
 
+// The lane kernel of one launch `lane` with the forward's post-processing on its store
+// (FFT_LANE_RPOST, fft_lanes.cl: each work-item holds its transforms whole), compiled.
+std::optional<Stage> lanes_folded_post(const RealFftPlan::Impl& im, const Stage& lane, const StageSide& spectrum,
+                                       const Stage& proto, std::size_t complex_end) {
+  const LaneForm& f = lane.kernel.lanes;
+  const bool one_launch = f.transforms_per_row == 0 && f.bluestein_length == 0 && !f.multiply_loads &&
+                          !f.multiply_results && f.valid_length == 0;
+  if (!one_launch || (!lane.kernel.shape.long_index && complex_end > detail::kMaxInt32Index)) return std::nullopt;
+  FftSteps one;
+  one.stages = {lane};
+  Stage& s = one.stages.front();
+  s.io.out = spectrum;
+  s.io.out.lane_distance = spectrum.distance;
+  s.io.scaled = true;
+  s.kernel.lanes.real_post = true;
+  s.kernel.shape.out_unit = false;
+  s.tables.lane_factors = proto.tables.twiddles;
+  s.role = "lane kernel with the real post-processing";
+  compile_steps(im.complex.qc, im.complex.desc, one);
+  return s;
+}
+
 // The complex FFT's one fft_local kernel in `middle` with a real end folded in: the inverse's
 // pre-processing into its loads from the spectrum (FFT_PRE 4, fft_memory.cl: any kernel of the
 // whole transform), or the forward's post-processing into its stores to it (FFT_POST 2, fft.cl:
@@ -99,7 +121,10 @@ Stage end_stage(KernelKind kind, const char* role, const StageSide& in, const St
 // several stages, passes, Bluestein, an index width the spectrum passes).
 std::optional<Stage> folded_end(const RealFftPlan::Impl& im, const std::vector<Stage>& middle, bool store,
                                 const StageSide& spectrum, const Stage& proto, std::size_t complex_end) {
-  if (im.desc.n % 2 != 0 || middle.size() != 1 || middle.front().kernel.kind != KernelKind::Local) return std::nullopt;
+  if (im.desc.n % 2 != 0 || middle.size() != 1) return std::nullopt;
+  if (middle.front().kernel.kind == KernelKind::Lanes)
+    return store ? lanes_folded_post(im, middle.front(), spectrum, proto, complex_end) : std::nullopt;
+  if (middle.front().kernel.kind != KernelKind::Local) return std::nullopt;
   const FftShape& sh = middle.front().kernel.shape;
   const bool fits = !sh.split && !sh.bluestein && (sh.long_index || complex_end <= detail::kMaxInt32Index) &&
                     (store ? !sh.priv() && !sh.halve : sh.pre == 0);
