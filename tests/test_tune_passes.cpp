@@ -109,6 +109,29 @@ TEST_SUITE("tune_passes") {
       CHECK(resolve_configuration("fft", v, s.entry.info).values == fast);
   }
 
+  TEST_CASE("tune fft: the splits of a length run as passes are tried first, on the best so far") {
+    TuneEnv env("fft-passes-axes");
+    auto& s = test::session();
+    // The current configuration (work-groups of 64, passes of at most 256 points) is the best of
+    // the references; its other split (at most 128 points) comes next, before the random order.
+    const ParamMap current = pass_candidate(64);
+    for (const auto& [variant, params] : pass_rows(current)) store_user_entry(s.entry.info, "fft", variant, params);
+    TuneOptions o = pass_options({64, 128, 256});
+    o.param_values["FFT_PASS_MAX"] = {256, 128};
+    o.strategy = TuneStrategy::Random;
+    o.budget = 3;
+    const detail::TuneFaultScope fault(test::looks_fastest(current));
+    const TuneResult r = tune(s.queue, "fft", o);
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult& c = r.classes[0];
+    REQUIRE(c.rows.size() == 3);
+    CHECK(c.rows[1].params == current);
+    ParamMap split = current;
+    split["FFT_PASS_MAX"] = 128;
+    CHECK(c.rows[2].params == split);
+    CHECK(c.rows[2].status == CandidateStatus::Ok);
+  }
+
   TEST_CASE("tune all: a pass configuration no faster than the current one is never stored") {
     TuneEnv env("fft-passes-all");
     auto& s = test::session();

@@ -318,6 +318,7 @@ TuneTarget fft_tune_target() {
   };
   t.narrow = fft_narrow;
   t.stored_rows = fft_stored_rows;
+  t.seed_axes = {"FFT_PASS_MAX"};  // one value per split of a length run as passes, else one
   return t;
 }
 
@@ -332,6 +333,7 @@ TuneTarget fft_lanes_tune_target() {
   };
   t.narrow = fft_lanes_narrow;
   t.stored_rows = nullptr;
+  t.seed_axes = {"FFT_LANE_MAX"};  // one launch or two
   // The lane kernel is the CPU's (docs/fft.md, CPUs): GPU rows ship FFT_LANES 0, and a GPU
   // would run it with two arrays of n vectors in private memory per work-item.
   t.device_types = {"CPU"};
@@ -344,7 +346,8 @@ TuneTarget fft_rader_tune_target() {
   t.kernel = "fft_rader";
   t.default_sizes = {"65537"};
   t.variant_of = fft_rader_variant;
-  t.narrow = nullptr;   // every legal value: Bluestein or Rader, and the gather's groups
+  t.narrow = nullptr;  // every legal value: Bluestein or Rader, and the gather's groups
+  t.seed_axes = {};
   t.device_types = {};  // Rader's kernels run on every device
   return t;
 }

@@ -168,6 +168,10 @@ struct TuneTarget {
   /// whose candidates are cheap and whose one row serves shapes that want different things
   /// (the transpose).
   bool time_every_size = false;
+  /// Parameters of which one value reshapes the whole work (the split of an FFT length run as
+  /// passes): right after the earlier classes' winners, each of their searched values is tried
+  /// on the best configuration so far, before the shipped rows and the strategy's order.
+  std::vector<std::string> seed_axes;
 
   // Optional parts.
   /// The values searched for a size class when the caller does not restrict a parameter

@@ -119,22 +119,41 @@ void ClassTuner::make_instances() {
 }
 
 void ClassTuner::evaluate_seeds(const Space& space) {
-  std::vector<ParamMap> seeds;
-  for (const ParamMap& p : siblings_)
+  const auto run_all = [&](const std::vector<ParamMap>& seeds) {
+    std::size_t next = 0;
+    while (next < seeds.size() && may_start_batch()) {
+      std::vector<ParamMap> batch;
+      for (const std::size_t n = std::min<std::size_t>(threads_, left()); next < seeds.size() && batch.size() < n;
+           ++next)
+        if (!visited_.count(seeds[next])) batch.push_back(seeds[next]);
+      if (!batch.empty()) evaluate_batch(batch, false);
+    }
+  };
+  const auto add = [&](std::vector<ParamMap>& seeds, ParamMap p) {
     if (!visited_.count(p) && space_holds(space, p) && std::find(seeds.begin(), seeds.end(), p) == seeds.end())
-      seeds.push_back(p);
+      seeds.push_back(std::move(p));
+  };
+  std::vector<ParamMap> seeds;
+  for (const ParamMap& p : siblings_) add(seeds, p);
+  run_all(seeds);
+  // Each searched value of the target's seed axes on the best so far (TuneTarget::seed_axes).
+  seeds.clear();
+  const ParamMap base = r_.has_best && space_holds(space, r_.best) ? r_.best : r_.default_params;
+  for (const std::string& axis : target_.seed_axes) {
+    const auto at = std::find(space.names.begin(), space.names.end(), axis);
+    if (at == space.names.end()) continue;
+    for (const int value : space.values[static_cast<std::size_t>(at - space.names.begin())]) {
+      ParamMap p = base;
+      p[axis] = value;
+      add(seeds, std::move(p));
+    }
+  }
   // The device's peaks as stored in its user database (whether or not the lookup reads it).
   const Loaded user = load_file_entries(user_database_path(*qc_.info), {}, false);
   const Peaks* peaks = user.peaks ? &*user.peaks : nullptr;
   for (auto& p : seed_candidates(spec_, space, r_.variant, r_.default_params, *qc_.info, peaks))
-    if (!visited_.count(p) && std::find(seeds.begin(), seeds.end(), p) == seeds.end()) seeds.push_back(std::move(p));
-  std::size_t next = 0;
-  while (next < seeds.size() && may_start_batch()) {
-    std::vector<ParamMap> batch;
-    for (const std::size_t n = std::min<std::size_t>(threads_, left()); next < seeds.size() && batch.size() < n; ++next)
-      batch.push_back(seeds[next]);
-    evaluate_batch(batch, false);
-  }
+    add(seeds, std::move(p));
+  run_all(seeds);
 }
 
 void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, bool reference) {

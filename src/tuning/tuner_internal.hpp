@@ -138,7 +138,8 @@ class ClassTuner {
   // current configuration) are evaluated past the time limit too.
   void evaluate_batch(const std::vector<ParamMap>& batch, bool reference);
   // After the references, before the strategy's order: the fastest of the earlier size classes
-  // (set_sibling_seeds), then the shipped rows of other devices (seed_candidates), nearest
+  // (set_sibling_seeds), then each searched value of the target's seed axes on the best so far
+  // (TuneTarget::seed_axes), then the shipped rows of other devices (seed_candidates), nearest
   // first; those that are points of the space, within the budget and time.
   void evaluate_seeds(const Space& space);
   // Makes the instances: the timed sizes verified on a sample, the check sizes in full.
