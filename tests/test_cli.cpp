@@ -127,6 +127,27 @@ TEST_SUITE("cli") {
     s = parse_size("fft", "64,batch=16,layout=interleaved");
     CHECK(cli::tune_size(s) == "64@16:t");
     CHECK_THROWS_AS(cli::bench_size(s), cli::UsageError);
+    // The tuner's sizes back in the benchmarks' syntax (tune all --peers).
+    std::size_t channels = 0;
+    CHECK(cli::bench_size_of_tuned("fft", "64@16:t", channels).empty());
+    CHECK(cli::bench_size_of_tuned("fft", "4096@16384", channels) == "4096,batch=16384");
+    CHECK(cli::bench_size_of_tuned("fft", "1024", channels) == "1024");
+    CHECK(cli::bench_size_of_tuned("transpose", "1000x999:8", channels).empty());
+    CHECK(cli::bench_size_of_tuned("transpose", "1000x999:4", channels) == "1000x999");
+    CHECK(cli::bench_size_of_tuned("sgemm", "512x8192x256:NT", channels) == "512x8192x256:NT");
+    CHECK(cli::bench_size_of_tuned("sgemm", "64x32x16:NN@100", channels) == "64x32x16@100");
+    CHECK(channels == 0);
+    CHECK(cli::bench_size_of_tuned("blur", "640x480:4", channels) == "640x480");
+    CHECK(channels == 4);
+    for (const char* text : {"1000x999", "4097x31"}) {
+      const cli::Size t = parse_size("transpose", text);
+      const cli::Size b = parse_size("transpose", cli::bench_size_of_tuned("transpose", cli::tune_size(t), channels));
+      CHECK((b.x == t.x && b.y == t.y));
+    }
+    for (const char* text : {"64x32x16,trans=TN,batch=7", "96", "512x8192x512,trans=NT"}) {
+      const cli::Size g = parse_size("sgemm", text);
+      CHECK(cli::bench_size_of_tuned("sgemm", cli::tune_size(g), channels) == cli::bench_size(g));
+    }
     s = parse_size("fft", "1000,real,batch=4");  // real input: a word without value
     CHECK((s.x == 1000 && s.batch == 4 && s.real && s.text() == "1000,batch=4,real"));
     CHECK_THROWS_AS(cli::tune_size(s), cli::UsageError);

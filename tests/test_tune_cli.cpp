@@ -183,10 +183,33 @@ TEST_SUITE("tune") {
     CHECK(rc == 130);
     CHECK(out.find("with --resume") != std::string::npos);
     CHECK(out.find("tune all: 14 of 14 jobs") == std::string::npos);
-    rc = test::run_command(cli + args + " --no-store --resume", out);
+    rc = test::run_command(cli + args + " --no-store --resume --peers", out);
     REQUIRE(rc == 0);
     CHECK(out.find("tune all: 14 of 14 jobs") != std::string::npos);
     CHECK(out.find(" from the tune cache)") != std::string::npos);
+    // --peers: each class's sizes benchmarked with their peers (FFTW, OpenCV, CLBlast, OpenBLAS
+    // where built) beside clforge in the closing table.
+    CHECK(out.find("best peer") != std::string::npos);
+    const auto row_of = [&](const std::string& job) {
+      const auto at = out.find("\n" + job + " ", out.find("best peer"));
+      return at == std::string::npos ? std::string() : out.substr(at + 1, out.find('\n', at + 1) - at - 1);
+    };
+    const auto has_peer = [&](const std::string& job, const char* peer) {
+      INFO(job);
+      const std::string row = row_of(job);
+      CHECK(row.find(peer) != std::string::npos);
+      CHECK(!row.empty());
+      if (!row.empty()) CHECK(row.back() == 'x');  // ends with clforge's speed against the peer
+    };
+#if CLFORGE_HAVE_FFTWF
+    if (s.entry.info.type == "CPU") has_peer("fft", " FFTW ");
+#endif
+#if CLFORGE_HAVE_OPENCV
+    has_peer("blur method=separable", " OpenCV");
+#endif
+#if CLFORGE_HAVE_CLBLAST
+    has_peer("transpose", " CLBlast ");
+#endif
     // Each class's first record is its default (measured first). Every other candidate slower:
     // the resumed run measures nothing and stores nothing.
     auto set_times = [&](double default_ms, double other_ms) {

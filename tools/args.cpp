@@ -59,6 +59,22 @@ std::string bench_size(const Size& s) {
   return n(s.x) + "x" + n(s.y);
 }
 
+std::string bench_size_of_tuned(const std::string& family, const std::string& size, std::size_t& channels) {
+  const auto colon = size.find(':');
+  const std::string head = size.substr(0, colon), tail = colon == std::string::npos ? "" : size.substr(colon + 1);
+  if (family == "fft") {
+    if (tail == "t") return "";
+    const auto at = head.find('@');
+    return at == std::string::npos ? head : head.substr(0, at) + ",batch=" + head.substr(at + 1);
+  }
+  if (family == "transpose") return tail.empty() || tail == "4" ? head : "";
+  if (family == "blur") {
+    channels = tail.empty() ? 1 : std::stoul(tail);
+    return head;
+  }
+  return tail.rfind("NN", 0) == 0 ? head + tail.substr(2) : size;  // sgemm: ":NN" is the default
+}
+
 Size parse_routine_size(const std::string& text) {
   const auto colon = text.find(':');
   const std::string routine = colon == std::string::npos ? "" : text.substr(0, colon);

@@ -31,6 +31,11 @@ std::string tune_size(const Size& s);
 /// UsageError for what the benchmarks do not measure (transpose elem other than 4, fft layout
 /// interleaved). Blur channels are not part of it (bench::BlurBenchOptions::channels).
 std::string bench_size(const Size& s);
+/// A size of the tuner's syntax (tune_size's, or a routine's default size) in the syntax of
+/// bench::BenchOptions::sizes for the family's benchmark; "" for what the benchmarks do not
+/// measure (interleaved FFT batches, transposes of other than 4-byte elements). A blur size's
+/// channels go to `channels`.
+std::string bench_size_of_tuned(const std::string& family, const std::string& size, std::size_t& channels);
 /// "ROUTINE:SIZE" of bench all: the routine and its parsed size.
 Size parse_routine_size(const std::string& text);
 

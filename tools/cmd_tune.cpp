@@ -312,11 +312,17 @@ void cmd_tune_all(Globals& g, TuneArgs& a) {
   ensure_peaks(s, a);
   const TuneAllResult all = with_sigint(bar, [&] { return tune_all(s.queue, jobs, o, started); });
   for (const auto& r : all.results) print_summary(r, a);
-  if (!a.dry_run) print_all_table(all, !a.no_store);
-  std::fflush(stdout);
   for (const auto& r : all.results) check_stored(r, a);
-  if (all.interrupted) std::exit(130);
+  if (all.interrupted) {
+    if (!a.dry_run) print_all_table(all, !a.no_store);
+    std::exit(130);
+  }
   run_closing_steps(g, a);
+  // The peers after the closing steps: clforge is benchmarked as it runs from now on.
+  if (!a.dry_run)
+    print_all_table(all, !a.no_store,
+                    a.peers ? bench_class_peers(s, all, a.quick) : std::vector<std::vector<ClassPeer>>{});
+  std::fflush(stdout);
 }
 
 void register_tune(Apps& apps, Globals& g) {
@@ -414,6 +420,9 @@ void register_tune_all(Apps& apps, Globals& g) {
   budget->excludes(time);
   cmd->add_flag("--dry-run", a.dry_run, "show every routine's search space; compile, run and store nothing");
   cmd->add_flag("--no-store", a.no_store, "do not write the user tuning database");
+  cmd->add_flag("--peers", a.peers,
+                "after the tune (outside --time), run each size class's timed sizes through bench with their peers "
+                "and add clforge's time, the best peer and clforge's speed against it to the closing table");
   cmd->add_option("--seed", a.seed, "seed of the random data and of the random, anneal and model strategies");
   cmd->add_option("--threads", a.threads, kThreadsHelp);
   cmd->add_flag("--no-compile-workers", a.no_compile_workers, kWorkersHelp);

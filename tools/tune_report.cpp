@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "runtime/files.hpp"
@@ -281,24 +282,37 @@ void write_results(const TuneResult& r, const DeviceInfo& dev, const TuneArgs& a
 
 // `tune all`'s closing table: per job and size class, the time before (the configuration the
 // library used: the user database's entry, else the shipped default), the search's best, and
-// whether it was stored (--no-store: "off"), and its measured candidates per minute; the jobs
-// skipped on this device; then the jobs the time budget left out.
-void print_all_table(const TuneAllResult& all, bool store) {
+// whether it was stored (--no-store: "off"), and its measured candidates per minute; with peers,
+// clforge's and the best peer's bench times and clforge's speed against the peer ("1.20x":
+// faster); the jobs skipped on this device; then the jobs the time budget left out.
+void print_all_table(const TuneAllResult& all, bool store, const std::vector<std::vector<ClassPeer>>& peers) {
   std::printf("\ntune all: %zu of %zu jobs in %s\n", all.results.size(), all.jobs.size(),
               clock_text(all.elapsed_s).c_str());
-  std::printf("%-28s %-22s %8s %10s %10s %10s %8s %8s  %s\n", "job", "variant", "tried", "default ms", "before ms",
+  std::printf("%-28s %-22s %8s %10s %10s %10s %8s %8s  %-8s", "job", "variant", "tried", "default ms", "before ms",
               "best ms", "gain", "cand/min", "stored");
+  if (!peers.empty()) std::printf(" %10s %-14s %10s %8s", "bench ms", "best peer", "peer ms", "vs peer");
+  std::printf("\n");
   for (std::size_t i = 0; i < all.results.size(); ++i) {
     if (!all.results[i].skipped.empty())
       std::printf("%-28s skipped: %s\n", all.jobs[i].name().c_str(), all.results[i].skipped.c_str());
-    for (const auto& c : all.results[i].classes) {
+    const auto& classes = all.results[i].classes;
+    for (std::size_t k = 0; k < classes.size(); ++k) {
+      const TuneClassResult& c = classes[k];
       const double before = c.current_ms > 0 ? c.current_ms : c.default_ms;
       const double best = c.has_best && c.best_ms > 0 ? c.best_ms : before;
       char gain[16] = "-";
       if (before > 0 && best > 0) std::snprintf(gain, sizeof gain, "%.2fx", before / best);
       const char* stored = !store ? "off" : c.stored ? "yes" : c.no_gain ? "no gain" : "no";
-      std::printf("%-28s %-22s %8zu %10.4g %10.4g %10.4g %8s %8.0f  %s\n", all.jobs[i].name().c_str(),
-                  c.variant.c_str(), c.tried, c.default_ms, before, best, gain, c.candidates_per_min(), stored);
+      std::printf("%-28s %-22s %8zu %10.4g %10.4g %10.4g %8s %8.0f  %s", all.jobs[i].name().c_str(), c.variant.c_str(),
+                  c.tried, c.default_ms, before, best, gain, c.candidates_per_min(), stored);
+      if (!peers.empty()) std::printf("%*s", static_cast<int>(8 - std::strlen(stored)), "");
+      const ClassPeer* p = i < peers.size() && k < peers[i].size() ? &peers[i][k] : nullptr;
+      if (p != nullptr && p->sizes > 0)
+        std::printf(" %10.4g %-14s %10.4g %7.2fx", p->clforge_ms, p->peer.c_str(), p->peer_ms,
+                    p->peer_ms / p->clforge_ms);
+      else if (!peers.empty())
+        std::printf(" %10s %-14s %10s %8s", "-", "none ran", "-", "-");
+      std::printf("\n");
     }
   }
   for (std::size_t i = all.results.size(); i < all.jobs.size(); ++i)
