@@ -10,7 +10,7 @@
 namespace clforge::bench {
 
 /// Plans, checks (FFTW, sampled transforms) and times one VkFFT forward transform of the case's
-/// contiguous batch (C2C of 1 to 3 axes, or R2C) on the session's device; returns one line
+/// contiguous batch (C2C or R2C of 1 to 3 axes) on the session's device; returns one line
 /// "VKFFT ok <median ms> <min ms> <max ms> <reps> <error> <q1 ms> <q3 ms>" or
 /// "VKFFT <refused|failed>: why".
 std::string vkfft_answer(Session& s, const FftCase& c, const TimingPlan& plan);

@@ -1,5 +1,5 @@
 // clFFT as a peer of `clforge bench fft` (built when CLFORGE_HAVE_CLFFT): one out-of-place
-// forward plan per case (complex 1-D to 3-D, or real to Hermitian interleaved), timed between
+// forward plan per case (complex, or real to Hermitian interleaved, 1-D to 3-D), timed between
 // marker kernels like clforge.
 #include "clforge/fft.hpp"
 
@@ -36,20 +36,25 @@ const char* clfft_status_name(clfftStatus s) {
 }
 
 // The layout of a case on a plan: clFFT lists lengths and strides fastest axis first; the
-// rows contiguous (a real row of n floats, its Hermitian row of n/2 + 1 complex values).
+// rows contiguous (a real row of n_last floats, its Hermitian row of n_last/2 + 1 complex
+// values, so the slower axes' strides differ between input and output).
 void clfft_set_layout(clfftPlanHandle h, const FftCase& c) {
   const std::size_t rank = c.shape.size();
   const clfftDim dim = rank == 1 ? CLFFT_1D : rank == 2 ? CLFFT_2D : CLFFT_3D;
-  std::size_t strides[3] = {1, 1, 1};
-  for (std::size_t k = 1; k < rank; ++k) strides[k] = strides[k - 1] * c.shape[rank - k];
+  const std::size_t out_last = c.real ? c.shape.back() / 2 + 1 : c.shape.back();
+  std::size_t in_strides[3] = {1, 1, 1}, out_strides[3] = {1, 1, 1};
+  for (std::size_t k = 1; k < rank; ++k) {
+    in_strides[k] = in_strides[k - 1] * c.shape[rank - k];
+    out_strides[k] = out_strides[k - 1] * (k == 1 ? out_last : c.shape[rank - k]);
+  }
   clfftSetPlanPrecision(h, CLFFT_SINGLE);
   if (c.real)
     clfftSetLayout(h, CLFFT_REAL, CLFFT_HERMITIAN_INTERLEAVED);
   else
     clfftSetLayout(h, CLFFT_COMPLEX_INTERLEAVED, CLFFT_COMPLEX_INTERLEAVED);
   clfftSetResultLocation(h, CLFFT_OUTOFPLACE);
-  clfftSetPlanInStride(h, dim, strides);
-  clfftSetPlanOutStride(h, dim, strides);
+  clfftSetPlanInStride(h, dim, in_strides);
+  clfftSetPlanOutStride(h, dim, out_strides);
   clfftSetPlanBatchSize(h, c.batch);
   clfftSetPlanDistance(h, c.points(), c.out_floats() / 2);  // real or complex elements in, complex out
 }

@@ -46,7 +46,8 @@ std::string cufft_result(int r) {
 }
 
 // cufftPlanMany of a case: rank 1 to 3 with the lengths slowest first (cuFFT's order, as
-// clforge's), the basic (contiguous) layout (null embeds), C2C or R2C; 0 or the cufftResult.
+// clforge's), the basic (contiguous) layout (null embeds; R2C: real rows of n_last floats,
+// complex rows of n_last/2 + 1 values), C2C or R2C; 0 or the cufftResult.
 int cufft_plan_case(const Cufft& cf, int* handle, const FftCase& c) {
   int dims[3] = {0, 0, 0};
   for (std::size_t k = 0; k < c.shape.size(); ++k) dims[k] = static_cast<int>(c.shape[k]);
@@ -57,8 +58,8 @@ int cufft_plan_case(const Cufft& cf, int* handle, const FftCase& c) {
   return cf.plan_many(handle, rank, dims, nullptr, 1, idist, nullptr, 1, odist, type, batch);
 }
 
-// cuFFT on the same input as clforge (read back from `in`): out-of-place forward C2C (1 to 3
-// axes) or R2C of the contiguous batch on the default stream, checked on sampled transforms,
+// cuFFT on the same input as clforge (read back from `in`): out-of-place forward C2C or R2C
+// (1 to 3 axes) of the contiguous batch on the default stream, checked on sampled transforms,
 // timed with cudaEvents.
 }  // namespace
 

@@ -2,7 +2,7 @@
 // the host library a CPU's OpenCL FFT has to beat. Threaded (fftwf_init_threads, one thread per
 // CPU this process may run on), FFTW_MEASURE with its wisdom read from and written back to
 // <user cache dir>/fftw/ so that later runs plan in milliseconds, one out-of-place
-// fftwf_plan_many_dft (rank 1 to 3) or fftwf_plan_many_dft_r2c over the case's contiguous batch. Timed as the other
+// fftwf_plan_many_dft or fftwf_plan_many_dft_r2c (rank 1 to 3) over the case's contiguous batch. Timed as the other
 // peers are: the same sampling plan, back-to-back calls grouped so that a sample lasts about TimingPlan::region_ms,
 // here on the host clock around fftwf_execute; the error against FFTW in double on the same
 // sampled transforms.
@@ -89,8 +89,9 @@ fftwf_plan fftw_plan_case(const FftCase& c, FftwCaseState& st) {
   for (std::size_t k = 0; k < c.shape.size(); ++k) dims[k] = static_cast<int>(c.shape[k]);
   const int rank = static_cast<int>(c.shape.size()), batch = static_cast<int>(c.batch);
   const int points = static_cast<int>(c.points()), half = static_cast<int>(c.out_floats() / 2);
-  if (c.real)
-    return fftwf_plan_many_dft_r2c(1, dims, batch, st.in, nullptr, 1, points, st.out, nullptr, 1, half, FFTW_MEASURE);
+  if (c.real)  // null embeds: real rows of n_last floats, complex rows of n_last/2 + 1 values
+    return fftwf_plan_many_dft_r2c(rank, dims, batch, st.in, nullptr, 1, points, st.out, nullptr, 1, half,
+                                   FFTW_MEASURE);
   return fftwf_plan_many_dft(rank, dims, batch, reinterpret_cast<fftwf_complex*>(st.in), nullptr, 1, points, st.out,
                              nullptr, 1, points, FFTW_FORWARD, FFTW_MEASURE);
 }

@@ -14,9 +14,10 @@
 
 namespace clforge::bench {
 
-/// One case of bench fft: a contiguous batch of out-of-place forward transforms, complex 1-D,
-/// 2-D or 3-D (row-major, the last axis fastest) or real-input 1-D (R2C: n floats in, n/2 + 1
-/// complex values out per transform).
+/// One case of bench fft: a contiguous batch of out-of-place forward transforms, complex or
+/// real-input (R2C), 1-D, 2-D or 3-D (row-major, the last axis fastest). A real transform reads
+/// points() floats and writes its half spectrum: n_last/2 + 1 complex values per row along the
+/// last axis (FFTW's, cuFFT's and numpy.fft.rfftn's layout).
 struct FftCase {
   std::vector<std::size_t> shape;  ///< lengths, slowest axis first (1 to 3)
   std::size_t batch = 0;
@@ -30,12 +31,14 @@ struct FftCase {
   static FftCase parse(const std::string& text, std::size_t max_alloc = 0);
   std::size_t points() const;      ///< product of the lengths
   std::size_t in_floats() const;   ///< per transform: points (real) or 2 * points
-  std::size_t out_floats() const;  ///< per transform: 2 * (n/2 + 1) (real) or 2 * points
+  std::size_t out_floats() const;  ///< per transform: 2 * points, real 2 * (points / n_last) * (n_last/2 + 1)
   std::size_t in_bytes() const { return 4 * in_floats() * batch; }    ///< of the batch
   std::size_t out_bytes() const { return 4 * out_floats() * batch; }  ///< of the batch
-  /// "n=1024 batch=16", "real n=1024 batch=16", "2-D n=1024x1024 batch=1", "3-D n=256x256x256 batch=1".
+  /// "n=1024 batch=16", "real n=1024 batch=16", "2-D n=1024x1024 batch=1", "3-D n=256x256x256 batch=1",
+  /// "real 2-D n=4096x4096 batch=1".
   std::string label() const;
-  /// The size in the grammar, which reads back as this case ("256x256,batch=64", "1000,batch=8,real").
+  /// The size in the grammar, which reads back as this case ("256x256,batch=64", "1000,batch=8,real",
+  /// "4096x4096,batch=1,real").
   std::string text() const;
   /// Relative L2 error allowed to single precision: fft_tolerance of each axis, summed.
   double tolerance() const;
@@ -72,7 +75,7 @@ Record run_vkfft_here(Session& s, const FftCase& c, const BenchOptions& opt);
 
 /// FFTW float on the host, the peer of CPU devices (fft_fftw.cpp, built when CLFORGE_HAVE_FFTWF):
 /// threaded over the CPUs this process may use, FFTW_MEASURE with its wisdom kept in the user
-/// cache dir, one out-of-place fftwf_plan_many_dft (rank 1 to 3) or fftwf_plan_many_dft_r2c
+/// cache dir, one out-of-place fftwf_plan_many_dft or fftwf_plan_many_dft_r2c (rank 1 to 3)
 /// over the case's batch (the layout of clforge's rows), timed on the host clock around fftwf_execute. The plan and
 /// host arrays live in `state`, made on the first call of a case (input read from `in`) and kept for its rounds.
 struct FftwCaseState;

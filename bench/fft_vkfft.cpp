@@ -1,4 +1,4 @@
-// VkFFT (OpenCL backend) as a peer of `clforge bench fft` (C2C of 1 to 3 axes, R2C): on CPU
+// VkFFT (OpenCL backend) as a peer of `clforge bench fft` (C2C and R2C of 1 to 3 axes): on CPU
 // devices in a child process (this executable, `bench fft-vkfft-child`), so that a crash inside
 // VkFFT (seen on PoCL at n = 131072) becomes a "failed" row instead of ending the benchmark; on
 // GPUs in-process.
@@ -113,7 +113,8 @@ Record run_vkfft_here(Session& s, const FftCase& c, const BenchOptions& opt) {
 namespace {
 // The configuration of a case: VkFFT lists the axes fastest first; out of place
 // (isInputFormatted: read inputBuffer, write buffer), rows contiguous (a real row unpadded:
-// n floats, its output n/2 + 1 complex values, VkFFT's default for `buffer`).
+// n_last floats, its output n_last/2 + 1 complex values, VkFFT's default for `buffer`; the
+// strides of the slower axes and the batch follow from the first as products of the lengths).
 void vkfft_configure(VkFFTConfiguration& cfg, const FftCase& c) {
   const std::size_t rank = c.shape.size();
   cfg.FFTdim = rank;
@@ -122,7 +123,7 @@ void vkfft_configure(VkFFTConfiguration& cfg, const FftCase& c) {
   cfg.isInputFormatted = 1;
   if (c.real) {
     cfg.performR2C = 1;
-    cfg.inputBufferStride[0] = c.points();
+    cfg.inputBufferStride[0] = c.shape.back();
   }
   cfg.makeForwardPlanOnly = 1;
 }

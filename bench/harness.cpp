@@ -90,7 +90,7 @@ double size_key(const Record& r) {
 
 std::string fft_kind(const Record& r) {
   if (r.routine != "fft") return "";
-  for (const char* kind : {"real", "2-D", "3-D"})
+  for (const char* kind : {"real 2-D", "real 3-D", "real", "2-D", "3-D"})
     if (r.shape.rfind(std::string(kind) + " ", 0) == 0) return kind;
   return "";
 }
@@ -271,7 +271,8 @@ std::string Report::to_csv(bool header) const {
 std::string Report::to_table() const {
   std::ostringstream o;
   char line[512];
-  std::snprintf(line, sizeof line, "%-12s %-28s %-10s %11s %10s %10s %10s  %s\n", "routine", "shape", "library",
+  // The shape column holds the default lists' longest label, "real 3-D n=256x256x256 batch=1".
+  std::snprintf(line, sizeof line, "%-12s %-30s %-10s %11s %10s %10s %10s  %s\n", "routine", "shape", "library",
                 "median ms", "GB/s", "GFLOP/s", "rel err", "status");
   o << "device: " << device_.name << " (" << device_.platform_name << ", driver " << device_.driver_version << ")\n"
     << line;
@@ -285,7 +286,7 @@ std::string Report::to_table() const {
   };
   for (const auto& r : records_) {
     const bool t = r.measured();
-    std::snprintf(line, sizeof line, "%-12s %-28s %-10s %11s %10s %10s %10s  %s\n", r.routine.c_str(), r.shape.c_str(),
+    std::snprintf(line, sizeof line, "%-12s %-30s %-10s %11s %10s %10s %10s  %s\n", r.routine.c_str(), r.shape.c_str(),
                   r.library.c_str(), cell(t, "%.4f", r.timing.median_ms).c_str(),
                   cell(t && r.bytes > 0, "%.1f", r.gbps()).c_str(), cell(t && r.flops > 0, "%.1f", r.gflops()).c_str(),
                   cell(r.error_checked(), "%.2e", r.error).c_str(), r.status.c_str());

@@ -117,8 +117,8 @@ nlohmann::json peer_versions();
 /// -> N (2-D, 3-D "n=NxM[xK]": the points N*M[*K]), blur "WxH s=S" -> W*H pixels, anything else
 /// -> the number the shape starts with (0: none).
 double size_key(const Record& r);
-/// The kind of an fft record, from its shape's first word: "" (complex 1-D), "real", "2-D" or
-/// "3-D"; "" for other routines.
+/// The kind of an fft record, from its shape's first words: "" (complex 1-D), "real" (1-D),
+/// "2-D", "3-D", "real 2-D" or "real 3-D"; "" for other routines.
 std::string fft_kind(const Record& r);
 
 /// Times `run` (a host call that returns when its work is done) on the host clock with the

@@ -31,8 +31,8 @@ std::vector<std::string> routines_of(const Report& report);
 std::vector<const Record*> records_of(const Report& report, const std::string& routine);
 /// Libraries (blur: methods) in order of appearance, "clforge" first when present.
 std::vector<std::string> libraries_of(const std::vector<const Record*>& records);
-/// Distinct shapes ordered by fft_kind (fft: complex, 2-D, 3-D, real), size_key, then first appearance; "-" (a routine
-/// failure) excluded.
+/// Distinct shapes ordered by fft_kind (fft: complex, 2-D, 3-D, real, real 2-D, real 3-D), size_key, then first
+/// appearance; "-" (a routine failure) excluded.
 std::vector<std::string> shapes_of(const std::vector<const Record*>& records);
 /// A chart series of a record beyond its library: fft's data size ("64 MiB") when a library
 /// has several records of one length (the default list's 64 and 512 MiB batches), else "".

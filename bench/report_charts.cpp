@@ -85,9 +85,10 @@ bool power_of_two(double n) { return n >= 1 && std::fabs(std::exp2(std::round(st
 // (transpose RxR, sgemm NxNxN without transposes), split into powers of two and the others,
 // and fft lengths n = 2^k per kind (complex, real) and data size; every other shape is a point of its own.
 std::pair<std::string, bool> shape_family(const Record& r, const std::vector<const Record*>& all) {
-  if (r.routine == "fft") {  // complex 1-D and real 1-D lines of their own, 2-D and 3-D points
+  if (r.routine == "fft") {  // complex 1-D and real 1-D lines of their own, 2-D and 3-D points (complex, real)
     const std::string kind = fft_kind(r);
     if (kind == "2-D" || kind == "3-D") return {"2-D and 3-D (n: points)", false};
+    if (kind == "real 2-D" || kind == "real 3-D") return {"real 2-D and 3-D (n: points)", false};
     const std::string prefix = kind.empty() ? "" : kind + ", ";
     if (!power_of_two(size_key(r))) return {prefix + "other n", false};
     const std::string group = series_group(r, all);

@@ -9,12 +9,15 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "blur/blur_route.hpp"
 #include "clforge/version.hpp"
@@ -316,9 +319,55 @@ TEST_SUITE("bench_all") {
     CHECK(timed >= 2);  // clforge and at least one peer (clFFT and VkFFT are built in)
   }
 
+  TEST_CASE("bench fft: real 2-D and 3-D cases, clforge and its peers checked against FFTW in double") {
+    auto& s = test::session();
+    const std::string out = test::temp_dir("bench-real-nd") + "/fft";
+    const std::string cmd = std::string(CLFORGE_CLI) + " --device " + s.entry.info.index_string() +
+                            " bench fft --quick --size 16x12,batch=100,real --size 8x6x10,batch=3,real --out '" + out +
+                            "'";
+    std::string log;
+    const int rc = test::run_command(cmd, log);
+    INFO(log);
+    REQUIRE(rc == 0);
+    // Per case: its label, the tolerance, and the floats in and out of one transform (out: the
+    // half spectrum, n_last/2 + 1 complex values per row).
+    struct Expected {
+      std::string prefix;
+      double tolerance;
+      double in_floats, out_floats;
+    };
+    const std::vector<Expected> cases{
+        {"real 2-D n=16x12 batch=100", host::fft_tolerance(16) + host::fft_tolerance(12), 192, 2 * 16 * 7},
+        {"real 3-D n=8x6x10 batch=3", host::fft_tolerance(8) + host::fft_tolerance(6) + host::fft_tolerance(10), 480,
+         2 * 48 * 6}};
+    const nlohmann::json j = nlohmann::json::parse(read_text(out + "/results.json"));
+    for (const Expected& e : cases) {
+      CAPTURE(e.prefix);
+      std::set<std::string> timed;  // libraries with a checked error within the tolerance
+      for (const auto& m : j.at("measurements")) {
+        const std::string library = m.at("library"), shape = m.at("shape"), status = m.at("status");
+        if (m.at("routine") != "fft" || shape.rfind(e.prefix, 0) != 0) continue;
+        CAPTURE(library);
+        CAPTURE(status);
+        const double batch = std::stod(shape.substr(shape.find("batch=") + 6));
+        CHECK(m.at("bytes").get<double>() == doctest::Approx(4 * (e.in_floats + e.out_floats) * batch));
+        const double n = e.in_floats;
+        CHECK(m.at("flops").get<double>() == doctest::Approx(2.5 * n * std::log2(n) * batch));
+        if (status.rfind("ok", 0) != 0) continue;
+        const bool checked = m.at("error").is_number() && m.at("error").get<double>() <= e.tolerance;
+        CHECK_MESSAGE(checked, "error " << m.at("error").dump() << " against the tolerance " << e.tolerance);
+        if (checked) timed.insert(library);
+      }
+      CHECK(timed.count("clforge") == 1);
+#if CLFORGE_HAVE_FFTWF
+      if (s.entry.info.type == "CPU") CHECK(timed.count("FFTW") == 1);
+#endif
+    }
+  }
+
   TEST_CASE("bench fft: sizes it cannot measure are refused with the reason") {
     auto& s = test::session();
-    for (const char* size : {"0", "4x4x4x4", "16x8,real"}) {
+    for (const char* size : {"0", "4x4x4x4", "64,layout=interleaved"}) {
       CAPTURE(size);
       std::string log;
       const int rc = test::run_command(

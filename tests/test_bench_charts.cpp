@@ -411,7 +411,7 @@ TEST_SUITE("bench_charts") {
     CHECK(device_entries == 2);
   }
 
-  TEST_CASE("fft charts and tables: complex and real lines of their own, 2-D and 3-D rows as points") {
+  TEST_CASE("fft charts and tables: complex and real lines of their own, 2-D and 3-D rows as points (complex, real)") {
     AllResults res;
     DeviceInfo d;
     d.name = "GPU";
@@ -425,7 +425,8 @@ TEST_SUITE("bench_charts") {
                                     "real n=" + std::to_string(n) + " batch=" + std::to_string(16777216 / n),
                                     mib / speed / 1.5, mib * 2 * 1048576));
       }
-    for (const char* shape : {"2-D n=1024x1024 batch=1", "3-D n=64x64x64 batch=1"})
+    for (const char* shape : {"2-D n=1024x1024 batch=1", "3-D n=64x64x64 batch=1", "real 2-D n=1024x1024 batch=1",
+                              "real 3-D n=64x64x64 batch=1"})
       for (const char* lib : {"clforge", "VkFFT"}) run.report.add(timed_record("fft", lib, shape, 0.2, 16 * 1048576));
     res.devices.push_back(std::move(run));
     const auto charts = charts_of(res);
@@ -434,13 +435,14 @@ TEST_SUITE("bench_charts") {
     for (const SvgSeries& s : charts.at("fft_device1.svg").series) {
       if (s.key != "clforge") continue;
       if (s.line.size() >= 2) {
-        CHECK(s.line.size() == 3);  // each kind's three lengths, not the other kind's
+        CHECK(s.line.size() == 3);  // each kind's three lengths, not the other kinds' (real 2-D: 2^20 points)
         clforge_lines.insert(s.line_dash);
       }
       if (!s.markers.empty() && s.line.empty()) clforge_point_families.insert(s.family);
     }
     CHECK(clforge_lines.size() == 2);  // complex and real told apart by dash
-    CHECK(clforge_point_families.size() == 1);
+    // The 2-D and 3-D points: complex and real families.
+    CHECK(clforge_point_families.size() == 2);
     const std::string md = report_markdown(res);
     const auto at = [&](const char* text) { return md.find(text); };
     REQUIRE(at("| 2-D n=1024x1024 batch=1") != std::string::npos);
@@ -448,5 +450,8 @@ TEST_SUITE("bench_charts") {
     CHECK(at("| n=4096 batch=2048") < at("| 2-D n=1024x1024 batch=1"));  // complex 1-D, 2-D, 3-D, real
     CHECK(at("| 2-D n=1024x1024 batch=1") < at("| 3-D n=64x64x64 batch=1"));
     CHECK(at("| 3-D n=64x64x64 batch=1") < at("| real n=256 batch=65536"));
+    CHECK(at("| real n=4096 batch=4096") < at("| real 2-D n=1024x1024 batch=1"));  // then real 2-D, 3-D
+    REQUIRE(at("| real 3-D n=64x64x64 batch=1") != std::string::npos);
+    CHECK(at("| real 2-D n=1024x1024 batch=1") < at("| real 3-D n=64x64x64 batch=1"));
   }
 }

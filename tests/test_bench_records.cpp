@@ -395,7 +395,7 @@ TEST_SUITE("bench_records") {
     CHECK(duration_text(3725) == "1h02m");
   }
 
-  TEST_CASE("bench fft cases: the size grammar's complex, real, 2-D and 3-D cases, labels, bytes, refusals") {
+  TEST_CASE("bench fft cases: the size grammar's complex and real 1-D, 2-D and 3-D cases, labels, bytes, refusals") {
     FftCase c = FftCase::parse("1024");  // 64 MiB of complex input
     CHECK((c.shape == std::vector<std::size_t>{1024} && c.batch == 8192 && !c.real));
     CHECK(c.label() == "n=1024 batch=8192");
@@ -420,11 +420,31 @@ TEST_SUITE("bench_records") {
     CHECK((size_key(r) == 1000 && fft_kind(r) == "real"));
     r = Record::of("fft", "clforge", "n=64 batch=16");
     CHECK((size_key(r) == 64 && fft_kind(r).empty()));
-    for (const char* bad : {"0", "64x0", "4x4x4x4", "16x8,real", "64,layout=interleaved", "64@4", "64x16x8,mib=0"}) {
+    // Real 2-D and 3-D: points() floats in, the half spectrum out (n_last/2 + 1 complex values per row).
+    c = FftCase::parse("16x12,real");
+    CHECK((c.shape == std::vector<std::size_t>{16, 12} && c.real && c.points() == 192));
+    CHECK((c.in_floats() == 192 && c.out_floats() == 2 * 16 * 7));
+    CHECK(c.batch == (std::size_t{64} << 20) / (4 * 224));  // 64 MiB of output, the larger buffer
+    CHECK(c.label() == "real 2-D n=16x12 batch=" + std::to_string(c.batch));
+    CHECK(c.text() == "16x12,batch=" + std::to_string(c.batch) + ",real");
+    CHECK(FftCase::parse(c.text()).label() == c.label());
+    CHECK(c.tolerance() == doctest::Approx(host::fft_tolerance(16) + host::fft_tolerance(12)));
+    r = Record::of("fft", "clforge", c.label());
+    CHECK((size_key(r) == 192 && fft_kind(r) == "real 2-D"));
+    c = FftCase::parse("8x6x10,batch=3,real");
+    CHECK((c.in_bytes() == 3 * 480 * 4 && c.out_bytes() == 3 * 2 * 48 * 6 * 4));
+    CHECK(c.label() == "real 3-D n=8x6x10 batch=3");
+    CHECK(c.text() == "8x6x10,batch=3,real");
+    CHECK(FftCase::parse(c.text()).text() == c.text());
+    r = Record::of("fft", "clforge", c.label());
+    CHECK((size_key(r) == 480 && fft_kind(r) == "real 3-D"));
+    CHECK(FftCase::parse("64x9,batch=2,real").out_floats() == 2 * 64 * 5);  // odd last axis
+    for (const char* bad : {"0", "64x0", "4x4x4x4", "64,layout=interleaved", "64@4", "64x16x8,mib=0"}) {
       CAPTURE(bad);
       CHECK_THROWS_AS(FftCase::parse(bad), InvalidArgument);
     }
-    // The default lists: R2C at the complex lengths (GPUs) and the N-D shapes, within max_alloc_size.
+    // The default lists: R2C at the complex lengths (GPUs) and the N-D shapes, complex and real,
+    // within max_alloc_size.
     const auto count = [](const std::vector<std::string>& v, const std::string& end) {
       return std::count_if(v.begin(), v.end(), [&](const std::string& t) {
         return t.size() >= end.size() && t.compare(t.size() - end.size(), end.size(), end) == 0;
@@ -434,23 +454,28 @@ TEST_SUITE("bench_records") {
     gpu.max_alloc_size = std::size_t{4} << 30;
     BenchOptions o;
     std::vector<std::string> sizes = fft_sizes(o, gpu);
-    CHECK(count(sizes, ",real") == 23);
+    CHECK(count(sizes, ",real") == 23 + 6);
     for (const char* t : {"1024x1024,batch=1", "4096x4096,batch=1", "8192x8192,batch=1", "1000x1000,batch=1",
-                          "256x256x256,batch=1", "256x256,batch=64"})
+                          "256x256x256,batch=1", "256x256,batch=64"}) {
+      CAPTURE(t);
       CHECK(count(sizes, t) == 1);
+      CHECK(count(sizes, t + std::string(",real")) == 1);
+    }
+    CHECK(fft_cases(o, gpu) == sizes.size());
     gpu.max_alloc_size = std::size_t{256} << 20;
-    CHECK(count(fft_sizes(o, gpu), "8192x8192,batch=1") == 0);  // 512 MiB buffers
+    sizes = fft_sizes(o, gpu);
+    CHECK(count(sizes, "8192x8192,batch=1") == 0);       // 512 MiB buffers
+    CHECK(count(sizes, "8192x8192,batch=1,real") == 0);  // 256 MiB + 64 KiB of output
+    CHECK(count(sizes, "4096x4096,batch=1,real") == 1);
     DeviceInfo cpu = gpu;
     cpu.type = "CPU";
     sizes = fft_sizes(o, cpu);
-    CHECK((count(sizes, ",real") == 9 && count(sizes, "4096x4096,batch=1") == 0 && count(sizes, "x128,batch=1") == 1));
+    CHECK((count(sizes, ",real") == 9 + 4 && count(sizes, "4096x4096,batch=1") == 0 &&
+           count(sizes, "x128,batch=1") == 1 && count(sizes, "x128,batch=1,real") == 1));
     o.quick = true;
     sizes = fft_sizes(o, cpu);
-    CHECK((count(sizes, ",real") == 3 && count(sizes, "32x32x32,batch=1") == 1));
-    try {
-      FftCase::parse("16x8,real");
-    } catch (const InvalidArgument& e) {
-      CHECK(std::string(e.what()).find("complex") != std::string::npos);  // says why
-    }
+    CHECK((count(sizes, ",real") == 3 + 4 && count(sizes, "32x32x32,batch=1") == 1 &&
+           count(sizes, "32x32x32,batch=1,real") == 1 && count(sizes, "256x256,batch=1,real") == 1));
+    CHECK(fft_cases(o, cpu) == sizes.size());
   }
 }

@@ -152,10 +152,10 @@ TEST_SUITE("cli") {
     CHECK((s.x == 1000 && s.batch == 4 && s.real && s.text() == "1000,batch=4,real"));
     CHECK_THROWS_AS(cli::tune_size(s), cli::UsageError);
     CHECK(cli::bench_size(s) == "1000,batch=4,real");  // bench fft's R2C rows
-    s = parse_size("fft", "64x16,real");               // 2-D real input: run only
+    s = parse_size("fft", "64x16,real");               // 2-D real input: run and bench, not tuned
     CHECK((s.x == 64 && s.y == 16 && s.real && s.text() == "64x16,real"));
     CHECK_THROWS_AS(cli::tune_size(s), cli::UsageError);
-    CHECK_THROWS_AS(cli::bench_size(s), cli::UsageError);
+    CHECK(cli::bench_size(s) == "64x16,real");
     s = parse_size("fft", "256x128x4,mib=1");  // 3-D: run and bench, not tuned
     CHECK((s.x == 256 && s.y == 128 && s.z == 4 && s.fft_points() == 131072 && s.fft_batch(0) == 1));
     CHECK(s.text() == "256x128x4,mib=1");
@@ -238,7 +238,8 @@ TEST_SUITE("cli") {
     CHECK_THROWS_AS(cli::parse_routine_size("nosuch:64"), cli::UsageError);
     CHECK_THROWS_AS(cli::parse_routine_size("fft:64x16x8x2"), cli::UsageError);
     CHECK(cli::bench_size(cli::parse_routine_size("fft:64x16")) == "64x16");
-    CHECK_THROWS_AS(cli::bench_size(cli::parse_routine_size("fft:64x16,real")), cli::UsageError);  // bench: 1-D
+    CHECK(cli::bench_size(cli::parse_routine_size("fft:64x16x8,real")) == "64x16x8,real");
+    CHECK_THROWS_AS(cli::bench_size(cli::parse_routine_size("fft:64,real,layout=interleaved")), cli::UsageError);
   }
 
   TEST_CASE("--version, exit statuses 0, 1 and 2, unknown commands") {

@@ -51,9 +51,6 @@ std::string bench_size(const Size& s) {
   if (s.routine == "fft") {
     if (s.interleaved)
       throw UsageError("size '" + s.text() + "': the FFT benchmark measures contiguous batches (no layout key)");
-    if (s.real && s.y != 0)
-      throw UsageError("size '" + s.text() +
-                       "': the FFT benchmark measures real input in 1-D only (its 2-D and 3-D rows are complex)");
     return s.text();
   }
   return n(s.x) + "x" + n(s.y);

@@ -454,7 +454,7 @@ void register_fft(Apps& apps, Globals& g) {
   rf->callback([&g] { cmd_run_fft(g, o); });
 
   auto* bf = apps.bench->add_subcommand(
-      "fft", "clforge FFT (complex 1-D to 3-D, real-input R2C) vs clFFT, VkFFT, cuFFT and FFTW on the same device");
+      "fft", "clforge FFT (complex and real-input R2C, 1-D to 3-D) vs clFFT, VkFFT, cuFFT and FFTW on the same device");
   add_bench_options(bf, g, "fft");
   bf->add_option(
         "--rounds", g.rounds,
