@@ -72,7 +72,8 @@ std::vector<std::vector<ClassPeer>> bench_class_peers(Session& s, const TuneAllR
       double log_c = 0, log_p = 0;
       for (const std::string& size : c.sizes) {
         auto it = done.find({key, size});
-        if (it == done.end()) it = done.emplace(std::make_pair(key, size), bench_one(s, peaks, job, family, size, quick)).first;
+        if (it == done.end())
+          it = done.emplace(std::make_pair(key, size), bench_one(s, peaks, job, family, size, quick)).first;
         const SizeFigures& f = it->second;
         if (f.clforge_ms <= 0 || f.peer_ms <= 0) continue;
         log_c += std::log(f.clforge_ms);
