@@ -8,6 +8,7 @@
 
 #include "blur/blur_internal.hpp"
 #include "clforge/sgemm.hpp"
+#include "fft/fft_internal.hpp"
 #include "host/blur.hpp"
 #include "host/fft.hpp"
 #include "runtime/environment.hpp"
@@ -425,6 +426,19 @@ TEST_SUITE("tune") {
     // FFT_COLS (the column form of strided batches) only varies for a class with a strided size.
     CHECK(kept("FFT_COLS", "64") == 1);
     CHECK(kept("FFT_COLS", "64@3:t") == 2);
+    // A length run as passes lists its splits' FFT_PASS_MAX values with the reference's first,
+    // then fewest passes first, the most even of a count first: 2^19 in passes of at most 4096
+    // points takes two passes from 1024 on (1024 * 512), three below (512 * 512 * 2 ...).
+    {
+      const detail::TuneTarget ft = detail::fft_tune_target();
+      ParamMap ref = resolve_configuration("fft", "524288", s.entry.info, Tuning{{}, false}).values;
+      ref["FFT_LOCAL_MAX"] = 4096;
+      ref["FFT_PASS_MAX"] = 128;
+      const std::vector<int> pm = ft.narrow("524288", {"524288@2"}, ref, s.entry.info).at("FFT_PASS_MAX");
+      REQUIRE(pm.size() >= 3);
+      CHECK(pm[0] == 128);
+      CHECK(pm[1] == 1024);
+    }
     // Blur: channels are the class; the recursive split threshold collapses to one value per
     // way of splitting the class's images: never, only the shorter side's passes (e.g. 256 for
     // 300x200, 64 for 64x48), both.

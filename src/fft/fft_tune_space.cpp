@@ -126,7 +126,8 @@ void add_values(std::vector<int>& into, const std::vector<int>& more) {
     if (std::find(into.begin(), into.end(), x) == into.end()) into.push_back(x);
 }
 
-// A length run as passes: FFT_PASS_MAX one value per way of splitting n into passes; the
+// A length run as passes: FFT_PASS_MAX one value per way of splitting n into passes (fewest
+// passes first); the
 // kernels' parameters the union, over the pass lengths of the reference's split, of the values
 // that can change a kernel of that length (each pass is one; the pass lengths of every split
 // would make the space about six times larger: 2^20 in 128·128·64 or 32·32·32·32 too); FFT_LOCAL_MAX and
@@ -140,7 +141,13 @@ Narrowed fft_narrow_passes(std::size_t n, const ParamMap& reference, const Devic
     return fft_pass_factors(n, q, dev);
   };
   Narrowed v;
-  v["FFT_PASS_MAX"] = collapse(spec.find("FFT_PASS_MAX")->legal, reference.at("FFT_PASS_MAX"), split);
+  // The reference's split, then the others by their number of passes (the least traffic first),
+  // the most even of equal counts first: the order in which the tuner tries them on its best
+  // configuration (TuneTarget::seed_axes).
+  std::vector<int>& pass_max = v["FFT_PASS_MAX"] =
+      collapse(spec.find("FFT_PASS_MAX")->legal, reference.at("FFT_PASS_MAX"), split);
+  std::stable_sort(pass_max.begin() + 1, pass_max.end(),
+                   [&](int a, int b) { return split(a).size() < split(b).size(); });
   std::vector<std::size_t> lengths;
   for (const std::size_t len : split(reference.at("FFT_PASS_MAX")))
     if (std::find(lengths.begin(), lengths.end(), len) == lengths.end()) lengths.push_back(len);
