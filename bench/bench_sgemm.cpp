@@ -60,8 +60,10 @@ std::vector<std::string> default_sizes(bool quick, bool cpu) {
   if (quick) return {"256", "1000", "129x257x65"};
   if (cpu)  // the CPU list stops where CLBlast needs minutes per call
     return {"256", "512", "1000", "1024", "1935", "2048", "512x8192x512", "1024:NT", "1024:TN", "1024:TT"};
-  return {"256",  "512",  "1000", "1024", "2048",          "4096",         "8192",    "16384",   "903",
-          "1935", "3999", "8127", "4097", "8192x512x8192", "512x8192x512", "4096:NT", "4096:TN", "4096:TT"};
+  return {"256",          "512",       "1000",          "1024",    "2048",     "4096",     "8192",
+          "16384",        "903",       "1935",          "3999",    "8127",     "4097",     "8192x512x8192",
+          "512x8192x512", "4096:NT",   "4096:TN",       "4096:TT", "16@10000", "32@10000", "64@10000",
+          "128@10000",    "256@10000", "512x512x64@256"};  // strided batches last
 }
 
 // Errors of C (column-major, ldc = m) against the double reference: every element when
