@@ -20,18 +20,11 @@
 #include "host/data.hpp"
 #include "host/fftw_reference.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/files.hpp"
 
 namespace clforge::bench {
 
 namespace {
-std::string self_exe() {
-  char buf[4096];
-  const ssize_t len = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (len <= 0) return {};
-  buf[len] = '\0';
-  return buf;
-}
-
 // Reads the answer line "VKFFT ok <median> <min> <max> <reps> <error> <q1> <q3>" or
 // "VKFFT <why>" into r.
 void read_vkfft_answer(const std::string& line, Record& r) {
@@ -60,7 +53,7 @@ void read_vkfft_answer(const std::string& line, Record& r) {
 
 Record run_vkfft_child(Session& s, const FftCase& c, const BenchOptions& opt) {
   Record r = make_record("VkFFT", c);
-  const std::string exe = self_exe();
+  const std::string exe = detail::own_executable();
   if (exe.empty()) {
     r.status = "failed: cannot find this executable to run VkFFT in a child process";
     return r;

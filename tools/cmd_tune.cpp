@@ -104,13 +104,6 @@ constexpr const char* kWorkersHelp =
     "compile on threads of this process only (by default, where the disk cache keeps the device's binaries, "
     "each thread hands its compiles to a worker process: NVIDIA's driver serialises a process's compiles)";
 
-// This executable's path (the compile workers run it as `clforge compile-worker P:D`), or "".
-std::string own_executable() {
-  char buf[4096];
-  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
-}
-
 // The options every tune command shares (the sizes aside).
 TuneOptions options_of(Globals& g, const TuneArgs& a) {
   TuneOptions o;
@@ -122,7 +115,7 @@ TuneOptions options_of(Globals& g, const TuneArgs& a) {
   o.store = !a.no_store;
   o.seed = a.seed;
   o.compile_threads = a.threads;
-  if (!a.no_compile_workers) o.compile_worker = own_executable();
+  if (!a.no_compile_workers) o.compile_worker = detail::own_executable();  // runs `clforge compile-worker P:D`
   o.finalists = a.finalists;
   o.resume = a.resume;
   o.replay = a.replay;

@@ -28,6 +28,11 @@ std::optional<std::string> read_file(const std::string& path) {
   return ss.str();
 }
 
+std::string own_executable() {
+  const std::string self = "/proc/" + std::to_string(::getpid()) + "/exe";
+  return ::access(self.c_str(), X_OK) == 0 ? self : std::string();
+}
+
 bool file_exists(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0;

@@ -14,6 +14,10 @@ void write_file_atomic(const std::string& path, const std::string& bytes);
 /// mkdir -p; returns false on failure.
 bool make_dirs(const std::string& dir);
 bool file_exists(const std::string& path);
+/// This process's executable as a path a child process can run (compile workers, the benchmark's
+/// child): /proc/<pid>/exe, which stays valid while this process runs even when the file was
+/// replaced or deleted meanwhile (a new build over a running benchmark); "" without /proc.
+std::string own_executable();
 
 /// What identifies a file's version without reading it: modification time (ns), size and
 /// inode; size -1 when the path is no readable regular file.
