@@ -89,14 +89,7 @@ bool ClassTuner::run(const Space& space) {
     for (const auto& c : candidates_)
       if (c != r_.default_params) order.push_back(c);
     if (strategy_ == TuneStrategy::Random) std::shuffle(order.begin(), order.end(), rng_);
-    std::size_t next = 0;
-    while (next < order.size() && may_start_batch()) {
-      std::vector<ParamMap> batch;
-      for (const std::size_t n = std::min<std::size_t>(threads_, left()); next < order.size() && batch.size() < n;
-           ++next)
-        if (!visited_.count(order[next])) batch.push_back(order[next]);
-      if (!batch.empty()) evaluate_batch(batch, false);
-    }
+    evaluate_in_order(order);
   }
   if (!stopped()) runoff();
   r_.wall_s = seconds_since(class_start_);
@@ -118,24 +111,24 @@ void ClassTuner::make_instances() {
   r_.compile_threads = threads_;
 }
 
+void ClassTuner::evaluate_in_order(const std::vector<ParamMap>& order) {
+  std::size_t next = 0;
+  while (next < order.size() && may_start_batch()) {
+    std::vector<ParamMap> batch;
+    for (const std::size_t n = std::min<std::size_t>(threads_, left()); next < order.size() && batch.size() < n; ++next)
+      if (!visited_.count(order[next])) batch.push_back(order[next]);
+    if (!batch.empty()) evaluate_batch(batch, false);
+  }
+}
+
 void ClassTuner::evaluate_seeds(const Space& space) {
-  const auto run_all = [&](const std::vector<ParamMap>& seeds) {
-    std::size_t next = 0;
-    while (next < seeds.size() && may_start_batch()) {
-      std::vector<ParamMap> batch;
-      for (const std::size_t n = std::min<std::size_t>(threads_, left()); next < seeds.size() && batch.size() < n;
-           ++next)
-        if (!visited_.count(seeds[next])) batch.push_back(seeds[next]);
-      if (!batch.empty()) evaluate_batch(batch, false);
-    }
-  };
   const auto add = [&](std::vector<ParamMap>& seeds, ParamMap p) {
     if (!visited_.count(p) && space_holds(space, p) && std::find(seeds.begin(), seeds.end(), p) == seeds.end())
       seeds.push_back(std::move(p));
   };
   std::vector<ParamMap> seeds;
   for (const ParamMap& p : siblings_) add(seeds, p);
-  run_all(seeds);
+  evaluate_in_order(seeds);
   // Each searched value of the target's seed axes on the best so far (TuneTarget::seed_axes).
   seeds.clear();
   const ParamMap base = r_.has_best && space_holds(space, r_.best) ? r_.best : r_.default_params;
@@ -153,7 +146,7 @@ void ClassTuner::evaluate_seeds(const Space& space) {
   const Peaks* peaks = user.peaks ? &*user.peaks : nullptr;
   for (auto& p : seed_candidates(spec_, space, r_.variant, r_.default_params, *qc_.info, peaks))
     add(seeds, std::move(p));
-  run_all(seeds);
+  evaluate_in_order(seeds);
 }
 
 void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, bool reference) {

@@ -137,6 +137,9 @@ class ClassTuner {
   // the cache holds is taken from it, neither compiled nor run. References (the default and the
   // current configuration) are evaluated past the time limit too.
   void evaluate_batch(const std::vector<ParamMap>& batch, bool reference);
+  // The candidates of `order` not evaluated yet, in batches of --threads, while the budget and
+  // time allow another batch.
+  void evaluate_in_order(const std::vector<ParamMap>& order);
   // After the references, before the strategy's order: the fastest of the earlier size classes
   // (set_sibling_seeds), then each searched value of the target's seed axes on the best so far
   // (TuneTarget::seed_axes), then the shipped rows of other devices (seed_candidates), nearest
