@@ -110,7 +110,7 @@ std::pair<std::string, bool> shape_family(const Record& r, const std::vector<con
 }
 
 // The families of a chart's records (each with the records its family is judged among): lines
-// first (solid, then dashed, dotted), then points. One family that is a line gets no legend
+// first (solid, then six dash patterns), then points. One family that is a line gets no legend
 // entry (every record's family is "").
 using Judged = std::vector<std::pair<const Record*, const std::vector<const Record*>*>>;
 std::vector<ChartFamily> families_of(const Judged& records) {
@@ -123,8 +123,11 @@ std::vector<ChartFamily> families_of(const Judged& records) {
       list.push_back({label, "", line});
   }
   if (points.empty() && lines.size() <= 1) return {};
-  const char* const dashes[] = {"", "7,4", "2,3", "10,3,2,3"};
-  for (std::size_t i = 0; i < lines.size(); ++i) lines[i].dash = dashes[i % 4];
+  // One pattern per line family of a chart (fft: two data sizes, real 1-D, 2-D/3-D complex
+  // and real, ...): a family's series share their colour with the others' of the same library.
+  const char* const dashes[] = {"", "7,4", "2,3", "10,3,2,3", "14,4,4,4", "1,5"};
+  const std::size_t n = sizeof dashes / sizeof dashes[0];
+  for (std::size_t i = 0; i < lines.size(); ++i) lines[i].dash = dashes[i % n];
   lines.insert(lines.end(), points.begin(), points.end());
   return lines;
 }

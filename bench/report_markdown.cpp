@@ -86,13 +86,14 @@ std::string data_size(const Record& r) {
 }  // namespace
 
 std::string series_group(const Record& r, const std::vector<const Record*>& all) {
-  // Only where one library has several records of one length (the default list's 64 MiB and
-  // 512 MiB batches): then each data size is a line of its own.
+  // Only where one library has several records of one length and kind (the default list's
+  // complex 64 MiB and 512 MiB batches): then each data size is a line of its own.
   if (r.routine != "fft") return "";
+  const std::string kind = fft_kind(r);
   std::set<std::pair<std::string, double>> seen;
   bool repeated = false;
   for (const Record* o : all)
-    if (o->shape != "-" && !seen.insert({o->library + " " + fft_kind(*o), size_key(*o)}).second) repeated = true;
+    if (o->shape != "-" && fft_kind(*o) == kind && !seen.insert({o->library, size_key(*o)}).second) repeated = true;
   return repeated ? data_size(r) : "";
 }
 
