@@ -290,6 +290,82 @@ TEST_SUITE("fft_real") {
     }
   }
 
+  TEST_CASE("the forward's post-processing from registers and from halves of local memory") {
+    // The store's post-processing gets Z_k and Z_(m-k) of a register kernel's transforms through
+    // the group's rows in local memory (its own, or those of its staged accesses), or in two
+    // rounds (halving: real, then imaginary parts).
+    // Each a forward of one launch; batches that leave a partial group. Exchanges in quarters keep
+    // the post-processing launch.
+    std::uint64_t seed = test::seed() + 5270;
+    struct Kind {
+      const char* name;
+      Tuning tuning;
+      std::size_t n;
+      const char* shape;
+    };
+    const Kind kinds[] = {
+        {"registers", Tuning{{{"FFT_LANES", 0}, {"FFT_REG", 64}}, false}, 24, "1 work-item x"},
+        {"registers", Tuning{{{"FFT_LANES", 0}, {"FFT_REG", 64}}, false}, 64, "1 work-item x"},
+        {"registers, staged", Tuning{{{"FFT_LANES", 0}, {"FFT_REG", 64}, {"FFT_STAGE", 1}}, false}, 32,
+         "load staged, store staged"},
+        {"halves", Tuning{{{"FFT_LANES", 0}, {"FFT_REG", 1}, {"FFT_HALVE", 1}}, false}, 1000, "halved local memory"},
+    };
+    for (const Kind& k : kinds) {
+      CAPTURE(k.name);
+      CAPTURE(k.n);
+      RealCase c = real_case(k.n, 37, false);
+      c.tuning = k.tuning;
+      check_real(c, seed++);
+      RealFftDesc d;
+      d.n = k.n;
+      d.batch = 37;
+      const RealFftPlan plan(test::session().queue, d, k.tuning);
+      INFO(plan.describe());
+      CHECK(plan.describe().find(k.shape) != std::string::npos);
+      CHECK(plan.describe().find("post-processes them in its store") != std::string::npos);
+      CHECK(plan.launches() == 1);
+    }
+    const Tuning quarters{{{"FFT_LANES", 0}, {"FFT_REG", 1}, {"FFT_HALVE", 2}}, false};
+    RealCase c = real_case(2048, 37, false);
+    c.tuning = quarters;
+    check_real(c, seed++);
+    RealFftDesc d;
+    d.n = 2048;
+    d.batch = 37;
+    const RealFftPlan plan(test::session().queue, d, quarters);
+    INFO(plan.describe());
+    CHECK(plan.describe().find("local memory in quarters") != std::string::npos);
+    CHECK(plan.describe().find("then a post-processing launch") != std::string::npos);
+  }
+
+  TEST_CASE("odd lengths: one kernel reads the real rows and writes the half spectrum") {
+    // The forward of an odd length is the complex FFT of n points reading floats (imaginary parts
+    // zero) and storing X_0 .. X_(n/2): one launch for a kernel of one pass set or a Bluestein
+    // convolution (17, 1009), on rows as they lie, strided, interleaved and at odd offsets.
+    std::uint64_t seed = test::seed() + 5290;
+    const Tuning local{{{"FFT_LANES", 0}}, false};
+    for (std::size_t n : {3, 17, 1009, 4095}) {
+      CAPTURE(n);
+      const std::size_t h = n / 2 + 1;
+      RealCase c = real_case(n, 7, false);
+      c.tuning = local;
+      check_real(c, seed++);
+      c.real = {3, 3 * n + 1, 5};  // strided rows at an odd offset
+      c.spectrum = {2, 2 * h + 3, 1};
+      check_real(c, seed++);
+      c.real = {7, 1, 3};  // interleaved
+      c.spectrum = {7, 1, 0};
+      check_real(c, seed++);
+      RealFftDesc d;
+      d.n = n;
+      d.batch = 7;
+      const RealFftPlan plan(test::session().queue, d, local);
+      INFO(plan.describe());
+      CHECK(plan.describe().find("it reads the real rows itself and writes the half spectrum") != std::string::npos);
+      CHECK(plan.launches() == 1);
+    }
+  }
+
   TEST_CASE("more rows than one launch of an end covers: its work-items step through them") {
     // The ends' launches cover at most 65535 groups of 4 rows (NVIDIA's grid): 300001 rows of
     // n = 2 and 3 take each work-item through more than one.

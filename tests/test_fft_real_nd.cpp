@@ -49,6 +49,7 @@ struct RealNdCase {
   FftNdLayout real{}, spectrum{};  // floats; complex elements
   bool in_place = false, inverse = false;
   FftScaling scaling = FftScaling::None;
+  Tuning tuning{};
 };
 
 Shape half_of(Shape s) {
@@ -132,7 +133,7 @@ void check_real_nd(const RealNdCase& given, std::uint64_t seed) {
                            std::to_string(c.shape.back()) + " batch " + std::to_string(c.batch) +
                            (c.inverse ? " C2R" : " R2C") + (c.in_place ? " in-place" : "");
   INFO(what << " seed " << seed);
-  RealFftNdPlan plan(s.queue, desc_of(given));
+  RealFftNdPlan plan(s.queue, desc_of(given), given.tuning);
   INFO("plan: " << plan.describe());
   const std::vector<float> got =
       run_plan(plan, c.inverse ? FftDirection::Inverse : FftDirection::Forward, c.in_place, x, poison.floats());
@@ -188,6 +189,10 @@ TEST_SUITE("fft_real_nd") {
       c.scaling = inverse ? FftScaling::OverN : FftScaling::OverSqrtN;
       check_real_nd(c, ++seed);
       c.in_place = true;
+      check_real_nd(c, ++seed);
+      c.tuning = Tuning{{{"FFT_LANES", 0}}, false};  // by fft_local: odd rows read and written in one kernel
+      check_real_nd(c, ++seed);
+      c.in_place = false;
       check_real_nd(c, ++seed);
       RealNdCase rows = real_case({17, 12}, 2, inverse);  // padded rows with a gap and an offset
       rows.in_place = true;

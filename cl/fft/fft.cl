@@ -91,6 +91,9 @@ __kernel __attribute__((reqd_work_group_size(FFT_WGS, 1, 1))) void fft_local(
 #if FFT_USES_LOCAL
   __local fft_ltype buf[FFT_LSIZE];
 #endif
+#if FFT_POST == 3 && !(FFT_USES_LOCAL && !FFT_HALVE)
+  __local fft_c zbuf[FFT_B * (FFT_N + 1)];
+#endif
   const int g0 = get_group_id(0) * FFT_B;
   fft_c x[FFT_E];
 
@@ -158,29 +161,69 @@ __kernel __attribute__((reqd_work_group_size(FFT_WGS, 1, 1))) void fft_local(
 #endif
 
   // ---- store ----
-#if FFT_POST == 2
-  // A real-input plan's post-processing (fft_real.cl's fft_real_post, even n = 2 FFT_N): the
-  // transform Z goes to local memory in natural order, then work-item tid writes X_k, k = tid,
-  // tid + FFT_T, ... <= FFT_N: X_k = (Z_k + conj Z_(m-k)) / 2 - (i/2) W_n^k (Z_k - conj Z_(m-k)),
-  // m = FFT_N, Z_m = Z_0, W_n^k = aux_out[k] (FFT_N + 1 values per transform).
-#if FFT_PRIV || FFT_HALVE || FFT_SPLIT || FFT_BLUESTEIN
-#error "the real post-processing on store needs a local-memory kernel of one whole transform, without halving"
+#if FFT_POST >= 2
+  // A real-input plan's post-processing (fft_real.cl's fft_real_post, even n = 2 FFT_N):
+  // X_k = (Z_k + conj Z_(m-k)) / 2 - (i/2) W_n^k (Z_k - conj Z_(m-k)), k <= m = FFT_N, Z_m = Z_0,
+  // W_n^k = aux_out[k] (FFT_N + 1 values per transform), written by FFT_POST_STORE from the halves
+  // e = (Z_k + conj Z_(m-k)) / 2 and d = (Z_k - conj Z_(m-k)) / 2. FFT_POST 3 (a work-item holds
+  // a transform): the group's transforms go to local memory (the rows of staged accesses where
+  // the kernel has whole values there, else zbuf) and its work-items write consecutive outputs.
+  // FFT_POST 2: work-item tid writes k = tid, tid + FFT_T, ... of its transform, Z_k and Z_(m-k)
+  // through local memory in natural order: whole values in one round, halves in two (the real
+  // parts' e and d kept in registers).
+#if FFT_SPLIT || FFT_BLUESTEIN
+#error "the real post-processing on store needs a kernel of one whole transform"
 #endif
+#if FFT_POST == 3 && FFT_USES_LOCAL && !FFT_HALVE
+  FFT_POST_PUT(0);  // staged loads or stores: their rows hold the transforms
+  for (int c_ = FFT_LID; c_ < FFT_B * (FFT_N + 1); c_ += FFT_WGS) {
+    const int tb_ = c_ / (FFT_N + 1), k = c_ % (FFT_N + 1);
+    fft_c a, b;
+    FFT_LGET(buf, FFT_LOC(tb_, FFT_POST_A(k)), a, 0);
+    FFT_LGET(buf, FFT_LOC(tb_, FFT_POST_B(k)), b, 0);
+    if (g0 + tb_ < total) FFT_POST_STORE(g0 + tb_, k, FFT_POST_E(a, b), FFT_POST_D(a, b));
+  }
+#elif FFT_POST == 3
+  FFT_UNROLL for (int p_ = 0; p_ < FFT_N; ++p_) zbuf[FFT_TB * (FFT_N + 1) + p_] = x[FFT_PRIV_AT(p_)];
   barrier(CLK_LOCAL_MEM_FENCE);
-  FFT_PUT_OUT(FFT_RL, FFT_NSL, 0, 0);
-  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int c_ = FFT_LID; c_ < FFT_B * (FFT_N + 1); c_ += FFT_WGS) {
+    const int tb_ = c_ / (FFT_N + 1), k = c_ % (FFT_N + 1);
+    const fft_c a = zbuf[tb_ * (FFT_N + 1) + FFT_POST_A(k)], b = zbuf[tb_ * (FFT_N + 1) + FFT_POST_B(k)];
+    if (g0 + tb_ < total) FFT_POST_STORE(g0 + tb_, k, FFT_POST_E(a, b), FFT_POST_D(a, b));
+  }
+#elif FFT_PRIV
+#error "a work-item holding a transform post-processes through local memory (FFT_POST 3)"
+#elif !FFT_HALVE
+  FFT_POST_PUT(0);
   if (g0 + (int)FFT_TB < total) {
     for (int k = (int)FFT_TID; k <= FFT_N; k += FFT_T) {
       fft_c a, b;
-      FFT_LGET(buf, FFT_LOC(FFT_TB, k == FFT_N ? 0 : k), a, 0);
-      FFT_LGET(buf, FFT_LOC(FFT_TB, k == 0 ? 0 : FFT_N - k), b, 0);
-      const fft_c e = fft_make(0.5f * (a.r + b.r), 0.5f * (a.i - b.i));     // (Z_k + conj Z_(m-k)) / 2
-      const fft_c d = fft_make(0.5f * (a.r - b.r), 0.5f * (a.i + b.i));     // (Z_k - conj Z_(m-k)) / 2
-      const fft_c v = fft_mul(FFT_CLOAD(aux_out, k), fft_make(d.i, -d.r));  // W_n^k (-i d)
-      FFT_GSTORE(out, FFT_GIDX(out_base, g0 + (int)FFT_TB, out_dh, k, FFT_OUTS),
-                 fft_make((e.r + v.r) * scale, (e.i + v.i) * cj_out * scale));
+      FFT_LGET(buf, FFT_LOC(FFT_TB, FFT_POST_A(k)), a, 0);
+      FFT_LGET(buf, FFT_LOC(FFT_TB, FFT_POST_B(k)), b, 0);
+      FFT_POST_STORE(g0 + (int)FFT_TB, k, FFT_POST_E(a, b), FFT_POST_D(a, b));
     }
   }
+#elif FFT_HALVE == 1
+  float er_[FFT_KP], dr_[FFT_KP];
+  FFT_POST_PUT(0);
+  FFT_UNROLL for (int s_ = 0; s_ < FFT_KP; ++s_) {
+    const int k = (int)FFT_TID + s_ * FFT_T;
+    const float a = buf[FFT_LOC(FFT_TB, FFT_POST_A(k))], b = buf[FFT_LOC(FFT_TB, FFT_POST_B(k))];
+    er_[s_] = 0.5f * (a + b);
+    dr_[s_] = 0.5f * (a - b);
+  }
+  FFT_POST_PUT(1);
+  if (g0 + (int)FFT_TB < total) {
+    FFT_UNROLL for (int s_ = 0; s_ < FFT_KP; ++s_) {
+      const int k = (int)FFT_TID + s_ * FFT_T;
+      const float a = buf[FFT_LOC(FFT_TB, FFT_POST_A(k))], b = buf[FFT_LOC(FFT_TB, FFT_POST_B(k))];
+      if (FFT_KP * FFT_T == FFT_N + 1 || k <= FFT_N)
+        FFT_POST_STORE(g0 + (int)FFT_TB, k, fft_make(er_[s_], 0.5f * (a - b)), fft_make(dr_[s_], 0.5f * (a + b)));
+    }
+  }
+#else
+#error "the real post-processing on store takes whole values or halves in local memory, not quarters"
+#endif
 #elif FFT_OUT_MODE == 0
   {
     const int ML = FFT_N / FFT_RL;

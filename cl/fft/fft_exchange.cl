@@ -88,6 +88,32 @@
     }                                                                                                             \
   } while (0)
 
+// The real post-processing (fft.cl, FFT_POST 2, 3): X_k for k = tid + s * FFT_T <= FFT_N needs
+// Z_k and Z_(m-k) (Z_m = Z_0), m = FFT_N, positions FFT_POST_A(k) and FFT_POST_B(k) (0 beyond
+// FFT_N) of the last pass's outputs (radix FFT_RL, positions j + r * FFT_NSL). In registers
+// (FFT_T == 1, FFT_POST 3) position p is x[FFT_PRIV_AT(p)]; FFT_POST_PUT writes component h of
+// the outputs (whole values unless halving) to local memory in natural order.
+#define FFT_KP ((FFT_N + FFT_T) / FFT_T)
+#define FFT_PRIV_AT(p) (((p) % (FFT_N / FFT_RL)) * FFT_RL + (p) / (FFT_N / FFT_RL))
+#define FFT_POST_A(k) ((k) >= FFT_N ? 0 : (k))
+#define FFT_POST_B(k) (((k) == 0 || (k) > FFT_N) ? 0 : FFT_N - (k))
+#define FFT_POST_E(a, b) fft_make(0.5f * ((a).r + (b).r), 0.5f * ((a).i - (b).i))
+#define FFT_POST_D(a, b) fft_make(0.5f * ((a).r - (b).r), 0.5f * ((a).i + (b).i))
+// X_k = e - i W_n^k d of transform t (of the launch), scaled, conjugated by cj_out.
+#define FFT_POST_STORE(t, k, e, d)                                               \
+  do {                                                                           \
+    const fft_c e_ = (e), d_ = (d);                                              \
+    const fft_c v_ = fft_mul(FFT_CLOAD(aux_out, k), fft_make(d_.i, -d_.r));      \
+    FFT_GSTORE(out, FFT_GIDX(out_base, t, out_dh, k, FFT_OUTS),                  \
+               fft_make((e_.r + v_.r) * scale, (e_.i + v_.i) * cj_out * scale)); \
+  } while (0)
+#define FFT_POST_PUT(h)                 \
+  do {                                  \
+    barrier(CLK_LOCAL_MEM_FENCE);       \
+    FFT_PUT_OUT(FFT_RL, FFT_NSL, h, 0); \
+    barrier(CLK_LOCAL_MEM_FENCE);       \
+  } while (0)
+
 // Staged element c of this work-item: transform b of the group and element e.
 #define FFT_COOP_B(mode, lid, c) ((mode) == 1 ? ((lid) + (c)*FFT_WGS) / FFT_N : (lid) % FFT_B)
 #define FFT_COOP_E(mode, lid, c) ((mode) == 1 ? ((lid) + (c)*FFT_WGS) % FFT_N : (lid) / FFT_B + (c)*FFT_T)

@@ -76,7 +76,7 @@
 #define FFT_PRE 0
 #endif
 #ifndef FFT_POST
-#define FFT_POST 0  // on store: 0 none, 1 times aux_out[pos], 2 a real plan's post-processing (fft.cl)
+#define FFT_POST 0  // on store: 0 none, 1 times aux_out[pos], 2 and 3 a real plan's post-processing (fft.cl)
 #endif
 #ifndef FFT_IN_CHECK
 #define FFT_IN_CHECK 0  // 1: positions >= in_len load as zero (zero padding)

@@ -106,11 +106,15 @@ std::vector<std::size_t> fft_global_factors(std::size_t n, std::size_t local_max
 }
 
 std::size_t FftShape::local_bytes() const {
-  if (!uses_local()) return 0;
+  // A real plan's post-processing staged by the group (FFT_POST 3, fft.cl): zbuf's rows of n + 1
+  // unless the rows of staged accesses hold whole values.
+  const bool zbuf = post == 3 && !(uses_local() && !halve);
+  const std::size_t post_bytes = zbuf ? static_cast<std::size_t>(b) * (static_cast<std::size_t>(n) + 1) * 8 : 0;
+  if (!uses_local()) return post_bytes;
   const std::size_t shift = halve ? 5 : 4;
   const std::size_t row = halve == 2 ? static_cast<std::size_t>(n) / 2 : static_cast<std::size_t>(n);
   const std::size_t lstride = pad ? row + (row >> shift) + 1 : row;
-  return static_cast<std::size_t>(b) * lstride * (halve ? 4 : 8);
+  return static_cast<std::size_t>(b) * lstride * (halve ? 4 : 8) + post_bytes;
 }
 
 bool fft_quarter_radices(const std::vector<int>& radices) {
@@ -141,6 +145,7 @@ std::string FftShape::options() const {
   if (long_index) o << " -DCLF_LONG_INDEX=1";
   if (in_unit) o << " -DFFT_IN_UNIT=1";
   if (out_unit) o << " -DFFT_OUT_UNIT=1";
+  if (in_real) o << " -DFFT_IN_REAL=1";
   return o.str();
 }
 

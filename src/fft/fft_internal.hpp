@@ -106,6 +106,9 @@ struct FftShape {
   /// Element strides of 1 on the input and output side: passed as literals (FFT_IN_UNIT,
   /// FFT_OUT_UNIT), so that compilers see consecutive positions as consecutive addresses.
   bool in_unit = false, out_unit = false;
+  /// Loads of real values (FFT_IN_REAL: floats, imaginary parts zero): an odd-length real plan's
+  /// forward reading the caller's rows.
+  bool in_real = false;
   int split_l = 1, split_ns = 1;  ///< kernel transforms per user transform (L), a pass's NS
   /// A pass in the column form (FFT_COLS): its launch's transforms are the user transforms, each
   /// at the group's lo (NDRange dimension 2, split_l positions), so that neighbouring user

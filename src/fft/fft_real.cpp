@@ -115,10 +115,13 @@ std::optional<Stage> lanes_folded_post(const RealFftPlan::Impl& im, const Stage&
 }
 
 // The complex FFT's one fft_local kernel in `middle` with a real end folded in: the inverse's
-// pre-processing into its loads from the spectrum (FFT_PRE 4, fft_memory.cl: any kernel of the
-// whole transform), or the forward's post-processing into its stores to it (FFT_POST 2, fft.cl:
-// whole values in local memory); compiled. nullopt where the kernel cannot take it (odd n,
-// several stages, passes, Bluestein, an index width the spectrum passes).
+// pre-processing into its loads from the spectrum (FFT_PRE 4, fft_memory.cl), or the forward's
+// post-processing into its stores to it (fft.cl: FFT_POST 3 where a work-item holds a transform,
+// the group's transforms through local memory where they fit, the group writing consecutive
+// outputs; FFT_POST 2 through local memory in whole values or halves); compiled. nullopt where
+// the kernel cannot take it (odd n, several stages, passes, Bluestein, an index width the
+// spectrum passes; a forward whose exchanges go in quarters: four rounds keep each output's four
+// operands in registers, 0.40x of the three launches at n = 32768 on the H200, 2026-11-29).
 std::optional<Stage> folded_end(const RealFftPlan::Impl& im, const std::vector<Stage>& middle, bool store,
                                 const StageSide& spectrum, const Stage& proto, std::size_t complex_end) {
   if (im.desc.n % 2 != 0 || middle.size() != 1) return std::nullopt;
@@ -127,7 +130,7 @@ std::optional<Stage> folded_end(const RealFftPlan::Impl& im, const std::vector<S
   if (middle.front().kernel.kind != KernelKind::Local) return std::nullopt;
   const FftShape& sh = middle.front().kernel.shape;
   const bool fits = !sh.split && !sh.bluestein && (sh.long_index || complex_end <= detail::kMaxInt32Index) &&
-                    (store ? !sh.priv() && !sh.halve : sh.pre == 0);
+                    (store ? sh.halve != 2 : sh.pre == 0);
   if (!fits) return std::nullopt;
   FftSteps one;
   one.stages = middle;
@@ -136,13 +139,60 @@ std::optional<Stage> folded_end(const RealFftPlan::Impl& im, const std::vector<S
   const Sign sign = side.sign;
   side = spectrum;
   side.sign = store ? spectrum.sign : sign;
-  (store ? s.kernel.shape.post : s.kernel.shape.pre) = store ? 2 : 4;
+  (store ? s.kernel.shape.post : s.kernel.shape.pre) = store ? (sh.priv() ? 3 : 2) : 4;
+  if (!detail::fft_fits(s.kernel.shape, *im.complex.qc.info)) return std::nullopt;  // FFT_POST 3's rows
   (store ? s.kernel.shape.out_unit : s.kernel.shape.in_unit) = spectrum.stride == 1;
   (store ? s.tables.store_factors : s.tables.load_factors) = proto.tables.twiddles;
   s.io.scaled = s.io.scaled || store;
   s.role = store ? "single kernel with the real post-processing" : "single kernel with the real pre-processing";
   compile_steps(im.complex.qc, im.complex.desc, one);
   return s;
+}
+
+// An odd length's forward in the complex FFT's one fft_local kernel (`middle`, any kind but a
+// pass): its loads read the caller's real rows (FFT_IN_REAL, imaginary parts zero) and its
+// stores write X_0 .. X_(n/2) (the rest of the spectrum is their conjugates), so that neither
+// the pack nor the post-processing runs; compiled. nullopt where the kernel cannot take it.
+std::optional<Stage> folded_odd_forward(const RealFftPlan::Impl& im, const std::vector<Stage>& middle,
+                                        const StageSide& real, const StageSide& spectrum, std::size_t real_end,
+                                        std::size_t complex_end) {
+  if (im.desc.n % 2 == 0 || middle.size() != 1 || middle.front().kernel.kind != KernelKind::Local) return std::nullopt;
+  const FftShape& sh = middle.front().kernel.shape;
+  if (sh.split || (!sh.long_index && std::max(real_end, complex_end) > detail::kMaxInt32Index)) return std::nullopt;
+  FftSteps one;
+  one.stages = middle;
+  Stage& s = one.stages.front();
+  const StageIo inner = s.io;  // lengths and conjugations stay the kernel's (Bluestein's among them)
+  s.io.in = real;
+  s.io.in.length = inner.in.length;
+  s.io.in.sign = inner.in.sign;
+  s.io.out = spectrum;
+  s.io.out.length = static_cast<int>(im.desc.n / 2 + 1);
+  s.io.out.sign = inner.out.sign;
+  s.io.scaled = true;
+  FftShape& k = s.kernel.shape;
+  k.in_real = true;
+  k.in_unit = real.stride == 1;
+  k.out_unit = spectrum.stride == 1;
+  k.out_check = true;
+  s.role = "single kernel reading the real rows and writing the half spectrum";
+  compile_steps(im.complex.qc, im.complex.desc, one);
+  return s;
+}
+
+// describe(): the complex FFT inside and which ends run as launches of their own.
+std::string describe_ends(const RealFftDesc& d, const FftSteps& inner, bool pairs, bool odd_one, bool post_folded,
+                          bool pre_folded) {
+  const std::string what = d.n % 2 == 0 ? " points of the values in pairs" : " points";
+  const std::string fwd =
+      odd_one ? std::string("it reads the real rows itself and writes the half spectrum")
+              : (pairs ? std::string("it reads the real rows itself") : "a pack launch, then it reads the rows") +
+                    (post_folded ? " and post-processes them in its store" : ", then a post-processing launch");
+  const std::string inv =
+      (pre_folded ? std::string("it pre-processes its loads") : "a pre-processing launch, then it transforms") +
+      (pairs ? " and writes the real rows itself" : ", then an unpack launch");
+  return "n=" + std::to_string(d.n) + " real batch=" + std::to_string(d.batch) + ": a complex FFT of " +
+         std::to_string(rows_of(d.n)) + what + "; forward: " + fwd + "; inverse: " + inv + " (" + inner.how + ")";
 }
 
 // The forward and inverse steps: the complex plan's stages between the two ends of each
@@ -182,8 +232,10 @@ void place_ends(RealFftPlan::Impl& im, bool even_steps) {
   const std::vector<Stage> middle_fwd = on_rows(inner, pairs ? 1 : 0, d.real);
   const std::vector<Stage> middle_inv = on_rows(inner, pairs ? -1 : 0, d.real);
   im.forward = st;
-  std::optional<Stage> one = folded_end(im, middle_fwd, true, spectrum, proto, complex_end);
-  if (!pairs) im.forward.stages.push_back(end_stage(KernelKind::RealPack, "real pack", real, rows, proto));
+  std::optional<Stage> one = folded_odd_forward(im, middle_fwd, real, spectrum, real_end, complex_end);
+  const bool odd_one = one.has_value();
+  if (!odd_one) one = folded_end(im, middle_fwd, true, spectrum, proto, complex_end);
+  if (!pairs && !odd_one) im.forward.stages.push_back(end_stage(KernelKind::RealPack, "real pack", real, rows, proto));
   if (one) {
     im.forward.stages.push_back(std::move(*one));
   } else {
@@ -199,16 +251,7 @@ void place_ends(RealFftPlan::Impl& im, bool even_steps) {
     im.inverse.stages.insert(im.inverse.stages.end(), middle_inv.begin(), middle_inv.end());
   }
   if (!pairs) im.inverse.stages.push_back(end_stage(KernelKind::RealUnpack, "real unpack", rows, real, proto));
-  const std::string what = n % 2 == 0 ? " points of the values in pairs" : " points";
-  const std::string fwd =
-      (pairs ? std::string("it reads the real rows itself") : "a pack launch, then it reads the rows") +
-      (one ? " and post-processes them in its store" : ", then a post-processing launch");
-  const std::string inv =
-      (first ? std::string("it pre-processes its loads") : "a pre-processing launch, then it transforms") +
-      (pairs ? " and writes the real rows itself" : ", then an unpack launch");
-  im.forward.how = "n=" + std::to_string(n) + " real batch=" + std::to_string(d.batch) + ": a complex FFT of " +
-                   std::to_string(m) + what + "; forward: " + fwd + "; inverse: " + inv + " (" + inner.how + ")";
-  im.inverse.how = im.forward.how;
+  im.forward.how = im.inverse.how = describe_ends(d, inner, pairs, odd_one, one.has_value(), first.has_value());
 }
 
 void run(const RealFftPlan::Impl& im, cl::CommandQueue& q, int dir, const cl::Buffer& in, const cl::Buffer& out,
