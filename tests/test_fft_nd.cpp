@@ -145,7 +145,8 @@ TEST_SUITE("fft_nd") {
   TEST_CASE("columns in passes whose groups hold adjacent columns (FFT_COLS)") {
     // 1024x20 on fft_local: one 1024-point kernel holds one column per group, so the 20 adjacent
     // columns run as passes in the column form (scratch interleaved); FFT_COLS 0 keeps the one
-    // kernel. 600x18 x 3: padded rows and images on the output, the images as repeats.
+    // kernel. 600x18 x 3: padded rows and images on the output, the images as repeats inside
+    // each pass' launches (scratch in a block per image): the rows' launch and one per pass.
     const Tuning local{{{"FFT_LANES", 0}}, false};
     NdCase c = plain({1024, 20});
     c.tuning = local;
@@ -158,7 +159,12 @@ TEST_SUITE("fft_nd") {
     NdCase padded = plain({600, 18}, 3);
     padded.tuning = local;
     padded.out = {{20, 1}, 12100, 5};
+    padded.launches = 3;
     check_nd(padded, 7262);
+    padded.in = padded.out;  // in place on the padded layout, inverse
+    padded.in_place = true;
+    padded.inverse = true;
+    check_nd(padded, 7264);
     NdCase one = plain({1024, 20});
     one.tuning = Tuning{{{"FFT_LANES", 0}, {"FFT_COLS", 0}}, false};
     one.columns = 0;

@@ -199,7 +199,7 @@ FftNdPlan::FftNdPlan(const cl::CommandQueue& queue, const FftNdDesc& d, const Tu
   for (std::size_t i = 0; i < descs.size(); ++i) {
     Impl::Pass p{axes[i], {}};
     p.plan.build(queue, descs[i], tuning);
-    set_repeats(p.plan.steps, p.plan.desc, repeats[i]);
+    set_repeats(p.plan.steps, p.plan.desc, *p.plan.qc.info, repeats[i]);
     im->passes.push_back(std::move(p));
   }
   impl_ = std::move(im);

@@ -54,6 +54,13 @@ struct FftPlan::Impl::Launch {
 
 namespace {
 
+// How far apart the positions of the launches' own level lie on a side: the caller's distance,
+// or a scratch block.
+std::size_t level_distance(const FftSteps& st, const StageSide& side, bool in) {
+  if (side.buffer != Buf::User) return st.in_kernel_scratch;
+  return in ? st.in_kernel.in_distance : st.in_kernel.out_distance;
+}
+
 // The arguments every entry point takes: the two sides, the conjugations and the scale.
 detail::Args& bind_sides(detail::Args& a, const FftPlan::Impl::Launch& l) {
   const StageIo& io = l.stage.io;
@@ -93,8 +100,8 @@ void FftPlan::Impl::enqueue_local(const Launch& l, detail::Execution& x) const {
       .buffer("aux_out", table(t.store_factors))
       .buffer("bq", table(t.spectrum))
       .buffer("tw_b", table(t.butterfly_twiddles))
-      .index("in_dr", l.steps.in_kernel.in_distance)
-      .index("out_dr", l.steps.in_kernel.out_distance)
+      .index("in_dr", level_distance(l.steps, l.stage.io.in, true))
+      .index("out_dr", level_distance(l.steps, l.stage.io.out, false))
       .finish();
   const std::size_t wg = sh.work_group();
   const std::size_t groups = (total + sh.b - 1) / sh.b;
@@ -117,8 +124,8 @@ void FftPlan::Impl::enqueue_lanes(const Launch& l, detail::Execution& x) const {
       .buffer("tw", t.twiddles)
       .buffer("tw2", t.lane_twiddles() ? t.lane_twiddles : dummy)
       .buffer("tab", t.lane_factors() ? t.lane_factors : dummy)
-      .index("in_dr", l.steps.in_kernel.in_distance)
-      .index("out_dr", l.steps.in_kernel.out_distance)
+      .index("in_dr", level_distance(l.steps, l.stage.io.in, true))
+      .index("out_dr", level_distance(l.steps, l.stage.io.out, false))
       .finish();
   x.then(k, cl::NDRange((count + lanes - 1) / lanes, per_row > 0 ? l.count : 1, l.steps.in_kernel.count),
          cl::NDRange(1, 1, 1), l.last, s.role);
@@ -295,15 +302,36 @@ std::size_t repeat_positions(const std::vector<Repeat>& r) {
   return p;
 }
 
-void set_repeats(FftSteps& st, const FftDesc& desc, std::vector<Repeat> r) {
+void set_repeats(FftSteps& st, const FftDesc& desc, const DeviceInfo& dev, std::vector<Repeat> r) {
   st.in_kernel = Repeat{};
-  const bool one_launch = st.stages.size() == 1 && st.chunk >= desc.batch;
-  const Stage* s = one_launch ? &st.stages.front() : nullptr;
-  const bool fits = s && (s->kernel.kind == KernelKind::Local || s->kernel.kind == KernelKind::Lanes) &&
-                    s->io.in.buffer == Buf::User && s->io.out.buffer == Buf::User;
-  if (fits && !r.empty() && r.front().count <= kMaxGroupsYZ) {
+  st.in_kernel_scratch = 0;
+  // Every stage a kernel taking the level on the caller's buffers or on scratch A and B, which
+  // then hold a block per position: the stages run one after the other, each over every position.
+  auto takes_level = [](const Stage& s) {
+    auto side = [](const StageSide& x) { return x.buffer == Buf::User || x.buffer == Buf::A || x.buffer == Buf::B; };
+    return (s.kernel.kind == KernelKind::Local || s.kernel.kind == KernelKind::Lanes) && side(s.io.in) &&
+           side(s.io.out);
+  };
+  auto on_scratch = [](const Stage& s) { return s.io.in.buffer != Buf::User || s.io.out.buffer != Buf::User; };
+  auto long_index = [](const Stage& s) { return s.kernel.shape.long_index; };
+  const ScratchLayout& sc = st.scratch;
+  bool fits = !r.empty() && r.front().count <= kMaxGroupsYZ && st.chunk >= desc.batch && !st.stages.empty() &&
+              std::all_of(st.stages.begin(), st.stages.end(), takes_level);
+  const bool scratch = fits && std::any_of(st.stages.begin(), st.stages.end(), on_scratch);
+  if (scratch) {  // one workspace of blocks (B inside A's), within the caps and the index width
+    const std::size_t total = sc.elements * r.front().count, bytes = total * sizeof(cl_float2);
+    fits = sc.b_bytes == 0 && sc.c_bytes == 0 && sc.side_offset == 0 && bytes <= kScratchCap &&
+           (dev.max_alloc_size == 0 || bytes <= dev.max_alloc_size) &&
+           (total <= detail::kMaxInt32Index || std::all_of(st.stages.begin(), st.stages.end(), long_index));
+  }
+  if (fits) {
     st.in_kernel = r.front();
     r.erase(r.begin());
+    if (scratch) {
+      st.in_kernel_scratch = sc.elements;
+      st.scratch.elements *= st.in_kernel.count;
+      st.scratch.bytes = st.scratch.elements * sizeof(cl_float2);
+    }
   }
   st.repeats = std::move(r);
 }

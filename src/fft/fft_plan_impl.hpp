@@ -165,8 +165,8 @@ struct Repeat {
 // With repeats, the batch runs once per position of the repeats, the last position at the
 // described offsets and every other one back from them (so that the index width chosen for the
 // described layout covers all). `in_kernel` is one more level that every launch covers itself
-// (the NDRange's last dimension: fft_local's and the lane kernel's in_dr, out_dr), so that a
-// pass runs as one launch instead of one per position (set_repeats).
+// (the NDRange's second dimension: fft_local's and the lane kernel's in_dr, out_dr), so that
+// each stage runs as one launch instead of one per position (set_repeats).
 struct FftSteps {
   std::vector<Stage> stages;
   std::size_t chunk = 1;
@@ -175,6 +175,7 @@ struct FftSteps {
   std::string how;
   std::vector<Repeat> repeats;
   Repeat in_kernel;
+  std::size_t in_kernel_scratch = 0;  // elements between the scratch blocks of in_kernel's positions
 };
 
 // Positions of the repeats (1 without), and how far position p lies back from the described
@@ -182,9 +183,10 @@ struct FftSteps {
 std::size_t repeat_positions(const std::vector<Repeat>& r);
 std::pair<std::size_t, std::size_t> repeat_back(const std::vector<Repeat>& r, std::size_t p);
 // Gives steps `st` of plan `desc` the repeats r (their first the largest): the first becomes the
-// launches' own level where st is one stage of fft_local or of the lane kernel on the caller's
-// sides in one chunk (and the level fits the NDRange: at most kMaxGroupsYZ positions).
-void set_repeats(FftSteps& st, const FftDesc& desc, std::vector<Repeat> r);
+// launches' own level where every stage of st is fft_local or the lane kernel on the caller's
+// sides or scratch A and B, in one chunk (the level fits the NDRange: at most kMaxGroupsYZ
+// positions); the scratch then holds a block per position (at most kScratchCap bytes in all).
+void set_repeats(FftSteps& st, const FftDesc& desc, const DeviceInfo& dev, std::vector<Repeat> r);
 
 // The stages of a checked description (fft_plan_kernels.cpp), with their tables and without programs.
 FftSteps build_steps(const detail::QueueContext& qc, const FftDesc& desc, const Tuning& tuning);

@@ -129,7 +129,7 @@ void build_real_nd_passes(RealFftNdPlan::Impl& im, const cl::CommandQueue& queue
   for (std::size_t i = 0; i < passes.size(); ++i) {
     RealFftNdPlan::Impl::Pass p{passes[i].first, {}};
     p.plan.build(queue, passes[i].second, tuning);
-    set_repeats(p.plan.steps, p.plan.desc, repeats[i]);
+    set_repeats(p.plan.steps, p.plan.desc, *p.plan.qc.info, repeats[i]);
     im.scratch = covering(im.scratch, p.plan.steps.scratch);
     if (copies && i + 1 == passes.size())
       im.copy = std::move(p);
