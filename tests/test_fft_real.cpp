@@ -338,30 +338,39 @@ TEST_SUITE("fft_real") {
     CHECK(plan.describe().find("then a post-processing launch") != std::string::npos);
   }
 
-  TEST_CASE("odd lengths: one kernel reads the real rows and writes the half spectrum") {
-    // The forward of an odd length is the complex FFT of n points reading floats (imaginary parts
-    // zero) and storing X_0 .. X_(n/2): one launch for a kernel of one pass set or a Bluestein
-    // convolution (17, 1009), on rows as they lie, strided, interleaved and at odd offsets.
+  TEST_CASE("odd lengths: one kernel reads and writes the caller's sides in either direction") {
+    // An odd length is the complex FFT of n points: the forward's loads read floats (imaginary
+    // parts zero) and its stores keep X_0 .. X_(n/2); the inverse's loads read the Hermitian
+    // extension of the half spectrum and its stores write the real parts. One launch each for a
+    // kernel of one pass set or a Bluestein convolution (17, 1009), on rows as they lie,
+    // strided, interleaved, at odd offsets and in place.
     std::uint64_t seed = test::seed() + 5290;
     const Tuning local{{{"FFT_LANES", 0}}, false};
     for (std::size_t n : {3, 17, 1009, 4095}) {
       CAPTURE(n);
       const std::size_t h = n / 2 + 1;
-      RealCase c = real_case(n, 7, false);
-      c.tuning = local;
-      check_real(c, seed++);
-      c.real = {3, 3 * n + 1, 5};  // strided rows at an odd offset
-      c.spectrum = {2, 2 * h + 3, 1};
-      check_real(c, seed++);
-      c.real = {7, 1, 3};  // interleaved
-      c.spectrum = {7, 1, 0};
-      check_real(c, seed++);
+      for (bool inverse : {false, true}) {
+        RealCase c = real_case(n, 7, inverse);
+        c.tuning = local;
+        check_real(c, seed++);
+        c.real = {3, 3 * n + 1, 5};  // strided rows at an odd offset
+        c.spectrum = {2, 2 * h + 3, 1};
+        check_real(c, seed++);
+        c.real = {7, 1, 3};  // interleaved
+        c.spectrum = {7, 1, 0};
+        check_real(c, seed++);
+        c.real = {};
+        c.spectrum = {1, h + 2, 1};  // in place: padded rows
+        c.in_place = true;
+        check_real(c, seed++);
+      }
       RealFftDesc d;
       d.n = n;
       d.batch = 7;
       const RealFftPlan plan(test::session().queue, d, local);
       INFO(plan.describe());
       CHECK(plan.describe().find("it reads the real rows itself and writes the half spectrum") != std::string::npos);
+      CHECK(plan.describe().find("it reads the half spectrum itself and writes the real rows") != std::string::npos);
       CHECK(plan.launches() == 1);
     }
   }

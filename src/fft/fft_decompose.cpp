@@ -146,6 +146,8 @@ std::string FftShape::options() const {
   if (in_unit) o << " -DFFT_IN_UNIT=1";
   if (out_unit) o << " -DFFT_OUT_UNIT=1";
   if (in_real) o << " -DFFT_IN_REAL=1";
+  if (out_real) o << " -DFFT_OUT_REAL=1";
+  if (in_herm > 0) o << " -DFFT_IN_HERM=" << in_herm;
   return o.str();
 }
 

@@ -106,9 +106,11 @@ struct FftShape {
   /// Element strides of 1 on the input and output side: passed as literals (FFT_IN_UNIT,
   /// FFT_OUT_UNIT), so that compilers see consecutive positions as consecutive addresses.
   bool in_unit = false, out_unit = false;
-  /// Loads of real values (FFT_IN_REAL: floats, imaginary parts zero): an odd-length real plan's
-  /// forward reading the caller's rows.
-  bool in_real = false;
+  /// An odd-length real plan's ends in the kernel: loads of real values (FFT_IN_REAL: floats,
+  /// imaginary parts zero; the forward), the Hermitian extension of a half spectrum of `in_herm`
+  /// points on load and stores of the real parts (FFT_IN_HERM, FFT_OUT_REAL; the inverse).
+  bool in_real = false, out_real = false;
+  int in_herm = 0;
   int split_l = 1, split_ns = 1;  ///< kernel transforms per user transform (L), a pass's NS
   /// A pass in the column form (FFT_COLS): its launch's transforms are the user transforms, each
   /// at the group's lo (NDRange dimension 2, split_l positions), so that neighbouring user

@@ -149,13 +149,15 @@ std::optional<Stage> folded_end(const RealFftPlan::Impl& im, const std::vector<S
   return s;
 }
 
-// An odd length's forward in the complex FFT's one fft_local kernel (`middle`, any kind but a
-// pass): its loads read the caller's real rows (FFT_IN_REAL, imaginary parts zero) and its
-// stores write X_0 .. X_(n/2) (the rest of the spectrum is their conjugates), so that neither
-// the pack nor the post-processing runs; compiled. nullopt where the kernel cannot take it.
-std::optional<Stage> folded_odd_forward(const RealFftPlan::Impl& im, const std::vector<Stage>& middle,
-                                        const StageSide& real, const StageSide& spectrum, std::size_t real_end,
-                                        std::size_t complex_end) {
+// An odd length's end in the complex FFT's one fft_local kernel (`middle`, any kind but a pass),
+// so that neither the pack nor the post-processing (forward) or the pre-processing and the
+// unpack (inverse) run: the forward's loads read the caller's real rows (FFT_IN_REAL, imaginary
+// parts zero) and its stores write X_0 .. X_(n/2) (the rest are their conjugates); the inverse's
+// loads read the Hermitian extension of the half spectrum (FFT_IN_HERM) and its stores write the
+// real parts (FFT_OUT_REAL); compiled. nullopt where the kernel cannot take it.
+std::optional<Stage> folded_odd(const RealFftPlan::Impl& im, const std::vector<Stage>& middle, bool forward,
+                                const StageSide& real, const StageSide& spectrum, std::size_t real_end,
+                                std::size_t complex_end) {
   if (im.desc.n % 2 == 0 || middle.size() != 1 || middle.front().kernel.kind != KernelKind::Local) return std::nullopt;
   const FftShape& sh = middle.front().kernel.shape;
   if (sh.split || (!sh.long_index && std::max(real_end, complex_end) > detail::kMaxInt32Index)) return std::nullopt;
@@ -163,34 +165,42 @@ std::optional<Stage> folded_odd_forward(const RealFftPlan::Impl& im, const std::
   one.stages = middle;
   Stage& s = one.stages.front();
   const StageIo inner = s.io;  // lengths and conjugations stay the kernel's (Bluestein's among them)
-  s.io.in = real;
+  s.io.in = forward ? real : spectrum;
+  s.io.out = forward ? spectrum : real;
   s.io.in.length = inner.in.length;
   s.io.in.sign = inner.in.sign;
-  s.io.out = spectrum;
-  s.io.out.length = static_cast<int>(im.desc.n / 2 + 1);
+  s.io.out.length = forward ? static_cast<int>(im.desc.n / 2 + 1) : inner.out.length;
   s.io.out.sign = inner.out.sign;
   s.io.scaled = true;
   FftShape& k = s.kernel.shape;
-  k.in_real = true;
-  k.in_unit = real.stride == 1;
-  k.out_unit = spectrum.stride == 1;
-  k.out_check = true;
-  s.role = "single kernel reading the real rows and writing the half spectrum";
+  (forward ? k.in_real : k.out_real) = true;
+  if (!forward) k.in_herm = static_cast<int>(im.desc.n);
+  k.in_unit = s.io.in.stride == 1;
+  k.out_unit = s.io.out.stride == 1;
+  k.out_check = k.out_check || forward;
+  s.role = forward ? "single kernel reading the real rows and writing the half spectrum"
+                   : "single kernel reading the half spectrum and writing the real rows";
   compile_steps(im.complex.qc, im.complex.desc, one);
   return s;
 }
 
-// describe(): the complex FFT inside and which ends run as launches of their own.
-std::string describe_ends(const RealFftDesc& d, const FftSteps& inner, bool pairs, bool odd_one, bool post_folded,
-                          bool pre_folded) {
+// describe(): the complex FFT inside and which ends run as launches of their own. Per direction:
+// whether an odd length's kernel reads and writes the caller's sides itself, and whether an end
+// folded into the kernel.
+struct EndsFolded {
+  bool odd, folded;
+};
+std::string describe_ends(const RealFftDesc& d, const FftSteps& inner, bool pairs, EndsFolded fwd_end,
+                          EndsFolded inv_end) {
   const std::string what = d.n % 2 == 0 ? " points of the values in pairs" : " points";
   const std::string fwd =
-      odd_one ? std::string("it reads the real rows itself and writes the half spectrum")
-              : (pairs ? std::string("it reads the real rows itself") : "a pack launch, then it reads the rows") +
-                    (post_folded ? " and post-processes them in its store" : ", then a post-processing launch");
-  const std::string inv =
-      (pre_folded ? std::string("it pre-processes its loads") : "a pre-processing launch, then it transforms") +
-      (pairs ? " and writes the real rows itself" : ", then an unpack launch");
+      fwd_end.odd ? std::string("it reads the real rows itself and writes the half spectrum")
+                  : (pairs ? std::string("it reads the real rows itself") : "a pack launch, then it reads the rows") +
+                        (fwd_end.folded ? " and post-processes them in its store" : ", then a post-processing launch");
+  const std::string inv = inv_end.odd ? std::string("it reads the half spectrum itself and writes the real rows")
+                                      : (inv_end.folded ? std::string("it pre-processes its loads")
+                                                        : "a pre-processing launch, then it transforms") +
+                                            (pairs ? " and writes the real rows itself" : ", then an unpack launch");
   return "n=" + std::to_string(d.n) + " real batch=" + std::to_string(d.batch) + ": a complex FFT of " +
          std::to_string(rows_of(d.n)) + what + "; forward: " + fwd + "; inverse: " + inv + " (" + inner.how + ")";
 }
@@ -232,7 +242,7 @@ void place_ends(RealFftPlan::Impl& im, bool even_steps) {
   const std::vector<Stage> middle_fwd = on_rows(inner, pairs ? 1 : 0, d.real);
   const std::vector<Stage> middle_inv = on_rows(inner, pairs ? -1 : 0, d.real);
   im.forward = st;
-  std::optional<Stage> one = folded_odd_forward(im, middle_fwd, real, spectrum, real_end, complex_end);
+  std::optional<Stage> one = folded_odd(im, middle_fwd, true, real, spectrum, real_end, complex_end);
   const bool odd_one = one.has_value();
   if (!odd_one) one = folded_end(im, middle_fwd, true, spectrum, proto, complex_end);
   if (!pairs && !odd_one) im.forward.stages.push_back(end_stage(KernelKind::RealPack, "real pack", real, rows, proto));
@@ -243,15 +253,19 @@ void place_ends(RealFftPlan::Impl& im, bool even_steps) {
     im.forward.stages.push_back(end_stage(KernelKind::RealPost, "real post-processing", rows, spectrum, proto));
   }
   im.inverse = st;
-  std::optional<Stage> first = folded_end(im, middle_inv, false, spectrum, proto, complex_end);
+  std::optional<Stage> first = folded_odd(im, middle_inv, false, real, spectrum, real_end, complex_end);
+  const bool odd_inv = first.has_value();
+  if (!odd_inv) first = folded_end(im, middle_inv, false, spectrum, proto, complex_end);
   if (first) {
     im.inverse.stages.push_back(std::move(*first));
   } else {
     im.inverse.stages.push_back(end_stage(KernelKind::RealPre, "real pre-processing", spectrum, rows, proto));
     im.inverse.stages.insert(im.inverse.stages.end(), middle_inv.begin(), middle_inv.end());
   }
-  if (!pairs) im.inverse.stages.push_back(end_stage(KernelKind::RealUnpack, "real unpack", rows, real, proto));
-  im.forward.how = im.inverse.how = describe_ends(d, inner, pairs, odd_one, one.has_value(), first.has_value());
+  if (!pairs && !odd_inv)
+    im.inverse.stages.push_back(end_stage(KernelKind::RealUnpack, "real unpack", rows, real, proto));
+  im.forward.how = im.inverse.how =
+      describe_ends(d, inner, pairs, {odd_one, one.has_value()}, {odd_inv, first.has_value()});
 }
 
 void run(const RealFftPlan::Impl& im, cl::CommandQueue& q, int dir, const cl::Buffer& in, const cl::Buffer& out,
