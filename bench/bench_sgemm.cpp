@@ -224,7 +224,8 @@ void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peak
     for (const Configuration& cfg : plan.configurations())
       if (cfg.kernel == "sgemm_direct" || cfg.kernel == "sgemm_stream" || cfg.kernel == "sgemm_xgemm")
         r.params = params_json(cfg);
-    const detail::SgemmPath path = detail::sgemm_path(s.entry.info, gc.m, gc.n, gc.k, alpha, beta, opt.tuning);
+    const detail::SgemmPath path =
+        detail::sgemm_path(s.entry.info, gc.m, gc.n, gc.k, alpha, beta, opt.tuning, gc.batch);
     r.params["path"] = detail::to_string(path);
     r.params["plan"] = plan.describe();
     const auto run_clforge = [&] { plan.enqueue(s.queue, a, b, c); };

@@ -197,7 +197,7 @@ std::string sgemm_problem(const Case& c, const Tuning& tuning, std::uint64_t see
   const Outcome o = run_case(c, tuning, seed, queue ? *queue : s.queue, plan);
   if (o.ok()) return {};
   const auto path = plan ? detail::SgemmPlanAccess::path(*plan)
-                         : detail::sgemm_path(s.entry.info, c.m, c.n, c.k, c.alpha, c.beta, tuning);
+                         : detail::sgemm_path(s.entry.info, c.m, c.n, c.k, c.alpha, c.beta, tuning, c.batch);
   std::ostringstream m;
   m << describe(c) << " | path " << detail::to_string(path) << " | params " << describe(tuning) << " | seed " << seed
     << " | " << o.summary << "; scaled error " << o.error << ", tolerance " << o.tolerance

@@ -74,6 +74,25 @@ TEST_SUITE("sgemm") {
     CHECK(detail::sgemm_path(dev, c.m, c.n, c.k, 1, 0, Tuning{{{"SGEMM_DIRECT_MAX", 64}}, false}) == SgemmPath::Xgemm);
   }
 
+  TEST_CASE("a batch takes the route row's batch variant where the device has one") {
+    // A user row for the variant "batch" (strided and offset batches) sending every product to the
+    // tiled kernel: a single product keeps the "*" row's direct path, a batch takes the tiled one
+    // and computes the same products.
+    const DeviceInfo& dev = test::session().entry.info;
+    using detail::SgemmPath;
+    const test::ScopedEnv env("CLFORGE_USER_TUNING_DIR", test::temp_dir("sgemm_route_batch"));
+    const SgemmPath single = detail::sgemm_path(dev, 24, 20, 16, 1, 0, Tuning{}, 1);
+    REQUIRE(single == SgemmPath::Direct);  // 24 x 20 x 16 is below every shipped row's crossover
+    CHECK(detail::sgemm_path(dev, 24, 20, 16, 1, 0, Tuning{}, 3) == SgemmPath::Direct);
+    store_user_entry(dev, "sgemm_route", "batch",
+                     {{"SGEMM_DIRECT_MAX", 0}, {"SGEMM_TILED", 0}, {"SGEMM_SPLITK", 0}, {"SGEMM_SPLIT_WAVES", 1}});
+    CHECK(detail::sgemm_path(dev, 24, 20, 16, 1, 0, Tuning{}, 1) == SgemmPath::Direct);
+    CHECK(detail::sgemm_path(dev, 24, 20, 16, 1, 0, Tuning{}, 3) == SgemmPath::Xgemm);
+    Case c;
+    c.m = 24, c.n = 20, c.k = 16, c.batch = 3, c.alpha = 0.75f, c.beta = -1.5f, c.ta = Transpose::Yes;
+    CHECK(sgemm_problem(c, Tuning{}, test::seed() + 54000) == "");
+  }
+
   TEST_CASE("split k: partial products summed into C, every transpose pair, beta with NaN in C, offsets") {
     const DeviceInfo& dev = test::session().entry.info;
     std::uint64_t seed = test::seed() + 55000;

@@ -143,8 +143,8 @@ void cmd_run_sgemm(Globals& g, RunOptions o) {
   const double tol = host::gemm_tolerance(o.k);
   const bool ok = chk.err <= tol;
 
-  const auto path =
-      detail::sgemm_path(s.entry.info, o.row_major ? o.n : o.m, o.row_major ? o.m : o.n, o.k, o.alpha, o.beta, t);
+  const auto path = detail::sgemm_path(s.entry.info, o.row_major ? o.n : o.m, o.row_major ? o.m : o.n, o.k, o.alpha,
+                                       o.beta, t, o.batch);
   const auto timing = bench::time_region(s.queue, call);
   const double gflops = 2.0 * o.m * o.n * o.k * o.batch / timing.median_ms / 1e6;
   const std::string batch = o.batch != 1 ? " batch=" + std::to_string(o.batch) : "";

@@ -45,10 +45,10 @@ enum class SgemmPath {
 };
 const char* to_string(SgemmPath p);
 
-/// The path sgemm takes on `device` for an m x n x k product (any layout: the choice does
-/// not depend on it) with these alpha, beta and tuning overrides.
+/// The path sgemm takes on `device` for a batch of m x n x k products (any layout: the choice
+/// does not depend on it) with these alpha, beta and tuning overrides.
 SgemmPath sgemm_path(const DeviceInfo& device, std::size_t m, std::size_t n, std::size_t k, float alpha, float beta,
-                     const Tuning& tuning = {});
+                     const Tuning& tuning = {}, std::size_t batch = 1);
 
 /// Size class of an m x n x k product: the database variant the tiled kernels (sgemm_xgemm,
 /// sgemm_stream) are resolved with, so that `clforge tune` can store separate entries for

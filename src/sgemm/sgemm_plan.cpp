@@ -46,8 +46,11 @@ SgemmPath path_for(const Configuration& route, std::size_t m, std::size_t n, std
   return route.at("SGEMM_TILED") ? SgemmPath::Stream : SgemmPath::Xgemm;
 }
 
-Configuration route_of(const DeviceInfo& device, const Tuning& tuning) {
-  return resolve_configuration("sgemm_route", "*", device, sgemm_tuning_for(tuning, "sgemm_route"));
+// The route row: strided and offset batches (batch > 1) take the variant "batch" where the
+// device has one (many small products fill the device at sizes one product does not), else "*".
+Configuration route_of(const DeviceInfo& device, const Tuning& tuning, std::size_t batch = 1) {
+  return resolve_configuration("sgemm_route", batch > 1 ? "batch" : "*", device,
+                               sgemm_tuning_for(tuning, "sgemm_route"));
 }
 
 // A description with its leading dimensions resolved, the elements each operand spans, and
@@ -229,7 +232,7 @@ std::shared_ptr<const SgemmPlan::Impl> build(const QueueContext& qc, const Check
   im->span = c.span;
   im->context = qc.context;
   im->device = qc.device();
-  const Configuration route = route_of(dev, tuning);
+  const Configuration route = route_of(dev, tuning, d.batch);
   im->cfgs.push_back(route);
 
   // The internal column-major problem.
@@ -319,8 +322,8 @@ std::string number(double v) {
 }  // namespace
 
 SgemmPath sgemm_path(const DeviceInfo& device, std::size_t m, std::size_t n, std::size_t k, float alpha, float beta,
-                     const Tuning& tuning) {
-  return path_for(route_of(device, tuning), m, n, k, alpha, beta);
+                     const Tuning& tuning, std::size_t batch) {
+  return path_for(route_of(device, tuning, batch), m, n, k, alpha, beta);
 }
 
 std::size_t sgemm_k_slices(const DeviceInfo& device, std::size_t m, std::size_t n, std::size_t k,
