@@ -137,7 +137,7 @@ void cmd_run_real_fft(Globals& g, const RunFftOptions& o, const Size& z) {
   const double flops = d.n > 1 ? 2.5 * d.n * std::log2(double(d.n)) * d.batch : 0.0;
   std::printf("%.4f ms median (%.4f .. %.4f, %d runs), %.1f GB/s, %.1f GFLOP/s, %zu launches\n", timing.median_ms,
               timing.min_ms, timing.max_ms, timing.reps, bytes / timing.median_ms / 1e6, flops / timing.median_ms / 1e6,
-              plan.launches());
+              plan.launches(dir));
   std::printf("max relative L2 error %.3e over %zu checked transforms (tolerance %.3e): %s\n", worst,
               (d.batch + std::max<std::size_t>(1, d.batch / 64) - 1) / std::max<std::size_t>(1, d.batch / 64), tol,
               ok ? "ok" : "WRONG");

@@ -183,8 +183,9 @@ class RealFftPlan {
   const RealFftDesc& desc() const;
   /// How the plan computes, e.g. "n=1000 real batch=4: pack, complex FFT of 500 points (...), post".
   std::string describe() const;
-  /// Kernel launches per execution (the same in both directions).
-  std::size_t launches() const;
+  /// Kernel launches per execution in a direction (they differ where only one direction's end
+  /// of the real transform folds into the complex FFT's kernel).
+  std::size_t launches(FftDirection direction = FftDirection::Forward) const;
   /// Bytes of device scratch memory an execution leases.
   std::size_t scratch_bytes() const;
   /// Resolved tuning parameters of each kernel of the complex FFT inside.
@@ -335,8 +336,9 @@ class RealFftNdPlan {
   const RealFftNdDesc& desc() const;
   /// How the plan computes: one line per axis pass (the last axis' real transform first).
   std::string describe() const;
-  /// Kernel launches per execution (the same in both directions).
-  std::size_t launches() const;
+  /// Kernel launches per execution in a direction (they differ where only one direction's end
+  /// of the real transform folds into the complex FFT's kernel).
+  std::size_t launches(FftDirection direction = FftDirection::Forward) const;
   /// Bytes of device scratch an execution leases at most (an out-of-place inverse: with the half spectrum).
   std::size_t scratch_bytes() const;
 

@@ -342,8 +342,8 @@ void RealFftPlan::inverse(cl::CommandQueue& queue, const cl::Buffer& complex, co
 
 const RealFftDesc& RealFftPlan::desc() const { return impl_->desc; }
 std::string RealFftPlan::describe() const { return impl_->forward.how; }
-std::size_t RealFftPlan::launches() const {
-  const FftSteps& st = impl_->forward;
+std::size_t RealFftPlan::launches(FftDirection direction) const {
+  const FftSteps& st = direction == FftDirection::Forward ? impl_->forward : impl_->inverse;
   return ((impl_->desc.batch + st.chunk - 1) / st.chunk) * st.stages.size();
 }
 std::size_t RealFftPlan::scratch_bytes() const { return impl_->forward.scratch.bytes; }

@@ -240,8 +240,9 @@ std::string RealFftNdPlan::describe() const {
   return s;
 }
 
-std::size_t RealFftNdPlan::launches() const {
-  std::size_t n = steps_launches(impl_->rows.complex, impl_->rows.forward);
+std::size_t RealFftNdPlan::launches(FftDirection direction) const {
+  const RealFftPlan::Impl& rows = impl_->rows;
+  std::size_t n = steps_launches(rows.complex, direction == FftDirection::Forward ? rows.forward : rows.inverse);
   for (const Impl::Pass& p : impl_->columns) n += steps_launches(p.plan, p.plan.steps);
   return n;
 }
