@@ -209,6 +209,14 @@ double check_real(RealCase c, std::uint64_t seed) {
   return e.max_rel;
 }
 
+// A plan of n points over `batch` rows as they lie, for its structure (describe, launches).
+RealFftPlan plan_of(std::size_t n, std::size_t batch, const Tuning& tuning) {
+  RealFftDesc d;
+  d.n = n;
+  d.batch = batch;
+  return RealFftPlan(test::session().queue, d, tuning);
+}
+
 RealCase real_case(std::size_t n, std::size_t batch, bool inverse) {
   RealCase c;
   c.n = n;
@@ -316,10 +324,7 @@ TEST_SUITE("fft_real") {
       RealCase c = real_case(k.n, 37, false);
       c.tuning = k.tuning;
       check_real(c, seed++);
-      RealFftDesc d;
-      d.n = k.n;
-      d.batch = 37;
-      const RealFftPlan plan(test::session().queue, d, k.tuning);
+      const RealFftPlan plan = plan_of(k.n, 37, k.tuning);
       INFO(plan.describe());
       CHECK(plan.describe().find(k.shape) != std::string::npos);
       CHECK(plan.describe().find("post-processes them in its store") != std::string::npos);
@@ -329,10 +334,7 @@ TEST_SUITE("fft_real") {
     RealCase c = real_case(2048, 37, false);
     c.tuning = quarters;
     check_real(c, seed++);
-    RealFftDesc d;
-    d.n = 2048;
-    d.batch = 37;
-    const RealFftPlan plan(test::session().queue, d, quarters);
+    const RealFftPlan plan = plan_of(2048, 37, quarters);
     INFO(plan.describe());
     CHECK(plan.describe().find("local memory in quarters") != std::string::npos);
     CHECK(plan.describe().find("then a post-processing launch") != std::string::npos);
@@ -366,10 +368,7 @@ TEST_SUITE("fft_real") {
         c.in_place = true;
         check_real(c, seed++);
       }
-      RealFftDesc d;
-      d.n = n;
-      d.batch = 7;
-      const RealFftPlan plan(test::session().queue, d, local);
+      const RealFftPlan plan = plan_of(n, 7, local);
       INFO(plan.describe());
       CHECK(plan.describe().find("it reads the real rows itself and writes the half spectrum") != std::string::npos);
       CHECK(plan.describe().find("it reads the half spectrum itself and writes the real rows") != std::string::npos);
