@@ -171,6 +171,22 @@ TEST_SUITE("fft_nd") {
     check_nd(one, 7263);
   }
 
+  TEST_CASE("columns resolve their length's \"<n>:cols\" rows over the length's own") {
+    // Without a row of its own, "1024:cols" is the length's configuration. A user row for it
+    // (FFT_COLS 0: one kernel) turns the column passes of 1024x20 into one kernel, and the
+    // result stays right; the length's contiguous configuration keeps FFT_COLS 1.
+    const DeviceInfo& dev = test::session().entry.info;
+    const test::ScopedEnv env("CLFORGE_USER_TUNING_DIR", test::temp_dir("fft_nd_cols_row"));
+    CHECK(resolve_configuration("fft", "1024:cols", dev).values == resolve_configuration("fft", "1024", dev).values);
+    store_user_entry(dev, "fft", "1024:cols", {{"FFT_COLS", 0}});
+    CHECK(resolve_configuration("fft", "1024:cols", dev).at("FFT_COLS") == 0);
+    CHECK(resolve_configuration("fft", "1024", dev).at("FFT_COLS") == 1);
+    NdCase c = plain({1024, 20});
+    c.tuning = Tuning{{{"FFT_LANES", 0}}, true};
+    c.columns = 0;
+    check_nd(c, 7270);
+  }
+
   TEST_CASE("strides, distances and offsets") {
     NdCase cols = plain({5, 3}, 2);  // column-major images, padded rows on the output
     cols.in = {{1, 5}, 17, 3};

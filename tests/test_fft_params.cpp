@@ -414,6 +414,7 @@ TEST_SUITE("fft_rows") {
     CHECK(variants.count("16384") == 1);
     CHECK(variants.count("pass1024:later") == 1);
     CHECK(variants.count("pass512:later") == 1);
+    CHECK(variants.count("1024:cols") == 1);
     std::uint64_t seed = test::seed() + 1300;
     for (const std::string& v : variants) {
       if (v.rfind("pass", 0) == 0) continue;  // below, in the plans that use them
@@ -423,6 +424,11 @@ TEST_SUITE("fft_rows") {
       CAPTURE(params_of(Tuning{p, false}));
       check_fft(with(contiguous(n, n <= 64 ? 67 : n >= 65536 ? 1 : 3), p), seed++);
       check_fft(with(contiguous(n, n >= 65536 ? 1 : 2, true), p), seed++);
+      if (v.find(":cols") != std::string::npos) {  // as columns: 17 interleaved transforms
+        Case c = with(contiguous(n, 17), p);
+        c.in = c.out = {17, 1, 0};
+        check_fft(c, seed++);
+      }
     }
     // The pass rows act per pass: every sm_90 variant's configuration, resolved for the made-up
     // device, becomes a row of a tuning file here (with "*" for the lengths without one), and

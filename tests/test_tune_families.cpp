@@ -382,7 +382,7 @@ TEST_SUITE("tune") {
     TuneOptions o;
     o.dry_run = true;
     // Lengths with a prime factor above 13 are stored under their Bluestein kernel length;
-    // the interleaved layout and the batch do not change the class.
+    // the interleaved layout (of fewer than 16 transforms) and the batch do not change the class.
     o.sizes = {"64", "1009", "64@3:t", "2048@2"};
     TuneResult r = tune(s.queue, "fft", o);
     REQUIRE(r.classes.size() == 2);
@@ -390,6 +390,17 @@ TEST_SUITE("tune") {
     CHECK(r.classes[0].sizes == std::vector<std::string>{"64", "64@3:t"});
     CHECK(r.classes[1].variant == "2048");
     CHECK(r.classes[1].sizes == std::vector<std::string>{"1009", "2048@2"});
+    {
+      // 16 or more interleaved transforms lie as columns: their class is "64:cols".
+      TuneOptions c = o;
+      c.sizes = {"64@16:t", "64@16", "64@15:t"};
+      const TuneResult rc = tune(s.queue, "fft", c);
+      REQUIRE(rc.classes.size() == 2);
+      CHECK(rc.classes[0].variant == "64:cols");
+      CHECK(rc.classes[0].sizes == std::vector<std::string>{"64@16:t"});
+      CHECK(rc.classes[1].variant == "64");
+      CHECK(rc.classes[1].sizes == std::vector<std::string>{"64@16", "64@15:t"});
+    }
     // Length 64: FFT_LOCAL_MAX has one value, FFT_REG two (registers or not), FFT_RADIX three
     // (radix 8 and 16 both split 64 into 8*8), FFT_MIX one (no odd factors), FFT_VPT eight
     // (work-items per transform under radix 2, 4, 8, 16, 32: 32-16-8-8-8 for 0, 16-32-32-32-32

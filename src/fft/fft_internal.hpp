@@ -89,6 +89,15 @@ inline std::string fft_pass_variant(std::size_t len, bool later = false) {
   return "pass" + std::to_string(len) + (later ? ":later" : "");
 }
 
+/// Transforms that are columns: at least this many adjacent in memory (distance 1) on both
+/// sides, their elements apart (the columns of a 2-D array, an interleaved batch).
+constexpr std::size_t kColumnsMin = 16;
+
+/// Database variant of a length's columns ("1024:cols"): the rows of a length whose transforms
+/// are columns, which fall back to the length's own rows ("1024"). A column kernel reads and
+/// writes across transforms, which the length's contiguous rows never saw.
+inline std::string fft_columns_variant(std::size_t len) { return std::to_string(len) + ":cols"; }
+
 /// Factors of a smooth length too long for one kernel into global passes, each <= local_max,
 /// as few and as balanced as possible. Empty when impossible (a prime factor > local_max).
 std::vector<std::size_t> fft_global_factors(std::size_t n, std::size_t local_max);

@@ -24,13 +24,27 @@
 
 namespace clforge::fft_plan_parts {
 
+namespace {
+
+// Columns: kColumnsMin or more transforms adjacent in memory on both sides, their elements
+// apart. They resolve the length's "<n>:cols" rows (over the length's own).
+bool columns(const FftDesc& d) {
+  return d.batch >= kColumnsMin && d.in.distance == 1 && d.out.distance == 1 && d.in.stride > 1 && d.out.stride > 1;
+}
+
+std::string length_variant(const FftDesc& d) {
+  return columns(d) ? detail::fft_columns_variant(d.n) : std::to_string(d.n);
+}
+
+}  // namespace
+
 FftPlanBuilder::FftPlanBuilder(const detail::QueueContext& qc, const FftDesc& desc, const Tuning& all)
     : qc_(qc),
       dev_(*qc.info),
       desc_(desc),
       all_(all),
       tuning_(detail::overrides_for(all, kRoutine)),
-      top_(resolve_configuration(kRoutine, std::to_string(desc.n), dev_, tuning_)),
+      top_(resolve_configuration(kRoutine, length_variant(desc), dev_, tuning_)),
       smooth_(detail::fft_smooth(desc.n)) {
   // Rader's algorithm for prime lengths whose n - 1 is smooth (fft_rader.cpp): its configuration
   // where it applies; FFT_RADER 0 never, 1 where Bluestein would take more than one launch, 2
@@ -135,14 +149,8 @@ std::optional<Stage> FftPlanBuilder::single_stage(std::size_t len, const Configu
   }
 }
 
-// Columns: kColumnsMin or more transforms adjacent in memory on both sides, their elements
-// apart, with FFT_COLS 1.
-bool FftPlanBuilder::columns_layout() const {
-  const FftLayout& li = desc_.in;
-  const FftLayout& lo = desc_.out;
-  return top_.at("FFT_COLS") == 1 && desc_.batch >= kColumnsMin && li.distance == 1 && lo.distance == 1 &&
-         li.stride > 1 && lo.stride > 1;
-}
+// Columns (above) with FFT_COLS 1.
+bool FftPlanBuilder::columns_layout() const { return top_.at("FFT_COLS") == 1 && columns(desc_); }
 
 // Columns that one kernel of the length would hold fewer than FFT_ACROSS of per group (runs of
 // fewer than 8 * FFT_ACROSS bytes) take passes in the column form, whose groups hold many.

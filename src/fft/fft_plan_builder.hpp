@@ -39,7 +39,7 @@ struct LaneFacts {
 };
 
 // Columns (FFT_COLS): batches of at least this many transforms, adjacent in memory.
-constexpr std::size_t kColumnsMin = 16;
+using detail::kColumnsMin;
 
 class FftPlanBuilder {
  public:
@@ -113,7 +113,7 @@ class FftPlanBuilder {
   const FftDesc& desc_;
   const Tuning& all_;        // every override (fft_local's, fft_lanes', fft_rader's)
   const Tuning tuning_;      // fft_local's overrides
-  const Configuration top_;  // fft_local of the length
+  const Configuration top_;  // fft_local of the length (of its columns: "<n>:cols")
   const bool smooth_;
   std::optional<Configuration> rader_cfg_;  // fft_rader of a length Rader's algorithm can transform
   int rader_mode_ = 0;                      // its FFT_RADER (0 where it cannot)

@@ -69,10 +69,12 @@ bool fft_pass_length(std::size_t n) { return fft_smooth(n) && n > max_kernel_len
 // kernel's parameters otherwise), or the power-of-two Bluestein length. A length run as passes
 // resolves, beside its own row, the rows of variants "pass<length>" and after a plan's first pass
 // "pass<length>:later" (fft_pass_variant): its class stores them too (fft_stored_rows). Bluestein
-// lengths run as passes are not tuned.
-std::string fft_variant(const std::string& size) {
-  const std::size_t n = parse_fft_size(size).n;
-  if (fft_smooth(n)) return std::to_string(n);
+// lengths run as passes are not tuned. An interleaved batch of kColumnsMin or more transforms lies
+// as columns: its class is "<n>:cols" (fft_columns_variant), whose rows the columns of 2-D and
+// 3-D transforms resolve.
+std::string fft_size_variant(const FftSize& z, const std::string& size) {
+  const std::size_t n = z.n;
+  if (fft_smooth(n)) return z.interleaved && z.batch >= kColumnsMin ? fft_columns_variant(n) : std::to_string(n);
   const std::size_t len = fft_bluestein_length(n);
   if (len > max_kernel_length())
     throw InvalidArgument("fft size '" + size + "': length " + std::to_string(n) + " (Bluestein length " +
@@ -81,6 +83,8 @@ std::string fft_variant(const std::string& size) {
                           std::to_string(n) + "` lists the passes; measure pass rows with its --param)");
   return std::to_string(len);
 }
+
+std::string fft_variant(const std::string& size) { return fft_size_variant(parse_fft_size(size), size); }
 
 // The search space of a class (TuneTarget::narrow): fft_narrow_length (fft_tune_space.cpp) for
 // its length, strided where a size is interleaved.
@@ -167,8 +171,8 @@ class FftInstance : public TuneInstance {
         // database (the shipped lane row first where it applies, as on CPUs), so that a stored
         // fft_local row, which takes precedence over a shipped lane row, has beaten it.
         default_(lanes ? ParamMap{}
-                       : resolve_configuration("fft", fft_variant(std::to_string(z.n)), *queue_context_of(queue).info,
-                                               Tuning{{}, false})
+                       : resolve_configuration("fft", fft_size_variant(z, std::to_string(z.n)),
+                                               *queue_context_of(queue).info, Tuning{{}, false})
                              .values),
         // A length longer than every kernel: the rows of its plan are its length's and its
         // passes', which one candidate cannot stand for; its reference and current configuration
@@ -309,8 +313,9 @@ TuneTarget fft_tune_target() {
   // load and store modes), on the class's kernel length.
   // (3 transforms for a length run as passes, whose host reference is long).
   t.check_sizes = [](const std::string& variant) {
-    const std::string batch = fft_pass_length(std::stoull(variant)) ? "@3" : "@37";
-    return std::vector<std::string>{variant + batch, variant + batch + ":t"};
+    const std::string n = std::to_string(std::stoull(variant));  // "1024:cols" too
+    const std::string batch = fft_pass_length(std::stoull(n)) ? "@3" : "@37";
+    return std::vector<std::string>{n + batch, n + batch + ":t"};
   };
   t.make = [](cl::CommandQueue& queue, const std::string& size, std::uint64_t seed,
               Verification verification) -> std::unique_ptr<TuneInstance> {
