@@ -4,7 +4,8 @@
 //    sizes; fft: n = 2^k per data size) and hollow points for the other shapes, so no line joins
 //    two shapes of one size; the device's measured peak as a dotted grey line;
 //  - <routine>_device<k>_ratio.svg: clforge / best peer on a linear axis, where the few percent
-//    between libraries show (a log throughput axis hides them);
+//    between libraries show (a log throughput axis hides them): at least 250 pixels per unit
+//    (2 % is 5 pixels), the plot taller where the ratios span more than 1.5;
 //  - blur_device<k>_<image>.svg: MP/s against sigma (log x), one colour, marker and dash per
 //    method and peer, each method's bandwidth bound dashed in its colour (equal bounds drawn once);
 //  - <routine>_devices.svg: clforge on each device (blur: the best of clforge's methods at each
@@ -182,6 +183,7 @@ Chart ratio_chart(const std::string& routine, std::size_t dev, const DeviceRun& 
   c.y_label = "clforge / best peer (above 1: clforge faster)";
   c.y_scale = AxisScale::Linear;
   c.y_from_zero = false;
+  c.y_min_px_per_unit = 250;
   c.families = families_of(rs);
   c.keys.push_back({"clforge", styles.at("clforge")});
   for (const Record* r : rs) {

@@ -13,8 +13,8 @@ namespace clforge::bench {
 
 namespace {
 
-constexpr double kLeft = 80, kRight = 640, kTop = 50, kBottom = 420;  // plot area
-constexpr double kMinHeight = 480, kMinWidth = 700;
+constexpr double kLeft = 80, kRight = 640, kTop = 50, kBottom = 420;  // plot area (the least: see bottom)
+constexpr double kMinWidth = 700;
 constexpr double kLegendX = kRight + 24, kTextX = kLegendX + 36;  // swatch, then text
 constexpr double kRow = 18, kWrapAt = 320;                        // legend line height, text width
 constexpr double kFont = 12, kTitleFont = 15;
@@ -281,8 +281,12 @@ std::string svg_chart(const Chart& c) {
       if (ax.usable(p.x)) ys.push_back(p.y);
   for (const auto& l : c.lines) ys.push_back(l.y);
   const Axis ay = make_axis(ys, c.y_scale, c.y_from_zero);
+  // The plot's bottom: lower than kBottom where a linear axis' unit needs the pixels.
+  const double bottom = c.y_scale == AxisScale::Linear
+                            ? std::max(kBottom, std::ceil(kTop + (ay.hi - ay.lo) * c.y_min_px_per_unit))
+                            : kBottom;
   const auto px = [&](double x) { return kLeft + ax.frac(x) * (kRight - kLeft); };
-  const auto py = [&](double y) { return kBottom - ay.frac(y) * (kBottom - kTop); };
+  const auto py = [&](double y) { return bottom - ay.frac(y) * (bottom - kTop); };
   const double eps = 1e-9 * std::max(std::fabs(ay.lo), std::fabs(ay.hi));
   const auto in_y = [&](double y) { return ay.usable(y) && y >= ay.lo - eps && y <= ay.hi + eps; };
 
@@ -290,20 +294,20 @@ std::string svg_chart(const Chart& c) {
   o << "<text x=\"" << kLeft << "\" y=\"28\" font-size=\"" << kTitleFont << "\" font-weight=\"bold\">" << xml(c.title)
     << "</text>\n";
   o << "<g class=\"grid\" stroke=\"#e4e4e4\" stroke-width=\"1\">\n";
-  for (double t : ax.ticks) o << segment(px(t), kTop, px(t), kBottom, "") << "\n";
+  for (double t : ax.ticks) o << segment(px(t), kTop, px(t), bottom, "") << "\n";
   for (double t : ay.ticks) o << segment(kLeft, py(t), kRight, py(t), "") << "\n";
   o << "</g>\n<g class=\"ticks\">\n";
   for (double t : ax.ticks)
-    o << "<text class=\"xtick\" x=\"" << fmt("%.1f", px(t)) << "\" y=\"" << kBottom + 18 << "\" text-anchor=\"middle\">"
+    o << "<text class=\"xtick\" x=\"" << fmt("%.1f", px(t)) << "\" y=\"" << bottom + 18 << "\" text-anchor=\"middle\">"
       << short_number(t) << "</text>\n";
   for (double t : ay.ticks)
     o << "<text class=\"ytick\" x=\"" << kLeft - 6 << "\" y=\"" << fmt("%.1f", py(t) + 4) << "\" text-anchor=\"end\">"
       << short_number(t) << "</text>\n";
   o << "</g>\n<rect x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\"" << kRight - kLeft << "\" height=\""
-    << kBottom - kTop << "\" fill=\"none\" stroke=\"#444\"/>\n";
-  o << "<text x=\"" << (kLeft + kRight) / 2 << "\" y=\"" << kBottom + 42 << "\" text-anchor=\"middle\">"
+    << bottom - kTop << "\" fill=\"none\" stroke=\"#444\"/>\n";
+  o << "<text x=\"" << (kLeft + kRight) / 2 << "\" y=\"" << bottom + 42 << "\" text-anchor=\"middle\">"
     << xml(c.x_label + (ax.log ? " (log scale)" : "")) << "</text>\n";
-  o << "<text transform=\"translate(22," << (kTop + kBottom) / 2 << ") rotate(-90)\" text-anchor=\"middle\">"
+  o << "<text transform=\"translate(22," << (kTop + bottom) / 2 << ") rotate(-90)\" text-anchor=\"middle\">"
     << xml(c.y_label + (ay.log ? " (log scale)" : "")) << "</text>\n";
 
   // Reference lines under the series.
@@ -439,10 +443,10 @@ std::string svg_chart(const Chart& c) {
     y += kRow * static_cast<double>(e.text.size());
   }
   if (key_drawn.empty())
-    o << "<text x=\"" << (kLeft + kRight) / 2 << "\" y=\"" << (kTop + kBottom) / 2
+    o << "<text x=\"" << (kLeft + kRight) / 2 << "\" y=\"" << (kTop + bottom) / 2
       << "\" text-anchor=\"middle\" fill=\"#999\">no measurement</text>\n";
   width = std::ceil(width / 10) * 10;
-  const double height = std::max(kMinHeight, std::ceil((y + 10) / 10) * 10);
+  const double height = std::max(bottom + 60, std::ceil((y + 10) / 10) * 10);
 
   std::ostringstream svg;
   svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height

@@ -63,7 +63,8 @@ struct Chart {
   std::string x_label, y_label;
   AxisScale x_scale = AxisScale::Log;
   AxisScale y_scale = AxisScale::Auto;
-  bool y_from_zero = true;                                     ///< a linear y axis starts at 0 (false: fits the values)
+  bool y_from_zero = true;       ///< a linear y axis starts at 0 (false: fits the values)
+  double y_min_px_per_unit = 0;  ///< a linear y axis: the plot grows taller to give a unit at least this many pixels
   std::string key_title = "library", family_title = "shapes";  ///< legend headings
   std::vector<ChartKey> keys;
   std::vector<ChartFamily> families;
