@@ -91,6 +91,27 @@ TEST_SUITE("sgemm") {
     Case c;
     c.m = 24, c.n = 20, c.k = 16, c.batch = 3, c.alpha = 0.75f, c.beta = -1.5f, c.ta = Transpose::Yes;
     CHECK(sgemm_problem(c, Tuning{}, test::seed() + 54000) == "");
+    // The batch's tiled kernel resolves the sub-variant "small:batch" (falling back to "small"):
+    // a user row for it sets the batch's tiles, not a single product's.
+    const auto xgemm_of = [&](std::size_t batch) {
+      SgemmDesc d;
+      d.m = 24, d.n = 20, d.k = 16, d.a_ld = 24, d.b_ld = 16, d.c_ld = 24;
+      d.batch = batch, d.a_stride = 24 * 16, d.b_stride = 16 * 20, d.c_stride = 24 * 20;
+      const SgemmPlan plan(test::session().queue, d, Tuning{{{"SGEMM_DIRECT_MAX", 0}}, true});
+      const auto& cfgs = plan.configurations();
+      const auto it =
+          std::find_if(cfgs.begin(), cfgs.end(), [](const Configuration& k) { return k.kernel == "sgemm_xgemm"; });
+      REQUIRE(it != cfgs.end());
+      return *it;
+    };
+    CHECK(xgemm_of(3).variant == "small:batch");
+    CHECK(xgemm_of(1).variant == "small");
+    CHECK(xgemm_of(3).values == xgemm_of(1).values);
+    const int kwi = xgemm_of(1).at("KWI") == 1 ? 2 : 1;
+    store_user_entry(dev, "sgemm_xgemm", "small:batch", {{"KWI", kwi}});
+    CHECK(xgemm_of(3).at("KWI") == kwi);
+    CHECK(xgemm_of(1).at("KWI") != kwi);
+    CHECK(sgemm_problem(c, Tuning{}, test::seed() + 54001) == "");
   }
 
   TEST_CASE("split k: partial products summed into C, every transpose pair, beta with NaN in C, offsets") {

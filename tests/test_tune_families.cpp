@@ -221,10 +221,21 @@ TEST_SUITE("tune") {
                                                    {"PADB", {1}}});
     const ParamMap winner = test::candidate_of(o, {{"WGD", other}});
     check_tuned_class(s.queue, "sgemm_direct", o, winner, "batch32", 2);
-    CHECK(wgd_of(5) == other);      // batches of matrices up to 32 x 32 take the stored row
-    CHECK(wgd_of(1) == single);     // single products keep theirs
-    o.sizes = {"24x20x9@5", "64"};  // a batch is the direct kernel's only: other targets refuse it
-    test::expect_invalid_argument([&] { tune(s.queue, "sgemm", o); }, "tuned by the sgemm_direct target");
+    CHECK(wgd_of(5) == other);   // batches of matrices up to 32 x 32 take the stored row
+    CHECK(wgd_of(1) == single);  // single products keep theirs
+    // The tiled kernels and the route take batches as classes of their own (sub-variant
+    // ":batch" of the size class; the route's "batch"), beside single products' classes.
+    TuneOptions d;
+    d.dry_run = true;
+    d.sizes = {"24x20x9@5", "64"};
+    const TuneResult x = tune(s.queue, "sgemm", d);
+    REQUIRE(x.classes.size() == 2);
+    CHECK(x.classes[0].variant == "small:batch");
+    CHECK(x.classes[1].variant == "small");
+    const TuneResult r = tune(s.queue, "sgemm_route", d);
+    REQUIRE(r.classes.size() == 2);
+    CHECK(r.classes[0].variant == "batch");
+    CHECK(r.classes[1].variant == "*");
   }
 
   TEST_CASE("tune fft: the default row runs what the library runs by default, the lane kernel on CPUs") {

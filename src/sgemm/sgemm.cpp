@@ -38,11 +38,10 @@ const char* to_string(SgemmPath p) {
   return "?";
 }
 
-std::string sgemm_size_class(std::size_t m, std::size_t n, std::size_t k) {
+std::string sgemm_size_class(std::size_t m, std::size_t n, std::size_t k, std::size_t batch) {
   const double w = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-  if (w < 1536.0 * 1536.0 * 1536.0) return "small";
-  if (w < 3072.0 * 3072.0 * 3072.0) return "medium";
-  return "large";
+  const std::string c = w < 1536.0 * 1536.0 * 1536.0 ? "small" : w < 3072.0 * 3072.0 * 3072.0 ? "medium" : "large";
+  return batch > 1 ? c + ":batch" : c;
 }
 
 std::string sgemm_direct_variant(std::size_t m, std::size_t n, std::size_t batch) {

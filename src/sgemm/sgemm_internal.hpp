@@ -53,8 +53,9 @@ SgemmPath sgemm_path(const DeviceInfo& device, std::size_t m, std::size_t n, std
 /// Size class of an m x n x k product: the database variant the tiled kernels (sgemm_xgemm,
 /// sgemm_stream) are resolved with, so that `clforge tune` can store separate entries for
 /// small, medium and large products. "small": m*n*k < 1536^3, "medium": < 3072^3, else "large".
-/// Shipped rows use "*" (every class).
-std::string sgemm_size_class(std::size_t m, std::size_t n, std::size_t k);
+/// Shipped rows use "*" (every class). The products of a batch (batch > 1) take the sub-variant
+/// "<class>:batch" ("small:batch"), which falls back to the class's rows.
+std::string sgemm_size_class(std::size_t m, std::size_t n, std::size_t k, std::size_t batch = 1);
 
 /// The variant sgemm_direct is resolved with: for a strided batch (batch > 1) "batch16" for C
 /// matrices up to 16 x 16, "batch32" up to 32 x 32 (a C tile fitted to them: the single

@@ -140,7 +140,7 @@ Configuration plan_tiled(SgemmPlan::Impl& im, const DeviceInfo& dev, const Confi
   const bool stream = im.path == SgemmPath::Stream;
   const char* fam = stream ? "sgemm_stream" : "sgemm_xgemm";
   const Configuration cfg =
-      resolve_configuration(fam, sgemm_size_class(im.m, im.n, im.k), dev, sgemm_tuning_for(tuning, fam));
+      resolve_configuration(fam, sgemm_size_class(im.m, im.n, im.k, im.batch), dev, sgemm_tuning_for(tuning, fam));
   im.cfgs.push_back(cfg);
   if (stream) {
     im.mt = static_cast<std::size_t>(cfg.at("SGS_WG")) * cfg.at("SGS_MWI");

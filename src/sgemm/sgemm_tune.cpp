@@ -202,27 +202,27 @@ TuneTarget make_target(const std::string& routine, const std::string& kernel) {
   t.routine = routine;
   t.kernel = kernel;
   t.size_syntax =
-      "N (square) or MxNxK, optionally :NN, :NT, :TN or :TT (op of A, op of B), then @B (sgemm_direct: a strided "
-      "batch of B products); column-major";
+      "N (square) or MxNxK, optionally :NN, :NT, :TN or :TT (op of A, op of B), then @B (a strided batch of B "
+      "products); column-major";
   t.default_sizes = {kernel == "sgemm_direct" ? "256" : "1024"};
   if (kernel == "sgemm_route") {
     // One row for every shape: the shapes on both sides of the crossovers, timed together.
     t.default_sizes = {"128", "384", "640", "1024", "64x64x16384"};
     t.time_every_size = true;
   }
-  // Exactly what the launcher resolves for the size. Strided batches ("@B") run the direct
-  // kernel: only its target takes them, as its batch variants.
+  // Exactly what the launcher resolves for the size. Strided batches ("@B") resolve variants of
+  // their own: the direct kernel's "batch16", "batch32", "batch", the tiled kernels' "<class>:batch"
+  // and the route's "batch" (route_of), so a batch's rows never set single products.
   t.variant_of = [kernel](const std::string& size) {
     const SgemmSize z = parse_sgemm_size(size);
-    if (z.batch > 1 && kernel != "sgemm_direct")
-      throw InvalidArgument("sgemm size '" + size + "': a strided batch is tuned by the sgemm_direct target");
     if (kernel == "sgemm_direct") return sgemm_direct_variant(z.m, z.n, z.batch);
-    return kernel == "sgemm_route" ? std::string("*") : sgemm_size_class(z.m, z.n, z.k);
+    if (kernel == "sgemm_route") return std::string(z.batch > 1 ? "batch" : "*");
+    return sgemm_size_class(z.m, z.n, z.k, z.batch);
   };
   // Partial tiles in every direction for tiles up to 256 (a batch's: up to 128, in batches of
   // two and three products), every transpose pair.
   t.check_sizes = [](const std::string& variant) {
-    if (variant.rfind("batch", 0) == 0)
+    if (variant.find("batch") != std::string::npos)
       return std::vector<std::string>{"13x29x45:NN@3", "31x17x33:TN@2", "67x131x45:NT@2", "130x67x59:TT@3"};
     return std::vector<std::string>{"67x131x45:NN", "257x129x33:TN", "130x67x259:NT", "33x260x70:TT"};
   };
