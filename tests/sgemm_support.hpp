@@ -40,6 +40,10 @@ struct Case {
   /// The offsets form (sgemm_batched): product i's A, B and C at offsets[0][i], [1][i], [2][i]
   /// (batch entries each; off_*, gap and broadcast unused). Empty: strided.
   std::array<std::vector<std::size_t>, 3> offsets;
+  /// With the offsets form: a scalar pair per product (batch entries each). Empty: alpha, beta.
+  std::vector<float> alphas, betas;
+  float alpha_of(std::size_t i) const { return alphas.empty() ? alpha : alphas[i]; }
+  float beta_of(std::size_t i) const { return betas.empty() ? beta : betas[i]; }
 };
 
 /// Offsets of a batch in the offsets form: C's matrices in a shuffled order, `gap` elements

@@ -349,6 +349,10 @@ struct GemmArgs {
   std::size_t ao = 0, bo = 0, co = 0;
   std::size_t za = 0, zb = 0, zc = 0, batch = 1;
   std::vector<std::size_t> lists[3];
+  bool scalars = false;              // the offsets form with a scalar pair per product:
+  std::vector<float> alphas, betas;  // (an accepted call's lists hold one per product)
+  float alpha_of(std::size_t z) const { return scalars ? alphas.at(z) : alpha; }
+  float beta_of(std::size_t z) const { return scalars ? betas.at(z) : beta; }
   // Where product z's matrix of operand op (0: A, 1: B, 2: C) starts.
   std::size_t at(int op, std::size_t z) const {
     if (!lists[2].empty() || !lists[0].empty()) return lists[op][z];
@@ -400,6 +404,12 @@ GemmArgs hostile_gemm(Arena& arena, Hostile& h, GemmForm form) {
   x.ao = h.size(0, 40, pw), x.bo = h.size(0, 40, pw), x.co = h.size(0, 40, pw);
   if (form == GemmForm::Offsets) {
     hostile_lists(x, h, pw);
+    x.scalars = h.chance(0.5);
+    if (x.scalars) {  // a scalar pair per product (now and then a list of another length)
+      const std::size_t n = h.chance(0.03) ? h.below(7) : x.batch;
+      for (std::size_t z = 0; z < n; ++z) x.alphas.push_back(alphas[h.below(4)]);
+      for (std::size_t z = 0; z < x.batch; ++z) x.betas.push_back(betas[h.below(4)]);
+    }
   } else if (batched) {
     x.batch = h.size(h.chance(0.03) ? 0 : 1, 4, pw);
     // Near one matrix's extent (which the spans of the plain product give), sometimes 0.
@@ -414,6 +424,13 @@ std::string lists_text(const GemmArgs& x) {
   for (int op = 0; op < 3; ++op) {
     t += std::string(" ") + "abc"[op] + "_offsets {";
     for (std::size_t o : x.lists[op]) t += std::to_string(o) + ",";
+    t += "}";
+  }
+  if (x.scalars) {
+    t += " alphas {";
+    for (float v : x.alphas) t += std::to_string(v) + ",";
+    t += "} betas {";
+    for (float v : x.betas) t += std::to_string(v) + ",";
     t += "}";
   }
   return x.lists[0].empty() && x.lists[2].empty() ? std::string() : t;
@@ -440,12 +457,12 @@ bool gemm_result_ok(Arena& arena, const GemmArgs& x, const std::string& what) {
   // Pointers only into memory the call described (an operand of no element may carry any
   // offset: forming a pointer from it would overflow).
   if (span == 0) return true;
-  const bool reads = x.alpha != 0.0f && g.k > 0;
   bool ok = true;
   for (std::size_t z = 0; z < x.batch; ++z) {
+    const bool reads = x.alpha_of(z) != 0.0f && g.k > 0;
     std::vector<double> ref(span), mag(span);
-    host::gemm(g, x.alpha, reads ? reinterpret_cast<const float*>(at(arena, x.a, x.at(0, z), 4)) : nullptr,
-               reads ? reinterpret_cast<const float*>(at(arena, x.b, x.at(1, z), 4)) : nullptr, x.beta,
+    host::gemm(g, x.alpha_of(z), reads ? reinterpret_cast<const float*>(at(arena, x.a, x.at(0, z), 4)) : nullptr,
+               reads ? reinterpret_cast<const float*>(at(arena, x.b, x.at(1, z), 4)) : nullptr, x.beta_of(z),
                reinterpret_cast<const float*>(at(arena, x.c, x.at(2, z), 4)), ref.data(), 1, mag.data());
     for (std::size_t i = 0; i < g.m; ++i)
       for (std::size_t j = 0; j < g.n; ++j) {
@@ -479,7 +496,10 @@ void fuzz_sgemm(std::uint64_t arena_seed, Hostile& h, GemmForm form) {
     test::fuzz_one(
         arena, what, counts,
         [&] {
-          if (form == GemmForm::Offsets)
+          if (form == GemmForm::Offsets && x.scalars)
+            sgemm_batched(s.queue, layout, ta, tb, g.m, g.n, g.k, x.alphas, x.a.buffer, x.lists[0], g.lda, x.b.buffer,
+                          x.lists[1], g.ldb, x.betas, x.c.buffer, x.lists[2], g.ldc);
+          else if (form == GemmForm::Offsets)
             sgemm_batched(s.queue, layout, ta, tb, g.m, g.n, g.k, x.alpha, x.a.buffer, x.lists[0], g.lda, x.b.buffer,
                           x.lists[1], g.ldb, x.beta, x.c.buffer, x.lists[2], g.ldc);
           else if (form == GemmForm::Strided)

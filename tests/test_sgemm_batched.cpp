@@ -4,7 +4,8 @@
 // gaps between matrices and the guard tail poisoned with NaN and unchanged; every transpose
 // pair and layout on each kernel path, beta 0 over NaN, broadcast operands (stride 0), the
 // quick returns, batch 1 bit for bit equal to sgemm(), and the argument checks. The offsets form
-// (sgemm_batched, SgemmDesc's offset lists) likewise, on shuffled offsets with shared operands.
+// (sgemm_batched, SgemmDesc's offset lists) likewise, on shuffled offsets with shared operands,
+// and with a scalar pair per product.
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -221,6 +222,52 @@ TEST_SUITE("sgemm") {
     sgemm_batched(test::session().queue, Layout::ColMajor, Transpose::No, Transpose::No, 4, 4, 4, 1.0f, cl::Buffer(),
                   {}, 4, cl::Buffer(), {}, 4, 0.0f, cl::Buffer(), {}, 4, {}, &ev);
     CHECK(ev.wait() == CL_SUCCESS);
+  }
+
+  TEST_CASE("offsets form with a scalar pair per product: every transpose pair, beta 0 over NaN, alpha 0") {
+    // Seven products, four distinct pairs in an interleaved order (four batches, one event over
+    // them); C is NaN where the product's beta is 0, A and B reach no product whose alpha is 0
+    // (checked with NaN inputs below).
+    std::uint64_t seed = test::seed() + 129000;
+    const std::vector<float> alphas = {0.5f, -1.0f, 0.5f, 0.0f, -1.0f, 1.25f, 0.5f};
+    const std::vector<float> betas = {0.0f, 2.5f, 0.0f, 1.5f, 2.5f, 0.0f, 0.0f};
+    for (Layout l : kLayouts)
+      for (Transpose ta : kT)
+        for (Transpose tb : kT) {
+          Case c = odd_batch(l, ta, tb, 0.0f);
+          c.batch = 7;
+          c.offsets = shuffled_offsets(c, seed, false);
+          c.alphas = alphas, c.betas = betas;
+          CHECK(sgemm_problem(c, Tuning{{}, false}, seed++) == "");
+        }
+    Case c = odd_batch(Layout::ColMajor, Transpose::No, Transpose::No, 0.0f);
+    c.batch = 7;
+    c.offsets = shuffled_offsets(c, seed, true);
+    c.alphas = alphas, c.betas = betas;
+    CHECK(sgemm_problem(c, forced(detail::SgemmPath::Xgemm), seed++) == "");
+    c.alphas.assign(7, 0.0f);  // every product C = beta C over NaN inputs: A and B unread
+    c.nan_inputs = true;
+    CHECK(sgemm_problem(c, Tuning{{}, false}, seed++) == "");
+    c.alphas.assign(7, 2.0f), c.betas.assign(7, 0.5f), c.nan_inputs = false;  // one pair: one batch
+    CHECK(sgemm_problem(c, Tuning{{}, false}, seed++) == "");
+    // Lists of another length are refused before anything is enqueued.
+    auto& s = test::session();
+    RefusalBuffers bufs;
+    const auto N = Transpose::No;
+    using V = std::vector<std::size_t>;
+    test::expect_invalid_argument(
+        [&] {
+          sgemm_batched(s.queue, Layout::ColMajor, N, N, 4, 4, 4, std::vector<float>{1.0f}, bufs.a, V{0, 16}, 4, bufs.a,
+                        V{0, 16}, 4, std::vector<float>{0.0f, 0.0f}, bufs.c, V{0, 16}, 4);
+        },
+        "1 alphas and 2 betas for 2 products");
+    test::expect_invalid_argument(
+        [&] {
+          sgemm_batched(s.queue, Layout::ColMajor, N, N, 4, 4, 4, std::vector<float>{1.0f, 2.0f}, bufs.a, V{0, 16}, 4,
+                        bufs.a, V{0, 16}, 4, std::vector<float>{0.0f, 1.0f}, bufs.c, V{32, 32}, 4);
+        },
+        "c_offsets 32 and 32 are less than one C matrix's extent");
+    bufs.check_untouched();
   }
 
   TEST_CASE("offsets form: bad lists, extents and overlaps throw InvalidArgument before anything is enqueued") {

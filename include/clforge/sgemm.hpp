@@ -200,6 +200,20 @@ void sgemm_batched(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Tr
                    const std::vector<std::size_t>& c_offsets, std::size_t ldc, const EventList& wait_list = {},
                    cl::Event* event = nullptr, const Tuning& tuning = {});
 
+/// The offsets form with a scalar pair per product, as CLBlast's GemmBatched takes them: C_i =
+/// alphas[i] * op(A_i) * op(B_i) + betas[i] * C_i. The products whose scalars are equal (bit for
+/// bit) run together as one offsets batch of the form above, one batch per distinct pair in the
+/// order of their first product; every batch waits for wait_list, and `event` (when given)
+/// completes when all of them have. A product with alphas[i] = 0 (or k = 0) reads neither A_i nor
+/// B_i, one with betas[i] = 0 does not read C_i. Throws InvalidArgument, before anything is
+/// enqueued, for alphas or betas of another length than the offset lists, and as above.
+void sgemm_batched(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m,
+                   std::size_t n, std::size_t k, const std::vector<float>& alphas, const cl::Buffer& a,
+                   const std::vector<std::size_t>& a_offsets, std::size_t lda, const cl::Buffer& b,
+                   const std::vector<std::size_t>& b_offsets, std::size_t ldb, const std::vector<float>& betas,
+                   const cl::Buffer& c, const std::vector<std::size_t>& c_offsets, std::size_t ldc,
+                   const EventList& wait_list = {}, cl::Event* event = nullptr, const Tuning& tuning = {});
+
 /// Host-vector convenience, blocking. Leading dimensions as above; the vectors must hold the
 /// described matrices. Runs as a group call on the queue's device alone (clforge/group.hpp): A
 /// sent once, blocks of C's columns (rows in row-major storage) with their B and C through pinned

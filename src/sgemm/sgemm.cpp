@@ -271,6 +271,74 @@ void sgemm_batched(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Tr
   SgemmPlanAccess::run(*plan, queue, a, b, c, wait_list, event);  // checked above, same queue
 }
 
+namespace {
+
+// The products of a scalar list, grouped by their (alpha, beta) bits in the order of each pair's
+// first product.
+std::vector<std::vector<std::size_t>> products_by_scalars(const std::vector<float>& alphas,
+                                                          const std::vector<float>& betas) {
+  std::vector<std::pair<std::uint64_t, std::vector<std::size_t>>> groups;
+  for (std::size_t i = 0; i < alphas.size(); ++i) {
+    std::uint32_t ab[2];
+    std::memcpy(&ab[0], &alphas[i], 4);
+    std::memcpy(&ab[1], &betas[i], 4);
+    const std::uint64_t key = (std::uint64_t{ab[0]} << 32) | ab[1];
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {key, {}});
+    it->second.push_back(i);
+  }
+  std::vector<std::vector<std::size_t>> out;
+  for (auto& g : groups) out.push_back(std::move(g.second));
+  return out;
+}
+
+std::vector<std::size_t> pick(const std::vector<std::size_t>& v, const std::vector<std::size_t>& at) {
+  std::vector<std::size_t> out;
+  for (const std::size_t i : at) out.push_back(v[i]);
+  return out;
+}
+
+}  // namespace
+
+void sgemm_batched(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m,
+                   std::size_t n, std::size_t k, const std::vector<float>& alphas, const cl::Buffer& a,
+                   const std::vector<std::size_t>& a_offsets, std::size_t lda, const cl::Buffer& b,
+                   const std::vector<std::size_t>& b_offsets, std::size_t ldb, const std::vector<float>& betas,
+                   const cl::Buffer& c, const std::vector<std::size_t>& c_offsets, std::size_t ldc,
+                   const EventList& wait_list, cl::Event* event, const Tuning& tuning) {
+  using namespace detail;
+  require(alphas.size() == a_offsets.size() && betas.size() == a_offsets.size(), "sgemm_batched",
+          std::to_string(alphas.size()) + " alphas and " + std::to_string(betas.size()) + " betas for " +
+              std::to_string(a_offsets.size()) + " products");
+  // The whole batch is checked (as if every product read A, B and C) before any plan is built;
+  // then every pair's plan is built before the first is enqueued.
+  const std::array<std::size_t, 3> span = sgemm_spans(layout, trans_a, trans_b, m, n, k, lda, ldb, ldc);
+  SgemmDesc d = desc_of(layout, trans_a, trans_b, m, n, k, 1.0f, 1.0f, 0, lda, 0, ldb, 0, ldc);
+  d.batch = a_offsets.size();
+  d.a_offsets = a_offsets, d.b_offsets = b_offsets, d.c_offsets = c_offsets;
+  sgemm_check_offset_buffers(d, span, sgemm_check_offsets(d, span), {&a, &b, &c});
+  require(queue() != nullptr, "sgemm", "null command queue");
+  const std::vector<std::vector<std::size_t>> groups = products_by_scalars(alphas, betas);
+  if (groups.size() <= 1) {  // one pair, or no product
+    const float alpha = groups.empty() ? 1.0f : alphas[0], beta = groups.empty() ? 1.0f : betas[0];
+    sgemm_batched(queue, layout, trans_a, trans_b, m, n, k, alpha, a, a_offsets, lda, b, b_offsets, ldb, beta, c,
+                  c_offsets, ldc, wait_list, event, tuning);
+    return;
+  }
+  std::vector<std::shared_ptr<const SgemmPlan>> plans;
+  for (const auto& g : groups) {
+    SgemmDesc gd = d;
+    gd.alpha = alphas[g[0]], gd.beta = betas[g[0]];
+    gd.batch = g.size();
+    gd.a_offsets = pick(a_offsets, g), gd.b_offsets = pick(b_offsets, g), gd.c_offsets = pick(c_offsets, g);
+    plans.push_back(cached_sgemm_plan(queue, gd, tuning));
+  }
+  std::vector<cl::Event> done(plans.size());
+  for (std::size_t i = 0; i < plans.size(); ++i) SgemmPlanAccess::run(*plans[i], queue, a, b, c, wait_list, &done[i]);
+  if (event != nullptr)
+    check(queue.enqueueMarkerWithWaitList(&done, event), "clEnqueueMarkerWithWaitList", "sgemm_batched");
+}
+
 void sgemm(cl::CommandQueue& queue, Layout layout, Transpose trans_a, Transpose trans_b, std::size_t m, std::size_t n,
            std::size_t k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta, const MatrixRef& c,
            const EventList& wait_list, cl::Event* event, const Tuning& tuning) {
