@@ -230,6 +230,25 @@ TEST_SUITE("blur") {
     CHECK(cfg.sources.at("BLUR_CV_WG").find("shipped") == 0);
   }
 
+  TEST_CASE("a kernel build writes nothing on stderr: float16 helpers on a CPU (-Wpsabi)") {
+    // PoCL's clang prints "N warnings generated." on the process's stderr when a build warns.
+    // The CPU row's float16 arguments and results of helpers warn (-Wpsabi) on CPUs without
+    // AVX-512 unless cl/common/common.cl silences it; fresh caches, so that the kernels compile.
+    auto& s = test::session();
+    if (s.entry.info.type != "CPU") return;
+    const std::string dir = test::temp_dir("blur_cli_quiet");
+    std::string out;
+    const int rc = test::run_command("POCL_CACHE_DIR='" + dir + "' CLFORGE_CACHE_DIR=off " + CLFORGE_CLI +
+                                         " --device " + s.entry.info.index_string() +
+                                         " run blur --size 64x48 --sigma 3 "
+                                         "--method separable 2>&1",
+                                     out);
+    INFO(out);
+    CHECK(rc == 0);
+    CHECK(out.find("ok") != std::string::npos);
+    CHECK(out.find("warning") == std::string::npos);
+  }
+
   TEST_CASE("clforge blur --linear blurs in linear light; other image formats are refused by name") {
     auto& s = test::session();
     const std::string dir = test::temp_dir("blur-linear");

@@ -33,3 +33,12 @@ typedef int clf_index;
 #else
 #define CLF_MAD(a, b, c) mad(a, b, c)
 #endif
+
+// On CPUs without AVX-512, clang warns (-Wpsabi) that a float16 passed to or returned from a
+// helper "changes the ABI": it would across separately compiled code, never inside one program,
+// and PoCL prints the warnings' count on the caller's stderr. Silenced where clang knows it.
+#if CLF_CPU && defined(__clang__) && defined(__has_warning)
+#if __has_warning("-Wpsabi")
+#pragma clang diagnostic ignored "-Wpsabi"
+#endif
+#endif
