@@ -271,6 +271,7 @@ TEST_SUITE("cli") {
         {dev + "-p TRA_TILE=8,16 run transpose --size 8", "lists of values"},
         {dev + "params nosuch", "unknown routine or kernel 'nosuch'"},
         {dev + "params transpose --variant 5", "variant '5'"},
+        {dev + "params sgemm_xgemm --variant tiny:batch", "variant 'tiny:batch'"},
         {"bench all --size nosuch:64", "ROUTINE:SIZE"},
     };
     for (const auto& [args, needle] : usage) {
@@ -330,6 +331,9 @@ TEST_SUITE("cli") {
     CHECK(out.find("kernel sgemm_stream (variant large;") != std::string::npos);
     CHECK(out.find("group calls (sgemm;") != std::string::npos);  // the routine's group calls
     CHECK(out.find("  chunk KiB = ") != std::string::npos);
+    // A sub-variant of a declared variant (the rows of a batch's tiles, of a length's columns).
+    REQUIRE(test::run_command(cli + "params sgemm_xgemm --variant small:batch", out) == 0);
+    CHECK(out.find("kernel sgemm_xgemm (variant small:batch;") != std::string::npos);
   }
 
   TEST_CASE("CLFORGE_TUNING and CLFORGE_PROFILE_KERNELS take every boolean spelling and refuse others") {

@@ -108,10 +108,6 @@ std::vector<const detail::KernelSpec*> kernels_named(const std::string& name) {
   return found;
 }
 
-bool has_variant(const detail::KernelSpec& spec, const std::string& v) {
-  return spec.variants.empty() || std::find(spec.variants.begin(), spec.variants.end(), v) != spec.variants.end();
-}
-
 // A routine's group calls on the device: chunk size and queues with their origin (the group
 // store's record, else the shipped table), and Auto's rates stored per size class.
 void print_group_settings(const DeviceInfo& dev, const std::string& routine, const Tuning& t) {
@@ -130,7 +126,7 @@ void print_group_settings(const DeviceInfo& dev, const std::string& routine, con
 void cmd_params(Globals& g, const std::string& name, const std::string& variant) {
   const auto kernels = kernels_named(name);
   if (!variant.empty() &&
-      std::none_of(kernels.begin(), kernels.end(), [&](const auto* k) { return has_variant(*k, variant); })) {
+      std::none_of(kernels.begin(), kernels.end(), [&](const auto* k) { return k->knows_variant(variant); })) {
     std::string all;
     for (const auto* k : kernels)
       for (const auto& v : k->variants) all += (all.empty() ? "" : ", ") + v;
@@ -143,9 +139,9 @@ void cmd_params(Globals& g, const std::string& name, const std::string& variant)
             << (dev.architecture.empty() ? "-" : dev.architecture) << "]: " << kernels.size() << " kernel"
             << (kernels.size() == 1 ? "" : "s") << "\n";
   for (const auto* k : kernels) {
-    const std::string v = !variant.empty() && has_variant(*k, variant) ? variant
-                          : k->variants.empty()                        ? "*"
-                                                                       : k->variants.front();
+    const std::string v = !variant.empty() && k->knows_variant(variant) ? variant
+                          : k->variants.empty()                         ? "*"
+                                                                        : k->variants.front();
     const Configuration cfg = resolve_configuration(k->name, v, dev, t);
     std::string variants;
     for (const auto& x : k->variants) variants += (variants.empty() ? "" : ", ") + x;

@@ -51,6 +51,11 @@ const ParamInfo* KernelSpec::find(const std::string& param) const {
   return nullptr;
 }
 
+bool KernelSpec::knows_variant(const std::string& variant) const {
+  const std::string family = variant.substr(0, variant.find(':'));
+  return variant == "*" || variants.empty() || std::find(variants.begin(), variants.end(), family) != variants.end();
+}
+
 const KernelSpec& kernel_spec(const std::string& name) {
   for (const auto& s : all_kernel_specs())
     if (s.name == name) return s;

@@ -170,10 +170,7 @@ Entry parse_entry(const nlohmann::json& je, const std::string& where, const std:
     for (const auto& s : all_kernel_specs())
       if (s.name == e.kernel) spec = &s;
     if (spec == nullptr) throw TuningError(where + ": unknown kernel \"" + e.kernel + "\"");
-    // A sub-variant "F:S" is known when its family F is.
-    const std::string family = e.variant.substr(0, e.variant.find(':'));
-    if (e.variant != "*" && !spec->variants.empty() &&
-        std::find(spec->variants.begin(), spec->variants.end(), family) == spec->variants.end())
+    if (!spec->knows_variant(e.variant))
       throw TuningError(where + ": unknown variant \"" + e.variant + "\" of kernel " + e.kernel);
     if (!je.contains("params") || !je["params"].is_object()) throw TuningError(where + ": no \"params\" object");
     for (auto it = je["params"].begin(); it != je["params"].end(); ++it) {

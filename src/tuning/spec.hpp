@@ -43,6 +43,9 @@ struct KernelSpec {
   std::vector<std::string> variants;
 
   const ParamInfo* find(const std::string& param) const;
+  /// Whether a database may name `variant`: "*", one of `variants`, or a sub-variant "F:S" of
+  /// one of them (F); any string when `variants` is empty.
+  bool knows_variant(const std::string& variant) const;
 };
 
 /// The registered spec of a kernel family; throws InvalidArgument for an unknown name.
