@@ -98,6 +98,13 @@ constexpr std::size_t kColumnsMin = 16;
 /// writes across transforms, which the length's contiguous rows never saw.
 inline std::string fft_columns_variant(std::size_t len) { return std::to_string(len) + ":cols"; }
 
+/// Whether a description's transforms lie as columns (kColumnsMin or more, distance 1 on both
+/// sides, their elements apart), and so resolve fft_columns_variant: the plan and the tuner ask
+/// this one rule.
+inline bool fft_lies_as_columns(const FftDesc& d) {
+  return d.batch >= kColumnsMin && d.in.distance == 1 && d.out.distance == 1 && d.in.stride > 1 && d.out.stride > 1;
+}
+
 /// Factors of a smooth length too long for one kernel into global passes, each <= local_max,
 /// as few and as balanced as possible. Empty when impossible (a prime factor > local_max).
 std::vector<std::size_t> fft_global_factors(std::size_t n, std::size_t local_max);

@@ -26,14 +26,9 @@ namespace clforge::fft_plan_parts {
 
 namespace {
 
-// Columns: kColumnsMin or more transforms adjacent in memory on both sides, their elements
-// apart. They resolve the length's "<n>:cols" rows (over the length's own).
-bool columns(const FftDesc& d) {
-  return d.batch >= kColumnsMin && d.in.distance == 1 && d.out.distance == 1 && d.in.stride > 1 && d.out.stride > 1;
-}
-
+// Columns (detail::fft_lies_as_columns) resolve the length's "<n>:cols" rows, over its own.
 std::string length_variant(const FftDesc& d) {
-  return columns(d) ? detail::fft_columns_variant(d.n) : std::to_string(d.n);
+  return detail::fft_lies_as_columns(d) ? detail::fft_columns_variant(d.n) : std::to_string(d.n);
 }
 
 }  // namespace
@@ -150,7 +145,7 @@ std::optional<Stage> FftPlanBuilder::single_stage(std::size_t len, const Configu
 }
 
 // Columns (above) with FFT_COLS 1.
-bool FftPlanBuilder::columns_layout() const { return top_.at("FFT_COLS") == 1 && columns(desc_); }
+bool FftPlanBuilder::columns_layout() const { return top_.at("FFT_COLS") == 1 && detail::fft_lies_as_columns(desc_); }
 
 // Columns that one kernel of the length would hold fewer than FFT_ACROSS of per group (runs of
 // fewer than 8 * FFT_ACROSS bytes) take passes in the column form, whose groups hold many.

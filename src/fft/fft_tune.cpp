@@ -38,6 +38,16 @@ struct FftSize {
   bool interleaved = false;
 };
 
+// The description a size is timed with: contiguous transforms, or interleaved (stride the batch,
+// distance 1).
+FftDesc desc_of(const FftSize& z) {
+  FftDesc d;
+  d.n = z.n;
+  d.batch = z.batch;
+  if (z.interleaved) d.in = d.out = FftLayout{z.batch, 1, 0};
+  return d;
+}
+
 FftSize parse_fft_size(const std::string& size) {
   FftSize s;
   std::string rest = size;
@@ -70,11 +80,11 @@ bool fft_pass_length(std::size_t n) { return fft_smooth(n) && n > max_kernel_len
 // resolves, beside its own row, the rows of variants "pass<length>" and after a plan's first pass
 // "pass<length>:later" (fft_pass_variant): its class stores them too (fft_stored_rows). Bluestein
 // lengths run as passes are not tuned. An interleaved batch of kColumnsMin or more transforms lies
-// as columns: its class is "<n>:cols" (fft_columns_variant), whose rows the columns of 2-D and
+// as columns (fft_lies_as_columns): its class is "<n>:cols" (fft_columns_variant), whose rows the columns of 2-D and
 // 3-D transforms resolve.
 std::string fft_size_variant(const FftSize& z, const std::string& size) {
   const std::size_t n = z.n;
-  if (fft_smooth(n)) return z.interleaved && z.batch >= kColumnsMin ? fft_columns_variant(n) : std::to_string(n);
+  if (fft_smooth(n)) return fft_lies_as_columns(desc_of(z)) ? fft_columns_variant(n) : std::to_string(n);
   const std::size_t len = fft_bluestein_length(n);
   if (len > max_kernel_length())
     throw InvalidArgument("fft size '" + size + "': length " + std::to_string(n) + " (Bluestein length " +
@@ -180,9 +190,7 @@ class FftInstance : public TuneInstance {
         now_(!lanes && fft_pass_length(z.n)),
         current_(now_ ? resolve_configuration("fft", std::to_string(z.n), *queue_context_of(queue).info).values
                       : ParamMap{}) {
-    desc_.n = z.n;
-    desc_.batch = z.batch;
-    if (z.interleaved) desc_.in = desc_.out = FftLayout{z.batch, 1, 0};
+    desc_ = desc_of(z);
     const std::vector<float> in = host::random_floats(floats(), seed);
     // The transforms compared: all of them in one group, or the sample, one group each.
     if (verification == Verification::Full) {

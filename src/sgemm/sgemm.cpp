@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -277,19 +278,17 @@ namespace {
 // first product.
 std::vector<std::vector<std::size_t>> products_by_scalars(const std::vector<float>& alphas,
                                                           const std::vector<float>& betas) {
-  std::vector<std::pair<std::uint64_t, std::vector<std::size_t>>> groups;
+  std::map<std::uint64_t, std::size_t> group_of;  // a pair's bits -> its group (O(batch log pairs))
+  std::vector<std::vector<std::size_t>> groups;
   for (std::size_t i = 0; i < alphas.size(); ++i) {
     std::uint32_t ab[2];
     std::memcpy(&ab[0], &alphas[i], 4);
     std::memcpy(&ab[1], &betas[i], 4);
-    const std::uint64_t key = (std::uint64_t{ab[0]} << 32) | ab[1];
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
-    if (it == groups.end()) it = groups.insert(groups.end(), {key, {}});
-    it->second.push_back(i);
+    const auto [it, added] = group_of.emplace((std::uint64_t{ab[0]} << 32) | ab[1], groups.size());
+    if (added) groups.emplace_back();
+    groups[it->second].push_back(i);
   }
-  std::vector<std::vector<std::size_t>> out;
-  for (auto& g : groups) out.push_back(std::move(g.second));
-  return out;
+  return groups;
 }
 
 std::vector<std::size_t> pick(const std::vector<std::size_t>& v, const std::vector<std::size_t>& at) {

@@ -63,6 +63,10 @@ std::string sgemm_size_class(std::size_t m, std::size_t n, std::size_t k, std::s
 /// fills the device with its products, a single product with its tiles); else "*".
 std::string sgemm_direct_variant(std::size_t m, std::size_t n, std::size_t batch);
 
+/// The variant sgemm_route is resolved with: "batch" for a strided or offset batch (batch > 1),
+/// else "*".
+inline std::string sgemm_route_variant(std::size_t batch) { return batch > 1 ? "batch" : "*"; }
+
 /// Number of k slices sgemm_xgemm runs for an m x n x k product in the internal layout (1: no
 /// split): with SGEMM_SPLITK >= 2, enough slices for tiles x slices to reach compute units x
 /// SGEMM_SPLIT_WAVES work-groups, at most SGEMM_SPLITK, at least one k tile each.

@@ -49,7 +49,7 @@ SgemmPath path_for(const Configuration& route, std::size_t m, std::size_t n, std
 // The route row: strided and offset batches (batch > 1) take the variant "batch" where the
 // device has one (many small products fill the device at sizes one product does not), else "*".
 Configuration route_of(const DeviceInfo& device, const Tuning& tuning, std::size_t batch = 1) {
-  return resolve_configuration("sgemm_route", batch > 1 ? "batch" : "*", device,
+  return resolve_configuration("sgemm_route", sgemm_route_variant(batch), device,
                                sgemm_tuning_for(tuning, "sgemm_route"));
 }
 

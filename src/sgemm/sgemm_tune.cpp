@@ -216,7 +216,7 @@ TuneTarget make_target(const std::string& routine, const std::string& kernel) {
   t.variant_of = [kernel](const std::string& size) {
     const SgemmSize z = parse_sgemm_size(size);
     if (kernel == "sgemm_direct") return sgemm_direct_variant(z.m, z.n, z.batch);
-    if (kernel == "sgemm_route") return std::string(z.batch > 1 ? "batch" : "*");
+    if (kernel == "sgemm_route") return sgemm_route_variant(z.batch);
     return sgemm_size_class(z.m, z.n, z.k, z.batch);
   };
   // Partial tiles in every direction for tiles up to 256 (a batch's: up to 128, in batches of
