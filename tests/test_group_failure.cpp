@@ -85,8 +85,8 @@ int stored_share(const std::string& variant) {
 int expected_next(const GroupRun& r, int share) {
   const double r0 = r.shares[0].items / r.shares[0].seconds, r1 = r.shares[1].items / r.shares[1].seconds;
   const double balanced = share * (r1 / r0) / (r.weights[1] / r.weights[0]);
-  const long next = std::lround(balanced);
-  return next < 0.9 * share ? static_cast<int>(std::max(1L, next)) : share / 2;
+  // The rule compares the balanced share itself, not its rounding: 26.9 of 30 is lower (27).
+  return balanced < 0.9 * share ? static_cast<int>(std::max(1L, std::lround(balanced))) : share / 2;
 }
 
 }  // namespace
@@ -368,6 +368,10 @@ TEST_SUITE("group") {
     // Three devices, the second the fastest: the others' rates 5 + 10 against 40 at weights
     // 0.75 against 1 -> 100 * (15/40) / 0.75 = 50.
     CHECK(detail::next_share(run({0.5, 1, 0.25}, {10, 40, 10}, {2, 1, 1}), 1, 100) == 50);
+    // At share 30 (weights 1:0.3) the balanced share 26.9 is below 0.9 * 30 and rounds to 27;
+    // 27.1 is not below it: half.
+    CHECK(detail::next_share(run({1, 0.3}, {1000, 269}, {1, 1}), 0, 30) == 27);
+    CHECK(detail::next_share(run({1, 0.3}, {1000, 271}, {1, 1}), 0, 30) == 15);
     // The other device did nothing (the fastest took all its chunks): the smallest share.
     CHECK(detail::next_share(run({1, 1}, {100, 0}, {1, 0}), 0, 100) == 1);
   }
