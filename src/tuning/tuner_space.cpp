@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <random>
 #include <set>
+#include <unordered_set>
 
 #include "clforge/errors.hpp"
 #include "tuning/db_files.hpp"
@@ -18,6 +19,21 @@ namespace {
 // list, keep the legal and fitting ones.
 constexpr std::size_t kMaxDraws = 400000;          // draws of a sampled space
 constexpr std::size_t kSampledCandidates = 20000;  // candidates kept from a sampled space
+
+// A point's values in its map's order, and their hash: the sets of points seen.
+std::vector<int> values_of(const ParamMap& p) {
+  std::vector<int> v;
+  v.reserve(p.size());
+  for (const auto& kv : p) v.push_back(kv.second);
+  return v;
+}
+struct ValuesHash {
+  std::size_t operator()(const std::vector<int>& v) const {
+    std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the values
+    for (int x : v) h = (h ^ static_cast<std::uint32_t>(x)) * 1099511628211ull;
+    return static_cast<std::size_t>(h);
+  }
+};
 
 }  // namespace
 
@@ -60,38 +76,42 @@ Space build_space(const KernelSpec& spec, const std::map<std::string, std::vecto
   };
   s.admissible = [classify](const ParamMap& p) { return classify(p) == 0; };
   // Configurations that build the same kernel as an earlier one (KernelSpec::canonical) are
-  // counted as illegal: searching them again would only repeat a measurement.
-  std::set<ParamMap> representatives;
-  auto count = [&](ParamMap p) {
+  // counted as illegal: searching them again would only repeat a measurement. Sets hold a
+  // point's values in name order (every map of the space has the same names).
+  std::unordered_set<std::vector<int>, ValuesHash> representatives;
+  auto count = [&](const ParamMap& p) {
     const int k = classify(p);
     if (k == 1)
       ++s.illegal;
     else if (k == 2)
       ++s.unfit;
-    else if (spec.canonical && !representatives.insert(spec.canonical(p)).second)
+    else if (spec.canonical && !representatives.insert(values_of(spec.canonical(p))).second)
       ++s.illegal;
     else
-      s.candidates.push_back(std::move(p));
+      s.candidates.push_back(p);
   };
   s.total = product > 1e18 ? static_cast<std::size_t>(1e18) : static_cast<std::size_t>(product);
+  // One map, its values set in place per point (no allocation per point).
+  ParamMap p;
+  std::vector<int*> slot;
+  for (const auto& name : s.names) slot.push_back(&p[name]);
+  std::vector<std::size_t> idx(s.names.size(), 0);
   if (product > static_cast<double>(kMaxSpace)) {
     s.sampled = true;
     std::mt19937_64 rng(seed);
-    std::set<ParamMap> seen;
+    std::unordered_set<std::vector<int>, ValuesHash> seen;
     while (s.draws < kMaxDraws && s.candidates.size() < kSampledCandidates) {
       ++s.draws;
-      ParamMap p;
-      for (std::size_t i = 0; i < s.names.size(); ++i)
-        p[s.names[i]] = s.values[i][std::uniform_int_distribution<std::size_t>(0, s.values[i].size() - 1)(rng)];
-      if (seen.insert(p).second) count(std::move(p));
+      std::vector<int> drawn(idx.size());
+      for (std::size_t i = 0; i < idx.size(); ++i)
+        drawn[i] = *slot[i] = s.values[i][std::uniform_int_distribution<std::size_t>(0, s.values[i].size() - 1)(rng)];
+      if (seen.insert(std::move(drawn)).second) count(p);
     }
     return s;
   }
-  std::vector<std::size_t> idx(s.names.size(), 0);
   for (std::size_t n = 0; n < s.total; ++n) {
-    ParamMap p;
-    for (std::size_t i = 0; i < idx.size(); ++i) p[s.names[i]] = s.values[i][idx[i]];
-    count(std::move(p));
+    for (std::size_t i = 0; i < idx.size(); ++i) *slot[i] = s.values[i][idx[i]];
+    count(p);
     for (std::size_t i = idx.size(); i-- > 0;) {  // odometer, last parameter fastest
       if (++idx[i] < s.values[i].size()) break;
       idx[i] = 0;
