@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "interop.hpp"
@@ -51,10 +52,41 @@ BatchAxis batch_axis(const py::array& x, std::size_t matrix) {
   return {static_cast<std::size_t>(x.shape(0)), matrix};
 }
 
+// sgemm's alpha or beta: a number, or (for a batch) a 1-D sequence of one value per product.
+struct Scalar {
+  float value = 0.0f;
+  std::vector<float> per_product;  // empty: `value` for every product
+};
+Scalar to_scalar(const py::object& obj, const char* name) {
+  const auto arr = py::array_t<float, py::array::forcecast>::ensure(obj);
+  if (!arr || arr.ndim() > 1)
+    throw py::type_error(std::string("sgemm: ") + name +
+                         " must be a number or a 1-D sequence of numbers (one per "
+                         "product of a batch)");
+  Scalar s;
+  if (arr.ndim() == 0) {
+    s.value = *arr.data();
+  } else {
+    s.per_product.assign(arr.data(), arr.data() + arr.size());
+    if (s.per_product.empty()) invalid("sgemm", std::string(name) + " is an empty sequence");
+  }
+  return s;
+}
+
+// The scalar pair of every product as lists of `batch` (a number repeated), for the offsets form.
+std::vector<float> per_product(const Scalar& s, std::size_t batch, const char* name) {
+  if (s.per_product.empty()) return std::vector<float>(batch, s.value);
+  if (s.per_product.size() != batch)
+    invalid("sgemm", std::string(name) + " holds " + std::to_string(s.per_product.size()) + " values for a batch of " +
+                         std::to_string(batch));
+  return s.per_product;
+}
+
 // The strided batch of sgemm_np: a and b are m x k and k x n matrices (after op) in their last two
 // axes, with numpy.matmul's broadcasting of the batch axis; c, when given, is batch x m x n.
 py::array sgemm_batched_np(cl::CommandQueue& q, const py::array& a, const py::array& b, const py::object& c_obj,
-                           float alpha, float beta, bool trans_a, bool trans_b, const clforge::Tuning& tuning) {
+                           const Scalar& alpha, const Scalar& beta, bool trans_a, bool trans_b,
+                           const clforge::Tuning& tuning) {
   const char* const kRoutine = "sgemm";
   const auto dim = [](const py::array& x, bool t, int i) {
     return static_cast<std::size_t>(x.shape(x.ndim() - 2 + (t ? 1 - i : i)));
@@ -74,27 +106,40 @@ py::array sgemm_batched_np(cl::CommandQueue& q, const py::array& a, const py::ar
         static_cast<std::size_t>(ca.shape(2)) != n)
       invalid(kRoutine, "c must be " + std::to_string(batch) + "x" + std::to_string(m) + "x" + std::to_string(n));
     c = to_vector<float>(ca);
-  } else if (beta != 0.0f) {
-    invalid(kRoutine, "beta is " + std::to_string(beta) + " but no c was given");
   }
+  const bool lists = !alpha.per_product.empty() || !beta.per_product.empty();
+  const std::vector<float> alphas = lists ? per_product(alpha, batch, "alpha") : std::vector<float>{},
+                           betas = lists ? per_product(beta, batch, "beta") : std::vector<float>{beta.value};
+  if (c_obj.is_none())
+    for (float bv : betas)
+      if (bv != 0.0f) invalid(kRoutine, "beta is " + std::to_string(bv) + " but no c was given");
   const std::vector<float> av = to_vector<float>(a), bv = to_vector<float>(b);
   const auto ld = [](const py::array& x) { return std::max<py::ssize_t>(1, x.shape(x.ndim() - 1)); };
   const std::size_t lda = static_cast<std::size_t>(ld(a)), ldb = static_cast<std::size_t>(ld(b));
   {
     py::gil_scoped_release nogil;
-    // The plan checks every argument before a buffer is made.
     clforge::SgemmDesc d;
     d.layout = clforge::Layout::RowMajor;
     d.trans_a = trans_a ? clforge::Transpose::Yes : clforge::Transpose::No;
     d.trans_b = trans_b ? clforge::Transpose::Yes : clforge::Transpose::No;
-    d.m = m, d.n = n, d.k = k, d.alpha = alpha, d.beta = beta;
+    d.m = m, d.n = n, d.k = k, d.alpha = alpha.value, d.beta = beta.value;
     d.a_ld = lda, d.b_ld = ldb, d.c_ld = std::max<std::size_t>(1, n);
     d.batch = batch, d.a_stride = ba.stride, d.b_stride = bb.stride, d.c_stride = m * n;
-    const clforge::SgemmPlan plan(q, d, tuning);
+    // The plan (or the offsets form, for a scalar pair per product) checks every argument before
+    // a buffer is made.
+    std::optional<clforge::SgemmPlan> plan;
+    if (!lists) plan.emplace(q, d, tuning);
     const cl::Context ctx = q.getInfo<CL_QUEUE_CONTEXT>();
     const cl::Buffer ab = float_buffer(ctx, av, "a"), bbuf = float_buffer(ctx, bv, "b"), cb = float_buffer(ctx, c, "c");
     cl::Event done;
-    plan.enqueue(q, ab, bbuf, cb, {}, &done);
+    if (plan) {
+      plan->enqueue(q, ab, bbuf, cb, {}, &done);
+    } else {
+      std::vector<std::size_t> ao(batch), bo(batch), co(batch);
+      for (std::size_t i = 0; i < batch; ++i) ao[i] = i * d.a_stride, bo[i] = i * d.b_stride, co[i] = i * d.c_stride;
+      clforge::sgemm_batched(q, d.layout, d.trans_a, d.trans_b, m, n, k, alphas, ab, ao, lda, bbuf, bo, ldb, betas, cb,
+                             co, d.c_ld, {}, &done, tuning);
+    }
     const std::vector<cl::Event> wait{done};
     const cl_int err = c.empty() ? done.wait() : q.enqueueReadBuffer(cb, CL_TRUE, 0, c.size() * 4, c.data(), &wait);
     if (err != CL_SUCCESS) throw clforge::OpenCLError(err, "clEnqueueReadBuffer", "c");
@@ -105,14 +150,20 @@ py::array sgemm_batched_np(cl::CommandQueue& q, const py::array& a, const py::ar
 }
 
 py::array sgemm_np(const py::object& queue, const py::object& a_obj, const py::object& b_obj, const py::object& c_obj,
-                   float alpha, float beta, bool trans_a, bool trans_b, const py::object& tuning_obj) {
+                   const py::object& alpha_obj, const py::object& beta_obj, bool trans_a, bool trans_b,
+                   const py::object& tuning_obj) {
   const char* const kRoutine = "sgemm";
   cl::CommandQueue q = to_queue(queue);
   const clforge::Tuning tuning = to_tuning(tuning_obj);
   const py::array a = checked_array(a_obj, kRoutine, "a", 2, 3), b = checked_array(b_obj, kRoutine, "b", 2, 3);
   require_dtype(a, py::dtype::of<float>(), kRoutine, "a");
   require_dtype(b, py::dtype::of<float>(), kRoutine, "b");
-  if (a.ndim() == 3 || b.ndim() == 3) return sgemm_batched_np(q, a, b, c_obj, alpha, beta, trans_a, trans_b, tuning);
+  const Scalar alpha_s = to_scalar(alpha_obj, "alpha"), beta_s = to_scalar(beta_obj, "beta");
+  if (a.ndim() == 3 || b.ndim() == 3)
+    return sgemm_batched_np(q, a, b, c_obj, alpha_s, beta_s, trans_a, trans_b, tuning);
+  if (!alpha_s.per_product.empty() || !beta_s.per_product.empty())
+    invalid(kRoutine, "alpha or beta per product needs a batch (a 3-D a or b)");
+  const float alpha = alpha_s.value, beta = beta_s.value;
   const auto dim = [](const py::array& x, bool t, int i) { return static_cast<std::size_t>(x.shape(t ? 1 - i : i)); };
   const std::size_t m = dim(a, trans_a, 0), k = dim(a, trans_a, 1), n = dim(b, trans_b, 1);
   if (dim(b, trans_b, 0) != k)
@@ -467,11 +518,12 @@ void register_arrays(py::module_& m) {
         "alpha * op(a) @ op(b) + beta * c as a new float32 array (op: transpose when trans_a / trans_b). a, b and c "
         "are C-contiguous 2-D float32 arrays; c (m x n) is only read, and needed when beta is not 0. With a 3-D a or "
         "b: a strided batch over the first axis, broadcast as numpy.matmul does (a 2-D operand or a batch axis of 1 "
-        "serves every product), c batch x m x n. Blocking.");
+        "serves every product), c batch x m x n; alpha and beta may then be 1-D sequences of one value per product "
+        "(CLBlast's GemmBatched). Blocking.");
   m.def(
       "matmul",
       [](const py::object& q, const py::object& a, const py::object& b, const py::object& tuning) {
-        return sgemm_np(q, a, b, py::none(), 1.0f, 0.0f, false, false, tuning);
+        return sgemm_np(q, a, b, py::none(), py::float_(1.0), py::float_(0.0), false, false, tuning);
       },
       py::arg("queue"), py::arg("a"), py::arg("b"), py::arg("tuning") = py::none(),
       "a @ b as numpy.matmul computes it for C-contiguous 2-D or 3-D float32 arrays (sgemm with alpha 1, beta 0; a "

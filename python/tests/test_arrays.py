@@ -272,3 +272,33 @@ def test_batched_sgemm_transposes_alpha_beta(queue, rng):
     assert rel_error(c, ref) <= 4 * 9 * EPS
     with pytest.raises(clforge.InvalidArgument):
         clforge.matmul(queue, uniform(rng, (3, 4, 5)), uniform(rng, (2, 5, 4)))  # 3 and 2 do not broadcast
+
+
+# A scalar pair per product (the offsets form, CLBlast's GemmBatched): alpha and beta as 1-D
+# sequences of one value per product, a number standing for every product. A product with beta 0
+# does not read its C (NaN there stays out), one with alpha 0 reads neither A nor B. Tolerance as
+# above.
+def test_batched_sgemm_per_product_scalars(queue, rng):
+    a, b, c0 = uniform(rng, (6, 17, 9)), uniform(rng, (9, 33)), uniform(rng, (6, 17, 33))
+    alphas = np.array([1.0, -0.5, 0.0, 2.0, 1.0, 0.25], dtype=np.float32)
+    betas = [0.0, 1.0, 3.0, 0.0, -1.0, 1.0]
+    c0[0] = np.nan
+    c0[3] = np.nan
+    a[2] = np.nan
+    c = clforge.sgemm(queue, a, b, c=c0, alpha=alphas, beta=betas)
+    for i in range(6):
+        prod = np.zeros((17, 33)) if alphas[i] == 0 else a[i].astype(np.float64) @ b.astype(np.float64)
+        ref = alphas[i] * prod + (0.0 if betas[i] == 0 else betas[i] * c0[i].astype(np.float64))
+        assert np.all(np.isfinite(c[i]))
+        assert rel_error(c[i], ref) <= 4 * 9 * EPS, i
+    # A number for alpha, a list for beta; with no c every beta must be 0.
+    c = clforge.sgemm(queue, a[:2], b, alpha=0.5, beta=np.zeros(2))
+    assert rel_error(c, 0.5 * np.matmul(a[:2].astype(np.float64), b.astype(np.float64))) <= 4 * 9 * EPS
+    with pytest.raises(clforge.InvalidArgument):
+        clforge.sgemm(queue, a, b, alpha=[1.0] * 5)  # 5 values for a batch of 6
+    with pytest.raises(clforge.InvalidArgument):
+        clforge.sgemm(queue, a, b, beta=[0.0, 0.0, 0.0, 0.0, 0.0, 1.0])  # beta 1 but no c
+    with pytest.raises(clforge.InvalidArgument):
+        clforge.sgemm(queue, a[0], b, alpha=[1.0])  # per-product scalars need a batch
+    with pytest.raises(TypeError):
+        clforge.sgemm(queue, a, b, alpha=np.ones((2, 3)))
