@@ -91,6 +91,19 @@ TEST_SUITE("tune") {
     CHECK_THROWS_AS(parse_tune_strategy("genetic"), InvalidArgument);
   }
 
+  TEST_CASE("a set of points holds maps of the space's names by their values") {
+    detail::PointSet set({"A", "B"});
+    CHECK(set.insert({{"A", 1}, {"B", 2}}));
+    CHECK_FALSE(set.insert({{"B", 2}, {"A", 1}}));  // the same point
+    CHECK(set.insert({{"A", 2}, {"B", 1}}));        // the values swapped: another point
+    CHECK(set.contains({{"A", 1}, {"B", 2}}));
+    CHECK_FALSE(set.contains({{"A", 1}, {"B", 3}}));
+    CHECK_FALSE(set.contains({{"A", 1}}));                      // a name missing
+    CHECK_FALSE(set.contains({{"A", 1}, {"C", 2}}));            // another name with the same values
+    CHECK_FALSE(set.contains({{"A", 1}, {"B", 2}, {"C", 0}}));  // a name more
+    CHECK_FALSE(set.insert({{"A", 1}, {"C", 2}}));
+  }
+
   TEST_CASE("a space too large to enumerate is sampled; auto anneals it, exhaustive refuses it") {
     TuneEnv env("sampled");
     auto& s = test::session();

@@ -36,7 +36,8 @@ void ClassTuner::anneal(const Space& space) {
       for (int v : next) {
         ParamMap q = current;
         q[space.names[i]] = v;
-        if (!visited_.count(q) && (valid_.count(q) || (space.sampled && space.admissible(q)))) neighbours.push_back(q);
+        if (!visited_.count(q) && (valid_.contains(q) || (space.sampled && space.admissible(q))))
+          neighbours.push_back(q);
       }
     }
     if (neighbours.empty()) {  // a local dead end: restart from an unvisited candidate

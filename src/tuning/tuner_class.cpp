@@ -61,13 +61,14 @@ bool ClassTuner::run(const Space& space) {
   make_instances();
 
   candidates_ = space.candidates;
-  valid_.insert(candidates_.begin(), candidates_.end());
+  valid_ = PointSet(space.names);
+  for (const auto& c : candidates_) valid_.insert(c);
   // The references first, whatever the strategy (and whatever the budget): the default, and the
   // current configuration when the user database makes it another one.
   std::vector<ParamMap> references{r_.default_params};
   if (!r_.current_params.empty() && r_.current_params != r_.default_params) references.push_back(r_.current_params);
   std::size_t total = candidates_.size();
-  for (const auto& p : references) total += valid_.count(p) == 0 ? 1 : 0;
+  for (const auto& p : references) total += valid_.contains(p) ? 0 : 1;
   if (opt_.budget != 0) total = std::min(total, opt_.budget);
   total_ = std::max(total, references.size());
 

@@ -203,21 +203,25 @@ std::vector<ParamMap> neighbours_of(const Space& s, const ParamMap& p) {
 // the admissible unvisited neighbours of the best verified candidates.
 struct Pool {
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
-  Pool(const std::vector<ParamMap>& c, const std::vector<Code>& k)
-      : candidates(c), codes(k), done(c.size(), 0), sorted(c.size()) {
+  Pool(const Space& s, const std::vector<ParamMap>& c, const std::vector<Code>& k)
+      : space(s), candidates(c), codes(k), done(c.size(), 0), sorted(c.size()) {
     std::iota(sorted.begin(), sorted.end(), std::size_t{0});
-    std::sort(sorted.begin(), sorted.end(), [&c](std::size_t a, std::size_t b) { return c[a] < c[b]; });
+    std::sort(sorted.begin(), sorted.end(), [&k](std::size_t a, std::size_t b) { return k[a] < k[b]; });
   }
-  // The position of p among the candidates, or npos (a binary search: no copy of the candidates).
+  // The position of p among the candidates, or npos (a binary search over the codes: no copy of
+  // the candidates; a map with other names than the space's is none of them).
   std::size_t find(const ParamMap& p) const {
-    const auto it = std::lower_bound(sorted.begin(), sorted.end(), p,
-                                     [this](std::size_t i, const ParamMap& q) { return candidates[i] < q; });
-    return it != sorted.end() && candidates[*it] == p ? *it : npos;
+    const Code code = encode(space, p);
+    if (std::find(code.begin(), code.end(), -1) != code.end()) return npos;
+    const auto it = std::lower_bound(sorted.begin(), sorted.end(), code,
+                                     [this](std::size_t i, const Code& q) { return codes[i] < q; });
+    return it != sorted.end() && codes[*it] == code && candidates[*it] == p ? *it : npos;
   }
+  const Space& space;
   const std::vector<ParamMap>& candidates;
   const std::vector<Code>& codes;
   std::vector<char> done;           // per candidate: evaluated
-  std::vector<std::size_t> sorted;  // candidate positions in ParamMap order
+  std::vector<std::size_t> sorted;  // candidate positions in code order
 };
 
 std::vector<ParamMap> sampled_neighbours(const Space& s, const std::vector<TuneRow>& rows, const Pool& pool,
@@ -270,7 +274,7 @@ void ClassTuner::model(const Space& space) {
   std::vector<Code> codes;
   codes.reserve(candidates_.size());
   for (const auto& c : candidates_) codes.push_back(encode(space, c));
-  Pool pool(candidates_, codes);
+  Pool pool(space, candidates_, codes);
   std::size_t marked = 0;  // rows whose candidates are marked done
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
   // A random candidate not tried and not in the batch (nullptr when none is left).

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <random>
 #include <set>
-#include <unordered_set>
 
 #include "clforge/errors.hpp"
 #include "tuning/db_files.hpp"
@@ -20,22 +19,34 @@ namespace {
 constexpr std::size_t kMaxDraws = 400000;          // draws of a sampled space
 constexpr std::size_t kSampledCandidates = 20000;  // candidates kept from a sampled space
 
-// A point's values in its map's order, and their hash: the sets of points seen.
-std::vector<int> values_of(const ParamMap& p) {
-  std::vector<int> v;
-  v.reserve(p.size());
-  for (const auto& kv : p) v.push_back(kv.second);
-  return v;
-}
-struct ValuesHash {
-  std::size_t operator()(const std::vector<int>& v) const {
-    std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the values
-    for (int x : v) h = (h ^ static_cast<std::uint32_t>(x)) * 1099511628211ull;
-    return static_cast<std::size_t>(h);
-  }
-};
-
 }  // namespace
+
+bool PointSet::key(const ParamMap& p, std::vector<int>& out) const {
+  if (p.size() != names_.size()) return false;
+  out.resize(names_.size());
+  for (std::size_t i = 0; i < names_.size(); ++i) {
+    const auto it = p.find(names_[i]);
+    if (it == p.end()) return false;
+    out[i] = it->second;
+  }
+  return true;
+}
+
+std::size_t PointSet::Hash::operator()(const std::vector<int>& v) const {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the values
+  for (int x : v) h = (h ^ static_cast<std::uint32_t>(x)) * 1099511628211ull;
+  return static_cast<std::size_t>(h);
+}
+
+bool PointSet::insert(const ParamMap& p) {
+  std::vector<int> k;
+  return key(p, k) && set_.insert(std::move(k)).second;
+}
+
+bool PointSet::contains(const ParamMap& p) const {
+  std::vector<int> k;
+  return key(p, k) && set_.count(k) != 0;
+}
 
 Space build_space(const KernelSpec& spec, const std::map<std::string, std::vector<int>>& restrict_to,
                   const std::string& variant, const DeviceInfo& dev, std::uint64_t seed) {
@@ -76,16 +87,15 @@ Space build_space(const KernelSpec& spec, const std::map<std::string, std::vecto
   };
   s.admissible = [classify](const ParamMap& p) { return classify(p) == 0; };
   // Configurations that build the same kernel as an earlier one (KernelSpec::canonical) are
-  // counted as illegal: searching them again would only repeat a measurement. Sets hold a
-  // point's values in name order (every map of the space has the same names).
-  std::unordered_set<std::vector<int>, ValuesHash> representatives;
+  // counted as illegal: searching them again would only repeat a measurement.
+  PointSet representatives(s.names);
   auto count = [&](const ParamMap& p) {
     const int k = classify(p);
     if (k == 1)
       ++s.illegal;
     else if (k == 2)
       ++s.unfit;
-    else if (spec.canonical && !representatives.insert(values_of(spec.canonical(p))).second)
+    else if (spec.canonical && !representatives.insert(spec.canonical(p)))
       ++s.illegal;
     else
       s.candidates.push_back(p);
@@ -99,13 +109,12 @@ Space build_space(const KernelSpec& spec, const std::map<std::string, std::vecto
   if (product > static_cast<double>(kMaxSpace)) {
     s.sampled = true;
     std::mt19937_64 rng(seed);
-    std::unordered_set<std::vector<int>, ValuesHash> seen;
+    PointSet seen(s.names);
     while (s.draws < kMaxDraws && s.candidates.size() < kSampledCandidates) {
       ++s.draws;
-      std::vector<int> drawn(idx.size());
       for (std::size_t i = 0; i < idx.size(); ++i)
-        drawn[i] = *slot[i] = s.values[i][std::uniform_int_distribution<std::size_t>(0, s.values[i].size() - 1)(rng)];
-      if (seen.insert(std::move(drawn)).second) count(p);
+        *slot[i] = s.values[i][std::uniform_int_distribution<std::size_t>(0, s.values[i].size() - 1)(rng)];
+      if (seen.insert(p)) count(p);
     }
     return s;
   }
