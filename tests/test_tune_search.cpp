@@ -11,6 +11,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <stdexcept>
 
 #include "runtime/environment.hpp"
 #include "runtime/files.hpp"
@@ -98,10 +99,10 @@ TEST_SUITE("tune") {
     CHECK(set.insert({{"A", 2}, {"B", 1}}));        // the values swapped: another point
     CHECK(set.contains({{"A", 1}, {"B", 2}}));
     CHECK_FALSE(set.contains({{"A", 1}, {"B", 3}}));
-    CHECK_FALSE(set.contains({{"A", 1}}));                      // a name missing
-    CHECK_FALSE(set.contains({{"A", 1}, {"C", 2}}));            // another name with the same values
-    CHECK_FALSE(set.contains({{"A", 1}, {"B", 2}, {"C", 0}}));  // a name more
-    CHECK_FALSE(set.insert({{"A", 1}, {"C", 2}}));
+    CHECK_FALSE(set.contains({{"A", 1}}));                                // a name missing
+    CHECK_FALSE(set.contains({{"A", 1}, {"C", 2}}));                      // another name with the same values
+    CHECK_FALSE(set.contains({{"A", 1}, {"B", 2}, {"C", 0}}));            // a name more
+    CHECK_THROWS_AS(set.insert({{"A", 1}, {"C", 2}}), std::logic_error);  // no point of the space
   }
 
   TEST_CASE("a space too large to enumerate is sampled; auto anneals it, exhaustive refuses it") {

@@ -36,8 +36,8 @@ struct KernelSpec {
   /// or nullopt when there is none. Used when a database value does not fit the device.
   std::function<std::optional<ParamMap>(const ParamMap&, const std::string& variant)> shrink;
   /// Optional: the representative of the configurations that build the same kernel (a
-  /// parameter that another one overrides set to its default). The tuner searches
-  /// representatives only.
+  /// parameter that another one overrides set to its default), with the same parameter names.
+  /// The tuner searches representatives only.
   std::function<ParamMap(const ParamMap&)> canonical;
   /// Variants a database may name besides "*" (e.g. element sizes); empty: any string.
   std::vector<std::string> variants;

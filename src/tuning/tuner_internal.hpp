@@ -58,7 +58,7 @@ inline constexpr std::size_t kMaxSpace = 4000000;
 class PointSet {
  public:
   explicit PointSet(std::vector<std::string> names) : names_(std::move(names)) {}
-  bool insert(const ParamMap& p);  // false: held already, or other names
+  bool insert(const ParamMap& p);  // false: held already; std::logic_error for other names
   bool contains(const ParamMap& p) const;
 
  private:

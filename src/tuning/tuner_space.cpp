@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <random>
 #include <set>
+#include <stdexcept>
 
 #include "clforge/errors.hpp"
 #include "tuning/db_files.hpp"
@@ -40,7 +41,9 @@ std::size_t PointSet::Hash::operator()(const std::vector<int>& v) const {
 
 bool PointSet::insert(const ParamMap& p) {
   std::vector<int> k;
-  return key(p, k) && set_.insert(std::move(k)).second;
+  // Every point the tuner inserts is one of the space's (KernelSpec::canonical keeps the names).
+  if (!key(p, k)) throw std::logic_error("PointSet: a point with other names than the space's");
+  return set_.insert(std::move(k)).second;
 }
 
 bool PointSet::contains(const ParamMap& p) const {
