@@ -5,8 +5,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 #include <vector>
+
+#include "host/parallel.hpp"
 
 namespace clforge::host {
 
@@ -40,20 +43,7 @@ void fill_range(float* data, std::size_t begin, std::size_t end, std::uint64_t k
 
 void fill_random(float* data, std::size_t n, std::uint64_t seed) {
   const std::uint64_t key = mix64(seed + 0x2545F4914F6CDD1DULL);
-  constexpr std::size_t kPerThread = std::size_t{1} << 22;
-  const std::size_t threads =
-      std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), (n + kPerThread - 1) / kPerThread);
-  if (threads <= 1) {
-    fill_range(data, 0, n, key);
-    return;
-  }
-  std::vector<std::thread> pool;
-  const std::size_t chunk = (n + threads - 1) / threads;
-  for (std::size_t t = 0; t < threads; ++t) {
-    const std::size_t b = std::min(n, t * chunk), e = std::min(n, b + chunk);
-    pool.emplace_back(fill_range, data, b, e, key);
-  }
-  for (auto& th : pool) th.join();
+  parallel_for(n, 0, std::size_t{1} << 22, [&](std::size_t lo, std::size_t hi) { fill_range(data, lo, hi, key); });
 }
 
 std::vector<float> random_floats(std::size_t n, std::uint64_t seed) {
@@ -70,6 +60,38 @@ std::size_t count_written(const float* data, std::size_t n) {
   std::size_t c = 0;
   for (std::size_t i = 0; i < n; ++i) c += !std::isnan(data[i]);
   return c;
+}
+
+NonFinite count_nonfinite(const float* data, std::size_t n) {
+  // Exponent bits all set: NaN or infinity. Counted branch-free (vectorised) per chunk; the
+  // first index is searched only in a chunk that has one.
+  constexpr std::size_t kPerPart = std::size_t{1} << 22;
+  std::vector<NonFinite> parts(
+      std::clamp<std::size_t>((n + kPerPart - 1) / kPerPart, 1, std::max(1u, std::thread::hardware_concurrency())));
+  const std::size_t chunk = (n + parts.size() - 1) / parts.size();
+  parallel_for(parts.size(), 0, 1, [&](std::size_t p0, std::size_t p1) {
+    for (std::size_t p = p0; p < p1; ++p) {
+      const std::size_t lo = std::min(n, p * chunk), hi = std::min(n, lo + chunk);
+      std::size_t c = 0;
+      for (std::size_t i = lo; i < hi; ++i) {
+        std::uint32_t bits;
+        std::memcpy(&bits, data + i, sizeof bits);
+        c += (bits & 0x7F800000u) == 0x7F800000u;
+      }
+      parts[p] = {c, n};
+      for (std::size_t i = lo; c > 0 && i < hi; ++i)
+        if (!std::isfinite(data[i])) {
+          parts[p].first = i;
+          break;
+        }
+    }
+  });
+  NonFinite out{0, n};
+  for (const NonFinite& part : parts) {
+    out.count += part.count;
+    out.first = std::min(out.first, part.first);
+  }
+  return out;
 }
 
 Comparison compare(const float* y, const double* ref, std::size_t n) {

@@ -28,6 +28,13 @@ inline std::vector<float> poisoned(std::size_t n) {
 }
 /// Number of elements that are not NaN (poison) in [data, data + n).
 std::size_t count_written(const float* data, std::size_t n);
+/// NaN and infinite values in [data, data + n): how many, and the index of the first (n when
+/// none). Large ranges are scanned on every hardware thread.
+struct NonFinite {
+  std::size_t count = 0;
+  std::size_t first = 0;
+};
+NonFinite count_nonfinite(const float* data, std::size_t n);
 
 /// Comparison of a result against a double-precision reference.
 struct Comparison {

@@ -5,7 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <thread>
+
+#include "host/parallel.hpp"
 
 namespace clforge::host {
 
@@ -45,22 +46,6 @@ double abs_dot(const double* x, const double* y, std::size_t k) {
   return s0 + s1;
 }
 
-template <typename F>
-void parallel_for(std::size_t count, unsigned threads, F&& body) {
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(count, 1)));
-  if (threads <= 1) {
-    body(0, count);
-    return;
-  }
-  std::vector<std::thread> pool;
-  const std::size_t chunk = (count + threads - 1) / threads;
-  for (unsigned t = 0; t < threads; ++t) {
-    const std::size_t lo = t * chunk, hi = std::min(count, lo + chunk);
-    if (lo < hi) pool.emplace_back([&, lo, hi] { body(lo, hi); });
-  }
-  for (auto& th : pool) th.join();
-}
 }  // namespace
 
 GemmShape tight_gemm_shape(bool row_major, bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k) {
@@ -100,7 +85,7 @@ void gemm(const GemmShape& s, double alpha, const float* a, const float* b, doub
     for (std::size_t p = 0; p < k; ++p) ar[i * k + p] = op_a(s, a, i, p);
   for (std::size_t j = 0; j < n; ++j)
     for (std::size_t p = 0; p < k; ++p) bc[j * k + p] = op_b(s, b, p, j);
-  parallel_for(n, threads, [&](std::size_t j0, std::size_t j1) {
+  parallel_for(n, threads, 1, [&](std::size_t j0, std::size_t j1) {
     for (std::size_t j = j0; j < j1; ++j)
       for (std::size_t i = 0; i < m; ++i) {
         const std::size_t idx = gemm_c_index(s, i, j);

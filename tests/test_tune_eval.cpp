@@ -6,6 +6,7 @@
 // depend on measured times.
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,31 @@ TEST_SUITE("tune") {
   TEST_CASE("sampled verification of fft: check sizes catch what the sample skips") { expect_sampled("fft", "64@64"); }
   TEST_CASE("sampled verification of blur: check sizes catch what the sample skips") {
     expect_sampled("blur", "64x48");
+  }
+
+  // The scan is split over threads for large outputs: a value in any part, the last included,
+  // counts, and the first one is named wherever it is.
+  TEST_CASE("the scan of a large output counts every NaN and infinity and names the first") {
+    const std::size_t n = (std::size_t{9} << 20) + 5;  // three parts of 2^22 and a ragged tail
+    const detail::GuardedOutput out(test::session().context, n, "scan test");
+    std::vector<float> host(n + detail::GuardedOutput::kGuard, 0.5f);
+    for (std::size_t i = n; i < host.size(); ++i) host[i] = std::numeric_limits<float>::quiet_NaN();
+    detail::Verdict v;
+    CHECK(out.scan(host, "C", v));
+    const std::vector<std::size_t> bad = {(std::size_t{5} << 20) + 3, (std::size_t{8} << 20) + 1, n - 1};
+    host[bad[0]] = std::numeric_limits<float>::infinity();
+    host[bad[1]] = -std::numeric_limits<float>::infinity();
+    host[bad[2]] = std::numeric_limits<float>::quiet_NaN();
+    host[7] = std::numeric_limits<float>::max();  // finite: not counted
+    CHECK(!out.scan(host, "C", v));
+    INFO(v.message);
+    CHECK(v.message.find("3 of " + std::to_string(n) + " values of C") == 0);
+    CHECK(v.message.find("the first at " + std::to_string(bad[0]) + ")") != std::string::npos);
+    host[2] = -std::numeric_limits<float>::quiet_NaN();
+    v = detail::Verdict{};
+    CHECK(!out.scan(host, "C", v));
+    CHECK(v.message.find("4 of ") == 0);
+    CHECK(v.message.find("the first at 2)") != std::string::npos);
   }
 
   TEST_CASE("the sampler's cut-off stops a run that cannot win, and only that one") {

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "clforge/errors.hpp"
+#include "host/data.hpp"
 #include "host/guard.hpp"
 #include "runtime/errors.hpp"
 #include "tuning/tuner.hpp"
@@ -40,17 +41,13 @@ std::vector<float>& GuardedOutput::read(cl::CommandQueue& queue) {
 
 bool GuardedOutput::scan(const std::vector<float>& out, const std::string& what, Verdict& v) const {
   if (wrong_size(out, v)) return false;
-  std::size_t bad = 0, first = n_;
-  for (std::size_t i = 0; i < n_; ++i)
-    if (!std::isfinite(out[i])) {
-      if (bad++ == 0) first = i;
-    }
+  const host::NonFinite bad = host::count_nonfinite(out.data(), n_);
   std::string message;
-  if (bad > 0)
-    message = std::to_string(bad) + " of " + std::to_string(n_) + " values of " + what +
-              " are NaN or infinite (unwritten or overflowed; the first at " + std::to_string(first) + ")";
+  if (bad.count > 0)
+    message = std::to_string(bad.count) + " of " + std::to_string(n_) + " values of " + what +
+              " are NaN or infinite (unwritten or overflowed; the first at " + std::to_string(bad.first) + ")";
   const bool guard_intact = note_guard(out, what, message);
-  if (bad == 0 && guard_intact) return true;
+  if (bad.count == 0 && guard_intact) return true;
   v.ok = false;
   v.error = 1;
   v.message = message;
