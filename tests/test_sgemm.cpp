@@ -145,35 +145,41 @@ TEST_SUITE("sgemm") {
     }
   }
 
-  TEST_CASE("every shipped architecture row of the tiled kernel computes the right answer here") {
+  TEST_CASE("every shipped architecture row of the tiled and direct kernels computes the right answer here") {
     // Rows measured on one architecture (sm_90, x86_64-skylake-avx512, ...), resolved for a
     // made-up device of that vendor and architecture with this device's limits.
     using namespace clforge::detail;
-    const auto j = nlohmann::json::parse(load_kernel_source(kernel_spec("sgemm_xgemm").database).text);
     std::uint64_t seed = test::seed() + 65000;
-    int rows = 0;
-    for (const auto& e : j["entries"]) {
-      if (!e.contains("architecture")) continue;
-      VendorClass v = VendorClass::Other;
-      for (VendorClass c : {VendorClass::NVIDIA, VendorClass::AMD, VendorClass::Intel, VendorClass::CPU})
-        if (e["vendor"].get<std::string>() == to_string(c)) v = c;
-      REQUIRE(v != VendorClass::Other);
-      const std::string arch = e["architecture"].get<std::string>();
-      const std::string variant = e.value("variant", "*");
-      const DeviceInfo fake = test::fake_device(v, arch);
-      const Configuration cfg = resolve_configuration("sgemm_xgemm", variant, fake, Tuning{{}, false});
-      CAPTURE(arch);
-      CAPTURE(variant);
-      for (const auto& [k, val] : e["params"].items()) CHECK(cfg.values.at(k) == val.get<int>());  // this row
-      ++rows;
-      const Tuning t = forced(detail::SgemmPath::Xgemm, cfg.values);
-      Case c;
-      c.m = 300, c.n = 200, c.k = 100, c.alpha = -0.5f, c.beta = 2.5f;
-      CHECK(sgemm_problem(c, t, seed++) == "");
-      c.m = 256, c.n = 128, c.k = 64, c.tb = Transpose::Yes, c.beta = 0.0f;
-      CHECK(sgemm_problem(c, t, seed++) == "");
+    for (const auto& [kernel, path] :
+         {std::pair{"sgemm_xgemm", SgemmPath::Xgemm}, std::pair{"sgemm_direct", SgemmPath::Direct}}) {
+      const auto j = nlohmann::json::parse(load_kernel_source(kernel_spec(kernel).database).text);
+      int rows = 0;
+      for (const auto& e : j["entries"]) {
+        if (!e.contains("architecture")) continue;
+        VendorClass v = VendorClass::Other;
+        for (VendorClass c : {VendorClass::NVIDIA, VendorClass::AMD, VendorClass::Intel, VendorClass::CPU})
+          if (e["vendor"].get<std::string>() == to_string(c)) v = c;
+        REQUIRE(v != VendorClass::Other);
+        const std::string arch = e["architecture"].get<std::string>();
+        const std::string variant = e.value("variant", "*");
+        const DeviceInfo fake = test::fake_device(v, arch);
+        const Configuration cfg = resolve_configuration(kernel, variant, fake, Tuning{{}, false});
+        CAPTURE(kernel);
+        CAPTURE(arch);
+        CAPTURE(variant);
+        for (const auto& [k, val] : e["params"].items()) CHECK(cfg.values.at(k) == val.get<int>());  // this row
+        ++rows;
+        const Tuning t = forced(path, cfg.values);
+        Case c;
+        c.m = 300, c.n = 200, c.k = 100, c.alpha = -0.5f, c.beta = 2.5f;
+        CHECK(sgemm_problem(c, t, seed++) == "");
+        c.m = 256, c.n = 128, c.k = 64, c.tb = Transpose::Yes, c.beta = 0.0f;
+        CHECK(sgemm_problem(c, t, seed++) == "");
+      }
+      // sgemm_xgemm: sm_90's default, small and small:batch rows, x86_64-skylake-avx512's medium;
+      // sgemm_direct: sm_90's single-product and three batch rows
+      CHECK(rows >= 4);
     }
-    CHECK(rows >= 3);  // sm_90: a default and a small row; x86_64-skylake-avx512: medium
   }
 
   TEST_CASE("random legal parameter sets of each kernel family") {
