@@ -202,7 +202,9 @@ void ensure_peaks(Session& s, const TuneArgs& a) {
 }
 
 // `bench all`'s sizes of a routine on the device (quick: `bench all --quick`'s), in the tuner's
-// syntax: FFT lengths with the batch of their first (64 MiB, quick 16 MiB) case.
+// syntax: FFT lengths with the batch of their first (64 MiB, quick 16 MiB) case. A real-input
+// case of n points runs the complex FFT of n/2 (n odd: of n) on its batch, so that length is
+// tuned too; the 2-D and 3-D cases are not (their columns resolve rows of their own).
 std::vector<std::string> bench_all_sizes(const std::string& routine, const DeviceInfo& dev, bool quick) {
   bench::BenchOptions bo;
   bo.quick = quick;
@@ -212,9 +214,11 @@ std::vector<std::string> bench_all_sizes(const std::string& routine, const Devic
   std::vector<std::string> out;
   if (routine.rfind("fft", 0) != 0) return out;
   std::set<std::string> lengths;
-  for (const auto& s : bench::fft_sizes(bo, dev)) {  // "N,batch=B"; real and N-D cases are not tuned
-    const Size z = parse_size("fft", s);
-    if (z.real || z.y != 0) continue;
+  for (const auto& s : bench::fft_sizes(bo, dev)) {  // "N,batch=B[,real]"
+    Size z = parse_size("fft", s);
+    if (z.y != 0) continue;
+    if (z.real && z.x % 2 == 0) z.x /= 2;
+    z.real = false;
     if (lengths.insert(std::to_string(z.x)).second) out.push_back(tune_size(z));
   }
   return out;
