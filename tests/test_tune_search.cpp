@@ -203,6 +203,58 @@ TEST_SUITE("tune") {
     CHECK(r0.classes[0].best == lucky);
   }
 
+  TEST_CASE("the run-off passes over a candidate that trades one size for the others") {
+    TuneEnv env("runoff-trade");
+    auto& s = test::session();
+    // Against the current configuration (the shipped row): `trader` is 10^6 times faster on the
+    // first size and 10^4 times slower on the second (10x faster as a geometric mean, the fastest
+    // of the search); `fair` is 5x faster on both. The run-off takes `fair`.
+    const ParamMap trader = small_candidate(16, 2), fair = small_candidate(8, 2);
+    REQUIRE(trader != shipped("4"));
+    REQUIRE(fair != shipped("4"));
+    TuneOptions o = small_options();
+    o.sizes = {"64", "128"};
+    o.finalists = 3;
+    o.give_up = 0;  // no cut-off: the trader is timed in full on both sizes
+    auto fair_scale = std::make_shared<double>(0.2);
+    const detail::TuneFaultScope fault([trader, fair, fair_scale](const ParamMap& p) {
+      detail::TuneFault f;
+      if (p == trader) f.size_time_scale = {1e-6, 1e4};
+      if (p == fair) f.time_scale = *fair_scale;
+      if (p != trader && p != fair && p != shipped("4")) f.time_scale = 1e3;
+      return f;
+    });
+    TuneResult r = tune(s.queue, "transpose", o);
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult* c = &r.classes[0];
+    REQUIRE(c->sizes.size() == 2);
+    REQUIRE(fastest_ok(*c) != nullptr);
+    CHECK(fastest_ok(*c)->params == trader);  // the search's verdict: the geometric mean
+    REQUIRE(c->has_best);
+    CHECK(c->best == fair);
+    const auto row_of = [](const TuneClassResult& cr, const ParamMap& p) {
+      const auto it = std::find_if(cr.runoff.begin(), cr.runoff.end(), [&](const TuneRow& x) { return x.params == p; });
+      REQUIRE(it != cr.runoff.end());
+      return *it;
+    };
+    const TuneRow t = row_of(*c, trader);
+    CHECK(t.trades_sizes);
+    CHECK(t.ms < row_of(*c, fair).ms);  // still the fastest as a geometric mean
+    INFO(t.message);
+    CHECK(t.message.find("slower than the current configuration on 128x128") == 0);
+    CHECK(!row_of(*c, fair).trades_sizes);
+    CHECK(c->stored);
+
+    // With `fair` slow too, the current configuration stands and nothing is stored.
+    *fair_scale = 1e3;
+    TuneEnv env2("runoff-trade-none");
+    r = tune(s.queue, "transpose", o);
+    c = &r.classes.at(0);
+    CHECK(row_of(*c, trader).trades_sizes);
+    CHECK(c->best == shipped("4"));
+    CHECK(!c->stored);
+  }
+
   TEST_CASE("a time limit stops after the reference; sizes of two element sizes are two size classes") {
     TuneEnv env("classes");
     auto& s = test::session();

@@ -129,7 +129,9 @@ void print_summary(const TuneResult& r, const TuneArgs& a) {
         std::snprintf(speed, sizeof speed, "%.2fx", base_ms / row.ms);
       if (row.status == CandidateStatus::Ok)
         std::printf("  %-8s %12.4f %10s  %s%s\n", tag, row.ms, speed, params_text(row.params).c_str(),
-                    row.cut_short ? " (cut short)" : "");
+                    row.cut_short      ? " (cut short)"
+                    : row.trades_sizes ? (" (not taken: " + row.message + ")").c_str()
+                                       : "");
       else
         std::printf("  %-8s %12s %10s  %s (%s: %s)\n", tag, "-", "-", params_text(row.params).c_str(),
                     to_string(row.status), row.message.c_str());
@@ -273,7 +275,8 @@ void write_results(const TuneResult& r, const DeviceInfo& dev, const TuneArgs& a
                              {"timing_s", row.timing_s}});
     res["runoff"] = nlohmann::json::array();
     for (const auto& row : c.runoff)
-      res["runoff"].push_back({{"params", row.params}, {"ms", row.ms}, {"default", row.is_default}});
+      res["runoff"].push_back(
+          {{"params", row.params}, {"ms", row.ms}, {"default", row.is_default}, {"trades_sizes", row.trades_sizes}});
     j["results"].push_back(res);
   }
   detail::write_file_atomic(a.tuning_file, j.dump(2) + "\n");

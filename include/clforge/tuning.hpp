@@ -286,6 +286,11 @@ struct TuneRow {
   /// ms then scores the samples taken (the cut-off for sizes not timed): at least the cut-off on
   /// the size that stopped it. Such a row never becomes the best and takes no part in the run-off.
   bool cut_short = false;
+  /// Run-off only: on one of the class's timed sizes it is slower than the current configuration
+  /// by more than it is faster as a geometric mean (it trades that shape for the others), so it
+  /// is never the best; message names the size. Such a trade is measured only where a class
+  /// has several sizes and a run-off (TuneOptions::finalists > 0).
+  bool trades_sizes = false;
   /// Where its time went, in seconds: compiling its programs (wall time on a compile thread),
   /// verifying it (poison, run, read back and check on every size) and timing it.
   double compile_s = 0, verify_s = 0, timing_s = 0;

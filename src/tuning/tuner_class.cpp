@@ -301,7 +301,7 @@ void ClassTuner::time_candidate(const ParamMap& p, const TuneFault& fault, bool 
     }
     TimingPlan plan = plan_;
     // The samples are unscaled, the best's medians scaled: the cut-off in the samples' terms.
-    if (cut_off) plan.give_up_ms = opt_.give_up * best_size_ms_[k] / fault.time_scale;
+    if (cut_off) plan.give_up_ms = opt_.give_up * best_size_ms_[k] / fault_scale(fault, k);
     TuneInstance& inst = *timed_[k];
     Timing t = single_event_[k] ? time_event(
                                       queue_, [&] { return inst.run(queue_, p); }, plan)
@@ -311,8 +311,8 @@ void ClassTuner::time_candidate(const ParamMap& p, const TuneFault& fault, bool 
       row.cut_short = true;
       t.median_ms = t.min_ms;  // above the cut-off: the score stays at least there
     }
-    logs[k] = log_ms(t, fault.time_scale);
-    size_ms[k] = std::max(t.median_ms, 1e-9) * fault.time_scale;
+    logs[k] = log_ms(t, fault_scale(fault, k));
+    size_ms[k] = std::max(t.median_ms, 1e-9) * fault_scale(fault, k);
   }
   // The first candidate timed in full decides which sizes the search times from then on.
   if (searched_.empty() && opt_.screen_costly_sizes && !target_.time_every_size && opt_.finalists > 0 && !row.cut_short)

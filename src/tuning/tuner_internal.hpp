@@ -181,6 +181,10 @@ class ClassTuner {
   static double log_ms(const Timing& t, double scale) {
     return std::log(std::max(t.median_ms, 1e-9)) + std::log(scale);
   }
+  // The fault hook's scale of a candidate's time on timed size k.
+  static double fault_scale(const TuneFault& f, std::size_t k) {
+    return f.time_scale * (k < f.size_time_scale.size() ? f.size_time_scale[k] : 1.0);
+  }
   double class_score(double log_sum, std::size_t sizes) const {
     return std::exp(log_sum / static_cast<double>(std::max<std::size_t>(1, sizes)));
   }
@@ -189,6 +193,9 @@ class ClassTuner {
 
   // The run-off (TuneOptions::finalists) after the search (tuner_runoff.cpp).
   void runoff();
+  // Marks the run-off rows that trade a size for the others against the current configuration
+  // (TuneRow::trades_sizes); size_log[i][k]: log time of finalist i on timed size k.
+  void mark_size_trades(const std::vector<const TuneRow*>& finalists, const std::vector<std::vector<double>>& size_log);
 
   // Counts the row, keeps the best so far and reports progress.
   void record(const TuneRow& row);

@@ -2,6 +2,7 @@
 // tests) through this header; no public header declares it.
 #pragma once
 #include <functional>
+#include <vector>
 
 #include "clforge/tuning.hpp"
 #include "runtime/test_hook.hpp"
@@ -12,6 +13,8 @@ namespace clforge::detail {
 struct TuneFault {
   bool corrupt_output = false;  ///< change one output value after the run, before verification
   double time_scale = 1.0;      ///< multiply the measured times (< 1 makes the candidate look faster)
+  /// Per timed size (by index; missing: 1), multiplies time_scale there.
+  std::vector<double> size_time_scale;
   /// Overwrites a whole transform or row of the output after the run, before verification
   /// (TuneInstance::fault_region): with finite wrong values, or with NaN.
   enum class Values { None, Wrong, NaN } region_values = Values::None;
