@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
+#include <utility>
 
 #include "runtime/environment.hpp"
 #include "runtime/files.hpp"
@@ -25,6 +26,18 @@ using test::shipped;
 using test::small_candidate;
 using test::small_options;
 using test::TuneEnv;
+
+namespace {
+
+// Two candidates of small_options()'s space, neither of them the shipped row.
+std::pair<ParamMap, ParamMap> two_candidates() {
+  std::pair<ParamMap, ParamMap> c{small_candidate(16, 2), small_candidate(8, 2)};
+  REQUIRE(c.first != shipped("4"));
+  REQUIRE(c.second != shipped("4"));
+  return c;
+}
+
+}  // namespace
 
 TEST_SUITE("tune") {
   TEST_CASE("dry run: the space pruned by constraints, nothing compiled, run or stored") {
@@ -149,9 +162,8 @@ TEST_SUITE("tune") {
     // The fault hook is asked once per candidate in the search and once more in the run-off:
     // `lucky` looks fastest in the search only (a quiet moment), `steady` second-fastest in
     // both; the run-off must pick `steady`.
-    const ParamMap lucky = small_candidate(16, 2), steady = small_candidate(8, 2);
-    REQUIRE(lucky != shipped("4"));
-    REQUIRE(steady != shipped("4"));
+    const auto candidates = two_candidates();
+    const ParamMap lucky = candidates.first, steady = candidates.second;
     TuneOptions o = small_options();
     o.finalists = 2;
     auto calls = std::make_shared<std::map<ParamMap, int>>();
@@ -209,9 +221,8 @@ TEST_SUITE("tune") {
     // Against the current configuration (the shipped row): `trader` is 10^6 times faster on the
     // first size and 10^4 times slower on the second (10x faster as a geometric mean, the fastest
     // of the search); `fair` is 5x faster on both. The run-off takes `fair`.
-    const ParamMap trader = small_candidate(16, 2), fair = small_candidate(8, 2);
-    REQUIRE(trader != shipped("4"));
-    REQUIRE(fair != shipped("4"));
+    const auto candidates = two_candidates();
+    const ParamMap trader = candidates.first, fair = candidates.second;
     TuneOptions o = small_options();
     o.sizes = {"64", "128"};
     o.finalists = 3;
