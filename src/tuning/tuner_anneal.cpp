@@ -42,7 +42,7 @@ void ClassTuner::anneal(const Space& space) {
     }
     if (neighbours.empty()) {  // a local dead end: restart from an unvisited candidate
       std::vector<ParamMap> rest;
-      for (const auto& c : candidates_)
+      for (const auto& c : space.candidates)
         if (!visited_.count(c)) rest.push_back(c);
       if (rest.empty()) break;
       neighbours.push_back(rest[std::uniform_int_distribution<std::size_t>(0, rest.size() - 1)(rng_)]);

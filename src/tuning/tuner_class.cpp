@@ -60,14 +60,13 @@ ClassTuner::ClassTuner(cl::CommandQueue& queue, const TuneTarget& target, const 
 bool ClassTuner::run(const Space& space) {
   make_instances();
 
-  candidates_ = space.candidates;
   valid_ = PointSet(space.names);
-  for (const auto& c : candidates_) valid_.insert(c);
+  for (const auto& c : space.candidates) valid_.insert(c);
   // The references first, whatever the strategy (and whatever the budget): the default, and the
   // current configuration when the user database makes it another one.
   std::vector<ParamMap> references{r_.default_params};
   if (!r_.current_params.empty() && r_.current_params != r_.default_params) references.push_back(r_.current_params);
-  std::size_t total = candidates_.size();
+  std::size_t total = space.candidates.size();
   for (const auto& p : references) total += valid_.contains(p) ? 0 : 1;
   if (opt_.budget != 0) total = std::min(total, opt_.budget);
   total_ = std::max(total, references.size());
@@ -87,7 +86,7 @@ bool ClassTuner::run(const Space& space) {
     // configuration (which is skipped where it comes up): a resumed run whose current one
     // changed meanwhile still walks the order of the run it continues.
     std::vector<ParamMap> order;
-    for (const auto& c : candidates_)
+    for (const auto& c : space.candidates)
       if (c != r_.default_params) order.push_back(c);
     if (strategy_ == TuneStrategy::Random) std::shuffle(order.begin(), order.end(), rng_);
     evaluate_in_order(order);

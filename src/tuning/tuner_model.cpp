@@ -272,18 +272,19 @@ std::vector<ParamMap> ranked_batch(const Space& s, const std::vector<TuneRow>& r
 
 void ClassTuner::model(const Space& space) {
   std::vector<Code> codes;
-  codes.reserve(candidates_.size());
-  for (const auto& c : candidates_) codes.push_back(encode(space, c));
-  Pool pool(space, candidates_, codes);
+  const std::vector<ParamMap>& candidates = space.candidates;
+  codes.reserve(candidates.size());
+  for (const auto& c : candidates) codes.push_back(encode(space, c));
+  Pool pool(space, candidates, codes);
   std::size_t marked = 0;  // rows whose candidates are marked done
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
   // A random candidate not tried and not in the batch (nullptr when none is left).
   auto random_pick = [&](const std::vector<ParamMap>& batch) -> const ParamMap* {
     std::vector<std::size_t> rest;
-    for (std::size_t i = 0; i < candidates_.size(); ++i)
-      if (!pool.done[i] && std::find(batch.begin(), batch.end(), candidates_[i]) == batch.end()) rest.push_back(i);
+    for (std::size_t i = 0; i < candidates.size(); ++i)
+      if (!pool.done[i] && std::find(batch.begin(), batch.end(), candidates[i]) == batch.end()) rest.push_back(i);
     if (rest.empty()) return nullptr;
-    return &candidates_[rest[std::uniform_int_distribution<std::size_t>(0, rest.size() - 1)(rng_)]];
+    return &candidates[rest[std::uniform_int_distribution<std::size_t>(0, rest.size() - 1)(rng_)]];
   };
   std::size_t first = 0;  // random candidates taken before the first fit
   while (may_start_batch()) {
