@@ -229,7 +229,7 @@ class ClassTuner {
   std::vector<double> best_size_ms_;  // per timed size: the median (scaled) of the best timed in full
   std::vector<bool> searched_;        // per timed size: timed in the search (empty: every one)
   double best_full_ms_ = 0;           // that candidate's score
-  PointSet valid_{{}};  // the candidates
+  PointSet valid_{{}};                // the candidates
   std::set<ParamMap> visited_;
 };
 
