@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <thread>
+#include <mutex>
 #include <vector>
 
 #include "host/parallel.hpp"
@@ -65,32 +65,24 @@ std::size_t count_written(const float* data, std::size_t n) {
 NonFinite count_nonfinite(const float* data, std::size_t n) {
   // Exponent bits all set: NaN or infinity. Counted branch-free (vectorised) per chunk; the
   // first index is searched only in a chunk that has one.
-  constexpr std::size_t kPerPart = std::size_t{1} << 22;
-  std::vector<NonFinite> parts(
-      std::clamp<std::size_t>((n + kPerPart - 1) / kPerPart, 1, std::max(1u, std::thread::hardware_concurrency())));
-  const std::size_t chunk = (n + parts.size() - 1) / parts.size();
-  parallel_for(parts.size(), 0, 1, [&](std::size_t p0, std::size_t p1) {
-    for (std::size_t p = p0; p < p1; ++p) {
-      const std::size_t lo = std::min(n, p * chunk), hi = std::min(n, lo + chunk);
-      std::size_t c = 0;
-      for (std::size_t i = lo; i < hi; ++i) {
-        std::uint32_t bits;
-        std::memcpy(&bits, data + i, sizeof bits);
-        c += (bits & 0x7F800000u) == 0x7F800000u;
-      }
-      parts[p] = {c, n};
-      for (std::size_t i = lo; c > 0 && i < hi; ++i)
-        if (!std::isfinite(data[i])) {
-          parts[p].first = i;
-          break;
-        }
-    }
-  });
   NonFinite out{0, n};
-  for (const NonFinite& part : parts) {
-    out.count += part.count;
-    out.first = std::min(out.first, part.first);
-  }
+  std::mutex merge;
+  parallel_for(n, 0, std::size_t{1} << 22, [&](std::size_t lo, std::size_t hi) {
+    std::size_t count = 0, first = n;
+    for (std::size_t i = lo; i < hi; ++i) {
+      std::uint32_t bits;
+      std::memcpy(&bits, data + i, sizeof bits);
+      count += (bits & 0x7F800000u) == 0x7F800000u;
+    }
+    for (std::size_t i = lo; count > 0 && i < hi; ++i)
+      if (!std::isfinite(data[i])) {
+        first = i;
+        break;
+      }
+    const std::lock_guard<std::mutex> lock(merge);
+    out.count += count;
+    out.first = std::min(out.first, first);
+  });
   return out;
 }
 
