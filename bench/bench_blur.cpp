@@ -132,6 +132,11 @@ BlurCases blur_cases_of(const BenchOptions& opt, const DeviceInfo& dev, const Bl
   return c;
 }
 
+// Direct costs (2r + 1)^2 taps per pixel: what the benchmark skips, as it would take minutes.
+bool direct_too_costly(const DeviceInfo& dev, double taps, double pixels) {
+  return taps * taps * pixels > (dev.type == "CPU" ? 4e9 : 2e11);
+}
+
 // One line of the printed table: a method of clforge or a peer on one image and sigma.
 struct Row {
   std::string shape, label;
@@ -150,7 +155,6 @@ struct ImageRun {
   PixelFormat format;
   cl::Buffer in, out;
   std::vector<float> host_out;
-  double tap_budget;  // direct costs (2r+1)^2 taps per pixel: skip what would take minutes here
 };
 
 // clforge's method `m` on the case: plan, sampled check on a poisoned output, timing.
@@ -168,7 +172,7 @@ Record run_method(ImageRun& run, const MethodSpec& m, const BlurCase& bc, const 
   r.bytes = route.bytes_per_pixel * n;
   const double bound_ms = run.peaks.copy_gbps > 0 ? r.bytes / run.peaks.copy_gbps / 1e6 : 0;
   const double taps = bc.taps();
-  if (m.method == BlurMethod::Direct && taps * taps * n > run.tap_budget) {
+  if (m.method == BlurMethod::Direct && direct_too_costly(run.s.entry.info, taps, static_cast<double>(n))) {
     r.status = "skipped: " + std::to_string(static_cast<long long>(taps * taps)) + " taps per pixel";
   } else if (m.method == BlurMethod::Recursive && bc.sigma < 0.5) {
     r.status = "skipped: sigma below 0.5";
@@ -262,6 +266,30 @@ std::vector<std::string> blur_sizes(const BenchOptions& opt, const DeviceInfo& d
   return blur_cases_of(opt, dev, {}).sizes;
 }
 
+std::vector<std::string> blur_tune_sizes(const BenchOptions& opt, const DeviceInfo& dev, const std::string& method) {
+  const BlurCases c = blur_cases_of(opt, dev, {});
+  std::vector<std::string> out;
+  for (const auto& size : c.sizes) {
+    const auto [w, h] = parse_shape(size);
+    std::vector<double> runs;  // the sigmas the benchmark runs the method at on this image
+    for (double sigma : c.sigmas) {
+      BlurCase bc;
+      bc.sigma = sigma;
+      const bool skipped = method == "direct" ? direct_too_costly(dev, bc.taps(), static_cast<double>(w) * h)
+                                              : method != "separable" && sigma < 0.5;
+      if (!skipped) runs.push_back(sigma);
+    }
+    if (runs.empty()) continue;
+    const auto [lo, hi] = std::minmax_element(runs.begin(), runs.end());
+    for (double sigma : {*lo, *hi}) {
+      char text[96];
+      std::snprintf(text, sizeof text, "%zux%zu,sigma=%g", w, h, sigma);
+      if (out.empty() || out.back() != text) out.push_back(text);
+    }
+  }
+  return out;
+}
+
 std::size_t blur_cases(const BenchOptions& opt, const DeviceInfo& dev, const BlurBenchOptions& b) {
   const BlurCases c = blur_cases_of(opt, dev, b);
   return c.sizes.size() * c.sigmas.size() * (c.methods.size() + 1);  // + 1: the peers
@@ -295,14 +323,13 @@ void bench_blur(Session& s, Report& report, const BenchOptions& opt, const Peaks
     bc.verify_pixels = b.verify_pixels;
     bc.verify_seed = 99 + n;
     cl_int st = CL_SUCCESS;
-    ImageRun run{s, opt, peaks, c == 1 ? PixelFormat::R32F : PixelFormat::RGBA32F, {}, {}, {}, 0};
+    ImageRun run{s, opt, peaks, c == 1 ? PixelFormat::R32F : PixelFormat::RGBA32F, {}, {}, {}};
     run.in = cl::Buffer(s.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * c * 4,
                         const_cast<float*>(host_in.data()), &st);
     detail::check(st, "clCreateBuffer", "blur benchmark input");
     run.out = cl::Buffer(s.context, CL_MEM_READ_WRITE, n * c * 4, nullptr, &st);
     detail::check(st, "clCreateBuffer", "blur benchmark output");
     run.host_out.resize(n * c);
-    run.tap_budget = dev.type == "CPU" ? 4e9 : 2e11;
     for (double sigma : cases.sigmas) {
       bc.sigma = sigma;
       std::vector<Record> records = run_peers(run, opencv, bc);

@@ -71,6 +71,11 @@ std::vector<std::string> transpose_sizes(const BenchOptions& opt);
 std::vector<std::string> sgemm_sizes(const BenchOptions& opt, const DeviceInfo& dev);
 std::vector<std::string> fft_sizes(const BenchOptions& opt, const DeviceInfo& dev);
 std::vector<std::string> blur_sizes(const BenchOptions& opt, const DeviceInfo& dev);
+/// The cases `clforge tune all` times a blur method on ("direct", "separable", "recursive" or a
+/// recursive scheme "recursive-..."): each image of blur_sizes at the smallest and the largest
+/// sigma of the benchmark's list that it runs the method at, "WxH,sigma=S". A row tuned at one
+/// sigma may never have run the path another sigma takes (separable: fused passes up to a halo).
+std::vector<std::string> blur_tune_sizes(const BenchOptions& opt, const DeviceInfo& dev, const std::string& method);
 
 /// The cases each benchmark runs with `opt` on `dev`, i.e. its progress steps: its sizes (fft:
 /// throws InvalidArgument for a size it cannot read), blur: images x sigmas x (methods + 1, the

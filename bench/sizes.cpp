@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 
 #include "clforge/errors.hpp"
@@ -36,7 +38,11 @@ const Grammar& grammar_of(const std::string& family) {
         ",layout=interleaved (1-D) and ,real (real input: R2C, C2R inverse; 2-D, 3-D: R2C then C2R) (e.g. 1024, "
         "1024,batch=64, 4096,mib=512, 1000,real, 256x256,batch=4, 64x100,real)",
         {"real"}}},
-      {"blur", {{1, 2}, {"channels"}, "N or WxH, optionally ,channels=1|4 (e.g. 4096, 1920x1080,channels=4)"}},
+      {"blur",
+       {{1, 2},
+        {"channels", "sigma"},
+        "N or WxH, optionally ,channels=1|4 and (tune) ,sigma=S (e.g. 4096, 1920x1080,channels=4, "
+        "1024x1024,sigma=10)"}},
   };
   return g.at(family);
 }
@@ -71,14 +77,20 @@ std::string family_of(const std::string& name) {
   return {};
 }
 
-Size parse_size(const std::string& routine, const std::string& text) {
-  const std::string family = family_of(routine);
-  if (family.empty()) throw InvalidArgument("no size grammar for '" + routine + "'");
-  const Grammar& g = grammar_of(family);
-  const auto fail = [&](const std::string& why) {
+namespace {
+
+// What a size's text is read with: its grammar, and the errors that name the text and the grammar.
+struct SizeReader {
+  const std::string& routine;
+  const std::string& text;
+  const std::string family;
+  const Grammar& g;
+
+  InvalidArgument fail(const std::string& why) const {
     return InvalidArgument("size '" + text + "' of " + routine + ": " + why + "; " + family + " sizes are " + g.help);
-  };
-  const auto count = [&](const std::string& s, const std::string& what) {
+  }
+
+  std::size_t count(const std::string& s, const std::string& what) const {
     if (s.empty()) throw fail(what + " is empty");
     std::size_t v = 0;
     for (char c : s) {
@@ -93,42 +105,59 @@ Size parse_size(const std::string& routine, const std::string& text) {
     }
     if (v == 0) throw fail(what + " must be at least 1");
     return v;
-  };
-
-  const std::vector<std::string> parts = split_on(text, ',');
-  const std::vector<std::string> dims = split_on(parts[0], 'x');
-  if (std::find(g.dims.begin(), g.dims.end(), dims.size()) == g.dims.end()) {
-    std::vector<std::string> allowed;
-    for (std::size_t k : g.dims) allowed.push_back(std::to_string(k));
-    throw fail(std::to_string(dims.size()) + " dimensions given, " + family + " takes " + join_with(allowed, " or "));
-  }
-  Size s;
-  s.routine = family;
-  std::vector<std::size_t> d;
-  for (const auto& part : dims) d.push_back(count(part, "a dimension"));
-  s.x = d[0];
-  s.y = d.size() > 1 ? d[1] : d[0];
-  s.z = d.size() > 2 ? d[2] : d[0];
-  if (family == "fft") {  // y and z: the further axes of a 2-D or 3-D transform, 0 when not given
-    s.y = d.size() > 1 ? d[1] : 0;
-    s.z = d.size() > 2 ? d[2] : 0;
-    if (s.fft_points() > kMaxCount) throw fail("a transform of more than " + std::to_string(kMaxCount) + " points");
   }
 
-  std::map<std::string, std::string> keys;
-  for (std::size_t i = 1; i < parts.size(); ++i) {
-    const auto eq = parts[i].find('=');
-    const std::string key = parts[i].substr(0, eq);
-    if (eq == std::string::npos && std::find(g.flags.begin(), g.flags.end(), key) != g.flags.end()) {
-      if (!keys.emplace(key, "").second) throw fail("'" + key + "' given twice");
-      continue;
+  // A blur sigma: a finite number in (0, 4096] written as a plain decimal.
+  double sigma(const std::string& s) const {
+    const bool plain = !s.empty() && s.find_first_not_of("0123456789.") == std::string::npos &&
+                       std::count(s.begin(), s.end(), '.') <= 1 && s != ".";
+    const double v = plain ? std::strtod(s.c_str(), nullptr) : 0;
+    if (!(v > 0 && v <= 4096)) throw fail("sigma '" + s + "' is not a number in (0, 4096]");
+    return v;
+  }
+
+  // The dimensions: x, and y and z (a missing one repeats x; fft: 0, an axis not given).
+  Size dimensions(const std::string& head) const {
+    const std::vector<std::string> dims = split_on(head, 'x');
+    if (std::find(g.dims.begin(), g.dims.end(), dims.size()) == g.dims.end()) {
+      std::vector<std::string> allowed;
+      for (std::size_t k : g.dims) allowed.push_back(std::to_string(k));
+      throw fail(std::to_string(dims.size()) + " dimensions given, " + family + " takes " + join_with(allowed, " or "));
     }
-    if (eq == std::string::npos || key.empty()) throw fail("'" + parts[i] + "' is not KEY=VALUE");
-    if (std::find(g.keys.begin(), g.keys.end(), key) == g.keys.end())
-      throw fail("unknown key '" + key + "' (keys: " + join_with(g.keys, ", ") + ")");
-    if (!keys.emplace(key, parts[i].substr(eq + 1)).second) throw fail("key '" + key + "' given twice");
+    Size s;
+    s.routine = family;
+    std::vector<std::size_t> d;
+    for (const auto& part : dims) d.push_back(count(part, "a dimension"));
+    s.x = d[0];
+    s.y = d.size() > 1 ? d[1] : d[0];
+    s.z = d.size() > 2 ? d[2] : d[0];
+    if (family == "fft") {  // y and z: the further axes of a 2-D or 3-D transform, 0 when not given
+      s.y = d.size() > 1 ? d[1] : 0;
+      s.z = d.size() > 2 ? d[2] : 0;
+      if (s.fft_points() > kMaxCount) throw fail("a transform of more than " + std::to_string(kMaxCount) + " points");
+    }
+    return s;
   }
-  for (const auto& [key, value] : keys) {
+
+  // The ,KEY=VALUE parts (and flags) after the dimensions, each known to the grammar and given once.
+  std::map<std::string, std::string> keys(const std::vector<std::string>& parts) const {
+    std::map<std::string, std::string> keys;
+    for (std::size_t i = 1; i < parts.size(); ++i) {
+      const auto eq = parts[i].find('=');
+      const std::string key = parts[i].substr(0, eq);
+      if (eq == std::string::npos && std::find(g.flags.begin(), g.flags.end(), key) != g.flags.end()) {
+        if (!keys.emplace(key, "").second) throw fail("'" + key + "' given twice");
+        continue;
+      }
+      if (eq == std::string::npos || key.empty()) throw fail("'" + parts[i] + "' is not KEY=VALUE");
+      if (std::find(g.keys.begin(), g.keys.end(), key) == g.keys.end())
+        throw fail("unknown key '" + key + "' (keys: " + join_with(g.keys, ", ") + ")");
+      if (!keys.emplace(key, parts[i].substr(eq + 1)).second) throw fail("key '" + key + "' given twice");
+    }
+    return keys;
+  }
+
+  void set(Size& s, const std::string& key, const std::string& value) const {
     if (key == "elem") {
       s.elem = count(value, "elem");
       if (s.elem != 4 && s.elem != 8 && s.elem != 16) throw fail("elem must be 4, 8 or 16");
@@ -151,10 +180,23 @@ Size parse_size(const std::string& routine, const std::string& text) {
       s.channels = count(value, "channels");
       if (s.channels != 1 && s.channels != 4) throw fail("channels must be 1 or 4");
       s.has_channels = true;
+    } else if (key == "sigma") {
+      s.sigma = sigma(value);
     }
   }
-  if (s.batch != 0 && s.mib != 0) throw fail("batch and mib both given (one decides the batch)");
-  if (s.y != 0 && s.interleaved) throw fail("2-D and 3-D transforms are contiguous (leave out layout)");
+};
+
+}  // namespace
+
+Size parse_size(const std::string& routine, const std::string& text) {
+  const std::string family = family_of(routine);
+  if (family.empty()) throw InvalidArgument("no size grammar for '" + routine + "'");
+  const SizeReader r{routine, text, family, grammar_of(family)};
+  const std::vector<std::string> parts = split_on(text, ',');
+  Size s = r.dimensions(parts[0]);
+  for (const auto& [key, value] : r.keys(parts)) r.set(s, key, value);
+  if (s.batch != 0 && s.mib != 0) throw r.fail("batch and mib both given (one decides the batch)");
+  if (s.y != 0 && s.interleaved) throw r.fail("2-D and 3-D transforms are contiguous (leave out layout)");
   return s;
 }
 
@@ -172,7 +214,11 @@ std::string Size::text() const {
     if (mib != 0) t += ",mib=" + n(mib);
     return t + (interleaved ? ",layout=interleaved" : "") + (real ? ",real" : "");
   }
-  return n(x) + "x" + n(y) + (has_channels ? ",channels=" + n(channels) : "");
+  std::string t = n(x) + "x" + n(y) + (has_channels ? ",channels=" + n(channels) : "");
+  if (sigma <= 0) return t;
+  char g[32];
+  std::snprintf(g, sizeof g, "%g", sigma);
+  return t + ",sigma=" + g;
 }
 
 std::size_t Size::fft_batch(std::size_t default_bytes) const {

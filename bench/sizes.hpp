@@ -38,6 +38,7 @@ struct Size {
   bool real = false;                      ///< fft: real input (R2C forward, C2R inverse)
   std::size_t channels = 1;               ///< blur: floats per pixel
   bool has_channels = false;              ///< blur: channels given
+  double sigma = 0;                       ///< blur (tune): the sigma of this size; 0: not given
 
   /// The canonical text, which parses to the same size ("4096x4096", "64,batch=16").
   std::string text() const;

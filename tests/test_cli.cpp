@@ -129,24 +129,29 @@ TEST_SUITE("cli") {
     CHECK_THROWS_AS(cli::bench_size(s), cli::UsageError);
     // The tuner's sizes back in the benchmarks' syntax (tune all --peers).
     std::size_t channels = 0;
-    CHECK(cli::bench_size_of_tuned("fft", "64@16:t", channels).empty());
-    CHECK(cli::bench_size_of_tuned("fft", "4096@16384", channels) == "4096,batch=16384");
-    CHECK(cli::bench_size_of_tuned("fft", "1024", channels) == "1024");
-    CHECK(cli::bench_size_of_tuned("transpose", "1000x999:8", channels).empty());
-    CHECK(cli::bench_size_of_tuned("transpose", "1000x999:4", channels) == "1000x999");
-    CHECK(cli::bench_size_of_tuned("sgemm", "512x8192x256:NT", channels) == "512x8192x256:NT");
-    CHECK(cli::bench_size_of_tuned("sgemm", "64x32x16:NN@100", channels) == "64x32x16@100");
+    double sigma = -1;
+    CHECK(cli::bench_size_of_tuned("fft", "64@16:t", channels, sigma).empty());
+    CHECK(cli::bench_size_of_tuned("fft", "4096@16384", channels, sigma) == "4096,batch=16384");
+    CHECK(cli::bench_size_of_tuned("fft", "1024", channels, sigma) == "1024");
+    CHECK(cli::bench_size_of_tuned("transpose", "1000x999:8", channels, sigma).empty());
+    CHECK(cli::bench_size_of_tuned("transpose", "1000x999:4", channels, sigma) == "1000x999");
+    CHECK(cli::bench_size_of_tuned("sgemm", "512x8192x256:NT", channels, sigma) == "512x8192x256:NT");
+    CHECK(cli::bench_size_of_tuned("sgemm", "64x32x16:NN@100", channels, sigma) == "64x32x16@100");
     CHECK(channels == 0);
-    CHECK(cli::bench_size_of_tuned("blur", "640x480:4", channels) == "640x480");
-    CHECK(channels == 4);
+    CHECK(sigma == -1);  // set for blur sizes only
+    CHECK(cli::bench_size_of_tuned("blur", "640x480:4", channels, sigma) == "640x480");
+    CHECK((channels == 4 && sigma == 0));
+    CHECK(cli::bench_size_of_tuned("blur", "640x480:1,sigma=2.5", channels, sigma) == "640x480");
+    CHECK((channels == 1 && sigma == 2.5));
     for (const char* text : {"1000x999", "4097x31"}) {
       const cli::Size t = parse_size("transpose", text);
-      const cli::Size b = parse_size("transpose", cli::bench_size_of_tuned("transpose", cli::tune_size(t), channels));
+      const cli::Size b =
+          parse_size("transpose", cli::bench_size_of_tuned("transpose", cli::tune_size(t), channels, sigma));
       CHECK((b.x == t.x && b.y == t.y));
     }
     for (const char* text : {"64x32x16,trans=TN,batch=7", "96", "512x8192x512,trans=NT"}) {
       const cli::Size g = parse_size("sgemm", text);
-      CHECK(cli::bench_size_of_tuned("sgemm", cli::tune_size(g), channels) == cli::bench_size(g));
+      CHECK(cli::bench_size_of_tuned("sgemm", cli::tune_size(g), channels, sigma) == cli::bench_size(g));
     }
     s = parse_size("fft", "1000,real,batch=4");  // real input: a word without value
     CHECK((s.x == 1000 && s.batch == 4 && s.real && s.text() == "1000,batch=4,real"));
@@ -169,6 +174,15 @@ TEST_SUITE("cli") {
     CHECK((s.x == 1920 && s.y == 1080 && s.channels == 4 && s.has_channels));
     CHECK(cli::tune_size(s) == "1920x1080:4");
     CHECK(cli::bench_size(s) == "1920x1080");
+    CHECK_THROWS_AS(parse_size("blur", "1024x512,sigma=0.8"), cli::UsageError);  // run, bench: --sigma(s)
+    s = parse_size("blur", "1024x512,sigma=0.8", true);                          // a sigma: the tuner's cases
+    CHECK((s.x == 1024 && s.y == 512 && s.sigma == 0.8 && s.text() == "1024x512,sigma=0.8"));
+    CHECK(cli::tune_size(s) == "1024x512:1,sigma=0.8");
+    s = parse_size("blur", "64,channels=4,sigma=20", true);
+    CHECK(cli::tune_size(s) == "64x64:4,sigma=20");
+    for (const char* bad : {"64,sigma=0", "64,sigma=-1", "64,sigma=", "64,sigma=1e3", "64,sigma=x", "64,sigma=.",
+                            "64,sigma=1.2.3", "64,sigma=5000"})
+      CHECK_THROWS_AS(parse_size("blur", bad, true), cli::UsageError);
 
     s = cli::parse_routine_size("fft:64,batch=16");
     CHECK(s.routine == "fft");

@@ -177,6 +177,9 @@ TEST_SUITE("tune") {
       CHECK(out.find(c) != std::string::npos);
     CHECK(out.find("fft variant 65536 on") != std::string::npos);
     CHECK(out.find("sgemm variant small on \"") != std::string::npos);
+    // Each blur method at the smallest and the largest sigma bench all --quick runs it at.
+    for (const char* m : {"separable", "direct", "recursive", "recursive-fused"})
+      CHECK(out.find(std::string("sizes 1024x1024:1,sigma=2, 1024x1024:1,sigma=10, method ") + m) != std::string::npos);
 
     const std::string cache = env.dir + "/cache.jsonl";
     const std::string args =

@@ -333,6 +333,47 @@ TEST_SUITE("tune") {
                       "-DBLUR_S_ROW_VW=1"));
   }
 
+  TEST_CASE("tune blur: each size runs at its own sigma (a fused separable row past its halo takes two passes)") {
+    TuneEnv env("blur-sigma");
+    auto& s = test::session();
+    // The fused separable kernel exists for CPU devices only (blur_narrow); a GPU never runs it.
+    if (s.entry.info.vendor_class != VendorClass::CPU) return;
+    // 32 fused rows: sigma 1 (radius 3, 8 r = 24 rows of halo work) fuses; sigma 6 (radius 18,
+    // 144) runs the two passes; the option's sigma, 3 (radius 9, 72), would fuse neither.
+    TuneOptions o = test::tiny_space("96x64,sigma=1", {{"BLUR_S_ROW_LX", {32}},
+                                                       {"BLUR_S_ROW_LY", {1}},
+                                                       {"BLUR_S_ROW_VW", {1}},
+                                                       {"BLUR_S_COL_LX", {32}},
+                                                       {"BLUR_S_COL_LY", {4}},
+                                                       {"BLUR_S_COL_WPT", {4}},
+                                                       {"BLUR_S_COL_VW", {1}},
+                                                       {"BLUR_S_LOCAL", {0}},
+                                                       {"BLUR_S_FUSED", {32}}});
+    o.store = false;
+    test::ScopedEnv no_disk("CLFORGE_CACHE_DIR", "off");
+    for (const char* size : {"96x64,sigma=1", "96x64,sigma=6"}) {
+      CAPTURE(size);
+      o.sizes = {size};
+      clear_memory_cache();
+      LogCapture logs;
+      const TuneResult r = tune(s.queue, "blur", o);
+      REQUIRE(r.classes.size() == 1);
+      CHECK(r.classes[0].sizes == std::vector<std::string>{size});
+      bool ok = false;
+      for (const auto& row : r.classes[0].rows) ok = ok || (!row.is_default && row.status == CandidateStatus::Ok);
+      CHECK(ok);  // verified against the host blur at the size's sigma
+      // The candidate's program (the default row's vectors are wider): fused, or the two passes.
+      const std::string mine = "-DBLUR_S_COL_LY=4 -DBLUR_S_COL_VW=1 -DBLUR_S_COL_WPT=4 -DBLUR_S_FUSED=";
+      const bool fused = std::string(size).find("sigma=1") != std::string::npos;
+      CHECK(logs.contains(mine + "32") == fused);
+      CHECK(logs.contains(mine + "0") == !fused);  // the check size, at the same sigma, too
+    }
+    o.routine_options = {{"method", "recursive"}};  // below the recursive filter's range
+    o.sizes = {"96x64,sigma=0.4"};
+    o.param_values.clear();
+    CHECK_THROWS_AS(tune(s.queue, "blur", o), InvalidArgument);
+  }
+
   TEST_CASE("tune fft: a wrong candidate is rejected and never stored, even when it looks fastest") {
     TuneEnv env("reject-fft");
     auto& s = test::session();

@@ -11,12 +11,16 @@
 
 namespace clforge::cli {
 
-Size parse_size(const std::string& routine, const std::string& text) {
+Size parse_size(const std::string& routine, const std::string& text, bool tune) {
+  Size s;
   try {
-    return bench::parse_size(routine, text);
+    s = bench::parse_size(routine, text);
   } catch (const InvalidArgument& e) {
     throw UsageError(e.what());
   }
+  if (s.sigma > 0 && !tune)
+    throw UsageError("size '" + text + "': sigma is a key of the tuner's blur sizes (here the sigma is an option)");
+  return s;
 }
 
 std::string tune_size(const Size& s) {
@@ -33,7 +37,9 @@ std::string tune_size(const Size& s) {
     if (s.batch != 0 || s.mib != 0) t += "@" + n(s.fft_batch(0));
     return t + (s.interleaved ? ":t" : "");
   }
-  return n(s.x) + "x" + n(s.y) + ":" + n(s.channels);
+  const std::string text = s.text();  // blur: WxH[,channels=C][,sigma=S]
+  const auto sigma = text.find(",sigma=");
+  return n(s.x) + "x" + n(s.y) + ":" + n(s.channels) + (sigma == std::string::npos ? "" : text.substr(sigma));
 }
 
 std::string bench_size(const Size& s) {
@@ -56,7 +62,8 @@ std::string bench_size(const Size& s) {
   return n(s.x) + "x" + n(s.y);
 }
 
-std::string bench_size_of_tuned(const std::string& family, const std::string& size, std::size_t& channels) {
+std::string bench_size_of_tuned(const std::string& family, const std::string& size, std::size_t& channels,
+                                double& sigma) {
   const auto colon = size.find(':');
   const std::string head = size.substr(0, colon), tail = colon == std::string::npos ? "" : size.substr(colon + 1);
   if (family == "fft") {
@@ -65,21 +72,24 @@ std::string bench_size_of_tuned(const std::string& family, const std::string& si
     return at == std::string::npos ? head : head.substr(0, at) + ",batch=" + head.substr(at + 1);
   }
   if (family == "transpose") return tail.empty() || tail == "4" ? head : "";
-  if (family == "blur") {
-    channels = tail.empty() ? 1 : std::stoul(tail);
-    return head;
+  if (family == "blur") {  // WxH[:C][,sigma=S]: the bench size WxH
+    const auto key = size.find(",sigma=");
+    sigma = key == std::string::npos ? 0 : std::stod(size.substr(key + 7));
+    const std::string c = tail.substr(0, tail.find(','));
+    channels = c.empty() ? 1 : std::stoul(c);
+    return head.substr(0, head.find(','));
   }
   return tail.rfind("NN", 0) == 0 ? head + tail.substr(2) : size;  // sgemm: ":NN" is the default
 }
 
-Size parse_routine_size(const std::string& text) {
+Size parse_routine_size(const std::string& text, bool tune) {
   const auto colon = text.find(':');
   const std::string routine = colon == std::string::npos ? "" : text.substr(0, colon);
   const auto& all = routine_names();
   if (std::find(all.begin(), all.end(), routine) == all.end())
     throw UsageError("'" + text + "' is not ROUTINE:SIZE with ROUTINE one of transpose, sgemm, fft, blur" +
                      " (e.g. transpose:4096, sgemm:1024,trans=NT, fft:1024,batch=64, blur:1024x768)");
-  return parse_size(routine, text.substr(colon + 1));
+  return parse_size(routine, text.substr(colon + 1), tune);
 }
 
 void check_output_folder_arg(const std::string& path) {

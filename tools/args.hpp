@@ -23,8 +23,9 @@ using bench::routine_names;
 using bench::Size;
 using bench::size_grammar;
 
-/// bench::parse_size, its InvalidArgument thrown as UsageError (same message).
-Size parse_size(const std::string& routine, const std::string& text);
+/// bench::parse_size, its InvalidArgument thrown as UsageError (same message); a blur size's
+/// sigma key only where `tune` (the tuner's cases; run and bench take their sigmas as options).
+Size parse_size(const std::string& routine, const std::string& text, bool tune = false);
 /// The size in the syntax of TuneOptions::sizes (the library's tuner targets).
 std::string tune_size(const Size& s);
 /// The size in the syntax of bench::BenchOptions::sizes (fft: this grammar's text); throws
@@ -34,10 +35,11 @@ std::string bench_size(const Size& s);
 /// A size of the tuner's syntax (tune_size's, or a routine's default size) in the syntax of
 /// bench::BenchOptions::sizes for the family's benchmark; "" for what the benchmarks do not
 /// measure (interleaved FFT batches, transposes of other than 4-byte elements). A blur size's
-/// channels go to `channels`.
-std::string bench_size_of_tuned(const std::string& family, const std::string& size, std::size_t& channels);
+/// channels go to `channels`, its sigma to `sigma` (0: the size names none).
+std::string bench_size_of_tuned(const std::string& family, const std::string& size, std::size_t& channels,
+                                double& sigma);
 /// "ROUTINE:SIZE" of bench all: the routine and its parsed size.
-Size parse_routine_size(const std::string& text);
+Size parse_routine_size(const std::string& text, bool tune = false);
 
 /// A folder that `--out` may name: an existing folder or a path that does not exist yet;
 /// throws UsageError naming the option when it is something else.

@@ -75,7 +75,7 @@ bool register_commands(Registrar r);
 inline CLI::Range size_range(std::size_t lo = 1) { return CLI::Range(lo, std::size_t{2147483647}); }
 
 /// Checks a --size value as a size of `routine` (tools/args.hpp): a refused one is a usage error.
-CLI::Validator size_validator(const std::string& routine);
+CLI::Validator size_validator(const std::string& routine, bool tune = false);
 /// Checks "ROUTINE:SIZE" (bench all --size).
 CLI::Validator routine_size_validator();
 /// Checks --param NAME=VALUE[,VALUE...]: a parameter some kernel declares, integer values.

@@ -164,7 +164,7 @@ void cmd_tune(Globals& g, TuneArgs& a) {
   TuneOptions o = options_of(g, a);
   a.shown.clear();
   for (const auto& text : a.sizes) {
-    const Size z = parse_size(a.routine, text);
+    const Size z = parse_size(a.routine, text, true);
     o.sizes.push_back(tune_size(z));
     a.shown[o.sizes.back()] = text;
   }
@@ -260,7 +260,7 @@ std::map<std::string, std::vector<std::string>> tune_all_sizes(Globals& g, TuneA
     const auto colon = text.find(':');
     if (colon == std::string::npos) throw UsageError("tune all: --size " + text + " is not ROUTINE:SIZE");
     const std::string routine = text.substr(0, colon), size = text.substr(colon + 1);
-    sizes[routine].push_back(tune_size(parse_size(routine, size)));
+    sizes[routine].push_back(tune_size(parse_size(routine, size, true)));
     a.shown[sizes[routine].back()] = size;
   }
   if (a.own_sizes) return sizes;
@@ -271,6 +271,22 @@ std::map<std::string, std::vector<std::string>> tune_all_sizes(Globals& g, TuneA
     if (!list.empty()) sizes[info.name] = std::move(list);
   }
   return sizes;
+}
+
+// tune all's blur jobs, unless --size blur:... or --own-sizes: each bench image at the sigmas of
+// the job's method (bench::blur_tune_sizes), so that a row is timed on the paths those sigmas take.
+void set_blur_sizes(std::vector<TuneAllJob>& jobs, const DeviceInfo& dev, const TuneArgs& a) {
+  if (a.own_sizes) return;
+  for (const auto& text : a.sizes)
+    if (text.rfind("blur:", 0) == 0) return;
+  bench::BenchOptions bo;
+  bo.quick = a.quick;
+  for (auto& job : jobs) {
+    if (job.routine != "blur") continue;
+    job.sizes.clear();
+    for (const auto& s : bench::blur_tune_sizes(bo, dev, job.routine_options.at("method")))
+      job.sizes.push_back(tune_size(parse_size("blur", s, true)));
+  }
 }
 
 bool has_step(const TuneArgs& a, const char* step) {
@@ -319,7 +335,8 @@ void run_closing_steps(Globals& g, const TuneArgs& a) {
 
 void cmd_tune_all(Globals& g, TuneArgs& a) {
   if (!has_step(a, "kernels")) return run_closing_steps(g, a);
-  const std::vector<TuneAllJob> jobs = tune_all_jobs(tune_all_sizes(g, a));
+  std::vector<TuneAllJob> jobs = tune_all_jobs(tune_all_sizes(g, a));
+  set_blur_sizes(jobs, g.session().entry.info, a);
   TuneOptions o = options_of(g, a);
   if (a.time_s > 0 && (has_step(a, "crossover") || has_step(a, "group")))
     o.time_limit_s = a.time_s * (1 - kClosingShare);
@@ -364,7 +381,7 @@ void register_tune(Apps& apps, Globals& g) {
                        "(--param NAME=v1,v2,... restricts the values searched)");
     cmd->add_option("--size", a.sizes,
                     "problem size, repeatable: " + size_grammar(info.name) + " (default " + defaults + ")")
-        ->check(size_validator(info.name));
+        ->check(size_validator(info.name, true));
     cmd->add_option("--strategy", a.strategy,
                     "search order; auto: model with --budget or --time, else anneal when the space is too large to "
                     "enumerate, else exhaustive")

@@ -126,8 +126,8 @@ bench::BenchOptions Globals::bench_options(const std::string& routine) const {
   return o;
 }
 
-CLI::Validator size_validator(const std::string& routine) {
-  return checked([routine](const std::string& v) { parse_size(routine, v); }, "SIZE");
+CLI::Validator size_validator(const std::string& routine, bool tune) {
+  return checked([routine, tune](const std::string& v) { parse_size(routine, v, tune); }, "SIZE");
 }
 
 CLI::Validator routine_size_validator() {

@@ -28,14 +28,15 @@ SizeFigures bench_one(Session& s, const bench::Peaks& peaks, const TuneResult& j
   bench::BenchOptions opt;
   opt.quick = quick;
   std::size_t channels = 1;
-  opt.sizes = {bench_size_of_tuned(family, size, channels)};
+  double sigma = 0;
+  opt.sizes = {bench_size_of_tuned(family, size, channels, sigma)};
   if (opt.sizes[0].empty()) return {};
   if (family == "transpose") bench::bench_transpose(s, report, opt, peaks);
   if (family == "sgemm") bench::bench_sgemm(s, report, opt, peaks);
   if (family == "fft") bench::bench_fft(s, report, opt, peaks);
   if (family == "blur") {
     bench::BlurBenchOptions b;
-    b.sigmas = {std::stod(job.routine_options.at("sigma"))};
+    b.sigmas = {sigma > 0 ? sigma : std::stod(job.routine_options.at("sigma"))};
     b.methods = {job.routine_options.at("method")};
     b.channels = static_cast<int>(channels);
     bench::bench_blur(s, report, opt, peaks, b);

@@ -1,6 +1,7 @@
 // Tuning target of the Gaussian blur (`clforge tune blur`): options --method (separable, direct
 // or recursive: the kernel family searched) and --sigma; sizes "N", "WxH" or "WxH:C" (C = 1 or 4
-// float channels), stored under the variant the launcher resolves (the channel count). Each
+// float channels), each optionally ",sigma=S" (that size's sigma instead of --sigma), stored under
+// the variant the launcher resolves (the channel count). Each
 // candidate blurs random data (clamp border) into a NaN-poisoned output with a guard tail and is
 // checked against the double-precision host filter of the same method (host/blur.hpp): every row
 // of a check size, 8 seeded rows (the first, the last and 6 others) of a timed size, whose whole
@@ -13,6 +14,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "blur/blur_design.hpp"
 #include "blur/blur_plan_impl.hpp"
@@ -26,14 +28,34 @@
 namespace clforge::detail {
 namespace {
 
-constexpr const char* kSyntax = "N (square), WxH, or WxH:C with C the float channels per pixel (1 or 4; default 1)";
+constexpr const char* kSyntax =
+    "N (square), WxH, or WxH:C with C the float channels per pixel (1 or 4; default 1), each optionally followed by "
+    ",sigma=S (that size's sigma, in (0, 4096])";
 
 struct BlurSize {
   std::size_t w = 0, h = 0, c = 1;
+  double sigma = 0;  // 0: the target's
 };
 
-BlurSize parse_blur_size(const std::string& size) {
+// `text` as a sigma in (0, 4096]; 0 when it is none.
+double sigma_of(const std::string& text) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (...) {
+    return 0;
+  }
+  return used == text.size() && v > 0 && v <= 4096 ? v : 0;
+}
+
+BlurSize parse_blur_size(const std::string& text) {
   BlurSize s;
+  const auto key = text.find(",sigma=");
+  const std::string size = text.substr(0, key);
+  if (key != std::string::npos && (s.sigma = sigma_of(text.substr(key + 7))) == 0)
+    throw InvalidArgument("blur size '" + text + "': sigma '" + text.substr(key + 7) +
+                          "' is not a number in (0, 4096]");
   std::string dims = size;
   if (const auto colon = size.find(':'); colon != std::string::npos) {
     dims = size.substr(0, colon);
@@ -260,19 +282,35 @@ TuneTarget make_target(BlurMethod method, const std::string& scheme, double sigm
   t.default_sizes = {"2048x2048"};
   // The launcher resolves each blur kernel with variant = channels of the float kernels, and a
   // recursive scheme's row with its sub-variant.
-  t.variant_of = [scheme](const std::string& size) {
-    const std::size_t c = parse_blur_size(size).c;
-    return scheme.empty() ? std::to_string(c) : recursive_variant(c, scheme);
+  t.variant_of = [method, scheme](const std::string& size) {
+    const BlurSize z = parse_blur_size(size);
+    if (method == BlurMethod::Recursive && z.sigma > 0 && z.sigma < 0.5)
+      throw InvalidArgument("blur size '" + size + "': the recursive method takes sigmas from 0.5");
+    return scheme.empty() ? std::to_string(z.c) : recursive_variant(z.c, scheme);
   };
-  // Partial tiles and blocks in both directions (odd sides), each side above 4 sigma.
-  t.check_sizes = [sigma](const std::string& variant) {
-    const std::size_t margin = 2 * static_cast<std::size_t>(std::ceil(4 * sigma));
-    return std::vector<std::string>{std::to_string(67 + margin) + "x" + std::to_string(45 + margin) + ":" +
-                                    variant.substr(0, variant.find(':'))};
+  // Partial tiles and blocks in both directions (odd sides), each side above 4 sigma, at each
+  // sigma the class times (a size's own, else the target's): the paths those sigmas take.
+  t.check_sizes = [sigma](const std::string& variant, const std::vector<std::string>& sizes) {
+    std::set<double> sigmas;
+    for (const auto& size : sizes) {
+      const double s = parse_blur_size(size).sigma;
+      sigmas.insert(s > 0 ? s : sigma);
+    }
+    if (sigmas.empty()) sigmas.insert(sigma);
+    std::vector<std::string> out;
+    for (const double s : sigmas) {
+      const std::size_t margin = 2 * static_cast<std::size_t>(std::ceil(4 * s));
+      char text[96];
+      std::snprintf(text, sizeof text, "%zux%zu:%s,sigma=%g", 67 + margin, 45 + margin,
+                    variant.substr(0, variant.find(':')).c_str(), s);
+      out.push_back(text);
+    }
+    return out;
   };
   t.make = [method, scheme, sigma](cl::CommandQueue& queue, const std::string& size, std::uint64_t seed,
                                    Verification verification) -> std::unique_ptr<TuneInstance> {
-    return std::make_unique<BlurInstance>(queue, parse_blur_size(size), method, scheme, sigma, seed, verification);
+    const BlurSize z = parse_blur_size(size);
+    return std::make_unique<BlurInstance>(queue, z, method, scheme, z.sigma > 0 ? z.sigma : sigma, seed, verification);
   };
   t.narrow = [method, scheme](const std::string& variant, const std::vector<std::string>& sizes,
                               const ParamMap& reference, const DeviceInfo& device) {
@@ -307,14 +345,8 @@ TuneTarget blur_tune_target() {
     const BlurMethod method = scheme.empty() ? parse_blur_method(name) : BlurMethod::Recursive;
     double sigma = default_sigma(method);
     if (const std::string& text = values.at("sigma"); !text.empty()) {
-      std::size_t used = 0;
-      try {
-        sigma = std::stod(text, &used);
-      } catch (...) {
-        used = 0;
-      }
-      if (used == 0 || used != text.size() || !std::isfinite(sigma) || sigma <= 0 || sigma > 4096 ||
-          (method == BlurMethod::Recursive && sigma < 0.5))
+      sigma = sigma_of(text);
+      if (sigma == 0 || (method == BlurMethod::Recursive && sigma < 0.5))
         throw InvalidArgument("blur tuning option sigma: '" + text + "' is not a sigma in " +
                               (method == BlurMethod::Recursive ? "[0.5, 4096]" : "(0, 4096]") + " for method " +
                               to_string(method));

@@ -320,7 +320,7 @@ TuneTarget fft_tune_target() {
   // A partial last work-group of transforms, contiguous and interleaved (the staged-across
   // load and store modes), on the class's kernel length.
   // (3 transforms for a length run as passes, whose host reference is long).
-  t.check_sizes = [](const std::string& variant) {
+  t.check_sizes = [](const std::string& variant, const std::vector<std::string>&) {
     const std::string n = std::to_string(std::stoull(variant));  // "1024:cols" too
     const std::string batch = fft_pass_length(std::stoull(n)) ? "@3" : "@37";
     return std::vector<std::string>{n + batch, n + batch + ":t"};

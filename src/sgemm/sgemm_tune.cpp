@@ -221,7 +221,7 @@ TuneTarget make_target(const std::string& routine, const std::string& kernel) {
   };
   // Partial tiles in every direction for tiles up to 256 (a batch's: up to 128, in batches of
   // two and three products), every transpose pair.
-  t.check_sizes = [](const std::string& variant) {
+  t.check_sizes = [](const std::string& variant, const std::vector<std::string>&) {
     if (variant.find("batch") != std::string::npos)
       return std::vector<std::string>{"13x29x45:NN@3", "31x17x33:TN@2", "67x131x45:NT@2", "130x67x59:TT@3"};
     return std::vector<std::string>{"67x131x45:NN", "257x129x33:TN", "130x67x259:NT", "33x260x70:TT"};

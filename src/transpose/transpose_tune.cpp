@@ -163,7 +163,9 @@ TuneTarget transpose_tune_target() {
   // thin), so that no shape is left to a row that only the others chose.
   t.time_every_size = true;
   // Partial tiles in both directions for every tile edge (4 ... 64).
-  t.check_sizes = [](const std::string& variant) { return std::vector<std::string>{"67x131:" + variant}; };
+  t.check_sizes = [](const std::string& variant, const std::vector<std::string>&) {
+    return std::vector<std::string>{"67x131:" + variant};
+  };
   t.make = [](cl::CommandQueue& queue, const std::string& size, std::uint64_t seed,
               Verification verification) -> std::unique_ptr<TuneInstance> {
     return std::make_unique<TransposeInstance>(queue, parse_shape(size), seed, verification);

@@ -152,9 +152,10 @@ struct TuneTarget {
   /// The database variant (size class) a size is stored under: exactly what the launcher
   /// passes to resolve_configuration for that size. Throws InvalidArgument on bad syntax.
   std::function<std::string(const std::string& size)> variant_of;
-  /// Extra sizes verified (not timed) for every candidate of a variant: odd shapes that
-  /// exercise partial tiles, so a candidate correct only on round sizes is rejected.
-  std::function<std::vector<std::string>(const std::string& variant)> check_sizes;
+  /// Extra sizes verified (not timed) for every candidate of a variant whose class times `sizes`:
+  /// odd shapes that exercise partial tiles, so a candidate correct only on round sizes is rejected.
+  std::function<std::vector<std::string>(const std::string& variant, const std::vector<std::string>& sizes)>
+      check_sizes;
   /// Allocates and fills one size on the queue's context, verified in full or on a sample.
   std::function<std::unique_ptr<TuneInstance>(cl::CommandQueue& queue, const std::string& size, std::uint64_t seed,
                                               Verification verification)>

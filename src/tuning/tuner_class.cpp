@@ -104,7 +104,7 @@ void ClassTuner::make_instances() {
   if (!cache_.replay)
     for (const auto& size : r_.sizes) timed_.push_back(target_.make(queue_, size, ++s, Verification::Sampled));
   if (target_.check_sizes && !cache_.replay)
-    for (const auto& size : target_.check_sizes(r_.variant))
+    for (const auto& size : target_.check_sizes(r_.variant, r_.sizes))
       checked_.push_back(target_.make(queue_, size, ++s, Verification::Full));
   single_event_.assign(timed_.size(), false);
   r_.setup_s = seconds_since(t0);
