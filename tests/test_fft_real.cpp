@@ -16,6 +16,9 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,6 +28,7 @@
 #include "host/guard.hpp"
 #include "tests/fft_support.hpp"
 #include "tests/support.hpp"
+#include "tuning/spec.hpp"
 
 using namespace clforge;
 
@@ -502,5 +506,59 @@ TEST_SUITE("fft_real") {
     CHECK_THROWS_AS(plan.inverse(small, real), InvalidArgument);
     CHECK_THROWS_AS(plan.forward(real, real), InvalidArgument);
     CHECK_THROWS_AS(plan.forward(real), InvalidArgument);
+  }
+
+  TEST_CASE("the complex FFT inside a real plan takes its length's \":real\" rows, over the length's own") {
+    // Rows of a tuning file: 64 points on 16 work-items, and in a real plan on 32.
+    const std::string file = test::temp_dir("fft-real-rows") + "/rows.json";
+    std::ofstream(file) << R"({"kernel": "fft", "entries": [{"variant": "64", "params": {"FFT_WG": 16}},
+                                                             {"variant": "64:real", "params": {"FFT_WG": 32}}]})";
+    test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
+    const Tuning local{{{"FFT_LANES", 0}}, false};  // the fft_local kernel, on CPU devices too
+    FftDesc d;
+    d.n = 64;
+    d.batch = 5;
+    const std::vector<Configuration> complex = FftPlan(test::session().queue, d, local).configurations();
+    const std::vector<Configuration> real = plan_of(128, 5, local).configurations();
+    REQUIRE(complex.size() == 1);
+    REQUIRE(real.size() == 1);
+    CHECK(complex[0].variant == "64");
+    CHECK(complex[0].at("FFT_WG") == 16);
+    CHECK(real[0].variant == "64:real");
+    CHECK(real[0].at("FFT_WG") == 32);
+    CHECK(real[0].at("FFT_RADIX") == complex[0].at("FFT_RADIX"));  // the rest falls back alike
+    const RealFftPlan odd = plan_of(65, 3, local);                 // an odd length's complex FFT of n points
+    CHECK(odd.configurations().front().variant == "65:real");
+    std::uint64_t seed = test::seed() + 4700;
+    for (const bool inverse : {false, true})
+      for (const std::size_t n : {std::size_t{128}, std::size_t{65}}) {
+        RealCase c = real_case(n, 5, inverse);
+        c.tuning = local;
+        check_real(c, seed++);
+      }
+  }
+
+  TEST_CASE("every shipped sm_90 \":real\" row computes R2C and C2R right here") {
+    // The rows resolved for a made-up NVIDIA sm_90 device with this device's limits, on the
+    // fft_local kernel (as on a GPU), in real plans of twice their length, forward and inverse.
+    using namespace clforge::detail;
+    const DeviceInfo fake = test::fake_device(VendorClass::NVIDIA, "sm_90");
+    const auto j = nlohmann::json::parse(load_kernel_source(kernel_spec("fft").database).text);
+    std::set<std::string> variants;
+    for (const auto& e : j["entries"])
+      if (e.value("architecture", "") == "sm_90" && e.value("variant", "").find(":real") != std::string::npos)
+        variants.insert(e["variant"].get<std::string>());
+    CHECK(variants.count("64:real") == 1);
+    std::uint64_t seed = test::seed() + 4800;
+    for (const std::string& v : variants) {
+      ParamMap p = resolve_configuration("fft", v, fake, Tuning{{}, false}).values;
+      p["FFT_LANES"] = 0;
+      CAPTURE(v);
+      for (const bool inverse : {false, true}) {
+        RealCase c = real_case(2 * std::stoull(v), 3, inverse);
+        c.tuning = Tuning{p, false};
+        check_real(c, seed++);
+      }
+    }
   }
 }

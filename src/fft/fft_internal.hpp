@@ -98,6 +98,11 @@ constexpr std::size_t kColumnsMin = 16;
 /// writes across transforms, which the length's contiguous rows never saw.
 inline std::string fft_columns_variant(std::size_t len) { return std::to_string(len) + ":cols"; }
 
+/// Database variant of the complex FFT inside a real-input plan ("64:real" for R2C and C2R of
+/// 128 points): its rows fall back to the length's own ("64"). That kernel carries the real
+/// ends in its loads or stores, so a row measured on the complex transform alone may not suit it.
+inline std::string fft_real_variant(std::size_t len) { return std::to_string(len) + ":real"; }
+
 /// Whether a description's transforms lie as columns (kColumnsMin or more, distance 1 on both
 /// sides, their elements apart), and so resolve fft_columns_variant: the plan and the tuner ask
 /// this one rule.

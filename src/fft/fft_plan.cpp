@@ -403,14 +403,14 @@ FftDesc checked_desc(const FftDesc& d) {
 
 }  // namespace fft_plan_parts
 
-void FftPlan::Impl::build(const cl::CommandQueue& q, const FftDesc& d, const Tuning& tuning) {
+void FftPlan::Impl::build(const cl::CommandQueue& q, const FftDesc& d, const Tuning& tuning, bool real_inside) {
   desc = checked_desc(d);
   detail::check_override_names(kRoutine, tuning, {kRoutine, "fft_lanes", "fft_rader"});
   queue = q;
   qc = detail::queue_context_of(q);
   scale_fwd = static_cast<float>(scale_factor(desc.forward_scaling, desc.n));
   scale_inv = static_cast<float>(scale_factor(desc.inverse_scaling, desc.n));
-  steps = build_steps(qc, desc, tuning);
+  steps = build_steps(qc, desc, tuning, real_inside);
   dummy = detail::device_buffer(qc.context, CL_MEM_READ_WRITE, 16, "fft placeholder");
   compile_steps(qc, desc, steps);
 }

@@ -26,20 +26,22 @@ namespace clforge::fft_plan_parts {
 
 namespace {
 
-// Columns (detail::fft_lies_as_columns) resolve the length's "<n>:cols" rows, over its own.
-std::string length_variant(const FftDesc& d) {
+// Columns (detail::fft_lies_as_columns) resolve the length's "<n>:cols" rows, the complex FFT of
+// a real-input plan its "<n>:real" rows, each over the length's own.
+std::string length_variant(const FftDesc& d, bool real_inside) {
+  if (real_inside) return detail::fft_real_variant(d.n);
   return detail::fft_lies_as_columns(d) ? detail::fft_columns_variant(d.n) : std::to_string(d.n);
 }
 
 }  // namespace
 
-FftPlanBuilder::FftPlanBuilder(const detail::QueueContext& qc, const FftDesc& desc, const Tuning& all)
+FftPlanBuilder::FftPlanBuilder(const detail::QueueContext& qc, const FftDesc& desc, const Tuning& all, bool real_inside)
     : qc_(qc),
       dev_(*qc.info),
       desc_(desc),
       all_(all),
       tuning_(detail::overrides_for(all, kRoutine)),
-      top_(resolve_configuration(kRoutine, length_variant(desc), dev_, tuning_)),
+      top_(resolve_configuration(kRoutine, length_variant(desc, real_inside), dev_, tuning_)),
       smooth_(detail::fft_smooth(desc.n)) {
   // Rader's algorithm for prime lengths whose n - 1 is smooth (fft_rader.cpp): its configuration
   // where it applies; FFT_RADER 0 never, 1 where Bluestein would take more than one launch, 2

@@ -43,7 +43,7 @@ using detail::kColumnsMin;
 
 class FftPlanBuilder {
  public:
-  FftPlanBuilder(const detail::QueueContext& qc, const FftDesc& desc, const Tuning& tuning);
+  FftPlanBuilder(const detail::QueueContext& qc, const FftDesc& desc, const Tuning& tuning, bool real_inside = false);
   FftSteps build();
 
  private:

@@ -189,7 +189,9 @@ std::pair<std::size_t, std::size_t> repeat_back(const std::vector<Repeat>& r, st
 void set_repeats(FftSteps& st, const FftDesc& desc, const DeviceInfo& dev, std::vector<Repeat> r);
 
 // The stages of a checked description (fft_plan_kernels.cpp), with their tables and without programs.
-FftSteps build_steps(const detail::QueueContext& qc, const FftDesc& desc, const Tuning& tuning);
+/// real_inside: the complex FFT of a real-input plan, which resolves its length's ":real" rows.
+FftSteps build_steps(const detail::QueueContext& qc, const FftDesc& desc, const Tuning& tuning,
+                     bool real_inside = false);
 // Compiles (through the compile cache) the programs of the stages.
 void compile_steps(const detail::QueueContext& qc, const FftDesc& desc, FftSteps& steps);
 
@@ -306,7 +308,8 @@ struct FftPlan::Impl {
   };
 
   // Checks the description, builds and compiles the steps (the constructor's work).
-  void build(const cl::CommandQueue& q, const FftDesc& d, const Tuning& tuning);
+  // real_inside: the complex FFT of a real-input plan (build_steps).
+  void build(const cl::CommandQueue& q, const FftDesc& d, const Tuning& tuning, bool real_inside = false);
 
   // Checks the buffers (and a queue other than the plan's), then enqueues one execution.
   void run(cl::CommandQueue& queue, int dir, const cl::Buffer& in, const cl::Buffer& out, const EventList& wait,

@@ -195,8 +195,8 @@ std::string lane_options(const Stage& s) {
 
 }  // namespace
 
-FftSteps build_steps(const detail::QueueContext& qc, const FftDesc& desc, const Tuning& tuning) {
-  return FftPlanBuilder(qc, desc, tuning).build();
+FftSteps build_steps(const detail::QueueContext& qc, const FftDesc& desc, const Tuning& tuning, bool real_inside) {
+  return FftPlanBuilder(qc, desc, tuning, real_inside).build();
 }
 
 void compile_steps(const detail::QueueContext& qc, const FftDesc& desc, FftSteps& steps) {

@@ -293,7 +293,7 @@ void RealFftPlan::Impl::build(const cl::CommandQueue& q, const RealFftDesc& d, c
   rows.batch = d.batch;
   rows.in_place = true;
   rows.in = {1, m, 0};
-  complex.build(q, rows, tuning);
+  complex.build(q, rows, tuning, true);  // its length's ":real" rows
   scale_fwd = static_cast<float>(scale_factor(d.forward_scaling, d.n));
   scale_inv = static_cast<float>(scale_factor(d.inverse_scaling, d.n));
   place_ends(*this, even_steps);
