@@ -155,7 +155,9 @@ TEST_SUITE("cli") {
     }
     s = parse_size("fft", "1000,real,batch=4");  // real input: a word without value
     CHECK((s.x == 1000 && s.batch == 4 && s.real && s.text() == "1000,batch=4,real"));
-    CHECK_THROWS_AS(cli::tune_size(s), cli::UsageError);
+    CHECK(cli::tune_size(s) == "1000@4:r");
+    CHECK(cli::tune_size(parse_size("fft", "1024,mib=64,real")) == "1024@16352:r");  // bench fft's batch
+    CHECK(cli::bench_size_of_tuned("fft", "1000@4:r", channels, sigma) == "1000,batch=4,real");
     CHECK(cli::bench_size(s) == "1000,batch=4,real");  // bench fft's R2C rows
     s = parse_size("fft", "64x16,real");               // 2-D real input: run and bench, not tuned
     CHECK((s.x == 64 && s.y == 16 && s.real && s.text() == "64x16,real"));

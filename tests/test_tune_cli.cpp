@@ -159,21 +159,22 @@ TEST_SUITE("tune") {
     // By default every routine tunes the size classes of bench all's sizes (here bench all
     // --quick's): FFT lengths 16 ... 4096, 1000 and 1009 at 16 MiB, at most two sizes per class;
     // 65536 runs as passes: its class searches the pass rows, and the dry run lists its space.
-    // The real-input cases (256, 1000, 1024) add the complex lengths their plans run, on their
-    // batches: 128, 500 and 512; the 2-D and 3-D ones their rows (64x64 x 16: 64 on 1024 rows;
-    // real 100x100: 50 on 100) and columns (interleaved, the classes N:cols).
+    // The real-input cases (256, 1000, 1024) time real-input transforms (N@B:r) in the classes of
+    // the complex FFTs inside their plans (128:real, 500:real, 512:real; the lane kernel's: 128,
+    // 500, 512); the 2-D and 3-D ones their rows (64x64 x 16: 64 on 1024 rows; real 100x100:
+    // real-input rows of 100, 50:real) and columns (interleaved, the classes N:cols).
     rc = test::run_command(
         cli + "tune all --dry-run --quick --size sgemm:96 --size sgemm_stream:96 --size sgemm_direct:64", out);
     REQUIRE(rc == 0);
     CHECK(out.find("transpose variant 4 on") != std::string::npos);
     CHECK(out.find("sizes 256, 1000x999\n") != std::string::npos);
     for (const char* c :
-         {"fft variant 16 on",      "fft variant 256 on", "fft variant 1024 on",      "fft variant 4096 on",
-          "fft variant 1000 on",    "sizes 4096@512",     "sizes 1009@2078",          "fft_lanes variant 1000 on",
-          "fft variant 128 on",     "sizes 128@16256\n",  "fft_lanes variant 500 on", "sizes 500@4185\n",
-          "fft variant 512 on",     "sizes 512@4088\n",   "fft variant 64 on",        "sizes 64@1024",
-          "fft variant 64:cols on", "sizes 64@64:t\n",    "fft variant 50 on",        "sizes 50@100\n",
-          "fft variant 32:cols on", "sizes 32@1024:t\n"})
+         {"fft variant 16 on",       "fft variant 256 on",  "fft variant 1024 on",      "fft variant 4096 on",
+          "fft variant 1000 on",     "sizes 4096@512",      "sizes 1009@2078",          "fft_lanes variant 1000 on",
+          "fft variant 128:real on", "sizes 256@16256:r\n", "fft_lanes variant 500 on", "sizes 1000@4185:r\n",
+          "fft variant 512:real on", "sizes 1024@4088:r\n", "fft variant 64 on",        "sizes 64@1024",
+          "fft variant 64:cols on",  "sizes 64@64:t\n",     "fft variant 50:real on",   "sizes 100@100:r\n",
+          "fft variant 32:cols on",  "sizes 32@1024:t\n"})
       CHECK(out.find(c) != std::string::npos);
     CHECK(out.find("fft variant 65536 on") != std::string::npos);
     CHECK(out.find("sgemm variant small on \"") != std::string::npos);

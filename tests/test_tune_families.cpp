@@ -374,6 +374,35 @@ TEST_SUITE("tune") {
     CHECK_THROWS_AS(tune(s.queue, "blur", o), InvalidArgument);
   }
 
+  TEST_CASE("tune fft: a real-input size is timed as R2C and stored for the complex FFT inside real plans") {
+    TuneEnv env("fft-real");
+    auto& s = test::session();
+    const DeviceInfo& dev = s.entry.info;
+    const ParamMap winner = fft_candidate(64);
+    TuneOptions o = fft_options();
+    o.sizes = {"128@9:r"};  // 9 real-input transforms of 128 points: a complex FFT of 64 inside
+    const detail::TuneFaultScope fault(looks_fastest(winner));
+    const TuneResult r = tune(s.queue, "fft", o);
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult& c = r.classes[0];
+    CHECK(c.variant == "64:real");
+    CHECK(c.sizes == std::vector<std::string>{"128@9:r"});
+    check_stored_winner(c, winner, host::fft_tolerance(128));
+    // Real plans of 128 points resolve the stored row; complex plans of 64 keep theirs.
+    const Configuration real = resolve_configuration("fft", "64:real", dev);
+    CHECK(real.values == winner);
+    CHECK(real.sources.at("FFT_WG").rfind("user " + r.database_path, 0) == 0);
+    CHECK(resolve_configuration("fft", "64", dev).sources.at("FFT_WG").rfind("user", 0) != 0);
+    RealFftDesc d;
+    d.n = 128;
+    d.batch = 3;
+    const Tuning local{{{"FFT_LANES", 0}}, true};  // the fft_local kernel, on CPU devices too
+    CHECK(RealFftPlan(s.queue, d, local).configurations().front().at("FFT_WG") == 64);
+    // Sizes the real-input plan runs in more than its one kernel are refused.
+    o.sizes = {"1009@2:r"};
+    CHECK_THROWS_AS(tune(s.queue, "fft", o), InvalidArgument);
+  }
+
   TEST_CASE("tune fft: a wrong candidate is rejected and never stored, even when it looks fastest") {
     TuneEnv env("reject-fft");
     auto& s = test::session();

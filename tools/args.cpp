@@ -31,11 +31,13 @@ std::string tune_size(const Size& s) {
            (s.batch != 0 ? "@" + n(s.batch) : "");
   }
   if (s.routine == "fft") {
-    if (s.real) throw UsageError("size '" + s.text() + "': the tuner tunes complex FFTs (leave out real)");
     if (s.y != 0) throw UsageError("size '" + s.text() + "': the tuner tunes 1-D FFTs (its 2-D, 3-D passes are 1-D)");
     std::string t = n(s.x);
-    if (s.batch != 0 || s.mib != 0) t += "@" + n(s.fft_batch(0));
-    return t + (s.interleaved ? ":t" : "");
+    // Real input: mib as bench fft counts it, in transforms of the larger side (the spectrum).
+    const std::size_t real_batch =
+        s.batch != 0 ? s.batch : std::max<std::size_t>(1, (s.mib << 20) / (8 * (s.x / 2 + 1)));
+    if (s.batch != 0 || s.mib != 0) t += "@" + n(s.real ? real_batch : s.fft_batch(0));
+    return t + (s.interleaved ? ":t" : s.real ? ":r" : "");
   }
   const std::string text = s.text();  // blur: WxH[,channels=C][,sigma=S]
   const auto sigma = text.find(",sigma=");
@@ -66,10 +68,11 @@ std::string bench_size_of_tuned(const std::string& family, const std::string& si
                                 double& sigma) {
   const auto colon = size.find(':');
   const std::string head = size.substr(0, colon), tail = colon == std::string::npos ? "" : size.substr(colon + 1);
-  if (family == "fft") {
+  if (family == "fft") {  // N[@B][:t|:r]
     if (tail == "t") return "";
     const auto at = head.find('@');
-    return at == std::string::npos ? head : head.substr(0, at) + ",batch=" + head.substr(at + 1);
+    return (at == std::string::npos ? head : head.substr(0, at) + ",batch=" + head.substr(at + 1)) +
+           (tail == "r" ? ",real" : "");
   }
   if (family == "transpose") return tail.empty() || tail == "4" ? head : "";
   if (family == "blur") {  // WxH[:C][,sigma=S]: the bench size WxH

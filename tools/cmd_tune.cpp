@@ -201,23 +201,19 @@ void ensure_peaks(Session& s, const TuneArgs& a) {
                p.fma_gflops, user_database_path(s.entry.info).c_str());
 }
 
-// The 1-D FFTs a bench case runs, in the tuner's sizes: a complex 1-D case itself; a real-input
-// one the complex FFT of n/2 points (n odd: of n) on its batch; a 2-D or 3-D case its rows along
-// the last axis (real: as above) on every row of the batch, and along each other axis its columns,
-// stride the axes after it and distance 1 (`N@B:t`, the class `N:cols`), one plane of them.
+// The 1-D FFTs a bench case runs, in the tuner's sizes: a 1-D case itself (real input: `N@B:r`,
+// the class of its complex FFT `M:real`); a 2-D or 3-D case its rows along the last axis (real:
+// real-input rows) on every row of the batch, and along each other axis its columns, stride the
+// axes after it and distance 1 (`N@B:t`, the class `N:cols`), one plane of them.
 std::vector<Size> fft_tune_cases(Size z) {
-  const auto half = [&](std::size_t n) { return z.real && n % 2 == 0 ? n / 2 : n; };
-  if (z.y == 0) {
-    z.x = half(z.x);
-    z.real = false;
-    return {z};
-  }
+  if (z.y == 0) return {z};
   std::vector<std::size_t> dims = z.fft_shape();
   const std::size_t last = dims.back(), batch = std::max<std::size_t>(z.batch, 1);
   if (z.real) dims.back() = last / 2 + 1;  // complex columns of the half spectrum
   Size rows;
   rows.routine = "fft";
-  rows.x = half(last);
+  rows.x = last;
+  rows.real = z.real;
   rows.batch = batch;
   for (std::size_t i = 0; i + 1 < dims.size(); ++i) rows.batch *= dims[i];
   std::vector<Size> out{rows};
@@ -244,10 +240,11 @@ std::vector<std::string> bench_all_sizes(const std::string& routine, const Devic
   if (routine == "blur") return bench::blur_sizes(bo, dev);
   std::vector<std::string> out;
   if (routine.rfind("fft", 0) != 0) return out;
-  std::set<std::string> lengths;                   // "N" or "N:t"
+  std::set<std::string> lengths;                   // "N", "N:t" or "N:r"
   for (const auto& s : bench::fft_sizes(bo, dev))  // "N[xM[xK]],batch=B|mib=M[,real]"
     for (const Size& c : fft_tune_cases(parse_size("fft", s)))
-      if (lengths.insert(std::to_string(c.x) + (c.interleaved ? ":t" : "")).second) out.push_back(tune_size(c));
+      if (lengths.insert(std::to_string(c.x) + (c.interleaved ? ":t" : c.real ? ":r" : "")).second)
+        out.push_back(tune_size(c));
   return out;
 }
 

@@ -1,11 +1,12 @@
 // Tuning targets of the FFT (`clforge tune fft`, and `clforge tune fft_lanes` for the CPU lane
-// kernel's parameters of a length): sizes "N", "N@BATCH" or "N@BATCH:t" (batched
-// forward transforms, contiguous or interleaved), stored under the variant the plan resolves for
-// its kernel: the length N, or for a length with a prime factor above 13 the power-of-two
-// Bluestein length. Candidates run as FftPlans with explicit parameters and are checked per
-// transform against the double-precision host FFT (host/fft.hpp) with NaN-poisoned outputs: every
-// transform of a check size, 16 seeded ones (the first, the last and 14 others) of a timed size,
-// whose whole output is scanned for NaN and guard hits.
+// kernel's parameters of a length): sizes "N", "N@BATCH", "N@BATCH:t" or "N@BATCH:r" (batched
+// forward transforms, contiguous, interleaved, or real-input R2C of N points), stored under the
+// variant the plan resolves for its kernel: the length N, for a length with a prime factor above
+// 13 the power-of-two Bluestein length, for a real-input size "M:real" with M its complex length
+// (N/2 for even N). Candidates run as FftPlans (RealFftPlans) with explicit parameters and are
+// checked per transform against the double-precision host FFT (host/fft.hpp) with NaN-poisoned
+// outputs: every transform of a check size, 16 seeded ones (the first, the last and 14 others) of
+// a timed size, whose whole output is scanned for NaN and guard hits.
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -30,13 +31,16 @@ namespace {
 
 constexpr std::size_t kDefaultPoints = 1 << 18;  // default batch: this many points in all
 constexpr const char* kSyntax =
-    "N, N@BATCH, or N@BATCH:t with t for interleaved transforms (stride BATCH, distance 1); "
-    "default BATCH 2^18/N";
+    "N, N@BATCH, N@BATCH:t with t for interleaved transforms (stride BATCH, distance 1), or N@BATCH:r for "
+    "real-input (R2C) transforms of N points; default BATCH 2^18/N";
 
 struct FftSize {
   std::size_t n = 0, batch = 0;
-  bool interleaved = false;
+  bool interleaved = false, real = false;
 };
+
+// The complex length of a real-input size's plan (rows_of in fft_real.cpp).
+std::size_t complex_length(const FftSize& z) { return z.real && z.n % 2 == 0 ? z.n / 2 : z.n; }
 
 // The description a size is timed with: contiguous transforms, or interleaved (stride the batch,
 // distance 1).
@@ -52,9 +56,10 @@ FftSize parse_fft_size(const std::string& size) {
   FftSize s;
   std::string rest = size;
   if (const auto colon = rest.find(':'); colon != std::string::npos) {
-    if (rest.substr(colon + 1) != "t")
-      throw InvalidArgument("fft size '" + size + "': the layout after ':' must be t (sizes are " + kSyntax + ")");
-    s.interleaved = true;
+    const std::string kind = rest.substr(colon + 1);
+    if (kind != "t" && kind != "r")
+      throw InvalidArgument("fft size '" + size + "': the kind after ':' must be t or r (sizes are " + kSyntax + ")");
+    (kind == "t" ? s.interleaved : s.real) = true;
     rest = rest.substr(0, colon);
   }
   const auto at = rest.find('@');
@@ -74,6 +79,16 @@ std::size_t max_kernel_length() {
 // runs as passes through global memory.
 bool fft_pass_length(std::size_t n) { return fft_smooth(n) && n > max_kernel_length(); }
 
+// A real-input size's class: "M:real" (fft_real_variant), which the complex FFT of M points inside
+// its plan resolves; one kernel of a smooth M only (the others have more ends than the kernel).
+std::string fft_real_size_variant(const FftSize& z, const std::string& size) {
+  const std::size_t m = complex_length(z);
+  if (!fft_smooth(m) || m > max_kernel_length())
+    throw InvalidArgument("fft size '" + size + "': the tuner times real-input sizes whose complex FFT (" +
+                          std::to_string(m) + " points) is one kernel of a length whose prime factors are at most 13");
+  return fft_real_variant(m);
+}
+
 // The variant a plan of length n resolves first, which is also the class's: n itself (its row
 // holds FFT_PASS_MAX, FFT_LOCAL_MAX and FFT_CHUNK, which split a length run as passes, and its
 // kernel's parameters otherwise), or the power-of-two Bluestein length. A length run as passes
@@ -83,6 +98,7 @@ bool fft_pass_length(std::size_t n) { return fft_smooth(n) && n > max_kernel_len
 // as columns (fft_lies_as_columns): its class is "<n>:cols" (fft_columns_variant), whose rows the columns of 2-D and
 // 3-D transforms resolve.
 std::string fft_size_variant(const FftSize& z, const std::string& size) {
+  if (z.real) return fft_real_size_variant(z, size);
   const std::size_t n = z.n;
   if (fft_smooth(n)) return fft_lies_as_columns(desc_of(z)) ? fft_columns_variant(n) : std::to_string(n);
   const std::size_t len = fft_bluestein_length(n);
@@ -133,7 +149,7 @@ std::vector<std::pair<std::string, ParamMap>> fft_stored_rows(const std::string&
 
 // The lane kernel's parameters for one length (`clforge tune fft_lanes`): the variant is the
 // length itself, whatever kernel lengths its plan runs.
-std::string fft_lanes_variant(const std::string& size) { return std::to_string(parse_fft_size(size).n); }
+std::string fft_lanes_variant(const std::string& size) { return std::to_string(complex_length(parse_fft_size(size))); }
 
 // `clforge tune fft_rader`: Rader's rows (kernel fft_rader) are per length too, for the prime
 // lengths Rader's algorithm can take; FFT_RADER 0 among the candidates lets Bluestein win.
@@ -187,26 +203,30 @@ class FftInstance : public TuneInstance {
         // A length longer than every kernel: the rows of its plan are its length's and its
         // passes', which one candidate cannot stand for; its reference and current configuration
         // run as the library runs now, the user database included.
-        now_(!lanes && fft_pass_length(z.n)),
+        now_(!lanes && !z.real && fft_pass_length(z.n)),
         current_(now_ ? resolve_configuration("fft", std::to_string(z.n), *queue_context_of(queue).info).values
                       : ParamMap{}) {
     desc_ = desc_of(z);
-    const std::vector<float> in = host::random_floats(floats(), seed);
+    real_desc_.n = z.n;
+    real_desc_.batch = z.batch;
+    const std::vector<float> in = host::random_floats(in_floats(), seed);
     // The transforms compared: all of them in one group, or the sample, one group each.
     if (verification == Verification::Full) {
-      groups_.push_back({0, z.batch, host::fft_batch(in.data(), z.n, z.batch, stride(), distance(), 0, false)});
+      groups_.push_back({0, z.batch, reference(in, 0, z.batch)});
     } else {
       for (const std::size_t b : sample_indices(z.batch, kSampled, seed + 1))
-        groups_.push_back({b, 1, host::fft_batch(in.data(), z.n, 1, stride(), distance(), b * distance(), false)});
+        groups_.push_back({b, 1, reference(in, b, 1)});
     }
     const cl::Context ctx = queue_context(queue);
     in_ = input_buffer(ctx, in, "tuner fft input");
-    out_ = GuardedOutput(ctx, floats(), "tuner fft output");
+    out_ = GuardedOutput(ctx, out_floats(), "tuner fft output");
   }
 
   std::string label() const override {
     return "n " + std::to_string(z_.n) + ", batch " + std::to_string(z_.batch) +
-           (z_.interleaved ? ", interleaved" : "");
+           (z_.interleaved ? ", interleaved"
+            : z_.real      ? ", real input"
+                           : "");
   }
 
   // fft_local's candidates run with the lane kernel, which would ignore them, off; its shipped
@@ -220,8 +240,11 @@ class FftInstance : public TuneInstance {
     return t;
   }
 
+  // A real-input candidate's plan is made here, on a queue of the context's device, and kept.
   void build(const QueueContext& qc, const Configuration& cfg) const override {
-    fft_build_programs(qc, desc_, tuning(cfg.values));
+    if (!z_.real) return fft_build_programs(qc, desc_, tuning(cfg.values));
+    const cl::CommandQueue q(qc.context, qc.device);
+    real_plans_.keep(cfg.values, std::make_shared<const RealFftPlan>(q, real_desc_, tuning(cfg.values)));
   }
 
   void poison(cl::CommandQueue& queue) override { out_.poison(queue); }
@@ -230,8 +253,14 @@ class FftInstance : public TuneInstance {
   // which interleaves candidates, times their launches and never a plan's construction between
   // the markers of a multi-launch plan.
   cl::Event run(cl::CommandQueue& queue, const ParamMap& params) override {
-    const auto plan = plans_.get(params, [&] { return std::make_shared<const FftPlan>(queue, desc_, tuning(params)); });
     cl::Event ev;
+    if (z_.real) {
+      const auto plan = real_plans_.get(
+          params, [&] { return std::make_shared<const RealFftPlan>(queue, real_desc_, tuning(params)); });
+      plan->enqueue(queue, FftDirection::Forward, in_, out_.buffer(), {}, &ev);
+      return plan->launches() == 1 ? ev : cl::Event();
+    }
+    const auto plan = plans_.get(params, [&] { return std::make_shared<const FftPlan>(queue, desc_, tuning(params)); });
     plan->forward(in_, out_.buffer(), {}, &ev);
     return plan->launches() == 1 ? ev : cl::Event();  // passes: timed between markers
   }
@@ -246,8 +275,8 @@ class FftInstance : public TuneInstance {
     host::FftError worst;
     std::size_t worst_transform = 0;
     for (const auto& g : groups_) {
-      const host::FftError e =
-          host::fft_compare(out.data(), z_.n, g.count, stride(), distance(), g.first * distance(), g.ref);
+      const host::FftError e = host::fft_compare(out.data(), out_length(), g.count, stride(), out_distance(),
+                                                 g.first * out_distance(), g.ref);
       worst.max_abs = std::max(worst.max_abs, e.max_abs);
       if (&g == &groups_.front() || e.max_rel_l2 > worst.max_rel_l2) {
         worst.max_rel_l2 = e.max_rel_l2;
@@ -278,15 +307,32 @@ class FftInstance : public TuneInstance {
       if (b >= z_.batch) b = z_.batch / 2;  // every transform compared
     }
     std::vector<std::size_t> region;
-    for (std::size_t k = 0; k < z_.n; ++k)
-      for (std::size_t part = 0; part < 2; ++part) region.push_back(2 * (b * distance() + k * stride()) + part);
+    for (std::size_t k = 0; k < out_length(); ++k)
+      for (std::size_t part = 0; part < 2; ++part) region.push_back(2 * (b * out_distance() + k * stride()) + part);
     return region;
   }
 
  private:
-  std::size_t floats() const { return 2 * z_.n * z_.batch; }
+  // The input's floats (real input: n per transform) and the output's (real input: the half
+  // spectrum, n/2 + 1 complex values per transform).
+  std::size_t in_floats() const { return (z_.real ? 1 : 2) * z_.n * z_.batch; }
+  std::size_t out_floats() const { return 2 * out_length() * z_.batch; }
+  std::size_t out_length() const { return z_.real ? z_.n / 2 + 1 : z_.n; }
   std::size_t stride() const { return z_.interleaved ? z_.batch : 1; }
   std::size_t distance() const { return z_.interleaved ? 1 : z_.n; }
+  std::size_t out_distance() const { return z_.real ? out_length() : distance(); }
+
+  // The host FFT of transforms [first, first + count), contiguous (real input: its half spectrum).
+  std::vector<host::cdouble> reference(const std::vector<float>& in, std::size_t first, std::size_t count) const {
+    if (!z_.real) return host::fft_batch(in.data(), z_.n, count, stride(), distance(), first * distance(), false);
+    std::vector<float> pairs(2 * z_.n * count, 0.0f);
+    for (std::size_t k = 0; k < z_.n * count; ++k) pairs[2 * k] = in[first * z_.n + k];
+    const std::vector<host::cdouble> all = host::fft_batch(pairs.data(), z_.n, count, 1, z_.n, 0, false);
+    std::vector<host::cdouble> half;
+    for (std::size_t b = 0; b < count; ++b)
+      half.insert(half.end(), all.begin() + b * z_.n, all.begin() + b * z_.n + out_length());
+    return half;
+  }
 
   // Transforms [first, first + count) and their host reference, contiguous.
   struct Group {
@@ -302,10 +348,12 @@ class FftInstance : public TuneInstance {
   bool now_;
   ParamMap current_;
   FftDesc desc_;
+  RealFftDesc real_desc_;
   std::vector<Group> groups_;
   cl::Buffer in_;
   GuardedOutput out_;
   CandidatePlans<FftPlan> plans_;
+  CandidatePlans<RealFftPlan> real_plans_;
 };
 
 }  // namespace
@@ -320,7 +368,16 @@ TuneTarget fft_tune_target() {
   // A partial last work-group of transforms, contiguous and interleaved (the staged-across
   // load and store modes), on the class's kernel length.
   // (3 transforms for a length run as passes, whose host reference is long).
-  t.check_sizes = [](const std::string& variant, const std::vector<std::string>&) {
+  // A real-input class: 37 real-input transforms of each length its sizes time.
+  t.check_sizes = [](const std::string& variant, const std::vector<std::string>& sizes) {
+    std::vector<std::string> out;
+    if (variant.find(":real") != std::string::npos) {
+      for (const auto& size : sizes) {
+        const std::string c = std::to_string(parse_fft_size(size).n) + "@37:r";
+        if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+      }
+      return out;
+    }
     const std::string n = std::to_string(std::stoull(variant));  // "1024:cols" too
     const std::string batch = fft_pass_length(std::stoull(n)) ? "@3" : "@37";
     return std::vector<std::string>{n + batch, n + batch + ":t"};
