@@ -340,15 +340,10 @@ TEST_SUITE("tune") {
     if (s.entry.info.vendor_class != VendorClass::CPU) return;
     // 32 fused rows: sigma 1 (radius 3, 8 r = 24 rows of halo work) fuses; sigma 6 (radius 18,
     // 144) runs the two passes; the option's sigma, 3 (radius 9, 72), would fuse neither.
-    TuneOptions o = test::tiny_space("96x64,sigma=1", {{"BLUR_S_ROW_LX", {32}},
-                                                       {"BLUR_S_ROW_LY", {1}},
-                                                       {"BLUR_S_ROW_VW", {1}},
-                                                       {"BLUR_S_COL_LX", {32}},
-                                                       {"BLUR_S_COL_LY", {4}},
-                                                       {"BLUR_S_COL_WPT", {4}},
-                                                       {"BLUR_S_COL_VW", {1}},
-                                                       {"BLUR_S_LOCAL", {0}},
-                                                       {"BLUR_S_FUSED", {32}}});
+    TuneOptions o = blur_options();  // one candidate: rows of 32, taps from global memory, 32 fused rows
+    o.param_values["BLUR_S_ROW_LX"] = {32};
+    o.param_values["BLUR_S_LOCAL"] = {0};
+    o.param_values["BLUR_S_FUSED"] = {32};
     o.store = false;
     test::ScopedEnv no_disk("CLFORGE_CACHE_DIR", "off");
     for (const char* size : {"96x64,sigma=1", "96x64,sigma=6"}) {
