@@ -96,6 +96,9 @@ TEST_SUITE("tune") {
   }
   TEST_CASE("sampled verification of sgemm: check sizes catch what the sample skips") { expect_sampled("sgemm", "96"); }
   TEST_CASE("sampled verification of fft: check sizes catch what the sample skips") { expect_sampled("fft", "64@64"); }
+  TEST_CASE("sampled verification of real-input fft: check sizes catch what the sample skips") {
+    expect_sampled("fft", "128@64:r");  // the half spectrum of 64 R2C transforms; class 64:real
+  }
   TEST_CASE("sampled verification of blur: check sizes catch what the sample skips") {
     expect_sampled("blur", "64x48");
   }
