@@ -73,18 +73,25 @@ std::string describe_params(const ParamMap& p) {
 std::string fit_problem(const KernelSpec& spec, const ParamMap& p, const std::string& variant, const DeviceInfo& dev) {
   if (!spec.resources) return {};
   const Resources r = spec.resources(p, variant);
+  // The checks first, the text only for a misfit: the tuner asks this for every point of a space.
+  const bool wide = dev.max_work_group_size != 0 && r.work_group() > dev.max_work_group_size;
+  std::size_t dim = 3;  // the first dimension over its maximum (3: none)
+  for (std::size_t d = 0; d < 3 && d < dev.max_work_item_sizes.size() && dim == 3; ++d)
+    if (r.local[d] > dev.max_work_item_sizes[d]) dim = d;
+  const bool local = dev.local_mem_size != 0 && r.local_mem_bytes > dev.local_mem_size;
+  const bool fp64 = r.fp64 && !dev.fp64;
+  if (!wide && dim == 3 && !local && !fp64) return {};
   std::ostringstream why;
-  if (dev.max_work_group_size != 0 && r.work_group() > dev.max_work_group_size)
+  if (wide)
     why << "work-group of " << r.work_group() << " work-items exceeds the device maximum " << dev.max_work_group_size;
-  for (std::size_t d = 0; d < 3 && d < dev.max_work_item_sizes.size(); ++d)
-    if (r.local[d] > dev.max_work_item_sizes[d] && why.tellp() == 0)
-      why << "work-group dimension " << d << " of " << r.local[d] << " exceeds the device maximum "
-          << dev.max_work_item_sizes[d];
-  if (dev.local_mem_size != 0 && r.local_mem_bytes > dev.local_mem_size) {
+  else if (dim < 3)
+    why << "work-group dimension " << dim << " of " << r.local[dim] << " exceeds the device maximum "
+        << dev.max_work_item_sizes[dim];
+  if (local) {
     if (why.tellp() != 0) why << "; ";
     why << "needs " << r.local_mem_bytes << " bytes of local memory, the device has " << dev.local_mem_size;
   }
-  if (r.fp64 && !dev.fp64) {
+  if (fp64) {
     if (why.tellp() != 0) why << "; ";
     why << "needs double precision (cl_khr_fp64), which the device lacks";
   }
