@@ -61,7 +61,7 @@ bool ClassTuner::run(const Space& space) {
   make_instances();
 
   valid_ = PointSet(space.names);
-  for (const auto& c : space.candidates) valid_.insert(c);
+  for (std::size_t i = 0; i < space.candidates.size(); ++i) valid_.insert_values(space.candidate_values(i));
   // The references first, whatever the strategy (and whatever the budget): the default, and the
   // current configuration when the user database makes it another one.
   std::vector<ParamMap> references{r_.default_params};
@@ -86,8 +86,8 @@ bool ClassTuner::run(const Space& space) {
     // configuration (which is skipped where it comes up): a resumed run whose current one
     // changed meanwhile still walks the order of the run it continues.
     std::vector<ParamMap> order;
-    for (const auto& c : space.candidates)
-      if (c != r_.default_params) order.push_back(c);
+    for (std::size_t i = 0; i < space.candidates.size(); ++i)
+      if (ParamMap c = space.candidate(i); c != r_.default_params) order.push_back(std::move(c));
     if (strategy_ == TuneStrategy::Random) std::shuffle(order.begin(), order.end(), rng_);
     evaluate_in_order(order);
   }

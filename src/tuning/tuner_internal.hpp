@@ -58,7 +58,8 @@ inline constexpr std::size_t kMaxSpace = 4000000;
 class PointSet {
  public:
   explicit PointSet(std::vector<std::string> names) : names_(std::move(names)) {}
-  bool insert(const ParamMap& p);  // false: held already; std::logic_error for other names
+  bool insert(const ParamMap& p);               // false: held already; std::logic_error for other names
+  bool insert_values(std::vector<int> values);  // the values in the names' order
   bool contains(const ParamMap& p) const;
 
  private:
@@ -70,14 +71,25 @@ class PointSet {
   std::unordered_set<std::vector<int>, Hash> set_;
 };
 
+/// A point of a space by the position of each parameter's value among its searched values
+/// (-1: not one of them), in the space's parameter order: a few bytes a point where a ParamMap
+/// takes a tree of strings (spaces hold up to 10^6 candidates).
+using Code = std::vector<int>;
+
 struct Space {
   std::vector<std::string> names;        // spec parameter order
   std::vector<std::vector<int>> values;  // values searched per parameter
-  std::vector<ParamMap> candidates;      // legal and fitting: all (enumeration order) or a sample
+  std::vector<Code> candidates;          // legal and fitting: all (enumeration order) or a sample
   std::size_t total = 0, illegal = 0, unfit = 0;
   bool sampled = false;                             // candidates are a random sample; illegal/unfit count draws
   std::size_t draws = 0;                            // combinations drawn (sampled) or enumerated
   std::function<bool(const ParamMap&)> admissible;  // legal and fitting (any point of the space)
+
+  /// Candidate i as parameters, and as values in the parameter order.
+  ParamMap candidate(std::size_t i) const;
+  std::vector<int> candidate_values(std::size_t i) const;
+  /// The code of p (positions -1 where p lacks a parameter or its value is not searched).
+  Code code(const ParamMap& p) const;
 };
 
 // The space of one size class: the kernel's declared values, or restrict_to's lists for the

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <random>
 
 #include "tuning/tuner_internal.hpp"
@@ -25,21 +26,9 @@ constexpr std::size_t kPairParams = 3;      // most influential parameters whose
 constexpr std::size_t kPairsFrom = 24;      // measurements before pair features are used
 constexpr std::size_t kNeighbourSeeds = 3;  // best candidates whose neighbours join a sampled pool
 
-// A candidate as the model sees it: the position of each parameter's value in its list (spec
-// order), -1 where the value is not among those searched (a reference outside the lists).
-using Code = std::vector<int>;
-
-Code encode(const Space& s, const ParamMap& p) {
-  Code code(s.names.size(), -1);
-  for (std::size_t i = 0; i < s.names.size(); ++i) {
-    const auto it = p.find(s.names[i]);
-    if (it == p.end()) continue;
-    const auto& vals = s.values[i];
-    const auto v = std::find(vals.begin(), vals.end(), it->second);
-    if (v != vals.end()) code[i] = static_cast<int>(v - vals.begin());
-  }
-  return code;
-}
+// A candidate as the model sees it: its Code (tuner_internal.hpp), -1 where a value is not among
+// those searched (a reference outside the lists).
+Code encode(const Space& s, const ParamMap& p) { return s.code(p); }
 
 // Cholesky factor L of a symmetric positive definite n x n matrix (row-major, in place: lower
 // triangle); the penalty keeps the matrix definite.
@@ -203,23 +192,21 @@ std::vector<ParamMap> neighbours_of(const Space& s, const ParamMap& p) {
 // the admissible unvisited neighbours of the best verified candidates.
 struct Pool {
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
-  Pool(const Space& s, const std::vector<ParamMap>& c, const std::vector<Code>& k)
-      : space(s), candidates(c), codes(k), done(c.size(), 0), sorted(c.size()) {
+  explicit Pool(const Space& s) : space(s), codes(s.candidates), done(codes.size(), 0), sorted(codes.size()) {
     std::iota(sorted.begin(), sorted.end(), std::size_t{0});
-    std::sort(sorted.begin(), sorted.end(), [&k](std::size_t a, std::size_t b) { return k[a] < k[b]; });
+    std::sort(sorted.begin(), sorted.end(), [this](std::size_t a, std::size_t b) { return codes[a] < codes[b]; });
   }
-  // The position of p among the candidates, or npos (a binary search over the codes: no copy of
-  // the candidates; a map with other names than the space's is none of them).
+  // The position of p among the candidates, or npos (a binary search over the codes; a map with
+  // other names than the space's is none of them).
   std::size_t find(const ParamMap& p) const {
     const Code code = encode(space, p);
-    if (std::find(code.begin(), code.end(), -1) != code.end()) return npos;
+    if (p.size() != code.size() || std::find(code.begin(), code.end(), -1) != code.end()) return npos;
     const auto it = std::lower_bound(sorted.begin(), sorted.end(), code,
                                      [this](std::size_t i, const Code& q) { return codes[i] < q; });
-    return it != sorted.end() && codes[*it] == code && candidates[*it] == p ? *it : npos;
+    return it != sorted.end() && codes[*it] == code ? *it : npos;
   }
   const Space& space;
-  const std::vector<ParamMap>& candidates;
-  const std::vector<Code>& codes;
+  const std::vector<Code>& codes;   // the space's candidates
   std::vector<char> done;           // per candidate: evaluated
   std::vector<std::size_t> sorted;  // candidate positions in code order
 };
@@ -254,16 +241,16 @@ std::vector<ParamMap> ranked_batch(const Space& s, const std::vector<TuneRow>& r
   }
   std::vector<std::pair<double, std::size_t>> ranked;
   std::vector<std::size_t> f;
-  for (std::size_t i = 0; i < pool.candidates.size(); ++i)
+  const std::size_t size = pool.codes.size();
+  for (std::size_t i = 0; i < size; ++i)
     if (!pool.done[i]) ranked.emplace_back(model.score(pool.codes[i], f), i);
-  for (std::size_t j = 0; j < extra.size(); ++j)
-    ranked.emplace_back(model.score(encode(s, extra[j]), f), pool.candidates.size() + j);
+  for (std::size_t j = 0; j < extra.size(); ++j) ranked.emplace_back(model.score(encode(s, extra[j]), f), size + j);
   n = std::min(n, ranked.size());
   std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(n), ranked.end());
   std::vector<ParamMap> batch;
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t i = ranked[k].second;
-    batch.push_back(i < pool.candidates.size() ? pool.candidates[i] : extra[i - pool.candidates.size()]);
+    batch.push_back(i < size ? s.candidate(i) : extra[i - size]);
   }
   return batch;
 }
@@ -271,20 +258,18 @@ std::vector<ParamMap> ranked_batch(const Space& s, const std::vector<TuneRow>& r
 }  // namespace
 
 void ClassTuner::model(const Space& space) {
-  std::vector<Code> codes;
-  const std::vector<ParamMap>& candidates = space.candidates;
-  codes.reserve(candidates.size());
-  for (const auto& c : candidates) codes.push_back(encode(space, c));
-  Pool pool(space, candidates, codes);
+  Pool pool(space);
   std::size_t marked = 0;  // rows whose candidates are marked done
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
-  // A random candidate not tried and not in the batch (nullptr when none is left).
-  auto random_pick = [&](const std::vector<ParamMap>& batch) -> const ParamMap* {
+  // A random candidate not tried and not in the batch (none when none is left).
+  auto random_pick = [&](const std::vector<ParamMap>& batch) -> std::optional<ParamMap> {
+    std::vector<Code> taken;
+    for (const auto& p : batch) taken.push_back(encode(space, p));
     std::vector<std::size_t> rest;
-    for (std::size_t i = 0; i < candidates.size(); ++i)
-      if (!pool.done[i] && std::find(batch.begin(), batch.end(), candidates[i]) == batch.end()) rest.push_back(i);
-    if (rest.empty()) return nullptr;
-    return &candidates[rest[std::uniform_int_distribution<std::size_t>(0, rest.size() - 1)(rng_)]];
+    for (std::size_t i = 0; i < pool.codes.size(); ++i)
+      if (!pool.done[i] && std::find(taken.begin(), taken.end(), pool.codes[i]) == taken.end()) rest.push_back(i);
+    if (rest.empty()) return std::nullopt;
+    return space.candidate(rest[std::uniform_int_distribution<std::size_t>(0, rest.size() - 1)(rng_)]);
   };
   std::size_t first = 0;  // random candidates taken before the first fit
   while (may_start_batch()) {
@@ -300,10 +285,11 @@ void ClassTuner::model(const Space& space) {
       batch = ranked_batch(space, r_.rows, pool, extra, n);
       for (auto& p : batch)
         if (uniform(rng_) < kRandomShare)
-          if (const ParamMap* q = random_pick(batch)) p = *q;
+          if (std::optional<ParamMap> q = random_pick(batch)) p = std::move(*q);
     }
     // Before the first fit, and whenever there is nothing to fit (nothing verified yet): random.
-    for (const ParamMap* p; batch.size() < n && (p = random_pick(batch)) != nullptr; ++first) batch.push_back(*p);
+    for (std::optional<ParamMap> p; batch.size() < n && (p = random_pick(batch)); ++first)
+      batch.push_back(std::move(*p));
     if (batch.empty()) break;
     evaluate_batch(batch, false);
   }

@@ -40,7 +40,7 @@ void restrict_space(Space& s, const std::map<ParamMap, TuneRow>& rows) {
   s.candidates.clear();
   for (auto& [pos, params] : kept) {
     universe->insert(params);
-    s.candidates.push_back(std::move(params));
+    s.candidates.push_back(s.code(params));
   }
   s.sampled = false;
   s.draws = rows.size();

@@ -46,6 +46,32 @@ bool PointSet::insert(const ParamMap& p) {
   return set_.insert(std::move(k)).second;
 }
 
+bool PointSet::insert_values(std::vector<int> values) { return set_.insert(std::move(values)).second; }
+
+std::vector<int> Space::candidate_values(std::size_t i) const {
+  std::vector<int> v(names.size());
+  for (std::size_t k = 0; k < names.size(); ++k) v[k] = values[k][static_cast<std::size_t>(candidates[i][k])];
+  return v;
+}
+
+ParamMap Space::candidate(std::size_t i) const {
+  const std::vector<int> v = candidate_values(i);
+  ParamMap p;
+  for (std::size_t k = 0; k < names.size(); ++k) p.emplace_hint(p.end(), names[k], v[k]);
+  return p;
+}
+
+Code Space::code(const ParamMap& p) const {
+  Code c(names.size(), -1);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const auto it = p.find(names[i]);
+    if (it == p.end()) continue;
+    const auto v = std::find(values[i].begin(), values[i].end(), it->second);
+    if (v != values[i].end()) c[i] = static_cast<int>(v - values[i].begin());
+  }
+  return c;
+}
+
 bool PointSet::contains(const ParamMap& p) const {
   std::vector<int> k;
   return key(p, k) && set_.count(k) != 0;
@@ -92,6 +118,7 @@ Space build_space(const KernelSpec& spec, const std::map<std::string, std::vecto
   // Configurations that build the same kernel as an earlier one (KernelSpec::canonical) are
   // counted as illegal: searching them again would only repeat a measurement.
   PointSet representatives(s.names);
+  std::vector<int> idx(s.names.size(), 0);  // the point's value positions (its code)
   auto count = [&](const ParamMap& p) {
     const int k = classify(p);
     if (k == 1)
@@ -101,31 +128,32 @@ Space build_space(const KernelSpec& spec, const std::map<std::string, std::vecto
     else if (spec.canonical && !representatives.insert(spec.canonical(p)))
       ++s.illegal;
     else
-      s.candidates.push_back(p);
+      s.candidates.emplace_back(idx.begin(), idx.end());
   };
   s.total = product > 1e18 ? static_cast<std::size_t>(1e18) : static_cast<std::size_t>(product);
   // One map, its values set in place per point (no allocation per point).
   ParamMap p;
   std::vector<int*> slot;
   for (const auto& name : s.names) slot.push_back(&p[name]);
-  std::vector<std::size_t> idx(s.names.size(), 0);
   if (product > static_cast<double>(kMaxSpace)) {
     s.sampled = true;
     std::mt19937_64 rng(seed);
     PointSet seen(s.names);
     while (s.draws < kMaxDraws && s.candidates.size() < kSampledCandidates) {
       ++s.draws;
-      for (std::size_t i = 0; i < idx.size(); ++i)
-        *slot[i] = s.values[i][std::uniform_int_distribution<std::size_t>(0, s.values[i].size() - 1)(rng)];
+      for (std::size_t i = 0; i < idx.size(); ++i) {
+        idx[i] = static_cast<int>(std::uniform_int_distribution<std::size_t>(0, s.values[i].size() - 1)(rng));
+        *slot[i] = s.values[i][static_cast<std::size_t>(idx[i])];
+      }
       if (seen.insert(p)) count(p);
     }
     return s;
   }
   for (std::size_t n = 0; n < s.total; ++n) {
-    for (std::size_t i = 0; i < idx.size(); ++i) *slot[i] = s.values[i][idx[i]];
+    for (std::size_t i = 0; i < idx.size(); ++i) *slot[i] = s.values[i][static_cast<std::size_t>(idx[i])];
     count(p);
     for (std::size_t i = idx.size(); i-- > 0;) {  // odometer, last parameter fastest
-      if (++idx[i] < s.values[i].size()) break;
+      if (static_cast<std::size_t>(++idx[i]) < s.values[i].size()) break;
       idx[i] = 0;
     }
   }
