@@ -13,6 +13,8 @@
 #include <complex>
 #include <cstdlib>
 #include <cstring>
+#include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,8 +24,21 @@
 #include "host/fftw_reference.hpp"
 #include "host/guard.hpp"
 #include "tests/support.hpp"
+#include "tuning/spec.hpp"
 
 namespace clforge::test::fft_cases {
+
+// The variants of the shipped FFT rows of architecture sm_90 that contain `part` (every variant
+// row where it is empty).
+inline std::set<std::string> sm90_fft_variants(const std::string& part = "") {
+  const auto j = nlohmann::json::parse(load_kernel_source(detail::kernel_spec("fft").database).text);
+  std::set<std::string> variants;
+  for (const auto& e : j["entries"])
+    if (e.value("architecture", "") == "sm_90" && e.contains("variant") &&
+        e["variant"].template get<std::string>().find(part) != std::string::npos)
+      variants.insert(e["variant"].template get<std::string>());
+  return variants;
+}
 
 using test::long_tests;  // CLFORGE_LONG_TESTS
 

@@ -405,11 +405,7 @@ TEST_SUITE("fft_rows") {
     // device's limits, run on their own lengths (PoCL on CI), forward and inverse.
     using namespace clforge::detail;
     const DeviceInfo fake = test::fake_device(VendorClass::NVIDIA, "sm_90");
-    const auto j = nlohmann::json::parse(load_kernel_source(kernel_spec("fft").database).text);
-    std::set<std::string> variants;
-    for (const auto& e : j["entries"])
-      if (e.value("architecture", "") == "sm_90" && e.contains("variant"))
-        variants.insert(e["variant"].get<std::string>());
+    std::set<std::string> variants = sm90_fft_variants();
     CHECK(variants.count("3000") == 1);
     CHECK(variants.count("16384") == 1);
     CHECK(variants.count("pass1024:later") == 1);

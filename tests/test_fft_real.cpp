@@ -543,11 +543,7 @@ TEST_SUITE("fft_real") {
     // fft_local kernel (as on a GPU), in real plans of twice their length, forward and inverse.
     using namespace clforge::detail;
     const DeviceInfo fake = test::fake_device(VendorClass::NVIDIA, "sm_90");
-    const auto j = nlohmann::json::parse(load_kernel_source(kernel_spec("fft").database).text);
-    std::set<std::string> variants;
-    for (const auto& e : j["entries"])
-      if (e.value("architecture", "") == "sm_90" && e.value("variant", "").find(":real") != std::string::npos)
-        variants.insert(e["variant"].get<std::string>());
+    const std::set<std::string> variants = test::fft_cases::sm90_fft_variants(":real");
     CHECK(variants.count("64:real") == 1);
     std::uint64_t seed = test::seed() + 4800;
     for (const std::string& v : variants) {
