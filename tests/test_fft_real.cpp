@@ -381,6 +381,42 @@ TEST_SUITE("fft_real") {
     }
   }
 
+  TEST_CASE("odd lengths: two real rows per transform") {
+    // From two rows on, an odd length's kernel transforms x_2t + i x_2t+1 and splits the result
+    // into both half spectra in its store (forward), or transforms X_2t + i X_2t+1 and writes the
+    // real and imaginary parts to the two rows (inverse): half the transforms. An odd batch's last
+    // row has no partner (it is read twice, its partner's results never stored); the kernels from
+    // registers (3 and 15: one work-item per transform) and halves in local memory (15 with
+    // FFT_REG=1); whole values in local memory: 4095 in the test above. A Bluestein convolution
+    // (17) keeps one row per forward transform (its store has no post-processing form); one row
+    // has nothing to pair.
+    std::uint64_t seed = test::seed() + 5295;
+    const Tuning local{{{"FFT_LANES", 0}}, false};
+    const Tuning halves{{{"FFT_LANES", 0}, {"FFT_REG", 1}, {"FFT_HALVE", 1}}, false};
+    for (std::size_t n : {3, 15, 17}) {
+      CAPTURE(n);
+      for (const Tuning& t : {local, halves}) {
+        for (std::size_t batch : {2, 5, 130}) {
+          CAPTURE(batch);
+          for (bool inverse : {false, true}) {
+            RealCase c = real_case(n, batch, inverse);
+            c.tuning = t;
+            check_real(c, seed++);
+          }
+        }
+        const RealFftPlan plan = plan_of(n, 5, t);
+        INFO(plan.describe());
+        const bool bluestein = n == 17;
+        CHECK((plan.describe().find("writes the half spectrum (two rows per transform)") != std::string::npos) ==
+              !bluestein);
+        CHECK(plan.describe().find("writes the real rows (two rows per transform)") != std::string::npos);
+        CHECK(plan.launches() == 1);
+      }
+      const RealFftPlan one = plan_of(n, 1, local);
+      CHECK(one.describe().find("two rows") == std::string::npos);
+    }
+  }
+
   TEST_CASE("more rows than one launch of an end covers: its work-items step through them") {
     // The ends' launches cover at most 65535 groups of 4 rows (NVIDIA's grid): 300001 rows of
     // n = 2 and 3 take each work-item through more than one.

@@ -149,6 +149,23 @@ std::optional<Stage> folded_end(const RealFftPlan::Impl& im, const std::vector<S
   return s;
 }
 
+// Two real rows per transform in an odd length's kernel (FftShape::two_rows): half the
+// transforms for the same bytes. Where the batch has two rows or more and the kernel takes it:
+// the forward splits the two spectra in its store, which needs the post-processing's form (one
+// whole transform, exchanges in whole values or halves, its local rows within the device's).
+void pair_rows(const RealFftPlan::Impl& im, FftShape& k, bool forward) {
+  if (im.desc.batch < 2 || k.split) return;
+  if (!forward) {
+    k.two_rows = true;
+    return;
+  }
+  if (k.bluestein || k.halve == 2) return;
+  FftShape two = k;
+  two.two_rows = true;
+  two.post = two.priv() ? 3 : 2;
+  if (detail::fft_fits(two, *im.complex.qc.info)) k = two;
+}
+
 // An odd length's end in the complex FFT's one fft_local kernel (`middle`, any kind but a pass),
 // so that neither the pack nor the post-processing (forward) or the pre-processing and the
 // unpack (inverse) run: the forward's loads read the caller's real rows (FFT_IN_REAL, imaginary
@@ -178,8 +195,10 @@ std::optional<Stage> folded_odd(const RealFftPlan::Impl& im, const std::vector<S
   k.in_unit = s.io.in.stride == 1;
   k.out_unit = s.io.out.stride == 1;
   k.out_check = k.out_check || forward;
-  s.role = forward ? "single kernel reading the real rows and writing the half spectrum"
-                   : "single kernel reading the half spectrum and writing the real rows";
+  pair_rows(im, k, forward);
+  s.role = std::string(forward ? "single kernel reading the real rows and writing the half spectrum"
+                               : "single kernel reading the half spectrum and writing the real rows") +
+           (k.two_rows ? ", two rows per transform" : "");
   compile_steps(im.complex.qc, im.complex.desc, one);
   return s;
 }
@@ -188,16 +207,18 @@ std::optional<Stage> folded_odd(const RealFftPlan::Impl& im, const std::vector<S
 // whether an odd length's kernel reads and writes the caller's sides itself, and whether an end
 // folded into the kernel.
 struct EndsFolded {
-  bool odd, folded;
+  bool odd, folded, two = false;  // two: two real rows per transform
 };
 std::string describe_ends(const RealFftDesc& d, const FftSteps& inner, bool pairs, EndsFolded fwd_end,
                           EndsFolded inv_end) {
   const std::string what = d.n % 2 == 0 ? " points of the values in pairs" : " points";
   const std::string fwd =
-      fwd_end.odd ? std::string("it reads the real rows itself and writes the half spectrum")
+      fwd_end.odd ? std::string("it reads the real rows itself and writes the half spectrum") +
+                        (fwd_end.two ? " (two rows per transform)" : "")
                   : (pairs ? std::string("it reads the real rows itself") : "a pack launch, then it reads the rows") +
                         (fwd_end.folded ? " and post-processes them in its store" : ", then a post-processing launch");
-  const std::string inv = inv_end.odd ? std::string("it reads the half spectrum itself and writes the real rows")
+  const std::string inv = inv_end.odd ? std::string("it reads the half spectrum itself and writes the real rows") +
+                                            (inv_end.two ? " (two rows per transform)" : "")
                                       : (inv_end.folded ? std::string("it pre-processes its loads")
                                                         : "a pre-processing launch, then it transforms") +
                                             (pairs ? " and writes the real rows itself" : ", then an unpack launch");
@@ -243,7 +264,7 @@ void place_ends(RealFftPlan::Impl& im, bool even_steps) {
   const std::vector<Stage> middle_inv = on_rows(inner, pairs ? -1 : 0, d.real);
   im.forward = st;
   std::optional<Stage> one = folded_odd(im, middle_fwd, true, real, spectrum, real_end, complex_end);
-  const bool odd_one = one.has_value();
+  const bool odd_one = one.has_value(), two_fwd = odd_one && one->kernel.shape.two_rows;
   if (!odd_one) one = folded_end(im, middle_fwd, true, spectrum, proto, complex_end);
   if (!pairs && !odd_one) im.forward.stages.push_back(end_stage(KernelKind::RealPack, "real pack", real, rows, proto));
   if (one) {
@@ -254,7 +275,7 @@ void place_ends(RealFftPlan::Impl& im, bool even_steps) {
   }
   im.inverse = st;
   std::optional<Stage> first = folded_odd(im, middle_inv, false, real, spectrum, real_end, complex_end);
-  const bool odd_inv = first.has_value();
+  const bool odd_inv = first.has_value(), two_inv = odd_inv && first->kernel.shape.two_rows;
   if (!odd_inv) first = folded_end(im, middle_inv, false, spectrum, proto, complex_end);
   if (first) {
     im.inverse.stages.push_back(std::move(*first));
@@ -265,7 +286,7 @@ void place_ends(RealFftPlan::Impl& im, bool even_steps) {
   if (!pairs && !odd_inv)
     im.inverse.stages.push_back(end_stage(KernelKind::RealUnpack, "real unpack", rows, real, proto));
   im.forward.how = im.inverse.how =
-      describe_ends(d, inner, pairs, {odd_one, one.has_value()}, {odd_inv, first.has_value()});
+      describe_ends(d, inner, pairs, {odd_one, one.has_value(), two_fwd}, {odd_inv, first.has_value(), two_inv});
 }
 
 void run(const RealFftPlan::Impl& im, cl::CommandQueue& q, int dir, const cl::Buffer& in, const cl::Buffer& out,
