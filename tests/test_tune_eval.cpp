@@ -99,6 +99,20 @@ TEST_SUITE("tune") {
   TEST_CASE("sampled verification of real-input fft: check sizes catch what the sample skips") {
     expect_sampled("fft", "128@64:r");  // the half spectrum of 64 R2C transforms; class 64:real
   }
+  TEST_CASE("real-input fft: each candidate's C2R is checked as the round trip of its R2C") {
+    // A real-input size runs R2C, then C2R of that spectrum (the ":real" row serves both): wrong
+    // values in a sampled transform's round trip reject the candidate on the timed size, with the
+    // round trip named; the spectrum alone right is not enough.
+    TuneEnv env("round-trip");
+    const Family f{"fft", "128@64:r"};
+    detail::TuneFault fault = region_fault(detail::TuneFault::Values::Wrong, true, false);
+    fault.second_output = true;
+    const TuneRow row = default_row(f, fault);
+    INFO(row.message);
+    CHECK(row.status == CandidateStatus::Rejected);
+    CHECK(row.message.find("the round trip C2R(R2C(x)) of transform") != std::string::npos);
+    CHECK(default_row(f, detail::TuneFault{}).status == CandidateStatus::Ok);
+  }
   TEST_CASE("sampled verification of blur: check sizes catch what the sample skips") {
     expect_sampled("blur", "64x48");
   }

@@ -3,8 +3,9 @@
 // forward transforms, contiguous, interleaved, or real-input R2C of N points), stored under the
 // variant the plan resolves for its kernel: the length N, for a length with a prime factor above
 // 13 the power-of-two Bluestein length, for a real-input size "M:real" with M its complex length
-// (N/2 for even N). Candidates run as FftPlans (RealFftPlans) with explicit parameters and are
-// checked per transform against the double-precision host FFT (host/fft.hpp) with NaN-poisoned
+// (N/2 for even N). Candidates run as FftPlans (RealFftPlans: R2C, then C2R of its spectrum) with
+// explicit parameters and are checked per transform against the double-precision host FFT
+// (host/fft.hpp; real input: the half spectrum, and the round trip against n x) with NaN-poisoned
 // outputs: every transform of a check size, 16 seeded ones (the first, the last and 14 others) of
 // a timed size, whose whole output is scanned for NaN and guard hits.
 #include <algorithm>
@@ -32,7 +33,7 @@ namespace {
 constexpr std::size_t kDefaultPoints = 1 << 18;  // default batch: this many points in all
 constexpr const char* kSyntax =
     "N, N@BATCH, N@BATCH:t with t for interleaved transforms (stride BATCH, distance 1), or N@BATCH:r for "
-    "real-input (R2C) transforms of N points; default BATCH 2^18/N";
+    "real-input transforms of N points (R2C, then C2R); default BATCH 2^18/N";
 
 struct FftSize {
   std::size_t n = 0, batch = 0;
@@ -209,13 +210,14 @@ class FftInstance : public TuneInstance {
     desc_ = desc_of(z);
     real_desc_.n = z.n;
     real_desc_.batch = z.batch;
+    real_desc_.complex.offset = round_trip_floats() / 2;  // the spectrum after the round trip
     const std::vector<float> in = host::random_floats(in_floats(), seed);
     // The transforms compared: all of them in one group, or the sample, one group each.
     if (verification == Verification::Full) {
-      groups_.push_back({0, z.batch, reference(in, 0, z.batch)});
+      groups_.push_back({0, z.batch, reference(in, 0, z.batch), input_rows(in, 0, z.batch)});
     } else {
       for (const std::size_t b : sample_indices(z.batch, kSampled, seed + 1))
-        groups_.push_back({b, 1, reference(in, b, 1)});
+        groups_.push_back({b, 1, reference(in, b, 1), input_rows(in, b, 1)});
     }
     const cl::Context ctx = queue_context(queue);
     in_ = input_buffer(ctx, in, "tuner fft input");
@@ -254,11 +256,12 @@ class FftInstance : public TuneInstance {
   // the markers of a multi-launch plan.
   cl::Event run(cl::CommandQueue& queue, const ParamMap& params) override {
     cl::Event ev;
-    if (z_.real) {
+    if (z_.real) {  // R2C, then C2R of its spectrum into the round trip's rows: timed between markers
       const auto plan = real_plans_.get(
           params, [&] { return std::make_shared<const RealFftPlan>(queue, real_desc_, tuning(params)); });
-      plan->enqueue(queue, FftDirection::Forward, in_, out_.buffer(), {}, &ev);
-      return plan->launches() == 1 ? ev : cl::Event();
+      plan->enqueue(queue, FftDirection::Forward, in_, out_.buffer());
+      plan->enqueue(queue, FftDirection::Inverse, out_.buffer(), out_.buffer());
+      return cl::Event();
     }
     const auto plan = plans_.get(params, [&] { return std::make_shared<const FftPlan>(queue, desc_, tuning(params)); });
     plan->forward(in_, out_.buffer(), {}, &ev);
@@ -276,7 +279,7 @@ class FftInstance : public TuneInstance {
     std::size_t worst_transform = 0;
     for (const auto& g : groups_) {
       const host::FftError e = host::fft_compare(out.data(), out_length(), g.count, stride(), out_distance(),
-                                                 g.first * out_distance(), g.ref);
+                                                 g.first * out_distance() + round_trip_floats() / 2, g.ref);
       worst.max_abs = std::max(worst.max_abs, e.max_abs);
       if (&g == &groups_.front() || e.max_rel_l2 > worst.max_rel_l2) {
         worst.max_rel_l2 = e.max_rel_l2;
@@ -293,8 +296,38 @@ class FftInstance : public TuneInstance {
                     "(max abs error %.3g)",
                     worst_transform, worst.max_rel_l2, tol, worst.max_abs);
       v.message = text;
+    } else if (z_.real) {
+      check_round_trip(out, v);
     }
     return v;
+  }
+
+  // The round trip's rows (real input): C2R(R2C(x)) = n x, unscaled, per compared transform within
+  // twice the length's tolerance (the errors of both directions).
+  void check_round_trip(const std::vector<float>& out, Verdict& v) const {
+    const double tol = 2 * host::fft_tolerance(z_.n), n = static_cast<double>(z_.n);
+    for (const auto& g : groups_) {
+      for (std::size_t b = 0; b < g.count; ++b) {
+        double num = 0, den = 0;
+        for (std::size_t j = 0; j < z_.n; ++j) {
+          const double want = n * g.rows[b * z_.n + j], got = out[(g.first + b) * z_.n + j];
+          num += (got - want) * (got - want);
+          den += want * want;
+        }
+        const double rel = std::sqrt(num / std::max(den, std::numeric_limits<double>::min()));
+        v.error = std::max(v.error, rel);
+        if (!(rel <= tol)) {
+          char text[200];
+          std::snprintf(text, sizeof text,
+                        "the round trip C2R(R2C(x)) of transform %zu differs from n x: relative error %.3g "
+                        "above the tolerance %.3g",
+                        g.first + b, rel, tol);
+          v.ok = false;
+          v.message = text;
+          return;
+        }
+      }
+    }
   }
 
   // A whole transform: the first compared one, or the first one the sample skips (the middle one
@@ -308,7 +341,17 @@ class FftInstance : public TuneInstance {
     }
     std::vector<std::size_t> region;
     for (std::size_t k = 0; k < out_length(); ++k)
-      for (std::size_t part = 0; part < 2; ++part) region.push_back(2 * (b * out_distance() + k * stride()) + part);
+      for (std::size_t part = 0; part < 2; ++part)
+        region.push_back(round_trip_floats() + 2 * (b * out_distance() + k * stride()) + part);
+    return region;
+  }
+
+  // The round trip's row of the transform fault_region names (real input; none otherwise).
+  std::vector<std::size_t> second_region(bool in_sample) const override {
+    if (!z_.real) return {};
+    const std::size_t b = (fault_region(in_sample).front() - round_trip_floats()) / 2 / out_distance();
+    std::vector<std::size_t> region(z_.n);
+    for (std::size_t j = 0; j < z_.n; ++j) region[j] = b * z_.n + j;
     return region;
   }
 
@@ -316,7 +359,9 @@ class FftInstance : public TuneInstance {
   // The input's floats (real input: n per transform) and the output's (real input: the half
   // spectrum, n/2 + 1 complex values per transform).
   std::size_t in_floats() const { return (z_.real ? 1 : 2) * z_.n * z_.batch; }
-  std::size_t out_floats() const { return 2 * out_length() * z_.batch; }
+  // Real input: the round trip's rows (n floats per transform, an even count), then the spectrum.
+  std::size_t round_trip_floats() const { return z_.real ? (z_.n * z_.batch + 1) / 2 * 2 : 0; }
+  std::size_t out_floats() const { return round_trip_floats() + 2 * out_length() * z_.batch; }
   std::size_t out_length() const { return z_.real ? z_.n / 2 + 1 : z_.n; }
   std::size_t stride() const { return z_.interleaved ? z_.batch : 1; }
   std::size_t distance() const { return z_.interleaved ? 1 : z_.n; }
@@ -334,10 +379,17 @@ class FftInstance : public TuneInstance {
     return half;
   }
 
-  // Transforms [first, first + count) and their host reference, contiguous.
+  // The real input's rows [first, first + count) (the round trip's reference; none otherwise).
+  std::vector<float> input_rows(const std::vector<float>& in, std::size_t first, std::size_t count) const {
+    if (!z_.real) return {};
+    return std::vector<float>(in.begin() + first * z_.n, in.begin() + (first + count) * z_.n);
+  }
+
+  // Transforms [first, first + count), their host reference and (real input) their input rows.
   struct Group {
     std::size_t first = 0, count = 0;
     std::vector<host::cdouble> ref;
+    std::vector<float> rows;
   };
   // Transforms compared on a timed size: the first, the last and random others.
   static constexpr std::size_t kSampled = 16;

@@ -62,6 +62,9 @@ class TuneInstance {
   /// fully verified instance gives the same values either way. The tuner's fault hook writes
   /// there (tuner_testing.hpp).
   virtual std::vector<std::size_t> fault_region(bool in_sample) const = 0;
+  /// The values of a second output of fault_region's transform that check compares on its own
+  /// (a real-input FFT's round trip); empty where the instance has none.
+  virtual std::vector<std::size_t> second_region(bool /*in_sample*/) const { return {}; }
 };
 
 /// `want` indices of [0, count), sorted, without repeats: 0, count - 1 and random others drawn

@@ -272,7 +272,8 @@ bool ClassTuner::verify(const ParamMap& p, const TuneFault& fault, TuneRow& row)
 void ClassTuner::apply_fault(const TuneFault& fault, const TuneInstance& inst, bool timed, std::vector<float>& out) {
   if (fault.corrupt_output && !out.empty()) out[out.size() / 2] = std::numeric_limits<float>::quiet_NaN();
   if (fault.region_values == TuneFault::Values::None || (!timed && !fault.on_check_sizes)) return;
-  for (const std::size_t i : inst.fault_region(fault.in_sample))
+  for (const std::size_t i :
+       fault.second_output ? inst.second_region(fault.in_sample) : inst.fault_region(fault.in_sample))
     out[i] = fault.region_values == TuneFault::Values::NaN ? std::numeric_limits<float>::quiet_NaN() : 2 * out[i] + 1;
 }
 

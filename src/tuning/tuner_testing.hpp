@@ -20,6 +20,8 @@ struct TuneFault {
   enum class Values { None, Wrong, NaN } region_values = Values::None;
   /// On a timed size, the region is one the sampled comparison covers (true) or skips (false).
   bool in_sample = false;
+  /// The region is the transform's second output (TuneInstance::second_region) instead.
+  bool second_output = false;
   /// The region fault applies to the check sizes too (which compare everything).
   bool on_check_sizes = true;
 };
