@@ -231,13 +231,13 @@ std::vector<Size> fft_tune_cases(Size z) {
 
 // `bench all`'s sizes of a routine on the device (quick: `bench all --quick`'s), in the tuner's
 // syntax: FFT lengths with the batch of their first (64 MiB, quick 16 MiB) case, and the 1-D
-// FFTs of its real-input and 2-D/3-D cases (fft_tune_cases).
+// FFTs of its real-input and 2-D/3-D cases (fft_tune_cases). Blur's depend on each job's method
+// (set_blur_sizes).
 std::vector<std::string> bench_all_sizes(const std::string& routine, const DeviceInfo& dev, bool quick) {
   bench::BenchOptions bo;
   bo.quick = quick;
   if (routine == "transpose") return bench::transpose_sizes(bo);
   if (routine.rfind("sgemm", 0) == 0) return bench::sgemm_sizes(bo, dev);
-  if (routine == "blur") return bench::blur_sizes(bo, dev);
   std::vector<std::string> out;
   if (routine.rfind("fft", 0) != 0) return out;
   std::set<std::string> lengths;                   // "N", "N:t" or "N:r"
@@ -249,7 +249,7 @@ std::vector<std::string> bench_all_sizes(const std::string& routine, const Devic
 }
 
 // tune all's sizes: --size ROUTINE:SIZE where given, else the routine's sizes of bench all that it
-// can tune (none: its own default sizes), unless --own-sizes.
+// can tune (none: its own default sizes; blur's are set per job, set_blur_sizes), unless --own-sizes.
 std::map<std::string, std::vector<std::string>> tune_all_sizes(Globals& g, TuneArgs& a) {
   std::map<std::string, std::vector<std::string>> sizes;
   a.shown.clear();
