@@ -292,7 +292,7 @@ std::vector<std::string> blur_tune_sizes(const BenchOptions& opt, const DeviceIn
 
 std::size_t blur_cases(const BenchOptions& opt, const DeviceInfo& dev, const BlurBenchOptions& b) {
   const BlurCases c = blur_cases_of(opt, dev, b);
-  return c.sizes.size() * c.sigmas.size() * (c.methods.size() + 1);  // + 1: the peers
+  return c.sizes.size() * c.sigmas.size() * (c.methods.size() + (opt.peers ? 1 : 0));  // + 1: the peers
 }
 
 void bench_blur(Session& s, Report& report, const BenchOptions& opt, const Peaks& peaks, const BlurBenchOptions& b) {
@@ -332,7 +332,7 @@ void bench_blur(Session& s, Report& report, const BenchOptions& opt, const Peaks
     run.host_out.resize(n * c);
     for (double sigma : cases.sigmas) {
       bc.sigma = sigma;
-      std::vector<Record> records = run_peers(run, opencv, bc);
+      std::vector<Record> records = opt.peers ? run_peers(run, opencv, bc) : std::vector<Record>{};
       for (const auto& m : methods) {
         progress_step();
         records.push_back(run_method(run, m, bc, b));

@@ -369,6 +369,7 @@ void bench_fft(Session& s, Report& report, const BenchOptions& opt, const Peaks&
       return s.entry.info.type == "GPU" ? run_vkfft_here(s, c, opt) : run_vkfft_child(s, c, opt);
     });
 #endif
+    if (!opt.peers) libraries.resize(1);  // clforge alone
     // Rounds in turn (round k starts with library k): on a device whose speed drifts (a
     // shared CPU) no library always meets the same conditions, and the median over the
     // rounds decides. A library that refused the case is not asked again.

@@ -259,14 +259,16 @@ void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peak
       return clblast::Gemm<float>(clblast::Layout::kColMajor, cta, ctb, gc.m, gc.n, gc.k, alpha, a(), 0, lda, b(), 0,
                                   ldb, beta, c(), 0, ldc, &q, nullptr);
     };
-    const auto status = call_clblast();
-    if (status != clblast::StatusCode::kSuccess) {
-      cb.status = "refused: CLBlast status " + std::to_string(static_cast<int>(status));
-    } else {
-      std::vector<float> got(nc);
-      detail::check(s.queue.enqueueReadBuffer(c, CL_TRUE, 0, nc * 4, got.data()), "clEnqueueReadBuffer");
-      cb.error = check_result(gc, ha, hb, got, alpha).rel;
-      calls.push_back([&] { call_clblast(); });
+    if (opt.peers) {
+      const auto status = call_clblast();
+      if (status != clblast::StatusCode::kSuccess) {
+        cb.status = "refused: CLBlast status " + std::to_string(static_cast<int>(status));
+      } else {
+        std::vector<float> got(nc);
+        detail::check(s.queue.enqueueReadBuffer(c, CL_TRUE, 0, nc * 4, got.data()), "clEnqueueReadBuffer");
+        cb.error = check_result(gc, ha, hb, got, alpha).rel;
+        calls.push_back([&] { call_clblast(); });
+      }
     }
 #endif
     const std::vector<Timing> timings = time_regions(s.queue, calls, opt.plan);
@@ -284,15 +286,17 @@ void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peak
       cb.timing = timings[1];
       cb.params["percent_of_fma_peak"] = percent_of_peak(cb, peaks);
     }
-    std::snprintf(line, sizeof line, "sgemm %s CLBlast: %.3f ms, %.1f GFLOP/s, %s; clforge / CLBlast = %.2f",
-                  shape.c_str(), cb.timing.median_ms, cb.gflops(), percent(cb.gflops(), peaks).c_str(),
-                  cb.gflops() > 0 ? clforge_gflops / cb.gflops() : 0.0);
-    progress(line);
-    report.add(cb);
+    if (opt.peers) {
+      std::snprintf(line, sizeof line, "sgemm %s CLBlast: %.3f ms, %.1f GFLOP/s, %s; clforge / CLBlast = %.2f",
+                    shape.c_str(), cb.timing.median_ms, cb.gflops(), percent(cb.gflops(), peaks).c_str(),
+                    cb.gflops() > 0 ? clforge_gflops / cb.gflops() : 0.0);
+      progress(line);
+      report.add(cb);
+    }
 #endif
 
 #if CLFORGE_BENCH_CUDA
-    {
+    if (opt.peers) {
       Record cu = make_record("cuBLAS", shape);
       cu.flops = flops;
       cu.bytes = r.bytes;
@@ -341,7 +345,7 @@ void bench_sgemm(Session& s, Report& report, const BenchOptions& opt, const Peak
     }
 #endif
 
-    if (cblas != nullptr) {
+    if (opt.peers && cblas != nullptr) {
       // Host wall clock over the same plan: the host library has no device events.
       Record ob = make_record("OpenBLAS", shape);
       ob.flops = flops;

@@ -25,6 +25,9 @@ struct BenchOptions {
   /// the median of its rounds' medians. 0: 3 on CPU devices (whose speed drifts when shared)
   /// unless quick, else 1.
   int rounds = 0;
+  /// false: clforge's records alone, no peer library runs (bench all --no-peers: runs whose
+  /// comparison takes its peers from another run, as the cold-start protocol's).
+  bool peers = true;
 };
 
 /// The rounds `opt` asks for on `dev` (BenchOptions::rounds).

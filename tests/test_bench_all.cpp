@@ -287,6 +287,32 @@ TEST_SUITE("bench_all") {
     }
   }
 
+  TEST_CASE("bench all --no-peers: clforge's records alone, every routine timed") {
+    // The cold-start protocol's default and tuned runs (tools/cold_start.py) take their peers from
+    // the shipped run: no peer library runs, every routine still has its timed clforge records.
+    auto& s = test::session();
+    const std::string out = test::temp_dir("bench-no-peers") + "/results";
+    const std::string cmd = std::string(CLFORGE_CLI) + " bench all --quick --no-peers --devices " +
+                            s.entry.info.index_string() + " --out '" + out +
+                            "' --size transpose:64 --size sgemm:64 --size fft:64,batch=16 --size fft:64,batch=16,real"
+                            " --size blur:64x48 --sigmas 2 --methods separable";
+    std::string log;
+    const int rc = test::run_command(cmd, log);
+    INFO(log);
+    REQUIRE(rc == 0);
+    const nlohmann::json j = nlohmann::json::parse(read_text(out + "/results.json"));
+    std::map<std::string, std::size_t> timed;  // routine -> timed records
+    for (const auto& m : j.at("devices").at(0).at("measurements")) {
+      const std::string routine = m.at("routine"), library = m.at("library"), status = m.at("status");
+      if (routine == "peak") continue;
+      CAPTURE(routine);
+      CAPTURE(library);
+      CHECK(library == (routine == "blur" ? "separable" : "clforge"));
+      if (status.rfind("ok", 0) == 0) ++timed[routine];
+    }
+    CHECK(timed == std::map<std::string, std::size_t>{{"blur", 1}, {"fft", 2}, {"sgemm", 1}, {"transpose", 1}});
+  }
+
   TEST_CASE("bench fft --rounds: every library runs in each round and reports the median of its rounds") {
     auto& s = test::session();
     const std::string out = test::temp_dir("bench-rounds") + "/fft";

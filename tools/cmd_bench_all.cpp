@@ -22,6 +22,7 @@ struct AllArgs {
   std::vector<std::string> sizes;
   std::string out = "bench-results";
   bench::BlurBenchOptions blur;
+  bool no_peers = false;
 };
 
 // The command line as typed (arguments with spaces or quotes quoted), for results.json.
@@ -73,6 +74,7 @@ void cmd_bench_all(Globals& g, const AllArgs& a) {
   }
   o.base = g.bench_options();
   o.base.sizes.clear();
+  o.base.peers = !a.no_peers;
   o.blur = a.blur;
   if (channels != 0) o.blur.channels = channels;
   o.command_line = command_line();
@@ -101,6 +103,9 @@ void register_bench_all(Apps& apps, Globals& g) {
                   "'all', or a comma-separated list of device selectors (index, P:D, gpu, cpu, vendor or name "
                   "substring), e.g. nvidia,cpu or 0:0,1:0; default: --device, else the first GPU");
   all->add_flag("--quick", g.quick, "each routine's short size list and few repetitions (under 2 minutes on a GPU)");
+  all->add_flag("--no-peers", a.no_peers,
+                "clforge alone: no peer library runs (for comparisons that take the peers from another run, "
+                "as tools/cold_start.py's default and tuned runs)");
   all->add_option("--size", a.sizes,
                   "ROUTINE:SIZE, repeatable; replaces that routine's size list; SIZE as in the routine's own "
                   "bench command (e.g. --size transpose:64 --size sgemm:1024,trans=NT --size fft:64,batch=16 "

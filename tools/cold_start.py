@@ -5,7 +5,8 @@
    (no vendor, architecture or device rows): the library then knows nothing of the device.
 2. The benchmark with those rows (default), then `clforge tune all --time T` into an empty user
    database, then the benchmark again (tuned); both with the stripped kernel folder, so that
-   neither the rows nor the tuner's seeded candidates (the shipped rows of other devices) help.
+   neither the rows nor the tuner's seeded candidates (the shipped rows of other devices) help;
+   `bench all` runs these two without its peers (--no-peers), which the table takes from step 3.
 3. The benchmark with the shipped rows and no user database (shipped).
 4. A table per clforge record: default, tuned and shipped times, tuned against shipped, and the
    best peer of the same record where one ran; the geometric mean of tuned against shipped, the
@@ -167,14 +168,16 @@ def main():
             shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d, exist_ok=True)
     stripped = env_with(CLFORGE_KERNEL_DIR=kdir, CLFORGE_USER_TUNING_DIR=user)
+    # The peers come from the shipped run alone: the default and tuned runs of bench all skip them.
+    alone = ["--no-peers"] if bench and bench[0] == "all" else []
     if "default" in steps:
-        run([a.cli] + dev + ["bench"] + bench + ["--out", os.path.join(out, "default")],
+        run([a.cli] + dev + ["bench"] + bench + alone + ["--out", os.path.join(out, "default")],
             env_with(CLFORGE_KERNEL_DIR=kdir, CLFORGE_USER_TUNING_DIR=empty), os.path.join(out, "default.log"))
     if "tune" in steps:
         run([a.cli] + dev + ["tune", "all", "--time", str(a.time), "--cache", os.path.join(out, "tune-cache.jsonl")] +
             (["--resume"] if resume else []) + a.tune_args.split(), stripped, os.path.join(out, "tune.log"))
     if "tuned" in steps:
-        run([a.cli] + dev + ["bench"] + bench + ["--out", os.path.join(out, "tuned")], stripped,
+        run([a.cli] + dev + ["bench"] + bench + alone + ["--out", os.path.join(out, "tuned")], stripped,
             os.path.join(out, "tuned.log"))
     if "shipped" in steps:
         run([a.cli] + dev + ["bench"] + bench + ["--out", os.path.join(out, "shipped")],
