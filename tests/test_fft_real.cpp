@@ -381,39 +381,39 @@ TEST_SUITE("fft_real") {
     }
   }
 
-  TEST_CASE("odd lengths: two real rows per transform") {
-    // From two rows on, an odd length's kernel transforms x_2t + i x_2t+1 and splits the result
-    // into both half spectra in its store (forward), or transforms X_2t + i X_2t+1 and writes the
-    // real and imaginary parts to the two rows (inverse): half the transforms. An odd batch's last
-    // row has no partner (it is read twice, its partner's results never stored); the kernels from
-    // registers (3 and 15: one work-item per transform) and halves in local memory (15 with
-    // FFT_REG=1); whole values in local memory: 4095 in the test above. A Bluestein convolution
-    // (17) keeps one row per forward transform (its store has no post-processing form); one row
-    // has nothing to pair.
-    std::uint64_t seed = test::seed() + 5295;
-    const Tuning local{{{"FFT_LANES", 0}}, false};
-    const Tuning halves{{{"FFT_LANES", 0}, {"FFT_REG", 1}, {"FFT_HALVE", 1}}, false};
-    for (std::size_t n : {3, 15, 17}) {
+  TEST_CASE("odd lengths on the lane kernel: one launch each way, on any real layout") {
+    // The CPU lane kernel of one launch reads the real rows itself (imaginary parts zero) and
+    // writes X_0 .. X_(n/2), and for the inverse reads the half spectrum's Hermitian extension and
+    // writes the real parts, lane by lane: no pack, post-processing, pre-processing or unpack
+    // launch; a Bluestein convolution in lanes (1009) too. Rows as they lie, strided at an odd
+    // offset, interleaved, in place.
+    std::uint64_t seed = test::seed() + 5297;
+    const Tuning lanes{{{"FFT_LANES", 8}}, false};
+    for (std::size_t n : {15, 1009}) {
       CAPTURE(n);
-      for (const Tuning& t : {local, halves}) {
-        for (std::size_t batch : {2, 5, 130}) {
-          CAPTURE(batch);
-          for (bool inverse : {false, true}) {
-            RealCase c = real_case(n, batch, inverse);
-            c.tuning = t;
-            check_real(c, seed++);
-          }
-        }
-        const RealFftPlan plan = plan_of(n, 5, t);
-        INFO(plan.describe());
-        const bool bluestein = n == 17;
-        CHECK((plan.describe().find("writes the half spectrum (two rows per transform)") != std::string::npos) ==
-              !bluestein);
-        CHECK(plan.describe().find("writes the real rows (two rows per transform)") != std::string::npos);
-        CHECK(plan.launches() == 1);
+      const std::size_t h = n / 2 + 1;
+      for (bool inverse : {false, true}) {
+        RealCase c = real_case(n, 7, inverse);
+        c.tuning = lanes;
+        check_real(c, seed++);
+        c.real = {3, 3 * n + 1, 5};
+        c.spectrum = {2, 2 * h + 3, 1};
+        check_real(c, seed++);
+        c.real = {7, 1, 3};
+        c.spectrum = {7, 1, 0};
+        check_real(c, seed++);
+        c.real = {};
+        c.spectrum = {1, h + 2, 1};
+        c.in_place = true;
+        check_real(c, seed++);
       }
-      const RealFftPlan one = plan_of(n, 1, local);
-      CHECK(one.describe().find("two rows") == std::string::npos);
+      const RealFftPlan plan = plan_of(n, 7, lanes);
+      INFO(plan.describe());
+      CHECK(plan.describe().find("lane kernel") != std::string::npos);
+      CHECK(plan.describe().find("it reads the real rows itself and writes the half spectrum") != std::string::npos);
+      CHECK(plan.describe().find("it reads the half spectrum itself and writes the real rows") != std::string::npos);
+      CHECK(plan.launches(FftDirection::Forward) == 1);
+      CHECK(plan.launches(FftDirection::Inverse) == 1);
     }
   }
 

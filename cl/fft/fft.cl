@@ -94,8 +94,6 @@ __kernel __attribute__((reqd_work_group_size(FFT_WGS, 1, 1))) void fft_local(
 #if FFT_POST == 3 && !(FFT_USES_LOCAL && !FFT_HALVE)
   __local fft_c zbuf[FFT_B * (FFT_N + 1)];
 #endif
-  // Transforms of the launch: total, or with two real rows per transform (FFT_TWO) their pairs.
-  const int transforms = FFT_TWO ? (total + 1) / 2 : total;
   const int g0 = get_group_id(0) * FFT_B;
   fft_c x[FFT_E];
 
@@ -108,7 +106,7 @@ __kernel __attribute__((reqd_work_group_size(FFT_WGS, 1, 1))) void fft_local(
     //   W_Ntot^((j + r*M0) * c) = W_Ntot^(j * c) * W_(R0*NS)^(r * (lo mod NS))
     // one two-level lookup per butterfly, then one lookup (tw_b, R0 * NS entries) per value
     // instead of two.
-    const int lb_ = FFT_LO(min(g0 + (int)FFT_TB, transforms - 1)) % FFT_SNS;
+    const int lb_ = FFT_LO(min(g0 + (int)FFT_TB, total - 1)) % FFT_SNS;
 #endif
 #pragma unroll
     for (int i = 0; i < FFT_ITER(FFT_R0); ++i) {
@@ -172,34 +170,33 @@ __kernel __attribute__((reqd_work_group_size(FFT_WGS, 1, 1))) void fft_local(
   // the kernel has whole values there, else zbuf) and its work-items write consecutive outputs.
   // FFT_POST 2: work-item tid writes k = tid, tid + FFT_T, ... of its transform, Z_k and Z_(m-k)
   // through local memory in natural order: whole values in one round, halves in two (the real
-  // parts' e and d kept in registers). With two real rows per transform (FFT_TWO, odd n = FFT_N)
-  // the same halves for k <= n/2 are the two rows' spectra (fft_exchange.cl).
+  // parts' e and d kept in registers).
 #if FFT_SPLIT || FFT_BLUESTEIN
 #error "the real post-processing on store needs a kernel of one whole transform"
 #endif
 #if FFT_POST == 3 && FFT_USES_LOCAL && !FFT_HALVE
   FFT_POST_PUT(0);  // staged loads or stores: their rows hold the transforms
-  for (int c_ = FFT_LID; c_ < FFT_B * FFT_PK; c_ += FFT_WGS) {
-    const int tb_ = c_ / FFT_PK, k = c_ % FFT_PK;
+  for (int c_ = FFT_LID; c_ < FFT_B * (FFT_N + 1); c_ += FFT_WGS) {
+    const int tb_ = c_ / (FFT_N + 1), k = c_ % (FFT_N + 1);
     fft_c a, b;
     FFT_LGET(buf, FFT_LOC(tb_, FFT_POST_A(k)), a, 0);
     FFT_LGET(buf, FFT_LOC(tb_, FFT_POST_B(k)), b, 0);
-    if (g0 + tb_ < transforms) FFT_POST_STORE(g0 + tb_, k, FFT_POST_E(a, b), FFT_POST_D(a, b));
+    if (g0 + tb_ < total) FFT_POST_STORE(g0 + tb_, k, FFT_POST_E(a, b), FFT_POST_D(a, b));
   }
 #elif FFT_POST == 3
   FFT_UNROLL for (int p_ = 0; p_ < FFT_N; ++p_) zbuf[FFT_TB * (FFT_N + 1) + p_] = x[FFT_PRIV_AT(p_)];
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (int c_ = FFT_LID; c_ < FFT_B * FFT_PK; c_ += FFT_WGS) {
-    const int tb_ = c_ / FFT_PK, k = c_ % FFT_PK;
+  for (int c_ = FFT_LID; c_ < FFT_B * (FFT_N + 1); c_ += FFT_WGS) {
+    const int tb_ = c_ / (FFT_N + 1), k = c_ % (FFT_N + 1);
     const fft_c a = zbuf[tb_ * (FFT_N + 1) + FFT_POST_A(k)], b = zbuf[tb_ * (FFT_N + 1) + FFT_POST_B(k)];
-    if (g0 + tb_ < transforms) FFT_POST_STORE(g0 + tb_, k, FFT_POST_E(a, b), FFT_POST_D(a, b));
+    if (g0 + tb_ < total) FFT_POST_STORE(g0 + tb_, k, FFT_POST_E(a, b), FFT_POST_D(a, b));
   }
 #elif FFT_PRIV
 #error "a work-item holding a transform post-processes through local memory (FFT_POST 3)"
 #elif !FFT_HALVE
   FFT_POST_PUT(0);
-  if (g0 + (int)FFT_TB < transforms) {
-    for (int k = (int)FFT_TID; k < FFT_PK; k += FFT_T) {
+  if (g0 + (int)FFT_TB < total) {
+    for (int k = (int)FFT_TID; k <= FFT_N; k += FFT_T) {
       fft_c a, b;
       FFT_LGET(buf, FFT_LOC(FFT_TB, FFT_POST_A(k)), a, 0);
       FFT_LGET(buf, FFT_LOC(FFT_TB, FFT_POST_B(k)), b, 0);
@@ -216,11 +213,11 @@ __kernel __attribute__((reqd_work_group_size(FFT_WGS, 1, 1))) void fft_local(
     dr_[s_] = 0.5f * (a - b);
   }
   FFT_POST_PUT(1);
-  if (g0 + (int)FFT_TB < transforms) {
+  if (g0 + (int)FFT_TB < total) {
     FFT_UNROLL for (int s_ = 0; s_ < FFT_KP; ++s_) {
       const int k = (int)FFT_TID + s_ * FFT_T;
       const float a = buf[FFT_LOC(FFT_TB, FFT_POST_A(k))], b = buf[FFT_LOC(FFT_TB, FFT_POST_B(k))];
-      if (FFT_KP * FFT_T == FFT_PK || k < FFT_PK)
+      if (FFT_KP * FFT_T == FFT_N + 1 || k <= FFT_N)
         FFT_POST_STORE(g0 + (int)FFT_TB, k, fft_make(er_[s_], 0.5f * (a - b)), fft_make(dr_[s_], 0.5f * (a + b)));
     }
   }

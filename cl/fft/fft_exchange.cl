@@ -88,36 +88,17 @@
     }                                                                                                             \
   } while (0)
 
-// The real post-processing (fft.cl, FFT_POST 2, 3): X_k for k = tid + s * FFT_T < FFT_PK needs
+// The real post-processing (fft.cl, FFT_POST 2, 3): X_k for k = tid + s * FFT_T <= FFT_N needs
 // Z_k and Z_(m-k) (Z_m = Z_0), m = FFT_N, positions FFT_POST_A(k) and FFT_POST_B(k) (0 beyond
 // FFT_N) of the last pass's outputs (radix FFT_RL, positions j + r * FFT_NSL). In registers
 // (FFT_T == 1, FFT_POST 3) position p is x[FFT_PRIV_AT(p)]; FFT_POST_PUT writes component h of
-// the outputs (whole values unless halving) to local memory in natural order. With two rows per
-// transform (FFT_TWO, odd m = n) k runs to n/2 only: the halves e and d are the spectra of the
-// two rows, X_k = e and Y_k = -i d.
-#if FFT_TWO
-#define FFT_PK (FFT_N / 2 + 1)
-#else
-#define FFT_PK (FFT_N + 1)
-#endif
-#define FFT_KP ((FFT_PK + FFT_T - 1) / FFT_T)
+// the outputs (whole values unless halving) to local memory in natural order.
+#define FFT_KP ((FFT_N + FFT_T) / FFT_T)
 #define FFT_PRIV_AT(p) (((p) % (FFT_N / FFT_RL)) * FFT_RL + (p) / (FFT_N / FFT_RL))
 #define FFT_POST_A(k) ((k) >= FFT_N ? 0 : (k))
 #define FFT_POST_B(k) (((k) == 0 || (k) > FFT_N) ? 0 : FFT_N - (k))
 #define FFT_POST_E(a, b) fft_make(0.5f * ((a).r + (b).r), 0.5f * ((a).i - (b).i))
 #define FFT_POST_D(a, b) fft_make(0.5f * ((a).r - (b).r), 0.5f * ((a).i + (b).i))
-#if FFT_TWO
-// X_k = e to row 2t, Y_k = -i d to row 2t + 1 (where the batch has it), scaled, conjugated by cj_out.
-#define FFT_POST_STORE(t, k, e, d)                                          \
-  do {                                                                      \
-    const fft_c e_ = (e), d_ = (d);                                         \
-    FFT_GSTORE(out, FFT_GIDX(out_base, FFT_ROW_A(t), out_dh, k, FFT_OUTS),  \
-               fft_make(e_.r* scale, e_.i* cj_out* scale));                 \
-    if (2 * (t) + 1 < total)                                                \
-      FFT_GSTORE(out, FFT_GIDX(out_base, 2 * (t) + 1, out_dh, k, FFT_OUTS), \
-                 fft_make(d_.i* scale, -d_.r* cj_out* scale));              \
-  } while (0)
-#else
 // X_k = e - i W_n^k d of transform t (of the launch), scaled, conjugated by cj_out.
 #define FFT_POST_STORE(t, k, e, d)                                               \
   do {                                                                           \
@@ -126,7 +107,6 @@
     FFT_GSTORE(out, FFT_GIDX(out_base, t, out_dh, k, FFT_OUTS),                  \
                fft_make((e_.r + v_.r) * scale, (e_.i + v_.i) * cj_out * scale)); \
   } while (0)
-#endif
 #define FFT_POST_PUT(h)                 \
   do {                                  \
     barrier(CLK_LOCAL_MEM_FENCE);       \

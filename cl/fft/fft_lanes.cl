@@ -87,6 +87,13 @@
 #ifndef FFT_LANE_POST
 #define FFT_LANE_POST 0  // 1: multiply the results by tab[c + e count]
 #endif
+#ifndef FFT_LANE_RODD
+// An odd-length real plan's ends (offsets, distances and strides of the real side count floats):
+// 1 the forward, loads of real values (imaginary parts zero) and stores of X_0 .. X_(n/2); 2 the
+// inverse, loads of the Hermitian extension of the half spectrum (X_0 as real) and stores of the
+// real parts. Both read and write lane by lane.
+#define FFT_LANE_RODD 0
+#endif
 #ifndef FFT_LANE_GLEN
 #define FFT_LANE_GLEN \
   0  // > 0: element c + e count from FFT_LANE_GLEN on reads as zero (with
@@ -105,6 +112,10 @@
 #endif
 #if FFT_NP < 1 || FFT_NP > 8
 #error "FFT_NP must be 1 .. 8"
+#endif
+#if FFT_LANE_RODD && (FFT_IN_LUNIT || FFT_IN_EUNIT || FFT_OUT_LUNIT || FFT_OUT_EUNIT || FFT_LANE_RPOST || \
+                      FFT_LANE_TW || FFT_LANE_PRE || FFT_LANE_POST)
+#error "an odd-length real plan's ends read and write a one-launch transform lane by lane"
 #endif
 #define FFT_LANE_LOAD FFT_LANE_CAT(vload, FFT_LANES)
 #define FFT_LANE_STORE FFT_LANE_CAT(vstore, FFT_LANES)
@@ -253,6 +264,10 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void fft_lanes(
   const clf_index row = get_global_id(1), level = get_global_id(2);
   const __global float2* src = in + in_off + row * in_dh + level * in_dr;
   __global float2* dst = out + out_off + row * out_dh + level * out_dr;
+#if FFT_LANE_RODD  // the real side's base, in floats
+  const clf_index fbase =
+      (FFT_LANE_RODD == 1 ? in_off + row * in_dh + level * in_dr : out_off + row * out_dh + level * out_dr);
+#endif
 #if FFT_IN_LUNIT
   for (int e = 0; e < FFT_N; ++e) {  // element e of the lanes' adjacent transforms: one vector
     FFT_LANE_VLOADC((const __global float*)(src + c0 + (clf_index)e * in_S), a[e].r, a[e].i);
@@ -277,7 +292,13 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void fft_lanes(
     float re[FFT_LANES], im[FFT_LANES];
     for (int l = 0; l < FFT_LANES; ++l) {
       const int t = min(c0 + l, count - 1);
-#if FFT_LANE_GLEN && FFT_LANE_PRE
+#if FFT_LANE_RODD == 1
+      const float2 x = (float2)(((const __global float*)in)[fbase + (clf_index)t * in_dc + (clf_index)e * in_S], 0.0f);
+#elif FFT_LANE_RODD == 2
+      const int h = FFT_LANE_LEN / 2;  // X_e, or conj X_(n-e) beyond n/2; X_0 taken as real
+      float2 x = src[(clf_index)t * in_dc + (clf_index)(e <= h ? e : FFT_LANE_LEN - e) * in_S];
+      x.y = e == 0 ? 0.0f : e <= h ? x.y : -x.y;
+#elif FFT_LANE_GLEN && FFT_LANE_PRE
       const float2 x = t + e * count < FFT_LANE_GLEN ? src[(clf_index)t * in_dc + (clf_index)e * in_S] : (float2)(0.0f);
 #else
       const float2 x = src[(clf_index)t * in_dc + (clf_index)e * in_S];
@@ -409,7 +430,14 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void fft_lanes(
 #if FFT_LANE_GLEN && FFT_LANE_POST
       store = store && t + e * count < FFT_LANE_GLEN;  // in #if: a constant operand of && warns
 #endif
+#if FFT_LANE_RODD == 1
+      store = store && e <= FFT_LANE_LEN / 2;          // the half spectrum
+#endif
+#if FFT_LANE_RODD == 2
+      if (store) ((__global float*)out)[fbase + (clf_index)t * out_dc + (clf_index)e * out_S] = re[l];
+#else
       if (store) dst[(clf_index)t * out_dc + (clf_index)e * out_S] = (float2)(re[l], im[l]);
+#endif
     }
 #endif
   }

@@ -121,56 +121,26 @@ FFT_INLINE fft_c fft_real_pre(fft_c a, fft_c b, const fft_c w, const int k, cons
 #define FFT_GSTORE_OUT(p, a, v) FFT_GSTORE(p, a, v)
 #endif
 
-// Two real rows per transform (FFT_TWO, an odd-length real plan of two rows or more): transform t
-// holds rows 2t and 2t + 1 of the caller's side (total counts rows, `transforms` their pairs; the
-// row past an odd batch is read as the batch's last row again and never stored). Forward: the
-// transform of z = x_2t + i x_2t+1, split into the two half spectra on store (FFT_POST_STORE,
-// fft_exchange.cl). Inverse: Z = X_2t + i X_2t+1 from the Hermitian extensions of the two half
-// spectra, whose transform's real parts are row 2t and imaginary parts row 2t + 1.
-#define FFT_ROW_A(t) (2 * (t))
-#define FFT_ROW_B(t) min(2 * (t) + 1, total - 1)
-#if FFT_TWO && defined(FFT_IN_REAL) && FFT_IN_REAL
-#define FFT_LOAD_AT(t, pos)                                                                   \
-  fft_make(((__global const float*)in)[FFT_GIDX(in_base, FFT_ROW_A(t), in_dh, pos, FFT_INS)], \
-           ((__global const float*)in)[FFT_GIDX(in_base, FFT_ROW_B(t), in_dh, pos, FFT_INS)])
-#elif FFT_TWO
-// X + i Y of the two half spectra's values x, y at position pos (conjugated beyond n/2; X_0 and
-// Y_0 taken as real, as one row's inverse keeps only the real parts).
-FFT_INLINE fft_c fft_two_herm(const fft_c x, const fft_c y, const fft_wi pos) {
-  const float c = pos == 0 ? 0.0f : pos > FFT_IN_HERM / 2 ? -1.0f : 1.0f;
-  return fft_make(x.r - c * y.i, c * x.i + y.r);
-}
-#define FFT_LOAD_AT(t, pos)                                                                       \
-  fft_two_herm(FFT_GLOAD(in, FFT_GIDX(in_base, FFT_ROW_A(t), in_dh, FFT_HERM_POS(pos), FFT_INS)), \
-               FFT_GLOAD(in, FFT_GIDX(in_base, FFT_ROW_B(t), in_dh, FFT_HERM_POS(pos), FFT_INS)), pos)
-#else
-#define FFT_LOAD_AT(t, pos) FFT_GLOAD_IN(in, FFT_GIDX(in_base, FFT_HI(t), in_dh, FFT_HERM_POS(pos), FFT_INS))
-#endif
-#if FFT_TWO  // fft_two_herm conjugates
-#undef FFT_HERM_CONJ
-#define FFT_HERM_CONJ(v, pos)
-#endif
-
 // dst = element e of transform t, conjugated by cj_in, pre-operation applied; zero outside.
 // Without FFT_IN_CHECK the loads are unconditional: the transforms past the batch (in the last
 // group) read the batch's last transform instead, and their results are not stored. A load in a
 // branch joins as a two-float vector, which makes a compiler that vectorises across work-items
 // (PoCL) leave the whole work-item loop scalar; on the H200 the register kernels gain too (64
 // points at 512 MiB: 0.276 ms against 0.315 with the branch, 2026-11-23, bench fft).
-#define FFT_LOAD(dst, t, e)                                                 \
-  do {                                                                      \
-    const int t_ = FFT_IN_CHECK ? (int)(t) : min((int)(t), transforms - 1); \
-    const fft_wi e_ = (e);                                                  \
-    const int lo_ = FFT_LO(t_);                                             \
-    const fft_wi pos_ = FFT_IN_POS(lo_, e_);                                \
-    fft_c v_ = fft_make(0.0f, 0.0f);                                        \
-    if (!FFT_IN_CHECK || (t_ < transforms && pos_ < in_len)) {              \
-      v_ = FFT_LOAD_AT(t_, pos_);                                           \
-      FFT_HERM_CONJ(v_, pos_);                                              \
-      v_.i *= cj_in;                                                        \
-      FFT_PRE_OP(v_, lo_, e_, pos_);                                        \
-    }                                                                       \
-    (dst) = v_;                                                             \
+#define FFT_LOAD(dst, t, e)                                                                     \
+  do {                                                                                          \
+    const int t_ = FFT_IN_CHECK ? (int)(t) : min((int)(t), total - 1);                          \
+    const fft_wi e_ = (e);                                                                      \
+    const int lo_ = FFT_LO(t_);                                                                 \
+    const fft_wi pos_ = FFT_IN_POS(lo_, e_);                                                    \
+    fft_c v_ = fft_make(0.0f, 0.0f);                                                            \
+    if (!FFT_IN_CHECK || (t_ < total && pos_ < in_len)) {                                       \
+      v_ = FFT_GLOAD_IN(in, FFT_GIDX(in_base, FFT_HI(t_), in_dh, FFT_HERM_POS(pos_), FFT_INS)); \
+      FFT_HERM_CONJ(v_, pos_);                                                                  \
+      v_.i *= cj_in;                                                                            \
+      FFT_PRE_OP(v_, lo_, e_, pos_);                                                            \
+    }                                                                                           \
+    (dst) = v_;                                                                                 \
   } while (0)
 
 #if FFT_POST == 1
@@ -179,28 +149,17 @@ FFT_INLINE fft_c fft_two_herm(const fft_c x, const fft_c y, const fft_wi pos) {
 #define FFT_POST_OP(v, pos)
 #endif
 
-// Value v (scaled, conjugated) to position pos of transform t: with two rows per transform (the
-// inverse's real parts), its real part to row 2t and its imaginary part to row 2t + 1.
-#if FFT_TWO
-#define FFT_STORE_AT(t, pos, v)                                                                                      \
-  do {                                                                                                               \
-    ((__global float*)out)[FFT_GIDX(out_base, FFT_ROW_A(t), out_dh, pos, FFT_OUTS)] = (v).r;                         \
-    if (2 * (t) + 1 < total) ((__global float*)out)[FFT_GIDX(out_base, 2 * (t) + 1, out_dh, pos, FFT_OUTS)] = (v).i; \
-  } while (0)
-#else
-#define FFT_STORE_AT(t, pos, v) FFT_GSTORE_OUT(out, FFT_GIDX(out_base, FFT_HI(t), out_dh, pos, FFT_OUTS), v)
-#endif
-
 // Element e of transform t = val, post-operation, conjugated by cj_out and scaled.
-#define FFT_STORE(val, t, e)                                              \
-  do {                                                                    \
-    const int t_ = (t);                                                   \
-    const fft_wi e_ = (e);                                                \
-    const int lo_ = FFT_LO(t_);                                           \
-    const fft_wi pos_ = FFT_OUT_POS(lo_, e_);                             \
-    if (t_ < transforms && (!FFT_OUT_CHECK || pos_ < out_len)) {          \
-      fft_c v_ = (val);                                                   \
-      FFT_POST_OP(v_, pos_);                                              \
-      FFT_STORE_AT(t_, pos_, fft_make(v_.r* scale, v_.i* cj_out* scale)); \
-    }                                                                     \
+#define FFT_STORE(val, t, e)                                                      \
+  do {                                                                            \
+    const int t_ = (t);                                                           \
+    const fft_wi e_ = (e);                                                        \
+    const int lo_ = FFT_LO(t_);                                                   \
+    const fft_wi pos_ = FFT_OUT_POS(lo_, e_);                                     \
+    if (t_ < total && (!FFT_OUT_CHECK || pos_ < out_len)) {                       \
+      fft_c v_ = (val);                                                           \
+      FFT_POST_OP(v_, pos_);                                                      \
+      FFT_GSTORE_OUT(out, FFT_GIDX(out_base, FFT_HI(t_), out_dh, pos_, FFT_OUTS), \
+                     fft_make(v_.r* scale, v_.i* cj_out* scale));                 \
+    }                                                                             \
   } while (0)

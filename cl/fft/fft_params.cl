@@ -105,13 +105,6 @@
 #ifndef FFT_INPLACE
 #define FFT_INPLACE 0  // 1: in and out may be the same buffer (no restrict)
 #endif
-#ifndef FFT_TWO
-#define FFT_TWO 0  // 1: an odd-length real plan's transform t holds the rows 2t and 2t + 1 (fft_memory.cl)
-#endif
-#if FFT_TWO && (FFT_SPLIT || !((defined(FFT_IN_REAL) && FFT_IN_REAL && FFT_POST >= 2) || \
-                               (defined(FFT_IN_HERM) && FFT_IN_HERM && defined(FFT_OUT_REAL) && FFT_OUT_REAL)))
-#error "two real rows per transform (FFT_TWO): an odd-length real plan's forward with its post-processing, or inverse"
-#endif
 
 // ---- derived ----
 #if FFT_NPASS == 0

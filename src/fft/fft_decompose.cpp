@@ -148,7 +148,6 @@ std::string FftShape::options() const {
   if (in_real) o << " -DFFT_IN_REAL=1";
   if (out_real) o << " -DFFT_OUT_REAL=1";
   if (in_herm > 0) o << " -DFFT_IN_HERM=" << in_herm;
-  if (two_rows) o << " -DFFT_TWO=1";
   return o.str();
 }
 
@@ -162,7 +161,6 @@ std::string FftShape::summary() const {
   o << ", load " << modes[in_mode] << ", store " << modes[out_mode];
   if (tfast) o << ", transform-fastest";
   if (cols) o << ", columns";
-  if (two_rows) o << ", two real rows per transform";
   if (halve == 2)
     o << ", local memory in quarters";
   else if (halve)

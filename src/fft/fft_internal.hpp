@@ -132,11 +132,6 @@ struct FftShape {
   /// points on load and stores of the real parts (FFT_IN_HERM, FFT_OUT_REAL; the inverse).
   bool in_real = false, out_real = false;
   int in_herm = 0;
-  /// Two real rows per transform (FFT_TWO; such an odd-length kernel of two rows or more): the
-  /// forward transforms x_2t + i x_2t+1 and splits the result into both half spectra on store
-  /// (with the post-processing, FFT_POST 2 or 3), the inverse loads X_2t + i X_2t+1 and writes
-  /// the real and imaginary parts to the two rows. The launch counts rows; half as many transforms.
-  bool two_rows = false;
   int split_l = 1, split_ns = 1;  ///< kernel transforms per user transform (L), a pass's NS
   /// A pass in the column form (FFT_COLS): its launch's transforms are the user transforms, each
   /// at the group's lo (NDRange dimension 2, split_l positions), so that neighbouring user

@@ -80,8 +80,7 @@ detail::Args& bind_sides(detail::Args& a, const FftPlan::Impl::Launch& l) {
 }  // namespace
 
 // fft_local: total kernel transforms (split_l per transform of a pass, or the user transforms at
-// split_l positions of the third dimension in the column form; rows, two per transform, with
-// two_rows), b per work-group.
+// split_l positions of the third dimension in the column form), b per work-group.
 void FftPlan::Impl::enqueue_local(const Launch& l, detail::Execution& x) const {
   const Stage& s = l.stage;
   const StageTables& t = s.tables;
@@ -105,8 +104,7 @@ void FftPlan::Impl::enqueue_local(const Launch& l, detail::Execution& x) const {
       .index("out_dr", level_distance(l.steps, l.stage.io.out, false))
       .finish();
   const std::size_t wg = sh.work_group();
-  const std::size_t transforms = sh.two_rows ? (total + 1) / 2 : total;  // two real rows each
-  const std::size_t groups = (transforms + sh.b - 1) / sh.b;
+  const std::size_t groups = (total + sh.b - 1) / sh.b;
   const std::size_t positions = sh.cols ? static_cast<std::size_t>(sh.split_l) : 1;
   x.then(k, cl::NDRange(groups * wg, l.steps.in_kernel.count, positions), cl::NDRange(wg, 1, 1), l.last, s.role);
 }

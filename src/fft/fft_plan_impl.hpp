@@ -80,6 +80,9 @@ struct LaneForm {
   // A real plan's post-processing on the store (FFT_LANE_RPOST): X_k, k <= n, of the lanes'
   // transforms Z of n points, W_(2n)^k from lane_factors.
   bool real_post = false;
+  // An odd-length real plan's ends in the one launch (FFT_LANE_RODD): 1 the forward (real rows
+  // in, X_0 .. X_(n/2) out), 2 the inverse (the half spectrum in, the real parts out).
+  int real_odd = 0;
 };
 
 // What a stage launches: the entry point, its routine constants and tuning, the program.

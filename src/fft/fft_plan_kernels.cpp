@@ -181,11 +181,12 @@ std::string lane_options(const Stage& s) {
   if (form.multiply_results) o << " -DFFT_LANE_POST=1";
   if (form.valid_length > 0) o << " -DFFT_LANE_GLEN=" << form.valid_length;
   if (form.real_post) o << " -DFFT_LANE_RPOST=1";
+  if (form.real_odd > 0) o << " -DFFT_LANE_RODD=" << form.real_odd;
   // Whole vectors where a side's lanes are adjacent transforms (shape.in_unit, out_unit: set by
   // fft_plan_lanes.cpp) or its transforms' elements are adjacent (transposed in registers,
   // FFT_LANE_EBLOCK).
-  const bool eblock =
-      s.kernel.cfg.at("FFT_LANE_EBLOCK") == 1 && form.bluestein_length == 0 && sh.n % s.kernel.cfg.at("FFT_LANES") == 0;
+  const bool eblock = s.kernel.cfg.at("FFT_LANE_EBLOCK") == 1 && form.bluestein_length == 0 && form.real_odd == 0 &&
+                      sh.n % s.kernel.cfg.at("FFT_LANES") == 0;
   if (sh.in_unit) o << " -DFFT_IN_LUNIT=1";
   if (sh.out_unit) o << " -DFFT_OUT_LUNIT=1";
   if (!sh.in_unit && eblock && s.io.in.stride == 1) o << " -DFFT_IN_EUNIT=1";

@@ -114,6 +114,34 @@ std::optional<Stage> lanes_folded_post(const RealFftPlan::Impl& im, const Stage&
   return s;
 }
 
+// The lane kernel of one launch `lane` with an odd length's end (FFT_LANE_RODD, fft_lanes.cl):
+// the forward reads the real rows and writes X_0 .. X_(n/2), the inverse reads the half spectrum's
+// Hermitian extension and writes the real parts, lane by lane; compiled. nullopt where the lanes
+// run in more than one launch or an end passes the kernel's index width.
+std::optional<Stage> lanes_folded_odd(const RealFftPlan::Impl& im, const Stage& lane, bool forward,
+                                      const StageSide& real, const StageSide& spectrum, std::size_t end) {
+  const LaneForm& f = lane.kernel.lanes;
+  const bool one_launch = f.transforms_per_row == 0 && !f.multiply_loads && !f.multiply_results && f.valid_length == 0;
+  if (!one_launch || (!lane.kernel.shape.long_index && end > detail::kMaxInt32Index)) return std::nullopt;
+  FftSteps one;
+  one.stages = {lane};
+  Stage& s = one.stages.front();
+  const StageIo inner = s.io;  // the conjugations stay the kernel's
+  s.io.in = forward ? real : spectrum;
+  s.io.out = forward ? spectrum : real;
+  s.io.in.sign = inner.in.sign;
+  s.io.out.sign = inner.out.sign;
+  s.io.in.lane_distance = s.io.in.distance;
+  s.io.out.lane_distance = s.io.out.distance;
+  s.io.scaled = true;
+  s.kernel.lanes.real_odd = forward ? 1 : 2;
+  s.kernel.shape.in_unit = s.kernel.shape.out_unit = false;
+  s.role = forward ? "lane kernel reading the real rows and writing the half spectrum"
+                   : "lane kernel reading the half spectrum and writing the real rows";
+  compile_steps(im.complex.qc, im.complex.desc, one);
+  return s;
+}
+
 // The complex FFT's one fft_local kernel in `middle` with a real end folded in: the inverse's
 // pre-processing into its loads from the spectrum (FFT_PRE 4, fft_memory.cl), or the forward's
 // post-processing into its stores to it (fft.cl: FFT_POST 3 where a work-item holds a transform,
@@ -149,33 +177,20 @@ std::optional<Stage> folded_end(const RealFftPlan::Impl& im, const std::vector<S
   return s;
 }
 
-// Two real rows per transform in an odd length's kernel (FftShape::two_rows): half the
-// transforms for the same bytes. Where the batch has two rows or more and the kernel takes it:
-// the forward splits the two spectra in its store, which needs the post-processing's form (one
-// whole transform, exchanges in whole values or halves, its local rows within the device's).
-void pair_rows(const RealFftPlan::Impl& im, FftShape& k, bool forward) {
-  if (im.desc.batch < 2 || k.split) return;
-  if (!forward) {
-    k.two_rows = true;
-    return;
-  }
-  if (k.bluestein || k.halve == 2) return;
-  FftShape two = k;
-  two.two_rows = true;
-  two.post = two.priv() ? 3 : 2;
-  if (detail::fft_fits(two, *im.complex.qc.info)) k = two;
-}
-
 // An odd length's end in the complex FFT's one fft_local kernel (`middle`, any kind but a pass),
 // so that neither the pack nor the post-processing (forward) or the pre-processing and the
 // unpack (inverse) run: the forward's loads read the caller's real rows (FFT_IN_REAL, imaginary
 // parts zero) and its stores write X_0 .. X_(n/2) (the rest are their conjugates); the inverse's
 // loads read the Hermitian extension of the half spectrum (FFT_IN_HERM) and its stores write the
-// real parts (FFT_OUT_REAL); compiled. nullopt where the kernel cannot take it.
+// real parts (FFT_OUT_REAL); compiled (a lane kernel of one launch: lanes_folded_odd). nullopt
+// where the kernel cannot take it.
 std::optional<Stage> folded_odd(const RealFftPlan::Impl& im, const std::vector<Stage>& middle, bool forward,
                                 const StageSide& real, const StageSide& spectrum, std::size_t real_end,
                                 std::size_t complex_end) {
-  if (im.desc.n % 2 == 0 || middle.size() != 1 || middle.front().kernel.kind != KernelKind::Local) return std::nullopt;
+  if (im.desc.n % 2 == 0 || middle.size() != 1) return std::nullopt;
+  if (middle.front().kernel.kind == KernelKind::Lanes)
+    return lanes_folded_odd(im, middle.front(), forward, real, spectrum, std::max(real_end, complex_end));
+  if (middle.front().kernel.kind != KernelKind::Local) return std::nullopt;
   const FftShape& sh = middle.front().kernel.shape;
   if (sh.split || (!sh.long_index && std::max(real_end, complex_end) > detail::kMaxInt32Index)) return std::nullopt;
   FftSteps one;
@@ -195,10 +210,8 @@ std::optional<Stage> folded_odd(const RealFftPlan::Impl& im, const std::vector<S
   k.in_unit = s.io.in.stride == 1;
   k.out_unit = s.io.out.stride == 1;
   k.out_check = k.out_check || forward;
-  pair_rows(im, k, forward);
-  s.role = std::string(forward ? "single kernel reading the real rows and writing the half spectrum"
-                               : "single kernel reading the half spectrum and writing the real rows") +
-           (k.two_rows ? ", two rows per transform" : "");
+  s.role = forward ? "single kernel reading the real rows and writing the half spectrum"
+                   : "single kernel reading the half spectrum and writing the real rows";
   compile_steps(im.complex.qc, im.complex.desc, one);
   return s;
 }
@@ -207,18 +220,16 @@ std::optional<Stage> folded_odd(const RealFftPlan::Impl& im, const std::vector<S
 // whether an odd length's kernel reads and writes the caller's sides itself, and whether an end
 // folded into the kernel.
 struct EndsFolded {
-  bool odd, folded, two = false;  // two: two real rows per transform
+  bool odd, folded;
 };
 std::string describe_ends(const RealFftDesc& d, const FftSteps& inner, bool pairs, EndsFolded fwd_end,
                           EndsFolded inv_end) {
   const std::string what = d.n % 2 == 0 ? " points of the values in pairs" : " points";
   const std::string fwd =
-      fwd_end.odd ? std::string("it reads the real rows itself and writes the half spectrum") +
-                        (fwd_end.two ? " (two rows per transform)" : "")
+      fwd_end.odd ? std::string("it reads the real rows itself and writes the half spectrum")
                   : (pairs ? std::string("it reads the real rows itself") : "a pack launch, then it reads the rows") +
                         (fwd_end.folded ? " and post-processes them in its store" : ", then a post-processing launch");
-  const std::string inv = inv_end.odd ? std::string("it reads the half spectrum itself and writes the real rows") +
-                                            (inv_end.two ? " (two rows per transform)" : "")
+  const std::string inv = inv_end.odd ? std::string("it reads the half spectrum itself and writes the real rows")
                                       : (inv_end.folded ? std::string("it pre-processes its loads")
                                                         : "a pre-processing launch, then it transforms") +
                                             (pairs ? " and writes the real rows itself" : ", then an unpack launch");
@@ -264,7 +275,7 @@ void place_ends(RealFftPlan::Impl& im, bool even_steps) {
   const std::vector<Stage> middle_inv = on_rows(inner, pairs ? -1 : 0, d.real);
   im.forward = st;
   std::optional<Stage> one = folded_odd(im, middle_fwd, true, real, spectrum, real_end, complex_end);
-  const bool odd_one = one.has_value(), two_fwd = odd_one && one->kernel.shape.two_rows;
+  const bool odd_one = one.has_value();
   if (!odd_one) one = folded_end(im, middle_fwd, true, spectrum, proto, complex_end);
   if (!pairs && !odd_one) im.forward.stages.push_back(end_stage(KernelKind::RealPack, "real pack", real, rows, proto));
   if (one) {
@@ -275,7 +286,7 @@ void place_ends(RealFftPlan::Impl& im, bool even_steps) {
   }
   im.inverse = st;
   std::optional<Stage> first = folded_odd(im, middle_inv, false, real, spectrum, real_end, complex_end);
-  const bool odd_inv = first.has_value(), two_inv = odd_inv && first->kernel.shape.two_rows;
+  const bool odd_inv = first.has_value();
   if (!odd_inv) first = folded_end(im, middle_inv, false, spectrum, proto, complex_end);
   if (first) {
     im.inverse.stages.push_back(std::move(*first));
@@ -286,7 +297,7 @@ void place_ends(RealFftPlan::Impl& im, bool even_steps) {
   if (!pairs && !odd_inv)
     im.inverse.stages.push_back(end_stage(KernelKind::RealUnpack, "real unpack", rows, real, proto));
   im.forward.how = im.inverse.how =
-      describe_ends(d, inner, pairs, {odd_one, one.has_value(), two_fwd}, {odd_inv, first.has_value(), two_inv});
+      describe_ends(d, inner, pairs, {odd_one, one.has_value()}, {odd_inv, first.has_value()});
 }
 
 void run(const RealFftPlan::Impl& im, cl::CommandQueue& q, int dir, const cl::Buffer& in, const cl::Buffer& out,
