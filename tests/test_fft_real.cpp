@@ -229,6 +229,34 @@ RealCase real_case(std::size_t n, std::size_t batch, bool inverse) {
   return c;
 }
 
+// An odd length under `tuning`, both directions, 7 rows on every real layout (rows as they lie,
+// strided at an odd offset, interleaved, in place: padded rows); then its plan: both ends in the
+// kernel, one launch each way.
+void check_odd_in_one_launch(std::size_t n, const Tuning& tuning, std::uint64_t& seed) {
+  const std::size_t h = n / 2 + 1;
+  for (bool inverse : {false, true}) {
+    RealCase c = real_case(n, 7, inverse);
+    c.tuning = tuning;
+    check_real(c, seed++);
+    c.real = {3, 3 * n + 1, 5};
+    c.spectrum = {2, 2 * h + 3, 1};
+    check_real(c, seed++);
+    c.real = {7, 1, 3};
+    c.spectrum = {7, 1, 0};
+    check_real(c, seed++);
+    c.real = {};
+    c.spectrum = {1, h + 2, 1};
+    c.in_place = true;
+    check_real(c, seed++);
+  }
+  const RealFftPlan plan = plan_of(n, 7, tuning);
+  INFO(plan.describe());
+  CHECK(plan.describe().find("it reads the real rows itself and writes the half spectrum") != std::string::npos);
+  CHECK(plan.describe().find("it reads the half spectrum itself and writes the real rows") != std::string::npos);
+  CHECK(plan.launches(FftDirection::Forward) == 1);
+  CHECK(plan.launches(FftDirection::Inverse) == 1);
+}
+
 }  // namespace
 
 TEST_SUITE("fft_real") {
@@ -356,28 +384,7 @@ TEST_SUITE("fft_real") {
     const Tuning local{{{"FFT_LANES", 0}}, false};
     for (std::size_t n : {3, 17, 1009, 4095}) {
       CAPTURE(n);
-      const std::size_t h = n / 2 + 1;
-      for (bool inverse : {false, true}) {
-        RealCase c = real_case(n, 7, inverse);
-        c.tuning = local;
-        check_real(c, seed++);
-        c.real = {3, 3 * n + 1, 5};  // strided rows at an odd offset
-        c.spectrum = {2, 2 * h + 3, 1};
-        check_real(c, seed++);
-        c.real = {7, 1, 3};  // interleaved
-        c.spectrum = {7, 1, 0};
-        check_real(c, seed++);
-        c.real = {};
-        c.spectrum = {1, h + 2, 1};  // in place: padded rows
-        c.in_place = true;
-        check_real(c, seed++);
-      }
-      const RealFftPlan plan = plan_of(n, 7, local);
-      INFO(plan.describe());
-      CHECK(plan.describe().find("it reads the real rows itself and writes the half spectrum") != std::string::npos);
-      CHECK(plan.describe().find("it reads the half spectrum itself and writes the real rows") != std::string::npos);
-      CHECK(plan.launches(FftDirection::Forward) == 1);
-      CHECK(plan.launches(FftDirection::Inverse) == 1);
+      check_odd_in_one_launch(n, local, seed);
     }
   }
 
@@ -391,29 +398,8 @@ TEST_SUITE("fft_real") {
     const Tuning lanes{{{"FFT_LANES", 8}}, false};
     for (std::size_t n : {15, 1009}) {
       CAPTURE(n);
-      const std::size_t h = n / 2 + 1;
-      for (bool inverse : {false, true}) {
-        RealCase c = real_case(n, 7, inverse);
-        c.tuning = lanes;
-        check_real(c, seed++);
-        c.real = {3, 3 * n + 1, 5};
-        c.spectrum = {2, 2 * h + 3, 1};
-        check_real(c, seed++);
-        c.real = {7, 1, 3};
-        c.spectrum = {7, 1, 0};
-        check_real(c, seed++);
-        c.real = {};
-        c.spectrum = {1, h + 2, 1};
-        c.in_place = true;
-        check_real(c, seed++);
-      }
-      const RealFftPlan plan = plan_of(n, 7, lanes);
-      INFO(plan.describe());
-      CHECK(plan.describe().find("lane kernel") != std::string::npos);
-      CHECK(plan.describe().find("it reads the real rows itself and writes the half spectrum") != std::string::npos);
-      CHECK(plan.describe().find("it reads the half spectrum itself and writes the real rows") != std::string::npos);
-      CHECK(plan.launches(FftDirection::Forward) == 1);
-      CHECK(plan.launches(FftDirection::Inverse) == 1);
+      check_odd_in_one_launch(n, lanes, seed);
+      CHECK(plan_of(n, 7, lanes).describe().find("lane kernel") != std::string::npos);
     }
   }
 
