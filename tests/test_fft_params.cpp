@@ -139,6 +139,14 @@ TEST_SUITE("fft_params") {
     c.in_place = true;
     c.in = {1, 260, 3};
     check_fft(with(c, p), seed++);
+    // Interleaved on both sides, 13 transforms: whole vectors for the work-items whose lanes are
+    // all transforms of the batch, the last one gathering and scattering (none whole at 16 lanes).
+    for (int lanes : {4, 8, 16})
+      for (bool inverse : {false, true}) {
+        c = contiguous(96, 13, inverse);
+        c.in = c.out = {13, 1, 0};
+        check_fft(with(c, lane_params(lanes, 8)), seed++);
+      }
     // The plan says which kernel it runs.
     FftDesc d;
     d.n = 1000;

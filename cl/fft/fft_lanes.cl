@@ -268,12 +268,18 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void fft_lanes(
   const clf_index fbase =
       (FFT_LANE_RODD == 1 ? in_off + row * in_dh + level * in_dr : out_off + row * out_dh + level * out_dr);
 #endif
+  // A work-item whose lanes are all transforms of the batch: whole vectors where the side's
+  // transforms are adjacent; the last one of a batch that is no multiple of FFT_LANES gathers.
+  const bool lanes_whole = c0 + FFT_LANES <= count;
 #if FFT_IN_LUNIT
-  for (int e = 0; e < FFT_N; ++e) {  // element e of the lanes' adjacent transforms: one vector
-    FFT_LANE_VLOADC((const __global float*)(src + c0 + (clf_index)e * in_S), a[e].r, a[e].i);
-    a[e].i *= cj_in;
+  if (lanes_whole) {
+    for (int e = 0; e < FFT_N; ++e) {  // element e of the lanes' adjacent transforms: one vector
+      FFT_LANE_VLOADC((const __global float*)(src + c0 + (clf_index)e * in_S), a[e].r, a[e].i);
+      a[e].i *= cj_in;
+    }
   }
-#elif FFT_IN_EUNIT
+#endif
+#if FFT_IN_EUNIT
   for (int e = 0; e < FFT_N; e += FFT_LANES) {  // elements e ... e + FFT_LANES - 1 of every lane
     FFT_LANE_T re[FFT_LANES], im[FFT_LANES];
     FFT_LANE_UNROLL for (int l = 0; l < FFT_LANES; ++l) {
@@ -288,7 +294,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void fft_lanes(
     }
   }
 #else
-  for (int e = 0; e < FFT_LANE_LEN; ++e) {  // gathered lane by lane
+  for (int e = 0; e < FFT_LANE_LEN && !(FFT_IN_LUNIT && lanes_whole); ++e) {  // gathered lane by lane
     float re[FFT_LANES], im[FFT_LANES];
     for (int l = 0; l < FFT_LANES; ++l) {
       const int t = min(c0 + l, count - 1);
@@ -316,7 +322,8 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void fft_lanes(
 #endif
   }
 #if FFT_LANE_BLUE
-  for (int e = FFT_LANE_LEN; e < FFT_N; ++e) {  // zero padding to the convolution length
+  for (int e = FFT_LANE_LEN; e < FFT_N && !(FFT_IN_LUNIT && lanes_whole);
+       ++e) {  // zero padding to the convolution length
     a[e].r = 0.0f;
     a[e].i = 0.0f;
   }
@@ -409,8 +416,12 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void fft_lanes(
     y.r *= scale;
     y.i *= scale * cj_out;
 #if FFT_OUT_LUNIT
-    FFT_LANE_VSTOREC(y.r, y.i, (__global float*)(dst + c0 + (clf_index)e * out_S));
-#elif FFT_OUT_EUNIT
+    if (lanes_whole) {
+      FFT_LANE_VSTOREC(y.r, y.i, (__global float*)(dst + c0 + (clf_index)e * out_S));
+      continue;
+    }
+#endif
+#if FFT_OUT_EUNIT
     const int k = e % FFT_LANES;  // gathered over FFT_LANES elements, transposed, stored by lane
     ore[k] = y.r;
     oim[k] = y.i;

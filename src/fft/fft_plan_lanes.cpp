@@ -95,10 +95,10 @@ Stage FftPlanBuilder::one_launch_stage() {
 RouteSteps FftPlanBuilder::lanes_route() {
   Stage s = one_launch_stage();
   // Interleaved transforms (distance 1, the columns of a 2-D FFT): a work-item's lanes are
-  // adjacent, element e of them one vector, where the batch holds whole vectors.
-  const std::size_t width = static_cast<std::size_t>(lanes_.cfg.at("FFT_LANES"));
-  s.kernel.shape.in_unit = desc_.in.distance == 1 && desc_.batch % width == 0;
-  s.kernel.shape.out_unit = desc_.out.distance == 1 && desc_.batch % width == 0;
+  // adjacent, element e of them one vector (the last work-item of a batch that is no multiple of
+  // the width gathers, fft_lanes.cl).
+  s.kernel.shape.in_unit = desc_.in.distance == 1;
+  s.kernel.shape.out_unit = desc_.out.distance == 1;
   RouteSteps r{{}, "one lane kernel"};
   r.stages.push_back(std::move(s));
   return r;
