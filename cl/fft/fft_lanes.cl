@@ -294,40 +294,43 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void fft_lanes(
     }
   }
 #else
-  for (int e = 0; e < FFT_LANE_LEN && !(FFT_IN_LUNIT && lanes_whole); ++e) {  // gathered lane by lane
-    float re[FFT_LANES], im[FFT_LANES];
-    for (int l = 0; l < FFT_LANES; ++l) {
-      const int t = min(c0 + l, count - 1);
+  if (!(FFT_IN_LUNIT && lanes_whole)) {  // gathered lane by lane
+    for (int e = 0; e < FFT_LANE_LEN; ++e) {
+      float re[FFT_LANES], im[FFT_LANES];
+      for (int l = 0; l < FFT_LANES; ++l) {
+        const int t = min(c0 + l, count - 1);
 #if FFT_LANE_RODD == 1
-      const float2 x = (float2)(((const __global float*)in)[fbase + (clf_index)t * in_dc + (clf_index)e * in_S], 0.0f);
+        const float2 x =
+            (float2)(((const __global float*)in)[fbase + (clf_index)t * in_dc + (clf_index)e * in_S], 0.0f);
 #elif FFT_LANE_RODD == 2
-      const int h = FFT_LANE_LEN / 2;  // X_e, or conj X_(n-e) beyond n/2; X_0 taken as real
-      float2 x = src[(clf_index)t * in_dc + (clf_index)(e <= h ? e : FFT_LANE_LEN - e) * in_S];
-      x.y = e == 0 ? 0.0f : e <= h ? x.y : -x.y;
+        const int h = FFT_LANE_LEN / 2;  // X_e, or conj X_(n-e) beyond n/2; X_0 taken as real
+        float2 x = src[(clf_index)t * in_dc + (clf_index)(e <= h ? e : FFT_LANE_LEN - e) * in_S];
+        x.y = e == 0 ? 0.0f : e <= h ? x.y : -x.y;
 #elif FFT_LANE_GLEN && FFT_LANE_PRE
-      const float2 x = t + e * count < FFT_LANE_GLEN ? src[(clf_index)t * in_dc + (clf_index)e * in_S] : (float2)(0.0f);
+        const float2 x =
+            t + e * count < FFT_LANE_GLEN ? src[(clf_index)t * in_dc + (clf_index)e * in_S] : (float2)(0.0f);
 #else
-      const float2 x = src[(clf_index)t * in_dc + (clf_index)e * in_S];
+        const float2 x = src[(clf_index)t * in_dc + (clf_index)e * in_S];
 #endif
-      re[l] = x.x;
-      im[l] = x.y * cj_in;
-    }
-    a[e].r = FFT_LANE_LOAD(0, re);
-    a[e].i = FFT_LANE_LOAD(0, im);
+        re[l] = x.x;
+        im[l] = x.y * cj_in;
+      }
+      a[e].r = FFT_LANE_LOAD(0, re);
+      a[e].i = FFT_LANE_LOAD(0, im);
 #if FFT_LANE_BLUE
-    a[e] = fft_lane_twiddle(a[e], tw2[e]);  // the chirp
+      a[e] = fft_lane_twiddle(a[e], tw2[e]);  // the chirp
 #endif
 #if FFT_LANE_PRE
-    FFT_LANE_TABLE_MUL(a[e], tab, e)
+      FFT_LANE_TABLE_MUL(a[e], tab, e)
 #endif
-  }
+    }
 #if FFT_LANE_BLUE
-  for (int e = FFT_LANE_LEN; e < FFT_N && !(FFT_IN_LUNIT && lanes_whole);
-       ++e) {  // zero padding to the convolution length
-    a[e].r = 0.0f;
-    a[e].i = 0.0f;
-  }
+    for (int e = FFT_LANE_LEN; e < FFT_N; ++e) {  // zero padding to the convolution length
+      a[e].r = 0.0f;
+      a[e].i = 0.0f;
+    }
 #endif
+  }
 #endif
 #if FFT_NP % 2
 #define FFT_LANE_RESULT b
