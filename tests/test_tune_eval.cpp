@@ -98,6 +98,9 @@ TEST_SUITE("tune") {
   TEST_CASE("sampled verification of fft: check sizes catch what the sample skips") { expect_sampled("fft", "64@64"); }
   TEST_CASE("sampled verification of real-input fft: check sizes catch what the sample skips") {
     expect_sampled("fft", "128@64:r");  // the half spectrum of 64 R2C transforms; class 64:real
+    // An odd count of real values (odd length, odd batch): the float between the round trip's
+    // rows and the spectrum is written by no candidate and must not reject one.
+    expect_sampled("fft", "15@33:r");
   }
   TEST_CASE("real-input fft: each candidate's C2R is checked as the round trip of its R2C") {
     // A real-input size runs R2C, then C2R of that spectrum (the ":real" row serves both): wrong

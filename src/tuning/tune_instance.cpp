@@ -20,7 +20,8 @@ namespace clforge::detail {
 // The tuner's outputs carry the guard tail of the tests' output harness (host/guard.hpp).
 static_assert(GuardedOutput::kGuard == host::kGuardTail);
 
-GuardedOutput::GuardedOutput(const cl::Context& context, std::size_t n, const std::string& what) : n_(n) {
+GuardedOutput::GuardedOutput(const cl::Context& context, std::size_t n, const std::string& what, std::size_t pad)
+    : n_(n), pad_(pad) {
   cl_int st = CL_SUCCESS;
   buffer_ = cl::Buffer(context, CL_MEM_READ_WRITE, (n + kGuard) * sizeof(float), nullptr, &st);
   check(st, "clCreateBuffer", what);
@@ -41,7 +42,12 @@ std::vector<float>& GuardedOutput::read(cl::CommandQueue& queue) {
 
 bool GuardedOutput::scan(const std::vector<float>& out, const std::string& what, Verdict& v) const {
   if (wrong_size(out, v)) return false;
-  const host::NonFinite bad = host::count_nonfinite(out.data(), n_);
+  host::NonFinite bad = host::count_nonfinite(out.data(), std::min(n_, pad_));
+  if (pad_ < n_) {  // the values after the pad
+    const host::NonFinite after = host::count_nonfinite(out.data() + pad_ + 1, n_ - pad_ - 1);
+    if (bad.count == 0 && after.count > 0) bad.first = pad_ + 1 + after.first;
+    bad.count += after.count;
+  }
   std::string message;
   if (bad.count > 0)
     message = std::to_string(bad.count) + " of " + std::to_string(n_) + " values of " + what +

@@ -118,8 +118,11 @@ class GuardedOutput {
  public:
   static constexpr std::size_t kGuard = 127;
   GuardedOutput() = default;
-  /// A buffer of n + kGuard floats; `what` names it in an allocation error.
-  GuardedOutput(const cl::Context& context, std::size_t n, const std::string& what);
+  /// A buffer of n + kGuard floats; `what` names it in an allocation error. `pad`: the index of
+  /// one value between two outputs that nothing writes (it aligns the second), which scan()
+  /// skips; none by default.
+  GuardedOutput(const cl::Context& context, std::size_t n, const std::string& what,
+                std::size_t pad = static_cast<std::size_t>(-1));
   const cl::Buffer& buffer() const { return buffer_; }
   std::size_t size() const { return n_; }
   /// Fills output and guard with NaN and waits.
@@ -133,7 +136,7 @@ class GuardedOutput {
   /// Guard values of `out` that are no longer NaN.
   std::size_t guard_hits(const std::vector<float>& out) const;
   /// The scan of a sampled verification: false when `out` has the wrong size, holds NaN or
-  /// infinite values anywhere in the n outputs, or a touched guard; v then says so (`what` names
+  /// infinite values anywhere in the n outputs but the pad, or a touched guard; v then says so (`what` names
   /// the output in the message). True (v untouched) when clean.
   bool scan(const std::vector<float>& out, const std::string& what, Verdict& v) const;
   /// Appends "N guard values after <what> were overwritten" to message (after "; " when it is
@@ -142,7 +145,7 @@ class GuardedOutput {
 
  private:
   cl::Buffer buffer_;
-  std::size_t n_ = 0;
+  std::size_t n_ = 0, pad_ = static_cast<std::size_t>(-1);
   std::vector<float> host_;
 };
 
