@@ -460,6 +460,29 @@ TEST_SUITE("tune") {
     CHECK(sgemm / total > 2.0 * 3.0 / static_cast<double>(classes));
   }
 
+  TEST_CASE("tune all: a job of a small space beside many large classes keeps a share of the time") {
+    // The H200's jobs by terms, roughly: the FFT's 50 classes, xgemm, a blur method, a skipped one.
+    const std::vector<double> w = {1400, 400, 20, 0, 8, 8};
+    const std::vector<double> s = detail::tune_all_shares(w);
+    double total = 0;
+    for (const double x : s) total += x;
+    const double running = 5;
+    CHECK(s[3] == 0);     // skipped: no share
+    CHECK(s[0] == w[0]);  // the large ones keep their weight
+    CHECK(s[1] == w[1]);
+    for (const std::size_t i : {2, 4, 5}) {
+      CHECK(s[i] == doctest::Approx(1836.0 / running));  // the mean of the running jobs
+      CHECK(s[i] / total >= 1 / (2 * running));          // at least half an even share
+    }
+    CHECK(detail::tune_all_shares({0, 0}) == std::vector<double>{0, 0});
+  }
+
+  TEST_CASE("tune all: the SGEMM route tunes on products up to 4096^3") {
+    CHECK(tunable_sizes("sgemm_route", {"1024", "8192", "512x8192x512", "4097", "4096:TT", "16384", "8192x512x8192"}) ==
+          std::vector<std::string>{"1024", "512x8192x512", "4096:TT", "8192x512x8192"});
+    CHECK(tunable_sizes("sgemm", {"1024", "8192"}) == std::vector<std::string>{"1024", "8192"});
+  }
+
   TEST_CASE("screening: sizes far costlier than the cheapest one are left to the run-off") {
     // min_time_ms 20 over 5 repetitions: under 4 ms a run costs the minimum time anyway.
     CHECK(detail::searched_sizes({10, 27}, 20, 5) == std::vector<bool>{true, false});

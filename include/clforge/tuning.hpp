@@ -420,8 +420,9 @@ std::vector<TuneAllJob> tune_all_jobs(const std::map<std::string, std::vector<st
 
 /// The sizes of `sizes`, in order, that tune() of the routine takes as a size class of its
 /// kernel; the others are left out (e.g. FFT lengths run as Bluestein passes, or lengths that
-/// are not Rader's for fft_rader; a smooth FFT length longer than one kernel is kept: its class
-/// tunes its pass rows). Throws InvalidArgument for an unknown routine.
+/// are not Rader's for fft_rader, or SGEMM route products above 4096^3; a smooth FFT length
+/// longer than one kernel is kept: its class tunes its pass rows). Throws InvalidArgument for an
+/// unknown routine.
 std::vector<std::string> tunable_sizes(const std::string& routine, const std::vector<std::string>& sizes);
 
 /// What tune_all() did: one result per job that ran or was skipped (TuneResult::skipped), in order.

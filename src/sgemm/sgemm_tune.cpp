@@ -209,6 +209,14 @@ TuneTarget make_target(const std::string& routine, const std::string& kernel) {
     // One row for every shape: the shapes on both sides of the crossovers, timed together.
     t.default_sizes = {"128", "384", "640", "1024", "64x64x16384"};
     t.time_every_size = true;
+    // tune all: the products up to 4096^3. Every candidate times every size, and bench all's
+    // larger ones (8192^3, 16384^3: 3 GiB of host data) lie past every crossover, where the
+    // choice of tiled kernel is decided on 4096^3 as well (on the H200 the class of bench all's
+    // 18 shapes took 80 s before its first candidate).
+    t.tune_all_keeps = [](const std::string& size) {
+      const SgemmSize z = parse_sgemm_size(size);
+      return static_cast<double>(z.m) * static_cast<double>(z.n) * static_cast<double>(z.k) <= 4096.0 * 4096 * 4096;
+    };
   }
   // Exactly what the launcher resolves for the size. Strided batches ("@B") resolve variants of
   // their own: the direct kernel's "batch16", "batch32", "batch", the tiled kernels' "<class>:batch"

@@ -54,7 +54,7 @@ std::vector<std::string> tunable_sizes(const std::string& routine, const std::ve
   for (const auto& size : sizes) {
     try {
       target.variant_of(size);
-      out.push_back(size);
+      if (!target.tune_all_keeps || target.tune_all_keeps(size)) out.push_back(size);
     } catch (const InvalidArgument&) {
     }
   }
@@ -118,6 +118,15 @@ double tune_all_weight(const TuneAllJob& job, const DeviceInfo& device) {
   }
   return weight;
 }
+
+std::vector<double> tune_all_shares(std::vector<double> weights) {
+  double sum = 0, running = 0;
+  for (const double w : weights)
+    if (w > 0) sum += w, running += 1;
+  for (double& w : weights)
+    if (w > 0) w = std::max(w, sum / running);
+  return weights;
+}
 }  // namespace detail
 
 TuneAllResult tune_all(cl::CommandQueue& queue, const std::vector<TuneAllJob>& jobs, const TuneOptions& options,
@@ -133,12 +142,11 @@ TuneAllResult tune_all(cl::CommandQueue& queue, const std::vector<TuneAllJob>& j
   // One pool of compile workers serves every job (starting one costs each worker a driver start).
   const std::unique_ptr<detail::CompileWorkers> workers = detail::start_compile_workers(options, qc);
   const detail::CompileWorkerScope worker_scope(workers.get());
-  // The time left is shared by the jobs left in proportion to their weights (tune_all_weight).
+  // The time left is shared by the jobs left in proportion to their weights (tune_all_shares).
   std::vector<double> own(jobs.size(), 0), weight(jobs.size() + 1, 0);  // weight[i]: of jobs i and after
-  for (std::size_t i = jobs.size(); i-- > 0;) {
-    own[i] = detail::tune_all_weight(jobs[i], device);
-    weight[i] = weight[i + 1] + own[i];
-  }
+  for (std::size_t i = 0; i < jobs.size(); ++i) own[i] = detail::tune_all_weight(jobs[i], device);
+  own = detail::tune_all_shares(own);
+  for (std::size_t i = jobs.size(); i-- > 0;) weight[i] = weight[i + 1] + own[i];
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     TuneOptions o = options;
     o.sizes = jobs[i].sizes;

@@ -175,6 +175,8 @@ struct TuneTarget {
   /// whose candidates are cheap and whose one row serves shapes that want different things
   /// (the transpose).
   bool time_every_size = false;
+  /// Whether tune all keeps one of bench all's sizes for the target (tunable_sizes()); none: all.
+  std::function<bool(const std::string& size)> tune_all_keeps;
   /// Parameters of which one value reshapes the whole work (the split of an FFT length run as
   /// passes): right after the earlier classes' winners, each of their searched values is tried
   /// on the best configuration so far, before the shipped rows and the strategy's order.
@@ -234,6 +236,10 @@ double space_terms(const KernelSpec& spec, const std::map<std::string, std::vect
 /// tune_all()'s share weight of a job on the device: 0 for a job skipped there, else the sum over
 /// its size classes of the terms of each class's space, narrowed as tune() narrows it.
 double tune_all_weight(const TuneAllJob& job, const DeviceInfo& device);
+/// The weights tune_all() shares its time by: each job's tune_all_weight, raised to the mean
+/// weight of the jobs that run (weight > 0), so that a job of a small space next to many large
+/// classes still gets at least half an even share of the time.
+std::vector<double> tune_all_shares(std::vector<double> weights);
 
 class CompileWorkers;
 /// The compile workers of a tune run (TuneOptions::compile_worker) for the device of `qc`, or
