@@ -477,6 +477,30 @@ TEST_SUITE("tune") {
     CHECK(detail::tune_all_shares({0, 0}) == std::vector<double>{0, 0});
   }
 
+  TEST_CASE("tune all: on a CPU the FFT's job weighs one term beside the lane kernel's") {
+    // A CPU's plans run the lane kernel wherever its rows enable it: the GPU kernel's many classes
+    // (196 of 540 s on the 2-core VM) would take the time the lane kernel's need.
+    const std::vector<TuneAllJob> jobs =
+        tune_all_jobs({{"fft", {"1024", "4096", "1000"}}, {"fft_lanes", {"1024", "4096", "1000"}}});
+    auto index_of = [&](const std::string& routine) {
+      std::size_t i = 0;
+      while (i < jobs.size() && jobs[i].routine != routine) ++i;
+      REQUIRE(i < jobs.size());
+      return i;
+    };
+    auto weight_of = [&](const std::vector<double>& w, const std::string& routine) { return w[index_of(routine)]; };
+    const DeviceInfo cpu = test::fake_device(VendorClass::CPU);
+    const std::vector<double> on_cpu = detail::tune_all_job_weights(jobs, cpu);
+    CHECK(weight_of(on_cpu, "fft") == 1);
+    CHECK(weight_of(on_cpu, "fft_lanes") == detail::tune_all_weight(jobs[index_of("fft_lanes")], cpu));
+    CHECK(weight_of(on_cpu, "fft_lanes") > 1);
+    // On a GPU the lane kernel is skipped and the FFT keeps its weight.
+    const DeviceInfo gpu = test::fake_device(VendorClass::NVIDIA, "sm_90", "NVIDIA H200");
+    const std::vector<double> on_gpu = detail::tune_all_job_weights(jobs, gpu);
+    CHECK(weight_of(on_gpu, "fft_lanes") == 0);
+    CHECK(weight_of(on_gpu, "fft") > 1);
+  }
+
   TEST_CASE("tune all: the SGEMM route tunes on products up to 4096^3") {
     CHECK(tunable_sizes("sgemm_route", {"1024", "8192", "512x8192x512", "4097", "4096:TT", "16384", "8192x512x8192"}) ==
           std::vector<std::string>{"1024", "512x8192x512", "4096:TT", "8192x512x8192"});

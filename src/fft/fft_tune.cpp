@@ -461,6 +461,7 @@ TuneTarget fft_lanes_tune_target() {
   // The lane kernel is the CPU's (docs/fft.md, CPUs): GPU rows ship FFT_LANES 0, and a GPU
   // would run it with two arrays of n vectors in private memory per work-item.
   t.device_types = {"CPU"};
+  t.supersedes = "fft";  // a CPU's plans run the lane kernel where its rows enable it
   return t;
 }
 
@@ -473,6 +474,7 @@ TuneTarget fft_rader_tune_target() {
   t.narrow = nullptr;  // every legal value: Bluestein or Rader, and the gather's groups
   t.seed_axes = {};
   t.device_types = {};  // Rader's kernels run on every device
+  t.supersedes.clear();
   return t;
 }
 

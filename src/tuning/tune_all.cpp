@@ -119,6 +119,19 @@ double tune_all_weight(const TuneAllJob& job, const DeviceInfo& device) {
   return weight;
 }
 
+std::vector<double> tune_all_job_weights(const std::vector<TuneAllJob>& jobs, const DeviceInfo& device) {
+  std::vector<double> weights(jobs.size(), 0);
+  std::set<std::string> superseded;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    weights[i] = tune_all_weight(jobs[i], device);
+    const std::string& other = tune_target(jobs[i].routine).supersedes;
+    if (weights[i] > 0 && !other.empty()) superseded.insert(other);
+  }
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    if (weights[i] > 0 && superseded.count(jobs[i].routine)) weights[i] = 1;
+  return weights;
+}
+
 std::vector<double> tune_all_shares(std::vector<double> weights) {
   double sum = 0, running = 0;
   for (const double w : weights)
@@ -144,8 +157,7 @@ TuneAllResult tune_all(cl::CommandQueue& queue, const std::vector<TuneAllJob>& j
   const detail::CompileWorkerScope worker_scope(workers.get());
   // The time left is shared by the jobs left in proportion to their weights (tune_all_shares).
   std::vector<double> own(jobs.size(), 0), weight(jobs.size() + 1, 0);  // weight[i]: of jobs i and after
-  for (std::size_t i = 0; i < jobs.size(); ++i) own[i] = detail::tune_all_weight(jobs[i], device);
-  own = detail::tune_all_shares(own);
+  own = detail::tune_all_shares(detail::tune_all_job_weights(jobs, device));
   for (std::size_t i = jobs.size(); i-- > 0;) weight[i] = weight[i + 1] + own[i];
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     TuneOptions o = options;

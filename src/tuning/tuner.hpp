@@ -177,6 +177,9 @@ struct TuneTarget {
   bool time_every_size = false;
   /// Whether tune all keeps one of bench all's sizes for the target (tunable_sizes()); none: all.
   std::function<bool(const std::string& size)> tune_all_keeps;
+  /// A routine whose plans this target's kernel runs instead on the devices the target applies
+  /// to (the CPU lane kernel: the FFT's); tune all weighs that routine's jobs as one term there.
+  std::string supersedes;
   /// Parameters of which one value reshapes the whole work (the split of an FFT length run as
   /// passes): right after the earlier classes' winners, each of their searched values is tried
   /// on the best configuration so far, before the shipped rows and the strategy's order.
@@ -236,6 +239,9 @@ double space_terms(const KernelSpec& spec, const std::map<std::string, std::vect
 /// tune_all()'s share weight of a job on the device: 0 for a job skipped there, else the sum over
 /// its size classes of the terms of each class's space, narrowed as tune() narrows it.
 double tune_all_weight(const TuneAllJob& job, const DeviceInfo& device);
+/// tune_all_weight of each job, but one term for a job whose routine another job's target
+/// supersedes on the device (TuneTarget::supersedes), before tune_all_shares.
+std::vector<double> tune_all_job_weights(const std::vector<TuneAllJob>& jobs, const DeviceInfo& device);
 /// The weights tune_all() shares its time by: each job's tune_all_weight, raised to the mean
 /// weight of the jobs that run (weight > 0), so that a job of a small space next to many large
 /// classes still gets at least half an even share of the time.
