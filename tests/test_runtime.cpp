@@ -118,11 +118,11 @@ TEST_SUITE("runtime") {
 
     // 1. An edited kernel that negates every element: the next call uses it, no rebuild of clforge.
     std::string negated = original;
-    const std::string store = "dst[v] = tile[(lx * TRA_VW + v) * TRA_ROW + r];";
+    const std::string store = "dst[v * TRA_LX] = tile[(lx + v * TRA_LX) * TRA_ROW + r];";
     const std::string edge = "= tile[c * TRA_ROW + r];";
     REQUIRE(negated.find(store) != std::string::npos);
     REQUIRE(negated.find(edge) != std::string::npos);
-    negated.replace(negated.find(store), store.size(), "dst[v] = -tile[(lx * TRA_VW + v) * TRA_ROW + r];");
+    negated.replace(negated.find(store), store.size(), "dst[v * TRA_LX] = -tile[(lx + v * TRA_LX) * TRA_ROW + r];");
     negated.replace(negated.find(edge), edge.size(), "= -tile[c * TRA_ROW + r];");
     write_text(dir + "/transpose/transpose.cl", negated);
     const Tuning local_tile{{{"TRA_LOCAL", 1}, {"TRA_TILE", 16}, {"TRA_WPT", 4}}, false};  // the edited path

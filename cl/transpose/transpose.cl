@@ -6,7 +6,9 @@
 //
 //   work-group: (TRA_TILE / TRA_VW) x (TRA_TILE / TRA_WPT) work-items
 //   work-item (lx, ly) reads input rows  ly + k * (TRA_TILE / TRA_WPT), k < TRA_WPT,
-//                       columns lx * TRA_VW .. + TRA_VW - 1 (one vector when aligned)
+//                       columns lx * TRA_VW .. + TRA_VW - 1 (one vector) where the launcher
+//                       found that side aligned, else columns lx + v * (TRA_TILE / TRA_VW),
+//                       v < TRA_VW (each load of a work-group row reads consecutive elements),
 //   and writes output rows (input columns) in the same pattern from the transposed tile.
 //
 //        input tile (by, bx)                   output tile (bx, by)
@@ -324,22 +326,25 @@ __kernel __attribute__((reqd_work_group_size(TRA_LX, TRA_LY, 1))) void transpose
 #pragma unroll
     for (int k = 0; k < TRA_WPT; ++k) {
       const int r = ly + k * TRA_LY;
-      const __global tra_t* src = in + (clf_index)(row0 + r) * in_ld + col0 + lx * TRA_VW;
 #if TRA_ALIGN_IN
+      const __global tra_t* src = in + (clf_index)(row0 + r) * in_ld + col0 + lx * TRA_VW;
       tra_t v4[TRA_VW];
       TRA_GET(TRA_VW, v4, src);
 #pragma unroll
       for (int v = 0; v < TRA_VW; ++v) tile[r * TRA_ROW + lx * TRA_VW + v] = v4[v];
 #else
+      // No whole vectors: a work-item's columns interleave with the others' (lx + v * TRA_LX),
+      // so that each load of a work-group row reads consecutive elements.
+      const __global tra_t* src = in + (clf_index)(row0 + r) * in_ld + col0 + lx;
 #pragma unroll
-      for (int v = 0; v < TRA_VW; ++v) tile[r * TRA_ROW + lx * TRA_VW + v] = src[v];
+      for (int v = 0; v < TRA_VW; ++v) tile[r * TRA_ROW + lx + v * TRA_LX] = src[v * TRA_LX];
 #endif
     }
   } else {
     for (int k = 0; k < TRA_WPT; ++k) {
       const int r = ly + k * TRA_LY;
       for (int v = 0; v < TRA_VW; ++v) {
-        const int c = lx * TRA_VW + v;
+        const int c = lx + v * TRA_LX;
         if (row0 + r < rows && col0 + c < cols) tile[r * TRA_ROW + c] = in[(clf_index)(row0 + r) * in_ld + col0 + c];
       }
     }
@@ -351,22 +356,23 @@ __kernel __attribute__((reqd_work_group_size(TRA_LX, TRA_LY, 1))) void transpose
 #pragma unroll
     for (int k = 0; k < TRA_WPT; ++k) {
       const int r = ly + k * TRA_LY;
-      __global tra_t* dst = out + (clf_index)(col0 + r) * out_ld + row0 + lx * TRA_VW;
 #if TRA_ALIGN_OUT
+      __global tra_t* dst = out + (clf_index)(col0 + r) * out_ld + row0 + lx * TRA_VW;
       tra_t v4[TRA_VW];
 #pragma unroll
       for (int v = 0; v < TRA_VW; ++v) v4[v] = tile[(lx * TRA_VW + v) * TRA_ROW + r];
       TRA_PUT(TRA_VW, dst, v4);
 #else
+      __global tra_t* dst = out + (clf_index)(col0 + r) * out_ld + row0 + lx;  // interleaved, as the load
 #pragma unroll
-      for (int v = 0; v < TRA_VW; ++v) dst[v] = tile[(lx * TRA_VW + v) * TRA_ROW + r];
+      for (int v = 0; v < TRA_VW; ++v) dst[v * TRA_LX] = tile[(lx + v * TRA_LX) * TRA_ROW + r];
 #endif
     }
   } else {
     for (int k = 0; k < TRA_WPT; ++k) {
       const int r = ly + k * TRA_LY;
       for (int v = 0; v < TRA_VW; ++v) {
-        const int c = lx * TRA_VW + v;
+        const int c = lx + v * TRA_LX;
         if (col0 + r < cols && row0 + c < rows) out[(clf_index)(col0 + r) * out_ld + row0 + c] = tile[c * TRA_ROW + r];
       }
     }
