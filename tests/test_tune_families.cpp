@@ -541,6 +541,14 @@ TEST_SUITE("tune") {
     CHECK(r.classes[0].space == 5 * 6 * 3 * 2 * 5 * 2 * 5 * 5);
     CHECK(r.classes[1].space == 5 * 6 * 3 * 2 * 5 * 2 * 5 * 5);
 
+    // A way of splitting the class's images that splits every pass is represented by the largest
+    // threshold (larger images split too), one that splits none by the smallest (they stay whole);
+    // the reference keeps its own value. 300x200: never, the 200-wide passes only, both.
+    CHECK(detail::recursive_narrow_values({"4096x4096"}, 4096) == std::vector<int>{4096, 1 << 30});
+    CHECK(detail::recursive_narrow_values({"4096x4096"}, 1 << 30) == std::vector<int>{1 << 30, 0});
+    CHECK(detail::recursive_narrow_values({"300x200"}, 4096) == std::vector<int>{4096, 0, 256});
+    CHECK(detail::recursive_narrow_values({"300x200"}, 0) == std::vector<int>{0, 256, 1 << 30});
+
     // The fused separable kernel is searched on CPU devices only (a GPU reads its whole-row
     // work-items uncoalesced); every value of it on a CPU device.
     {

@@ -26,6 +26,9 @@ KernelSpec blur_direct_spec();
 KernelSpec blur_separable_spec();
 KernelSpec blur_recursive_spec();
 TuneTarget blur_tune_target();
+/// The recursive split threshold's values a tune of these sizes searches: one per way of
+/// splitting their passes, the reference's own value for its way (blur_tune.cpp).
+std::vector<int> recursive_narrow_values(const std::vector<std::string>& sizes, int reference);
 
 // The kernels' parameters, as cl/blur/*.cl declares them.
 extern const KernelSignature kBlurDirect;    // blur_direct.cl

@@ -223,11 +223,53 @@ class BlurInstance : public TuneInstance {
   GuardedOutput out_;
 };
 
+}  // namespace
+
+// The recursive split threshold matters at the class's sizes only through which of their passes
+// it splits (blur.cpp: a pass is split into blocks when its image's width or height is below the
+// threshold), so its values collapse to one per way of splitting them. The reference's value
+// represents its own group; another group's representative is its largest value when it splits
+// the longest side of every size (the images beyond the class then split as the class's do) and
+// else its smallest (those beyond then stay whole, as the longest side does here). The first value
+// of each group would split no image beyond the class, however the group splits the class: tuned
+// at 4096^2, "split" meant a threshold of 8192, and 8192^2 ran whole columns at a fifth of the
+// blocked scheme's speed (H200, tools/cold_start.py, 2026-11-30).
+std::vector<int> recursive_narrow_values(const std::vector<std::string>& sizes, int reference) {
+  std::vector<BlurSize> shapes;
+  for (const auto& s : sizes) shapes.push_back(parse_blur_size(s));
+  auto split = [&](int narrow) {
+    std::vector<bool> k;
+    for (const auto& z : shapes) {
+      k.push_back(z.w < static_cast<std::size_t>(narrow));
+      k.push_back(z.h < static_cast<std::size_t>(narrow));
+    }
+    return k;
+  };
+  auto splits_all = [&](int narrow) {
+    const auto k = split(narrow);
+    return std::all_of(k.begin(), k.end(), [](bool b) { return b; });
+  };
+  std::vector<std::pair<std::vector<bool>, int>> groups{{split(reference), reference}};
+  for (int narrow : kernel_spec("blur_recursive").find("BLUR_R_NARROW")->legal) {  // ascending
+    const auto k = split(narrow);
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == k; });
+    if (g == groups.end())
+      groups.emplace_back(k, narrow);
+    else if (g != groups.begin() && splits_all(narrow))
+      g->second = narrow;
+  }
+  std::vector<int> kept;
+  for (const auto& g : groups) kept.push_back(g.second);
+  return kept;
+}
+
+namespace {
+
 // Values that give the same work at every size of the class collapse to one: the vector widths
-// of the separable passes exist for one channel only, and the recursive split threshold matters only through
-// which of the class's images it splits. The reference's value represents its group. The fused
-// separable kernel is searched on CPU devices only: its work-items take whole tile rows, which a
-// GPU reads uncoalesced (2.2x slower than the two passes on the H100, docs/blur.md).
+// of the separable passes exist for one channel only, and the recursive split threshold
+// (recursive_narrow_values). The fused separable kernel is searched on CPU devices only: its
+// work-items take whole tile rows, which a GPU reads uncoalesced (2.2x slower than the two passes
+// on the H100, docs/blur.md).
 std::map<std::string, std::vector<int>> blur_narrow(BlurMethod method, const std::string& variant,
                                                     const std::vector<std::string>& sizes, const ParamMap& reference,
                                                     const DeviceInfo& device) {
@@ -235,28 +277,8 @@ std::map<std::string, std::vector<int>> blur_narrow(BlurMethod method, const std
   if (method == BlurMethod::Separable && variant != "1")
     for (const char* p : {"BLUR_S_ROW_VW", "BLUR_S_COL_VW"}) v[p] = {reference.at(p)};
   if (method == BlurMethod::Separable && device.vendor_class != VendorClass::CPU) v["BLUR_S_FUSED"] = {0};
-  if (method == BlurMethod::Recursive) {
-    std::vector<BlurSize> shapes;
-    for (const auto& s : sizes) shapes.push_back(parse_blur_size(s));
-    // Which passes are split into blocks at each size (blur.cpp: width or height below the threshold).
-    auto split = [&](int narrow) {
-      std::vector<bool> k;
-      for (const auto& z : shapes) {
-        k.push_back(z.w < static_cast<std::size_t>(narrow));
-        k.push_back(z.h < static_cast<std::size_t>(narrow));
-      }
-      return k;
-    };
-    std::vector<int> kept{reference.at("BLUR_R_NARROW")};
-    std::vector<std::vector<bool>> seen{split(kept[0])};
-    for (int narrow : kernel_spec("blur_recursive").find("BLUR_R_NARROW")->legal) {
-      const auto k = split(narrow);
-      if (std::find(seen.begin(), seen.end(), k) != seen.end()) continue;
-      seen.push_back(k);
-      kept.push_back(narrow);
-    }
-    v["BLUR_R_NARROW"] = kept;
-  }
+  if (method == BlurMethod::Recursive)
+    v["BLUR_R_NARROW"] = recursive_narrow_values(sizes, reference.at("BLUR_R_NARROW"));
   return v;
 }
 
