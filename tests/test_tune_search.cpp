@@ -267,6 +267,44 @@ TEST_SUITE("tune") {
     CHECK(!c->stored);
   }
 
+  TEST_CASE("the run-off times the class's sizes the search left out") {
+    TuneEnv env("runoff-untimed");
+    auto& s = test::session();
+    // Three sizes of one class, two timed by the search: `trader` is 10^4 times faster on those
+    // and 10^4 times slower on the third (21x faster as a geometric mean over the three), `fair`
+    // 5x faster on all three. Only the run-off sees the third size; it takes `fair`.
+    TuneOptions o = test::blur_options();
+    o.sizes = {"64x48", "80x40", "96x32"};
+    o.sizes_per_class = 2;
+    o.finalists = 3;
+    o.give_up = 0;
+    const ParamMap trader = test::blur_candidate(32), fair = test::blur_candidate(64);
+    const ParamMap current = resolve_configuration("blur_separable", "1", s.entry.info, Tuning{{}, false}).values;
+    REQUIRE(trader != current);
+    REQUIRE(fair != current);
+    const detail::TuneFaultScope fault([trader, fair, current](const ParamMap& p) {
+      detail::TuneFault f;
+      if (p == trader) f.size_time_scale = {1e-4, 1e-4, 1e4};
+      if (p == fair) f.time_scale = 0.2;
+      if (p != trader && p != fair && p != current) f.time_scale = 1e3;
+      return f;
+    });
+    const TuneResult r = tune(s.queue, "blur", o);
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult& c = r.classes[0];
+    CHECK(c.sizes == std::vector<std::string>{"64x48", "80x40"});
+    CHECK(c.runoff_sizes == std::vector<std::string>{"96x32"});
+    REQUIRE(fastest_ok(c) != nullptr);
+    CHECK(fastest_ok(c)->params == trader);  // the search's verdict, on the two timed sizes
+    REQUIRE(c.has_best);
+    CHECK(c.best == fair);
+    const auto t = std::find_if(c.runoff.begin(), c.runoff.end(), [&](const TuneRow& x) { return x.params == trader; });
+    REQUIRE(t != c.runoff.end());
+    CHECK(t->trades_sizes);
+    INFO(t->message);
+    CHECK(t->message.find("96x32") != std::string::npos);
+  }
+
   TEST_CASE("a time limit stops after the reference; sizes of two element sizes are two size classes") {
     TuneEnv env("classes");
     auto& s = test::session();

@@ -300,10 +300,13 @@ struct TuneRow {
 struct TuneClassResult {
   std::string variant;             ///< database variant the entry is stored under
   std::vector<std::string> sizes;  ///< sizes timed for it
-  std::size_t space = 0;           ///< product of the value lists
-  std::size_t illegal = 0;         ///< pruned by the kernel's constraints (of the draws, if sampled)
-  std::size_t unfit = 0;           ///< pruned by the device's limits (of the draws, if sampled)
-  std::size_t candidates = 0;      ///< left to search (space - illegal - unfit; of the draws, if sampled)
+  /// The class's other sizes (past TuneOptions::sizes_per_class): the search does not time
+  /// them, the run-off does, so that a row stored for the class serves them too.
+  std::vector<std::string> runoff_sizes;
+  std::size_t space = 0;       ///< product of the value lists
+  std::size_t illegal = 0;     ///< pruned by the kernel's constraints (of the draws, if sampled)
+  std::size_t unfit = 0;       ///< pruned by the device's limits (of the draws, if sampled)
+  std::size_t candidates = 0;  ///< left to search (space - illegal - unfit; of the draws, if sampled)
   /// The space had more than 4 million combinations: it was not enumerated but sampled (up to
   /// 400000 random draws, 20000 admissible candidates kept); the anneal and model strategies
   /// still step to any admissible neighbour, sampled or not. A replay (TuneOptions::replay)

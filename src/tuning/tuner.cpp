@@ -178,7 +178,7 @@ TuneResult start_result(const std::string& routine, const KernelSpec& spec,
 
 // The size classes of the sizes asked for (the target's defaults when none), in order of first
 // appearance, each with its sizes once (at most TuneOptions::sizes_per_class of them, unless the
-// target times every size).
+// target times every size; the others go to the run-off).
 void add_size_classes(const TuneTarget& target, const TuneOptions& options, std::vector<TuneClassResult>& classes) {
   const std::vector<std::string> sizes = options.sizes.empty() ? target.default_sizes : options.sizes;
   for (const auto& size : sizes) {
@@ -192,7 +192,11 @@ void add_size_classes(const TuneTarget& target, const TuneOptions& options, std:
     }
     const bool full =
         !target.time_every_size && options.sizes_per_class != 0 && it->sizes.size() >= options.sizes_per_class;
-    if (!full && std::find(it->sizes.begin(), it->sizes.end(), size) == it->sizes.end()) it->sizes.push_back(size);
+    const auto has = [&size](const std::vector<std::string>& v) {
+      return std::find(v.begin(), v.end(), size) != v.end();
+    };
+    if (has(it->sizes) || has(it->runoff_sizes)) continue;
+    (full ? it->runoff_sizes : it->sizes).push_back(size);
   }
 }
 

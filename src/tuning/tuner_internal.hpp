@@ -203,11 +203,18 @@ class ClassTuner {
   bool searched(std::size_t k) const { return searched_.empty() || searched_[k]; }
   void update_speedup() { r_.speedup = r_.default_ms > 0 && r_.best_ms > 0 ? r_.default_ms / r_.best_ms : 0; }
 
-  // The run-off (TuneOptions::finalists) after the search (tuner_runoff.cpp).
+  // The run-off (TuneOptions::finalists) after the search (tuner_runoff.cpp): each size's label
+  // and, per finalist, its log time on each size (logs[i][k]).
+  struct RunoffTimes {
+    std::vector<std::string> labels;
+    std::vector<std::vector<double>> logs;
+  };
   void runoff();
+  void time_runoff_size(const std::vector<const TuneRow*>& finalists, TuneInstance& inst, RunoffTimes& times);
+  void time_untimed_sizes(const std::vector<const TuneRow*>& finalists, RunoffTimes& times);
   // Marks the run-off rows that trade a size for the others against the current configuration
-  // (TuneRow::trades_sizes); size_log[i][k]: log time of finalist i on timed size k.
-  void mark_size_trades(const std::vector<const TuneRow*>& finalists, const std::vector<std::vector<double>>& size_log);
+  // (TuneRow::trades_sizes).
+  void mark_size_trades(const std::vector<const TuneRow*>& finalists, const RunoffTimes& times);
 
   // Counts the row, keeps the best so far and reports progress.
   void record(const TuneRow& row);

@@ -4,7 +4,11 @@
 // fastest there becomes the result, unless it trades a size for the others: slower than the current
 // configuration on one size by more than it is faster as a geometric mean (one row serves every
 // shape of its class; a route row that speeds up 640^3 by 20 % and slows 2048^3 by 10 % is no
-// gain). A candidate that fails now is logged and the search's result stands.
+// gain). The class's sizes the search did not time (TuneClassResult::runoff_sizes) are timed here
+// too, each but one whose first run of the current configuration takes more than four times its
+// slowest timed size's (left out, logged): a row the search found on two sizes of a class of ten
+// must not slow the other eight. A candidate that fails now is logged and the search's result
+// stands.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -26,24 +30,11 @@ void ClassTuner::runoff() {
   if (ok.size() > opt_.finalists) ok.resize(opt_.finalists);
   ok.insert(ok.end(), references.begin(), references.end());
   if (ok.size() < 2) return;  // nothing to decide
-  TimingPlan plan = plan_;
-  plan.min_reps *= 2;
-  plan.max_reps *= 2;
-  plan.min_time_ms *= 2;
-  std::vector<double> log_sum(ok.size(), 0);
-  std::vector<std::vector<double>> size_log(ok.size(), std::vector<double>(timed_.size(), 0));
+  RunoffTimes times;
   const AddSeconds lap{r_.timing_s};  // the run-off's time counts as timing
   try {
-    std::vector<TuneFault> faults;
-    for (const TuneRow* row : ok) faults.push_back(tune_fault(row->params));
-    for (std::size_t k = 0; k < timed_.size(); ++k) {
-      const auto& inst = timed_[k];
-      std::vector<std::function<void()>> runs;
-      for (const TuneRow* row : ok) runs.push_back([&inst, this, row] { inst->run(queue_, row->params); });
-      const std::vector<Timing> t = time_regions(queue_, runs, plan);
-      for (std::size_t i = 0; i < ok.size(); ++i)
-        log_sum[i] += size_log[i][k] = log_ms(t[i], fault_scale(faults[i], k));
-    }
+    for (const auto& inst : timed_) time_runoff_size(ok, *inst, times);
+    time_untimed_sizes(ok, times);
   } catch (const std::bad_alloc&) {
     throw;
   } catch (const std::exception& e) {
@@ -56,11 +47,13 @@ void ClassTuner::runoff() {
   }
   for (std::size_t i = 0; i < ok.size(); ++i) {
     TuneRow row = *ok[i];
-    row.ms = class_score(log_sum[i], timed_.size());
+    double sum = 0;
+    for (const double v : times.logs[i]) sum += v;
+    row.ms = class_score(sum, times.labels.size());
     row.cached = false;
     r_.runoff.push_back(row);
   }
-  mark_size_trades(ok, size_log);
+  mark_size_trades(ok, times);
   std::stable_sort(r_.runoff.begin(), r_.runoff.end(), [](const TuneRow& x, const TuneRow& y) { return x.ms < y.ms; });
   const auto best = std::find_if(r_.runoff.begin(), r_.runoff.end(), [](const TuneRow& x) { return !x.trades_sizes; });
   r_.best = best->params;  // the current configuration never trades
@@ -72,9 +65,52 @@ void ClassTuner::runoff() {
   update_speedup();
 }
 
-void ClassTuner::mark_size_trades(const std::vector<const TuneRow*>& finalists,
-                                  const std::vector<std::vector<double>>& size_log) {
-  const std::size_t sizes = timed_.size();
+// Times the finalists on one size, repetitions interleaved, with twice the search's repetitions.
+// The fault hook scales a size by its place in the run-off's list (the timed sizes first).
+void ClassTuner::time_runoff_size(const std::vector<const TuneRow*>& finalists, TuneInstance& inst,
+                                  RunoffTimes& times) {
+  TimingPlan plan = plan_;
+  plan.min_reps *= 2;
+  plan.max_reps *= 2;
+  plan.min_time_ms *= 2;
+  std::vector<std::function<void()>> runs;
+  for (const TuneRow* row : finalists) runs.push_back([&inst, this, row] { inst.run(queue_, row->params); });
+  const std::vector<Timing> t = time_regions(queue_, runs, plan);
+  const std::size_t k = times.labels.size();
+  times.labels.push_back(inst.label());
+  times.logs.resize(finalists.size());
+  for (std::size_t i = 0; i < finalists.size(); ++i)
+    times.logs[i].push_back(log_ms(t[i], fault_scale(tune_fault(finalists[i]->params), k)));
+}
+
+// The class's sizes the search did not time, one instance at a time (made, timed, released).
+void ClassTuner::time_untimed_sizes(const std::vector<const TuneRow*>& finalists, RunoffTimes& times) {
+  const auto cur = std::find_if(finalists.begin(), finalists.end(), [](const TuneRow* x) { return x->is_current; });
+  if (r_.runoff_sizes.empty() || cur == finalists.end() || times.labels.empty()) return;
+  const std::size_t c = static_cast<std::size_t>(cur - finalists.begin());
+  const double slowest = std::exp(*std::max_element(times.logs[c].begin(), times.logs[c].end()));
+  std::uint64_t seed = seed_ + 1000;
+  for (const auto& size : r_.runoff_sizes) {
+    std::unique_ptr<TuneInstance> inst;
+    try {
+      inst = target_.make(queue_, size, ++seed, Verification::Sampled);
+    } catch (const Error& e) {  // a size this device cannot hold: the others still count
+      log(LogLevel::Info, "tune: run-off without " + size + ": " + e.what());
+      continue;
+    }
+    const TimingPlan probe{1, 1, 1, 0};
+    const double ms = time_regions(queue_, {[&] { inst->run(queue_, (*cur)->params); }}, probe)[0].median_ms;
+    if (ms > 4 * slowest) {
+      log(LogLevel::Info, "tune: run-off without " + inst->label() + " (" + std::to_string(ms) + " ms a run)");
+      continue;
+    }
+    time_runoff_size(finalists, *inst, times);
+  }
+}
+
+void ClassTuner::mark_size_trades(const std::vector<const TuneRow*>& finalists, const RunoffTimes& times) {
+  const std::vector<std::vector<double>>& size_log = times.logs;
+  const std::size_t sizes = times.labels.size();
   const auto cur = std::find_if(finalists.begin(), finalists.end(), [](const TuneRow* x) { return x->is_current; });
   if (sizes < 2 || cur == finalists.end()) return;
   const std::vector<double>& c = size_log[cur - finalists.begin()];
@@ -91,7 +127,7 @@ void ClassTuner::mark_size_trades(const std::vector<const TuneRow*>& finalists,
     if (gain <= 0 || worst <= gain) continue;
     TuneRow& row = r_.runoff[i];
     row.trades_sizes = true;
-    row.message = "slower than the current configuration on " + timed_[at]->label() + " by " +
+    row.message = "slower than the current configuration on " + times.labels[at] + " by " +
                   std::to_string(static_cast<int>(std::lround((std::exp(worst) - 1) * 100))) + " %, more than its " +
                   std::to_string(static_cast<int>(std::lround((std::exp(gain) - 1) * 100))) + " % gain overall";
   }
