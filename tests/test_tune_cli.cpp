@@ -292,6 +292,24 @@ TEST_SUITE("tune") {
     const std::optional<std::string> db = detail::read_file(path);
     REQUIRE(db.has_value());
     CHECK(db->find("BLUR_AUTO_SIGMA_RECURSIVE") != std::string::npos);
+
+    // --time bounds them too: past its end no sigma is measured and no group step starts, and a
+    // crossover the scan did not reach is not stored.
+    TuneEnv spent("cli-closing-spent");
+    const std::string cli2 = std::string("CLFORGE_USER_TUNING_DIR='") + spent.dir + "' " + CLFORGE_CLI + " --device " +
+                             s.entry.info.index_string() + " tune all --quick --steps crossover,group --time 0.000001";
+    rc = test::run_command(cli2, out);
+    INFO(out);
+    REQUIRE(rc == 0);
+    CHECK(out.find(
+              "the time budget ran out before the first sigma, before recursive overtook separable: nothing stored") !=
+          std::string::npos);
+    for (const char* r : {"group fft at 256,mib=4: not run", "group sgemm at 256: not run",
+                          "group transpose at 512: not run", "group blur at 512x512: not run"})
+      CHECK(out.find(r) != std::string::npos);
+    CHECK(out.find("tune group") == std::string::npos);
+    const std::optional<std::string> db2 = detail::read_file(user_database_path(s.entry.info));
+    CHECK((!db2.has_value() || db2->find("BLUR_AUTO_SIGMA") == std::string::npos));
   }
 #endif
 }

@@ -5,6 +5,7 @@
 // errors, a CLFORGE_* boolean that is not one).
 #pragma once
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -103,8 +104,10 @@ void add_bench_options(CLI::App* app, Globals& g, const std::string& routine);
 void finish_report(const bench::Report& report, const Globals& g, std::string table = {});
 
 /// `tune blur-crossover` on the session's device (tools/cmd_blur.cpp): where method auto switches;
-/// stored in the user database unless !store. size "": the device's default image.
-void blur_crossover(Globals& g, const std::string& size, bool store);
+/// stored in the user database unless !store. size "": the device's default image. No sigma is
+/// measured past `deadline`; a scan it cut before recursive overtook separable stores nothing.
+void blur_crossover(Globals& g, const std::string& size, bool store,
+                    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
 /// `tune group ROUTINE --size SIZE` on the session's device alone (tools/cmd_tune_group.cpp): the
 /// chunk size and queue count of its group calls, stored in the group store unless !store.
 void tune_group(Globals& g, const std::string& routine, const std::string& size, bool store);

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <iterator>
 
 #include "bench/peak.hpp"
 #include "blur/blur_route.hpp"
@@ -245,6 +246,7 @@ void cmd_bench_blur(Globals& g, bench::BlurBenchOptions b) {
 struct CrossoverArgs {
   std::string size;
   bool store = true;
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 
 void cmd_blur_crossover(Globals& g, const CrossoverArgs& a) {
@@ -276,7 +278,10 @@ void cmd_blur_crossover(Globals& g, const CrossoverArgs& a) {
               "sigma", "direct ms", "separable ms", "recursive ms");
   int direct_to = 0, recursive_from = 0;  // tenths of sigma
   bool direct_wins = true;
+  double last = 0;  // the largest sigma measured
   for (double sigma : sigmas) {
+    if (std::chrono::steady_clock::now() >= a.deadline) break;
+    last = sigma;
     const double sep = time(BlurMethod::Separable, sigma);
     const double dir = direct_wins ? time(BlurMethod::Direct, sigma) : 0;
     const double rec = sigma >= 0.5 ? time(BlurMethod::Recursive, sigma) : 0;
@@ -295,6 +300,12 @@ void cmd_blur_crossover(Globals& g, const CrossoverArgs& a) {
     else
       std::snprintf(dcol, sizeof dcol, "%12s", "-");
     std::printf("%6g %s %12.3f %12.3f\n", sigma, dcol, sep, rec);
+  }
+  if (last < sigmas[std::size(sigmas) - 1] && recursive_from == 0) {
+    char when[48] = "before the first sigma";
+    if (last > 0) std::snprintf(when, sizeof when, "after sigma %g", last);
+    std::printf("the time budget ran out %s, before recursive overtook separable: nothing stored\n", when);
+    return;
   }
   direct_to = std::min(direct_to, 100);
   std::printf("direct up to sigma %g%s, recursive from sigma %g%s\n", direct_to / 10.0, direct_to ? "" : " (never)",
@@ -387,10 +398,11 @@ CLFORGE_CLI_COMMANDS(register_blur);
 
 }  // namespace
 
-void blur_crossover(Globals& g, const std::string& size, bool store) {
+void blur_crossover(Globals& g, const std::string& size, bool store, std::chrono::steady_clock::time_point deadline) {
   CrossoverArgs x;
   x.size = size;
   x.store = store;
+  x.deadline = deadline;
   cmd_blur_crossover(g, x);
 }
 

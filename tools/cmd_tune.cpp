@@ -297,7 +297,9 @@ constexpr double kClosingShare = 0.1;
 // tune all's steps after the kernels, at sizes by device type (--quick: small ones): where blur's
 // method auto switches (tune blur-crossover), then each routine's chunk size and queue count on
 // host data (tune group). Each stores what it measured unless --no-store; --replay skips them.
-void run_closing_steps(Globals& g, const TuneArgs& a) {
+// None starts past `deadline` (the end of --time): a crossover scan stops at it, and a group
+// step not started is listed as not run.
+void run_closing_steps(Globals& g, const TuneArgs& a, std::chrono::steady_clock::time_point deadline) {
   if (a.replay) return;
   const bool cpu = g.session().entry.info.type == "CPU";
   const std::string crossover = a.quick ? "512x512" : "";
@@ -317,13 +319,15 @@ void run_closing_steps(Globals& g, const TuneArgs& a) {
       std::printf("blur crossover at %s: would time direct, separable and recursive over sigma 0.5 ... 50\n",
                   crossover.empty() ? (cpu ? "2048x2048" : "4096x4096") : crossover.c_str());
     else
-      blur_crossover(g, crossover, !a.no_store);
+      blur_crossover(g, crossover, !a.no_store, deadline);
   }
   if (!has_step(a, "group")) return;
   for (const auto& [routine, size] : group) {
     if (a.dry_run)
       std::printf("group %s at %s: would time chunk sizes x queue counts on host data\n", routine.c_str(),
                   size.c_str());
+    else if (std::chrono::steady_clock::now() >= deadline)
+      std::printf("group %s at %s: not run, the time budget is spent\n", routine.c_str(), size.c_str());
     else
       tune_group(g, routine, size, !a.no_store);
   }
@@ -331,7 +335,11 @@ void run_closing_steps(Globals& g, const TuneArgs& a) {
 }
 
 void cmd_tune_all(Globals& g, TuneArgs& a) {
-  if (!has_step(a, "kernels")) return run_closing_steps(g, a);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto deadline = a.time_s > 0 ? t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                std::chrono::duration<double>(a.time_s))
+                                     : std::chrono::steady_clock::time_point::max();
+  if (!has_step(a, "kernels")) return run_closing_steps(g, a, deadline);
   std::vector<TuneAllJob> jobs = tune_all_jobs(tune_all_sizes(g, a));
   set_blur_sizes(jobs, g.session().entry.info, a);
   TuneOptions o = options_of(g, a);
@@ -339,7 +347,6 @@ void cmd_tune_all(Globals& g, TuneArgs& a) {
     o.time_limit_s = a.time_s * (1 - kClosingShare);
   ProgressBar bar;
   o.progress = [&bar](const TuneProgress& p) { bar.update(p); };
-  const auto t0 = std::chrono::steady_clock::now();
   auto started = [&](std::size_t i) {
     const double used = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     bar.prefix = "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) +
@@ -355,7 +362,7 @@ void cmd_tune_all(Globals& g, TuneArgs& a) {
     if (!a.dry_run) print_all_table(all, !a.no_store);
     std::exit(130);
   }
-  run_closing_steps(g, a);
+  run_closing_steps(g, a, deadline);
   // The peers after the closing steps: clforge is benchmarked as it runs from now on.
   if (!a.dry_run)
     print_all_table(all, !a.no_store,
