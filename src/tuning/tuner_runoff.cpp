@@ -1,6 +1,6 @@
 // The run-off of a size class (TuneOptions::finalists): the search's fastest verified
 // candidates timed in full (none cut short), the default and the current configuration timed again with their
-// repetitions interleaved on each size (time_regions: A B C, C B A, ...), with twice the search's repetitions; the
+// repetitions interleaved on each size (time_regions: A B C, C B A, ...), with twice the search's minimum time; the
 // fastest there becomes the result, unless it trades a size for the others: slower than the current
 // configuration on one size by more than it is faster as a geometric mean (one row serves every
 // shape of its class; a route row that speeds up 640^3 by 20 % and slows 2048^3 by 10 % is no
@@ -65,12 +65,16 @@ void ClassTuner::runoff() {
   update_speedup();
 }
 
-// Times the finalists on one size, repetitions interleaved, with twice the search's repetitions.
+// Times the finalists on one size, repetitions interleaved, with twice the search's minimum time
+// and maximum repetitions: a size of short runs gets twice the search's repetitions, one whose runs
+// fill the minimum time alone (above 2 * min_time_ms / min_reps) the search's minimum of them. A
+// doubled minimum there bought nothing a run that long needs and cost the most: on two PoCL cores
+// the direct blur's run-off at 1024^2, sigma 10 (1.8 s a run) took most of the 86 s of a job
+// whose share was about 25 (tools/cold_start.py -d cpu --quick, 2026-11-30).
 // The fault hook scales a size by its place in the run-off's list (the timed sizes first).
 void ClassTuner::time_runoff_size(const std::vector<const TuneRow*>& finalists, TuneInstance& inst,
                                   RunoffTimes& times) {
   TimingPlan plan = plan_;
-  plan.min_reps *= 2;
   plan.max_reps *= 2;
   plan.min_time_ms *= 2;
   std::vector<std::function<void()>> runs;
