@@ -158,10 +158,15 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, bool referen
   } lap{last_batch_, batch_start};
   std::vector<std::exception_ptr> errors(batch.size());
   std::vector<double> compile_s(batch.size(), 0);
+  std::vector<char> built(batch.size(), 0);  // every instance built (or failed to)
   std::vector<const TuneRow*> cached(batch.size(), nullptr);
+  std::vector<TuneFault> faults(batch.size());  // the test hook's, asked once per candidate measured
   for (std::size_t i = 0; i < batch.size(); ++i) {
     const auto it = cache_.rows.find(batch[i]);
-    if (it != cache_.rows.end()) cached[i] = &it->second;
+    if (it != cache_.rows.end())
+      cached[i] = &it->second;
+    else
+      faults[i] = tune_fault(batch[i]);
   }
   auto build_one = [&](std::size_t i) {
     if (stopped() || cached[i] != nullptr) return;
@@ -170,19 +175,23 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, bool referen
     cfg.variant = r_.variant;
     cfg.values = batch[i];
     for (const auto& kv : batch[i]) cfg.sources[kv.first] = "tuner";
-    // Past the time limit nothing new is compiled (the evaluation below stops too); a build
-    // already running is not interrupted.
-    auto late = [&] { return !reference && Clock::now() >= deadline_; };
+    // Past the class's time no candidate's build starts, past the run's no instance's (the
+    // evaluation below stops at a candidate left unbuilt); a build already running is not
+    // interrupted.
+    if (!reference && Clock::now() >= deadline_) return;
     const AddSeconds lap{compile_s[i]};  // the build's wall time
     try {
+      if (faults[i].build_delay_s > 0)
+        std::this_thread::sleep_for(std::chrono::duration<double>(faults[i].build_delay_s));
       for (auto* group : {&timed_, &checked_})
         for (const auto& inst : *group) {
-          if (late()) return;
+          if (!reference && !may_finish()) return;
           inst->build(qc_, cfg);
         }
     } catch (...) {
       errors[i] = std::current_exception();
     }
+    built[i] = 1;
   };
   const std::size_t nthreads = std::min<std::size_t>(threads_, batch.size());
   if (nthreads <= 1) {
@@ -203,8 +212,10 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, bool referen
       row = *cached[i];
       row.cached = true;
     } else {
-      if (!reference && !may_continue()) break;
-      row = evaluate(batch[i], errors[i], !reference);
+      // A candidate whose compile finished is evaluated after the class's share too (its
+      // verification and timing take a fraction of the compile), within the whole run's time.
+      if (!reference && !(built[i] ? may_finish() : may_continue())) break;
+      row = evaluate(batch[i], faults[i], errors[i], !reference);
       row.compile_s = compile_s[i];
       if (cache_.file != nullptr) cache_.file->append(cache_.key, row);
     }
@@ -215,13 +226,13 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, bool referen
   }
 }
 
-TuneRow ClassTuner::evaluate(const ParamMap& p, const std::exception_ptr& build_error, bool may_cut) {
+TuneRow ClassTuner::evaluate(const ParamMap& p, const TuneFault& fault, const std::exception_ptr& build_error,
+                             bool may_cut) {
   TuneRow row;
   row.params = p;
   const std::string what = spec_.name + " " + describe_params(p);
   try {
     if (build_error) std::rethrow_exception(build_error);
-    const TuneFault fault = tune_fault(p);
     if (!verify(p, fault, row)) {
       log(LogLevel::Info, "tune: rejected " + what + ": " + row.message);
       return row;

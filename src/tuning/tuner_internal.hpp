@@ -157,6 +157,13 @@ class ClassTuner {
   bool stopped() const { return opt_.stop != nullptr && opt_.stop->load(); }
   std::size_t left() const { return r_.tried >= total_ ? 0 : total_ - r_.tried; }
   bool may_continue() const { return !stopped() && left() > 0 && Clock::now() < deadline_; }
+  // A compiled candidate may still be evaluated: before the end of the run's --time, not only of
+  // the class's share of it. On the H200 (tune all, 2026-11-30) a first batch of FFT candidates
+  // compiled past the share of 4 s and was dropped whole, so most classes measured the default
+  // alone.
+  bool may_finish() const {
+    return !stopped() && left() > 0 && (opt_.time_limit_s <= 0 || seconds_since(start_) < opt_.time_limit_s);
+  }
   // Another batch is started only if the last one (compiles and evaluations) would still end
   // before the time limit, so that a --time run ends within its budget rather than after it.
   bool may_start_batch() const {
@@ -179,7 +186,7 @@ class ClassTuner {
   void make_instances();
   // Verifies one candidate on every size (outputs poisoned), then times it on the timed sizes;
   // may_cut: its timing may stop at the cut-off (not for the references).
-  TuneRow evaluate(const ParamMap& p, const std::exception_ptr& build_error, bool may_cut);
+  TuneRow evaluate(const ParamMap& p, const TuneFault& fault, const std::exception_ptr& build_error, bool may_cut);
   // Runs and checks the candidate on every size; false (row rejected) at the first wrong one.
   bool verify(const ParamMap& p, const TuneFault& fault, TuneRow& row);
   // The fault hook's corruption of one output (tuner_testing.hpp).

@@ -24,6 +24,8 @@ struct TuneFault {
   bool second_output = false;
   /// The region fault applies to the check sizes too (which compare everything).
   bool on_check_sizes = true;
+  /// Seconds each build of the candidate waits first (a slow compiler).
+  double build_delay_s = 0;
 };
 
 /// Called for each candidate before it runs, in every tune() call while set; the returned fault
