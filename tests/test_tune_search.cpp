@@ -378,6 +378,39 @@ TEST_SUITE("tune") {
     CHECK(r.classes[1].tried == 1);
   }
 
+  TEST_CASE("a neighbouring class's winner is projected onto the space: nearest values, then admissible") {
+    const detail::KernelSpec& spec = detail::kernel_spec("transpose");
+    const std::map<std::string, std::vector<int>> one{{"TRA_VW", {1}},  {"TRA_PAD", {1}},   {"TRA_DIAG", {0}},
+                                                      {"TRA_SWZ", {0}}, {"TRA_LOCAL", {1}}, {"TRA_NT", {0}}};
+    auto space_of = [&](std::vector<int> tiles, std::vector<int> wpts) {
+      auto r = one;
+      r["TRA_TILE"] = std::move(tiles);
+      r["TRA_WPT"] = std::move(wpts);
+      return detail::build_space(spec, r, "4", test::session().entry.info, 1);
+    };
+    ParamMap p{{"TRA_TILE", 32}, {"TRA_WPT", 4}, {"TRA_VW", 4},    {"TRA_PAD", 0},
+               {"TRA_DIAG", 1},  {"TRA_SWZ", 8}, {"TRA_LOCAL", 0}, {"TRA_NT", 1}};
+    const detail::Space a = space_of({8, 16}, {1, 2});
+    ParamMap q = detail::project_onto(a, p);
+    CHECK(q.at("TRA_TILE") == 16);  // nearest searched values
+    CHECK(q.at("TRA_WPT") == 2);
+    CHECK(q.at("TRA_VW") == 1);
+    CHECK(detail::space_holds(a, q));
+    CHECK(detail::project_onto(a, q) == q);  // a point of the space is its own projection
+    p["TRA_TILE"] = 12;
+    CHECK(detail::project_onto(a, p).at("TRA_TILE") == 8);  // 8 and 16 as near: the smaller
+    // Tile 4 with 8 per work-item is illegal: the nearest values are no point of the space, and
+    // the candidates one parameter away are (4, 1) and (8, 8).
+    const detail::Space b = space_of({4, 8}, {1, 8});
+    p["TRA_TILE"] = 4;
+    p["TRA_WPT"] = 8;
+    q = detail::project_onto(b, p);
+    CHECK(detail::space_holds(b, q));
+    const bool one_away =
+        (q.at("TRA_TILE") == 4 && q.at("TRA_WPT") == 1) || (q.at("TRA_TILE") == 8 && q.at("TRA_WPT") == 8);
+    CHECK(one_away);
+  }
+
   TEST_CASE("the shipped rows of other devices are the first candidates after the default") {
     TuneEnv env("seeds");
     auto& s = test::session();

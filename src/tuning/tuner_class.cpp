@@ -127,11 +127,12 @@ void ClassTuner::evaluate_seeds(const Space& space) {
       seeds.push_back(std::move(p));
   };
   std::vector<ParamMap> seeds;
-  for (const ParamMap& p : siblings_) add(seeds, p);
+  for (const ParamMap& p : siblings_) add(seeds, project_onto(space, p));
   evaluate_in_order(seeds);
-  // Each searched value of the target's seed axes on the best so far (TuneTarget::seed_axes).
+  // Each searched value of the target's seed axes on the best so far (TuneTarget::seed_axes),
+  // projected onto the space where it is not a point of it.
   seeds.clear();
-  const ParamMap base = r_.has_best && space_holds(space, r_.best) ? r_.best : r_.default_params;
+  const ParamMap base = project_onto(space, r_.has_best ? r_.best : r_.default_params);
   for (const std::string& axis : target_.seed_axes) {
     const auto at = std::find(space.names.begin(), space.names.end(), axis);
     if (at == space.names.end()) continue;

@@ -102,6 +102,13 @@ Space build_space(const KernelSpec& spec, const std::map<std::string, std::vecto
 // Whether p is a point of the space: each searched parameter set to one of its searched values,
 // and the combination admissible.
 bool space_holds(const Space& space, const ParamMap& p);
+// The point of the space nearest p: each parameter whose value the space does not search set to
+// the nearest searched value (the smaller of two as near; the first where p lacks it), and where
+// that combination is not admissible, the candidate differing from it in the fewest parameters
+// (the first of them in the space's order). Where a neighbouring class's winner lands in this
+// class's space, e.g. an FFT length above the default's FFT_LOCAL_MAX, whose space holds the one
+// limit that makes it one kernel (and only the local-memory halvings that fit).
+ParamMap project_onto(const Space& space, const ParamMap& p);
 
 struct Peaks;
 

@@ -170,6 +170,37 @@ bool space_holds(const Space& space, const ParamMap& p) {
   return space.admissible(p);
 }
 
+ParamMap project_onto(const Space& space, const ParamMap& p) {
+  ParamMap q = p;
+  for (std::size_t i = 0; i < space.names.size(); ++i) {
+    const std::vector<int>& vals = space.values[i];
+    if (vals.empty()) continue;
+    const auto it = p.find(space.names[i]);
+    int& v = q[space.names[i]];
+    if (it == p.end()) {
+      v = vals.front();
+      continue;
+    }
+    const int want = it->second;
+    v = *std::min_element(vals.begin(), vals.end(), [&](int a, int b) {
+      const long long da = std::llabs(static_cast<long long>(a) - want),
+                      db = std::llabs(static_cast<long long>(b) - want);
+      return da != db ? da < db : a < b;
+    });
+  }
+  if (space.candidates.empty() || space_holds(space, q)) return q;
+  // Not admissible (e.g. a tile that no longer fits): the candidate that differs from it in the
+  // fewest parameters, the first in the space's order of those.
+  const Code want = space.code(q);
+  std::size_t best = 0, best_diff = want.size() + 1;
+  for (std::size_t i = 0; i < space.candidates.size() && best_diff > 1; ++i) {
+    std::size_t diff = 0;
+    for (std::size_t k = 0; k < want.size() && diff < best_diff; ++k) diff += space.candidates[i][k] != want[k];
+    if (diff < best_diff) best = i, best_diff = diff;
+  }
+  return space.candidate(best);
+}
+
 std::vector<ParamMap> seed_candidates(const KernelSpec& spec, const Space& space, const std::string& variant,
                                       const ParamMap& defaults, const DeviceInfo& dev, const Peaks* peaks) {
   struct Seed {
