@@ -349,7 +349,8 @@ TEST_SUITE("tune") {
   TEST_CASE("a batch whose compiles end past the class's share is evaluated within the run's time") {
     // Two classes share 10 s: the first's 5 s end while its candidates compile (each build
     // waits 5 s first, a slow driver), long before the run's end. The compiled ones are
-    // verified and timed, not dropped; the second class's batch ends past the run's end and is.
+    // verified and timed (for up to as long again as the compiles took), not dropped; the
+    // second class's batch ends past the run's end and is.
     TuneEnv env("late-batch");
     auto& s = test::session();
     TuneOptions o = small_options();

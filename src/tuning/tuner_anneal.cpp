@@ -51,7 +51,7 @@ void ClassTuner::anneal(const Space& space) {
     std::shuffle(neighbours.begin(), neighbours.end(), rng_);
     neighbours.resize(std::min<std::size_t>({neighbours.size(), threads_, left()}));
     const std::size_t before = r_.rows.size();
-    evaluate_batch(neighbours, false);
+    evaluate_batch(neighbours, 0);
     const TuneRow* step = nullptr;
     for (std::size_t i = before; i < r_.rows.size(); ++i)
       if (r_.rows[i].status == CandidateStatus::Ok && (step == nullptr || r_.rows[i].ms < step->ms)) step = &r_.rows[i];

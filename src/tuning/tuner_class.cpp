@@ -71,10 +71,20 @@ bool ClassTuner::run(const Space& space) {
   if (opt_.budget != 0) total = std::min(total, opt_.budget);
   total_ = std::max(total, references.size());
 
-  for (const auto& p : references) {
-    evaluate_batch({p}, true);
-    visited_.insert(p);
+  // The references compile beside the first seeds (the winners of the classes before this one),
+  // not alone before them: a class then waits for one round of compiles, not two.
+  std::vector<ParamMap> first = references;
+  if (strategy_ != TuneStrategy::Exhaustive) {
+    const std::size_t room = std::min<std::size_t>(std::max<std::size_t>(threads_, first.size()), total_);
+    for (const ParamMap& sib : siblings_) {
+      if (first.size() >= room) break;
+      ParamMap p = project_onto(space, sib);
+      if (space_holds(space, p) && std::find(first.begin(), first.end(), p) == first.end())
+        first.push_back(std::move(p));
+    }
   }
+  evaluate_batch(first, references.size());
+  for (const auto& p : references) visited_.insert(p);
   if (strategy_ != TuneStrategy::Exhaustive) evaluate_seeds(space);
 
   if (strategy_ == TuneStrategy::Anneal) {
@@ -117,7 +127,7 @@ void ClassTuner::evaluate_in_order(const std::vector<ParamMap>& order) {
     std::vector<ParamMap> batch;
     for (const std::size_t n = std::min<std::size_t>(threads_, left()); next < order.size() && batch.size() < n; ++next)
       if (!visited_.count(order[next])) batch.push_back(order[next]);
-    if (!batch.empty()) evaluate_batch(batch, false);
+    if (!batch.empty()) evaluate_batch(batch, 0);
   }
 }
 
@@ -150,7 +160,7 @@ void ClassTuner::evaluate_seeds(const Space& space) {
   evaluate_in_order(seeds);
 }
 
-void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, bool reference) {
+void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, std::size_t references) {
   const auto batch_start = Clock::now();
   struct Lap {  // records the batch's duration however it ends
     Clock::duration& out;
@@ -171,6 +181,7 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, bool referen
   }
   auto build_one = [&](std::size_t i) {
     if (stopped() || cached[i] != nullptr) return;
+    const bool reference = i < references;
     Configuration cfg;
     cfg.kernel = spec_.name;
     cfg.variant = r_.variant;
@@ -186,7 +197,7 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, bool referen
         std::this_thread::sleep_for(std::chrono::duration<double>(faults[i].build_delay_s));
       for (auto* group : {&timed_, &checked_})
         for (const auto& inst : *group) {
-          if (!reference && !may_finish()) return;
+          if (!reference && !may_finish(Clock::time_point::max())) return;
           inst->build(qc_, cfg);
         }
     } catch (...) {
@@ -206,16 +217,19 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, bool referen
       });
     for (auto& th : pool) th.join();
   }
+  const auto compiled = Clock::now();
+  const auto grace_until = compiled + (compiled - batch_start);
   for (std::size_t i = 0; i < batch.size(); ++i) {
+    const bool reference = i < references;
     TuneRow row;
     if (cached[i] != nullptr) {  // costs no time: only a stop or the budget ends it
       if (!reference && (stopped() || left() == 0)) break;
       row = *cached[i];
       row.cached = true;
     } else {
-      // A candidate whose compile finished is evaluated after the class's share too (its
-      // verification and timing take a fraction of the compile), within the whole run's time.
-      if (!reference && !(built[i] ? may_finish() : may_continue())) break;
+      // A candidate whose compile finished is evaluated after the class's share too, for at
+      // most as long as the batch's compiles took, within the whole run's time.
+      if (!reference && !may_continue() && !(built[i] && may_finish(grace_until))) break;
       row = evaluate(batch[i], faults[i], errors[i], !reference);
       row.compile_s = compile_s[i];
       if (cache_.file != nullptr) cache_.file->append(cache_.key, row);

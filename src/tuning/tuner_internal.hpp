@@ -164,13 +164,15 @@ class ClassTuner {
   bool stopped() const { return opt_.stop != nullptr && opt_.stop->load(); }
   std::size_t left() const { return r_.tried >= total_ ? 0 : total_ - r_.tried; }
   bool may_continue() const { return !stopped() && left() > 0 && Clock::now() < deadline_; }
-  // A compiled candidate may still be evaluated: before the end of the run's --time, not only of
-  // the class's share of it. On the H200 (tune all, 2026-11-30) a first batch of FFT candidates
-  // compiled past the share of 4 s and was dropped whole, so most classes measured the default
-  // alone.
-  bool may_finish() const {
-    return !stopped() && left() > 0 && (opt_.time_limit_s <= 0 || seconds_since(start_) < opt_.time_limit_s);
+  // A compiled candidate may still be evaluated past the class's share: until `until` (the
+  // batch's compiles ended plus as long again: the evaluations then cost at most what the
+  // compiles did) and within the run's --time. On the H200 (tune all, 2026-11-30) a first
+  // batch of FFT candidates compiled past the share of 4 s and was dropped whole, so most
+  // classes measured the default alone.
+  bool may_finish(Clock::time_point until) const {
+    return !stopped() && left() > 0 && Clock::now() < until && !run_time_is_up();
   }
+  bool run_time_is_up() const { return opt_.time_limit_s > 0 && seconds_since(start_) >= opt_.time_limit_s; }
   // Another batch is started only if the last one (compiles and evaluations) would still end
   // before the time limit, so that a --time run ends within its budget rather than after it.
   bool may_start_batch() const {
@@ -178,9 +180,9 @@ class ClassTuner {
   }
 
   // Compiles the batch concurrently, then evaluates its members in order on this thread; a member
-  // the cache holds is taken from it, neither compiled nor run. References (the default and the
-  // current configuration) are evaluated past the time limit too.
-  void evaluate_batch(const std::vector<ParamMap>& batch, bool reference);
+  // the cache holds is taken from it, neither compiled nor run. Its first `references` members
+  // (the default and the current configuration) are evaluated past the time limit too.
+  void evaluate_batch(const std::vector<ParamMap>& batch, std::size_t references);
   // The candidates of `order` not evaluated yet, in batches of --threads, while the budget and
   // time allow another batch.
   void evaluate_in_order(const std::vector<ParamMap>& order);

@@ -291,7 +291,7 @@ void ClassTuner::model(const Space& space) {
     for (std::optional<ParamMap> p; batch.size() < n && (p = random_pick(batch)); ++first)
       batch.push_back(std::move(*p));
     if (batch.empty()) break;
-    evaluate_batch(batch, false);
+    evaluate_batch(batch, 0);
   }
 }
 

@@ -95,6 +95,10 @@ void ClassTuner::time_untimed_sizes(const std::vector<const TuneRow*>& finalists
   const double slowest = std::exp(*std::max_element(times.logs[c].begin(), times.logs[c].end()));
   std::uint64_t seed = seed_ + 1000;
   for (const auto& size : r_.runoff_sizes) {
+    if (stopped() || run_time_is_up()) {  // the run's --time is over: the sizes timed so far decide
+      log(LogLevel::Info, "tune: run-off without " + size + " and the sizes after it: the time is up");
+      break;
+    }
     std::unique_ptr<TuneInstance> inst;
     try {
       inst = target_.make(queue_, size, ++seed, Verification::Sampled);
