@@ -102,6 +102,14 @@ TEST_SUITE("group") {
     CHECK(test::run_command(cli + "tune group transpose --size 300x200 --chunks 64,131072 --reps 1", out) == 2);
     CHECK(out.find("chunk 131072 KiB is not legal") != std::string::npos);
     CHECK(out.find("KiB x") == std::string::npos);
+    // --time: past its end no candidate is measured; the current values stand.
+    REQUIRE(test::run_command(cli + "tune group transpose --size 300x200 --chunks 64,128 --queues 1,2 --reps 1 "
+                                    "--time 0.000001",
+                              out) == 0);
+    CHECK(out.find("current (") != std::string::npos);
+    CHECK(out.find("64 KiB x 1 and after: not measured, the time budget is spent") != std::string::npos);
+    CHECK(out.find("64 KiB x 1:") == std::string::npos);
+    CHECK(out.find("not 2 % faster, nothing stored") != std::string::npos);
     // Blur's job resolves its Auto method with the candidate's tuning.
     REQUIRE(test::run_command(cli + "tune group blur --size 64x48 --chunks 64 --queues 1 --reps 1 --no-store", out) ==
             0);

@@ -109,7 +109,9 @@ void finish_report(const bench::Report& report, const Globals& g, std::string ta
 void blur_crossover(Globals& g, const std::string& size, bool store,
                     std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
 /// `tune group ROUTINE --size SIZE` on the session's device alone (tools/cmd_tune_group.cpp): the
-/// chunk size and queue count of its group calls, stored in the group store unless !store.
-void tune_group(Globals& g, const std::string& routine, const std::string& size, bool store);
+/// chunk size and queue count of its group calls, stored in the group store unless !store. No
+/// candidate is measured past `deadline`; the fastest of those measured counts.
+void tune_group(Globals& g, const std::string& routine, const std::string& size, bool store,
+                std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
 
 }  // namespace clforge::cli

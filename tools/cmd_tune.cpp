@@ -297,8 +297,8 @@ constexpr double kClosingShare = 0.1;
 // tune all's steps after the kernels, at sizes by device type (--quick: small ones): where blur's
 // method auto switches (tune blur-crossover), then each routine's chunk size and queue count on
 // host data (tune group). Each stores what it measured unless --no-store; --replay skips them.
-// None starts past `deadline` (the end of --time): a crossover scan stops at it, and a group
-// step not started is listed as not run.
+// None starts past `deadline` (the end of --time): a crossover scan stops at it, a group step
+// measures no candidate after it, and a group step not started is listed as not run.
 void run_closing_steps(Globals& g, const TuneArgs& a, std::chrono::steady_clock::time_point deadline) {
   if (a.replay) return;
   const bool cpu = g.session().entry.info.type == "CPU";
@@ -329,7 +329,7 @@ void run_closing_steps(Globals& g, const TuneArgs& a, std::chrono::steady_clock:
     else if (std::chrono::steady_clock::now() >= deadline)
       std::printf("group %s at %s: not run, the time budget is spent\n", routine.c_str(), size.c_str());
     else
-      tune_group(g, routine, size, !a.no_store);
+      tune_group(g, routine, size, !a.no_store, deadline);
   }
   std::fflush(stdout);
 }

@@ -18,6 +18,8 @@ struct TuneGroupArgs {
   std::vector<int> queues = {1, 2, 3, 4};
   int reps = 3;
   bool pinned = false, no_store = false;
+  double time_s = 0;
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 
 // Median of `reps` whole calls after a first one (plans, kernels), the output reset before each.
@@ -52,8 +54,14 @@ void tune_device(const TuneGroupArgs& a, const bench::SplitCase& c, const Device
   std::printf("  current (%d KiB x %d queues): %.3f ms\n", now.chunk_kib, now.queues, current);
   double best = current;
   int best_kib = now.chunk_kib, best_q = now.queues;
+  bool cut = false;
   for (int kib : a.chunks)
     for (int q : a.queues) {
+      if (cut || std::chrono::steady_clock::now() >= a.deadline) {
+        if (!cut) std::printf("  %6d KiB x %d and after: not measured, the time budget is spent\n", kib, q);
+        cut = true;
+        continue;
+      }
       o.chunk_kib = static_cast<std::size_t>(kib);
       o.queues = static_cast<std::size_t>(q);
       const double ms = median_ms(*job, group, o, a.reps);
@@ -118,18 +126,27 @@ void register_tune_group(Apps& apps, Globals& g) {
       ->capture_default_str();
   t->add_flag("--pinned", a.pinned, "host arrays in pinned memory");
   t->add_flag("--no-store", a.no_store, "measure only");
-  t->callback([&g] { cmd_tune_group(g, a); });
+  t->add_option("--time", a.time_s, "seconds: no candidate is measured after them (the fastest so far counts)")
+      ->check(CLI::PositiveNumber);
+  t->callback([&g] {
+    if (a.time_s > 0)
+      a.deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                          std::chrono::duration<double>(a.time_s));
+    cmd_tune_group(g, a);
+  });
 }
 
 CLFORGE_CLI_COMMANDS(register_tune_group);
 
 }  // namespace
 
-void tune_group(Globals& g, const std::string& routine, const std::string& size, bool store) {
+void tune_group(Globals& g, const std::string& routine, const std::string& size, bool store,
+                std::chrono::steady_clock::time_point deadline) {
   TuneGroupArgs a;
   a.routine = routine;
   a.size = size;
   a.no_store = !store;
+  a.deadline = deadline;
   cmd_tune_group(g, a);
 }
 
