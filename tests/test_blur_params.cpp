@@ -283,6 +283,41 @@ TEST_SUITE("blur") {
         "BLUR_S_FUSED=16 was asked for");
   }
 
+  TEST_CASE("a blocked recursive scheme runs its own row's block size, the family's row picks the scheme") {
+    auto& s = test::session();
+    const std::string file = test::temp_dir("blur-scheme-block") + "/t.json";
+    std::ofstream(file) << R"({"entries": [
+      {"kernel": "blur_recursive", "variant": "1", "params": {"BLUR_R_BLOCK": 128, "BLUR_R_NARROW": 1073741824,
+                                                              "BLUR_R_FUSE_T": 1}},
+      {"kernel": "blur_recursive", "variant": "1:fused", "params": {"BLUR_R_BLOCK": 32, "BLUR_R_FUSE_T": 0,
+                                                                    "BLUR_R_NARROW": 64}},
+      {"kernel": "blur_recursive", "variant": "1:whole", "params": {"BLUR_R_BLOCK": 32}}]})";
+    test::ScopedEnv env("CLFORGE_TUNING_FILE", file);
+    BlurOptions b;
+    b.method = BlurMethod::Recursive;
+    b.sigma_x = b.sigma_y = 2;
+    const auto r = detail::check_blur_options(640, 480, PixelFormat::R32F, b, Tuning{{}, false}, s.entry.info);
+    CHECK(r.route.fused_y);  // the family's: blocked (640 < 2^30) and fused, whatever 1:fused says
+    CHECK(r.route.fused_x);
+    CHECK(r.recursive.at("BLUR_R_BLOCK") == 32);  // the fused scheme's own block size
+    CHECK(r.recursive.at("BLUR_R_FUSE_T") == 1);
+    CHECK(r.recursive.at("BLUR_R_NARROW") == 1073741824);
+    // The family's whole columns stay whole: a scheme's row never makes them blocked.
+    const auto w = detail::check_blur_options(640, 480, PixelFormat::R32F, b,
+                                              Tuning{{{"BLUR_R_BLOCK", 0}, {"BLUR_R_FUSE_T", 0}}, false}, s.entry.info);
+    CHECK_FALSE(w.route.blocked_y);
+    CHECK(w.recursive.at("BLUR_R_BLOCK") == 0);
+    // The blur is right with the mixed rows.
+    Case k;
+    k.w = 301;
+    k.h = 203;
+    k.sx = 2;
+    k.sy = 2;
+    k.method = BlurMethod::Recursive;
+    k.tuning = Tuning{{}, false};
+    check_float(k, 7);
+  }
+
   TEST_CASE("auto picks by the crossovers in the tuning database") {
     auto& s = test::session();
     const Tuning t{

@@ -66,8 +66,10 @@ void check_sigma(const char* routine, const char* name, double s, BlurMethod m) 
 
 // The recursive method's configuration: the scheme chosen by the family's row (variant C), then
 // that scheme's row (C:scheme, which falls back to C's) with the family's route parameters, so
-// that a scheme's row tunes how the scheme runs, never which scheme runs. Sets the route's
-// blocked and fused passes.
+// that a scheme's row tunes how the scheme runs, never which scheme runs; the block size of a
+// blocked or fused scheme is its own row's, tuned with its other parameters (the family's job
+// picks a block size for its own work-groups and links). Sets the route's blocked and fused
+// passes.
 Configuration resolve_recursive(const DeviceInfo& dev, std::size_t width, std::size_t height, std::size_t channels,
                                 const Tuning& tuning, BlurRoute& route) {
   const Configuration family = resolve_configuration("blur_recursive", std::to_string(channels), dev, tuning);
@@ -79,7 +81,9 @@ Configuration resolve_recursive(const DeviceInfo& dev, std::size_t width, std::s
   route.fused_x = route.blocked_x && fuse;
   Configuration scheme =
       resolve_configuration("blur_recursive", recursive_variant(channels, recursive_scheme(route)), dev, tuning);
+  const int scheme_block = scheme.values.at("BLUR_R_BLOCK");
   for (const char* p : kRecursiveRouteParams) {
+    if (std::string(p) == "BLUR_R_BLOCK" && block > 0 && scheme_block > 0) continue;
     scheme.values[p] = family.values.at(p);
     scheme.sources[p] = family.sources.count(p) ? family.sources.at(p) : "";
   }
