@@ -305,6 +305,27 @@ TEST_SUITE("tune") {
     CHECK(t->message.find("96x32") != std::string::npos);
   }
 
+  TEST_CASE("the run-off leaves out an untimed size of far more work before making it") {
+    TuneEnv env("runoff-work");
+    auto& s = test::session();
+    // Timed: 16 and 32 transforms of 64 points. Untimed: 64 transforms (twice the work of the
+    // largest timed size: made and timed) and 1024 (32 times: left out unmade).
+    TuneOptions o = test::fft_options();
+    o.sizes = {"64@16", "64@32", "64@64", "64@1024"};
+    o.sizes_per_class = 2;
+    o.finalists = 3;
+    o.give_up = 0;  // every candidate timed in full: a finalist
+    test::LogCapture logs;
+    const TuneResult r = tune(s.queue, "fft", o);
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult& c = r.classes[0];
+    CHECK(c.runoff_sizes == std::vector<std::string>{"64@64", "64@1024"});
+    REQUIRE(c.runoff.size() >= 2);  // the run-off ran
+    CHECK(logs.contains("run-off without 64@1024 (32"));
+    CHECK_FALSE(logs.contains("run-off without 64@64"));
+    CHECK_FALSE(logs.contains("run-off without n 64, batch 1024"));  // never made and probed
+  }
+
   TEST_CASE("a time limit stops after the reference; sizes of two element sizes are two size classes") {
     TuneEnv env("classes");
     auto& s = test::session();

@@ -446,7 +446,11 @@ TuneTarget fft_tune_target() {
   };
   t.narrow = fft_narrow;
   t.stored_rows = fft_stored_rows;
-  t.seed_axes = {"FFT_PASS_MAX"};  // one value per split of a length run as passes, else one
+  t.seed_axes = {"FFT_PASS_MAX"};              // one value per split of a length run as passes, else one
+  t.size_work = [](const std::string& size) {  // points transformed: bench all's 512 MiB beside 64
+    const FftSize z = parse_fft_size(size);
+    return static_cast<double>(z.n) * static_cast<double>(z.batch);
+  };
   return t;
 }
 

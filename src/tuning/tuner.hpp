@@ -184,6 +184,11 @@ struct TuneTarget {
   /// passes): right after the earlier classes' winners, each of their searched values is tried
   /// on the best configuration so far, before the shipped rows and the strategy's order.
   std::vector<std::string> seed_axes;
+  /// The work of a size in a unit of the target's own (values compared within one class only):
+  /// the run-off leaves out a size the search did not time whose work is more than four times
+  /// the largest timed size's without making its instance (its host data, reference and device
+  /// buffers), as it would after timing a first run. None: every such size is made and probed.
+  std::function<double(const std::string& size)> size_work;
 
   // Optional parts.
   /// The values searched for a size class when the caller does not restrict a parameter

@@ -94,7 +94,16 @@ void ClassTuner::time_untimed_sizes(const std::vector<const TuneRow*>& finalists
   const std::size_t c = static_cast<std::size_t>(cur - finalists.begin());
   const double slowest = std::exp(*std::max_element(times.logs[c].begin(), times.logs[c].end()));
   std::uint64_t seed = seed_ + 1000;
+  double timed_work = 0;
+  if (target_.size_work)
+    for (const auto& size : r_.sizes) timed_work = std::max(timed_work, target_.size_work(size));
   for (const auto& size : r_.runoff_sizes) {
+    if (timed_work > 0 && target_.size_work(size) > 4 * timed_work) {
+      log(LogLevel::Info, "tune: run-off without " + size + " (" +
+                              std::to_string(target_.size_work(size) / timed_work) +
+                              " times the work of the largest size timed)");
+      continue;
+    }
     if (stopped() || run_time_is_up()) {  // the run's --time is over: the sizes timed so far decide
       log(LogLevel::Info, "tune: run-off without " + size + " and the sizes after it: the time is up");
       break;
