@@ -71,8 +71,12 @@ bool ClassTuner::run(const Space& space) {
   if (opt_.budget != 0) total = std::min(total, opt_.budget);
   total_ = std::max(total, references.size());
 
-  // The references compile beside the first seeds (the winners of the classes before this one),
-  // not alone before them: a class then waits for one round of compiles, not two.
+  // The references compile beside the first seeds (the winners of the nearest classes before
+  // this one, as many as a batch holds, at least two), not alone before them: a class then waits
+  // for one round of compiles, not two. Farther winners are left out: the seed axes come next
+  // (the n-th class of a job would otherwise try n - 1 winners before its first split of an FFT
+  // length into passes).
+  siblings_.resize(std::min<std::size_t>(siblings_.size(), std::max(threads_, 2u)));
   std::vector<ParamMap> first = references;
   if (strategy_ != TuneStrategy::Exhaustive) {
     const std::size_t room = std::min<std::size_t>(std::max<std::size_t>(threads_, first.size()), total_);

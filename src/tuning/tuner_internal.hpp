@@ -155,9 +155,10 @@ class ClassTuner {
 
   // Returns false when stopped through the stop flag.
   bool run(const Space& space);
-  // The fastest configurations of the size classes tuned before this one in the same call:
-  // evaluated first among the seeds (where they are points of this class's space), so that
-  // each class starts from what its neighbours found.
+  // The fastest configurations of the size classes tuned before this one in the same call,
+  // nearest first: the first of them (as many as a batch of --threads holds, at least two) are
+  // evaluated first among the seeds, projected onto this class's space, so that each class
+  // starts from what its neighbours found.
   void set_sibling_seeds(std::vector<ParamMap> seeds) { siblings_ = std::move(seeds); }
 
  private:
