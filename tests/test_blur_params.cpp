@@ -308,12 +308,7 @@ TEST_SUITE("blur") {
     CHECK_FALSE(w.route.blocked_y);
     CHECK(w.recursive.at("BLUR_R_BLOCK") == 0);
     // The blur is right with the mixed rows.
-    Case k;
-    k.w = 301;
-    k.h = 203;
-    k.sx = 2;
-    k.sy = 2;
-    k.method = BlurMethod::Recursive;
+    Case k{301, 203, 1, 2, 2, BlurBorder::Clamp, BlurMethod::Recursive};
     k.tuning = Tuning{{}, false};
     check_float(k, 7);
   }

@@ -76,15 +76,15 @@ bool ClassTuner::run(const Space& space) {
   // for one round of compiles, not two. Farther winners are left out: the seed axes come next
   // (the n-th class of a job would otherwise try n - 1 winners before its first split of an FFT
   // length into passes).
+  // Each is projected onto this class's space once, here (evaluate_seeds takes them as they are).
   siblings_.resize(std::min<std::size_t>(siblings_.size(), std::max(threads_, 2u)));
+  for (ParamMap& sib : siblings_) sib = project_onto(space, sib);
   std::vector<ParamMap> first = references;
   if (strategy_ != TuneStrategy::Exhaustive) {
     const std::size_t room = std::min<std::size_t>(std::max<std::size_t>(threads_, first.size()), total_);
-    for (const ParamMap& sib : siblings_) {
+    for (const ParamMap& p : siblings_) {
       if (first.size() >= room) break;
-      ParamMap p = project_onto(space, sib);
-      if (space_holds(space, p) && std::find(first.begin(), first.end(), p) == first.end())
-        first.push_back(std::move(p));
+      if (space_holds(space, p) && std::find(first.begin(), first.end(), p) == first.end()) first.push_back(p);
     }
   }
   evaluate_batch(first, references.size());
@@ -141,7 +141,7 @@ void ClassTuner::evaluate_seeds(const Space& space) {
       seeds.push_back(std::move(p));
   };
   std::vector<ParamMap> seeds;
-  for (const ParamMap& p : siblings_) add(seeds, project_onto(space, p));
+  for (const ParamMap& p : siblings_) add(seeds, p);  // projected in run()
   evaluate_in_order(seeds);
   // Each searched value of the target's seed axes on the best so far (TuneTarget::seed_axes),
   // projected onto the space where it is not a point of it.

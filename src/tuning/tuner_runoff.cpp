@@ -98,9 +98,8 @@ void ClassTuner::time_untimed_sizes(const std::vector<const TuneRow*>& finalists
   if (target_.size_work)
     for (const auto& size : r_.sizes) timed_work = std::max(timed_work, target_.size_work(size));
   for (const auto& size : r_.runoff_sizes) {
-    if (timed_work > 0 && target_.size_work(size) > 4 * timed_work) {
-      log(LogLevel::Info, "tune: run-off without " + size + " (" +
-                              std::to_string(target_.size_work(size) / timed_work) +
+    if (const double ratio = timed_work > 0 ? target_.size_work(size) / timed_work : 0; ratio > 4) {
+      log(LogLevel::Info, "tune: run-off without " + size + " (" + std::to_string(ratio) +
                               " times the work of the largest size timed)");
       continue;
     }
