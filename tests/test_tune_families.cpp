@@ -160,13 +160,14 @@ TEST_SUITE("tune") {
     CHECK_THROWS_WITH_AS(tune(s.queue, "fft_rader", bad), doctest::Contains("47 is not a prime"), InvalidArgument);
   }
 
-  TEST_CASE("tune sgemm_route: the fastest route row is stored and changes the kernel a plan runs") {
+  TEST_CASE("tune sgemm_route: the fastest route row is stored and changes the kernel a plan runs, not a batch's") {
     TuneEnv env("route");
     auto& s = test::session();
     // The kernel a 64^3 plan runs (configurations(): sgemm_route first, then the kernels used).
-    auto kernel_of_64 = [&] {
+    auto kernel_of_64 = [&](std::size_t batch = 1) {
       SgemmDesc d;
       d.m = d.n = d.k = 64;
+      d.batch = batch, d.a_stride = d.b_stride = d.c_stride = 64 * 64;
       const SgemmPlan plan(s.queue, d);
       REQUIRE(plan.configurations().size() >= 2);
       return plan.configurations()[1].kernel;
@@ -174,6 +175,11 @@ TEST_SUITE("tune") {
     const ParamMap shipped_route = resolve_configuration("sgemm_route", "*", s.entry.info, Tuning{{}, false}).values;
     REQUIRE(shipped_route.at("SGEMM_DIRECT_MAX") >= 64);  // the shipped row runs 64^3 directly
     CHECK(kernel_of_64() == "sgemm_direct");
+    // Strided batches resolve the route's "batch" variant: the tune measures none, so the "*" row
+    // it stores must leave their route as it was (here a row of the vendor's, direct at 64^3).
+    const ParamMap batch_route = resolve_configuration("sgemm_route", "batch", s.entry.info).values;
+    REQUIRE(batch_route.at("SGEMM_DIRECT_MAX") >= 64);
+    CHECK(kernel_of_64(3) == "sgemm_direct");
     TuneOptions o = test::tiny_space("64", {{"SGEMM_DIRECT_MAX", {0, shipped_route.at("SGEMM_DIRECT_MAX")}},
                                             {"SGEMM_TILED", {shipped_route.at("SGEMM_TILED")}},
                                             {"SGEMM_SPLITK", {0}},
@@ -192,6 +198,8 @@ TEST_SUITE("tune") {
     // Stored as the route row: plans made after it route 64^3 to the tiled kernel.
     CHECK(resolve_configuration("sgemm_route", "*", s.entry.info).values.at("SGEMM_DIRECT_MAX") == 0);
     CHECK(kernel_of_64() == "sgemm_xgemm");
+    CHECK(resolve_configuration("sgemm_route", "batch", s.entry.info).values == batch_route);
+    CHECK(kernel_of_64(3) == "sgemm_direct");
   }
 
   TEST_CASE("tune sgemm_direct: a strided batch is stored under its batch variant and used by batched plans") {

@@ -308,10 +308,10 @@ TEST_SUITE("tune") {
   TEST_CASE("the run-off leaves out an untimed size of far more work before making it") {
     TuneEnv env("runoff-work");
     auto& s = test::session();
-    // Timed: 16 and 32 transforms of 64 points. Untimed: 64 transforms (twice the work of the
-    // largest timed size: made and timed) and 1024 (32 times: left out unmade).
+    // Timed: 16 and 64 transforms of 64 points (the class's quartiles by work). Untimed: 8 and 32
+    // transforms (made and timed) and 1024 (16 times the largest timed size's work: left out unmade).
     TuneOptions o = test::fft_options();
-    o.sizes = {"64@16", "64@32", "64@64", "64@1024"};
+    o.sizes = {"64@8", "64@16", "64@32", "64@64", "64@1024"};
     o.sizes_per_class = 2;
     o.finalists = 3;
     o.give_up = 0;  // every candidate timed in full: a finalist
@@ -319,10 +319,12 @@ TEST_SUITE("tune") {
     const TuneResult r = tune(s.queue, "fft", o);
     REQUIRE(r.classes.size() == 1);
     const TuneClassResult& c = r.classes[0];
-    CHECK(c.runoff_sizes == std::vector<std::string>{"64@64", "64@1024"});
+    CHECK(c.sizes == std::vector<std::string>{"64@16", "64@64"});
+    CHECK(c.runoff_sizes == std::vector<std::string>{"64@8", "64@32", "64@1024"});
     REQUIRE(c.runoff.size() >= 2);  // the run-off ran
-    CHECK(logs.contains("run-off without 64@1024 (32"));
-    CHECK_FALSE(logs.contains("run-off without 64@64"));
+    CHECK(logs.contains("run-off without 64@1024 (16"));
+    CHECK_FALSE(logs.contains("run-off without 64@32"));
+    CHECK_FALSE(logs.contains("run-off without 64@8"));
     CHECK_FALSE(logs.contains("run-off without n 64, batch 1024"));  // never made and probed
   }
 
@@ -492,16 +494,18 @@ TEST_SUITE("tune") {
     CHECK(rows[i].params == winner);
   }
 
-  TEST_CASE("sizes per class keep a class's first sizes, transpose's all; tunable_sizes keeps pass lengths") {
+  TEST_CASE("sizes per class spread over a class's work, transpose's all; tunable_sizes keeps pass lengths") {
     TuneEnv env("sizes");
     auto& s = test::session();
     TuneOptions f = test::fft_options();
     f.dry_run = true;
-    f.sizes = {"64@8", "64@16", "32", "64@32"};
+    // The sizes at the class's quartiles by work (points x transforms), in the order asked for.
+    f.sizes = {"64@32", "64@8", "32", "64@4", "64@16", "64@2", "64@64"};
     f.sizes_per_class = 2;
     const TuneResult rf = tune(s.queue, "fft", f);
     REQUIRE(rf.classes.size() == 2);
-    CHECK(rf.classes[0].sizes == std::vector<std::string>{"64@8", "64@16"});
+    CHECK(rf.classes[0].sizes == std::vector<std::string>{"64@32", "64@4"});
+    CHECK(rf.classes[0].runoff_sizes == std::vector<std::string>{"64@8", "64@16", "64@2", "64@64"});
     CHECK(rf.classes[1].sizes == std::vector<std::string>{"32"});
     // One transpose row serves every shape of an element size: each of them is timed.
     TuneOptions o = small_options();

@@ -452,8 +452,9 @@ void register_tune_all(Apps& apps, Globals& g) {
       ->check(CLI::IsMember({"kernels", "crossover", "group"}))
       ->capture_default_str();
   a.sizes_per_class = 2;
-  cmd->add_option("--sizes-per-class", a.sizes_per_class,
-                  "time each size class on at most N of its sizes, the first ones (0: all; transpose: always all)")
+  cmd->add_option(
+         "--sizes-per-class", a.sizes_per_class,
+         "time each size class on at most N of its sizes, spread over their work (0: all; transpose: always all)")
       ->capture_default_str();
   cmd->add_option("--strategy", a.strategy, "search order of every routine (see tune ROUTINE --help)")
       ->check(CLI::IsMember({"auto", "exhaustive", "random", "anneal", "model"}))

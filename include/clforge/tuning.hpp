@@ -182,9 +182,11 @@ struct TuneOptions {
   /// default sizes. Sizes of the same size class are tuned together (score: geometric mean
   /// of their median times); each size class gets its own search and its own stored entry.
   std::vector<std::string> sizes;
-  /// At most this many sizes per size class: the first ones of `sizes` in that class, the
-  /// others left out (0: every size). tune_all() over many sizes uses it to keep each
-  /// candidate's evaluation short.
+  /// At most this many sizes per size class are timed by the search: for a routine that
+  /// measures a size's work (SGEMM, FFT), those at the middles of equal parts of the class
+  /// sorted by work (for two, its quartiles), else the first ones of `sizes` in that class;
+  /// the run-off times the others (0: the search times every size). tune_all() over many
+  /// sizes uses it to keep each candidate's evaluation short.
   std::size_t sizes_per_class = 0;
   TuneStrategy strategy = TuneStrategy::Auto;
   /// At most this many candidates evaluated per size class, the default and the current

@@ -239,6 +239,7 @@ KernelSpec sgemm_route_spec() {
   KernelSpec s;
   s.name = "sgemm_route";
   s.database = "db/sgemm_route.json";
+  s.variants = {"*", "batch"};  // single products, strided batches (sgemm_route_variant)
   s.params = {
       {"SGEMM_DIRECT_MAX",
        128,

@@ -176,11 +176,35 @@ TuneResult start_result(const std::string& routine, const KernelSpec& spec,
   return result;
 }
 
+// Which of a class's sizes the search times, at most `k` (TuneOptions::sizes_per_class): with
+// the target's measure of work, the sizes at the middles of k equal parts of the class sorted by
+// work (its quartiles for two), else the first k; in the order they were asked for. On the H200
+// the first two of bench all's small SGEMM class, 256^3 and 512^3, chose 32 x 16 tiles 1.9x
+// faster there that the run-off found slower than the default over the class's 903^3 to 1024^3
+// (tools/cold_start.py -d nvidia, 2026-11-30).
+std::vector<bool> timed_sizes(const TuneTarget& target, const std::vector<std::string>& sizes, std::size_t k) {
+  const std::size_t n = sizes.size();
+  std::vector<bool> timed(n, k == 0 || n <= k);
+  if (k == 0 || n <= k) return timed;
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  if (target.size_work) {
+    std::vector<double> work(n);
+    for (std::size_t i = 0; i < n; ++i) work[i] = target.size_work(sizes[i]);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return work[a] < work[b]; });
+    for (std::size_t j = 0; j < k; ++j) timed[order[(2 * j + 1) * n / (2 * k)]] = true;
+  } else {
+    for (std::size_t j = 0; j < k; ++j) timed[j] = true;
+  }
+  return timed;
+}
+
 // The size classes of the sizes asked for (the target's defaults when none), in order of first
-// appearance, each with its sizes once (at most TuneOptions::sizes_per_class of them, unless the
-// target times every size; the others go to the run-off).
+// appearance, each with its sizes once: those the search times (timed_sizes, every size when the
+// target times every size) and the others, which go to the run-off.
 void add_size_classes(const TuneTarget& target, const TuneOptions& options, std::vector<TuneClassResult>& classes) {
   const std::vector<std::string> sizes = options.sizes.empty() ? target.default_sizes : options.sizes;
+  std::vector<std::vector<std::string>> all;
   for (const auto& size : sizes) {
     const std::string variant = target.variant_of(size);
     auto it =
@@ -188,15 +212,16 @@ void add_size_classes(const TuneTarget& target, const TuneOptions& options, std:
     if (it == classes.end()) {
       classes.emplace_back();
       classes.back().variant = variant;
+      all.emplace_back();
       it = classes.end() - 1;
     }
-    const bool full =
-        !target.time_every_size && options.sizes_per_class != 0 && it->sizes.size() >= options.sizes_per_class;
-    const auto has = [&size](const std::vector<std::string>& v) {
-      return std::find(v.begin(), v.end(), size) != v.end();
-    };
-    if (has(it->sizes) || has(it->runoff_sizes)) continue;
-    (full ? it->runoff_sizes : it->sizes).push_back(size);
+    auto& mine = all[static_cast<std::size_t>(it - classes.begin())];
+    if (std::find(mine.begin(), mine.end(), size) == mine.end()) mine.push_back(size);
+  }
+  for (std::size_t c = 0; c < classes.size(); ++c) {
+    const std::vector<bool> timed = timed_sizes(target, all[c], target.time_every_size ? 0 : options.sizes_per_class);
+    for (std::size_t i = 0; i < all[c].size(); ++i)
+      (timed[i] ? classes[c].sizes : classes[c].runoff_sizes).push_back(all[c][i]);
   }
 }
 
@@ -308,6 +333,25 @@ ClassCache class_cache_for(RunCache& cache, std::size_t i, std::uint64_t seed, b
   return class_cache;
 }
 
+// Stores one row of a tuned class. A row of "*" reaches every variant without a row of its own
+// at the same level or before it: the kernel's declared variants it would change keep what they
+// resolved before (stored as their own rows, logged), since the class measured none of them (on
+// the H200 the route's "*" row, direct products up to 384^3, ran strided batches of 256^3 on the
+// direct kernel at half the speed, 2026-11-30). A class of such a variant that gains stores over it.
+void store_class_row(const DeviceInfo& dev, const KernelSpec& spec, const std::string& variant, const ParamMap& params,
+                     const std::string& note) {
+  std::vector<std::pair<std::string, ParamMap>> before;
+  if (variant == "*")
+    for (const std::string& other : spec.variants)
+      if (other != "*") before.emplace_back(other, resolve_configuration(spec.name, other, dev, Tuning{}).values);
+  store_user_entry(dev, spec.name, variant, params, note);
+  for (const auto& [other, values] : before) {
+    if (resolve_configuration(spec.name, other, dev, Tuning{}).values == values) continue;
+    store_user_entry(dev, spec.name, other, values, "kept when the row of * was stored: not measured by that tune");
+    log(LogLevel::Info, "tune: kept " + spec.name + " variant " + other + " at " + describe_params(values));
+  }
+}
+
 // What becomes of a tuned class: kept in the tune cache when the run was stopped, else stored
 // in the user database when it beats the current configuration (or why it was not).
 void settle_class(TuneClassResult& c, const TuneResult& result, const TuneCache& cache, const DeviceInfo& dev,
@@ -327,7 +371,7 @@ void settle_class(TuneClassResult& c, const TuneResult& result, const TuneCache&
     try {
       const std::string note = store_note(c, result.strategy, result.routine_options);
       for (const auto& [variant, params] : c.stored_rows) {
-        store_user_entry(dev, spec.name, variant, params, note);
+        store_class_row(dev, spec, variant, params, note);
         log(LogLevel::Info, "tune: stored " + spec.name + " variant " + variant + " " + describe_params(params) +
                                 " in " + result.database_path);
       }
