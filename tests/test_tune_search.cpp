@@ -436,6 +436,63 @@ TEST_SUITE("tune") {
     CHECK(one_away);
   }
 
+  TEST_CASE("a seed axis's step is made a point of the space by the other parameters, keeping the step") {
+    const detail::KernelSpec& spec = detail::kernel_spec("transpose");
+    const std::map<std::string, std::vector<int>> one{{"TRA_VW", {1}},  {"TRA_PAD", {1}},   {"TRA_DIAG", {0}},
+                                                      {"TRA_SWZ", {0}}, {"TRA_LOCAL", {1}}, {"TRA_NT", {0}}};
+    auto space_of = [&](std::vector<int> tiles, std::vector<int> wpts) {
+      auto r = one;
+      r["TRA_TILE"] = std::move(tiles);
+      r["TRA_WPT"] = std::move(wpts);
+      return detail::build_space(spec, r, "4", test::session().entry.info, 1);
+    };
+    ParamMap p{{"TRA_TILE", 4}, {"TRA_WPT", 8}, {"TRA_VW", 1},    {"TRA_PAD", 1},
+               {"TRA_DIAG", 0}, {"TRA_SWZ", 0}, {"TRA_LOCAL", 1}, {"TRA_NT", 0}};
+    // Tile 4 with 8 rows per work-item is illegal: keeping 8 rows takes tile 8, keeping tile 4 one row.
+    const detail::Space b = space_of({4, 8}, {1, 8});
+    REQUIRE_FALSE(detail::space_holds(b, p));
+    std::optional<ParamMap> q = detail::repair_keeping(b, p, "TRA_WPT");
+    REQUIRE(q.has_value());
+    CHECK(q->at("TRA_TILE") == 8);
+    CHECK(q->at("TRA_WPT") == 8);
+    q = detail::repair_keeping(b, p, "TRA_TILE");
+    REQUIRE(q.has_value());
+    CHECK(q->at("TRA_TILE") == 4);
+    CHECK(q->at("TRA_WPT") == 1);
+    CHECK(detail::repair_keeping(b, *q, "TRA_TILE") == q);  // a point of the space stays as it is
+    // No tile of the space takes 8 rows: nothing keeps the step.
+    CHECK_FALSE(detail::repair_keeping(space_of({4}, {1, 8}), p, "TRA_WPT").has_value());
+  }
+
+  TEST_CASE("seed axes with neighbours try one step each way from the best so far, not every value") {
+    TuneEnv env("seed-steps");
+    auto& s = test::session();
+    // sgemm_direct's seed axes step WGD first; the other axes have one value here. The default
+    // (WGD 32) looks fastest, so the steps are taken from it: 16 and 64, not 8 or 128.
+    TuneOptions o = test::tiny_space("48", {{"WGD", {8, 16, 32, 64, 128}},
+                                            {"MDIMCD", {8}},
+                                            {"NDIMCD", {8}},
+                                            {"MDIMAD", {8}},
+                                            {"NDIMBD", {8}},
+                                            {"KWID", {2}},
+                                            {"VWMD", {1}},
+                                            {"VWND", {1}},
+                                            {"PADA", {1}},
+                                            {"PADB", {1}}});
+    o.strategy = TuneStrategy::Random;
+    const ParamMap def = resolve_configuration("sgemm_direct", "*", s.entry.info, Tuning{{}, false}).values;
+    REQUIRE(def.at("WGD") == 32);
+    const bool current_differs = resolve_configuration("sgemm_direct", "*", s.entry.info).values != def;
+    o.budget = (current_differs ? 2 : 1) + 2;
+    detail::TuneFaultScope fault(test::looks_fastest(def));
+    const TuneResult r = tune(s.queue, "sgemm_direct", o);
+    REQUIRE(r.classes.size() == 1);
+    std::vector<int> steps;
+    for (const auto& row : r.classes[0].rows)
+      if (!row.is_default && !row.is_current) steps.push_back(row.params.at("WGD"));
+    CHECK(steps == std::vector<int>{16, 64});
+  }
+
   TEST_CASE("the shipped rows of other devices are the first candidates after the default") {
     TuneEnv env("seeds");
     auto& s = test::session();

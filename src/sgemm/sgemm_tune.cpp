@@ -205,6 +205,15 @@ TuneTarget make_target(const std::string& routine, const std::string& kernel) {
       "N (square) or MxNxK, optionally :NN, :NT, :TN or :TT (op of A, op of B), then @B (a strided batch of B "
       "products); column-major";
   t.default_sizes = {kernel == "sgemm_direct" ? "256" : "1024"};
+  // A star of single steps around the best so far, the tile's shape first: from the default row
+  // (64 x 64 tiles of 8 x 8 work-items, vectors of 2) every parameter the H200's row changes is a
+  // step or more away (256 x 128 of 16 x 16, vectors of 4, KWI 16, double-buffered), and random
+  // draws of a space of 10^11 rarely come near (the H200's cold start of 2026-11-30: 9 to 65
+  // candidates per class, none 2 % faster than the default).
+  if (kernel == "sgemm_xgemm")
+    t.seed_axes = {"VWM", "VWN", "MWG", "NWG", "MDIMC", "NDIMC", "KWI", "DBUF", "KWG", "MDIMA", "NDIMB"};
+  if (kernel == "sgemm_direct") t.seed_axes = {"WGD", "VWMD", "VWND", "MDIMCD", "NDIMCD", "KWID"};
+  t.seed_neighbours = !t.seed_axes.empty();
   if (kernel == "sgemm_route") {
     // One row for every shape: the shapes on both sides of the crossovers, timed together.
     t.default_sizes = {"128", "384", "640", "1024", "64x64x16384"};

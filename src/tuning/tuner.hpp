@@ -184,6 +184,11 @@ struct TuneTarget {
   /// passes): right after the earlier classes' winners, each of their searched values is tried
   /// on the best configuration so far, before the shipped rows and the strategy's order.
   std::vector<std::string> seed_axes;
+  /// The seed axes try the values next to the best configuration's in the class's value list
+  /// (one step down, one up), in the order of seed_axes, not every value: a star of single steps
+  /// around a start far from the optimum in every coupled parameter (an SGEMM tile, its work-items
+  /// and vector widths), from which the model strategy combines the steps that gained.
+  bool seed_neighbours = false;
   /// The work of a size in a unit of the target's own (values compared within one class only):
   /// the run-off leaves out a size the search did not time whose work is more than four times
   /// the largest timed size's without making its instance (its host data, reference and device

@@ -143,17 +143,21 @@ void ClassTuner::evaluate_seeds(const Space& space) {
   std::vector<ParamMap> seeds;
   for (const ParamMap& p : siblings_) add(seeds, p);  // projected in run()
   evaluate_in_order(seeds);
-  // Each searched value of the target's seed axes on the best so far (TuneTarget::seed_axes),
-  // projected onto the space where it is not a point of it.
+  // Each searched value of the target's seed axes (or its neighbours, TuneTarget::seed_neighbours)
+  // on the best so far (TuneTarget::seed_axes), made a point of the space by the parameters
+  // coupled to it where it is not one (repair_keeping).
   seeds.clear();
   const ParamMap base = project_onto(space, r_.has_best ? r_.best : r_.default_params);
   for (const std::string& axis : target_.seed_axes) {
     const auto at = std::find(space.names.begin(), space.names.end(), axis);
     if (at == space.names.end()) continue;
-    for (const int value : space.values[static_cast<std::size_t>(at - space.names.begin())]) {
+    const std::vector<int>& values = space.values[static_cast<std::size_t>(at - space.names.begin())];
+    const auto here = std::find(values.begin(), values.end(), base.at(axis));
+    for (auto v = values.begin(); v != values.end(); ++v) {
+      if (target_.seed_neighbours && (here == values.end() || (v + 1 != here && v != here + 1))) continue;
       ParamMap p = base;
-      p[axis] = value;
-      add(seeds, std::move(p));
+      p[axis] = *v;
+      if (std::optional<ParamMap> q = repair_keeping(space, p, axis)) add(seeds, std::move(*q));
     }
   }
   // The device's peaks as stored in its user database (whether or not the lookup reads it).

@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -109,6 +110,11 @@ bool space_holds(const Space& space, const ParamMap& p);
 // class's space, e.g. an FFT length above the default's FFT_LOCAL_MAX, whose space holds the one
 // limit that makes it one kernel (and only the local-memory halvings that fit).
 ParamMap project_onto(const Space& space, const ParamMap& p);
+// A point of the space that keeps p's value of `axis`: p itself when it is one, else p with one
+// other parameter changed, else two (each to the values nearest p's first, parameters in the
+// space's order); none when no such point exists. A seed axis's step (an SGEMM work-group of 16
+// x 8 work-items) made admissible by the parameters coupled to it (the tile-loading shape).
+std::optional<ParamMap> repair_keeping(const Space& space, const ParamMap& p, const std::string& axis);
 
 struct Peaks;
 

@@ -201,6 +201,50 @@ ParamMap project_onto(const Space& space, const ParamMap& p) {
   return space.candidate(best);
 }
 
+namespace {
+// The values of parameter i in order of their distance from `from` (the nearer first, then the smaller).
+std::vector<int> nearest_first(const Space& space, std::size_t i, int from) {
+  std::vector<int> vals = space.values[i];
+  std::stable_sort(vals.begin(), vals.end(), [from](int a, int b) {
+    const long long da = std::llabs(static_cast<long long>(a) - from),
+                    db = std::llabs(static_cast<long long>(b) - from);
+    return da != db ? da < db : a < b;
+  });
+  return vals;
+}
+
+// p with one parameter other than `axis` (at index `first` or later) changed so that the space holds it.
+std::optional<ParamMap> change_one(const Space& space, const ParamMap& p, const std::string& axis, std::size_t first) {
+  for (std::size_t i = first; i < space.names.size(); ++i) {
+    const std::string& name = space.names[i];
+    if (name == axis || !p.count(name)) continue;
+    for (const int v : nearest_first(space, i, p.at(name))) {
+      if (v == p.at(name)) continue;
+      ParamMap q = p;
+      q[name] = v;
+      if (space_holds(space, q)) return q;
+    }
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+std::optional<ParamMap> repair_keeping(const Space& space, const ParamMap& p, const std::string& axis) {
+  if (space_holds(space, p)) return p;
+  if (auto q = change_one(space, p, axis, 0)) return q;
+  for (std::size_t i = 0; i < space.names.size(); ++i) {
+    const std::string& name = space.names[i];
+    if (name == axis || !p.count(name)) continue;
+    for (const int v : nearest_first(space, i, p.at(name))) {
+      if (v == p.at(name)) continue;
+      ParamMap q = p;
+      q[name] = v;
+      if (auto r = change_one(space, q, axis, i + 1)) return r;
+    }
+  }
+  return std::nullopt;
+}
+
 std::vector<ParamMap> seed_candidates(const KernelSpec& spec, const Space& space, const std::string& variant,
                                       const ParamMap& defaults, const DeviceInfo& dev, const Peaks* peaks) {
   struct Seed {
