@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "blur/blur_internal.hpp"
 #include "blur/blur_route.hpp"
 #include "host/blur.hpp"
 #include "tests/blur_support.hpp"
@@ -311,6 +312,37 @@ TEST_SUITE("blur") {
     Case k{301, 203, 1, 2, 2, BlurBorder::Clamp, BlurMethod::Recursive};
     k.tuning = Tuning{{}, false};
     check_float(k, 7);
+  }
+
+  TEST_CASE("a candidate runs as its database row would: tiles that do not fit take the other path") {
+    // A device of 32 KiB of local memory: a radius of 1 leaves every tile far below it, one of
+    // 4096 (8193 rows or columns of halo, 32 KiB alone for one float column) far above it.
+    DeviceInfo dev = test::session().entry.info;
+    dev.local_mem_size = 32 * 1024;
+    const ParamMap sep{{"BLUR_S_ROW_LX", 32}, {"BLUR_S_ROW_LY", 1}, {"BLUR_S_ROW_VW", 1},
+                       {"BLUR_S_COL_LX", 32}, {"BLUR_S_COL_LY", 4}, {"BLUR_S_COL_WPT", 4},
+                       {"BLUR_S_COL_VW", 1},  {"BLUR_S_LOCAL", 1},  {"BLUR_S_FUSED", 0}};
+    CHECK(detail::as_row_runs(sep, BlurMethod::Separable, 1, 1, 1, dev) == sep);
+    ParamMap global = sep;
+    global["BLUR_S_LOCAL"] = 0;
+    CHECK(detail::as_row_runs(sep, BlurMethod::Separable, 1, 4096, 1, dev) == global);  // the column tile
+    CHECK(detail::as_row_runs(sep, BlurMethod::Separable, 4096, 1, 1, dev) == global);  // the row tile
+    CHECK(detail::as_row_runs(global, BlurMethod::Separable, 4096, 4096, 1, dev) == global);
+    // 32 fused rows: a radius of 3 (24 rows of halo work) fuses, 6 (48) takes the two passes,
+    // with local taps where their tiles fit.
+    ParamMap fused = sep;
+    fused["BLUR_S_FUSED"] = 32;
+    CHECK(detail::as_row_runs(fused, BlurMethod::Separable, 3, 3, 1, dev) == fused);
+    CHECK(detail::as_row_runs(fused, BlurMethod::Separable, 6, 6, 1, dev) == sep);
+    global["BLUR_S_FUSED"] = 0;
+    CHECK(detail::as_row_runs(fused, BlurMethod::Separable, 6, 4096, 1, dev) == global);
+    const ParamMap direct{{"BLUR_D_LX", 16}, {"BLUR_D_LY", 8}, {"BLUR_D_WPT", 2}, {"BLUR_D_LOCAL", 1}};
+    ParamMap direct_global = direct;
+    direct_global["BLUR_D_LOCAL"] = 0;
+    CHECK(detail::as_row_runs(direct, BlurMethod::Direct, 1, 1, 4, dev) == direct);
+    CHECK(detail::as_row_runs(direct, BlurMethod::Direct, 1, 4096, 4, dev) == direct_global);
+    // Other methods' parameters are taken as they are.
+    CHECK(detail::as_row_runs(direct, BlurMethod::Recursive, 4096, 4096, 1, dev) == direct);
   }
 
   TEST_CASE("auto picks by the crossovers in the tuning database") {

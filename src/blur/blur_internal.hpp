@@ -71,6 +71,14 @@ std::uint64_t fused_tile_bytes(const Configuration& c, int ry, std::size_t chann
 Resolved resolve(const DeviceInfo& dev, std::size_t width, std::size_t height, PixelFormat format, const BlurOptions& o,
                  const Tuning& tuning);
 
+/// A direct or separable configuration as a database row of it runs at these radii, to be given
+/// as explicit values (which resolve() takes as asked, or refuses): a fused tile that does not
+/// fit the device, or whose halo rows add more than a quarter to the row pass, becomes the two
+/// passes; local-memory taps whose tile does not fit become global ones (both separable passes
+/// where either tile does not fit: the row keeps the pass whose tile fits). The tuner's
+/// candidates run so (blur_tune.cpp).
+ParamMap as_row_runs(ParamMap p, BlurMethod method, int rx, int ry, std::size_t channels, const DeviceInfo& dev);
+
 // The program of each kernel from the resolved parameters alone. The direct kernel's
 // configuration with the plan's local-tile choice:
 Configuration direct_config(const Resolved& r);

@@ -114,6 +114,24 @@ ParamMap force_recursive_scheme(ParamMap p, const std::string& scheme) {
   return p;
 }
 
+ParamMap as_row_runs(ParamMap p, BlurMethod method, int rx, int ry, std::size_t channels, const DeviceInfo& dev) {
+  Configuration c;
+  c.values = p;
+  const std::uint64_t local = dev.local_mem_size;
+  const auto on = [&p](const char* name) { return p.count(name) != 0 && p.at(name) != 0; };
+  if (method == BlurMethod::Direct && on("BLUR_D_LOCAL") && direct_tile_bytes(c, rx, ry, channels * 4) > local)
+    p["BLUR_D_LOCAL"] = 0;
+  if (method != BlurMethod::Separable) return p;
+  if (on("BLUR_S_FUSED") &&
+      (fused_tile_bytes(c, ry, channels) > local || 8 * static_cast<std::size_t>(ry) > fused_rows(c)))
+    p["BLUR_S_FUSED"] = 0;
+  if (!on("BLUR_S_FUSED") && on("BLUR_S_LOCAL") &&
+      std::max(row_tile_bytes(c, rx, channels, separable_row_vec(c, channels, true)), col_tile_bytes(c, ry, channels)) >
+          local)
+    p["BLUR_S_LOCAL"] = 0;
+  return p;
+}
+
 std::uint64_t direct_tile_bytes(const Configuration& c, int rx, int ry, std::size_t px) {
   return static_cast<std::uint64_t>(c.at("BLUR_D_LX") + 2 * rx) *
          (static_cast<std::uint64_t>(c.at("BLUR_D_LY")) * c.at("BLUR_D_WPT") + 2 * ry) * px;

@@ -153,21 +153,16 @@ class BlurInstance : public TuneInstance {
 
   std::vector<float>& read_output(cl::CommandQueue& queue) override { return out_.read(queue); }
 
-  // A candidate is a database row to be, so it runs as a row would: a fused tile that does not
-  // fit the device with this image's halo, or whose halo rows add more than a quarter to the row
-  // pass (blur_resolve.cpp), takes the two passes, where an explicit override would be refused.
+  // A candidate is a database row to be, so it runs as a row would at this size's sigma
+  // (as_row_runs: a fused tile past its halo or the device takes the two passes, local taps
+  // whose tile does not fit take global ones), where an explicit override would be refused: on
+  // the H200 a separable search at sigma 0.8 and 20 lost 7 of 41 candidates to local-memory
+  // tiles that did not fit at sigma 20 (2026-11-30), and with them its model's view of local taps.
   // A recursive scheme's candidate (and reference) runs that scheme, as bench blur runs it.
   Tuning row_tuning(const ParamMap& params, const DeviceInfo& dev) const {
-    ParamMap p = scheme_.empty() ? params : force_recursive_scheme(params, scheme_);
-    const auto fused = p.find("BLUR_S_FUSED");
-    if (opt_.method == BlurMethod::Separable && fused != p.end() && fused->second > 0) {
-      Configuration c;
-      c.values = p;
-      const int ry = gaussian_radius(opt_.sigma_y);
-      if (fused_tile_bytes(c, ry, z_.c) > dev.local_mem_size || 8 * static_cast<std::size_t>(ry) > fused_rows(c))
-        fused->second = 0;
-    }
-    return Tuning{p, false};
+    const ParamMap p = scheme_.empty() ? params : force_recursive_scheme(params, scheme_);
+    return Tuning{as_row_runs(p, opt_.method, gaussian_radius(opt_.sigma_x), gaussian_radius(opt_.sigma_y), z_.c, dev),
+                  false};
   }
 
   // The whole output finite with its guard intact, then the compared rows against the host
