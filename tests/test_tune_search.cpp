@@ -462,6 +462,15 @@ TEST_SUITE("tune") {
     CHECK(detail::repair_keeping(b, *q, "TRA_TILE") == q);  // a point of the space stays as it is
     // No tile of the space takes 8 rows: nothing keeps the step.
     CHECK_FALSE(detail::repair_keeping(space_of({4}, {1, 8}), p, "TRA_WPT").has_value());
+    // The model's local moves from tile 8 with 8 rows: tile 4 (with one row, the repair) and one row.
+    p["TRA_TILE"] = 8;
+    REQUIRE(detail::space_holds(b, p));
+    std::set<std::pair<int, int>> moves;
+    for (const ParamMap& n : detail::space_neighbours(b, p)) {
+      CHECK(detail::space_holds(b, n));
+      moves.emplace(n.at("TRA_TILE"), n.at("TRA_WPT"));
+    }
+    CHECK(moves == std::set<std::pair<int, int>>{{4, 1}, {8, 1}});
   }
 
   TEST_CASE("seed axes with neighbours try one step each way from the best so far, not every value") {

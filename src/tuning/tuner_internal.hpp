@@ -111,10 +111,16 @@ bool space_holds(const Space& space, const ParamMap& p);
 // limit that makes it one kernel (and only the local-memory halvings that fit).
 ParamMap project_onto(const Space& space, const ParamMap& p);
 // A point of the space that keeps p's value of `axis`: p itself when it is one, else p with one
-// other parameter changed, else two (each to the values nearest p's first, parameters in the
-// space's order); none when no such point exists. A seed axis's step (an SGEMM work-group of 16
-// x 8 work-items) made admissible by the parameters coupled to it (the tile-loading shape).
-std::optional<ParamMap> repair_keeping(const Space& space, const ParamMap& p, const std::string& axis);
+// other parameter changed, else (max_changes 2) two (each to the values nearest p's first,
+// parameters in the space's order); none when no such point exists. A seed axis's step (an
+// SGEMM work-group of 16 x 8 work-items) made admissible by the parameters coupled to it (the
+// tile-loading shape).
+std::optional<ParamMap> repair_keeping(const Space& space, const ParamMap& p, const std::string& axis,
+                                       int max_changes = 2);
+// The one-step neighbours of p that are points of the space: each parameter to the next or
+// previous value in its list, where that is no point of the space with one other parameter
+// changed (repair_keeping); the model strategy's local moves around its best candidates.
+std::vector<ParamMap> space_neighbours(const Space& space, const ParamMap& p);
 
 struct Peaks;
 

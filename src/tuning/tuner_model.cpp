@@ -171,23 +171,6 @@ void training_set(const Space& s, const std::vector<TuneRow>& rows, std::vector<
   }
 }
 
-// Admissible one-step neighbours of p (each parameter to the next or previous value in its list).
-std::vector<ParamMap> neighbours_of(const Space& s, const ParamMap& p) {
-  std::vector<ParamMap> out;
-  const Code code = encode(s, p);
-  for (std::size_t i = 0; i < s.names.size(); ++i) {
-    if (code[i] < 0) continue;
-    for (int step : {-1, 1}) {
-      const int j = code[i] + step;
-      if (j < 0 || j >= static_cast<int>(s.values[i].size())) continue;
-      ParamMap q = p;
-      q[s.names[i]] = s.values[i][static_cast<std::size_t>(j)];
-      if (s.admissible(q)) out.push_back(std::move(q));
-    }
-  }
-  return out;
-}
-
 // The pool of a fit: the space's candidates not yet tried (by index) and, for a sampled space,
 // the admissible unvisited neighbours of the best verified candidates.
 struct Pool {
@@ -221,7 +204,7 @@ std::vector<ParamMap> sampled_neighbours(const Space& s, const std::vector<TuneR
   std::vector<ParamMap> out;
   std::set<ParamMap> seen;
   for (const TuneRow* row : ok)
-    for (auto& q : neighbours_of(s, row->params))
+    for (auto& q : space_neighbours(s, row->params))
       if (!visited.count(q) && pool.find(q) == Pool::npos && seen.insert(q).second) out.push_back(std::move(q));
   return out;
 }

@@ -229,9 +229,11 @@ std::optional<ParamMap> change_one(const Space& space, const ParamMap& p, const 
 }
 }  // namespace
 
-std::optional<ParamMap> repair_keeping(const Space& space, const ParamMap& p, const std::string& axis) {
+std::optional<ParamMap> repair_keeping(const Space& space, const ParamMap& p, const std::string& axis,
+                                       int max_changes) {
   if (space_holds(space, p)) return p;
   if (auto q = change_one(space, p, axis, 0)) return q;
+  if (max_changes < 2) return std::nullopt;
   for (std::size_t i = 0; i < space.names.size(); ++i) {
     const std::string& name = space.names[i];
     if (name == axis || !p.count(name)) continue;
@@ -243,6 +245,22 @@ std::optional<ParamMap> repair_keeping(const Space& space, const ParamMap& p, co
     }
   }
   return std::nullopt;
+}
+
+std::vector<ParamMap> space_neighbours(const Space& space, const ParamMap& p) {
+  std::vector<ParamMap> out;
+  const Code code = space.code(p);
+  for (std::size_t i = 0; i < space.names.size(); ++i) {
+    if (code[i] < 0) continue;
+    for (const int step : {-1, 1}) {
+      const int j = code[i] + step;
+      if (j < 0 || j >= static_cast<int>(space.values[i].size())) continue;
+      ParamMap q = p;
+      q[space.names[i]] = space.values[i][static_cast<std::size_t>(j)];
+      if (std::optional<ParamMap> r = repair_keeping(space, q, space.names[i], 1)) out.push_back(std::move(*r));
+    }
+  }
+  return out;
 }
 
 std::vector<ParamMap> seed_candidates(const KernelSpec& spec, const Space& space, const std::string& variant,
