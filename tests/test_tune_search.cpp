@@ -502,6 +502,46 @@ TEST_SUITE("tune") {
     CHECK(steps == std::vector<int>{16, 64});
   }
 
+  TEST_CASE("the separable blur's search starts with single steps from the best so far") {
+    TuneEnv env("blur-steps");
+    auto& s = test::session();
+    // The default row's values but for two searched lists (4 x 5); the default looks fastest, so
+    // the first candidates are its neighbours in those lists, one parameter at a time (two to
+    // four of the 19 others).
+    const ParamMap def = resolve_configuration("blur_separable", "1", s.entry.info, Tuning{{}, false}).values;
+    const std::vector<int> vws{1, 4, 8, 16}, wpts{1, 2, 4, 8, 16};  // every legal value of each
+    std::map<std::string, std::vector<int>> values;
+    for (const auto& [name, v] : def) values[name] = {v};
+    values["BLUR_S_ROW_VW"] = vws;
+    values["BLUR_S_COL_WPT"] = wpts;
+    // The values next to v in a list.
+    const auto next_to = [](const std::vector<int>& list, int v) {
+      std::vector<int> out;
+      const auto at = std::find(list.begin(), list.end(), v);
+      REQUIRE(at != list.end());
+      if (at != list.begin()) out.push_back(*(at - 1));
+      if (at + 1 != list.end()) out.push_back(*(at + 1));
+      return out;
+    };
+    const int vw = def.at("BLUR_S_ROW_VW"), wpt = def.at("BLUR_S_COL_WPT");
+    std::set<std::pair<int, int>> expected;
+    for (const int v : next_to(vws, vw)) expected.emplace(v, wpt);
+    for (const int w : next_to(wpts, wpt)) expected.emplace(vw, w);
+    REQUIRE(expected.size() >= 2);
+    TuneOptions o = test::tiny_space("48x40,sigma=1", values);
+    o.strategy = TuneStrategy::Random;
+    const bool current_differs = resolve_configuration("blur_separable", "1", s.entry.info).values != def;
+    o.budget = (current_differs ? 2 : 1) + expected.size();
+    detail::TuneFaultScope fault(test::looks_fastest(def));
+    const TuneResult r = tune(s.queue, "blur", o);
+    REQUIRE(r.classes.size() == 1);
+    std::set<std::pair<int, int>> steps;
+    for (const auto& row : r.classes[0].rows)
+      if (!row.is_default && !row.is_current)
+        steps.emplace(row.params.at("BLUR_S_ROW_VW"), row.params.at("BLUR_S_COL_WPT"));
+    CHECK(steps == expected);
+  }
+
   TEST_CASE("the shipped rows of other devices are the first candidates after the default") {
     TuneEnv env("seeds");
     auto& s = test::session();

@@ -297,6 +297,17 @@ TuneTarget make_target(BlurMethod method, const std::string& scheme, double sigm
   t.kernel = kernel_of(method);
   t.size_syntax = kSyntax;
   t.default_sizes = {"2048x2048"};
+  // The separable kernel's class starts from a star of single steps around the best so far,
+  // as SGEMM's does (TuneTarget::seed_neighbours): its parameters interact (local taps suit
+  // narrow column vectors, global taps wide ones), which the model's per-value effects miss from
+  // random draws. On the H200 two cold starts' searches from the default row (41 and 65
+  // candidates at sigma 0.8 and 20) settled on global taps, 1.3x over the default there, where an
+  // earlier one had found local taps 2.3x over it; bench all's sigma 5 to 20 ran slower than the
+  // default row (tools/cold_start.py -d nvidia, 2026-11-30).
+  if (method == BlurMethod::Separable)
+    t.seed_axes = {"BLUR_S_ROW_VW", "BLUR_S_COL_WPT", "BLUR_S_ROW_LY", "BLUR_S_ROW_LX", "BLUR_S_COL_LX",
+                   "BLUR_S_COL_LY", "BLUR_S_COL_VW",  "BLUR_S_LOCAL",  "BLUR_S_FUSED"};
+  t.seed_neighbours = !t.seed_axes.empty();
   // The launcher resolves each blur kernel with variant = channels of the float kernels, and a
   // recursive scheme's row with its sub-variant.
   t.variant_of = [method, scheme](const std::string& size) {
