@@ -29,6 +29,15 @@ using test::TuneEnv;
 
 namespace {
 
+// A transpose space searching these tiles and rows per work-item, every other parameter fixed.
+detail::Space space_of(std::vector<int> tiles, std::vector<int> wpts) {
+  std::map<std::string, std::vector<int>> r{{"TRA_VW", {1}},  {"TRA_PAD", {1}},   {"TRA_DIAG", {0}},
+                                            {"TRA_SWZ", {0}}, {"TRA_LOCAL", {1}}, {"TRA_NT", {0}}};
+  r["TRA_TILE"] = std::move(tiles);
+  r["TRA_WPT"] = std::move(wpts);
+  return detail::build_space(detail::kernel_spec("transpose"), r, "4", test::session().entry.info, 1);
+}
+
 // Two candidates of small_options()'s space, neither of them the shipped row.
 std::pair<ParamMap, ParamMap> two_candidates() {
   std::pair<ParamMap, ParamMap> c{small_candidate(16, 2), small_candidate(8, 2)};
@@ -404,15 +413,6 @@ TEST_SUITE("tune") {
   }
 
   TEST_CASE("a neighbouring class's winner is projected onto the space: nearest values, then admissible") {
-    const detail::KernelSpec& spec = detail::kernel_spec("transpose");
-    const std::map<std::string, std::vector<int>> one{{"TRA_VW", {1}},  {"TRA_PAD", {1}},   {"TRA_DIAG", {0}},
-                                                      {"TRA_SWZ", {0}}, {"TRA_LOCAL", {1}}, {"TRA_NT", {0}}};
-    auto space_of = [&](std::vector<int> tiles, std::vector<int> wpts) {
-      auto r = one;
-      r["TRA_TILE"] = std::move(tiles);
-      r["TRA_WPT"] = std::move(wpts);
-      return detail::build_space(spec, r, "4", test::session().entry.info, 1);
-    };
     ParamMap p{{"TRA_TILE", 32}, {"TRA_WPT", 4}, {"TRA_VW", 4},    {"TRA_PAD", 0},
                {"TRA_DIAG", 1},  {"TRA_SWZ", 8}, {"TRA_LOCAL", 0}, {"TRA_NT", 1}};
     const detail::Space a = space_of({8, 16}, {1, 2});
@@ -437,15 +437,6 @@ TEST_SUITE("tune") {
   }
 
   TEST_CASE("a seed axis's step is made a point of the space by the other parameters, keeping the step") {
-    const detail::KernelSpec& spec = detail::kernel_spec("transpose");
-    const std::map<std::string, std::vector<int>> one{{"TRA_VW", {1}},  {"TRA_PAD", {1}},   {"TRA_DIAG", {0}},
-                                                      {"TRA_SWZ", {0}}, {"TRA_LOCAL", {1}}, {"TRA_NT", {0}}};
-    auto space_of = [&](std::vector<int> tiles, std::vector<int> wpts) {
-      auto r = one;
-      r["TRA_TILE"] = std::move(tiles);
-      r["TRA_WPT"] = std::move(wpts);
-      return detail::build_space(spec, r, "4", test::session().entry.info, 1);
-    };
     ParamMap p{{"TRA_TILE", 4}, {"TRA_WPT", 8}, {"TRA_VW", 1},    {"TRA_PAD", 1},
                {"TRA_DIAG", 0}, {"TRA_SWZ", 0}, {"TRA_LOCAL", 1}, {"TRA_NT", 0}};
     // Tile 4 with 8 rows per work-item is illegal: keeping 8 rows takes tile 8, keeping tile 4 one row.

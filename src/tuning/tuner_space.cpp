@@ -3,6 +3,7 @@
 // those that do not fit the device, and those that build the same kernel as one already in it;
 // enumerated up to kMaxSpace combinations, sampled above.
 #include <algorithm>
+#include <functional>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -213,8 +214,10 @@ std::vector<int> nearest_first(const Space& space, std::size_t i, int from) {
   return vals;
 }
 
-// p with one parameter other than `axis` (at index `first` or later) changed so that the space holds it.
-std::optional<ParamMap> change_one(const Space& space, const ParamMap& p, const std::string& axis, std::size_t first) {
+// The first f(q, i) that is a point, q being p with one parameter other than `axis` (index i,
+// `first` or later) set to another of its searched values, the nearest p's first.
+std::optional<ParamMap> first_change(const Space& space, const ParamMap& p, const std::string& axis, std::size_t first,
+                                     const std::function<std::optional<ParamMap>(ParamMap, std::size_t)>& f) {
   for (std::size_t i = first; i < space.names.size(); ++i) {
     const std::string& name = space.names[i];
     if (name == axis || !p.count(name)) continue;
@@ -222,10 +225,17 @@ std::optional<ParamMap> change_one(const Space& space, const ParamMap& p, const 
       if (v == p.at(name)) continue;
       ParamMap q = p;
       q[name] = v;
-      if (space_holds(space, q)) return q;
+      if (std::optional<ParamMap> r = f(std::move(q), i)) return r;
     }
   }
   return std::nullopt;
+}
+
+// p with one parameter other than `axis` (at index `first` or later) changed so that the space holds it.
+std::optional<ParamMap> change_one(const Space& space, const ParamMap& p, const std::string& axis, std::size_t first) {
+  return first_change(space, p, axis, first, [&space](ParamMap q, std::size_t) {
+    return space_holds(space, q) ? std::optional<ParamMap>(std::move(q)) : std::nullopt;
+  });
 }
 }  // namespace
 
@@ -234,17 +244,7 @@ std::optional<ParamMap> repair_keeping(const Space& space, const ParamMap& p, co
   if (space_holds(space, p)) return p;
   if (auto q = change_one(space, p, axis, 0)) return q;
   if (max_changes < 2) return std::nullopt;
-  for (std::size_t i = 0; i < space.names.size(); ++i) {
-    const std::string& name = space.names[i];
-    if (name == axis || !p.count(name)) continue;
-    for (const int v : nearest_first(space, i, p.at(name))) {
-      if (v == p.at(name)) continue;
-      ParamMap q = p;
-      q[name] = v;
-      if (auto r = change_one(space, q, axis, i + 1)) return r;
-    }
-  }
-  return std::nullopt;
+  return first_change(space, p, axis, 0, [&](ParamMap q, std::size_t i) { return change_one(space, q, axis, i + 1); });
 }
 
 std::vector<ParamMap> space_neighbours(const Space& space, const ParamMap& p) {
