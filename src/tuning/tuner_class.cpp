@@ -143,8 +143,8 @@ void ClassTuner::evaluate_seeds(const Space& space) {
   std::vector<ParamMap> seeds;
   for (const ParamMap& p : siblings_) add(seeds, p);  // projected in run()
   evaluate_in_order(seeds);
-  // Each searched value of the target's seed axes (or its neighbours, TuneTarget::seed_neighbours)
-  // on the best so far (TuneTarget::seed_axes), made a point of the space by the parameters
+  // Each searched value of the target's seed axes on the best so far (TuneTarget::seed_axes), or
+  // with TuneTarget::seed_neighbours its neighbours, made a point of the space by the parameters
   // coupled to it where it is not one (repair_keeping).
   seeds.clear();
   const ParamMap base = project_onto(space, r_.has_best ? r_.best : r_.default_params);
@@ -157,7 +157,10 @@ void ClassTuner::evaluate_seeds(const Space& space) {
       if (target_.seed_neighbours && (here == values.end() || (v + 1 != here && v != here + 1))) continue;
       ParamMap p = base;
       p[axis] = *v;
-      if (std::optional<ParamMap> q = repair_keeping(space, p, axis)) add(seeds, std::move(*q));
+      if (!target_.seed_neighbours)
+        add(seeds, std::move(p));  // a split the space does not hold is left out
+      else if (std::optional<ParamMap> q = repair_keeping(space, p, axis))
+        add(seeds, std::move(*q));
     }
   }
   // The device's peaks as stored in its user database (whether or not the lookup reads it).
