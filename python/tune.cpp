@@ -259,7 +259,8 @@ void register_tune(py::module_& m) {
         "Tunes every routine the tuner knows (blur once per method; tune_all_jobs()) with one time_limit shared: "
         "each routine gets the time left times its share of the size classes left. sizes {routine: [sizes]} "
         "replaces a routine's default sizes (tunable_sizes() keeps those its kernel tunes); sizes_per_class times "
-        "each size class on at most that many of its sizes (0: all; transpose: always all); the other arguments are "
+        "each size class on at most that many of its sizes, spread over their work (0: all; transpose: always all); "
+        "the other arguments are "
         "tune()'s.");
   m.def("tunable_sizes", &tunable_sizes, py::arg("routine"), py::arg("sizes"),
         "The sizes, in order, that tune() of the routine takes as a size class of its kernel (FFT lengths run as "

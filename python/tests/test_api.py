@@ -207,7 +207,7 @@ def test_tune_all_lists_every_routine_and_method(queue, tmp_path, monkeypatch):
     assert not os.listdir(tmp_path)  # a dry run stores nothing
     with pytest.raises(clforge.InvalidArgument, match="nosuch"):
         clforge.tune_all_jobs({"nosuch": ["64"]})
-    # at most one size per class, the first
+    # at most one size per class: its median by work (of 48^3 and 64^3, the larger)
     # (the transpose times every size of its one class: sgemm_direct's class here)
     one = clforge.tune_all(queue, sizes={"sgemm_direct": ["64", "48"]}, dry_run=True, sizes_per_class=1,
                            give_up=0.0, compile_worker="")
