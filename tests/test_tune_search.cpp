@@ -38,6 +38,25 @@ detail::Space space_of(std::vector<int> tiles, std::vector<int> wpts) {
   return detail::build_space(detail::kernel_spec("transpose"), r, "4", test::session().entry.info, 1);
 }
 
+// The candidates a search evaluates right after its references when the default (`def`, the
+// shipped rows of `kernel`'s `variant`) looks fastest and the budget leaves room for `n` more:
+// random order, so that only the seeds come first.
+std::vector<ParamMap> first_after_references(const std::string& routine, const std::string& kernel,
+                                             const std::string& variant, const ParamMap& def, TuneOptions o,
+                                             std::size_t n) {
+  auto& s = test::session();
+  o.strategy = TuneStrategy::Random;
+  const bool current_differs = resolve_configuration(kernel, variant, s.entry.info).values != def;
+  o.budget = (current_differs ? 2 : 1) + n;
+  detail::TuneFaultScope fault(test::looks_fastest(def));
+  const TuneResult r = tune(s.queue, routine, o);
+  REQUIRE(r.classes.size() == 1);
+  std::vector<ParamMap> out;
+  for (const auto& row : r.classes[0].rows)
+    if (!row.is_default && !row.is_current) out.push_back(row.params);
+  return out;
+}
+
 // Two candidates of small_options()'s space, neither of them the shipped row.
 std::pair<ParamMap, ParamMap> two_candidates() {
   std::pair<ParamMap, ParamMap> c{small_candidate(16, 2), small_candidate(8, 2)};
@@ -479,17 +498,11 @@ TEST_SUITE("tune") {
                                             {"VWND", {1}},
                                             {"PADA", {1}},
                                             {"PADB", {1}}});
-    o.strategy = TuneStrategy::Random;
     const ParamMap def = resolve_configuration("sgemm_direct", "*", s.entry.info, Tuning{{}, false}).values;
     REQUIRE(def.at("WGD") == 32);
-    const bool current_differs = resolve_configuration("sgemm_direct", "*", s.entry.info).values != def;
-    o.budget = (current_differs ? 2 : 1) + 2;
-    detail::TuneFaultScope fault(test::looks_fastest(def));
-    const TuneResult r = tune(s.queue, "sgemm_direct", o);
-    REQUIRE(r.classes.size() == 1);
     std::vector<int> steps;
-    for (const auto& row : r.classes[0].rows)
-      if (!row.is_default && !row.is_current) steps.push_back(row.params.at("WGD"));
+    for (const ParamMap& p : first_after_references("sgemm_direct", "sgemm_direct", "*", def, o, 2))
+      steps.push_back(p.at("WGD"));
     CHECK(steps == std::vector<int>{16, 64});
   }
 
@@ -520,16 +533,9 @@ TEST_SUITE("tune") {
     for (const int w : next_to(wpts, wpt)) expected.emplace(vw, w);
     REQUIRE(expected.size() >= 2);
     TuneOptions o = test::tiny_space("48x40,sigma=1", values);
-    o.strategy = TuneStrategy::Random;
-    const bool current_differs = resolve_configuration("blur_separable", "1", s.entry.info).values != def;
-    o.budget = (current_differs ? 2 : 1) + expected.size();
-    detail::TuneFaultScope fault(test::looks_fastest(def));
-    const TuneResult r = tune(s.queue, "blur", o);
-    REQUIRE(r.classes.size() == 1);
     std::set<std::pair<int, int>> steps;
-    for (const auto& row : r.classes[0].rows)
-      if (!row.is_default && !row.is_current)
-        steps.emplace(row.params.at("BLUR_S_ROW_VW"), row.params.at("BLUR_S_COL_WPT"));
+    for (const ParamMap& p : first_after_references("blur", "blur_separable", "1", def, o, expected.size()))
+      steps.emplace(p.at("BLUR_S_ROW_VW"), p.at("BLUR_S_COL_WPT"));
     CHECK(steps == expected);
   }
 

@@ -114,6 +114,13 @@ ParamMap force_recursive_scheme(ParamMap p, const std::string& scheme) {
   return p;
 }
 
+namespace {
+// A database row fuses where the halo rows add at most a quarter to the row pass's work (8 ry <=
+// the group's output rows): beyond, the two passes were faster (development machine, 2048^2:
+// sigma 20 31.2 against 45.1 ms, sigma 30 75.2 against 88.5; sigma 10 fused 13.0 against 14.4).
+bool fused_halo_ok(const Configuration& c, int ry) { return 8 * static_cast<std::size_t>(ry) <= fused_rows(c); }
+}  // namespace
+
 ParamMap as_row_runs(ParamMap p, BlurMethod method, int rx, int ry, std::size_t channels, const DeviceInfo& dev) {
   Configuration c;
   c.values = p;
@@ -122,9 +129,7 @@ ParamMap as_row_runs(ParamMap p, BlurMethod method, int rx, int ry, std::size_t 
   if (method == BlurMethod::Direct && on("BLUR_D_LOCAL") && direct_tile_bytes(c, rx, ry, channels * 4) > local)
     p["BLUR_D_LOCAL"] = 0;
   if (method != BlurMethod::Separable) return p;
-  if (on("BLUR_S_FUSED") &&
-      (fused_tile_bytes(c, ry, channels) > local || 8 * static_cast<std::size_t>(ry) > fused_rows(c)))
-    p["BLUR_S_FUSED"] = 0;
+  if (on("BLUR_S_FUSED") && (fused_tile_bytes(c, ry, channels) > local || !fused_halo_ok(c, ry))) p["BLUR_S_FUSED"] = 0;
   if (!on("BLUR_S_FUSED") && on("BLUR_S_LOCAL") &&
       std::max(row_tile_bytes(c, rx, channels, separable_row_vec(c, channels, true)), col_tile_bytes(c, ry, channels)) >
           local)
@@ -203,12 +208,9 @@ Resolved resolve(const DeviceInfo& dev, std::size_t width, std::size_t height, P
     const std::size_t col_tile = col_tile_bytes(r.separable, r.ry, r.channels);
     const std::size_t fused_tile = fused_tile_bytes(r.separable, r.ry, r.channels);
     require_local_fits(tuning, "BLUR_S_FUSED", fused_tile, dev);
-    // A database row fuses where the halo rows add at most a quarter to the row pass's work
-    // (8 ry <= the group's output rows): beyond, the two passes were faster (development
-    // machine, 2048^2: sigma 20 31.2 against 45.1 ms, sigma 30 75.2 against 88.5; sigma 10 fused
-    // 13.0 against 14.4). An explicit override is taken as asked wherever its tile fits.
-    const bool halo_ok =
-        8 * static_cast<std::size_t>(r.ry) <= fused_rows(r.separable) || tuning.overrides.count("BLUR_S_FUSED") > 0;
+    // A database row fuses where its halo is small (fused_halo_ok); an explicit override is taken
+    // as asked wherever its tile fits.
+    const bool halo_ok = fused_halo_ok(r.separable, r.ry) || tuning.overrides.count("BLUR_S_FUSED") > 0;
     r.route.fused = r.separable.at("BLUR_S_FUSED") > 0 && fused_tile <= dev.local_mem_size && halo_ok;
     if (!r.route.fused) require_local_fits(tuning, "BLUR_S_LOCAL", std::max(row_tile, col_tile), dev);
     r.row_local = !r.route.fused && local && row_tile <= dev.local_mem_size;
