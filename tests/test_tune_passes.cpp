@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <complex>
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -130,6 +131,42 @@ TEST_SUITE("tune_passes") {
     split["FFT_PASS_MAX"] = 128;
     CHECK(c.rows[2].params == split);
     CHECK(c.rows[2].status == CandidateStatus::Ok);
+  }
+
+  TEST_CASE("tune fft: a length run as passes tries its splits in its first batch, before earlier winners") {
+    // Two classes, 2048 and 4096 points in passes of at most 256 or 128. The first's current
+    // configuration is its winner, of the work-group size the second's default is not projected
+    // onto (the nearer value, the smaller on a tie); the second's first batch is its default and
+    // that default's two splits, and only then that winner, which the budget leaves out.
+    TuneEnv env("fft-passes-first");
+    auto& s = test::session();
+    const int wg = resolve_configuration("fft", "4096", s.entry.info).values.at("FFT_WG");
+    const int other = std::abs(wg - 64) <= std::abs(wg - 256) ? 256 : 64;
+    const ParamMap winner = pass_candidate(other);
+    for (const auto& [variant, params] : pass_rows(winner)) store_user_entry(s.entry.info, "fft", variant, params);
+    TuneOptions o = pass_options({64, 256});
+    o.sizes = {"2048@4", "4096@2"};
+    o.param_values["FFT_PASS_MAX"] = {256, 128};
+    o.strategy = TuneStrategy::Random;
+    o.budget = 3;
+    o.compile_threads = 4;
+    const detail::TuneFaultScope fault(test::looks_fastest(winner));
+    const TuneResult r = tune(s.queue, "fft", o);
+    REQUIRE(r.classes.size() == 2);
+    REQUIRE(r.classes[0].has_best);
+    CHECK(r.classes[0].best == winner);
+    const TuneClassResult& c = r.classes[1];
+    CHECK(c.variant == "4096");
+    REQUIRE(c.rows.size() == 3);
+    CHECK(c.rows[0].is_default);
+    std::vector<int> splits;
+    for (std::size_t i = 1; i < c.rows.size(); ++i) {
+      CHECK(c.rows[i].params.at("FFT_WG") != other);  // not the first class's winner
+      CHECK(c.rows[i].status == CandidateStatus::Ok);
+      splits.push_back(c.rows[i].params.at("FFT_PASS_MAX"));
+    }
+    std::sort(splits.begin(), splits.end());
+    CHECK(splits == std::vector<int>{128, 256});
   }
 
   TEST_CASE("tune all: a pass configuration no faster than the current one is never stored") {

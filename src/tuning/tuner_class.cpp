@@ -29,8 +29,8 @@ std::string first_line(const std::string& s) { return s.substr(0, s.find('\n'));
 
 ClassTuner::ClassTuner(cl::CommandQueue& queue, const TuneTarget& target, const KernelSpec& spec,
                        const TuneOptions& opt, TuneStrategy strategy, TuneClassResult& out, std::uint64_t seed,
-                       Clock::time_point start, Clock::time_point deadline, std::size_t class_index,
-                       std::size_t class_count, ClassCache& cache)
+                       Clock::time_point start, ClassShares& shares, std::size_t class_index, std::size_t class_count,
+                       ClassCache& cache)
     : queue_(queue),
       qc_(queue_context_of(queue)),
       target_(target),
@@ -42,9 +42,10 @@ ClassTuner::ClassTuner(cl::CommandQueue& queue, const TuneTarget& target, const 
       seed_(seed),
       start_(start),
       class_start_(Clock::now()),
-      deadline_(deadline),
+      deadline_(shares.start_class(class_index)),
       class_index_(class_index),
       class_count_(class_count),
+      shares_(shares),
       cache_(cache) {
   plan_.warmup = std::max(0, opt.warmup);
   plan_.min_reps = std::max(1, opt.min_reps);
@@ -71,24 +72,31 @@ bool ClassTuner::run(const Space& space) {
   if (opt_.budget != 0) total = std::min(total, opt_.budget);
   total_ = std::max(total, references.size());
 
-  // The references compile beside the first seeds (the winners of the nearest classes before
-  // this one, as many as a batch holds, at least two), not alone before them: a class then waits
-  // for one round of compiles, not two. Farther winners are left out: the seed axes come next
-  // (the n-th class of a job would otherwise try n - 1 winners before its first split of an FFT
-  // length into passes).
-  // Each is projected onto this class's space once, here (evaluate_seeds takes them as they are).
+  // The references compile beside the first seeds, not alone before them: a class then waits
+  // for one round of compiles, not two. First the values of the seed axes on the current
+  // configuration (else the default) where they are whole values, not steps: the split of a length run as passes
+  // decides more than any other parameter, and a class whose share holds one batch measured none of them (the H200's
+  // cold start of 2026-11-30: 2^19 and 2^20 points at 0.48-0.66 of the shipped rows, which split
+  // them otherwise). Then the winners of the nearest classes before this one, as many as a batch
+  // holds, at least two; farther winners are left out (the n-th class of a job would otherwise
+  // try n - 1 winners before the axes' values on its best). Each is projected onto this class's
+  // space once, here (evaluate_seeds takes them as they are).
   siblings_.resize(std::min<std::size_t>(siblings_.size(), std::max(threads_, 2u)));
   for (ParamMap& sib : siblings_) sib = project_onto(space, sib);
   std::vector<ParamMap> first = references;
   if (strategy_ != TuneStrategy::Exhaustive) {
     const std::size_t room = std::min<std::size_t>(std::max<std::size_t>(threads_, first.size()), total_);
-    for (const ParamMap& p : siblings_) {
+    std::vector<ParamMap> ahead;
+    if (!target_.seed_neighbours) ahead = axis_seeds(space, project_onto(space, references.back()));
+    ahead.insert(ahead.end(), siblings_.begin(), siblings_.end());
+    for (const ParamMap& p : ahead) {
       if (first.size() >= room) break;
       if (space_holds(space, p) && std::find(first.begin(), first.end(), p) == first.end()) first.push_back(p);
     }
   }
   evaluate_batch(first, references.size());
   for (const auto& p : references) visited_.insert(p);
+  weigh_share();
   if (strategy_ != TuneStrategy::Exhaustive) evaluate_seeds(space);
 
   if (strategy_ == TuneStrategy::Anneal) {
@@ -125,6 +133,22 @@ void ClassTuner::make_instances() {
   r_.compile_threads = threads_;
 }
 
+void ClassTuner::weigh_share() {
+  if (!target_.floor_ms || deadline_ == Clock::time_point::max() || !r_.has_best) return;
+  const Loaded user = load_file_entries(user_database_path(*qc_.info), {}, false);
+  if (!user.peaks || !(user.peaks->copy_gbs > 0) || !(user.peaks->fma_gflops > 0)) return;
+  // The floor as a time is scored: the geometric mean over the searched sizes; against the best
+  // of the first batch (the references and the nearest classes' winners).
+  double log_sum = 0;
+  std::size_t sizes = 0;
+  for (std::size_t k = 0; k < r_.sizes.size(); ++k)
+    if (searched(k)) {
+      log_sum += std::log(std::max(target_.floor_ms(r_.sizes[k], user.peaks->copy_gbs, user.peaks->fma_gflops), 1e-9));
+      ++sizes;
+    }
+  deadline_ = shares_.weigh(r_.best_ms, class_score(log_sum, sizes));
+}
+
 void ClassTuner::evaluate_in_order(const std::vector<ParamMap>& order) {
   std::size_t next = 0;
   while (next < order.size() && may_start_batch()) {
@@ -143,11 +167,19 @@ void ClassTuner::evaluate_seeds(const Space& space) {
   std::vector<ParamMap> seeds;
   for (const ParamMap& p : siblings_) add(seeds, p);  // projected in run()
   evaluate_in_order(seeds);
-  // Each searched value of the target's seed axes on the best so far (TuneTarget::seed_axes), or
-  // with TuneTarget::seed_neighbours its neighbours, made a point of the space by the parameters
-  // coupled to it where it is not one (repair_keeping).
   seeds.clear();
-  const ParamMap base = project_onto(space, r_.has_best ? r_.best : r_.default_params);
+  for (ParamMap& p : axis_seeds(space, project_onto(space, r_.has_best ? r_.best : r_.default_params)))
+    add(seeds, std::move(p));
+  // The device's peaks as stored in its user database (whether or not the lookup reads it).
+  const Loaded user = load_file_entries(user_database_path(*qc_.info), {}, false);
+  const Peaks* peaks = user.peaks ? &*user.peaks : nullptr;
+  for (auto& p : seed_candidates(spec_, space, r_.variant, r_.default_params, *qc_.info, peaks))
+    add(seeds, std::move(p));
+  evaluate_in_order(seeds);
+}
+
+std::vector<ParamMap> ClassTuner::axis_seeds(const Space& space, const ParamMap& base) const {
+  std::vector<ParamMap> out;
   for (const std::string& axis : target_.seed_axes) {
     const auto at = std::find(space.names.begin(), space.names.end(), axis);
     if (at == space.names.end()) continue;
@@ -158,17 +190,12 @@ void ClassTuner::evaluate_seeds(const Space& space) {
       ParamMap p = base;
       p[axis] = *v;
       if (!target_.seed_neighbours)
-        add(seeds, std::move(p));  // a split the space does not hold is left out
+        out.push_back(std::move(p));  // a split the space does not hold is left out by the caller
       else if (std::optional<ParamMap> q = repair_keeping(space, p, axis))
-        add(seeds, std::move(*q));
+        out.push_back(std::move(*q));
     }
   }
-  // The device's peaks as stored in its user database (whether or not the lookup reads it).
-  const Loaded user = load_file_entries(user_database_path(*qc_.info), {}, false);
-  const Peaks* peaks = user.peaks ? &*user.peaks : nullptr;
-  for (auto& p : seed_candidates(spec_, space, r_.variant, r_.default_params, *qc_.info, peaks))
-    add(seeds, std::move(p));
-  evaluate_in_order(seeds);
+  return out;
 }
 
 void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, std::size_t references) {
