@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <complex>
 #include <cstdlib>
 #include <string>
@@ -16,6 +17,8 @@
 #include "host/data.hpp"
 #include "host/fft.hpp"
 #include "tests/tune_support.hpp"
+#include "tuning/spec.hpp"
+#include "tuning/tuner_internal.hpp"
 
 using namespace clforge;
 using test::TuneEnv;
@@ -162,6 +165,40 @@ TEST_SUITE("tune_passes") {
     std::vector<int> splits;
     for (std::size_t i = 1; i < c.rows.size(); ++i) {
       CHECK(c.rows[i].params.at("FFT_WG") != other);  // not the first class's winner
+      CHECK(c.rows[i].status == CandidateStatus::Ok);
+      splits.push_back(c.rows[i].params.at("FFT_PASS_MAX"));
+    }
+    std::sort(splits.begin(), splits.end());
+    CHECK(splits == std::vector<int>{128, 256});
+  }
+
+  TEST_CASE("tune fft: a class's first batch is built and measured past its share, within the run's") {
+    // A class whose share ended before it began (its instances took it to make, as 2^20 points
+    // do on a GPU): its first batch, the default and its two splits, is still built and measured
+    // within the run's time; no later batch starts.
+    TuneEnv env("fft-passes-whole");
+    auto& s = test::session();
+    TuneOptions o = pass_options({64, 256});
+    o.param_values["FFT_PASS_MAX"] = {256, 128};
+    o.time_limit_s = 60;
+    o.compile_threads = 4;
+    const detail::TuneTarget& target = detail::tune_target("fft");
+    const detail::KernelSpec& spec = detail::kernel_spec("fft");
+    TuneClassResult c;
+    c.variant = "2048";
+    c.sizes = {"2048@4"};
+    c.default_params = c.current_params = resolve_configuration("fft", "2048", s.entry.info, Tuning{{}, false}).values;
+    const detail::Space space = detail::build_space(spec, o.param_values, c.variant, s.entry.info, 1);
+    REQUIRE(space.candidates.size() == 4);
+    detail::ClassCache cache;
+    const auto now = detail::Clock::now();
+    detail::ClassTuner tuner(s.queue, target, spec, o, TuneStrategy::Random, c, 7, now, now - std::chrono::seconds(1),
+                             0, 1, cache);
+    CHECK(tuner.run(space));
+    REQUIRE(c.rows.size() == 3);
+    CHECK(c.rows[0].is_default);
+    std::vector<int> splits;
+    for (std::size_t i = 1; i < c.rows.size(); ++i) {
       CHECK(c.rows[i].status == CandidateStatus::Ok);
       splits.push_back(c.rows[i].params.at("FFT_PASS_MAX"));
     }

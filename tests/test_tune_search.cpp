@@ -6,7 +6,6 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -692,49 +691,6 @@ TEST_SUITE("tune") {
     CHECK(sgemm / 3 > 2 * fft_weight / static_cast<double>(fft.size()));
     INFO("sgemm's share " << sgemm / total << ", its share of the classes " << 3.0 / static_cast<double>(classes));
     CHECK(sgemm / total > 2.0 * 3.0 / static_cast<double>(classes));
-  }
-
-  TEST_CASE("a class's share of a --time run grows with its headroom over the device's bound") {
-    using Clock = detail::Clock;
-    const auto seconds = [](Clock::time_point a, Clock::time_point b) {
-      return std::chrono::duration<double>(b - a).count();
-    };
-    TuneOptions o;
-    o.time_limit_s = 100;
-    // Four classes; the run is 40 s old when the second starts: 60 s left, 20 s each by count.
-    detail::ClassShares shares(o, Clock::now() - std::chrono::seconds(40), 4);
-    Clock::time_point t0 = Clock::now();
-    Clock::time_point end = shares.start_class(1);
-    CHECK(seconds(t0, end) == doctest::Approx(20).epsilon(0.01));
-    // Half its time above the floor: the mean of the classes weighed so far, so the equal share.
-    CHECK(seconds(t0, shares.weigh(2.0, 1.0)) == doctest::Approx(20).epsilon(0.01));
-    // The third, at 0.9 above its floor against a mean of 0.7 for the one class after it:
-    // 60 * 0.9 / (0.9 + 0.7) s, more than the 30 s of an equal share.
-    detail::ClassShares later(o, Clock::now() - std::chrono::seconds(40), 4);
-    later.start_class(0);
-    later.weigh(2.0, 1.0);
-    t0 = Clock::now();
-    later.start_class(2);
-    CHECK(seconds(t0, later.weigh(10.0, 1.0)) == doctest::Approx(60 * 0.9 / 1.6).epsilon(0.01));
-    // A class at its bound (or faster than the bound, data in caches) weighs kMinHeadroom.
-    CHECK(detail::ClassShares::headroom(1.0, 1.0) == doctest::Approx(detail::ClassShares::kMinHeadroom));
-    CHECK(detail::ClassShares::headroom(1.0, 3.0) == doctest::Approx(detail::ClassShares::kMinHeadroom));
-    // Without a time limit there is no deadline.
-    TuneOptions unlimited;
-    detail::ClassShares none(unlimited, Clock::now(), 2);
-    CHECK(none.start_class(0) == Clock::time_point::max());
-    CHECK(none.weigh(2.0, 1.0) == Clock::time_point::max());
-  }
-
-  TEST_CASE("the FFT's floor: its data read and written once at the copy rate") {
-    const auto& floor = detail::tune_target("fft").floor_ms;
-    REQUIRE(floor);
-    // 8 complex transforms of 1024 points (8 bytes a point, in and out) at 1 GB/s.
-    CHECK(floor("1024@8", 1, 1) == doctest::Approx(8 * 1024 * 16 / 1e6));
-    // Real input, the round trip the tuner times: 1000 floats in, 501 complex out, and back.
-    CHECK(floor("1000@2:r", 4, 1) == doctest::Approx(2 * 2 * (1000 * 4 + 501 * 8) / 4e6));
-    // Interleaved: the same bytes; the FMA rate does not enter.
-    CHECK(floor("64@100:t", 2, 1e9) == doctest::Approx(100 * 64 * 16 / 2e6));
   }
 
   TEST_CASE("tune all: a job of a small space beside many large classes keeps a share of the time") {

@@ -455,14 +455,6 @@ TuneTarget fft_tune_target() {
     const FftSize z = parse_fft_size(size);
     return static_cast<double>(z.n) * static_cast<double>(z.batch);
   };
-  // Complex data read and written once; real input: the round trip the instance times, R2C (n
-  // floats in, n/2 + 1 complex out) then C2R.
-  t.floor_ms = [](const std::string& size, double copy_gbs, double) {
-    const FftSize z = parse_fft_size(size);
-    const double n = static_cast<double>(z.n);
-    const double bytes = z.real ? 2 * (4 * n + 8 * (std::floor(n / 2) + 1)) : 16 * n;
-    return bytes * static_cast<double>(z.batch) / (copy_gbs * 1e6);
-  };
   return t;
 }
 

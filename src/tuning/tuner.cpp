@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <chrono>
 #include <mutex>
-#include <numeric>
 #include <set>
 #include <sstream>
 
@@ -308,6 +307,14 @@ TuneStrategy pick_strategy(TuneStrategy asked, const TuneOptions& options, const
   return strategy;
 }
 
+// When a class must stop: an equal share of the time left among the classes left, or never.
+Clock::time_point class_deadline(const TuneOptions& options, Clock::time_point start, std::size_t classes_left) {
+  if (options.time_limit_s <= 0) return Clock::time_point::max();
+  const double left = options.time_limit_s - seconds_since(start);
+  const double share = std::max(0.0, left) / static_cast<double>(classes_left);
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(share));
+}
+
 // The tune cache as class i sees it: its key, the rows cached for it, and a run header written
 // unless the class continues its own run (or replays it: then nothing is written).
 ClassCache class_cache_for(RunCache& cache, std::size_t i, std::uint64_t seed, bool resume, bool replay) {
@@ -386,27 +393,6 @@ std::vector<ParamMap> sibling_bests(const std::vector<TuneClassResult>& classes,
 }
 }  // namespace
 
-Clock::time_point ClassShares::start_class(std::size_t i) {
-  index_ = i;
-  class_start_ = Clock::now();
-  if (options_.time_limit_s <= 0) return Clock::time_point::max();
-  left_s_ = std::max(0.0, options_.time_limit_s - seconds_since(start_));
-  return share_end(left_s_ / static_cast<double>(classes_ - i));
-}
-
-double ClassShares::headroom(double best_ms, double floor_ms) {
-  return std::clamp(1.0 - floor_ms / best_ms, kMinHeadroom, 1.0);
-}
-
-Clock::time_point ClassShares::weigh(double best_ms, double floor_ms) {
-  if (options_.time_limit_s <= 0) return Clock::time_point::max();
-  const double w = headroom(best_ms, floor_ms);
-  weights_.push_back(w);
-  const double mean = std::accumulate(weights_.begin(), weights_.end(), 0.0) / static_cast<double>(weights_.size());
-  const double after = static_cast<double>(classes_ - index_ - 1);
-  return share_end(left_s_ * w / (w + after * mean));
-}
-
 std::unique_ptr<CompileWorkers> start_compile_workers(const TuneOptions& options, const QueueContext& qc) {
   if (options.compile_worker.empty() || options.dry_run || !compile_workers_apply(*qc.info)) return nullptr;
   if (compile_workers_for(qc.device()) != nullptr) return nullptr;
@@ -457,12 +443,12 @@ TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneO
 
   const std::unique_ptr<CompileWorkers> workers = start_compile_workers(options, qc);
   const CompileWorkerScope worker_scope(workers.get());
-  ClassShares shares(options, start, result.classes.size());
   for (std::size_t i = 0; i < result.classes.size(); ++i) {
     TuneClassResult& c = result.classes[i];
+    const Clock::time_point deadline = class_deadline(options, start, result.classes.size() - i);
     ClassCache class_cache = class_cache_for(cache, i, seed, options.resume, options.replay);
     {
-      ClassTuner tuner(queue, target, spec, options, result.strategy, c, seed + 1000 * i, start, shares, i,
+      ClassTuner tuner(queue, target, spec, options, result.strategy, c, seed + 1000 * i, start, deadline, i,
                        result.classes.size(), class_cache);
       tuner.set_sibling_seeds(sibling_bests(result.classes, i));
       if (!tuner.run(spaces[i])) result.interrupted = true;

@@ -195,12 +195,6 @@ struct TuneTarget {
   /// buffers), as it would after timing a first run. None: every such size is made and probed.
   std::function<double(const std::string& size)> size_work;
 
-  /// The time of a size at the device's measured peaks, copy GB/s and FMA GFLOP/s (`clforge
-  /// peak`, stored in its user database): its bytes moved once at the copy rate, its arithmetic
-  /// at the FMA rate. A --time run weighs a class's share of the time by how far its default's
-  /// time lies above this (ClassShares); none: equal shares.
-  std::function<double(const std::string& size, double copy_gbs, double fma_gflops)> floor_ms;
-
   // Optional parts.
   /// The values searched for a size class when the caller does not restrict a parameter
   /// (default: every legal value): values that cannot change the work of the class's sizes

@@ -29,8 +29,8 @@ std::string first_line(const std::string& s) { return s.substr(0, s.find('\n'));
 
 ClassTuner::ClassTuner(cl::CommandQueue& queue, const TuneTarget& target, const KernelSpec& spec,
                        const TuneOptions& opt, TuneStrategy strategy, TuneClassResult& out, std::uint64_t seed,
-                       Clock::time_point start, ClassShares& shares, std::size_t class_index, std::size_t class_count,
-                       ClassCache& cache)
+                       Clock::time_point start, Clock::time_point deadline, std::size_t class_index,
+                       std::size_t class_count, ClassCache& cache)
     : queue_(queue),
       qc_(queue_context_of(queue)),
       target_(target),
@@ -42,10 +42,9 @@ ClassTuner::ClassTuner(cl::CommandQueue& queue, const TuneTarget& target, const 
       seed_(seed),
       start_(start),
       class_start_(Clock::now()),
-      deadline_(shares.start_class(class_index)),
+      deadline_(deadline),
       class_index_(class_index),
       class_count_(class_count),
-      shares_(shares),
       cache_(cache) {
   plan_.warmup = std::max(0, opt.warmup);
   plan_.min_reps = std::max(1, opt.min_reps);
@@ -94,9 +93,8 @@ bool ClassTuner::run(const Space& space) {
       if (space_holds(space, p) && std::find(first.begin(), first.end(), p) == first.end()) first.push_back(p);
     }
   }
-  evaluate_batch(first, references.size());
+  evaluate_batch(first, references.size(), true);
   for (const auto& p : references) visited_.insert(p);
-  weigh_share();
   if (strategy_ != TuneStrategy::Exhaustive) evaluate_seeds(space);
 
   if (strategy_ == TuneStrategy::Anneal) {
@@ -131,22 +129,6 @@ void ClassTuner::make_instances() {
   single_event_.assign(timed_.size(), false);
   r_.setup_s = seconds_since(t0);
   r_.compile_threads = threads_;
-}
-
-void ClassTuner::weigh_share() {
-  if (!target_.floor_ms || deadline_ == Clock::time_point::max() || !r_.has_best) return;
-  const Loaded user = load_file_entries(user_database_path(*qc_.info), {}, false);
-  if (!user.peaks || !(user.peaks->copy_gbs > 0) || !(user.peaks->fma_gflops > 0)) return;
-  // The floor as a time is scored: the geometric mean over the searched sizes; against the best
-  // of the first batch (the references and the nearest classes' winners).
-  double log_sum = 0;
-  std::size_t sizes = 0;
-  for (std::size_t k = 0; k < r_.sizes.size(); ++k)
-    if (searched(k)) {
-      log_sum += std::log(std::max(target_.floor_ms(r_.sizes[k], user.peaks->copy_gbs, user.peaks->fma_gflops), 1e-9));
-      ++sizes;
-    }
-  deadline_ = shares_.weigh(r_.best_ms, class_score(log_sum, sizes));
 }
 
 void ClassTuner::evaluate_in_order(const std::vector<ParamMap>& order) {
@@ -198,7 +180,7 @@ std::vector<ParamMap> ClassTuner::axis_seeds(const Space& space, const ParamMap&
   return out;
 }
 
-void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, std::size_t references) {
+void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, std::size_t references, bool whole) {
   const auto batch_start = Clock::now();
   struct Lap {  // records the batch's duration however it ends
     Clock::duration& out;
@@ -225,10 +207,10 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, std::size_t 
     cfg.variant = r_.variant;
     cfg.values = batch[i];
     for (const auto& kv : batch[i]) cfg.sources[kv.first] = "tuner";
-    // Past the class's time no candidate's build starts, past the run's no instance's (the
-    // evaluation below stops at a candidate left unbuilt); a build already running is not
-    // interrupted.
-    if (!reference && Clock::now() >= deadline_) return;
+    // Past the class's time no candidate's build starts (but the first batch's), past the run's
+    // no instance's (the evaluation below stops at a candidate left unbuilt); a build already
+    // running is not interrupted.
+    if (!reference && !whole && Clock::now() >= deadline_) return;
     const AddSeconds lap{compile_s[i]};  // the build's wall time
     try {
       if (faults[i].build_delay_s > 0)
@@ -267,7 +249,9 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, std::size_t 
     } else {
       // A candidate whose compile finished is evaluated after the class's share too, for at
       // most as long as the batch's compiles took, within the whole run's time.
-      if (!reference && !may_continue() && !(built[i] && may_finish(grace_until))) break;
+      const bool may = whole ? built[i] && may_finish(Clock::time_point::max())
+                             : may_continue() || (built[i] && may_finish(grace_until));
+      if (!reference && !may) break;
       row = evaluate(batch[i], faults[i], errors[i], !reference);
       row.compile_s = compile_s[i];
       if (cache_.file != nullptr) cache_.file->append(cache_.key, row);

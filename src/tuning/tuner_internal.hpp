@@ -159,41 +159,11 @@ void replay_spaces(const TuneCache& file, const std::vector<CacheKey>& keys,
 // candidate's median per size (true: searched; false: left to the run-off). Every size when
 // there is one.
 std::vector<bool> searched_sizes(const std::vector<double>& first_ms, double min_time_ms, int min_reps);
-// The time shares of a run's size classes (TuneOptions::time_limit_s): a class starts with an
-// equal share of the time left to the classes left; once its first batch is measured, a class whose
-// target has a floor (TuneTarget::floor_ms) is weighed by its headroom, the share of its best
-// time so far above the floor (the most a search could win there), against the mean headroom
-// of the classes weighed so far, which stands for the classes after it. On the H200's cold start
-// of 2026-11-30 the FFT job's 43 classes had 4 s each: the lengths at 0.95 of the copy bound and
-// the 2^20 points at 0.16 of it alike.
-class ClassShares {
- public:
-  ClassShares(const TuneOptions& options, Clock::time_point start, std::size_t classes)
-      : options_(options), start_(start), classes_(classes) {}
-  // Class i's deadline as it starts (Clock::time_point::max() without a time limit).
-  Clock::time_point start_class(std::size_t i);
-  // The starting class's deadline once its best time so far and its floor are known.
-  Clock::time_point weigh(double best_ms, double floor_ms);
-  // A class's weight: 1 - floor / best, at least kMinHeadroom.
-  static double headroom(double best_ms, double floor_ms);
-  static constexpr double kMinHeadroom = 0.1;
-
- private:
-  Clock::time_point share_end(double share_s) const {
-    return class_start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(share_s));
-  }
-  const TuneOptions& options_;
-  Clock::time_point start_, class_start_;
-  std::size_t classes_, index_ = 0;
-  double left_s_ = 0;            // the run's time left as the class started
-  std::vector<double> weights_;  // of the classes weighed so far
-};
-
 class ClassTuner {
  public:
   ClassTuner(cl::CommandQueue& queue, const TuneTarget& target, const KernelSpec& spec, const TuneOptions& opt,
              TuneStrategy strategy, TuneClassResult& out, std::uint64_t seed, Clock::time_point start,
-             ClassShares& shares, std::size_t class_index, std::size_t class_count, ClassCache& cache);
+             Clock::time_point deadline, std::size_t class_index, std::size_t class_count, ClassCache& cache);
 
   // Returns false when stopped through the stop flag.
   bool run(const Space& space);
@@ -224,8 +194,10 @@ class ClassTuner {
 
   // Compiles the batch concurrently, then evaluates its members in order on this thread; a member
   // the cache holds is taken from it, neither compiled nor run. Its first `references` members
-  // (the default and the current configuration) are evaluated past the time limit too.
-  void evaluate_batch(const std::vector<ParamMap>& batch, std::size_t references);
+  // (the default and the current configuration) are evaluated past the time limit too; with
+  // `whole` (the class's first batch) the others are built and evaluated past the class's share,
+  // within the run's time.
+  void evaluate_batch(const std::vector<ParamMap>& batch, std::size_t references, bool whole = false);
   // The candidates of `order` not evaluated yet, in batches of --threads, while the budget and
   // time allow another batch.
   void evaluate_in_order(const std::vector<ParamMap>& order);
@@ -240,9 +212,6 @@ class ClassTuner {
   std::vector<ParamMap> axis_seeds(const Space& space, const ParamMap& base) const;
   // Makes the instances: the timed sizes verified on a sample, the check sizes in full.
   void make_instances();
-  // After the first batch: the class's share weighed by its headroom (ClassShares), where the
-  // target has a floor, the device's peaks are stored and a candidate was timed.
-  void weigh_share();
   // Verifies one candidate on every size (outputs poisoned), then times it on the timed sizes;
   // may_cut: its timing may stop at the cut-off (not for the references).
   TuneRow evaluate(const ParamMap& p, const TuneFault& fault, const std::exception_ptr& build_error, bool may_cut);
@@ -306,7 +275,6 @@ class ClassTuner {
   TimingPlan plan_;
   unsigned threads_ = 1;
   std::size_t total_ = 0;
-  ClassShares& shares_;
   ClassCache& cache_;
   std::vector<ParamMap> siblings_;
   Clock::duration last_batch_{0};  // duration of the last evaluate_batch
