@@ -539,6 +539,26 @@ TEST_SUITE("tune") {
     CHECK(steps == expected);
   }
 
+  TEST_CASE("the SGEMM route's search tries each crossover of the direct kernel first") {
+    TuneOptions o = test::tiny_space("64", {{"SGEMM_DIRECT_MAX", {0, 32, 64, 128, 256}},
+                                            {"SGEMM_TILED", {0}},
+                                            {"SGEMM_SPLITK", {0, 2, 4}},
+                                            {"SGEMM_SPLIT_WAVES", {1}}});
+    const ParamMap def =
+        resolve_configuration("sgemm_route", "*", test::session().entry.info, Tuning{{}, false}).values;
+    const std::vector<ParamMap> first = first_after_references("sgemm_route", "sgemm_route", "*", def, o, 5);
+    REQUIRE(first.size() == 5);
+    std::set<int> crossovers;
+    for (const ParamMap& p : first) {
+      crossovers.insert(p.at("SGEMM_DIRECT_MAX"));
+      ParamMap rest = p, rest0 = first.front();
+      rest.erase("SGEMM_DIRECT_MAX");
+      rest0.erase("SGEMM_DIRECT_MAX");
+      CHECK(rest == rest0);  // one choice changed at a time
+    }
+    CHECK(crossovers == std::set<int>{0, 32, 64, 128, 256});
+  }
+
   TEST_CASE("the shipped rows of other devices are the first candidates after the default") {
     TuneEnv env("seeds");
     auto& s = test::session();

@@ -218,6 +218,12 @@ TuneTarget make_target(const std::string& routine, const std::string& kernel) {
     // One row for every shape: the shapes on both sides of the crossovers, timed together.
     t.default_sizes = {"128", "384", "640", "1024", "64x64x16384"};
     t.time_every_size = true;
+    // Each value of each choice on the best so far, the direct kernel's crossover first (in the
+    // first batch, on the reference: TuneTarget::seed_axes): the choices act on different
+    // shapes, and random draws change several at once. On the H200's cold start of 2026-11-30
+    // nine draws over 14 shapes kept the default's crossover at 128^3 (256^3 at 0.66 of the
+    // shipped rows, direct up to 512^3); the one draw with a crossover at 512^3 also split k.
+    t.seed_axes = {"SGEMM_DIRECT_MAX", "SGEMM_TILED", "SGEMM_SPLITK", "SGEMM_SPLIT_WAVES"};
     // tune all: the products up to 4096^3. Every candidate times every size, and bench all's
     // larger ones (8192^3, 16384^3: 3 GiB of host data) lie past every crossover, where the
     // choice of tiled kernel is decided on 4096^3 as well (on the H200 the class of bench all's
