@@ -539,6 +539,37 @@ TEST_SUITE("tune") {
     CHECK(steps == expected);
   }
 
+  TEST_CASE("the recursive blur's search starts with single steps from the best so far") {
+    // The default row's values but for two searched lists, every legal value of each; the
+    // default looks fastest, so the first candidates are its neighbours, one parameter at a time.
+    const ParamMap def =
+        resolve_configuration("blur_recursive", "1", test::session().entry.info, Tuning{{}, false}).values;
+    const std::vector<int> batches{1, 2, 4, 8, 16}, links{1, 2, 4, 8, 16};
+    std::map<std::string, std::vector<int>> values;
+    for (const auto& [name, v] : def) values[name] = {v};
+    values["BLUR_R_BATCH"] = batches;
+    values["BLUR_R_LINK_BATCH"] = links;
+    const auto next_to = [](const std::vector<int>& list, int v) {
+      std::vector<int> out;
+      const auto at = std::find(list.begin(), list.end(), v);
+      REQUIRE(at != list.end());
+      if (at != list.begin()) out.push_back(*(at - 1));
+      if (at + 1 != list.end()) out.push_back(*(at + 1));
+      return out;
+    };
+    const int batch = def.at("BLUR_R_BATCH"), link = def.at("BLUR_R_LINK_BATCH");
+    std::set<std::pair<int, int>> expected;
+    for (const int v : next_to(batches, batch)) expected.emplace(v, link);
+    for (const int v : next_to(links, link)) expected.emplace(batch, v);
+    REQUIRE(expected.size() >= 2);
+    TuneOptions o = test::tiny_space("96x80,sigma=2", values);
+    o.routine_options["method"] = "recursive";
+    std::set<std::pair<int, int>> steps;
+    for (const ParamMap& p : first_after_references("blur", "blur_recursive", "1", def, o, expected.size()))
+      steps.emplace(p.at("BLUR_R_BATCH"), p.at("BLUR_R_LINK_BATCH"));
+    CHECK(steps == expected);
+  }
+
   TEST_CASE("the SGEMM route's search tries each crossover of the direct kernel first") {
     TuneOptions o = test::tiny_space("64", {{"SGEMM_DIRECT_MAX", {0, 32, 64, 128, 256}},
                                             {"SGEMM_TILED", {0}},

@@ -304,9 +304,16 @@ TuneTarget make_target(BlurMethod method, const std::string& scheme, double sigm
   // candidates at sigma 0.8 and 20) settled on global taps, 1.3x over the default there, where an
   // earlier one had found local taps 2.3x over it; bench all's sigma 5 to 20 ran slower than the
   // default row (tools/cold_start.py -d nvidia, 2026-11-30).
+  // The recursive kernels' likewise (a scheme's fixed route parameters have no neighbours): on
+  // the H200's cold start at 9d8df90 the fused scheme's 50 candidates, random draws after the
+  // reference, stored a row 1.22x over the default with one load per batch and 16-way link
+  // splits, 0.77-0.87 of the shipped row (batches of 16, 8-way splits, 64 columns).
   if (method == BlurMethod::Separable)
     t.seed_axes = {"BLUR_S_ROW_VW", "BLUR_S_COL_WPT", "BLUR_S_ROW_LY", "BLUR_S_ROW_LX", "BLUR_S_COL_LX",
                    "BLUR_S_COL_LY", "BLUR_S_COL_VW",  "BLUR_S_LOCAL",  "BLUR_S_FUSED"};
+  if (method == BlurMethod::Recursive)
+    t.seed_axes = {"BLUR_R_BATCH",      "BLUR_R_LX",     "BLUR_R_BLOCK",  "BLUR_R_LINK_SPLIT",
+                   "BLUR_R_LINK_BATCH", "BLUR_R_FUSE_T", "BLUR_R_NARROW", "BLUR_R_NEXT_CARRY"};
   t.seed_neighbours = !t.seed_axes.empty();
   // The launcher resolves each blur kernel with variant = channels of the float kernels, and a
   // recursive scheme's row with its sub-variant.
