@@ -11,6 +11,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 
@@ -322,6 +323,15 @@ TEST_SUITE("tune") {
     const TuneClassResult& c = r.classes[0];
     CHECK(c.sizes == std::vector<std::string>{"64x48", "80x40"});
     CHECK(c.runoff_sizes == std::vector<std::string>{"96x32"});
+    // What the search and the run-off measured, for a failure's report.
+    std::ostringstream measured;
+    for (const auto& row : c.rows)
+      measured << "search: " << detail::describe_params(row.params) << " " << row.ms << " ms, " << to_string(row.status)
+               << " " << row.message << "\n";
+    for (const auto& row : c.runoff)
+      measured << "run-off: " << detail::describe_params(row.params) << " " << row.ms << " ms, trades "
+               << row.trades_sizes << " " << row.message << "\n";
+    INFO(measured.str());
     REQUIRE(fastest_ok(c) != nullptr);
     CHECK(fastest_ok(c)->params == trader);  // the search's verdict, on the two timed sizes
     REQUIRE(c.has_best);
