@@ -58,6 +58,38 @@ std::vector<ParamMap> first_after_references(const std::string& routine, const s
   return out;
 }
 
+// Two parameters of a blur kernel searching these values (every legal value of each), the
+// others the default row's: the default looks fastest, so the first candidates of the method's
+// search are its neighbours in those lists, one parameter at a time.
+using Axis = std::pair<std::string, std::vector<int>>;
+void check_first_steps(const std::string& kernel, const std::string& method, const std::string& size, const Axis& a,
+                       const Axis& b) {
+  const ParamMap def = resolve_configuration(kernel, "1", test::session().entry.info, Tuning{{}, false}).values;
+  std::map<std::string, std::vector<int>> values;
+  for (const auto& [name, v] : def) values[name] = {v};
+  values[a.first] = a.second;
+  values[b.first] = b.second;
+  const auto next_to = [](const std::vector<int>& list, int v) {  // the values next to v in a list
+    std::vector<int> out;
+    const auto at = std::find(list.begin(), list.end(), v);
+    REQUIRE(at != list.end());
+    if (at != list.begin()) out.push_back(*(at - 1));
+    if (at + 1 != list.end()) out.push_back(*(at + 1));
+    return out;
+  };
+  const int va = def.at(a.first), vb = def.at(b.first);
+  std::set<std::pair<int, int>> expected;
+  for (const int v : next_to(a.second, va)) expected.emplace(v, vb);
+  for (const int v : next_to(b.second, vb)) expected.emplace(va, v);
+  REQUIRE(expected.size() >= 2);
+  TuneOptions o = test::tiny_space(size, values);
+  o.routine_options["method"] = method;
+  std::set<std::pair<int, int>> steps;
+  for (const ParamMap& p : first_after_references("blur", kernel, "1", def, o, expected.size()))
+    steps.emplace(p.at(a.first), p.at(b.first));
+  CHECK(steps == expected);
+}
+
 // Two candidates of small_options()'s space, neither of them the shipped row.
 std::pair<ParamMap, ParamMap> two_candidates() {
   std::pair<ParamMap, ParamMap> c{small_candidate(16, 2), small_candidate(8, 2)};
@@ -518,66 +550,15 @@ TEST_SUITE("tune") {
 
   TEST_CASE("the separable blur's search starts with single steps from the best so far") {
     TuneEnv env("blur-steps");
-    auto& s = test::session();
-    // The default row's values but for two searched lists (4 x 5); the default looks fastest, so
-    // the first candidates are its neighbours in those lists, one parameter at a time (two to
-    // four of the 19 others).
-    const ParamMap def = resolve_configuration("blur_separable", "1", s.entry.info, Tuning{{}, false}).values;
-    const std::vector<int> vws{1, 4, 8, 16}, wpts{1, 2, 4, 8, 16};  // every legal value of each
-    std::map<std::string, std::vector<int>> values;
-    for (const auto& [name, v] : def) values[name] = {v};
-    values["BLUR_S_ROW_VW"] = vws;
-    values["BLUR_S_COL_WPT"] = wpts;
-    // The values next to v in a list.
-    const auto next_to = [](const std::vector<int>& list, int v) {
-      std::vector<int> out;
-      const auto at = std::find(list.begin(), list.end(), v);
-      REQUIRE(at != list.end());
-      if (at != list.begin()) out.push_back(*(at - 1));
-      if (at + 1 != list.end()) out.push_back(*(at + 1));
-      return out;
-    };
-    const int vw = def.at("BLUR_S_ROW_VW"), wpt = def.at("BLUR_S_COL_WPT");
-    std::set<std::pair<int, int>> expected;
-    for (const int v : next_to(vws, vw)) expected.emplace(v, wpt);
-    for (const int w : next_to(wpts, wpt)) expected.emplace(vw, w);
-    REQUIRE(expected.size() >= 2);
-    TuneOptions o = test::tiny_space("48x40,sigma=1", values);
-    std::set<std::pair<int, int>> steps;
-    for (const ParamMap& p : first_after_references("blur", "blur_separable", "1", def, o, expected.size()))
-      steps.emplace(p.at("BLUR_S_ROW_VW"), p.at("BLUR_S_COL_WPT"));
-    CHECK(steps == expected);
+    // Two to four of the 19 others, 4 x 5 candidates.
+    check_first_steps("blur_separable", "separable", "48x40,sigma=1", {"BLUR_S_ROW_VW", {1, 4, 8, 16}},
+                      {"BLUR_S_COL_WPT", {1, 2, 4, 8, 16}});
   }
 
   TEST_CASE("the recursive blur's search starts with single steps from the best so far") {
-    // The default row's values but for two searched lists, every legal value of each; the
-    // default looks fastest, so the first candidates are its neighbours, one parameter at a time.
-    const ParamMap def =
-        resolve_configuration("blur_recursive", "1", test::session().entry.info, Tuning{{}, false}).values;
-    const std::vector<int> batches{1, 2, 4, 8, 16}, links{1, 2, 4, 8, 16};
-    std::map<std::string, std::vector<int>> values;
-    for (const auto& [name, v] : def) values[name] = {v};
-    values["BLUR_R_BATCH"] = batches;
-    values["BLUR_R_LINK_BATCH"] = links;
-    const auto next_to = [](const std::vector<int>& list, int v) {
-      std::vector<int> out;
-      const auto at = std::find(list.begin(), list.end(), v);
-      REQUIRE(at != list.end());
-      if (at != list.begin()) out.push_back(*(at - 1));
-      if (at + 1 != list.end()) out.push_back(*(at + 1));
-      return out;
-    };
-    const int batch = def.at("BLUR_R_BATCH"), link = def.at("BLUR_R_LINK_BATCH");
-    std::set<std::pair<int, int>> expected;
-    for (const int v : next_to(batches, batch)) expected.emplace(v, link);
-    for (const int v : next_to(links, link)) expected.emplace(batch, v);
-    REQUIRE(expected.size() >= 2);
-    TuneOptions o = test::tiny_space("96x80,sigma=2", values);
-    o.routine_options["method"] = "recursive";
-    std::set<std::pair<int, int>> steps;
-    for (const ParamMap& p : first_after_references("blur", "blur_recursive", "1", def, o, expected.size()))
-      steps.emplace(p.at("BLUR_R_BATCH"), p.at("BLUR_R_LINK_BATCH"));
-    CHECK(steps == expected);
+    TuneEnv env("blur-rec-steps");
+    check_first_steps("blur_recursive", "recursive", "96x80,sigma=2", {"BLUR_R_BATCH", {1, 2, 4, 8, 16}},
+                      {"BLUR_R_LINK_BATCH", {1, 2, 4, 8, 16}});
   }
 
   TEST_CASE("the SGEMM route's search tries each crossover of the direct kernel first") {
