@@ -73,13 +73,14 @@ bool ClassTuner::run(const Space& space) {
 
   // The references compile beside the first seeds, not alone before them: a class then waits
   // for one round of compiles, not two. First the values of the seed axes on the current
-  // configuration (else the default) where they are whole values, not steps: the split of a length run as passes
-  // decides more than any other parameter, and a class whose share holds one batch measured none of them (the H200's
-  // cold start of 2026-11-30: 2^19 and 2^20 points at 0.48-0.66 of the shipped rows, which split
-  // them otherwise). Then the winners of the nearest classes before this one, as many as a batch
-  // holds, at least two; farther winners are left out (the n-th class of a job would otherwise
-  // try n - 1 winners before the axes' values on its best). Each is projected onto this class's
-  // space once, here (evaluate_seeds takes them as they are).
+  // configuration (else the default) where they are whole values, not steps: the split of a
+  // length run as passes decides more than any other parameter, and a class whose share holds
+  // one batch measured none of them (the H200's cold start of 2026-11-30: 2^19 and 2^20 points
+  // at 0.48-0.66 of the shipped rows, which split them otherwise). Then the winners of the
+  // nearest classes before this one, as many as a batch holds, at least two; farther winners are
+  // left out (the n-th class of a job would otherwise try n - 1 winners before the axes' values
+  // on its best). Each is projected onto this class's space once, here (evaluate_seeds takes
+  // them as they are).
   siblings_.resize(std::min<std::size_t>(siblings_.size(), std::max(threads_, 2u)));
   for (ParamMap& sib : siblings_) sib = project_onto(space, sib);
   std::vector<ParamMap> first = references;
