@@ -52,6 +52,21 @@ bool from_user(const Configuration& cfg) {
 // 3 transforms of 2048 points through the library (its lookup as it is now) against the host FFT.
 void check_plan_of_2048(cl::CommandQueue& queue) { test::check_host_fft(queue, 2048, 3, test::seed() + 11); }
 
+// A class's rows: its default, then that default's two splits (passes of at most 128 and 256
+// points), both verified, in either order; neither with work-groups of `not_wg` (0: any).
+void check_default_then_splits(const TuneClassResult& c, int not_wg = 0) {
+  REQUIRE(c.rows.size() == 3);
+  CHECK(c.rows[0].is_default);
+  std::vector<int> splits;
+  for (std::size_t i = 1; i < c.rows.size(); ++i) {
+    if (not_wg != 0) CHECK(c.rows[i].params.at("FFT_WG") != not_wg);
+    CHECK(c.rows[i].status == CandidateStatus::Ok);
+    splits.push_back(c.rows[i].params.at("FFT_PASS_MAX"));
+  }
+  std::sort(splits.begin(), splits.end());
+  CHECK(splits == std::vector<int>{128, 256});
+}
+
 }  // namespace
 
 TEST_SUITE("tune_passes") {
@@ -160,16 +175,7 @@ TEST_SUITE("tune_passes") {
     CHECK(r.classes[0].best == winner);
     const TuneClassResult& c = r.classes[1];
     CHECK(c.variant == "4096");
-    REQUIRE(c.rows.size() == 3);
-    CHECK(c.rows[0].is_default);
-    std::vector<int> splits;
-    for (std::size_t i = 1; i < c.rows.size(); ++i) {
-      CHECK(c.rows[i].params.at("FFT_WG") != other);  // not the first class's winner
-      CHECK(c.rows[i].status == CandidateStatus::Ok);
-      splits.push_back(c.rows[i].params.at("FFT_PASS_MAX"));
-    }
-    std::sort(splits.begin(), splits.end());
-    CHECK(splits == std::vector<int>{128, 256});
+    check_default_then_splits(c, other);  // not the first class's winner
   }
 
   TEST_CASE("tune fft: a class's first batch is built and measured past its share, within the run's") {
@@ -195,15 +201,7 @@ TEST_SUITE("tune_passes") {
     detail::ClassTuner tuner(s.queue, target, spec, o, TuneStrategy::Random, c, 7, now, now - std::chrono::seconds(1),
                              0, 1, cache);
     CHECK(tuner.run(space));
-    REQUIRE(c.rows.size() == 3);
-    CHECK(c.rows[0].is_default);
-    std::vector<int> splits;
-    for (std::size_t i = 1; i < c.rows.size(); ++i) {
-      CHECK(c.rows[i].status == CandidateStatus::Ok);
-      splits.push_back(c.rows[i].params.at("FFT_PASS_MAX"));
-    }
-    std::sort(splits.begin(), splits.end());
-    CHECK(splits == std::vector<int>{128, 256});
+    check_default_then_splits(c);
   }
 
   TEST_CASE("tune all: a pass configuration no faster than the current one is never stored") {
