@@ -33,7 +33,8 @@ const OpenBlas& openblas();
 /// Loads OpenBLAS as openblas() does but with the given CPU flags in place of /proc/cpuinfo's
 /// (tests; kernels chosen for flags the CPU lacks must not run). Where OpenBLAS is already
 /// loaded in the process it cannot load again: then only the user's OPENBLAS_CORETYPE or the
-/// detected core apply, and choice says so.
+/// detected core apply, and choice says so (a library linked against libblas.so.3, such as
+/// OpenCV's core, brings it in with the process where the BLAS alternative is OpenBLAS).
 OpenBlas load_openblas(const std::string& cpu_flags);
 
 /// The core OpenBLAS should use instead of `detected` on a CPU with these flags (the "flags"
