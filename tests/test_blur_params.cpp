@@ -242,20 +242,29 @@ TEST_SUITE("blur") {
     CHECK(detail::blur_route(s.entry.info, 131, 77, PixelFormat::R32F, o, Tuning{sets[1], false}).fused);
     CHECK(detail::blur_route(s.entry.info, 131, 77, PixelFormat::R32F, o, Tuning{sets[1], false}).bytes_per_pixel == 8);
     // From a database row the kernel fuses only where the halo rows add at most a quarter to the
-    // row pass (8 ry <= F: with F = 64, ry 8 (sigma 2.5) fuses and ry 9 (sigma 3) does not); an
-    // explicit override fuses wherever its tile fits.
+    // row pass (8 ry <= F: with F = 64, ry 8 (sigma 2.5) fuses and ry 9 (sigma 3) does not) and
+    // its tiles (64 x 64 here) are at least the device's compute units; an explicit override
+    // fuses wherever its tile fits.
     {
       const std::string rows = test::temp_dir("blur-fused-halo") + "/t.json";
       std::ofstream(rows) << R"({"entries": [{"kernel": "blur_separable", "variant": "1", "params": {"BLUR_S_FUSED": 64,
                                 "BLUR_S_COL_VW": 4, "BLUR_S_COL_LX": 16, "BLUR_S_COL_LY": 2, "BLUR_S_COL_WPT": 4}}]})";
       test::ScopedEnv env("CLFORGE_TUNING_FILE", rows);
+      const std::size_t cu = s.entry.info.compute_units;
+      const auto fused = [&](std::size_t w, std::size_t ht, const BlurOptions& b, const ParamMap& asked) {
+        return detail::blur_route(s.entry.info, w, ht, PixelFormat::R32F, b, Tuning{asked, false}).fused;
+      };
       BlurOptions h = o;
       h.sigma_y = 2.5;
-      CHECK(detail::blur_route(s.entry.info, 131, 77, PixelFormat::R32F, h, Tuning{{}, false}).fused);
+      CHECK(fused(64 * cu + 3, 77, h, {}));  // (cu + 1) x 2 tiles
+      CHECK(fused(64 * cu, 64, h, {}));      // cu tiles
+      if (cu > 1) {
+        CHECK_FALSE(fused(64 * (cu - 1), 64, h, {}));
+        CHECK(fused(64 * (cu - 1), 64, h, {{"BLUR_S_FUSED", 64}}));
+      }
       h.sigma_y = 3;
-      CHECK_FALSE(detail::blur_route(s.entry.info, 131, 77, PixelFormat::R32F, h, Tuning{{}, false}).fused);
-      CHECK(
-          detail::blur_route(s.entry.info, 131, 77, PixelFormat::R32F, h, Tuning{{{"BLUR_S_FUSED", 64}}, false}).fused);
+      CHECK_FALSE(fused(64 * cu + 3, 77, h, {}));
+      CHECK(fused(64 * cu + 3, 77, h, {{"BLUR_S_FUSED", 64}}));
       Case k;  // the two passes the row then takes compute the right answer
       k.w = 131;
       k.h = 77;

@@ -67,6 +67,8 @@ std::uint64_t col_tile_bytes(const Configuration& c, int r, std::size_t channels
 /// multiple of BLUR_S_COL_WPT) and its tile of row-pass outputs.
 std::size_t fused_rows(const Configuration& c);
 std::uint64_t fused_tile_bytes(const Configuration& c, int ry, std::size_t channels);
+/// Work-groups of the fused kernel on a width x height image (0 where the row does not fuse).
+std::uint64_t fused_tiles(const Configuration& c, std::size_t width, std::size_t height, std::size_t channels);
 
 Resolved resolve(const DeviceInfo& dev, std::size_t width, std::size_t height, PixelFormat format, const BlurOptions& o,
                  const Tuning& tuning);

@@ -177,6 +177,13 @@ std::uint64_t fused_tile_bytes(const Configuration& c, int ry, std::size_t chann
          separable_col_columns(c, channels, false) * channels * 4;
 }
 
+std::uint64_t fused_tiles(const Configuration& c, std::size_t width, std::size_t height, std::size_t channels) {
+  if (c.at("BLUR_S_FUSED") <= 0) return 0;
+  const std::size_t columns =
+      static_cast<std::size_t>(c.at("BLUR_S_COL_LX")) * separable_col_columns(c, channels, false);
+  return static_cast<std::uint64_t>(ceil_div(width, columns)) * ceil_div(height, fused_rows(c));
+}
+
 Resolved resolve(const DeviceInfo& dev, std::size_t width, std::size_t height, PixelFormat format, const BlurOptions& o,
                  const Tuning& tuning) {
   check_overrides(tuning);
@@ -208,10 +215,14 @@ Resolved resolve(const DeviceInfo& dev, std::size_t width, std::size_t height, P
     const std::size_t col_tile = col_tile_bytes(r.separable, r.ry, r.channels);
     const std::size_t fused_tile = fused_tile_bytes(r.separable, r.ry, r.channels);
     require_local_fits(tuning, "BLUR_S_FUSED", fused_tile, dev);
-    // A database row fuses where its halo is small (fused_halo_ok); an explicit override is taken
-    // as asked wherever its tile fits.
-    const bool halo_ok = fused_halo_ok(r.separable, r.ry) || tuning.overrides.count("BLUR_S_FUSED") > 0;
-    r.route.fused = r.separable.at("BLUR_S_FUSED") > 0 && fused_tile <= dev.local_mem_size && halo_ok;
+    // A database row fuses where its halo is small (fused_halo_ok) and its tiles are at least as
+    // many as the device's compute units, as the two passes' groups are (a 1024 x 1024 image in
+    // 256 x 1024 tiles keeps 4 of 16 cores busy); an explicit override is taken as asked wherever
+    // its tile fits.
+    const bool asked = tuning.overrides.count("BLUR_S_FUSED") > 0;
+    const bool halo_ok = fused_halo_ok(r.separable, r.ry) || asked;
+    const bool fills = asked || fused_tiles(r.separable, width, height, r.channels) >= dev.compute_units;
+    r.route.fused = r.separable.at("BLUR_S_FUSED") > 0 && fused_tile <= dev.local_mem_size && halo_ok && fills;
     if (!r.route.fused) require_local_fits(tuning, "BLUR_S_LOCAL", std::max(row_tile, col_tile), dev);
     r.row_local = !r.route.fused && local && row_tile <= dev.local_mem_size;
     r.col_local = !r.route.fused && local && col_tile <= dev.local_mem_size;
