@@ -119,25 +119,31 @@ double tune_all_weight(const TuneAllJob& job, const DeviceInfo& device) {
   return weight;
 }
 
-std::vector<double> tune_all_job_weights(const std::vector<TuneAllJob>& jobs, const DeviceInfo& device) {
+std::vector<double> tune_all_job_weights(const std::vector<TuneAllJob>& jobs, const DeviceInfo& device,
+                                         std::vector<char>* superseded) {
   std::vector<double> weights(jobs.size(), 0);
-  std::set<std::string> superseded;
+  std::set<std::string> others;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     weights[i] = tune_all_weight(jobs[i], device);
     const std::string& other = tune_target(jobs[i].routine).supersedes;
-    if (weights[i] > 0 && !other.empty()) superseded.insert(other);
+    if (weights[i] > 0 && !other.empty()) others.insert(other);
   }
+  if (superseded) superseded->assign(jobs.size(), 0);
   for (std::size_t i = 0; i < jobs.size(); ++i)
-    if (weights[i] > 0 && superseded.count(jobs[i].routine)) weights[i] = 1;
+    if (weights[i] > 0 && others.count(jobs[i].routine)) {
+      weights[i] = 1;
+      if (superseded) (*superseded)[i] = 1;
+    }
   return weights;
 }
 
-std::vector<double> tune_all_shares(std::vector<double> weights) {
+std::vector<double> tune_all_shares(std::vector<double> weights, const std::vector<char>& superseded) {
+  const auto floored = [&](std::size_t i) { return weights[i] > 0 && (i >= superseded.size() || !superseded[i]); };
   double sum = 0, running = 0;
-  for (const double w : weights)
-    if (w > 0) sum += w, running += 1;
-  for (double& w : weights)
-    if (w > 0) w = std::max(w, sum / running);
+  for (std::size_t i = 0; i < weights.size(); ++i)
+    if (floored(i)) sum += weights[i], running += 1;
+  for (std::size_t i = 0; i < weights.size(); ++i)
+    if (floored(i)) weights[i] = std::max(weights[i], sum / running);
   return weights;
 }
 }  // namespace detail
@@ -157,7 +163,8 @@ TuneAllResult tune_all(cl::CommandQueue& queue, const std::vector<TuneAllJob>& j
   const detail::CompileWorkerScope worker_scope(workers.get());
   // The time left is shared by the jobs left in proportion to their weights (tune_all_shares).
   std::vector<double> own(jobs.size(), 0), weight(jobs.size() + 1, 0);  // weight[i]: of jobs i and after
-  own = detail::tune_all_shares(detail::tune_all_job_weights(jobs, device));
+  std::vector<char> superseded;
+  own = detail::tune_all_shares(detail::tune_all_job_weights(jobs, device, &superseded), superseded);
   for (std::size_t i = jobs.size(); i-- > 0;) weight[i] = weight[i + 1] + own[i];
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     TuneOptions o = options;

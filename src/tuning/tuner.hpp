@@ -250,12 +250,14 @@ double space_terms(const KernelSpec& spec, const std::map<std::string, std::vect
 /// its size classes of the terms of each class's space, narrowed as tune() narrows it.
 double tune_all_weight(const TuneAllJob& job, const DeviceInfo& device);
 /// tune_all_weight of each job, but one term for a job whose routine another job's target
-/// supersedes on the device (TuneTarget::supersedes), before tune_all_shares.
-std::vector<double> tune_all_job_weights(const std::vector<TuneAllJob>& jobs, const DeviceInfo& device);
+/// supersedes on the device (TuneTarget::supersedes), marked in `superseded` where given.
+std::vector<double> tune_all_job_weights(const std::vector<TuneAllJob>& jobs, const DeviceInfo& device,
+                                         std::vector<char>* superseded = nullptr);
 /// The weights tune_all() shares its time by: each job's tune_all_weight, raised to the mean
 /// weight of the jobs that run (weight > 0), so that a job of a small space next to many large
-/// classes still gets at least half an even share of the time.
-std::vector<double> tune_all_shares(std::vector<double> weights);
+/// classes still gets at least half an even share of the time; a superseded job (nonzero in
+/// `superseded`) keeps its one term and stays out of the mean.
+std::vector<double> tune_all_shares(std::vector<double> weights, const std::vector<char>& superseded = {});
 
 class CompileWorkers;
 /// The compile workers of a tune run (TuneOptions::compile_worker) for the device of `qc`, or
