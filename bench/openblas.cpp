@@ -2,6 +2,7 @@
 #include "bench/openblas.hpp"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <set>
@@ -35,6 +36,12 @@ void read_library(void* h, OpenBlas& b) {
   const auto config = reinterpret_cast<Text>(dlsym(h, "openblas_get_config"));
   b.core = core != nullptr ? detail::trim(core()) : "unknown";
   b.config = config != nullptr ? detail::trim(config()) : "unknown";
+}
+
+// The choice when clforge set the core: in a new load, or in a process run again for it.
+std::string chosen_text(const std::string& core, const std::string& detected) {
+  return "OPENBLAS_CORETYPE=" + core + " set by clforge: OpenBLAS detected " + detected + " on a CPU with " +
+         (core == "SkylakeX" ? "AVX-512" : "AVX2 and FMA");
 }
 
 }  // namespace
@@ -88,7 +95,8 @@ OpenBlas load_openblas(const std::string& flags) {
     return b;
   }
   if (const auto user = detail::env("OPENBLAS_CORETYPE")) {
-    b.choice = "OPENBLAS_CORETYPE=" + *user + " set by the user";
+    const auto replaced = detail::env("CLFORGE_OPENBLAS_DETECTED");  // restart_with_openblas_kernels
+    b.choice = replaced ? chosen_text(*user, *replaced) : "OPENBLAS_CORETYPE=" + *user + " set by the user";
     return b;
   }
   const std::string better = better_openblas_core(b.core, flags);
@@ -124,9 +132,26 @@ OpenBlas load_openblas(const std::string& flags) {
   }
   b.handle = h;
   read_library(h, b);
-  b.choice = "OPENBLAS_CORETYPE=" + better + " set by clforge: OpenBLAS detected " + detected + " on a CPU with " +
-             (better == "SkylakeX" ? "AVX-512" : "AVX2 and FMA");
+  b.choice = chosen_text(better, detected);
   return b;
+}
+
+void restart_with_openblas_kernels(char** argv) {
+  if (detail::env("OPENBLAS_CORETYPE")) return;
+  void* h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  if (h == nullptr) return;  // not loaded yet: openblas() loads it with the better kernels
+  OpenBlas b;
+  read_library(h, b);
+  dlclose(h);
+  const std::string better = better_openblas_core(b.core, cpu_flags());
+  if (better.empty() || b.config.find("DYNAMIC_ARCH") == std::string::npos) return;
+  const std::string self = detail::own_executable();
+  if (self.empty()) return;
+  setenv("OPENBLAS_CORETYPE", better.c_str(), 1);
+  setenv("CLFORGE_OPENBLAS_DETECTED", b.core.c_str(), 1);
+  execv(self.c_str(), argv);
+  unsetenv("OPENBLAS_CORETYPE");
+  unsetenv("CLFORGE_OPENBLAS_DETECTED");
 }
 
 const OpenBlas& openblas() {

@@ -5,7 +5,9 @@
 //   - OPENBLAS_CORETYPE set in the environment: OpenBLAS uses it (reported as the user's choice);
 //   - else, when the core OpenBLAS detected is of an older class than /proc/cpuinfo's flags
 //     (AVX-512 F/BW/VL/DQ/CD: SkylakeX; AVX2 + FMA: Haswell), OpenBLAS is unloaded and loaded
-//     again with OPENBLAS_CORETYPE set to that core (OpenBLAS reads it only when it loads).
+//     again with OPENBLAS_CORETYPE set to that core (OpenBLAS reads it only when it loads);
+//     where it came in with the process, the command line runs again with it set
+//     (restart_with_openblas_kernels).
 // Every record and the peers name the kernels that ran (openblas_get_corename).
 #pragma once
 #include <string>
@@ -43,5 +45,14 @@ std::string better_openblas_core(const std::string& detected, const std::string&
 
 /// The "flags" line of /proc/cpuinfo (empty when unreadable).
 std::string cpu_flags();
+
+/// For a command line that benchmarks against OpenBLAS, first thing in main(): where OpenBLAS
+/// came in with the process (a library linked against libblas.so.3), its kernels are older than
+/// the CPU's flags call for (better_openblas_core), it chooses them at load time (DYNAMIC_ARCH)
+/// and OPENBLAS_CORETYPE is not set, the process runs again (execv of its own executable with
+/// the same arguments) with OPENBLAS_CORETYPE set to the better core and
+/// CLFORGE_OPENBLAS_DETECTED to the one it replaced, which openblas() reports as clforge's choice.
+/// Returns where nothing needs it or the execv fails (the variables unset again).
+void restart_with_openblas_kernels(char** argv);
 
 }  // namespace clforge::bench

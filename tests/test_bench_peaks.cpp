@@ -72,6 +72,28 @@ TEST_SUITE("bench_peaks") {
     if (after != nullptr) dlclose(after);
   }
 
+#ifdef CLFORGE_CLI
+  TEST_CASE("the command line runs OpenBLAS's kernels for the CPU's flags, where OpenCV loaded it too") {
+    auto& s = test::session();
+    if (s.entry.info.type != "CPU") return;  // OpenBLAS is bench sgemm's peer on CPU devices
+    const bench::OpenBlas& b = bench::openblas();
+    if (b.problem == "not found" || b.config.find("DYNAMIC_ARCH") == std::string::npos) return;
+    const std::string cmd = "env -u OPENBLAS_CORETYPE -u CLFORGE_OPENBLAS_DETECTED " + std::string(CLFORGE_CLI) +
+                            " --device " + s.entry.info.index_string() + " bench sgemm --size 64 --out '" +
+                            test::temp_dir("openblas-cli") + "/r'";
+    std::string log;
+    const int rc = test::run_command(cmd, log);
+    INFO(log);
+    REQUIRE(rc == 0);
+    const std::string mark = "sgemm 64x64x64 OpenBLAS (host, ";  // "..., SkylakeX kernels): 0.010 ms"
+    const std::size_t at = log.find(mark);
+    REQUIRE(at != std::string::npos);
+    const std::size_t from = at + mark.size();
+    const std::string core = log.substr(from, log.find(' ', from) - from);
+    CHECK(bench::better_openblas_core(core, bench::cpu_flags()).empty());
+  }
+#endif
+
   TEST_CASE("OpenBLAS on this CPU: the kernels its flags call for, or the user's") {
     const bench::OpenBlas& b = bench::openblas();
     if (b.problem == "not found") return;

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "bench/openblas.hpp"
 #include "runtime/compile_workers.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/files.hpp"
@@ -197,6 +198,7 @@ int main(int argc, char** argv) {
   using namespace clforge;
   // A compile worker of a tune in another clforge process (runtime/compile_workers.hpp).
   if (argc == 3 && std::string(argv[1]) == "compile-worker") return detail::compile_worker_main(argv[2]);
+  bench::restart_with_openblas_kernels(argv);  // OpenCV's libblas.so.3 may have loaded OpenBLAS
   CLI::App app{"clforge: portable OpenCL compute library (SGEMM, FFT, transpose, Gaussian blur) with runtime tuning"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("clforge ") + version_string, "print the version and exit");
