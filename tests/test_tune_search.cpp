@@ -581,6 +581,37 @@ TEST_SUITE("tune") {
     CHECK(crossovers == std::set<int>{0, 32, 64, 128, 256});
   }
 
+  TEST_CASE("the lane kernel's search tries each lane width first, then the other axes' values") {
+    TuneEnv env("lane-seeds");
+    // The default lies outside this space (FFT_LANE_MAX): its projection is the start.
+    TuneOptions o = test::tiny_space("64", {{"FFT_LANES", {4, 8, 16}},
+                                            {"FFT_LANE_RADIX", {8, 16}},
+                                            {"FFT_LANE_MIN", {1}},
+                                            {"FFT_LANE_MAX", {4096}},
+                                            {"FFT_LANES2", {8}},
+                                            {"FFT_LANE_EBLOCK", {0, 1}}});
+    const ParamMap def = resolve_configuration("fft_lanes", "64", test::session().entry.info, Tuning{{}, false}).values;
+    REQUIRE(def.at("FFT_LANE_MAX") != 4096);
+    ParamMap start = def;
+    start["FFT_LANE_MAX"] = 4096;
+    start["FFT_LANE_MIN"] = 1;
+    start["FFT_LANES2"] = 8;
+    start["FFT_LANES"] = std::max(4, start["FFT_LANES"]);  // the nearest searched values: 0 -> 4
+    start["FFT_LANE_RADIX"] = start["FFT_LANE_RADIX"] <= 8 ? 8 : 16;
+    const auto with = [&](const std::string& name, int v) {
+      ParamMap p = start;
+      p[name] = v;
+      return p;
+    };
+    const std::vector<ParamMap> first = first_after_references("fft_lanes", "fft_lanes", "64", def, o, 5);
+    REQUIRE(first.size() == 5);
+    CHECK(std::set<ParamMap>(first.begin(), first.begin() + 3) ==
+          std::set<ParamMap>{with("FFT_LANES", 4), with("FFT_LANES", 8), with("FFT_LANES", 16)});
+    CHECK(std::set<ParamMap>(first.begin() + 3, first.end()) ==
+          std::set<ParamMap>{with("FFT_LANE_EBLOCK", 1 - start.at("FFT_LANE_EBLOCK")),
+                             with("FFT_LANE_RADIX", 24 - start.at("FFT_LANE_RADIX"))});
+  }
+
   TEST_CASE("the shipped rows of other devices are the first candidates after the default") {
     TuneEnv env("seeds");
     auto& s = test::session();

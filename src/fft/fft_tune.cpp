@@ -469,7 +469,13 @@ TuneTarget fft_lanes_tune_target() {
   };
   t.narrow = fft_lanes_narrow;
   t.stored_rows = nullptr;
-  t.seed_axes = {"FFT_LANE_MAX"};  // one launch or two
+  // Each lane width first (the vector of transforms a work-item computes: on AVX-512 CPUs 16, 4
+  // or 8 elsewhere), then one launch or two, then the block moves, the radix and the second
+  // launch's width, each on the best so far: projected from a row without lanes (FFT_LANES 0, a
+  // device no row knows) the start is 4 lanes of radix 8, and a class whose share holds a few
+  // candidates kept it or a step from it (the 2-core Intel VM's cold start of 2026-11-30: the
+  // classes of 4096 points and of real-input 256 stored the start itself).
+  t.seed_axes = {"FFT_LANES", "FFT_LANE_MAX", "FFT_LANE_EBLOCK", "FFT_LANE_RADIX", "FFT_LANES2"};
   // The lane kernel is the CPU's (docs/fft.md, CPUs): GPU rows ship FFT_LANES 0, and a GPU
   // would run it with two arrays of n vectors in private memory per work-item.
   t.device_types = {"CPU"};
