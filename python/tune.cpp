@@ -138,6 +138,7 @@ void register_results(py::module_& m) {
       .def_readonly("is_current", &TuneRow::is_current)
       .def_readonly("cached", &TuneRow::cached)
       .def_readonly("cut_short", &TuneRow::cut_short)
+      .def_readonly("checked", &TuneRow::checked)
       .def_readonly("compile_s", &TuneRow::compile_s)
       .def_readonly("verify_s", &TuneRow::verify_s)
       .def_readonly("timing_s", &TuneRow::timing_s);

@@ -120,6 +120,81 @@ TEST_SUITE("tune") {
     expect_sampled("blur", "64x48");
   }
 
+  // The check sizes cost a candidate its own programs (on PoCL a code generation each): only the
+  // search's fastest (the next while one is rejected) and each finalist of the run-off are
+  // verified there. One wrong there is rejected wherever it stands; one that could not be stored
+  // is not checked (its row says so), and the tune cache keeps each rejection for a resumed run.
+  TEST_CASE("check sizes verify the search's result and the finalists, and only them") {
+    TuneEnv env("check-best");
+    auto& s = test::session();
+    TuneOptions o = test::small_options();
+    o.sizes = {"256x128"};                  // an output larger than the sample the timed size compares
+    o.strategy = TuneStrategy::Exhaustive;  // a fixed order
+    o.store = false;
+    o.cache_file = env.dir + "/cache.jsonl";
+    std::vector<ParamMap> order;  // the candidates after the references, in the order evaluated
+    const TuneResult plain = tune(s.queue, "transpose", o);
+    for (const auto& row : plain.classes.at(0).rows)
+      if (!row.is_default && !row.is_current) order.push_back(row.params);
+    REQUIRE(order.size() >= 3);
+    const ParamMap good = order[0], wrong_best = order[1], wrong_late = order[2];
+    const detail::TuneFaultScope fault([&](const ParamMap& p) {
+      detail::TuneFault f;
+      if (p == wrong_best || p == wrong_late) {  // right on the timed size's sample, wrong in full
+        f.region_values = detail::TuneFault::Values::Wrong;
+        f.in_sample = false;
+        f.on_check_sizes = true;
+      }
+      // Factors of 100 apart, far beyond what the candidates' own times differ by.
+      f.time_scale = p == wrong_best ? 1e-6 : p == good ? 1e-4 : p == wrong_late ? 1e-2 : 1.0;
+      return f;
+    });
+    const auto row_of = [](const TuneClassResult& c, const ParamMap& p) {
+      for (const auto& row : c.rows)
+        if (row.params == p) return row;
+      FAIL("no row");
+      return TuneRow{};
+    };
+    o.give_up = 0;  // every candidate timed in full: wrong_late stays a finalist
+    const TuneResult r = tune(s.queue, "transpose", o);
+    const TuneClassResult& c = r.classes.at(0);
+    REQUIRE(c.has_best);
+    CHECK(c.best == good);
+    CHECK(c.rejected == 1);
+    CHECK(row_of(c, wrong_best).status == CandidateStatus::Rejected);
+    CHECK(row_of(c, good).checked);
+    // Neither the result nor a finalist: verified on the timed size's sample only.
+    INFO(row_of(c, wrong_late).message);
+    CHECK(row_of(c, wrong_late).status == CandidateStatus::Ok);
+    CHECK(!row_of(c, wrong_late).checked);
+    for (const auto& row : c.rows)
+      if (row.is_default) CHECK(row.checked);
+    // With a run-off of two, the second fastest is a finalist: checked first, and rejected.
+    o.finalists = 2;
+    const TuneResult rf = tune(s.queue, "transpose", o);
+    const TuneClassResult& f = rf.classes.at(0);
+    CHECK(f.best == good);
+    CHECK(f.rejected == 2);
+    CHECK(row_of(f, wrong_late).status == CandidateStatus::Rejected);
+    CHECK(row_of(f, wrong_late).message.find(": ") != std::string::npos);
+    REQUIRE(!f.runoff.empty());
+    for (const auto& row : f.runoff) {
+      CHECK(row.params != wrong_best);
+      CHECK(row.params != wrong_late);
+    }
+    // The cache's last record of each is the verdict a resumed run takes.
+    std::map<ParamMap, nlohmann::json> last;
+    for (auto& j : test::cache_records(o.cache_file)) last[test::params_of(j)] = j;
+    CHECK(last.at(wrong_late).at("status") == "rejected");
+    CHECK(last.at(wrong_best).at("status") == "rejected");
+    o.resume = true;
+    const TuneResult rg = tune(s.queue, "transpose", o);
+    const TuneClassResult& g = rg.classes.at(0);
+    CHECK(g.cached == g.tried);
+    CHECK(g.best == good);
+    CHECK(row_of(g, wrong_late).status == CandidateStatus::Rejected);
+  }
+
   // The scan is split over threads for large outputs: a value in any part, the last included,
   // counts, and the first one is named wherever it is.
   TEST_CASE("the scan of a large output counts every NaN and infinity and names the first") {

@@ -111,6 +111,12 @@ void print_summary(const TuneResult& r, const TuneArgs& a) {
                 c.run_failed);
     if (c.cut_short > 0)
       std::printf("  %zu of the ok ones cut short: slower than the cut-off on their first samples\n", c.cut_short);
+    std::size_t ok_rows = 0, checked = 0;
+    for (const auto& row : c.rows)
+      if (row.status == CandidateStatus::Ok) ++ok_rows, checked += row.checked ? 1 : 0;
+    if (checked < ok_rows)
+      std::printf("  %zu of the ok ones verified on the check sizes too (the search's result, the finalists)\n",
+                  checked);
     std::vector<const TuneRow*> ok;
     for (const auto& row : c.rows)
       if (row.status == CandidateStatus::Ok) ok.push_back(&row);
@@ -270,6 +276,7 @@ void write_results(const TuneResult& r, const DeviceInfo& dev, const TuneArgs& a
                              {"default", row.is_default},
                              {"cached", row.cached},
                              {"cut_short", row.cut_short},
+                             {"checked", row.checked},
                              {"compile_s", row.compile_s},
                              {"verify_s", row.verify_s},
                              {"timing_s", row.timing_s}});

@@ -68,6 +68,7 @@ bool parse_row(const nlohmann::json& j, TuneRow& row) {
   row.error = j.value("error", 0.0);
   row.message = j.value("message", "");
   row.cut_short = j.value("cut_short", false);
+  row.checked = j.value("checked", false);
   row.compile_s = j.value("compile_s", 0.0);
   row.verify_s = j.value("verify_s", 0.0);
   row.timing_s = j.value("timing_s", 0.0);
@@ -171,6 +172,7 @@ void TuneCache::append(const std::string& key, const TuneRow& row) {
   nlohmann::json j = {{"key", key},   {"params", row.params}, {"status", to_string(row.status)},
                       {"ms", row.ms}, {"error", row.error},   {"message", row.message}};
   if (row.cut_short) j["cut_short"] = true;
+  if (row.checked) j["checked"] = true;
   j["compile_s"] = row.compile_s;
   j["verify_s"] = row.verify_s;
   j["timing_s"] = row.timing_s;

@@ -2,7 +2,9 @@
 // class appended to a JSON-lines file as it is measured, under a key of what the measurement
 // depends on, so that an interrupted tune can be resumed (TuneOptions::resume) without measuring
 // again. Lines: a run header {"key", "run": {"seed", "describe", "date"}} when a run starts, then
-// one record {"key", "params", "status", "ms", "error", "message"} per candidate. Each line is
+// one record {"key", "params", "status", "ms", "error", "message"} per candidate ("checked" when
+// it was verified on the check sizes too; a candidate rejected there later is recorded again with
+// that status, and the latest record of a configuration counts). Each line is
 // one write() followed by fsync(); a line that does not parse (a write cut off by a crash) is
 // skipped when read, and the next append starts on a new line.
 #pragma once

@@ -112,6 +112,8 @@ bool ClassTuner::run(const Space& space) {
     if (strategy_ == TuneStrategy::Random) std::shuffle(order.begin(), order.end(), rng_);
     evaluate_in_order(order);
   }
+  if (!stopped()) prebuild_checks();
+  if (!stopped()) settle_best();
   if (!stopped()) runoff();
   r_.wall_s = seconds_since(class_start_);
   report(nullptr);
@@ -198,46 +200,34 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, std::size_t 
     if (it != cache_.rows.end())
       cached[i] = &it->second;
     else
-      faults[i] = tune_fault(batch[i]);
+      faults[i] = fault_of(batch[i]);
   }
   auto build_one = [&](std::size_t i) {
     if (stopped() || cached[i] != nullptr) return;
     const bool reference = i < references;
-    Configuration cfg;
-    cfg.kernel = spec_.name;
-    cfg.variant = r_.variant;
-    cfg.values = batch[i];
-    for (const auto& kv : batch[i]) cfg.sources[kv.first] = "tuner";
+    const Configuration cfg = config_of(batch[i]);
     // Past the class's time no candidate's build starts (but the first batch's), past the run's
     // no instance's (the evaluation below stops at a candidate left unbuilt); a build already
-    // running is not interrupted.
+    // running is not interrupted. The check sizes' programs are built here for the references
+    // only, for the others when they could be stored (prebuild_checks, check_row).
     if (!reference && !whole && Clock::now() >= deadline_) return;
     const AddSeconds lap{compile_s[i]};  // the build's wall time
     try {
       if (faults[i].build_delay_s > 0)
         std::this_thread::sleep_for(std::chrono::duration<double>(faults[i].build_delay_s));
-      for (auto* group : {&timed_, &checked_})
+      for (auto* group : {&timed_, &checked_}) {
+        if (!reference && group == &checked_) break;
         for (const auto& inst : *group) {
           if (!reference && !may_finish(Clock::time_point::max())) return;
           inst->build(qc_, cfg);
         }
+      }
     } catch (...) {
       errors[i] = std::current_exception();
     }
     built[i] = 1;
   };
-  const std::size_t nthreads = std::min<std::size_t>(threads_, batch.size());
-  if (nthreads <= 1) {
-    for (std::size_t i = 0; i < batch.size(); ++i) build_one(i);
-  } else {
-    std::atomic<std::size_t> next{0};
-    std::vector<std::thread> pool;
-    for (std::size_t t = 0; t < nthreads; ++t)
-      pool.emplace_back([&] {
-        for (std::size_t i; (i = next++) < batch.size();) build_one(i);
-      });
-    for (auto& th : pool) th.join();
-  }
+  on_threads(batch.size(), build_one);
   const auto compiled = Clock::now();
   const auto grace_until = compiled + (compiled - batch_start);
   for (std::size_t i = 0; i < batch.size(); ++i) {
@@ -253,7 +243,7 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, std::size_t 
       const bool may = whole ? built[i] && may_finish(Clock::time_point::max())
                              : may_continue() || (built[i] && may_finish(grace_until));
       if (!reference && !may) break;
-      row = evaluate(batch[i], faults[i], errors[i], !reference);
+      row = evaluate(batch[i], faults[i], errors[i], !reference, reference);
       row.compile_s = compile_s[i];
       if (cache_.file != nullptr) cache_.file->append(cache_.key, row);
     }
@@ -264,19 +254,40 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, std::size_t 
   }
 }
 
-TuneRow ClassTuner::evaluate(const ParamMap& p, const TuneFault& fault, const std::exception_ptr& build_error,
-                             bool may_cut) {
-  TuneRow row;
-  row.params = p;
+void ClassTuner::on_threads(std::size_t n, const std::function<void(std::size_t)>& fn) const {
+  const std::size_t nthreads = std::min<std::size_t>(threads_, n);
+  if (nthreads <= 1) {
+    for (std::size_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> pool;
+  for (std::size_t t = 0; t < nthreads; ++t)
+    pool.emplace_back([&] {
+      for (std::size_t i; (i = next++) < n;) fn(i);
+    });
+  for (auto& th : pool) th.join();
+}
+
+Configuration ClassTuner::config_of(const ParamMap& p) const {
+  Configuration cfg;
+  cfg.kernel = spec_.name;
+  cfg.variant = r_.variant;
+  cfg.values = p;
+  for (const auto& kv : p) cfg.sources[kv.first] = "tuner";
+  return cfg;
+}
+
+const TuneFault& ClassTuner::fault_of(const ParamMap& p) {
+  auto it = faults_.find(p);
+  if (it == faults_.end()) it = faults_.emplace(p, tune_fault(p)).first;
+  return it->second;
+}
+
+void ClassTuner::guarded(const ParamMap& p, TuneRow& row, const std::function<void()>& body) {
   const std::string what = spec_.name + " " + describe_params(p);
   try {
-    if (build_error) std::rethrow_exception(build_error);
-    if (!verify(p, fault, row)) {
-      log(LogLevel::Info, "tune: rejected " + what + ": " + row.message);
-      return row;
-    }
-    time_candidate(p, fault, may_cut, row);
-    row.status = CandidateStatus::Ok;
+    body();
   } catch (const BuildError& e) {
     row.status = CandidateStatus::BuildFailed;
     row.message = first_line(e.what());
@@ -292,27 +303,112 @@ TuneRow ClassTuner::evaluate(const ParamMap& p, const TuneFault& fault, const st
     } catch (...) {
     }
   }
+}
+
+TuneRow ClassTuner::evaluate(const ParamMap& p, const TuneFault& fault, const std::exception_ptr& build_error,
+                             bool may_cut, bool check) {
+  TuneRow row;
+  row.params = p;
+  guarded(p, row, [&] {
+    if (build_error) std::rethrow_exception(build_error);
+    if (!verify(p, fault, row, check)) {
+      log(LogLevel::Info, "tune: rejected " + spec_.name + " " + describe_params(p) + ": " + row.message);
+      return;
+    }
+    time_candidate(p, fault, may_cut, row);
+    row.status = CandidateStatus::Ok;
+  });
   return row;
 }
 
-bool ClassTuner::verify(const ParamMap& p, const TuneFault& fault, TuneRow& row) {
+bool ClassTuner::check_row(TuneRow& row) {
+  if (row.checked || cache_.replay) return row.status == CandidateStatus::Ok;
+  if (checked_.empty()) return row.checked = true;
+  const double compile_s = row.compile_s, verify_s = row.verify_s;
+  bool ok = false;
+  guarded(row.params, row, [&] {
+    const Configuration cfg = config_of(row.params);
+    {
+      const AddSeconds lap{row.compile_s};
+      for (const auto& inst : checked_) inst->build(qc_, cfg);
+    }
+    const AddSeconds lap{row.verify_s};
+    ok = verify_group(checked_, row.params, fault_of(row.params), false, row);
+  });
+  row.checked = ok;
+  r_.compile_s += row.compile_s - compile_s;
+  r_.verify_s += row.verify_s - verify_s;
+  // A failed check is recorded again (the latest record counts), so that a resumed run does not
+  // take the row as ok; a passed one is not (a resumed run checks it again).
+  if (!ok && cache_.file != nullptr) cache_.file->append(cache_.key, row);
+  if (row.status == CandidateStatus::Rejected) {
+    ++r_.rejected;
+    log(LogLevel::Info, "tune: rejected " + spec_.name + " " + describe_params(row.params) + ": " + row.message);
+  }
+  if (row.status == CandidateStatus::BuildFailed) ++r_.build_failed;
+  if (row.status == CandidateStatus::RunFailed) ++r_.run_failed;
+  return ok;
+}
+
+// Ok rows not cut short, fastest first (the references among them).
+std::vector<TuneRow*> ClassTuner::ranked_rows() {
+  std::vector<TuneRow*> ok;
+  for (auto& row : r_.rows)
+    if (row.status == CandidateStatus::Ok && !row.cut_short) ok.push_back(&row);
+  std::stable_sort(ok.begin(), ok.end(), [](const TuneRow* x, const TuneRow* y) { return x->ms < y->ms; });
+  return ok;
+}
+
+void ClassTuner::prebuild_checks() {
+  if (checked_.empty() || cache_.replay) return;
+  std::vector<ParamMap> rows;
+  for (const TuneRow* row : ranked_rows())
+    if (!row->checked && rows.size() < opt_.finalists + 1) rows.push_back(row->params);
+  const AddSeconds lap{r_.compile_s};
+  on_threads(rows.size(), [&](std::size_t i) {
+    try {
+      for (const auto& inst : checked_) inst->build(qc_, config_of(rows[i]));
+    } catch (...) {  // check_row builds it again and reports the error
+    }
+  });
+}
+
+void ClassTuner::settle_best() {
+  for (TuneRow* row : ranked_rows()) {
+    if (stopped()) return;
+    if (!check_row(*row)) continue;
+    r_.has_best = true;
+    r_.best = row->params;
+    r_.best_ms = row->ms;
+    update_speedup();
+    return;
+  }
+  r_.has_best = false;
+}
+
+bool ClassTuner::verify(const ParamMap& p, const TuneFault& fault, TuneRow& row, bool check) {
   const AddSeconds lap{row.verify_s};
-  for (auto* group : {&timed_, &checked_}) {
-    for (std::size_t k = 0; k < group->size(); ++k) {
-      TuneInstance& inst = *(*group)[k];
-      inst.poison(queue_);
-      cl::Event ev = inst.run(queue_, p);
-      check(ev() != nullptr ? ev.wait() : queue_.finish(), "clWaitForEvents");
-      if (group == &timed_) single_event_[k] = ev() != nullptr;  // how time_candidate times it
-      std::vector<float>& out = inst.read_output(queue_);
-      apply_fault(fault, inst, group == &timed_, out);
-      const Verdict v = inst.check(out);
-      row.error = std::max(row.error, v.error);
-      if (!v.ok) {
-        row.status = CandidateStatus::Rejected;
-        row.message = inst.label() + ": " + (v.message.empty() ? "wrong result" : v.message);
-        return false;
-      }
+  if (!verify_group(timed_, p, fault, true, row)) return false;
+  row.checked = checked_.empty() || (check && verify_group(checked_, p, fault, false, row));
+  return !check || row.checked;
+}
+
+bool ClassTuner::verify_group(std::vector<std::unique_ptr<TuneInstance>>& group, const ParamMap& p,
+                              const TuneFault& fault, bool timed, TuneRow& row) {
+  for (std::size_t k = 0; k < group.size(); ++k) {
+    TuneInstance& inst = *group[k];
+    inst.poison(queue_);
+    cl::Event ev = inst.run(queue_, p);
+    check(ev() != nullptr ? ev.wait() : queue_.finish(), "clWaitForEvents");
+    if (timed) single_event_[k] = ev() != nullptr;  // how time_candidate times it
+    std::vector<float>& out = inst.read_output(queue_);
+    apply_fault(fault, inst, timed, out);
+    const Verdict v = inst.check(out);
+    row.error = std::max(row.error, v.error);
+    if (!v.ok) {
+      row.status = CandidateStatus::Rejected;
+      row.message = inst.label() + ": " + (v.message.empty() ? "wrong result" : v.message);
+      return false;
     }
   }
   return true;

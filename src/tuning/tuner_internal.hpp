@@ -212,11 +212,39 @@ class ClassTuner {
   std::vector<ParamMap> axis_seeds(const Space& space, const ParamMap& base) const;
   // Makes the instances: the timed sizes verified on a sample, the check sizes in full.
   void make_instances();
-  // Verifies one candidate on every size (outputs poisoned), then times it on the timed sizes;
-  // may_cut: its timing may stop at the cut-off (not for the references).
-  TuneRow evaluate(const ParamMap& p, const TuneFault& fault, const std::exception_ptr& build_error, bool may_cut);
-  // Runs and checks the candidate on every size; false (row rejected) at the first wrong one.
-  bool verify(const ParamMap& p, const TuneFault& fault, TuneRow& row);
+  // Verifies one candidate on the timed sizes (outputs poisoned; with `check`, on the check sizes
+  // too), then times it there; may_cut: its timing may stop at the cut-off (not for the
+  // references, which are verified on the check sizes too).
+  TuneRow evaluate(const ParamMap& p, const TuneFault& fault, const std::exception_ptr& build_error, bool may_cut,
+                   bool check);
+  // Runs and checks the candidate on the timed sizes (with `check`, on the check sizes next);
+  // false (row rejected) at the first wrong one.
+  bool verify(const ParamMap& p, const TuneFault& fault, TuneRow& row, bool check);
+  // Builds a verified candidate's programs for the check sizes and verifies it there, once
+  // (TuneRow::checked), for the candidates that can be stored: the search's result (settle_best)
+  // and the run-off's finalists. False when it is rejected there (or fails to build or run: its
+  // status says, the class counts it, and the tune cache records it again with that status). A replay has no
+  // instances: its rows stay as the cache recorded them.
+  bool check_row(TuneRow& row);
+  // The search's result: its fastest row that passes the check sizes (check_row, fastest first).
+  void settle_best();
+  // Builds the check sizes' programs of the rows settle_best and the run-off will check first
+  // (the fastest unchecked ones, one more than the finalists), concurrently, as a batch's are.
+  void prebuild_checks();
+  // fn(0) ... fn(n - 1) on up to threads_ threads (the calling one alone for one).
+  void on_threads(std::size_t n, const std::function<void(std::size_t)>& fn) const;
+  // The Ok rows not cut short, fastest first (the references among them).
+  std::vector<TuneRow*> ranked_rows();
+  // Runs and checks the candidate on each instance of `group` (timed: the timed sizes, whose
+  // single_event_ it sets); false (row rejected) at the first wrong one.
+  bool verify_group(std::vector<std::unique_ptr<TuneInstance>>& group, const ParamMap& p, const TuneFault& fault,
+                    bool timed, TuneRow& row);
+  // Runs `body` for the row of `p`, turning a build error or a failed run into its status.
+  void guarded(const ParamMap& p, TuneRow& row, const std::function<void()>& body);
+  // The configuration the tuner builds for `p`.
+  Configuration config_of(const ParamMap& p) const;
+  // The fault hook's answer for a candidate, asked once per candidate (tuner_testing.hpp).
+  const TuneFault& fault_of(const ParamMap& p);
   // The fault hook's corruption of one output (tuner_testing.hpp).
   static void apply_fault(const TuneFault& fault, const TuneInstance& inst, bool timed, std::vector<float>& out);
   // Times a verified candidate on the timed sizes (row.ms, cut_short, timing_s).
@@ -245,6 +273,9 @@ class ClassTuner {
     std::vector<std::vector<double>> logs;
   };
   void runoff();
+  // The run-off's finalists: the search's fastest rows not cut short that pass the check sizes
+  // (check_row; one rejected there steps aside for the next), then the references.
+  std::vector<const TuneRow*> runoff_finalists();
   void time_runoff_size(const std::vector<const TuneRow*>& finalists, TuneInstance& inst, RunoffTimes& times);
   void time_untimed_sizes(const std::vector<const TuneRow*>& finalists, RunoffTimes& times);
   // Marks the run-off rows that trade a size for the others against the current configuration
@@ -279,11 +310,12 @@ class ClassTuner {
   std::vector<ParamMap> siblings_;
   Clock::duration last_batch_{0};  // duration of the last evaluate_batch
   std::vector<std::unique_ptr<TuneInstance>> timed_, checked_;
-  std::vector<bool> single_event_;    // per timed size: one kernel's event (else between markers)
-  std::vector<double> best_size_ms_;  // per timed size: the median (scaled) of the best timed in full
-  std::vector<bool> searched_;        // per timed size: timed in the search (empty: every one)
-  double best_full_ms_ = 0;           // that candidate's score
-  PointSet valid_{{}};                // the candidates
+  std::map<ParamMap, TuneFault> faults_;  // fault_of's answers
+  std::vector<bool> single_event_;        // per timed size: one kernel's event (else between markers)
+  std::vector<double> best_size_ms_;      // per timed size: the median (scaled) of the best timed in full
+  std::vector<bool> searched_;            // per timed size: timed in the search (empty: every one)
+  double best_full_ms_ = 0;               // that candidate's score
+  PointSet valid_{{}};                    // the candidates
   std::set<ParamMap> visited_;
 };
 
