@@ -822,6 +822,33 @@ TEST_SUITE("tune") {
     CHECK(tunable_sizes("sgemm", {"1024", "8192"}) == std::vector<std::string>{"1024", "8192"});
   }
 
+  TEST_CASE("tune all: a strided SGEMM batch is cut to the products of 256 MiB, in the same class") {
+    // bench all's batches of 10^4 products and 512 x 512 x 64 x 256: the count whose A, B and C
+    // (4-byte floats, m k + k n + m n each product) fill at most 256 MiB, where the batch is larger.
+    const auto fits = [](double m, double n, double k) {
+      return std::to_string(static_cast<long long>(256.0 * 1024 * 1024 / (4 * (m * k + k * n + m * n))));
+    };
+    const std::vector<std::string> bench = {"16@10000",  "32@10000", "64@10000",       "128@10000",
+                                            "256@10000", "1024",     "512x512x64@256", "300x20x7:TN@40000"};
+    const std::vector<std::string> expect = {"16@10000",
+                                             "32@10000",
+                                             "64@" + fits(64, 64, 64),
+                                             "128@" + fits(128, 128, 128),
+                                             "256@" + fits(256, 256, 256),
+                                             "1024",
+                                             "512x512x64@" + fits(512, 512, 64),
+                                             "300x20x7:TN@" + fits(300, 20, 7)};
+    for (const char* routine : {"sgemm", "sgemm_stream", "sgemm_direct", "sgemm_route"}) {
+      INFO(routine);
+      const std::vector<std::string> got = tunable_sizes(routine, bench);
+      CHECK(got == expect);
+      const detail::TuneTarget& t = detail::tune_target(routine);
+      for (std::size_t i = 0; i < bench.size() && i < got.size(); ++i)
+        CHECK(t.variant_of(got[i]) == t.variant_of(bench[i]));
+    }
+    CHECK(fits(256, 256, 256) == "341");  // 7.9 GB of host data at 10^4 products
+  }
+
   TEST_CASE("screening: sizes far costlier than the cheapest one are left to the run-off") {
     // min_time_ms 20 over 5 repetitions: under 4 ms a run costs the minimum time anyway.
     CHECK(detail::searched_sizes({10, 27}, 20, 5) == std::vector<bool>{true, false});

@@ -61,6 +61,8 @@ SgemmSize parse_sgemm_size(const std::string& text) {
 
 namespace {
 
+constexpr double kTuneBatchBytes = 256.0 * 1024 * 1024;  // tune all's batches: operands of at most this
+
 class SgemmInstance : public TuneInstance {
  public:
   SgemmInstance(cl::CommandQueue& queue, const SgemmSize& z, const std::string& kernel, std::uint64_t seed,
@@ -233,6 +235,20 @@ TuneTarget make_target(const std::string& routine, const std::string& kernel) {
       return static_cast<double>(z.m) * static_cast<double>(z.n) * static_cast<double>(z.k) <= 4096.0 * 4096 * 4096;
     };
   }
+  // tune all: a strided batch cut to the products whose operands (A, B and C) fill 256 MiB. Each
+  // product runs alike in a batch of hundreds or of 10^4 (the device full either way), and the
+  // size class does not depend on the count; making bench all's batches of 10^4 (7.9 GB of host
+  // data at 256^3) took the whole share of the route's and the direct kernel's batch classes on
+  // the H200 (cold start of 2026-12-01: 16.5 s of the route's 34 s set up, one candidate each).
+  t.tune_all_size = [](const std::string& size) {
+    const SgemmSize z = parse_sgemm_size(size);
+    const double bytes = 4.0 * (static_cast<double>(z.m) * static_cast<double>(z.k) +
+                                static_cast<double>(z.k) * static_cast<double>(z.n) +
+                                static_cast<double>(z.m) * static_cast<double>(z.n));
+    const auto fits = static_cast<std::size_t>(std::max(1.0, std::floor(kTuneBatchBytes / bytes)));
+    if (z.batch <= fits) return size;
+    return size.substr(0, size.rfind('@')) + "@" + std::to_string(fits);
+  };
   // Exactly what the launcher resolves for the size. Strided batches ("@B") resolve variants of
   // their own: the direct kernel's "batch16", "batch32", "batch", the tiled kernels' "<class>:batch"
   // and the route's "batch" (route_of), so a batch's rows never set single products.

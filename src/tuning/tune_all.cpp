@@ -54,7 +54,9 @@ std::vector<std::string> tunable_sizes(const std::string& routine, const std::ve
   for (const auto& size : sizes) {
     try {
       target.variant_of(size);
-      if (!target.tune_all_keeps || target.tune_all_keeps(size)) out.push_back(size);
+      if (target.tune_all_keeps && !target.tune_all_keeps(size)) continue;
+      const std::string timed = target.tune_all_size ? target.tune_all_size(size) : size;
+      if (std::find(out.begin(), out.end(), timed) == out.end()) out.push_back(timed);
     } catch (const InvalidArgument&) {
     }
   }

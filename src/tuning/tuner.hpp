@@ -177,6 +177,10 @@ struct TuneTarget {
   bool time_every_size = false;
   /// Whether tune all keeps one of bench all's sizes for the target (tunable_sizes()); none: all.
   std::function<bool(const std::string& size)> tune_all_keeps;
+  /// The size tune all times for one of bench all's sizes it keeps (tunable_sizes()), of the same
+  /// size class; none: the size itself (SGEMM: a strided batch cut to the products whose operands
+  /// fill 256 MiB).
+  std::function<std::string(const std::string& size)> tune_all_size;
   /// A routine whose plans this target's kernel runs instead on the devices the target applies
   /// to (the CPU lane kernel: the FFT's); tune all weighs that routine's jobs as one term there.
   std::string supersedes;
