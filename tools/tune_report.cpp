@@ -115,8 +115,7 @@ void print_summary(const TuneResult& r, const TuneArgs& a) {
     for (const auto& row : c.rows)
       if (row.status == CandidateStatus::Ok) ++ok_rows, checked += row.checked ? 1 : 0;
     if (checked < ok_rows)
-      std::printf("  %zu of the ok ones verified on the check sizes too (the search's result, the finalists)\n",
-                  checked);
+      std::printf("  %zu of the ok ones verified on the check sizes too (the references, the result)\n", checked);
     std::vector<const TuneRow*> ok;
     for (const auto& row : c.rows)
       if (row.status == CandidateStatus::Ok) ok.push_back(&row);

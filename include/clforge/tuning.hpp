@@ -294,9 +294,9 @@ struct TuneRow {
   /// has several sizes and a run-off (TuneOptions::finalists > 0).
   bool trades_sizes = false;
   /// Verified on the class's check sizes too (odd shapes compared in full), not only on the
-  /// sample of its timed sizes. The references are checked there with their first run, other
-  /// candidates only when they could be stored: the search's fastest (then the next, while one
-  /// is rejected) and the run-off's finalists. A candidate that does not win costs no
+  /// sample of its timed sizes. The references are checked there with their first run, another
+  /// candidate only when it is about to be the class's result (the run-off's fastest, else the
+  /// search's; the next while one is rejected): a candidate that does not win costs no
   /// check-size programs. A row wrong there is Rejected. Routines without check sizes: true.
   bool checked = false;
   /// Where its time went, in seconds: compiling its programs (wall time on a compile thread),

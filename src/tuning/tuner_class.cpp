@@ -112,9 +112,8 @@ bool ClassTuner::run(const Space& space) {
     if (strategy_ == TuneStrategy::Random) std::shuffle(order.begin(), order.end(), rng_);
     evaluate_in_order(order);
   }
-  if (!stopped()) prebuild_checks();
-  if (!stopped()) settle_best();
   if (!stopped()) runoff();
+  if (!stopped()) settle_best();
   r_.wall_s = seconds_since(class_start_);
   report(nullptr);
   return !stopped();
@@ -209,7 +208,7 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, std::size_t 
     // Past the class's time no candidate's build starts (but the first batch's), past the run's
     // no instance's (the evaluation below stops at a candidate left unbuilt); a build already
     // running is not interrupted. The check sizes' programs are built here for the references
-    // only, for the others when they could be stored (prebuild_checks, check_row).
+    // only, for another candidate when it is about to be the result (settle_best).
     if (!reference && !whole && Clock::now() >= deadline_) return;
     const AddSeconds lap{compile_s[i]};  // the build's wall time
     try {
@@ -350,36 +349,27 @@ bool ClassTuner::check_row(TuneRow& row) {
   return ok;
 }
 
-// Ok rows not cut short, fastest first (the references among them).
-std::vector<TuneRow*> ClassTuner::ranked_rows() {
-  std::vector<TuneRow*> ok;
-  for (auto& row : r_.rows)
-    if (row.status == CandidateStatus::Ok && !row.cut_short) ok.push_back(&row);
-  std::stable_sort(ok.begin(), ok.end(), [](const TuneRow* x, const TuneRow* y) { return x->ms < y->ms; });
-  return ok;
-}
-
-void ClassTuner::prebuild_checks() {
-  if (checked_.empty() || cache_.replay) return;
-  std::vector<ParamMap> rows;
-  for (const TuneRow* row : ranked_rows())
-    if (!row->checked && rows.size() < opt_.finalists + 1) rows.push_back(row->params);
-  const AddSeconds lap{r_.compile_s};
-  on_threads(rows.size(), [&](std::size_t i) {
-    try {
-      for (const auto& inst : checked_) inst->build(qc_, config_of(rows[i]));
-    } catch (...) {  // check_row builds it again and reports the error
-    }
-  });
-}
-
 void ClassTuner::settle_best() {
-  for (TuneRow* row : ranked_rows()) {
+  // The order the result is chosen in: the run-off's (those that trade no size), else the search's.
+  std::vector<std::pair<TuneRow*, double>> order;
+  for (const TuneRow& ro : r_.runoff)
+    for (TuneRow& row : r_.rows)
+      if (!ro.trades_sizes && row.params == ro.params && row.status == CandidateStatus::Ok)
+        order.emplace_back(&row, ro.ms);
+  if (r_.runoff.empty())
+    for (TuneRow& row : r_.rows)
+      if (row.status == CandidateStatus::Ok && !row.cut_short) order.emplace_back(&row, row.ms);
+  std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+  for (const auto& [row, ms] : order) {
     if (stopped()) return;
-    if (!check_row(*row)) continue;
+    if (!check_row(*row)) {
+      for (TuneRow& ro : r_.runoff)
+        if (ro.params == row->params) ro.status = row->status, ro.message = row->message;
+      continue;
+    }
     r_.has_best = true;
     r_.best = row->params;
-    r_.best_ms = row->ms;
+    r_.best_ms = ms;
     update_speedup();
     return;
   }

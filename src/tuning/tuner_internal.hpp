@@ -221,20 +221,16 @@ class ClassTuner {
   // false (row rejected) at the first wrong one.
   bool verify(const ParamMap& p, const TuneFault& fault, TuneRow& row, bool check);
   // Builds a verified candidate's programs for the check sizes and verifies it there, once
-  // (TuneRow::checked), for the candidates that can be stored: the search's result (settle_best)
-  // and the run-off's finalists. False when it is rejected there (or fails to build or run: its
-  // status says, the class counts it, and the tune cache records it again with that status). A replay has no
-  // instances: its rows stay as the cache recorded them.
+  // (TuneRow::checked): for the candidate about to be the class's result (settle_best). False
+  // when it is rejected there (or fails to build or run: its status says, the class counts it,
+  // and the tune cache records it again with that status). A replay has no instances: its rows
+  // stay as the cache recorded them.
   bool check_row(TuneRow& row);
-  // The search's result: its fastest row that passes the check sizes (check_row, fastest first).
+  // The class's result: the run-off's fastest that trades no size (else the search's fastest)
+  // that passes the check sizes, the next one while one is rejected there (check_row).
   void settle_best();
-  // Builds the check sizes' programs of the rows settle_best and the run-off will check first
-  // (the fastest unchecked ones, one more than the finalists), concurrently, as a batch's are.
-  void prebuild_checks();
   // fn(0) ... fn(n - 1) on up to threads_ threads (the calling one alone for one).
   void on_threads(std::size_t n, const std::function<void(std::size_t)>& fn) const;
-  // The Ok rows not cut short, fastest first (the references among them).
-  std::vector<TuneRow*> ranked_rows();
   // Runs and checks the candidate on each instance of `group` (timed: the timed sizes, whose
   // single_event_ it sets); false (row rejected) at the first wrong one.
   bool verify_group(std::vector<std::unique_ptr<TuneInstance>>& group, const ParamMap& p, const TuneFault& fault,
@@ -273,9 +269,6 @@ class ClassTuner {
     std::vector<std::vector<double>> logs;
   };
   void runoff();
-  // The run-off's finalists: the search's fastest rows not cut short that pass the check sizes
-  // (check_row; one rejected there steps aside for the next), then the references.
-  std::vector<const TuneRow*> runoff_finalists();
   void time_runoff_size(const std::vector<const TuneRow*>& finalists, TuneInstance& inst, RunoffTimes& times);
   void time_untimed_sizes(const std::vector<const TuneRow*>& finalists, RunoffTimes& times);
   // Marks the run-off rows that trade a size for the others against the current configuration

@@ -20,21 +20,15 @@
 
 namespace clforge::detail {
 
-std::vector<const TuneRow*> ClassTuner::runoff_finalists() {
-  std::vector<const TuneRow*> out, references;
-  for (TuneRow* row : ranked_rows()) {
-    if (row->is_default || row->is_current)
-      references.push_back(row);
-    else if (out.size() < opt_.finalists && !stopped() && check_row(*row))
-      out.push_back(row);
-  }
-  out.insert(out.end(), references.begin(), references.end());
-  return out;
-}
-
 void ClassTuner::runoff() {
   if (opt_.finalists == 0) return;
-  const std::vector<const TuneRow*> ok = runoff_finalists();
+  std::vector<const TuneRow*> ok, references;
+  for (const auto& row : r_.rows)
+    if (row.status == CandidateStatus::Ok && !row.cut_short)
+      (row.is_default || row.is_current ? references : ok).push_back(&row);
+  std::stable_sort(ok.begin(), ok.end(), [](const TuneRow* x, const TuneRow* y) { return x->ms < y->ms; });
+  if (ok.size() > opt_.finalists) ok.resize(opt_.finalists);
+  ok.insert(ok.end(), references.begin(), references.end());
   if (ok.size() < 2) return;  // nothing to decide
   RunoffTimes times;
   const AddSeconds lap{r_.timing_s};  // the run-off's time counts as timing
