@@ -332,6 +332,12 @@ void ClassTuner::time_candidate(const ParamMap& p, const TuneFault& fault, bool 
   }
 }
 
+void ClassTuner::count_failure(CandidateStatus status) {
+  if (status == CandidateStatus::Rejected) ++r_.rejected;
+  if (status == CandidateStatus::BuildFailed) ++r_.build_failed;
+  if (status == CandidateStatus::RunFailed) ++r_.run_failed;
+}
+
 void ClassTuner::record(const TuneRow& row) {
   ++r_.tried;
   if (row.cached) ++r_.cached;
@@ -341,26 +347,16 @@ void ClassTuner::record(const TuneRow& row) {
     r_.timing_s += row.timing_s;
   }
   if (row.cut_short) ++r_.cut_short;
-  switch (row.status) {
-    case CandidateStatus::Ok:
-      if (row.is_default) r_.default_ms = row.ms;
-      if (row.is_current) r_.current_ms = row.ms;
-      if (!row.cut_short && (!r_.has_best || row.ms < r_.best_ms)) {
-        r_.has_best = true;
-        r_.best = row.params;
-        r_.best_ms = row.ms;
-      }
-      break;
-    case CandidateStatus::Rejected:
-      ++r_.rejected;
-      break;
-    case CandidateStatus::BuildFailed:
-      ++r_.build_failed;
-      break;
-    case CandidateStatus::RunFailed:
-      ++r_.run_failed;
-      break;
+  if (row.status == CandidateStatus::Ok) {
+    if (row.is_default) r_.default_ms = row.ms;
+    if (row.is_current) r_.current_ms = row.ms;
+    if (!row.cut_short && (!r_.has_best || row.ms < r_.best_ms)) {
+      r_.has_best = true;
+      r_.best = row.params;
+      r_.best_ms = row.ms;
+    }
   }
+  count_failure(row.status);
   if (row.is_default && row.status != CandidateStatus::Ok)
     log(LogLevel::Warning, "tune: the default configuration of " + spec_.name + " (" + describe_params(row.params) +
                                ") is " + to_string(row.status) + ": " + row.message);

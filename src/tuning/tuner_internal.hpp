@@ -275,6 +275,10 @@ class ClassTuner {
   // (TuneRow::trades_sizes).
   void mark_size_trades(const std::vector<const TuneRow*>& finalists, const RunoffTimes& times);
 
+  // Counts a row's failed status (rejected, failed to build or to run) in the class.
+  void count_failure(CandidateStatus status);
+  // Logs a rejected row and why.
+  void log_rejected(const TuneRow& row) const;
   // Counts the row, keeps the best so far and reports progress.
   void record(const TuneRow& row);
   // Calls the progress callback: after `row`, or with class_done when row is nullptr.

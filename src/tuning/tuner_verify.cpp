@@ -42,6 +42,10 @@ void ClassTuner::guarded(const ParamMap& p, TuneRow& row, const std::function<vo
   }
 }
 
+void ClassTuner::log_rejected(const TuneRow& row) const {
+  log(LogLevel::Info, "tune: rejected " + spec_.name + " " + describe_params(row.params) + ": " + row.message);
+}
+
 TuneRow ClassTuner::evaluate(const ParamMap& p, const TuneFault& fault, const std::exception_ptr& build_error,
                              bool may_cut, bool check) {
   TuneRow row;
@@ -49,7 +53,7 @@ TuneRow ClassTuner::evaluate(const ParamMap& p, const TuneFault& fault, const st
   guarded(p, row, [&] {
     if (build_error) std::rethrow_exception(build_error);
     if (!verify(p, fault, row, check)) {
-      log(LogLevel::Info, "tune: rejected " + spec_.name + " " + describe_params(p) + ": " + row.message);
+      log_rejected(row);
       return;
     }
     time_candidate(p, fault, may_cut, row);
@@ -78,12 +82,8 @@ bool ClassTuner::check_row(TuneRow& row) {
   // A failed check is recorded again (the latest record counts), so that a resumed run does not
   // take the row as ok; a passed one is not (a resumed run checks it again).
   if (!ok && cache_.file != nullptr) cache_.file->append(cache_.key, row);
-  if (row.status == CandidateStatus::Rejected) {
-    ++r_.rejected;
-    log(LogLevel::Info, "tune: rejected " + spec_.name + " " + describe_params(row.params) + ": " + row.message);
-  }
-  if (row.status == CandidateStatus::BuildFailed) ++r_.build_failed;
-  if (row.status == CandidateStatus::RunFailed) ++r_.run_failed;
+  if (row.status == CandidateStatus::Rejected) log_rejected(row);
+  count_failure(row.status);
   return ok;
 }
 
