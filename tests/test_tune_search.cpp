@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -546,6 +548,57 @@ TEST_SUITE("tune") {
     for (const ParamMap& p : first_after_references("sgemm_direct", "sgemm_direct", "*", def, o, 2))
       steps.push_back(p.at("WGD"));
     CHECK(steps == std::vector<int>{16, 64});
+  }
+
+  TEST_CASE("an SGEMM tile side steps with its work-items, then the star moves to each new best") {
+    TuneEnv env("seed-links");
+    auto& s = test::session();
+    // The shipped xgemm rows without the vendors' (the cold start's kernel folder): the default
+    // row is the reference on every device.
+    const std::string kdir = test::temp_dir("kernels-default");
+    nlohmann::json db =
+        nlohmann::json::parse(*detail::read_file(std::string(CLFORGE_SOURCE_DIR) + "/cl/db/sgemm_xgemm.json"));
+    nlohmann::json kept = nlohmann::json::array();
+    for (const auto& e : db["entries"])
+      if (e.value("vendor", "") == "default") kept.push_back(e);
+    REQUIRE(kept.size() == 1);
+    db["entries"] = kept;
+    REQUIRE(std::system(("mkdir -p '" + kdir + "/db'").c_str()) == 0);
+    std::ofstream(kdir + "/db/sgemm_xgemm.json") << db.dump();
+    test::ScopedEnv kernels("CLFORGE_KERNEL_DIR", kdir);
+    // Tile rows and work-items along m searched, every other parameter the default row's (64 x 64
+    // tiles of 8 x 8 work-items, vectors of 2): 13 points (256 rows of 4 work-items hold 64
+    // accumulators each, 16 rows of 16 work-items no whole vectors).
+    std::map<std::string, std::vector<int>> values;
+    const ParamMap def = resolve_configuration("sgemm_xgemm", "small", s.entry.info, Tuning{{}, false}).values;
+    for (const auto& [name, v] : def) values[name] = {v};
+    values["MWG"] = {16, 32, 64, 128, 256};
+    values["MDIMC"] = {4, 8, 16};
+    REQUIRE(def.at("MWG") == 64);
+    REQUIRE(def.at("MDIMC") == 8);
+    TuneOptions o = test::tiny_space("40", values);
+    o.strategy = TuneStrategy::Random;
+    const bool current_differs = resolve_configuration("sgemm_xgemm", "small", s.entry.info).values != def;
+    o.budget = (current_differs ? 2 : 1) + 9;
+    // Each doubling of the tile's rows ten times faster, other than 8 work-items along m a hundred
+    // times slower: the climb goes 64 -> 128 -> 256 rows of 8.
+    detail::TuneFaultScope fault([](const ParamMap& p) {
+      detail::TuneFault f;
+      f.time_scale = std::pow(10.0, -std::log2(p.at("MWG") / 64.0)) * (p.at("MDIMC") == 8 ? 1 : 100);
+      return f;
+    });
+    const TuneResult r = tune(s.queue, "sgemm", o);
+    REQUIRE(r.classes.size() == 1);
+    std::vector<std::pair<int, int>> order;
+    for (const auto& row : r.classes[0].rows)
+      if (!row.is_default && !row.is_current) order.emplace_back(row.params.at("MWG"), row.params.at("MDIMC"));
+    // The star around the default: each axis one step down, one up, then the link of both axes
+    // (each work-item's share kept: 32 of 4, 128 of 16); then around 128 of 8 what it has not
+    // measured: 256 rows, 4 work-items, the link up. Around 256 of 8 nothing is left.
+    const std::vector<std::pair<int, int>> expected{{32, 8},   {128, 8}, {64, 4},  {64, 16}, {32, 4},
+                                                    {128, 16}, {256, 8}, {128, 4}, {256, 16}};
+    CHECK(order == expected);
+    CHECK(r.classes[0].best.at("MWG") == 256);
   }
 
   TEST_CASE("the separable blur's search starts with single steps from the best so far") {

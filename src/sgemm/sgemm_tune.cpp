@@ -212,8 +212,13 @@ TuneTarget make_target(const std::string& routine, const std::string& kernel) {
   // step or more away (256 x 128 of 16 x 16, vectors of 4, KWI 16, double-buffered), and random
   // draws of a space of 10^11 rarely come near (the H200's cold start of 2026-11-30: 9 to 65
   // candidates per class, none 2 % faster than the default).
-  if (kernel == "sgemm_xgemm")
+  if (kernel == "sgemm_xgemm") {
     t.seed_axes = {"VWM", "VWN", "MWG", "NWG", "MDIMC", "NDIMC", "KWI", "DBUF", "KWG", "MDIMA", "NDIMB"};
+    // A side of the tile with its work-items (each one's share kept), both sides so, both sides of
+    // the tile alone (each work-item's share four times or a quarter), both vector widths.
+    t.seed_links = {
+        {"MWG", "MDIMC"}, {"NWG", "NDIMC"}, {"MWG", "NWG", "MDIMC", "NDIMC"}, {"MWG", "NWG"}, {"VWM", "VWN"}};
+  }
   if (kernel == "sgemm_direct") t.seed_axes = {"WGD", "VWMD", "VWND", "MDIMCD", "NDIMCD", "KWID"};
   t.seed_neighbours = !t.seed_axes.empty();
   if (kernel == "sgemm_route") {

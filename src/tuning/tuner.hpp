@@ -191,8 +191,15 @@ struct TuneTarget {
   /// The seed axes try the values next to the best configuration's in the class's value list
   /// (one step down, one up), in the order of seed_axes, not every value: a star of single steps
   /// around a start far from the optimum in every coupled parameter (an SGEMM tile, its work-items
-  /// and vector widths), from which the model strategy combines the steps that gained.
+  /// and vector widths), then around each new best while one moves it (a climb), then the
+  /// strategy's order (the model strategy combines the steps that gained).
   bool seed_neighbours = false;
+  /// Seed axes stepped together, after the single steps (with seed_neighbours): each link's axes
+  /// one step down at once, then one step up. A single step changes a balance that the kernel's
+  /// speed depends on (an SGEMM tile against its work-items: 64 x 64 of 8 x 8 to 128 x 64 doubles
+  /// each work-item's share), which a link keeps (128 x 128 of 16 x 16: the same share, four times
+  /// the work-items).
+  std::vector<std::vector<std::string>> seed_links;
   /// The work of a size in a unit of the target's own (values compared within one class only):
   /// the run-off leaves out a size the search did not time whose work is more than four times
   /// the largest timed size's without making its instance (its host data, reference and device

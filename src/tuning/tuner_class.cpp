@@ -146,34 +146,64 @@ void ClassTuner::evaluate_seeds(const Space& space) {
   for (const ParamMap& p : siblings_) add(seeds, p);  // projected in run()
   evaluate_in_order(seeds);
   seeds.clear();
-  for (ParamMap& p : axis_seeds(space, project_onto(space, r_.has_best ? r_.best : r_.default_params)))
-    add(seeds, std::move(p));
+  ParamMap centre = project_onto(space, r_.has_best ? r_.best : r_.default_params);
+  for (ParamMap& p : axis_seeds(space, centre)) add(seeds, std::move(p));
   // The device's peaks as stored in its user database (whether or not the lookup reads it).
   const Loaded user = load_file_entries(user_database_path(*qc_.info), {}, false);
   const Peaks* peaks = user.peaks ? &*user.peaks : nullptr;
   for (auto& p : seed_candidates(spec_, space, r_.variant, r_.default_params, *qc_.info, peaks))
     add(seeds, std::move(p));
   evaluate_in_order(seeds);
+  // A star of single steps, again around each new best while one moves it (a climb), before the
+  // strategy's order: the steps toward a far optimum gain one after the other.
+  while (target_.seed_neighbours && r_.has_best && may_start_batch()) {
+    ParamMap best = project_onto(space, r_.best);
+    if (best == centre) break;
+    centre = std::move(best);
+    seeds.clear();
+    for (ParamMap& p : axis_seeds(space, centre)) add(seeds, std::move(p));
+    evaluate_in_order(seeds);
+  }
 }
 
 std::vector<ParamMap> ClassTuner::axis_seeds(const Space& space, const ParamMap& base) const {
   std::vector<ParamMap> out;
+  if (target_.seed_neighbours) {
+    for (const std::string& axis : target_.seed_axes) link_steps(space, base, {axis}, out);
+    for (const auto& link : target_.seed_links) link_steps(space, base, link, out);
+    return out;
+  }
   for (const std::string& axis : target_.seed_axes) {
     const auto at = std::find(space.names.begin(), space.names.end(), axis);
     if (at == space.names.end()) continue;
-    const std::vector<int>& values = space.values[static_cast<std::size_t>(at - space.names.begin())];
-    const auto here = std::find(values.begin(), values.end(), base.at(axis));
-    for (auto v = values.begin(); v != values.end(); ++v) {
-      if (target_.seed_neighbours && (here == values.end() || (v + 1 != here && v != here + 1))) continue;
+    for (const int v : space.values[static_cast<std::size_t>(at - space.names.begin())]) {
       ParamMap p = base;
-      p[axis] = *v;
-      if (!target_.seed_neighbours)
-        out.push_back(std::move(p));  // a split the space does not hold is left out by the caller
-      else if (std::optional<ParamMap> q = repair_keeping(space, p, axis))
-        out.push_back(std::move(*q));
+      p[axis] = v;
+      out.push_back(std::move(p));  // a split the space does not hold is left out by the caller
     }
   }
   return out;
+}
+
+void ClassTuner::link_steps(const Space& space, const ParamMap& base, const std::vector<std::string>& link,
+                            std::vector<ParamMap>& out) {
+  for (const int step : {-1, 1}) {
+    ParamMap p = base;
+    for (const std::string& axis : link) {
+      const auto at = std::find(space.names.begin(), space.names.end(), axis);
+      if (at == space.names.end()) return;  // a link of an axis the space does not search: none
+      const std::vector<int>& values = space.values[static_cast<std::size_t>(at - space.names.begin())];
+      const auto here = std::find(values.begin(), values.end(), base.at(axis));
+      const std::ptrdiff_t j = (here - values.begin()) + step;
+      if (here == values.end() || j < 0 || j >= static_cast<std::ptrdiff_t>(values.size())) {
+        p.clear();
+        break;
+      }
+      p[axis] = values[static_cast<std::size_t>(j)];
+    }
+    if (!p.empty())
+      if (std::optional<ParamMap> q = repair_keeping(space, p, link)) out.push_back(std::move(*q));
+  }
 }
 
 void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, std::size_t references, bool whole) {

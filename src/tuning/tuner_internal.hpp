@@ -117,6 +117,9 @@ ParamMap project_onto(const Space& space, const ParamMap& p);
 // tile-loading shape).
 std::optional<ParamMap> repair_keeping(const Space& space, const ParamMap& p, const std::string& axis,
                                        int max_changes = 2);
+// The same, keeping p's values of every parameter in `kept` (a seed link's step: TuneTarget::seed_links).
+std::optional<ParamMap> repair_keeping(const Space& space, const ParamMap& p, const std::vector<std::string>& kept,
+                                       int max_changes = 2);
 // The one-step neighbours of p that are points of the space: each parameter to the next or
 // previous value in its list, where that is no point of the space with one other parameter
 // changed (repair_keeping); the model strategy's local moves around its best candidates.
@@ -204,12 +207,17 @@ class ClassTuner {
   // After the references, before the strategy's order: the fastest of the earlier size classes
   // (set_sibling_seeds), then each searched value of the target's seed axes on the best so far
   // (TuneTarget::seed_axes), then the shipped rows of other devices (seed_candidates), nearest
-  // first; those that are points of the space, within the budget and time.
+  // first; those that are points of the space, within the budget and time. With
+  // TuneTarget::seed_neighbours, then the star around each new best while one moves it.
   void evaluate_seeds(const Space& space);
   // Each searched value of the target's seed axes on `base` (TuneTarget::seed_axes), or with
   // TuneTarget::seed_neighbours its neighbours, made a point of the space by the parameters
   // coupled to it where it is not one (repair_keeping); the others may be no point of the space.
   std::vector<ParamMap> axis_seeds(const Space& space, const ParamMap& base) const;
+  // The steps of one seed link on `base`: its axes one step down together, then one step up, each
+  // made a point of the space keeping the link's values (repair_keeping); none past a list's end.
+  static void link_steps(const Space& space, const ParamMap& base, const std::vector<std::string>& link,
+                         std::vector<ParamMap>& out);
   // Makes the instances: the timed sizes verified on a sample, the check sizes in full.
   void make_instances();
   // Verifies one candidate on the timed sizes (outputs poisoned; with `check`, on the check sizes

@@ -214,13 +214,14 @@ std::vector<int> nearest_first(const Space& space, std::size_t i, int from) {
   return vals;
 }
 
-// The first f(q, i) that is a point, q being p with one parameter other than `axis` (index i,
+// The first f(q, i) that is a point, q being p with one parameter not in `kept` (index i,
 // `first` or later) set to another of its searched values, the nearest p's first.
-std::optional<ParamMap> first_change(const Space& space, const ParamMap& p, const std::string& axis, std::size_t first,
+std::optional<ParamMap> first_change(const Space& space, const ParamMap& p, const std::vector<std::string>& kept,
+                                     std::size_t first,
                                      const std::function<std::optional<ParamMap>(ParamMap, std::size_t)>& f) {
   for (std::size_t i = first; i < space.names.size(); ++i) {
     const std::string& name = space.names[i];
-    if (name == axis || !p.count(name)) continue;
+    if (std::find(kept.begin(), kept.end(), name) != kept.end() || !p.count(name)) continue;
     for (const int v : nearest_first(space, i, p.at(name))) {
       if (v == p.at(name)) continue;
       ParamMap q = p;
@@ -231,20 +232,26 @@ std::optional<ParamMap> first_change(const Space& space, const ParamMap& p, cons
   return std::nullopt;
 }
 
-// p with one parameter other than `axis` (at index `first` or later) changed so that the space holds it.
-std::optional<ParamMap> change_one(const Space& space, const ParamMap& p, const std::string& axis, std::size_t first) {
-  return first_change(space, p, axis, first, [&space](ParamMap q, std::size_t) {
+// p with one parameter other than those kept (at index `first` or later) changed so that the space holds it.
+std::optional<ParamMap> change_one(const Space& space, const ParamMap& p, const std::vector<std::string>& kept,
+                                   std::size_t first) {
+  return first_change(space, p, kept, first, [&space](ParamMap q, std::size_t) {
     return space_holds(space, q) ? std::optional<ParamMap>(std::move(q)) : std::nullopt;
   });
 }
 }  // namespace
 
-std::optional<ParamMap> repair_keeping(const Space& space, const ParamMap& p, const std::string& axis,
+std::optional<ParamMap> repair_keeping(const Space& space, const ParamMap& p, const std::vector<std::string>& kept,
                                        int max_changes) {
   if (space_holds(space, p)) return p;
-  if (auto q = change_one(space, p, axis, 0)) return q;
+  if (auto q = change_one(space, p, kept, 0)) return q;
   if (max_changes < 2) return std::nullopt;
-  return first_change(space, p, axis, 0, [&](ParamMap q, std::size_t i) { return change_one(space, q, axis, i + 1); });
+  return first_change(space, p, kept, 0, [&](ParamMap q, std::size_t i) { return change_one(space, q, kept, i + 1); });
+}
+
+std::optional<ParamMap> repair_keeping(const Space& space, const ParamMap& p, const std::string& axis,
+                                       int max_changes) {
+  return repair_keeping(space, p, std::vector<std::string>{axis}, max_changes);
 }
 
 std::vector<ParamMap> space_neighbours(const Space& space, const ParamMap& p) {
