@@ -280,6 +280,13 @@ TuneTarget make_target(const std::string& routine, const std::string& kernel) {
     return static_cast<double>(z.m) * static_cast<double>(z.n) * static_cast<double>(z.k) *
            static_cast<double>(z.batch);
   };
+  // Products whose operands fill at most 64 MiB (bench all's shapes up to 2048^3 and
+  // 512 x 8192 x 512): each class's search times them all.
+  t.cheap_size = [](const std::string& size) {
+    const SgemmSize z = parse_sgemm_size(size);
+    const double m = static_cast<double>(z.m), n = static_cast<double>(z.n), k = static_cast<double>(z.k);
+    return (m * k + k * n + m * n) * static_cast<double>(z.batch) * sizeof(float) <= 64.0 * 1024 * 1024;
+  };
   return t;
 }
 

@@ -175,6 +175,10 @@ struct TuneTarget {
   /// whose candidates are cheap and whose one row serves shapes that want different things
   /// (the transpose).
   bool time_every_size = false;
+  /// A size whose instance costs little to make and to run (SGEMM: operands of at most 64 MiB):
+  /// the search times it beside TuneOptions::sizes_per_class's picks, so that a class's row is
+  /// chosen on every shape it serves where that is cheap (screen_costly_sizes still applies).
+  std::function<bool(const std::string& size)> cheap_size;
   /// Whether tune all keeps one of bench all's sizes for the target (tunable_sizes()); none: all.
   std::function<bool(const std::string& size)> tune_all_keeps;
   /// The size tune all times for one of bench all's sizes it keeps (tunable_sizes()), of the same
