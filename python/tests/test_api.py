@@ -207,10 +207,11 @@ def test_tune_all_lists_every_routine_and_method(queue, tmp_path, monkeypatch):
     assert not os.listdir(tmp_path)  # a dry run stores nothing
     with pytest.raises(clforge.InvalidArgument, match="nosuch"):
         clforge.tune_all_jobs({"nosuch": ["64"]})
-    # at most one size per class: its median by work (of 48^3 and 64^3, the larger)
+    # at most one size per class: its median by work (of 3000^3 and 4096^3, the larger; SGEMM's
+    # searches also time every product of 64 MiB or less, which neither is)
     # (the transpose times every size of its one class: sgemm_direct's class here)
-    one = clforge.tune_all(queue, sizes={"sgemm_direct": ["64", "48"]}, dry_run=True, sizes_per_class=1,
+    one = clforge.tune_all(queue, sizes={"sgemm_direct": ["4096", "3000"]}, dry_run=True, sizes_per_class=1,
                            give_up=0.0, compile_worker="")
-    assert next(r for r in one.results if r.routine == "sgemm_direct").classes[0].sizes == ["64"]
+    assert next(r for r in one.results if r.routine == "sgemm_direct").classes[0].sizes == ["4096"]
     # lengths run as passes tune their pass rows; a Bluestein length run as passes (40009) is no class
     assert clforge.tunable_sizes("fft", ["1024", "1048576@2", "1009", "40009"]) == ["1024", "1048576@2", "1009"]
