@@ -208,7 +208,8 @@ class ClassTuner {
   // (set_sibling_seeds), then each searched value of the target's seed axes on the best so far
   // (TuneTarget::seed_axes), then the shipped rows of other devices (seed_candidates), nearest
   // first; those that are points of the space, within the budget and time. With
-  // TuneTarget::seed_neighbours, then the star around each new best while one moves it.
+  // TuneTarget::seed_neighbours, then the star around each new best while one moves it and the
+  // class's share holds two more stars at the last one's pace.
   void evaluate_seeds(const Space& space);
   // Each searched value of the target's seed axes on `base` (TuneTarget::seed_axes), or with
   // TuneTarget::seed_neighbours its neighbours, made a point of the space by the parameters
