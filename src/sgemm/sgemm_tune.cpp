@@ -62,6 +62,13 @@ SgemmSize parse_sgemm_size(const std::string& text) {
 namespace {
 
 constexpr double kTuneBatchBytes = 256.0 * 1024 * 1024;  // tune all's batches: operands of at most this
+constexpr double kCheapBytes = 64.0 * 1024 * 1024;       // sizes every search times: operands of at most this
+
+// The bytes of one product's A, B and C.
+double product_bytes(const SgemmSize& z) {
+  const double m = static_cast<double>(z.m), n = static_cast<double>(z.n), k = static_cast<double>(z.k);
+  return 4.0 * (m * k + k * n + m * n);
+}
 
 class SgemmInstance : public TuneInstance {
  public:
@@ -247,10 +254,7 @@ TuneTarget make_target(const std::string& routine, const std::string& kernel) {
   // the H200 (cold start of 2026-12-01: 16.5 s of the route's 34 s set up, one candidate each).
   t.tune_all_size = [](const std::string& size) {
     const SgemmSize z = parse_sgemm_size(size);
-    const double bytes = 4.0 * (static_cast<double>(z.m) * static_cast<double>(z.k) +
-                                static_cast<double>(z.k) * static_cast<double>(z.n) +
-                                static_cast<double>(z.m) * static_cast<double>(z.n));
-    const auto fits = static_cast<std::size_t>(std::max(1.0, std::floor(kTuneBatchBytes / bytes)));
+    const auto fits = static_cast<std::size_t>(std::max(1.0, std::floor(kTuneBatchBytes / product_bytes(z))));
     if (z.batch <= fits) return size;
     return size.substr(0, size.rfind('@')) + "@" + std::to_string(fits);
   };
@@ -284,8 +288,7 @@ TuneTarget make_target(const std::string& routine, const std::string& kernel) {
   // 512 x 8192 x 512): each class's search times them all.
   t.cheap_size = [](const std::string& size) {
     const SgemmSize z = parse_sgemm_size(size);
-    const double m = static_cast<double>(z.m), n = static_cast<double>(z.n), k = static_cast<double>(z.k);
-    return (m * k + k * n + m * n) * static_cast<double>(z.batch) * sizeof(float) <= 64.0 * 1024 * 1024;
+    return product_bytes(z) * static_cast<double>(z.batch) <= kCheapBytes;
   };
   return t;
 }

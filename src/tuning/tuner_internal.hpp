@@ -238,6 +238,8 @@ class ClassTuner {
   // The class's result: the run-off's fastest that trades no size (else the search's fastest)
   // that passes the check sizes, the next one while one is rejected there (check_row).
   void settle_best();
+  // The verified rows timed in full (not cut short), fastest first (stable: search order on ties).
+  std::vector<TuneRow*> timed_rows();
   // fn(0) ... fn(n - 1) on up to threads_ threads (the calling one alone for one).
   void on_threads(std::size_t n, const std::function<void(std::size_t)>& fn) const;
   // Runs and checks the candidate on each instance of `group` (timed: the timed sizes, whose

@@ -22,12 +22,12 @@ namespace clforge::detail {
 
 void ClassTuner::runoff() {
   if (opt_.finalists == 0) return;
-  std::vector<const TuneRow*> ok, references;
+  std::vector<const TuneRow*> ok, references;  // the references in the search's order
+  for (const TuneRow* row : timed_rows())
+    if (!row->is_default && !row->is_current && ok.size() < opt_.finalists) ok.push_back(row);
   for (const auto& row : r_.rows)
-    if (row.status == CandidateStatus::Ok && !row.cut_short)
-      (row.is_default || row.is_current ? references : ok).push_back(&row);
-  std::stable_sort(ok.begin(), ok.end(), [](const TuneRow* x, const TuneRow* y) { return x->ms < y->ms; });
-  if (ok.size() > opt_.finalists) ok.resize(opt_.finalists);
+    if ((row.is_default || row.is_current) && row.status == CandidateStatus::Ok && !row.cut_short)
+      references.push_back(&row);
   ok.insert(ok.end(), references.begin(), references.end());
   if (ok.size() < 2) return;  // nothing to decide
   RunoffTimes times;

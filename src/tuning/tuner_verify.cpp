@@ -87,6 +87,14 @@ bool ClassTuner::check_row(TuneRow& row) {
   return ok;
 }
 
+std::vector<TuneRow*> ClassTuner::timed_rows() {
+  std::vector<TuneRow*> out;
+  for (TuneRow& row : r_.rows)
+    if (row.status == CandidateStatus::Ok && !row.cut_short) out.push_back(&row);
+  std::stable_sort(out.begin(), out.end(), [](const TuneRow* x, const TuneRow* y) { return x->ms < y->ms; });
+  return out;
+}
+
 void ClassTuner::settle_best() {
   // The order the result is chosen in: the run-off's (those that trade no size), else the search's.
   std::vector<std::pair<TuneRow*, double>> order;
@@ -95,8 +103,7 @@ void ClassTuner::settle_best() {
       if (!ro.trades_sizes && row.params == ro.params && row.status == CandidateStatus::Ok)
         order.emplace_back(&row, ro.ms);
   if (r_.runoff.empty())
-    for (TuneRow& row : r_.rows)
-      if (row.status == CandidateStatus::Ok && !row.cut_short) order.emplace_back(&row, row.ms);
+    for (TuneRow* row : timed_rows()) order.emplace_back(row, row->ms);
   std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
   for (const auto& [row, ms] : order) {
     if (stopped()) return;
