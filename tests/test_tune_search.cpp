@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -475,6 +476,42 @@ TEST_SUITE("tune") {
     CHECK(r.classes[1].tried == 1);
   }
 
+  TEST_CASE("a class after one that overran the run's time still gets half an equal share") {
+    // Two classes share 12 s. The first one's candidates compile for 12.5 s each (a slow driver:
+    // the builds that start in the run's first 2 s), so it ends past the run's time; the second
+    // still has half of an equal share (3 s) within a quarter of the time past the end (to
+    // 15 s) to measure candidates, not its references alone.
+    TuneEnv env("class-floor");
+    auto& s = test::session();
+    TuneOptions o = test::tiny_space("33x65", {{"TRA_TILE", {8, 16}},
+                                               {"TRA_WPT", {1, 2}},
+                                               {"TRA_VW", {1, 2}},
+                                               {"TRA_PAD", {0, 1}},
+                                               {"TRA_DIAG", {0}},
+                                               {"TRA_SWZ", {0}},
+                                               {"TRA_LOCAL", {1}},
+                                               {"TRA_NT", {0}}});
+    o.sizes = {"33x65", "64:8"};
+    o.time_limit_s = 12;
+    o.compile_threads = 2;
+    o.store = false;
+    const auto t0 = std::chrono::steady_clock::now();
+    const detail::TuneFaultScope fault(
+        [t0, defaults = std::set<ParamMap>{shipped("4"), shipped("8")}](const ParamMap& p) {
+          detail::TuneFault f;
+          if (!defaults.count(p) && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2))
+            f.build_delay_s = 12.5;
+          return f;
+        });
+    const TuneResult r = tune(s.queue, "transpose", o);
+    REQUIRE(r.classes.size() == 2);
+    INFO("classes: " << r.classes[0].tried << " tried in " << r.classes[0].wall_s << " s, " << r.classes[1].tried
+                     << " in " << r.classes[1].wall_s << " s");
+    CHECK(r.classes[0].wall_s > 12);
+    CHECK(r.classes[1].tried >= 3);
+    CHECK(r.classes[1].wall_s < 6);  // its floor, and a batch's grace
+  }
+
   TEST_CASE("a neighbouring class's winner is projected onto the space: nearest values, then admissible") {
     ParamMap p{{"TRA_TILE", 32}, {"TRA_WPT", 4}, {"TRA_VW", 4},    {"TRA_PAD", 0},
                {"TRA_DIAG", 1},  {"TRA_SWZ", 8}, {"TRA_LOCAL", 0}, {"TRA_NT", 1}};
@@ -881,10 +918,14 @@ TEST_SUITE("tune") {
     CHECK(weight_of(on_gpu, "fft") > 1);
   }
 
-  TEST_CASE("tune all: the SGEMM route tunes on products up to 4096^3") {
+  TEST_CASE("tune all: the SGEMM route tunes on products up to 4096^3, the direct kernel up to 1024^3") {
     CHECK(tunable_sizes("sgemm_route", {"1024", "8192", "512x8192x512", "4097", "4096:TT", "16384", "8192x512x8192"}) ==
           std::vector<std::string>{"1024", "512x8192x512", "4096:TT", "8192x512x8192"});
     CHECK(tunable_sizes("sgemm", {"1024", "8192"}) == std::vector<std::string>{"1024", "8192"});
+    // The products the route could give the direct kernel (m n k at most 1024^3), batches too.
+    CHECK(
+        tunable_sizes("sgemm_direct", {"256", "1024", "1025", "512x8192x512", "4096:TT", "2048x2048x256", "64@100"}) ==
+        std::vector<std::string>{"256", "1024", "2048x2048x256", "64@100"});
   }
 
   TEST_CASE("tune all: a strided SGEMM batch is cut to the products of 256 MiB, in the same class") {

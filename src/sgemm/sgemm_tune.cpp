@@ -226,7 +226,18 @@ TuneTarget make_target(const std::string& routine, const std::string& kernel) {
     t.seed_links = {
         {"MWG", "MDIMC"}, {"NWG", "NDIMC"}, {"MWG", "NWG", "MDIMC", "NDIMC"}, {"MWG", "NWG"}, {"VWM", "VWN"}};
   }
-  if (kernel == "sgemm_direct") t.seed_axes = {"WGD", "VWMD", "VWND", "MDIMCD", "NDIMCD", "KWID"};
+  if (kernel == "sgemm_direct") {
+    t.seed_axes = {"WGD", "VWMD", "VWND", "MDIMCD", "NDIMCD", "KWID"};
+    // tune all: the products the route could give the direct kernel, up to 1024^3 (the shipped rows
+    // cross over to the tiled kernels at 96^3 to 512^3). Timed on all of bench all's products, the
+    // direct kernel's class of the H200's cold start of 2026-12-01 spent 21 s of its job's 26
+    // on 4096^3 TT and the run-off's larger shapes, where no route runs it, and its three batch
+    // classes measured their default alone.
+    t.tune_all_keeps = [](const std::string& size) {
+      const SgemmSize z = parse_sgemm_size(size);
+      return static_cast<double>(z.m) * static_cast<double>(z.n) * static_cast<double>(z.k) <= 1024.0 * 1024 * 1024;
+    };
+  }
   t.seed_neighbours = !t.seed_axes.empty();
   if (kernel == "sgemm_route") {
     // One row for every shape: the shapes on both sides of the crossovers, timed together.

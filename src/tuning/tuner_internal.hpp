@@ -188,7 +188,10 @@ class ClassTuner {
   bool may_finish(Clock::time_point until) const {
     return !stopped() && left() > 0 && Clock::now() < until && !run_time_is_up();
   }
-  bool run_time_is_up() const { return opt_.time_limit_s > 0 && seconds_since(start_) >= opt_.time_limit_s; }
+  // The run's --time, or this class's deadline where that ends later (class_deadline's floor).
+  bool run_time_is_up() const {
+    return opt_.time_limit_s > 0 && seconds_since(start_) >= opt_.time_limit_s && Clock::now() >= deadline_;
+  }
   // Another batch is started only if the last one (compiles and evaluations) would still end
   // before the time limit, so that a --time run ends within its budget rather than after it.
   bool may_start_batch() const {
