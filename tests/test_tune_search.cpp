@@ -479,8 +479,8 @@ TEST_SUITE("tune") {
   TEST_CASE("a class after one that overran the run's time still gets half an equal share") {
     // Two classes share 12 s. The first one's candidates compile for 12.5 s each (a slow driver:
     // the builds that start in the run's first 2 s), so it ends past the run's time; the second
-    // still has half of an equal share (3 s) within a quarter of the time past the end (to
-    // 15 s) to measure candidates, not its references alone.
+    // still has half of an equal share (3 s), within one share past the end (to 18 s), to
+    // measure candidates, not its references alone.
     TuneEnv env("class-floor");
     auto& s = test::session();
     TuneOptions o = test::tiny_space("33x65", {{"TRA_TILE", {8, 16}},

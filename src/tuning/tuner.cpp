@@ -313,19 +313,20 @@ TuneStrategy pick_strategy(TuneStrategy asked, const TuneOptions& options, const
 }
 
 // When a class must stop: an equal share of the time left among the classes left, or never; at
-// least half of an equal share of the whole time while the run is within a quarter of its time
-// past the end. A class whose instances or run-off take long (xgemm's large class: 4096^3 to
-// 8192^3) overruns its share, and the classes after it had what was left: on the H200's cold
-// start of 2026-12-01 the SGEMM kernels' batch classes, last in their jobs, each measured its
-// default alone (128^3 x 10^4 at 0.48 of the shipped rows' speed). The job then overruns, and the
-// routines after it in tune all share what is left of its time.
+// least half of an equal share of the whole time while the run is within one equal share past
+// its end. A class whose instances or run-off take long (xgemm's large class: 4096^3 to 8192^3)
+// overruns its share, and the classes after it had what was left: on the H200's cold start of
+// 2026-12-01 the SGEMM kernels' batch classes, last in their jobs, each measured its default
+// alone (128^3 x 10^4 at 0.48 of the shipped rows' speed). The job then overruns, and the
+// routines after it in tune all share what is left; by one share at most, so that the FFT's 43
+// classes (4 s each there) do not take the time of the routines after it.
 Clock::time_point class_deadline(const TuneOptions& options, Clock::time_point start, std::size_t classes,
                                  std::size_t classes_left) {
   if (options.time_limit_s <= 0) return Clock::time_point::max();
   const double elapsed = seconds_since(start);
   const double left = options.time_limit_s - elapsed;
-  const double floor =
-      std::min(0.5 * options.time_limit_s / static_cast<double>(classes), 1.25 * options.time_limit_s - elapsed);
+  const double equal = options.time_limit_s / static_cast<double>(classes);
+  const double floor = std::min(0.5 * equal, options.time_limit_s + equal - elapsed);
   const double share = std::max({0.0, left / static_cast<double>(classes_left), floor});
   return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(share));
 }
