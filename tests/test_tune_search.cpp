@@ -922,10 +922,11 @@ TEST_SUITE("tune") {
     CHECK(tunable_sizes("sgemm_route", {"1024", "8192", "512x8192x512", "4097", "4096:TT", "16384", "8192x512x8192"}) ==
           std::vector<std::string>{"1024", "512x8192x512", "4096:TT", "8192x512x8192"});
     CHECK(tunable_sizes("sgemm", {"1024", "8192"}) == std::vector<std::string>{"1024", "8192"});
-    // The products the route could give the direct kernel (m n k at most 1024^3), batches too.
-    CHECK(
-        tunable_sizes("sgemm_direct", {"256", "1024", "1025", "512x8192x512", "4096:TT", "2048x2048x256", "64@100"}) ==
-        std::vector<std::string>{"256", "1024", "2048x2048x256", "64@100"});
+    // The products the route could give the direct kernel: m n k at most 1024^3, in a strided
+    // batch at most 128^3.
+    CHECK(tunable_sizes("sgemm_direct", {"256", "1024", "1025", "512x8192x512", "4096:TT", "2048x2048x256", "64@100",
+                                         "128@100", "129@100", "512x512x64@100"}) ==
+          std::vector<std::string>{"256", "1024", "2048x2048x256", "64@100", "128@100"});
   }
 
   TEST_CASE("tune all: a strided SGEMM batch is cut to the products of 256 MiB, in the same class") {
@@ -944,7 +945,7 @@ TEST_SUITE("tune") {
                                              "1024",
                                              "512x512x64@" + fits(512, 512, 64),
                                              "300x20x7:TN@" + fits(300, 20, 7)};
-    for (const char* routine : {"sgemm", "sgemm_stream", "sgemm_direct", "sgemm_route"}) {
+    for (const char* routine : {"sgemm", "sgemm_stream", "sgemm_route"}) {
       INFO(routine);
       const std::vector<std::string> got = tunable_sizes(routine, bench);
       CHECK(got == expect);
@@ -952,6 +953,9 @@ TEST_SUITE("tune") {
       for (std::size_t i = 0; i < bench.size() && i < got.size(); ++i)
         CHECK(t.variant_of(got[i]) == t.variant_of(bench[i]));
     }
+    // The direct kernel keeps the batches of products up to 128^3 (the test above), cut alike.
+    CHECK(tunable_sizes("sgemm_direct", bench) ==
+          std::vector<std::string>{expect[0], expect[1], expect[2], expect[3], expect[5], expect[7]});
     CHECK(fits(256, 256, 256) == "341");  // 7.9 GB of host data at 10^4 products
   }
 

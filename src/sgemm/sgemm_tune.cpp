@@ -228,14 +228,17 @@ TuneTarget make_target(const std::string& routine, const std::string& kernel) {
   }
   if (kernel == "sgemm_direct") {
     t.seed_axes = {"WGD", "VWMD", "VWND", "MDIMCD", "NDIMCD", "KWID"};
-    // tune all: the products the route could give the direct kernel, up to 1024^3 (the shipped rows
-    // cross over to the tiled kernels at 96^3 to 512^3). Timed on all of bench all's products, the
-    // direct kernel's class of the H200's cold start of 2026-12-01 spent 21 s of its job's 26
-    // on 4096^3 TT and the run-off's larger shapes, where no route runs it, and its three batch
-    // classes measured their default alone.
+    // tune all: the products the route could give the direct kernel: up to 1024^3 (the shipped
+    // rows cross over to the tiled kernels at 96^3 to 512^3), in strided batches up to 128^3 (the
+    // shipped rows' batch crossovers: 96^3 to 128^3). Timed on all of bench all's products, the
+    // direct kernel's class of the H200's cold start of 2026-12-01 spent 21 s of its job's 26 on
+    // 4096^3 TT and the run-off's larger shapes, where no route runs it, and its three batch
+    // classes measured their default alone; its batch class of 128^3 and 256^3 (0.53 ms a run)
+    // still did, and 64^3 x 10^4, the one size of that class the route gives it, was not timed.
     t.tune_all_keeps = [](const std::string& size) {
       const SgemmSize z = parse_sgemm_size(size);
-      return static_cast<double>(z.m) * static_cast<double>(z.n) * static_cast<double>(z.k) <= 1024.0 * 1024 * 1024;
+      const double mnk = static_cast<double>(z.m) * static_cast<double>(z.n) * static_cast<double>(z.k);
+      return mnk <= (z.batch > 1 ? 128.0 * 128 * 128 : 1024.0 * 1024 * 1024);
     };
   }
   t.seed_neighbours = !t.seed_axes.empty();
