@@ -233,8 +233,10 @@ TuneTarget make_target(const std::string& routine, const std::string& kernel) {
     // shipped rows' batch crossovers: 96^3 to 128^3). Timed on all of bench all's products, the
     // direct kernel's class of the H200's cold start of 2026-12-01 spent 21 s of its job's 26 on
     // 4096^3 TT and the run-off's larger shapes, where no route runs it, and its three batch
-    // classes measured their default alone; its batch class of 128^3 and 256^3 (0.53 ms a run)
-    // still did, and 64^3 x 10^4, the one size of that class the route gives it, was not timed.
+    // classes measured their default alone. Timed on bench all's batches of 128^3 and 256^3 (its
+    // quartiles; 0.53 ms a run), its batch class measured its default alone in the next cold
+    // start too, and 64^3 x 10^4, the one size of that class the H200's route gives it, was never
+    // timed.
     t.tune_all_keeps = [](const std::string& size) {
       const SgemmSize z = parse_sgemm_size(size);
       const double mnk = static_cast<double>(z.m) * static_cast<double>(z.n) * static_cast<double>(z.k);
