@@ -64,6 +64,11 @@ namespace {
 constexpr double kTuneBatchBytes = 256.0 * 1024 * 1024;  // tune all's batches: operands of at most this
 constexpr double kCheapBytes = 64.0 * 1024 * 1024;       // sizes every search times: operands of at most this
 
+// The multiply-adds of one product.
+double product_mnk(const SgemmSize& z) {
+  return static_cast<double>(z.m) * static_cast<double>(z.n) * static_cast<double>(z.k);
+}
+
 // The bytes of one product's A, B and C.
 double product_bytes(const SgemmSize& z) {
   const double m = static_cast<double>(z.m), n = static_cast<double>(z.n), k = static_cast<double>(z.k);
@@ -206,14 +211,8 @@ class SgemmInstance : public TuneInstance {
   GuardedOutput c_;
 };
 
-TuneTarget make_target(const std::string& routine, const std::string& kernel) {
-  TuneTarget t;
-  t.routine = routine;
-  t.kernel = kernel;
-  t.size_syntax =
-      "N (square) or MxNxK, optionally :NN, :NT, :TN or :TT (op of A, op of B), then @B (a strided batch of B "
-      "products); column-major";
-  t.default_sizes = {kernel == "sgemm_direct" ? "256" : "1024"};
+// The search of each kernel: its seed axes and links, and the sizes tune all gives it.
+void set_search(TuneTarget& t, const std::string& kernel) {
   // A star of single steps around the best so far, the tile's shape first: from the default row
   // (64 x 64 tiles of 8 x 8 work-items, vectors of 2) every parameter the H200's row changes is a
   // step or more away (256 x 128 of 16 x 16, vectors of 4, KWI 16, double-buffered), and random
@@ -239,8 +238,7 @@ TuneTarget make_target(const std::string& routine, const std::string& kernel) {
     // timed.
     t.tune_all_keeps = [](const std::string& size) {
       const SgemmSize z = parse_sgemm_size(size);
-      const double mnk = static_cast<double>(z.m) * static_cast<double>(z.n) * static_cast<double>(z.k);
-      return mnk <= (z.batch > 1 ? 128.0 * 128 * 128 : 1024.0 * 1024 * 1024);
+      return product_mnk(z) <= (z.batch > 1 ? 128.0 * 128 * 128 : 1024.0 * 1024 * 1024);
     };
   }
   t.seed_neighbours = !t.seed_axes.empty();
@@ -259,10 +257,20 @@ TuneTarget make_target(const std::string& routine, const std::string& kernel) {
     // choice of tiled kernel is decided on 4096^3 as well (on the H200 the class of bench all's
     // 18 shapes took 80 s before its first candidate).
     t.tune_all_keeps = [](const std::string& size) {
-      const SgemmSize z = parse_sgemm_size(size);
-      return static_cast<double>(z.m) * static_cast<double>(z.n) * static_cast<double>(z.k) <= 4096.0 * 4096 * 4096;
+      return product_mnk(parse_sgemm_size(size)) <= 4096.0 * 4096 * 4096;
     };
   }
+}
+
+TuneTarget make_target(const std::string& routine, const std::string& kernel) {
+  TuneTarget t;
+  t.routine = routine;
+  t.kernel = kernel;
+  t.size_syntax =
+      "N (square) or MxNxK, optionally :NN, :NT, :TN or :TT (op of A, op of B), then @B (a strided batch of B "
+      "products); column-major";
+  t.default_sizes = {kernel == "sgemm_direct" ? "256" : "1024"};
+  set_search(t, kernel);
   // tune all: a strided batch cut to the products whose operands (A, B and C) fill 256 MiB. Each
   // product runs alike in a batch of hundreds or of 10^4 (the device full either way), and the
   // size class does not depend on the count; making bench all's batches of 10^4 (7.9 GB of host
@@ -297,8 +305,7 @@ TuneTarget make_target(const std::string& routine, const std::string& kernel) {
   // Multiply-adds: bench all's 16384^3 (3 GiB of host data) beside the 8192^3 a class timed.
   t.size_work = [](const std::string& size) {
     const SgemmSize z = parse_sgemm_size(size);
-    return static_cast<double>(z.m) * static_cast<double>(z.n) * static_cast<double>(z.k) *
-           static_cast<double>(z.batch);
+    return product_mnk(z) * static_cast<double>(z.batch);
   };
   // Products whose operands fill at most 64 MiB (bench all's shapes up to 2048^3 and
   // 512 x 8192 x 512): each class's search times them all.
