@@ -508,7 +508,7 @@ TEST_SUITE("tune") {
     INFO("classes: " << r.classes[0].tried << " tried in " << r.classes[0].wall_s << " s, " << r.classes[1].tried
                      << " in " << r.classes[1].wall_s << " s");
     CHECK(r.classes[0].wall_s > 12);
-    CHECK(r.classes[1].tried >= 3);
+    CHECK(r.classes[1].tried >= 2);  // without the floor: its references alone (1)
     CHECK(r.classes[1].wall_s < 6);  // its floor, and a batch's grace
   }
 
