@@ -617,6 +617,7 @@ TEST_SUITE("tune") {
     o.strategy = TuneStrategy::Random;
     const bool current_differs = resolve_configuration("sgemm_xgemm", "small", s.entry.info).values != def;
     o.budget = (current_differs ? 2 : 1) + 9;
+    o.compile_threads = 2;  // the batches, and so where a star ends
     // Each doubling of the tile's rows ten times faster, other than 8 work-items along m a hundred
     // times slower: the climb goes 64 -> 128 -> 256 rows of 8.
     detail::TuneFaultScope fault([](const ParamMap& p) {
@@ -629,12 +630,16 @@ TEST_SUITE("tune") {
     std::vector<std::pair<int, int>> order;
     for (const auto& row : r.classes[0].rows)
       if (!row.is_default && !row.is_current) order.emplace_back(row.params.at("MWG"), row.params.at("MDIMC"));
-    // The star around the default: each axis one step down, one up, then the link of both axes
-    // (each work-item's share kept: 32 of 4, 128 of 16); then around 128 of 8 what it has not
-    // measured: 256 rows, 4 work-items, the link up. Around 256 of 8 nothing is left.
-    const std::vector<std::pair<int, int>> expected{{32, 8},   {128, 8}, {64, 4},  {64, 16}, {32, 4},
-                                                    {128, 16}, {256, 8}, {128, 4}, {256, 16}};
-    CHECK(order == expected);
+    std::string got;
+    for (const auto& [m, c] : order) got += std::to_string(m) + "/" + std::to_string(c) + " ";
+    INFO(got);
+    // In batches of two: the star around the default (each axis one step down, one up, then the
+    // link of both axes, each work-item's share kept) ends with its first batch, whose 128 of 8 moved the best; around
+    // 128 of 8 the first batch (256 rows, 4 work-items) moves it again; around 256 of 8 the one step left (16
+    // work-items) gains nothing, and the random order takes the rest of the budget.
+    REQUIRE(order.size() >= 5);
+    const std::vector<std::pair<int, int>> expected{{32, 8}, {128, 8}, {256, 8}, {128, 4}, {256, 16}};
+    CHECK(std::vector<std::pair<int, int>>(order.begin(), order.begin() + 5) == expected);
     CHECK(r.classes[0].best.at("MWG") == 256);
   }
 

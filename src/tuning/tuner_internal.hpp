@@ -206,7 +206,10 @@ class ClassTuner {
   void evaluate_batch(const std::vector<ParamMap>& batch, std::size_t references, bool whole = false);
   // The candidates of `order` not evaluated yet, in batches of --threads, while the budget and
   // time allow another batch.
-  void evaluate_in_order(const std::vector<ParamMap>& order);
+  // Evaluates `order` in batches while the time allows; until_moved: stops after the first batch
+  // that makes the best kStarMove of what it was or faster (a star's early end).
+  void evaluate_in_order(const std::vector<ParamMap>& order, bool until_moved = false);
+  static constexpr double kStarMove = 0.98;
   // After the references, before the strategy's order: the fastest of the earlier size classes
   // (set_sibling_seeds), then each searched value of the target's seed axes on the best so far
   // (TuneTarget::seed_axes), then the shipped rows of other devices (seed_candidates), nearest
