@@ -196,8 +196,8 @@ struct TuneTarget {
   /// (one step down, one up), in the order of seed_axes, not every value: a star of single steps
   /// around a start far from the optimum in every coupled parameter (an SGEMM tile, its work-items
   /// and vector widths), then around each new best while one moves it and the class's share
-  /// holds two more stars (a climb), then the strategy's order (the model strategy combines the
-  /// steps that gained).
+  /// holds two more stars (a climb; a star ends at the batch that moves the best), then the
+  /// strategy's order (the model strategy combines the steps that gained).
   bool seed_neighbours = false;
   /// Seed axes stepped together, after the single steps (with seed_neighbours): each link's axes
   /// one step down at once, then one step up. A single step changes a balance that the kernel's

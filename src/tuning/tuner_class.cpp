@@ -168,11 +168,10 @@ void ClassTuner::evaluate_seeds(const Space& space) {
   // (seeds 7 and 11) where whole stars stored 2.21x and 2.12x; `tune transpose --size 1024 --size
   // 1000x999 --time 25` 3.08x and 2.96x against 2.85x and 2.13x; the separable blur's 4.44x and
   // 7.07x against 6.87x and 4.46x. A star starts only where two at the last one's pace end
-  // within the class's share: where they would not,
-  // the model strategy combines the steps that gained in fewer candidates. On the 2-core Intel VM
-  // (cold start of 2026-12-01) the separable blur's class climbed from vectors of 1 to 8 in its
-  // 30 s and stored 2.39x over the default, where the model had combined the star's steps into
-  // vectors of 16 without local memory, 8.52x.
+  // within the class's share: where they would not, the model strategy combines the steps that
+  // gained in fewer candidates. On the 2-core Intel VM (cold start of 2026-12-01) the separable
+  // blur's class climbed from vectors of 1 to 8 in its 30 s and stored 2.39x over the default,
+  // where the model had combined the star's steps into vectors of 16 without local memory, 8.52x.
   while (target_.seed_neighbours && r_.has_best && may_start_batch() &&
          (deadline_ == Clock::time_point::max() || Clock::now() + 2 * star <= deadline_)) {
     ParamMap best = project_onto(space, r_.best);

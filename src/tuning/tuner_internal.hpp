@@ -205,9 +205,8 @@ class ClassTuner {
   // within the run's time.
   void evaluate_batch(const std::vector<ParamMap>& batch, std::size_t references, bool whole = false);
   // The candidates of `order` not evaluated yet, in batches of --threads, while the budget and
-  // time allow another batch.
-  // Evaluates `order` in batches while the time allows; until_moved: stops after the first batch
-  // that makes the best kStarMove of what it was or faster (a star's early end).
+  // time allow another batch; until_moved: up to the first batch that makes the best kStarMove
+  // of what it was or faster (a star's early end).
   void evaluate_in_order(const std::vector<ParamMap>& order, bool until_moved = false);
   static constexpr double kStarMove = 0.98;
   // After the references, before the strategy's order: the fastest of the earlier size classes
