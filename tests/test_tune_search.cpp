@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
 #include "runtime/environment.hpp"
@@ -376,6 +377,55 @@ TEST_SUITE("tune") {
     CHECK(t->trades_sizes);
     INFO(t->message);
     CHECK(t->message.find("96x32") != std::string::npos);
+  }
+
+  TEST_CASE("past the run's time the run-off times the untimed sizes on its leader and the references") {
+    TuneEnv env("runoff-late");
+    auto& s = test::session();
+    // The class of the test above: `trader` 10^4 times faster on the two timed sizes and 10^4
+    // times slower on the third, `fair` 5x faster on all three. A first run stores nothing and
+    // leaves its measurements in the tune cache; the second takes the search's rows from there
+    // (no time) and its run-off starts after the run's 2 s (the hook waits at its first
+    // measurement). The third size is then timed on the leader, `trader`, and the current
+    // configuration alone: `trader` trades it, `fair` has left the run-off, nothing is stored.
+    TuneOptions o = test::blur_options();
+    o.sizes = {"64x48", "80x40", "96x32"};
+    o.sizes_per_class = 2;
+    o.finalists = 3;
+    o.give_up = 0;
+    o.cache_file = env.dir + "/cache.jsonl";
+    o.store = false;
+    const ParamMap trader = test::blur_candidate(32), fair = test::blur_candidate(64);
+    const ParamMap current = resolve_configuration("blur_separable", "1", s.entry.info, Tuning{{}, false}).values;
+    auto wait_s = std::make_shared<double>(0);
+    const detail::TuneFaultScope fault([trader, fair, current, wait_s](const ParamMap& p) {
+      if (*wait_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(std::exchange(*wait_s, 0)));
+      detail::TuneFault f;
+      if (p == trader) f.size_time_scale = {1e-4, 1e-4, 1e4};
+      if (p == fair) f.time_scale = 0.2;
+      if (p != trader && p != fair && p != current) f.time_scale = 1e3;
+      return f;
+    });
+    REQUIRE(tune(s.queue, "blur", o).classes.at(0).best == fair);  // with time: the run-off above
+
+    o.resume = true;
+    o.store = true;
+    o.time_limit_s = 2;
+    *wait_s = 2.5;
+    test::LogCapture logs;
+    const TuneResult r = tune(s.queue, "blur", o);
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult& c = r.classes[0];
+    CHECK(c.cached == c.tried);
+    CHECK(logs.contains("run-off past the time: the leader and the references alone on 96x32"));
+    const auto row_of = [&](const ParamMap& p) {
+      return std::find_if(c.runoff.begin(), c.runoff.end(), [&](const TuneRow& x) { return x.params == p; });
+    };
+    REQUIRE(row_of(trader) != c.runoff.end());
+    CHECK(row_of(trader)->trades_sizes);
+    CHECK(row_of(fair) == c.runoff.end());
+    CHECK(c.best == current);
+    CHECK_FALSE(c.stored);
   }
 
   TEST_CASE("the run-off leaves out an untimed size of far more work before making it") {
@@ -950,15 +1000,20 @@ TEST_SUITE("tune") {
                                              "1024",
                                              "512x512x64@" + fits(512, 512, 64),
                                              "300x20x7:TN@" + fits(300, 20, 7)};
-    for (const char* routine : {"sgemm", "sgemm_stream", "sgemm_route"}) {
+    const std::vector<std::string> got = tunable_sizes("sgemm_route", bench);
+    CHECK(got == expect);
+    for (const char* routine : {"sgemm", "sgemm_stream", "sgemm_route", "sgemm_direct"}) {
       INFO(routine);
-      const std::vector<std::string> got = tunable_sizes(routine, bench);
-      CHECK(got == expect);
       const detail::TuneTarget& t = detail::tune_target(routine);
       for (std::size_t i = 0; i < bench.size() && i < got.size(); ++i)
         CHECK(t.variant_of(got[i]) == t.variant_of(bench[i]));
     }
-    // The direct kernel keeps the batches of products up to 128^3 (the test above), cut alike.
+    // The tiled kernels keep the batches of products from 64^3 up (smaller ones go to the direct
+    // kernel's batch classes), the direct kernel those up to 128^3 (the test above), cut alike.
+    for (const char* routine : {"sgemm", "sgemm_stream"}) {
+      INFO(routine);
+      CHECK(tunable_sizes(routine, bench) == std::vector<std::string>{expect[2], expect[3], expect[4], expect[5], expect[6]});
+    }
     CHECK(tunable_sizes("sgemm_direct", bench) ==
           std::vector<std::string>{expect[0], expect[1], expect[2], expect[3], expect[5], expect[7]});
     CHECK(fits(256, 256, 256) == "341");  // 7.9 GB of host data at 10^4 products

@@ -225,6 +225,16 @@ void set_search(TuneTarget& t, const std::string& kernel) {
     t.seed_links = {
         {"MWG", "MDIMC"}, {"NWG", "NDIMC"}, {"MWG", "NWG", "MDIMC", "NDIMC"}, {"MWG", "NWG"}, {"VWM", "VWN"}};
   }
+  if (kernel == "sgemm_xgemm" || kernel == "sgemm_stream") {
+    // tune all: strided batches from 64^3 up; the smaller ones go to the direct kernel's batch
+    // classes on every shipped row (C tiles fitted to 16^2 and 32^2). Timed on bench all's 16^3 and
+    // 32^3 batches and 512 x 512 x 64, the tiled kernel's batch class of the H200's cold start of
+    // 2026-12-01 stored a row 1.68x faster there that ran its 256^3 batch 1.46x slower.
+    t.tune_all_keeps = [](const std::string& size) {
+      const SgemmSize z = parse_sgemm_size(size);
+      return z.batch <= 1 || product_mnk(z) >= 64.0 * 64 * 64;
+    };
+  }
   if (kernel == "sgemm_direct") {
     t.seed_axes = {"WGD", "VWMD", "VWND", "MDIMCD", "NDIMCD", "KWID"};
     // tune all: the products the route could give the direct kernel: up to 1024^3 (the shipped

@@ -286,7 +286,10 @@ class ClassTuner {
   };
   void runoff();
   void time_runoff_size(const std::vector<const TuneRow*>& finalists, TuneInstance& inst, RunoffTimes& times);
-  void time_untimed_sizes(const std::vector<const TuneRow*>& finalists, RunoffTimes& times);
+  // The class's untimed sizes: each timed (time_runoff_size) unless far costlier than the timed ones.
+  void time_untimed_sizes(std::vector<const TuneRow*>& finalists, RunoffTimes& times);
+  // Narrows the run-off to its leader and the references (the run's time is up at `size`).
+  void keep_leader(std::vector<const TuneRow*>& finalists, RunoffTimes& times, const std::string& size);
   // Marks the run-off rows that trade a size for the others against the current configuration
   // (TuneRow::trades_sizes).
   void mark_size_trades(const std::vector<const TuneRow*>& finalists, const RunoffTimes& times);
