@@ -693,6 +693,64 @@ TEST_SUITE("tune") {
     CHECK(r.classes[0].best.at("MWG") == 256);
   }
 
+  TEST_CASE("a new star starts with the steps that gained combined and at the axis after the last one's") {
+    TuneEnv env("seed-combined");
+    auto& s = test::session();
+    const std::string kdir = test::temp_dir("kernels-default-2");
+    nlohmann::json db =
+        nlohmann::json::parse(*detail::read_file(std::string(CLFORGE_SOURCE_DIR) + "/cl/db/sgemm_xgemm.json"));
+    nlohmann::json kept = nlohmann::json::array();
+    for (const auto& e : db["entries"])
+      if (e.value("vendor", "") == "default") kept.push_back(e);
+    db["entries"] = kept;
+    REQUIRE(std::system(("mkdir -p '" + kdir + "/db'").c_str()) == 0);
+    std::ofstream(kdir + "/db/sgemm_xgemm.json") << db.dump();
+    test::ScopedEnv kernels("CLFORGE_KERNEL_DIR", kdir);
+    // The tile's rows, its columns and the unroll factor searched around the default row's 64 x 64,
+    // KWI 2. In batches of four, the first star's first batch steps the rows and the columns:
+    // 128 rows 100x faster, 128 columns 20x, 32 of either 10x slower (far beyond what the sizes
+    // change in the kernel's own time).
+    std::map<std::string, std::vector<int>> values;
+    const ParamMap def = resolve_configuration("sgemm_xgemm", "small", s.entry.info, Tuning{{}, false}).values;
+    for (const auto& [name, v] : def) values[name] = {v};
+    values["MWG"] = {32, 64, 128};
+    values["NWG"] = {32, 64, 128};
+    values["KWI"] = {1, 2, 4};
+    REQUIRE(def.at("MWG") == 64);
+    REQUIRE(def.at("NWG") == 64);
+    REQUIRE(def.at("KWI") == 2);
+    TuneOptions o = test::tiny_space("40", values);
+    o.strategy = TuneStrategy::Random;
+    const bool current_differs = resolve_configuration("sgemm_xgemm", "small", s.entry.info).values != def;
+    o.budget = (current_differs ? 2 : 1) + 7;
+    o.compile_threads = 4;
+    o.give_up = 0;  // no cut-off: every step timed in full
+    detail::TuneFaultScope fault([](const ParamMap& p) {
+      detail::TuneFault f;
+      const auto side = [](int v, double gain) { return v == 128 ? 1 / gain : v == 32 ? 10.0 : 1.0; };
+      f.time_scale = side(p.at("MWG"), 100) * side(p.at("NWG"), 20);
+      return f;
+    });
+    const TuneResult r = tune(s.queue, "sgemm", o);
+    REQUIRE(r.classes.size() == 1);
+    std::vector<std::string> order;
+    for (const auto& row : r.classes[0].rows)
+      if (!row.is_default && !row.is_current)
+        order.push_back(std::to_string(row.params.at("MWG")) + "x" + std::to_string(row.params.at("NWG")) + "/" +
+                        std::to_string(row.params.at("KWI")));
+    std::string got;
+    for (const auto& x : order) got += x + " ";
+    INFO(got);
+    // The seed axes' order: VWM, VWN (one value each), MWG, NWG, MDIMC, NDIMC (one value), KWI.
+    // The first batch moves the best to 128 rows; the next star around 128 x 64 starts with the
+    // column step that gained too (128 x 128), then the axes after NWG: KWI 1 and 4. Without the
+    // combination 128 x 128 comes after NWG's 32; starting at MWG again, KWI waits a batch.
+    REQUIRE(order.size() >= 7);
+    const std::vector<std::string> expected{"32x64/2",   "128x64/2", "64x32/2", "64x128/2",
+                                            "128x128/2", "128x64/1", "128x64/4"};
+    CHECK(std::vector<std::string>(order.begin(), order.begin() + 7) == expected);
+  }
+
   TEST_CASE("the separable blur's search starts with single steps from the best so far") {
     TuneEnv env("blur-steps");
     // Two to four of the 19 others, 4 x 5 candidates.
@@ -1012,7 +1070,8 @@ TEST_SUITE("tune") {
     // kernel's batch classes), the direct kernel those up to 128^3 (the test above), cut alike.
     for (const char* routine : {"sgemm", "sgemm_stream"}) {
       INFO(routine);
-      CHECK(tunable_sizes(routine, bench) == std::vector<std::string>{expect[2], expect[3], expect[4], expect[5], expect[6]});
+      CHECK(tunable_sizes(routine, bench) ==
+            std::vector<std::string>{expect[2], expect[3], expect[4], expect[5], expect[6]});
     }
     CHECK(tunable_sizes("sgemm_direct", bench) ==
           std::vector<std::string>{expect[0], expect[1], expect[2], expect[3], expect[5], expect[7]});

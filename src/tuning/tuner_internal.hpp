@@ -206,8 +206,8 @@ class ClassTuner {
   void evaluate_batch(const std::vector<ParamMap>& batch, std::size_t references, bool whole = false);
   // The candidates of `order` not evaluated yet, in batches of --threads, while the budget and
   // time allow another batch; until_moved: up to the first batch that makes the best kStarMove
-  // of what it was or faster (a star's early end).
-  void evaluate_in_order(const std::vector<ParamMap>& order, bool until_moved = false);
+  // of what it was or faster (a star's early end). Returns how many of `order` it went through.
+  std::size_t evaluate_in_order(const std::vector<ParamMap>& order, bool until_moved = false);
   static constexpr double kStarMove = 0.98;
   // After the references, before the strategy's order: the fastest of the earlier size classes
   // (set_sibling_seeds), then each searched value of the target's seed axes on the best so far
@@ -216,10 +216,28 @@ class ClassTuner {
   // TuneTarget::seed_neighbours, then the star around each new best while one moves it and the
   // class's share holds two more stars at the last one's pace.
   void evaluate_seeds(const Space& space);
-  // Each searched value of the target's seed axes on `base` (TuneTarget::seed_axes), or with
-  // TuneTarget::seed_neighbours its neighbours, made a point of the space by the parameters
-  // coupled to it where it is not one (repair_keeping); the others may be no point of the space.
+  // Each searched value of the target's seed axes on `base` (TuneTarget::seed_axes); some may be
+  // no point of the space. With TuneTarget::seed_neighbours the steps are star_steps instead.
   std::vector<ParamMap> axis_seeds(const Space& space, const ParamMap& base) const;
+  // A climb's star on `base` (TuneTarget::seed_neighbours): the steps of each seed axis, then of
+  // each seed link (link_steps), from the unit `first` on and round; unit[i] is points[i]'s.
+  struct Star {
+    std::vector<ParamMap> points;
+    std::vector<std::size_t> unit;
+  };
+  Star star_steps(const Space& space, const ParamMap& base, std::size_t first) const;
+  // The climb after the first star (evaluate_seeds): stars around each new best, each starting
+  // at the unit after the last one its predecessor reached, led by the move that made the new
+  // best carried on (pattern_step) and the predecessor's gaining steps combined (combined_step).
+  void climb(const Space& space, ParamMap centre, double centre_ms, Star star, std::size_t went, Clock::duration pace);
+  // The new best moved on as far again from the old centre (each parameter the move changed one
+  // more step the same way: Hooke and Jeeves's pattern move), made a point of the space keeping
+  // those (repair_keeping); nullopt when no parameter can go on.
+  static std::optional<ParamMap> pattern_step(const Space& space, const ParamMap& centre, const ParamMap& best);
+  // The new best with the other steps of a star that were faster than its centre applied where
+  // they change an axis the best keeps at the centre's value; nullopt when that is no other point.
+  std::optional<ParamMap> combined_step(const Space& space, const ParamMap& centre, double centre_ms,
+                                        const std::vector<ParamMap>& steps, const ParamMap& best) const;
   // The steps of one seed link on `base`: its axes one step down together, then one step up, each
   // made a point of the space keeping the link's values (repair_keeping); none past a list's end.
   static void link_steps(const Space& space, const ParamMap& base, const std::vector<std::string>& link,

@@ -158,8 +158,8 @@ void ClassTuner::keep_leader(std::vector<const TuneRow*>& finalists, RunoffTimes
       kept.push_back(finalists[i]);
       logs.push_back(times.logs[i]);
     }
-  log(LogLevel::Info, "tune: run-off past the time: the leader and the references alone on " + size +
-                          " and the sizes after it");
+  log(LogLevel::Info,
+      "tune: run-off past the time: the leader and the references alone on " + size + " and the sizes after it");
   finalists = std::move(kept);
   times.logs = std::move(logs);
 }
