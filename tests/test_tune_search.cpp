@@ -451,6 +451,36 @@ TEST_SUITE("tune") {
     CHECK_FALSE(logs.contains("run-off without n 64, batch 1024"));  // never made and probed
   }
 
+  TEST_CASE("a class's current configuration includes what an earlier class of the run stored") {
+    TuneEnv env("current-late");
+    auto& s = test::session();
+    // 16 complex points, then real input of 32 points (whose complex FFT of 16 resolves "16:real"
+    // over "16"). The work-group size the default row does not take is 10x faster in the first
+    // class and stored for "16"; in the second, where it is then the current configuration, 10x
+    // slower: that class stores the default's for "16:real", which the real plans resolve.
+    TuneOptions o = test::fft_options(64, 256);
+    o.sizes = {"16@64", "32@64:r"};
+    const int def = resolve_configuration("fft", "16", s.entry.info, Tuning{{}, false}).values.at("FFT_WG");
+    REQUIRE(resolve_configuration("fft", "16:real", s.entry.info, Tuning{{}, false}).values.at("FFT_WG") == def);
+    const int other = def == 64 ? 256 : 64;
+    auto calls = std::make_shared<int>(0);
+    const detail::TuneFaultScope fault([other, calls](const ParamMap& p) {
+      detail::TuneFault f;
+      if (p.at("FFT_WG") == other) f.time_scale = ++*calls == 1 ? 0.1 : 10;
+      return f;
+    });
+    const TuneResult r = tune(s.queue, "fft", o);
+    REQUIRE(r.classes.size() == 2);
+    CHECK(r.classes[0].variant == "16");
+    CHECK(r.classes[1].variant == "16:real");
+    CHECK(r.classes[0].best.at("FFT_WG") == other);
+    CHECK(r.classes[1].current_params.at("FFT_WG") == other);
+    CHECK(r.classes[1].best.at("FFT_WG") == def);
+    CHECK(r.classes[1].stored);
+    CHECK(resolve_configuration("fft", "16", s.entry.info).values.at("FFT_WG") == other);
+    CHECK(resolve_configuration("fft", "16:real", s.entry.info).values.at("FFT_WG") == def);
+  }
+
   TEST_CASE("a time limit stops after the reference; sizes of two element sizes are two size classes") {
     TuneEnv env("classes");
     auto& s = test::session();

@@ -463,6 +463,12 @@ TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneO
     TuneClassResult& c = result.classes[i];
     const Clock::time_point deadline = class_deadline(options, start, result.classes.size(), result.classes.size() - i);
     ClassCache class_cache = class_cache_for(cache, i, seed, options.resume, options.replay);
+    // What the class's plans resolve now: a row an earlier class stored may be theirs too (a
+    // sub-variant falls back to its family's rows: "16:real" to "16", "small:batch" to
+    // "small"). Resolved before the run, a real-input class of the H200's cold start of
+    // 2026-12-01 took the default as current, kept it and stored nothing, and its plans then
+    // ran the complex class's row, 2.3x slower (real n = 32).
+    if (options.store && i > 0) c.current_params = resolve_configuration(spec.name, c.variant, dev, Tuning{}).values;
     {
       ClassTuner tuner(queue, target, spec, options, result.strategy, c, seed + 1000 * i, start, deadline, i,
                        result.classes.size(), class_cache);
