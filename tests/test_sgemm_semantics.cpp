@@ -114,6 +114,41 @@ TEST_SUITE("sgemm") {
     CHECK(sgemm_problem(c, Tuning{}, test::seed() + 54001) == "");
   }
 
+  TEST_CASE("a wide or tall product takes its size class's sub-variant \"wide\"") {
+    // C 8 or more times as wide as tall (or as tall as wide); a batch's sub-variant comes first.
+    CHECK(detail::sgemm_size_class(512, 8192, 512) == "small:wide");
+    CHECK(detail::sgemm_size_class(8192, 512, 8192) == "large:wide");
+    CHECK(detail::sgemm_size_class(512, 4095, 512) == "small");
+    CHECK(detail::sgemm_size_class(1024, 1024, 1024) == "small");
+    CHECK(detail::sgemm_size_class(2048, 2048, 2048) == "medium");
+    CHECK(detail::sgemm_size_class(512, 8192, 512, 3) == "small:batch");
+    CHECK(detail::sgemm_size_class(0, 8192, 512) == "small");
+    // It falls back to the class's rows; a user row for it sets a wide product's tiles alone.
+    const DeviceInfo& dev = test::session().entry.info;
+    const test::ScopedEnv env("CLFORGE_USER_TUNING_DIR", test::temp_dir("sgemm_wide"));
+    const auto xgemm_of = [&](std::size_t m, std::size_t n) {
+      SgemmDesc d;
+      d.m = m, d.n = n, d.k = 16, d.a_ld = m, d.b_ld = 16, d.c_ld = m;
+      const SgemmPlan plan(test::session().queue, d, Tuning{{{"SGEMM_DIRECT_MAX", 0}}, true});
+      const auto& cfgs = plan.configurations();
+      const auto it =
+          std::find_if(cfgs.begin(), cfgs.end(), [](const Configuration& k) { return k.kernel == "sgemm_xgemm"; });
+      REQUIRE(it != cfgs.end());
+      return *it;
+    };
+    CHECK(xgemm_of(24, 200).variant == "small:wide");
+    CHECK(xgemm_of(200, 24).variant == "small:wide");
+    CHECK(xgemm_of(24, 150).variant == "small");
+    CHECK(xgemm_of(24, 200).values == xgemm_of(24, 150).values);
+    const int kwi = xgemm_of(24, 150).at("KWI") == 1 ? 2 : 1;
+    store_user_entry(dev, "sgemm_xgemm", "small:wide", {{"KWI", kwi}});
+    CHECK(xgemm_of(24, 200).at("KWI") == kwi);
+    CHECK(xgemm_of(24, 150).at("KWI") != kwi);
+    Case c;
+    c.m = 24, c.n = 200, c.k = 16, c.alpha = 0.75f, c.beta = -1.5f, c.tb = Transpose::Yes;
+    CHECK(sgemm_problem(c, Tuning{{{"SGEMM_DIRECT_MAX", 0}}, true}, test::seed() + 54100) == "");
+  }
+
   TEST_CASE("split k: partial products summed into C, every transpose pair, beta with NaN in C, offsets") {
     const DeviceInfo& dev = test::session().entry.info;
     std::uint64_t seed = test::seed() + 55000;

@@ -925,18 +925,21 @@ TEST_SUITE("tune") {
     REQUIRE(r.classes.size() == 2);
     CHECK(r.classes[0].sizes == std::vector<std::string>{"64", "48x80", "32"});
     CHECK(r.classes[1].sizes == std::vector<std::string>{"64:8"});
-    // SGEMM times every product whose operands fill at most 64 MiB besides the quartiles: the
-    // small class's skinny shape too; of the large class's 4096^3 (192 MiB) to 8192^3 the two.
+    // SGEMM times every product whose operands fill at most 64 MiB besides the quartiles (the
+    // small class's 903^3 too); of the large class's 4096^3 (192 MiB) to 8192^3 the two. The
+    // skinny shape is a class of its own (small:wide).
     TuneOptions g;
     g.dry_run = true;
     g.sizes = {"512", "1024", "512x8192x512", "903", "4096", "4097", "8192"};
     g.sizes_per_class = 2;
     const TuneResult rg = tune(s.queue, "sgemm", g);
-    REQUIRE(rg.classes.size() == 2);
-    CHECK(rg.classes[0].sizes == std::vector<std::string>{"512", "1024", "512x8192x512", "903"});
+    REQUIRE(rg.classes.size() == 3);
+    CHECK(rg.classes[0].sizes == std::vector<std::string>{"512", "1024", "903"});
     CHECK(rg.classes[0].runoff_sizes.empty());
-    CHECK(rg.classes[1].sizes == std::vector<std::string>{"4096", "8192"});
-    CHECK(rg.classes[1].runoff_sizes == std::vector<std::string>{"4097"});
+    CHECK(rg.classes[1].variant == "small:wide");
+    CHECK(rg.classes[1].sizes == std::vector<std::string>{"512x8192x512"});
+    CHECK(rg.classes[2].sizes == std::vector<std::string>{"4096", "8192"});
+    CHECK(rg.classes[2].runoff_sizes == std::vector<std::string>{"4097"});
     // 2^20 points run as passes, whose rows the length's class searches; the Bluestein length of
     // the prime 40009 (2^17) would run as Bluestein passes, which are not searched.
     CHECK(tunable_sizes("fft", {"1024", "1048576@2", "1009", "40009", "64@64"}) ==

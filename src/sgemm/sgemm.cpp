@@ -42,7 +42,8 @@ const char* to_string(SgemmPath p) {
 std::string sgemm_size_class(std::size_t m, std::size_t n, std::size_t k, std::size_t batch) {
   const double w = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   const std::string c = w < 1536.0 * 1536.0 * 1536.0 ? "small" : w < 3072.0 * 3072.0 * 3072.0 ? "medium" : "large";
-  return batch > 1 ? c + ":batch" : c;
+  if (batch > 1) return c + ":batch";
+  return std::min(m, n) > 0 && std::max(m, n) >= 8 * std::min(m, n) ? c + ":wide" : c;
 }
 
 std::string sgemm_direct_variant(std::size_t m, std::size_t n, std::size_t batch) {

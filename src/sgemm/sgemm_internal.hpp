@@ -54,7 +54,9 @@ SgemmPath sgemm_path(const DeviceInfo& device, std::size_t m, std::size_t n, std
 /// sgemm_stream) are resolved with, so that `clforge tune` can store separate entries for
 /// small, medium and large products. "small": m*n*k < 1536^3, "medium": < 3072^3, else "large".
 /// Shipped rows use "*" (every class). The products of a batch (batch > 1) take the sub-variant
-/// "<class>:batch" ("small:batch"), which falls back to the class's rows.
+/// "<class>:batch" ("small:batch"), a single product whose C is 8 or more times as wide as tall
+/// or as tall as wide "<class>:wide" (512 x 8192 x 512: "small:wide"); each falls back to the
+/// class's rows.
 std::string sgemm_size_class(std::size_t m, std::size_t n, std::size_t k, std::size_t batch = 1);
 
 /// The variant sgemm_direct is resolved with: for a strided batch (batch > 1) "batch16" for C
