@@ -110,7 +110,10 @@ void ClassTuner::time_untimed_sizes(std::vector<const TuneRow*>& finalists, Runo
       log(LogLevel::Info, "tune: run-off without " + size + " and the sizes after it: stopped");
       break;
     }
-    if (run_time_is_up() && !narrowed) keep_leader(finalists, times, size), narrowed = true;
+    if (run_time_is_up() && !narrowed) {
+      keep_leader(finalists, times, size);
+      narrowed = true;
+    }
     std::unique_ptr<TuneInstance> inst;
     try {
       inst = target_.make(queue_, size, ++seed, Verification::Sampled);
