@@ -3,6 +3,7 @@
 // sharing the packing workspace, the host-vector overload, and the argument checks.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -18,6 +19,22 @@
 
 using namespace clforge;
 using namespace clforge::sgemm_test;
+
+namespace {
+// The xgemm configuration a plan of m x n x 16 products (a strided batch when batch > 1) takes
+// with every product sent to the tiled kernel.
+Configuration xgemm_config(std::size_t m, std::size_t n, std::size_t batch) {
+  SgemmDesc d;
+  d.m = m, d.n = n, d.k = 16, d.a_ld = m, d.b_ld = 16, d.c_ld = m;
+  if (batch > 1) d.batch = batch, d.a_stride = m * 16, d.b_stride = 16 * n, d.c_stride = m * n;
+  const SgemmPlan plan(test::session().queue, d, Tuning{{{"SGEMM_DIRECT_MAX", 0}}, true});
+  const auto& cfgs = plan.configurations();
+  const auto it =
+      std::find_if(cfgs.begin(), cfgs.end(), [](const Configuration& k) { return k.kernel == "sgemm_xgemm"; });
+  REQUIRE(it != cfgs.end());
+  return *it;
+}
+}  // namespace
 
 TEST_SUITE("sgemm") {
   TEST_CASE("BLAS quick returns: m or n = 0 is a no-op; k = 0 or alpha = 0 scale C without reading A or B") {
@@ -93,17 +110,7 @@ TEST_SUITE("sgemm") {
     CHECK(sgemm_problem(c, Tuning{}, test::seed() + 54000) == "");
     // The batch's tiled kernel resolves the sub-variant "small:batch" (falling back to "small"):
     // a user row for it sets the batch's tiles, not a single product's.
-    const auto xgemm_of = [&](std::size_t batch) {
-      SgemmDesc d;
-      d.m = 24, d.n = 20, d.k = 16, d.a_ld = 24, d.b_ld = 16, d.c_ld = 24;
-      d.batch = batch, d.a_stride = 24 * 16, d.b_stride = 16 * 20, d.c_stride = 24 * 20;
-      const SgemmPlan plan(test::session().queue, d, Tuning{{{"SGEMM_DIRECT_MAX", 0}}, true});
-      const auto& cfgs = plan.configurations();
-      const auto it =
-          std::find_if(cfgs.begin(), cfgs.end(), [](const Configuration& k) { return k.kernel == "sgemm_xgemm"; });
-      REQUIRE(it != cfgs.end());
-      return *it;
-    };
+    const auto xgemm_of = [](std::size_t batch) { return xgemm_config(24, 20, batch); };
     CHECK(xgemm_of(3).variant == "small:batch");
     CHECK(xgemm_of(1).variant == "small");
     CHECK(xgemm_of(3).values == xgemm_of(1).values);
@@ -126,16 +133,7 @@ TEST_SUITE("sgemm") {
     // It falls back to the class's rows; a user row for it sets a wide product's tiles alone.
     const DeviceInfo& dev = test::session().entry.info;
     const test::ScopedEnv env("CLFORGE_USER_TUNING_DIR", test::temp_dir("sgemm_wide"));
-    const auto xgemm_of = [&](std::size_t m, std::size_t n) {
-      SgemmDesc d;
-      d.m = m, d.n = n, d.k = 16, d.a_ld = m, d.b_ld = 16, d.c_ld = m;
-      const SgemmPlan plan(test::session().queue, d, Tuning{{{"SGEMM_DIRECT_MAX", 0}}, true});
-      const auto& cfgs = plan.configurations();
-      const auto it =
-          std::find_if(cfgs.begin(), cfgs.end(), [](const Configuration& k) { return k.kernel == "sgemm_xgemm"; });
-      REQUIRE(it != cfgs.end());
-      return *it;
-    };
+    const auto xgemm_of = [](std::size_t m, std::size_t n) { return xgemm_config(m, n, 1); };
     CHECK(xgemm_of(24, 200).variant == "small:wide");
     CHECK(xgemm_of(200, 24).variant == "small:wide");
     CHECK(xgemm_of(24, 150).variant == "small");

@@ -102,6 +102,50 @@ std::pair<ParamMap, ParamMap> two_candidates() {
   return c;
 }
 
+// A kernel folder whose xgemm database keeps its default row alone (the cold start's): the
+// default row is then the reference on every device.
+std::string default_xgemm_kernels(const std::string& tag) {
+  const std::string kdir = test::temp_dir(tag);
+  nlohmann::json db =
+      nlohmann::json::parse(*detail::read_file(std::string(CLFORGE_SOURCE_DIR) + "/cl/db/sgemm_xgemm.json"));
+  nlohmann::json kept = nlohmann::json::array();
+  for (const auto& e : db["entries"])
+    if (e.value("vendor", "") == "default") kept.push_back(e);
+  REQUIRE(kept.size() == 1);
+  db["entries"] = kept;
+  REQUIRE(std::system(("mkdir -p '" + kdir + "/db'").c_str()) == 0);
+  std::ofstream(kdir + "/db/sgemm_xgemm.json") << db.dump();
+  return kdir;
+}
+
+// A blur class of three sizes, two timed by the search (the run-off tests): `trader` 10^4 times
+// faster on those and 10^4 times slower on the third (21x faster as a geometric mean over the
+// three), `fair` 5x faster on all three, every other candidate but the current configuration
+// 10^3 times slower. The hook waits `wait_s` seconds (then 0) before its next answer.
+struct UntimedRunoff {
+  TuneOptions o = test::blur_options();
+  ParamMap trader = test::blur_candidate(32), fair = test::blur_candidate(64);
+  ParamMap current = resolve_configuration("blur_separable", "1", test::session().entry.info, Tuning{{}, false}).values;
+  std::shared_ptr<double> wait_s = std::make_shared<double>(0);
+  detail::TuneFaultScope fault;
+  UntimedRunoff()
+      : fault([trader = trader, fair = fair, current = current, wait_s = wait_s](const ParamMap& p) {
+          if (*wait_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(std::exchange(*wait_s, 0)));
+          detail::TuneFault f;
+          if (p == trader) f.size_time_scale = {1e-4, 1e-4, 1e4};
+          if (p == fair) f.time_scale = 0.2;
+          if (p != trader && p != fair && p != current) f.time_scale = 1e3;
+          return f;
+        }) {
+    o.sizes = {"64x48", "80x40", "96x32"};
+    o.sizes_per_class = 2;
+    o.finalists = 3;
+    o.give_up = 0;
+    REQUIRE(trader != current);
+    REQUIRE(fair != current);
+  }
+};
+
 }  // namespace
 
 TEST_SUITE("tune") {
@@ -335,26 +379,10 @@ TEST_SUITE("tune") {
   TEST_CASE("the run-off times the class's sizes the search left out") {
     TuneEnv env("runoff-untimed");
     auto& s = test::session();
-    // Three sizes of one class, two timed by the search: `trader` is 10^4 times faster on those
-    // and 10^4 times slower on the third (21x faster as a geometric mean over the three), `fair`
-    // 5x faster on all three. Only the run-off sees the third size; it takes `fair`.
-    TuneOptions o = test::blur_options();
-    o.sizes = {"64x48", "80x40", "96x32"};
-    o.sizes_per_class = 2;
-    o.finalists = 3;
-    o.give_up = 0;
-    const ParamMap trader = test::blur_candidate(32), fair = test::blur_candidate(64);
-    const ParamMap current = resolve_configuration("blur_separable", "1", s.entry.info, Tuning{{}, false}).values;
-    REQUIRE(trader != current);
-    REQUIRE(fair != current);
-    const detail::TuneFaultScope fault([trader, fair, current](const ParamMap& p) {
-      detail::TuneFault f;
-      if (p == trader) f.size_time_scale = {1e-4, 1e-4, 1e4};
-      if (p == fair) f.time_scale = 0.2;
-      if (p != trader && p != fair && p != current) f.time_scale = 1e3;
-      return f;
-    });
-    const TuneResult r = tune(s.queue, "blur", o);
+    // UntimedRunoff's class: only the run-off sees the third size; it takes `fair`.
+    const UntimedRunoff u;
+    const ParamMap &trader = u.trader, &fair = u.fair;
+    const TuneResult r = tune(s.queue, "blur", u.o);
     REQUIRE(r.classes.size() == 1);
     const TuneClassResult& c = r.classes[0];
     CHECK(c.sizes == std::vector<std::string>{"64x48", "80x40"});
@@ -382,36 +410,22 @@ TEST_SUITE("tune") {
   TEST_CASE("past the run's time the run-off times the untimed sizes on its leader and the references") {
     TuneEnv env("runoff-late");
     auto& s = test::session();
-    // The class of the test above: `trader` 10^4 times faster on the two timed sizes and 10^4
-    // times slower on the third, `fair` 5x faster on all three. A first run stores nothing and
-    // leaves its measurements in the tune cache; the second takes the search's rows from there
-    // (no time) and its run-off starts after the run's 2 s (the hook waits at its first
-    // measurement). The third size is then timed on the leader, `trader`, and the current
-    // configuration alone: `trader` trades it, `fair` has left the run-off, nothing is stored.
-    TuneOptions o = test::blur_options();
-    o.sizes = {"64x48", "80x40", "96x32"};
-    o.sizes_per_class = 2;
-    o.finalists = 3;
-    o.give_up = 0;
+    // UntimedRunoff's class. A first run stores nothing and leaves its measurements in the tune
+    // cache; the second takes the search's rows from there (no time) and its run-off starts after
+    // the run's 2 s (the hook waits at its first measurement). The third size is then timed on the
+    // leader, `trader`, and the current configuration alone: `trader` trades it, `fair` has left
+    // the run-off, nothing is stored.
+    UntimedRunoff u;
+    const ParamMap &trader = u.trader, &fair = u.fair, &current = u.current;
+    TuneOptions& o = u.o;
     o.cache_file = env.dir + "/cache.jsonl";
     o.store = false;
-    const ParamMap trader = test::blur_candidate(32), fair = test::blur_candidate(64);
-    const ParamMap current = resolve_configuration("blur_separable", "1", s.entry.info, Tuning{{}, false}).values;
-    auto wait_s = std::make_shared<double>(0);
-    const detail::TuneFaultScope fault([trader, fair, current, wait_s](const ParamMap& p) {
-      if (*wait_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(std::exchange(*wait_s, 0)));
-      detail::TuneFault f;
-      if (p == trader) f.size_time_scale = {1e-4, 1e-4, 1e4};
-      if (p == fair) f.time_scale = 0.2;
-      if (p != trader && p != fair && p != current) f.time_scale = 1e3;
-      return f;
-    });
     REQUIRE(tune(s.queue, "blur", o).classes.at(0).best == fair);  // with time: the run-off above
 
     o.resume = true;
     o.store = true;
     o.time_limit_s = 2;
-    *wait_s = 2.5;
+    *u.wait_s = 2.5;
     test::LogCapture logs;
     const TuneResult r = tune(s.queue, "blur", o);
     REQUIRE(r.classes.size() == 1);
@@ -670,19 +684,7 @@ TEST_SUITE("tune") {
   TEST_CASE("an SGEMM tile side steps with its work-items, then the star moves to each new best") {
     TuneEnv env("seed-links");
     auto& s = test::session();
-    // The shipped xgemm rows without the vendors' (the cold start's kernel folder): the default
-    // row is the reference on every device.
-    const std::string kdir = test::temp_dir("kernels-default");
-    nlohmann::json db =
-        nlohmann::json::parse(*detail::read_file(std::string(CLFORGE_SOURCE_DIR) + "/cl/db/sgemm_xgemm.json"));
-    nlohmann::json kept = nlohmann::json::array();
-    for (const auto& e : db["entries"])
-      if (e.value("vendor", "") == "default") kept.push_back(e);
-    REQUIRE(kept.size() == 1);
-    db["entries"] = kept;
-    REQUIRE(std::system(("mkdir -p '" + kdir + "/db'").c_str()) == 0);
-    std::ofstream(kdir + "/db/sgemm_xgemm.json") << db.dump();
-    test::ScopedEnv kernels("CLFORGE_KERNEL_DIR", kdir);
+    test::ScopedEnv kernels("CLFORGE_KERNEL_DIR", default_xgemm_kernels("kernels-default"));
     // Tile rows and work-items along m searched, every other parameter the default row's (64 x 64
     // tiles of 8 x 8 work-items, vectors of 2): 13 points (256 rows of 4 work-items hold 64
     // accumulators each, 16 rows of 16 work-items no whole vectors).
@@ -726,16 +728,7 @@ TEST_SUITE("tune") {
   TEST_CASE("a new star starts with the steps that gained combined and at the axis after the last one's") {
     TuneEnv env("seed-combined");
     auto& s = test::session();
-    const std::string kdir = test::temp_dir("kernels-default-2");
-    nlohmann::json db =
-        nlohmann::json::parse(*detail::read_file(std::string(CLFORGE_SOURCE_DIR) + "/cl/db/sgemm_xgemm.json"));
-    nlohmann::json kept = nlohmann::json::array();
-    for (const auto& e : db["entries"])
-      if (e.value("vendor", "") == "default") kept.push_back(e);
-    db["entries"] = kept;
-    REQUIRE(std::system(("mkdir -p '" + kdir + "/db'").c_str()) == 0);
-    std::ofstream(kdir + "/db/sgemm_xgemm.json") << db.dump();
-    test::ScopedEnv kernels("CLFORGE_KERNEL_DIR", kdir);
+    test::ScopedEnv kernels("CLFORGE_KERNEL_DIR", default_xgemm_kernels("kernels-default-2"));
     // The tile's rows, its columns and the unroll factor searched around the default row's 64 x 64,
     // KWI 2. In batches of four, the first star's first batch steps the rows and the columns:
     // 128 rows 100x faster, 128 columns 20x, 32 of either 10x slower (far beyond what the sizes
