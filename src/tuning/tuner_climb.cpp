@@ -21,20 +21,28 @@ void ClassTuner::evaluate_seeds(const Space& space) {
   evaluate_in_order(seeds);
   seeds.clear();
   const ParamMap centre = project_onto(space, r_.has_best ? r_.best : r_.default_params);
-  Star star;
-  if (target_.seed_neighbours) star = star_steps(space, centre, 0);
-  for (ParamMap& p : target_.seed_neighbours ? star.points : axis_seeds(space, centre)) add(seeds, std::move(p));
   // The device's peaks as stored in its user database (whether or not the lookup reads it).
   const Loaded user = load_file_entries(user_database_path(*qc_.info), {}, false);
   const Peaks* peaks = user.peaks ? &*user.peaks : nullptr;
   std::vector<ParamMap> rows;  // other devices' rows: after the steps, and after a star's early end
   for (auto& p : seed_candidates(spec_, space, r_.variant, r_.default_params, *qc_.info, peaks))
     add(rows, std::move(p));
-  for (const ParamMap& p : rows) add(seeds, p);
+  if (!target_.seed_neighbours) {
+    for (ParamMap& p : axis_seeds(space, centre)) add(seeds, std::move(p));
+    for (const ParamMap& p : rows) add(seeds, p);
+    evaluate_in_order(seeds);
+    return;
+  }
+  Star star = star_steps(space, centre, 0);  // then the rows, of no unit
+  for (const ParamMap& p : rows)
+    if (std::find(star.points.begin(), star.points.end(), p) == star.points.end()) {
+      star.points.push_back(p);
+      star.unit.push_back(Star::kNone);
+    }
   const double centre_ms = r_.has_best ? r_.best_ms : 0;
   const auto t0 = Clock::now();
-  const std::size_t went = evaluate_in_order(seeds, target_.seed_neighbours);
-  if (target_.seed_neighbours) climb(space, centre, centre_ms, std::move(star), went, Clock::now() - t0);
+  const std::size_t went = evaluate_in_order(star.points, true);
+  climb(space, centre, centre_ms, std::move(star), went, Clock::now() - t0);
   evaluate_in_order(rows);  // those a star's early end left (the visited are skipped)
 }
 
@@ -57,25 +65,32 @@ void ClassTuner::climb(const Space& space, ParamMap centre, double centre_ms, St
          (deadline_ == Clock::time_point::max() || Clock::now() + 2 * pace <= deadline_)) {
     ParamMap best = project_onto(space, r_.best);
     if (best == centre) break;
-    const std::size_t reached = std::min(went, star.points.size());
-    if (reached > 0) first = star.unit[reached - 1] + 1;
-    const std::vector<ParamMap> tried(star.points.begin(), star.points.begin() + static_cast<std::ptrdiff_t>(reached));
-    std::vector<ParamMap> order;  // the leads, then the star
+    // The steps the last star went through; the next starts at the unit after the last of them.
+    std::vector<ParamMap> tried;
+    for (std::size_t i = 0; i < std::min(went, star.points.size()); ++i)
+      if (star.unit[i] != Star::kNone) {
+        tried.push_back(star.points[i]);
+        first = star.unit[i] + 1;
+      }
+    Star next;  // the leads, of no unit, then the star
     for (std::optional<ParamMap> p :
          {pattern_step(space, centre, best), combined_step(space, centre, centre_ms, tried, best)})
-      if (p && !visited_.count(*p) && std::find(order.begin(), order.end(), *p) == order.end()) order.push_back(*p);
-    const std::size_t leads = order.size();
+      if (p && !visited_.count(*p) && std::find(next.points.begin(), next.points.end(), *p) == next.points.end()) {
+        next.points.push_back(std::move(*p));
+        next.unit.push_back(Star::kNone);
+      }
     centre = std::move(best);
     centre_ms = r_.best_ms;
-    star = star_steps(space, centre, first);
-    for (const ParamMap& p : star.points)
-      if (std::find(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(leads), p) ==
-          order.begin() + static_cast<std::ptrdiff_t>(leads))
-        order.push_back(p);
+    Star steps = star_steps(space, centre, first);
+    for (std::size_t i = 0; i < steps.points.size(); ++i)
+      if (std::find(next.points.begin(), next.points.end(), steps.points[i]) == next.points.end()) {
+        next.points.push_back(std::move(steps.points[i]));
+        next.unit.push_back(steps.unit[i]);
+      }
     const auto t0 = Clock::now();
-    went = evaluate_in_order(order, true);
+    went = evaluate_in_order(next.points, true);
     pace = Clock::now() - t0;
-    went = went > leads ? went - leads : 0;
+    star = std::move(next);
   }
 }
 

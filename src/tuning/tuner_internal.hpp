@@ -220,8 +220,10 @@ class ClassTuner {
   // no point of the space. With TuneTarget::seed_neighbours the steps are star_steps instead.
   std::vector<ParamMap> axis_seeds(const Space& space, const ParamMap& base) const;
   // A climb's star on `base` (TuneTarget::seed_neighbours): the steps of each seed axis, then of
-  // each seed link (link_steps), from the unit `first` on and round; unit[i] is points[i]'s.
+  // each seed link (link_steps), from the unit `first` on and round; unit[i] is points[i]'s (the
+  // seed axes' index, then the links'; kNone for a point of no unit: a lead, another device's row).
   struct Star {
+    static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
     std::vector<ParamMap> points;
     std::vector<std::size_t> unit;
   };
