@@ -104,18 +104,26 @@ void gemm_entries(const GemmShape& s, double alpha, const float* a, const float*
                   std::vector<double>* magnitude) {
   out.assign(ij.size(), 0.0);
   if (magnitude != nullptr) magnitude->assign(ij.size(), 0.0);
-  for (std::size_t e = 0; e < ij.size(); ++e) {
-    const auto [i, j] = ij[e];
-    double ab = 0, mab = 0;
-    for (std::size_t p = 0; alpha != 0.0 && p < s.k; ++p) {
-      const double t = static_cast<double>(op_a(s, a, i, p)) * op_b(s, b, p, j);
-      ab += t;
-      mab += std::fabs(t);
-    }
-    const std::size_t idx = gemm_c_index(s, i, j);
-    out[e] = beta == 0.0 ? alpha * ab : alpha * ab + beta * static_cast<double>(c[idx]);
-    if (magnitude != nullptr) (*magnitude)[e] = std::fabs(alpha) * mab + (beta == 0.0 ? 0.0 : std::fabs(beta * c[idx]));
-  }
+  const std::size_t k = alpha == 0.0 ? 0 : s.k;  // alpha == 0: A and B are not read
+  // Entries over threads; each converts op(A)'s row once per run of entries in that row.
+  parallel_for(ij.size(), 0, std::max<std::size_t>(1, (std::size_t{1} << 18) / std::max<std::size_t>(k, 1)),
+               [&](std::size_t e0, std::size_t e1) {
+                 std::vector<double> row(k), col(k);
+                 std::size_t row_i = static_cast<std::size_t>(-1);
+                 for (std::size_t e = e0; e < e1; ++e) {
+                   const auto [i, j] = ij[e];
+                   if (i != row_i)
+                     for (std::size_t p = 0; p < k; ++p) row[p] = op_a(s, a, i, p);
+                   row_i = i;
+                   for (std::size_t p = 0; p < k; ++p) col[p] = op_b(s, b, p, j);
+                   const std::size_t idx = gemm_c_index(s, i, j);
+                   const double ab = k == 0 ? 0.0 : dot(row.data(), col.data(), k);
+                   out[e] = beta == 0.0 ? alpha * ab : alpha * ab + beta * static_cast<double>(c[idx]);
+                   if (magnitude != nullptr)
+                     (*magnitude)[e] = std::fabs(alpha) * (k == 0 ? 0.0 : abs_dot(row.data(), col.data(), k)) +
+                                       (beta == 0.0 ? 0.0 : std::fabs(beta * c[idx]));
+                 }
+               });
 }
 
 double gemm_scaled_error(const float* y, const double* ref, const double* magnitude, std::size_t n) {
