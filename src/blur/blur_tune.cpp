@@ -93,10 +93,10 @@ class BlurInstance : public TuneInstance {
     const std::vector<float> in = host::random_floats(values(), seed);
     if (verification == Verification::Full) {
       for (std::size_t y = 0; y < z.h; ++y) rows_.push_back(y);
-    } else {
+    } else if (verification == Verification::Sampled) {
       rows_ = sample_indices(z.h, kSampled, seed + 1);
     }
-    if (method == BlurMethod::Recursive || rows_.size() == z.h) {
+    if (!rows_.empty() && (method == BlurMethod::Recursive || rows_.size() == z.h)) {
       // The recursive filter reaches every row of its column: its reference is the whole image.
       const std::vector<double> all =
           method == BlurMethod::Recursive

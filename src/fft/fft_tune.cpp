@@ -215,7 +215,7 @@ class FftInstance : public TuneInstance {
     // The transforms compared: all of them in one group, or the sample, one group each.
     if (verification == Verification::Full) {
       groups_.push_back({0, z.batch, reference(in, 0, z.batch), input_rows(in, 0, z.batch)});
-    } else {
+    } else if (verification == Verification::Sampled) {
       for (const std::size_t b : sample_indices(z.batch, sampled(z.n), seed + 1))
         groups_.push_back({b, 1, reference(in, b, 1), input_rows(in, b, 1)});
     }

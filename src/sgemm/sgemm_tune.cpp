@@ -103,7 +103,7 @@ class SgemmInstance : public TuneInstance {
       if (z.batch > 2) products.push_back(z.batch / 2);
       products.push_back(z.batch - 1);
     }
-    for (const std::size_t p : products)
+    for (const std::size_t p : verification == Verification::None ? std::vector<std::size_t>{} : products)
       add_reference(a.data() + p * desc_.a_stride, b.data() + p * desc_.b_stride, p * desc_.c_stride, verification,
                     seed + 2 + p);
     const cl::Context ctx = queue_context(queue);

@@ -57,7 +57,7 @@ class TransposeInstance : public TuneInstance {
       for (std::size_t j = 0; j < s.cols; ++j) rows_.push_back(j);
       ref_.resize(n);
       host::transpose(s.rows, s.cols, s.elem, in.data(), s.cols, ref_.data(), s.rows);
-    } else {
+    } else if (verification == Verification::Sampled) {
       rows_ = sample_indices(s.cols, kSampled, seed + 1);
       ref_.resize(rows_.size() * row_floats());
       for (std::size_t r = 0; r < rows_.size(); ++r)
