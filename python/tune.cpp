@@ -176,6 +176,9 @@ void register_results(py::module_& m) {
       .def_readonly("compile_threads", &TuneClassResult::compile_threads)
       .def_readonly("setup_s", &TuneClassResult::setup_s)
       .def_readonly("wall_s", &TuneClassResult::wall_s)
+      .def_readonly("runoff_s", &TuneClassResult::runoff_s)
+      .def_readonly("settle_s", &TuneClassResult::settle_s)
+      .def_readonly("built_unmeasured", &TuneClassResult::built_unmeasured)
       .def_readonly("cut_short", &TuneClassResult::cut_short)
       .def_property_readonly("candidates_per_min", &TuneClassResult::candidates_per_min);
   py::class_<TuneResult>(m, "TuneResult", "The outcome of one tune() call.")

@@ -111,6 +111,12 @@ void print_summary(const TuneResult& r, const TuneArgs& a) {
                 c.run_failed);
     if (c.cut_short > 0)
       std::printf("  %zu of the ok ones cut short: slower than the cut-off on their first samples\n", c.cut_short);
+    if (c.wall_s > 0)
+      std::printf("  %.1f s: instances %.1f s, search %.1f s, run-off %.1f s, the result's checks %.1f s\n", c.wall_s,
+                  c.setup_s, std::max(0.0, c.wall_s - c.setup_s - c.runoff_s - c.settle_s), c.runoff_s, c.settle_s);
+    if (c.built_unmeasured > 0)
+      std::printf("  %zu compiled but not measured: the class's time ended while their batch compiled\n",
+                  c.built_unmeasured);
     std::size_t ok_rows = 0, checked = 0;
     for (const auto& row : c.rows)
       if (row.status == CandidateStatus::Ok) ++ok_rows, checked += row.checked ? 1 : 0;

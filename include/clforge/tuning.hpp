@@ -347,8 +347,13 @@ struct TuneClassResult {
   /// compile time summed over the compile threads (TuneClassResult::compile_threads ran them).
   double compile_s = 0, verify_s = 0, timing_s = 0;
   unsigned compile_threads = 1;
-  double setup_s = 0;         ///< making the instances: inputs, outputs and host references
-  double wall_s = 0;          ///< the class from its instances made to its run-off done (setup included)
+  double setup_s = 0;  ///< making the instances: inputs, outputs and host references
+  double wall_s = 0;   ///< the class from its instances made to its run-off done (setup included)
+  /// Parts of wall_s after the search: the run-off (the untimed sizes' instances included) and
+  /// the result's verification on the check sizes (their builds included).
+  double runoff_s = 0, settle_s = 0;
+  /// Candidates compiled but not measured: the class's time ended while their batch compiled.
+  std::size_t built_unmeasured = 0;
   std::size_t cut_short = 0;  ///< rows whose timing the cut-off stopped (TuneRow::cut_short)
   /// Measured candidates (tried - cached) per minute of wall_s (0 when none was measured).
   double candidates_per_min() const;

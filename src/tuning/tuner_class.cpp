@@ -105,8 +105,12 @@ bool ClassTuner::run(const Space& space) {
     if (strategy_ == TuneStrategy::Random) std::shuffle(order.begin(), order.end(), rng_);
     evaluate_in_order(order);
   }
+  const auto searched = Clock::now();
   if (!stopped()) runoff();
+  r_.runoff_s = seconds_since(searched);
+  const auto ran_off = Clock::now();
   if (!stopped()) settle_best();
+  r_.settle_s = seconds_since(ran_off);
   r_.wall_s = seconds_since(class_start_);
   report(nullptr);
   return !stopped();
@@ -186,7 +190,8 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, std::size_t 
   on_threads(batch.size(), build_one);
   const auto compiled = Clock::now();
   const auto grace_until = compiled + (compiled - batch_start);
-  for (std::size_t i = 0; i < batch.size(); ++i) {
+  std::size_t i = 0;
+  for (; i < batch.size(); ++i) {
     const bool reference = i < references;
     TuneRow row;
     if (cached[i] != nullptr) {  // costs no time: only a stop or the budget ends it
@@ -208,6 +213,7 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, std::size_t 
     row.is_current = row.params == r_.current_params;
     record(row);
   }
+  for (; i < batch.size(); ++i) r_.built_unmeasured += built[i] && cached[i] == nullptr ? 1 : 0;
 }
 
 void ClassTuner::on_threads(std::size_t n, const std::function<void(std::size_t)>& fn) const {
