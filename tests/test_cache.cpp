@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <fstream>
 
 #include "runtime/compile_workers.hpp"
@@ -204,6 +205,35 @@ TEST_SUITE("cache") {
     CHECK(failure() == alone);
     CHECK(cache_stats().worker_compiles == b.worker_compiles);
     CHECK(workers.active());
+  }
+
+  TEST_CASE("a compile given up ends its worker, which is replaced; nothing is built or stored") {
+    const std::string dir = test::temp_dir("cache_workers_give_up");
+    test::ScopedEnv env("CLFORGE_CACHE_DIR", dir);
+    test::ScopedEnv store("CLFORGE_CACHE_BINARIES", "on");
+    const detail::QueueContext qc = detail::queue_context_of(test::session().queue);
+    clear_memory_cache();
+    detail::CompileWorkers workers(qc, CLFORGE_CLI, 1);
+    REQUIRE(workers.active());
+    const detail::CompileWorkerScope scope(&workers);
+    const Tuning t{{{"TRA_TILE", 16}, {"TRA_WPT", 4}, {"TRA_VW", 1}}, false};
+    const CacheStats a = cache_stats();
+    {
+      std::atomic<bool> give_up{true};
+      const detail::CompileGiveUpScope giving_up(&give_up);
+      CHECK_THROWS_AS(run_once(t), detail::CompileGivenUp);
+    }
+    const CacheStats b = cache_stats();
+    CHECK(b.compiles == a.compiles);  // not built here instead
+    CHECK(b.worker_compiles == a.worker_compiles);
+    CHECK(files_in(dir).empty());
+    // The pool's one worker was replaced: the same program is built by it now, without the flag.
+    CHECK(workers.active());
+    run_once(t);
+    const CacheStats c = cache_stats();
+    CHECK(c.worker_compiles == b.worker_compiles + 1);
+    CHECK(c.compiles == b.compiles);
+    CHECK(files_in(dir).size() == 1);
   }
 
   TEST_CASE("compile workers that cannot start or answer leave the builds to this process") {

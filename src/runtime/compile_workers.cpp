@@ -54,6 +54,10 @@ std::vector<std::string> worker_environment() {
 
 // A compile that takes longer than this is taken back from its worker (killed) and done in process.
 constexpr int kAnswerTimeoutMs = 600000;
+// How often a thread waiting for a worker looks at its give-up flag.
+constexpr int kGiveUpPollMs = 50;
+
+thread_local const std::atomic<bool>* t_give_up = nullptr;
 
 std::mutex g_pools_mutex;
 std::map<cl_device_id, CompileWorkers*>& pools() {
@@ -105,23 +109,30 @@ bool send_all(int fd, const std::string& text) {
 
 bool compile_workers_apply(const DeviceInfo& dev) { return disk_cache_keeps_binaries(dev) && !cache_dir().empty(); }
 
-CompileWorkers::CompileWorkers(const QueueContext& qc, const std::string& exe, unsigned count) : qc_(qc) {
-  const std::string index = exe.empty() || count == 0 ? std::string() : device_index(qc.device);
-  if (index.empty()) return;
+CompileWorkers::CompileWorkers(const QueueContext& qc, const std::string& exe, unsigned count)
+    : qc_(qc), exe_(exe), index_(exe.empty() || count == 0 ? std::string() : device_index(qc.device)) {
+  if (index_.empty()) return;
   for (unsigned i = 0; i < count; ++i) {
-    int fds[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) break;
     Worker w;
-    w.pid = spawn_worker(exe, index, fds[1]);
-    ::close(fds[1]);
-    if (w.pid < 0) {
-      ::close(fds[0]);
-      log(LogLevel::Info, "compile workers: cannot start " + exe + "; compiling in process");
-      break;
-    }
-    w.fd = fds[0];
+    if (!start(w)) break;
     workers_.push_back(std::move(w));
   }
+}
+
+// A new worker process on one end of a socket pair; false (logged) when it cannot start.
+bool CompileWorkers::start(Worker& w) {
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return false;
+  w = Worker{};
+  w.pid = spawn_worker(exe_, index_, fds[1]);
+  ::close(fds[1]);
+  if (w.pid < 0) {
+    ::close(fds[0]);
+    log(LogLevel::Info, "compile workers: cannot start " + exe_ + "; compiling in process");
+    return false;
+  }
+  w.fd = fds[0];
+  return true;
 }
 
 CompileWorkers::~CompileWorkers() {
@@ -153,22 +164,30 @@ void CompileWorkers::retire(Worker& w) {
   if (w.pid > 0) ::kill(w.pid, SIGKILL);
 }
 
-bool CompileWorkers::read_line(Worker& w, std::string& line) {
+CompileWorkers::Answer CompileWorkers::read_line(Worker& w, std::string& line) {
+  int waited_ms = 0;
   for (;;) {
     const auto nl = w.buffer.find('\n');
     if (nl != std::string::npos) {
       line = w.buffer.substr(0, nl);
       w.buffer.erase(0, nl + 1);
-      return true;
+      return Answer::Built;
     }
+    if (t_give_up != nullptr && t_give_up->load()) return Answer::GivenUp;
+    const int slice = t_give_up != nullptr ? kGiveUpPollMs : kAnswerTimeoutMs;
     pollfd p{w.fd, POLLIN, 0};
-    const int ready = ::poll(&p, 1, kAnswerTimeoutMs);
+    const int ready = ::poll(&p, 1, slice);
     if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) return false;
+    if (ready < 0) return Answer::Lost;
+    if (ready == 0) {
+      waited_ms += slice;
+      if (waited_ms >= kAnswerTimeoutMs) return Answer::Lost;
+      continue;
+    }
     char chunk[4096];
     const ssize_t n = ::recv(w.fd, chunk, sizeof chunk, 0);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
+    if (n <= 0) return Answer::Lost;
     w.buffer.append(chunk, static_cast<std::size_t>(n));
   }
 }
@@ -178,7 +197,7 @@ bool CompileWorkers::read_line(Worker& w, std::string& line) {
 CompileWorkers::Answer CompileWorkers::exchange(Worker& w, const std::string& request) {
   std::string line;
   if (!w.ready) {
-    if (!read_line(w, line)) return Answer::Lost;
+    if (const Answer a = read_line(w, line); a != Answer::Built) return a;
     const auto hello = nlohmann::json::parse(line, nullptr, false);
     if (hello.is_discarded() || !hello.value("ready", false) || hello.value("device", "") != qc_.info->name ||
         hello.value("driver", "") != qc_.info->driver_version) {
@@ -187,7 +206,8 @@ CompileWorkers::Answer CompileWorkers::exchange(Worker& w, const std::string& re
     }
     w.ready = true;
   }
-  if (!send_all(w.fd, request + "\n") || !read_line(w, line)) return Answer::Lost;
+  if (!send_all(w.fd, request + "\n")) return Answer::Lost;
+  if (const Answer a = read_line(w, line); a != Answer::Built) return a;
   const auto answer = nlohmann::json::parse(line, nullptr, false);
   if (answer.is_discarded()) return Answer::Lost;
   return answer.value("ok", false) ? Answer::Built : Answer::NotBuilt;
@@ -216,10 +236,29 @@ bool CompileWorkers::compile(const std::string& name, const std::vector<std::str
     std::lock_guard<std::mutex> lock(m_);
     w->busy = false;
     if (answer == Answer::Lost) retire(*w);  // no answer at all: the worker is gone or stuck
+    if (answer == Answer::GivenUp) replace(*w);
   }
   free_.notify_all();
+  if (answer == Answer::GivenUp) throw CompileGivenUp("compile of " + name + " given up");
   return answer == Answer::Built;
 }
+
+// Ends a worker in the middle of a compile and starts another in its place (retired if none starts).
+void CompileWorkers::replace(Worker& w) {
+  if (w.pid > 0) {
+    ::kill(w.pid, SIGKILL);
+    int status = 0;
+    ::waitpid(w.pid, &status, 0);
+  }
+  if (w.fd >= 0) ::close(w.fd);
+  w.fd = -1;
+  w.pid = -1;
+  if (!start(w)) w.dead = true;
+}
+
+CompileGiveUpScope::CompileGiveUpScope(const std::atomic<bool>* flag) : previous_(t_give_up) { t_give_up = flag; }
+
+CompileGiveUpScope::~CompileGiveUpScope() { t_give_up = previous_; }
 
 CompileWorkerScope::CompileWorkerScope(CompileWorkers* workers) : workers_(workers) {
   if (workers_ == nullptr) return;

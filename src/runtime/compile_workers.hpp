@@ -9,11 +9,13 @@
 #pragma once
 #include <sys/types.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "clforge/errors.hpp"
 #include "runtime/queue.hpp"
 
 namespace clforge::detail {
@@ -37,6 +39,8 @@ class CompileWorkers {
   /// Builds the program on a free worker (waiting for one); true when the worker built it, so
   /// that its binary is now in the disk cache. False when no worker could (none left, or the
   /// build failed there): the caller compiles it itself.
+  /// A compile the calling thread gives up (CompileGiveUpScope) ends its worker, which is replaced,
+  /// and throws CompileGivenUp.
   bool compile(const std::string& name, const std::vector<std::string>& files, const std::string& build_options);
 
  private:
@@ -46,13 +50,16 @@ class CompileWorkers {
     bool busy = false, ready = false, dead = false;
     std::string buffer;  // bytes read past the last line
   };
-  enum class Answer { Built, NotBuilt, Lost };
+  enum class Answer { Built, NotBuilt, Lost, GivenUp };
   Answer exchange(Worker& w, const std::string& request);
-  bool read_line(Worker& w, std::string& line);
+  Answer read_line(Worker& w, std::string& line);  // Built: a line read
+  bool start(Worker& w);
   void retire(Worker& w);
+  void replace(Worker& w);
   bool any_alive() const;  // with m_ held
 
   QueueContext qc_;
+  std::string exe_, index_;
   mutable std::mutex m_;
   std::condition_variable free_;
   std::vector<Worker> workers_;
@@ -68,6 +75,27 @@ class CompileWorkerScope {
 
  private:
   CompileWorkers* workers_;
+};
+
+/// A compile a worker was doing for a thread that gave it up (CompileGiveUpScope).
+class CompileGivenUp : public Error {
+ public:
+  using Error::Error;
+};
+
+/// While alive, a compile this thread waits for in a worker process is given up as soon as *flag
+/// turns true: the worker is ended (and replaced) and build_program throws CompileGivenUp. A
+/// compile in process cannot be given up. The tuner gives up a candidate's compile that runs
+/// far longer than its others past the class's time (ClassTuner::evaluate_batch).
+class CompileGiveUpScope {
+ public:
+  explicit CompileGiveUpScope(const std::atomic<bool>* flag);
+  ~CompileGiveUpScope();
+  CompileGiveUpScope(const CompileGiveUpScope&) = delete;
+  CompileGiveUpScope& operator=(const CompileGiveUpScope&) = delete;
+
+ private:
+  const std::atomic<bool>* previous_;
 };
 
 /// The pool build_program should use for the device (nullptr: compile in process).
