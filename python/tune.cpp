@@ -179,6 +179,7 @@ void register_results(py::module_& m) {
       .def_readonly("runoff_s", &TuneClassResult::runoff_s)
       .def_readonly("settle_s", &TuneClassResult::settle_s)
       .def_readonly("built_unmeasured", &TuneClassResult::built_unmeasured)
+      .def_readonly("builds_given_up", &TuneClassResult::builds_given_up)
       .def_readonly("cut_short", &TuneClassResult::cut_short)
       .def_property_readonly("candidates_per_min", &TuneClassResult::candidates_per_min);
   py::class_<TuneResult>(m, "TuneResult", "The outcome of one tune() call.")

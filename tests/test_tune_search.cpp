@@ -570,6 +570,37 @@ TEST_SUITE("tune") {
     CHECK(r.classes[1].tried == 1);
   }
 
+  TEST_CASE("past the class's time a compile far slower than the class's others is given up") {
+    // One class of 10 s. The first batch (the default and one seed on two compile threads)
+    // compiles at the driver's speed; every later candidate's compile takes 60 s (the test
+    // hook's slow compile, given up as a worker's is). Past the class's time those still
+    // compiling for 4 times the class's typical compile (at least 2 s) are given up: the class
+    // ends about then, not 60 s later, and measures none of them.
+    TuneEnv env("give-up");
+    auto& s = test::session();
+    TuneOptions o = small_options();
+    o.sizes = {"33x65"};
+    o.time_limit_s = 10;
+    o.compile_threads = 2;
+    o.store = false;
+    auto asked = std::make_shared<std::atomic<int>>(0);
+    const detail::TuneFaultScope fault([asked](const ParamMap&) {
+      detail::TuneFault f;
+      if (++*asked > 2) f.build_delay_s = 60;
+      return f;
+    });
+    const auto t0 = std::chrono::steady_clock::now();
+    const TuneResult r = tune(s.queue, "transpose", o);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult& c = r.classes[0];
+    INFO("tried " << c.tried << ", given up " << c.builds_given_up << ", " << wall << " s");
+    CHECK(wall < 40);
+    CHECK(c.builds_given_up >= 1);
+    CHECK(c.tried == 2);
+    for (const auto& row : c.rows) CHECK(row.compile_s < 60);
+  }
+
   TEST_CASE("a class after one that overran the run's time still gets half an equal share") {
     // Two classes share 12 s. The first one's candidates compile for 12.5 s each (a slow driver:
     // the builds that start in the run's first 2 s), so it ends past the run's time; the second

@@ -114,6 +114,9 @@ void print_summary(const TuneResult& r, const TuneArgs& a) {
     if (c.wall_s > 0)
       std::printf("  %.1f s: instances %.1f s, search %.1f s, run-off %.1f s, the result's checks %.1f s\n", c.wall_s,
                   c.setup_s, std::max(0.0, c.wall_s - c.setup_s - c.runoff_s - c.settle_s), c.runoff_s, c.settle_s);
+    if (c.builds_given_up > 0)
+      std::printf("  %zu compile%s given up past the class's time: far slower than its others\n", c.builds_given_up,
+                  c.builds_given_up == 1 ? "" : "s");
     if (c.built_unmeasured > 0)
       std::printf("  %zu compiled but not measured: the class's time ended while their batch compiled\n",
                   c.built_unmeasured);

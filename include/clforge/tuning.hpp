@@ -354,6 +354,8 @@ struct TuneClassResult {
   double runoff_s = 0, settle_s = 0;
   /// Candidates compiled but not measured: the class's time ended while their batch compiled.
   std::size_t built_unmeasured = 0;
+  /// Candidates whose compile was given up past the class's time: far slower than the class's others.
+  std::size_t builds_given_up = 0;
   std::size_t cut_short = 0;  ///< rows whose timing the cut-off stopped (TuneRow::cut_short)
   /// Measured candidates (tried - cached) per minute of wall_s (0 when none was measured).
   double candidates_per_min() const;

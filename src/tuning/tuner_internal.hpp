@@ -6,6 +6,7 @@
 // clforge::tune() (tuner.cpp) drives them and stores the results.
 #pragma once
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -265,8 +266,23 @@ class ClassTuner {
   void settle_best();
   // The verified rows timed in full (not cut short), fastest first (stable: search order on ties).
   std::vector<TuneRow*> timed_rows();
-  // fn(0) ... fn(n - 1) on up to threads_ threads (the calling one alone for one).
-  void on_threads(std::size_t n, const std::function<void(std::size_t)>& fn) const;
+  // fn(0) ... fn(n - 1) on up to threads_ threads (the calling one alone for one); with `watch`,
+  // the calling thread calls it every kWatchMs until they are done.
+  void on_threads(std::size_t n, const std::function<void(std::size_t)>& fn,
+                  const std::function<void()>& watch = {}) const;
+  // What evaluate_batch's compiles left: per candidate its error, build time, whether every
+  // instance was built (or failed to), and whether its compile was given up.
+  struct BatchBuilds {
+    std::vector<std::exception_ptr> errors;
+    std::vector<double> compile_s;
+    std::vector<char> built, given_up;
+  };
+  BatchBuilds build_batch(const std::vector<ParamMap>& batch, std::size_t references, bool whole,
+                          const std::vector<const TuneRow*>& cached, const std::vector<TuneFault>& faults);
+  double typical_compile_s() const;
+  static void simulated_compile(double seconds, const std::atomic<bool>& give_up);
+  static constexpr double kGiveUpFactor = 4, kGiveUpMinS = 2;
+  static constexpr int kWatchMs = 50;
   // Runs and checks the candidate on each instance of `group` (timed: the timed sizes, whose
   // single_event_ it sets); false (row rejected) at the first wrong one.
   bool verify_group(std::vector<std::unique_ptr<TuneInstance>>& group, const ParamMap& p, const TuneFault& fault,
