@@ -86,7 +86,7 @@ class CompileGivenUp : public Error {
 /// While alive, a compile this thread waits for in a worker process is given up as soon as *flag
 /// turns true: the worker is ended (and replaced) and build_program throws CompileGivenUp. A
 /// compile in process cannot be given up. The tuner gives up a candidate's compile that runs
-/// far longer than its others past the class's time (ClassTuner::evaluate_batch).
+/// far longer than its others past the class's time (ClassTuner::build_batch).
 class CompileGiveUpScope {
  public:
   explicit CompileGiveUpScope(const std::atomic<bool>* flag);
