@@ -232,31 +232,6 @@ void add_size_classes(const TuneTarget& target, const TuneOptions& options, std:
   }
 }
 
-// The tune cache of a run: the file, each class's key and, on resume, what the file holds for them.
-struct RunCache {
-  TuneCache file;
-  std::vector<CacheKey> keys;
-  std::map<std::string, CachedRun> cached;
-};
-
-RunCache open_run_cache(const DeviceInfo& dev, const KernelSpec& spec,
-                        const std::map<std::string, std::string>& routine_options, const TuneOptions& options,
-                        const std::vector<TuneClassResult>& classes) {
-  // A replay reads the cache even in a dry run, whose counts then show the replayed universe.
-  const bool use_cache = (!options.dry_run || options.replay) && to_lower(options.cache_file) != "off";
-  RunCache cache{
-      TuneCache(use_cache ? (options.cache_file.empty() ? tune_cache_path(dev) : options.cache_file) : ""), {}, {}};
-  if (cache.file.enabled()) {
-    std::set<std::string> hashes;
-    for (const auto& c : classes) {
-      cache.keys.push_back(tune_cache_key(dev, spec.name, c.variant, c.sizes, routine_options));
-      hashes.insert(cache.keys.back().hash);
-    }
-    if (options.resume || options.replay) cache.cached = cache.file.load(hashes);
-  }
-  return cache;
-}
-
 // The seed of the run: the caller's, else that of the cached run to continue (not for a replay,
 // which starts a search of its own), else a fresh one.
 std::uint64_t run_seed(const TuneOptions& options, const RunCache& cache) {
@@ -345,24 +320,6 @@ Clock::time_point class_deadline(const TuneOptions& options, Clock::time_point s
   const double floor = std::min(0.5 * equal, options.time_limit_s + equal - elapsed);
   const double share = std::max({0.0, left / static_cast<double>(classes_left), floor});
   return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(share));
-}
-
-// The tune cache as class i sees it: its key, the rows cached for it, and a run header written
-// unless the class continues its own run (or replays it: then nothing is written).
-ClassCache class_cache_for(RunCache& cache, std::size_t i, std::uint64_t seed, bool resume, bool replay) {
-  ClassCache class_cache;
-  if (!cache.file.enabled()) return class_cache;
-  class_cache.key = cache.keys[i].hash;
-  const auto it = cache.cached.find(cache.keys[i].hash);
-  if (it != cache.cached.end()) class_cache.rows = std::move(it->second.rows);
-  class_cache.replay = replay;
-  if (replay) return class_cache;  // read only
-  class_cache.file = &cache.file;
-  // A run continued with its own seed appends to it; any other starts afresh (a resumed
-  // run with another seed keeps the measurements, under a header with the new seed).
-  const bool same_run = it != cache.cached.end() && it->second.has_header && it->second.seed == seed;
-  if (!same_run) cache.file.start_run(cache.keys[i], seed, resume);
-  return class_cache;
 }
 
 // Stores one row of a tuned class. A row of "*" reaches every variant without a row of its own

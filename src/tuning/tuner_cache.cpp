@@ -10,6 +10,7 @@
 #include <cstring>
 #include <ctime>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "clforge/errors.hpp"
@@ -20,6 +21,8 @@
 #include "runtime/hashing.hpp"
 #include "runtime/log.hpp"
 #include "runtime/sources.hpp"
+#include "runtime/strings.hpp"
+#include "tuning/tuner_internal.hpp"
 
 namespace clforge {
 
@@ -213,6 +216,40 @@ void TuneCache::append_line(const std::string& line) {
   ok = ok && ::fsync(fd) == 0;
   ::close(fd);
   if (!ok) fail("cannot write the tune cache " + path_ + ": " + std::strerror(err));
+}
+
+RunCache open_run_cache(const DeviceInfo& dev, const KernelSpec& spec,
+                        const std::map<std::string, std::string>& routine_options, const TuneOptions& options,
+                        const std::vector<TuneClassResult>& classes) {
+  // A replay reads the cache even in a dry run, whose counts then show the replayed universe.
+  const bool use_cache = (!options.dry_run || options.replay) && to_lower(options.cache_file) != "off";
+  RunCache cache{
+      TuneCache(use_cache ? (options.cache_file.empty() ? tune_cache_path(dev) : options.cache_file) : ""), {}, {}};
+  if (cache.file.enabled()) {
+    std::set<std::string> hashes;
+    for (const auto& c : classes) {
+      cache.keys.push_back(tune_cache_key(dev, spec.name, c.variant, c.sizes, routine_options));
+      hashes.insert(cache.keys.back().hash);
+    }
+    if (options.resume || options.replay) cache.cached = cache.file.load(hashes);
+  }
+  return cache;
+}
+
+ClassCache class_cache_for(RunCache& cache, std::size_t i, std::uint64_t seed, bool resume, bool replay) {
+  ClassCache class_cache;
+  if (!cache.file.enabled()) return class_cache;
+  class_cache.key = cache.keys[i].hash;
+  const auto it = cache.cached.find(cache.keys[i].hash);
+  if (it != cache.cached.end()) class_cache.rows = std::move(it->second.rows);
+  class_cache.replay = replay;
+  if (replay) return class_cache;  // read only
+  class_cache.file = &cache.file;
+  // A run continued with its own seed appends to it; any other starts afresh (a resumed
+  // run with another seed keeps the measurements, under a header with the new seed).
+  const bool same_run = it != cache.cached.end() && it->second.has_header && it->second.seed == seed;
+  if (!same_run) cache.file.start_run(cache.keys[i], seed, resume);
+  return class_cache;
 }
 
 }  // namespace detail

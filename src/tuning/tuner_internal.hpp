@@ -149,6 +149,20 @@ struct ClassCache {
   bool replay = false;               // every result comes from rows: no instances are made
 };
 
+// The tune cache of a run: the file, each class's key and, on resume, what the file holds for them.
+struct RunCache {
+  TuneCache file;
+  std::vector<CacheKey> keys;
+  std::map<std::string, CachedRun> cached;
+};
+
+RunCache open_run_cache(const DeviceInfo& dev, const KernelSpec& spec,
+                        const std::map<std::string, std::string>& routine_options, const TuneOptions& options,
+                        const std::vector<TuneClassResult>& classes);
+// The tune cache as class i sees it: its key, the rows cached for it, and a run header written
+// unless the class continues its own run (or replays it: then nothing is written).
+ClassCache class_cache_for(RunCache& cache, std::size_t i, std::uint64_t seed, bool resume, bool replay);
+
 // A replay's options (TuneOptions::replay): nothing stored, no run-off; InvalidArgument without a
 // tune cache. Other options are returned as they are.
 TuneOptions replay_options(const TuneOptions& asked);
