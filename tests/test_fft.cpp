@@ -160,6 +160,36 @@ TEST_SUITE("fft") {
     }
   }
 
+  // fft_batch runs its transforms on threads (a grain of 2^16 points a thread): batches that span
+  // several threads, strided and interleaved with an offset, each transform against its own DFT.
+  TEST_CASE("the host reference's batches: every transform, stride, distance and offset, inverse and scaled") {
+    std::uint64_t seed = test::seed() + 925;
+    for (const std::size_t n : {3, 97, 1024})
+      for (const bool interleaved : {false, true}) {
+        CAPTURE(n);
+        CAPTURE(interleaved);
+        const std::size_t batch = (std::size_t{1} << 17) / n + 3, offset = 5;
+        const std::size_t stride = interleaved ? batch : 1, distance = interleaved ? 1 : n + 2;
+        const std::vector<float> x = host::random_floats(2 * (offset + n * batch + 2 * batch), seed++);
+        const auto y = host::fft_batch(x.data(), n, batch, stride, distance, offset, true, 0.5);
+        REQUIRE(y.size() == n * batch);
+        for (const std::size_t b : {std::size_t{0}, batch / 2, batch - 1}) {
+          std::vector<host::cdouble> xc(n);
+          for (std::size_t k = 0; k < n; ++k) {
+            const std::size_t i = offset + b * distance + k * stride;
+            xc[k] = {x[2 * i], x[2 * i + 1]};
+          }
+          const auto d = host::dft(xc, +1);
+          double e = 0, nd = 0;
+          for (std::size_t k = 0; k < n; ++k) {
+            e += std::norm(y[b * n + k] - 0.5 * d[k]);
+            nd += std::norm(0.5 * d[k]);
+          }
+          CHECK(std::sqrt(e / nd) < 1e-12);
+        }
+      }
+  }
+
   TEST_CASE("the library's host FFT and roots of unity (src/fft/fft_math.hpp) agree with the reference") {
     std::uint64_t seed = test::seed() + 950;
     for (std::size_t n : {1, 2, 12, 17, 97, 128, 210, 1009, 4096, 65537}) {
