@@ -7,6 +7,7 @@
 #include <string>
 
 #include "clforge/errors.hpp"
+#include "host/parallel.hpp"
 
 namespace clforge::host {
 
@@ -68,21 +69,26 @@ std::vector<double> gaussian_blur(const float* in, std::size_t w, std::size_t h,
   const std::vector<long> ty = tap_table(static_cast<long>(h), ry, border),
                           tx = tap_table(static_cast<long>(w), rx, border);
   std::vector<double> tmp(w * h * c), out(w * h * c);
-  for (std::size_t y = 0; y < h; ++y)
-    for (int k = 0; k <= 2 * ry; ++k) {
-      const long src = ty[y * (2 * ry + 1) + k];
-      if (src < 0) continue;
-      const float* row = in + static_cast<std::size_t>(src) * pitch * c;
-      double* dst = tmp.data() + y * w * c;
-      for (std::size_t i = 0; i < w * c; ++i) dst[i] += gy[k] * row[i];
-    }
-  for (std::size_t y = 0; y < h; ++y)
-    for (std::size_t x = 0; x < w; ++x)
-      for (int k = 0; k <= 2 * rx; ++k) {
-        const long src = tx[x * (2 * rx + 1) + k];
+  const std::size_t grain = std::max<std::size_t>(1, (std::size_t{1} << 16) / std::max<std::size_t>(w * c, 1));
+  parallel_for(h, 0, grain, [&](std::size_t y0, std::size_t y1) {  // rows on threads, each row whole
+    for (std::size_t y = y0; y < y1; ++y)
+      for (int k = 0; k <= 2 * ry; ++k) {
+        const long src = ty[y * (2 * ry + 1) + k];
         if (src < 0) continue;
-        for (std::size_t ch = 0; ch < c; ++ch) out[(y * w + x) * c + ch] += gx[k] * tmp[(y * w + src) * c + ch];
+        const float* row = in + static_cast<std::size_t>(src) * pitch * c;
+        double* dst = tmp.data() + y * w * c;
+        for (std::size_t i = 0; i < w * c; ++i) dst[i] += gy[k] * row[i];
       }
+  });
+  parallel_for(h, 0, grain, [&](std::size_t y0, std::size_t y1) {
+    for (std::size_t y = y0; y < y1; ++y)
+      for (std::size_t x = 0; x < w; ++x)
+        for (int k = 0; k <= 2 * rx; ++k) {
+          const long src = tx[x * (2 * rx + 1) + k];
+          if (src < 0) continue;
+          for (std::size_t ch = 0; ch < c; ++ch) out[(y * w + x) * c + ch] += gx[k] * tmp[(y * w + src) * c + ch];
+        }
+  });
   return out;
 }
 
@@ -193,10 +199,17 @@ std::vector<double> recursive_blur(const float* in, std::size_t w, std::size_t h
   std::vector<double> a(w * h * c), b(w * h * c);
   for (std::size_t y = 0; y < h; ++y)
     for (std::size_t i = 0; i < w * c; ++i) a[y * w * c + i] = in[y * pitch * c + i];
-  for (std::size_t i = 0; i < w * c; ++i) recursive_line(a.data() + i, h, w * c, b.data() + i, gy, border);
-  for (std::size_t y = 0; y < h; ++y)
-    for (std::size_t ch = 0; ch < c; ++ch)
-      recursive_line(b.data() + y * w * c + ch, w, c, a.data() + y * w * c + ch, gx, border);
+  // Columns, then rows, on threads (each line whole on one).
+  parallel_for(w * c, 0, std::max<std::size_t>(1, (std::size_t{1} << 16) / std::max<std::size_t>(h, 1)),
+               [&](std::size_t i0, std::size_t i1) {
+                 for (std::size_t i = i0; i < i1; ++i) recursive_line(a.data() + i, h, w * c, b.data() + i, gy, border);
+               });
+  parallel_for(h, 0, std::max<std::size_t>(1, (std::size_t{1} << 16) / std::max<std::size_t>(w * c, 1)),
+               [&](std::size_t y0, std::size_t y1) {
+                 for (std::size_t y = y0; y < y1; ++y)
+                   for (std::size_t ch = 0; ch < c; ++ch)
+                     recursive_line(b.data() + y * w * c + ch, w, c, a.data() + y * w * c + ch, gx, border);
+               });
   return a;
 }
 

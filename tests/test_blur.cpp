@@ -53,6 +53,29 @@ void design_line(const double* x, std::size_t n, double* y, const detail::Recurs
 }  // namespace
 
 TEST_SUITE("blur") {
+  // The references split an image's rows (and the recursive filter's columns) over threads by
+  // 2^16 values: an image of several such blocks against the direct reference, and the recursive
+  // one against its own lines filtered here one by one.
+  TEST_CASE("host references on threads: a large image as line by line") {
+    const std::size_t w = 301, h = 517, c = 2;
+    const std::vector<float> img = host::random_floats(w * h * c, test::seed() + 31);
+    const auto d = host::gaussian_blur_direct(img.data(), w, h, c, w, 1.5, 2.5, BlurBorder::Mirror);
+    const auto p = host::gaussian_blur(img.data(), w, h, c, w, 1.5, 2.5, BlurBorder::Mirror);
+    double m = 0;
+    for (std::size_t i = 0; i < d.size(); ++i) m = std::max(m, std::fabs(d[i] - p[i]));
+    CHECK(m < 1e-13);
+    const auto r = host::recursive_blur(img.data(), w, h, c, w, 3.0, 5.0, BlurBorder::Clamp);
+    std::vector<double> a(img.begin(), img.end()), b(a.size()), e(a.size());
+    for (std::size_t i = 0; i < w * c; ++i)
+      host::recursive_line(a.data() + i, h, w * c, b.data() + i, host::recursive_gaussian(5.0), BlurBorder::Clamp);
+    for (std::size_t y = 0; y < h; ++y)
+      for (std::size_t ch = 0; ch < c; ++ch)
+        host::recursive_line(b.data() + y * w * c + ch, w, c, e.data() + y * w * c + ch, host::recursive_gaussian(3.0),
+                             BlurBorder::Clamp);
+    REQUIRE(r.size() == e.size());
+    CHECK(r == e);
+  }
+
   TEST_CASE("host references: direct = separable, Triggs-Sdika boundary = long extension, design checks") {
     const std::vector<float> img = host::random_floats(13 * 11 * 4, test::seed());
     for (BlurBorder b : {BlurBorder::Clamp, BlurBorder::Mirror, BlurBorder::Zero})
