@@ -571,16 +571,17 @@ TEST_SUITE("tune") {
   }
 
   TEST_CASE("past the class's time a compile far slower than the class's others is given up") {
-    // One class of 10 s. The first batch (the default and one seed on two compile threads)
-    // compiles at the driver's speed; every later candidate's compile takes 60 s (the test
-    // hook's slow compile, given up as a worker's is). Past the class's time those still
-    // compiling for 4 times the class's typical compile (at least 2 s) are given up: the class
-    // ends about then, not 60 s later, and measures none of them.
+    // One class of 14 s. The first batch (the default and one seed on two compile threads)
+    // compiles at the driver's speed (a batch starts while the share holds another as long as
+    // the last: the first may take up to 7 s on a cold cache); every later candidate's compile
+    // takes 60 s (the test hook's slow compile, given up as a worker's is). Past the class's
+    // time those still compiling for 4 times the class's typical compile (at least 2 s) are
+    // given up: the class ends about then, not 60 s later, and measures none of them.
     TuneEnv env("give-up");
     auto& s = test::session();
     TuneOptions o = small_options();
     o.sizes = {"33x65"};
-    o.time_limit_s = 10;
+    o.time_limit_s = 14;
     o.compile_threads = 2;
     o.store = false;
     auto asked = std::make_shared<std::atomic<int>>(0);
@@ -595,7 +596,7 @@ TEST_SUITE("tune") {
     REQUIRE(r.classes.size() == 1);
     const TuneClassResult& c = r.classes[0];
     INFO("tried " << c.tried << ", given up " << c.builds_given_up << ", " << wall << " s");
-    CHECK(wall < 40);
+    CHECK(wall < 45);
     CHECK(c.builds_given_up >= 1);
     CHECK(c.tried == 2);
     for (const auto& row : c.rows) CHECK(row.compile_s < 60);
