@@ -13,6 +13,7 @@
 #include "runtime/timing.hpp"
 #include "tests/tune_support.hpp"
 #include "tuning/tuner.hpp"
+#include "tuning/tuner_internal.hpp"
 
 using namespace clforge;
 using test::TuneEnv;
@@ -270,10 +271,30 @@ TEST_SUITE("tune") {
     CHECK(t[0].reps == 3);
     CHECK(short_calls == 2 + 5);
     CHECK(t[1].reps == 5);
-    plan.long_run_ms = 0;  // off: the tuner's setting
+    plan.long_run_ms = 0;  // off: every run sampled in full
     long_calls = 0;
     t = detail::sample_runs(plan, {long_run});
     CHECK(long_calls == 2 + 5);
+  }
+
+  TEST_CASE("the tuner samples a run of over five minimum times once warmed up and three times") {
+    TuneOptions o;
+    o.warmup = 1;
+    o.min_reps = 5;
+    o.min_time_ms = 20;
+    const detail::TimingPlan plan = detail::tune_timing_plan(o);
+    int calls = 0;
+    double ms = 0;
+    const auto run = [&] { return ++calls, ms; };
+    ms = 101;  // over 5 x 20 ms
+    std::vector<detail::Timing> t = detail::sample_runs(plan, {run});
+    CHECK(calls == 1 + 3);
+    CHECK(t[0].reps == 3);
+    calls = 0;
+    ms = 99;  // under: the options' repetitions
+    t = detail::sample_runs(plan, {run});
+    CHECK(calls == 1 + 5);
+    CHECK(t[0].reps == 5);
   }
 
   TEST_CASE("the tuner cuts a candidate that cannot win short, never makes it best, leaves the references whole") {

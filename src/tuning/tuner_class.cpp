@@ -20,6 +20,23 @@
 #include "tuning/tuner_testing.hpp"
 
 namespace clforge::detail {
+TimingPlan tune_timing_plan(const TuneOptions& opt) {
+  TimingPlan plan;
+  plan.warmup = std::max(0, opt.warmup);
+  plan.min_reps = std::max(1, opt.min_reps);
+  plan.max_reps = std::max(plan.min_reps, opt.max_reps);
+  plan.min_time_ms = std::max(0.0, opt.min_time_ms);
+  // Routines of several kernels are timed between markers: back-to-back calls per region, as
+  // in the benchmarks, so that a call's host cost (about 80 us for a tiled sgemm on the H100's
+  // host) overlaps the device instead of being counted as device time.
+  plan.region_ms = kRegionMs;
+  // A run longer than 5 minimum times takes one warm-up and three samples (the search's cut-off
+  // decides on three too): on two PoCL cores the direct blur's class at 1024^2 (0.1 to 0.9 s a
+  // run) spent 65 s on its first 3 candidates and their run-off, 39 s with this.
+  plan.long_run_ms = 5 * plan.min_time_ms;
+  return plan;
+}
+
 ClassTuner::ClassTuner(cl::CommandQueue& queue, const TuneTarget& target, const KernelSpec& spec,
                        const TuneOptions& opt, TuneStrategy strategy, TuneClassResult& out, std::uint64_t seed,
                        Clock::time_point start, Clock::time_point deadline, std::size_t class_index,
@@ -39,14 +56,7 @@ ClassTuner::ClassTuner(cl::CommandQueue& queue, const TuneTarget& target, const 
       class_index_(class_index),
       class_count_(class_count),
       cache_(cache) {
-  plan_.warmup = std::max(0, opt.warmup);
-  plan_.min_reps = std::max(1, opt.min_reps);
-  plan_.max_reps = std::max(plan_.min_reps, opt.max_reps);
-  plan_.min_time_ms = std::max(0.0, opt.min_time_ms);
-  // Routines of several kernels are timed between markers: back-to-back calls per region, as
-  // in the benchmarks, so that a call's host cost (about 80 us for a tiled sgemm on the H100's
-  // host) overlaps the device instead of being counted as device time.
-  plan_.region_ms = kRegionMs;
+  plan_ = tune_timing_plan(opt);
   threads_ = compile_thread_count(opt, compile_workers_for(qc_.device()) != nullptr);
 }
 

@@ -141,6 +141,11 @@ std::vector<ParamMap> seed_candidates(const KernelSpec& spec, const Space& space
 
 // ------------------------------------------------------------------ one size class
 
+// How the tuner samples a candidate's runs (TuneOptions' warm-up, repetitions and minimum time,
+// regions of back-to-back calls, and runs of over 5 minimum times sampled as the benchmarks'
+// host peers are: one warm-up, three samples).
+TimingPlan tune_timing_plan(const TuneOptions& opt);
+
 // The tune cache as a size class sees it.
 struct ClassCache {
   TuneCache* file = nullptr;         // where each evaluated candidate is appended (nullptr: nowhere)
