@@ -165,14 +165,28 @@ TEST_SUITE("cache") {
 
 #ifdef CLFORGE_CLI
 // Compile workers (runtime/compile_workers.hpp): the clforge CLI serves as the worker executable.
+namespace {
+// A disk cache of its own that keeps binaries (so that workers apply) and an empty memory cache.
+struct WorkerCache {
+  explicit WorkerCache(const std::string& name)
+      : dir(test::temp_dir(name)),
+        env("CLFORGE_CACHE_DIR", dir),
+        store("CLFORGE_CACHE_BINARIES", "on"),
+        qc(detail::queue_context_of(test::session().queue)) {
+    clear_memory_cache();
+  }
+  std::string dir;
+  test::ScopedEnv env, store;
+  detail::QueueContext qc;
+};
+}  // namespace
+
 TEST_SUITE("cache") {
   TEST_CASE("compile workers build in processes of their own; what they cannot build is built here") {
-    const std::string dir = test::temp_dir("cache_workers");
-    test::ScopedEnv env("CLFORGE_CACHE_DIR", dir);
-    test::ScopedEnv store("CLFORGE_CACHE_BINARIES", "on");
-    const detail::QueueContext qc = detail::queue_context_of(test::session().queue);
+    const WorkerCache cache("cache_workers");
+    const std::string& dir = cache.dir;
+    const detail::QueueContext& qc = cache.qc;
     REQUIRE(detail::compile_workers_apply(*qc.info));
-    clear_memory_cache();
     // A build that fails, with the message it gives without workers.
     auto failure = [&] {
       try {
@@ -208,11 +222,9 @@ TEST_SUITE("cache") {
   }
 
   TEST_CASE("a compile given up ends its worker, which is replaced; nothing is built or stored") {
-    const std::string dir = test::temp_dir("cache_workers_give_up");
-    test::ScopedEnv env("CLFORGE_CACHE_DIR", dir);
-    test::ScopedEnv store("CLFORGE_CACHE_BINARIES", "on");
-    const detail::QueueContext qc = detail::queue_context_of(test::session().queue);
-    clear_memory_cache();
+    const WorkerCache cache("cache_workers_give_up");
+    const std::string& dir = cache.dir;
+    const detail::QueueContext& qc = cache.qc;
     detail::CompileWorkers workers(qc, CLFORGE_CLI, 1);
     REQUIRE(workers.active());
     const detail::CompileWorkerScope scope(&workers);
@@ -237,11 +249,8 @@ TEST_SUITE("cache") {
   }
 
   TEST_CASE("compile workers that cannot start or answer leave the builds to this process") {
-    const std::string dir = test::temp_dir("cache_workers2");
-    test::ScopedEnv env("CLFORGE_CACHE_DIR", dir);
-    test::ScopedEnv store("CLFORGE_CACHE_BINARIES", "on");
-    const detail::QueueContext qc = detail::queue_context_of(test::session().queue);
-    clear_memory_cache();
+    const WorkerCache cache("cache_workers2");
+    const detail::QueueContext& qc = cache.qc;
     CHECK_FALSE(detail::CompileWorkers(qc, "/nonexistent/clforge", 2).active());
     // An executable that is no worker: it ends at once; the build is made here, and the pool retires it.
     detail::CompileWorkers mute(qc, "/bin/true", 1);
