@@ -62,15 +62,24 @@ std::vector<ParamMap> first_after_references(const std::string& routine, const s
   return out;
 }
 
+// Every parameter of `kernel` pinned to its default row's value for `variant` (a test then
+// opens the ones it searches), and that row.
+std::map<std::string, std::vector<int>> pinned_to_default(const std::string& kernel, const std::string& variant,
+                                                          ParamMap& def) {
+  def = resolve_configuration(kernel, variant, test::session().entry.info, Tuning{{}, false}).values;
+  std::map<std::string, std::vector<int>> values;
+  for (const auto& [name, v] : def) values[name] = {v};
+  return values;
+}
+
 // Two parameters of a blur kernel searching these values (every legal value of each), the
 // others the default row's: the default looks fastest, so the first candidates of the method's
 // search are its neighbours in those lists, one parameter at a time.
 using Axis = std::pair<std::string, std::vector<int>>;
 void check_first_steps(const std::string& kernel, const std::string& method, const std::string& size, const Axis& a,
                        const Axis& b) {
-  const ParamMap def = resolve_configuration(kernel, "1", test::session().entry.info, Tuning{{}, false}).values;
-  std::map<std::string, std::vector<int>> values;
-  for (const auto& [name, v] : def) values[name] = {v};
+  ParamMap def;
+  std::map<std::string, std::vector<int>> values = pinned_to_default(kernel, "1", def);
   values[a.first] = a.second;
   values[b.first] = b.second;
   const auto next_to = [](const std::vector<int>& list, int v) {  // the values next to v in a list
@@ -720,9 +729,8 @@ TEST_SUITE("tune") {
     // Tile rows and work-items along m searched, every other parameter the default row's (64 x 64
     // tiles of 8 x 8 work-items, vectors of 2): 13 points (256 rows of 4 work-items hold 64
     // accumulators each, 16 rows of 16 work-items no whole vectors).
-    std::map<std::string, std::vector<int>> values;
-    const ParamMap def = resolve_configuration("sgemm_xgemm", "small", s.entry.info, Tuning{{}, false}).values;
-    for (const auto& [name, v] : def) values[name] = {v};
+    ParamMap def;
+    std::map<std::string, std::vector<int>> values = pinned_to_default("sgemm_xgemm", "small", def);
     values["MWG"] = {16, 32, 64, 128, 256};
     values["MDIMC"] = {4, 8, 16};
     REQUIRE(def.at("MWG") == 64);
@@ -765,9 +773,8 @@ TEST_SUITE("tune") {
     // KWI 2. In batches of four, the first star's first batch steps the rows and the columns:
     // 128 rows 100x faster, 128 columns 20x, 32 of either 10x slower (far beyond what the sizes
     // change in the kernel's own time).
-    std::map<std::string, std::vector<int>> values;
-    const ParamMap def = resolve_configuration("sgemm_xgemm", "small", s.entry.info, Tuning{{}, false}).values;
-    for (const auto& [name, v] : def) values[name] = {v};
+    ParamMap def;
+    std::map<std::string, std::vector<int>> values = pinned_to_default("sgemm_xgemm", "small", def);
     values["MWG"] = {32, 64, 128};
     values["NWG"] = {32, 64, 128};
     values["KWI"] = {1, 2, 4};
