@@ -34,6 +34,7 @@ asan_runs=(
   "sgemm|--test-suite=sgemm|-tce=333x1000x17 and 1000x1000x1000*,random legal parameter sets*"
   "fft|--test-suite=fft|-tc=in place,scaling:*,decomposition,host-vector convenience overload,bad arguments*,a new plan with the same description*,passes resolve rows*,shipped GPU rows fit*,the host reference without FFTW*,the launcher names each FFT kernel*,one multi-pass plan*"
   "tune|--test-suite=tune|-tce=a space too large to enumerate*,tune fft and blur: size classes*,sampled verification of sgemm*,sampled verification of fft*,sampled verification of blur*"
+  "tune_compiles|--test-suite=tune_compiles"
   "fft_rader|--test-suite=fft_rader"
   "fft_real_nd|--test-suite=fft_real,fft_nd,fft_real_nd"
 )
@@ -43,12 +44,14 @@ asan_runs=(
 
 # ThreadSanitizer: the tests that start threads (and the group suite, run below with two PoCL
 # devices: every group call runs a thread per device), plus the tuner, which compiles candidates on
-# several threads of its own (std::thread in src/tuning/tuner_class.cpp).
+# several threads of its own (std::thread in src/tuning/tuner_build.cpp) and, as on GPUs, evaluates
+# a batch's candidates while its others compile.
 tsan_runs=(
   "runtime_threads|--test-suite=runtime|-tc=concurrent calls from 8 threads*"
   "sgemm_threads|--test-suite=sgemm|-tc=concurrent calls from several threads*,SgemmPlan used from several threads*"
   "blur_threads|--test-suite=blur|-tc=BlurPlan: enqueued from several threads*"
   "fft_threads|--test-suite=fft|-tc=one multi-pass plan enqueued from several threads*"
+  "tune_overlap|--test-suite=tune_compiles|-tc=a batch's candidates are evaluated while*"
   "tune_threads|--test-suite=tune|-tc=tuned parameters are stored*,candidates that fail to build*"
 )
 

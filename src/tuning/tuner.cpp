@@ -94,7 +94,15 @@ double TuneResult::candidates_per_min() const {
 namespace detail {
 namespace {
 TestHook<TuneFaultHook> g_fault;
+TestHook<TuneOverlapHook> g_overlap;
 }  // namespace
+
+void set_tune_overlap(TuneOverlapHook hook) { g_overlap.set(std::move(hook)); }
+
+std::optional<bool> tune_overlap() {
+  const TuneOverlapHook hook = g_overlap.get();
+  return hook ? std::optional<bool>(hook()) : std::nullopt;
+}
 
 void set_tune_fault(TuneFaultHook hook) { g_fault.set(std::move(hook)); }
 

@@ -1,16 +1,15 @@
 // The tuner of one size class: the references first (the default, then the current
 // configuration where it differs), then the candidates in strategy order, in batches compiled
-// concurrently and evaluated one by one on the calling thread: verified against the host
+// concurrently (tuner_build.cpp) and evaluated one by one on the calling thread, on GPUs as
+// each one's build ends while the others still compile: verified against the host
 // reference on poisoned outputs (tuner_verify.cpp), then timed with profiling events (or between
 // markers), appended to the tune cache, and recorded with progress reports. Where each candidate's time goes
 // (compiling, verifying, timing) is recorded in its row and summed in the class. Results the cache holds (resume) are
 // taken instead, in the same order, so the search takes the path it took when they were measured.
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <exception>
 #include <limits>
-#include <thread>
 
 #include "clforge/errors.hpp"
 #include "runtime/compile_workers.hpp"
@@ -58,6 +57,7 @@ ClassTuner::ClassTuner(cl::CommandQueue& queue, const TuneTarget& target, const 
       cache_(cache) {
   plan_ = tune_timing_plan(opt);
   threads_ = compile_thread_count(opt, compile_workers_for(qc_.device()) != nullptr);
+  overlap_ = tune_overlap().value_or(qc_.info->type != "CPU");
 }
 
 bool ClassTuner::run(const Space& space) {
@@ -169,12 +169,15 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, std::size_t 
     else
       faults[i] = fault_of(batch[i]);
   }
-  const BatchBuilds b = build_batch(batch, references, whole, cached, faults);
-  const auto compiled = Clock::now();
-  const auto grace_until = compiled + (compiled - batch_start);
+  BatchBuild b(*this, batch, references, whole, cached, faults);
+  if (!overlap_) b.wait_all();
+  const auto all_built = Clock::now();  // without overlap_
   std::size_t i = 0;
   for (; i < batch.size(); ++i) {
     const bool reference = i < references;
+    b.wait(i);
+    const auto built_at = overlap_ ? b.ended[i] : all_built;
+    const auto grace_until = built_at + (built_at - batch_start);
     TuneRow row;
     if (b.given_up[i]) {  // not measured, not tried again
       visited_.insert(batch[i]);
@@ -186,10 +189,11 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, std::size_t 
       row.cached = true;
     } else {
       // A candidate whose compile finished is evaluated after the class's share too, for at
-      // most as long as the batch's compiles took, within the whole run's time.
+      // most as long as its batch's compiles took until then, within the whole run's time.
       const bool may = whole ? b.built[i] && may_finish(Clock::time_point::max())
                              : may_continue() || (b.built[i] && may_finish(grace_until));
       if (!reference && !may) break;
+      if (faults[i].on_evaluate) faults[i].on_evaluate();
       row = evaluate(batch[i], faults[i], b.errors[i], !reference, reference);
       row.compile_s = b.compile_s[i];
       if (cache_.file != nullptr) cache_.file->append(cache_.key, row);
@@ -199,107 +203,9 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, std::size_t 
     row.is_current = row.params == r_.current_params;
     record(row);
   }
+  b.finish();
   for (; i < batch.size(); ++i) r_.built_unmeasured += b.built[i] && cached[i] == nullptr ? 1 : 0;
-}
-
-// The batch's compiles on the compile threads. Past the class's time no candidate's build starts
-// (but the first batch's), past the run's no instance's (the evaluation stops at a candidate left
-// unbuilt). Past the class's time a candidate's compile that has run kGiveUpFactor times as long
-// as the class's typical compile (at least kGiveUpMinS) is given up (CompileGiveUpScope: a worker
-// process's compile ends; one in this process cannot), the references' and the first batch's
-// never: on the H200 (2026-12-01, tools/cold_start.py -d nvidia) one batch of the direct kernel's
-// class batch16 compiled for 18 s, past its share, and the two classes after it measured their
-// defaults alone. The check sizes' programs are built here for the references only, for another
-// candidate when it is about to be the result (settle_best).
-ClassTuner::BatchBuilds ClassTuner::build_batch(const std::vector<ParamMap>& batch, std::size_t references, bool whole,
-                                                const std::vector<const TuneRow*>& cached,
-                                                const std::vector<TuneFault>& faults) {
-  const std::size_t n = batch.size();
-  BatchBuilds b{std::vector<std::exception_ptr>(n), std::vector<double>(n, 0), std::vector<char>(n, 0),
-                std::vector<char>(n, 0)};
-  std::vector<std::atomic<bool>> give_up(n);
-  std::vector<std::atomic<std::int64_t>> running_since(n);  // steady-clock ns while building, else 0
-  auto build_one = [&](std::size_t i) {
-    if (stopped() || cached[i] != nullptr) return;
-    const bool reference = i < references;
-    const Configuration cfg = config_of(batch[i]);
-    if (!reference && !whole && Clock::now() >= deadline_) return;
-    const AddSeconds lap{b.compile_s[i]};  // the build's wall time
-    const CompileGiveUpScope scope(&give_up[i]);
-    running_since[i] = Clock::now().time_since_epoch().count();
-    struct Done {
-      std::atomic<std::int64_t>& since;
-      ~Done() { since = 0; }
-    } done{running_since[i]};
-    try {
-      if (faults[i].build_delay_s > 0) simulated_compile(faults[i].build_delay_s, give_up[i]);
-      for (auto* group : {&timed_, &checked_}) {
-        if (!reference && group == &checked_) break;
-        for (const auto& inst : *group) {
-          if (!reference && !may_finish(Clock::time_point::max())) return;
-          inst->build(qc_, cfg);
-        }
-      }
-    } catch (const CompileGivenUp&) {
-      b.given_up[i] = 1;
-      return;
-    } catch (...) {
-      b.errors[i] = std::current_exception();
-    }
-    b.built[i] = 1;
-  };
-  auto watch = [&] {
-    const auto now = Clock::now();
-    if (whole || now < deadline_) return;
-    const double limit = std::max(kGiveUpMinS, kGiveUpFactor * typical_compile_s());
-    for (std::size_t i = references; i < n; ++i) {
-      const std::int64_t since = running_since[i];
-      if (since != 0 && std::chrono::duration<double>(now.time_since_epoch() - Clock::duration(since)).count() > limit)
-        give_up[i] = true;
-    }
-  };
-  on_threads(n, build_one, watch);
   for (const char g : b.given_up) r_.builds_given_up += g ? 1 : 0;
-  return b;
-}
-
-// The median compile time of the class's candidates measured so far (0: none).
-double ClassTuner::typical_compile_s() const {
-  std::vector<double> t;
-  for (const TuneRow& row : r_.rows)
-    if (!row.cached && row.compile_s > 0) t.push_back(row.compile_s);
-  if (t.empty()) return 0;
-  std::nth_element(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(t.size() / 2), t.end());
-  return t[t.size() / 2];
-}
-
-// The test hook's slow driver: a compile of `seconds`, given up like a worker's.
-void ClassTuner::simulated_compile(double seconds, const std::atomic<bool>& give_up) {
-  const auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-  while (Clock::now() < end) {
-    if (give_up) throw CompileGivenUp("the test hook's compile given up");
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-}
-
-void ClassTuner::on_threads(std::size_t n, const std::function<void(std::size_t)>& fn,
-                            const std::function<void()>& watch) const {
-  const std::size_t nthreads = std::min<std::size_t>(threads_, n);
-  if (nthreads <= 1) {
-    for (std::size_t i = 0; i < n; ++i) fn(i);
-    return;
-  }
-  std::atomic<std::size_t> next{0}, finished{0};
-  std::vector<std::thread> pool;
-  for (std::size_t t = 0; t < nthreads; ++t)
-    pool.emplace_back([&] {
-      for (std::size_t i; (i = next++) < n; ++finished) fn(i);
-    });
-  while (watch && finished < n) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(kWatchMs));
-    watch();
-  }
-  for (auto& th : pool) th.join();
 }
 
 Configuration ClassTuner::config_of(const ParamMap& p) const {

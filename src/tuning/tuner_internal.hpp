@@ -9,11 +9,13 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <set>
@@ -218,8 +220,9 @@ class ClassTuner {
     return may_continue() && (deadline_ == Clock::time_point::max() || Clock::now() + last_batch_ <= deadline_);
   }
 
-  // Compiles the batch concurrently, then evaluates its members in order on this thread; a member
-  // the cache holds is taken from it, neither compiled nor run. Its first `references` members
+  // Compiles the batch concurrently and evaluates its members in order on this thread, each as
+  // soon as its build has ended where overlap_ says so, else once every build has; a member the
+  // cache holds is taken from it, neither compiled nor run. Its first `references` members
   // (the default and the current configuration) are evaluated past the time limit too; with
   // `whole` (the class's first batch) the others are built and evaluated past the class's share,
   // within the run's time.
@@ -285,19 +288,49 @@ class ClassTuner {
   void settle_best();
   // The verified rows timed in full (not cut short), fastest first (stable: search order on ties).
   std::vector<TuneRow*> timed_rows();
-  // fn(0) ... fn(n - 1) on up to threads_ threads (the calling one alone for one); with `watch`,
-  // the calling thread calls it every kWatchMs until they are done.
-  void on_threads(std::size_t n, const std::function<void(std::size_t)>& fn,
-                  const std::function<void()>& watch = {}) const;
-  // What evaluate_batch's compiles left: per candidate its error, build time, whether every
-  // instance was built (or failed to), and whether its compile was given up.
-  struct BatchBuilds {
+  // One batch's builds (tuner_build.cpp), on up to threads_ threads from its construction on.
+  // Per candidate: its error, build time, whether every instance was built (or failed to),
+  // whether its compile was given up, and when its build ended. Past the class's time no
+  // candidate's build starts (but the first batch's), past the run's no instance's. Past the
+  // class's time a compile that has run kGiveUpFactor times the class's typical compile (at least
+  // kGiveUpMinS) is given up (CompileGiveUpScope: a worker process's compile ends; one in this
+  // process cannot), the references' and the first batch's never. wait(i) returns once candidate
+  // i's build has ended, watching the others meanwhile; finish() skips the builds not started and
+  // waits for those running (the destructor too).
+  class BatchBuild {
+   public:
+    BatchBuild(const ClassTuner& tuner, const std::vector<ParamMap>& batch, std::size_t references, bool whole,
+               const std::vector<const TuneRow*>& cached, const std::vector<TuneFault>& faults);
+    ~BatchBuild() { finish(); }
+    BatchBuild(const BatchBuild&) = delete;
+    BatchBuild& operator=(const BatchBuild&) = delete;
+    void wait(std::size_t i);
+    void wait_all();
+    void finish();
+
     std::vector<std::exception_ptr> errors;
     std::vector<double> compile_s;
     std::vector<char> built, given_up;
+    std::vector<Clock::time_point> ended;
+
+   private:
+    void build_one(std::size_t i);
+    void watch();
+    const ClassTuner& tuner_;
+    const std::vector<ParamMap>& batch_;
+    const std::size_t references_;
+    const bool whole_;
+    const std::vector<const TuneRow*>& cached_;
+    const std::vector<TuneFault>& faults_;
+    std::vector<std::atomic<bool>> give_up_;
+    std::vector<std::atomic<std::int64_t>> running_since_;  // steady-clock ns while building, else 0
+    std::vector<char> done_;                                // under mutex_
+    std::atomic<std::size_t> next_{0};
+    std::atomic<bool> skip_rest_{false};
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    std::vector<std::thread> pool_;
   };
-  BatchBuilds build_batch(const std::vector<ParamMap>& batch, std::size_t references, bool whole,
-                          const std::vector<const TuneRow*>& cached, const std::vector<TuneFault>& faults);
   double typical_compile_s() const;
   static void simulated_compile(double seconds, const std::atomic<bool>& give_up);
   static constexpr double kGiveUpFactor = 4, kGiveUpMinS = 2;
@@ -376,6 +409,9 @@ class ClassTuner {
   std::size_t class_index_, class_count_;
   TimingPlan plan_;
   unsigned threads_ = 1;
+  // A batch's candidates are evaluated while its others still compile: on devices other than CPUs,
+  // whose timings the compiles would disturb (tuner_testing.hpp's hook may say otherwise).
+  bool overlap_ = false;
   std::size_t total_ = 0;
   ClassCache& cache_;
   std::vector<ParamMap> siblings_;

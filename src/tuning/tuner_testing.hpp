@@ -2,6 +2,7 @@
 // tests) through this header; no public header declares it.
 #pragma once
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "clforge/tuning.hpp"
@@ -26,6 +27,8 @@ struct TuneFault {
   bool on_check_sizes = true;
   /// Seconds each build of the candidate waits first (a slow compiler).
   double build_delay_s = 0;
+  /// Called as the candidate's evaluation (verification, then timing) starts.
+  std::function<void()> on_evaluate;
 };
 
 /// Called for each candidate before it runs, in every tune() call while set; the returned fault
@@ -38,5 +41,13 @@ TuneFault tune_fault(const ParamMap& candidate);
 
 /// Sets the hook for its own lifetime.
 using TuneFaultScope = HookScope<TuneFaultHook, set_tune_fault>;
+
+/// Whether a size class evaluates a batch's candidates while the batch's others still compile
+/// (ClassTuner::overlap_): while a hook is set, its answer; without one, the device's kind.
+using TuneOverlapHook = std::function<bool()>;
+void set_tune_overlap(TuneOverlapHook hook);
+/// The hook's answer; nullopt without a hook.
+std::optional<bool> tune_overlap();
+using TuneOverlapScope = HookScope<TuneOverlapHook, set_tune_overlap>;
 
 }  // namespace clforge::detail
