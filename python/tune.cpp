@@ -180,6 +180,7 @@ void register_results(py::module_& m) {
       .def_readonly("settle_s", &TuneClassResult::settle_s)
       .def_readonly("built_unmeasured", &TuneClassResult::built_unmeasured)
       .def_readonly("builds_given_up", &TuneClassResult::builds_given_up)
+      .def_readonly("share_left_s", &TuneClassResult::share_left_s)
       .def_readonly("cut_short", &TuneClassResult::cut_short)
       .def_property_readonly("candidates_per_min", &TuneClassResult::candidates_per_min);
   py::class_<TuneResult>(m, "TuneResult", "The outcome of one tune() call.")

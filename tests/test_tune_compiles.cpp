@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -182,6 +183,55 @@ TEST_SUITE("tune_compiles") {
         CHECK(first_s < 6);
       else
         CHECK(first_s >= 8);
+    }
+  }
+
+  TEST_CASE("a class that stops gaining leaves the rest of its share; one that gains keeps it") {
+    // One class of 12 s over 24 candidates on two compile threads (the random strategy), each
+    // candidate's build taking 1 s at least (the test hook's slow compile), so that the space
+    // outlasts the share. Where the default looks fastest (the fault hook), nothing gains: past
+    // half its share and two batches, the class ends and leaves the rest. Where each candidate
+    // asked looks 4 times as fast as the one before, every batch gains: the class searches
+    // until its share ends.
+    const ParamMap def = shipped("4");
+    for (const bool gaining : {false, true}) {
+      CAPTURE(gaining);
+      TuneEnv env(gaining ? "stall-gaining" : "stall-flat");
+      auto& s = test::session();
+      TuneOptions o = test::tiny_space("33x65", {{"TRA_TILE", {4, 8, 16, 32}},
+                                                 {"TRA_WPT", {1, 2, 4}},
+                                                 {"TRA_VW", {1, 2}},
+                                                 {"TRA_PAD", {1}},
+                                                 {"TRA_DIAG", {0}},
+                                                 {"TRA_SWZ", {0}},
+                                                 {"TRA_LOCAL", {1}},
+                                                 {"TRA_NT", {0}}});
+      o.strategy = TuneStrategy::Random;
+      o.time_limit_s = 12;
+      o.compile_threads = 2;
+      o.store = false;
+      auto asked = std::make_shared<std::atomic<int>>(0);
+      const detail::TuneFaultScope fault([gaining, def, asked](const ParamMap& p) {
+        detail::TuneFault f;
+        if (p != def) f.build_delay_s = 1;
+        if (gaining)
+          f.time_scale = std::pow(0.25, ++*asked);
+        else if (p == def)
+          f.time_scale = 1e-4;
+        return f;
+      });
+      const TuneResult r = tune(s.queue, "transpose", o);
+      REQUIRE(r.classes.size() == 1);
+      const TuneClassResult& c = r.classes[0];
+      INFO("tried " << c.tried << " in " << c.wall_s << " s, left " << c.share_left_s << " s");
+      if (gaining) {
+        CHECK(c.share_left_s == 0);
+        CHECK(c.wall_s > 9);
+      } else {
+        CHECK(c.share_left_s > 1);
+        CHECK(c.tried < 25);
+        CHECK(c.wall_s < 9);
+      }
     }
   }
 }

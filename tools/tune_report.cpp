@@ -120,6 +120,8 @@ void print_summary(const TuneResult& r, const TuneArgs& a) {
     if (c.built_unmeasured > 0)
       std::printf("  %zu compiled but not measured: the class's time ended while their batch compiled\n",
                   c.built_unmeasured);
+    if (c.share_left_s > 0)
+      std::printf("  ended %.1f s before its share: no gain of 2 %% in its last batches\n", c.share_left_s);
     std::size_t ok_rows = 0, checked = 0;
     for (const auto& row : c.rows)
       if (row.status == CandidateStatus::Ok) ++ok_rows, checked += row.checked ? 1 : 0;

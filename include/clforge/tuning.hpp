@@ -356,6 +356,10 @@ struct TuneClassResult {
   std::size_t built_unmeasured = 0;
   /// Candidates whose compile was given up past the class's time: far slower than the class's others.
   std::size_t builds_given_up = 0;
+  /// Seconds of its share the class left to the classes after it, having stopped gaining: past
+  /// half its share, two batches and as many candidates as it took to find its best went by
+  /// without making the best 2 % faster (0: it searched until its share or budget ended).
+  double share_left_s = 0;
   std::size_t cut_short = 0;  ///< rows whose timing the cut-off stopped (TuneRow::cut_short)
   /// Measured candidates (tried - cached) per minute of wall_s (0 when none was measured).
   double candidates_per_min() const;

@@ -116,6 +116,7 @@ bool ClassTuner::run(const Space& space) {
     evaluate_in_order(order);
   }
   const auto searched = Clock::now();
+  if (stalled() && searched < deadline_) r_.share_left_s = std::chrono::duration<double>(deadline_ - searched).count();
   if (!stopped()) runoff();
   r_.runoff_s = seconds_since(searched);
   const auto ran_off = Clock::now();
@@ -155,6 +156,7 @@ std::size_t ClassTuner::evaluate_in_order(const std::vector<ParamMap>& order, bo
 
 void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, std::size_t references, bool whole) {
   const auto batch_start = Clock::now();
+  ++batches_;
   struct Lap {  // records the batch's duration however it ends
     Clock::duration& out;
     Clock::time_point t0;
@@ -278,6 +280,13 @@ void ClassTuner::time_candidate(const ParamMap& p, const TuneFault& fault, bool 
   }
 }
 
+bool ClassTuner::stalled() const {
+  if (deadline_ == Clock::time_point::max() || move_ref_ms_ <= 0) return false;
+  const auto now = Clock::now();
+  if (now - class_start_ < (deadline_ - class_start_) / 2) return false;
+  return batches_ >= batches_at_move_ + 2 && r_.tried >= 2 * tried_at_move_;
+}
+
 void ClassTuner::count_failure(CandidateStatus status) {
   if (status == CandidateStatus::Rejected) ++r_.rejected;
   if (status == CandidateStatus::BuildFailed) ++r_.build_failed;
@@ -300,6 +309,11 @@ void ClassTuner::record(const TuneRow& row) {
       r_.has_best = true;
       r_.best = row.params;
       r_.best_ms = row.ms;
+    }
+    if (!row.cut_short && (move_ref_ms_ <= 0 || row.ms < kStarMove * move_ref_ms_)) {
+      move_ref_ms_ = row.ms;
+      tried_at_move_ = r_.tried;
+      batches_at_move_ = batches_;
     }
   }
   count_failure(row.status);
