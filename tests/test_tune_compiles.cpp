@@ -24,6 +24,22 @@ using test::shipped;
 using test::small_options;
 using test::TuneEnv;
 
+namespace {
+// A tuning space of the transpose at 33 x 65 searching these tiles, rows per work-item, vector
+// widths and paddings, its other parameters fixed.
+TuneOptions transpose_space(std::vector<int> tiles, std::vector<int> wpts, std::vector<int> vws,
+                            std::vector<int> pads) {
+  return test::tiny_space("33x65", {{"TRA_TILE", std::move(tiles)},
+                                    {"TRA_WPT", std::move(wpts)},
+                                    {"TRA_VW", std::move(vws)},
+                                    {"TRA_PAD", std::move(pads)},
+                                    {"TRA_DIAG", {0}},
+                                    {"TRA_SWZ", {0}},
+                                    {"TRA_LOCAL", {1}},
+                                    {"TRA_NT", {0}}});
+}
+}  // namespace
+
 TEST_SUITE("tune_compiles") {
   TEST_CASE("a batch whose compiles end past the class's share is evaluated within the run's time") {
     // Two classes share 20 s: the first's 10 s end while its candidates compile (each build
@@ -98,14 +114,7 @@ TEST_SUITE("tune_compiles") {
     // measure candidates, not its references alone.
     TuneEnv env("class-floor");
     auto& s = test::session();
-    TuneOptions o = test::tiny_space("33x65", {{"TRA_TILE", {8, 16}},
-                                               {"TRA_WPT", {1, 2}},
-                                               {"TRA_VW", {1, 2}},
-                                               {"TRA_PAD", {0, 1}},
-                                               {"TRA_DIAG", {0}},
-                                               {"TRA_SWZ", {0}},
-                                               {"TRA_LOCAL", {1}},
-                                               {"TRA_NT", {0}}});
+    TuneOptions o = transpose_space({8, 16}, {1, 2}, {1, 2}, {0, 1});
     o.sizes = {"33x65", "64:8"};
     o.time_limit_s = 12;
     o.compile_threads = 2;
@@ -140,14 +149,7 @@ TEST_SUITE("tune_compiles") {
       CAPTURE(overlap);
       TuneEnv env(overlap ? "overlap-on" : "overlap-off");
       auto& s = test::session();
-      TuneOptions o = test::tiny_space("33x65", {{"TRA_TILE", {8, 16}},
-                                                 {"TRA_WPT", {1, 2}},
-                                                 {"TRA_VW", {1}},
-                                                 {"TRA_PAD", {pad}},
-                                                 {"TRA_DIAG", {0}},
-                                                 {"TRA_SWZ", {0}},
-                                                 {"TRA_LOCAL", {1}},
-                                                 {"TRA_NT", {0}}});
+      TuneOptions o = transpose_space({8, 16}, {1, 2}, {1}, {pad});
       o.strategy = TuneStrategy::Exhaustive;
       o.compile_threads = 4;
       o.store = false;
@@ -198,14 +200,7 @@ TEST_SUITE("tune_compiles") {
       CAPTURE(gaining);
       TuneEnv env(gaining ? "stall-gaining" : "stall-flat");
       auto& s = test::session();
-      TuneOptions o = test::tiny_space("33x65", {{"TRA_TILE", {4, 8, 16, 32}},
-                                                 {"TRA_WPT", {1, 2, 4}},
-                                                 {"TRA_VW", {1, 2}},
-                                                 {"TRA_PAD", {1}},
-                                                 {"TRA_DIAG", {0}},
-                                                 {"TRA_SWZ", {0}},
-                                                 {"TRA_LOCAL", {1}},
-                                                 {"TRA_NT", {0}}});
+      TuneOptions o = transpose_space({4, 8, 16, 32}, {1, 2, 4}, {1, 2}, {1});
       o.strategy = TuneStrategy::Random;
       o.time_limit_s = 12;
       o.compile_threads = 2;
