@@ -109,10 +109,11 @@ std::optional<DevicePeaks> stored_device_peaks(const DeviceInfo& device);
 //      "current" configuration (with the user database) where it differs;
 //   3. takes candidates in strategy order, compiles a batch of them concurrently (a build
 //      failure is counted and skipped; its log goes to the log hook at Debug level), and
-//      for each, once built (on CPU devices once the whole batch is): runs it on random data
-//      with NaN-poisoned outputs, verifies the result against the host reference (a wrong
-//      result is counted as rejected, never kept), and times it with profiling events (median
-//      of repetitions); under a time limit a class that stops gaining ends early;
+//      for each, once built (in the order the builds end; on CPU devices in batch order once
+//      the whole batch is): runs it on random data with NaN-poisoned outputs, verifies the
+//      result against the host reference (a wrong result is counted as rejected, never kept),
+//      and times it with profiling events (median of repetitions); under a time limit a class
+//      that stops gaining ends early;
 //   4. times the fastest again beside the default and the current one (the run-off), and
 //      stores the fastest there in the user database of this device under (kernel, variant),
 //      atomically, unless it beats the current configuration by no more than

@@ -109,6 +109,24 @@ void ClassTuner::BatchBuild::wait(std::size_t i) {
   }
 }
 
+std::size_t ClassTuner::BatchBuild::wait_any(const std::vector<char>& taken) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  const auto ready = [&] {
+    for (std::size_t i = 0; i < done_.size(); ++i)
+      if (done_[i] && !taken[i]) return i;
+    return done_.size();
+  };
+  std::size_t i;
+  while ((i = ready()) == done_.size()) {
+    if (std::find(taken.begin(), taken.end(), 0) == taken.end()) return done_.size();
+    if (cv_.wait_for(lock, std::chrono::milliseconds(kWatchMs), [&] { return ready() != done_.size(); })) break;
+    lock.unlock();
+    watch();
+    lock.lock();
+  }
+  return ready();
+}
+
 void ClassTuner::BatchBuild::wait_all() {
   for (std::size_t i = 0; i < batch_.size(); ++i) wait(i);
 }

@@ -174,10 +174,19 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, std::size_t 
   BatchBuild b(*this, batch, references, whole, cached, faults);
   if (!overlap_) b.wait_all();
   const auto all_built = Clock::now();  // without overlap_
-  std::size_t i = 0;
-  for (; i < batch.size(); ++i) {
+  std::vector<char> taken(batch.size(), 0), measured(batch.size(), 0);
+  for (std::size_t n = 0; n < batch.size(); ++n) {
+    // The references in order, then (overlap_) those the cache holds, in order, then whichever
+    // build ends next: a slow compile holds back no other candidate's evaluation.
+    std::size_t i = n;
+    if (overlap_ && n >= references) {
+      i = references;
+      while (i < batch.size() && (taken[i] || cached[i] == nullptr)) ++i;
+      if (i == batch.size()) i = b.wait_any(taken);
+    }
     const bool reference = i < references;
     b.wait(i);
+    taken[i] = 1;
     const auto built_at = overlap_ ? b.ended[i] : all_built;
     const auto grace_until = built_at + (built_at - batch_start);
     TuneRow row;
@@ -194,20 +203,26 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, std::size_t 
       // most as long as its batch's compiles took until then, within the whole run's time.
       const bool may = whole ? b.built[i] && may_finish(Clock::time_point::max())
                              : may_continue() || (b.built[i] && may_finish(grace_until));
-      if (!reference && !may) break;
+      if (!reference && !may) {
+        if (overlap_) continue;  // one built later may still be
+        break;
+      }
       if (faults[i].on_evaluate) faults[i].on_evaluate();
       row = evaluate(batch[i], faults[i], b.errors[i], !reference, reference);
       row.compile_s = b.compile_s[i];
       if (cache_.file != nullptr) cache_.file->append(cache_.key, row);
     }
+    measured[i] = 1;
     visited_.insert(batch[i]);
     row.is_default = row.params == r_.default_params;
     row.is_current = row.params == r_.current_params;
     record(row);
   }
   b.finish();
-  for (; i < batch.size(); ++i) r_.built_unmeasured += b.built[i] && cached[i] == nullptr ? 1 : 0;
-  for (const char g : b.given_up) r_.builds_given_up += g ? 1 : 0;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    r_.built_unmeasured += b.built[i] && !b.given_up[i] && cached[i] == nullptr && !measured[i] ? 1 : 0;
+    r_.builds_given_up += b.given_up[i] ? 1 : 0;
+  }
 }
 
 Configuration ClassTuner::config_of(const ParamMap& p) const {

@@ -229,9 +229,10 @@ class ClassTuner {
   // FFT's classes of 3000 to 2^20 points measured 2 to 5 candidates each.
   bool stalled() const;
 
-  // Compiles the batch concurrently and evaluates its members in order on this thread, each as
-  // soon as its build has ended where overlap_ says so, else once every build has; a member the
-  // cache holds is taken from it, neither compiled nor run. Its first `references` members
+  // Compiles the batch concurrently and evaluates its members on this thread: where overlap_
+  // says so, the references first, then those the tune cache holds, then the others in the order
+  // their builds end, each as soon as it has; else in order once every build has ended. A member
+  // the cache holds is taken from it, neither compiled nor run. Its first `references` members
   // (the default and the current configuration) are evaluated past the time limit too; with
   // `whole` (the class's first batch) the others are built and evaluated past the class's share,
   // within the run's time.
@@ -314,6 +315,9 @@ class ClassTuner {
     BatchBuild(const BatchBuild&) = delete;
     BatchBuild& operator=(const BatchBuild&) = delete;
     void wait(std::size_t i);
+    // The lowest index whose build has ended that `taken` does not hold, once there is one
+    // (watching the others meanwhile); the batch's size when `taken` holds every index.
+    std::size_t wait_any(const std::vector<char>& taken);
     void wait_all();
     void finish();
 
