@@ -213,8 +213,8 @@ TEST_SUITE("sgemm") {
         c.m = 256, c.n = 128, c.k = 64, c.tb = Transpose::Yes, c.beta = 0.0f;
         CHECK(sgemm_problem(c, t, seed++) == "");
       }
-      // sgemm_xgemm: sm_90's default, small and small:batch rows, x86_64-skylake-avx512's medium;
-      // sgemm_direct: sm_90's single-product and three batch rows
+      // sgemm_xgemm: sm_90's default, small, small:batch and small:wide rows, x86_64-skylake-avx512's
+      // medium; sgemm_direct: sm_90's single-product and three batch rows
       CHECK(rows >= 4);
     }
   }
