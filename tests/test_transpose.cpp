@@ -225,6 +225,46 @@ TEST_SUITE("transpose") {
           std::vector<std::string>(detail::kTransposeTiled.args.begin(), detail::kTransposeTiled.args.end()));
   }
 
+  TEST_CASE("a matrix of 16 MiB or more takes the \":large\" variant, which falls back to its element size's rows") {
+    CHECK(detail::transpose_variant(2048, 2048, 4) == "4:large");  // 16 MiB
+    CHECK(detail::transpose_variant(2047, 2048, 4) == "4");
+    CHECK(detail::transpose_variant(4097, 31, 4) == "4");
+    CHECK(detail::transpose_variant(1024, 1024, 16) == "16:large");
+    CHECK(detail::transpose_variant(1024, 1024, 8) == "8");
+    CHECK(detail::transpose_variant(std::size_t{1} << 40, std::size_t{1} << 40, 16) == "16:large");  // no wrap
+    // The tuner's classes are the variants the launcher resolves.
+    const detail::TuneTarget target = detail::transpose_tune_target();
+    CHECK(target.variant_of("2048") == "4:large");
+    CHECK(target.variant_of("4097x31") == "4");
+    CHECK(target.variant_of("1024:16") == "16:large");
+    CHECK(target.check_sizes("16:large", {"1024:16"}) == std::vector<std::string>{"67x131:16"});
+    auto& s = test::session();
+    const std::string dir = test::temp_dir("transpose-large");
+    const test::ScopedEnv user("CLFORGE_USER_TUNING_DIR", dir);
+    const test::ScopedEnv file("CLFORGE_TUNING_FILE", std::nullopt);
+    const test::ScopedEnv on("CLFORGE_TUNING", std::nullopt);
+    TransposeDesc large, small;
+    large.rows = 2048, large.cols = 2048;
+    small.rows = 2047, small.cols = 2048;
+    const ParamMap rows4 = resolve_configuration("transpose", "4", s.entry.info, Tuning{{}, false}).values;
+    // Without a row of its own the large variant takes the element size's.
+    CHECK(TransposePlan(s.queue, large).configuration().variant == "4:large");
+    CHECK(TransposePlan(s.queue, large).configuration().values == rows4);
+    CHECK(TransposePlan(s.queue, small).configuration().variant == "4");
+    // A row stored for it serves the large matrices only, and computes right.
+    ParamMap other = rows4;
+    other["TRA_TILE"] = rows4.at("TRA_TILE") == 32 ? 16 : 32;
+    other["TRA_PAD"] = 1 - rows4.at("TRA_PAD");
+    store_user_entry(s.entry.info, "transpose", "4:large", other, "test");
+    const TransposePlan big(s.queue, large);
+    CHECK(big.configuration().values == other);
+    CHECK(TransposePlan(s.queue, small).configuration().values == rows4);
+    const std::vector<float> a = host::random_floats(2048 * 2048, test::seed() + 73);
+    std::vector<float> ref(a.size());
+    host::transpose(2048, 2048, 4, a.data(), 2048, ref.data(), 2048);
+    CHECK(device_transpose(big, s.queue, a) == ref);
+  }
+
   TEST_CASE("TransposePlan: built once, enqueued many times, from several threads, on its own device only") {
     auto& s = test::session();
     TransposeDesc d;

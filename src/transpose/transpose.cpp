@@ -16,6 +16,11 @@
 namespace clforge {
 namespace detail {
 
+std::string transpose_variant(std::size_t rows, std::size_t cols, std::size_t elem_size) {
+  const double bytes = static_cast<double>(rows) * static_cast<double>(cols) * static_cast<double>(elem_size);
+  return std::to_string(elem_size) + (bytes >= static_cast<double>(kLargeTransposeBytes) ? ":large" : "");
+}
+
 namespace {
 // Routine constants of a transpose build (element size, 64-bit indexing, whole-vector access
 // when leading dimensions and offsets are multiples of the vector widths).
@@ -139,7 +144,8 @@ struct TransposeAccess {
     im->desc = desc;
     im->context = qc.context();
     im->device = qc.device();
-    im->cfg = resolve_configuration("transpose", std::to_string(desc.elem_size), *qc.info, tuning);
+    im->cfg =
+        resolve_configuration("transpose", transpose_variant(desc.rows, desc.cols, desc.elem_size), *qc.info, tuning);
     im->long_index = spans.in_end > kMaxInt32Index || spans.out_end > kMaxInt32Index;
     const std::string extra = transpose_build_options(im->cfg, desc.elem_size, im->long_index, desc.in_ld,
                                                       desc.in_offset, desc.out_ld, desc.out_offset);

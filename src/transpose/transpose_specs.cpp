@@ -50,7 +50,7 @@ KernelSpec transpose_spec() {
     Resources r;
     const int t = p.at("TRA_TILE");
     r.local = {static_cast<std::size_t>(t / p.at("TRA_VW")), static_cast<std::size_t>(t / p.at("TRA_WPT")), 1};
-    const std::size_t elem = variant == "*" ? 16 : std::stoul(variant);
+    const std::size_t elem = variant == "*" ? 16 : std::stoul(variant.substr(0, variant.find(':')));
     r.local_mem_bytes = p.at("TRA_LOCAL") ? static_cast<std::uint64_t>(t) * (t + p.at("TRA_PAD")) * elem : 0;
     return r;
   };

@@ -155,16 +155,19 @@ TuneTarget transpose_tune_target() {
   t.kernel = "transpose";
   t.size_syntax = "N (square), RxC, or RxC:E with E the element size in bytes (4, 8, 16; default 4)";
   t.default_sizes = {"4096"};
-  // The launcher resolves variant = element size; every matrix shape of one element size
-  // shares that entry (the size class of a transpose is its element size).
-  t.variant_of = [](const std::string& size) { return std::to_string(parse_shape(size).elem); };
-  // Every shape of one element size shares one row, and a candidate costs milliseconds: a class
-  // is timed on all its sizes (tune all: each of bench all's shapes, small, square, odd and
-  // thin), so that no shape is left to a row that only the others chose.
+  // The variant the launcher resolves (transpose_variant): the element size, ":large" from
+  // kLargeTransposeBytes on.
+  t.variant_of = [](const std::string& size) {
+    const Shape s = parse_shape(size);
+    return transpose_variant(s.rows, s.cols, s.elem);
+  };
+  // Every shape of a class shares one row, and a candidate costs milliseconds: a class is timed
+  // on all its sizes (tune all: each of bench all's shapes, small, square, odd and thin), so
+  // that no shape is left to a row that only the others chose.
   t.time_every_size = true;
   // Partial tiles in both directions for every tile edge (4 ... 64).
   t.check_sizes = [](const std::string& variant, const std::vector<std::string>&) {
-    return std::vector<std::string>{"67x131:" + variant};
+    return std::vector<std::string>{"67x131:" + variant.substr(0, variant.find(':'))};
   };
   t.make = [](cl::CommandQueue& queue, const std::string& size, std::uint64_t seed,
               Verification verification) -> std::unique_ptr<TuneInstance> {
