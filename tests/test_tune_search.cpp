@@ -620,6 +620,30 @@ TEST_SUITE("tune") {
     CHECK(steps == std::vector<int>{16, 64});
   }
 
+  TEST_CASE("xgemm's star tries the last unroll factor after the single steps, before the links") {
+    TuneEnv env("seed-ends");
+    test::ScopedEnv kernels("CLFORGE_KERNEL_DIR", default_xgemm_kernels("kernels-default-ends"));
+    // The unroll factor, double buffering and the k tile searched, every other parameter the
+    // default row's (KWG 16, KWI 2, single buffers). The default looks fastest, so the star around
+    // it steps KWI to 1 and 4, DBUF to 1, KWG to 32 (the seed axes' order), then takes KWI's end,
+    // 16 (a whole k tile unrolled), not 8.
+    ParamMap def;
+    std::map<std::string, std::vector<int>> values = pinned_to_default("sgemm_xgemm", "small", def);
+    values["KWI"] = {1, 2, 4, 8, 16};
+    values["DBUF"] = {0, 1};
+    values["KWG"] = {8, 16, 32};
+    REQUIRE(def.at("KWI") == 2);
+    REQUIRE(def.at("KWG") == 16);
+    REQUIRE(def.at("DBUF") == 0);
+    TuneOptions o = test::tiny_space("40", values);
+    std::vector<std::string> steps;
+    for (const ParamMap& p : first_after_references("sgemm", "sgemm_xgemm", "small", def, o, 6))
+      steps.push_back(std::to_string(p.at("KWI")) + "/" + std::to_string(p.at("DBUF")) + "/" +
+                      std::to_string(p.at("KWG")));
+    const std::vector<std::string> expected{"1/0/16", "4/0/16", "2/1/16", "2/0/8", "2/0/32", "16/0/16"};
+    CHECK(steps == expected);
+  }
+
   TEST_CASE("an SGEMM tile side steps with its work-items, then the star moves to each new best") {
     TuneEnv env("seed-links");
     auto& s = test::session();

@@ -224,6 +224,11 @@ void set_search(TuneTarget& t, const std::string& kernel) {
     // the tile alone (each work-item's share four times or a quarter), both vector widths.
     t.seed_links = {
         {"MWG", "MDIMC"}, {"NWG", "NDIMC"}, {"MWG", "NWG", "MDIMC", "NDIMC"}, {"MWG", "NWG"}, {"VWM", "VWN"}};
+    // KWI's end (a whole k tile unrolled): on the H200 (2026-12-01, `clforge -d nvidia tune sgemm
+    // --size 4096 --strategy exhaustive` on a grid about the shipped and cold-started rows) KWI 4
+    // ran slower than 2 where 16 ran faster (128 x 128 tiles, KWG 32: 3.16, 2.99 and 2.93 ms;
+    // 1000^3 and 1024^3, 128 x 64 of 32 x 4, double-buffered: KWI 2 0.073, 16 0.064 ms).
+    t.seed_ends = {"KWI"};
   }
   if (kernel == "sgemm_xgemm" || kernel == "sgemm_stream") {
     // tune all: strided batches from 64^3 up; the smaller ones go to the direct kernel's batch

@@ -209,6 +209,11 @@ struct TuneTarget {
   /// each work-item's share), which a link keeps (128 x 128 of 16 x 16: the same share, four times
   /// the work-items).
   std::vector<std::vector<std::string>> seed_links;
+  /// Seed axes whose star also tries the last value of the class's list (with seed_neighbours),
+  /// after the single steps, before the links: an axis whose speed is not monotone in it, where
+  /// the step next to the best loses and the end wins (SGEMM's KWI: unrolling 4 of a k tile's 16
+  /// steps runs slower than 2, unrolling all 16 faster than both).
+  std::vector<std::string> seed_ends;
   /// The work of a size in a unit of the target's own (values compared within one class only):
   /// the run-off leaves out a size the search did not time whose work is more than four times
   /// the largest timed size's without making its instance (its host data, reference and device

@@ -1,8 +1,8 @@
 // A size class's seeds and climb (ClassTuner, tuner_internal.hpp): after the references, the
-// fastest of the earlier classes, the values or single steps of the target's seed axes around the
-// best so far, the shipped rows of other devices; with TuneTarget::seed_neighbours a climb of
-// stars, each led by the move that made its centre carried on and by its predecessor's gains
-// combined.
+// fastest of the earlier classes, the values or single steps of the target's seed axes and the
+// last values of its seed ends around the best so far, the shipped rows of other devices; with
+// TuneTarget::seed_neighbours a climb of stars, each led by the move that made its centre
+// carried on and by its predecessor's gains combined.
 #include <algorithm>
 #include <optional>
 
@@ -118,12 +118,18 @@ std::optional<ParamMap> ClassTuner::pattern_step(const Space& space, const Param
 ClassTuner::Star ClassTuner::star_steps(const Space& space, const ParamMap& base, std::size_t first) const {
   std::vector<std::vector<std::string>> units;
   for (const std::string& axis : target_.seed_axes) units.push_back({axis});
+  const std::size_t ends = units.size();  // units [ends, links): the ends of seed_ends
+  for (const std::string& axis : target_.seed_ends) units.push_back({axis});
+  const std::size_t links = units.size();
   for (const auto& link : target_.seed_links) units.push_back(link);
   Star star;
   for (std::size_t k = 0; k < units.size(); ++k) {
     const std::size_t u = (first + k) % units.size();
     std::vector<ParamMap> steps;
-    link_steps(space, base, units[u], steps);
+    if (u >= ends && u < links)
+      end_step(space, base, units[u][0], steps);
+    else
+      link_steps(space, base, units[u], steps);
     for (ParamMap& p : steps)
       if (!visited_.count(p) && std::find(star.points.begin(), star.points.end(), p) == star.points.end()) {
         star.points.push_back(std::move(p));
@@ -191,6 +197,18 @@ void ClassTuner::link_steps(const Space& space, const ParamMap& base, const std:
     if (!p.empty())
       if (std::optional<ParamMap> q = repair_keeping(space, p, link)) out.push_back(std::move(*q));
   }
+}
+
+void ClassTuner::end_step(const Space& space, const ParamMap& base, const std::string& axis,
+                          std::vector<ParamMap>& out) {
+  const auto at = std::find(space.names.begin(), space.names.end(), axis);
+  const auto here = base.find(axis);
+  if (at == space.names.end() || here == base.end()) return;
+  const std::vector<int>& values = space.values[static_cast<std::size_t>(at - space.names.begin())];
+  if (values.empty() || here->second == values.back()) return;
+  ParamMap p = base;
+  p[axis] = values.back();
+  if (std::optional<ParamMap> q = repair_keeping(space, p, axis)) out.push_back(std::move(*q));
 }
 
 }  // namespace clforge::detail

@@ -252,9 +252,10 @@ class ClassTuner {
   // Each searched value of the target's seed axes on `base` (TuneTarget::seed_axes); some may be
   // no point of the space. With TuneTarget::seed_neighbours the steps are star_steps instead.
   std::vector<ParamMap> axis_seeds(const Space& space, const ParamMap& base) const;
-  // A climb's star on `base` (TuneTarget::seed_neighbours): the steps of each seed axis, then of
-  // each seed link (link_steps), from the unit `first` on and round; unit[i] is points[i]'s (the
-  // seed axes' index, then the links'; kNone for a point of no unit: a lead, another device's row).
+  // A climb's star on `base` (TuneTarget::seed_neighbours): the steps of each seed axis, the
+  // ends of TuneTarget::seed_ends (end_step), then the steps of each seed link (link_steps), from
+  // the unit `first` on and round; unit[i] is points[i]'s (the seed axes' index, then the ends',
+  // then the links'; kNone for a point of no unit: a lead, another device's row).
   struct Star {
     static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
     std::vector<ParamMap> points;
@@ -277,6 +278,9 @@ class ClassTuner {
   // made a point of the space keeping the link's values (repair_keeping); none past a list's end.
   static void link_steps(const Space& space, const ParamMap& base, const std::vector<std::string>& link,
                          std::vector<ParamMap>& out);
+  // `base` with `axis` at the last value of its list, made a point of the space keeping it
+  // (repair_keeping); none where `base` has it there already or no repair holds it.
+  static void end_step(const Space& space, const ParamMap& base, const std::string& axis, std::vector<ParamMap>& out);
   // Makes the instances: the timed sizes verified on a sample, the check sizes in full.
   void make_instances();
   // Verifies one candidate on the timed sizes (outputs poisoned; with `check`, on the check sizes
