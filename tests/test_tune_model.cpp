@@ -48,27 +48,9 @@ ParamMap landscape_best() {
   return test::candidate_of(universe_options(), {{"TRA_TILE", 16}, {"TRA_WPT", 4}, {"TRA_VW", 2}, {"TRA_PAD", 1}});
 }
 
-// Measures the default of the universe's class into `cache` (the key's records), then appends a
-// record of every combination of the universe's lists under the same key: the landscape's time,
-// or "rejected" for TILE 32 with WPT 8. The default's record (outside the lists) gets 1 ms, slower
-// than any of the landscape, or is removed with `drop_default`. Returns the key.
-std::string write_universe(const std::string& cache, bool drop_default = false) {
-  auto& s = test::session();
-  TuneOptions o = universe_options();
-  o.strategy = TuneStrategy::Exhaustive;
-  o.budget = 1;
-  o.store = false;
-  o.cache_file = cache;
-  tune(s.queue, "transpose", o);
-  const auto records = test::cache_records(cache);
-  REQUIRE(records.size() == 1);
-  const std::string key = records.front().at("key");
+// A record of every combination of the universe's lists under `key` (write_universe).
+std::string landscape_records(const TuneOptions& o, const std::string& key) {
   std::string text;
-  for (auto j : test::cache_lines(cache)) {
-    if (j.contains("params") && drop_default) continue;
-    if (j.contains("params")) j["ms"] = 1.0;  // slower than every configuration of the landscape
-    text += j.dump() + "\n";
-  }
   for (int tile : {4, 8, 16, 32})
     for (int wpt : {1, 2, 4, 8})
       for (int vw : {1, 2, 4})
@@ -84,8 +66,35 @@ std::string write_universe(const std::string& cache, bool drop_default = false) 
                               {"message", wrong ? "wrong result" : ""}};
           text += r.dump() + "\n";
         }
+  return text;
+}
+
+// Measures the default of each of the universe's classes (`sizes`) into `cache` (the keys'
+// records), then appends a record of every combination of the universe's lists under each key:
+// the landscape's time, or "rejected" for TILE 32 with WPT 8. The defaults' records (outside the
+// lists) get 1 ms, slower than any of the landscape, or are removed with `drop_default`. Returns
+// the first class's key.
+std::string write_universe(const std::string& cache, bool drop_default = false,
+                           const std::vector<std::string>& sizes = {"64x64:4"}) {
+  auto& s = test::session();
+  TuneOptions o = universe_options();
+  o.sizes = sizes;
+  o.strategy = TuneStrategy::Exhaustive;
+  o.budget = 1;
+  o.store = false;
+  o.cache_file = cache;
+  tune(s.queue, "transpose", o);
+  const auto records = test::cache_records(cache);
+  REQUIRE(records.size() == sizes.size());
+  std::string text;
+  for (auto j : test::cache_lines(cache)) {
+    if (j.contains("params") && drop_default) continue;
+    if (j.contains("params")) j["ms"] = 1.0;  // slower than every configuration of the landscape
+    text += j.dump() + "\n";
+  }
+  for (const auto& record : records) text += landscape_records(o, record.at("key"));
   detail::write_file_atomic(cache, text);
-  return key;
+  return records.front().at("key");
 }
 
 TuneOptions replay_options(const std::string& cache, TuneStrategy strategy, std::uint64_t seed) {
@@ -167,6 +176,47 @@ TEST_SUITE("tune") {
       CHECK(first_hit(r, landscape_best()) <= universe / 3);
     }
     CHECK(cache_stats().compiles == stats.compiles);
+  }
+
+  TEST_CASE("model: a class's first batch is ranked by what the classes before it measured") {
+    TuneEnv env("model-prior");
+    auto& s = test::session();
+    const std::string cache = env.dir + "/universe.jsonl";
+    // Two classes (4- and 8-byte elements) of the same landscape: the second starts from the
+    // first's measurements, so its first batch of the model (after its default and the first's
+    // best) holds configurations the landscape ranks among its fastest ten, where a random batch
+    // of three from some 60 would hold two of those about one time in fourteen.
+    const std::vector<std::string> sizes{"64x64:4", "64x64:8"};
+    write_universe(cache, false, sizes);
+    std::vector<double> times;
+    for (int tile : {4, 8, 16, 32})
+      for (int wpt : {1, 2, 4, 8})
+        for (int vw : {1, 2, 4})
+          for (int pad : {0, 1})
+            if (!(tile == 32 && wpt == 8))
+              times.push_back(landscape_ms(test::candidate_of(
+                  universe_options(), {{"TRA_TILE", tile}, {"TRA_WPT", wpt}, {"TRA_VW", vw}, {"TRA_PAD", pad}})));
+    std::sort(times.begin(), times.end());
+    const double tenth = times.at(9);
+    for (std::uint64_t seed : {41, 42, 43}) {
+      TuneOptions o = replay_options(cache, TuneStrategy::Model, seed);
+      o.sizes = sizes;
+      const TuneResult r = tune(s.queue, "transpose", o);
+      REQUIRE(r.classes.size() == 2);
+      const auto& first = r.classes[0].rows;
+      const auto& rows = r.classes[1].rows;
+      REQUIRE(rows.size() >= 8);
+      CHECK(rows[0].is_default);
+      CHECK(rows[1].params == r.classes[0].best);  // the first class's best
+      // Then the seeds both classes take (other devices' rows, projected), then the model.
+      std::size_t k = 2;
+      while (k < rows.size() && k - 1 < first.size() && rows[k].params == first[k - 1].params) ++k;
+      REQUIRE(k + 3 <= rows.size());
+      int fast = 0;
+      for (std::size_t i = k; i < k + 3; ++i) fast += landscape_ms(rows[i].params) <= tenth * (1 + 1e-9);
+      INFO("seed " << seed << ": " << fast << " of the first batch among the fastest ten");
+      CHECK(fast >= 2);
+    }
   }
 
 #ifdef CLFORGE_CLI

@@ -134,9 +134,11 @@ enum class TuneStrategy {
   Random,      ///< the space shuffled with TuneOptions::seed
   Anneal,      ///< simulated annealing: neighbours differ in one parameter by one step
   /// Model-guided: after a small random batch, a ridge regression of log(time) on each
-  /// parameter's value (fitted to every measurement of the size class, failures as slow ones)
-  /// ranks the candidates not yet tried; each batch takes the best predicted, less an
-  /// exploration bonus for values seldom measured, with a share of random picks.
+  /// parameter's value (fitted to every measurement of the size class, failures as slow ones,
+  /// and at a quarter of the weight to those of the classes tuned before it in the same call,
+  /// which then replace the random batch) ranks the candidates not yet tried; each batch takes
+  /// the best predicted, less an exploration bonus for values seldom measured, with a share of
+  /// random picks.
   Model
 };
 /// "auto", "exhaustive", "random", "anneal", "model".

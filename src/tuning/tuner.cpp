@@ -9,6 +9,7 @@
 // (tuning.hpp, docs/tuning.md).
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <mutex>
 #include <set>
@@ -388,6 +389,21 @@ std::vector<ParamMap> sibling_bests(const std::vector<TuneClassResult>& classes,
     if (classes[j].has_best) out.push_back(classes[j].best);
   return out;
 }
+
+// The verified rows of the classes before class `i` with their log times relative to their
+// class's reference (ClassTuner::set_prior_rows); none of a class whose reference failed.
+std::vector<ClassTuner::PriorRow> prior_rows(const std::vector<TuneClassResult>& classes, std::size_t i) {
+  std::vector<ClassTuner::PriorRow> out;
+  for (std::size_t j = 0; j < i; ++j) {
+    const auto ref = std::find_if(classes[j].rows.begin(), classes[j].rows.end(), [](const TuneRow& r) {
+      return r.is_default && r.status == CandidateStatus::Ok && r.ms > 0;
+    });
+    if (ref == classes[j].rows.end()) continue;
+    for (const TuneRow& r : classes[j].rows)
+      if (r.status == CandidateStatus::Ok && r.ms > 0) out.push_back({r.params, std::log(r.ms / ref->ms)});
+  }
+  return out;
+}
 }  // namespace
 
 std::unique_ptr<CompileWorkers> start_compile_workers(const TuneOptions& options, const QueueContext& qc) {
@@ -454,6 +470,7 @@ TuneResult tune(cl::CommandQueue& queue, const std::string& routine, const TuneO
       ClassTuner tuner(queue, target, spec, options, result.strategy, c, seed + 1000 * i, start, deadline, i,
                        result.classes.size(), class_cache);
       tuner.set_sibling_seeds(sibling_bests(result.classes, i));
+      tuner.set_prior_rows(prior_rows(result.classes, i));
       if (!tuner.run(spaces[i])) result.interrupted = true;
     }
     settle_class(c, result, cache.file, dev, target, spec, options);

@@ -197,6 +197,16 @@ class ClassTuner {
   // evaluated first among the seeds, projected onto this class's space, so that each class
   // starts from what its neighbours found.
   void set_sibling_seeds(std::vector<ParamMap> seeds) { siblings_ = std::move(seeds); }
+  // What the size classes tuned before this one in the same call measured: each verified row's
+  // configuration with its log time relative to its class's reference (prior_rows, tuner.cpp).
+  // The model strategy fits them beside the class's own rows, at a quarter of their weight and
+  // shifted to this class's reference time, and ranks its first batch by that fit instead of
+  // drawing it at random.
+  struct PriorRow {
+    ParamMap params;
+    double log_ratio = 0;
+  };
+  void set_prior_rows(std::vector<PriorRow> rows) { prior_ = std::move(rows); }
 
  private:
   bool stopped() const { return opt_.stop != nullptr && opt_.stop->load(); }
@@ -432,6 +442,7 @@ class ClassTuner {
   std::size_t total_ = 0;
   ClassCache& cache_;
   std::vector<ParamMap> siblings_;
+  std::vector<PriorRow> prior_;
   Clock::duration last_batch_{0};  // duration of the last evaluate_batch
   // stalled's record: the batches begun, and at the last move of the best by kStarMove (or its
   // first), that best, the candidates tried and the batch.

@@ -1,5 +1,7 @@
 // The model strategy of a size class: after the references and the seeded rows, a small random
-// batch, then batches chosen by a surrogate fitted to everything measured in the class so far.
+// batch, then batches chosen by a surrogate fitted to everything measured in the class so far
+// and, at a quarter of the weight, in the classes tuned before it in the same call (relative to
+// each class's reference; with enough of those, the first batch is the fit's too, not random).
 // The surrogate is a ridge regression of log(time) on one-hot features of each parameter's value,
 // plus the pairs of values of the three most influential parameters once there are enough
 // measurements; a candidate that was rejected or failed enters as twice the slowest verified time,
@@ -25,6 +27,7 @@ constexpr double kBonus = 0.5;              // weight of the uncertainty in the 
 constexpr std::size_t kPairParams = 3;      // most influential parameters whose value pairs are features
 constexpr std::size_t kPairsFrom = 24;      // measurements before pair features are used
 constexpr std::size_t kNeighbourSeeds = 3;  // best candidates whose neighbours join a sampled pool
+constexpr double kPriorWeight = 0.25;       // weight of an earlier class's row in the fit (its own: 1)
 
 // A candidate as the model sees it: its Code (tuner_internal.hpp), -1 where a value is not among
 // those searched (a reference outside the lists).
@@ -88,18 +91,21 @@ class Surrogate {
       }
   }
 
-  // Fits log times y of the codes x: weights and the inverse of the penalised normal matrix.
-  void fit(const std::vector<Code>& x, const std::vector<double>& y) {
+  // Fits log times y of the codes x, each row weighing wt: weights and the inverse of the
+  // penalised normal matrix.
+  void fit(const std::vector<Code>& x, const std::vector<double>& y, const std::vector<double>& wt) {
     const std::size_t n = features_;
-    mean_ = std::accumulate(y.begin(), y.end(), 0.0) / static_cast<double>(y.size());
+    double sum_w = 0, sum_wy = 0;
+    for (std::size_t r = 0; r < x.size(); ++r) sum_w += wt[r], sum_wy += wt[r] * y[r];
+    mean_ = sum_wy / sum_w;
     std::vector<double> a(n * n, 0.0), b(n, 0.0);
     for (std::size_t i = 0; i < n; ++i) a[i * n + i] = kRidge;
     std::vector<std::size_t> f;
     for (std::size_t r = 0; r < x.size(); ++r) {
       active(x[r], f);
       for (std::size_t u : f) {
-        b[u] += y[r] - mean_;
-        for (std::size_t v : f) a[u * n + v] += 1.0;
+        b[u] += wt[r] * (y[r] - mean_);
+        for (std::size_t v : f) a[u * n + v] += wt[r];
       }
     }
     cholesky(a, n);
@@ -112,8 +118,8 @@ class Surrogate {
       cholesky_solve(a, n, col);
     }
     double ss = 0;
-    for (std::size_t r = 0; r < x.size(); ++r) ss += std::pow(y[r] - predict(x[r]), 2);
-    noise_ = std::max(0.05, std::sqrt(ss / static_cast<double>(x.size())));
+    for (std::size_t r = 0; r < x.size(); ++r) ss += wt[r] * std::pow(y[r] - predict(x[r]), 2);
+    noise_ = std::max(0.05, std::sqrt(ss / sum_w));
   }
 
   double predict(const Code& c) const {
@@ -155,8 +161,11 @@ class Surrogate {
   std::vector<double> w_, inverse_;
 };
 
-// The training set: every row of the class, failures at twice the slowest verified time.
-void training_set(const Space& s, const std::vector<TuneRow>& rows, std::vector<Code>& x, std::vector<double>& y) {
+// The training set: every row of the class, failures at twice the slowest verified time, each of
+// weight 1; then, where the class's reference verified, the earlier classes' rows at its log time
+// plus theirs relative to their references, of weight kPriorWeight.
+void training_set(const Space& s, const std::vector<TuneRow>& rows, const std::vector<ClassTuner::PriorRow>& prior,
+                  std::vector<Code>& x, std::vector<double>& y, std::vector<double>& wt) {
   double worst = 0;
   bool any_ok = false;
   for (const auto& row : rows)
@@ -168,6 +177,16 @@ void training_set(const Space& s, const std::vector<TuneRow>& rows, std::vector<
     if (row.status != CandidateStatus::Ok && !any_ok) continue;
     x.push_back(encode(s, row.params));
     y.push_back(row.status == CandidateStatus::Ok ? std::log(row.ms) : worst + std::log(2.0));
+    wt.push_back(1.0);
+  }
+  const auto ref = std::find_if(rows.begin(), rows.end(), [](const TuneRow& r) {
+    return r.is_default && r.status == CandidateStatus::Ok && r.ms > 0;
+  });
+  if (ref == rows.end()) return;
+  for (const auto& p : prior) {
+    x.push_back(encode(s, p.params));
+    y.push_back(std::log(ref->ms) + p.log_ratio);
+    wt.push_back(kPriorWeight);
   }
 }
 
@@ -210,17 +229,18 @@ std::vector<ParamMap> sampled_neighbours(const Space& s, const std::vector<TuneR
 }
 
 // The n candidates of the pool the surrogate ranks best (ties: pool order).
-std::vector<ParamMap> ranked_batch(const Space& s, const std::vector<TuneRow>& rows, const Pool& pool,
+std::vector<ParamMap> ranked_batch(const Space& s, const std::vector<TuneRow>& rows,
+                                   const std::vector<ClassTuner::PriorRow>& prior, const Pool& pool,
                                    const std::vector<ParamMap>& extra, std::size_t n) {
   std::vector<Code> x;
-  std::vector<double> y;
-  training_set(s, rows, x, y);
+  std::vector<double> y, wt;
+  training_set(s, rows, prior, x, y, wt);
   if (x.empty()) return {};
   Surrogate model(s);
-  model.fit(x, y);
+  model.fit(x, y, wt);
   if (x.size() >= kPairsFrom) {
     model.add_pairs();
-    model.fit(x, y);
+    model.fit(x, y, wt);
   }
   std::vector<std::pair<double, std::size_t>> ranked;
   std::vector<std::size_t> f;
@@ -254,7 +274,8 @@ void ClassTuner::model(const Space& space) {
     if (rest.empty()) return std::nullopt;
     return space.candidate(rest[std::uniform_int_distribution<std::size_t>(0, rest.size() - 1)(rng_)]);
   };
-  std::size_t first = 0;  // random candidates taken before the first fit
+  // Random candidates taken before the first fit: none where the earlier classes measured enough.
+  std::size_t first = prior_.size() >= kFirstRandom ? kFirstRandom : 0;
   while (may_start_batch()) {
     for (; marked < r_.rows.size(); ++marked) {
       const std::size_t i = pool.find(r_.rows[marked].params);
@@ -265,7 +286,7 @@ void ClassTuner::model(const Space& space) {
     if (first >= kFirstRandom) {
       const std::vector<ParamMap> extra =
           space.sampled ? sampled_neighbours(space, r_.rows, pool, visited_) : std::vector<ParamMap>{};
-      batch = ranked_batch(space, r_.rows, pool, extra, n);
+      batch = ranked_batch(space, r_.rows, prior_, pool, extra, n);
       for (auto& p : batch)
         if (uniform(rng_) < kRandomShare)
           if (std::optional<ParamMap> q = random_pick(batch)) p = std::move(*q);
