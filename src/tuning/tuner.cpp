@@ -395,10 +395,8 @@ std::vector<ParamMap> sibling_bests(const std::vector<TuneClassResult>& classes,
 std::vector<ClassTuner::PriorRow> prior_rows(const std::vector<TuneClassResult>& classes, std::size_t i) {
   std::vector<ClassTuner::PriorRow> out;
   for (std::size_t j = 0; j < i; ++j) {
-    const auto ref = std::find_if(classes[j].rows.begin(), classes[j].rows.end(), [](const TuneRow& r) {
-      return r.is_default && r.status == CandidateStatus::Ok && r.ms > 0;
-    });
-    if (ref == classes[j].rows.end()) continue;
+    const TuneRow* ref = reference_row(classes[j].rows);
+    if (ref == nullptr) continue;
     for (const TuneRow& r : classes[j].rows)
       if (r.status == CandidateStatus::Ok && r.ms > 0) out.push_back({r.params, std::log(r.ms / ref->ms)});
   }

@@ -103,6 +103,14 @@ struct Space {
 Space build_space(const KernelSpec& spec, const std::map<std::string, std::vector<int>>& restrict_to,
                   const std::string& variant, const DeviceInfo& dev, std::uint64_t seed);
 
+// The class's reference row as the search measured it (verified, timed), or null.
+inline const TuneRow* reference_row(const std::vector<TuneRow>& rows) {
+  const auto it = std::find_if(rows.begin(), rows.end(), [](const TuneRow& r) {
+    return r.is_default && r.status == CandidateStatus::Ok && r.ms > 0;
+  });
+  return it == rows.end() ? nullptr : &*it;
+}
+
 // Whether p is a point of the space: each searched parameter set to one of its searched values,
 // and the combination admissible.
 bool space_holds(const Space& space, const ParamMap& p);

@@ -179,10 +179,8 @@ void training_set(const Space& s, const std::vector<TuneRow>& rows, const std::v
     y.push_back(row.status == CandidateStatus::Ok ? std::log(row.ms) : worst + std::log(2.0));
     wt.push_back(1.0);
   }
-  const auto ref = std::find_if(rows.begin(), rows.end(), [](const TuneRow& r) {
-    return r.is_default && r.status == CandidateStatus::Ok && r.ms > 0;
-  });
-  if (ref == rows.end()) return;
+  const TuneRow* ref = reference_row(rows);
+  if (ref == nullptr) return;
   for (const auto& p : prior) {
     x.push_back(encode(s, p.params));
     y.push_back(std::log(ref->ms) + p.log_ratio);
