@@ -257,6 +257,48 @@ TEST_SUITE("sgemm") {
     CHECK(sgemm_problem(c, forced(detail::SgemmPath::Xgemm, in_place), seed++) == "");
   }
 
+  TEST_CASE("register-block packs (PACK_VW 2, 4, 8): whole and partial blocks, narrow panels, rows, batches") {
+    // Each work-item of the packing kernels moves a PACK_VW x PACK_VW block as vectors (turned
+    // in registers by sgemm_pack_trans), element by element where the block reaches past an
+    // edge or a panel. Odd sizes leave partial blocks on every side; offsets and padded leading
+    // dimensions make the vector loads unaligned; NN and TT use each kernel for each operand.
+    std::uint64_t seed = test::seed() + 59000;
+    const ParamMap panels16 = {{"MWG", 16},  {"NWG", 16}, {"KWG", 32}, {"MDIMC", 1}, {"NDIMC", 1},  {"MDIMA", 1},
+                               {"NDIMB", 1}, {"KWI", 4},  {"VWM", 16}, {"VWN", 16},  {"STRM", 0},   {"STRN", 0},
+                               {"SA", 0},    {"SB", 0},   {"DBUF", 0}, {"PANEL", 1}, {"KBLOCK", 0}, {"NVRREG", 0}};
+    ParamMap narrow = panels16;  // panels of 8 columns (the narrowest): a block of 8 fills one
+    narrow["MWG"] = 8, narrow["VWM"] = 8, narrow["NWG"] = 8, narrow["VWN"] = 8;
+    ParamMap rows = panels16;  // no panels: packed rows of Xp floats
+    rows["PANEL"] = 0;
+    const ParamMap packs[] = {{{"PACK_TILE", 8}, {"PACK_WPT", 4}, {"PACK_VW", 2}},
+                              {{"PACK_TILE", 16}, {"PACK_WPT", 16}, {"PACK_VW", 4}},
+                              {{"PACK_TILE", 64}, {"PACK_WPT", 64}, {"PACK_VW", 8}}};
+    for (const ParamMap& pack : packs)
+      for (const ParamMap* xg :
+           {&panels16, static_cast<const ParamMap*>(&narrow), static_cast<const ParamMap*>(&rows)}) {
+        ParamMap p = *xg;
+        p.insert(pack.begin(), pack.end());
+        CAPTURE(pack.at("PACK_VW"));
+        CAPTURE(xg->at("MWG"));
+        CAPTURE(xg->at("PANEL"));
+        for (int i = 0; i < 2; ++i) {
+          Case c;
+          c.ta = c.tb = i ? Transpose::Yes : Transpose::No;
+          c.layout = i ? Layout::RowMajor : Layout::ColMajor;
+          c.m = 75 + 22 * i, c.n = 43 + 26 * i, c.k = 37 + 30 * i;  // 75 x 43 x 37, 97 x 69 x 67
+          c.alpha = -0.5f, c.beta = i ? 0.0f : 2.5f;
+          c.off_a = 1 + i, c.off_b = 3, c.pad_a = 3, c.pad_b = 1 + 4 * i, c.off_c = 2;
+          c.batch = 3 - 2 * i;  // a strided batch of 3, then a single product
+          c.gap = 5;
+          const SgemmPlan plan(test::session().queue, desc_of(c), forced(detail::SgemmPath::Xgemm, p));
+          const auto& cfgs = plan.configurations();
+          REQUIRE(cfgs.back().kernel == "sgemm_pack");
+          CHECK(cfgs.back().values.at("PACK_VW") == pack.at("PACK_VW"));
+          CHECK(sgemm_problem(c, forced(detail::SgemmPath::Xgemm, p), seed++) == "");
+        }
+      }
+  }
+
   TEST_CASE("wait lists are honoured and the output event covers all of the work, on every path") {
     auto& s = test::session();
     const std::size_t m = 70, n = 50, k = 40;

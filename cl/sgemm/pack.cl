@@ -17,13 +17,23 @@
 // PACK_TILE tile; each work-item moves PACK_WPT rows of it. sgemm_pack_trans goes through a
 // local tile (one padding column against bank conflicts) so that both the reads (along p)
 // and the writes (along x) are coalesced.
+//
+// With PACK_VW > 1 (CPUs: PoCL runs a work-group as a loop over its work-items, and the local
+// tile's column reads and the barrier keep that loop scalar) each work-item moves a square
+// block of PACK_VW x PACK_VW elements (PACK_WPT = PACK_VW^2 keeps the work-group's shape):
+// PACK_VW vectors loaded along the source's rows and stored along the packed rows, turned in
+// registers by sgemm_pack_trans. A block that reaches past K, X, Kp or Xp, or whose packed row
+// would cross a panel (d_pw < PACK_VW), moves element by element.
 
 // ---- tuning parameters ----
 #ifndef PACK_TILE
 #define PACK_TILE 16  // tile edge in elements (8, 16, 32, 64)
 #endif
 #ifndef PACK_WPT
-#define PACK_WPT 4  // tile rows moved by each work-item (1, 2, 4, 8, 16)
+#define PACK_WPT 4  // tile rows moved by each work-item (1, 2, 4, 8, 16, 64)
+#endif
+#ifndef PACK_VW
+#define PACK_VW 1  // 1: rows of the tile; 2, 4, 8: square register blocks (PACK_WPT = PACK_VW^2)
 #endif
 
 // ---- derived ----
@@ -31,6 +41,13 @@
 #if PACK_WPT > PACK_TILE
 #error "PACK_WPT must not exceed PACK_TILE"
 #endif
+#if PACK_VW > 1 && PACK_WPT != PACK_VW * PACK_VW
+#error "register blocks need PACK_WPT = PACK_VW^2"
+#endif
+#define PACK_CAT2(a, b) a##b
+#define PACK_CAT(a, b) PACK_CAT2(a, b)
+#define PACK_VLOAD PACK_CAT(vload, PACK_VW)
+#define PACK_VSTORE PACK_CAT(vstore, PACK_VW)
 
 // Index of packed element (p, x): rows of d_ld floats, or panels of d_pw columns (a power of
 // two: shifts and masks, which vectorize across work-items where divisions do not).
@@ -40,21 +57,61 @@ inline clf_index pack_at(const int p, const int x, const int Kp, const clf_index
   return (((clf_index)(x >> sh) * Kp + p) << sh) + (x & (d_pw - 1));
 }
 
+#if PACK_VW > 1
+// The block of work-item (lx, ly) in its work-group's tile: origin (p0, x0) of PACK_VW x PACK_VW
+// elements, blocks numbered along x first.
+#define PACK_BLOCKS (PACK_TILE / PACK_VW)  // blocks along a tile edge
+inline void pack_block(int* p0, int* x0) {
+  const int b = get_local_id(1) * PACK_TILE + get_local_id(0);
+  *x0 = get_group_id(0) * PACK_TILE + (b % PACK_BLOCKS) * PACK_VW;
+  *p0 = get_group_id(1) * PACK_TILE + (b / PACK_BLOCKS) * PACK_VW;
+}
+// Whole vectors: the source block lies inside K x X, the packed one inside Kp x Xp, and each
+// packed row of the block inside one panel.
+inline bool pack_whole(const int p0, const int x0, const int K, const int X, const int Kp, const int Xp,
+                       const int d_pw) {
+  return p0 + PACK_VW <= K && x0 + PACK_VW <= X && p0 + PACK_VW <= Kp && x0 + PACK_VW <= Xp &&
+         (d_pw == 0 || d_pw >= PACK_VW);
+}
+// Element by element, zeros outside K x X: op(p, x) at src[p * sp + x * sx].
+inline void pack_block_scalar(const int p0, const int x0, const int K, const int X, const int Kp, const int Xp,
+                              const __global float* restrict src, const clf_index sp, const clf_index sx,
+                              __global float* restrict dst, const clf_index d_ld, const int d_pw) {
+  for (int i = 0; i < PACK_VW; ++i)
+    for (int j = 0; j < PACK_VW; ++j) {
+      const int p = p0 + i, x = x0 + j;
+      if (p < Kp && x < Xp) dst[pack_at(p, x, Kp, d_ld, d_pw)] = (p < K && x < X) ? src[p * sp + x * sx] : 0.0f;
+    }
+}
+#endif
+
 __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1))) void sgemm_pack_copy(
     const int K, const int X, const int Kp, const int Xp, const __global float* restrict src, const clf_index s_off,
     const clf_index s_ld, const clf_index s_z, __global float* restrict dst, const clf_index d_off,
     const clf_index d_ld, const int d_pw, const clf_index d_z, const __global clf_index* restrict zt,
     const clf_index zt_at, const int zt_on) {
+  src += s_off + CLF_Z_OFFSET(zt, zt_on, zt_at, (clf_index)get_group_id(2), s_z);
+  dst += d_off + (clf_index)get_group_id(2) * d_z;
+#if PACK_VW > 1
+  int p0, x0;
+  pack_block(&p0, &x0);
+  if (!pack_whole(p0, x0, K, X, Kp, Xp, d_pw)) {
+    pack_block_scalar(p0, x0, K, X, Kp, Xp, src, s_ld, 1, dst, d_ld, d_pw);
+    return;
+  }
+#pragma unroll
+  for (int i = 0; i < PACK_VW; ++i)
+    PACK_VSTORE(PACK_VLOAD(0, src + (clf_index)(p0 + i) * s_ld + x0), 0, dst + pack_at(p0 + i, x0, Kp, d_ld, d_pw));
+#else
   const int x = get_group_id(0) * PACK_TILE + get_local_id(0);
   const int p0 = get_group_id(1) * PACK_TILE + get_local_id(1);
   if (x >= Xp) return;
-  src += s_off + CLF_Z_OFFSET(zt, zt_on, zt_at, (clf_index)get_group_id(2), s_z);
-  dst += d_off + (clf_index)get_group_id(2) * d_z;
 #pragma unroll
   for (int w = 0; w < PACK_WPT; ++w) {
     const int p = p0 + w * PACK_LY;
     if (p < Kp) dst[pack_at(p, x, Kp, d_ld, d_pw)] = (p < K && x < X) ? src[(clf_index)p * s_ld + x] : 0.0f;
   }
+#endif
 }
 
 __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1))) void sgemm_pack_trans(
@@ -62,12 +119,31 @@ __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1))) void sgemm
     const clf_index s_ld, const clf_index s_z, __global float* restrict dst, const clf_index d_off,
     const clf_index d_ld, const int d_pw, const clf_index d_z, const __global clf_index* restrict zt,
     const clf_index zt_at, const int zt_on) {
+  src += s_off + CLF_Z_OFFSET(zt, zt_on, zt_at, (clf_index)get_group_id(2), s_z);
+  dst += d_off + (clf_index)get_group_id(2) * d_z;
+#if PACK_VW > 1
+  int p0, x0;
+  pack_block(&p0, &x0);
+  if (!pack_whole(p0, x0, K, X, Kp, Xp, d_pw)) {
+    pack_block_scalar(p0, x0, K, X, Kp, Xp, src, 1, s_ld, dst, d_ld, d_pw);
+    return;
+  }
+  // Rows x0 + i of the source (along p) into a private block, its columns out as packed rows.
+  float b[PACK_VW][PACK_VW];
+#pragma unroll
+  for (int i = 0; i < PACK_VW; ++i) PACK_VSTORE(PACK_VLOAD(0, src + (clf_index)(x0 + i) * s_ld + p0), 0, b[i]);
+#pragma unroll
+  for (int j = 0; j < PACK_VW; ++j) {
+    float col[PACK_VW];
+#pragma unroll
+    for (int i = 0; i < PACK_VW; ++i) col[i] = b[i][j];
+    PACK_VSTORE(PACK_VLOAD(0, col), 0, dst + pack_at(p0 + j, x0, Kp, d_ld, d_pw));
+  }
+#else
   __local float tile[PACK_TILE * (PACK_TILE + 1)];
   const int lx = get_local_id(0), ly = get_local_id(1);
   const int x0 = get_group_id(0) * PACK_TILE;  // tile origin in x
   const int p0 = get_group_id(1) * PACK_TILE;  // tile origin in p
-  src += s_off + CLF_Z_OFFSET(zt, zt_on, zt_at, (clf_index)get_group_id(2), s_z);
-  dst += d_off + (clf_index)get_group_id(2) * d_z;
   // Read: work-item lx walks along p (contiguous in the source), rows are x.
 #pragma unroll
   for (int w = 0; w < PACK_WPT; ++w) {
@@ -84,6 +160,7 @@ __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1))) void sgemm
     const int p = p0 + pr;
     if (x < Xp && p < Kp) dst[pack_at(p, x, Kp, d_ld, d_pw)] = tile[lx * (PACK_TILE + 1) + pr];
   }
+#endif
 }
 
 // C[m + n * c_ld] = sum over s < S of W[w_off + s * w_split + m + n * w_ld] + beta * C

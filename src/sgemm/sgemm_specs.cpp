@@ -212,17 +212,20 @@ KernelSpec sgemm_pack_spec() {
   s.database = "db/sgemm_pack.json";
   s.params = {
       {"PACK_TILE", 16, {8, 16, 32, 64}, "tile edge in elements"},
-      {"PACK_WPT", 4, {1, 2, 4, 8, 16}, "tile rows moved by each work-item"},
+      {"PACK_WPT", 4, {1, 2, 4, 8, 16, 64}, "tile rows moved by each work-item"},
+      {"PACK_VW", 1, {1, 2, 4, 8}, "1: tile rows; 2, 4, 8: square register blocks of PACK_WPT elements"},
   };
   s.check = [](const ParamMap& p, const std::string&) -> std::string {
     if (p.at("PACK_WPT") > p.at("PACK_TILE")) return "PACK_WPT must not exceed PACK_TILE";
+    const int vw = p.at("PACK_VW");
+    if (vw > 1 && p.at("PACK_WPT") != vw * vw) return "register blocks (PACK_VW > 1) need PACK_WPT = PACK_VW^2";
     return {};
   };
   s.resources = [](const ParamMap& p, const std::string&) {
     Resources r;
     const int t = p.at("PACK_TILE");
     r.local = {sz(t), sz(t / p.at("PACK_WPT")), 1};
-    r.local_mem_bytes = static_cast<std::uint64_t>(t) * (t + 1) * 4;
+    r.local_mem_bytes = p.at("PACK_VW") > 1 ? 0 : static_cast<std::uint64_t>(t) * (t + 1) * 4;  // the local tile
     return r;
   };
   s.shrink = [](const ParamMap& p, const std::string&) -> std::optional<ParamMap> {
@@ -230,6 +233,7 @@ KernelSpec sgemm_pack_spec() {
     if (q["PACK_TILE"] <= 8) return std::nullopt;
     q["PACK_TILE"] /= 2;
     q["PACK_WPT"] = std::min(q["PACK_WPT"], q["PACK_TILE"]);
+    if (q["PACK_VW"] * q["PACK_VW"] != q["PACK_WPT"]) q["PACK_VW"] = 1;  // the block no longer fits
     return q;
   };
   return s;
