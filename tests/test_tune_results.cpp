@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "clforge/sgemm.hpp"
 #include "host/reference.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/files.hpp"
@@ -142,6 +143,37 @@ TEST_SUITE("tune") {
     }
     // Other element sizes are other variants: untouched.
     CHECK(resolve_configuration("transpose", "8", dev).sources.at("TRA_TILE").rfind("shipped", 0) == 0);
+  }
+
+  TEST_CASE("tune sgemm_pack: one row for every operand, stored, and packing the tiled paths' operands") {
+    TuneEnv env("pack");
+    auto& s = test::session();
+    // The packing row a plan of xgemm's path resolves (its last configuration: sgemm_pack).
+    auto pack_of = [&](std::size_t m, std::size_t n, std::size_t k) {
+      SgemmDesc d;
+      d.m = m, d.n = n, d.k = k, d.a_ld = m, d.b_ld = k, d.c_ld = m;
+      const SgemmPlan plan(s.queue, d, Tuning{{{"SGEMM_DIRECT_MAX", 0}, {"SGEMM_TILED", 0}}, true});
+      REQUIRE(plan.configurations().back().kernel == "sgemm_pack");
+      return plan.configurations().back().values;
+    };
+    TuneOptions o = test::tiny_space("96", {{"PACK_TILE", {16}}, {"PACK_WPT", {4, 16}}, {"PACK_VW", {1, 4}}});
+    o.sizes = {"96", "67x45x33:TN"};
+    o.sizes_per_class = 1;  // one class: every candidate times every size
+    const ParamMap blocks = test::candidate_of(o, {{"PACK_WPT", 16}, {"PACK_VW", 4}});
+    REQUIRE(pack_of(67, 45, 33) != blocks);
+    detail::TuneFaultScope fault(test::looks_fastest(blocks));
+    const TuneResult r = tune(s.queue, "sgemm_pack", o);
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult& c = r.classes[0];
+    CHECK(c.variant == "*");
+    CHECK(c.sizes.size() == 2);
+    CHECK(c.illegal == 1);  // PACK_WPT 4 with PACK_VW 4 is no block of 4 x 4
+    CHECK(c.candidates == 3);
+    CHECK(c.best == blocks);
+    REQUIRE(c.stored);
+    // Plans made after it pack with the stored row, whatever their size class.
+    CHECK(pack_of(67, 45, 33) == blocks);
+    CHECK(pack_of(300, 200, 500) == blocks);
   }
 
   TEST_CASE("the tuner's builds are the launcher's builds (no second compile when the routine runs)") {

@@ -33,6 +33,7 @@ TuneTarget sgemm_tune_target();
 TuneTarget sgemm_stream_tune_target();
 TuneTarget sgemm_direct_tune_target();
 TuneTarget sgemm_route_tune_target();
+TuneTarget sgemm_pack_tune_target();
 
 struct QueueContext;
 

@@ -1,7 +1,8 @@
 // Tuning targets of the sgemm kernels, one per kernel family (docs/tuning.md): `clforge tune
 // sgemm` searches sgemm_xgemm, `sgemm_stream` and `sgemm_direct` the other two; each run
 // forces its path through the routing parameters. `sgemm_route` searches those routing
-// parameters themselves (one row, variant "*"), every shape timed with the kernels' rows.
+// parameters themselves (one row, variant "*"), every shape timed with the kernels' rows, and
+// `sgemm_pack` the packing kernels' (one row, variant "*") on sgemm_xgemm's path.
 // Sizes "N", "MxNxK", optionally ":NT" etc. (op of A, op of B; column-major, tight leading
 // dimensions). Candidates are checked against the double-precision host reference with the bound
 // of host::gemm_tolerance: every entry of a check size, whole seeded rows of C of a timed size
@@ -256,6 +257,19 @@ void set_search(TuneTarget& t, const std::string& kernel) {
       return product_mnk(z) <= (z.batch > 1 ? 128.0 * 128 * 128 : 1024.0 * 1024 * 1024);
     };
   }
+  if (kernel == "sgemm_pack") {
+    // One row packs every operand of the tiled kernels: each candidate times a product of each
+    // packing kernel per operand (NN: A copied, B turned; TN: both turned) with the device's
+    // multiply. tune all: the single products up to 2048^3, where packing is a share of the time
+    // to win back (on the 2-core development VM, PoCL 3.1, the CPU row's packs took 3.9 of 10.3 ms
+    // of 1024^3 TN: clforge -v -d cpu run sgemm --size 1024,trans=TN, CLFORGE_PROFILE_KERNELS=1).
+    t.default_sizes = {"1024", "1024:TN"};
+    t.time_every_size = true;
+    t.tune_all_keeps = [](const std::string& size) {
+      const SgemmSize z = parse_sgemm_size(size);
+      return z.batch <= 1 && product_mnk(z) <= 2048.0 * 2048 * 2048;
+    };
+  }
   t.seed_neighbours = !t.seed_axes.empty();
   if (kernel == "sgemm_route") {
     // One row for every shape: the shapes on both sides of the crossovers, timed together.
@@ -304,6 +318,7 @@ TuneTarget make_target(const std::string& routine, const std::string& kernel) {
     const SgemmSize z = parse_sgemm_size(size);
     if (kernel == "sgemm_direct") return sgemm_direct_variant(z.m, z.n, z.batch);
     if (kernel == "sgemm_route") return sgemm_route_variant(z.batch);
+    if (kernel == "sgemm_pack") return std::string("*");  // one row for every operand
     return sgemm_size_class(z.m, z.n, z.k, z.batch);
   };
   // Partial tiles in every direction for tiles up to 256 (a batch's: up to 128, in batches of
@@ -337,5 +352,6 @@ TuneTarget sgemm_tune_target() { return make_target("sgemm", "sgemm_xgemm"); }
 TuneTarget sgemm_stream_tune_target() { return make_target("sgemm_stream", "sgemm_stream"); }
 TuneTarget sgemm_direct_tune_target() { return make_target("sgemm_direct", "sgemm_direct"); }
 TuneTarget sgemm_route_tune_target() { return make_target("sgemm_route", "sgemm_route"); }
+TuneTarget sgemm_pack_tune_target() { return make_target("sgemm_pack", "sgemm_pack"); }
 
 }  // namespace clforge::detail
