@@ -308,7 +308,7 @@ TEST_SUITE("cli") {
     const std::map<std::string, std::set<std::string>> routines = {
         {"transpose", {"transpose"}},
         {"sgemm", {"sgemm_xgemm", "sgemm_stream", "sgemm_direct", "sgemm_pack", "sgemm_route"}},
-        {"fft", {"fft", "fft_lanes", "fft_rader"}},
+        {"fft", {"fft", "fft_lanes", "fft_rader", "fft_real"}},
         {"blur", {"blur", "blur_direct", "blur_separable", "blur_recursive"}},
     };
     std::set<std::string> listed;

@@ -414,6 +414,37 @@ TEST_SUITE("fft_real") {
       }
   }
 
+  TEST_CASE("the ends' rows (fft_real): a work-item's elements an NDRange apart or consecutive") {
+    // The GPU rows (FFT_REAL_CHUNK 0, 4 elements a work-item), the CPU row's (1, 64) and one
+    // element each: pack and unpack (rows at an odd offset), post- and pre-processing (n = 20000:
+    // the lane kernel's two launches, which fold neither end), a last chunk cut short.
+    std::uint64_t seed = test::seed() + 5290;
+    for (const auto& [chunk, per] : {std::pair{0, 4}, std::pair{1, 64}, std::pair{1, 1}})
+      for (bool inverse : {false, true}) {
+        CAPTURE(chunk);
+        CAPTURE(per);
+        CAPTURE(inverse);
+        const Tuning t{{{"FFT_REAL_CHUNK", chunk}, {"FFT_REAL_PER", per}}, false};
+        RealCase c = real_case(300, 7, inverse);
+        c.real = {1, 300, 3};
+        c.tuning = t;
+        check_real(c, seed++);
+        c = real_case(20000, 3, inverse);
+        c.tuning = t;
+        check_real(c, seed++);
+      }
+    // The plan runs the ends with the row asked for.
+    RealFftDesc d;
+    d.n = 20000;
+    d.batch = 3;
+    const RealFftPlan plan(test::session().queue, d, Tuning{{{"FFT_REAL_CHUNK", 1}, {"FFT_REAL_PER", 1}}, false});
+    const auto cfgs = plan.configurations();
+    REQUIRE(!cfgs.empty());
+    CHECK(cfgs.back().kernel == "fft_real");
+    CHECK(cfgs.back().values.at("FFT_REAL_CHUNK") == 1);
+    CHECK(cfgs.back().values.at("FFT_REAL_PER") == 1);
+  }
+
   TEST_CASE("in place: padded rows") {
     std::uint64_t seed = test::seed() + 5300;
     for (std::size_t n : {16, 15}) {

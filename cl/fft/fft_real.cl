@@ -18,7 +18,10 @@
 // Element e of transform t is at off + t * dh + e * S on both sides: floats on the real side,
 // float2 on the complex side (the scratch rows: dh = m or n, S = 1). Work-item (i, t) handles
 // elements i, i + G, i + 2G, ... (G the NDRange's first size) of transforms t, t + H, ... < count
-// of the launch (H its second size), groups of FFT_REAL_WG x FFT_REAL_TB work-items (several elements and transforms
+// of the launch (H its second size), or with FFT_REAL_CHUNK elements i P ... i P + P - 1 (P the
+// elements over G, rounded up: CPUs, where a work-item's loop over consecutive elements reads
+// vectors, and neighbouring work-items' elements a whole NDRange apart gathered element by
+// element), groups of FFT_REAL_WG x FFT_REAL_TB work-items (several elements and transforms
 // per group: on the H200 groups of one short row each were bound by the rate groups start at); tw[k] = W_n^k = exp(-2
 // pi i k / n), k <= n/2, comes from the host (double precision). Every entry point takes the same parameters.
 
@@ -32,9 +35,20 @@
 #define FFT_REAL_ATTR __attribute__((reqd_work_group_size(FFT_REAL_WG, FFT_REAL_TB, 1)))
 // Elements j < items of transforms t < count, each work-item from its global ids in steps of the
 // global sizes.
+#ifndef FFT_REAL_CHUNK
+#define FFT_REAL_CHUNK 0  // 1: a work-item's elements consecutive (tuning parameter, db/fft_real.json)
+#endif
+#if FFT_REAL_CHUNK
+#define FFT_REAL_ELEMENTS(j, items)                                                                                 \
+  for (clf_index t = get_global_id(1); t < count; t += get_global_size(1))                                          \
+    for (int per_ = ((items) + (int)get_global_size(0) - 1) / (int)get_global_size(0), j = get_global_id(0) * per_, \
+             end_ = min((int)(items), j + per_);                                                                    \
+         j < end_; ++j)
+#else
 #define FFT_REAL_ELEMENTS(j, items)                                        \
   for (clf_index t = get_global_id(1); t < count; t += get_global_size(1)) \
     for (int j = get_global_id(0); j < (items); j += get_global_size(0))
+#endif
 
 inline float2 real_cmul(float2 a, float2 b) { return (float2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
 inline float2 real_conj(float2 a) { return (float2)(a.x, -a.y); }

@@ -31,6 +31,8 @@ TuneTarget fft_rader_tune_target();
 
 /// Rader's gather and scatter kernels (cl/fft/fft_rader.cl) and their tuning space.
 KernelSpec fft_rader_spec();
+/// The real-input transforms' ends (cl/fft/fft_real.cl): pack, post, pre and unpack launches.
+KernelSpec fft_real_spec();
 /// Is n a prime from 17 on whose n - 1 is smooth (Rader's algorithm can transform it)?
 bool fft_rader_applies(std::size_t n);
 /// The smallest primitive root modulo the prime p.

@@ -148,8 +148,8 @@ void FftPlan::Impl::enqueue_rader(const Launch& l, detail::Execution& x) const {
   x.then(k, cl::NDRange(groups * l.count * wg), cl::NDRange(wg), l.last, s.role);
 }
 
-// A real-input stage: up to kFftRealPer elements of a transform per work-item, groups of
-// FFT_REAL_WG along kFftRealTb transforms.
+// A real-input stage: up to FFT_REAL_PER elements of a transform per work-item (the fft_real
+// row), groups of FFT_REAL_WG along kFftRealTb transforms.
 void FftPlan::Impl::enqueue_real(const Launch& l, detail::Execution& x) const {
   using detail::KernelSignature;
   const Stage& s = l.stage;
@@ -175,7 +175,8 @@ void FftPlan::Impl::enqueue_real(const Launch& l, detail::Execution& x) const {
       .f32("scale", s.io.scaled ? l.scale : 1.0f)
       .buffer("tw", s.tables.twiddles() ? s.tables.twiddles : dummy)
       .finish();
-  const std::size_t wg = kFftRealWg, tb = kFftRealTb, across = (items + kFftRealPer - 1) / kFftRealPer;
+  const std::size_t per = static_cast<std::size_t>(s.kernel.cfg.at("FFT_REAL_PER"));
+  const std::size_t wg = kFftRealWg, tb = kFftRealTb, across = (items + per - 1) / per;
   const std::size_t rows = std::min(detail::round_up(l.count, tb), kMaxGroupsYZ * tb);  // the rest in steps
   x.then(k, cl::NDRange(detail::round_up(across, wg), rows), cl::NDRange(wg, tb), l.last, s.role);
 }
@@ -405,7 +406,7 @@ FftDesc checked_desc(const FftDesc& d) {
 
 void FftPlan::Impl::build(const cl::CommandQueue& q, const FftDesc& d, const Tuning& tuning, bool real_inside) {
   desc = checked_desc(d);
-  detail::check_override_names(kRoutine, tuning, {kRoutine, "fft_lanes", "fft_rader"});
+  detail::check_override_names(kRoutine, tuning, {kRoutine, "fft_lanes", "fft_rader", "fft_real"});
   queue = q;
   qc = detail::queue_context_of(q);
   scale_fwd = static_cast<float>(scale_factor(desc.forward_scaling, desc.n));

@@ -34,7 +34,6 @@ constexpr std::size_t kScratchCap = std::size_t{256} << 20;  // bytes per scratc
 constexpr std::size_t kMaxGroupsYZ = 65535;
 constexpr std::size_t kFftRealWg = 64;  // work-items per group of the real-input ends (FFT_REAL_WG)
 constexpr std::size_t kFftRealTb = 4;   // transforms per group of the real-input ends (FFT_REAL_TB)
-constexpr std::size_t kFftRealPer = 4;  // elements per work-item of the real-input ends (at most)
 // Scratch buffer B starts at a multiple of this many elements (4 KiB) after A in the leased workspace.
 constexpr std::size_t kScratchAlign = 512;
 

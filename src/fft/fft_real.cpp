@@ -5,8 +5,40 @@
 // unpack launch drops out. The argument checks, the steps, their compilation and the execution
 // are the complex plan's (fft_plan.cpp); this file only places the two ends.
 #include "fft/fft_plan_impl.hpp"
+#include "tuning/spec.hpp"
 
 namespace clforge {
+
+namespace detail {
+
+KernelSpec fft_real_spec() {
+  KernelSpec s;
+  s.name = "fft_real";
+  s.files = {"fft/fft_real.cl"};
+  s.database = "db/fft_real.json";
+  s.params = {
+      {"FFT_REAL_PER",
+       4,
+       {1, 2, 4, 8, 16, 32, 64, 128, 256},
+       "elements of a transform per work-item of the real-input ends (at most)",
+       true},
+      {"FFT_REAL_CHUNK",
+       0,
+       {0, 1},
+       "a work-item's elements: 0 a whole NDRange apart (neighbouring work-items read neighbouring elements); 1 "
+       "consecutive (a CPU's loop over them reads vectors)"},
+  };
+  s.check = [](const ParamMap&, const std::string&) -> std::string { return {}; };
+  s.resources = [](const ParamMap&, const std::string&) {
+    Resources r;
+    r.local = {kFftRealWg, kFftRealTb, 1};
+    return r;
+  };
+  s.shrink = [](const ParamMap&, const std::string&) -> std::optional<ParamMap> { return std::nullopt; };
+  return s;
+}
+
+}  // namespace detail
 
 namespace {
 
@@ -240,7 +272,7 @@ std::string describe_ends(const RealFftDesc& d, const FftSteps& inner, bool pair
 // The forward and inverse steps: the complex plan's stages between the two ends of each
 // direction (one end where the rows are read or written as pairs, none where the forward's
 // post-processing folds into the complex FFT).
-void place_ends(RealFftPlan::Impl& im, bool even_steps) {
+void place_ends(RealFftPlan::Impl& im, const Tuning& tuning, bool even_steps) {
   const RealFftDesc& d = im.desc;
   const FftSteps& inner = im.complex.steps;
   const std::size_t n = d.n, m = rows_of(n);
@@ -258,10 +290,12 @@ void place_ends(RealFftPlan::Impl& im, bool even_steps) {
   Stage proto;
   proto.kernel.shape.n = static_cast<int>(n);
   proto.kernel.shape.long_index = std::max({real_end, complex_end, st.chunk * m}) > detail::kMaxInt32Index;
-  proto.kernel.program = detail::build_program(
-      im.complex.qc, "fft_real", {"fft/fft_real.cl"},
-      std::string("-cl-std=CL1.2") + (proto.kernel.shape.long_index ? " -DCLF_LONG_INDEX=1" : "") +
-          " -DFFT_REAL_WG=" + std::to_string(kFftRealWg) + " -DFFT_REAL_TB=" + std::to_string(kFftRealTb));
+  proto.kernel.cfg =
+      resolve_configuration("fft_real", "*", *im.complex.qc.info, detail::overrides_for(tuning, "fft_real"));
+  proto.kernel.program = detail::get_program(im.complex.qc, detail::kernel_spec("fft_real"), proto.kernel.cfg,
+                                             std::string(proto.kernel.shape.long_index ? "-DCLF_LONG_INDEX=1" : "") +
+                                                 " -DFFT_REAL_WG=" + std::to_string(kFftRealWg) +
+                                                 " -DFFT_REAL_TB=" + std::to_string(kFftRealTb));
   if (n % 2 == 0) {
     std::vector<cl_float2> tw(n / 2 + 1);
     for (std::size_t k = 0; k < tw.size(); ++k) tw[k] = to_float2(root(k, n));
@@ -328,7 +362,7 @@ void RealFftPlan::Impl::build(const cl::CommandQueue& q, const RealFftDesc& d, c
   complex.build(q, rows, tuning, true);  // its length's ":real" rows
   scale_fwd = static_cast<float>(scale_factor(d.forward_scaling, d.n));
   scale_inv = static_cast<float>(scale_factor(d.inverse_scaling, d.n));
-  place_ends(*this, even_steps);
+  place_ends(*this, tuning, even_steps);
 }
 
 RealFftPlan::RealFftPlan(const cl::CommandQueue& queue, const RealFftDesc& d, const Tuning& tuning) {
@@ -382,6 +416,13 @@ std::size_t RealFftPlan::scratch_bytes() const { return impl_->forward.scratch.b
 std::vector<Configuration> RealFftPlan::configurations() const {
   std::vector<Configuration> v;
   for (const auto& s : impl_->complex.steps.stages) v.push_back(s.kernel.cfg);
+  // The real-input ends' row, where a launch of its own runs an end (last).
+  for (const FftSteps* st : {&impl_->forward, &impl_->inverse})
+    for (const auto& s : st->stages)
+      if (s.kernel.cfg.kernel == "fft_real") {
+        v.push_back(s.kernel.cfg);
+        return v;
+      }
   return v;
 }
 

@@ -10,10 +10,9 @@ namespace clforge::detail {
 
 const std::vector<KernelSpec>& all_kernel_specs() {
   static const std::vector<KernelSpec> specs = {
-      transpose_spec(),      fft_spec(),          fft_lanes_spec(),    fft_rader_spec(),
-      sgemm_xgemm_spec(),    sgemm_stream_spec(), sgemm_direct_spec(), sgemm_pack_spec(),
-      sgemm_route_spec(),    blur_spec(),         blur_direct_spec(),  blur_separable_spec(),
-      blur_recursive_spec(),
+      transpose_spec(),   fft_spec(),          fft_lanes_spec(),      fft_rader_spec(),      fft_real_spec(),
+      sgemm_xgemm_spec(), sgemm_stream_spec(), sgemm_direct_spec(),   sgemm_pack_spec(),     sgemm_route_spec(),
+      blur_spec(),        blur_direct_spec(),  blur_separable_spec(), blur_recursive_spec(),
   };
   return specs;
 }
