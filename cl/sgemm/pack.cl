@@ -83,6 +83,15 @@ inline void pack_block_scalar(const int p0, const int x0, const int K, const int
       if (p < Kp && x < Xp) dst[pack_at(p, x, Kp, d_ld, d_pw)] = (p < K && x < X) ? src[p * sp + x * sx] : 0.0f;
     }
 }
+// The work-item's block: true where it moves as whole vectors, else moved here element by element.
+inline bool pack_vectors(int* p0, int* x0, const int K, const int X, const int Kp, const int Xp,
+                         const __global float* restrict src, const clf_index sp, const clf_index sx,
+                         __global float* restrict dst, const clf_index d_ld, const int d_pw) {
+  pack_block(p0, x0);
+  if (pack_whole(*p0, *x0, K, X, Kp, Xp, d_pw)) return true;
+  pack_block_scalar(*p0, *x0, K, X, Kp, Xp, src, sp, sx, dst, d_ld, d_pw);
+  return false;
+}
 #endif
 
 __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1))) void sgemm_pack_copy(
@@ -94,11 +103,7 @@ __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1))) void sgemm
   dst += d_off + (clf_index)get_group_id(2) * d_z;
 #if PACK_VW > 1
   int p0, x0;
-  pack_block(&p0, &x0);
-  if (!pack_whole(p0, x0, K, X, Kp, Xp, d_pw)) {
-    pack_block_scalar(p0, x0, K, X, Kp, Xp, src, s_ld, 1, dst, d_ld, d_pw);
-    return;
-  }
+  if (!pack_vectors(&p0, &x0, K, X, Kp, Xp, src, s_ld, 1, dst, d_ld, d_pw)) return;
 #pragma unroll
   for (int i = 0; i < PACK_VW; ++i)
     PACK_VSTORE(PACK_VLOAD(0, src + (clf_index)(p0 + i) * s_ld + x0), 0, dst + pack_at(p0 + i, x0, Kp, d_ld, d_pw));
@@ -123,11 +128,7 @@ __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_LY, 1))) void sgemm
   dst += d_off + (clf_index)get_group_id(2) * d_z;
 #if PACK_VW > 1
   int p0, x0;
-  pack_block(&p0, &x0);
-  if (!pack_whole(p0, x0, K, X, Kp, Xp, d_pw)) {
-    pack_block_scalar(p0, x0, K, X, Kp, Xp, src, 1, s_ld, dst, d_ld, d_pw);
-    return;
-  }
+  if (!pack_vectors(&p0, &x0, K, X, Kp, Xp, src, 1, s_ld, dst, d_ld, d_pw)) return;
   // Rows x0 + i of the source (along p) into a private block, its columns out as packed rows.
   float b[PACK_VW][PACK_VW];
 #pragma unroll
