@@ -141,10 +141,12 @@ TEST_SUITE("tune") {
     const std::string path = user_database_path(s.entry.info);
     // Every kernel the tuner knows, blur once per method.
     const std::vector<std::string> headers = {
-        "transpose variant",      "sgemm_pack variant",       "sgemm variant",         "sgemm_stream variant",
-        "sgemm_direct variant",   "sgemm_route variant",      "fft variant",           "fft_lanes variant",
-        "fft_rader variant",      "method separable",         "method direct",         "method recursive",
-        "method recursive-whole", "method recursive-blocked", "method recursive-fused"};
+        "transpose variant",     "sgemm_pack variant",     "sgemm variant",
+        "sgemm_stream variant",  "sgemm_direct variant",   "sgemm_route variant",
+        "fft variant",           "fft_lanes variant",      "fft_rader variant",
+        "fft_real variant",      "method separable",       "method direct",
+        "method recursive",      "method recursive-whole", "method recursive-blocked",
+        "method recursive-fused"};
     std::string out;
     int rc = test::run_command(cli + "tune all --dry-run --own-sizes", out);
     INFO(out);
@@ -188,7 +190,8 @@ TEST_SUITE("tune") {
         " --size transpose:64 --size sgemm_pack:96 --size sgemm:96 --size sgemm_stream:96 --size sgemm_direct:64 "
         "--size sgemm_route:64 "
         "--size fft:64,batch=16 "
-        "--size fft_lanes:64,batch=16 --size fft_rader:257,batch=4 --size blur:64x48 --steps kernels";
+        "--size fft_lanes:64,batch=16 --size fft_rader:257,batch=4 --size fft_real:300,real,batch=4 --size blur:64x48 "
+        "--steps kernels";
     // Ctrl-C once the cache holds a few candidates: exit status 130 and how to continue; then the
     // same command with --resume takes those from the cache and runs every job to its end.
     const std::string interrupted = cli + args + " --no-store 2>&1 & pid=$!; n=0; while [ $n -lt 600 ] && [ \"$(cat '" +
@@ -197,10 +200,10 @@ TEST_SUITE("tune") {
     rc = test::run_command(interrupted, out);
     CHECK(rc == 130);
     CHECK(out.find("with --resume") != std::string::npos);
-    CHECK(out.find("tune all: 15 of 15 jobs") == std::string::npos);
+    CHECK(out.find("tune all: 16 of 16 jobs") == std::string::npos);
     rc = test::run_command(cli + args + " --no-store --resume --peers", out);
     REQUIRE(rc == 0);
-    CHECK(out.find("tune all: 15 of 15 jobs") != std::string::npos);
+    CHECK(out.find("tune all: 16 of 16 jobs") != std::string::npos);
     CHECK(out.find(" from the tune cache)") != std::string::npos);
     // --peers: each class's sizes benchmarked with their peers (FFTW, OpenCV, CLBlast, OpenBLAS
     // where built) beside clforge in the closing table.
@@ -245,7 +248,7 @@ TEST_SUITE("tune") {
     set_times(1e-3, 1.0);
     rc = test::run_command(cli + args + " --resume", out);
     REQUIRE(rc == 0);
-    CHECK(out.find("tune all: 15 of 15 jobs") != std::string::npos);
+    CHECK(out.find("tune all: 16 of 16 jobs") != std::string::npos);
     CHECK(out.find(" from the tune cache)") != std::string::npos);
     CHECK(out.find(" yes\n") == std::string::npos);
     CHECK(!detail::file_exists(path));

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "clforge/fft.hpp"
 #include "clforge/sgemm.hpp"
 #include "host/reference.hpp"
 #include "runtime/environment.hpp"
@@ -174,6 +175,32 @@ TEST_SUITE("tune") {
     // Plans made after it pack with the stored row, whatever their size class.
     CHECK(pack_of(67, 45, 33) == blocks);
     CHECK(pack_of(300, 200, 500) == blocks);
+  }
+
+  TEST_CASE("tune fft_real: the real-input ends' one row, stored and run by later real plans") {
+    TuneEnv env("fft-real");
+    auto& s = test::session();
+    auto ends_of = [&](std::size_t n) {  // the ends' row a real plan of n points runs
+      RealFftDesc d;
+      d.n = n;
+      d.batch = 3;
+      return RealFftPlan(s.queue, d).configurations().back();
+    };
+    REQUIRE(ends_of(20000).kernel == "fft_real");
+    const int other = ends_of(20000).values.at("FFT_REAL_CHUNK") ? 0 : 1;
+    TuneOptions o = test::tiny_space("300@7:r", {{"FFT_REAL_CHUNK", {0, 1}}, {"FFT_REAL_PER", {2}}});
+    const ParamMap chosen = test::candidate_of(o, {{"FFT_REAL_CHUNK", other}});
+    detail::TuneFaultScope fault(test::looks_fastest(chosen));
+    const TuneResult r = tune(s.queue, "fft_real", o);
+    REQUIRE(r.classes.size() == 1);
+    CHECK(r.classes[0].variant == "*");
+    CHECK(r.classes[0].best == chosen);
+    REQUIRE(r.classes[0].stored);
+    CHECK(ends_of(20000).values == chosen);
+    // A complex size has no real-input ends to time.
+    TuneOptions complex = o;
+    complex.sizes = {"64"};
+    CHECK_THROWS_AS(tune(s.queue, "fft_real", complex), InvalidArgument);
   }
 
   TEST_CASE("the tuner's builds are the launcher's builds (no second compile when the routine runs)") {

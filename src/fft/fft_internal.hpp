@@ -28,6 +28,15 @@ TuneTarget fft_tune_target();
 TuneTarget fft_lanes_tune_target();
 /// `clforge tune fft_rader`: Rader's parameters (fft_rader) of one prime length.
 TuneTarget fft_rader_tune_target();
+/// `clforge tune fft_real`: the real-input ends' row (fft_real).
+TuneTarget fft_real_tune_target();
+/// A size of the FFT tune targets: "N", "N@BATCH", "N@BATCH:t" (interleaved) or "N@BATCH:r"
+/// (real input); InvalidArgument for any other text (src/fft/fft_tune.cpp).
+struct FftTuneSize {
+  std::size_t n = 0, batch = 0;
+  bool interleaved = false, real = false;
+};
+FftTuneSize parse_fft_size(const std::string& size);
 
 /// Rader's gather and scatter kernels (cl/fft/fft_rader.cl) and their tuning space.
 KernelSpec fft_rader_spec();

@@ -2,10 +2,11 @@
 // "Rader"): a gather launch, the two (n - 1)-point FFTs of a cyclic convolution in the plan's
 // multi-launch form (passes, or the CPU lane kernel's two launches each), a scatter launch.
 // Bluestein convolves about 2n points (a power of two or a 7-smooth length); Rader convolves
-// n - 1, which for 65537 is 2^16 against 2^18 (or 133120 in lanes). The tuning space, the
-// number theory and the two ends of such a plan are here; the routes of fft_plan_build.cpp and
+// n - 1, which for 65537 is 2^16 against 2^18 (or 133120 in lanes). The tuning space and its
+// tune target, the number theory and the two ends of such a plan are here; the routes of fft_plan_build.cpp and
 // fft_plan_lanes.cpp place the FFTs between them.
 #include "fft/fft_plan_builder.hpp"
+#include "tuning/tuner.hpp"
 
 namespace clforge {
 
@@ -86,6 +87,29 @@ std::size_t fft_primitive_root(std::size_t p) {
     if (generates) return g;
   }
   throw Error("fft_primitive_root: " + std::to_string(p) + " is not prime");
+}
+
+// `clforge tune fft_rader`: Rader's rows (kernel fft_rader) are per length too, for the prime
+// lengths Rader's algorithm can take; FFT_RADER 0 among the candidates lets Bluestein win.
+std::string fft_rader_variant(const std::string& size) {
+  const std::size_t n = parse_fft_size(size).n;
+  if (!fft_rader_applies(n))
+    throw InvalidArgument("fft_rader size '" + size + "': " + std::to_string(n) +
+                          " is not a prime from 17 on whose n - 1 has no prime factor above 13");
+  return std::to_string(n);
+}
+
+TuneTarget fft_rader_tune_target() {
+  TuneTarget t = fft_lanes_tune_target();  // candidates as overrides, the plan as the library makes it
+  t.routine = "fft_rader";
+  t.kernel = "fft_rader";
+  t.default_sizes = {"65537"};
+  t.variant_of = fft_rader_variant;
+  t.narrow = nullptr;  // every legal value: Bluestein or Rader, and the gather's groups
+  t.seed_axes = {};
+  t.device_types = {};  // Rader's kernels run on every device
+  t.supersedes.clear();
+  return t;
 }
 
 }  // namespace detail

@@ -3,9 +3,11 @@
 // launches of cl/fft/fft_real.cl; where the real rows are complex pairs as they lie (even n,
 // stride 1), the complex plan reads (forward) or writes (inverse) them itself and the pack or
 // unpack launch drops out. The argument checks, the steps, their compilation and the execution
-// are the complex plan's (fft_plan.cpp); this file only places the two ends.
+// are the complex plan's (fft_plan.cpp); this file places the two ends and declares their
+// kernel spec (fft_real) and tune target.
 #include "fft/fft_plan_impl.hpp"
 #include "tuning/spec.hpp"
+#include "tuning/tuner.hpp"
 
 namespace clforge {
 
@@ -36,6 +38,34 @@ KernelSpec fft_real_spec() {
   };
   s.shrink = [](const ParamMap&, const std::string&) -> std::optional<ParamMap> { return std::nullopt; };
   return s;
+}
+
+// `clforge tune fft_real`: the real-input ends' one row (kernel fft_real, class "*"), every
+// candidate timing every size, real-input sizes only (N@B:r), the plans as the library makes them.
+// tune all: the lengths from 16384 on, whose plans run an end in a launch of its own on the
+// shipped rows (the H200's post-processing after passes or quarter exchanges; a CPU's after the
+// lane kernel's two launches, from 2 x 8192 points); shorter ones fold the ends into the FFT.
+TuneTarget fft_real_tune_target() {
+  TuneTarget t = fft_lanes_tune_target();  // candidates as overrides, the plan as the library makes it
+  t.routine = "fft_real";
+  t.kernel = "fft_real";
+  t.default_sizes = {"32768@16:r"};
+  t.variant_of = [](const std::string& size) {
+    if (!parse_fft_size(size).real)
+      throw InvalidArgument("fft_real size '" + size + "': not a real-input size (N@B:r, or N,real)");
+    return std::string("*");
+  };
+  t.time_every_size = true;
+  // A length whose ends fold into the FFT on CPUs, and one whose plan runs them apart.
+  t.check_sizes = [](const std::string&, const std::vector<std::string>&) {
+    return std::vector<std::string>{"300@7:r", "20000@3:r"};
+  };
+  t.tune_all_keeps = [](const std::string& size) { return parse_fft_size(size).n >= 16384; };
+  t.narrow = nullptr;
+  t.seed_axes = {};
+  t.device_types = {};
+  t.supersedes.clear();
+  return t;
 }
 
 }  // namespace detail

@@ -7,7 +7,8 @@
 // explicit parameters and are checked per transform against the double-precision host FFT
 // (host/fft.hpp; real input: the half spectrum, and the round trip against n x) with NaN-poisoned
 // outputs: every transform of a check size, 16 seeded ones (the first, the last and 14 others) of
-// a timed size, whose whole output is scanned for NaN and guard hits.
+// a timed size, whose whole output is scanned for NaN and guard hits. Rader's and the real-input
+// ends' targets, built on the lane kernel's, are in fft_rader.cpp and fft_real.cpp.
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -35,10 +36,7 @@ constexpr const char* kSyntax =
     "N, N@BATCH, N@BATCH:t with t for interleaved transforms (stride BATCH, distance 1), or N@BATCH:r for "
     "real-input transforms of N points (R2C, then C2R); default BATCH 2^18/N";
 
-struct FftSize {
-  std::size_t n = 0, batch = 0;
-  bool interleaved = false, real = false;
-};
+using FftSize = FftTuneSize;
 
 // The complex length of a real-input size's plan (rows_of in fft_real.cpp).
 std::size_t complex_length(const FftSize& z) { return z.real && z.n % 2 == 0 ? z.n / 2 : z.n; }
@@ -53,7 +51,7 @@ FftDesc desc_of(const FftSize& z) {
   return d;
 }
 
-FftSize parse_fft_size(const std::string& size) {
+FftSize parse_size_text(const std::string& size) {
   FftSize s;
   std::string rest = size;
   if (const auto colon = rest.find(':'); colon != std::string::npos) {
@@ -111,7 +109,7 @@ std::string fft_size_variant(const FftSize& z, const std::string& size) {
   return std::to_string(len);
 }
 
-std::string fft_variant(const std::string& size) { return fft_size_variant(parse_fft_size(size), size); }
+std::string fft_variant(const std::string& size) { return fft_size_variant(parse_size_text(size), size); }
 
 // The search space of a class (TuneTarget::narrow): fft_narrow_length (fft_tune_space.cpp) for
 // its length, strided where a size is interleaved.
@@ -119,7 +117,7 @@ Narrowed fft_narrow(const std::string& variant, const std::vector<std::string>& 
                     const DeviceInfo& dev) {
   const std::size_t n = std::stoull(variant);
   const bool strided =
-      std::any_of(sizes.begin(), sizes.end(), [](const std::string& z) { return parse_fft_size(z).interleaved; });
+      std::any_of(sizes.begin(), sizes.end(), [](const std::string& z) { return parse_size_text(z).interleaved; });
   return fft_narrow_length(n, strided, fft_pass_length(n), reference, dev);
 }
 
@@ -150,17 +148,7 @@ std::vector<std::pair<std::string, ParamMap>> fft_stored_rows(const std::string&
 
 // The lane kernel's parameters for one length (`clforge tune fft_lanes`): the variant is the
 // length itself, whatever kernel lengths its plan runs.
-std::string fft_lanes_variant(const std::string& size) { return std::to_string(complex_length(parse_fft_size(size))); }
-
-// `clforge tune fft_rader`: Rader's rows (kernel fft_rader) are per length too, for the prime
-// lengths Rader's algorithm can take; FFT_RADER 0 among the candidates lets Bluestein win.
-std::string fft_rader_variant(const std::string& size) {
-  const std::size_t n = parse_fft_size(size).n;
-  if (!fft_rader_applies(n))
-    throw InvalidArgument("fft_rader size '" + size + "': " + std::to_string(n) +
-                          " is not a prime from 17 on whose n - 1 has no prime factor above 13");
-  return std::to_string(n);
-}
+std::string fft_lanes_variant(const std::string& size) { return std::to_string(complex_length(parse_size_text(size))); }
 
 // The lane kernel on (fft_local's parameters are `tune fft`'s), every length and piece in lanes
 // (FFT_LANE_MIN 1), and FFT_LANE_MAX one value for one launch and one (the largest below the
@@ -420,6 +408,8 @@ class FftInstance : public TuneInstance {
 
 }  // namespace
 
+FftTuneSize parse_fft_size(const std::string& size) { return parse_size_text(size); }
+
 TuneTarget fft_tune_target() {
   TuneTarget t;
   t.routine = "fft";
@@ -480,19 +470,6 @@ TuneTarget fft_lanes_tune_target() {
   // would run it with two arrays of n vectors in private memory per work-item.
   t.device_types = {"CPU"};
   t.supersedes = "fft";  // a CPU's plans run the lane kernel where its rows enable it
-  return t;
-}
-
-TuneTarget fft_rader_tune_target() {
-  TuneTarget t = fft_lanes_tune_target();  // candidates as overrides, the plan as the library makes it
-  t.routine = "fft_rader";
-  t.kernel = "fft_rader";
-  t.default_sizes = {"65537"};
-  t.variant_of = fft_rader_variant;
-  t.narrow = nullptr;  // every legal value: Bluestein or Rader, and the gather's groups
-  t.seed_axes = {};
-  t.device_types = {};  // Rader's kernels run on every device
-  t.supersedes.clear();
   return t;
 }
 

@@ -18,16 +18,16 @@ const std::vector<KernelSpec>& all_kernel_specs() {
 }
 
 // tune all's order: the SGEMM operands' packing first (the tiled kernels' candidates are timed
-// with it), sgemm_route after the kernels it routes between (it times their tuned rows),
-// Rader's FFT after the kernels of its (n - 1)-point FFTs, and the FFT kernels, whose many size
-// classes each measure their references whatever their share of the time, after the others, so
+// with it), sgemm_route after the kernels it routes between (it times their tuned rows), Rader's
+// FFT and the real-input ends after the kernels of the FFTs they run, and the FFT kernels, whose
+// many size classes each measure their references whatever their share of the time, after the others, so
 // that what they overrun comes from no other routine's share; the CPU lane kernel (skipped on
 // other devices) before the other FFT kernel, which a CPU runs for fewer plans.
 const std::vector<TuneTarget>& all_tune_targets() {
   static const std::vector<TuneTarget> targets = {
-      transpose_tune_target(),    sgemm_pack_tune_target(),  sgemm_tune_target(), sgemm_stream_tune_target(),
-      sgemm_direct_tune_target(), sgemm_route_tune_target(), blur_tune_target(),  fft_lanes_tune_target(),
-      fft_tune_target(),          fft_rader_tune_target(),
+      transpose_tune_target(),    sgemm_pack_tune_target(),  sgemm_tune_target(),    sgemm_stream_tune_target(),
+      sgemm_direct_tune_target(), sgemm_route_tune_target(), blur_tune_target(),     fft_lanes_tune_target(),
+      fft_tune_target(),          fft_rader_tune_target(),   fft_real_tune_target(),
   };
   return targets;
 }
