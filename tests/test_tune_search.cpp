@@ -487,9 +487,12 @@ TEST_SUITE("tune") {
     REQUIRE(resolve_configuration("fft", "16:real", s.entry.info, Tuning{{}, false}).values.at("FFT_WG") == def);
     const int other = def == 64 ? 256 : 64;
     auto calls = std::make_shared<int>(0);
-    const detail::TuneFaultScope fault([other, calls](const ParamMap& p) {
+    const detail::TuneFaultScope fault([def, other, calls](const ParamMap& p) {
       detail::TuneFault f;
       if (p.at("FFT_WG") == other) f.time_scale = ++*calls == 1 ? 0.1 : 10;
+      // The space's third value never wins: its real speed against the default's is the device's
+      // (under the sanitizers 256 work-items once ran the real class faster than 128).
+      if (p.at("FFT_WG") != other && p.at("FFT_WG") != def) f.time_scale = 10;
       return f;
     });
     const TuneResult r = tune(s.queue, "fft", o);
