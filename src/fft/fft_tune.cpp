@@ -36,23 +36,10 @@ constexpr const char* kSyntax =
     "N, N@BATCH, N@BATCH:t with t for interleaved transforms (stride BATCH, distance 1), or N@BATCH:r for "
     "real-input transforms of N points (R2C, then C2R); default BATCH 2^18/N";
 
-using FftSize = FftTuneSize;
+}  // namespace
 
-// The complex length of a real-input size's plan (rows_of in fft_real.cpp).
-std::size_t complex_length(const FftSize& z) { return z.real && z.n % 2 == 0 ? z.n / 2 : z.n; }
-
-// The description a size is timed with: contiguous transforms, or interleaved (stride the batch,
-// distance 1).
-FftDesc desc_of(const FftSize& z) {
-  FftDesc d;
-  d.n = z.n;
-  d.batch = z.batch;
-  if (z.interleaved) d.in = d.out = FftLayout{z.batch, 1, 0};
-  return d;
-}
-
-FftSize parse_size_text(const std::string& size) {
-  FftSize s;
+FftTuneSize parse_fft_size(const std::string& size) {
+  FftTuneSize s;
   std::string rest = size;
   if (const auto colon = rest.find(':'); colon != std::string::npos) {
     const std::string kind = rest.substr(colon + 1);
@@ -66,6 +53,23 @@ FftSize parse_size_text(const std::string& size) {
   s.batch = at == std::string::npos ? std::max<std::size_t>(1, kDefaultPoints / s.n)
                                     : parse_size_count(rest.substr(at + 1), "fft", size, kSyntax, INT_MAX);
   return s;
+}
+
+namespace {
+
+using FftSize = FftTuneSize;
+
+// The complex length of a real-input size's plan (rows_of in fft_real.cpp).
+std::size_t complex_length(const FftSize& z) { return z.real && z.n % 2 == 0 ? z.n / 2 : z.n; }
+
+// The description a size is timed with: contiguous transforms, or interleaved (stride the batch,
+// distance 1).
+FftDesc desc_of(const FftSize& z) {
+  FftDesc d;
+  d.n = z.n;
+  d.batch = z.batch;
+  if (z.interleaved) d.in = d.out = FftLayout{z.batch, 1, 0};
+  return d;
 }
 
 // The largest FFT_LOCAL_MAX: the longest kernel a tuned entry can describe.
@@ -109,7 +113,7 @@ std::string fft_size_variant(const FftSize& z, const std::string& size) {
   return std::to_string(len);
 }
 
-std::string fft_variant(const std::string& size) { return fft_size_variant(parse_size_text(size), size); }
+std::string fft_variant(const std::string& size) { return fft_size_variant(parse_fft_size(size), size); }
 
 // The search space of a class (TuneTarget::narrow): fft_narrow_length (fft_tune_space.cpp) for
 // its length, strided where a size is interleaved.
@@ -117,7 +121,7 @@ Narrowed fft_narrow(const std::string& variant, const std::vector<std::string>& 
                     const DeviceInfo& dev) {
   const std::size_t n = std::stoull(variant);
   const bool strided =
-      std::any_of(sizes.begin(), sizes.end(), [](const std::string& z) { return parse_size_text(z).interleaved; });
+      std::any_of(sizes.begin(), sizes.end(), [](const std::string& z) { return parse_fft_size(z).interleaved; });
   return fft_narrow_length(n, strided, fft_pass_length(n), reference, dev);
 }
 
@@ -148,7 +152,7 @@ std::vector<std::pair<std::string, ParamMap>> fft_stored_rows(const std::string&
 
 // The lane kernel's parameters for one length (`clforge tune fft_lanes`): the variant is the
 // length itself, whatever kernel lengths its plan runs.
-std::string fft_lanes_variant(const std::string& size) { return std::to_string(complex_length(parse_size_text(size))); }
+std::string fft_lanes_variant(const std::string& size) { return std::to_string(complex_length(parse_fft_size(size))); }
 
 // The lane kernel on (fft_local's parameters are `tune fft`'s), every length and piece in lanes
 // (FFT_LANE_MIN 1), and FFT_LANE_MAX one value for one launch and one (the largest below the
@@ -407,8 +411,6 @@ class FftInstance : public TuneInstance {
 };
 
 }  // namespace
-
-FftTuneSize parse_fft_size(const std::string& size) { return parse_size_text(size); }
 
 TuneTarget fft_tune_target() {
   TuneTarget t;
