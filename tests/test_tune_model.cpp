@@ -72,7 +72,8 @@ std::string landscape_records(const TuneOptions& o, const std::string& key) {
 // Measures the default of each of the universe's classes (`sizes`) into `cache` (the keys'
 // records), then appends a record of every combination of the universe's lists under each key:
 // the landscape's time, or "rejected" for TILE 32 with WPT 8. The defaults' records (outside the
-// lists) get 1 ms, slower than any of the landscape, or are removed with `drop_default`. Returns
+// lists) get 1 ms, slower than any of the landscape, or are removed with `drop_default` (with the
+// marks of their builds, which would otherwise stand for a crashed default). Returns
 // the first class's key.
 std::string write_universe(const std::string& cache, bool drop_default = false,
                            const std::vector<std::string>& sizes = {"64x64:4"}) {
@@ -88,7 +89,7 @@ std::string write_universe(const std::string& cache, bool drop_default = false,
   REQUIRE(records.size() == sizes.size());
   std::string text;
   for (auto j : test::cache_lines(cache)) {
-    if (j.contains("params") && drop_default) continue;
+    if ((j.contains("params") || j.contains("started")) && drop_default) continue;  // record and mark
     if (j.contains("params")) j["ms"] = 1.0;  // slower than every configuration of the landscape
     text += j.dump() + "\n";
   }

@@ -217,6 +217,52 @@ TEST_SUITE("tune") {
     CHECK(r.classes.at(0).cached == 0);
   }
 
+  TEST_CASE("a candidate whose build or run ended the process is left out as failed on resume") {
+    TuneEnv env("resume-crash");
+    auto& s = test::session();
+    TuneOptions o = sixteen();
+    o.cache_file = env.dir + "/cache.jsonl";
+    o.store = false;
+    const detail::TuneFaultScope fault(spread_times());
+    const TuneResult whole = tune(s.queue, "transpose", o);
+    REQUIRE(whole.classes.size() == 1);
+    const ParamMap fastest = whole.classes[0].best;
+    REQUIRE(fastest != shipped("4"));
+    // Every candidate built was marked before its build and closed by its record.
+    std::size_t started = 0;
+    for (const auto& j : test::cache_lines(o.cache_file)) started += j.contains("started") ? 1 : 0;
+    CHECK(started == cache_records(o.cache_file).size());
+    CHECK(started == whole.classes[0].tried);
+
+    // The file as a crash in the fastest's build leaves it: its mark, no record.
+    std::string text;
+    for (const auto& j : test::cache_lines(o.cache_file))
+      if (!(j.contains("params") && params_of(j) == fastest)) text += j.dump() + "\n";
+    detail::write_file_atomic(o.cache_file, text);
+
+    o.resume = true;
+    std::set<ParamMap> evaluated;
+    const detail::TuneFaultHook times = spread_times();
+    const detail::TuneFaultScope watch([&](const ParamMap& p) {
+      detail::TuneFault f = times(p);
+      f.on_evaluate = [&evaluated, p] { evaluated.insert(p); };
+      return f;
+    });
+    test::LogCapture logs;
+    const TuneResult r = tune(s.queue, "transpose", o);
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult& c = r.classes[0];
+    CHECK(evaluated.empty());  // the others from the cache, the fastest not tried again
+    CHECK(c.cached == c.tried);
+    CHECK(c.run_failed == 1);
+    const auto row = std::find_if(c.rows.begin(), c.rows.end(), [&](const TuneRow& x) { return x.params == fastest; });
+    REQUIRE(row != c.rows.end());
+    CHECK(row->status == CandidateStatus::RunFailed);
+    CHECK(row->message.find("the process ended while this candidate was built or run") != std::string::npos);
+    CHECK(c.best != fastest);
+    CHECK(logs.contains("1 candidate(s) of " + o.cache_file + " ended the process that built or ran them"));
+  }
+
   TEST_CASE("nothing is stored when no configuration beats the current one by more than min_gain") {
     TuneEnv env("no-gain");
     auto& s = test::session();

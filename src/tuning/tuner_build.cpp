@@ -24,6 +24,7 @@ ClassTuner::BatchBuild::BatchBuild(const ClassTuner& tuner, const std::vector<Pa
       compile_s(batch.size(), 0),
       built(batch.size(), 0),
       given_up(batch.size(), 0),
+      started(batch.size(), 0),
       ended(batch.size()),
       tuner_(tuner),
       batch_(batch),
@@ -52,6 +53,9 @@ void ClassTuner::BatchBuild::build_one(std::size_t i) {
   const bool skip =
       skip_rest_ || t.stopped() || cached_[i] != nullptr || (!reference && !whole_ && Clock::now() >= t.deadline_);
   if (!skip) {
+    // Closed by the candidate's record or an "ended" mark; left open by a crash (tuner_cache.hpp).
+    if (t.cache_.file != nullptr) t.cache_.file->mark(t.cache_.key, batch_[i], true);
+    started[i] = 1;
     const Configuration cfg = t.config_of(batch_[i]);
     const AddSeconds lap{compile_s[i]};  // the build's wall time
     const CompileGiveUpScope scope(&give_up_[i]);

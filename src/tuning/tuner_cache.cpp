@@ -78,6 +78,30 @@ bool parse_row(const nlohmann::json& j, TuneRow& row) {
   return row.status != CandidateStatus::Ok || row.ms > 0;
 }
 
+// A mark line ({"started": params} or {"ended": params}) into `open`; false for any other line.
+bool read_mark(const nlohmann::json& j, std::map<ParamMap, bool>& open) {
+  for (const char* name : {"started", "ended"}) {
+    const auto m = j.find(name);
+    if (m == j.end()) continue;
+    TuneRow row;
+    if (m->is_object() && parse_row(nlohmann::json{{"params", *m}, {"status", "run failed"}}, row))
+      open[row.params] = std::string(name) == "started";
+    return true;
+  }
+  return false;
+}
+
+// The row of a candidate whose build or run ended the process: failed, not tried again.
+TuneRow crashed_row(const ParamMap& params) {
+  TuneRow row;
+  row.params = params;
+  row.status = CandidateStatus::RunFailed;
+  row.message =
+      "the process ended while this candidate was built or run (an OpenCL compiler or driver crash, or a kill); "
+      "a resumed tune does not try it again";
+  return row;
+}
+
 // Each line of the text parsed as a JSON object (lines that do not parse are left out).
 std::vector<std::pair<std::string, nlohmann::json>> parse_lines(const std::string& text) {
   std::vector<std::pair<std::string, nlohmann::json>> out;
@@ -105,6 +129,7 @@ CacheKey tune_cache_key(const DeviceInfo& dev, const std::string& kernel, const 
 }
 
 void TuneCache::fail(const std::string& what) {
+  const std::lock_guard<std::mutex> lock(*mutex_);
   if (error_.empty()) {
     error_ = what;
     log(LogLevel::Warning, "tune: " + what + "; measurements are not cached from here on");
@@ -117,10 +142,12 @@ std::map<std::string, CachedRun> TuneCache::load(const std::set<std::string>& ke
   const auto text = read_file(path_);
   if (!text) return runs;
   std::size_t skipped = 0;
+  std::map<std::string, std::map<ParamMap, bool>> open;  // per key: a started mark not closed yet
   for (const auto& [line, j] : parse_lines(*text)) {
     const std::string key = j["key"].get<std::string>();
     if (keys.count(key) == 0) continue;
     CachedRun& run = runs[key];
+    if (read_mark(j, open[key])) continue;
     if (const auto h = j.find("run"); h != j.end()) {
       if (h->is_object() && h->contains("seed") && (*h)["seed"].is_number_unsigned()) {
         run.has_header = true;
@@ -129,13 +156,25 @@ std::map<std::string, CachedRun> TuneCache::load(const std::set<std::string>& ke
       continue;
     }
     TuneRow row;
-    if (parse_row(j, row))
+    if (parse_row(j, row)) {
+      open[key][row.params] = false;
       run.rows[row.params] = row;
-    else
+    } else {
       ++skipped;
+    }
   }
   if (skipped > 0)
     log(LogLevel::Info, "tune: " + std::to_string(skipped) + " incomplete records in " + path_ + " skipped");
+  std::size_t ended = 0;
+  for (const auto& [key, marks] : open)
+    for (const auto& [params, still_open] : marks)
+      if (still_open) {
+        runs[key].rows[params] = crashed_row(params);
+        ++ended;
+      }
+  if (ended > 0)
+    log(LogLevel::Warning, "tune: " + std::to_string(ended) + " candidate(s) of " + path_ +
+                               " ended the process that built or ran them; left out as failed");
   return runs;
 }
 
@@ -180,6 +219,11 @@ void TuneCache::append(const std::string& key, const TuneRow& row) {
   j["verify_s"] = row.verify_s;
   j["timing_s"] = row.timing_s;
   append_line(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+void TuneCache::mark(const std::string& key, const ParamMap& params, bool started) {
+  if (!enabled()) return;
+  append_line(nlohmann::json{{"key", key}, {started ? "started" : "ended", params}}.dump());
 }
 
 void TuneCache::append_line(const std::string& line) {

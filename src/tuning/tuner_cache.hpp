@@ -4,12 +4,18 @@
 // again. Lines: a run header {"key", "run": {"seed", "describe", "date"}} when a run starts, then
 // one record {"key", "params", "status", "ms", "error", "message"} per candidate ("checked" when
 // it was verified on the check sizes too; a candidate rejected there later is recorded again with
-// that status, and the latest record of a configuration counts). Each line is
-// one write() followed by fsync(); a line that does not parse (a write cut off by a crash) is
+// that status, and the latest record of a configuration counts). Before a candidate is built, a
+// mark {"key", "started": params} is appended; its record, or a mark {"key", "ended": params}
+// where it was built but not measured (a stop, the time, a compile given up), closes it. A mark
+// still open when the file is read is a candidate whose build or run ended the process (a
+// compiler or driver crash, or kill -9): a resumed run takes it as failed instead of trying it
+// again. Each line is one write() followed by fsync(); a line that does not parse (a write cut off by a crash) is
 // skipped when read, and the next append starts on a new line.
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -38,7 +44,10 @@ class TuneCache {
  public:
   /// path "": no cache (every call does nothing).
   explicit TuneCache(std::string path) : path_(std::move(path)) {}
-  bool enabled() const { return !path_.empty() && error_.empty(); }
+  bool enabled() const {
+    const std::lock_guard<std::mutex> lock(*mutex_);
+    return !path_.empty() && error_.empty();
+  }
   const std::string& path() const { return path_; }
   /// The first failure to read or write the file; the cache is off after it.
   const std::string& error() const { return error_; }
@@ -50,13 +59,16 @@ class TuneCache {
   void start_run(const CacheKey& key, std::uint64_t seed, bool keep);
   /// Appends the record of one evaluated candidate.
   void append(const std::string& key, const TuneRow& row);
+  /// Appends a mark: a candidate's build starts (started), or it ends without a record.
+  void mark(const std::string& key, const ParamMap& params, bool started);
 
  private:
   void append_line(const std::string& line);
   void fail(const std::string& what);
 
   std::string path_;
-  std::string error_;
+  std::string error_;  // under *mutex_: the build threads append marks
+  std::shared_ptr<std::mutex> mutex_ = std::make_shared<std::mutex>();
 };
 
 }  // namespace clforge::detail

@@ -222,6 +222,7 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, std::size_t 
   for (std::size_t i = 0; i < batch.size(); ++i) {
     r_.built_unmeasured += b.built[i] && !b.given_up[i] && cached[i] == nullptr && !measured[i] ? 1 : 0;
     r_.builds_given_up += b.given_up[i] ? 1 : 0;
+    if (b.started[i] && !measured[i] && cache_.file != nullptr) cache_.file->mark(cache_.key, batch[i], false);
   }
 }
 

@@ -346,6 +346,7 @@ class ClassTuner {
     std::vector<std::exception_ptr> errors;
     std::vector<double> compile_s;
     std::vector<char> built, given_up;
+    std::vector<char> started;  // its build began (marked in the tune cache)
     std::vector<Clock::time_point> ended;
 
    private:
