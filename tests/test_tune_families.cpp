@@ -163,23 +163,24 @@ TEST_SUITE("tune") {
   TEST_CASE("tune sgemm_route: the fastest route row is stored and changes the kernel a plan runs, not a batch's") {
     TuneEnv env("route");
     auto& s = test::session();
-    // The kernel a 64^3 plan runs (configurations(): sgemm_route first, then the kernels used).
-    auto kernel_of_64 = [&](std::size_t batch = 1) {
+    // The kernel an n^3 plan runs (configurations(): sgemm_route first, then the kernels used).
+    auto kernel_of = [&](std::size_t n, std::size_t batch) {
       SgemmDesc d;
-      d.m = d.n = d.k = 64;
-      d.batch = batch, d.a_stride = d.b_stride = d.c_stride = 64 * 64;
+      d.m = d.n = d.k = n;
+      d.batch = batch, d.a_stride = d.b_stride = d.c_stride = n * n;
       const SgemmPlan plan(s.queue, d);
       REQUIRE(plan.configurations().size() >= 2);
       return plan.configurations()[1].kernel;
     };
+    auto kernel_of_64 = [&] { return kernel_of(64, 1); };
     const ParamMap shipped_route = resolve_configuration("sgemm_route", "*", s.entry.info, Tuning{{}, false}).values;
     REQUIRE(shipped_route.at("SGEMM_DIRECT_MAX") >= 64);  // the shipped row runs 64^3 directly
     CHECK(kernel_of_64() == "sgemm_direct");
     // Strided batches resolve the route's "batch" variant: the tune measures none, so the "*" row
-    // it stores must leave their route as it was (here a row of the vendor's, direct at 64^3).
+    // it stores must leave their route as it was (here a row of the vendor's, direct at 32^3).
     const ParamMap batch_route = resolve_configuration("sgemm_route", "batch", s.entry.info).values;
-    REQUIRE(batch_route.at("SGEMM_DIRECT_MAX") >= 64);
-    CHECK(kernel_of_64(3) == "sgemm_direct");
+    REQUIRE(batch_route.at("SGEMM_DIRECT_MAX") >= 32);
+    CHECK(kernel_of(32, 3) == "sgemm_direct");
     TuneOptions o = test::tiny_space("64", {{"SGEMM_DIRECT_MAX", {0, shipped_route.at("SGEMM_DIRECT_MAX")}},
                                             {"SGEMM_TILED", {shipped_route.at("SGEMM_TILED")}},
                                             {"SGEMM_SPLITK", {0}},
@@ -199,7 +200,7 @@ TEST_SUITE("tune") {
     CHECK(resolve_configuration("sgemm_route", "*", s.entry.info).values.at("SGEMM_DIRECT_MAX") == 0);
     CHECK(kernel_of_64() == "sgemm_xgemm");
     CHECK(resolve_configuration("sgemm_route", "batch", s.entry.info).values == batch_route);
-    CHECK(kernel_of_64(3) == "sgemm_direct");
+    CHECK(kernel_of(32, 3) == "sgemm_direct");
   }
 
   TEST_CASE("tune sgemm_direct: a strided batch is stored under its batch variant and used by batched plans") {
