@@ -51,15 +51,22 @@ const char* const kStatuses[] = {"ok", "rejected", "build failed", "run failed"}
 const CandidateStatus kStatusValues[] = {CandidateStatus::Ok, CandidateStatus::Rejected, CandidateStatus::BuildFailed,
                                          CandidateStatus::RunFailed};
 
+// A configuration {"NAME": integer, ...}, or false.
+bool parse_params(const nlohmann::json& j, ParamMap& params) {
+  if (!j.is_object()) return false;
+  for (const auto& [name, value] : j.items()) {
+    if (!value.is_number_integer()) return false;
+    params[name] = value.get<int>();
+  }
+  return true;
+}
+
 // A record's row, or false when the line is not a complete record.
 bool parse_row(const nlohmann::json& j, TuneRow& row) {
   const auto params = j.find("params");
   const auto status = j.find("status");
-  if (params == j.end() || !params->is_object() || status == j.end() || !status->is_string()) return false;
-  for (const auto& [name, value] : params->items()) {
-    if (!value.is_number_integer()) return false;
-    row.params[name] = value.get<int>();
-  }
+  if (params == j.end() || status == j.end() || !status->is_string() || !parse_params(*params, row.params))
+    return false;
   bool known = false;
   for (std::size_t i = 0; i < 4; ++i)
     if (*status == kStatuses[i]) {
@@ -83,9 +90,7 @@ bool read_mark(const nlohmann::json& j, std::map<ParamMap, bool>& open) {
   for (const char* name : {"started", "ended"}) {
     const auto m = j.find(name);
     if (m == j.end()) continue;
-    TuneRow row;
-    if (m->is_object() && parse_row(nlohmann::json{{"params", *m}, {"status", "run failed"}}, row))
-      open[row.params] = std::string(name) == "started";
+    if (ParamMap params; parse_params(*m, params)) open[params] = std::string(name) == "started";
     return true;
   }
   return false;

@@ -9,8 +9,8 @@
 // where it was built but not measured (a stop, the time, a compile given up), closes it. A mark
 // still open when the file is read is a candidate whose build or run ended the process (a
 // compiler or driver crash, or kill -9): a resumed run takes it as failed instead of trying it
-// again. Each line is one write() followed by fsync(); a line that does not parse (a write cut off by a crash) is
-// skipped when read, and the next append starts on a new line.
+// again. Each line is one write() followed by fsync(); a line that does not parse (a write cut
+// off by a crash) is skipped when read, and the next append starts on a new line.
 #pragma once
 #include <cstdint>
 #include <map>

@@ -51,7 +51,7 @@ TuneRow ClassTuner::evaluate(const ParamMap& p, const TuneFault& fault, const st
   TuneRow row;
   row.params = p;
   // Names the candidate should its run end the process (a driver crash; tuner_cache.hpp).
-  log(LogLevel::Debug, "tune: evaluating " + spec_.name + " " + describe_params(p));
+  if (log_enabled(LogLevel::Debug)) log(LogLevel::Debug, "tune: evaluating " + spec_.name + " " + describe_params(p));
   guarded(p, row, [&] {
     if (build_error) std::rethrow_exception(build_error);
     if (!verify(p, fault, row, check)) {
