@@ -5,10 +5,12 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <functional>
 #include <limits>
 #include <thread>
 
 #include "runtime/host_io.hpp"
+#include "runtime/launch.hpp"
 #include "runtime/program_cache.hpp"
 #include "sgemm/sgemm_internal.hpp"
 #include "tests/sgemm_support.hpp"
@@ -262,7 +264,8 @@ TEST_SUITE("sgemm") {
         {"sgemm_direct",
          {&detail::kSgemmDirect[0][0], &detail::kSgemmDirect[0][1], &detail::kSgemmDirect[1][0],
           &detail::kSgemmDirect[1][1]}},
-        {"sgemm_pack", {&detail::kSgemmPackCopy, &detail::kSgemmPackTrans, &detail::kSgemmSumScale}}};
+        {"sgemm_pack",
+         {&detail::kSgemmPackCopy, &detail::kSgemmPackTrans, &detail::kSgemmPackPair, &detail::kSgemmSumScale}}};
     for (const Family& f : families) {
       const Configuration cfg = resolve_configuration(f.spec, "*", s.entry.info, Tuning{{}, false});
       const cl::Program program = detail::get_program(qc, detail::kernel_spec(f.spec), cfg, "-cl-kernel-arg-info");
@@ -330,6 +333,40 @@ TEST_SUITE("sgemm") {
         CAPTURE(kernel);
         CHECK_NOTHROW(detail::get_program(qc, detail::kernel_spec(kernel), cfg, "-DCLF_LONG_INDEX=1"));
       }
+  }
+
+  TEST_CASE("SgemmPlan: a call that packs both operands packs them in one launch, one operand in its own") {
+    auto& s = test::session();
+    // The kernels one call launches, in order.
+    const auto launched = [&](const std::function<void()>& call) {
+      std::vector<detail::RecordedLaunch> launches;
+      {
+        detail::LaunchRecorder recorder;
+        call();
+        launches = recorder.launches();
+      }
+      std::vector<std::string> names;
+      for (const auto& l : launches) names.emplace_back(l.kernel.getInfo<CL_KERNEL_FUNCTION_NAME>().c_str());
+      return names;
+    };
+    Case c;
+    c.m = 67, c.n = 45, c.k = 70;  // no tile multiples: both packed
+    const SgemmPlan both(s.queue, desc_of(c), small_tiles());
+    const std::size_t bytes = 4 * 67 * 70 + 4 * 70 * 64;
+    const cl::Buffer a = detail::device_buffer(s.context, CL_MEM_READ_WRITE, bytes, "test");
+    const cl::Buffer b = detail::device_buffer(s.context, CL_MEM_READ_WRITE, bytes, "test");
+    const cl::Buffer out = detail::device_buffer(s.context, CL_MEM_READ_WRITE, bytes, "test");
+    CHECK(launched([&] { both.enqueue(s.queue, a, b, out); }) ==
+          std::vector<std::string>{"sgemm_pack_pair", "sgemm_xgemm"});
+    const cl::Buffer packed = detail::device_buffer(s.context, CL_MEM_READ_WRITE, both.packed_a_bytes(), "test");
+    CHECK(launched([&] { both.pack_a(s.queue, a, packed); }) == std::vector<std::string>{"sgemm_pack_copy"});
+    CHECK(launched([&] { both.enqueue_packed_a(s.queue, packed, b, out); }) ==
+          std::vector<std::string>{"sgemm_pack_trans", "sgemm_xgemm"});
+    c.m = 64, c.k = 64;  // A in place (tile multiples, not transposed)
+    const SgemmPlan one(s.queue, desc_of(c), small_tiles());
+    CHECK(launched([&] { one.enqueue(s.queue, a, b, out); }) ==
+          std::vector<std::string>{"sgemm_pack_trans", "sgemm_xgemm"});
+    s.queue.finish();
   }
 
   TEST_CASE("SgemmPlan: A packed once serves later calls, bitwise as the plan's own packing") {

@@ -257,6 +257,39 @@ TEST_SUITE("sgemm") {
     CHECK(sgemm_problem(c, forced(detail::SgemmPath::Xgemm, in_place), seed++) == "");
   }
 
+  TEST_CASE("packs through the local tile (PACK_VW 1): partial tiles of both operands, every transpose, batches") {
+    // One launch packs both operands (sgemm_pack_pair), each turned through the local tile or
+    // copied. C tiles of 64 x 8 pad m to 128 and n = 100 and 69 to 104 and 72: B's last packing
+    // tile of 16 columns reaches past its padded width; tiles of 8 x 64 do so to A. Every
+    // transpose pair turns one operand, the other or both; a strided batch with B broadcast packs
+    // its one B in the first group only.
+    std::uint64_t seed = test::seed() + 61000;
+    const ParamMap wide_m = {
+        {"MWG", 64}, {"NWG", 8},   {"KWG", 32},   {"MDIMC", 4},  {"NDIMC", 8},      {"MDIMA", 4},    {"NDIMB", 8},
+        {"KWI", 1},  {"VWM", 8},   {"VWN", 1},    {"STRM", 1},   {"STRN", 0},       {"SA", 0},       {"SB", 1},
+        {"DBUF", 0}, {"PANEL", 0}, {"KBLOCK", 0}, {"NVRREG", 0}, {"PACK_TILE", 16}, {"PACK_WPT", 4}, {"PACK_VW", 1}};
+    ParamMap wide_n = wide_m;
+    wide_n["MWG"] = 8, wide_n["NWG"] = 64, wide_n["MDIMC"] = 8, wide_n["NDIMC"] = 4, wide_n["VWM"] = 1;
+    const std::size_t sizes[][3] = {{100, 100, 100}, {97, 69, 67}};
+    for (const ParamMap* tiles : {&wide_m, static_cast<const ParamMap*>(&wide_n)})
+      for (const auto& mnk : sizes)
+        for (int t = 0; t < 4; ++t) {
+          Case c;
+          c.ta = t & 1 ? Transpose::Yes : Transpose::No;
+          c.tb = t & 2 ? Transpose::Yes : Transpose::No;
+          c.m = mnk[0], c.n = mnk[1], c.k = mnk[2];
+          c.alpha = 0.75f, c.beta = t == 3 ? 0.0f : -1.5f;
+          c.off_a = 2, c.pad_b = 3;
+          c.batch = t == 1 ? 3 : 1, c.broadcast_b = t == 1, c.gap = 4;
+          CAPTURE(t);
+          CAPTURE(c.m);
+          CAPTURE(tiles->at("MWG"));
+          const SgemmPlan plan(test::session().queue, desc_of(c), forced(detail::SgemmPath::Xgemm, *tiles));
+          CHECK(plan.configurations().back().values.at("PACK_VW") == 1);
+          CHECK(sgemm_problem(c, forced(detail::SgemmPath::Xgemm, *tiles), seed++) == "");
+        }
+  }
+
   TEST_CASE("register-block packs (PACK_VW 2, 4, 8): whole and partial blocks, narrow panels, rows, batches") {
     // Each work-item of the packing kernels moves a PACK_VW x PACK_VW block as vectors (turned
     // in registers by sgemm_pack_trans), element by element where the block reaches past an

@@ -137,6 +137,7 @@ extern const KernelSignature kSgemmStream;
 extern const KernelSignature kSgemmDirect[2][2];
 extern const KernelSignature kSgemmPackCopy;
 extern const KernelSignature kSgemmPackTrans;
+extern const KernelSignature kSgemmPackPair;
 extern const KernelSignature kSgemmSumScale;
 
 /// What the library itself does with a plan beyond its public interface.

@@ -2,11 +2,12 @@
 // by name (the signatures below, checked against the compiled kernels by a test), and the tiled
 // paths' small graph of launches with the launches each one waits for:
 //
-//   start (wait list + workspace's last use) --> pack A --+
-//                                            \-> pack B --+--> multiply --> (split k) sum into C
+//   start (wait list + workspace's last use) --> pack A and B --> multiply --> (split k) sum into C
 //
-// The two packs wait for nothing but the start, so an out-of-order queue may run them at once;
-// the execution gives the workspace back with the last command that touches it.
+// A group of products that packs both operands packs them in one launch (sgemm_pack_pair: on the
+// H200 each launch of a call costs about 7 us between kernels); one that packs one operand, or a
+// plan's pack_a(), launches that operand's kernel. The execution gives the workspace back with
+// the last command that touches it.
 #include <algorithm>
 #include <vector>
 
@@ -40,6 +41,10 @@ const KernelSignature kSgemmDirect[2][2] = {{{"sgemm_direct_nn", kDirectArgs}, {
                                             {{"sgemm_direct_tn", kDirectArgs}, {"sgemm_direct_tt", kDirectArgs}}};
 const KernelSignature kSgemmPackCopy{"sgemm_pack_copy", kPackArgs};
 const KernelSignature kSgemmPackTrans{"sgemm_pack_trans", kPackArgs};
+const KernelSignature kSgemmPackPair{
+    "sgemm_pack_pair", {"K",     "Kp",    "dst",   "zt",    "zt_on",   "a_tiles", "a_n",     "a_tr",   "a_X",  "a_Xp",
+                        "a_src", "a_off", "a_ld",  "a_z",   "a_zt_at", "a_doff",  "a_pw",    "a_dz",   "b_n",  "b_tr",
+                        "b_X",   "b_Xp",  "b_src", "b_off", "b_ld",    "b_z",     "b_zt_at", "b_doff", "b_pw", "b_dz"}};
 const KernelSignature kSgemmSumScale{
     "sgemm_sum_scale",
     {"M", "N", "S", "w", "w_off", "w_ld", "w_split", "beta", "c", "c_off", "c_ld", "c_z", "zt", "zt_at", "zt_on"}};
@@ -167,26 +172,71 @@ struct Group {
   std::size_t z0, count;
 };
 
-// Packs the internal A of the group's products (A is copied when not transposed: its rows are
-// k-major already), after `after`; a broadcast A (stride 0) is one matrix.
+// The internal A of the group's products as a packing kernel reads it (A is copied when not
+// transposed: its rows are k-major already), and the same of B (copied when transposed).
+PackSource source_a(const SgemmPlan::Impl& p, const Group& g) {
+  return {p.a_off + g.z0 * p.a_z, p.a_ld, p.a_z, p.m, p.mp, g.z0, 0};
+}
+PackSource source_b(const SgemmPlan::Impl& p, const Group& g) {
+  return {p.b_off + g.z0 * p.b_z, p.b_ld, p.b_z, p.n, p.np, g.z0, 1};
+}
+
+// Packs the internal A of the group's products, after `after`; a broadcast A (stride 0) is one
+// matrix.
 Step launch_pack_a(Execution& x, const SgemmPlan::Impl& p, const cl::Buffer& a, const cl::Buffer& dst, const Group& g,
                    const Deps& after) {
   const KernelSignature& s = p.ta ? kSgemmPackTrans : kSgemmPackCopy;
   cl::Kernel k = get_kernel(p.pack, s.kernel);  // this thread's kernel object
-  bind_pack(k, p, s, a, {p.a_off + g.z0 * p.a_z, p.a_ld, p.a_z, p.m, p.mp, g.z0, 0}, p.panel ? p.mt : 0, dst, 0,
-            p.a_elems);
+  bind_pack(k, p, s, a, source_a(p, g), p.panel ? p.mt : 0, dst, 0, p.a_elems);
   return x.launch(k, with_z(p.pack_a_global, p.a_each() ? g.count : 1), p.pack_local, after, false,
                   "pack A");  // the tag tells the packs apart
 }
 
-// Packs the internal B of the group's products at dst_off of dst (B is copied when transposed).
+// Packs the internal B of the group's products at dst_off of dst.
 Step launch_pack_b(Execution& x, const SgemmPlan::Impl& p, const cl::Buffer& b, const cl::Buffer& dst,
                    std::size_t dst_off, const Group& g, const Deps& after) {
   const KernelSignature& s = p.tb ? kSgemmPackCopy : kSgemmPackTrans;
   cl::Kernel k = get_kernel(p.pack, s.kernel);
-  bind_pack(k, p, s, b, {p.b_off + g.z0 * p.b_z, p.b_ld, p.b_z, p.n, p.np, g.z0, 1}, p.panel ? p.nt : 0, dst, dst_off,
-            p.b_elems);
+  bind_pack(k, p, s, b, source_b(p, g), p.panel ? p.nt : 0, dst, dst_off, p.b_elems);
   return x.launch(k, with_z(p.pack_b_global, p.b_each() ? g.count : 1), p.pack_local, after, false, "pack B");
+}
+
+// Packs both internal operands of the group's products in one launch: A at 0 of dst, B at
+// dst_off (sgemm_pack_pair; each operand as launch_pack_a and launch_pack_b would).
+Step launch_pack_pair(Execution& x, const SgemmPlan::Impl& p, const cl::Buffer& a, const cl::Buffer& b,
+                      const cl::Buffer& dst, std::size_t dst_off, const Group& g, const Deps& after) {
+  cl::Kernel k = get_kernel(p.pack, kSgemmPackPair.kernel);
+  Args args(k, kSgemmPackPair, p.long_index);
+  const std::size_t tile = p.pack_local.get()[0];
+  const std::size_t a_n = p.a_each() ? g.count : 1, b_n = p.b_each() ? g.count : 1;
+  const auto side = [&](const std::string& o, const PackSource& from, bool turned, const cl::Buffer& src, std::size_t n,
+                        std::size_t pw, std::size_t doff, std::size_t dz) {
+    const auto name = [&](const char* field) { return o + field; };
+    args.i32(name("_n").c_str(), static_cast<long long>(n))
+        .i32(name("_tr").c_str(), turned ? 1 : 0)
+        .i32(name("_X").c_str(), static_cast<long long>(from.x))
+        .i32(name("_Xp").c_str(), static_cast<long long>(from.xp))
+        .buffer(name("_src").c_str(), src)
+        .index(name("_off").c_str(), from.off)
+        .index(name("_ld").c_str(), from.ld)
+        .index(name("_z").c_str(), from.z)
+        .index(name("_zt_at").c_str(), p.table ? 3 * from.z0 + from.col : 0)
+        .index(name("_doff").c_str(), doff)
+        .i32(name("_pw").c_str(), static_cast<long long>(pw))
+        .index(name("_dz").c_str(), dz);
+  };
+  args.i32("K", static_cast<long long>(p.k))
+      .i32("Kp", static_cast<long long>(p.kp))
+      .buffer("dst", dst)
+      .buffer("zt", p.table ? p.zt : a)
+      .i32("zt_on", p.table ? 1 : 0)
+      .i32("a_tiles", static_cast<long long>(ceil_div(p.mp, tile)));
+  side("a", source_a(p, g), p.ta, a, a_n, p.panel ? p.mt : 0, 0, p.a_elems);
+  side("b", source_b(p, g), !p.tb, b, b_n, p.panel ? p.nt : 0, dst_off, p.b_elems);
+  args.finish();
+  const cl::NDRange global(p.pack_a_global.get()[0] + p.pack_b_global.get()[0], p.pack_a_global.get()[1],
+                           std::max(a_n, b_n));
+  return x.launch(k, global, p.pack_local, after, false, "pack A and B");
 }
 
 // Binds the multiply's launch `block`. Its output is C, or (split k) the slices: alpha times
@@ -261,14 +311,15 @@ Step run_group(Execution& x, const SgemmPlan::Impl& p, const Tiled& t, const Gro
       {},
       g.z0};
   Deps ready;  // what the multiply waits for
-  if (packs_a) {
-    if (first || p.a_each()) ready.add(launch_pack_a(x, p, *t.a, *t.ws, g, after));
-    o.a = {t.ws, 0, p.panel ? p.mt : p.mp, p.a_each() ? p.a_elems : 0};
-  }
-  if (p.pack_b) {
-    if (first || p.b_each()) ready.add(launch_pack_b(x, p, *t.b, *t.ws, t.b_at, g, after));
-    o.b = {t.ws, t.b_at, p.panel ? p.nt : p.np, p.b_each() ? p.b_elems : 0};
-  }
+  const bool a_now = packs_a && (first || p.a_each()), b_now = p.pack_b && (first || p.b_each());
+  if (a_now && b_now)
+    ready.add(launch_pack_pair(x, p, *t.a, *t.b, *t.ws, t.b_at, g, after));
+  else if (a_now)
+    ready.add(launch_pack_a(x, p, *t.a, *t.ws, g, after));
+  else if (b_now)
+    ready.add(launch_pack_b(x, p, *t.b, *t.ws, t.b_at, g, after));
+  if (packs_a) o.a = {t.ws, 0, p.panel ? p.mt : p.mp, p.a_each() ? p.a_elems : 0};
+  if (p.pack_b) o.b = {t.ws, t.b_at, p.panel ? p.nt : p.np, p.b_each() ? p.b_elems : 0};
   if (!packs_a || !p.pack_b) ready.add(Execution::kStart);  // an operand read in place
   if (!first) ready.add(prev);
   const bool split = p.slices > 1;
@@ -327,11 +378,10 @@ void SgemmPlan::Impl::pack_a_into(cl::CommandQueue& queue, const cl::Buffer& a, 
   x.finish();
 }
 
-// The packs (each after the call's start: an out-of-order queue may run them at once), the
-// multiply after them (and after the start when it reads an operand in place), then the split-k
-// sum. A packed by the caller (pack_a_into) is read from packed_a and takes no room in the
-// workspace: B and the slices move down. A batch runs in groups of zchunk products that reuse
-// the workspace, each group's packs after the multiply of the group before.
+// The packs (after the call's start), the multiply after them (and after the start when it reads an operand in place),
+// then the split-k sum. A packed by the caller (pack_a_into) is read from packed_a and takes no room in the workspace:
+// B and the slices move down. A batch runs in groups of zchunk products that reuse the workspace, each group's packs
+// after the multiply of the group before.
 void SgemmPlan::Impl::run_tiled(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
                                 const EventList& wait, cl::Event* event, const cl::Buffer* packed_a) const {
   using namespace detail;

@@ -303,7 +303,7 @@ std::shared_ptr<const SgemmPlan::Impl> build(const QueueContext& qc, const Check
       get_kernel(im->program, im->sig->kernel);
       if (uses_pack) {
         im->pack = get_program(qc, kernel_spec("sgemm_pack"), ps.cfg, index_option(im->long_index));
-        for (const KernelSignature* s : {&kSgemmPackCopy, &kSgemmPackTrans, &kSgemmSumScale})
+        for (const KernelSignature* s : {&kSgemmPackCopy, &kSgemmPackTrans, &kSgemmPackPair, &kSgemmSumScale})
           get_kernel(im->pack, s->kernel);
       }
       break;
