@@ -7,6 +7,7 @@
 #include <atomic>
 #include <functional>
 #include <limits>
+#include <set>
 #include <thread>
 
 #include "runtime/host_io.hpp"
@@ -320,6 +321,46 @@ TEST_SUITE("sgemm") {
     CHECK(sgemm_problem(k, Tuning{force(detail::SgemmPath::Xgemm), true}, test::seed() + 110000) == "");
     CHECK(cache_stats().compiles == before.compiles);
     CHECK(cache_stats().disk_hits == before.disk_hits);
+  }
+
+  TEST_CASE("clforge tune sgemm measures each kernel once: parameters the kernel or its compiler ignores") {
+    auto& s = test::session();
+    test::ScopedEnv user_dir("CLFORGE_USER_TUNING_DIR", test::temp_dir("sgemm-tune-canonical"));
+    TuneOptions o;
+    o.sizes = {"96x80x64:NT"};
+    o.compile_threads = 1;
+    o.min_reps = 2, o.max_reps = 2, o.min_time_ms = 0;
+    o.store = false;
+    // The CPU row stages neither tile (SA = SB = 0: the loaders' shapes MDIMA, NDIMB unread), has
+    // one work-item per work-group (MDIMC = 1: STRM changes no index), and the register cap
+    // reaches NVIDIA's compiler only: of these 32 configurations, 2 kernels (KWI) elsewhere and 4
+    // there.
+    for (const auto& [name, value] : vendor_row(VendorClass::CPU, "sgemm_xgemm")) o.param_values[name] = {value};
+    REQUIRE(o.param_values.at("SA") == std::vector<int>{0});
+    REQUIRE(o.param_values.at("MDIMC") == std::vector<int>{1});
+    o.param_values["KWI"] = {4, 8};
+    o.param_values["MDIMA"] = {1, 2};
+    o.param_values["NDIMB"] = {1, 2};
+    o.param_values["STRM"] = {0, 1};
+    o.param_values["NVRREG"] = {0, 96};
+    const bool nvidia = s.entry.info.platform_name.find("NVIDIA CUDA") != std::string::npos;
+    const std::size_t kernels = nvidia ? 4 : 2;
+    const TuneResult r = tune(s.queue, "sgemm", o);
+    REQUIRE(r.classes.size() == 1);
+    const TuneClassResult& c = r.classes[0];
+    CHECK(c.space == 32);
+    CHECK(c.candidates == kernels);
+    // Measured: the references (default, current) and at most one configuration per kernel.
+    std::set<std::vector<int>> built;
+    std::size_t searched = 0;
+    for (const TuneRow& row : c.rows) {
+      if (row.is_default || row.is_current) continue;
+      ++searched;
+      built.insert({row.params.at("KWI"), nvidia ? row.params.at("NVRREG") : 0});
+    }
+    CAPTURE(searched);
+    CHECK(searched == built.size());
+    CHECK(searched <= kernels);
   }
 
   TEST_CASE("every sgemm program also builds with 64-bit indexing (-DCLF_LONG_INDEX=1)") {

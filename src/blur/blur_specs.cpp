@@ -176,7 +176,7 @@ KernelSpec blur_separable_spec() {
   // fit and the pass falls back to global-memory taps).
   // The fused kernel reads its row taps from global memory and uses neither the row pass's
   // work-group nor its vector width (they stay for images whose fused tile does not fit).
-  s.canonical = [](const ParamMap& p) {
+  s.canonical = [](const ParamMap& p, const DeviceInfo&) {
     ParamMap q = p;
     if (q.at("BLUR_S_FUSED")) {
       q["BLUR_S_LOCAL"] = 0;

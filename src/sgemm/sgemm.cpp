@@ -52,11 +52,15 @@ std::string sgemm_direct_variant(std::size_t m, std::size_t n, std::size_t batch
   return edge <= 16 ? "batch16" : edge <= 32 ? "batch32" : "batch";
 }
 
+bool sgemm_register_cap_applies(const DeviceInfo& device) {
+  return device.platform_name.find("NVIDIA CUDA") != std::string::npos;
+}
+
 std::string sgemm_extra_options(const DeviceInfo& device, const std::string& family, const Configuration& cfg,
                                 bool long_index) {
   std::string extra = long_index ? "-DCLF_LONG_INDEX=1" : "";
   // NVIDIA's compiler takes a register cap; other platforms would reject the option.
-  if (family == "sgemm_xgemm" && cfg.at("NVRREG") > 0 && device.platform_name.find("NVIDIA CUDA") != std::string::npos)
+  if (family == "sgemm_xgemm" && cfg.at("NVRREG") > 0 && sgemm_register_cap_applies(device))
     extra += (extra.empty() ? "" : " ") + std::string("-cl-nv-maxrregcount=") + std::to_string(cfg.at("NVRREG"));
   return extra;
 }

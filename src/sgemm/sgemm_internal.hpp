@@ -75,6 +75,9 @@ inline std::string sgemm_route_variant(std::size_t batch) { return batch > 1 ? "
 /// SGEMM_SPLIT_WAVES work-groups, at most SGEMM_SPLITK, at least one k tile each.
 std::size_t sgemm_k_slices(const DeviceInfo& device, std::size_t m, std::size_t n, std::size_t k, const Tuning& tuning);
 
+/// Whether sgemm_xgemm's NVRREG reaches the device's compiler (-cl-nv-maxrregcount: NVIDIA's
+/// OpenCL); elsewhere every value builds the same kernel.
+bool sgemm_register_cap_applies(const DeviceInfo& device);
 /// Compiler options the launcher adds to a family's program besides the parameters: 64-bit
 /// indexing when needed and, for sgemm_xgemm on NVIDIA's OpenCL, the register cap NVRREG.
 std::string sgemm_extra_options(const DeviceInfo& device, const std::string& family, const Configuration& cfg,

@@ -5,6 +5,7 @@
 // Tuning can carry overrides for all of them.
 #include <algorithm>
 
+#include "sgemm/sgemm_internal.hpp"
 #include "tuning/spec.hpp"
 
 namespace clforge::detail {
@@ -89,6 +90,18 @@ KernelSpec sgemm_xgemm_spec() {
     const std::uint64_t tile = (p.at("SA") ? p.at("MWG") : 0) + (p.at("SB") ? p.at("NWG") : 0);
     r.local_mem_bytes = tile * p.at("KWG") * 4 * (1 + p.at("DBUF"));
     return r;
+  };
+  // Parameters the kernel reads only under others: the loaders' shapes only with their tile staged
+  // (SA, SB), a work-item's vector strides only where it holds several vectors along that side
+  // (STRM, STRN); the register cap only on NVIDIA's compiler.
+  s.canonical = [](const ParamMap& p, const DeviceInfo& device) {
+    ParamMap q = p;
+    if (!q.at("SA")) q["MDIMA"] = 1;
+    if (!q.at("SB")) q["NDIMB"] = 1;
+    if (q.at("MWG") / (q.at("MDIMC") * q.at("VWM")) <= 1 || q.at("MDIMC") == 1) q["STRM"] = 0;
+    if (q.at("NWG") / (q.at("NDIMC") * q.at("VWN")) <= 1 || q.at("NDIMC") == 1) q["STRN"] = 0;
+    if (!sgemm_register_cap_applies(device)) q["NVRREG"] = 0;
+    return q;
   };
   // Single buffering first, then two small generic configurations.
   s.shrink = [](const ParamMap& p, const std::string&) -> std::optional<ParamMap> {
@@ -261,7 +274,7 @@ KernelSpec sgemm_route_spec() {
   };
   s.check = [](const ParamMap&, const std::string&) -> std::string { return {}; };
   // Without k splits the waves they aim for do not matter: the tuner searches one of them.
-  s.canonical = [](const ParamMap& p) {
+  s.canonical = [](const ParamMap& p, const DeviceInfo&) {
     ParamMap q = p;
     if (q.count("SGEMM_SPLITK") && q.at("SGEMM_SPLITK") == 0) q["SGEMM_SPLIT_WAVES"] = 1;
     return q;

@@ -40,7 +40,7 @@ KernelSpec transpose_spec() {
   // Two work-group orders: the diagonal mapping, when on, takes precedence over the band
   // swizzle (a user who turns TRA_DIAG on over a database row with a swizzle gets the diagonal).
   // Non-temporal stores exist only in the register-block path.
-  s.canonical = [](const ParamMap& p) {
+  s.canonical = [](const ParamMap& p, const DeviceInfo&) {
     ParamMap q = p;
     if (q.at("TRA_DIAG")) q["TRA_SWZ"] = 0;
     if (q.at("TRA_LOCAL")) q["TRA_NT"] = 0;  // the local-tile path has plain stores

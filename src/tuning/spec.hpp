@@ -35,10 +35,10 @@ struct KernelSpec {
   /// A configuration one step smaller (local-memory halving, smaller tile or work-group),
   /// or nullopt when there is none. Used when a database value does not fit the device.
   std::function<std::optional<ParamMap>(const ParamMap&, const std::string& variant)> shrink;
-  /// Optional: the representative of the configurations that build the same kernel (a
-  /// parameter that another one overrides set to its default), with the same parameter names.
-  /// The tuner searches representatives only.
-  std::function<ParamMap(const ParamMap&)> canonical;
+  /// Optional: the representative of the configurations that build the same kernel on `device`
+  /// (a parameter that another one overrides, or that the device's compiler ignores, set to a
+  /// fixed value), with the same parameter names. The tuner searches representatives only.
+  std::function<ParamMap(const ParamMap&, const DeviceInfo& device)> canonical;
   /// Variants a database may name besides "*" (e.g. element sizes); empty: any string.
   std::vector<std::string> variants;
 

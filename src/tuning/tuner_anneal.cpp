@@ -36,14 +36,13 @@ void ClassTuner::anneal(const Space& space) {
       for (int v : next) {
         ParamMap q = current;
         q[space.names[i]] = v;
-        if (!visited_.count(q) && (valid_.contains(q) || (space.sampled && space.admissible(q))))
-          neighbours.push_back(q);
+        if (!visited(q) && (valid_.contains(q) || (space.sampled && space.admissible(q)))) neighbours.push_back(q);
       }
     }
     if (neighbours.empty()) {  // a local dead end: restart from an unvisited candidate
       std::vector<ParamMap> rest;
       for (std::size_t i = 0; i < space.candidates.size(); ++i)
-        if (ParamMap c = space.candidate(i); !visited_.count(c)) rest.push_back(std::move(c));
+        if (ParamMap c = space.candidate(i); !visited(c)) rest.push_back(std::move(c));
       if (rest.empty()) break;
       neighbours.push_back(rest[std::uniform_int_distribution<std::size_t>(0, rest.size() - 1)(rng_)]);
       current_ms = 0;  // accept the restart point whatever its time

@@ -98,7 +98,7 @@ bool ClassTuner::run(const Space& space) {
     }
   }
   evaluate_batch(first, references.size(), true);
-  for (const auto& p : references) visited_.insert(p);
+  for (const auto& p : references) visit(p);
   if (strategy_ != TuneStrategy::Exhaustive) evaluate_seeds(space);
 
   if (strategy_ == TuneStrategy::Anneal) {
@@ -141,13 +141,19 @@ void ClassTuner::make_instances() {
   r_.compile_threads = threads_;
 }
 
+bool ClassTuner::visited(const ParamMap& p) const {
+  return visited_.count(spec_.canonical ? spec_.canonical(p, *qc_.info) : p) > 0;
+}
+
+void ClassTuner::visit(const ParamMap& p) { visited_.insert(spec_.canonical ? spec_.canonical(p, *qc_.info) : p); }
+
 std::size_t ClassTuner::evaluate_in_order(const std::vector<ParamMap>& order, bool until_moved) {
   std::size_t next = 0;
   const double start_ms = r_.has_best ? r_.best_ms : 0;
   while (next < order.size() && may_start_batch()) {
     std::vector<ParamMap> batch;
     for (const std::size_t n = std::min<std::size_t>(threads_, left()); next < order.size() && batch.size() < n; ++next)
-      if (!visited_.count(order[next])) batch.push_back(order[next]);
+      if (!visited(order[next])) batch.push_back(order[next]);
     if (!batch.empty()) evaluate_batch(batch, 0);
     if (until_moved && r_.has_best && r_.best_ms < kStarMove * start_ms) break;
   }
@@ -191,7 +197,7 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, std::size_t 
     const auto grace_until = built_at + (built_at - batch_start);
     TuneRow row;
     if (b.given_up[i]) {  // not measured, not tried again
-      visited_.insert(batch[i]);
+      visit(batch[i]);
       continue;
     }
     if (cached[i] != nullptr) {  // costs no time: only a stop or the budget ends it
@@ -213,7 +219,7 @@ void ClassTuner::evaluate_batch(const std::vector<ParamMap>& batch, std::size_t 
       if (cache_.file != nullptr) cache_.file->append(cache_.key, row);
     }
     measured[i] = 1;
-    visited_.insert(batch[i]);
+    visit(batch[i]);
     row.is_default = row.params == r_.default_params;
     row.is_current = row.params == r_.current_params;
     record(row);

@@ -13,7 +13,7 @@ namespace clforge::detail {
 
 void ClassTuner::evaluate_seeds(const Space& space) {
   const auto add = [&](std::vector<ParamMap>& seeds, ParamMap p) {
-    if (!visited_.count(p) && space_holds(space, p) && std::find(seeds.begin(), seeds.end(), p) == seeds.end())
+    if (!visited(p) && space_holds(space, p) && std::find(seeds.begin(), seeds.end(), p) == seeds.end())
       seeds.push_back(std::move(p));
   };
   std::vector<ParamMap> seeds;
@@ -75,7 +75,7 @@ void ClassTuner::climb(const Space& space, ParamMap centre, double centre_ms, St
     Star next;  // the leads, of no unit, then the star
     for (std::optional<ParamMap> p :
          {pattern_step(space, centre, best), combined_step(space, centre, centre_ms, tried, best)})
-      if (p && !visited_.count(*p) && std::find(next.points.begin(), next.points.end(), *p) == next.points.end()) {
+      if (p && !visited(*p) && std::find(next.points.begin(), next.points.end(), *p) == next.points.end()) {
         next.points.push_back(std::move(*p));
         next.unit.push_back(Star::kNone);
       }
@@ -131,7 +131,7 @@ ClassTuner::Star ClassTuner::star_steps(const Space& space, const ParamMap& base
     else
       link_steps(space, base, units[u], steps);
     for (ParamMap& p : steps)
-      if (!visited_.count(p) && std::find(star.points.begin(), star.points.end(), p) == star.points.end()) {
+      if (!visited(p) && std::find(star.points.begin(), star.points.end(), p) == star.points.end()) {
         star.points.push_back(std::move(p));
         star.unit.push_back(u);
       }

@@ -246,6 +246,10 @@ class ClassTuner {
   // best at its 38th candidate of 184 and the fused recursive blur's at its 2nd of 55, while the
   // FFT's classes of 3000 to 2^20 points measured 2 to 5 candidates each.
   bool stalled() const;
+  // Whether p, or a configuration that builds the same kernel on the device, was visited; visit
+  // records p so.
+  bool visited(const ParamMap& p) const;
+  void visit(const ParamMap& p);
 
   // Compiles the batch concurrently and evaluates its members on this thread: where overlap_
   // says so, the references first, then those the tune cache holds, then the others in the order
@@ -464,6 +468,8 @@ class ClassTuner {
   std::vector<bool> searched_;            // per timed size: timed in the search (empty: every one)
   double best_full_ms_ = 0;               // that candidate's score
   PointSet valid_{{}};                    // the candidates
+  // The configurations evaluated (or given up), as KernelSpec::canonical represents them on the
+  // device: one that builds the kernel of a visited one is visited too.
   std::set<ParamMap> visited_;
 };
 

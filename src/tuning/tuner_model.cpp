@@ -11,6 +11,7 @@
 // of the space and, for a sampled space, the admissible one-step neighbours of the best few.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -212,7 +213,7 @@ struct Pool {
 };
 
 std::vector<ParamMap> sampled_neighbours(const Space& s, const std::vector<TuneRow>& rows, const Pool& pool,
-                                         const std::set<ParamMap>& visited) {
+                                         const std::function<bool(const ParamMap&)>& visited) {
   std::vector<const TuneRow*> ok;
   for (const auto& row : rows)
     if (row.status == CandidateStatus::Ok) ok.push_back(&row);
@@ -222,7 +223,7 @@ std::vector<ParamMap> sampled_neighbours(const Space& s, const std::vector<TuneR
   std::set<ParamMap> seen;
   for (const TuneRow* row : ok)
     for (auto& q : space_neighbours(s, row->params))
-      if (!visited.count(q) && pool.find(q) == Pool::npos && seen.insert(q).second) out.push_back(std::move(q));
+      if (!visited(q) && pool.find(q) == Pool::npos && seen.insert(q).second) out.push_back(std::move(q));
   return out;
 }
 
@@ -283,7 +284,8 @@ void ClassTuner::model(const Space& space) {
     std::vector<ParamMap> batch;
     if (first >= kFirstRandom) {
       const std::vector<ParamMap> extra =
-          space.sampled ? sampled_neighbours(space, r_.rows, pool, visited_) : std::vector<ParamMap>{};
+          space.sampled ? sampled_neighbours(space, r_.rows, pool, [this](const ParamMap& q) { return visited(q); })
+                        : std::vector<ParamMap>{};
       batch = ranked_batch(space, r_.rows, prior_, pool, extra, n);
       for (auto& p : batch)
         if (uniform(rng_) < kRandomShare)
@@ -293,7 +295,14 @@ void ClassTuner::model(const Space& space) {
     for (std::optional<ParamMap> p; batch.size() < n && (p = random_pick(batch)); ++first)
       batch.push_back(std::move(*p));
     if (batch.empty()) break;
-    evaluate_batch(batch, 0);
+    // One that builds the kernel of a visited configuration (a climb's step) is done already.
+    std::vector<ParamMap> fresh;
+    for (ParamMap& p : batch)
+      if (!visited(p))
+        fresh.push_back(std::move(p));
+      else if (const std::size_t i = pool.find(p); i != Pool::npos)
+        pool.done[i] = 1;
+    if (!fresh.empty()) evaluate_batch(fresh, 0);
   }
 }
 

@@ -126,7 +126,7 @@ Space build_space(const KernelSpec& spec, const std::map<std::string, std::vecto
       ++s.illegal;
     else if (k == 2)
       ++s.unfit;
-    else if (spec.canonical && !representatives.insert(spec.canonical(p)))
+    else if (spec.canonical && !representatives.insert(spec.canonical(p, dev)))
       ++s.illegal;
     else
       s.candidates.emplace_back(idx.begin(), idx.end());
