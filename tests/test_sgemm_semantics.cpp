@@ -113,7 +113,9 @@ TEST_SUITE("sgemm") {
     const auto xgemm_of = [](std::size_t batch) { return xgemm_config(24, 20, batch); };
     CHECK(xgemm_of(3).variant == "small:batch");
     CHECK(xgemm_of(1).variant == "small");
-    CHECK(xgemm_of(3).values == xgemm_of(1).values);
+    // Without a row of its own (the H200's sm_90 rows have one) the batch takes the class's row.
+    if (xgemm_of(3).sources.at("MWG").find("variant small:batch") == std::string::npos)
+      CHECK(xgemm_of(3).values == xgemm_of(1).values);
     const int kwi = xgemm_of(1).at("KWI") == 1 ? 2 : 1;
     store_user_entry(dev, "sgemm_xgemm", "small:batch", {{"KWI", kwi}});
     CHECK(xgemm_of(3).at("KWI") == kwi);
@@ -137,7 +139,9 @@ TEST_SUITE("sgemm") {
     CHECK(xgemm_of(24, 200).variant == "small:wide");
     CHECK(xgemm_of(200, 24).variant == "small:wide");
     CHECK(xgemm_of(24, 150).variant == "small");
-    CHECK(xgemm_of(24, 200).values == xgemm_of(24, 150).values);
+    // Without a row of its own (the H200's sm_90 rows have one) it takes the class's row.
+    if (xgemm_of(24, 200).sources.at("MWG").find("variant small:wide") == std::string::npos)
+      CHECK(xgemm_of(24, 200).values == xgemm_of(24, 150).values);
     const int kwi = xgemm_of(24, 150).at("KWI") == 1 ? 2 : 1;
     store_user_entry(dev, "sgemm_xgemm", "small:wide", {{"KWI", kwi}});
     CHECK(xgemm_of(24, 200).at("KWI") == kwi);
