@@ -4,10 +4,9 @@
 //
 //   start (wait list + workspace's last use) --> pack A and B --> multiply --> (split k) sum into C
 //
-// A group of products that packs both operands packs them in one launch (sgemm_pack_pair: on the
-// H200 each launch of a call costs about 7 us between kernels); one that packs one operand, or a
-// plan's pack_a(), launches that operand's kernel. The execution gives the workspace back with
-// the last command that touches it.
+// A group of products that packs both operands packs them in one launch (sgemm_pack_pair: a
+// launch less, docs/sgemm.md); one that packs one operand, or a plan's pack_a(), launches that
+// operand's kernel. The execution gives the workspace back with the last command that touches it.
 #include <algorithm>
 #include <vector>
 
@@ -378,10 +377,11 @@ void SgemmPlan::Impl::pack_a_into(cl::CommandQueue& queue, const cl::Buffer& a, 
   x.finish();
 }
 
-// The packs (after the call's start), the multiply after them (and after the start when it reads an operand in place),
-// then the split-k sum. A packed by the caller (pack_a_into) is read from packed_a and takes no room in the workspace:
-// B and the slices move down. A batch runs in groups of zchunk products that reuse the workspace, each group's packs
-// after the multiply of the group before.
+// The packs (after the call's start), the multiply after them (and after the start when it reads
+// an operand in place), then the split-k sum. A packed by the caller (pack_a_into) is read from
+// packed_a and takes no room in the workspace: B and the slices move down. A batch runs in groups
+// of zchunk products that reuse the workspace, each group's packs after the multiply of the group
+// before.
 void SgemmPlan::Impl::run_tiled(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
                                 const EventList& wait, cl::Event* event, const cl::Buffer* packed_a) const {
   using namespace detail;
