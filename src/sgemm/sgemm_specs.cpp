@@ -17,6 +17,20 @@ const std::vector<int> kVec = {1, 2, 4, 8, 16};
 const std::vector<int> kBool = {0, 1};
 
 std::size_t sz(int v) { return static_cast<std::size_t>(v); }
+
+// sgemm_xgemm's representative (KernelSpec::canonical): parameters the kernel reads only under
+// others set to one value. The loaders' shapes count only with their tile staged (SA, SB), a
+// work-item's vector strides only where it holds several vectors along that side (STRM, STRN),
+// the register cap only on NVIDIA's compiler.
+ParamMap xgemm_canonical(const ParamMap& p, const DeviceInfo& device) {
+  ParamMap q = p;
+  if (!q.at("SA")) q["MDIMA"] = 1;
+  if (!q.at("SB")) q["NDIMB"] = 1;
+  if (q.at("MWG") / (q.at("MDIMC") * q.at("VWM")) <= 1 || q.at("MDIMC") == 1) q["STRM"] = 0;
+  if (q.at("NWG") / (q.at("NDIMC") * q.at("VWN")) <= 1 || q.at("NDIMC") == 1) q["STRN"] = 0;
+  if (!sgemm_register_cap_applies(device)) q["NVRREG"] = 0;
+  return q;
+}
 }  // namespace
 
 KernelSpec sgemm_xgemm_spec() {
@@ -91,18 +105,7 @@ KernelSpec sgemm_xgemm_spec() {
     r.local_mem_bytes = tile * p.at("KWG") * 4 * (1 + p.at("DBUF"));
     return r;
   };
-  // Parameters the kernel reads only under others: the loaders' shapes only with their tile staged
-  // (SA, SB), a work-item's vector strides only where it holds several vectors along that side
-  // (STRM, STRN); the register cap only on NVIDIA's compiler.
-  s.canonical = [](const ParamMap& p, const DeviceInfo& device) {
-    ParamMap q = p;
-    if (!q.at("SA")) q["MDIMA"] = 1;
-    if (!q.at("SB")) q["NDIMB"] = 1;
-    if (q.at("MWG") / (q.at("MDIMC") * q.at("VWM")) <= 1 || q.at("MDIMC") == 1) q["STRM"] = 0;
-    if (q.at("NWG") / (q.at("NDIMC") * q.at("VWN")) <= 1 || q.at("NDIMC") == 1) q["STRN"] = 0;
-    if (!sgemm_register_cap_applies(device)) q["NVRREG"] = 0;
-    return q;
-  };
+  s.canonical = xgemm_canonical;
   // Single buffering first, then two small generic configurations.
   s.shrink = [](const ParamMap& p, const std::string&) -> std::optional<ParamMap> {
     ParamMap q = p;
