@@ -141,11 +141,13 @@ void ClassTuner::make_instances() {
   r_.compile_threads = threads_;
 }
 
-bool ClassTuner::visited(const ParamMap& p) const {
-  return visited_.count(spec_.canonical ? spec_.canonical(p, *qc_.info) : p) > 0;
+ParamMap ClassTuner::representative(const ParamMap& p) const {
+  return spec_.canonical ? spec_.canonical(p, *qc_.info) : p;
 }
 
-void ClassTuner::visit(const ParamMap& p) { visited_.insert(spec_.canonical ? spec_.canonical(p, *qc_.info) : p); }
+bool ClassTuner::visited(const ParamMap& p) const { return visited_.count(representative(p)) > 0; }
+
+void ClassTuner::visit(const ParamMap& p) { visited_.insert(representative(p)); }
 
 std::size_t ClassTuner::evaluate_in_order(const std::vector<ParamMap>& order, bool until_moved) {
   std::size_t next = 0;

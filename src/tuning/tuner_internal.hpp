@@ -246,8 +246,9 @@ class ClassTuner {
   // best at its 38th candidate of 184 and the fused recursive blur's at its 2nd of 55, while the
   // FFT's classes of 3000 to 2^20 points measured 2 to 5 candidates each.
   bool stalled() const;
-  // Whether p, or a configuration that builds the same kernel on the device, was visited; visit
-  // records p so.
+  // p as KernelSpec::canonical represents it on the device (p itself without one); whether p, or
+  // a configuration that builds the same kernel, was visited; visit records p so.
+  ParamMap representative(const ParamMap& p) const;
   bool visited(const ParamMap& p) const;
   void visit(const ParamMap& p);
 
