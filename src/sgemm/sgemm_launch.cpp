@@ -49,6 +49,10 @@ const KernelSignature kSgemmSumScale{
     {"M", "N", "S", "w", "w_off", "w_ld", "w_split", "beta", "c", "c_off", "c_ld", "c_z", "zt", "zt_at", "zt_on"}};
 
 namespace {
+// The offsets table's entry of product z0's operand col (0: the internal A, 1: B, 2: C); 0
+// without a table.
+std::size_t table_at(const SgemmPlan::Impl& p, std::size_t z0, std::size_t col) { return p.table ? 3 * z0 + col : 0; }
+
 // The offsets table's arguments of a launch whose first product is z0: the entries of column
 // `col` (0: the internal A, 1: B, 2: C; a launch that reads all three, the first) from row z0
 // on. Without a table (a strided batch, or `on` false) the kernel ignores them and `other`, a
@@ -56,7 +60,7 @@ namespace {
 void bind_table(Args& args, const SgemmPlan::Impl& p, const cl::Buffer& other, std::size_t z0, std::size_t col,
                 bool on = true) {
   on = on && p.table;
-  args.buffer("zt", on ? p.zt : other).index("zt_at", on ? 3 * z0 + col : 0).i32("zt_on", on ? 1 : 0);
+  args.buffer("zt", on ? p.zt : other).index("zt_at", on ? table_at(p, z0, col) : 0).i32("zt_on", on ? 1 : 0);
 }
 
 // C = beta * C (every matrix of a batch), or (slices > 0) C = sum of the slices + beta * C, over
@@ -219,7 +223,7 @@ Step launch_pack_pair(Execution& x, const SgemmPlan::Impl& p, const cl::Buffer& 
         .index(name("_off").c_str(), from.off)
         .index(name("_ld").c_str(), from.ld)
         .index(name("_z").c_str(), from.z)
-        .index(name("_zt_at").c_str(), p.table ? 3 * from.z0 + from.col : 0)
+        .index(name("_zt_at").c_str(), table_at(p, from.z0, from.col))
         .index(name("_doff").c_str(), doff)
         .i32(name("_pw").c_str(), static_cast<long long>(pw))
         .index(name("_dz").c_str(), dz);
