@@ -225,16 +225,25 @@ TEST_SUITE("transpose") {
           std::vector<std::string>(detail::kTransposeTiled.args.begin(), detail::kTransposeTiled.args.end()));
   }
 
-  TEST_CASE("a matrix of 16 MiB or more takes the \":large\" variant, which falls back to its element size's rows") {
+  TEST_CASE(
+      "a matrix of 16 MiB or more takes the \":large\" variant (\":large:odd\" off the float4 grid), which falls back "
+      "to its element size's rows") {
     CHECK(detail::transpose_variant(2048, 2048, 4) == "4:large");  // 16 MiB
     CHECK(detail::transpose_variant(2047, 2048, 4) == "4");
     CHECK(detail::transpose_variant(4097, 31, 4) == "4");
     CHECK(detail::transpose_variant(1024, 1024, 16) == "16:large");
     CHECK(detail::transpose_variant(1024, 1024, 8) == "8");
     CHECK(detail::transpose_variant(std::size_t{1} << 40, std::size_t{1} << 40, 16) == "16:large");  // no wrap
+    // Large float matrices off the float4 grid are a class of their own; other element sizes
+    // never move whole float vectors, and small matrices are bound by the call.
+    CHECK(detail::transpose_variant(2048, 2049, 4, false) == "4:large:odd");
+    CHECK(detail::transpose_variant(2048, 2048, 8, false) == "8:large");
+    CHECK(detail::transpose_variant(2047, 2049, 4, false) == "4");
     // The tuner's classes are the variants the launcher resolves.
     const detail::TuneTarget target = detail::transpose_tune_target();
     CHECK(target.variant_of("2048") == "4:large");
+    CHECK(target.variant_of("8191x8193") == "4:large:odd");
+    CHECK(target.variant_of("2050x2048") == "4:large:odd");
     CHECK(target.variant_of("4097x31") == "4");
     CHECK(target.variant_of("1024:16") == "16:large");
     CHECK(target.check_sizes("16:large", {"1024:16"}) == std::vector<std::string>{"67x131:16"});
@@ -263,6 +272,25 @@ TEST_SUITE("transpose") {
     std::vector<float> ref(a.size());
     host::transpose(2048, 2048, 4, a.data(), 2048, ref.data(), 2048);
     CHECK(device_transpose(big, s.queue, a) == ref);
+    // A large matrix off the float4 grid (an odd side, or an offset) is not served by that row
+    // but by its own class's, and falls back to the element size's.
+    TransposeDesc odd = large, shifted = large;
+    odd.cols = 2049;
+    shifted.in_offset = 2;
+    shifted.in_ld = 2050;
+    CHECK(TransposePlan(s.queue, odd).configuration().variant == "4:large:odd");
+    CHECK(TransposePlan(s.queue, odd).configuration().values == rows4);
+    CHECK(TransposePlan(s.queue, shifted).configuration().variant == "4:large:odd");
+    ParamMap odd_row = other;
+    odd_row["TRA_PAD"] = rows4.at("TRA_PAD");
+    store_user_entry(s.entry.info, "transpose", "4:large:odd", odd_row, "test");
+    const TransposePlan odd_plan(s.queue, odd);
+    CHECK(odd_plan.configuration().values == odd_row);
+    CHECK(TransposePlan(s.queue, large).configuration().values == other);
+    const std::vector<float> b = host::random_floats(2048 * 2049, test::seed() + 74);
+    std::vector<float> ref_odd(b.size());
+    host::transpose(2048, 2049, 4, b.data(), 2049, ref_odd.data(), 2048);
+    CHECK(device_transpose(odd_plan, s.queue, b) == ref_odd);
   }
 
   TEST_CASE("TransposePlan: built once, enqueued many times, from several threads, on its own device only") {

@@ -268,9 +268,10 @@ void register_core(Apps& apps, Globals& g) {
       ->add_option("routine", routine,
                    "routine (transpose, sgemm, fft, blur: all its kernels) or kernel name (e.g. sgemm_direct)")
       ->required();
-  params->add_option("--variant", variant,
-                     "variant, for the kernels that have it (transpose: element size 4/8/16; sgemm: size class "
-                     "small/medium/large; fft: length; blur: channels 1/4)");
+  params->add_option(
+      "--variant", variant,
+      "variant, for the kernels that have it (transpose: element size 4/8/16, with :large from 16 MiB, "
+      "4:large:odd off the float4 grid; sgemm: size class small/medium/large; fft: length; blur: channels 1/4)");
   params->callback([&g] { cmd_params(g, routine, variant); });
 
   auto* peak = apps.root->add_subcommand(

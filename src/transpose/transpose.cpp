@@ -16,9 +16,10 @@
 namespace clforge {
 namespace detail {
 
-std::string transpose_variant(std::size_t rows, std::size_t cols, std::size_t elem_size) {
+std::string transpose_variant(std::size_t rows, std::size_t cols, std::size_t elem_size, bool on_grid) {
   const double bytes = static_cast<double>(rows) * static_cast<double>(cols) * static_cast<double>(elem_size);
-  return std::to_string(elem_size) + (bytes >= static_cast<double>(kLargeTransposeBytes) ? ":large" : "");
+  if (bytes < static_cast<double>(kLargeTransposeBytes)) return std::to_string(elem_size);
+  return std::to_string(elem_size) + (elem_size == 4 && !on_grid ? ":large:odd" : ":large");
 }
 
 namespace {
@@ -144,8 +145,9 @@ struct TransposeAccess {
     im->desc = desc;
     im->context = qc.context();
     im->device = qc.device();
-    im->cfg =
-        resolve_configuration("transpose", transpose_variant(desc.rows, desc.cols, desc.elem_size), *qc.info, tuning);
+    const bool on_grid = (desc.in_ld | desc.in_offset | desc.out_ld | desc.out_offset) % 4 == 0;
+    im->cfg = resolve_configuration("transpose", transpose_variant(desc.rows, desc.cols, desc.elem_size, on_grid),
+                                    *qc.info, tuning);
     im->long_index = spans.in_end > kMaxInt32Index || spans.out_end > kMaxInt32Index;
     const std::string extra = transpose_build_options(im->cfg, desc.elem_size, im->long_index, desc.in_ld,
                                                       desc.in_offset, desc.out_ld, desc.out_offset);

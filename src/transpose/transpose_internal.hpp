@@ -23,9 +23,12 @@ TuneTarget transpose_tune_target();
 /// for a matrix of kLargeTransposeBytes or more ("4:large": 4096 x 4096 floats), which falls back
 /// to the element size's rows. One row need not serve both: on the H200 a row tuned on 1024^2 to
 /// 16384^2 together ran 1024^2 at 0.57 to 0.65 of the shipped row while doubling the large ones'
-/// speed (docs/tuning.md, the cold starts of 2026-12-01).
+/// speed (docs/tuning.md, the cold starts of 2026-12-01). A large float matrix whose leading
+/// dimensions or offsets leave the float4 grid (`on_grid` false) resolves "4:large:odd", which
+/// falls back to the rows of "4": its tiles move element by element, which wants other shapes
+/// (docs/transpose.md).
 inline constexpr std::size_t kLargeTransposeBytes = std::size_t{16} << 20;
-std::string transpose_variant(std::size_t rows, std::size_t cols, std::size_t elem_size);
+std::string transpose_variant(std::size_t rows, std::size_t cols, std::size_t elem_size, bool on_grid = true);
 
 /// transpose_tiled's parameters (cl/transpose/transpose.cl), bound by name.
 extern const KernelSignature kTransposeTiled;

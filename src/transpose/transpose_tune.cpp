@@ -156,10 +156,10 @@ TuneTarget transpose_tune_target() {
   t.size_syntax = "N (square), RxC, or RxC:E with E the element size in bytes (4, 8, 16; default 4)";
   t.default_sizes = {"4096"};
   // The variant the launcher resolves (transpose_variant): the element size, ":large" from
-  // kLargeTransposeBytes on.
+  // kLargeTransposeBytes on, ":large:odd" for packed float rows or columns off the float4 grid.
   t.variant_of = [](const std::string& size) {
     const Shape s = parse_shape(size);
-    return transpose_variant(s.rows, s.cols, s.elem);
+    return transpose_variant(s.rows, s.cols, s.elem, (s.rows | s.cols) % 4 == 0);
   };
   // Every shape of a class shares one row, and a candidate costs milliseconds: a class is timed
   // on all its sizes (tune all: each of bench all's shapes, small, square, odd and thin), so
