@@ -328,7 +328,7 @@ TEST_SUITE("sgemm") {
     test::ScopedEnv user_dir("CLFORGE_USER_TUNING_DIR", test::temp_dir("sgemm-tune-canonical"));
     TuneOptions o;
     o.sizes = {"96x80x64:NT"};
-    o.compile_threads = 1;
+    o.compile_threads = 4;  // batches of several: two configurations of one kernel must not share one
     o.min_reps = 2, o.max_reps = 2, o.min_time_ms = 0;
     o.store = false;
     // The CPU row stages neither tile (SA = SB = 0: the loaders' shapes MDIMA, NDIMB unread), has
@@ -345,22 +345,29 @@ TEST_SUITE("sgemm") {
     o.param_values["NVRREG"] = {0, 96};
     const bool nvidia = s.entry.info.platform_name.find("NVIDIA CUDA") != std::string::npos;
     const std::size_t kernels = nvidia ? 4 : 2;
-    const TuneResult r = tune(s.queue, "sgemm", o);
-    REQUIRE(r.classes.size() == 1);
-    const TuneClassResult& c = r.classes[0];
-    CHECK(c.space == 32);
-    CHECK(c.candidates == kernels);
-    // Measured: the references (default, current) and at most one configuration per kernel.
-    std::set<std::vector<int>> built;
-    std::size_t searched = 0;
-    for (const TuneRow& row : c.rows) {
-      if (row.is_default || row.is_current) continue;
-      ++searched;
-      built.insert({row.params.at("KWI"), nvidia ? row.params.at("NVRREG") : 0});
+    // Each strategy: the enumerated space, and the seeds, steps and fits that make their own
+    // configurations (anneal, model under a budget).
+    for (const TuneStrategy strategy : {TuneStrategy::Exhaustive, TuneStrategy::Anneal, TuneStrategy::Model}) {
+      o.strategy = strategy;
+      o.budget = strategy == TuneStrategy::Exhaustive ? 0 : 32;
+      const TuneResult r = tune(s.queue, "sgemm", o);
+      REQUIRE(r.classes.size() == 1);
+      const TuneClassResult& c = r.classes[0];
+      CAPTURE(static_cast<int>(strategy));
+      CHECK(c.space == 32);
+      CHECK(c.candidates == kernels);
+      // Measured: the references (default, current) and at most one configuration per kernel.
+      std::set<std::vector<int>> built;
+      std::size_t searched = 0;
+      for (const TuneRow& row : c.rows) {
+        if (row.is_default || row.is_current) continue;
+        ++searched;
+        built.insert({row.params.at("KWI"), nvidia ? row.params.at("NVRREG") : 0});
+      }
+      CAPTURE(searched);
+      CHECK(searched == built.size());
+      CHECK(searched <= kernels);
     }
-    CAPTURE(searched);
-    CHECK(searched == built.size());
-    CHECK(searched <= kernels);
   }
 
   TEST_CASE("every sgemm program also builds with 64-bit indexing (-DCLF_LONG_INDEX=1)") {

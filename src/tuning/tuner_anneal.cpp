@@ -36,7 +36,8 @@ void ClassTuner::anneal(const Space& space) {
       for (int v : next) {
         ParamMap q = current;
         q[space.names[i]] = v;
-        if (!visited(q) && (valid_.contains(q) || (space.sampled && space.admissible(q)))) neighbours.push_back(q);
+        if (fresh_for(neighbours, q) && (valid_.contains(q) || (space.sampled && space.admissible(q))))
+          neighbours.push_back(q);
       }
     }
     if (neighbours.empty()) {  // a local dead end: restart from an unvisited candidate

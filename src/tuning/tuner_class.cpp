@@ -145,9 +145,17 @@ ParamMap ClassTuner::representative(const ParamMap& p) const {
   return spec_.canonical ? spec_.canonical(p, *qc_.info) : p;
 }
 
-bool ClassTuner::visited(const ParamMap& p) const { return visited_.count(representative(p)) > 0; }
+bool ClassTuner::visited(const ParamMap& p) const {
+  return spec_.canonical ? visited_.count(spec_.canonical(p, *qc_.info)) > 0 : visited_.count(p) > 0;
+}
 
 void ClassTuner::visit(const ParamMap& p) { visited_.insert(representative(p)); }
+
+bool ClassTuner::fresh_for(const std::vector<ParamMap>& batch, const ParamMap& p) const {
+  if (visited(p)) return false;
+  const ParamMap r = representative(p);
+  return std::none_of(batch.begin(), batch.end(), [&](const ParamMap& q) { return representative(q) == r; });
+}
 
 std::size_t ClassTuner::evaluate_in_order(const std::vector<ParamMap>& order, bool until_moved) {
   std::size_t next = 0;
@@ -155,7 +163,7 @@ std::size_t ClassTuner::evaluate_in_order(const std::vector<ParamMap>& order, bo
   while (next < order.size() && may_start_batch()) {
     std::vector<ParamMap> batch;
     for (const std::size_t n = std::min<std::size_t>(threads_, left()); next < order.size() && batch.size() < n; ++next)
-      if (!visited(order[next])) batch.push_back(order[next]);
+      if (fresh_for(batch, order[next])) batch.push_back(order[next]);
     if (!batch.empty()) evaluate_batch(batch, 0);
     if (until_moved && r_.has_best && r_.best_ms < kStarMove * start_ms) break;
   }

@@ -251,6 +251,9 @@ class ClassTuner {
   ParamMap representative(const ParamMap& p) const;
   bool visited(const ParamMap& p) const;
   void visit(const ParamMap& p);
+  // Whether p is worth adding to a batch being gathered: not visited, and no member of `batch`
+  // builds the same kernel (two raw configurations of one representative would build it twice).
+  bool fresh_for(const std::vector<ParamMap>& batch, const ParamMap& p) const;
 
   // Compiles the batch concurrently and evaluates its members on this thread: where overlap_
   // says so, the references first, then those the tune cache holds, then the others in the order

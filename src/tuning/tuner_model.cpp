@@ -298,7 +298,7 @@ void ClassTuner::model(const Space& space) {
     // One that builds the kernel of a visited configuration (a climb's step) is done already.
     std::vector<ParamMap> fresh;
     for (ParamMap& p : batch)
-      if (!visited(p))
+      if (fresh_for(fresh, p))
         fresh.push_back(std::move(p));
       else if (const std::size_t i = pool.find(p); i != Pool::npos)
         pool.done[i] = 1;
