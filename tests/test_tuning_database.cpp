@@ -304,6 +304,20 @@ TEST_SUITE("tuning_database") {
     DeviceInfo board = here;
     board.name = "Exact Board";
     CHECK(resolve_configuration("fft", "pass512:later", board, no_user).at("FFT_WG") == 32);
+    // Across databases, a sub-variant's own row for this device (here the user database's) comes
+    // before a higher database's family row; the family and the other sub-variants keep the
+    // higher database's rows.
+    test::ScopedEnv user_dir("CLFORGE_USER_TUNING_DIR", dir + "/user");
+    store_user_entry(here, "fft", "pass512:other", {{"FFT_WG", 256}, {"FFT_PAD", 1}});
+    store_user_entry(here, "fft", "pass512", {{"FFT_WG", 16}});
+    const Configuration other = resolve_configuration("fft", "pass512:other", here);
+    CHECK(other.at("FFT_WG") == 256);
+    CHECK(other.sources.at("FFT_WG").find("user") == 0);
+    CHECK(other.at("FFT_RADIX") == 4);  // the tuning file's row of the sub-variant
+    CHECK(other.at("FFT_HALVE") == 1);  // the tuning file's family row, before the user's
+    CHECK(other.at("FFT_PAD") == 1);    // the user's sub-variant row, before the generic one
+    CHECK(resolve_configuration("fft", "pass512", here).at("FFT_WG") == 128);
+    CHECK(resolve_configuration("fft", "pass512:later", here).at("FFT_WG") == 512);
   }
 
   TEST_CASE("resolved configurations are remembered per device identity, limits included") {

@@ -13,7 +13,8 @@
 // of its level and variant that lack it (CPU rows whose best kernel form depends on the
 // processor maker's microarchitecture, under one LLVM target name).
 // A variant "F:S" (a sub-variant) also matches the rows of its family F: its own rows come first,
-// then F's, then "*"'s, within each match level.
+// then F's, then "*"'s, within each match level; its own rows for the device itself or its
+// architecture come before every database's other rows (lookup_order).
 // A row may carry "peaks" (those of the device it was tuned on), and a user database the device's
 // own (top-level "peaks", store_device_peaks). With the device's peaks known, rows of other devices
 // of its type that carry peaks apply too, nearest first, after the device and architecture rows
@@ -321,12 +322,16 @@ int variant_rank(const Entry& e, const std::string& variant, const std::string& 
   return e.variant == variant ? 2 : e.variant == "*" ? 0 : e.variant == family ? 1 : -1;
 }
 
+// Which of a database's rows add_level appends: all, only the rows of the variant itself made for
+// this device (tier Own: its device or architecture), or all others.
+enum class Part { All, OwnVariant, Rest };
+
 // Appends the rows of one database (`what`: "tuning-file", "user" or "shipped") that apply, in the
 // tiers of place_row (without peaks: by level), nearest first within a tier of rows chosen by their
 // peaks, then most specific level and variant first; a row of the kernel that failed to validate
 // throws TuningError.
 void add_level(LookupOrder& order, const Entries& es, const std::string& what, const std::string& kernel,
-               const std::string& variant, const DeviceInfo& device, const Peaks* peaks) {
+               const std::string& variant, const DeviceInfo& device, const Peaks* peaks, Part part) {
   const std::string family = variant.substr(0, variant.find(':'));
   auto rank = [&](const Entry& e) { return variant_rank(e, variant, family); };
   struct Row {
@@ -343,7 +348,11 @@ void add_level(LookupOrder& order, const Entries& es, const std::string& what, c
       throw TuningError(e.error + " (kernel " + kernel + " cannot use this " + what + " database: " + bypass + ")");
     }
     if (!e.error.empty() || e.kernel != kernel || rank(e) < 0) continue;
-    if (const std::optional<Placement> at = place_row(e, device, peaks)) m.push_back({&e, *at});
+    const std::optional<Placement> at = place_row(e, device, peaks);
+    if (!at) continue;
+    const bool own_variant = e.variant == variant && at->tier == Tier::Own;
+    if ((part == Part::OwnVariant && !own_variant) || (part == Part::Rest && own_variant)) continue;
+    m.push_back({&e, *at});
   }
   std::stable_sort(m.begin(), m.end(), [&](const Row& a, const Row& b) {
     if (a.at.tier != b.at.tier) return a.at.tier < b.at.tier;
@@ -357,13 +366,19 @@ void add_level(LookupOrder& order, const Entries& es, const std::string& what, c
                                 (r.at.near() ? nearest_note(*r.e, r.at) : std::string()));
 }
 
-// Rows in lookup order: tuning file, user database, shipped; each by tier and specificity.
+// Rows in lookup order: tuning file, user database, shipped; each by tier and specificity. A
+// sub-variant's own rows for this device come first, from every database: a row tuned for the
+// family's sizes (`clforge tune sgemm --size 1000` stores "small") must not take the place of a
+// row made for the sub-variant's (a shipped "small:wide" row for 512 x 8192 x 512).
 LookupOrder lookup_order(const Databases& db, const std::string& kernel, const std::string& variant,
                          const DeviceInfo& device, const Peaks* peaks) {
   LookupOrder order;
-  add_level(order, *db.tuning_file.entries, "tuning-file", kernel, variant, device, peaks);
-  add_level(order, *db.user.entries, "user", kernel, variant, device, peaks);
-  add_level(order, *db.shipped.entries, "shipped", kernel, variant, device, peaks);
+  const bool sub = variant.find(':') != std::string::npos;
+  for (const Part part : sub ? std::vector<Part>{Part::OwnVariant, Part::Rest} : std::vector<Part>{Part::All}) {
+    add_level(order, *db.tuning_file.entries, "tuning-file", kernel, variant, device, peaks, part);
+    add_level(order, *db.user.entries, "user", kernel, variant, device, peaks, part);
+    add_level(order, *db.shipped.entries, "shipped", kernel, variant, device, peaks, part);
+  }
   return order;
 }
 
