@@ -428,11 +428,13 @@ void cmd_run_fft(Globals& g, RunFftOptions o) {
 
 void cmd_bench_fft(Globals& g) {
   Session& s = g.session();
+  const bench::BenchOptions opt = g.bench_options("fft");
+  bench::fft_cases(opt, s.entry.info);  // a size it cannot read exits here, before the peak probes
   bench::Report report(s.entry.info);
   const std::size_t bytes = g.quick ? (16u << 20) : (256u << 20);
   const bench::Peaks p =
       bench::measure_peaks(s, report, std::min<std::size_t>(bytes, s.entry.info.max_alloc_size / 2), false);
-  bench::bench_fft(s, report, g.bench_options("fft"), p);
+  bench::bench_fft(s, report, opt, p);
   finish_report(report, g);
 }
 
