@@ -190,6 +190,11 @@ Peaks measure_peaks(Session& s, Report& report, std::size_t bytes, bool with_flo
   return measure_peaks(s, report, o);
 }
 
+Peaks routine_peaks(Session& s, Report& report, bool quick) {
+  const std::size_t bytes = quick ? std::size_t{16} << 20 : std::size_t{256} << 20;
+  return measure_peaks(s, report, std::min<std::size_t>(bytes, s.entry.info.max_alloc_size / 2), false);
+}
+
 nlohmann::json peaks_json(const Peaks& p) {
   const auto v = [](double x) { return x > 0 ? nlohmann::json(x) : nlohmann::json(nullptr); };
   return {{"copy_gbps", v(p.copy_gbps)},

@@ -42,6 +42,10 @@ Peaks measure_peaks(Session& s, Report& report, const PeakOptions& opt);
 /// The same with copy buffers of at least `bytes`; with_flop_ladder also runs the flop ladder
 /// and the transfer and launch probes, without it the FMA search is the quick one.
 Peaks measure_peaks(Session& s, Report& report, std::size_t bytes, bool with_flop_ladder = true);
+/// The peaks one routine's benchmark (and the tuner's) compares with: copy buffers of at least
+/// 16 MiB (quick) or 256 MiB and at most half the device's largest allocation, the quick FMA
+/// search, no flop ladder.
+Peaks routine_peaks(Session& s, Report& report, bool quick);
 
 /// The peaks as JSON (values not measured are null), for results.json.
 nlohmann::json peaks_json(const Peaks& p);

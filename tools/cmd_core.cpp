@@ -179,9 +179,7 @@ void cmd_peak(Globals& g) {
 void cmd_bench_transpose(Globals& g) {
   Session& s = g.session();
   bench::Report report(s.entry.info);
-  const std::size_t bytes = g.quick ? (16u << 20) : (256u << 20);
-  const bench::Peaks p =
-      bench::measure_peaks(s, report, std::min<std::size_t>(bytes, s.entry.info.max_alloc_size / 2), false);
+  const bench::Peaks p = bench::routine_peaks(s, report, g.quick);
   bench::bench_transpose(s, report, g.bench_options("transpose"), p);
   finish_report(report, g);
 }

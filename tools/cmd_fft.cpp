@@ -431,9 +431,7 @@ void cmd_bench_fft(Globals& g) {
   const bench::BenchOptions opt = g.bench_options("fft");
   bench::fft_cases(opt, s.entry.info);  // a size it cannot read exits here, before the peak probes
   bench::Report report(s.entry.info);
-  const std::size_t bytes = g.quick ? (16u << 20) : (256u << 20);
-  const bench::Peaks p =
-      bench::measure_peaks(s, report, std::min<std::size_t>(bytes, s.entry.info.max_alloc_size / 2), false);
+  const bench::Peaks p = bench::routine_peaks(s, report, g.quick);
   bench::bench_fft(s, report, opt, p);
   finish_report(report, g);
 }

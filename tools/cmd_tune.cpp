@@ -187,10 +187,9 @@ void cmd_tune(Globals& g, TuneArgs& a) {
 void ensure_peaks(Session& s, const TuneArgs& a) {
   if (a.dry_run || a.no_store || a.replay || a.resume || stored_device_peaks(s.entry.info)) return;
   bench::Report report(s.entry.info);
-  const std::size_t bytes = std::min<std::size_t>(std::size_t{256} << 20, s.entry.info.max_alloc_size / 2);
   bench::Peaks p;
   try {
-    p = bench::measure_peaks(s, report, bytes, false);
+    p = bench::routine_peaks(s, report, false);
   } catch (const Error& e) {
     std::fprintf(stderr, "peaks of this device not measured (%s); tuning without them\n", e.what());
     return;

@@ -58,9 +58,7 @@ SizeFigures bench_one(Session& s, const bench::Peaks& peaks, const TuneResult& j
 
 std::vector<std::vector<ClassPeer>> bench_class_peers(Session& s, const TuneAllResult& all, bool quick) {
   bench::Report peak_report(s.entry.info);
-  const std::size_t bytes = quick ? (16u << 20) : (256u << 20);
-  const bench::Peaks peaks =
-      bench::measure_peaks(s, peak_report, std::min<std::size_t>(bytes, s.entry.info.max_alloc_size / 2), false);
+  const bench::Peaks peaks = bench::routine_peaks(s, peak_report, quick);
   std::map<std::pair<std::string, std::string>, SizeFigures> done;  // (family and options, size)
   std::vector<std::vector<ClassPeer>> out;
   for (const TuneResult& job : all.results) {
