@@ -204,6 +204,13 @@ namespace {
 // Programs looked up (built, or found in the memory or disk cache) in this process.
 std::uint64_t lookups(const CacheStats& c = cache_stats()) { return c.memory_hits + c.disk_hits + c.compiles; }
 
+// The host transpose of a packed rows x cols float matrix.
+std::vector<float> host_transposed(std::size_t rows, std::size_t cols, const std::vector<float>& in) {
+  std::vector<float> out(in.size());
+  host::transpose(rows, cols, 4, in.data(), cols, out.data(), rows);
+  return out;
+}
+
 std::vector<float> device_transpose(const TransposePlan& plan, cl::CommandQueue& q, const std::vector<float>& in) {
   auto& s = test::session();
   const TransposeDesc& d = plan.desc();
@@ -260,18 +267,21 @@ TEST_SUITE("transpose") {
     CHECK(TransposePlan(s.queue, large).configuration().variant == "4:large");
     CHECK(TransposePlan(s.queue, large).configuration().values == rows4);
     CHECK(TransposePlan(s.queue, small).configuration().variant == "4");
-    // A row stored for it serves the large matrices only, and computes right.
+    // Stores `row` for `variant`: a plan of d then takes it and computes right.
+    const auto stored_row_serves = [&](const char* variant, const ParamMap& row, const TransposeDesc& d,
+                                       std::uint64_t seed) {
+      store_user_entry(s.entry.info, "transpose", variant, row, "test");
+      const TransposePlan plan(s.queue, d);
+      CHECK(plan.configuration().values == row);
+      const std::vector<float> x = host::random_floats(d.rows * d.cols, seed);
+      CHECK(device_transpose(plan, s.queue, x) == host_transposed(d.rows, d.cols, x));
+    };
+    // A row stored for it serves the large matrices only.
     ParamMap other = rows4;
     other["TRA_TILE"] = rows4.at("TRA_TILE") == 32 ? 16 : 32;
     other["TRA_PAD"] = 1 - rows4.at("TRA_PAD");
-    store_user_entry(s.entry.info, "transpose", "4:large", other, "test");
-    const TransposePlan big(s.queue, large);
-    CHECK(big.configuration().values == other);
+    stored_row_serves("4:large", other, large, test::seed() + 73);
     CHECK(TransposePlan(s.queue, small).configuration().values == rows4);
-    const std::vector<float> a = host::random_floats(2048 * 2048, test::seed() + 73);
-    std::vector<float> ref(a.size());
-    host::transpose(2048, 2048, 4, a.data(), 2048, ref.data(), 2048);
-    CHECK(device_transpose(big, s.queue, a) == ref);
     // A large matrix off the float4 grid (an odd side, or an offset) is not served by that row
     // but by its own class's, and falls back to the element size's.
     TransposeDesc odd = large, shifted = large;
@@ -283,14 +293,8 @@ TEST_SUITE("transpose") {
     CHECK(TransposePlan(s.queue, shifted).configuration().variant == "4:large:odd");
     ParamMap odd_row = other;
     odd_row["TRA_PAD"] = rows4.at("TRA_PAD");
-    store_user_entry(s.entry.info, "transpose", "4:large:odd", odd_row, "test");
-    const TransposePlan odd_plan(s.queue, odd);
-    CHECK(odd_plan.configuration().values == odd_row);
+    stored_row_serves("4:large:odd", odd_row, odd, test::seed() + 74);
     CHECK(TransposePlan(s.queue, large).configuration().values == other);
-    const std::vector<float> b = host::random_floats(2048 * 2049, test::seed() + 74);
-    std::vector<float> ref_odd(b.size());
-    host::transpose(2048, 2049, 4, b.data(), 2049, ref_odd.data(), 2048);
-    CHECK(device_transpose(odd_plan, s.queue, b) == ref_odd);
   }
 
   TEST_CASE("TransposePlan: built once, enqueued many times, from several threads, on its own device only") {
@@ -305,8 +309,7 @@ TEST_SUITE("transpose") {
     CHECK(plan.configuration().values ==
           resolve_configuration("transpose", "4", s.entry.info, Tuning{{}, false}).values);
     const std::vector<float> a = host::random_floats(37 * 53, test::seed() + 71);
-    std::vector<float> ref(a.size());
-    host::transpose(37, 53, 4, a.data(), 53, ref.data(), 37);
+    const std::vector<float> ref = host_transposed(37, 53, a);
     // Enqueues look nothing up: no program is built or found in a cache.
     const auto before = cache_stats();
     for (int i = 0; i < 3; ++i) CHECK(device_transpose(plan, s.queue, a) == ref);
@@ -335,8 +338,7 @@ TEST_SUITE("transpose") {
     auto& s = test::session();
     clear_memory_cache();  // plans of earlier cases with these shapes go too
     const std::vector<float> a = host::random_floats(29 * 31, test::seed() + 72);
-    std::vector<float> ref(a.size());
-    host::transpose(29, 31, 4, a.data(), 31, ref.data(), 29);
+    const std::vector<float> ref = host_transposed(29, 31, a);
     cl::Buffer bin(s.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a.size() * 4, const_cast<float*>(a.data()));
     cl::Buffer bout(s.context, CL_MEM_READ_WRITE, a.size() * 4);
     auto run = [&](const Tuning& t) {
