@@ -115,7 +115,7 @@ TEST_SUITE("cli") {
     CHECK(s.x == 1024);
     CHECK(s.fft_batch(std::size_t{64} << 20) == 8192);  // 64 MiB of 8-byte complex values
     CHECK(cli::bench_size(s) == "1024");
-    CHECK(cli::tune_size(s) == "1024");
+    CHECK(cli::tune_size(s) == "1024@8192");  // tune times the batch that run and bench time
     s = parse_size("fft", "1024,batch=64");
     CHECK(s.fft_batch(std::size_t{64} << 20) == 64);
     CHECK(cli::tune_size(s) == "1024@64");
@@ -157,6 +157,7 @@ TEST_SUITE("cli") {
     CHECK((s.x == 1000 && s.batch == 4 && s.real && s.text() == "1000,batch=4,real"));
     CHECK(cli::tune_size(s) == "1000@4:r");
     CHECK(cli::tune_size(parse_size("fft", "1024,mib=64,real")) == "1024@16352:r");  // bench fft's batch
+    CHECK(cli::tune_size(parse_size("fft", "1000,real")) == "1000@16743:r");         // 64 MiB / (501 * 8 bytes)
     CHECK(cli::bench_size_of_tuned("fft", "1000@4:r", channels, sigma) == "1000,batch=4,real");
     CHECK(cli::bench_size(s) == "1000,batch=4,real");  // bench fft's R2C rows
     s = parse_size("fft", "64x16,real");               // 2-D real input: run and bench, not tuned

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "bench/fft_peers.hpp"
 #include "clforge/errors.hpp"
 #include "runtime/files.hpp"
 #include "runtime/strings.hpp"
@@ -32,12 +33,12 @@ std::string tune_size(const Size& s) {
   }
   if (s.routine == "fft") {
     if (s.y != 0) throw UsageError("size '" + s.text() + "': the tuner tunes 1-D FFTs (its 2-D, 3-D passes are 1-D)");
-    std::string t = n(s.x);
-    // Real input: mib as bench fft counts it, in transforms of the larger side (the spectrum).
-    const std::size_t real_batch =
-        s.batch != 0 ? s.batch : std::max<std::size_t>(1, (s.mib << 20) / (8 * (s.x / 2 + 1)));
-    if (s.batch != 0 || s.mib != 0) t += "@" + n(s.real ? real_batch : s.fft_batch(0));
-    return t + (s.interleaved ? ":t" : s.real ? ":r" : "");
+    // The batch bench fft times (64 MiB of data without batch or mib; real input: of its
+    // spectrum); bench times no interleaved batch, which takes as many transforms as contiguous.
+    Size z = s;
+    z.interleaved = false;
+    const std::size_t batch = bench::FftCase::of(z, 0).batch;
+    return n(s.x) + "@" + n(batch) + (s.interleaved ? ":t" : s.real ? ":r" : "");
   }
   const std::string text = s.text();  // blur: WxH[,channels=C][,sigma=S]
   const auto sigma = text.find(",sigma=");
