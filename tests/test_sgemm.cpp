@@ -214,7 +214,7 @@ TEST_SUITE("sgemm") {
         CHECK(sgemm_problem(c, t, seed++) == "");
       }
       // sgemm_xgemm: sm_90's default, small, small:batch and small:wide rows, x86_64-skylake-avx512's
-      // medium; sgemm_direct: sm_90's single-product and three batch rows
+      // small and medium; sgemm_direct: sm_90's single-product and three batch rows
       CHECK(rows >= 4);
     }
   }
