@@ -208,8 +208,8 @@ std::optional<Stage> lanes_folded_odd(const RealFftPlan::Impl& im, const Stage& 
 // the group's transforms through local memory where they fit, the group writing consecutive
 // outputs; FFT_POST 2 through local memory in whole values or halves); compiled. nullopt where
 // the kernel cannot take it (odd n, several stages, passes, Bluestein, an index width the
-// spectrum passes; a forward whose exchanges go in quarters: four rounds keep each output's four
-// operands in registers, 0.40x of the three launches at n = 32768 on the H200, 2026-11-29).
+// spectrum passes; a forward whose exchanges go in quarters: its rounds hold a compute unit's one
+// group while the store waits, docs/fft.md, Decisions 2026-12-02).
 std::optional<Stage> folded_end(const RealFftPlan::Impl& im, const std::vector<Stage>& middle, bool store,
                                 const StageSide& spectrum, const Stage& proto, std::size_t complex_end) {
   if (im.desc.n % 2 != 0 || middle.size() != 1) return std::nullopt;
