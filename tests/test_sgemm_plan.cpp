@@ -191,6 +191,53 @@ TEST_SUITE("sgemm") {
     CHECK(sgemm_problem(k, forced(SgemmPath::Xgemm), test::seed() + 125000, nullptr, &plan) == "");
   }
 
+  TEST_CASE("SgemmPlan: edge strips past the whole tiles run on the direct kernel (SGEMM_EDGE)") {
+    // 32 x 32 C tiles: 101 = 3 tiles + 5 rows, 71 = 2 tiles + 7 columns, both at most 8.
+    auto& s = test::session();
+    std::uint64_t seed = test::seed() + 126000;
+    Tuning edges = small_tiles();
+    edges.overrides["SGEMM_EDGE"] = 8;
+    Case c;
+    c.m = 101, c.n = 71, c.k = 45, c.pad_a = 3, c.pad_b = 1, c.pad_c = 2, c.off_a = 1, c.off_b = 2, c.off_c = 3;
+    for (const Layout layout : kLayouts)
+      for (const Transpose ta : kT)
+        for (const Transpose tb : kT)
+          for (const float beta : {0.0f, -1.5f}) {
+            c.layout = layout, c.ta = ta, c.tb = tb, c.alpha = 0.75f, c.beta = beta;
+            const SgemmPlan plan(s.queue, desc_of(c), edges);
+            INFO(plan.describe());
+            // Row-major swaps m and n: the internal C is 71 x 101, 7 rows and 5 columns past the tiles.
+            CHECK(contains(plan.describe(), layout == Layout::ColMajor
+                                                ? "edges on the direct kernel: 5 rows, 7 columns"
+                                                : "edges on the direct kernel: 7 rows, 5 columns"));
+            CHECK(plan.packed_a_bytes() == 0);  // the strips read the caller's A
+            CHECK(sgemm_problem(c, edges, seed++, nullptr, &plan) == "");
+          }
+    // Strips with the other tiled kernel, with k slices, on an out-of-order queue; remainders
+    // above SGEMM_EDGE, and products of less than one tile, keep the tiled multiply's guards.
+    c.layout = Layout::ColMajor, c.ta = Transpose::Yes, c.tb = Transpose::No, c.beta = 2.5f;
+    Tuning stream = forced(SgemmPath::Stream, {{"SGEMM_EDGE", 8}});
+    Tuning split = edges;
+    split.overrides["SGEMM_SPLITK"] = 4, split.overrides["SGEMM_SPLIT_WAVES"] = 64;
+    cl_int st = CL_SUCCESS;
+    cl::CommandQueue ooo(s.context, s.entry.device, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &st);
+    for (const Tuning* t : {&stream, &split}) {
+      const SgemmPlan plan(s.queue, desc_of(c), *t);
+      INFO(plan.describe());
+      CHECK(contains(plan.describe(), "edges on the direct kernel"));
+      CHECK(sgemm_problem(c, *t, seed++, nullptr, &plan) == "");
+      if (st == CL_SUCCESS) CHECK(sgemm_problem(c, *t, seed++, &ooo, &plan) == "");
+    }
+    for (const Dims d : {Dims{101, 84, 20}, Dims{20, 9, 33}}) {  // 84 = 2 tiles + 20; 20 x 9: less than a tile
+      c.m = d.m, c.n = d.n, c.k = d.k;
+      const SgemmPlan plan(s.queue, desc_of(c), edges);
+      INFO(plan.describe());
+      CHECK(contains(plan.describe(), d.m == 101 ? "edges on the direct kernel: 5 rows, 0 columns"
+                                                 : "1 k slice; A packed, B packed; workspace"));
+      CHECK(sgemm_problem(c, edges, seed++, nullptr, &plan) == "");
+    }
+  }
+
   TEST_CASE("SgemmPlan used from several threads at once") {
     auto& s = test::session();
     Case c;

@@ -184,7 +184,8 @@ TEST_SUITE("tune") {
     TuneOptions o = test::tiny_space("64", {{"SGEMM_DIRECT_MAX", {0, shipped_route.at("SGEMM_DIRECT_MAX")}},
                                             {"SGEMM_TILED", {shipped_route.at("SGEMM_TILED")}},
                                             {"SGEMM_SPLITK", {0}},
-                                            {"SGEMM_SPLIT_WAVES", {1}}});
+                                            {"SGEMM_SPLIT_WAVES", {1}},
+                                            {"SGEMM_EDGE", {0}}});
     o.sizes = {"64", "40x48x24:TN"};
     o.sizes_per_class = 1;  // the route times every size all the same
     const ParamMap never_direct = test::candidate_of(o, {{"SGEMM_DIRECT_MAX", 0}});

@@ -3,6 +3,7 @@
 // paths' small graph of launches with the launches each one waits for:
 //
 //   start (wait list + workspace's last use) --> pack A and B --> multiply --> (split k) sum into C
+//   start --> edge strips (direct kernel, SGEMM_EDGE) --> multiply
 //
 // A group of products that packs both operands packs them in one launch (sgemm_pack_pair: a
 // launch less, docs/sgemm.md); one that packs one operand, or a plan's pack_a(), launches that
@@ -295,11 +296,26 @@ Step launch_multiply(Execution& x, const SgemmPlan::Impl& p, const Operands& o, 
 }
 
 // What the tiled launches of one call read and write: the internal A and B, C, the workspace
-// (null when none) with packed B at b_at, and A packed by the caller (null when it is not).
+// (null when none) with packed B at b_at, and A packed by the caller (null when it is not);
+// `edges`, the last of the edge strips' launches (the start when there are none).
 struct Tiled {
   const cl::Buffer *a, *b, *c, *ws, *packed_a;
   std::size_t b_at;
+  Step edges = Execution::kStart;
 };
+
+// The edge strips of a tiled plan on the direct kernel, one after the other from the start
+// (they write other elements of C than the multiply); returns the last one's launch.
+Step launch_strips(Execution& x, const SgemmPlan::Impl& p, const cl::Buffer& a, const cl::Buffer& b,
+                   const cl::Buffer& c) {
+  Step done = Execution::kStart;
+  for (const auto& s : p.strips) {
+    cl::Kernel k = get_kernel(s->program, s->sig->kernel);
+    bind_direct(k, *s, a, b, c, 0);
+    done = x.launch(k, s->global, s->local, done == Execution::kStart ? Deps{} : Deps{done}, false, "edge");
+  }
+  return done;
+}
 
 // One group of products: its packs after `prev` (the previous group's multiply, which read the
 // workspace they overwrite; the call's start for the first group), the multiply after its packs,
@@ -325,6 +341,7 @@ Step run_group(Execution& x, const SgemmPlan::Impl& p, const Tiled& t, const Gro
   if (p.pack_b) o.b = {t.ws, t.b_at, p.panel ? p.nt : p.np, p.b_each() ? p.b_elems : 0};
   if (!packs_a || !p.pack_b) ready.add(Execution::kStart);  // an operand read in place
   if (!first) ready.add(prev);
+  if (first && !(t.edges == Execution::kStart)) ready.add(t.edges);  // the call's last launch joins them
   const bool split = p.slices > 1;
   o.out = split ? Operand{t.ws, t.b_at + p.b_mats * p.b_elems, p.mp, p.mp * p.np}
                 : Operand{t.c, p.c_off + g.z0 * p.c_z, p.c_ld, p.c_z};
@@ -366,7 +383,7 @@ void SgemmPlan::Impl::run(cl::CommandQueue& queue, const cl::Buffer& user_a, con
 
 std::size_t SgemmPlan::Impl::packed_a_bytes() const {
   const bool tiled = path == detail::SgemmPath::Xgemm || path == detail::SgemmPath::Stream;
-  return tiled && pack_a && !swap && batch == 1 ? kp * mp * sizeof(float) : 0;
+  return tiled && pack_a && !swap && batch == 1 && strips.empty() ? kp * mp * sizeof(float) : 0;
 }
 
 void SgemmPlan::Impl::pack_a_into(cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& packed,
@@ -395,7 +412,7 @@ void SgemmPlan::Impl::run_tiled(cl::CommandQueue& queue, const cl::Buffer& a, co
   Execution x(queue, wait, event);
   const cl::Buffer* ws =
       ws_elems > 0 ? &x.workspace(context, ws_elems * sizeof(float), "sgemm packing workspace") : nullptr;
-  const Tiled t{&a, &b, &c, ws, packed_a, a_ws};
+  const Tiled t{&a, &b, &c, ws, packed_a, a_ws, launch_strips(x, *this, a, b, c)};
   Step done = Execution::kStart;
   for (std::size_t z0 = 0; z0 < batch; z0 += zchunk)
     done = run_group(x, *this, t, {z0, std::min(zchunk, batch - z0)}, done, z0 + zchunk >= batch);

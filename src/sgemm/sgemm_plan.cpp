@@ -10,7 +10,9 @@
 //   otherwise                      pack A and B into k-major zero-padded form (sgemm_pack_*,
 //                                  skipped for an operand that already has it), then
 //                                  sgemm_xgemm (SGEMM_TILED=0) or sgemm_stream (1); both
-//                                  write C in place with edge guards (no C copies).
+//                                  write C in place with edge guards (no C copies);
+//                                  with SGEMM_EDGE, a few rows (columns) past the last
+//                                  whole C tile run on sgemm_direct instead.
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
@@ -135,6 +137,17 @@ PackShape pack_shape(SgemmPlan::Impl& im, const DeviceInfo& dev, const Tuning& t
   return s;
 }
 
+// Edge strips (SGEMM_EDGE): the rows (columns) of a single product's C past its last whole C
+// tile leave the tiled multiply for the direct kernel when there are at most SGEMM_EDGE of them
+// and at least one whole tile; im.m and im.n become the whole tiles' extent.
+void take_edges(SgemmPlan::Impl& im, const Configuration& route) {
+  const std::size_t most = route.at("SGEMM_EDGE");
+  if (most == 0 || im.batch > 1 || im.table) return;
+  const auto edge = [&](std::size_t x, std::size_t t) { return x > t && x % t <= most ? x % t : 0; };
+  im.edge_m = edge(im.m, im.mt), im.edge_n = edge(im.n, im.nt);
+  im.m -= im.edge_m, im.n -= im.edge_n;
+}
+
 // The tiled paths' geometry; returns the multiply's configuration.
 Configuration plan_tiled(SgemmPlan::Impl& im, const DeviceInfo& dev, const Configuration& route, const Tuning& tuning) {
   const bool stream = im.path == SgemmPath::Stream;
@@ -148,6 +161,7 @@ Configuration plan_tiled(SgemmPlan::Impl& im, const DeviceInfo& dev, const Confi
   } else {
     im.mt = cfg.at("MWG"), im.nt = cfg.at("NWG"), im.kt = cfg.at("KWG"), im.va = cfg.at("VWM"), im.vb = cfg.at("VWN");
   }
+  take_edges(im, route);
   im.mp = round_up(im.m, im.mt), im.np = round_up(im.n, im.nt), im.kp = round_up(im.k, im.kt);
   require(im.mp <= kMaxDim && im.np <= kMaxDim && im.kp <= kMaxDim, kSgemmRoutine, "padded sizes must be below 2^31");
 
@@ -223,6 +237,41 @@ cl::Buffer offsets_table(const cl::Context& context, const SgemmPlan::Impl& im, 
   return b;
 }
 
+// The direct path of the internal problem in `im`: its configuration, ranges and program.
+void plan_direct(SgemmPlan::Impl& im, const QueueContext& qc, const Tuning& tuning, bool long_index) {
+  const Configuration cfg = resolve_configuration("sgemm_direct", sgemm_direct_variant(im.m, im.n, im.batch), *qc.info,
+                                                  sgemm_tuning_for(tuning, "sgemm_direct"));
+  im.cfgs.push_back(cfg);
+  im.long_index = long_index;
+  const std::size_t wgd = cfg.at("WGD"), lx = cfg.at("MDIMCD"), ly = cfg.at("NDIMCD");
+  im.global = cl::NDRange(ceil_div(im.m, wgd) * lx, ceil_div(im.n, wgd) * ly, std::min(im.batch, kSgemmMaxBatchLaunch));
+  im.local = cl::NDRange(lx, ly, 1);
+  im.sig = &kSgemmDirect[im.ta][im.tb];
+  im.program = get_program(qc, kernel_spec("sgemm_direct"), cfg, index_option(long_index));
+  get_kernel(im.program, im.sig->kernel);  // fails here, not at the first enqueue, if missing
+}
+
+// The edge strips of a tiled plan (take_edges), direct-path plans on the same buffers and
+// scalars in the internal problem's coordinates: the columns right of the whole tiles over
+// every row, then the rows below them under the whole tiles' columns. The parent lists the
+// direct kernel's configuration among its own.
+void plan_strips(SgemmPlan::Impl& im, const QueueContext& qc, const Tuning& tuning, bool long_index) {
+  const auto strip = [&](std::size_t m, std::size_t n, std::size_t a_off, std::size_t b_off, std::size_t c_off) {
+    auto s = std::make_shared<SgemmPlan::Impl>();
+    s->desc = im.desc, s->context = im.context, s->device = im.device, s->path = SgemmPath::Direct;
+    s->m = m, s->n = n, s->k = im.k, s->ta = im.ta, s->tb = im.tb;
+    s->a_off = a_off, s->a_ld = im.a_ld, s->b_off = b_off, s->b_ld = im.b_ld, s->c_off = c_off, s->c_ld = im.c_ld;
+    plan_direct(*s, qc, tuning, long_index);
+    if (im.strips.empty()) im.cfgs.push_back(s->cfgs.back());
+    im.strips.push_back(std::move(s));
+  };
+  // Column j of the internal op(B) starts j elements (B transposed) or j columns in.
+  if (im.edge_n > 0)
+    strip(im.m + im.edge_m, im.edge_n, im.a_off, im.b_off + im.n * (im.tb ? 1 : im.b_ld), im.c_off + im.n * im.c_ld);
+  // Row i of the internal op(A) starts i elements (A not transposed) or i columns in.
+  if (im.edge_m > 0) strip(im.edge_m, im.n, im.a_off + im.m * (im.ta ? im.a_ld : 1), im.b_off, im.c_off + im.m);
+}
+
 std::shared_ptr<const SgemmPlan::Impl> build(const QueueContext& qc, const Checked& c, const Tuning& tuning) {
   const DeviceInfo& dev = *qc.info;
   sgemm_validate_overrides(tuning, dev);
@@ -272,20 +321,9 @@ std::shared_ptr<const SgemmPlan::Impl> build(const QueueContext& qc, const Check
       get_kernel(im->pack, kSgemmSumScale.kernel);  // fails here, not at the first enqueue, if missing
       break;
     }
-    case SgemmPath::Direct: {
-      const Configuration cfg = resolve_configuration("sgemm_direct", sgemm_direct_variant(im->m, im->n, im->batch),
-                                                      dev, sgemm_tuning_for(tuning, "sgemm_direct"));
-      im->cfgs.push_back(cfg);
-      im->long_index = operands_long || c_long;
-      const std::size_t wgd = cfg.at("WGD"), lx = cfg.at("MDIMCD"), ly = cfg.at("NDIMCD");
-      im->global =
-          cl::NDRange(ceil_div(im->m, wgd) * lx, ceil_div(im->n, wgd) * ly, std::min(im->batch, kSgemmMaxBatchLaunch));
-      im->local = cl::NDRange(lx, ly, 1);
-      im->sig = &kSgemmDirect[im->ta][im->tb];
-      im->program = get_program(qc, kernel_spec("sgemm_direct"), cfg, index_option(im->long_index));
-      get_kernel(im->program, im->sig->kernel);
+    case SgemmPath::Direct:
+      plan_direct(*im, qc, tuning, operands_long || c_long);
       break;
-    }
     case SgemmPath::Xgemm:
     case SgemmPath::Stream: {
       const Configuration cfg = plan_tiled(*im, dev, route, tuning);
@@ -306,6 +344,7 @@ std::shared_ptr<const SgemmPlan::Impl> build(const QueueContext& qc, const Check
         for (const KernelSignature* s : {&kSgemmPackCopy, &kSgemmPackTrans, &kSgemmPackPair, &kSgemmSumScale})
           get_kernel(im->pack, s->kernel);
       }
+      if (im->edge_m + im->edge_n > 0) plan_strips(*im, qc, tuning, operands_long || c_long);
       break;
     }
   }
@@ -438,8 +477,11 @@ std::string SgemmPlan::describe() const {
            (p.slices == 1 ? " k slice; A " : " k slices; A ") + (a_packed ? "packed" : "read in place") + ", B " +
            (b_packed ? "packed" : "read in place") + (p.panel ? " (in panels of a tile's width)" : "") +
            (p.kblocks > 1 ? "; " + std::to_string(p.kblocks) + " k blocks" : "") +
-           (p.zchunk < p.batch ? "; groups of " + std::to_string(p.zchunk) + " products" : "") + "; workspace " +
-           detail::number(static_cast<double>(workspace_bytes()) / (1024.0 * 1024.0)) + " MiB";
+           (p.zchunk < p.batch ? "; groups of " + std::to_string(p.zchunk) + " products" : "") +
+           (p.strips.empty() ? std::string()
+                             : "; edges on the direct kernel: " + std::to_string(p.edge_m) + " rows, " +
+                                   std::to_string(p.edge_n) + " columns") +
+           "; workspace " + detail::number(static_cast<double>(workspace_bytes()) / (1024.0 * 1024.0)) + " MiB";
       break;
     }
   }

@@ -17,6 +17,7 @@
 #pragma once
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include "clforge/opencl.hpp"
@@ -72,6 +73,11 @@ struct SgemmPlan::Impl {
   std::size_t kblock_tiles = 0, kblocks = 1;  // k tiles per multiply launch (KBLOCK), launches
   bool c_vec = false;                         // whole-vector stores into the multiply's output
   cl::NDRange pack_a_global, pack_b_global;
+  // Edge strips (sgemm_route's SGEMM_EDGE): m and n above are the whole C tiles; the edge_m rows
+  // below them and the edge_n columns right of them run on the direct kernel, each strip a
+  // direct-path plan of its own on the same buffers (the columns' strip first, all rows tall).
+  std::size_t edge_m = 0, edge_n = 0;
+  std::vector<std::shared_ptr<const Impl>> strips;
 
   std::size_t workspace_elems() const { return a_mats * a_elems + b_mats * b_elems + w_elems; }
   // Enqueues the call without checks (the caller checked the buffers and the queue).

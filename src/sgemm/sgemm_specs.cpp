@@ -274,6 +274,11 @@ KernelSpec sgemm_route_spec() {
        1,
        {1, 2, 4, 8, 64},
        "k splits aim for tiles x splits >= compute units x this (waves of work-groups)"},
+      {"SGEMM_EDGE",
+       0,
+       {0, 1, 2, 4, 8, 16, 32, 64},
+       "tiled paths, single products: rows (columns) of C past the last whole C tile go to the direct "
+       "kernel when there are at most this many (0: never)"},
   };
   s.check = [](const ParamMap&, const std::string&) -> std::string { return {}; };
   // Without k splits the waves they aim for do not matter: the tuner searches one of them.
