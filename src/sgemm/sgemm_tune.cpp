@@ -220,7 +220,8 @@ void set_search(TuneTarget& t, const std::string& kernel) {
   // draws of a space of 10^11 rarely come near (the H200's cold start of 2026-11-30: 9 to 65
   // candidates per class, none 2 % faster than the default).
   if (kernel == "sgemm_xgemm") {
-    t.seed_axes = {"VWM", "VWN", "MWG", "NWG", "MDIMC", "NDIMC", "KWI", "DBUF", "KWG", "MDIMA", "NDIMB"};
+    t.seed_axes = {"VWM",   "VWN", "MWG",  "NWG", "MDIMC", "NDIMC", "SA",    "SB",
+                   "PANEL", "KWI", "DBUF", "KWG", "MDIMA", "NDIMB", "KBLOCK"};
     // A side of the tile with its work-items (each one's share kept), both sides so, both sides of
     // the tile alone (each work-item's share four times or a quarter), both vector widths.
     t.seed_links = {

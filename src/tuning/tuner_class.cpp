@@ -313,7 +313,7 @@ void ClassTuner::time_candidate(const ParamMap& p, const TuneFault& fault, bool 
 }
 
 bool ClassTuner::stalled() const {
-  if (deadline_ == Clock::time_point::max() || move_ref_ms_ <= 0) return false;
+  if (deadline_ == Clock::time_point::max() || move_ref_ms_ <= 0 || climbing_) return false;
   const auto now = Clock::now();
   if (now - class_start_ < (deadline_ - class_start_) / 2) return false;
   return batches_ >= batches_at_move_ + 2 && r_.tried >= 2 * tried_at_move_;

@@ -41,8 +41,10 @@ void ClassTuner::evaluate_seeds(const Space& space) {
     }
   const double centre_ms = r_.has_best ? r_.best_ms : 0;
   const auto t0 = Clock::now();
+  climbing_ = true;
   const std::size_t went = evaluate_in_order(star.points, true);
   climb(space, centre, centre_ms, std::move(star), went, Clock::now() - t0);
+  climbing_ = false;
   evaluate_in_order(rows);  // those a star's early end left (the visited are skipped)
 }
 

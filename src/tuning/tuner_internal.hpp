@@ -244,7 +244,8 @@ class ClassTuner {
   // of its share goes to the classes after it (class_deadline) and, at a tune all job's end, to
   // the jobs after it. On the H200 (cold start of 2026-12-01) the direct blur's class found its
   // best at its 38th candidate of 184 and the fused recursive blur's at its 2nd of 55, while the
-  // FFT's classes of 3000 to 2^20 points measured 2 to 5 candidates each.
+  // FFT's classes of 3000 to 2^20 points measured 2 to 5 candidates each. Not while a climb
+  // (climb()) goes on: its stars end at their first move and stop where one makes none.
   bool stalled() const;
   // p as KernelSpec::canonical represents it on the device (p itself without one); whether p, or
   // a configuration that builds the same kernel, was visited; visit records p so.
@@ -464,6 +465,7 @@ class ClassTuner {
   // stalled's record: the batches begun, and at the last move of the best by kStarMove (or its
   // first), that best, the candidates tried and the batch.
   std::size_t batches_ = 0, batches_at_move_ = 0, tried_at_move_ = 0;
+  bool climbing_ = false;  // the seeds' star and the climb after it (evaluate_seeds)
   double move_ref_ms_ = 0;
   std::vector<std::unique_ptr<TuneInstance>> timed_, checked_;
   std::map<ParamMap, TuneFault> faults_;  // fault_of's answers
