@@ -228,6 +228,17 @@ TEST_SUITE("sgemm") {
       CHECK(sgemm_problem(c, *t, seed++, nullptr, &plan) == "");
       if (st == CL_SUCCESS) CHECK(sgemm_problem(c, *t, seed++, &ooo, &plan) == "");
     }
+    {
+      // k slices as sgemm_k_slices counts them, for the 6 whole tiles the multiply runs (not
+      // the 12 of the whole C): on a device of 2 compute units, 16 slices for 6 tiles, 11 for 12.
+      Tuning many = split;
+      many.overrides["SGEMM_SPLITK"] = 16;
+      Case deep = c;
+      deep.k = 1024;
+      const SgemmPlan plan(s.queue, desc_of(deep), many);
+      CHECK(SgemmPlanAccess::k_slices(plan) == detail::sgemm_k_slices(s.entry.info, deep.m, deep.n, deep.k, many));
+      CHECK(sgemm_problem(deep, many, seed++, nullptr, &plan) == "");
+    }
     for (const Dims d : {Dims{101, 84, 20}, Dims{20, 9, 33}}) {  // 84 = 2 tiles + 20; 20 x 9: less than a tile
       c.m = d.m, c.n = d.n, c.k = d.k;
       const SgemmPlan plan(s.queue, desc_of(c), edges);

@@ -72,7 +72,8 @@ inline std::string sgemm_route_variant(std::size_t batch) { return batch > 1 ? "
 
 /// Number of k slices sgemm_xgemm runs for an m x n x k product in the internal layout (1: no
 /// split): with SGEMM_SPLITK >= 2, enough slices for tiles x slices to reach compute units x
-/// SGEMM_SPLIT_WAVES work-groups, at most SGEMM_SPLITK, at least one k tile each.
+/// SGEMM_SPLIT_WAVES work-groups, at most SGEMM_SPLITK, at least one k tile each (the tiles
+/// past the edge strips of SGEMM_EDGE).
 std::size_t sgemm_k_slices(const DeviceInfo& device, std::size_t m, std::size_t n, std::size_t k, const Tuning& tuning);
 
 /// Whether sgemm_xgemm's NVRREG reaches the device's compiler (-cl-nv-maxrregcount: NVIDIA's

@@ -140,11 +140,13 @@ PackShape pack_shape(SgemmPlan::Impl& im, const DeviceInfo& dev, const Tuning& t
 // Edge strips (SGEMM_EDGE): the rows (columns) of a single product's C past its last whole C
 // tile leave the tiled multiply for the direct kernel when there are at most SGEMM_EDGE of them
 // and at least one whole tile; im.m and im.n become the whole tiles' extent.
-void take_edges(SgemmPlan::Impl& im, const Configuration& route) {
+std::size_t edge_of(const Configuration& route, std::size_t x, std::size_t tile) {
   const std::size_t most = route.at("SGEMM_EDGE");
-  if (most == 0 || im.batch > 1 || im.table) return;
-  const auto edge = [&](std::size_t x, std::size_t t) { return x > t && x % t <= most ? x % t : 0; };
-  im.edge_m = edge(im.m, im.mt), im.edge_n = edge(im.n, im.nt);
+  return most > 0 && x > tile && x % tile <= most ? x % tile : 0;
+}
+void take_edges(SgemmPlan::Impl& im, const Configuration& route) {
+  if (im.batch > 1 || im.table) return;
+  im.edge_m = edge_of(route, im.m, im.mt), im.edge_n = edge_of(route, im.n, im.nt);
   im.m -= im.edge_m, im.n -= im.edge_n;
 }
 
@@ -369,7 +371,9 @@ std::size_t sgemm_k_slices(const DeviceInfo& device, std::size_t m, std::size_t 
                            const Tuning& tuning) {
   const Configuration cfg =
       resolve_configuration("sgemm_xgemm", sgemm_size_class(m, n, k), device, sgemm_tuning_for(tuning, "sgemm_xgemm"));
-  return k_slices_for(route_of(device, tuning), device, ceil_div(m, cfg.at("MWG")) * ceil_div(n, cfg.at("NWG")),
+  const Configuration route = route_of(device, tuning);
+  const std::size_t mt = cfg.at("MWG"), nt = cfg.at("NWG");  // the tiles the multiply runs, past the edge strips
+  return k_slices_for(route, device, ceil_div(m - edge_of(route, m, mt), mt) * ceil_div(n - edge_of(route, n, nt), nt),
                       ceil_div(k, cfg.at("KWG")));
 }
 
